@@ -1,0 +1,88 @@
+# Helpers that define egret's stage libraries, tests and benchmarks.
+#
+#   egret_stage(<name> SOURCES ... [STAGES <stage>...] [LIBS <target>...])
+#     An OBJECT library egret_<name>. STAGES are the egret stages it builds on,
+#     LIBS the external targets it uses (propagated to the installed egret).
+#   egret_finish_library()
+#     Creates egret (alias egret::egret), the union of every stage.
+#   egret_test(<name> SOURCES ... STAGES <stage>... [LIBS ...] [LABELS ...])
+#     A GoogleTest executable linking only the listed stages (and what they
+#     build on), registered with ctest.
+#   egret_stage_closure(<out-var> <stage>...)
+#     The stages listed plus everything they build on, in dependency order.
+
+function(egret_apply_warnings target)
+  target_compile_options(${target} PRIVATE -Wall -Wextra)
+  if(EGRET_WERROR)
+    target_compile_options(${target} PRIVATE -Werror)
+  endif()
+endfunction()
+
+if(EGRET_SANITIZE)
+  add_compile_options(-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined)
+  add_link_options(-fsanitize=address,undefined)
+endif()
+
+function(egret_stage name)
+  cmake_parse_arguments(ARG "" "" "SOURCES;STAGES;LIBS" ${ARGN})
+  set(target egret_${name})
+  add_library(${target} OBJECT ${ARG_SOURCES})
+  set_target_properties(${target} PROPERTIES POSITION_INDEPENDENT_CODE ON)
+  target_include_directories(${target} PUBLIC $<BUILD_INTERFACE:${EGRET_INCLUDE_ROOT}>)
+  egret_apply_warnings(${target})
+  foreach(dep IN LISTS ARG_STAGES)
+    target_link_libraries(${target} PUBLIC egret_${dep})
+  endforeach()
+  target_link_libraries(${target} PUBLIC ${ARG_LIBS})
+  set_property(GLOBAL PROPERTY EGRET_STAGE_DEPS_${name} ${ARG_STAGES})
+  set_property(GLOBAL APPEND PROPERTY EGRET_STAGES ${name})
+  set_property(GLOBAL APPEND PROPERTY EGRET_EXTERNAL_LIBS ${ARG_LIBS})
+endfunction()
+
+function(egret_stage_closure out)
+  set(result "")
+  set(todo ${ARGN})
+  while(todo)
+    list(POP_FRONT todo s)
+    if(NOT s IN_LIST result)
+      list(APPEND result ${s})
+      get_property(deps GLOBAL PROPERTY EGRET_STAGE_DEPS_${s})
+      list(APPEND todo ${deps})
+    endif()
+  endwhile()
+  set(${out} ${result} PARENT_SCOPE)
+endfunction()
+
+function(egret_finish_library)
+  get_property(stages GLOBAL PROPERTY EGRET_STAGES)
+  get_property(libs GLOBAL PROPERTY EGRET_EXTERNAL_LIBS)
+  list(REMOVE_DUPLICATES libs)
+  set(objects "")
+  foreach(s IN LISTS stages)
+    list(APPEND objects $<TARGET_OBJECTS:egret_${s}>)
+  endforeach()
+  add_library(egret STATIC ${objects})
+  add_library(egret::egret ALIAS egret)
+  target_include_directories(egret PUBLIC
+    $<BUILD_INTERFACE:${EGRET_INCLUDE_ROOT}>
+    $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>)
+  target_compile_features(egret PUBLIC cxx_std_20)
+  target_link_libraries(egret PUBLIC ${libs})
+endfunction()
+
+function(egret_test name)
+  cmake_parse_arguments(ARG "" "" "SOURCES;STAGES;LIBS;LABELS" ${ARGN})
+  add_executable(${name} ${ARG_SOURCES})
+  egret_apply_warnings(${name})
+  egret_stage_closure(closure ${ARG_STAGES})
+  foreach(s IN LISTS closure)
+    target_link_libraries(${name} PRIVATE egret_${s})
+  endforeach()
+  target_link_libraries(${name} PRIVATE ${ARG_LIBS} GTest::gtest GTest::gtest_main GTest::gmock)
+  target_compile_definitions(${name} PRIVATE
+    EGRET_SOURCE_DIR="${PROJECT_SOURCE_DIR}"
+    EGRET_SHARED_DIR="${PROJECT_SOURCE_DIR}/../shared"
+    EGRET_BINARY_DIR="${PROJECT_BINARY_DIR}")
+  gtest_discover_tests(${name} WORKING_DIRECTORY ${PROJECT_BINARY_DIR}
+    PROPERTIES LABELS "${ARG_LABELS}" DISCOVERY_TIMEOUT 60)
+endfunction()

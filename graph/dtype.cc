@@ -1,0 +1,121 @@
+#include "egret/graph/dtype.h"
+
+#include <array>
+#include <limits>
+#include <utility>
+
+namespace egret {
+namespace {
+
+constexpr std::array<std::pair<DType, std::string_view>, 13> kNames = {{
+    {DType::kUnknown, "UNKNOWN"},
+    {DType::kQUInt8, "QUInt8"},
+    {DType::kQUInt16, "QUInt16"},
+    {DType::kQInt16, "QInt16"},
+    {DType::kFloat32, "Float32"},
+    {DType::kInt32, "Int32"},
+    {DType::kQInt32, "QInt32"},
+    {DType::kQInt8, "QInt8"},
+    {DType::kFloat16, "Float16"},
+    {DType::kInt64, "Int64"},
+    {DType::kBool, "Bool"},
+    {DType::kNone, "None"},
+    {DType::kMulti, "Multi"},
+}};
+
+}  // namespace
+
+std::string_view DTypeName(DType t) {
+  for (const auto& [d, n] : kNames) {
+    if (d == t) return n;
+  }
+  return "UNKNOWN";
+}
+
+std::optional<DType> ParseDType(std::string_view name) {
+  for (const auto& [d, n] : kNames) {
+    if (n == name) return d;
+  }
+  return std::nullopt;
+}
+
+std::optional<DType> DTypeFromValue(int value) {
+  for (const auto& [d, n] : kNames) {
+    if (static_cast<int>(d) == value) return d;
+  }
+  return std::nullopt;
+}
+
+int ElementSize(DType t) {
+  switch (t) {
+    case DType::kQUInt8:
+    case DType::kQInt8:
+    case DType::kBool:
+      return 1;
+    case DType::kQUInt16:
+    case DType::kQInt16:
+    case DType::kFloat16:
+      return 2;
+    case DType::kFloat32:
+    case DType::kInt32:
+    case DType::kQInt32:
+      return 4;
+    case DType::kInt64:
+      return 8;
+    default:
+      return 0;
+  }
+}
+
+bool IsQuantized(DType t) {
+  return t == DType::kQUInt8 || t == DType::kQInt8 || t == DType::kQUInt16 ||
+         t == DType::kQInt16 || t == DType::kQInt32;
+}
+
+bool IsQuantizedSigned(DType t) {
+  return t == DType::kQInt8 || t == DType::kQInt16 || t == DType::kQInt32;
+}
+
+bool IsFloat(DType t) { return t == DType::kFloat32 || t == DType::kFloat16; }
+
+bool IsConcrete(DType t) { return ElementSize(t) > 0; }
+
+int64_t StorageMin(DType t) {
+  switch (t) {
+    case DType::kQInt8:
+      return std::numeric_limits<int8_t>::min();
+    case DType::kQInt16:
+      return std::numeric_limits<int16_t>::min();
+    case DType::kQInt32:
+    case DType::kInt32:
+      return std::numeric_limits<int32_t>::min();
+    case DType::kInt64:
+      return std::numeric_limits<int64_t>::min();
+    default:
+      return 0;
+  }
+}
+
+int64_t StorageMax(DType t) {
+  switch (t) {
+    case DType::kQUInt8:
+      return std::numeric_limits<uint8_t>::max();
+    case DType::kQInt8:
+      return std::numeric_limits<int8_t>::max();
+    case DType::kQUInt16:
+      return std::numeric_limits<uint16_t>::max();
+    case DType::kQInt16:
+      return std::numeric_limits<int16_t>::max();
+    case DType::kQInt32:
+    case DType::kInt32:
+      return std::numeric_limits<int32_t>::max();
+    case DType::kInt64:
+      return std::numeric_limits<int64_t>::max();
+    case DType::kBool:
+      return 1;
+    default:
+      return 0;
+  }
+}
+
+}  // namespace egret

@@ -1,0 +1,153 @@
+#include "egret/graph/graph.h"
+
+#include <queue>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/strings/str_cat.h"
+
+namespace egret {
+
+NodeId Graph::AddNode(Node node) {
+  nodes_.push_back(std::move(node));
+  return static_cast<NodeId>(nodes_.size() - 1);
+}
+
+NodeId Graph::AddInput(std::string name, TensorType type) {
+  Node n;
+  n.op = std::string(kInputOp);
+  n.name = std::move(name);
+  n.outputs.push_back(std::move(type));
+  NodeId id = AddNode(std::move(n));
+  inputs_.push_back(id);
+  return id;
+}
+
+NodeId Graph::AddConstant(std::string name, ConstTensorPtr value) {
+  Node n;
+  n.op = std::string(kConstOp);
+  n.name = std::move(name);
+  n.outputs.push_back(value->type());
+  n.constant = std::move(value);
+  return AddNode(std::move(n));
+}
+
+void Graph::AddOutput(ValueRef value, std::string name) {
+  outputs_.push_back({value, std::move(name)});
+}
+
+std::string Graph::NodeLabel(NodeId id) const {
+  if (id < nodes_.size() && !nodes_[id].name.empty()) {
+    return absl::StrCat("'", nodes_[id].name, "' (#", id, ")");
+  }
+  return absl::StrCat("#", id);
+}
+
+NodeId Graph::FindNode(std::string_view name) const {
+  for (NodeId i = 0; i < nodes_.size(); ++i) {
+    if (nodes_[i].name == name) return i;
+  }
+  return kNoNode;
+}
+
+absl::Status Graph::Validate() const {
+  auto fail = [&](NodeId id, std::string_view what) {
+    return absl::InvalidArgumentError(absl::StrCat("node ", NodeLabel(id), ": ", std::string(what)));
+  };
+  absl::flat_hash_map<std::string_view, NodeId> names;
+  for (NodeId id = 0; id < nodes_.size(); ++id) {
+    const Node& n = nodes_[id];
+    if (n.op.empty()) return fail(id, "empty op");
+    if (!n.name.empty()) {
+      auto [it, inserted] = names.emplace(n.name, id);
+      if (!inserted) return fail(id, absl::StrCat("name also used by node #", it->second));
+    }
+    if (n.outputs.empty()) return fail(id, "has no outputs");
+    for (size_t k = 0; k < n.outputs.size(); ++k) {
+      const TensorType& t = n.outputs[k];
+      if (t.rank() > kMaxRank) {
+        return fail(id, absl::StrCat("output ", k, " has rank ", t.rank(), " (max ", kMaxRank,
+                                     ")"));
+      }
+      if (t.dtype == DType::kUnknown) return fail(id, absl::StrCat("output ", k, " has no dtype"));
+      for (int64_t d : t.dims) {
+        if (d < 0) return fail(id, absl::StrCat("output ", k, " has a negative dim"));
+      }
+    }
+    for (size_t i = 0; i < n.inputs.size(); ++i) {
+      const ValueRef& in = n.inputs[i];
+      if (in.node >= nodes_.size()) {
+        return fail(id, absl::StrCat("input ", i, " refers to missing node #", in.node));
+      }
+      if (in.output >= nodes_[in.node].outputs.size()) {
+        return fail(id, absl::StrCat("input ", i, " refers to output ", in.output, " of node ",
+                                     NodeLabel(in.node), ", which has ",
+                                     nodes_[in.node].outputs.size()));
+      }
+    }
+    if (n.op == kInputOp && !n.inputs.empty()) return fail(id, "*Input node has inputs");
+    if (IsConstantOp(n.op)) {
+      if (!n.constant) return fail(id, absl::StrCat(n.op, " node has no data"));
+      if (n.outputs.size() != 1 || n.constant->type() != n.outputs[0]) {
+        return fail(id, absl::StrCat("constant data of type ", n.constant->type().ToString(),
+                                     " does not match output type ", n.outputs[0].ToString()));
+      }
+    } else if (n.constant) {
+      return fail(id, absl::StrCat("op ", n.op, " carries constant data"));
+    }
+  }
+  for (NodeId id : inputs_) {
+    if (id >= nodes_.size() || nodes_[id].op != kInputOp) {
+      return absl::InvalidArgumentError(absl::StrCat("graph input ", NodeLabel(id),
+                                                     " is not an *Input node"));
+    }
+  }
+  for (size_t i = 0; i < outputs_.size(); ++i) {
+    const ValueRef& v = outputs_[i].value;
+    if (v.node >= nodes_.size() || v.output >= nodes_[v.node].outputs.size()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("graph output ", i, " refers to missing value #", v.node, ":", v.output));
+    }
+  }
+  return TopologicalOrder().status();
+}
+
+absl::StatusOr<std::vector<NodeId>> Graph::TopologicalOrder() const {
+  const size_t n = nodes_.size();
+  std::vector<uint32_t> pending(n, 0);
+  std::vector<std::vector<NodeId>> users(n);
+  for (NodeId id = 0; id < n; ++id) {
+    for (const ValueRef& in : nodes_[id].inputs) {
+      if (in.node >= n) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("node ", NodeLabel(id), ": input refers to missing node #", in.node));
+      }
+      ++pending[id];
+      users[in.node].push_back(id);
+    }
+  }
+  std::priority_queue<NodeId, std::vector<NodeId>, std::greater<>> ready;
+  for (NodeId id = 0; id < n; ++id) {
+    if (pending[id] == 0) ready.push(id);
+  }
+  std::vector<NodeId> order;
+  order.reserve(n);
+  while (!ready.empty()) {
+    NodeId id = ready.top();
+    ready.pop();
+    order.push_back(id);
+    for (NodeId u : users[id]) {
+      if (--pending[u] == 0) ready.push(u);
+    }
+  }
+  if (order.size() != n) {
+    for (NodeId id = 0; id < n; ++id) {
+      if (pending[id] != 0) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("node ", NodeLabel(id), ": is on a cycle"));
+      }
+    }
+  }
+  return order;
+}
+
+}  // namespace egret

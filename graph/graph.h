@@ -1,0 +1,136 @@
+// The tensor-graph IR: what egret reads, optimizes, lowers and writes.
+//
+// A Graph is a list of nodes; a node's id is its index. Each node has an op
+// string (QNN op names such as "Conv2d", or the special "$Const", "$Shape",
+// "$Out", and volatile ops starting with '*' such as "*Input"), ordered inputs
+// that name a producer node and one of its outputs, one or more typed outputs,
+// optional attributes, and for "$Const"/"$Shape" a shared constant tensor.
+// Graph inputs are "*Input" nodes; graph outputs are a list of values.
+#ifndef EGRET_GRAPH_GRAPH_H_
+#define EGRET_GRAPH_GRAPH_H_
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+#include "absl/container/inlined_vector.h"
+#include "absl/status/statusor.h"
+#include "egret/graph/tensor.h"
+#include "egret/graph/tensor_type.h"
+
+namespace egret {
+
+using NodeId = uint32_t;
+inline constexpr NodeId kNoNode = ~NodeId{0};
+
+// Op strings with a meaning of their own.
+inline constexpr std::string_view kConstOp = "$Const";
+inline constexpr std::string_view kShapeOp = "$Shape";
+inline constexpr std::string_view kOutOp = "$Out";
+inline constexpr std::string_view kInputOp = "*Input";
+
+// Volatile ops (op string starting with '*') are never merged with another
+// instance, even with identical inputs.
+inline bool IsVolatileOp(std::string_view op) { return !op.empty() && op.front() == '*'; }
+// "$Const" and "$Shape" carry data.
+inline bool IsConstantOp(std::string_view op) { return op == kConstOp || op == kShapeOp; }
+
+// One output of one node.
+struct ValueRef {
+  NodeId node = kNoNode;
+  uint32_t output = 0;
+
+  friend bool operator==(const ValueRef&, const ValueRef&) = default;
+  template <typename H>
+  friend H AbslHashValue(H h, const ValueRef& v) {
+    return H::combine(std::move(h), v.node, v.output);
+  }
+};
+
+// Node attributes (strides, axes, ONNX attributes of opaque nodes, ...).
+using AttrValue =
+    std::variant<int64_t, double, std::string, std::vector<int64_t>, std::vector<double>>;
+// Ordered, so that printing and hashing are deterministic.
+using Attributes = std::map<std::string, AttrValue, std::less<>>;
+
+// Graph options, read by the rules' OPTION_* constraints.
+using OptionValue = std::variant<bool, int64_t, double, std::string>;
+using Options = std::map<std::string, OptionValue, std::less<>>;
+
+struct Node {
+  std::string op;
+  std::string name;  // unique within a graph when not empty
+  absl::InlinedVector<ValueRef, 4> inputs;
+  absl::InlinedVector<TensorType, 1> outputs;
+  Attributes attrs;
+  ConstTensorPtr constant;  // set exactly for "$Const" and "$Shape" nodes
+};
+
+struct GraphOutput {
+  ValueRef value;
+  std::string name;
+};
+
+class Graph {
+ public:
+  Graph() = default;
+
+  // Appends a node and returns its id. Inputs may be checked later by
+  // Validate(); AddNode itself does not reject anything.
+  NodeId AddNode(Node node);
+  // Adds an "*Input" node with one output of `type` and records it as a graph input.
+  NodeId AddInput(std::string name, TensorType type);
+  // Adds a "$Const" node whose single output has the tensor's type.
+  NodeId AddConstant(std::string name, ConstTensorPtr value);
+  // Marks `value` as a graph output.
+  void AddOutput(ValueRef value, std::string name = "");
+
+  size_t num_nodes() const { return nodes_.size(); }
+  const Node& node(NodeId id) const { return nodes_[id]; }
+  Node& mutable_node(NodeId id) { return nodes_[id]; }
+  const std::vector<Node>& nodes() const { return nodes_; }
+  const std::vector<NodeId>& inputs() const { return inputs_; }
+  const std::vector<GraphOutput>& outputs() const { return outputs_; }
+  std::vector<GraphOutput>& mutable_outputs() { return outputs_; }
+
+  const Options& options() const { return options_; }
+  Options& mutable_options() { return options_; }
+
+  const std::string& name() const { return name_; }
+  void set_name(std::string name) { name_ = std::move(name); }
+
+  // The type of one value. `v` must refer to an existing output.
+  const TensorType& TypeOf(ValueRef v) const { return nodes_[v.node].outputs[v.output]; }
+
+  // A printable name for a node: its name, or "#id" when it has none.
+  std::string NodeLabel(NodeId id) const;
+  // The node with this name, or kNoNode.
+  NodeId FindNode(std::string_view name) const;
+
+  // Checks that the graph is well formed: every input names an existing node
+  // and output, every node has at least one output and every output a valid
+  // type (rank <= 8, non-negative dims), constants carry data of their output
+  // type, "*Input" nodes have no inputs, names are unique, the graph outputs
+  // exist, and there is no cycle. The error message names the first offending
+  // node, e.g. "node 'conv1' (#3): input 1 refers to missing node #99".
+  absl::Status Validate() const;
+
+  // Node ids in an order where every node comes after its producers; among
+  // ready nodes the smallest id comes first, so the order is deterministic.
+  // Fails with kInvalidArgument naming a node on a cycle.
+  absl::StatusOr<std::vector<NodeId>> TopologicalOrder() const;
+
+ private:
+  std::string name_;
+  std::vector<Node> nodes_;
+  std::vector<NodeId> inputs_;
+  std::vector<GraphOutput> outputs_;
+  Options options_;
+};
+
+}  // namespace egret
+
+#endif  // EGRET_GRAPH_GRAPH_H_

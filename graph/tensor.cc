@@ -1,0 +1,187 @@
+#include "egret/graph/tensor.h"
+
+#include <bit>
+#include <cmath>
+#include <cstring>
+
+#include "absl/strings/str_cat.h"
+
+namespace egret {
+namespace {
+
+template <typename T>
+T Load(const uint8_t* p) {
+  T v;
+  std::memcpy(&v, p, sizeof(T));
+  return v;
+}
+
+template <typename T>
+void Store(uint8_t* p, T v) {
+  std::memcpy(p, &v, sizeof(T));
+}
+
+// Rounds to nearest (ties away from zero, as std::lround) and saturates.
+template <typename T>
+T SaturateRound(double v, int64_t lo, int64_t hi) {
+  if (std::isnan(v)) return 0;
+  double r = std::round(v);
+  if (r <= static_cast<double>(lo)) return static_cast<T>(lo);
+  if (r >= static_cast<double>(hi)) return static_cast<T>(hi);
+  return static_cast<T>(r);
+}
+
+}  // namespace
+
+uint16_t FloatToHalf(float f) {
+  uint32_t x = std::bit_cast<uint32_t>(f);
+  uint32_t sign = (x >> 16) & 0x8000u;
+  uint32_t mant = x & 0x7fffffu;
+  int32_t exp = static_cast<int32_t>((x >> 23) & 0xff);
+  if (exp == 0xff) return static_cast<uint16_t>(sign | 0x7c00u | (mant ? 0x200u : 0u));
+  int32_t e = exp - 127 + 15;
+  if (e >= 0x1f) return static_cast<uint16_t>(sign | 0x7c00u);
+  if (e <= 0) {
+    if (e < -10) return static_cast<uint16_t>(sign);
+    mant |= 0x800000u;
+    uint32_t shift = static_cast<uint32_t>(14 - e);
+    uint32_t half = mant >> shift;
+    uint32_t rem = mant & ((1u << shift) - 1);
+    uint32_t halfway = 1u << (shift - 1);
+    if (rem > halfway || (rem == halfway && (half & 1u))) ++half;
+    return static_cast<uint16_t>(sign | half);
+  }
+  uint32_t half = (static_cast<uint32_t>(e) << 10) | (mant >> 13);
+  uint32_t rem = mant & 0x1fffu;
+  if (rem > 0x1000u || (rem == 0x1000u && (half & 1u))) ++half;
+  return static_cast<uint16_t>(sign | half);
+}
+
+float HalfToFloat(uint16_t h) {
+  uint32_t sign = static_cast<uint32_t>(h & 0x8000u) << 16;
+  uint32_t exp = (h >> 10) & 0x1fu;
+  uint32_t mant = h & 0x3ffu;
+  uint32_t bits;
+  if (exp == 0) {
+    if (mant == 0) {
+      bits = sign;
+    } else {
+      int e = -1;
+      do {
+        ++e;
+        mant <<= 1;
+      } while ((mant & 0x400u) == 0);
+      bits = sign | (static_cast<uint32_t>(127 - 15 - e) << 23) | ((mant & 0x3ffu) << 13);
+    }
+  } else if (exp == 0x1f) {
+    bits = sign | 0x7f800000u | (mant << 13);
+  } else {
+    bits = sign | ((exp + 127 - 15) << 23) | (mant << 13);
+  }
+  return std::bit_cast<float>(bits);
+}
+
+Tensor::Tensor(TensorType type)
+    : type_(std::move(type)), bytes_(static_cast<size_t>(type_.byte_size()), 0) {}
+
+absl::StatusOr<Tensor> Tensor::FromBytes(TensorType type, std::vector<uint8_t> bytes) {
+  if (!IsConcrete(type.dtype)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("tensor dtype ", std::string(DTypeName(type.dtype)), " cannot hold data"));
+  }
+  if (static_cast<int64_t>(bytes.size()) != type.byte_size()) {
+    return absl::InvalidArgumentError(absl::StrCat("tensor of type ", type.ToString(), " needs ",
+                                                   type.byte_size(), " bytes, got ",
+                                                   bytes.size()));
+  }
+  Tensor t(TensorType{});
+  t.type_ = std::move(type);
+  t.bytes_ = std::move(bytes);
+  return t;
+}
+
+Tensor Tensor::FromValues(TensorType type, absl::Span<const double> values) {
+  Tensor t(std::move(type));
+  int64_t n = std::min<int64_t>(t.num_elements(), static_cast<int64_t>(values.size()));
+  for (int64_t i = 0; i < n; ++i) t.SetValue(i, values[i]);
+  return t;
+}
+
+double Tensor::GetValue(int64_t i) const {
+  const uint8_t* p = bytes_.data() + i * ElementSize(type_.dtype);
+  switch (type_.dtype) {
+    case DType::kQUInt8:
+    case DType::kBool:
+      return Load<uint8_t>(p);
+    case DType::kQInt8:
+      return Load<int8_t>(p);
+    case DType::kQUInt16:
+      return Load<uint16_t>(p);
+    case DType::kQInt16:
+      return Load<int16_t>(p);
+    case DType::kFloat16:
+      return HalfToFloat(Load<uint16_t>(p));
+    case DType::kFloat32:
+      return Load<float>(p);
+    case DType::kInt32:
+    case DType::kQInt32:
+      return Load<int32_t>(p);
+    case DType::kInt64:
+      return static_cast<double>(Load<int64_t>(p));
+    default:
+      return 0.0;
+  }
+}
+
+double Tensor::GetReal(int64_t i) const {
+  double q = GetValue(i);
+  if (!IsQuantized(type_.dtype)) return q;
+  return static_cast<double>(type_.stepsize) * (q - type_.zero_offset);
+}
+
+void Tensor::SetValue(int64_t i, double v) {
+  uint8_t* p = bytes_.data() + i * ElementSize(type_.dtype);
+  DType t = type_.dtype;
+  switch (t) {
+    case DType::kQUInt8:
+      Store(p, SaturateRound<uint8_t>(v, StorageMin(t), StorageMax(t)));
+      break;
+    case DType::kBool:
+      Store<uint8_t>(p, v != 0.0 ? 1 : 0);
+      break;
+    case DType::kQInt8:
+      Store(p, SaturateRound<int8_t>(v, StorageMin(t), StorageMax(t)));
+      break;
+    case DType::kQUInt16:
+      Store(p, SaturateRound<uint16_t>(v, StorageMin(t), StorageMax(t)));
+      break;
+    case DType::kQInt16:
+      Store(p, SaturateRound<int16_t>(v, StorageMin(t), StorageMax(t)));
+      break;
+    case DType::kFloat16:
+      Store(p, FloatToHalf(static_cast<float>(v)));
+      break;
+    case DType::kFloat32:
+      Store(p, static_cast<float>(v));
+      break;
+    case DType::kInt32:
+    case DType::kQInt32:
+      Store(p, SaturateRound<int32_t>(v, StorageMin(t), StorageMax(t)));
+      break;
+    case DType::kInt64:
+      Store(p, SaturateRound<int64_t>(v, StorageMin(t), StorageMax(t)));
+      break;
+    default:
+      break;
+  }
+}
+
+void Tensor::SetReal(int64_t i, double r) {
+  if (!IsQuantized(type_.dtype)) {
+    SetValue(i, r);
+    return;
+  }
+  SetValue(i, r / static_cast<double>(type_.stepsize) + type_.zero_offset);
+}
+
+}  // namespace egret

@@ -1,0 +1,57 @@
+#include "egret/support/diagnostic.h"
+
+#include "absl/strings/str_cat.h"
+
+namespace egret {
+
+std::string SourceLocation::ToString() const {
+  std::string out = file.empty() ? std::string("<input>") : file;
+  if (line > 0) {
+    absl::StrAppend(&out, ":", line);
+    if (col > 0) absl::StrAppend(&out, ":", col);
+  }
+  return out;
+}
+
+std::string FormatDiagnostic(const SourceLocation& loc, Severity severity,
+                             std::string_view message) {
+  std::string_view kind = severity == Severity::kError     ? "error"
+                          : severity == Severity::kWarning ? "warning"
+                                                           : "note";
+  return absl::StrCat(loc.ToString(), ": ", std::string(kind), ": ", std::string(message));
+}
+
+absl::Status BadInput(const SourceLocation& loc, std::string_view message) {
+  return absl::InvalidArgumentError(FormatDiagnostic(loc, Severity::kError, message));
+}
+
+SourceLocation LocationOf(std::string_view file, std::string_view text, size_t offset) {
+  SourceLocation loc{std::string(file), 1, 1};
+  if (offset > text.size()) offset = text.size();
+  for (size_t i = 0; i < offset; ++i) {
+    if (text[i] == '\n') {
+      ++loc.line;
+      loc.col = 1;
+    } else {
+      ++loc.col;
+    }
+  }
+  return loc;
+}
+
+int ExitCodeFor(const absl::Status& status) {
+  switch (status.code()) {
+    case absl::StatusCode::kOk:
+      return kExitOk;
+    case absl::StatusCode::kInvalidArgument:
+    case absl::StatusCode::kNotFound:
+    case absl::StatusCode::kOutOfRange:
+    case absl::StatusCode::kUnimplemented:
+    case absl::StatusCode::kResourceExhausted:
+      return kExitBadInput;
+    default:
+      return kExitCheckFailed;
+  }
+}
+
+}  // namespace egret

@@ -1,0 +1,49 @@
+// Diagnostics shared by every reader of user input (graphs, rule files, ONNX,
+// options): a source location and the one-line "file:line:col: error: ..." form.
+#ifndef EGRET_SUPPORT_DIAGNOSTIC_H_
+#define EGRET_SUPPORT_DIAGNOSTIC_H_
+
+#include <string>
+#include <string_view>
+
+#include "absl/status/status.h"
+
+namespace egret {
+
+// A place in a user's file. line and col are 1-based; 0 means "not known", and
+// is left out of the printed form ("file: error: ..." or "file:12: error: ...").
+struct SourceLocation {
+  std::string file;
+  int line = 0;
+  int col = 0;
+
+  std::string ToString() const;
+};
+
+enum class Severity { kError, kWarning, kNote };
+
+// "file:line:col: error: message" (no trailing newline).
+std::string FormatDiagnostic(const SourceLocation& loc, Severity severity,
+                             std::string_view message);
+
+// The status every reader returns for bad input: code kInvalidArgument and the
+// formatted one-line diagnostic as its message. Callers print message() as is.
+absl::Status BadInput(const SourceLocation& loc, std::string_view message);
+
+// 1-based line and column of byte `offset` in `text` (offset past the end
+// gives the position just after the last character).
+SourceLocation LocationOf(std::string_view file, std::string_view text, size_t offset);
+
+// Process exit codes of the egret tool, as documented in the README.
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitCheckFailed = 1;
+inline constexpr int kExitBadInput = 2;
+
+// Maps a status to an exit code: kInvalidArgument, kNotFound, kOutOfRange,
+// kUnimplemented and kResourceExhausted (input over a limit) are bad input
+// (2); everything else that is not OK is a failed check (1).
+int ExitCodeFor(const absl::Status& status);
+
+}  // namespace egret
+
+#endif  // EGRET_SUPPORT_DIAGNOSTIC_H_

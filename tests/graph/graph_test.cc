@@ -1,0 +1,85 @@
+#include "egret/graph/graph.h"
+
+#include <gtest/gtest.h>
+
+namespace egret {
+namespace {
+
+TEST(DType, NamesRoundTripWithQnnValues) {
+  EXPECT_EQ(static_cast<int>(DType::kQUInt8), 1);
+  EXPECT_EQ(static_cast<int>(DType::kInt64), 9);
+  for (int v : {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 254, 255}) {
+    auto t = DTypeFromValue(v);
+    ASSERT_TRUE(t.has_value()) << v;
+    EXPECT_EQ(ParseDType(DTypeName(*t)), t);
+  }
+  EXPECT_FALSE(ParseDType("Float64").has_value());
+  EXPECT_EQ(ElementSize(DType::kQUInt16), 2);
+}
+
+TEST(Tensor, QuantizedRealValues) {
+  Tensor t(TensorType(DType::kQUInt8, {4}, 128, 0.5f));
+  t.SetReal(0, 1.0);     // q = 130
+  t.SetReal(1, -64.0);   // q = 0
+  t.SetReal(2, 1000.0);  // saturates to 255
+  EXPECT_EQ(t.GetValue(0), 130);
+  EXPECT_EQ(t.GetReal(0), 1.0);
+  EXPECT_EQ(t.GetValue(1), 0);
+  EXPECT_EQ(t.GetValue(2), 255);
+  EXPECT_EQ(t.GetReal(2), 63.5);
+}
+
+TEST(Tensor, HalfConversions) {
+  for (float f : {0.0f, 1.0f, -2.5f, 65504.0f, 6.1035156e-05f, 5.9604645e-08f}) {
+    EXPECT_EQ(HalfToFloat(FloatToHalf(f)), f) << f;
+  }
+  EXPECT_EQ(FloatToHalf(1.0f), 0x3c00);
+  EXPECT_TRUE(std::isinf(HalfToFloat(FloatToHalf(1e6f))));
+}
+
+Graph SmallGraph() {
+  Graph g;
+  NodeId x = g.AddInput("x", TensorType(DType::kFloat32, {1, 2, 2, 3}));
+  NodeId y = g.AddInput("y", TensorType(DType::kFloat32, {1, 2, 2, 3}));
+  Node add;
+  add.op = "ElementWiseAdd";
+  add.name = "add";
+  add.inputs = {{x, 0}, {y, 0}};
+  add.outputs = {TensorType(DType::kFloat32, {1, 2, 2, 3})};
+  NodeId a = g.AddNode(add);
+  g.AddOutput({a, 0}, "out");
+  return g;
+}
+
+TEST(Graph, ValidGraphValidates) {
+  Graph g = SmallGraph();
+  EXPECT_TRUE(g.Validate().ok()) << g.Validate();
+  auto order = g.TopologicalOrder();
+  ASSERT_TRUE(order.ok());
+  EXPECT_EQ(*order, (std::vector<NodeId>{0, 1, 2}));
+}
+
+TEST(Graph, DanglingInputIsRejected) {
+  Graph g = SmallGraph();
+  g.mutable_node(2).inputs[1] = {99, 0};
+  absl::Status s = g.Validate();
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(s.message(), "node 'add' (#2): input 1 refers to missing node #99");
+}
+
+TEST(Graph, CycleIsRejected) {
+  Graph g = SmallGraph();
+  Node relu;
+  relu.op = "Relu";
+  relu.name = "r";
+  relu.inputs = {{2, 0}};
+  relu.outputs = {TensorType(DType::kFloat32, {1, 2, 2, 3})};
+  NodeId r = g.AddNode(relu);
+  g.mutable_node(2).inputs[0] = {r, 0};
+  absl::Status s = g.Validate();
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(s.message().find("cycle"), std::string_view::npos) << s;
+}
+
+}  // namespace
+}  // namespace egret
