@@ -1,18 +1,19 @@
-// egret: command-line entry point. Each subcommand lives in its own file and
-// only parses options, calls the library and prints.
-#include <iostream>
-
+// egret: command-line entry point. Subcommands live in their own files
+// (cli/commands.h); this file only wires them up and maps errors to exit codes.
 #include "CLI/CLI.hpp"
+#include "egret/cli/commands.h"
 #include "egret/support/diagnostic.h"
 
 int main(int argc, char** argv) {
   CLI::App app{"egret: equality-saturation graph optimizer for Hexagon HTP/HVX"};
   app.require_subcommand(1);
+  int exit_code = egret::kExitOk;
+  egret::cli::RegisterGraphCommands(app, &exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     int rc = app.exit(e);
     return rc == 0 ? egret::kExitOk : egret::kExitBadInput;
   }
-  return egret::kExitOk;
+  return exit_code;
 }

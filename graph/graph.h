@@ -4,7 +4,12 @@
 // string (QNN op names such as "Conv2d", or the special "$Const", "$Shape",
 // "$Out", and volatile ops starting with '*' such as "*Input"), ordered inputs
 // that name a producer node and one of its outputs, one or more typed outputs,
-// optional attributes, and for "$Const"/"$Shape" a shared constant tensor.
+// optional attributes, and for "$Const" a shared constant tensor.
+//
+// Op parameters that change what an op computes (strides, pads, axes, ...) are
+// inputs ("$Shape" or "$Const" nodes), never attributes, so that rules can see
+// and rebuild them; attributes are for opaque imported ops. docs/ops.md lists
+// each op's inputs.
 // Graph inputs are "*Input" nodes; graph outputs are a list of values.
 #ifndef EGRET_GRAPH_GRAPH_H_
 #define EGRET_GRAPH_GRAPH_H_
@@ -35,8 +40,10 @@ inline constexpr std::string_view kInputOp = "*Input";
 // Volatile ops (op string starting with '*') are never merged with another
 // instance, even with identical inputs.
 inline bool IsVolatileOp(std::string_view op) { return !op.empty() && op.front() == '*'; }
-// "$Const" and "$Shape" carry data.
-inline bool IsConstantOp(std::string_view op) { return op == kConstOp || op == kShapeOp; }
+// "$Const" nodes carry data (Node::constant). A "$Shape" node carries none: the
+// dims of its single Int32 output *are* its value (gen_Shape(1,2,2,1) builds a
+// "$Shape" whose output type is Int32[1,2,2,1]); it occupies no memory.
+inline bool IsConstantOp(std::string_view op) { return op == kConstOp; }
 
 // One output of one node.
 struct ValueRef {
@@ -66,7 +73,7 @@ struct Node {
   absl::InlinedVector<ValueRef, 4> inputs;
   absl::InlinedVector<TensorType, 1> outputs;
   Attributes attrs;
-  ConstTensorPtr constant;  // set exactly for "$Const" and "$Shape" nodes
+  ConstTensorPtr constant;  // set exactly for "$Const" nodes
 };
 
 struct GraphOutput {

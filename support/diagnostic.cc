@@ -39,6 +39,34 @@ SourceLocation LocationOf(std::string_view file, std::string_view text, size_t o
   return loc;
 }
 
+std::string Diagnostic::ToString() const {
+  std::string out = FormatDiagnostic(loc, severity, message);
+  for (const auto& [nloc, note] : notes) {
+    absl::StrAppend(&out, "\n", FormatDiagnostic(nloc, Severity::kNote, note));
+  }
+  return out;
+}
+
+void DiagnosticList::Add(Diagnostic d) {
+  if (d.severity == Severity::kError) ++errors_;
+  if (d.severity == Severity::kWarning) ++warnings_;
+  diags_.push_back(std::move(d));
+}
+
+void DiagnosticList::Error(SourceLocation loc, std::string message) {
+  Add(Diagnostic{Severity::kError, std::move(loc), std::move(message), {}});
+}
+
+void DiagnosticList::Warning(SourceLocation loc, std::string message) {
+  Add(Diagnostic{Severity::kWarning, std::move(loc), std::move(message), {}});
+}
+
+std::string DiagnosticList::ToString() const {
+  std::string out;
+  for (const Diagnostic& d : diags_) absl::StrAppend(&out, d.ToString(), "\n");
+  return out;
+}
+
 int ExitCodeFor(const absl::Status& status) {
   switch (status.code()) {
     case absl::StatusCode::kOk:

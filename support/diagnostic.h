@@ -5,6 +5,8 @@
 
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "absl/status/status.h"
 
@@ -33,6 +35,39 @@ absl::Status BadInput(const SourceLocation& loc, std::string_view message);
 // 1-based line and column of byte `offset` in `text` (offset past the end
 // gives the position just after the last character).
 SourceLocation LocationOf(std::string_view file, std::string_view text, size_t offset);
+
+// One diagnostic: where, how bad, what, and optional notes ("in expansion of
+// macro X", "previous definition is here", ...) printed as separate lines.
+struct Diagnostic {
+  Severity severity = Severity::kError;
+  SourceLocation loc;
+  std::string message;
+  std::vector<std::pair<SourceLocation, std::string>> notes;
+
+  // The diagnostic and its notes, one per line, no trailing newline.
+  std::string ToString() const;
+};
+
+// Collects the diagnostics of one run (several errors per run, in the order
+// found) so that a tool can print them all and then fail.
+class DiagnosticList {
+ public:
+  void Add(Diagnostic d);
+  void Error(SourceLocation loc, std::string message);
+  void Warning(SourceLocation loc, std::string message);
+
+  const std::vector<Diagnostic>& all() const { return diags_; }
+  int error_count() const { return errors_; }
+  int warning_count() const { return warnings_; }
+  bool has_errors() const { return errors_ > 0; }
+  // Every diagnostic, each on its own line(s), ending with a newline.
+  std::string ToString() const;
+
+ private:
+  std::vector<Diagnostic> diags_;
+  int errors_ = 0;
+  int warnings_ = 0;
+};
 
 // Process exit codes of the egret tool, as documented in the README.
 inline constexpr int kExitOk = 0;

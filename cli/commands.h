@@ -1,0 +1,17 @@
+// The egret subcommands. Each file cli/<x>_command(s).cc defines one Register
+// function that adds its subcommand(s) to the app; main.cc calls them all.
+// A subcommand's callback stores its process exit code (see
+// support/diagnostic.h: 0 ok, 1 a check failed, 2 bad input) in *exit_code
+// and prints errors as one line on stderr.
+#ifndef EGRET_CLI_COMMANDS_H_
+#define EGRET_CLI_COMMANDS_H_
+
+#include "CLI/CLI.hpp"
+
+namespace egret::cli {
+
+void RegisterGraphCommands(CLI::App& app, int* exit_code);  // info, convert
+
+}  // namespace egret::cli
+
+#endif  // EGRET_CLI_COMMANDS_H_
