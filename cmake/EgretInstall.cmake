@@ -8,8 +8,10 @@ install(TARGETS egret EXPORT egretTargets
   INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 install(TARGETS egret_cli RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 
-get_property(stages GLOBAL PROPERTY EGRET_STAGES)
-foreach(s IN LISTS stages)
+foreach(s support graph egraph rules extract backend)
+  if(NOT EXISTS ${PROJECT_SOURCE_DIR}/${s})
+    continue()
+  endif()
   # Public headers only: files named *_internal.h and internal/ folders stay private.
   install(DIRECTORY ${PROJECT_SOURCE_DIR}/${s}/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/egret/${s}
     FILES_MATCHING PATTERN "*.h"
