@@ -11,6 +11,8 @@
 namespace egret::cli {
 
 void RegisterGraphCommands(CLI::App& app, int* exit_code);  // info, convert
+void RegisterRulesCommands(CLI::App& app, int* exit_code);  // rules check/list/dump
+void RegisterRunCommands(CLI::App& app, int* exit_code);    // run, verify
 
 }  // namespace egret::cli
 

@@ -1,11 +1,129 @@
-// egret info / egret convert. (To be filled in by the foundation work.)
+// egret info GRAPH: what a graph holds.
+// egret convert IN -o OUT [--format json|dot]: normalizes a graph file or
+// renders it as Graphviz DOT.
+#include <algorithm>
+#include <iostream>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <variant>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "egret/cli/commands.h"
+#include "egret/graph/graph.h"
+#include "egret/graph/graph_io.h"
+#include "egret/support/diagnostic.h"
 
 namespace egret::cli {
+namespace {
+
+int Report(const absl::Status& status) {
+  std::cerr << status.message() << "\n";
+  return ExitCodeFor(status);
+}
+
+std::string OptionText(const OptionValue& v) {
+  struct Visitor {
+    std::string operator()(bool b) const { return b ? "true" : "false"; }
+    std::string operator()(int64_t i) const { return absl::StrCat(i); }
+    std::string operator()(double d) const { return absl::StrFormat("%g", d); }
+    std::string operator()(const std::string& s) const { return absl::StrCat("\"", s, "\""); }
+  };
+  return std::visit(Visitor{}, v);
+}
+
+void PrintSummary(const Graph& g, std::ostream& out) {
+  if (!g.name().empty()) out << "graph: " << g.name() << "\n";
+  absl::flat_hash_map<std::string, int> histogram;
+  absl::flat_hash_set<const Tensor*> tensors;
+  int64_t const_bytes = 0;
+  for (const Node& n : g.nodes()) {
+    ++histogram[n.op];
+    if (n.constant && tensors.insert(n.constant.get()).second) {
+      const_bytes += n.constant->type().byte_size();
+    }
+  }
+  out << "nodes: " << g.num_nodes() << "\n";
+  out << "constant data: " << const_bytes << " bytes in " << tensors.size() << " tensor(s)\n";
+  std::vector<std::pair<std::string, int>> ops(histogram.begin(), histogram.end());
+  std::sort(ops.begin(), ops.end(), [](const auto& a, const auto& b) {
+    return a.second != b.second ? a.second > b.second : a.first < b.first;
+  });
+  size_t width = 0;
+  for (const auto& [op, count] : ops) width = std::max(width, op.size());
+  out << "ops:\n";
+  for (const auto& [op, count] : ops) {
+    out << "  " << op << std::string(width - op.size() + 2, ' ') << count << "\n";
+  }
+  out << "inputs:\n";
+  for (NodeId id : g.inputs()) {
+    out << "  " << g.node(id).name << ": " << g.node(id).outputs[0].ToString() << "\n";
+  }
+  out << "outputs:\n";
+  for (size_t k = 0; k < g.outputs().size(); ++k) {
+    const GraphOutput& o = g.outputs()[k];
+    std::string value = g.node(o.value.node).name.empty() ? absl::StrCat("#", o.value.node)
+                                                          : g.node(o.value.node).name;
+    if (o.value.output != 0) absl::StrAppend(&value, ":", o.value.output);
+    out << "  " << (o.name.empty() ? absl::StrCat("#", k) : o.name) << " = " << value << ": "
+        << g.TypeOf(o.value).ToString() << "\n";
+  }
+  if (!g.options().empty()) {
+    out << "options:\n";
+    for (const auto& [key, value] : g.options()) {
+      out << "  " << key << " = " << OptionText(value) << "\n";
+    }
+  }
+}
+
+int RunInfo(const std::string& path) {
+  absl::StatusOr<Graph> g = LoadGraph(path);
+  if (!g.ok()) return Report(g.status());
+  PrintSummary(*g, std::cout);
+  return kExitOk;
+}
+
+int RunConvert(const std::string& in, const std::string& out, const std::string& format) {
+  std::optional<GraphFormat> fmt;
+  if (!format.empty()) fmt = ParseGraphFormat(format);  // checked by CLI11
+  absl::StatusOr<Graph> g = LoadGraph(in);
+  if (!g.ok()) return Report(g.status());
+  absl::Status s = SaveGraph(*g, out, fmt);
+  if (!s.ok()) return Report(s);
+  return kExitOk;
+}
+
+}  // namespace
 
 void RegisterGraphCommands(CLI::App& app, int* exit_code) {
-  (void)app;
-  (void)exit_code;
+  {
+    CLI::App* info = app.add_subcommand(
+        "info", "Print a graph's node count, op histogram, inputs, outputs and options");
+    auto path = std::make_shared<std::string>();
+    info->add_option("GRAPH", *path, "Graph file (.json)")->required();
+    info->callback([path, exit_code] { *exit_code = RunInfo(*path); });
+  }
+  {
+    CLI::App* convert = app.add_subcommand(
+        "convert", "Read a graph and write it normalized (.json) or as Graphviz DOT (.dot)");
+    auto in = std::make_shared<std::string>();
+    auto out = std::make_shared<std::string>();
+    auto format = std::make_shared<std::string>();
+    convert->add_option("IN", *in, "Input graph file (.json)")->required();
+    convert->add_option("-o,--output", *out, "Output file; its extension picks the format")
+        ->required();
+    convert
+        ->add_option("--format", *format,
+                     "Output format, overriding the extension (default: by extension, else json)")
+        ->check(CLI::IsMember({"json", "dot"}));
+    convert->callback(
+        [in, out, format, exit_code] { *exit_code = RunConvert(*in, *out, *format); });
+  }
 }
 
 }  // namespace egret::cli

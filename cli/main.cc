@@ -7,8 +7,14 @@
 int main(int argc, char** argv) {
   CLI::App app{"egret: equality-saturation graph optimizer for Hexagon HTP/HVX"};
   app.require_subcommand(1);
+  // Usage errors are one line on stderr, like every other egret error.
+  app.failure_message([](const CLI::App*, const CLI::Error& e) {
+    return std::string("egret: error: ") + e.what() + " (see --help)\n";
+  });
   int exit_code = egret::kExitOk;
   egret::cli::RegisterGraphCommands(app, &exit_code);
+  egret::cli::RegisterRulesCommands(app, &exit_code);
+  egret::cli::RegisterRunCommands(app, &exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -1,1 +1,206 @@
-// Placeholder: to be written.
+// egret run GRAPH [--inputs DIR | --random SEED] [-o DIR]: runs a graph on the
+// reference executor.
+// egret verify A B [--inputs DIR | --seed N] [--rtol R] [--atol A]: runs two
+// graphs on the same inputs and compares their outputs.
+//
+// Input files are DIR/<input name>.npy (DIR/input<k>.npy for an unnamed
+// input); outputs are written as DIR/<output name>.npy (output<k>.npy).
+#include <cmath>
+#include <filesystem>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_format.h"
+#include "egret/backend/executor.h"
+#include "egret/backend/npy.h"
+#include "egret/backend/test_data.h"
+#include "egret/cli/commands.h"
+#include "egret/graph/graph_io.h"
+#include "egret/support/diagnostic.h"
+#include "egret/support/file_io.h"
+
+namespace egret::cli {
+namespace {
+
+int Report(const absl::Status& status) {
+  std::cerr << status.message() << "\n";
+  return ExitCodeFor(status);
+}
+
+// A file-system-safe name: letters, digits, '_', '-', '.'; others become '_'.
+std::string FileStem(const std::string& name, std::string_view fallback, size_t k) {
+  if (name.empty()) return absl::StrFormat("%s%d", fallback, k);
+  std::string s = name;
+  for (char& ch : s) {
+    if (!(std::isalnum(static_cast<unsigned char>(ch)) || ch == '_' || ch == '-' || ch == '.')) {
+      ch = '_';
+    }
+  }
+  return s;
+}
+
+absl::StatusOr<std::vector<Tensor>> LoadInputs(const Graph& g, const std::string& dir) {
+  std::vector<Tensor> inputs;
+  for (size_t k = 0; k < g.inputs().size(); ++k) {
+    const Node& n = g.node(g.inputs()[k]);
+    std::string path = (std::filesystem::path(dir) / (FileStem(n.name, "input", k) + ".npy"));
+    auto t = ReadNpy(path, n.outputs[0]);
+    if (!t.ok()) return t.status();
+    inputs.push_back(*std::move(t));
+  }
+  return inputs;
+}
+
+absl::StatusOr<std::vector<Tensor>> Inputs(const Graph& g, const std::string& dir,
+                                           uint64_t seed) {
+  if (!dir.empty()) return LoadInputs(g, dir);
+  return MakeRandomInputs(g, seed);
+}
+
+std::string OutputLabel(const Graph& g, size_t k) {
+  const std::string& name = g.outputs()[k].name;
+  return name.empty() ? absl::StrFormat("#%d", k) : name;
+}
+
+int RunCommand(const std::string& path, const std::string& inputs_dir, uint64_t seed,
+               const std::string& out_dir) {
+  auto g = LoadGraph(path);
+  if (!g.ok()) return Report(g.status());
+  auto inputs = Inputs(*g, inputs_dir, seed);
+  if (!inputs.ok()) return Report(inputs.status());
+  ExecuteStats stats;
+  auto outputs = Execute(*g, *inputs, {.stats = &stats});
+  if (!outputs.ok()) {
+    return Report(absl::Status(outputs.status().code(),
+                               absl::StrFormat("%s: error: %s", path, outputs.status().message())));
+  }
+  if (!out_dir.empty()) {
+    std::error_code ec;
+    std::filesystem::create_directories(out_dir, ec);
+    if (ec) {
+      return Report(absl::InvalidArgumentError(
+          absl::StrFormat("%s: error: cannot create directory: %s", out_dir, ec.message())));
+    }
+  }
+  for (size_t k = 0; k < outputs->size(); ++k) {
+    const Tensor& t = (*outputs)[k];
+    double lo = INFINITY, hi = -INFINITY, sum = 0;
+    for (int64_t i = 0; i < t.num_elements(); ++i) {
+      double v = t.GetReal(i);
+      lo = std::min(lo, v);
+      hi = std::max(hi, v);
+      sum += v;
+    }
+    std::cout << absl::StrFormat("output %s: %s", OutputLabel(*g, k), t.type().ToString());
+    if (t.num_elements() > 0) {
+      std::cout << absl::StrFormat(" min %g max %g mean %g", lo, hi,
+                                   sum / static_cast<double>(t.num_elements()));
+    }
+    std::cout << "\n";
+    if (!out_dir.empty()) {
+      std::string file = std::filesystem::path(out_dir) /
+                         (FileStem(g->outputs()[k].name, "output", k) + ".npy");
+      if (absl::Status s = WriteFileAtomically(file, EncodeNpy(t)); !s.ok()) return Report(s);
+    }
+  }
+  std::cout << absl::StrFormat("nodes run: %d, peak live bytes: %d\n", stats.nodes_run,
+                               stats.peak_live_bytes);
+  return kExitOk;
+}
+
+int VerifyCommand(const std::string& a_path, const std::string& b_path,
+                  const std::string& inputs_dir, uint64_t seed, double rtol, double atol) {
+  auto a = LoadGraph(a_path);
+  if (!a.ok()) return Report(a.status());
+  auto b = LoadGraph(b_path);
+  if (!b.ok()) return Report(b.status());
+  if (a->inputs().size() != b->inputs().size()) {
+    return Report(absl::InvalidArgumentError(absl::StrFormat(
+        "%s: error: has %d inputs, %s has %d", b_path, b->inputs().size(), a_path,
+        a->inputs().size())));
+  }
+  for (size_t k = 0; k < a->inputs().size(); ++k) {
+    const TensorType& ta = a->node(a->inputs()[k]).outputs[0];
+    const TensorType& tb = b->node(b->inputs()[k]).outputs[0];
+    if (ta != tb) {
+      return Report(absl::InvalidArgumentError(absl::StrFormat(
+          "%s: error: input %d is %s, in %s it is %s", b_path, k, tb.ToString(), a_path,
+          ta.ToString())));
+    }
+  }
+  auto inputs = Inputs(*a, inputs_dir, seed);
+  if (!inputs.ok()) return Report(inputs.status());
+  auto ra = Execute(*a, *inputs);
+  if (!ra.ok()) {
+    return Report(absl::Status(ra.status().code(),
+                               absl::StrFormat("%s: error: %s", a_path, ra.status().message())));
+  }
+  auto rb = Execute(*b, *inputs);
+  if (!rb.ok()) {
+    return Report(absl::Status(rb.status().code(),
+                               absl::StrFormat("%s: error: %s", b_path, rb.status().message())));
+  }
+  auto diffs = CompareOutputs(*rb, *ra, rtol, atol);
+  if (!diffs.ok()) {
+    return Report(absl::InvalidArgumentError(
+        absl::StrFormat("%s: error: %s", b_path, diffs.status().message())));
+  }
+  bool all_ok = true;
+  for (size_t k = 0; k < diffs->size(); ++k) {
+    const OutputDiff& d = (*diffs)[k];
+    all_ok = all_ok && d.within_tolerance();
+    std::cout << absl::StrFormat("output %s: max abs error %g, max rel error %g, %d of %d "
+                                 "elements outside tolerance: %s\n",
+                                 OutputLabel(*a, k), d.max_abs, d.max_rel, d.mismatches,
+                                 (*ra)[k].num_elements(), d.within_tolerance() ? "ok" : "FAIL");
+  }
+  std::cout << (all_ok ? "verify: ok" : "verify: FAILED")
+            << absl::StrFormat(" (rtol %g, atol %g)\n", rtol, atol);
+  return all_ok ? kExitOk : kExitCheckFailed;
+}
+
+}  // namespace
+
+void RegisterRunCommands(CLI::App& app, int* exit_code) {
+  struct RunArgs {
+    std::string graph, inputs, out;
+    uint64_t seed = 0;
+  };
+  auto run_args = std::make_shared<RunArgs>();
+  CLI::App* run = app.add_subcommand("run", "Execute a graph on the reference executor");
+  run->add_option("GRAPH", run_args->graph, "Graph file")->required();
+  auto* in_opt = run->add_option("--inputs", run_args->inputs,
+                                 "Directory of <input name>.npy files");
+  run->add_option("--random", run_args->seed, "Seed for random inputs (default 0)")
+      ->excludes(in_opt);
+  run->add_option("-o,--output", run_args->out, "Directory to write <output name>.npy files to");
+  run->callback([run_args, exit_code] {
+    *exit_code = RunCommand(run_args->graph, run_args->inputs, run_args->seed, run_args->out);
+  });
+
+  struct VerifyArgs {
+    std::string a, b, inputs;
+    uint64_t seed = 0;
+    double rtol = 1e-4, atol = 1e-5;
+  };
+  auto v_args = std::make_shared<VerifyArgs>();
+  CLI::App* verify = app.add_subcommand(
+      "verify", "Run two graphs on the same inputs and compare their outputs (exit 1 if they "
+                "differ beyond |b - a| <= atol + rtol * |a|)");
+  verify->add_option("A", v_args->a, "Reference graph")->required();
+  verify->add_option("B", v_args->b, "Graph to check against A")->required();
+  auto* vin = verify->add_option("--inputs", v_args->inputs,
+                                 "Directory of <input name>.npy files");
+  verify->add_option("--seed", v_args->seed, "Seed for random inputs (default 0)")->excludes(vin);
+  verify->add_option("--rtol", v_args->rtol, "Relative tolerance (default 1e-4)")
+      ->check(CLI::NonNegativeNumber);
+  verify->add_option("--atol", v_args->atol, "Absolute tolerance (default 1e-5)")
+      ->check(CLI::NonNegativeNumber);
+  verify->callback([v_args, exit_code] {
+    *exit_code = VerifyCommand(v_args->a, v_args->b, v_args->inputs, v_args->seed, v_args->rtol,
+                               v_args->atol);
+  });
+}
+
+}  // namespace egret::cli

@@ -2,6 +2,12 @@
 # package so that another project can `find_package(egret)` and link egret::egret.
 include(CMakePackageConfigHelpers)
 
+# A sanitizer build of libegret.a needs the sanitizer runtimes wherever it is
+# linked: say so in its interface, so that an installed consumer gets them.
+if(EGRET_SANITIZE)
+  target_link_options(egret INTERFACE -fsanitize=address,undefined)
+endif()
+
 install(TARGETS egret EXPORT egretTargets
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
@@ -21,6 +27,36 @@ foreach(s support graph egraph rules extract backend)
 endforeach()
 
 install(EXPORT egretTargets NAMESPACE egret:: DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/egret)
+
+# egret's PUBLIC link interface names the external targets of every stage
+# (egret_stage LIBS). A consumer's find_package(egret) must find the packages
+# that define them: map each target namespace to its package. absl,
+# nlohmann_json and Threads are always looked up by egretConfig.cmake.
+get_property(_egret_libs GLOBAL PROPERTY EGRET_EXTERNAL_LIBS)
+set(_egret_packages "")
+foreach(lib IN LISTS _egret_libs)
+  if(lib MATCHES "^(absl|nlohmann_json|Threads)::")
+    continue()
+  elseif(lib MATCHES "^Cbc::")
+    list(APPEND _egret_packages Cbc)  # FindCbc.cmake is installed beside the config
+  elseif(lib MATCHES "^protobuf::")
+    list(APPEND _egret_packages Protobuf)
+  elseif(lib MATCHES "^(ONNX|onnx)")
+    list(APPEND _egret_packages ONNX)
+  elseif(lib MATCHES "^CLI11::")
+    list(APPEND _egret_packages CLI11)
+  elseif(lib MATCHES "^-|^[a-z0-9_]+$")
+    # A plain library name or linker flag: nothing to find.
+  else()
+    message(FATAL_ERROR "egret links '${lib}': add the package that provides it to "
+                        "cmake/EgretInstall.cmake so that find_package(egret) finds it")
+  endif()
+endforeach()
+list(REMOVE_DUPLICATES _egret_packages)
+set(EGRET_EXTRA_FIND_DEPENDENCIES "")
+foreach(pkg IN LISTS _egret_packages)
+  string(APPEND EGRET_EXTRA_FIND_DEPENDENCIES "find_dependency(${pkg})\n")
+endforeach()
 configure_package_config_file(${PROJECT_SOURCE_DIR}/cmake/egretConfig.cmake.in
   ${PROJECT_BINARY_DIR}/egretConfig.cmake
   INSTALL_DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/egret)

@@ -1,5 +1,6 @@
 #include "egret/graph/graph.h"
 
+#include <algorithm>
 #include <queue>
 
 #include "absl/container/flat_hash_map.h"
@@ -49,8 +50,10 @@ NodeId Graph::FindNode(std::string_view name) const {
   return kNoNode;
 }
 
-absl::Status Graph::Validate() const {
+absl::Status Graph::Validate(NodeId* culprit) const {
+  if (culprit != nullptr) *culprit = kNoNode;
   auto fail = [&](NodeId id, std::string_view what) {
+    if (culprit != nullptr) *culprit = id;
     return absl::InvalidArgumentError(absl::StrCat("node ", NodeLabel(id), ": ", std::string(what)));
   };
   absl::flat_hash_map<std::string_view, NodeId> names;
@@ -97,6 +100,7 @@ absl::Status Graph::Validate() const {
   }
   for (NodeId id : inputs_) {
     if (id >= nodes_.size() || nodes_[id].op != kInputOp) {
+      if (culprit != nullptr && id < nodes_.size()) *culprit = id;
       return absl::InvalidArgumentError(absl::StrCat("graph input ", NodeLabel(id),
                                                      " is not an *Input node"));
     }
@@ -108,16 +112,17 @@ absl::Status Graph::Validate() const {
           absl::StrCat("graph output ", i, " refers to missing value #", v.node, ":", v.output));
     }
   }
-  return TopologicalOrder().status();
+  return TopologicalOrder(culprit).status();
 }
 
-absl::StatusOr<std::vector<NodeId>> Graph::TopologicalOrder() const {
+absl::StatusOr<std::vector<NodeId>> Graph::TopologicalOrder(NodeId* culprit) const {
   const size_t n = nodes_.size();
   std::vector<uint32_t> pending(n, 0);
   std::vector<std::vector<NodeId>> users(n);
   for (NodeId id = 0; id < n; ++id) {
     for (const ValueRef& in : nodes_[id].inputs) {
       if (in.node >= n) {
+        if (culprit != nullptr) *culprit = id;
         return absl::InvalidArgumentError(
             absl::StrCat("node ", NodeLabel(id), ": input refers to missing node #", in.node));
       }
@@ -139,15 +144,43 @@ absl::StatusOr<std::vector<NodeId>> Graph::TopologicalOrder() const {
       if (--pending[u] == 0) ready.push(u);
     }
   }
-  if (order.size() != n) {
-    for (NodeId id = 0; id < n; ++id) {
-      if (pending[id] != 0) {
-        return absl::InvalidArgumentError(
-            absl::StrCat("node ", NodeLabel(id), ": is on a cycle"));
+  if (order.size() == n) return order;
+
+  // Every node left has an input whose producer is also left, so walking from
+  // any of them to such a producer must come back to a node already seen: that
+  // node is on a cycle. Report the cycle starting from its smallest id.
+  NodeId start = 0;
+  while (pending[start] == 0) ++start;
+  std::vector<uint32_t> seen_at(n, 0);  // 1 + step at which the walk reached the node
+  std::vector<NodeId> walk;
+  NodeId cur = start;
+  while (seen_at[cur] == 0) {
+    seen_at[cur] = static_cast<uint32_t>(walk.size()) + 1;
+    walk.push_back(cur);
+    NodeId next = kNoNode;
+    for (const ValueRef& in : nodes_[cur].inputs) {
+      if (pending[in.node] != 0) {
+        next = in.node;
+        break;
       }
     }
+    cur = next;  // never kNoNode: see above
   }
-  return order;
+  // The cycle is walk[seen_at[cur]-1 ...], listed consumer -> producer; print
+  // it producer -> consumer, starting at its smallest id.
+  std::vector<NodeId> cycle(walk.begin() + (seen_at[cur] - 1), walk.end());
+  std::reverse(cycle.begin(), cycle.end());
+  std::rotate(cycle.begin(), std::min_element(cycle.begin(), cycle.end()), cycle.end());
+  std::string path;
+  constexpr size_t kMaxShown = 8;
+  for (size_t i = 0; i < cycle.size() && i < kMaxShown; ++i) {
+    absl::StrAppend(&path, NodeLabel(cycle[i]), " -> ");
+  }
+  if (cycle.size() > kMaxShown) absl::StrAppend(&path, "... -> ");
+  absl::StrAppend(&path, NodeLabel(cycle[0]));
+  if (culprit != nullptr) *culprit = cycle[0];
+  return absl::InvalidArgumentError(
+      absl::StrCat("node ", NodeLabel(cycle[0]), ": is on a cycle: ", path));
 }
 
 }  // namespace egret

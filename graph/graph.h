@@ -100,6 +100,9 @@ class Graph {
   Node& mutable_node(NodeId id) { return nodes_[id]; }
   const std::vector<Node>& nodes() const { return nodes_; }
   const std::vector<NodeId>& inputs() const { return inputs_; }
+  // The graph inputs in order; readers use this to record "*Input" nodes added
+  // with AddNode. Validate() checks that each names an "*Input" node.
+  std::vector<NodeId>& mutable_inputs() { return inputs_; }
   const std::vector<GraphOutput>& outputs() const { return outputs_; }
   std::vector<GraphOutput>& mutable_outputs() { return outputs_; }
 
@@ -122,13 +125,17 @@ class Graph {
   // type (rank <= 8, non-negative dims), constants carry data of their output
   // type, "*Input" nodes have no inputs, names are unique, the graph outputs
   // exist, and there is no cycle. The error message names the first offending
-  // node, e.g. "node 'conv1' (#3): input 1 refers to missing node #99".
-  absl::Status Validate() const;
+  // node, e.g. "node 'conv1' (#3): input 1 refers to missing node #99". When
+  // `culprit` is not null it receives that node's id on failure (kNoNode when
+  // the fault is not a node's, e.g. a bad graph output).
+  absl::Status Validate(NodeId* culprit = nullptr) const;
 
   // Node ids in an order where every node comes after its producers; among
   // ready nodes the smallest id comes first, so the order is deterministic.
-  // Fails with kInvalidArgument naming a node on a cycle.
-  absl::StatusOr<std::vector<NodeId>> TopologicalOrder() const;
+  // Fails with kInvalidArgument naming the smallest node id on a cycle and the
+  // cycle itself ("node 'a' (#1): is on a cycle: 'a' (#1) -> 'b' (#2) -> 'a' (#1)").
+  // `culprit`, when not null, receives that node's id on failure.
+  absl::StatusOr<std::vector<NodeId>> TopologicalOrder(NodeId* culprit = nullptr) const;
 
  private:
   std::string name_;

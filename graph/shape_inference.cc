@@ -1,1 +1,770 @@
-// Placeholder: to be written.
+#include "egret/graph/shape_inference.h"
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+
+namespace egret {
+namespace {
+
+using Operands = absl::Span<const OperandInfo>;
+using Types = std::vector<TensorType>;
+
+std::string DimsStr(const Dims& d) { return absl::StrCat("[", absl::StrJoin(d, ","), "]"); }
+
+// Everything one shape function needs, plus error helpers.
+struct Ctx {
+  std::string_view op;  // base op name
+  const OpSignature& sig;
+  Operands in;
+  const InferOptions& options;
+
+  absl::Status Error(std::string_view msg) const {
+    return absl::InvalidArgumentError(absl::StrFormat("%s: %s", op, msg));
+  }
+  int size() const { return static_cast<int>(in.size()); }
+  bool Has(int i) const { return i < size(); }
+  const TensorType& T(int i) const { return *in[i].type; }
+  const Dims& D(int i) const { return in[i].type->dims; }
+  std::string What(int i) const { return absl::StrFormat("%s %s", op, sig.InputName(i)); }
+
+  absl::StatusOr<std::vector<int64_t>> Ints(int i) const { return ReadIntParam(in[i], What(i)); }
+  // An integer vector parameter of exactly n values.
+  absl::StatusOr<std::vector<int64_t>> IntsN(int i, size_t n) const {
+    auto v = Ints(i);
+    if (!v.ok()) return v.status();
+    if (v->size() != n) {
+      return Error(absl::StrFormat("%s must hold %d values, got %d", sig.InputName(i), n,
+                                   v->size()));
+    }
+    return v;
+  }
+  absl::StatusOr<int64_t> Int(int i) const { return ReadIntScalarParam(in[i], What(i)); }
+  absl::StatusOr<int64_t> IntOr(int i, int64_t dflt) const {
+    return Has(i) ? Int(i) : absl::StatusOr<int64_t>(dflt);
+  }
+  absl::StatusOr<double> Float(int i) const { return ReadFloatScalarParam(in[i], What(i)); }
+
+  absl::Status RequireRank(int i, int rank) const {
+    if (T(i).rank() != rank) {
+      return Error(absl::StrFormat("%s must have rank %d, got %s", sig.InputName(i), rank,
+                                   T(i).ToString()));
+    }
+    return absl::OkStatus();
+  }
+
+  // The output type with `dims` whose encoding comes from declared output k
+  // or, by default, from data input `from` (see the header's rule).
+  absl::StatusOr<TensorType> Out(Dims dims, int from, size_t k = 0) const;
+};
+
+int Family(DType t) {
+  if (IsFloat(t)) return 1;
+  if (IsQuantized(t)) return 2;
+  return 100 + static_cast<int>(t);
+}
+
+absl::StatusOr<TensorType> Ctx::Out(Dims dims, int from, size_t k) const {
+  const TensorType* declared = nullptr;
+  if (k < options.declared.size() && options.declared[k].dtype != DType::kMulti &&
+      options.declared[k].dtype != DType::kUnknown) {
+    declared = &options.declared[k];
+  }
+  const TensorType& src = T(from);
+  if (declared == nullptr) {
+    if (op == "Cast" || op == "Quantize") {
+      return Error("needs a declared output type (the dtype or encoding to convert to)");
+    }
+    if (op == "Dequantize") return TensorType(DType::kFloat32, std::move(dims));
+    return TensorType(src.dtype, std::move(dims), src.zero_offset, src.stepsize);
+  }
+  DType dt = declared->dtype;
+  if (!IsConcrete(dt)) {
+    return Error(absl::StrFormat("declared output dtype %s holds no data", DTypeName(dt)));
+  }
+  bool ok;
+  if (op == "Cast") {
+    ok = true;
+  } else if (op == "Quantize") {
+    ok = IsQuantized(dt);
+  } else if (op == "Dequantize") {
+    ok = IsFloat(dt);
+  } else {
+    ok = Family(dt) == Family(src.dtype);
+  }
+  if (!ok) {
+    return Error(absl::StrFormat("declared output dtype %s does not fit input %s (%s)",
+                                 DTypeName(dt), sig.InputName(from), src.ToString()));
+  }
+  return TensorType(dt, std::move(dims), declared->zero_offset, declared->stepsize);
+}
+
+absl::StatusOr<Types> One(absl::StatusOr<TensorType> t) {
+  if (!t.ok()) return t.status();
+  return Types{*std::move(t)};
+}
+
+#define ASSIGN_OR_RETURN(lhs, expr)      \
+  auto lhs##_or = (expr);                \
+  if (!lhs##_or.ok()) return lhs##_or.status(); \
+  auto lhs = *std::move(lhs##_or)
+
+#define RETURN_IF_ERROR(expr)         \
+  do {                                \
+    absl::Status _st = (expr);        \
+    if (!_st.ok()) return _st;        \
+  } while (0)
+
+// ---------------------------------------------------------------------------
+// Convolutions and matrix products.
+
+absl::StatusOr<Types> InferConv(const Ctx& c) {
+  RETURN_IF_ERROR(c.RequireRank(0, 4));
+  RETURN_IF_ERROR(c.RequireRank(1, 4));
+  const Dims& x = c.D(0);
+  const Dims& f = c.D(1);
+  const int64_t cin = x[3];
+  const int64_t fh = f[0], fw = f[1];
+  const bool transposed = c.op == "TransposeConv2d";
+  int64_t cout = f[3];
+  if (c.op == "DepthWiseConv2d") {
+    if (f[2] != 1) {
+      return c.Error(absl::StrFormat("filter %s must have in-depth 1 ([fh,fw,1,out_depth])",
+                                     DimsStr(f)));
+    }
+    if (cin == 0 || cout % cin != 0) {
+      return c.Error(absl::StrFormat(
+          "filter out-depth %d is not a multiple of the input depth %d", cout, cin));
+    }
+  } else {
+    if (f[2] == 0 || cin % f[2] != 0) {
+      return c.Error(absl::StrFormat("filter in-depth %d does not divide input depth %d", f[2],
+                                     cin));
+    }
+    int64_t groups = cin / f[2];
+    if (cout % groups != 0) {
+      return c.Error(absl::StrFormat("filter out-depth %d is not a multiple of the %d groups",
+                                     cout, groups));
+    }
+  }
+  if (c.T(2).rank() != 1 || c.D(2)[0] != cout) {
+    return c.Error(absl::StrFormat("bias must be [%d] (the filter's out-depth), got %s", cout,
+                                   c.T(2).ToString()));
+  }
+  ASSIGN_OR_RETURN(stride, c.IntsN(3, 4));
+  ASSIGN_OR_RETURN(pads, c.IntsN(4, 4));
+  std::vector<int64_t> dilation = {1, 1, 1, 1};
+  if (c.Has(5)) {
+    ASSIGN_OR_RETURN(d, c.IntsN(5, 4));
+    dilation = d;
+  }
+  std::vector<int64_t> out_pad = {0, 0, 0, 0};
+  if (transposed && c.Has(6)) {
+    ASSIGN_OR_RETURN(p, c.IntsN(6, 4));
+    out_pad = p;
+  }
+  for (int i = 1; i <= 2; ++i) {
+    if (stride[i] <= 0) return c.Error(absl::StrCat("stride ", stride[i], " must be positive"));
+    if (dilation[i] <= 0) {
+      return c.Error(absl::StrCat("dilation ", dilation[i], " must be positive"));
+    }
+    if (out_pad[i] < 0) return c.Error("output_padding must not be negative");
+  }
+  for (int64_t p : pads) {
+    if (p < 0) return c.Error(absl::StrCat("pads must not be negative, got ", p));
+  }
+  const int64_t eff_h = (fh - 1) * dilation[1] + 1;
+  const int64_t eff_w = (fw - 1) * dilation[2] + 1;
+  int64_t oh, ow;
+  if (transposed) {
+    oh = (x[1] - 1) * stride[1] + eff_h - pads[0] - pads[1] + out_pad[1];
+    ow = (x[2] - 1) * stride[2] + eff_w - pads[2] - pads[3] + out_pad[2];
+    if (oh <= 0 || ow <= 0) {
+      return c.Error(absl::StrFormat("pads remove the whole output (%dx%d)", oh, ow));
+    }
+  } else {
+    const int64_t ph = x[1] + pads[0] + pads[1];
+    const int64_t pw = x[2] + pads[2] + pads[3];
+    if (ph < eff_h || pw < eff_w) {
+      return c.Error(absl::StrFormat(
+          "padded input %dx%d is smaller than the (dilated) filter %dx%d", ph, pw, eff_h, eff_w));
+    }
+    oh = (ph - eff_h) / stride[1] + 1;
+    ow = (pw - eff_w) / stride[2] + 1;
+  }
+  return One(c.Out({x[0], oh, ow, cout}, 0));
+}
+
+absl::StatusOr<Types> InferFullyConnected(const Ctx& c) {
+  if (c.T(0).rank() < 1) return c.Error("in must have rank >= 1");
+  RETURN_IF_ERROR(c.RequireRank(1, 2));
+  const Dims& x = c.D(0);
+  const Dims& w = c.D(1);
+  if (x.back() != w[1]) {
+    return c.Error(absl::StrFormat("in depth %d does not match weights %s ([units, in_depth])",
+                                   x.back(), DimsStr(w)));
+  }
+  if (c.Has(2) && (c.T(2).rank() != 1 || c.D(2)[0] != w[0])) {
+    return c.Error(absl::StrFormat("bias must be [%d], got %s", w[0], c.T(2).ToString()));
+  }
+  Dims out(x.begin(), x.end() - 1);
+  out.push_back(w[0]);
+  return One(c.Out(std::move(out), 0));
+}
+
+absl::StatusOr<Types> InferMatMul(const Ctx& c) {
+  const Dims& a = c.D(0);
+  const Dims& b = c.D(1);
+  if (a.size() < 2 || b.size() < 2) {
+    return c.Error(absl::StrFormat("a and b must have rank >= 2, got %s and %s", DimsStr(a),
+                                   DimsStr(b)));
+  }
+  if (a.back() != b[b.size() - 2]) {
+    return c.Error(absl::StrFormat("inner dims differ: a %s, b %s", DimsStr(a), DimsStr(b)));
+  }
+  Dims ab(a.begin(), a.end() - 2), bb(b.begin(), b.end() - 2);
+  auto batch = BroadcastDims(ab, bb);
+  if (!batch.ok()) return c.Error(absl::StrCat("batch dims: ", batch.status().message()));
+  Dims out = *batch;
+  out.push_back(a[a.size() - 2]);
+  out.push_back(b.back());
+  return One(c.Out(std::move(out), 0));
+}
+
+// ---------------------------------------------------------------------------
+// Elementwise.
+
+absl::StatusOr<Types> InferBinary(const Ctx& c) {
+  auto d = BroadcastDims(c.D(0), c.D(1));
+  if (!d.ok()) return c.Error(std::string(d.status().message()));
+  return One(c.Out(*std::move(d), 0));
+}
+
+absl::StatusOr<Types> InferUnary(const Ctx& c) {
+  // Scalar parameters are checked here so that a bad graph fails early.
+  if (c.op == "ReluX") {
+    RETURN_IF_ERROR(c.Float(1).status());
+  } else if (c.op == "ReluMinMax") {
+    ASSIGN_OR_RETURN(lo, c.Float(1));
+    ASSIGN_OR_RETURN(hi, c.Float(2));
+    if (lo > hi) return c.Error(absl::StrCat("min ", lo, " is greater than max ", hi));
+  } else if (c.op == "HardSigmoid") {
+    RETURN_IF_ERROR(c.Float(1).status());
+    RETURN_IF_ERROR(c.Float(2).status());
+  }
+  return One(c.Out(c.D(0), 0));
+}
+
+// ---------------------------------------------------------------------------
+// Normalization and reductions.
+
+absl::StatusOr<Types> InferSoftmax(const Ctx& c) {
+  int rank = c.T(0).rank();
+  if (rank < 1) return c.Error("x must have rank >= 1");
+  ASSIGN_OR_RETURN(axis, c.IntOr(1, -1));
+  RETURN_IF_ERROR(NormalizeAxis(axis, rank, c.What(1)).status());
+  return One(c.Out(c.D(0), 0));
+}
+
+absl::StatusOr<Types> InferLayerNorm(const Ctx& c) {
+  int rank = c.T(0).rank();
+  if (rank < 1) return c.Error("x must have rank >= 1");
+  ASSIGN_OR_RETURN(axis_raw, c.IntOr(4, -1));
+  ASSIGN_OR_RETURN(axis, NormalizeAxis(axis_raw, rank, c.What(4)));
+  ASSIGN_OR_RETURN(eps, c.Float(3));
+  if (!(eps >= 0)) return c.Error("epsilon must not be negative");
+  Dims norm(c.D(0).begin() + axis, c.D(0).end());
+  for (int i = 1; i <= 2; ++i) {
+    auto b = BroadcastDims(c.D(i), norm);
+    if (!b.ok() || *b != norm || c.T(i).rank() > static_cast<int>(norm.size())) {
+      return c.Error(absl::StrFormat("%s %s does not broadcast to the normalized dims %s",
+                                     c.sig.InputName(i), DimsStr(c.D(i)), DimsStr(norm)));
+    }
+  }
+  return One(c.Out(c.D(0), 0));
+}
+
+absl::StatusOr<Types> InferBatchnorm(const Ctx& c) {
+  if (c.T(0).rank() < 1) return c.Error("x must have rank >= 1");
+  int64_t ch = c.D(0).back();
+  for (int i = 1; i <= 2; ++i) {
+    if (c.T(i).rank() != 1 || c.D(i)[0] != ch) {
+      return c.Error(absl::StrFormat("%s must be [%d] (the channel depth), got %s",
+                                     c.sig.InputName(i), ch, c.T(i).ToString()));
+    }
+  }
+  return One(c.Out(c.D(0), 0));
+}
+
+absl::StatusOr<Types> InferReduce(const Ctx& c) {
+  int rank = c.T(0).rank();
+  ASSIGN_OR_RETURN(axes, c.Ints(1));
+  ASSIGN_OR_RETURN(keep, c.IntOr(2, 1));
+  if (keep != 0 && keep != 1) return c.Error("keep_dims must be 0 or 1");
+  std::vector<bool> reduced(rank, axes.empty());
+  for (int64_t a : axes) {
+    ASSIGN_OR_RETURN(n, NormalizeAxis(a, rank, c.What(1)));
+    if (reduced[n]) return c.Error(absl::StrCat("axis ", a, " is listed twice"));
+    reduced[n] = true;
+  }
+  Dims out;
+  for (int i = 0; i < rank; ++i) {
+    if (!reduced[i]) {
+      out.push_back(c.D(0)[i]);
+    } else if (keep) {
+      out.push_back(1);
+    }
+  }
+  return One(c.Out(std::move(out), 0));
+}
+
+// ---------------------------------------------------------------------------
+// Data movement.
+
+absl::StatusOr<Types> InferReshape(const Ctx& c) {
+  ASSIGN_OR_RETURN(shape, c.Ints(1));
+  if (static_cast<int>(shape.size()) > kMaxRank) return c.Error("shape has rank above 8");
+  int64_t known = 1;
+  int infer = -1;
+  for (size_t i = 0; i < shape.size(); ++i) {
+    if (shape[i] == -1 && infer < 0) {
+      infer = static_cast<int>(i);
+    } else if (shape[i] < 0) {
+      return c.Error(absl::StrCat("shape ", absl::StrJoin(shape, ","),
+                                  " has a negative dim (at most one -1 is allowed)"));
+    } else {
+      known *= shape[i];
+    }
+  }
+  const int64_t n = c.T(0).num_elements();
+  if (infer >= 0) {
+    if (known == 0 || n % known != 0) {
+      return c.Error(absl::StrFormat("cannot infer the -1 dim of [%s] for %d elements",
+                                     absl::StrJoin(shape, ","), n));
+    }
+    shape[infer] = n / known;
+    known = n;
+  }
+  if (known != n) {
+    return c.Error(absl::StrFormat("shape [%s] holds %d elements, input %s holds %d",
+                                   absl::StrJoin(shape, ","), known, DimsStr(c.D(0)), n));
+  }
+  return One(c.Out(Dims(shape.begin(), shape.end()), 0));
+}
+
+absl::StatusOr<Types> InferTranspose(const Ctx& c) {
+  int rank = c.T(0).rank();
+  ASSIGN_OR_RETURN(perm, c.Ints(1));
+  if (static_cast<int>(perm.size()) != rank) {
+    return c.Error(absl::StrFormat("perm has %d entries for a rank-%d input", perm.size(), rank));
+  }
+  std::vector<bool> seen(rank, false);
+  Dims out;
+  for (int64_t p : perm) {
+    if (p < 0 || p >= rank || seen[p]) {
+      return c.Error(absl::StrCat("perm [", absl::StrJoin(perm, ","), "] is not a permutation"));
+    }
+    seen[p] = true;
+    out.push_back(c.D(0)[p]);
+  }
+  return One(c.Out(std::move(out), 0));
+}
+
+absl::StatusOr<Types> InferConcat(const Ctx& c) {
+  int rank = c.T(1).rank();
+  ASSIGN_OR_RETURN(axis_raw, c.Int(0));
+  ASSIGN_OR_RETURN(axis, NormalizeAxis(axis_raw, rank, c.What(0)));
+  Dims out = c.D(1);
+  for (int i = 2; i < c.size(); ++i) {
+    const Dims& d = c.D(i);
+    bool ok = static_cast<int>(d.size()) == rank;
+    for (int k = 0; ok && k < rank; ++k) ok = k == axis || d[k] == out[k];
+    if (!ok) {
+      return c.Error(absl::StrFormat("input %d %s does not match input 1 %s except on axis %d",
+                                     i, DimsStr(d), DimsStr(c.D(1)), axis));
+    }
+    out[axis] += d[axis];
+  }
+  return One(c.Out(std::move(out), 1));
+}
+
+absl::StatusOr<Types> InferSliceShape(const Ctx& c) {
+  size_t rank = c.D(0).size();
+  ASSIGN_OR_RETURN(start, c.IntsN(1, rank));
+  ASSIGN_OR_RETURN(size, c.IntsN(2, rank));
+  for (size_t i = 0; i < rank; ++i) {
+    if (start[i] < 0 || size[i] < 0 || start[i] + size[i] > c.D(0)[i]) {
+      return c.Error(absl::StrFormat("start %d size %d is outside dim %d (%d)", start[i],
+                                     size[i], i, c.D(0)[i]));
+    }
+  }
+  return One(c.Out(Dims(size.begin(), size.end()), 0));
+}
+
+absl::StatusOr<Types> InferStridedSlice(const Ctx& c) {
+  size_t rank = c.D(0).size();
+  ASSIGN_OR_RETURN(begin, c.IntsN(1, rank));
+  ASSIGN_OR_RETURN(end, c.IntsN(2, rank));
+  ASSIGN_OR_RETURN(strides, c.IntsN(3, rank));
+  Dims out;
+  for (size_t i = 0; i < rank; ++i) {
+    if (strides[i] == 0) return c.Error(absl::StrCat("stride of dim ", i, " is 0"));
+    int64_t first, count;
+    if (!NormalizeStridedRange(c.D(0)[i], begin[i], end[i], strides[i], &first, &count)) {
+      return c.Error("bad range");
+    }
+    out.push_back(count);
+  }
+  return One(c.Out(std::move(out), 0));
+}
+
+absl::StatusOr<Types> InferSplit(const Ctx& c) {
+  int rank = c.T(0).rank();
+  ASSIGN_OR_RETURN(axis_raw, c.Int(1));
+  ASSIGN_OR_RETURN(axis, NormalizeAxis(axis_raw, rank, c.What(1)));
+  ASSIGN_OR_RETURN(sizes, c.Ints(2));
+  if (sizes.empty()) return c.Error("sizes is empty");
+  int64_t sum = 0;
+  for (int64_t s : sizes) {
+    if (s < 0) return c.Error("sizes must not be negative");
+    sum += s;
+  }
+  if (sum != c.D(0)[axis]) {
+    return c.Error(absl::StrFormat("sizes [%s] add up to %d, not dim %d (%d)",
+                                   absl::StrJoin(sizes, ","), sum, axis, c.D(0)[axis]));
+  }
+  Types out;
+  for (size_t k = 0; k < sizes.size(); ++k) {
+    Dims d = c.D(0);
+    d[axis] = sizes[k];
+    ASSIGN_OR_RETURN(t, c.Out(std::move(d), 0, k));
+    out.push_back(std::move(t));
+  }
+  return out;
+}
+
+absl::StatusOr<Types> InferPad(const Ctx& c) {
+  size_t rank = c.D(0).size();
+  ASSIGN_OR_RETURN(pads, c.IntsN(1, 2 * rank));
+  ASSIGN_OR_RETURN(mode, c.IntOr(2, 0));
+  if (mode < 0 || mode > 3) {
+    return c.Error(absl::StrCat("mode ", mode,
+                                " is not 0 (constant), 1 (symmetric), 2 (reflect) or 3 (edge)"));
+  }
+  if (c.Has(3)) RETURN_IF_ERROR(c.Float(3).status());
+  Dims out;
+  for (size_t i = 0; i < rank; ++i) {
+    int64_t d = c.D(0)[i];
+    int64_t lo = pads[2 * i], hi = pads[2 * i + 1];
+    if (lo < 0 || hi < 0) return c.Error("pads must not be negative");
+    int64_t limit = mode == 1 ? d : mode == 2 ? d - 1 : mode == 3 ? (d > 0 ? INT64_MAX : 0)
+                                                                  : INT64_MAX;
+    if (lo > limit || hi > limit) {
+      return c.Error(absl::StrFormat("pad %d on dim %d (%d) is too large for mode %d",
+                                     std::max(lo, hi), i, d, mode));
+    }
+    out.push_back(d + lo + hi);
+  }
+  return One(c.Out(std::move(out), 0));
+}
+
+absl::StatusOr<Types> InferPool(const Ctx& c) {
+  RETURN_IF_ERROR(c.RequireRank(0, 4));
+  const Dims& x = c.D(0);
+  ASSIGN_OR_RETURN(window, c.IntsN(1, 4));
+  ASSIGN_OR_RETURN(stride, c.IntsN(2, 4));
+  ASSIGN_OR_RETURN(pads, c.IntsN(3, 4));
+  if (c.Has(4)) {
+    ASSIGN_OR_RETURN(count_pad, c.Int(4));
+    if (count_pad != 0 && count_pad != 1) return c.Error("count_pad must be 0 or 1");
+  }
+  int64_t o[2];
+  for (int i = 0; i < 2; ++i) {
+    if (window[1 + i] <= 0 || stride[1 + i] <= 0) {
+      return c.Error("window and stride must be positive");
+    }
+    int64_t lo = pads[2 * i], hi = pads[2 * i + 1];
+    if (lo < 0 || hi < 0) return c.Error("pads must not be negative");
+    if (lo >= window[1 + i] || hi >= window[1 + i]) {
+      return c.Error("pads must be smaller than the window");
+    }
+    int64_t padded = x[1 + i] + lo + hi;
+    if (padded < window[1 + i]) {
+      return c.Error(absl::StrFormat("window %d is larger than the padded input %d",
+                                     window[1 + i], padded));
+    }
+    o[i] = (padded - window[1 + i]) / stride[1 + i] + 1;
+  }
+  return One(c.Out({x[0], o[0], o[1], x[3]}, 0));
+}
+
+absl::StatusOr<Types> InferResize(const Ctx& c) {
+  RETURN_IF_ERROR(c.RequireRank(0, 4));
+  const Dims& x = c.D(0);
+  ASSIGN_OR_RETURN(size, c.IntsN(1, 4));
+  int next = 2;
+  if (c.op == "Resize") {
+    ASSIGN_OR_RETURN(mode, c.Int(2));
+    if (mode != 0 && mode != 1) return c.Error("mode must be 0 (nearest) or 1 (bilinear)");
+    next = 3;
+  }
+  ASSIGN_OR_RETURN(transform, c.IntOr(next, 0));
+  if (transform < 0 || transform > 3) {
+    return c.Error("transform must be 0 (half_pixel), 1 (align_corners), 2 (asymmetric) or 3 "
+                   "(pytorch_half_pixel)");
+  }
+  ASSIGN_OR_RETURN(nearest, c.IntOr(next + 1, 0));
+  if (nearest < 0 || nearest > 3) {
+    return c.Error("nearest_mode must be 0 (round_prefer_floor), 1 (round_prefer_ceil), 2 "
+                   "(floor) or 3 (ceil)");
+  }
+  if (size[0] != x[0] || size[3] != x[3] || size[1] <= 0 || size[2] <= 0) {
+    return c.Error(absl::StrFormat(
+        "size [%s] must keep batch and depth of %s and have positive height and width",
+        absl::StrJoin(size, ","), DimsStr(x)));
+  }
+  return One(c.Out(Dims(size.begin(), size.end()), 0));
+}
+
+absl::StatusOr<Types> InferConvert(const Ctx& c) {
+  DType in = c.T(0).dtype;
+  if (c.op == "Quantize" && !IsFloat(in) && !IsQuantized(in)) {
+    return c.Error(absl::StrFormat("x must be float or quantized, got %s", DTypeName(in)));
+  }
+  if (c.op == "Dequantize" && !IsQuantized(in)) {
+    return c.Error(absl::StrFormat("x must be quantized, got %s", DTypeName(in)));
+  }
+  return One(c.Out(c.D(0), 0));
+}
+
+absl::StatusOr<Types> InferOut(const Ctx& c) {
+  if (c.T(0).dtype != DType::kMulti) {
+    return c.Error(absl::StrFormat("multi must be a Multi value, got %s", c.T(0).ToString()));
+  }
+  ASSIGN_OR_RETURN(sel, c.Ints(1));
+  if (sel.empty()) return c.Error("selector is empty");
+  const int64_t n = static_cast<int64_t>(c.in[0].multi.size());
+  int64_t k = sel.back();
+  if (sel.size() >= 2 && sel[sel.size() - 2] != n) {
+    return c.Error(absl::StrFormat("selector says %d outputs, the producer has %d",
+                                   sel[sel.size() - 2], n));
+  }
+  if (k < 0 || k >= n) return c.Error(absl::StrFormat("output %d of %d does not exist", k, n));
+  return Types{c.in[0].multi[k]};
+}
+
+absl::StatusOr<Types> InferLeaf(const Ctx& c) {
+  if (!c.options.declared.empty()) return Types{c.options.declared[0]};
+  return c.Error("has no declared output type");
+}
+
+using ShapeFn = absl::StatusOr<Types> (*)(const Ctx&);
+
+ShapeFn FindShapeFn(std::string_view op) {
+  static const auto* const kFns = [] {
+    auto* m = new absl::flat_hash_map<std::string_view, ShapeFn>();
+    for (auto op : {"Conv2d", "DepthWiseConv2d", "TransposeConv2d"}) m->emplace(op, InferConv);
+    m->emplace("FullyConnected", InferFullyConnected);
+    m->emplace("MatMul", InferMatMul);
+    for (auto op : {"ElementWiseAdd", "ElementWiseSubtract", "ElementWiseMultiply",
+                    "ElementWiseDivide", "ElementWiseMaximum", "ElementWiseMinimum",
+                    "ElementWisePower"}) {
+      m->emplace(op, InferBinary);
+    }
+    for (auto op : {"Relu", "Relu1", "Relu6", "ReluX", "ReluMinMax", "Sigmoid", "Tanh",
+                    "HardSigmoid", "HardSwish", "Gelu", "Erf", "Exp", "Log", "Sqrt", "Neg",
+                    "Abs"}) {
+      m->emplace(op, InferUnary);
+    }
+    m->emplace("Softmax", InferSoftmax);
+    m->emplace("LayerNorm", InferLayerNorm);
+    m->emplace("Batchnorm", InferBatchnorm);
+    for (auto op : {"ReduceMean", "ReduceSum", "ReduceMax"}) m->emplace(op, InferReduce);
+    m->emplace("Reshape", InferReshape);
+    m->emplace("Transpose", InferTranspose);
+    m->emplace("Concat", InferConcat);
+    m->emplace("Slice_shape", InferSliceShape);
+    m->emplace("StridedSlice", InferStridedSlice);
+    m->emplace("Split", InferSplit);
+    m->emplace("Pad", InferPad);
+    m->emplace("PoolMax2d", InferPool);
+    m->emplace("PoolAvg2d", InferPool);
+    for (auto op : {"Resize", "ResizeBilinear", "ResizeNearestNeighbor"}) {
+      m->emplace(op, InferResize);
+    }
+    for (auto op : {"Cast", "Quantize", "Dequantize"}) m->emplace(op, InferConvert);
+    m->emplace("$Out", InferOut);
+    for (auto op : {"$Shape", "*Input"}) m->emplace(op, InferLeaf);
+    return m;
+  }();
+  auto it = kFns->find(op);
+  return it == kFns->end() ? nullptr : it->second;
+}
+
+}  // namespace
+
+bool NormalizeStridedRange(int64_t dim, int64_t begin, int64_t end, int64_t stride,
+                           int64_t* first, int64_t* count) {
+  if (stride == 0) return false;
+  if (begin < 0) begin += dim;
+  if (end < 0) end += dim;
+  if (stride > 0) {
+    begin = std::clamp<int64_t>(begin, 0, dim);
+    end = std::clamp<int64_t>(end, 0, dim);
+    *count = end > begin ? (end - begin + stride - 1) / stride : 0;
+  } else {
+    begin = std::clamp<int64_t>(begin, -1, dim - 1);
+    end = std::clamp<int64_t>(end, -1, dim - 1);
+    *count = begin > end ? (begin - end - stride - 1) / -stride : 0;
+  }
+  *first = begin;
+  return true;
+}
+
+absl::StatusOr<std::vector<int64_t>> ReadIntParam(const OperandInfo& param,
+                                                  std::string_view what) {
+  if (param.is_shape) return std::vector<int64_t>(param.type->dims.begin(), param.type->dims.end());
+  if (param.value == nullptr) {
+    return absl::InvalidArgumentError(
+        absl::StrFormat("%s must be a $Shape or $Const (a value known before running)", what));
+  }
+  const Tensor& t = *param.value;
+  DType dt = t.type().dtype;
+  if (IsQuantized(dt) || dt == DType::kBool) {
+    return absl::InvalidArgumentError(
+        absl::StrFormat("%s must hold integers, got %s", what, t.type().ToString()));
+  }
+  std::vector<int64_t> out(t.num_elements());
+  for (int64_t i = 0; i < t.num_elements(); ++i) {
+    double v = t.GetValue(i);
+    if (v != std::floor(v) || !std::isfinite(v)) {
+      return absl::InvalidArgumentError(
+          absl::StrFormat("%s must hold integers, element %d is %g", what, i, v));
+    }
+    out[i] = static_cast<int64_t>(v);
+  }
+  return out;
+}
+
+absl::StatusOr<int64_t> ReadIntScalarParam(const OperandInfo& param, std::string_view what) {
+  auto v = ReadIntParam(param, what);
+  if (!v.ok()) return v.status();
+  if (v->size() != 1) {
+    return absl::InvalidArgumentError(
+        absl::StrFormat("%s must hold one integer, got %d values", what, v->size()));
+  }
+  return (*v)[0];
+}
+
+absl::StatusOr<double> ReadFloatScalarParam(const OperandInfo& param, std::string_view what) {
+  if (param.value == nullptr) {
+    return absl::InvalidArgumentError(absl::StrFormat("%s must be a $Const", what));
+  }
+  if (param.value->num_elements() != 1) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "%s must hold one number, got %s", what, param.value->type().ToString()));
+  }
+  return param.value->GetReal(0);
+}
+
+absl::StatusOr<Dims> BroadcastDims(const Dims& a, const Dims& b) {
+  const size_t rank = std::max(a.size(), b.size());
+  Dims out(rank);
+  for (size_t i = 0; i < rank; ++i) {
+    int64_t da = i < rank - a.size() ? 1 : a[i - (rank - a.size())];
+    int64_t db = i < rank - b.size() ? 1 : b[i - (rank - b.size())];
+    if (da != db && da != 1 && db != 1) {
+      return absl::InvalidArgumentError(
+          absl::StrFormat("shapes %s and %s do not broadcast", DimsStr(a), DimsStr(b)));
+    }
+    out[i] = da == 1 ? db : da;
+  }
+  return out;
+}
+
+absl::StatusOr<int> NormalizeAxis(int64_t axis, int rank, std::string_view what) {
+  if (axis < -rank || axis >= rank) {
+    return absl::InvalidArgumentError(
+        absl::StrFormat("%s %d is out of range for rank %d", what, axis, rank));
+  }
+  return static_cast<int>(axis < 0 ? axis + rank : axis);
+}
+
+absl::StatusOr<std::vector<TensorType>> InferOutputTypes(std::string_view op,
+                                                         absl::Span<const OperandInfo> inputs,
+                                                         const InferOptions& options) {
+  const OpSignature* sig = FindOpSignature(op);
+  if (sig == nullptr) {
+    return absl::UnimplementedError(absl::StrFormat("unknown op '%s'", op));
+  }
+  std::string_view base = sig->name;
+  const int n = static_cast<int>(inputs.size());
+  if (!sig->AcceptsInputCount(n)) {
+    std::string range = sig->max_inputs == kVariadic
+                            ? absl::StrCat(sig->min_inputs, " or more")
+                        : sig->min_inputs == sig->max_inputs
+                            ? absl::StrCat(sig->min_inputs)
+                            : absl::StrCat(sig->min_inputs, " to ", sig->max_inputs);
+    return absl::InvalidArgumentError(absl::StrFormat("%s: expects %s inputs (%s), got %d", base,
+                                                      range, sig->input_names, n));
+  }
+  for (int i = 0; i < n; ++i) {
+    const TensorType* t = inputs[i].type;
+    if (t == nullptr) {
+      return absl::InvalidArgumentError(absl::StrFormat("%s: input %d has no type", base, i));
+    }
+    bool multi_ok = base == "$Out" && i == 0;
+    if (!IsConcrete(t->dtype) && !(multi_ok && t->dtype == DType::kMulti)) {
+      return absl::InvalidArgumentError(
+          absl::StrFormat("%s: input %d (%s) has dtype %s%s", base, i, sig->InputName(i),
+                          DTypeName(t->dtype),
+                          t->dtype == DType::kMulti ? "; select one output with $Out" : ""));
+    }
+  }
+  if (base == "$Const") {
+    if (!options.declared.empty()) return Types{options.declared[0]};
+    return absl::InvalidArgumentError("$Const: has no declared output type");
+  }
+  ShapeFn fn = FindShapeFn(base);
+  if (fn == nullptr) {
+    return absl::InternalError(absl::StrFormat("%s: no shape function", base));
+  }
+  Ctx c{base, *sig, inputs, options};
+  return fn(c);
+}
+
+absl::StatusOr<std::vector<TensorType>> InferNodeOutputTypes(const Graph& g, NodeId id) {
+  const Node& node = g.node(id);
+  std::vector<OperandInfo> ops(node.inputs.size());
+  std::vector<std::vector<TensorType>> multis(node.inputs.size());
+  for (size_t i = 0; i < node.inputs.size(); ++i) {
+    const ValueRef& in = node.inputs[i];
+    const Node& p = g.node(in.node);
+    ops[i].type = &g.TypeOf(in);
+    if (IsConstantOp(p.op)) ops[i].value = p.constant.get();
+    ops[i].is_shape = p.op == kShapeOp;
+    if (ops[i].type->dtype == DType::kMulti) {
+      if (p.outputs.size() == 1) {
+        auto t = InferNodeOutputTypes(g, in.node);
+        if (!t.ok()) return t.status();
+        multis[i] = *std::move(t);
+      } else {
+        multis[i].assign(p.outputs.begin(), p.outputs.end());
+      }
+      ops[i].multi = multis[i];
+    }
+  }
+  InferOptions options;
+  options.declared = node.outputs;
+  if (node.op == kConstOp && node.constant) {
+    return std::vector<TensorType>{node.constant->type()};
+  }
+  return InferOutputTypes(node.op, ops, options);
+}
+
+}  // namespace egret

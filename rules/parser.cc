@@ -1,1 +1,1377 @@
-// Placeholder: to be written.
+#include "egret/rules/parser.h"
+
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+#include <limits>
+#include <optional>
+#include <utility>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/strings/ascii.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "egret/rules/pass_groups.h"
+
+namespace egret::rules {
+namespace {
+
+constexpr int kMaxDepth = 200;
+
+bool IsPreludeFile(const std::string& file) { return !file.empty() && file[0] == '<'; }
+
+// ---------------------------------------------------------------------------
+// Numbers
+
+struct NumberValue {
+  bool is_float = false;
+  bool is_size = false;  // U suffix
+  int64_t i = 0;
+  double f = 0;
+  std::string error;    // non-empty: not a valid constant
+  std::string warning;  // e.g. octal constant
+};
+
+NumberValue ParseNumber(std::string_view text, bool negative) {
+  NumberValue v;
+  const std::string shown = absl::StrCat(negative ? "-" : "", std::string(text));
+  const bool hex = text.size() > 1 && text[0] == '0' && (text[1] == 'x' || text[1] == 'X');
+  const bool is_float = hex ? text.find_first_of(".pP") != std::string_view::npos
+                            : text.find_first_of(".eE") != std::string_view::npos;
+  if (is_float) {
+    std::string body(text);
+    if (!body.empty() && (body.back() == 'f' || body.back() == 'F' || body.back() == 'l' ||
+                          body.back() == 'L')) {
+      body.pop_back();
+    }
+    char* end = nullptr;
+    errno = 0;
+    double d = std::strtod(body.c_str(), &end);
+    if (body.empty() || end != body.c_str() + body.size()) {
+      v.error = absl::StrCat("invalid floating constant '", shown, "'");
+      return v;
+    }
+    v.is_float = true;
+    v.f = negative ? -d : d;
+    return v;
+  }
+  // Integer: digits then a suffix of u/U and l/L/ll/LL in either order.
+  size_t end = text.size();
+  int u = 0, l = 0;
+  while (end > 0) {
+    char c = text[end - 1];
+    if (c == 'u' || c == 'U') {
+      ++u;
+    } else if (c == 'l' || c == 'L') {
+      ++l;
+    } else {
+      break;
+    }
+    --end;
+  }
+  std::string_view digits = text.substr(0, end);
+  if (u > 1 || l > 2 || digits.empty()) {
+    v.error = absl::StrCat("invalid integer constant '", shown, "'");
+    return v;
+  }
+  int base = 10;
+  if (hex) {
+    base = 16;
+    digits.remove_prefix(2);
+  } else if (digits.size() > 1 && digits[0] == '0' && (digits[1] == 'b' || digits[1] == 'B')) {
+    base = 2;
+    digits.remove_prefix(2);
+  } else if (digits.size() > 1 && digits[0] == '0') {
+    base = 8;
+  }
+  if (digits.empty()) {
+    v.error = absl::StrCat("invalid integer constant '", shown, "'");
+    return v;
+  }
+  uint64_t value = 0;
+  for (char c : digits) {
+    int d;
+    if (c >= '0' && c <= '9') {
+      d = c - '0';
+    } else if (c >= 'a' && c <= 'f') {
+      d = c - 'a' + 10;
+    } else if (c >= 'A' && c <= 'F') {
+      d = c - 'A' + 10;
+    } else if (c == '\'') {
+      continue;  // C++14 digit separator
+    } else {
+      d = 99;
+    }
+    if (d >= base) {
+      v.error = base == 8 ? absl::StrCat("invalid digit '", std::string(1, c),
+                                         "' in octal constant '", shown, "'")
+                          : absl::StrCat("invalid integer constant '", shown, "'");
+      return v;
+    }
+    if (value > (std::numeric_limits<uint64_t>::max() - d) / base) {
+      v.error = absl::StrCat("integer constant '", shown, "' is too large");
+      return v;
+    }
+    value = value * base + d;
+  }
+  if (value > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) {
+    v.error = absl::StrCat("integer constant '", shown, "' is too large");
+    return v;
+  }
+  if (base == 8 && value >= 8) {
+    v.warning = absl::StrCat("octal constant '", std::string(text), "' has the value ", value);
+  }
+  v.is_size = u > 0;
+  v.i = negative ? -static_cast<int64_t>(value) : static_cast<int64_t>(value);
+  return v;
+}
+
+// ---------------------------------------------------------------------------
+// Raw trees: the shape of an argument before it is given a meaning.
+
+struct Raw {
+  enum Kind : uint8_t { kCall, kIdent, kString, kNumber, kQualified };
+  Kind kind = kIdent;
+  size_t tok = 0;     // the name / first string / number (or its sign) token
+  std::string text;   // name, string contents (joined), number as written, member of X::Y
+  std::string scope;  // kQualified: X of X::Y
+  bool negative = false;
+  bool bad_string = false;  // an error was already reported for this string
+  std::vector<Raw> args;
+};
+
+struct Range {
+  size_t begin = 0;
+  size_t end = 0;  // exclusive; toks[end] is the ',' or ')' that ends the range
+};
+
+// ---------------------------------------------------------------------------
+// Grammar forms of constraints and replacements.
+
+// Operand letters: e expression; g operand tag (string) as a kTag child;
+// s string into name; t split tag; n identifier into name; i integer literal
+// into int_value. A trailing '*' repeats the previous letter zero or more times.
+struct FormSpec {
+  ExprKind kind;
+  const char* spec;
+  const char* alt_spec;  // another accepted operand list, or nullptr
+};
+
+enum class Macro : uint8_t {
+  kNone,
+  kIsDType,
+  kIsFloat16Both,
+  kDim,
+  kSameShape,
+  kIterVar,
+  kOperand,
+  kAutosplitSlice,
+  kTypicalSlice,
+  kChangedimSlice,
+  kOpMultiOut,
+};
+
+struct MacroSpec {
+  Macro macro;
+  const char* spec;
+  DType dtype = DType::kUnknown;  // kIsDType
+  int dim = 0;                    // kDim
+};
+
+const absl::flat_hash_map<std::string_view, FormSpec>& Forms() {
+  static const auto* const kForms = new absl::flat_hash_map<std::string_view, FormSpec>{
+      {"LAYOUT_CHUNKSIZE", {ExprKind::kLayoutChunkSize, "ni", nullptr}},
+      {"OPTION_INT", {ExprKind::kOptionInt, "s", nullptr}},
+      {"OPTION_UINT", {ExprKind::kOptionUint, "s", nullptr}},
+      {"OPTION_BOOL", {ExprKind::kOptionBool, "s", nullptr}},
+      {"OPTION_FLOAT", {ExprKind::kOptionFloat, "s", nullptr}},
+      {"UINT", {ExprKind::kToUint, "e", nullptr}},
+      {"INT", {ExprKind::kToInt, "e", nullptr}},
+      {"FLOAT", {ExprKind::kToFloat, "e", nullptr}},
+      {"DTYPE", {ExprKind::kToDType, "e", nullptr}},
+      {"NOT", {ExprKind::kNot, "e", nullptr}},
+      {"NEG", {ExprKind::kNeg, "e", nullptr}},
+      {"ABS", {ExprKind::kAbs, "e", nullptr}},
+      {"IS_POW2", {ExprKind::kIsPow2, "e", nullptr}},
+      {"SELECT", {ExprKind::kSelect, "eee", nullptr}},
+      {"ROUNDUP", {ExprKind::kRoundUp, "ee", nullptr}},
+      {"CEILDIV", {ExprKind::kCeilDiv, "ee", nullptr}},
+      {"LCM", {ExprKind::kLcm, "ee", nullptr}},
+      {"BIT_AND", {ExprKind::kBitAnd, "ee", nullptr}},
+      {"BIT_OR", {ExprKind::kBitOr, "ee", nullptr}},
+      {"AND", {ExprKind::kAnd, "ee*", nullptr}},
+      {"OR", {ExprKind::kOr, "ee*", nullptr}},
+      {"XOR", {ExprKind::kXor, "ee*", nullptr}},
+      {"ADD", {ExprKind::kAdd, "ee*", nullptr}},
+      {"MUL", {ExprKind::kMul, "ee*", nullptr}},
+      {"MIN", {ExprKind::kMin, "ee*", nullptr}},
+      {"MAX", {ExprKind::kMax, "ee*", nullptr}},
+      {"SUB", {ExprKind::kSub, "ee", nullptr}},
+      {"DIV", {ExprKind::kDiv, "ee", nullptr}},
+      {"REM", {ExprKind::kRem, "ee", nullptr}},
+      {"MOD", {ExprKind::kMod, "ee", nullptr}},
+      {"EQ", {ExprKind::kEq, "ee", nullptr}},
+      {"NE", {ExprKind::kNe, "ee", nullptr}},
+      {"LT", {ExprKind::kLt, "ee", nullptr}},
+      {"GT", {ExprKind::kGt, "ee", nullptr}},
+      {"LE", {ExprKind::kLe, "ee", nullptr}},
+      {"GE", {ExprKind::kGe, "ee", nullptr}},
+      {"INPUT_OF", {ExprKind::kInputOf, "ee", nullptr}},
+      {"OUTPUT_OF", {ExprKind::kOutputOf, "ee", nullptr}},
+      {"RANK_OF", {ExprKind::kRankOf, "e", nullptr}},
+      {"DIM_OF", {ExprKind::kDimOf, "ee", nullptr}},
+      {"STEPSIZE_OF", {ExprKind::kStepsizeOf, "e", nullptr}},
+      {"ZERO_OFFSET_OF", {ExprKind::kZeroOffsetOf, "e", nullptr}},
+      {"DTYPE_OF", {ExprKind::kDTypeOf, "e", nullptr}},
+      {"ELEMENTSIZE_OF", {ExprKind::kElementSizeOf, "e", nullptr}},
+      {"INPUTS_OF", {ExprKind::kInputsOf, "e", nullptr}},
+      {"OUTPUTS_OF", {ExprKind::kOutputsOf, "e", nullptr}},
+      {"SAME_ENCODING", {ExprKind::kSameEncoding, "ee", nullptr}},
+      {"SAME_OP", {ExprKind::kSameOp, "ee", nullptr}},
+      {"IS_OP", {ExprKind::kIsOp, "es", nullptr}},
+      {"PRODUCER_FOR", {ExprKind::kProducerFor, "es", nullptr}},
+      {"IS_EMPTY", {ExprKind::kIsEmpty, "e", nullptr}},
+      {"IS_EMPTY_DIM", {ExprKind::kIsEmptyDim, "ee", nullptr}},
+      {"CONSTVAL_INT", {ExprKind::kConstValInt, "ee", "eee"}},
+      {"CONSTVAL_INT_VALID", {ExprKind::kConstValIntValid, "ee", "eee"}},
+      {"CONSTVAL_FLOAT", {ExprKind::kConstValFloat, "ee", nullptr}},
+      {"CONSTVAL_FLOAT_VALID", {ExprKind::kConstValFloatValid, "ee", nullptr}},
+      {"SPLIT_DIM", {ExprKind::kSplitDim, "t", nullptr}},
+      {"SPLIT_START", {ExprKind::kSplitStart, "t", nullptr}},
+      {"SPLIT_SIZE", {ExprKind::kSplitSize, "t", nullptr}},
+      {"EXTERNAL_CONSTRAINT", {ExprKind::kExternalConstraint, "nge*", nullptr}},
+      {"Op", {ExprKind::kOp, "se*", nullptr}},
+      {"WrapOp", {ExprKind::kWrapOp, "se", nullptr}},
+      {"WrapOpAlways", {ExprKind::kWrapOpAlways, "se", nullptr}},
+      {"gen_Shape", {ExprKind::kGenShape, "ee*", nullptr}},
+      {"gen_ShapeOf", {ExprKind::kGenShapeOf, "e", nullptr}},
+      {"gen_ConstScalar_f32", {ExprKind::kGenConstScalarF32, "e", nullptr}},
+      {"gen_ConstScalar_i32", {ExprKind::kGenConstScalarI32, "e", nullptr}},
+      {"gen_ConstArr_f32", {ExprKind::kGenConstArrF32, "ee", nullptr}},
+      {"gen_ConstArr_i32", {ExprKind::kGenConstArrI32, "ee", nullptr}},
+      {"gen_ConstArr_vals_i32", {ExprKind::kGenConstArrValsI32, "ee*", nullptr}},
+      {"AUTOSPLIT", {ExprKind::kAutoSplit, "etee", nullptr}},
+      {"OP_ITER", {ExprKind::kOpIter, "eteee", nullptr}},
+      {"ITER_INPUT_OF", {ExprKind::kIterInputOf, "et", nullptr}},
+      {"AUTOSPLIT_SHAPEFN_APPLY", {ExprKind::kAutoSplitShapeFnApply, "nte*", nullptr}},
+      {"WITH_SIZE", {ExprKind::kWithSize, "ee", nullptr}},
+      {"WITH_TYPE", {ExprKind::kWithType, "ee", nullptr}},
+      {"WITH_SAME_OUTPUT", {ExprKind::kWithSameOutput, "ee", nullptr}},
+      {"WITH_OUTPUT_TYPE", {ExprKind::kWithOutputType, "eeee", nullptr}},
+      {"WITH_MULTI_OUT", {ExprKind::kWithMultiOut, "ee", nullptr}},
+      {"ResizeDim", {ExprKind::kResizeDim, "eee", nullptr}},
+      {"WITH_SAME_ID", {ExprKind::kWithSameId, "ee", nullptr}},
+      {"WITH_SPLIT_HISTORY", {ExprKind::kWithSplitHistory, "ee", "eee"}},
+      {"EXTERNAL_REPLACE", {ExprKind::kExternalReplace, "n", nullptr}},
+      {"SHAPEFN_APPLY", {ExprKind::kShapeFnApply, "ne*", nullptr}},
+  };
+  return *kForms;
+}
+
+const absl::flat_hash_map<std::string_view, MacroSpec>& Macros() {
+  static const auto* const kMacros = new absl::flat_hash_map<std::string_view, MacroSpec>{
+      {"IS_QUINT8", {Macro::kIsDType, "e", DType::kQUInt8}},
+      {"IS_QINT8", {Macro::kIsDType, "e", DType::kQInt8}},
+      {"IS_QUINT16", {Macro::kIsDType, "e", DType::kQUInt16}},
+      {"IS_QINT16", {Macro::kIsDType, "e", DType::kQInt16}},
+      {"IS_QINT32", {Macro::kIsDType, "e", DType::kQInt32}},
+      {"IS_INT32", {Macro::kIsDType, "e", DType::kInt32}},
+      {"IS_INT64", {Macro::kIsDType, "e", DType::kInt64}},
+      {"IS_FLOAT16", {Macro::kIsDType, "e", DType::kFloat16}},
+      {"IS_FLOAT32", {Macro::kIsDType, "e", DType::kFloat32}},
+      {"IS_FLOAT", {Macro::kIsDType, "e", DType::kFloat32}},
+      {"IS_FLOAT16_BOTH", {Macro::kIsFloat16Both, "ee"}},
+      {"DIM_BATCHES", {Macro::kDim, "e", DType::kUnknown, 0}},
+      {"DIM_HEIGHT", {Macro::kDim, "e", DType::kUnknown, 1}},
+      {"DIM_WIDTH", {Macro::kDim, "e", DType::kUnknown, 2}},
+      {"DIM_DEPTH", {Macro::kDim, "e", DType::kUnknown, 3}},
+      {"DIM_CHANNEL", {Macro::kDim, "e", DType::kUnknown, 4}},
+      {"DIM_FILTHEIGHT", {Macro::kDim, "e", DType::kUnknown, 0}},
+      {"DIM_FILTWIDTH", {Macro::kDim, "e", DType::kUnknown, 1}},
+      {"DIM_FILTDEPTH", {Macro::kDim, "e", DType::kUnknown, 2}},
+      {"DIM_NFILTS", {Macro::kDim, "e", DType::kUnknown, 3}},
+      {"SAME_SHAPE", {Macro::kSameShape, "ee"}},
+      {"ITER_VAR", {Macro::kIterVar, "t"}},
+      {"Operand", {Macro::kOperand, "g"}},
+      {"AUTOSPLIT_SLICE", {Macro::kAutosplitSlice, "eee"}},
+      {"TYPICAL_SLICE", {Macro::kTypicalSlice, "et"}},
+      {"CHANGEDIM_SLICE", {Macro::kChangedimSlice, "ete"}},
+      {"OpMultiOut", {Macro::kOpMultiOut, "eese*"}},
+  };
+  return *kMacros;
+}
+
+// Minimum and maximum (-1: unbounded) operand counts of a spec.
+std::pair<size_t, int> SpecArity(std::string_view spec) {
+  size_t min = 0;
+  bool star = false;
+  for (size_t i = 0; i < spec.size(); ++i) {
+    if (spec[i] == '*') continue;
+    if (i + 1 < spec.size() && spec[i + 1] == '*') {
+      star = true;
+    } else {
+      ++min;
+    }
+  }
+  return {min, star ? -1 : static_cast<int>(min)};
+}
+
+// The letter of operand `i` under `spec` (which fits the count).
+char SpecLetter(std::string_view spec, size_t i, size_t count) {
+  // Letters before the starred one are fixed; the starred letter absorbs the
+  // surplus; the letters after it are fixed at the end.
+  size_t star = spec.find('*');
+  if (star == std::string_view::npos) return spec[i];
+  size_t before = star - 1;              // fixed letters before the starred one
+  size_t after = spec.size() - star - 1;  // fixed letters after the star
+  if (i < before) return spec[i];
+  if (i >= count - after) return spec[star + 1 + (i - (count - after))];
+  return spec[star - 1];
+}
+
+std::string ArityText(std::string_view spec, const char* alt) {
+  auto one = [](std::string_view s) {
+    auto [min, max] = SpecArity(s);
+    if (max < 0) return absl::StrCat("at least ", min);
+    return absl::StrCat(min);
+  };
+  std::string text = one(spec);
+  if (alt != nullptr) absl::StrAppend(&text, " or ", one(alt));
+  auto [min, max] = SpecArity(alt != nullptr ? alt : spec);
+  bool plural = !(min == 1 && max == 1) || alt != nullptr;
+  return absl::StrCat(text, plural ? " operands" : " operand");
+}
+
+bool SpecFits(std::string_view spec, size_t n) {
+  auto [min, max] = SpecArity(spec);
+  return n >= min && (max < 0 || n <= static_cast<size_t>(max));
+}
+
+// ---------------------------------------------------------------------------
+
+class Parser {
+ public:
+  Parser(const std::vector<Token>& toks, DiagnosticList* diags) : toks_(toks), diags_(diags) {}
+
+  ParsedFile Run();
+
+ private:
+  const Token& Tok(size_t i) const { return toks_[i < toks_.size() ? i : toks_.size() - 1]; }
+  void Error(const Token& t, std::string msg) {
+    diags_->Add(DiagnosticAt(Severity::kError, OriginOf(t), std::move(msg)));
+  }
+  void Warning(const Token& t, std::string msg) {
+    diags_->Add(DiagnosticAt(Severity::kWarning, OriginOf(t), std::move(msg)));
+  }
+  void Error(const Raw& r, std::string msg) { Error(Tok(r.tok), std::move(msg)); }
+
+  // Scans from the '(' at `open` to its matching ')', splitting the depth-1
+  // arguments at commas. Returns the index of the ')' or nullopt (an error
+  // was reported) when the form does not end.
+  std::optional<size_t> SplitArgs(size_t form, size_t open, std::vector<Range>* args);
+  std::string TextOf(Range r) const;
+  bool IsRuleFormAt(size_t i) const;
+
+  void ParseOptimization(size_t form, const std::vector<Range>& args, bool with_flags);
+  void ParseOpForm(size_t form, const std::vector<Range>& args);
+  bool ParsePassSpec(Range r, Rule* rule);
+  void ParseRuleFlags(Range r, Rule* rule);
+  std::optional<std::string> ParseStringArg(Range r, const char* what);
+  std::optional<CostExpr> ParseCost(size_t& i, size_t end, int depth);
+  std::optional<CostExpr> ParseCostTerm(size_t& i, size_t end, int depth);
+  std::optional<CostExpr> ParseCostUnary(size_t& i, size_t end, int depth);
+
+  // Raw trees.
+  bool ParseRawRange(Range r, Raw* out, const char* what);
+  bool ParseRaw(size_t& i, size_t end, Raw* out, int depth);
+  void ParseStringRaw(size_t& i, size_t end, Raw* out);
+
+  // Meanings.
+  bool ConvertMatch(const Raw& r, MatchNode* out, bool root);
+  ExprPtr Convert(const Raw& r);
+  ExprPtr ConvertCall(const Raw& r);
+  ExprPtr ConvertMacro(const Raw& r, const MacroSpec& m);
+  // Converts r.args under `spec` into `e` (children, name, split_tag, int_value).
+  bool ConvertOperands(const Raw& r, std::string_view spec, Expr* e,
+                       std::vector<ExprPtr>* children);
+  bool OperandString(const Raw& a, const char* what, std::string* out);
+  ExprPtr MakeTag(const Raw& a);
+
+  const std::vector<Token>& toks_;
+  DiagnosticList* diags_;
+  ParsedFile out_;
+};
+
+ExprPtr NewExpr(ExprKind kind, const Origin& origin) {
+  auto e = std::make_unique<Expr>();
+  e->kind = kind;
+  e->origin = origin;
+  return e;
+}
+
+ExprPtr NewInt(int64_t v, const Origin& origin) {
+  ExprPtr e = NewExpr(ExprKind::kIntConst, origin);
+  e->int_value = v;
+  return e;
+}
+
+ExprPtr NewUnary(ExprKind kind, const Origin& origin, ExprPtr a) {
+  ExprPtr e = NewExpr(kind, origin);
+  e->args.push_back(std::move(a));
+  return e;
+}
+
+ExprPtr NewBinary(ExprKind kind, const Origin& origin, ExprPtr a, ExprPtr b) {
+  ExprPtr e = NewExpr(kind, origin);
+  e->args.push_back(std::move(a));
+  e->args.push_back(std::move(b));
+  return e;
+}
+
+// EQ(DTYPE_OF(x), DType::t)
+ExprPtr IsDType(ExprPtr x, DType t, const Origin& o) {
+  ExprPtr dt = NewExpr(ExprKind::kDTypeConst, o);
+  dt->dtype = t;
+  return NewBinary(ExprKind::kEq, o, NewUnary(ExprKind::kDTypeOf, o, std::move(x)), std::move(dt));
+}
+
+// WITH_SIZE(size, WITH_TYPE(in, Op("Slice_shape", in, start, size)))
+ExprPtr AutosplitSlice(ExprPtr in, ExprPtr start, ExprPtr size, const Origin& o) {
+  ExprPtr op = NewExpr(ExprKind::kOp, o);
+  op->name = "Slice_shape";
+  op->args.push_back(in->Clone());
+  op->args.push_back(std::move(start));
+  op->args.push_back(size->Clone());
+  ExprPtr with_type = NewBinary(ExprKind::kWithType, o, std::move(in), std::move(op));
+  return NewBinary(ExprKind::kWithSize, o, std::move(size), std::move(with_type));
+}
+
+ParsedFile Parser::Run() {
+  if (toks_.empty()) return std::move(out_);
+  size_t i = 0;
+  const size_t n = toks_.size();
+  while (i < n && toks_[i].kind != TokenKind::kEnd) {
+    const Token& t = toks_[i];
+    if (t.kind != TokenKind::kIdentifier) {
+      ++i;
+      continue;
+    }
+    const bool optimization =
+        t.text == "DEF_PACKAGE_OPTIMIZATION" || t.text == "DEF_PACKAGE_OPTIMIZATION_WITH_FLAGS";
+    const bool op_form = t.text == "DEF_PACKAGE_OP" ||
+                         t.text == "DEF_PACKAGE_OP_AND_COST_AND_FLAGS" ||
+                         t.text == "DEF_PACKAGE_OP_AND_COST_F_AND_FLAGS";
+    const bool record = t.text == "DEF_TENSOR_PROPERTIES" || t.text == "DEF_PACKAGE_PARAM_ORDER";
+    if (!optimization && !op_form && !record) {
+      ++i;
+      continue;
+    }
+    const bool has_paren = Tok(i + 1).IsPunct("(");
+    if (!t.at_line_start) {
+      // Ordinary C++ that mentions the name; a rule there would be invisible
+      // to rule tools, so say so.
+      if (optimization && has_paren) {
+        Warning(t, absl::StrCat(t.text,
+                                " is not at the start of a line and is ignored (a rule must start "
+                                "its line)"));
+      }
+      ++i;
+      continue;
+    }
+    if (!has_paren) {
+      if (optimization) Error(Tok(i + 1), absl::StrCat("expected '(' after ", t.text));
+      ++i;
+      continue;
+    }
+    const Token& open = Tok(i + 1);
+    const SourceLocation& name_loc = OriginOf(t).loc;
+    const SourceLocation& open_loc = OriginOf(open).loc;
+    if (optimization && (open_loc.file != name_loc.file || open_loc.line != name_loc.line)) {
+      Error(open, absl::StrCat("the '(' of ", t.text, " must be on the same line as the name"));
+    }
+    std::vector<Range> args;
+    std::optional<size_t> close = SplitArgs(i, i + 1, &args);
+    if (!close) {
+      // SplitArgs stopped at the next rule form (or the end): resume there.
+      size_t j = i + 2;
+      while (j < n && toks_[j].kind != TokenKind::kEnd && !IsRuleFormAt(j)) ++j;
+      i = j;
+      continue;
+    }
+    if (optimization) {
+      const Token& after = Tok(*close + 1);
+      if (after.IsPunct("(") || after.IsPunct(",")) {
+        Error(after, absl::StrCat("'", after.text, "' may not follow the closing ')' of ", t.text));
+      }
+      ParseOptimization(i, args, t.text == "DEF_PACKAGE_OPTIMIZATION_WITH_FLAGS");
+    } else if (op_form) {
+      ParseOpForm(i, args);
+    } else if (t.text == "DEF_TENSOR_PROPERTIES") {
+      TensorProperties p;
+      p.loc = OriginOf(t).loc;
+      for (Range r : args) p.args.push_back(TextOf(r));
+      out_.tensor_properties.push_back(std::move(p));
+    } else {
+      ParamOrder p;
+      p.loc = OriginOf(t).loc;
+      if (!args.empty()) {
+        if (std::optional<std::string> s = ParseStringArg(args[0], "op name")) {
+          p.op_name = *s;
+          for (size_t k = 1; k < args.size(); ++k) p.args.push_back(TextOf(args[k]));
+          out_.param_orders.push_back(std::move(p));
+        }
+      } else {
+        Error(t, "DEF_PACKAGE_PARAM_ORDER needs an op name");
+      }
+    }
+    i = *close + 1;
+  }
+  return std::move(out_);
+}
+
+bool Parser::IsRuleFormAt(size_t i) const {
+  const Token& t = toks_[i];
+  return t.kind == TokenKind::kIdentifier && t.at_line_start &&
+         (t.text == "DEF_PACKAGE_OPTIMIZATION" || t.text == "DEF_PACKAGE_OPTIMIZATION_WITH_FLAGS") &&
+         Tok(i + 1).IsPunct("(");
+}
+
+std::optional<size_t> Parser::SplitArgs(size_t form, size_t open, std::vector<Range>* args) {
+  int depth = 0;
+  size_t start = open + 1;
+  for (size_t i = open; i < toks_.size(); ++i) {
+    const Token& t = toks_[i];
+    if (t.kind == TokenKind::kEnd || (i > open && IsRuleFormAt(i))) {
+      Error(toks_[form], absl::StrCat("missing ')' at the end of ", toks_[form].text));
+      return std::nullopt;
+    }
+    if (t.kind != TokenKind::kPunct) continue;
+    if (t.text == "(" || t.text == "[" || t.text == "{") {
+      ++depth;
+    } else if (t.text == ")" || t.text == "]" || t.text == "}") {
+      --depth;
+      if (depth == 0) {
+        if (!(i == open + 1 && args->empty())) args->push_back({start, i});
+        return i;
+      }
+    } else if (t.text == "," && depth == 1) {
+      args->push_back({start, i});
+      start = i + 1;
+    }
+  }
+  Error(toks_[form], absl::StrCat("missing ')' at the end of ", toks_[form].text));
+  return std::nullopt;
+}
+
+std::string Parser::TextOf(Range r) const {
+  std::string s;
+  for (size_t i = r.begin; i < r.end; ++i) {
+    if (i > r.begin && toks_[i].space_before) s += ' ';
+    s += toks_[i].text;
+  }
+  return s;
+}
+
+std::optional<std::string> Parser::ParseStringArg(Range r, const char* what) {
+  if (r.begin == r.end || toks_[r.begin].kind != TokenKind::kString) {
+    Error(Tok(r.begin), absl::StrCat("expected a string constant (", what, ")"));
+    return std::nullopt;
+  }
+  Raw raw;
+  size_t i = r.begin;
+  ParseStringRaw(i, r.end, &raw);
+  if (i != r.end) {
+    Error(Tok(i), absl::StrCat("unexpected '", Tok(i).text, "' after the ", what));
+    return std::nullopt;
+  }
+  if (raw.bad_string) return std::nullopt;
+  return raw.text;
+}
+
+// --- DEF_PACKAGE_OPTIMIZATION ----------------------------------------------
+
+void Parser::ParseOptimization(size_t form, const std::vector<Range>& args, bool with_flags) {
+  const Token& ft = toks_[form];
+  const size_t want = with_flags ? 5 : 4;
+  if (args.size() != want) {
+    Error(ft, absl::StrCat(ft.text, " expects ", want, " arguments (",
+                           with_flags ? "pass, flags, match, constraint, replacement"
+                                      : "pass, match, constraint, replacement",
+                           "), got ", args.size()));
+    return;
+  }
+  Rule rule;
+  rule.origin = OriginOf(ft);
+  rule.form = ft.text;
+  bool ok = ParsePassSpec(args[0], &rule);
+  size_t k = 1;
+  if (with_flags) ParseRuleFlags(args[k++], &rule);
+  Raw match, constraint, replacement;
+  ok &= ParseRawRange(args[k], &match, "a match expression");
+  ok &= ParseRawRange(args[k + 1], &constraint, "a constraint expression");
+  ok &= ParseRawRange(args[k + 2], &replacement, "a replacement expression");
+  if (!ok) return;
+  ok &= ConvertMatch(match, &rule.match, /*root=*/true);
+  rule.constraint = Convert(constraint);
+  rule.replacement = Convert(replacement);
+  if (!ok || !rule.constraint || !rule.replacement) return;
+  out_.rules.push_back(std::move(rule));
+}
+
+bool Parser::ParsePassSpec(Range r, Rule* rule) {
+  if (r.begin == r.end || toks_[r.begin].kind != TokenKind::kIdentifier) {
+    Error(Tok(r.begin), "expected a pass-group name (e.g. GRAPH_CLEANUP or TILING+10)");
+    return false;
+  }
+  const Token& name = toks_[r.begin];
+  rule->pass_name = name.text;
+  rule->pass_origin = OriginOf(name);
+  std::optional<int64_t> base = PassGroupValue(name.text);
+  bool ok = true;
+  if (!base) {
+    Error(name, absl::StrCat("unknown pass group '", name.text, "'"));
+    ok = false;
+  }
+  size_t i = r.begin + 1;
+  if (i < r.end) {
+    if (!toks_[i].IsPunct("+")) {
+      Error(toks_[i], absl::StrCat("expected '+' or ',' after the pass group, found '",
+                                   toks_[i].text, "'"));
+      return false;
+    }
+    ++i;
+    if (i >= r.end || toks_[i].kind != TokenKind::kNumber) {
+      Error(Tok(i), "expected a decimal offset after '+'");
+      return false;
+    }
+    const Token& num = toks_[i];
+    bool plain = !num.text.empty() && (num.text == "0" || num.text[0] != '0');
+    for (char c : num.text) plain &= absl::ascii_isdigit(static_cast<unsigned char>(c));
+    if (!plain) {
+      Error(num, absl::StrCat("the pass offset must be a plain decimal constant without sign or "
+                              "suffix, not '",
+                              num.text, "'"));
+      return false;
+    }
+    NumberValue v = ParseNumber(num.text, false);
+    if (!v.error.empty() || v.i > (int64_t{1} << 40)) {
+      Error(num, absl::StrCat("pass offset '", num.text, "' is too large"));
+      return false;
+    }
+    rule->has_offset = true;
+    rule->pass_offset = v.i;
+    ++i;
+    if (i < r.end) {
+      Error(toks_[i], absl::StrCat("unexpected '", toks_[i].text, "' in the pass spec"));
+      return false;
+    }
+  }
+  rule->priority = base.value_or(0) + rule->pass_offset;
+  return ok;
+}
+
+void Parser::ParseRuleFlags(Range r, Rule* rule) {
+  if (r.begin == r.end) {
+    Error(Tok(r.end), "expected rule flags (0 or flag names joined by '|')");
+    return;
+  }
+  for (size_t i = r.begin; i < r.end; ++i) {
+    const Token& t = toks_[i];
+    if (t.IsPunct("|") || t.IsPunct("(") || t.IsPunct(")")) continue;
+    if (t.kind == TokenKind::kNumber && (t.text == "0" || t.text == "0u" || t.text == "0U")) {
+      continue;
+    }
+    if (t.kind == TokenKind::kIdentifier) {
+      if (Tok(i + 1).IsPunct("::") && i + 2 < r.end) continue;  // Flags::name
+      uint32_t bit = RuleFlagBit(t.text);
+      if (bit == 0) Warning(t, absl::StrCat("unknown rule flag '", t.text, "'"));
+      rule->flags.push_back(t.text);
+      rule->flag_bits |= bit;
+      continue;
+    }
+    if (t.IsPunct("::")) continue;
+    Error(t, absl::StrCat("unexpected '", t.text, "' in rule flags"));
+    return;
+  }
+}
+
+// --- DEF_PACKAGE_OP* -----------------------------------------------------------
+
+void Parser::ParseOpForm(size_t form, const std::vector<Range>& args) {
+  const Token& ft = toks_[form];
+  const bool simple = ft.text == "DEF_PACKAGE_OP";
+  const bool cost_fn = ft.text == "DEF_PACKAGE_OP_AND_COST_F_AND_FLAGS";
+  if (simple ? args.size() != 2 : args.size() < 3) {
+    Error(ft, absl::StrCat(ft.text, simple ? " expects 2 arguments (implementation, op name)"
+                                           : " expects at least 3 arguments (implementation, op "
+                                             "name, cost, flags...)",
+                           ", got ", args.size()));
+    return;
+  }
+  OpImplementation impl;
+  impl.form = ft.text;
+  impl.loc = OriginOf(ft).loc;
+  if (args[0].begin == args[0].end) {
+    Error(Tok(args[0].end), "expected the implementation expression");
+    return;
+  }
+  impl.impl = TextOf(args[0]);
+  std::optional<std::string> name = ParseStringArg(args[1], "op name");
+  if (!name) return;
+  impl.op_name = *name;
+  if (simple) {
+    impl.cost = CostExpr::Named("GLACIAL");
+    impl.flags.push_back("RESOURCE_HVX");
+    impl.flag_bits = kResourceHvx;
+    out_.ops.push_back(std::move(impl));
+    return;
+  }
+  Range c = args[2];
+  if (c.begin == c.end) {
+    Error(Tok(c.end), "expected a cost");
+    return;
+  }
+  if (cost_fn) {
+    impl.cost.kind = CostExpr::Kind::kFunction;
+    impl.cost.name = TextOf(c);
+  } else {
+    size_t i = c.begin;
+    std::optional<CostExpr> cost = ParseCost(i, c.end, 0);
+    if (!cost) return;
+    if (i != c.end) {
+      Error(toks_[i], absl::StrCat("unexpected '", toks_[i].text, "' in the cost"));
+      return;
+    }
+    impl.cost = std::move(*cost);
+  }
+  for (size_t k = 3; k < args.size(); ++k) {
+    Range f = args[k];
+    size_t i = f.begin;
+    if (i == f.end) {
+      Error(Tok(f.end), "expected a flag name");
+      return;
+    }
+    bool ok = true;
+    std::vector<std::string> names;
+    // NAME, Flags::NAME, or NAMEs joined by '|'; a lone 0 means no flags.
+    while (i < f.end) {
+      const Token& t = toks_[i];
+      if (t.kind == TokenKind::kIdentifier && Tok(i + 1).IsPunct("::") && i + 2 < f.end) {
+        i += 2;
+        continue;
+      }
+      if (t.kind == TokenKind::kIdentifier) {
+        names.push_back(t.text);
+      } else if (!(t.IsPunct("|") || (t.kind == TokenKind::kNumber && t.text == "0"))) {
+        Error(t, absl::StrCat("unexpected '", t.text, "' in op flags"));
+        ok = false;
+        break;
+      }
+      ++i;
+    }
+    if (!ok) return;
+    for (std::string& n : names) {
+      impl.flag_bits |= OpFlagBit(n);
+      impl.flags.push_back(std::move(n));
+    }
+  }
+  out_.ops.push_back(std::move(impl));
+}
+
+std::optional<CostExpr> Parser::ParseCost(size_t& i, size_t end, int depth) {
+  std::optional<CostExpr> lhs = ParseCostTerm(i, end, depth);
+  while (lhs && i < end && (toks_[i].IsPunct("+") || toks_[i].IsPunct("-"))) {
+    CostExpr e;
+    e.kind = toks_[i].text == "+" ? CostExpr::Kind::kAdd : CostExpr::Kind::kSub;
+    ++i;
+    std::optional<CostExpr> rhs = ParseCostTerm(i, end, depth);
+    if (!rhs) return std::nullopt;
+    e.args.push_back(std::move(*lhs));
+    e.args.push_back(std::move(*rhs));
+    lhs = std::move(e);
+  }
+  return lhs;
+}
+
+std::optional<CostExpr> Parser::ParseCostTerm(size_t& i, size_t end, int depth) {
+  std::optional<CostExpr> lhs = ParseCostUnary(i, end, depth);
+  while (lhs && i < end && (toks_[i].IsPunct("*") || toks_[i].IsPunct("/"))) {
+    CostExpr e;
+    e.kind = toks_[i].text == "*" ? CostExpr::Kind::kMul : CostExpr::Kind::kDiv;
+    ++i;
+    std::optional<CostExpr> rhs = ParseCostUnary(i, end, depth);
+    if (!rhs) return std::nullopt;
+    e.args.push_back(std::move(*lhs));
+    e.args.push_back(std::move(*rhs));
+    lhs = std::move(e);
+  }
+  return lhs;
+}
+
+std::optional<CostExpr> Parser::ParseCostUnary(size_t& i, size_t end, int depth) {
+  if (depth > kMaxDepth) {
+    Error(Tok(i), "cost expression nested too deeply");
+    return std::nullopt;
+  }
+  if (i >= end) {
+    Error(Tok(i), "expected a cost");
+    return std::nullopt;
+  }
+  const Token& t = toks_[i];
+  if (t.IsPunct("-")) {
+    ++i;
+    std::optional<CostExpr> a = ParseCostUnary(i, end, depth + 1);
+    if (!a) return std::nullopt;
+    CostExpr e;
+    e.kind = CostExpr::Kind::kNeg;
+    e.args.push_back(std::move(*a));
+    return e;
+  }
+  if (t.IsPunct("(")) {
+    ++i;
+    std::optional<CostExpr> a = ParseCost(i, end, depth + 1);
+    if (!a) return std::nullopt;
+    if (i >= end || !toks_[i].IsPunct(")")) {
+      Error(Tok(i), "expected ')' in the cost");
+      return std::nullopt;
+    }
+    ++i;
+    return a;
+  }
+  if (t.kind == TokenKind::kNumber) {
+    NumberValue v = ParseNumber(t.text, false);
+    if (!v.error.empty()) {
+      Error(t, v.error);
+      return std::nullopt;
+    }
+    ++i;
+    return CostExpr::Number(v.is_float ? v.f : static_cast<double>(v.i));
+  }
+  if (t.kind == TokenKind::kIdentifier) {
+    if (NamedCost(t.text)) {
+      ++i;
+      return CostExpr::Named(t.text);
+    }
+    if ((t.text == "COST_OF" || t.text == "COST_OF_F") && i + 1 < end &&
+        toks_[i + 1].IsPunct("(")) {
+      const bool f = t.text == "COST_OF_F";
+      i += 2;
+      if (i >= end || toks_[i].kind != TokenKind::kIdentifier) {
+        Error(Tok(i), absl::StrCat("expected a function name in ", t.text));
+        return std::nullopt;
+      }
+      CostExpr e;
+      e.kind = f ? CostExpr::Kind::kCostOfF : CostExpr::Kind::kCostOf;
+      e.name = toks_[i].text;
+      ++i;
+      if (!f) {
+        if (i >= end || !toks_[i].IsPunct(",")) {
+          Error(Tok(i), "expected ',' and a base cost in COST_OF");
+          return std::nullopt;
+        }
+        ++i;
+        std::optional<CostExpr> base = ParseCost(i, end, depth + 1);
+        if (!base) return std::nullopt;
+        e.args.push_back(std::move(*base));
+      }
+      if (i >= end || !toks_[i].IsPunct(")")) {
+        Error(Tok(i), absl::StrCat("expected ')' at the end of ", t.text));
+        return std::nullopt;
+      }
+      ++i;
+      return e;
+    }
+    Error(t, absl::StrCat("unknown cost '", t.text,
+                          "' (expected GLACIAL, SNAIL, FAST, FREE, DISABLE, a number, COST_OF or "
+                          "COST_OF_F)"));
+    return std::nullopt;
+  }
+  Error(t, absl::StrCat("unexpected '", t.text, "' in the cost"));
+  return std::nullopt;
+}
+
+// --- raw trees -------------------------------------------------------------------
+
+bool Parser::ParseRawRange(Range r, Raw* out, const char* what) {
+  if (r.begin == r.end) {
+    Error(Tok(r.end), absl::StrCat("expected ", what, " before '", Tok(r.end).text, "'"));
+    return false;
+  }
+  size_t i = r.begin;
+  if (!ParseRaw(i, r.end, out, 0)) return false;
+  if (i != r.end) {
+    Error(toks_[i], absl::StrCat("unexpected '", toks_[i].text, "' after ", what));
+    return false;
+  }
+  return true;
+}
+
+void Parser::ParseStringRaw(size_t& i, size_t end, Raw* out) {
+  out->kind = Raw::kString;
+  out->tok = i;
+  out->text.clear();
+  while (i < end && toks_[i].kind == TokenKind::kString) {
+    const Token& t = toks_[i];
+    const std::string& s = t.text;
+    if (s.size() < 2 || s.front() != '"' || s.back() != '"') {
+      if (!out->bad_string) {
+        Error(t, absl::StrCat("string constant ", s, " is not allowed here: string prefixes and "
+                              "raw strings cannot be used in rules"));
+      }
+      out->bad_string = true;
+    } else {
+      std::string_view body(s.data() + 1, s.size() - 2);
+      for (char c : body) {
+        const unsigned char u = static_cast<unsigned char>(c);
+        if (c == '\\' || c == ' ' || u < 0x21 || u > 0x7e) {
+          if (!out->bad_string) {
+            Error(t, absl::StrCat("string constant ", s,
+                                  " may not contain spaces, escapes or unprintable characters"));
+          }
+          out->bad_string = true;
+          break;
+        }
+      }
+      out->text.append(body);
+    }
+    ++i;
+  }
+  if (out->text.empty() && !out->bad_string) {
+    Error(toks_[out->tok], "empty string constant");
+    out->bad_string = true;
+  }
+}
+
+bool Parser::ParseRaw(size_t& i, size_t end, Raw* out, int depth) {
+  if (depth > kMaxDepth) {
+    Error(Tok(i), "expression nested too deeply");
+    return false;
+  }
+  if (i >= end) {
+    Error(Tok(i), absl::StrCat("expected an expression before '", Tok(i).text, "'"));
+    return false;
+  }
+  const Token& t = toks_[i];
+  switch (t.kind) {
+    case TokenKind::kString:
+      ParseStringRaw(i, end, out);
+      return true;
+    case TokenKind::kNumber:
+      out->kind = Raw::kNumber;
+      out->tok = i;
+      out->text = t.text;
+      ++i;
+      return true;
+    case TokenKind::kPunct:
+      if ((t.text == "-" || t.text == "+") && i + 1 < end &&
+          toks_[i + 1].kind == TokenKind::kNumber) {
+        out->kind = Raw::kNumber;
+        out->tok = i;
+        out->negative = t.text == "-";
+        out->text = toks_[i + 1].text;
+        i += 2;
+        return true;
+      }
+      Error(t, absl::StrCat("expected an expression, found '", t.text, "'"));
+      return false;
+    case TokenKind::kIdentifier:
+      break;
+    default:
+      Error(t, absl::StrCat("expected an expression, found '", t.text, "'"));
+      return false;
+  }
+  out->tok = i;
+  out->text = t.text;
+  ++i;
+  if (i < end && toks_[i].IsPunct("::")) {
+    if (i + 1 < end && toks_[i + 1].kind == TokenKind::kIdentifier) {
+      out->kind = Raw::kQualified;
+      out->scope = t.text;
+      out->text = toks_[i + 1].text;
+      i += 2;
+      return true;
+    }
+    Error(Tok(i + 1), "expected a name after '::'");
+    return false;
+  }
+  if (i < end && toks_[i].IsPunct("(")) {
+    out->kind = Raw::kCall;
+    ++i;
+    if (i < end && toks_[i].IsPunct(")")) {
+      ++i;
+      return true;
+    }
+    while (true) {
+      out->args.emplace_back();
+      if (!ParseRaw(i, end, &out->args.back(), depth + 1)) return false;
+      if (i < end && toks_[i].IsPunct(",")) {
+        ++i;
+        continue;
+      }
+      if (i < end && toks_[i].IsPunct(")")) {
+        ++i;
+        return true;
+      }
+      Error(Tok(i), absl::StrCat("expected ',' or ')' in the operands of ", t.text, ", found '",
+                                 Tok(i).text, "'"));
+      return false;
+    }
+  }
+  out->kind = Raw::kIdent;
+  return true;
+}
+
+// --- match -------------------------------------------------------------------------
+
+bool Parser::ConvertMatch(const Raw& r, MatchNode* out, bool root) {
+  out->origin = OriginOf(Tok(r.tok));
+  if (r.kind == Raw::kString) {
+    if (root) {
+      Error(r, "the root of a match must be Op(...) or OpVarIn(...), not an operand tag");
+      return false;
+    }
+    if (r.bad_string) return false;
+    out->kind = MatchKind::kTag;
+    out->tag = r.text;
+    return true;
+  }
+  if (r.kind == Raw::kCall && r.text == "LET") {
+    if (root) {
+      Error(r, "LET cannot be the root of a match");
+      return false;
+    }
+    if (r.args.size() != 2) {
+      Error(r, absl::StrCat("LET expects 2 operands (tag, Op or OpVarIn), got ", r.args.size()));
+      return false;
+    }
+    if (r.args[0].kind != Raw::kString) {
+      Error(r.args[0], "the first operand of LET must be an operand tag (a string constant)");
+      return false;
+    }
+    if (r.args[0].bad_string) return false;
+    const Raw& inner = r.args[1];
+    if (inner.kind != Raw::kCall || (inner.text != "Op" && inner.text != "OpVarIn")) {
+      Error(inner, "the second operand of LET must be Op(...) or OpVarIn(...)");
+      return false;
+    }
+    out->kind = MatchKind::kLet;
+    out->tag = r.args[0].text;
+    out->operands.emplace_back();
+    return ConvertMatch(inner, &out->operands.back(), false);
+  }
+  if (r.kind == Raw::kCall && (r.text == "Op" || r.text == "OpVarIn")) {
+    out->kind = r.text == "Op" ? MatchKind::kOp : MatchKind::kOpVarIn;
+    if (r.args.empty() || r.args[0].kind != Raw::kString) {
+      Error(r.args.empty() ? r : r.args[0],
+            absl::StrCat("the first operand of ", r.text, " must be an op name (a string constant)"));
+      return false;
+    }
+    if (r.args[0].bad_string) return false;
+    out->op = r.args[0].text;
+    bool ok = true;
+    out->operands.resize(r.args.size() - 1);
+    for (size_t k = 1; k < r.args.size(); ++k) {
+      ok &= ConvertMatch(r.args[k], &out->operands[k - 1], false);
+    }
+    return ok;
+  }
+  Error(r, root ? "the root of a match must be Op(...) or OpVarIn(...)"
+                : absl::StrCat("expected an operand tag, Op, OpVarIn or LET in a match, found '",
+                               Tok(r.tok).text, "'"));
+  return false;
+}
+
+// --- constraints and replacements -----------------------------------------------------
+
+ExprPtr Parser::MakeTag(const Raw& a) {
+  ExprPtr e = NewExpr(ExprKind::kTag, OriginOf(Tok(a.tok)));
+  e->name = a.text;
+  return e;
+}
+
+bool Parser::OperandString(const Raw& a, const char* what, std::string* out) {
+  if (a.kind != Raw::kString) {
+    Error(a, absl::StrCat("expected ", what, " (a string constant), found '", Tok(a.tok).text,
+                          "'"));
+    return false;
+  }
+  if (a.bad_string) return false;
+  *out = a.text;
+  return true;
+}
+
+ExprPtr Parser::Convert(const Raw& r) {
+  const Origin origin = OriginOf(Tok(r.tok));
+  switch (r.kind) {
+    case Raw::kString: {
+      if (r.bad_string) return nullptr;
+      return MakeTag(r);
+    }
+    case Raw::kNumber: {
+      NumberValue v = ParseNumber(r.text, r.negative);
+      if (!v.error.empty()) {
+        Error(r, v.error);
+        return nullptr;
+      }
+      if (!v.warning.empty()) Warning(Tok(r.tok), v.warning);
+      if (v.is_float) {
+        ExprPtr e = NewExpr(ExprKind::kFloatConst, origin);
+        e->float_value = v.f;
+        return e;
+      }
+      ExprPtr e = NewExpr(v.is_size ? ExprKind::kSizeConst : ExprKind::kIntConst, origin);
+      e->int_value = v.i;
+      return e;
+    }
+    case Raw::kQualified: {
+      if (r.scope != "DType") {
+        Error(r, absl::StrCat("unknown name '", r.scope, "::", r.text, "' (only DType::<tag> is "
+                              "allowed)"));
+        return nullptr;
+      }
+      std::optional<DType> dt = ParseDType(r.text);
+      if (!dt) {
+        Error(Tok(r.tok + 2), absl::StrCat("'", r.text, "' is not a tag of the DType enum"));
+        return nullptr;
+      }
+      ExprPtr e = NewExpr(ExprKind::kDTypeConst, origin);
+      e->dtype = *dt;
+      return e;
+    }
+    case Raw::kIdent: {
+      if (r.text == "OK" || r.text == "true" || r.text == "false") {
+        ExprPtr e = NewExpr(ExprKind::kBoolConst, origin);
+        e->int_value = r.text != "false";
+        return e;
+      }
+      if (r.text == "INF" || r.text == "NEG_INF") {
+        ExprPtr e = NewExpr(ExprKind::kFloatConst, origin);
+        e->float_value = r.text == "INF" ? std::numeric_limits<double>::infinity()
+                                         : -std::numeric_limits<double>::infinity();
+        return e;
+      }
+      if (Forms().contains(r.text) || Macros().contains(r.text)) {
+        Error(r, absl::StrCat("'", r.text, "' needs operands in parentheses"));
+      } else {
+        Error(r, absl::StrCat("unknown name '", r.text, "'"));
+      }
+      return nullptr;
+    }
+    case Raw::kCall:
+      return ConvertCall(r);
+  }
+  return nullptr;
+}
+
+bool Parser::ConvertOperands(const Raw& r, std::string_view spec, Expr* e,
+                             std::vector<ExprPtr>* children) {
+  bool ok = true;
+  const size_t n = r.args.size();
+  for (size_t k = 0; k < n; ++k) {
+    const Raw& a = r.args[k];
+    switch (SpecLetter(spec, k, n)) {
+      case 'e': {
+        ExprPtr c = Convert(a);
+        ok &= c != nullptr;
+        children->push_back(std::move(c));
+        break;
+      }
+      case 'g': {
+        std::string tag;
+        if (OperandString(a, "an operand tag", &tag)) {
+          children->push_back(MakeTag(a));
+        } else {
+          ok = false;
+          children->push_back(nullptr);
+        }
+        break;
+      }
+      case 's':
+        ok &= OperandString(a, e->kind == ExprKind::kOptionInt || e->kind == ExprKind::kOptionUint ||
+                                       e->kind == ExprKind::kOptionBool ||
+                                       e->kind == ExprKind::kOptionFloat
+                                   ? "an option name"
+                                   : "an op name",
+                            &e->name);
+        break;
+      case 't':
+        ok &= OperandString(a, "a split tag", &e->split_tag);
+        break;
+      case 'n':
+        if (a.kind != Raw::kIdent) {
+          Error(a, absl::StrCat("expected a name (a C identifier), found '", Tok(a.tok).text, "'"));
+          ok = false;
+        } else {
+          e->name = a.text;
+        }
+        break;
+      case 'i': {
+        NumberValue v;
+        if (a.kind == Raw::kNumber) v = ParseNumber(a.text, a.negative);
+        if (a.kind != Raw::kNumber || v.is_float || !v.error.empty()) {
+          Error(a, absl::StrCat("expected an integer constant, found '", Tok(a.tok).text, "'"));
+          ok = false;
+        } else {
+          e->int_value = v.i;
+        }
+        break;
+      }
+      default:
+        break;
+    }
+  }
+  return ok;
+}
+
+ExprPtr Parser::ConvertCall(const Raw& r) {
+  const Origin origin = OriginOf(Tok(r.tok));
+  if (auto it = Macros().find(r.text); it != Macros().end()) return ConvertMacro(r, it->second);
+  auto it = Forms().find(r.text);
+  if (it == Forms().end()) {
+    if (r.text == "LET" || r.text == "OpVarIn") {
+      Error(r, absl::StrCat(r.text, " may only be used in a match"));
+    } else {
+      Error(r, absl::StrCat("unknown function '", r.text, "'"));
+    }
+    return nullptr;
+  }
+  const FormSpec& f = it->second;
+  std::string_view spec = f.spec;
+  if (!SpecFits(spec, r.args.size())) {
+    if (f.alt_spec != nullptr && SpecFits(f.alt_spec, r.args.size())) {
+      spec = f.alt_spec;
+    } else {
+      Error(r, absl::StrCat(r.text, " expects ", ArityText(f.spec, f.alt_spec), ", got ",
+                            r.args.size()));
+      return nullptr;
+    }
+  }
+  ExprPtr e = NewExpr(f.kind, origin);
+  if (!ConvertOperands(r, spec, e.get(), &e->args)) return nullptr;
+  return e;
+}
+
+ExprPtr Parser::ConvertMacro(const Raw& r, const MacroSpec& m) {
+  const Origin o = OriginOf(Tok(r.tok));
+  if (!SpecFits(m.spec, r.args.size())) {
+    Error(r, absl::StrCat(r.text, " expects ", ArityText(m.spec, nullptr), ", got ",
+                          r.args.size()));
+    return nullptr;
+  }
+  Expr holder;  // receives name / split_tag operands
+  std::vector<ExprPtr> a;
+  if (!ConvertOperands(r, m.spec, &holder, &a)) return nullptr;
+  ExprPtr e;
+  switch (m.macro) {
+    case Macro::kNone:
+      return nullptr;
+    case Macro::kIsDType:
+      e = IsDType(std::move(a[0]), m.dtype, o);
+      break;
+    case Macro::kIsFloat16Both: {
+      ExprPtr x = IsDType(std::move(a[0]), DType::kFloat16, o);
+      ExprPtr y = IsDType(std::move(a[1]), DType::kFloat16, o);
+      x->macro = y->macro = "IS_FLOAT16";
+      e = NewBinary(ExprKind::kAnd, o, std::move(x), std::move(y));
+      break;
+    }
+    case Macro::kDim:
+      e = NewBinary(ExprKind::kDimOf, o, std::move(a[0]), NewInt(m.dim, o));
+      break;
+    case Macro::kSameShape: {
+      e = NewExpr(ExprKind::kAnd, o);
+      for (int d = 3; d >= 0; --d) {
+        e->args.push_back(
+            NewBinary(ExprKind::kEq, o, NewBinary(ExprKind::kDimOf, o, a[0]->Clone(), NewInt(d, o)),
+                      NewBinary(ExprKind::kDimOf, o, a[1]->Clone(), NewInt(d, o))));
+      }
+      break;
+    }
+    case Macro::kIterVar:
+      e = NewExpr(ExprKind::kSplitStart, o);
+      e->split_tag = holder.split_tag;
+      break;
+    case Macro::kOperand:
+      e = std::move(a[0]);
+      break;
+    case Macro::kAutosplitSlice:
+      e = AutosplitSlice(std::move(a[0]), std::move(a[1]), std::move(a[2]), o);
+      break;
+    case Macro::kTypicalSlice:
+    case Macro::kChangedimSlice: {
+      const bool dim = m.macro == Macro::kChangedimSlice;
+      auto apply = [&](const char* fn) {
+        ExprPtr x = NewExpr(ExprKind::kAutoSplitShapeFnApply, o);
+        x->name = fn;
+        x->split_tag = holder.split_tag;
+        x->args.push_back(a[0]->Clone());
+        if (dim) x->args.push_back(a[1]->Clone());
+        return x;
+      };
+      ExprPtr start = apply(dim ? "simpledim_split_start" : "simple_split_start");
+      ExprPtr size = apply(dim ? "simpledim_split_size" : "simple_split_size");
+      e = AutosplitSlice(std::move(a[0]), std::move(start), std::move(size), o);
+      break;
+    }
+    case Macro::kOpMultiOut: {
+      ExprPtr inner = NewExpr(ExprKind::kOp, o);
+      inner->name = holder.name;
+      for (size_t k = 2; k < a.size(); ++k) inner->args.push_back(std::move(a[k]));
+      ExprPtr shape = NewExpr(ExprKind::kGenShape, o);
+      shape->args.push_back(NewInt(0, o));
+      shape->args.push_back(NewInt(0, o));
+      shape->args.push_back(a[0]->Clone());
+      shape->args.push_back(std::move(a[1]));
+      e = NewExpr(ExprKind::kOp, o);
+      e->name = "$Out";
+      e->args.push_back(NewBinary(ExprKind::kWithMultiOut, o, std::move(a[0]), std::move(inner)));
+      e->args.push_back(std::move(shape));
+      break;
+    }
+  }
+  if (e->macro.empty()) e->macro = r.text;
+  return e;
+}
+
+}  // namespace
+
+Origin OriginOf(const Token& t) {
+  Origin o;
+  if (t.expanded_from.empty()) {
+    o.loc = t.loc;
+    return o;
+  }
+  o.pp_macro = t.expanded_from;
+  if (IsPreludeFile(t.loc.file)) {
+    o.loc = t.expansion_loc;
+    o.macro_loc = t.loc;
+  } else {
+    o.loc = t.loc;
+    o.macro_loc = t.expansion_loc;
+  }
+  return o;
+}
+
+Diagnostic DiagnosticAt(Severity severity, const Origin& origin, std::string message) {
+  Diagnostic d;
+  d.severity = severity;
+  d.loc = origin.loc;
+  d.message = std::move(message);
+  if (!origin.pp_macro.empty()) {
+    d.notes.emplace_back(origin.macro_loc,
+                         absl::StrCat("in expansion of macro '", origin.pp_macro, "'"));
+  }
+  return d;
+}
+
+ParsedFile ParseRuleTokens(const std::vector<Token>& tokens, DiagnosticList* diags) {
+  if (tokens.empty() || tokens.back().kind != TokenKind::kEnd) {
+    std::vector<Token> copy = tokens;
+    copy.emplace_back();
+    if (!tokens.empty()) copy.back().loc = tokens.back().loc;
+    return Parser(copy, diags).Run();
+  }
+  return Parser(tokens, diags).Run();
+}
+
+}  // namespace egret::rules

@@ -30,6 +30,10 @@ struct Token {
   // line continuations are joined). The grammar requires
   // DEF_PACKAGE_OPTIMIZATION and its '(' to start a line.
   bool at_line_start = false;
+  // True when white space or a comment separates this token from the one
+  // before it on the same logical line (used by # stringizing, and to print
+  // tokens back as text).
+  bool space_before = false;
   // When the token came out of a macro expansion: the outermost macro's name
   // and the location of its use in the user's file. Empty otherwise.
   std::string expanded_from;

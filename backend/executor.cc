@@ -1,0 +1,236 @@
+#include "egret/backend/executor.h"
+
+#include <memory>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "egret/backend/kernels/kernels_internal.h"
+#include "egret/graph/op_signature.h"
+#include "egret/graph/shape_inference.h"
+
+namespace egret {
+namespace {
+
+using backend_internal::KernelContext;
+using backend_internal::Kernels;
+
+// The computed outputs of one node. For a node whose single declared output
+// is Multi, `tensors` holds the pieces "$Out" selects from.
+struct Slot {
+  std::vector<std::shared_ptr<const Tensor>> tensors;
+  std::vector<TensorType> multi_types;  // set for a Multi node
+  bool multi = false;
+  int64_t bytes = 0;  // counted toward live bytes
+};
+
+absl::Status NodeError(const Graph& g, NodeId id, const std::string& msg) {
+  return absl::InvalidArgumentError(
+      absl::StrFormat("node %s: %s", g.NodeLabel(id), msg));
+}
+
+absl::Status CheckInputs(const Graph& g, absl::Span<const Tensor> inputs) {
+  if (inputs.size() != g.inputs().size()) {
+    return absl::InvalidArgumentError(absl::StrFormat("graph has %d inputs, %d given",
+                                                      g.inputs().size(), inputs.size()));
+  }
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const TensorType& want = g.node(g.inputs()[i]).outputs[0];
+    if (inputs[i].type() != want) {
+      return absl::InvalidArgumentError(absl::StrFormat(
+          "input %d (%s) must be %s, got %s", i, g.NodeLabel(g.inputs()[i]), want.ToString(),
+          inputs[i].type().ToString()));
+    }
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+bool HasKernel(std::string_view op) {
+  std::string_view base = BaseOpName(op);
+  if (base == kConstOp || base == kShapeOp || base == kOutOp || base == kInputOp) return true;
+  return Kernels().contains(base);
+}
+
+absl::StatusOr<std::vector<Tensor>> Execute(const Graph& g, absl::Span<const Tensor> inputs,
+                                            const ExecuteOptions& options) {
+  if (absl::Status s = g.Validate(); !s.ok()) return s;
+  if (absl::Status s = CheckInputs(g, inputs); !s.ok()) return s;
+  const size_t n = g.num_nodes();
+
+  // Nodes the outputs depend on, and how many uses of each remain.
+  std::vector<bool> live(n, false);
+  std::vector<NodeId> stack;
+  for (const GraphOutput& o : g.outputs()) stack.push_back(o.value.node);
+  while (!stack.empty()) {
+    NodeId id = stack.back();
+    stack.pop_back();
+    if (live[id]) continue;
+    live[id] = true;
+    for (const ValueRef& in : g.node(id).inputs) stack.push_back(in.node);
+  }
+  std::vector<int64_t> uses(n, 0);
+  for (NodeId id = 0; id < n; ++id) {
+    if (!live[id]) continue;
+    for (const ValueRef& in : g.node(id).inputs) ++uses[in.node];
+  }
+  std::vector<bool> is_output(n, false);
+  for (const GraphOutput& o : g.outputs()) is_output[o.value.node] = true;
+  std::vector<int64_t> input_index(n, -1);
+  for (size_t i = 0; i < g.inputs().size(); ++i) input_index[g.inputs()[i]] = i;
+
+  auto order = g.TopologicalOrder();
+  if (!order.ok()) return order.status();
+  std::vector<Slot> slots(n);
+  int64_t live_bytes = 0;
+  ExecuteStats stats;
+
+  for (NodeId id : *order) {
+    if (!live[id]) continue;
+    const Node& node = g.node(id);
+    Slot& slot = slots[id];
+    if (node.op == kInputOp) {
+      // Borrowed: the caller's tensor outlives this call.
+      slot.tensors.emplace_back(std::shared_ptr<const Tensor>(), &inputs[input_index[id]]);
+      continue;
+    }
+    if (node.op == kConstOp) {
+      slot.tensors.push_back(node.constant);
+      continue;
+    }
+    if (node.op == kShapeOp) {
+      if (node.outputs.size() != 1 || node.outputs[0].dtype != DType::kInt32) {
+        return NodeError(g, id, "a $Shape must have one Int32 output");
+      }
+      continue;  // no data: its type is its value
+    }
+
+    // Gather the operands.
+    const OpSignature* sig = FindOpSignature(node.op);
+    std::vector<OperandInfo> ops(node.inputs.size());
+    for (size_t i = 0; i < node.inputs.size(); ++i) {
+      const ValueRef& in = node.inputs[i];
+      const Node& p = g.node(in.node);
+      const Slot& ps = slots[in.node];
+      OperandInfo& o = ops[i];
+      if (p.op == kShapeOp) {
+        o.type = &p.outputs[0];
+        o.is_shape = true;
+        if (sig != nullptr && !sig->IsParam(static_cast<int>(i))) {
+          return NodeError(g, id, absl::StrFormat(
+              "%s input %d (%s) is a $Shape, which holds no data; only parameters may be",
+              node.op, i, sig->InputName(static_cast<int>(i))));
+        }
+      } else if (ps.multi) {
+        o.type = &p.outputs[0];
+        o.multi = ps.multi_types;
+      } else {
+        o.type = &ps.tensors[in.output]->type();
+        o.value = ps.tensors[in.output].get();
+      }
+    }
+
+    // Shape function, checked against the node's declared outputs.
+    InferOptions infer;
+    infer.declared = node.outputs;
+    auto inferred = InferOutputTypes(node.op, ops, infer);
+    if (!inferred.ok()) {
+      if (absl::IsUnimplemented(inferred.status())) {
+        return absl::UnimplementedError(absl::StrFormat(
+            "node %s: unknown op '%s' (no reference kernel)", g.NodeLabel(id), node.op));
+      }
+      return NodeError(g, id, std::string(inferred.status().message()));
+    }
+    const bool multi = node.outputs.size() == 1 && node.outputs[0].dtype == DType::kMulti;
+    if (!multi) {
+      if (inferred->size() != node.outputs.size()) {
+        return NodeError(g, id, absl::StrFormat("%s computes %d outputs, the node declares %d",
+                                                node.op, inferred->size(), node.outputs.size()));
+      }
+      for (size_t k = 0; k < inferred->size(); ++k) {
+        if ((*inferred)[k].dims != node.outputs[k].dims) {
+          return NodeError(g, id, absl::StrFormat(
+              "%s output %d is declared %s but its inputs give %s", node.op, k,
+              node.outputs[k].ToString(), (*inferred)[k].ToString()));
+        }
+      }
+    }
+    const std::vector<TensorType> out_types =
+        multi ? *inferred : std::vector<TensorType>(node.outputs.begin(), node.outputs.end());
+
+    // Run.
+    if (BaseOpName(node.op) == kOutOp) {
+      // The shape function has checked the selector.
+      auto sel = ReadIntParam(ops[1], "$Out selector");
+      if (!sel.ok()) return NodeError(g, id, std::string(sel.status().message()));
+      const std::shared_ptr<const Tensor>& src = slots[node.inputs[0].node].tensors[sel->back()];
+      if (src->type() == out_types[0]) {
+        slot.tensors.push_back(src);  // shared with the Multi producer
+      } else {
+        auto t = std::make_shared<Tensor>(
+            backend_internal::MakeTensor(out_types[0], backend_internal::ReadReals(*src)));
+        slot.bytes += t->type().byte_size();
+        slot.tensors.push_back(std::move(t));
+      }
+    } else {
+      auto it = Kernels().find(BaseOpName(node.op));
+      if (it == Kernels().end()) {
+        return absl::UnimplementedError(absl::StrFormat(
+            "node %s: unknown op '%s' (no reference kernel)", g.NodeLabel(id), node.op));
+      }
+      for (size_t i = 0; i < ops.size(); ++i) {
+        if (ops[i].value == nullptr && !ops[i].is_shape) {
+          return NodeError(g, id, absl::StrFormat("%s input %d is a Multi value; select one "
+                                                  "output with $Out",
+                                                  node.op, i));
+        }
+      }
+      int64_t bytes = 0;
+      for (const TensorType& t : out_types) bytes += t.byte_size();
+      if (options.max_live_bytes > 0 && live_bytes + bytes > options.max_live_bytes) {
+        return absl::ResourceExhaustedError(absl::StrFormat(
+            "node %s: live values would take %d bytes, over the limit of %d", g.NodeLabel(id),
+            live_bytes + bytes, options.max_live_bytes));
+      }
+      KernelContext ctx{BaseOpName(node.op), ops, out_types};
+      auto result = it->second(ctx);
+      if (!result.ok()) return NodeError(g, id, std::string(result.status().message()));
+      if (result->size() != out_types.size()) {
+        return absl::InternalError(absl::StrFormat("node %s: kernel %s returned %d outputs",
+                                                   g.NodeLabel(id), node.op, result->size()));
+      }
+      for (Tensor& t : *result) slot.tensors.push_back(std::make_shared<Tensor>(std::move(t)));
+      slot.bytes = bytes;
+      ++stats.nodes_run;
+    }
+    if (multi) {
+      slot.multi = true;
+      slot.multi_types = out_types;
+    }
+    live_bytes += slot.bytes;
+    stats.peak_live_bytes = std::max(stats.peak_live_bytes, live_bytes);
+
+    // Free the inputs whose last use this was.
+    for (const ValueRef& in : node.inputs) {
+      if (--uses[in.node] == 0 && !is_output[in.node]) {
+        live_bytes -= slots[in.node].bytes;
+        slots[in.node] = Slot();
+      }
+    }
+  }
+
+  std::vector<Tensor> out;
+  out.reserve(g.outputs().size());
+  for (const GraphOutput& o : g.outputs()) {
+    const Slot& s = slots[o.value.node];
+    if (s.multi || o.value.output >= s.tensors.size() || !s.tensors[o.value.output]) {
+      return NodeError(g, o.value.node,
+                       "a graph output must be a tensor value (not a $Shape or Multi value)");
+    }
+    out.push_back(*s.tensors[o.value.output]);
+  }
+  if (options.stats != nullptr) *options.stats = stats;
+  return out;
+}
+
+}  // namespace egret

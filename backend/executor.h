@@ -1,0 +1,56 @@
+// The reference executor: a plain CPU interpreter for egret's op vocabulary
+// (docs/ops.md), the ground truth that `egret run` and `egret verify` use.
+//
+// Every op is computed on real values in double precision: quantized inputs
+// are dequantized (stepsize * (q - zero_offset)), Float16 is widened, and each
+// result is stored in its node's declared output type (quantized outputs as
+// round(r / stepsize + zero_offset), saturated). Only the nodes the graph
+// outputs depend on are run, in topological order, and each intermediate value
+// is freed after its last use.
+#ifndef EGRET_BACKEND_EXECUTOR_H_
+#define EGRET_BACKEND_EXECUTOR_H_
+
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/types/span.h"
+#include "egret/graph/graph.h"
+#include "egret/graph/tensor.h"
+
+namespace egret {
+
+struct ExecuteStats {
+  int64_t nodes_run = 0;        // nodes computed by a kernel
+  int64_t peak_live_bytes = 0;  // most bytes of computed values alive at once
+};
+
+struct ExecuteOptions {
+  // Fail with kResourceExhausted when computed values alive at once would
+  // exceed this many bytes (graph inputs and constants are not counted).
+  // 0: no limit.
+  int64_t max_live_bytes = 0;
+  // When set, filled in on success.
+  ExecuteStats* stats = nullptr;
+};
+
+// Runs `g` on `inputs` (one per graph input, in g.inputs() order, each of
+// exactly the input's type) and returns one tensor per graph output, of the
+// output's declared type.
+//
+// Errors: a malformed graph or wrong inputs are kInvalidArgument; a node whose
+// declared output dims disagree with its shape function, or whose op has no
+// kernel, fails with a message naming the node and op, e.g.
+// "node 'n7' (#7): unknown op 'MyOp' (no reference kernel)".
+absl::StatusOr<std::vector<Tensor>> Execute(const Graph& g, absl::Span<const Tensor> inputs,
+                                            const ExecuteOptions& options = {});
+
+// True when the reference executor has a kernel for `op` (dotted
+// implementation suffixes are ignored: "Relu.fp16" runs as "Relu"). The
+// special ops "$Const", "$Shape", "$Out" and "*Input" count as executable.
+bool HasKernel(std::string_view op);
+
+}  // namespace egret
+
+#endif  // EGRET_BACKEND_EXECUTOR_H_

@@ -1,0 +1,89 @@
+// Unary elementwise ops: activations and math functions.
+#include <algorithm>
+#include <cmath>
+
+#include "egret/backend/kernels/kernels_internal.h"
+
+namespace egret::backend_internal {
+namespace {
+
+using Result = absl::StatusOr<std::vector<Tensor>>;
+
+double Clamp(double x, double lo, double hi) { return std::min(std::max(x, lo), hi); }
+
+Result Relu(const KernelContext& c) {
+  return MapUnary(c, [](double x) { return std::max(x, 0.0); });
+}
+Result Relu1(const KernelContext& c) {
+  return MapUnary(c, [](double x) { return Clamp(x, -1.0, 1.0); });
+}
+Result Relu6(const KernelContext& c) {
+  return MapUnary(c, [](double x) { return Clamp(x, 0.0, 6.0); });
+}
+Result ReluX(const KernelContext& c) {
+  EGRET_ASSIGN_OR_RETURN(hi, ReadFloatScalarParam(c.inputs[1], "ReluX max"));
+  return MapUnary(c, [hi](double x) { return Clamp(x, 0.0, hi); });
+}
+Result ReluMinMax(const KernelContext& c) {
+  EGRET_ASSIGN_OR_RETURN(lo, ReadFloatScalarParam(c.inputs[1], "ReluMinMax min"));
+  EGRET_ASSIGN_OR_RETURN(hi, ReadFloatScalarParam(c.inputs[2], "ReluMinMax max"));
+  return MapUnary(c, [lo, hi](double x) { return Clamp(x, lo, hi); });
+}
+Result Sigmoid(const KernelContext& c) {
+  return MapUnary(c, [](double x) { return 1.0 / (1.0 + std::exp(-x)); });
+}
+Result Tanh(const KernelContext& c) {
+  return MapUnary(c, [](double x) { return std::tanh(x); });
+}
+Result HardSigmoid(const KernelContext& c) {
+  EGRET_ASSIGN_OR_RETURN(alpha, ReadFloatScalarParam(c.inputs[1], "HardSigmoid alpha"));
+  EGRET_ASSIGN_OR_RETURN(beta, ReadFloatScalarParam(c.inputs[2], "HardSigmoid beta"));
+  return MapUnary(c, [alpha, beta](double x) { return Clamp(alpha * x + beta, 0.0, 1.0); });
+}
+Result HardSwish(const KernelContext& c) {
+  return MapUnary(c, [](double x) { return x * Clamp(x + 3.0, 0.0, 6.0) / 6.0; });
+}
+Result Gelu(const KernelContext& c) {
+  return MapUnary(c, [](double x) { return 0.5 * x * (1.0 + std::erf(x / std::sqrt(2.0))); });
+}
+Result Erf(const KernelContext& c) {
+  return MapUnary(c, [](double x) { return std::erf(x); });
+}
+Result Exp(const KernelContext& c) {
+  return MapUnary(c, [](double x) { return std::exp(x); });
+}
+Result Log(const KernelContext& c) {
+  return MapUnary(c, [](double x) { return std::log(x); });
+}
+Result Sqrt(const KernelContext& c) {
+  return MapUnary(c, [](double x) { return std::sqrt(x); });
+}
+Result Neg(const KernelContext& c) {
+  return MapUnary(c, [](double x) { return -x; });
+}
+Result Abs(const KernelContext& c) {
+  return MapUnary(c, [](double x) { return std::fabs(x); });
+}
+
+}  // namespace
+
+void RegisterActivationKernels(KernelTable& t) {
+  t.emplace("Relu", Relu);
+  t.emplace("Relu1", Relu1);
+  t.emplace("Relu6", Relu6);
+  t.emplace("ReluX", ReluX);
+  t.emplace("ReluMinMax", ReluMinMax);
+  t.emplace("Sigmoid", Sigmoid);
+  t.emplace("Tanh", Tanh);
+  t.emplace("HardSigmoid", HardSigmoid);
+  t.emplace("HardSwish", HardSwish);
+  t.emplace("Gelu", Gelu);
+  t.emplace("Erf", Erf);
+  t.emplace("Exp", Exp);
+  t.emplace("Log", Log);
+  t.emplace("Sqrt", Sqrt);
+  t.emplace("Neg", Neg);
+  t.emplace("Abs", Abs);
+}
+
+}  // namespace egret::backend_internal

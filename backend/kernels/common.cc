@@ -1,0 +1,126 @@
+#include <cmath>
+#include <cstring>
+
+#include "absl/strings/str_format.h"
+#include "egret/backend/kernels/kernels_internal.h"
+
+namespace egret::backend_internal {
+namespace {
+
+template <typename T>
+void ReadAs(const Tensor& t, double scale, double zero, std::vector<double>& out) {
+  const uint8_t* p = t.bytes().data();
+  for (size_t i = 0; i < out.size(); ++i) {
+    T v;
+    std::memcpy(&v, p + i * sizeof(T), sizeof(T));
+    out[i] = scale * (static_cast<double>(v) - zero);
+  }
+}
+
+}  // namespace
+
+std::vector<double> ReadReals(const Tensor& t) {
+  std::vector<double> out(static_cast<size_t>(t.num_elements()));
+  const TensorType& ty = t.type();
+  const bool q = IsQuantized(ty.dtype);
+  const double scale = q ? ty.stepsize : 1.0;
+  const double zero = q ? ty.zero_offset : 0.0;
+  switch (ty.dtype) {
+    case DType::kFloat32:
+      ReadAs<float>(t, 1.0, 0.0, out);
+      break;
+    case DType::kQUInt8:
+      ReadAs<uint8_t>(t, scale, zero, out);
+      break;
+    case DType::kQInt8:
+      ReadAs<int8_t>(t, scale, zero, out);
+      break;
+    case DType::kQUInt16:
+      ReadAs<uint16_t>(t, scale, zero, out);
+      break;
+    case DType::kQInt16:
+      ReadAs<int16_t>(t, scale, zero, out);
+      break;
+    case DType::kQInt32:
+    case DType::kInt32:
+      ReadAs<int32_t>(t, scale, zero, out);
+      break;
+    default:  // Float16, Int64, Bool: through the generic accessor.
+      for (size_t i = 0; i < out.size(); ++i) out[i] = t.GetReal(static_cast<int64_t>(i));
+      break;
+  }
+  return out;
+}
+
+Tensor MakeTensor(const TensorType& type, absl::Span<const double> reals) {
+  Tensor t(type);
+  const int64_t n = std::min<int64_t>(t.num_elements(), static_cast<int64_t>(reals.size()));
+  if (type.dtype == DType::kFloat32) {
+    std::vector<float> f(reals.begin(), reals.begin() + n);
+    auto bytes = std::vector<uint8_t>(reinterpret_cast<const uint8_t*>(f.data()),
+                                      reinterpret_cast<const uint8_t*>(f.data() + f.size()));
+    bytes.resize(static_cast<size_t>(type.byte_size()), 0);
+    return *Tensor::FromBytes(type, std::move(bytes));
+  }
+  for (int64_t i = 0; i < n; ++i) t.SetReal(i, reals[i]);
+  return t;
+}
+
+std::vector<int64_t> RowMajorStrides(const Dims& dims) {
+  std::vector<int64_t> s(dims.size(), 1);
+  for (int d = static_cast<int>(dims.size()) - 2; d >= 0; --d) s[d] = s[d + 1] * dims[d + 1];
+  return s;
+}
+
+std::vector<double> GatherAxes(absl::Span<const double> in, const Dims& in_dims,
+                               const std::vector<std::vector<int64_t>>& map, double fill) {
+  const int rank = static_cast<int>(map.size());
+  const std::vector<int64_t> stride = RowMajorStrides(in_dims);
+  int64_t n = 1;
+  for (const auto& m : map) n *= static_cast<int64_t>(m.size());
+  std::vector<double> out(static_cast<size_t>(n));
+  if (n == 0) return out;
+  std::vector<int64_t> idx(rank, 0);
+  for (int64_t i = 0; i < n; ++i) {
+    int64_t off = 0;
+    bool valid = true;
+    for (int d = 0; d < rank; ++d) {
+      int64_t j = map[d][idx[d]];
+      if (j < 0) {
+        valid = false;
+        break;
+      }
+      off += j * stride[d];
+    }
+    out[i] = valid ? in[off] : fill;
+    for (int d = rank - 1; d >= 0; --d) {
+      if (++idx[d] < static_cast<int64_t>(map[d].size())) break;
+      idx[d] = 0;
+    }
+  }
+  return out;
+}
+
+absl::Status KernelError(const KernelContext& c, std::string_view message) {
+  return absl::InvalidArgumentError(absl::StrFormat("%s: %s", c.op, message));
+}
+
+const KernelTable& Kernels() {
+  static const KernelTable* const kTable = [] {
+    auto* t = new KernelTable();
+    RegisterElementwiseKernels(*t);
+    RegisterActivationKernels(*t);
+    RegisterConvKernels(*t);
+    RegisterMatMulKernels(*t);
+    RegisterNormKernels(*t);
+    RegisterReduceKernels(*t);
+    RegisterShapeKernels(*t);
+    RegisterPoolKernels(*t);
+    RegisterResizeKernels(*t);
+    RegisterConvertKernels(*t);
+    return t;
+  }();
+  return *kTable;
+}
+
+}  // namespace egret::backend_internal

@@ -1,0 +1,88 @@
+// Private to the backend: the kernel interface, the per-family registration
+// functions and the helpers the reference kernels share.
+//
+// Every reference kernel computes on real values: inputs are read as doubles
+// (quantized storage dequantized with stepsize * (q - zero_offset), Float16
+// widened), the op is computed in double, and the result is stored in the
+// output type (quantized outputs rounded to nearest, ties away from zero, and
+// saturated). This is the "dequantize -> float op -> quantize" rule.
+#ifndef EGRET_BACKEND_KERNELS_KERNELS_INTERNAL_H_
+#define EGRET_BACKEND_KERNELS_KERNELS_INTERNAL_H_
+
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/status/statusor.h"
+#include "absl/types/span.h"
+#include "egret/graph/shape_inference.h"
+#include "egret/graph/tensor.h"
+
+namespace egret::backend_internal {
+
+// What a kernel sees. Every data input has a value; a parameter input has a
+// value or is a "$Shape" (read parameters with ReadIntParam and friends). The
+// output types were computed by the op's shape function and checked against
+// the node.
+struct KernelContext {
+  std::string_view op;  // base op name
+  absl::Span<const OperandInfo> inputs;
+  absl::Span<const TensorType> outputs;
+
+  bool Has(int i) const { return i < static_cast<int>(inputs.size()); }
+  const Tensor& In(int i) const { return *inputs[i].value; }
+  const Dims& InDims(int i) const { return inputs[i].type->dims; }
+};
+
+using KernelFn = absl::StatusOr<std::vector<Tensor>> (*)(const KernelContext&);
+using KernelTable = absl::flat_hash_map<std::string_view, KernelFn>;
+
+void RegisterElementwiseKernels(KernelTable& t);  // ElementWise*
+void RegisterActivationKernels(KernelTable& t);   // Relu..Abs
+void RegisterConvKernels(KernelTable& t);         // Conv2d, DepthWiseConv2d, TransposeConv2d
+void RegisterMatMulKernels(KernelTable& t);       // FullyConnected, MatMul
+void RegisterNormKernels(KernelTable& t);         // Softmax, LayerNorm, Batchnorm
+void RegisterReduceKernels(KernelTable& t);       // Reduce*
+void RegisterShapeKernels(KernelTable& t);        // Reshape .. Pad
+void RegisterPoolKernels(KernelTable& t);         // PoolMax2d, PoolAvg2d
+void RegisterResizeKernels(KernelTable& t);       // Resize*
+void RegisterConvertKernels(KernelTable& t);      // Cast, Quantize, Dequantize
+
+// The table of every reference kernel, keyed by base op name.
+const KernelTable& Kernels();
+
+// The real values of every element of t.
+std::vector<double> ReadReals(const Tensor& t);
+// A tensor of `type` holding the given real values (quantized as above).
+Tensor MakeTensor(const TensorType& type, absl::Span<const double> reals);
+// Row-major strides of dims (in elements).
+std::vector<int64_t> RowMajorStrides(const Dims& dims);
+
+// The common shape of a unary kernel: out[i] = f(in[i]).
+template <typename F>
+std::vector<Tensor> MapUnary(const KernelContext& c, F f) {
+  std::vector<double> v = ReadReals(c.In(0));
+  for (double& x : v) x = f(x);
+  std::vector<Tensor> out;
+  out.push_back(MakeTensor(c.outputs[0], v));
+  return out;
+}
+
+// out[i] = in[sum_d map[d][i_d] * stride_d] for an output of dims
+// (map[d].size(), ...); an index of -1 yields `fill`. Slices, pads, splits
+// and nearest-neighbour resizing are all this.
+std::vector<double> GatherAxes(absl::Span<const double> in, const Dims& in_dims,
+                               const std::vector<std::vector<int64_t>>& map, double fill);
+
+// One-line error naming the op.
+absl::Status KernelError(const KernelContext& c, std::string_view message);
+
+}  // namespace egret::backend_internal
+
+#define EGRET_ASSIGN_OR_RETURN(lhs, expr)         \
+  auto lhs##_or = (expr);                         \
+  if (!lhs##_or.ok()) return lhs##_or.status();   \
+  auto lhs = *std::move(lhs##_or)
+
+#endif  // EGRET_BACKEND_KERNELS_KERNELS_INTERNAL_H_

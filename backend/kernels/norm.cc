@@ -1,0 +1,107 @@
+// Softmax, LayerNorm and Batchnorm.
+#include <cmath>
+#include <limits>
+
+#include "egret/backend/kernels/kernels_internal.h"
+
+namespace egret::backend_internal {
+namespace {
+
+using Result = absl::StatusOr<std::vector<Tensor>>;
+
+int64_t Product(const Dims& d, size_t from, size_t to) {
+  int64_t p = 1;
+  for (size_t i = from; i < to; ++i) p *= d[i];
+  return p;
+}
+
+Result Softmax(const KernelContext& c) {
+  const Dims& d = c.InDims(0);
+  int64_t axis_raw = -1;
+  if (c.Has(1)) {
+    EGRET_ASSIGN_OR_RETURN(a, ReadIntScalarParam(c.inputs[1], "Softmax axis"));
+    axis_raw = a;
+  }
+  EGRET_ASSIGN_OR_RETURN(axis, NormalizeAxis(axis_raw, static_cast<int>(d.size()), "axis"));
+  std::vector<double> v = ReadReals(c.In(0));
+  const int64_t outer = Product(d, 0, axis), len = d[axis], inner = Product(d, axis + 1, d.size());
+  for (int64_t o = 0; o < outer; ++o) {
+    for (int64_t i = 0; i < inner; ++i) {
+      double* p = &v[o * len * inner + i];
+      double mx = -std::numeric_limits<double>::infinity();
+      for (int64_t k = 0; k < len; ++k) mx = std::max(mx, p[k * inner]);
+      double sum = 0;
+      for (int64_t k = 0; k < len; ++k) sum += p[k * inner] = std::exp(p[k * inner] - mx);
+      for (int64_t k = 0; k < len; ++k) p[k * inner] /= sum;
+    }
+  }
+  std::vector<Tensor> out;
+  out.push_back(MakeTensor(c.outputs[0], v));
+  return out;
+}
+
+// gamma/beta broadcast to the normalized dims, as a flat array of their size.
+std::vector<double> Expand(const Tensor& t, const Dims& to) {
+  std::vector<std::vector<int64_t>> map(to.size());
+  const Dims& from = t.type().dims;
+  const size_t lead = to.size() - from.size();
+  Dims padded(lead, 1);
+  padded.insert(padded.end(), from.begin(), from.end());
+  for (size_t d = 0; d < to.size(); ++d) {
+    for (int64_t i = 0; i < to[d]; ++i) map[d].push_back(padded[d] == 1 ? 0 : i);
+  }
+  return GatherAxes(ReadReals(t), padded, map, 0.0);
+}
+
+Result LayerNorm(const KernelContext& c) {
+  const Dims& d = c.InDims(0);
+  int64_t axis_raw = -1;
+  if (c.Has(4)) {
+    EGRET_ASSIGN_OR_RETURN(a, ReadIntScalarParam(c.inputs[4], "LayerNorm axis"));
+    axis_raw = a;
+  }
+  EGRET_ASSIGN_OR_RETURN(axis, NormalizeAxis(axis_raw, static_cast<int>(d.size()), "axis"));
+  EGRET_ASSIGN_OR_RETURN(eps, ReadFloatScalarParam(c.inputs[3], "LayerNorm epsilon"));
+  const Dims norm(d.begin() + axis, d.end());
+  const std::vector<double> gamma = Expand(c.In(1), norm);
+  const std::vector<double> beta = Expand(c.In(2), norm);
+  std::vector<double> v = ReadReals(c.In(0));
+  const int64_t inner = Product(d, axis, d.size());
+  const int64_t outer = inner == 0 ? 0 : static_cast<int64_t>(v.size()) / inner;
+  for (int64_t o = 0; o < outer; ++o) {
+    double* p = &v[o * inner];
+    double mean = 0;
+    for (int64_t i = 0; i < inner; ++i) mean += p[i];
+    mean /= static_cast<double>(inner);
+    double var = 0;
+    for (int64_t i = 0; i < inner; ++i) var += (p[i] - mean) * (p[i] - mean);
+    var /= static_cast<double>(inner);
+    const double inv = 1.0 / std::sqrt(var + eps);
+    for (int64_t i = 0; i < inner; ++i) p[i] = (p[i] - mean) * inv * gamma[i] + beta[i];
+  }
+  std::vector<Tensor> out;
+  out.push_back(MakeTensor(c.outputs[0], v));
+  return out;
+}
+
+// out = x * scale[c] + offset[c] over the last (channel) axis.
+Result Batchnorm(const KernelContext& c) {
+  std::vector<double> v = ReadReals(c.In(0));
+  const std::vector<double> scale = ReadReals(c.In(1));
+  const std::vector<double> offset = ReadReals(c.In(2));
+  const size_t ch = scale.size();
+  for (size_t i = 0; i < v.size(); ++i) v[i] = v[i] * scale[i % ch] + offset[i % ch];
+  std::vector<Tensor> out;
+  out.push_back(MakeTensor(c.outputs[0], v));
+  return out;
+}
+
+}  // namespace
+
+void RegisterNormKernels(KernelTable& t) {
+  t.emplace("Softmax", Softmax);
+  t.emplace("LayerNorm", LayerNorm);
+  t.emplace("Batchnorm", Batchnorm);
+}
+
+}  // namespace egret::backend_internal

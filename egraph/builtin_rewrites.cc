@@ -1,0 +1,105 @@
+#include "egret/egraph/builtin_rewrites.h"
+
+#include <string>
+
+#include "absl/strings/str_cat.h"
+
+namespace egret {
+namespace {
+
+Rewrite MustMake(std::string name, const Pattern& lhs, Applier applier, Guard guard) {
+  absl::StatusOr<Rewrite> r = MakeRewrite(std::move(name), lhs, std::move(applier), guard);
+  // Built-in patterns are well formed by construction.
+  return *std::move(r);
+}
+
+std::optional<Id> AddOrNothing(EGraph& g, Symbol op, Payload payload, Id x, Id y, TypeId type) {
+  Id ch[2] = {x, y};
+  absl::StatusOr<Id> id = g.Add(ENodeView{op, payload, ch}, type);
+  if (!id.ok()) return std::nullopt;  // recorded in g.conflicts()
+  return *id;
+}
+
+Rewrite Commutativity(Symbol op) {
+  Rewrite r = MustMake(
+      std::string("comm-").append(op.str()), Pattern::Op(op.str(), {Pattern::Var("a"), Pattern::Var("b")}),
+      [op](EGraph& g, const MatchView& m) -> std::optional<Id> {
+        if (m[0] == m[1]) return std::nullopt;
+        return AddOrNothing(g, op, g.Node(m.nodes[0]).payload, m[1], m[0], g.TypeIdOf(m.root));
+      },
+      nullptr);
+  return r;
+}
+
+// f(a, f(b, c)) => f(f(a, b), c), or with `reverse` f(f(a, b), c) => f(a, f(b, c)).
+Rewrite Associativity(Symbol op, bool reverse) {
+  Pattern a = Pattern::Var("a"), b = Pattern::Var("b"), c = Pattern::Var("c");
+  Pattern lhs = reverse ? Pattern::Op(op.str(), {Pattern::Op(op.str(), {a, b}), c})
+                        : Pattern::Op(op.str(), {a, Pattern::Op(op.str(), {b, c})});
+  Guard same_types = [reverse](const EGraph& g, const MatchView& m) {
+    // Types are per class and never change, so no Find is needed.
+    const TypeId t = g.TypeIdOf(m.root);
+    ENodeView outer = g.Node(m.nodes[0]);
+    Id inner = outer.children[reverse ? 0 : 1];
+    return g.TypeIdOf(inner) == t && g.TypeIdOf(m[0]) == t && g.TypeIdOf(m[1]) == t &&
+           g.TypeIdOf(m[2]) == t && g.Node(m.nodes[1]).payload == outer.payload;
+  };
+  Rewrite r = MustMake(
+      std::string(reverse ? "assoc-rev-" : "assoc-").append(op.str()), lhs,
+      [op, reverse](EGraph& g, const MatchView& m) -> std::optional<Id> {
+        const TypeId t = g.TypeIdOf(m.root);
+        const Payload payload = g.Node(m.nodes[0]).payload;
+        if (reverse) {
+          std::optional<Id> bc = AddOrNothing(g, op, payload, m[1], m[2], t);
+          if (!bc) return std::nullopt;
+          return AddOrNothing(g, op, payload, m[0], *bc, t);
+        }
+        std::optional<Id> ab = AddOrNothing(g, op, payload, m[0], m[1], t);
+        if (!ab) return std::nullopt;
+        return AddOrNothing(g, op, payload, *ab, m[2], t);
+      },
+      same_types);
+  r.lookahead = 0;  // the guard reads only types, which never change
+  return r;
+}
+
+Rewrite Idempotence(Symbol op) {
+  Rewrite r = MustMake(
+      std::string("idem-").append(op.str()), Pattern::Op(op.str(), {Pattern::Var("a"), Pattern::Var("a")}),
+      [](EGraph&, const MatchView& m) -> std::optional<Id> { return m[0]; },
+      [](const EGraph& g, const MatchView& m) {
+        return g.TypeIdOf(m[0]) == g.TypeIdOf(m.root);
+      });
+  r.lookahead = 0;
+  return r;
+}
+
+Rewrite Involution(Symbol op) {
+  Rewrite r = MustMake(
+      std::string("invol-").append(op.str()),
+      Pattern::Op(op.str(), {Pattern::Op(op.str(), {Pattern::Var("a")})}),
+      [](EGraph&, const MatchView& m) -> std::optional<Id> { return m[0]; },
+      [](const EGraph& g, const MatchView& m) {
+        return g.TypeIdOf(m[0]) == g.TypeIdOf(m.root);
+      });
+  r.lookahead = 0;
+  return r;
+}
+
+}  // namespace
+
+std::vector<Rewrite> BuiltinRewrites(const OpTable& ops) {
+  std::vector<Rewrite> out;
+  for (const auto& [op, t] : ops.Entries()) {
+    if (t.commutative) out.push_back(Commutativity(op));
+    if (t.associative) {
+      out.push_back(Associativity(op, false));
+      if (!t.commutative) out.push_back(Associativity(op, true));
+    }
+    if (t.idempotent) out.push_back(Idempotence(op));
+    if (t.involution) out.push_back(Involution(op));
+  }
+  return out;
+}
+
+}  // namespace egret

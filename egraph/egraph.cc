@@ -1,0 +1,384 @@
+#include "egret/egraph/egraph.h"
+
+#include <algorithm>
+#include <utility>
+
+#include "absl/container/flat_hash_set.h"
+#include "absl/container/inlined_vector.h"
+#include "absl/status/status.h"
+#include "absl/strings/str_format.h"
+
+namespace egret {
+namespace {
+
+inline uint64_t Fmix64(uint64_t x) {
+  x ^= x >> 33;
+  x *= 0xff51afd7ed558ccdULL;
+  x ^= x >> 33;
+  x *= 0xc4ceb9fe1a85ec53ULL;
+  x ^= x >> 33;
+  return x;
+}
+
+inline size_t HashContent(Symbol op, Payload payload, const Id* children, size_t n) {
+  constexpr uint64_t kMul = 0x9E3779B97F4A7C15ULL;
+  uint64_t h = ((uint64_t{op.id()} << 32) | payload) * kMul + n;
+  for (size_t i = 0; i < n; ++i) h = (h ^ children[i]) * kMul;
+  return static_cast<size_t>(Fmix64(h));
+}
+
+}  // namespace
+
+// The hash-cons: node indices hashed and compared by node content, with
+// heterogeneous lookup by a (op, payload, children) key.
+struct EGraph::Hashcons {
+  struct Key {
+    Symbol op;
+    Payload payload;
+    absl::Span<const Id> children;
+  };
+  struct Hash {
+    using is_transparent = void;
+    const Store* s;
+    size_t operator()(NodeIdx n) const {
+      const NodeRec& r = s->nodes[n];
+      return HashContent(r.op, r.payload, s->children.data() + r.child_begin, r.arity);
+    }
+    size_t operator()(const Key& k) const {
+      return HashContent(k.op, k.payload, k.children.data(), k.children.size());
+    }
+  };
+  struct Eq {
+    using is_transparent = void;
+    const Store* s;
+    bool Same(NodeIdx n, Symbol op, Payload payload, const Id* ch, size_t arity) const {
+      const NodeRec& r = s->nodes[n];
+      if (r.op != op || r.payload != payload || r.arity != arity) return false;
+      const Id* mine = s->children.data() + r.child_begin;
+      return std::equal(mine, mine + arity, ch);
+    }
+    bool operator()(NodeIdx a, NodeIdx b) const {
+      const NodeRec& r = s->nodes[b];
+      return Same(a, r.op, r.payload, s->children.data() + r.child_begin, r.arity);
+    }
+    bool operator()(NodeIdx a, const Key& k) const {
+      return Same(a, k.op, k.payload, k.children.data(), k.children.size());
+    }
+    bool operator()(const Key& k, NodeIdx a) const { return (*this)(a, k); }
+  };
+  explicit Hashcons(const Store* s) : set(0, Hash{s}, Eq{s}) {}
+  absl::flat_hash_set<NodeIdx, Hash, Eq> set;
+};
+
+std::string MergeConflict::ToString() const {
+  std::string who = rule.empty() ? std::string("congruence") : absl::StrFormat("rule '%s'", rule);
+  if (b == kNoId) {
+    return absl::StrFormat(
+        "%s: refused to add a node of type %s equal to a node of class %d (%s): types differ", who,
+        type_b.ToString(), a, type_a.ToString());
+  }
+  return absl::StrFormat("%s: refused to merge class %d (%s) with class %d (%s): %s", who, a,
+                         type_a.ToString(), b, type_b.ToString(),
+                         constants_differ ? "constants differ" : "types differ");
+}
+
+EGraph::EGraph(OpTable ops)
+    : ops_(std::move(ops)),
+      store_(std::make_unique<Store>()),
+      hashcons_(std::make_unique<Hashcons>(store_.get())),
+      const_op_(Symbol::Intern(kConstOp)),
+      shape_op_(Symbol::Intern(kShapeOp)),
+      out_op_(Symbol::Intern(kOutOp)) {}
+EGraph::~EGraph() = default;
+EGraph::EGraph(EGraph&&) noexcept = default;
+EGraph& EGraph::operator=(EGraph&&) noexcept = default;
+
+bool EGraph::IsUnhashedOp(Symbol op) {
+  if (op.id() >= unhashed_op_.size()) unhashed_op_.resize(op.id() + 64, 0);
+  uint8_t& v = unhashed_op_[op.id()];
+  if (v == 0) {
+    const OpTraits* t = ops_.Find(op);
+    v = (op.is_volatile() || (t != nullptr && t->side_effecting)) ? 2 : 1;
+  }
+  return v == 2;
+}
+
+void EGraph::LogChange(Id c) {
+  ClassRec& rec = classes_[c];
+  if (rec.logged_epoch == epoch_) return;
+  rec.logged_epoch = epoch_;
+  change_log_.push_back(c);
+}
+
+absl::Status EGraph::Conflict(Id a, Id b, TypeId type_b, bool constants) {
+  ++num_conflicts_;
+  MergeConflict m;
+  m.rule = std::string(rule_context_);
+  m.a = a;
+  m.b = b;
+  m.type_a = TypeOf(a);
+  m.type_b = Type(type_b);
+  m.constants_differ = constants;
+  absl::Status s = absl::FailedPreconditionError(m.ToString());
+  if (conflicts_.size() < 1000) conflicts_.push_back(std::move(m));
+  return s;
+}
+
+absl::StatusOr<Id> EGraph::Add(const ENodeView& node, TypeId type) {
+  if (node.children.size() > 0xFFFF) {
+    return absl::InvalidArgumentError(
+        absl::StrFormat("e-node %s has %d operands (at most 65535)", node.op.str(),
+                        node.children.size()));
+  }
+  absl::InlinedVector<Id, 8> ch(node.children.begin(), node.children.end());
+  for (Id& c : ch) c = Find(c);
+  const bool unhashed = IsUnhashedOp(node.op);
+  if (!unhashed) {
+    auto it = hashcons_->set.find(Hashcons::Key{node.op, node.payload, ch});
+    if (it != hashcons_->set.end()) {
+      Id c = Find(node_class_[*it]);
+      if (classes_[c].type != type) return Conflict(c, kNoId, type, false);
+      return c;
+    }
+  }
+  Store& st = *store_;
+  NodeIdx n = static_cast<NodeIdx>(st.nodes.size());
+  st.nodes.push_back(NodeRec{node.op, node.payload, static_cast<uint32_t>(st.children.size()),
+                             static_cast<uint16_t>(ch.size()),
+                             static_cast<uint8_t>(unhashed ? kUnhashed : 0)});
+  st.children.insert(st.children.end(), ch.begin(), ch.end());
+  Id c = uf_.MakeSet();
+  ClassRec& rec = classes_.emplace_back();
+  rec.nodes.push_back(n);
+  rec.type = type;
+  if (node.op == const_op_) rec.constant = node.payload;
+  node_class_.push_back(c);
+  for (size_t i = 0; i < ch.size(); ++i) {
+    if (std::find(ch.begin(), ch.begin() + i, ch[i]) != ch.begin() + i) continue;
+    classes_[ch[i]].parents.push_back(n);
+    ++list_entries_;
+  }
+  if (!unhashed) hashcons_->set.insert(n);
+  ++live_nodes_;
+  ++live_classes_;
+  ++list_entries_;
+  ++version_;
+  LogChange(c);
+  return c;
+}
+
+Id EGraph::AddConstant(ConstTensorPtr value) {
+  TypeId type = InternType(value->type());
+  Payload p = constants_.Intern(std::move(value));
+  // Equal payloads mean equal data, hence equal types: this cannot conflict.
+  return *Add(ENodeView{const_op_, p, {}}, type);
+}
+
+Id EGraph::AddShape(const Dims& dims) {
+  TypeId type = InternType(TensorType(DType::kInt32, dims));
+  return *Add(ENodeView{shape_op_, type, {}}, type);
+}
+
+absl::StatusOr<Id> EGraph::AddOut(Id multi, int num_outputs, int index, const TensorType& type) {
+  Id shape = AddShape(Dims{0, 0, num_outputs, index});
+  Id ch[2] = {multi, shape};
+  return Add(ENodeView{out_op_, kNoPayload, ch}, type);
+}
+
+std::optional<Id> EGraph::Lookup(const ENodeView& node) const {
+  absl::InlinedVector<Id, 8> ch(node.children.begin(), node.children.end());
+  for (Id& c : ch) c = Find(c);
+  auto it = hashcons_->set.find(Hashcons::Key{node.op, node.payload, ch});
+  if (it == hashcons_->set.end()) return std::nullopt;
+  return Find(node_class_[*it]);
+}
+
+absl::StatusOr<bool> EGraph::Union(Id a, Id b) {
+  a = Find(a);
+  b = Find(b);
+  if (a == b) return false;
+  ClassRec* ra = &classes_[a];
+  ClassRec* rb = &classes_[b];
+  if (ra->type != rb->type) return Conflict(a, b, rb->type, false);
+  if (ra->constant != kNoPayload && rb->constant != kNoPayload && ra->constant != rb->constant) {
+    return Conflict(a, b, rb->type, true);
+  }
+  // The class with more to repair stays the root.
+  if (ra->nodes.size() + ra->parents.size() < rb->nodes.size() + rb->parents.size()) {
+    std::swap(a, b);
+    std::swap(ra, rb);
+  }
+  uf_.Link(b, a);
+  if (ra->constant == kNoPayload) ra->constant = rb->constant;
+  pending_.push_back(b);
+  --live_classes_;
+  ++version_;
+  return true;
+}
+
+bool EGraph::NodeLess(NodeIdx a, NodeIdx b) const {
+  const NodeRec& x = store_->nodes[a];
+  const NodeRec& y = store_->nodes[b];
+  if (x.op != y.op) return x.op < y.op;
+  if (x.payload != y.payload) return x.payload < y.payload;
+  if (x.arity != y.arity) return x.arity < y.arity;
+  const Id* cx = store_->children.data() + x.child_begin;
+  const Id* cy = store_->children.data() + y.child_begin;
+  for (uint16_t i = 0; i < x.arity; ++i) {
+    if (cx[i] != cy[i]) return cx[i] < cy[i];
+  }
+  return a < b;
+}
+
+void EGraph::Repair(Id c, std::vector<Id>& touched) {
+  Store& st = *store_;
+  std::vector<NodeIdx>& parents = classes_[c].parents;
+  for (size_t i = 0; i < parents.size(); ++i) {
+    NodeIdx p = parents[i];
+    NodeRec& rec = st.nodes[p];
+    if (rec.flags & kDead) continue;
+    const bool hashed = !(rec.flags & kUnhashed);
+    if (hashed) hashcons_->set.erase(p);
+    Id* ch = st.children.data() + rec.child_begin;
+    for (uint16_t k = 0; k < rec.arity; ++k) ch[k] = Find(ch[k]);
+    Id pc = Find(node_class_[p]);
+    touched.push_back(pc);
+    LogChange(pc);
+    if (!hashed) continue;
+    auto [it, inserted] = hashcons_->set.insert(p);
+    if (inserted) continue;
+    NodeIdx q = *it;
+    Id qc = Find(node_class_[q]);
+    if (qc == pc) {
+      rec.flags |= kDead;
+      --live_nodes_;
+      continue;
+    }
+    if (Union(pc, qc).ok()) {
+      rec.flags |= kDead;
+      --live_nodes_;
+    } else {
+      // A refused congruence (recorded): keep p, outside the hash-cons.
+      rec.flags |= kUnhashed;
+    }
+  }
+  parents.erase(std::remove_if(parents.begin(), parents.end(),
+                               [&](NodeIdx p) { return (st.nodes[p].flags & kDead) != 0; }),
+                parents.end());
+  std::sort(parents.begin(), parents.end());
+  parents.erase(std::unique(parents.begin(), parents.end()), parents.end());
+}
+
+void EGraph::CleanClass(Id c) {
+  std::vector<NodeIdx>& nodes = classes_[c].nodes;
+  nodes.erase(std::remove_if(nodes.begin(), nodes.end(), [&](NodeIdx n) { return !IsLive(n); }),
+              nodes.end());
+  std::sort(nodes.begin(), nodes.end(), [&](NodeIdx a, NodeIdx b) { return NodeLess(a, b); });
+}
+
+size_t EGraph::Rebuild() {
+  const size_t classes_before = live_classes_;
+  std::vector<Id> touched;
+  std::vector<Id> todo;
+  while (!pending_.empty() || !worklist_.empty()) {
+    std::vector<Id> losers;
+    losers.swap(pending_);
+    for (Id l : losers) {
+      Id r = Find(l);
+      ClassRec& lc = classes_[l];
+      ClassRec& rc = classes_[r];
+      rc.nodes.insert(rc.nodes.end(), lc.nodes.begin(), lc.nodes.end());
+      rc.parents.insert(rc.parents.end(), lc.parents.begin(), lc.parents.end());
+      std::vector<NodeIdx>().swap(lc.nodes);
+      std::vector<NodeIdx>().swap(lc.parents);
+      worklist_.push_back(r);
+    }
+    todo.clear();
+    todo.swap(worklist_);
+    for (Id& c : todo) c = Find(c);
+    std::sort(todo.begin(), todo.end());
+    todo.erase(std::unique(todo.begin(), todo.end()), todo.end());
+    for (Id c : todo) {
+      if (!IsCanonical(c)) continue;  // merged meanwhile: its root is queued
+      touched.push_back(c);
+      LogChange(c);
+      Repair(c, touched);
+    }
+  }
+  for (Id& c : touched) c = Find(c);
+  std::sort(touched.begin(), touched.end());
+  touched.erase(std::unique(touched.begin(), touched.end()), touched.end());
+  for (Id c : touched) CleanClass(c);
+  ++epoch_;
+  return classes_before - live_classes_;
+}
+
+std::vector<Id> EGraph::Classes() const {
+  std::vector<Id> out;
+  out.reserve(live_classes_);
+  for (Id c = 0; c < classes_.size(); ++c) {
+    if (uf_.IsRoot(c)) out.push_back(c);
+  }
+  return out;
+}
+
+absl::Span<const Id> EGraph::ClassesWithOp(Symbol op) const {
+  if (op_index_epoch_ != epoch_) {
+    for (auto& [sym, list] : op_index_) list.clear();
+    op_index_ids_ = 0;
+    op_index_epoch_ = epoch_;
+  }
+  // Classes created since the index was built are appended (they are
+  // singletons, so their one op is known).
+  for (Id c = static_cast<Id>(op_index_ids_); c < classes_.size(); ++c) {
+    if (!uf_.IsRoot(c)) continue;
+    Symbol last;
+    bool first = true;
+    for (NodeIdx n : classes_[c].nodes) {
+      Symbol s = store_->nodes[n].op;
+      if (first || s != last) op_index_[s].push_back(c);
+      first = false;
+      last = s;
+    }
+  }
+  op_index_ids_ = classes_.size();
+  auto it = op_index_.find(op);
+  if (it == op_index_.end()) return {};
+  return it->second;
+}
+
+ConstTensorPtr EGraph::ConstantOf(Id c) const {
+  Payload p = classes_[c].constant;
+  return p == kNoPayload ? nullptr : constants_.Get(p);
+}
+
+absl::Span<const NodeIdx> EGraph::ClassNodesWithOp(Id c, Symbol op) const {
+  const std::vector<NodeIdx>& nodes = classes_[c].nodes;
+  const NodeRec* recs = store_->nodes.data();
+  if (nodes.size() <= 8) {
+    size_t b = 0;
+    while (b < nodes.size() && recs[nodes[b]].op < op) ++b;
+    size_t e = b;
+    while (e < nodes.size() && recs[nodes[e]].op == op) ++e;
+    return absl::Span<const NodeIdx>(nodes.data() + b, e - b);
+  }
+  auto lo = std::lower_bound(nodes.begin(), nodes.end(), op,
+                             [&](NodeIdx n, Symbol s) { return recs[n].op < s; });
+  auto hi = std::upper_bound(lo, nodes.end(), op,
+                             [&](Symbol s, NodeIdx n) { return s < recs[n].op; });
+  return absl::Span<const NodeIdx>(nodes.data() + (lo - nodes.begin()), hi - lo);
+}
+
+size_t EGraph::hashcons_size() const { return hashcons_->set.size(); }
+
+size_t EGraph::ApproxMemoryBytes() const {
+  size_t bytes = sizeof(*this) + store_->nodes.capacity() * sizeof(NodeRec) +
+                 store_->children.capacity() * sizeof(Id) + node_class_.capacity() * sizeof(Id) +
+                 hashcons_->set.capacity() * (sizeof(NodeIdx) + 1) +
+                 classes_.capacity() * sizeof(ClassRec) + list_entries_ * sizeof(NodeIdx) +
+                 uf_.ApproxBytes() + change_log_.capacity() * sizeof(Id) + types_.ApproxBytes() +
+                 unhashed_op_.capacity();
+  return bytes;
+}
+
+}  // namespace egret

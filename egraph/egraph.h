@@ -1,0 +1,250 @@
+// The e-graph: hash-consed e-nodes grouped into e-classes, with union-find,
+// deferred rebuilding (as in egg) and a tensor analysis.
+//
+// Layout. E-nodes live in one store: a 16-byte record (op, payload, offset and
+// arity of the operands) plus their operand class ids in one shared array, so
+// adding a node allocates nothing per node. The hash-cons is a flat hash set
+// of node indices hashed by node content. A class lists its nodes (sorted by
+// content after each rebuild, so that the nodes with one op are a contiguous
+// range) and its parents (the nodes that use it).
+//
+// Deferred rebuilding. Union() only links the two classes in the union-find
+// and records the merge; class contents are merged and congruence is restored
+// by Rebuild(), which processes a worklist of merged classes: every parent of
+// a merged class is re-canonicalized and re-inserted into the hash-cons, and a
+// parent found equal to an existing node is merged with it (its class, and so
+// on upwards). After Rebuild() the hash-cons is canonical, congruence is
+// closed and every class lists canonical nodes. Between rebuilds, the classes'
+// node lists do not change except for new singleton classes, so e-matching can
+// run (and rules can be applied) against a stable snapshot.
+//
+// Analysis. Every class has the TensorType of the value it computes (given by
+// whoever adds its first node) and, when it holds a "$Const", the constant.
+// Union() refuses to merge classes whose types differ (or that hold different
+// constants); Add() refuses a node whose hash-cons hit has another type. Both
+// return an error naming the rule (see set_rule_context), both classes and
+// both types, and record it in conflicts().
+//
+// Purity. Volatile ops (op string starting with '*') and ops the op table
+// marks side-effecting are never hash-consed: each Add makes a fresh class.
+//
+// Not thread-safe.
+#ifndef EGRET_EGRAPH_EGRAPH_H_
+#define EGRET_EGRAPH_EGRAPH_H_
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/status/statusor.h"
+#include "absl/types/span.h"
+#include "egret/egraph/enode.h"
+#include "egret/egraph/id.h"
+#include "egret/egraph/op_traits.h"
+#include "egret/egraph/payload_pools.h"
+#include "egret/egraph/symbol.h"
+#include "egret/egraph/type_table.h"
+#include "egret/egraph/union_find.h"
+#include "egret/graph/graph.h"
+
+namespace egret {
+
+// A refused merge: two classes a rule (or congruence) tried to make equal
+// although they compute values of different types or hold different constants.
+struct MergeConflict {
+  std::string rule;  // empty when not known
+  Id a = kNoId;
+  Id b = kNoId;
+  TensorType type_a;
+  TensorType type_b;
+  bool constants_differ = false;  // same type but different "$Const" data
+
+  // E.g. "rule 'fold': refused to merge class 3 (Float32[2]) with class 7
+  // (Int32[2]): types differ".
+  std::string ToString() const;
+};
+
+class EGraph {
+ public:
+  explicit EGraph(OpTable ops = OpTable::Default());
+  ~EGraph();
+  EGraph(EGraph&&) noexcept;
+  EGraph& operator=(EGraph&&) noexcept;
+  EGraph(const EGraph&) = delete;
+  EGraph& operator=(const EGraph&) = delete;
+
+  // --- Types and payloads -------------------------------------------------
+  TypeId InternType(const TensorType& type) { return types_.Intern(type); }
+  const TensorType& Type(TypeId id) const { return types_.Get(id); }
+  Payload InternAttributes(const Attributes& attrs) { return attributes_.Intern(attrs); }
+  const Attributes& AttributesOf(Payload p) const { return attributes_.Get(p); }
+  // The constant of a "$Const" node's payload.
+  const ConstTensorPtr& ConstantOfPayload(Payload p) const { return constants_.Get(p); }
+
+  // --- Building -------------------------------------------------------------
+  // Adds `node` (operands need not be canonical), whose value has type `type`,
+  // and returns its canonical class: an existing class when an equal node is
+  // already present (hash-cons hit), else a new class. A hit whose class has
+  // another type is refused with kFailedPrecondition (and recorded). Volatile
+  // and side-effecting ops always get a new class.
+  absl::StatusOr<Id> Add(const ENodeView& node, TypeId type);
+  absl::StatusOr<Id> Add(const ENodeView& node, const TensorType& type) {
+    return Add(node, InternType(type));
+  }
+  // A "$Const" node holding `value` (not null); equal data gives one class.
+  Id AddConstant(ConstTensorPtr value);
+  // A "$Shape" node whose Int32 output type has dims `dims` (its value).
+  Id AddShape(const Dims& dims);
+  // Output `index` of the multi-output node of class `multi` (type Multi):
+  // "$Out"(multi, $Shape[0, 0, num_outputs, index]), of type `type`.
+  absl::StatusOr<Id> AddOut(Id multi, int num_outputs, int index, const TensorType& type);
+
+  // The canonical class of a node equal to `node`, if present (exact only on a
+  // clean e-graph). Volatile nodes are never found.
+  std::optional<Id> Lookup(const ENodeView& node) const;
+
+  // Makes the classes of a and b equal. Returns true when they were different
+  // classes, false when already equal; kFailedPrecondition (also recorded in
+  // conflicts()) when their types or constants differ: the classes stay apart.
+  // Congruence is restored by the next Rebuild().
+  absl::StatusOr<bool> Union(Id a, Id b);
+
+  // Restores the invariants after unions (see the file comment). Cost is
+  // proportional to the merged classes and their parents. Returns the number
+  // of unions done by congruence.
+  size_t Rebuild();
+  // True when no union is waiting for Rebuild().
+  bool clean() const { return pending_.empty(); }
+
+  // Names the rule on whose behalf Add/Union run (for conflict reports). The
+  // string must outlive its use; "" clears it.
+  void set_rule_context(std::string_view rule) { rule_context_ = rule; }
+
+  // --- Reading --------------------------------------------------------------
+  Id Find(Id id) const { return uf_.Find(id); }
+  bool IsCanonical(Id id) const { return uf_.IsRoot(id); }
+  // Live e-nodes (listed in some class) and classes. Before a rebuild these
+  // may count duplicates that the rebuild will remove.
+  size_t num_nodes() const { return live_nodes_; }
+  size_t num_classes() const { return live_classes_; }
+  // Number of class ids ever created (ids are < this).
+  size_t num_ids() const { return classes_.size(); }
+  // Every canonical class id, ascending.
+  std::vector<Id> Classes() const;
+  // Classes with at least one node of `op`: those canonical at the last
+  // Rebuild() plus those created since (which may have been merged since).
+  absl::Span<const Id> ClassesWithOp(Symbol op) const;
+
+  // Class data; `c` must be canonical.
+  TypeId TypeIdOf(Id c) const { return classes_[c].type; }
+  const TensorType& TypeOf(Id c) const { return types_.Get(classes_[c].type); }
+  // The constant a "$Const" node of the class holds, or null.
+  ConstTensorPtr ConstantOf(Id c) const;
+  // The class's nodes, sorted by (op, payload, operands) after a rebuild.
+  absl::Span<const NodeIdx> ClassNodes(Id c) const { return classes_[c].nodes; }
+  // The contiguous range of ClassNodes(c) with op `op`.
+  absl::Span<const NodeIdx> ClassNodesWithOp(Id c, Symbol op) const;
+  // Nodes that use the class (may contain stale, dead or repeated entries
+  // before a rebuild).
+  absl::Span<const NodeIdx> ClassParents(Id c) const { return classes_[c].parents; }
+
+  ENodeView Node(NodeIdx n) const {
+    const NodeRec& r = store_->nodes[n];
+    return ENodeView{r.op, r.payload,
+                     absl::Span<const Id>(store_->children.data() + r.child_begin, r.arity)};
+  }
+  Symbol NodeOp(NodeIdx n) const { return store_->nodes[n].op; }
+  // The canonical class of node n.
+  Id NodeClass(NodeIdx n) const { return Find(node_class_[n]); }
+  // False for nodes that became duplicates during a rebuild.
+  bool IsLive(NodeIdx n) const { return !(store_->nodes[n].flags & kDead); }
+  // True for nodes kept out of the hash-cons (volatile, side-effecting, or a
+  // congruent node whose merge was refused).
+  bool IsUnhashed(NodeIdx n) const { return store_->nodes[n].flags & kUnhashed; }
+  size_t num_stored_nodes() const { return store_->nodes.size(); }
+  // Number of entries in the hash-cons.
+  size_t hashcons_size() const;
+
+  const OpTable& ops() const { return ops_; }
+  // Changes on every new node and every effective union.
+  uint64_t version() const { return version_; }
+  const std::vector<MergeConflict>& conflicts() const { return conflicts_; }
+  // Total number of conflicts (conflicts() keeps the first 1000).
+  size_t num_conflicts() const { return num_conflicts_; }
+
+  // Classes that changed (were created, merged, or had a node re-canonicalized),
+  // in order, possibly repeated and non-canonical. Incremental e-matching
+  // reads the entries past the position it saw last.
+  size_t change_log_size() const { return change_log_.size(); }
+  absl::Span<const Id> change_log(size_t from) const {
+    return absl::Span<const Id>(change_log_).subspan(from);
+  }
+
+  // Bytes held by the e-graph's own structures (capacity-based, O(1)).
+  size_t ApproxMemoryBytes() const;
+
+ private:
+  enum : uint8_t { kDead = 1, kUnhashed = 2 };
+  struct NodeRec {
+    Symbol op;
+    Payload payload;
+    uint32_t child_begin;
+    uint16_t arity;
+    uint8_t flags;
+    uint8_t unused = 0;
+  };
+  static_assert(sizeof(NodeRec) == 16);
+  struct Store {
+    std::vector<NodeRec> nodes;
+    std::vector<Id> children;
+  };
+  struct ClassRec {
+    std::vector<NodeIdx> nodes;
+    std::vector<NodeIdx> parents;
+    TypeId type = 0;
+    Payload constant = kNoPayload;
+    uint64_t logged_epoch = ~uint64_t{0};
+  };
+  struct Hashcons;
+
+  bool IsUnhashedOp(Symbol op);
+  absl::Status Conflict(Id a, Id b, TypeId type_b, bool constants);
+  void LogChange(Id c);
+  void Repair(Id c, std::vector<Id>& touched);
+  void CleanClass(Id c);
+  bool NodeLess(NodeIdx a, NodeIdx b) const;
+
+  OpTable ops_;
+  TypeTable types_;
+  ConstantPool constants_;
+  AttributePool attributes_;
+  std::unique_ptr<Store> store_;
+  std::unique_ptr<Hashcons> hashcons_;
+  std::vector<Id> node_class_;  // class each node was added to (Find it)
+  std::vector<ClassRec> classes_;
+  UnionFind uf_;
+  std::vector<Id> pending_;   // losers of unions not yet merged into their roots
+  std::vector<Id> worklist_;  // roots whose parents must be repaired
+  std::vector<Id> change_log_;
+  uint64_t epoch_ = 0;
+  uint64_t version_ = 0;
+  size_t live_nodes_ = 0;
+  size_t live_classes_ = 0;
+  size_t list_entries_ = 0;
+  std::vector<uint8_t> unhashed_op_;  // by symbol id: 0 unknown, 1 hashed, 2 unhashed
+  std::string_view rule_context_;
+  std::vector<MergeConflict> conflicts_;
+  size_t num_conflicts_ = 0;
+  mutable absl::flat_hash_map<Symbol, std::vector<Id>> op_index_;
+  mutable uint64_t op_index_epoch_ = ~uint64_t{0};
+  mutable size_t op_index_ids_ = 0;
+  Symbol const_op_, shape_op_, out_op_;
+};
+
+}  // namespace egret
+
+#endif  // EGRET_EGRAPH_EGRAPH_H_

@@ -1,0 +1,80 @@
+#include "egret/egraph/invariants.h"
+
+#include <utility>
+
+#include "absl/container/flat_hash_set.h"
+#include "absl/strings/str_format.h"
+
+namespace egret {
+
+absl::Status CheckInvariants(const EGraph& g) {
+  auto fail = [](std::string msg) { return absl::InternalError("e-graph invariant: " + msg); };
+  if (!g.clean()) return fail("unions pending (call Rebuild first)");
+  const Symbol const_op = Symbol::Intern(kConstOp);
+  absl::flat_hash_set<std::pair<Id, NodeIdx>> parent_entries;
+  for (Id c = 0; c < g.num_ids(); ++c) {
+    if (!g.IsCanonical(c)) continue;
+    for (NodeIdx p : g.ClassParents(c)) {
+      if (g.IsLive(p)) parent_entries.insert({c, p});
+    }
+  }
+  size_t live = 0, hashed = 0, classes = 0;
+  for (Id c = 0; c < g.num_ids(); ++c) {
+    if (!g.IsCanonical(c)) {
+      if (!g.ClassNodes(c).empty()) return fail(absl::StrFormat("merged id %d lists nodes", c));
+      continue;
+    }
+    ++classes;
+    absl::Span<const NodeIdx> nodes = g.ClassNodes(c);
+    if (nodes.empty()) return fail(absl::StrFormat("class %d is empty", c));
+    bool has_const = false;
+    for (size_t i = 0; i < nodes.size(); ++i) {
+      NodeIdx n = nodes[i];
+      ENodeView v = g.Node(n);
+      if (!g.IsLive(n)) return fail(absl::StrFormat("class %d lists dead node %d", c, n));
+      if (g.NodeClass(n) != c) {
+        return fail(absl::StrFormat("node %d is listed in class %d but belongs to %d", n, c,
+                                    g.NodeClass(n)));
+      }
+      if (i > 0 && v.op < g.NodeOp(nodes[i - 1])) {
+        return fail(absl::StrFormat("class %d: nodes not sorted by op", c));
+      }
+      for (Id k : v.children) {
+        if (!g.IsCanonical(k)) {
+          return fail(absl::StrFormat("node %d (%s) in class %d has non-canonical operand %d", n,
+                                      v.op.str(), c, k));
+        }
+        if (!parent_entries.contains({k, n})) {
+          return fail(absl::StrFormat("node %d (%s) in class %d missing from parents of %d", n,
+                                      v.op.str(), c, k));
+        }
+      }
+      if (v.op == const_op) has_const = true;
+      ++live;
+      if (g.IsUnhashed(n)) continue;
+      ++hashed;
+      std::optional<Id> found = g.Lookup(v);
+      if (!found.has_value() || *found != c) {
+        return fail(absl::StrFormat("node %d (%s) in class %d: hash-cons gives %s", n, v.op.str(),
+                                    c, found ? absl::StrFormat("class %d", *found) : "nothing"));
+      }
+    }
+    if (has_const && g.ConstantOf(c) == nullptr) {
+      return fail(absl::StrFormat("class %d holds a $Const but records no constant", c));
+    }
+  }
+  if (hashed != g.hashcons_size()) {
+    return fail(absl::StrFormat("hash-cons holds %d entries for %d hashed live nodes",
+                                g.hashcons_size(), hashed));
+  }
+  if (live != g.num_nodes()) {
+    return fail(absl::StrFormat("num_nodes() is %d but classes list %d", g.num_nodes(), live));
+  }
+  if (classes != g.num_classes()) {
+    return fail(
+        absl::StrFormat("num_classes() is %d but %d are canonical", g.num_classes(), classes));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace egret

@@ -1,0 +1,69 @@
+#include "egret/egraph/matcher.h"
+
+namespace egret {
+
+Matcher::Matcher(const CompiledPattern& pattern)
+    : pattern_(pattern),
+      regs_(pattern.num_regs(), kNoId),
+      nodes_(pattern.num_nodes(), 0),
+      subst_(pattern.vars().size(), kNoId) {}
+
+bool Matcher::Run(size_t pc) {
+  const std::vector<MatchInstr>& prog = pattern_.program();
+  // Straight-line Compares are handled in a loop; Binds recurse.
+  while (pc < prog.size() && prog[pc].kind == MatchInstr::kCompare) {
+    if (regs_[prog[pc].in] != regs_[prog[pc].out]) return true;
+    ++pc;
+  }
+  if (pc == prog.size()) {
+    const std::vector<uint16_t>& vr = pattern_.var_regs();
+    for (size_t i = 0; i < vr.size(); ++i) subst_[i] = regs_[vr[i]];
+    return (*cb_)(MatchView{regs_[0], subst_, nodes_});
+  }
+  const MatchInstr& in = prog[pc];
+  absl::Span<const NodeIdx> candidates = g_->ClassNodesWithOp(regs_[in.in], in.op);
+  for (NodeIdx n : candidates) {
+    ENodeView v = g_->Node(n);
+    if (in.variadic ? v.children.size() < in.arity : v.children.size() != in.arity) continue;
+    if (in.check_payload && v.payload != in.payload) continue;
+    for (uint16_t k = 0; k < in.arity; ++k) regs_[in.out + k] = v.children[k];
+    nodes_[in.slot] = n;
+    if (!Run(pc + 1)) return false;
+  }
+  return true;
+}
+
+bool Matcher::MatchClass(const EGraph& g, Id root, MatchCallback cb) {
+  g_ = &g;
+  cb_ = &cb;
+  regs_[0] = root;
+  return Run(0);
+}
+
+bool Matcher::MatchAll(const EGraph& g, MatchCallback cb) {
+  if (pattern_.root_is_var()) {
+    std::vector<Id> roots = g.Classes();
+    for (Id c : roots) {
+      if (!MatchClass(g, c, cb)) return false;
+    }
+    return true;
+  }
+  // A copy: the callback may change the e-graph, which invalidates the index.
+  absl::Span<const Id> with_op = g.ClassesWithOp(pattern_.root_op());
+  std::vector<Id> roots(with_op.begin(), with_op.end());
+  for (Id c : roots) {
+    if (!MatchClass(g, c, cb)) return false;
+  }
+  return true;
+}
+
+size_t Matcher::CountAll(const EGraph& g) {
+  size_t n = 0;
+  MatchAll(g, [&](const MatchView&) {
+    ++n;
+    return true;
+  });
+  return n;
+}
+
+}  // namespace egret

@@ -1,0 +1,63 @@
+// Executes compiled patterns (pattern.h) on an e-graph.
+//
+// Matching reads the classes' node lists and the nodes' operands as they were
+// at the last Rebuild(); it never calls Find(). Since the e-graph leaves those
+// lists alone until the next rebuild (new nodes go to new classes, unions are
+// deferred), the callback may add nodes and union classes while matching runs
+// (the runner applies rules that way), and the matches are exactly those of
+// the e-graph at the last rebuild.
+#ifndef EGRET_EGRAPH_MATCHER_H_
+#define EGRET_EGRAPH_MATCHER_H_
+
+#include <vector>
+
+#include "absl/functional/function_ref.h"
+#include "absl/types/span.h"
+#include "egret/egraph/egraph.h"
+#include "egret/egraph/pattern.h"
+
+namespace egret {
+
+// One match: the root class, the class bound to each variable (in
+// CompiledPattern::vars() order), and the e-node matched by each op of the
+// pattern (pre-order). Valid only during the callback.
+struct MatchView {
+  Id root = kNoId;
+  absl::Span<const Id> subst;
+  absl::Span<const NodeIdx> nodes;
+
+  Id operator[](int var) const { return subst[var]; }
+};
+
+// Return false to stop matching.
+using MatchCallback = absl::FunctionRef<bool(const MatchView&)>;
+
+class Matcher {
+ public:
+  // `pattern` must outlive the matcher.
+  explicit Matcher(const CompiledPattern& pattern);
+
+  // Calls `cb` for every match rooted at canonical class `root`. Returns false
+  // when `cb` stopped it. The e-graph must have been rebuilt since the last
+  // union (clean) when matching starts.
+  bool MatchClass(const EGraph& g, Id root, MatchCallback cb);
+  // Every match in the e-graph: roots are the classes that contain the root op
+  // (from the e-graph's op index), or every class for a variable pattern.
+  bool MatchAll(const EGraph& g, MatchCallback cb);
+  // Number of matches in the whole e-graph.
+  size_t CountAll(const EGraph& g);
+
+ private:
+  bool Run(size_t pc);
+
+  const CompiledPattern& pattern_;
+  std::vector<Id> regs_;
+  std::vector<NodeIdx> nodes_;
+  std::vector<Id> subst_;
+  const EGraph* g_ = nullptr;
+  const MatchCallback* cb_ = nullptr;
+};
+
+}  // namespace egret
+
+#endif  // EGRET_EGRAPH_MATCHER_H_

@@ -1,0 +1,47 @@
+// Pools behind e-node payloads: constant tensors (for "$Const") and attribute
+// maps (for opaque ops). Both intern by content, so two "$Const" nodes with
+// equal data, or two opaque nodes with equal attributes, get the same payload
+// and therefore hash-cons to one e-node, while different content never does.
+#ifndef EGRET_EGRAPH_PAYLOAD_POOLS_H_
+#define EGRET_EGRAPH_PAYLOAD_POOLS_H_
+
+#include <string>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "egret/egraph/enode.h"
+#include "egret/graph/graph.h"
+#include "egret/graph/tensor.h"
+
+namespace egret {
+
+class ConstantPool {
+ public:
+  // A payload >= 1 for `value` (not null); equal content gives equal payloads.
+  Payload Intern(ConstTensorPtr value);
+  // The constant of a payload returned by Intern.
+  const ConstTensorPtr& Get(Payload p) const { return values_[p - 1]; }
+  size_t size() const { return values_.size(); }
+
+ private:
+  std::vector<ConstTensorPtr> values_;
+  // content hash -> payloads with that hash
+  absl::flat_hash_map<size_t, std::vector<Payload>> by_hash_;
+};
+
+class AttributePool {
+ public:
+  // kNoPayload for empty attributes, otherwise a payload >= 1; equal
+  // attributes give equal payloads.
+  Payload Intern(const Attributes& attrs);
+  // The attributes of a payload (empty for kNoPayload).
+  const Attributes& Get(Payload p) const;
+
+ private:
+  std::vector<Attributes> values_;
+  absl::flat_hash_map<std::string, Payload> ids_;  // canonical text -> payload
+};
+
+}  // namespace egret
+
+#endif  // EGRET_EGRAPH_PAYLOAD_POOLS_H_

@@ -1,0 +1,382 @@
+#include "egret/egraph/runner.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <optional>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "egret/egraph/invariants.h"
+#include "egret/egraph/matcher.h"
+
+namespace egret {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+size_t ReadRssBytes() {
+  std::FILE* f = std::fopen("/proc/self/statm", "r");
+  if (f == nullptr) return 0;
+  unsigned long size = 0, resident = 0;
+  int n = std::fscanf(f, "%lu %lu", &size, &resident);
+  std::fclose(f);
+  if (n != 2) return 0;
+  return static_cast<size_t>(resident) * static_cast<size_t>(sysconf(_SC_PAGESIZE));
+}
+
+// Matches are applied in chunks of this many while a rule with no match
+// limit is searched, so that match buffers stay small.
+constexpr size_t kApplyChunk = 4096;
+
+class RunState {
+ public:
+  RunState(EGraph& g, const RunnerOptions& o, RunReport& report)
+      : g_(g), o_(o), report_(report), start_(Clock::now()) {}
+
+  RunReport Run(absl::Span<const Phase> phases);
+
+ private:
+  struct RuleState {
+    bool searched = false;
+    size_t since = 0;  // change-log position of the last complete search
+  };
+
+  double Elapsed() const { return std::chrono::duration<double>(Clock::now() - start_).count(); }
+  size_t MemoryBytes(bool allow_rss) {
+    if (o_.limits.memory_from_rss) {
+      if (allow_rss) last_rss_ = ReadRssBytes();
+      return last_rss_;
+    }
+    return g_.ApproxMemoryBytes() + buffer_.capacity() * sizeof(uint32_t) +
+           candidates_.capacity() * sizeof(Id) + marks_.capacity() * sizeof(uint32_t);
+  }
+  // Time and memory; sets stop_ and returns true when a limit is exceeded.
+  bool CheckTimeMemory(bool allow_rss = true) {
+    if (stop_) return true;
+    if (Elapsed() > o_.limits.seconds) {
+      stop_ = StopReason::kTimeLimit;
+      return true;
+    }
+    size_t mem = MemoryBytes(allow_rss);
+    report_.peak_memory_bytes = std::max(report_.peak_memory_bytes, mem);
+    if (o_.limits.memory_bytes != 0 && mem > o_.limits.memory_bytes) {
+      stop_ = StopReason::kMemoryLimit;
+      return true;
+    }
+    return false;
+  }
+  bool CheckSize() {
+    if (stop_) return true;
+    if (g_.num_nodes() > o_.limits.nodes) {
+      stop_ = StopReason::kNodeLimit;
+    } else if (g_.num_classes() > o_.limits.classes) {
+      stop_ = StopReason::kClassLimit;
+    }
+    return stop_.has_value();
+  }
+  // Called every so often from hot loops.
+  bool Tick() {
+    ++ops_;
+    if ((ops_ & 255) != 0) return stop_.has_value();
+    return CheckTimeMemory((ops_ & 4095) == 0);
+  }
+
+  const std::vector<Id>& Candidates(const RuleState& st, size_t pos, int levels);
+  void SearchAndApply(const Rewrite& rw, size_t rule, RuleState& st, BackoffScheduler& sched,
+                      size_t iter, size_t pos, IterationReport& it);
+
+  EGraph& g_;
+  const RunnerOptions& o_;
+  RunReport& report_;
+  Clock::time_point start_;
+  std::optional<StopReason> stop_;
+  size_t ops_ = 0;
+  size_t last_rss_ = 0;
+  std::vector<uint32_t> buffer_;
+  // Candidate roots of incremental searches, cached per (since, levels) for
+  // one iteration.
+  struct CacheEntry {
+    size_t since;
+    int levels;
+    std::vector<Id> roots;
+  };
+  std::vector<CacheEntry> cache_;
+  std::vector<Id> candidates_;
+  std::vector<uint32_t> marks_;
+  uint32_t stamp_ = 0;
+  Id ids_at_start_ = 0;
+};
+
+const std::vector<Id>& RunState::Candidates(const RuleState& st, size_t pos, int levels) {
+  for (const CacheEntry& e : cache_) {
+    if (e.since == st.since && e.levels == levels) return e.roots;
+  }
+  if (marks_.size() < g_.num_ids()) marks_.resize(g_.num_ids() + g_.num_ids() / 2 + 16, 0);
+  if (++stamp_ == 0) {
+    std::fill(marks_.begin(), marks_.end(), 0);
+    stamp_ = 1;
+  }
+  std::vector<Id> roots;
+  for (Id c : g_.change_log(st.since).first(pos - st.since)) {
+    c = g_.Find(c);
+    if (marks_[c] == stamp_) continue;
+    marks_[c] = stamp_;
+    roots.push_back(c);
+  }
+  size_t begin = 0;
+  for (int l = 0; l < levels; ++l) {
+    size_t end = roots.size();
+    for (size_t i = begin; i < end; ++i) {
+      for (NodeIdx p : g_.ClassParents(roots[i])) {
+        if (!g_.IsLive(p)) continue;
+        Id pc = g_.NodeClass(p);
+        if (marks_[pc] == stamp_) continue;
+        marks_[pc] = stamp_;
+        roots.push_back(pc);
+      }
+    }
+    begin = end;
+  }
+  cache_.push_back(CacheEntry{st.since, levels, std::move(roots)});
+  return cache_.back().roots;
+}
+
+void RunState::SearchAndApply(const Rewrite& rw, size_t rule, RuleState& st,
+                              BackoffScheduler& sched, size_t iter, size_t pos,
+                              IterationReport& it) {
+  RuleStats& stats = it.rules[rule];
+  const CompiledPattern& pat = rw.pattern;
+  const size_t nvars = pat.vars().size();
+  const size_t nnodes = static_cast<size_t>(pat.num_nodes());
+  const size_t stride = 1 + nvars + nnodes;
+  const size_t limit = sched.MatchLimit(rule);
+  const bool chunked = limit == std::numeric_limits<size_t>::max();
+
+  // Roots to search.
+  candidates_.clear();
+  bool full = !rw.incremental || !st.searched;
+  absl::Span<const Id> with_op;
+  if (!pat.root_is_var()) with_op = g_.ClassesWithOp(pat.root_op());
+  if (!full) {
+    int levels = std::max(pat.depth() - 1, 0) + std::max(rw.lookahead, 0);
+    const std::vector<Id>& inc = Candidates(st, pos, levels);
+    if (!pat.root_is_var() && inc.size() >= with_op.size()) {
+      full = true;
+    } else {
+      candidates_.assign(inc.begin(), inc.end());
+    }
+  }
+  if (full) {
+    if (pat.root_is_var()) {
+      candidates_ = g_.Classes();
+    } else {
+      candidates_.assign(with_op.begin(), with_op.end());
+    }
+  }
+  // Search the e-graph of the last rebuild: not the classes that rules
+  // applied earlier in this iteration created.
+  candidates_.erase(std::remove_if(candidates_.begin(), candidates_.end(),
+                                   [&](Id c) { return c >= ids_at_start_; }),
+                    candidates_.end());
+
+  Clock::time_point t0 = Clock::now();
+  double apply_seconds = 0;
+  buffer_.clear();
+  auto flush = [&] {
+    Clock::time_point a0 = Clock::now();
+    g_.set_rule_context(rw.name);
+    for (size_t off = 0; off < buffer_.size(); off += stride) {
+      MatchView m{buffer_[off], absl::Span<const Id>(buffer_.data() + off + 1, nvars),
+                  absl::Span<const NodeIdx>(buffer_.data() + off + 1 + nvars, nnodes)};
+      std::optional<Id> result = rw.applier(g_, m);
+      if (result.has_value()) {
+        absl::StatusOr<bool> merged = g_.Union(m.root, *result);
+        if (merged.ok() && *merged) ++stats.applications;
+      }
+      if (CheckSize() || Tick()) break;
+    }
+    g_.set_rule_context("");
+    buffer_.clear();
+    apply_seconds += std::chrono::duration<double>(Clock::now() - a0).count();
+  };
+
+  bool over_limit = false;
+  Matcher matcher(pat);
+  auto on_match = [&](const MatchView& m) {
+    if (Tick()) return false;
+    if (rw.guard && !rw.guard(g_, m)) return true;
+    if (++stats.matches > limit) {
+      over_limit = true;
+      return false;
+    }
+    buffer_.push_back(m.root);
+    buffer_.insert(buffer_.end(), m.subst.begin(), m.subst.end());
+    buffer_.insert(buffer_.end(), m.nodes.begin(), m.nodes.end());
+    if (chunked && buffer_.size() >= kApplyChunk * stride) {
+      flush();
+      if (stop_) return false;
+    }
+    return true;
+  };
+  for (Id root : candidates_) {
+    if (Tick()) break;
+    if (!matcher.MatchClass(g_, root, on_match)) break;
+  }
+  if (over_limit) {
+    sched.Ban(rule, iter);
+    stats.banned = true;
+    buffer_.clear();
+  } else if (!stop_) {
+    flush();
+    if (!stop_) {
+      st.searched = true;
+      st.since = pos;
+    }
+  }
+  double total = std::chrono::duration<double>(Clock::now() - t0).count();
+  it.apply_seconds += apply_seconds;
+  it.search_seconds += total - apply_seconds;
+}
+
+RunReport RunState::Run(absl::Span<const Phase> phases) {
+  bool hit_iteration_limit = false;
+  for (size_t p = 0; p < phases.size() && !stop_; ++p) {
+    const Phase& phase = phases[p];
+    PhaseReport pr;
+    pr.name = phase.name;
+    std::vector<bool> can_ban;
+    for (const Rewrite* r : phase.rules) can_ban.push_back(r->backoff);
+    BackoffScheduler sched(o_.scheduler, o_.backoff, can_ban);
+    std::vector<RuleState> states(phase.rules.size());
+    if (!g_.clean()) g_.Rebuild();
+    for (size_t iter = 0;; ++iter) {
+      if (iter >= o_.limits.iterations) {
+        pr.stop_reason = StopReason::kIterationLimit;
+        hit_iteration_limit = true;
+        break;
+      }
+      if (CheckSize() || CheckTimeMemory()) break;
+      IterationReport it;
+      it.phase = p;
+      it.iteration = iter;
+      it.rules.resize(phase.rules.size());
+      const uint64_t version = g_.version();
+      const size_t pos = g_.change_log_size();
+      cache_.clear();
+      ids_at_start_ = static_cast<Id>(g_.num_ids());
+      bool incomplete = false;  // some rule was not (fully) searched
+      for (size_t r = 0; r < phase.rules.size() && !stop_; ++r) {
+        it.rules[r].name = phase.rules[r]->name;
+        if (sched.IsBanned(r, iter)) {
+          it.rules[r].skipped = true;
+          incomplete = true;
+          continue;
+        }
+        SearchAndApply(*phase.rules[r], r, states[r], sched, iter, pos, it);
+        if (it.rules[r].banned) incomplete = true;
+      }
+      Clock::time_point r0 = Clock::now();
+      it.rebuild_unions = g_.Rebuild();
+      it.rebuild_seconds = std::chrono::duration<double>(Clock::now() - r0).count();
+      it.nodes = g_.num_nodes();
+      it.classes = g_.num_classes();
+      it.memory_bytes = MemoryBytes(true);
+      report_.peak_memory_bytes = std::max(report_.peak_memory_bytes, it.memory_bytes);
+      report_.iterations.push_back(std::move(it));
+      ++pr.iterations;
+      if (o_.check_invariants) {
+        absl::Status s = CheckInvariants(g_);
+        if (!s.ok()) {
+          report_.invariant_error = s;
+          pr.stop_reason = StopReason::kSaturated;
+          report_.phases.push_back(pr);
+          return report_;
+        }
+      }
+      if (stop_) break;
+      if (g_.version() == version) {
+        if (!incomplete) {
+          pr.stop_reason = StopReason::kSaturated;
+          break;
+        }
+        sched.LiftBans();
+      }
+    }
+    if (stop_) pr.stop_reason = *stop_;
+    report_.phases.push_back(pr);
+  }
+  if (!g_.clean()) g_.Rebuild();
+  report_.stop_reason =
+      stop_ ? *stop_ : (hit_iteration_limit ? StopReason::kIterationLimit : StopReason::kSaturated);
+  return report_;
+}
+
+}  // namespace
+
+std::string_view StopReasonName(StopReason r) {
+  switch (r) {
+    case StopReason::kSaturated:
+      return "Saturated";
+    case StopReason::kIterationLimit:
+      return "IterationLimit";
+    case StopReason::kNodeLimit:
+      return "NodeLimit";
+    case StopReason::kClassLimit:
+      return "ClassLimit";
+    case StopReason::kTimeLimit:
+      return "TimeLimit";
+    case StopReason::kMemoryLimit:
+      return "MemoryLimit";
+  }
+  return "?";
+}
+
+std::string RunReport::ToString() const {
+  std::string out = absl::StrFormat(
+      "stop=%s iterations=%d nodes=%d classes=%d peak_memory=%d conflicts=%d time=%.3fs\n",
+      StopReasonName(stop_reason), iterations.size(), nodes, classes, peak_memory_bytes,
+      conflicts, seconds);
+  for (const IterationReport& it : iterations) {
+    size_t matches = 0, applications = 0;
+    std::string banned;
+    for (const RuleStats& r : it.rules) {
+      matches += r.matches;
+      applications += r.applications;
+      if (r.banned) absl::StrAppend(&banned, " ", r.name);
+    }
+    absl::StrAppendFormat(&out,
+                          "  phase %d iter %d: matches=%d applied=%d nodes=%d classes=%d "
+                          "search=%.3fms apply=%.3fms rebuild=%.3fms%s\n",
+                          it.phase, it.iteration, matches, applications, it.nodes, it.classes,
+                          it.search_seconds * 1e3, it.apply_seconds * 1e3,
+                          it.rebuild_seconds * 1e3, banned.empty() ? "" : " banned:" + banned);
+  }
+  return out;
+}
+
+Runner::Runner(EGraph& egraph, RunnerOptions options) : g_(egraph), options_(std::move(options)) {}
+
+RunReport Runner::Run(absl::Span<const Rewrite> rules) {
+  Phase phase;
+  phase.name = "main";
+  for (const Rewrite& r : rules) phase.rules.push_back(&r);
+  return Run(absl::Span<const Phase>(&phase, 1));
+}
+
+RunReport Runner::Run(absl::Span<const Phase> phases) {
+  RunReport report;
+  Clock::time_point t0 = Clock::now();
+  size_t conflicts_before = g_.num_conflicts();
+  RunState state(g_, options_, report);
+  state.Run(phases);
+  report.nodes = g_.num_nodes();
+  report.classes = g_.num_classes();
+  report.conflicts = g_.num_conflicts() - conflicts_before;
+  report.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
+  return report;
+}
+
+}  // namespace egret

@@ -1,0 +1,131 @@
+// Equality saturation: iterations of search + apply + rebuild over rule sets,
+// under limits, with a per-iteration report.
+//
+// An iteration searches every rule that is not banned and applies its matches
+// (matches are found on the e-graph of the last rebuild, so the order of rules
+// within an iteration does not change what they match), then rebuilds. Rules
+// are searched incrementally (see Rewrite::incremental). A phase is an ordered
+// rule set saturated in turn: the runner saturates phase 1, then phase 2 on
+// the resulting e-graph, and so on.
+//
+// Limits: iterations (per phase; reaching it ends that phase and the run goes
+// on with the next one), e-nodes, e-classes, wall time and memory (for the
+// whole run). The node, class, time and memory limits are checked inside the
+// search and apply loops (every application, every 256 matches or root
+// classes), so the run stops within a few nodes of the node limit and within
+// a millisecond or so of the time limit; then the e-graph is rebuilt (so it
+// is always left clean) and the run ends with that stop reason.
+#ifndef EGRET_EGRAPH_RUNNER_H_
+#define EGRET_EGRAPH_RUNNER_H_
+
+#include <cstddef>
+#include <functional>
+#include <limits>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/types/span.h"
+#include "egret/egraph/egraph.h"
+#include "egret/egraph/rewrite.h"
+#include "egret/egraph/scheduler.h"
+
+namespace egret {
+
+enum class StopReason {
+  kSaturated,
+  kIterationLimit,
+  kNodeLimit,
+  kClassLimit,
+  kTimeLimit,
+  kMemoryLimit,
+};
+// "Saturated", "IterationLimit", "NodeLimit", "ClassLimit", "TimeLimit", "MemoryLimit".
+std::string_view StopReasonName(StopReason r);
+
+struct RunnerLimits {
+  size_t iterations = 30;  // per phase
+  size_t nodes = 10'000;
+  size_t classes = std::numeric_limits<size_t>::max();
+  double seconds = 5.0;
+  // 0 = no memory limit. Measured as the e-graph's own accounting
+  // (EGraph::ApproxMemoryBytes plus the runner's buffers), or as the process's
+  // resident set size when memory_from_rss is set.
+  size_t memory_bytes = 0;
+  bool memory_from_rss = false;
+};
+
+struct RunnerOptions {
+  RunnerLimits limits;
+  SchedulerKind scheduler = SchedulerKind::kBackoff;
+  BackoffOptions backoff;
+  // Run CheckInvariants after every rebuild; a violation stops the run with
+  // RunReport::invariant_error set (for tests; linear cost per iteration).
+  bool check_invariants = false;
+};
+
+struct RuleStats {
+  std::string name;
+  size_t matches = 0;       // matches that passed the guard
+  size_t applications = 0;  // matches whose result merged two classes
+  bool banned = false;      // exceeded its match limit this iteration
+  bool skipped = false;     // banned in this iteration
+};
+
+struct IterationReport {
+  size_t phase = 0;
+  size_t iteration = 0;  // within the phase
+  std::vector<RuleStats> rules;
+  size_t nodes = 0;  // after the rebuild
+  size_t classes = 0;
+  size_t memory_bytes = 0;
+  size_t rebuild_unions = 0;  // unions found by congruence
+  double search_seconds = 0;
+  double apply_seconds = 0;
+  double rebuild_seconds = 0;
+};
+
+struct Phase {
+  std::string name;
+  std::vector<const Rewrite*> rules;  // not owned
+};
+
+struct PhaseReport {
+  std::string name;
+  StopReason stop_reason = StopReason::kSaturated;
+  size_t iterations = 0;
+};
+
+struct RunReport {
+  StopReason stop_reason = StopReason::kSaturated;
+  std::vector<IterationReport> iterations;
+  std::vector<PhaseReport> phases;
+  size_t nodes = 0;
+  size_t classes = 0;
+  size_t peak_memory_bytes = 0;
+  size_t conflicts = 0;  // merges refused during the run
+  double seconds = 0;
+  absl::Status invariant_error;  // set only with check_invariants
+
+  // A multi-line human-readable summary (one line per iteration).
+  std::string ToString() const;
+};
+
+class Runner {
+ public:
+  // `egraph` must outlive the runner.
+  Runner(EGraph& egraph, RunnerOptions options = {});
+
+  // One phase with these rules.
+  RunReport Run(absl::Span<const Rewrite> rules);
+  RunReport Run(absl::Span<const Phase> phases);
+
+ private:
+  EGraph& g_;
+  RunnerOptions options_;
+};
+
+}  // namespace egret
+
+#endif  // EGRET_EGRAPH_RUNNER_H_

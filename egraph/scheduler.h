@@ -1,0 +1,54 @@
+// Rule scheduling for the runner. The BackoffScheduler (egg's idea) bans a
+// rule whose matches in one iteration exceed its match limit, for a number of
+// iterations; each ban doubles both the rule's match limit and its next ban
+// length. Rules with Rewrite::backoff == false are never banned.
+#ifndef EGRET_EGRAPH_SCHEDULER_H_
+#define EGRET_EGRAPH_SCHEDULER_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+namespace egret {
+
+enum class SchedulerKind { kSimple, kBackoff };
+
+struct BackoffOptions {
+  size_t match_limit = 1000;  // initial per-iteration match limit
+  size_t ban_length = 5;      // initial ban length in iterations
+};
+
+class BackoffScheduler {
+ public:
+  // `can_ban[i]` tells whether rule i may be banned.
+  BackoffScheduler(SchedulerKind kind, BackoffOptions options, std::vector<bool> can_ban);
+
+  // Whether rule i is banned in `iteration`.
+  bool IsBanned(size_t rule, size_t iteration) const {
+    return rules_[rule].banned_until > iteration;
+  }
+  // Most matches rule i may have in one iteration (SIZE_MAX = unlimited).
+  size_t MatchLimit(size_t rule) const;
+  // Bans rule i from `iteration` + 1 on (call when it exceeded MatchLimit).
+  void Ban(size_t rule, size_t iteration);
+  // True when some rule is banned after `iteration`.
+  bool AnyBanned(size_t iteration) const;
+  // Lifts every ban (egg fast-forwards this way when nothing else changes);
+  // limits stay doubled.
+  void LiftBans();
+  size_t times_banned(size_t rule) const { return rules_[rule].times_banned; }
+
+ private:
+  struct RuleState {
+    bool can_ban = true;
+    uint32_t times_banned = 0;
+    size_t banned_until = 0;
+  };
+  SchedulerKind kind_;
+  BackoffOptions options_;
+  std::vector<RuleState> rules_;
+};
+
+}  // namespace egret
+
+#endif  // EGRET_EGRAPH_SCHEDULER_H_

@@ -1,0 +1,311 @@
+#include "egret/extract/dag_extractor.h"
+
+#include <cmath>
+#include <deque>
+#include <limits>
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "egret/extract/tree_extractor.h"
+#include "egret/extract/validate.h"
+
+namespace egret::extract {
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+// Step 1: cost sets. set[c] lists (class, cost of its node) for every class of
+// c's best known sub-DAG, c included; total[c] is their sum. A node is priced
+// by walking its children's sets once with a stamp array (no allocation); the
+// set is only materialised when the node becomes its class's best.
+Choice GreedyCostSets(const ExtractionProblem& p) {
+  const size_t nc = p.num_classes(), nn = p.num_nodes();
+  std::vector<std::vector<std::pair<ClassId, double>>> set(nc);
+  std::vector<double> total(nc, kInf);
+  Choice choice(nc);
+  std::vector<uint32_t> stamp(nc, 0);
+  uint32_t now = 0;
+  std::vector<char> queued(nn, 0);
+  std::deque<NodeId> queue;
+  for (NodeId n = 0; n < nn; ++n) {
+    if (p.children(n).empty()) {
+      queue.push_back(n);
+      queued[n] = 1;
+    }
+  }
+  auto next_stamp = [&] {
+    if (++now == 0) {
+      std::fill(stamp.begin(), stamp.end(), 0);
+      now = 1;
+    }
+    return now;
+  };
+  while (!queue.empty()) {
+    NodeId n = queue.front();
+    queue.pop_front();
+    queued[n] = 0;
+    const ClassId c = p.node_class(n);
+    bool ok = true;
+    for (ClassId ch : p.children(n)) {
+      if (ch == c || total[ch] == kInf) {
+        ok = false;
+        break;
+      }
+    }
+    if (!ok) continue;
+    const uint32_t s = next_stamp();
+    stamp[c] = s;  // a child set containing c means a cycle
+    double value = p.cost(n);
+    for (ClassId ch : p.children(n)) {
+      for (const auto& [d, w] : set[ch]) {
+        if (stamp[d] == s) {
+          if (d == c) ok = false;
+          continue;
+        }
+        stamp[d] = s;
+        value += w;
+      }
+      if (!ok) break;
+    }
+    if (!ok || !(value < total[c])) continue;
+    // Materialise the new set.
+    const uint32_t s2 = next_stamp();
+    std::vector<std::pair<ClassId, double>> merged;
+    merged.emplace_back(c, p.cost(n));
+    stamp[c] = s2;
+    for (ClassId ch : p.children(n)) {
+      for (const auto& e : set[ch]) {
+        if (stamp[e.first] != s2) {
+          stamp[e.first] = s2;
+          merged.push_back(e);
+        }
+      }
+    }
+    set[c] = std::move(merged);
+    total[c] = value;
+    choice.node[c] = n;
+    for (NodeId parent : p.parents(c)) {
+      if (!queued[parent]) {
+        queued[parent] = 1;
+        queue.push_back(parent);
+      }
+    }
+  }
+  return choice;
+}
+
+// Step 3: local search over a full choice (one node for every class that has
+// an acyclic term), kept acyclic everywhere. refs[c] counts the uses of c by
+// active chosen nodes plus root occurrences; c is active iff refs[c] > 0.
+class LocalSearch {
+ public:
+  LocalSearch(const ExtractionProblem& p, Choice full, int64_t budget)
+      : p_(p), choice_(std::move(full)), refs_(p.num_classes(), 0), mark_(p.num_classes(), 0),
+        budget_(budget) {
+    for (ClassId r : p_.roots()) cost_ += Inc(r);
+  }
+
+  void Run() {
+    bool improved = true;
+    while (improved && budget_ > 0) {
+      improved = false;
+      // Shared-class moves: make an unused class s available and let every
+      // active user that can use s switch to it; keep all or nothing.
+      for (ClassId s = 0; s < p_.num_classes() && budget_ > 0; ++s) {
+        if (refs_[s] == 0 && choice_.node[s] != kNoNode && TryIntroduce(s)) improved = true;
+      }
+      // Single switches.
+      for (ClassId c = 0; c < p_.num_classes() && budget_ > 0; ++c) {
+        if (refs_[c] == 0 || p_.class_size(c) < 2) continue;
+        for (NodeId alt = p_.class_begin(c); alt < p_.class_end(c) && budget_ > 0; ++alt) {
+          const NodeId cur = choice_.node[c];
+          if (alt == cur || !Usable(c, alt)) continue;
+          double delta = Switch(c, alt);
+          if (delta < -1e-9 * std::max(1.0, std::abs(cost_))) {
+            cost_ += delta;
+            improved = true;
+          } else {
+            Switch(c, cur);  // exact undo
+          }
+        }
+      }
+    }
+  }
+
+  const Choice& choice() const { return choice_; }
+
+ private:
+  bool TryIntroduce(ClassId s) {
+    // Needs users in at least two active classes, else a single switch suffices.
+    int users = 0;
+    ClassId first = kNoNode;
+    for (NodeId n : p_.parents(s)) {
+      ClassId c = p_.node_class(n);
+      if (refs_[c] > 0 && choice_.node[c] != n && c != first) {
+        if (first == kNoNode) first = c;
+        if (++users >= 2) break;
+      }
+    }
+    if (users < 2) return false;
+    double total = Inc(s);  // pinned: s costs nothing more to the users below
+    undo_.clear();
+    NodeId last = kNoNode;
+    for (NodeId alt : p_.parents(s)) {
+      if (alt == last) continue;  // s twice among alt's children
+      last = alt;
+      ClassId c = p_.node_class(alt);
+      const NodeId cur = choice_.node[c];
+      if (refs_[c] == 0 || cur == alt || !Usable(c, alt)) continue;
+      double d = Switch(c, alt);
+      if (d < 0) {
+        total += d;
+        undo_.push_back({c, cur});
+      } else {
+        Switch(c, cur);
+      }
+    }
+    total -= Dec(s);
+    if (!undo_.empty() && total < -1e-9 * std::max(1.0, std::abs(cost_))) {
+      cost_ += total;
+      return true;
+    }
+    for (auto it = undo_.rbegin(); it != undo_.rend(); ++it) Switch(it->first, it->second);
+    return false;
+  }
+
+  // Activates c (one more use); returns the cost added.
+  double Inc(ClassId c) {
+    double added = 0;
+    stack_.clear();
+    stack_.push_back(c);
+    while (!stack_.empty()) {
+      ClassId d = stack_.back();
+      stack_.pop_back();
+      --budget_;
+      if (refs_[d]++ > 0) continue;
+      NodeId n = choice_.node[d];
+      added += p_.cost(n);
+      for (ClassId ch : p_.children(n)) stack_.push_back(ch);
+    }
+    return added;
+  }
+  double Dec(ClassId c) {
+    double removed = 0;
+    stack_.clear();
+    stack_.push_back(c);
+    while (!stack_.empty()) {
+      ClassId d = stack_.back();
+      stack_.pop_back();
+      --budget_;
+      if (--refs_[d] > 0) continue;
+      NodeId n = choice_.node[d];
+      removed += p_.cost(n);
+      for (ClassId ch : p_.children(n)) stack_.push_back(ch);
+    }
+    return removed;
+  }
+  // Switches active class c to node `to`; returns the change in DAG cost.
+  double Switch(ClassId c, NodeId to) {
+    NodeId from = choice_.node[c];
+    choice_.node[c] = to;
+    double delta = p_.cost(to) - p_.cost(from);
+    for (ClassId ch : p_.children(to)) delta += Inc(ch);
+    for (ClassId ch : p_.children(from)) delta -= Dec(ch);
+    return delta;
+  }
+  // Whether c may choose `alt`: all its children have a choice and none of
+  // them reaches c through the current choice (which would close a cycle).
+  bool Usable(ClassId c, NodeId alt) {
+    for (ClassId ch : p_.children(alt)) {
+      if (ch == c || choice_.node[ch] == kNoNode) return false;
+    }
+    if (++now_ == 0) {
+      std::fill(mark_.begin(), mark_.end(), 0);
+      now_ = 1;
+    }
+    stack_.clear();
+    for (ClassId ch : p_.children(alt)) stack_.push_back(ch);
+    while (!stack_.empty()) {
+      ClassId d = stack_.back();
+      stack_.pop_back();
+      --budget_;
+      if (d == c) return false;
+      if (mark_[d] == now_) continue;
+      mark_[d] = now_;
+      for (ClassId ch : p_.children(choice_.node[d])) stack_.push_back(ch);
+    }
+    return true;
+  }
+
+  const ExtractionProblem& p_;
+  Choice choice_;
+  std::vector<uint32_t> refs_;
+  std::vector<uint32_t> mark_;
+  uint32_t now_ = 0;
+  std::vector<ClassId> stack_;
+  double cost_ = 0;
+  int64_t budget_;
+  std::vector<std::pair<ClassId, NodeId>> undo_;
+};
+
+// `reachable` (a valid choice) completed with `fill` (an acyclic choice for
+// every computable class) outside its reachable part. Acyclic: the reachable
+// part is closed under children, so no edge leads out of it.
+Choice Complete(const ExtractionProblem& p, const Choice& reachable, const Choice& fill) {
+  Choice full = fill;
+  for (ClassId c : ReachableClasses(p, reachable)) full.node[c] = reachable.node[c];
+  return full;
+}
+
+}  // namespace
+
+absl::StatusOr<Choice> ExtractGreedyDag(const ExtractionProblem& p) {
+  absl::StatusOr<TreeCosts> tree = ComputeTreeCosts(p);
+  if (!tree.ok()) return tree.status();
+  for (ClassId r : p.roots()) {
+    if (std::isinf(tree->cost[r])) return UncomputableRootError(p, tree->cost, r);
+  }
+  Choice greedy = RestrictToReachable(p, GreedyCostSets(p));
+  if (!ValidateChoice(p, greedy).ok()) return RestrictToReachable(p, tree->choice);
+  return greedy;
+}
+
+absl::StatusOr<Choice> ExtractDag(const ExtractionProblem& p, const DagOptions& options) {
+  absl::StatusOr<TreeCosts> tree = ComputeTreeCosts(p);
+  if (!tree.ok()) return tree.status();
+  for (ClassId r : p.roots()) {
+    if (std::isinf(tree->cost[r])) return UncomputableRootError(p, tree->cost, r);
+  }
+  std::vector<Choice> candidates;
+  Choice greedy = RestrictToReachable(p, GreedyCostSets(p));
+  if (ValidateChoice(p, greedy).ok()) candidates.push_back(std::move(greedy));
+  candidates.push_back(RestrictToReachable(p, tree->choice));
+
+  int64_t edges = 0;
+  for (ClassId c = 0; c < p.num_classes(); ++c) edges += static_cast<int64_t>(p.parents(c).size());
+  const int64_t budget = options.work_factor * (static_cast<int64_t>(p.num_nodes()) + edges) + 10000;
+
+  Choice best;
+  double best_cost = kInf;
+  for (Choice& cand : candidates) {
+    Choice result = cand;
+    if (options.local_search) {
+      LocalSearch search(p, Complete(p, cand, tree->choice), budget);
+      search.Run();
+      result = RestrictToReachable(p, search.choice());
+    }
+    double cost = DagCost(p, result);
+    if (cost < best_cost) {
+      best_cost = cost;
+      best = std::move(result);
+    }
+  }
+  if (absl::Status s = ValidateChoice(p, best); !s.ok()) {
+    return absl::InternalError(std::string("DAG extractor produced an invalid choice: ") +
+                               std::string(s.message()));
+  }
+  return best;
+}
+
+}  // namespace egret::extract

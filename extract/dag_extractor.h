@@ -1,0 +1,41 @@
+// DAG-aware extraction heuristic: minimises DAG cost (each chosen class paid
+// once, however many users it has).
+//
+// Three steps: (1) a greedy bottom-up pass where each class keeps the set of
+// classes of its cheapest known sub-DAG ("cost sets") and a node is priced as
+// its own cost plus the union of its children's sets; (2) the tree-optimal
+// choice as a second candidate; (3) a local-improvement pass on both that
+// switches one class's node at a time and keeps the switch when the true DAG
+// cost drops (reference-counted, so a switch costs only the part of the DAG
+// it changes). The better result is returned, so the DAG cost is never worse
+// than the tree extractor's.
+#ifndef EGRET_EXTRACT_DAG_EXTRACTOR_H_
+#define EGRET_EXTRACT_DAG_EXTRACTOR_H_
+
+#include <cstdint>
+
+#include "absl/status/statusor.h"
+#include "egret/extract/choice.h"
+#include "egret/extract/problem.h"
+
+namespace egret::extract {
+
+struct DagOptions {
+  // Run the local-improvement pass.
+  bool local_search = true;
+  // Upper bound on the local search's elementary steps per candidate, as a
+  // multiple of (nodes + child edges). Deterministic (no clock involved).
+  int64_t work_factor = 200;
+};
+
+// The greedy cost-set choice alone (step 1), restricted to the classes
+// reachable from the roots. Fails like ExtractTree when a root cannot be
+// computed.
+absl::StatusOr<Choice> ExtractGreedyDag(const ExtractionProblem& p);
+
+// The full heuristic. Fails like ExtractTree when a root cannot be computed.
+absl::StatusOr<Choice> ExtractDag(const ExtractionProblem& p, const DagOptions& options = {});
+
+}  // namespace egret::extract
+
+#endif  // EGRET_EXTRACT_DAG_EXTRACTOR_H_

@@ -1,0 +1,524 @@
+#include "egret/extract/ilp_extractor.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "Cbc_C_Interface.h"
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "egret/extract/dag_extractor.h"
+#include "egret/extract/tree_extractor.h"
+#include "egret/extract/validate.h"
+
+namespace egret::extract {
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+// Sorted distinct child classes of n.
+std::vector<ClassId> ChildSet(const ExtractionProblem& p, NodeId n) {
+  std::vector<ClassId> s(p.children(n).begin(), p.children(n).end());
+  std::sort(s.begin(), s.end());
+  s.erase(std::unique(s.begin(), s.end()), s.end());
+  return s;
+}
+
+// Classes reachable from the roots through nodes with keep[n].
+std::vector<char> Reach(const ExtractionProblem& p, const std::vector<char>& keep) {
+  std::vector<char> seen(p.num_classes(), 0);
+  std::vector<ClassId> stack(p.roots().begin(), p.roots().end());
+  while (!stack.empty()) {
+    ClassId c = stack.back();
+    stack.pop_back();
+    if (seen[c]) continue;
+    seen[c] = 1;
+    for (NodeId n = p.class_begin(c); n < p.class_end(c); ++n) {
+      if (!keep[n]) continue;
+      for (ClassId ch : p.children(n)) {
+        if (!seen[ch]) stack.push_back(ch);
+      }
+    }
+  }
+  return seen;
+}
+
+// Strongly connected components of the class graph restricted to `in` classes
+// and `keep` nodes (iterative Tarjan). Components come out children first.
+struct Sccs {
+  std::vector<int32_t> id;  // per class, -1 if not in the graph
+  std::vector<std::vector<ClassId>> members;
+};
+
+Sccs ComputeSccs(const ExtractionProblem& p, const std::vector<char>& in,
+                 const std::vector<char>& keep) {
+  const size_t nc = p.num_classes();
+  Sccs out{std::vector<int32_t>(nc, -1), {}};
+  std::vector<int32_t> index(nc, -1), low(nc, 0);
+  std::vector<char> on_stack(nc, 0);
+  std::vector<ClassId> tstack;
+  struct Frame {
+    ClassId c;
+    NodeId n;
+    uint32_t k;
+  };
+  std::vector<Frame> frames;
+  int32_t next = 0;
+  // Advances frame f to its next kept child edge; returns false at the end.
+  auto next_child = [&](Frame& f, ClassId* child) {
+    while (f.n < p.class_end(f.c)) {
+      if (keep[f.n] && f.k < p.children(f.n).size()) {
+        *child = p.children(f.n)[f.k++];
+        return true;
+      }
+      ++f.n;
+      f.k = 0;
+    }
+    return false;
+  };
+  for (ClassId s = 0; s < nc; ++s) {
+    if (!in[s] || index[s] >= 0) continue;
+    index[s] = low[s] = next++;
+    tstack.push_back(s);
+    on_stack[s] = 1;
+    frames.push_back({s, p.class_begin(s), 0});
+    while (!frames.empty()) {
+      Frame& f = frames.back();
+      ClassId ch;
+      if (next_child(f, &ch)) {
+        if (!in[ch]) continue;
+        if (index[ch] < 0) {
+          index[ch] = low[ch] = next++;
+          tstack.push_back(ch);
+          on_stack[ch] = 1;
+          frames.push_back({ch, p.class_begin(ch), 0});
+        } else if (on_stack[ch]) {
+          low[f.c] = std::min(low[f.c], index[ch]);
+        }
+        continue;
+      }
+      ClassId c = f.c;
+      frames.pop_back();
+      if (!frames.empty()) low[frames.back().c] = std::min(low[frames.back().c], low[c]);
+      if (low[c] == index[c]) {
+        std::vector<ClassId> comp;
+        ClassId x;
+        do {
+          x = tstack.back();
+          tstack.pop_back();
+          on_stack[x] = 0;
+          out.id[x] = static_cast<int32_t>(out.members.size());
+          comp.push_back(x);
+        } while (x != c);
+        out.members.push_back(std::move(comp));
+      }
+    }
+  }
+  return out;
+}
+
+struct Triplet {
+  int32_t row, col;
+  double value;
+};
+
+class IlpBuilder {
+ public:
+  IlpBuilder(const ExtractionProblem& p, const TreeCosts& tree) : p_(p), tree_(tree) {}
+
+  absl::StatusOr<IlpResult> Run(const IlpOptions& options, Choice warm);
+
+ private:
+  void Prune();
+  void Collapse();
+  int32_t AddColumn(double cost, double lb, double ub, bool integer) {
+    obj_.push_back(cost);
+    col_lb_.push_back(lb);
+    col_ub_.push_back(ub);
+    is_int_.push_back(integer);
+    return static_cast<int32_t>(obj_.size() - 1);
+  }
+  int32_t AddRow(double lb, double ub) {
+    row_lb_.push_back(lb);
+    row_ub_.push_back(ub);
+    return static_cast<int32_t>(row_lb_.size() - 1);
+  }
+  void Expand(ClassId c, Choice* out) const;  // collapsed subtree choices
+
+  const ExtractionProblem& p_;
+  const TreeCosts& tree_;
+  std::vector<char> keep_;           // per node
+  std::vector<NodeId> dominator_;    // per node
+  std::vector<char> live_;           // per class: reachable through kept nodes
+  Sccs sccs_;
+  std::vector<char> collapsible_;    // per class
+  std::vector<double> val_;          // exact cost of a collapsible class
+  std::vector<NodeId> vchoice_;      // its best node
+  std::vector<double> obj_, col_lb_, col_ub_, row_lb_, row_ub_;
+  std::vector<char> is_int_;
+  std::vector<Triplet> entries_;
+};
+
+void IlpBuilder::Prune() {
+  const size_t nn = p_.num_nodes(), nc = p_.num_classes();
+  keep_.assign(nn, 0);
+  dominator_.assign(nn, kNoNode);
+  for (NodeId n = 0; n < nn; ++n) {
+    bool ok = true;
+    for (ClassId ch : p_.children(n)) {
+      if (ch == p_.node_class(n) || std::isinf(tree_.cost[ch])) ok = false;
+    }
+    keep_[n] = ok;
+  }
+  std::vector<char> reach = Reach(p_, keep_);
+  const bool subsets = !p_.has_negative_costs();
+  std::vector<std::vector<ClassId>> sets;
+  std::vector<NodeId> nodes;
+  for (ClassId c = 0; c < nc; ++c) {
+    if (!reach[c] || p_.class_size(c) < 2) continue;
+    nodes.clear();
+    sets.clear();
+    for (NodeId n = p_.class_begin(c); n < p_.class_end(c); ++n) {
+      if (keep_[n]) {
+        nodes.push_back(n);
+        sets.push_back(ChildSet(p_, n));
+      }
+    }
+    const size_t k = nodes.size();
+    auto dominates = [&](size_t a, size_t b) {  // does nodes[a] dominate nodes[b]?
+      const double ca = p_.cost(nodes[a]), cb = p_.cost(nodes[b]);
+      if (ca > cb) return false;
+      const bool equal = sets[a] == sets[b];
+      if (!equal) {
+        if (!subsets || sets[a].size() >= sets[b].size() ||
+            !std::includes(sets[b].begin(), sets[b].end(), sets[a].begin(), sets[a].end())) {
+          return false;
+        }
+        return true;
+      }
+      return ca < cb || nodes[a] < nodes[b];
+    };
+    if (k <= 128) {
+      for (size_t b = 0; b < k; ++b) {
+        for (size_t a = 0; a < k; ++a) {
+          if (a != b && dominates(a, b)) {
+            dominator_[nodes[b]] = nodes[a];
+            break;
+          }
+        }
+      }
+    } else {  // large class: equal child sets only, by sorting
+      std::vector<size_t> order(k);
+      for (size_t i = 0; i < k; ++i) order[i] = i;
+      std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+        if (sets[a] != sets[b]) return sets[a] < sets[b];
+        if (p_.cost(nodes[a]) != p_.cost(nodes[b])) return p_.cost(nodes[a]) < p_.cost(nodes[b]);
+        return nodes[a] < nodes[b];
+      });
+      for (size_t i = 1; i < k; ++i) {
+        if (sets[order[i]] == sets[order[i - 1]]) dominator_[nodes[order[i]]] = nodes[order[i - 1]];
+      }
+    }
+  }
+  for (NodeId n = 0; n < nn; ++n) {
+    if (dominator_[n] != kNoNode) keep_[n] = 0;
+  }
+  live_ = Reach(p_, keep_);
+  for (NodeId n = 0; n < nn; ++n) {
+    if (!live_[p_.node_class(n)]) keep_[n] = 0;
+  }
+}
+
+void IlpBuilder::Collapse() {
+  const size_t nc = p_.num_classes();
+  sccs_ = ComputeSccs(p_, live_, keep_);
+  std::vector<uint32_t> uses(nc, 0);
+  for (ClassId r : p_.roots()) uses[r] += 2;  // a root is never absorbed
+  for (NodeId n = 0; n < p_.num_nodes(); ++n) {
+    if (keep_[n]) {
+      for (ClassId ch : p_.children(n)) ++uses[ch];
+    }
+  }
+  collapsible_.assign(nc, 0);
+  val_.assign(nc, kInf);
+  vchoice_.assign(nc, kNoNode);
+  for (const std::vector<ClassId>& comp : sccs_.members) {  // children first
+    if (comp.size() != 1) continue;
+    ClassId c = comp[0];
+    bool ok = true;
+    double best = kInf;
+    NodeId best_node = kNoNode;
+    for (NodeId n = p_.class_begin(c); n < p_.class_end(c) && ok; ++n) {
+      if (!keep_[n]) continue;
+      double v = p_.cost(n);
+      for (ClassId ch : p_.children(n)) {
+        if (!collapsible_[ch] || uses[ch] != 1) {
+          ok = false;
+          break;
+        }
+        v += val_[ch];
+      }
+      if (v < best) {
+        best = v;
+        best_node = n;
+      }
+    }
+    if (ok && best_node != kNoNode) {
+      collapsible_[c] = 1;
+      val_[c] = best;
+      vchoice_[c] = best_node;
+    }
+  }
+}
+
+void IlpBuilder::Expand(ClassId c, Choice* out) const {
+  std::vector<ClassId> stack = {c};
+  while (!stack.empty()) {
+    ClassId d = stack.back();
+    stack.pop_back();
+    out->node[d] = vchoice_[d];
+    for (ClassId ch : p_.children(vchoice_[d])) stack.push_back(ch);
+  }
+}
+
+absl::StatusOr<IlpResult> IlpBuilder::Run(const IlpOptions& options, Choice warm) {
+  const size_t nc = p_.num_classes(), nn = p_.num_nodes();
+  Prune();
+  Collapse();
+  IlpResult result;
+  result.choice = warm;
+  result.cost = DagCost(p_, warm);
+  result.bound = -kInf;
+
+  // Model classes: not absorbed into a collapsed parent.
+  std::vector<char> in_model(nc, 0);
+  for (ClassId c = 0; c < nc; ++c) {
+    if (live_[c] && !collapsible_[c]) in_model[c] = 1;
+  }
+  for (ClassId r : p_.roots()) in_model[r] = 1;
+  for (NodeId n = 0; n < nn; ++n) {
+    if (keep_[n] && !collapsible_[p_.node_class(n)]) {
+      for (ClassId ch : p_.children(n)) in_model[ch] = 1;
+    }
+  }
+  // Everything collapses: the roots' exact optimum needs no solver.
+  bool all_collapsed = true;
+  for (ClassId r : p_.roots()) all_collapsed = all_collapsed && collapsible_[r];
+  if (all_collapsed) {
+    Choice exact(nc);
+    for (ClassId r : p_.roots()) Expand(r, &exact);
+    exact = RestrictToReachable(p_, exact);
+    double cost = DagCost(p_, exact);
+    if (cost <= result.cost) {
+      result.choice = std::move(exact);
+      result.cost = cost;
+    }
+    result.bound = result.cost;
+    result.optimal = true;
+    return result;
+  }
+
+  // Columns.
+  std::vector<int32_t> class_col_begin(nc + 1, 0), class_col_end(nc, 0);
+  std::vector<int32_t> node_col(nn, -1);
+  std::vector<NodeId> col_node;  // kNoNode for a collapsed leaf
+  std::vector<ClassId> col_class;
+  for (ClassId c = 0; c < nc; ++c) {
+    class_col_begin[c] = static_cast<int32_t>(obj_.size());
+    if (in_model[c]) {
+      if (collapsible_[c]) {
+        AddColumn(val_[c], 0, 1, true);
+        col_node.push_back(kNoNode);
+        col_class.push_back(c);
+      } else {
+        for (NodeId n = p_.class_begin(c); n < p_.class_end(c); ++n) {
+          if (!keep_[n]) continue;
+          node_col[n] = AddColumn(p_.cost(n), 0, 1, true);
+          col_node.push_back(n);
+          col_class.push_back(c);
+        }
+      }
+    }
+    class_col_end[c] = static_cast<int32_t>(obj_.size());
+  }
+  const int32_t num_binaries = static_cast<int32_t>(obj_.size());
+  auto add_class_terms = [&](int32_t row, ClassId c, double coef) {
+    for (int32_t j = class_col_begin[c]; j < class_col_end[c]; ++j) entries_.push_back({row, j, coef});
+  };
+  // Roots.
+  for (ClassId r : p_.roots()) add_class_terms(AddRow(1, kInf), r, 1.0);
+  // Children.
+  for (NodeId n = 0; n < nn; ++n) {
+    if (node_col[n] < 0) continue;
+    for (ClassId d : ChildSet(p_, n)) {
+      int32_t row = AddRow(-kInf, 0);
+      entries_.push_back({row, node_col[n], 1.0});
+      add_class_terms(row, d, -1.0);
+    }
+  }
+  // Negative costs: at most one node per class, and a class is only paid for
+  // when something uses it.
+  if (p_.has_negative_costs()) {
+    std::vector<char> is_root(nc, 0);
+    for (ClassId r : p_.roots()) is_root[r] = 1;
+    for (ClassId c = 0; c < nc; ++c) {
+      if (!in_model[c]) continue;
+      add_class_terms(AddRow(-kInf, 1), c, 1.0);
+      if (is_root[c]) continue;
+      int32_t row = AddRow(-kInf, 0);
+      add_class_terms(row, c, 1.0);
+      for (NodeId parent : p_.parents(c)) {
+        if (node_col[parent] >= 0) entries_.push_back({row, node_col[parent], -1.0});
+      }
+    }
+  }
+  // Acyclicity on cyclic strongly connected parts.
+  std::vector<int32_t> order_col(nc, -1);
+  for (const std::vector<ClassId>& comp : sccs_.members) {
+    if (comp.size() < 2) continue;
+    const double size = static_cast<double>(comp.size());
+    for (ClassId c : comp) order_col[c] = AddColumn(0, 0, size - 1, false);
+    for (ClassId c : comp) {
+      for (NodeId n = p_.class_begin(c); n < p_.class_end(c); ++n) {
+        if (node_col[n] < 0) continue;
+        for (ClassId d : ChildSet(p_, n)) {
+          if (sccs_.id[d] != sccs_.id[c]) continue;
+          int32_t row = AddRow(1 - size, kInf);
+          entries_.push_back({row, order_col[c], 1.0});
+          entries_.push_back({row, order_col[d], -1.0});
+          entries_.push_back({row, node_col[n], -size});
+        }
+      }
+    }
+  }
+  result.model_columns = static_cast<int64_t>(obj_.size());
+  result.model_rows = static_cast<int64_t>(row_lb_.size());
+
+  // Column-major matrix.
+  const int32_t ncols = static_cast<int32_t>(obj_.size());
+  std::vector<CoinBigIndex> start(ncols + 1, 0);
+  for (const Triplet& t : entries_) ++start[t.col + 1];
+  for (int32_t j = 0; j < ncols; ++j) start[j + 1] += start[j];
+  std::vector<int> index(entries_.size());
+  std::vector<double> value(entries_.size());
+  {
+    std::vector<CoinBigIndex> fill(start.begin(), start.end() - 1);
+    for (const Triplet& t : entries_) {
+      index[fill[t.col]] = t.row;
+      value[fill[t.col]++] = t.value;
+    }
+  }
+  const double big = 1e30;
+  for (double& v : col_ub_) v = std::min(v, big);
+  for (double& v : row_lb_) v = std::max(v, -big);
+  for (double& v : row_ub_) v = std::min(v, big);
+
+  // Warm start: the warm choice with dominated nodes replaced by their dominators.
+  Choice repaired(nc);
+  for (ClassId c : ReachableClasses(p_, warm)) {
+    NodeId n = warm.node[c];
+    while (n != kNoNode && !keep_[n] && dominator_[n] != kNoNode) n = dominator_[n];
+    repaired.node[c] = n;
+  }
+  repaired = RestrictToReachable(p_, repaired);
+  std::vector<double> start_values(num_binaries, 0.0);
+  bool warm_ok = ValidateChoice(p_, repaired).ok();
+  for (ClassId c : ReachableClasses(p_, repaired)) {
+    if (!in_model[c]) continue;
+    if (collapsible_[c]) {
+      start_values[class_col_begin[c]] = 1.0;
+    } else if (node_col[repaired.node[c]] >= 0) {
+      start_values[node_col[repaired.node[c]]] = 1.0;
+    } else {
+      warm_ok = false;
+    }
+  }
+
+  Cbc_Model* model = Cbc_newModel();
+  Cbc_loadProblem(model, ncols, static_cast<int>(row_lb_.size()), start.data(), index.data(),
+                  value.data(), col_lb_.data(), col_ub_.data(), obj_.data(), row_lb_.data(),
+                  row_ub_.data());
+  for (int32_t j = 0; j < ncols; ++j) {
+    if (is_int_[j]) Cbc_setInteger(model, j);
+  }
+  Cbc_setLogLevel(model, 0);
+  Cbc_setParameter(model, "timeMode", "elapsed");
+  Cbc_setMaximumSeconds(model, std::max(0.01, options.time_limit_seconds));
+  Cbc_setAllowableGap(model, 1e-7);
+  Cbc_setAllowableFractionGap(model, 0.0);
+  if (warm_ok) {
+    std::vector<int> idx(num_binaries);
+    for (int32_t j = 0; j < num_binaries; ++j) idx[j] = j;
+    Cbc_setMIPStartI(model, num_binaries, idx.data(), start_values.data());
+  }
+  Cbc_solve(model);
+  result.solver_used = true;
+  const double* sol = Cbc_bestSolution(model);
+  const bool proven = Cbc_isProvenOptimal(model) != 0;
+  double bound = Cbc_getBestPossibleObjValue(model);
+  if (sol != nullptr) {
+    Choice found(nc);
+    for (int32_t j = 0; j < num_binaries; ++j) {
+      ClassId c = col_class[j];
+      if (sol[j] > 0.5 && found.node[c] == kNoNode) {
+        if (col_node[j] == kNoNode) {
+          Expand(c, &found);
+        } else {
+          found.node[c] = col_node[j];
+        }
+      }
+    }
+    found = RestrictToReachable(p_, found);
+    if (ValidateChoice(p_, found).ok()) {
+      double cost = DagCost(p_, found);
+      if (cost < result.cost) {
+        result.choice = std::move(found);
+        result.cost = cost;
+      }
+    }
+  }
+  Cbc_deleteModel(model);
+  const double tol = 1e-6 * std::max(1.0, std::abs(result.cost));
+  if (proven) {
+    // CBC proved its incumbent optimal; ours is at least as good up to rounding.
+    result.bound = std::min(result.cost, std::isfinite(bound) ? std::max(bound, result.cost - tol)
+                                                              : result.cost);
+    result.optimal = true;
+  } else {
+    result.bound = std::isfinite(bound) && bound > -1e29 ? std::min(bound, result.cost) : -kInf;
+    result.optimal = result.cost <= result.bound + tol;
+  }
+  return result;
+}
+
+}  // namespace
+
+absl::StatusOr<IlpResult> ExtractIlp(const ExtractionProblem& p, const IlpOptions& options) {
+  absl::StatusOr<TreeCosts> tree = ComputeTreeCosts(p);
+  if (!tree.ok()) return tree.status();
+  for (ClassId r : p.roots()) {
+    if (std::isinf(tree->cost[r])) return UncomputableRootError(p, tree->cost, r);
+  }
+  Choice warm;
+  if (options.warm_start.has_value() && ValidateChoice(p, *options.warm_start).ok()) {
+    warm = RestrictToReachable(p, *options.warm_start);
+  } else {
+    absl::StatusOr<Choice> dag = ExtractDag(p);
+    if (!dag.ok()) return dag.status();
+    warm = *std::move(dag);
+  }
+  IlpBuilder builder(p, *tree);
+  absl::StatusOr<IlpResult> result = builder.Run(options, std::move(warm));
+  if (result.ok()) {
+    if (absl::Status s = ValidateChoice(p, result->choice); !s.ok()) {
+      return absl::InternalError(absl::StrCat("ILP extractor produced an invalid choice: ",
+                                              std::string(s.message())));
+    }
+  }
+  return result;
+}
+
+}  // namespace egret::extract

@@ -1,0 +1,52 @@
+// Exact DAG-cost extraction as a 0-1 integer program solved by COIN-OR CBC.
+//
+// Formulation: a binary per e-node; each root class needs a chosen node; a
+// chosen node needs a chosen node in each child class; on strongly connected
+// parts of the class graph only, continuous order variables forbid cycles
+// (t[c] >= t[d] + 1 when the chosen node of c uses d). With negative costs,
+// classes also need a chosen user and at most one node each.
+//
+// Before solving, what cannot matter is pruned: classes unreachable from the
+// roots, nodes without an acyclic term, nodes dominated by a node of the same
+// class with the same (or, costs being non-negative, a subset of the) child
+// classes and no higher cost, and cycle-free parts where every class has a
+// single user, which are solved exactly bottom-up and enter the program as one
+// variable. CBC is warm-started from the DAG heuristic and stopped at the time
+// limit; its console output is silenced.
+#ifndef EGRET_EXTRACT_ILP_EXTRACTOR_H_
+#define EGRET_EXTRACT_ILP_EXTRACTOR_H_
+
+#include <cstdint>
+#include <optional>
+
+#include "absl/status/statusor.h"
+#include "egret/extract/choice.h"
+#include "egret/extract/problem.h"
+
+namespace egret::extract {
+
+struct IlpOptions {
+  // Wall-clock limit for the solver, seconds.
+  double time_limit_seconds = 10.0;
+  // Warm start (a valid choice); when absent, ExtractDag's choice is used.
+  std::optional<Choice> warm_start;
+};
+
+struct IlpResult {
+  Choice choice;       // the best choice found (never worse than the warm start)
+  double cost = 0;     // its DAG cost
+  double bound = 0;    // proven lower bound on the DAG cost (-inf if none)
+  bool optimal = false;
+  // What the pruning left for the solver.
+  int64_t model_columns = 0;
+  int64_t model_rows = 0;
+  bool solver_used = false;
+};
+
+// Fails like ExtractTree when a root cannot be computed, or kInternal if CBC
+// misbehaves.
+absl::StatusOr<IlpResult> ExtractIlp(const ExtractionProblem& p, const IlpOptions& options = {});
+
+}  // namespace egret::extract
+
+#endif  // EGRET_EXTRACT_ILP_EXTRACTOR_H_

@@ -1,0 +1,117 @@
+// A compact, generic extraction problem: e-classes, the e-nodes of each class
+// (an op, a cost and child classes) and the root classes. It is what every
+// extractor reads; it is filled from egraph-serialize JSON
+// (egret/extract/egraph_serialize.h) or from an in-memory e-graph.
+#ifndef EGRET_EXTRACT_PROBLEM_H_
+#define EGRET_EXTRACT_PROBLEM_H_
+
+#include <cstdint>
+#include <limits>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/statusor.h"
+
+namespace egret::extract {
+
+// Dense indices. A node's index is its position in the problem (nodes of a
+// class are contiguous, in the order they were added).
+using ClassId = uint32_t;
+using NodeId = uint32_t;
+inline constexpr NodeId kNoNode = std::numeric_limits<NodeId>::max();
+
+// Immutable after ExtractionProblemBuilder::Build(). Node indices are grouped
+// by class: class c owns nodes [class_begin(c), class_end(c)). Ties between
+// equally good choices are broken by the smaller node index everywhere.
+class ExtractionProblem {
+ public:
+  size_t num_classes() const { return class_ids_.size(); }
+  size_t num_nodes() const { return node_class_.size(); }
+
+  // The user's name of a class / node (e.g. the JSON ids), kept for output.
+  const std::string& class_name(ClassId c) const { return class_ids_[c]; }
+  const std::string& node_name(NodeId n) const { return node_ids_[n]; }
+
+  NodeId class_begin(ClassId c) const { return class_nodes_[c]; }
+  NodeId class_end(ClassId c) const { return class_nodes_[c + 1]; }
+  size_t class_size(ClassId c) const { return class_end(c) - class_begin(c); }
+
+  ClassId node_class(NodeId n) const { return node_class_[n]; }
+  const std::string& op(NodeId n) const { return ops_[n]; }
+  double cost(NodeId n) const { return costs_[n]; }
+  // Child classes of n, in argument order (a class may repeat).
+  std::span<const ClassId> children(NodeId n) const {
+    return {children_.data() + child_begin_[n], children_.data() + child_begin_[n + 1]};
+  }
+  // The nodes that have c among their children, once per occurrence, in node order.
+  std::span<const NodeId> parents(ClassId c) const {
+    return {parents_.data() + parent_begin_[c], parents_.data() + parent_begin_[c + 1]};
+  }
+
+  const std::vector<ClassId>& roots() const { return roots_; }
+  bool has_negative_costs() const { return has_negative_costs_; }
+
+  // Class index by name, or -1.
+  int64_t FindClass(std::string_view name) const;
+
+ private:
+  friend class ExtractionProblemBuilder;
+  std::vector<std::string> class_ids_;
+  std::vector<NodeId> class_nodes_;  // size num_classes + 1
+  std::vector<std::string> node_ids_;
+  std::vector<std::string> ops_;
+  std::vector<double> costs_;
+  std::vector<ClassId> node_class_;
+  std::vector<uint32_t> child_begin_;  // size num_nodes + 1
+  std::vector<ClassId> children_;
+  std::vector<uint32_t> parent_begin_;  // size num_classes + 1
+  std::vector<NodeId> parents_;
+  std::vector<ClassId> roots_;
+  bool has_negative_costs_ = false;
+};
+
+// Collects classes, nodes and roots in any order, then builds the problem.
+//
+//   ExtractionProblemBuilder b;
+//   ClassId x = b.AddClass("x");
+//   ClassId y = b.AddClass("y");
+//   b.AddNode(x, "a", 1.0, {});
+//   b.AddNode(y, "f", 2.0, {x, x});
+//   b.AddRoot(y);
+//   absl::StatusOr<ExtractionProblem> p = std::move(b).Build();
+class ExtractionProblemBuilder {
+ public:
+  // Adds a class named `name` (names need not be unique, but FindClass and
+  // output use them) and returns its index (0, 1, 2, ... in call order).
+  ClassId AddClass(std::string name);
+  // Adds a node to class c. `name` defaults to "<class name>.<k>" for the
+  // k-th node of the class. Children are class indices (may be added later).
+  void AddNode(ClassId c, std::string op, double cost, std::span<const ClassId> children,
+               std::string name = "");
+  void AddRoot(ClassId c);
+  size_t num_classes() const { return class_ids_.size(); }
+
+  // Fails (kInvalidArgument) on a child or root index that names no class, a
+  // cost that is not finite, a root class without nodes, or no roots.
+  absl::StatusOr<ExtractionProblem> Build() &&;
+
+ private:
+  struct PendingNode {
+    ClassId cls;
+    std::string op;
+    std::string name;
+    double cost;
+    uint32_t child_begin, child_end;
+  };
+  std::vector<std::string> class_ids_;
+  std::vector<uint32_t> class_node_count_;
+  std::vector<PendingNode> nodes_;
+  std::vector<ClassId> children_;
+  std::vector<ClassId> roots_;
+};
+
+}  // namespace egret::extract
+
+#endif  // EGRET_EXTRACT_PROBLEM_H_

@@ -1,0 +1,69 @@
+#include "egret/graph/graph_io.h"
+
+#include <cctype>
+
+#include "absl/strings/str_cat.h"
+#include "egret/graph/graph_dot.h"
+#include "egret/graph/graph_json.h"
+
+namespace egret {
+
+std::string_view GraphFormatName(GraphFormat format) {
+  switch (format) {
+    case GraphFormat::kJson:
+      return "json";
+    case GraphFormat::kDot:
+      return "dot";
+    case GraphFormat::kOnnx:
+      return "onnx";
+  }
+  return "json";
+}
+
+std::optional<GraphFormat> ParseGraphFormat(std::string_view name) {
+  for (GraphFormat f : {GraphFormat::kJson, GraphFormat::kDot, GraphFormat::kOnnx}) {
+    if (GraphFormatName(f) == name) return f;
+  }
+  return std::nullopt;
+}
+
+std::optional<GraphFormat> GraphFormatFromPath(std::string_view path) {
+  size_t dot = path.rfind('.');
+  size_t slash = path.rfind('/');
+  if (dot == std::string_view::npos || (slash != std::string_view::npos && dot < slash)) {
+    return std::nullopt;
+  }
+  std::string ext;
+  for (char c : path.substr(dot + 1)) ext += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return ParseGraphFormat(ext);
+}
+
+absl::StatusOr<Graph> LoadGraph(const std::string& path, uint64_t max_file_bytes) {
+  switch (GraphFormatFromPath(path).value_or(GraphFormat::kJson)) {
+    case GraphFormat::kJson:
+      return ReadGraphJson(path, max_file_bytes);
+    case GraphFormat::kOnnx:
+      return absl::UnimplementedError(
+          absl::StrCat(path, ": error: reading ONNX models is not supported yet"));
+    case GraphFormat::kDot:
+      return absl::UnimplementedError(
+          absl::StrCat(path, ": error: DOT files are write-only; give a .json graph"));
+  }
+  return absl::InternalError("unreachable");
+}
+
+absl::Status SaveGraph(const Graph& graph, const std::string& path,
+                       std::optional<GraphFormat> format) {
+  switch (format.value_or(GraphFormatFromPath(path).value_or(GraphFormat::kJson))) {
+    case GraphFormat::kJson:
+      return WriteGraphJson(graph, path);
+    case GraphFormat::kDot:
+      return WriteGraphDot(graph, path);
+    case GraphFormat::kOnnx:
+      return absl::UnimplementedError(
+          absl::StrCat(path, ": error: writing ONNX models is not supported yet"));
+  }
+  return absl::InternalError("unreachable");
+}
+
+}  // namespace egret

@@ -1,0 +1,46 @@
+// Loading and saving graphs by file name: the one entry point the CLI and
+// library users call, dispatching on the file's extension.
+#ifndef EGRET_GRAPH_GRAPH_IO_H_
+#define EGRET_GRAPH_GRAPH_IO_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "egret/graph/graph.h"
+#include "egret/support/file_io.h"
+
+namespace egret {
+
+enum class GraphFormat {
+  kJson,  // egret's JSON format (graph_json.h), extension .json
+  kDot,   // Graphviz DOT (graph_dot.h), extension .dot; write only
+  kOnnx,  // ONNX model, extension .onnx (planned: not supported yet)
+};
+
+// "json", "dot", "onnx".
+std::string_view GraphFormatName(GraphFormat format);
+// Inverse of GraphFormatName; nullopt for any other name.
+std::optional<GraphFormat> ParseGraphFormat(std::string_view name);
+// The format named by `path`'s extension (case-insensitive), or nullopt.
+std::optional<GraphFormat> GraphFormatFromPath(std::string_view path);
+
+// Reads the graph at `path` in the format of its extension. An unknown
+// extension is read as JSON. Errors are one-line "file[:line:col]: error: ..."
+// messages: kInvalidArgument for malformed content, kNotFound for an
+// unreadable file, kResourceExhausted for a file over `max_file_bytes`,
+// kUnimplemented for .onnx (not supported yet) and .dot (write only).
+absl::StatusOr<Graph> LoadGraph(const std::string& path,
+                                uint64_t max_file_bytes = kDefaultMaxFileBytes);
+
+// Writes `graph` to `path` in `format` (by default, the format of the
+// extension, and JSON for an unknown one), atomically. kUnimplemented for ONNX.
+absl::Status SaveGraph(const Graph& graph, const std::string& path,
+                       std::optional<GraphFormat> format = std::nullopt);
+
+}  // namespace egret
+
+#endif  // EGRET_GRAPH_GRAPH_IO_H_

@@ -1,0 +1,45 @@
+// The rule front end's top-level API: read rule files (op-package C++ sources
+// or bare .rules files), preprocess, parse and check them.
+#ifndef EGRET_RULES_RULE_SET_H_
+#define EGRET_RULES_RULE_SET_H_
+
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "egret/rules/ast.h"
+#include "egret/rules/external_functions.h"
+#include "egret/rules/op_registry.h"
+#include "egret/rules/parser.h"
+#include "egret/rules/preprocessor.h"
+#include "egret/support/diagnostic.h"
+
+namespace egret::rules {
+
+struct RuleSet {
+  // Every rule that parsed, in file order (files in the order given), each
+  // with its numeric priority. Rules with check errors are included (their
+  // types may be kInvalid); `valid` says which passed the checker.
+  std::vector<Rule> rules;
+  std::vector<bool> valid;
+  OpRegistry ops;
+  std::vector<TensorProperties> tensor_properties;
+  std::vector<ParamOrder> param_orders;
+  // Built-ins plus every function declared by an EXTERNAL_SHAPEFN annotation.
+  ExternalFunctionRegistry externals;
+};
+
+// Preprocesses, parses and checks each file. Diagnostics of every kind go to
+// `diags`; the result holds whatever could be read. Returns a non-OK status
+// (kNotFound / kResourceExhausted, message naming the file) only when a file
+// cannot be read; nothing is returned for the other files then.
+absl::StatusOr<RuleSet> LoadRuleFiles(const std::vector<std::string>& paths,
+                                      const PreprocessOptions& options, DiagnosticList* diags);
+
+// The same for one text held in memory (named `filename` in diagnostics).
+RuleSet LoadRuleText(std::string_view text, const std::string& filename,
+                     const PreprocessOptions& options, DiagnosticList* diags);
+
+}  // namespace egret::rules
+
+#endif  // EGRET_RULES_RULE_SET_H_

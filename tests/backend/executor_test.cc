@@ -1,0 +1,207 @@
+// The executor's framework: input checks, error messages, dead code, memory
+// release, limits, random inputs and output comparison.
+#include "egret/backend/executor.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "egret/backend/test_data.h"
+#include "graph_builder.h"
+
+namespace egret {
+namespace {
+
+using testing::GraphBuilder;
+using ::testing::HasSubstr;
+
+std::string ErrorOf(const absl::StatusOr<std::vector<Tensor>>& r) {
+  EXPECT_FALSE(r.ok());
+  return r.ok() ? "" : std::string(r.status().message());
+}
+
+TEST(Executor, ChecksInputs) {
+  GraphBuilder b;
+  b.Output(b.Op("Relu", {b.InputF32({2})}));
+  EXPECT_THAT(ErrorOf(Execute(b.graph(), {})), HasSubstr("graph has 1 inputs, 0 given"));
+  std::vector<Tensor> wrong = {Tensor(TensorType(DType::kFloat32, {3}))};
+  EXPECT_THAT(ErrorOf(Execute(b.graph(), wrong)),
+              HasSubstr("input 0 ('in0' (#0)) must be Float32[2], got Float32[3]"));
+}
+
+TEST(Executor, UnknownOpNamesNodeAndOp) {
+  GraphBuilder b;
+  ValueRef x = b.InputF32({2});
+  Node n;
+  n.op = "MyOnnxOp";
+  n.name = "weird";
+  n.inputs = {x};
+  n.outputs.push_back(TensorType(DType::kFloat32, {2}));
+  NodeId id = b.graph().AddNode(n);
+  b.Output({id, 0});
+  auto r = Execute(b.graph(), {Tensor(TensorType(DType::kFloat32, {2}))});
+  EXPECT_EQ(r.status().code(), absl::StatusCode::kUnimplemented);
+  EXPECT_THAT(ErrorOf(r), HasSubstr("node 'weird' (#1): unknown op 'MyOnnxOp'"));
+  EXPECT_FALSE(HasKernel("MyOnnxOp"));
+  EXPECT_TRUE(HasKernel("Conv2d.opt"));
+  EXPECT_TRUE(HasKernel("$Out"));
+}
+
+TEST(Executor, DeadNodesAreNotRun) {
+  GraphBuilder b;
+  ValueRef x = b.InputF32({2});
+  Node n;
+  n.op = "MyOnnxOp";
+  n.inputs = {x};
+  n.outputs.push_back(TensorType(DType::kFloat32, {2}));
+  b.graph().AddNode(n);  // not an output and not used
+  b.Output(b.Op("Neg", {x}));
+  ExecuteStats stats;
+  auto r = Execute(b.graph(), {Tensor::FromValues(TensorType(DType::kFloat32, {2}), {1, 2})},
+                   {.stats = &stats});
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ((*r)[0].GetValue(1), -2);
+  EXPECT_EQ(stats.nodes_run, 1);
+}
+
+TEST(Executor, DeclaredDimsMustMatchTheShapeFunction) {
+  GraphBuilder b;
+  ValueRef y = b.Op("Relu", {b.F32({2}, {1, 2})});
+  b.graph().mutable_node(y.node).outputs[0].dims = {3};
+  b.Output(y);
+  EXPECT_THAT(ErrorOf(Execute(b.graph(), {})),
+              HasSubstr("Relu output 0 is declared Float32[3] but its inputs give Float32[2]"));
+}
+
+TEST(Executor, ShapeErrorsNameTheNode) {
+  GraphBuilder b;
+  ValueRef a = b.F32({2}, {1, 2});
+  ValueRef c = b.F32({3}, {1, 2, 3});
+  Node n;
+  n.op = "ElementWiseAdd";
+  n.name = "add";
+  n.inputs = {a, c};
+  n.outputs.push_back(TensorType(DType::kFloat32, {3}));
+  b.Output({b.graph().AddNode(n), 0});
+  EXPECT_THAT(ErrorOf(Execute(b.graph(), {})),
+              HasSubstr("node 'add' (#2): ElementWiseAdd: shapes [2] and [3] do not broadcast"));
+}
+
+TEST(Executor, ShapeAsDataInputIsRejected) {
+  GraphBuilder b;
+  ValueRef s = b.Shape({2});
+  Node n;
+  n.op = "Relu";
+  n.inputs = {s};
+  n.outputs.push_back(TensorType(DType::kInt32, {2}));
+  b.Output({b.graph().AddNode(n), 0});
+  EXPECT_THAT(ErrorOf(Execute(b.graph(), {})), HasSubstr("is a $Shape, which holds no data"));
+}
+
+TEST(Executor, FreesValuesAfterLastUse) {
+  // A chain of four unary ops on 1000 floats: at most an input and an output
+  // of one step are alive at once (the graph input is not counted).
+  GraphBuilder b;
+  ValueRef v = b.InputF32({1000});
+  for (int i = 0; i < 4; ++i) v = b.Op("Neg", {v});
+  b.Output(v);
+  ExecuteStats stats;
+  std::vector<Tensor> in = {Tensor(TensorType(DType::kFloat32, {1000}))};
+  auto r = Execute(b.graph(), in, {.stats = &stats});
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(stats.nodes_run, 4);
+  EXPECT_EQ(stats.peak_live_bytes, 8000);
+  // A limit below that peak stops the run with a clear error.
+  auto limited = Execute(b.graph(), in, {.max_live_bytes = 6000});
+  EXPECT_EQ(limited.status().code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_THAT(ErrorOf(limited), HasSubstr("over the limit of 6000"));
+}
+
+TEST(Executor, ValueUsedTwiceStaysAliveUntilItsLastUse) {
+  GraphBuilder b;
+  ValueRef x = b.InputF32({2});
+  ValueRef n = b.Op("Neg", {x});
+  ValueRef a = b.Op("Abs", {n});
+  b.Output(b.Op("ElementWiseAdd", {a, n}));  // -|x|... = |−x| + (−x)
+  auto r = Execute(b.graph(), {Tensor::FromValues(TensorType(DType::kFloat32, {2}), {3, -4})});
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ((*r)[0].GetValue(0), 0);
+  EXPECT_EQ((*r)[0].GetValue(1), 8);
+}
+
+TEST(RandomInputs, DeterministicPerSeedAndInRange) {
+  GraphBuilder b;
+  b.InputF32({64});
+  b.Input(TensorType(DType::kQUInt8, {64}, 128, 0.1f));
+  b.Input(TensorType(DType::kInt32, {64}));
+  auto r1 = MakeRandomInputs(b.graph(), 7);
+  auto r2 = MakeRandomInputs(b.graph(), 7);
+  auto r3 = MakeRandomInputs(b.graph(), 8);
+  ASSERT_TRUE(r1.ok() && r2.ok() && r3.ok());
+  ASSERT_EQ(r1->size(), 3u);
+  EXPECT_EQ(*r1, *r2);
+  EXPECT_NE((*r1)[0], (*r3)[0]);
+  double lo = 1, hi = -1;
+  for (int i = 0; i < 64; ++i) {
+    double v = (*r1)[0].GetValue(i);
+    lo = std::min(lo, v);
+    hi = std::max(hi, v);
+    EXPECT_GE((*r1)[2].GetValue(i), 0);
+    EXPECT_LT((*r1)[2].GetValue(i), 16);
+  }
+  EXPECT_GE(lo, -1.0);
+  EXPECT_LT(hi, 1.0);
+  EXPECT_LT(lo, -0.5);  // 64 uniform draws spread over the range
+  EXPECT_GT(hi, 0.5);
+  EXPECT_EQ((*r1)[1].type(), TensorType(DType::kQUInt8, {64}, 128, 0.1f));
+}
+
+TEST(CompareOutputs, ReportsMaxErrorsAndTolerance) {
+  TensorType t(DType::kFloat32, {3});
+  Tensor expected = Tensor::FromValues(t, {1, 2, 0});
+  Tensor actual = Tensor::FromValues(t, {1, 2.5, 0});
+  auto d = CompareOutputs(std::vector<Tensor>{actual}, std::vector<Tensor>{expected}, 0.1, 0.0);
+  ASSERT_TRUE(d.ok());
+  EXPECT_DOUBLE_EQ((*d)[0].max_abs, 0.5);
+  EXPECT_DOUBLE_EQ((*d)[0].max_rel, 0.25);
+  EXPECT_EQ((*d)[0].mismatches, 1);
+  EXPECT_FALSE((*d)[0].within_tolerance());
+  auto ok = CompareOutputs(std::vector<Tensor>{actual}, std::vector<Tensor>{expected}, 0.3, 0.0);
+  ASSERT_TRUE(ok.ok());
+  EXPECT_TRUE((*ok)[0].within_tolerance());
+  Tensor other(TensorType(DType::kFloat32, {4}));
+  auto bad = CompareOutputs(std::vector<Tensor>{other}, std::vector<Tensor>{expected}, 0, 0);
+  EXPECT_THAT(std::string(bad.status().message()), HasSubstr("output 0 is Float32[4]"));
+  Tensor nan = Tensor::FromValues(t, {1, 2, std::nan("")});
+  auto n = CompareOutputs(std::vector<Tensor>{nan}, std::vector<Tensor>{expected}, 1, 1);
+  ASSERT_TRUE(n.ok());
+  EXPECT_EQ((*n)[0].mismatches, 1);
+}
+
+TEST(Verify, SubtractRewrittenAsAddIsCaught) {
+  // The check `egret verify` makes: the same random inputs through two graphs.
+  auto build = [](const char* op) {
+    GraphBuilder b;
+    ValueRef x = b.InputF32({16});
+    ValueRef y = b.InputF32({16});
+    b.Output(b.Op(op, {x, y}));
+    return b.graph();
+  };
+  Graph a = build("ElementWiseSubtract");
+  Graph c = build("ElementWiseAdd");
+  auto in = MakeRandomInputs(a, 1);
+  ASSERT_TRUE(in.ok());
+  auto ra = Execute(a, *in);
+  auto rc = Execute(c, *in);
+  auto same = Execute(a, *in);
+  ASSERT_TRUE(ra.ok() && rc.ok() && same.ok());
+  auto d = CompareOutputs(*rc, *ra, 1e-5, 1e-6);
+  ASSERT_TRUE(d.ok());
+  EXPECT_FALSE((*d)[0].within_tolerance());
+  auto s = CompareOutputs(*same, *ra, 0, 0);
+  ASSERT_TRUE(s.ok());
+  EXPECT_TRUE((*s)[0].within_tolerance());
+  EXPECT_EQ((*s)[0].max_abs, 0);
+}
+
+}  // namespace
+}  // namespace egret

@@ -1,0 +1,254 @@
+#include <memory>
+
+#include "egret/egraph/egraph.h"
+#include "egret/egraph/invariants.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "test_util.h"
+
+namespace egret {
+namespace {
+
+using ::egret::testing::AddOp;
+using ::egret::testing::F32;
+using ::egret::testing::Leaf;
+using ::egret::testing::Merge;
+using ::testing::HasSubstr;
+
+TEST(EGraphTest, HashConsSharesEqualNodes) {
+  EGraph g;
+  Id a = Leaf(g, "a"), b = Leaf(g, "b");
+  Id x = AddOp(g, "ElementWiseAdd", {a, b});
+  Id y = AddOp(g, "ElementWiseAdd", {a, b});
+  Id z = AddOp(g, "ElementWiseAdd", {b, a});
+  EXPECT_EQ(x, y);
+  EXPECT_NE(x, z);
+  EXPECT_EQ(g.num_nodes(), 4u);
+  EXPECT_EQ(g.num_classes(), 4u);
+  Id ab[2] = {a, b};
+  EXPECT_EQ(g.Lookup(ENodeView{Symbol::Intern("ElementWiseAdd"), 0, ab}), std::optional<Id>(x));
+  Id ba_c[2] = {b, b};
+  EXPECT_EQ(g.Lookup(ENodeView{Symbol::Intern("ElementWiseAdd"), 0, ba_c}), std::nullopt);
+  EXPECT_TRUE(CheckInvariants(g).ok());
+}
+
+TEST(EGraphTest, PayloadDistinguishesNodes) {
+  EGraph g;
+  Id a = Leaf(g, "a");
+  Id x = AddOp(g, "Opaque", {a}, F32(), 1);
+  Id y = AddOp(g, "Opaque", {a}, F32(), 2);
+  EXPECT_NE(x, y);
+}
+
+TEST(EGraphTest, UnionAndRebuildRestoreCongruence) {
+  EGraph g;
+  Id a = Leaf(g, "a"), b = Leaf(g, "b");
+  Id fa = AddOp(g, "Relu", {a});
+  Id fb = AddOp(g, "Relu", {b});
+  Id gfa = AddOp(g, "Sigmoid", {fa});
+  Id gfb = AddOp(g, "Sigmoid", {fb});
+  EXPECT_TRUE(Merge(g, a, b));
+  EXPECT_FALSE(Merge(g, a, b));  // already equal
+  EXPECT_FALSE(g.clean());
+  EXPECT_NE(g.Find(fa), g.Find(fb));  // deferred
+  EXPECT_EQ(g.Rebuild(), 2u);          // Relu and Sigmoid by congruence
+  EXPECT_TRUE(g.clean());
+  EXPECT_EQ(g.Find(fa), g.Find(fb));
+  EXPECT_EQ(g.Find(gfa), g.Find(gfb));
+  EXPECT_EQ(g.num_classes(), 3u);
+  EXPECT_EQ(g.num_nodes(), 4u);  // a, b, Relu, Sigmoid (duplicates removed)
+  EXPECT_TRUE(CheckInvariants(g).ok()) << CheckInvariants(g);
+}
+
+TEST(EGraphTest, UnionRefusesDifferentTypes) {
+  EGraph g;
+  Id a = Leaf(g, "a", F32({2}));
+  Id b = Leaf(g, "b", TensorType(DType::kInt32, {2}));
+  g.set_rule_context("bad-rule");
+  absl::StatusOr<bool> r = g.Union(a, b);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(r.status().message(), HasSubstr("bad-rule"));
+  EXPECT_THAT(r.status().message(), HasSubstr("Float32[2]"));
+  EXPECT_THAT(r.status().message(), HasSubstr("Int32[2]"));
+  ASSERT_EQ(g.conflicts().size(), 1u);
+  EXPECT_EQ(g.conflicts()[0].rule, "bad-rule");
+  EXPECT_EQ(g.conflicts()[0].a, a);
+  EXPECT_EQ(g.conflicts()[0].b, b);
+  EXPECT_NE(g.Find(a), g.Find(b));
+  EXPECT_TRUE(g.clean());
+}
+
+TEST(EGraphTest, HashConsHitWithOtherTypeIsConflict) {
+  EGraph g;
+  Id a = Leaf(g, "a");
+  AddOp(g, "Cast", {a}, TensorType(DType::kFloat16, {4}));
+  absl::StatusOr<Id> r =
+      g.Add(ENodeView{Symbol::Intern("Cast"), 0, {&a, 1}}, TensorType(DType::kInt32, {4}));
+  ASSERT_FALSE(r.ok());
+  EXPECT_THAT(r.status().message(), HasSubstr("Float16[4]"));
+  EXPECT_THAT(r.status().message(), HasSubstr("Int32[4]"));
+  EXPECT_EQ(g.num_conflicts(), 1u);
+}
+
+TEST(EGraphTest, CongruenceWithDifferentTypesIsRefusedNotMerged) {
+  EGraph g;
+  Id a = Leaf(g, "a"), b = Leaf(g, "b");
+  Id fa = AddOp(g, "Cast", {a}, TensorType(DType::kFloat16, {4}));
+  Id fb = AddOp(g, "Cast", {b}, TensorType(DType::kInt32, {4}));
+  EXPECT_TRUE(Merge(g, a, b));
+  g.Rebuild();
+  EXPECT_NE(g.Find(fa), g.Find(fb));
+  EXPECT_EQ(g.num_conflicts(), 1u);
+  EXPECT_TRUE(CheckInvariants(g).ok()) << CheckInvariants(g);
+}
+
+TEST(EGraphTest, VolatileOpsNeverMerge) {
+  EGraph g;
+  Id i1 = Leaf(g, "*Input");
+  Id i2 = Leaf(g, "*Input");
+  EXPECT_NE(i1, i2);
+  Id a = Leaf(g, "a");
+  Id o1 = AddOp(g, "*Output", {a});
+  Id o2 = AddOp(g, "*Output", {a});
+  EXPECT_NE(o1, o2);
+  // Even after their operands merge, they stay apart.
+  Id r1 = AddOp(g, "*Read", {i1});
+  Id r2 = AddOp(g, "*Read", {i2});
+  EXPECT_TRUE(Merge(g, i1, i2));
+  g.Rebuild();
+  EXPECT_NE(g.Find(r1), g.Find(r2));
+  EXPECT_TRUE(CheckInvariants(g).ok()) << CheckInvariants(g);
+}
+
+TEST(EGraphTest, SideEffectingOpsFromTableNeverMerge) {
+  OpTable ops = OpTable::Default();
+  OpTraits t;
+  t.side_effecting = true;
+  ops.Set("Print", t);
+  EGraph g(ops);
+  Id a = Leaf(g, "a");
+  EXPECT_NE(AddOp(g, "Print", {a}), AddOp(g, "Print", {a}));
+  EXPECT_EQ(AddOp(g, "Relu", {a}), AddOp(g, "Relu", {a}));
+}
+
+TEST(EGraphTest, ConstantsInternByContent) {
+  EGraph g;
+  TensorType t(DType::kFloat32, {2});
+  auto c1 = std::make_shared<Tensor>(Tensor::FromValues(t, {1.0, 2.0}));
+  auto c2 = std::make_shared<Tensor>(Tensor::FromValues(t, {1.0, 2.0}));
+  auto c3 = std::make_shared<Tensor>(Tensor::FromValues(t, {1.0, 3.0}));
+  Id a = g.AddConstant(c1), b = g.AddConstant(c2), c = g.AddConstant(c3);
+  EXPECT_EQ(a, b);
+  EXPECT_NE(a, c);
+  ASSERT_NE(g.ConstantOf(a), nullptr);
+  EXPECT_EQ(*g.ConstantOf(a), *c1);
+  EXPECT_EQ(g.TypeOf(a), t);
+  // Merging different constants is refused.
+  absl::StatusOr<bool> r = g.Union(a, c);
+  EXPECT_FALSE(r.ok());
+  EXPECT_THAT(r.status().message(), HasSubstr("constants differ"));
+  // A class merged with a constant gets it.
+  Id x = Leaf(g, "x", t);
+  EXPECT_TRUE(Merge(g, x, a));
+  g.Rebuild();
+  ASSERT_NE(g.ConstantOf(g.Find(x)), nullptr);
+  EXPECT_EQ(*g.ConstantOf(g.Find(x)), *c1);
+  EXPECT_TRUE(CheckInvariants(g).ok());
+}
+
+TEST(EGraphTest, ShapesKeepTheirDims) {
+  EGraph g;
+  Id s1 = g.AddShape({1, 2, 2, 1});
+  Id s2 = g.AddShape({1, 2, 2, 1});
+  Id s3 = g.AddShape({1, 4, 4, 1});
+  EXPECT_EQ(s1, s2);
+  EXPECT_NE(s1, s3);
+  EXPECT_EQ(g.TypeOf(s3), TensorType(DType::kInt32, {1, 4, 4, 1}));
+}
+
+TEST(EGraphTest, MultiOutputThroughOut) {
+  EGraph g;
+  Id a = Leaf(g, "a");
+  Id split = AddOp(g, "Split", {a}, TensorType(DType::kMulti, {}));
+  absl::StatusOr<Id> o0 = g.AddOut(split, 2, 0, F32({2}));
+  absl::StatusOr<Id> o1 = g.AddOut(split, 2, 1, F32({2}));
+  absl::StatusOr<Id> o0b = g.AddOut(split, 2, 0, F32({2}));
+  ASSERT_TRUE(o0.ok() && o1.ok() && o0b.ok());
+  EXPECT_NE(*o0, *o1);
+  EXPECT_EQ(*o0, *o0b);
+  ENodeView out = g.Node(g.ClassNodes(*o1)[0]);
+  EXPECT_EQ(out.op.str(), "$Out");
+  ASSERT_EQ(out.children.size(), 2u);
+  EXPECT_EQ(out.children[0], split);
+  EXPECT_EQ(g.TypeOf(out.children[1]), TensorType(DType::kInt32, {0, 0, 2, 1}));
+}
+
+TEST(EGraphTest, ClassNodesSortedAndIndexedByOp) {
+  EGraph g;
+  Id a = Leaf(g, "a"), b = Leaf(g, "b");
+  Id x = AddOp(g, "Relu", {a});
+  Id y = AddOp(g, "Sigmoid", {b});
+  Id z = AddOp(g, "Relu", {b});
+  Merge(g, x, y);
+  Merge(g, y, z);
+  g.Rebuild();
+  Id c = g.Find(x);
+  EXPECT_EQ(g.ClassNodes(c).size(), 3u);
+  EXPECT_EQ(g.ClassNodesWithOp(c, Symbol::Intern("Relu")).size(), 2u);
+  EXPECT_EQ(g.ClassNodesWithOp(c, Symbol::Intern("Sigmoid")).size(), 1u);
+  EXPECT_EQ(g.ClassNodesWithOp(c, Symbol::Intern("Tanh")).size(), 0u);
+  absl::Span<const Id> relus = g.ClassesWithOp(Symbol::Intern("Relu"));
+  EXPECT_EQ(std::vector<Id>(relus.begin(), relus.end()), std::vector<Id>{c});
+}
+
+TEST(EGraphTest, ChangeLogRecordsNewAndMergedClasses) {
+  EGraph g;
+  Id a = Leaf(g, "a"), b = Leaf(g, "b");
+  Id fa = AddOp(g, "Relu", {a});
+  size_t pos = g.change_log_size();
+  EXPECT_EQ(pos, 3u);
+  Merge(g, a, b);
+  g.Rebuild();
+  std::vector<Id> changed;
+  for (Id c : g.change_log(pos)) changed.push_back(g.Find(c));
+  EXPECT_THAT(changed, ::testing::Contains(g.Find(a)));
+  EXPECT_THAT(changed, ::testing::Contains(g.Find(fa)));  // its node was re-canonicalized
+}
+
+TEST(EGraphTest, MemoryAccountingGrows) {
+  EGraph g;
+  size_t before = g.ApproxMemoryBytes();
+  Id prev = Leaf(g, "a");
+  for (int i = 0; i < 1000; ++i) prev = AddOp(g, "Relu", {prev});
+  EXPECT_GT(g.ApproxMemoryBytes(), before + 1000 * 16);
+}
+
+TEST(OpTableTest, DefaultsAndParse) {
+  OpTable t = OpTable::Default();
+  const OpTraits* add = t.Find(Symbol::Intern("ElementWiseAdd"));
+  ASSERT_NE(add, nullptr);
+  EXPECT_TRUE(add->commutative && add->associative);
+  EXPECT_FALSE(add->idempotent);
+  const OpTraits* mx = t.Find(Symbol::Intern("ElementWiseMaximum"));
+  ASSERT_NE(mx, nullptr);
+  EXPECT_TRUE(mx->commutative && mx->associative && mx->idempotent);
+  EXPECT_TRUE(t.Find(Symbol::Intern("ElementWiseMinimum"))->commutative);
+  EXPECT_TRUE(t.Find(Symbol::Intern("ElementWiseMultiply"))->associative);
+  EXPECT_EQ(t.Find(Symbol::Intern("Conv2d")), nullptr);
+
+  EXPECT_TRUE(t.Parse("# comment\nMyMax arity=2 commutative associative idempotent\n"
+                      "Print side_effecting\n",
+                      "ops.txt")
+                  .ok());
+  EXPECT_TRUE(t.Find(Symbol::Intern("MyMax"))->idempotent);
+  EXPECT_TRUE(t.Find(Symbol::Intern("Print"))->side_effecting);
+  absl::Status bad = t.Parse("X arity=2 fancy\n", "ops.txt");
+  EXPECT_FALSE(bad.ok());
+  EXPECT_THAT(bad.message(), HasSubstr("ops.txt:1"));
+  EXPECT_THAT(bad.message(), HasSubstr("fancy"));
+  EXPECT_FALSE(t.Parse("\nY arity=1 commutative\n", "o").ok());
+}
+
+}  // namespace
+}  // namespace egret

@@ -1,0 +1,172 @@
+#include <algorithm>
+#include <set>
+#include <tuple>
+#include <vector>
+
+#include "egret/egraph/egraph.h"
+#include "egret/egraph/matcher.h"
+#include "egret/egraph/pattern.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "test_util.h"
+
+namespace egret {
+namespace {
+
+using ::egret::testing::AddOp;
+using ::egret::testing::Leaf;
+using ::egret::testing::Merge;
+
+CompiledPattern Compile(std::string_view text) {
+  absl::StatusOr<Pattern> p = ParsePattern(text);
+  EXPECT_TRUE(p.ok()) << p.status();
+  absl::StatusOr<CompiledPattern> c = CompilePattern(*p);
+  EXPECT_TRUE(c.ok()) << c.status();
+  return *c;
+}
+
+// All matches as (root, subst...) tuples.
+std::set<std::vector<Id>> AllMatches(const EGraph& g, const CompiledPattern& p) {
+  std::set<std::vector<Id>> out;
+  Matcher m(p);
+  m.MatchAll(g, [&](const MatchView& mv) {
+    std::vector<Id> v{mv.root};
+    v.insert(v.end(), mv.subst.begin(), mv.subst.end());
+    out.insert(v);
+    return true;
+  });
+  return out;
+}
+
+TEST(PatternTest, ParseAndPrintRoundTrip) {
+  for (std::string_view text :
+       {"(ElementWiseAdd ?a (ElementWiseAdd ?b ?c))", "(Concat ?a ?b ...)", "?t=(Relu ?x)",
+        "$Const", "(Op#3 ?a)", "?x"}) {
+    absl::StatusOr<Pattern> p = ParsePattern(text);
+    ASSERT_TRUE(p.ok()) << text << ": " << p.status();
+    EXPECT_EQ(p->ToString(), text);
+  }
+  EXPECT_FALSE(ParsePattern("(Add ?a").ok());
+  EXPECT_FALSE(ParsePattern("(Add ?a) x").ok());
+  EXPECT_FALSE(ParsePattern("(Add ... ?a)").ok());
+  EXPECT_FALSE(ParsePattern("?").ok());
+  EXPECT_FALSE(ParsePattern(")").ok());
+}
+
+TEST(PatternTest, CompiledShape) {
+  CompiledPattern p = Compile("(Add ?a (Add ?b ?c))");
+  EXPECT_EQ(p.vars(), (std::vector<std::string>{"a", "b", "c"}));
+  EXPECT_EQ(p.depth(), 2);
+  EXPECT_EQ(p.num_nodes(), 2);
+  EXPECT_EQ(p.root_op().str(), "Add");
+  EXPECT_EQ(p.VarIndex("b"), 1);
+  EXPECT_EQ(p.VarIndex("zz"), -1);
+  CompiledPattern nl = Compile("(Mul ?x ?x)");
+  EXPECT_EQ(nl.vars().size(), 1u);
+  EXPECT_EQ(std::count_if(nl.program().begin(), nl.program().end(),
+                          [](const MatchInstr& i) { return i.kind == MatchInstr::kCompare; }),
+            1);
+}
+
+TEST(PatternTest, MatchesNestedPatterns) {
+  EGraph g;
+  Id a = Leaf(g, "a"), b = Leaf(g, "b"), c = Leaf(g, "c");
+  Id bc = AddOp(g, "Add", {b, c});
+  Id abc = AddOp(g, "Add", {a, bc});
+  AddOp(g, "Add", {abc, c});
+  g.Rebuild();
+  auto m = AllMatches(g, Compile("(Add ?x (Add ?y ?z))"));
+  EXPECT_EQ(m, (std::set<std::vector<Id>>{{abc, a, b, c}}));
+  EXPECT_EQ(AllMatches(g, Compile("(Add ?x ?y)")).size(), 3u);
+  EXPECT_EQ(AllMatches(g, Compile("(Mul ?x ?y)")).size(), 0u);
+}
+
+TEST(PatternTest, NonlinearPatternsRequireSameClass) {
+  EGraph g;
+  Id a = Leaf(g, "a"), b = Leaf(g, "b");
+  Id aa = AddOp(g, "Mul", {a, a});
+  Id ab = AddOp(g, "Mul", {a, b});
+  g.Rebuild();
+  CompiledPattern sq = Compile("(Mul ?x ?x)");
+  EXPECT_EQ(AllMatches(g, sq), (std::set<std::vector<Id>>{{aa, a}}));
+  // After a = b, Mul(a, b) is a square too (and congruent to Mul(a, a)).
+  Merge(g, a, b);
+  g.Rebuild();
+  auto m = AllMatches(g, sq);
+  ASSERT_EQ(m.size(), 1u);
+  EXPECT_EQ(*m.begin(), (std::vector<Id>{g.Find(ab), g.Find(a)}));
+  // Repeated variable across levels.
+  Id t = AddOp(g, "Sub", {aa, a});
+  g.Rebuild();
+  EXPECT_EQ(AllMatches(g, Compile("(Sub (Mul ?x ?y) ?x)")),
+            (std::set<std::vector<Id>>{{g.Find(t), g.Find(a), g.Find(a)}}));
+  EXPECT_TRUE(AllMatches(g, Compile("(Sub (Mul ?x ?y) (Relu ?x))")).empty());
+}
+
+TEST(PatternTest, VariadicMatchesAtLeastTheListedInputs) {
+  EGraph g;
+  Id a = Leaf(g, "a"), b = Leaf(g, "b"), c = Leaf(g, "c");
+  Id c1 = AddOp(g, "Concat", {a});
+  Id c2 = AddOp(g, "Concat", {a, b});
+  Id c3 = AddOp(g, "Concat", {a, b, c});
+  g.Rebuild();
+  EXPECT_EQ(AllMatches(g, Compile("(Concat ?x ?y ...)")),
+            (std::set<std::vector<Id>>{{c2, a, b}, {c3, a, b}}));
+  EXPECT_EQ(AllMatches(g, Compile("(Concat ...)")),
+            (std::set<std::vector<Id>>{{c1}, {c2}, {c3}}));
+  EXPECT_EQ(AllMatches(g, Compile("(Concat ?x ?y)")), (std::set<std::vector<Id>>{{c2, a, b}}));
+}
+
+TEST(PatternTest, BindingsAndRootName) {
+  EGraph g;
+  Id a = Leaf(g, "a");
+  Id r = AddOp(g, "Relu", {a});
+  Id s = AddOp(g, "Sigmoid", {r});
+  g.Rebuild();
+  CompiledPattern p = Compile("(Sigmoid ?inner=(Relu ?x))");
+  EXPECT_EQ(p.vars(), (std::vector<std::string>{"inner", "x"}));
+  EXPECT_EQ(AllMatches(g, p), (std::set<std::vector<Id>>{{s, r, a}}));
+  // "*" names the root: (Relu *) never matches here.
+  EXPECT_TRUE(AllMatches(g, Compile("(Relu ?*)")).empty());
+}
+
+TEST(PatternTest, PayloadFilter) {
+  EGraph g;
+  Id a = Leaf(g, "a");
+  Id p1 = AddOp(g, "Op", {a}, testing::F32(), 1);
+  AddOp(g, "Op", {a}, testing::F32(), 2);
+  g.Rebuild();
+  EXPECT_EQ(AllMatches(g, Compile("(Op#1 ?x)")), (std::set<std::vector<Id>>{{p1, a}}));
+  EXPECT_EQ(AllMatches(g, Compile("(Op ?x)")).size(), 2u);
+}
+
+TEST(PatternTest, MatchesSeeOnlyTheLastRebuild) {
+  // Adding and merging during matching does not change what is matched.
+  EGraph g;
+  Id a = Leaf(g, "a"), b = Leaf(g, "b");
+  AddOp(g, "Add", {a, b});
+  g.Rebuild();
+  CompiledPattern p = Compile("(Add ?x ?y)");
+  Matcher m(p);
+  size_t n = 0;
+  m.MatchAll(g, [&](const MatchView& mv) {
+    ++n;
+    Id swapped = AddOp(g, "Add", {mv.subst[1], mv.subst[0]});
+    EXPECT_TRUE(g.Union(mv.root, swapped).ok());
+    return true;
+  });
+  EXPECT_EQ(n, 1u);
+  g.Rebuild();
+  EXPECT_EQ(m.CountAll(g), 2u);
+}
+
+TEST(PatternTest, VariablePatternMatchesEveryClass) {
+  EGraph g;
+  Leaf(g, "a");
+  Leaf(g, "b");
+  g.Rebuild();
+  EXPECT_EQ(AllMatches(g, Compile("?x")).size(), 2u);
+}
+
+}  // namespace
+}  // namespace egret

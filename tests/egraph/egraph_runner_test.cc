@@ -1,0 +1,331 @@
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "egret/egraph/builtin_rewrites.h"
+#include "egret/egraph/egraph.h"
+#include "egret/egraph/invariants.h"
+#include "egret/egraph/runner.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "test_util.h"
+
+namespace egret {
+namespace {
+
+using ::egret::testing::AddOp;
+using ::egret::testing::F32;
+using ::egret::testing::Leaf;
+using ::testing::HasSubstr;
+
+// ((x0 + x1) + x2) + ... + x{n-1} with distinct leaves.
+Id LeftNestedSum(EGraph& g, int n, std::string_view op = "ElementWiseAdd") {
+  Id acc = Leaf(g, "x0");
+  for (int i = 1; i < n; ++i) acc = AddOp(g, op, {acc, Leaf(g, "x" + std::to_string(i))});
+  return acc;
+}
+
+Rewrite MustRewrite(std::string name, std::string_view lhs, std::string_view rhs,
+                    Guard guard = nullptr) {
+  absl::StatusOr<Rewrite> r = MakeRewrite(std::move(name), lhs, rhs, std::move(guard));
+  EXPECT_TRUE(r.ok()) << r.status();
+  return *std::move(r);
+}
+
+RunnerOptions Unlimited() {
+  RunnerOptions o;
+  o.limits.iterations = 1000;
+  o.limits.nodes = 100'000'000;
+  o.limits.seconds = 600;
+  o.check_invariants = true;
+  return o;
+}
+
+struct SatCase {
+  SchedulerKind scheduler;
+  bool incremental;
+};
+
+class CommAssocTest : public ::testing::TestWithParam<SatCase> {};
+
+TEST_P(CommAssocTest, SaturationReachesExactCounts) {
+  std::vector<Rewrite> rules = BuiltinRewrites(OpTable::Default());
+  for (Rewrite& r : rules) r.incremental = GetParam().incremental;
+  for (int n = 2; n <= 8; ++n) {
+    EGraph g;
+    Id root = LeftNestedSum(g, n);
+    RunnerOptions o = Unlimited();
+    o.scheduler = GetParam().scheduler;
+    o.check_invariants = n <= 6;  // the invariant test below covers the rest
+    RunReport report = Runner(g, o).Run(rules);
+    ASSERT_EQ(report.stop_reason, StopReason::kSaturated) << "n=" << n << "\n"
+                                                          << report.ToString();
+    EXPECT_TRUE(report.invariant_error.ok()) << report.invariant_error;
+    const size_t classes = (size_t{1} << n) - 1;
+    const size_t nodes = n + static_cast<size_t>(std::pow(3, n)) - (size_t{1} << (n + 1)) + 1;
+    EXPECT_EQ(g.num_classes(), classes) << "n=" << n;
+    EXPECT_EQ(g.num_nodes(), nodes) << "n=" << n;
+    // The root class holds every way to sum all leaves: 2^n - 2 ordered splits.
+    EXPECT_EQ(g.ClassNodes(g.Find(root)).size(), (size_t{1} << n) - 2) << "n=" << n;
+    EXPECT_EQ(report.conflicts, 0u);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Schedulers, CommAssocTest,
+                         ::testing::Values(SatCase{SchedulerKind::kBackoff, true},
+                                           SatCase{SchedulerKind::kSimple, true},
+                                           SatCase{SchedulerKind::kSimple, false}));
+
+TEST(RunnerTest, InvariantsHoldAfterEveryRebuild) {
+  EGraph g;
+  LeftNestedSum(g, 7);
+  Id x = Leaf(g, "x0");
+  AddOp(g, "ElementWiseMaximum", {x, x});
+  RunReport report = Runner(g, Unlimited()).Run(BuiltinRewrites(OpTable::Default()));
+  EXPECT_EQ(report.stop_reason, StopReason::kSaturated);
+  EXPECT_TRUE(report.invariant_error.ok()) << report.invariant_error;
+  EXPECT_GT(report.iterations.size(), 2u);
+}
+
+TEST(RunnerTest, AssociativityRequiresOneType) {
+  EGraph g;
+  // x: [4], y, z: [1]; y + z is [1], x + (y + z) broadcasts to [4].
+  Id x = Leaf(g, "x", F32({4}));
+  Id y = Leaf(g, "y", F32({1}));
+  Id z = Leaf(g, "z", F32({1}));
+  Id yz = AddOp(g, "ElementWiseAdd", {y, z}, F32({1}));
+  Id root = AddOp(g, "ElementWiseAdd", {x, yz}, F32({4}));
+  RunReport report = Runner(g, Unlimited()).Run(BuiltinRewrites(OpTable::Default()));
+  EXPECT_EQ(report.stop_reason, StopReason::kSaturated);
+  // Only commutativity: root has x+yz and yz+x, yz has y+z and z+y.
+  EXPECT_EQ(g.ClassNodes(g.Find(root)).size(), 2u);
+  EXPECT_EQ(g.ClassNodes(g.Find(yz)).size(), 2u);
+  EXPECT_EQ(g.num_classes(), 5u);
+  EXPECT_EQ(report.conflicts, 0u);
+}
+
+TEST(RunnerTest, IdempotenceAndInvolution) {
+  EGraph g;
+  Id a = Leaf(g, "a");
+  Id m = AddOp(g, "ElementWiseMaximum", {a, a});
+  Id n = AddOp(g, "ElementWiseNeg", {AddOp(g, "ElementWiseNeg", {a})});
+  Runner(g, Unlimited()).Run(BuiltinRewrites(OpTable::Default()));
+  EXPECT_EQ(g.Find(m), g.Find(a));
+  EXPECT_EQ(g.Find(n), g.Find(a));
+}
+
+TEST(RunnerTest, GuardAndTypeConflictReporting) {
+  EGraph g;
+  Id a = Leaf(g, "a");
+  Id cast = AddOp(g, "Cast", {a}, TensorType(DType::kFloat16, {4}));
+  Id relu = AddOp(g, "Relu", {a});
+  std::vector<Rewrite> rules;
+  rules.push_back(MustRewrite("drop-cast", "(Cast ?x)", "?x"));  // a type error
+  rules.push_back(MustRewrite("drop-relu", "(Relu ?x)", "?x",
+                              [](const EGraph&, const MatchView&) { return false; }));
+  RunReport report = Runner(g, Unlimited()).Run(rules);
+  EXPECT_EQ(report.stop_reason, StopReason::kSaturated);
+  EXPECT_NE(g.Find(cast), g.Find(a));  // refused
+  EXPECT_NE(g.Find(relu), g.Find(a));  // guarded
+  EXPECT_GE(report.conflicts, 1u);
+  ASSERT_FALSE(g.conflicts().empty());
+  EXPECT_EQ(g.conflicts()[0].rule, "drop-cast");
+  EXPECT_THAT(g.conflicts()[0].ToString(), HasSubstr("Float16[4]"));
+  EXPECT_THAT(g.conflicts()[0].ToString(), HasSubstr("Float32[4]"));
+  EXPECT_EQ(report.iterations[0].rules[1].matches, 0u);
+}
+
+// f(x) => f(g(x)): never saturates.
+std::vector<Rewrite> Explosive() {
+  std::vector<Rewrite> rules;
+  rules.push_back(MustRewrite("grow", "(F ?x)", "(F (G ?x))"));
+  rules.push_back(MustRewrite("grow2", "(G ?x)", "(G (H ?x))"));
+  return rules;
+}
+
+TEST(RunnerTest, IterationLimit) {
+  EGraph g;
+  AddOp(g, "F", {Leaf(g, "a")});
+  RunnerOptions o = Unlimited();
+  o.limits.iterations = 3;
+  RunReport r = Runner(g, o).Run(Explosive());
+  EXPECT_EQ(r.stop_reason, StopReason::kIterationLimit);
+  EXPECT_EQ(r.iterations.size(), 3u);
+  EXPECT_TRUE(g.clean());
+}
+
+TEST(RunnerTest, NodeLimitHonouredWithinTenPercent) {
+  EGraph g;
+  LeftNestedSum(g, 8);
+  RunnerOptions o = Unlimited();
+  o.limits.nodes = 500;
+  RunReport r = Runner(g, o).Run(BuiltinRewrites(OpTable::Default()));
+  EXPECT_EQ(r.stop_reason, StopReason::kNodeLimit);
+  EXPECT_LE(g.num_nodes(), 550u);
+  EXPECT_TRUE(g.clean());
+  EXPECT_TRUE(CheckInvariants(g).ok());
+}
+
+TEST(RunnerTest, ClassLimitHonouredWithinTenPercent) {
+  EGraph g;
+  LeftNestedSum(g, 8);
+  RunnerOptions o = Unlimited();
+  o.limits.classes = 100;
+  RunReport r = Runner(g, o).Run(BuiltinRewrites(OpTable::Default()));
+  EXPECT_EQ(r.stop_reason, StopReason::kClassLimit);
+  EXPECT_LE(g.num_classes(), 110u);
+}
+
+TEST(RunnerTest, TimeLimit) {
+  EGraph g;
+  AddOp(g, "F", {Leaf(g, "a")});
+  RunnerOptions o = Unlimited();
+  o.limits.seconds = 0.05;
+  o.limits.iterations = 1u << 30;
+  o.check_invariants = false;
+  RunReport r = Runner(g, o).Run(Explosive());
+  EXPECT_EQ(r.stop_reason, StopReason::kTimeLimit);
+  EXPECT_TRUE(g.clean());
+}
+
+TEST(RunnerTest, MemoryLimitOwnAccounting) {
+  EGraph g;
+  AddOp(g, "F", {Leaf(g, "a")});
+  RunnerOptions o = Unlimited();
+  o.limits.memory_bytes = 256 * 1024;
+  o.limits.iterations = 1u << 30;
+  o.check_invariants = false;
+  RunReport r = Runner(g, o).Run(Explosive());
+  EXPECT_EQ(r.stop_reason, StopReason::kMemoryLimit);
+  EXPECT_LE(g.ApproxMemoryBytes(), 256 * 1024 * 11 / 10);
+}
+
+TEST(RunnerTest, MemoryLimitRss) {
+  EGraph g;
+  AddOp(g, "F", {Leaf(g, "a")});
+  RunnerOptions o = Unlimited();
+  o.limits.memory_bytes = 1;  // any process is bigger
+  o.limits.memory_from_rss = true;
+  RunReport r = Runner(g, o).Run(Explosive());
+  EXPECT_EQ(r.stop_reason, StopReason::kMemoryLimit);
+}
+
+TEST(RunnerTest, PhasesRunInOrder) {
+  EGraph g;
+  Id a = Leaf(g, "a");
+  Id foo = AddOp(g, "Foo", {a});
+  Rewrite foo_bar = MustRewrite("foo-bar", "(Foo ?x)", "(Bar ?x)");
+  Rewrite bar_baz = MustRewrite("bar-baz", "(Bar ?x)", "(Baz ?x)");
+  Rewrite baz_foo2 = MustRewrite("baz-qux", "(Baz ?x)", "(Qux ?x)");
+  std::vector<Phase> phases = {{"one", {&foo_bar}}, {"two", {&bar_baz}}, {"three", {&baz_foo2}}};
+  RunReport r = Runner(g, Unlimited()).Run(phases);
+  EXPECT_EQ(r.stop_reason, StopReason::kSaturated);
+  ASSERT_EQ(r.phases.size(), 3u);
+  for (const PhaseReport& p : r.phases) EXPECT_EQ(p.stop_reason, StopReason::kSaturated);
+  Id c = g.Find(foo);
+  for (std::string_view op : {"Foo", "Bar", "Baz", "Qux"}) {
+    EXPECT_EQ(g.ClassNodesWithOp(c, Symbol::Intern(op)).size(), 1u) << op;
+  }
+  // Phase two's rule did not run in phase one.
+  for (const IterationReport& it : r.iterations) {
+    ASSERT_EQ(it.rules.size(), 1u);
+    EXPECT_EQ(it.rules[0].name, it.phase == 0 ? "foo-bar" : it.phase == 1 ? "bar-baz" : "baz-qux");
+  }
+}
+
+TEST(RunnerTest, PhaseIterationLimitMovesToNextPhase) {
+  EGraph g;
+  Id a = Leaf(g, "a");
+  AddOp(g, "F", {a});
+  Id b = AddOp(g, "Bar", {a});
+  std::vector<Rewrite> grow = Explosive();
+  Rewrite bar_baz = MustRewrite("bar-baz", "(Bar ?x)", "(Baz ?x)");
+  std::vector<Phase> phases = {{"grow", {&grow[0], &grow[1]}}, {"bar", {&bar_baz}}};
+  RunnerOptions o = Unlimited();
+  o.limits.iterations = 4;
+  RunReport r = Runner(g, o).Run(phases);
+  ASSERT_EQ(r.phases.size(), 2u);
+  EXPECT_EQ(r.phases[0].stop_reason, StopReason::kIterationLimit);
+  EXPECT_EQ(r.phases[1].stop_reason, StopReason::kSaturated);
+  EXPECT_EQ(r.stop_reason, StopReason::kIterationLimit);
+  EXPECT_EQ(g.ClassNodesWithOp(g.Find(b), Symbol::Intern("Baz")).size(), 1u);
+}
+
+TEST(RunnerTest, BackoffBansRulesThatExplodeAndStillSaturates) {
+  EGraph g;
+  LeftNestedSum(g, 6);
+  RunnerOptions o = Unlimited();
+  o.backoff.match_limit = 8;
+  o.backoff.ban_length = 2;
+  RunReport r = Runner(g, o).Run(BuiltinRewrites(OpTable::Default()));
+  EXPECT_EQ(r.stop_reason, StopReason::kSaturated);
+  bool banned = false, skipped = false;
+  for (const IterationReport& it : r.iterations) {
+    for (const RuleStats& s : it.rules) {
+      banned |= s.banned;
+      skipped |= s.skipped;
+      if (s.banned) EXPECT_EQ(s.applications, 0u);  // matches discarded
+    }
+  }
+  EXPECT_TRUE(banned);
+  EXPECT_TRUE(skipped);
+  EXPECT_EQ(g.num_classes(), 63u);
+  EXPECT_EQ(g.num_nodes(), 6u + 729 - 128 + 1);
+}
+
+TEST(RunnerTest, BackoffOptOut) {
+  EGraph g;
+  LeftNestedSum(g, 6);
+  RunnerOptions o = Unlimited();
+  o.backoff.match_limit = 8;
+  std::vector<Rewrite> rules = BuiltinRewrites(OpTable::Default());
+  for (Rewrite& rw : rules) rw.backoff = false;
+  RunReport r = Runner(g, o).Run(rules);
+  EXPECT_EQ(r.stop_reason, StopReason::kSaturated);
+  for (const IterationReport& it : r.iterations) {
+    for (const RuleStats& s : it.rules) {
+      EXPECT_FALSE(s.banned);
+      EXPECT_FALSE(s.skipped);
+    }
+  }
+}
+
+TEST(SchedulerTest, BanLengthsAndLimitsDouble) {
+  BackoffScheduler s(SchedulerKind::kBackoff, BackoffOptions{10, 3}, {true, false});
+  EXPECT_EQ(s.MatchLimit(0), 10u);
+  EXPECT_EQ(s.MatchLimit(1), std::numeric_limits<size_t>::max());
+  s.Ban(0, 0);
+  EXPECT_TRUE(s.IsBanned(0, 1));
+  EXPECT_TRUE(s.IsBanned(0, 3));
+  EXPECT_FALSE(s.IsBanned(0, 4));
+  EXPECT_EQ(s.MatchLimit(0), 20u);
+  s.Ban(0, 4);
+  EXPECT_TRUE(s.IsBanned(0, 10));
+  EXPECT_FALSE(s.IsBanned(0, 11));
+  EXPECT_TRUE(s.AnyBanned(5));
+  s.LiftBans();
+  EXPECT_FALSE(s.IsBanned(0, 5));
+  EXPECT_EQ(s.MatchLimit(0), 40u);
+  BackoffScheduler simple(SchedulerKind::kSimple, BackoffOptions{}, {true});
+  EXPECT_EQ(simple.MatchLimit(0), std::numeric_limits<size_t>::max());
+}
+
+TEST(RunnerTest, ReportCountsMatchesAndApplications) {
+  EGraph g;
+  Id a = Leaf(g, "a"), b = Leaf(g, "b");
+  AddOp(g, "ElementWiseAdd", {a, b});
+  RunReport r = Runner(g, Unlimited()).Run(BuiltinRewrites(OpTable::Default()));
+  ASSERT_GE(r.iterations.size(), 2u);
+  const IterationReport& first = r.iterations[0];
+  auto it = std::find_if(first.rules.begin(), first.rules.end(),
+                         [](const RuleStats& s) { return s.name == "comm-ElementWiseAdd"; });
+  ASSERT_NE(it, first.rules.end());
+  EXPECT_EQ(it->matches, 1u);
+  EXPECT_EQ(it->applications, 1u);
+  EXPECT_EQ(first.nodes, 4u);
+  EXPECT_EQ(first.classes, 3u);
+  EXPECT_THAT(r.ToString(), HasSubstr("stop=Saturated"));
+}
+
+}  // namespace
+}  // namespace egret

@@ -1,0 +1,35 @@
+// Helpers shared by the e-graph tests.
+#ifndef EGRET_TESTS_EGRAPH_TEST_UTIL_H_
+#define EGRET_TESTS_EGRAPH_TEST_UTIL_H_
+
+#include <string_view>
+#include <vector>
+
+#include "egret/egraph/egraph.h"
+#include "gtest/gtest.h"
+
+namespace egret::testing {
+
+inline TensorType F32(Dims dims = {4}) { return TensorType(DType::kFloat32, std::move(dims)); }
+
+// Adds op(children) of type `type`, failing the test on error.
+inline Id AddOp(EGraph& g, std::string_view op, std::vector<Id> children,
+                const TensorType& type = F32(), Payload payload = kNoPayload) {
+  absl::StatusOr<Id> id = g.Add(ENodeView{Symbol::Intern(op), payload, children}, type);
+  EXPECT_TRUE(id.ok()) << id.status();
+  return id.ok() ? *id : kNoId;
+}
+
+inline Id Leaf(EGraph& g, std::string_view name, const TensorType& type = F32()) {
+  return AddOp(g, name, {}, type);
+}
+
+inline bool Merge(EGraph& g, Id a, Id b) {
+  absl::StatusOr<bool> r = g.Union(a, b);
+  EXPECT_TRUE(r.ok()) << r.status();
+  return r.ok() && *r;
+}
+
+}  // namespace egret::testing
+
+#endif  // EGRET_TESTS_EGRAPH_TEST_UTIL_H_

@@ -1,0 +1,310 @@
+// Hand-made e-graphs with known tree and DAG optima, for all three extractors.
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "egret/extract/choice.h"
+#include "egret/extract/dag_extractor.h"
+#include "egret/extract/extractor.h"
+#include "egret/extract/ilp_extractor.h"
+#include "egret/extract/tree_extractor.h"
+#include "egret/extract/validate.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace egret::extract {
+namespace {
+
+using ::testing::HasSubstr;
+
+// Builds a problem from a compact description: classes by name, nodes as
+// {class, op, cost, {child class names}}.
+struct NodeSpec {
+  std::string cls;
+  std::string op;
+  double cost;
+  std::vector<std::string> children;
+};
+
+ExtractionProblem Make(const std::vector<std::string>& classes, const std::vector<NodeSpec>& nodes,
+                       const std::vector<std::string>& roots) {
+  ExtractionProblemBuilder b;
+  for (const std::string& c : classes) b.AddClass(c);
+  auto id = [&](const std::string& name) {
+    for (ClassId c = 0; c < classes.size(); ++c) {
+      if (classes[c] == name) return c;
+    }
+    ADD_FAILURE() << "no class " << name;
+    return ClassId{0};
+  };
+  for (const NodeSpec& n : nodes) {
+    std::vector<ClassId> kids;
+    for (const std::string& k : n.children) kids.push_back(id(k));
+    b.AddNode(id(n.cls), n.op, n.cost, kids, n.op);
+  }
+  for (const std::string& r : roots) b.AddRoot(id(r));
+  absl::StatusOr<ExtractionProblem> p = std::move(b).Build();
+  EXPECT_TRUE(p.ok()) << p.status();
+  return *std::move(p);
+}
+
+IlpOptions Limit(double seconds) {
+  IlpOptions o;
+  o.time_limit_seconds = seconds;
+  return o;
+}
+
+ExtractOptions Opts(ExtractorKind kind) {
+  ExtractOptions o;
+  o.kind = kind;
+  o.ilp_time_limit_seconds = 5;
+  return o;
+}
+
+std::string Chosen(const ExtractionProblem& p, const Choice& c, const std::string& cls) {
+  NodeId n = c[static_cast<ClassId>(p.FindClass(cls))];
+  return n == kNoNode ? "<none>" : p.op(n);
+}
+
+// Sharing S makes a1/b1 better as a DAG although a2/b2 are better as trees.
+ExtractionProblem SharingProblem() {
+  return Make({"R", "A", "B", "S"},
+              {{"R", "f", 1, {"A", "B"}},
+               {"A", "a1", 1, {"S"}},
+               {"A", "a2", 6, {}},
+               {"B", "b1", 1, {"S"}},
+               {"B", "b2", 6, {}},
+               {"S", "s", 8, {}}},
+              {"R"});
+}
+
+TEST(ExtractorsTest, TreeAndDagOptimaDiffer) {
+  ExtractionProblem p = SharingProblem();
+  absl::StatusOr<Choice> tree = ExtractTree(p);
+  ASSERT_TRUE(tree.ok()) << tree.status();
+  ASSERT_TRUE(ValidateChoice(p, *tree).ok());
+  EXPECT_EQ(Chosen(p, *tree, "A"), "a2");
+  EXPECT_DOUBLE_EQ(TreeCost(p, *tree), 13);
+  EXPECT_DOUBLE_EQ(DagCost(p, *tree), 13);
+  EXPECT_EQ((*tree)[3], kNoNode);  // S is not used by the tree choice
+
+  absl::StatusOr<Choice> dag = ExtractDag(p);
+  ASSERT_TRUE(dag.ok()) << dag.status();
+  ASSERT_TRUE(ValidateChoice(p, *dag).ok());
+  EXPECT_EQ(Chosen(p, *dag, "A"), "a1");
+  EXPECT_EQ(Chosen(p, *dag, "B"), "b1");
+  EXPECT_DOUBLE_EQ(DagCost(p, *dag), 11);
+  EXPECT_DOUBLE_EQ(TreeCost(p, *dag), 19);  // S counted twice as a tree
+
+  absl::StatusOr<IlpResult> ilp = ExtractIlp(p, Limit(5));
+  ASSERT_TRUE(ilp.ok()) << ilp.status();
+  ASSERT_TRUE(ValidateChoice(p, ilp->choice).ok());
+  EXPECT_TRUE(ilp->optimal);
+  EXPECT_DOUBLE_EQ(ilp->cost, 11);
+  EXPECT_NEAR(ilp->bound, 11, 1e-6);
+}
+
+TEST(ExtractorsTest, IlpImprovesOnAPoorWarmStart) {
+  ExtractionProblem p = SharingProblem();
+  absl::StatusOr<Choice> tree = ExtractTree(p);
+  ASSERT_TRUE(tree.ok());
+  IlpOptions options;
+  options.warm_start = *tree;  // DAG cost 13; the optimum is 11
+  absl::StatusOr<IlpResult> ilp = ExtractIlp(p, options);
+  ASSERT_TRUE(ilp.ok()) << ilp.status();
+  EXPECT_TRUE(ilp->solver_used);
+  EXPECT_DOUBLE_EQ(ilp->cost, 11);
+  EXPECT_TRUE(ilp->optimal);
+  EXPECT_EQ(Chosen(p, ilp->choice, "B"), "b1");
+}
+
+// A and B can each be defined by the other; taking both cheap nodes would be
+// a cycle. The DAG optimum breaks the cycle on one side.
+ExtractionProblem CycleProblem() {
+  return Make({"R", "A", "B"},
+              {{"R", "h", 1, {"A", "B"}},
+               {"A", "a1", 1, {"B"}},
+               {"A", "a2", 10, {}},
+               {"B", "b1", 1, {"A"}},
+               {"B", "b2", 10, {}}},
+              {"R"});
+}
+
+TEST(ExtractorsTest, CyclicEgraphGivesAcyclicChoices) {
+  ExtractionProblem p = CycleProblem();
+  absl::StatusOr<Choice> tree = ExtractTree(p);
+  ASSERT_TRUE(tree.ok()) << tree.status();
+  ASSERT_TRUE(ValidateChoice(p, *tree).ok());
+  EXPECT_DOUBLE_EQ(TreeCost(p, *tree), 21);
+
+  absl::StatusOr<Choice> dag = ExtractDag(p);
+  ASSERT_TRUE(dag.ok()) << dag.status();
+  ASSERT_TRUE(ValidateChoice(p, *dag).ok());
+  EXPECT_DOUBLE_EQ(DagCost(p, *dag), 12);
+
+  absl::StatusOr<IlpResult> ilp = ExtractIlp(p, Limit(5));
+  ASSERT_TRUE(ilp.ok()) << ilp.status();
+  ASSERT_TRUE(ValidateChoice(p, ilp->choice).ok());
+  EXPECT_TRUE(ilp->optimal);
+  EXPECT_DOUBLE_EQ(ilp->cost, 12);
+  EXPECT_TRUE(ilp->solver_used);
+  EXPECT_GT(ilp->model_columns, 4);  // order variables for the cycle A <-> B
+}
+
+TEST(ExtractorsTest, IlpMustNotTakeTheCheapCycle) {
+  // With the warm start as the cyclic-free expensive solution, the solver
+  // still has to respect acyclicity: a1 + b1 would cost 3 but is a cycle.
+  ExtractionProblem p = CycleProblem();
+  IlpOptions options;
+  options.warm_start = *ExtractTree(p);
+  absl::StatusOr<IlpResult> ilp = ExtractIlp(p, options);
+  ASSERT_TRUE(ilp.ok()) << ilp.status();
+  ASSERT_TRUE(ValidateChoice(p, ilp->choice).ok());
+  EXPECT_DOUBLE_EQ(ilp->cost, 12);
+  EXPECT_GE(ilp->bound, 12 - 1e-6);
+}
+
+TEST(ExtractorsTest, SelfLoopIsNeverChosen) {
+  // Like extraction-gym's loop.json: x = x * 1 is in the class of x.
+  ExtractionProblem p = Make({"X", "One"},
+                             {{"X", "mul", 0, {"One", "X"}},
+                              {"X", "x", 5, {}},
+                              {"One", "one", 1, {}}},
+                             {"X"});
+  for (ExtractorKind kind : {ExtractorKind::kTree, ExtractorKind::kDag, ExtractorKind::kIlp}) {
+    absl::StatusOr<ExtractResult> r = Extract(p, Opts(kind));
+    ASSERT_TRUE(r.ok()) << r.status();
+    ASSERT_TRUE(ValidateChoice(p, r->choice).ok());
+    EXPECT_EQ(Chosen(p, r->choice, "X"), "x") << ExtractorName(kind);
+    EXPECT_DOUBLE_EQ(r->dag_cost, 5);
+    EXPECT_EQ(r->choice[1], kNoNode);  // One is unreachable under the choice
+  }
+}
+
+TEST(ExtractorsTest, UncomputableRootNamesTheClass) {
+  ExtractionProblem cyclic = Make({"R", "C"},
+                                  {{"R", "f", 1, {"C"}}, {"C", "g", 1, {"R"}}}, {"R"});
+  ExtractionProblem empty_child = Make({"R", "E"}, {{"R", "f", 1, {"E"}}}, {"R"});
+  for (ExtractorKind kind : {ExtractorKind::kTree, ExtractorKind::kDag, ExtractorKind::kIlp}) {
+    absl::StatusOr<ExtractResult> r = Extract(cyclic, Opts(kind));
+    ASSERT_FALSE(r.ok());
+    EXPECT_EQ(r.status().code(), absl::StatusCode::kInvalidArgument);
+    EXPECT_THAT(std::string(r.status().message()), HasSubstr("root class 'R' cannot be extracted"));
+    EXPECT_THAT(std::string(r.status().message()), HasSubstr("cyclic"));
+    r = Extract(empty_child, Opts(kind));
+    ASSERT_FALSE(r.ok());
+    EXPECT_THAT(std::string(r.status().message()), HasSubstr("class 'E' has no nodes"));
+  }
+}
+
+TEST(ExtractorsTest, UnreachableAndUncomputableClassesAreIgnored) {
+  ExtractionProblem p = Make({"R", "U", "Loop", "V"},
+                             {{"R", "r", 2, {}},
+                              {"U", "u", 1, {"Loop"}},   // unreachable and uncomputable
+                              {"Loop", "l", 1, {"U"}},
+                              {"V", "v", 1, {"R"}}},     // unreachable, computable
+                             {"R"});
+  for (ExtractorKind kind : {ExtractorKind::kTree, ExtractorKind::kDag, ExtractorKind::kIlp}) {
+    absl::StatusOr<ExtractResult> r = Extract(p, Opts(kind));
+    ASSERT_TRUE(r.ok()) << r.status();
+    ASSERT_TRUE(ValidateChoice(p, r->choice).ok());
+    EXPECT_EQ(r->choice.node, (std::vector<NodeId>{0, kNoNode, kNoNode, kNoNode}));
+    EXPECT_DOUBLE_EQ(r->dag_cost, 2);
+  }
+}
+
+TEST(ExtractorsTest, TiesGoToTheSmallerNodeIndex) {
+  ExtractionProblem p = Make({"R", "A"},
+                             {{"R", "r_first", 1, {"A"}},
+                              {"R", "r_second", 1, {"A"}},
+                              {"A", "a_first", 3, {}},
+                              {"A", "a_second", 3, {}}},
+                             {"R"});
+  for (ExtractorKind kind : {ExtractorKind::kTree, ExtractorKind::kDag, ExtractorKind::kIlp}) {
+    absl::StatusOr<ExtractResult> r = Extract(p, Opts(kind));
+    ASSERT_TRUE(r.ok()) << r.status();
+    EXPECT_EQ(Chosen(p, r->choice, "R"), "r_first") << ExtractorName(kind);
+    EXPECT_EQ(Chosen(p, r->choice, "A"), "a_first") << ExtractorName(kind);
+    // Deterministic: the same result on a second run.
+    absl::StatusOr<ExtractResult> again = Extract(p, Opts(kind));
+    EXPECT_EQ(again->choice, r->choice);
+  }
+}
+
+TEST(ExtractorsTest, NegativeCostsCountOnlyReachableClasses) {
+  // maxsat-style: choosing p reaches two clauses worth -1 each, n reaches one.
+  ExtractionProblem p = Make({"R", "V", "C1", "C2", "C3", "Orphan"},
+                             {{"R", "root", 0, {"V"}},
+                              {"V", "n", 0, {"C1"}},
+                              {"V", "p", 0, {"C2", "C3"}},
+                              {"C1", "c1", -1, {}},
+                              {"C2", "c2", -1, {}},
+                              {"C3", "c3", -1, {}},
+                              {"Orphan", "o", -5, {}}},
+                             {"R"});
+  absl::StatusOr<Choice> dag = ExtractDag(p);
+  ASSERT_TRUE(dag.ok()) << dag.status();
+  EXPECT_DOUBLE_EQ(DagCost(p, *dag), -2);
+  absl::StatusOr<IlpResult> ilp = ExtractIlp(p, Limit(5));
+  ASSERT_TRUE(ilp.ok()) << ilp.status();
+  ASSERT_TRUE(ValidateChoice(p, ilp->choice).ok());
+  EXPECT_DOUBLE_EQ(ilp->cost, -2);
+  EXPECT_TRUE(ilp->optimal);
+  EXPECT_EQ(Chosen(p, ilp->choice, "V"), "p");
+}
+
+TEST(ExtractorsTest, NegativeCycleIsAnError) {
+  ExtractionProblem p = Make({"R", "A", "B"},
+                             {{"R", "r", 0, {"A"}},
+                              {"A", "a", 1, {}},
+                              {"A", "a_via_b", -2, {"B"}},
+                              {"B", "b", -2, {"A"}}},
+                             {"R"});
+  absl::StatusOr<Choice> tree = ExtractTree(p);
+  ASSERT_FALSE(tree.ok());
+  EXPECT_THAT(std::string(tree.status().message()), HasSubstr("negative cost"));
+}
+
+// A chain of diamonds: each level's two middle classes can share the level
+// below (DAG) or use private leaves (cheaper as a tree).
+TEST(ExtractorsTest, DagBeatsTreeOnLayeredSharing) {
+  std::vector<std::string> classes;
+  std::vector<NodeSpec> nodes;
+  const int levels = 6;
+  for (int i = 0; i < levels; ++i) {
+    std::string t = "T" + std::to_string(i), l = "L" + std::to_string(i),
+                r = "Q" + std::to_string(i), s = "S" + std::to_string(i);
+    classes.insert(classes.end(), {t, l, r, s});
+    nodes.push_back({t, "t" + std::to_string(i), 1, {l, r}});
+    nodes.push_back({l, "l_shared", 1, {s}});
+    nodes.push_back({l, "l_own", 5, {}});
+    nodes.push_back({r, "r_shared", 1, {s}});
+    nodes.push_back({r, "r_own", 5, {}});
+    nodes.push_back({s, "s", 7, {}});
+  }
+  classes.push_back("Top");
+  std::vector<std::string> tops;
+  for (int i = 0; i < levels; ++i) tops.push_back("T" + std::to_string(i));
+  nodes.push_back({"Top", "top", 0, tops});
+  ExtractionProblem p = Make(classes, nodes, {"Top"});
+  absl::StatusOr<Choice> tree = ExtractTree(p);
+  absl::StatusOr<Choice> dag = ExtractDag(p);
+  ASSERT_TRUE(tree.ok() && dag.ok());
+  EXPECT_DOUBLE_EQ(DagCost(p, *tree), levels * 11.0);
+  EXPECT_DOUBLE_EQ(DagCost(p, *dag), levels * 10.0);
+  absl::StatusOr<IlpResult> ilp = ExtractIlp(p, Limit(5));
+  ASSERT_TRUE(ilp.ok());
+  EXPECT_DOUBLE_EQ(ilp->cost, levels * 10.0);
+  EXPECT_TRUE(ilp->optimal);
+}
+
+TEST(ExtractorsTest, ParsesExtractorNames) {
+  EXPECT_EQ(ParseExtractorKind("tree"), ExtractorKind::kTree);
+  EXPECT_EQ(ParseExtractorKind("dag"), ExtractorKind::kDag);
+  EXPECT_EQ(ParseExtractorKind("ilp"), ExtractorKind::kIlp);
+  EXPECT_EQ(ParseExtractorKind("greedy"), std::nullopt);
+  EXPECT_EQ(ExtractorName(ExtractorKind::kIlp), "ilp");
+}
+
+}  // namespace
+}  // namespace egret::extract

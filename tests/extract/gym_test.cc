@@ -1,0 +1,99 @@
+// Every extractor on every e-graph of the extraction-gym sample
+// (EGRET_SHARED_DIR/extraction-gym): choices are valid, the tree extractor is
+// tree-optimal among the heuristics, the DAG heuristic is never worse in DAG
+// cost than the tree choice or the plain greedy, and the ILP (small files,
+// short limit) is never worse than the heuristic and proves its bound.
+#include <algorithm>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "egret/extract/choice.h"
+#include "egret/extract/dag_extractor.h"
+#include "egret/extract/egraph_serialize.h"
+#include "egret/extract/ilp_extractor.h"
+#include "egret/extract/tree_extractor.h"
+#include "egret/extract/validate.h"
+#include "gtest/gtest.h"
+
+namespace egret::extract {
+namespace {
+
+std::vector<std::string> GymFiles() {
+  std::vector<std::string> files;
+  std::filesystem::path dir = std::filesystem::path(EGRET_SHARED_DIR) / "extraction-gym";
+  std::error_code ec;
+  if (!std::filesystem::is_directory(dir, ec)) return files;
+  for (const auto& e : std::filesystem::recursive_directory_iterator(dir, ec)) {
+    if (e.is_regular_file() && e.path().extension() == ".json") files.push_back(e.path().string());
+  }
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+double Tol(double x) { return 1e-6 * std::max(1.0, std::abs(x)); }
+
+TEST(GymTest, HeuristicsAreValidOnEveryFile) {
+  std::vector<std::string> files = GymFiles();
+  if (files.empty()) GTEST_SKIP() << "no extraction-gym sample under " << EGRET_SHARED_DIR;
+  int dag_better = 0;
+  for (const std::string& f : files) {
+    SCOPED_TRACE(f);
+    absl::StatusOr<ExtractionProblem> p = ReadEgraphSerializeFile(f);
+    ASSERT_TRUE(p.ok()) << p.status();
+    absl::StatusOr<Choice> tree = ExtractTree(*p);
+    ASSERT_TRUE(tree.ok()) << tree.status();
+    ASSERT_TRUE(ValidateChoice(*p, *tree).ok()) << ValidateChoice(*p, *tree);
+    absl::StatusOr<Choice> greedy = ExtractGreedyDag(*p);
+    ASSERT_TRUE(greedy.ok()) << greedy.status();
+    ASSERT_TRUE(ValidateChoice(*p, *greedy).ok()) << ValidateChoice(*p, *greedy);
+    absl::StatusOr<Choice> dag = ExtractDag(*p);
+    ASSERT_TRUE(dag.ok()) << dag.status();
+    ASSERT_TRUE(ValidateChoice(*p, *dag).ok()) << ValidateChoice(*p, *dag);
+
+    const double tree_tree = TreeCost(*p, *tree), tree_dag = DagCost(*p, *tree);
+    const double dag_dag = DagCost(*p, *dag), greedy_dag = DagCost(*p, *greedy);
+    EXPECT_LE(tree_tree, TreeCost(*p, *dag) + Tol(tree_tree));      // tree-optimal
+    EXPECT_LE(tree_tree, TreeCost(*p, *greedy) + Tol(tree_tree));
+    EXPECT_LE(dag_dag, tree_dag + Tol(tree_dag));                    // never worse than tree
+    EXPECT_LE(dag_dag, greedy_dag + Tol(greedy_dag));                // nor than plain greedy
+    if (dag_dag < std::min(tree_dag, greedy_dag) - Tol(dag_dag)) ++dag_better;
+  }
+  // The local search pays off somewhere in the sample.
+  EXPECT_GT(dag_better, 0);
+}
+
+TEST(GymTest, IlpOnSmallFilesIsValidAndNeverWorse) {
+  std::vector<std::string> files = GymFiles();
+  if (files.empty()) GTEST_SKIP() << "no extraction-gym sample under " << EGRET_SHARED_DIR;
+  int tried = 0, optimal = 0;
+  for (const std::string& f : files) {
+    SCOPED_TRACE(f);
+    absl::StatusOr<ExtractionProblem> p = ReadEgraphSerializeFile(f);
+    ASSERT_TRUE(p.ok()) << p.status();
+    if (p->num_nodes() >= 600) continue;
+    ++tried;
+    absl::StatusOr<Choice> dag = ExtractDag(*p);
+    ASSERT_TRUE(dag.ok());
+    IlpOptions options;
+    options.time_limit_seconds = 2;
+    options.warm_start = *dag;
+    absl::StatusOr<IlpResult> ilp = ExtractIlp(*p, options);
+    ASSERT_TRUE(ilp.ok()) << ilp.status();
+    ASSERT_TRUE(ValidateChoice(*p, ilp->choice).ok()) << ValidateChoice(*p, ilp->choice);
+    const double dag_cost = DagCost(*p, *dag);
+    EXPECT_DOUBLE_EQ(ilp->cost, DagCost(*p, ilp->choice));
+    EXPECT_LE(ilp->cost, dag_cost + Tol(dag_cost));
+    EXPECT_LE(ilp->bound, ilp->cost + Tol(ilp->cost));
+    if (ilp->optimal) {
+      ++optimal;
+      EXPECT_NEAR(ilp->bound, ilp->cost, 2 * Tol(ilp->cost));
+    }
+  }
+  ASSERT_GT(tried, 0);
+  // Small e-graphs are solved to optimality within the limit (a few may time out).
+  EXPECT_GE(optimal * 10, tried * 8) << optimal << " of " << tried << " optimal";
+}
+
+}  // namespace
+}  // namespace egret::extract

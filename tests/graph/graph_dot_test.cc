@@ -1,0 +1,67 @@
+#include "egret/graph/graph_dot.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+namespace egret {
+namespace {
+
+using ::testing::HasSubstr;
+
+TEST(GraphDot, ShowsOpsNamesEdgeTypesAndConstants) {
+  Graph g;
+  g.set_name("tiny");
+  NodeId x = g.AddInput("x", TensorType(DType::kQUInt8, {1, 4, 4, 2}, 128, 0.5f));
+  Tensor bias(TensorType(DType::kInt32, {2}));
+  bias.SetValue(0, 3);
+  bias.SetValue(1, -4);
+  NodeId b = g.AddConstant("b", std::make_shared<const Tensor>(bias));
+  NodeId big = g.AddConstant("w", std::make_shared<const Tensor>(
+                                      Tensor(TensorType(DType::kQUInt8, {3, 3, 2, 2}))));
+  Node shape;
+  shape.op = std::string(kShapeOp);
+  shape.outputs = {TensorType(DType::kInt32, {1, 2, 2, 1})};
+  NodeId s = g.AddNode(shape);
+  Node conv;
+  conv.op = "Conv2d";
+  conv.name = "conv \"1\"";
+  conv.inputs = {{x, 0}, {big, 0}, {b, 0}, {s, 0}};
+  conv.outputs = {TensorType(DType::kQUInt8, {1, 2, 2, 2}, 128, 0.25f)};
+  NodeId c = g.AddNode(conv);
+  g.AddOutput({c, 0}, "y");
+
+  std::string dot = GraphToDot(g);
+  EXPECT_THAT(dot, ::testing::StartsWith("digraph \"tiny\" {\n"));
+  EXPECT_THAT(dot, HasSubstr("  n0 [label=\"*Input\\nx\", shape=ellipse];\n"));
+  EXPECT_THAT(dot, HasSubstr("n1 [label=\"$Const\\nb\\nInt32[2]\\n{3, -4}\""));
+  // Large constants show their type but not their values.
+  EXPECT_THAT(dot, HasSubstr("n2 [label=\"$Const\\nw\\nQUInt8[3,3,2,2](z=0,s=1)\""));
+  EXPECT_THAT(dot, HasSubstr("n3 [label=\"$Shape\\n[1,2,2,1]\""));
+  EXPECT_THAT(dot, HasSubstr("n4 [label=\"Conv2d\\nconv \\\"1\\\"\"];\n"));
+  EXPECT_THAT(dot, HasSubstr("  n0 -> n4 [label=\"QUInt8[1,4,4,2](z=128,s=0.5)\"];\n"));
+  EXPECT_THAT(dot, HasSubstr("  n3 -> n4 [label=\"Int32[1,2,2,1]\"];\n"));
+  EXPECT_THAT(dot, HasSubstr("  out0 [label=\"y\", shape=ellipse];\n"));
+  EXPECT_THAT(dot, HasSubstr("  n4 -> out0 [label=\"QUInt8[1,2,2,2](z=128,s=0.25)\"];\n"));
+  EXPECT_THAT(dot, ::testing::EndsWith("}\n"));
+}
+
+TEST(GraphDot, MultiOutputEdgesNameTheOutputAndMissingInputsAreDrawn) {
+  Graph g;
+  NodeId x = g.AddInput("x", TensorType(DType::kFloat32, {2}));
+  Node split;
+  split.op = "Split";
+  split.inputs = {{x, 0}};
+  split.outputs = {TensorType(DType::kFloat32, {1}), TensorType(DType::kFloat16, {1})};
+  NodeId s = g.AddNode(split);
+  Node relu;
+  relu.op = "Relu";
+  relu.inputs = {{s, 1}, {42, 0}};
+  relu.outputs = {TensorType(DType::kFloat16, {1})};
+  g.AddNode(relu);
+  std::string dot = GraphToDot(g);
+  EXPECT_THAT(dot, HasSubstr("  n1 -> n2 [label=\"1: Float16[1]\"];\n"));
+  EXPECT_THAT(dot, HasSubstr("  missing -> n2 [style=dashed, label=\"#42:0\"];\n"));
+}
+
+}  // namespace
+}  // namespace egret

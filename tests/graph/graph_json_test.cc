@@ -1,0 +1,601 @@
+#include "egret/graph/graph_json.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <random>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_replace.h"
+#include "egret/support/diagnostic.h"
+#include "egret/support/file_io.h"
+
+namespace egret {
+namespace {
+
+namespace fs = std::filesystem;
+using ::testing::HasSubstr;
+using ::testing::StartsWith;
+
+// A fresh, empty directory per test.
+std::string TestDir() {
+  const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+  fs::path dir = fs::path(::testing::TempDir()) /
+                 absl::StrCat("egret_graph_json_", info->test_suite_name(), "_", info->name());
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  return dir.string();
+}
+
+void WriteText(const std::string& path, std::string_view text) {
+  std::ofstream out(path, std::ios::binary);
+  out.write(text.data(), static_cast<std::streamsize>(text.size()));
+}
+
+ConstTensorPtr MakeConst(TensorType type, std::vector<double> values) {
+  return std::make_shared<const Tensor>(Tensor::FromValues(std::move(type), values));
+}
+
+ConstTensorPtr Ramp(TensorType type) {
+  Tensor t(std::move(type));
+  for (int64_t i = 0; i < t.num_elements(); ++i) t.SetValue(i, static_cast<double>(i % 251) - 100);
+  return std::make_shared<const Tensor>(std::move(t));
+}
+
+// A graph using every field of the format.
+Graph FullGraph() {
+  Graph g;
+  g.set_name("every \"field\"");
+  g.mutable_options()["enable_autothread"] = int64_t{1};
+  g.mutable_options()["quant_is_updateable"] = false;
+  g.mutable_options()["scale"] = 0.1;
+  g.mutable_options()["integral_float"] = 2.0;
+  g.mutable_options()["too_big"] = std::numeric_limits<double>::infinity();
+  g.mutable_options()["target"] = std::string("v73");
+
+  // Inputs added in the opposite order from the graph-input order.
+  Node y_node;
+  y_node.op = std::string(kInputOp);
+  y_node.name = "y";
+  y_node.outputs = {TensorType(DType::kFloat32, {1, 8})};
+  NodeId y = g.AddNode(y_node);
+  NodeId x = g.AddInput("x", TensorType(DType::kQUInt8, {1, 8, 8, 16}, 128, 0.05f));
+  g.mutable_inputs() = {x, y};
+
+  // Small constants of every dtype, with extreme values.
+  g.AddConstant("c_qu8", MakeConst(TensorType(DType::kQUInt8, {3}, 7, 0.25f), {0, 128, 255}));
+  g.AddConstant("c_qi8", MakeConst(TensorType(DType::kQInt8, {2}, -3, 0.5f), {-128, 127}));
+  g.AddConstant("c_qu16", MakeConst(TensorType(DType::kQUInt16, {2}), {0, 65535}));
+  g.AddConstant("c_qi16", MakeConst(TensorType(DType::kQInt16, {2}), {-32768, 32767}));
+  g.AddConstant("c_i32", MakeConst(TensorType(DType::kInt32, {2}), {-2147483648.0, 2147483647}));
+  g.AddConstant("c_qi32", MakeConst(TensorType(DType::kQInt32, {1}, 0, 1e-4f), {-5}));
+  g.AddConstant("c_f16", MakeConst(TensorType(DType::kFloat16, {3}), {0.1, -65504, 6e-8}));
+  g.AddConstant("c_bool", MakeConst(TensorType(DType::kBool, {2}), {1, 0}));
+  TensorType scalar;
+  scalar.dtype = DType::kFloat32;
+  g.AddConstant("c_scalar", MakeConst(scalar, {3.25}));
+  {
+    std::vector<uint8_t> bytes(16);
+    int64_t values[2] = {std::numeric_limits<int64_t>::min(), (int64_t{1} << 62) + 1};
+    std::memcpy(bytes.data(), values, 16);
+    g.AddConstant("c_i64", std::make_shared<const Tensor>(
+                               *Tensor::FromBytes(TensorType(DType::kInt64, {2}), bytes)));
+  }
+  g.AddConstant("c_f32", MakeConst(TensorType(DType::kFloat32, {4}),
+                                   {0.1, std::numeric_limits<double>::infinity(),
+                                    -std::numeric_limits<double>::infinity(), 1e-38}));
+  // A large constant (goes to the sidecar) used by two nodes, and one more.
+  ConstTensorPtr w = Ramp(TensorType(DType::kQUInt8, {3, 3, 16, 32}, 120, 0.01f));
+  NodeId w1 = g.AddConstant("w1", w);
+  NodeId w2 = g.AddConstant("w2", w);
+  NodeId b = g.AddConstant("b", Ramp(TensorType(DType::kQInt32, {5000})));
+
+  Node shape;
+  shape.op = std::string(kShapeOp);
+  shape.name = "stride";
+  shape.outputs = {TensorType(DType::kInt32, {1, 1, 1, 1})};
+  NodeId stride = g.AddNode(shape);
+
+  Node conv;
+  conv.op = "Conv2d";
+  conv.name = "conv";
+  conv.inputs = {{x, 0}, {w1, 0}, {b, 0}, {stride, 0}};
+  conv.outputs = {TensorType(DType::kQUInt8, {1, 8, 8, 32}, 128, 0.05f)};
+  conv.attrs["i"] = int64_t{-7};
+  conv.attrs["d"] = 0.5;
+  conv.attrs["d_int"] = 3.0;
+  conv.attrs["d_inf"] = -std::numeric_limits<double>::infinity();
+  conv.attrs["s"] = std::string("SAME");
+  conv.attrs["ints"] = std::vector<int64_t>{1, -2, 3};
+  conv.attrs["ints_empty"] = std::vector<int64_t>{};
+  conv.attrs["floats"] = std::vector<double>{1.0, 2.5};
+  conv.attrs["floats_empty"] = std::vector<double>{};
+  conv.attrs["floats_inf"] = std::vector<double>{1.0, std::numeric_limits<double>::infinity()};
+  NodeId c = g.AddNode(conv);
+
+  Node conv2 = conv;
+  conv2.name = "conv2";
+  conv2.attrs.clear();
+  conv2.inputs[1] = {w2, 0};
+  NodeId c2 = g.AddNode(conv2);
+
+  Node split;
+  split.op = "Split";
+  split.name = "split";
+  split.inputs = {{c, 0}};
+  split.outputs = {TensorType(DType::kQUInt8, {1, 8, 8, 8}, 128, 0.05f),
+                   TensorType(DType::kQUInt8, {1, 8, 8, 8}, 128, 0.05f)};
+  NodeId s = g.AddNode(split);
+
+  Node relu;  // no name: the writer generates one
+  relu.op = "Relu";
+  relu.inputs = {{s, 1}};
+  relu.outputs = {split.outputs[1]};
+  NodeId r = g.AddNode(relu);
+
+  g.AddOutput({r, 0}, "out");
+  g.AddOutput({s, 0});
+  g.AddOutput({c2, 0}, "second");
+  return g;
+}
+
+// Structural equality; `generated_names` lets nodes without a name in `a`
+// have any name in `b`.
+void ExpectSameGraph(const Graph& a, const Graph& b, bool generated_names = true) {
+  EXPECT_EQ(a.name(), b.name());
+  EXPECT_EQ(a.options(), b.options());
+  ASSERT_EQ(a.num_nodes(), b.num_nodes());
+  for (NodeId id = 0; id < a.num_nodes(); ++id) {
+    SCOPED_TRACE(absl::StrCat("node #", id));
+    const Node& na = a.node(id);
+    const Node& nb = b.node(id);
+    EXPECT_EQ(na.op, nb.op);
+    if (!na.name.empty() || !generated_names) {
+      EXPECT_EQ(na.name, nb.name);
+    } else {
+      EXPECT_FALSE(nb.name.empty());
+    }
+    EXPECT_TRUE(std::equal(na.inputs.begin(), na.inputs.end(), nb.inputs.begin(), nb.inputs.end()));
+    EXPECT_TRUE(
+        std::equal(na.outputs.begin(), na.outputs.end(), nb.outputs.begin(), nb.outputs.end()));
+    EXPECT_EQ(na.attrs, nb.attrs);
+    ASSERT_EQ(na.constant == nullptr, nb.constant == nullptr);
+    if (na.constant) {
+      EXPECT_TRUE(*na.constant == *nb.constant);
+    }
+  }
+  EXPECT_EQ(a.inputs(), b.inputs());
+  ASSERT_EQ(a.outputs().size(), b.outputs().size());
+  for (size_t k = 0; k < a.outputs().size(); ++k) {
+    EXPECT_EQ(a.outputs()[k].value, b.outputs()[k].value);
+    EXPECT_EQ(a.outputs()[k].name, b.outputs()[k].name);
+  }
+}
+
+TEST(GraphJson, RoundTripsEveryFieldThroughFileAndSidecar) {
+  Graph g = FullGraph();
+  ASSERT_TRUE(g.Validate().ok()) << g.Validate();
+  std::string dir = TestDir();
+  std::string path = dir + "/g.json";
+  ASSERT_TRUE(WriteGraphJson(g, path).ok());
+  ASSERT_TRUE(fs::exists(path + ".bin"));
+  // w (4608 bytes, shared by w1 and w2) once, then b (20000 bytes) at a 64-byte boundary.
+  EXPECT_EQ(fs::file_size(path + ".bin"), 4608u + 20000u);
+
+  absl::StatusOr<Graph> back = ReadGraphJson(path);
+  ASSERT_TRUE(back.ok()) << back.status();
+  ExpectSameGraph(g, *back);
+  // The shared constant is one tensor again after reading.
+  EXPECT_EQ(back->node(back->FindNode("w1")).constant.get(),
+            back->node(back->FindNode("w2")).constant.get());
+}
+
+TEST(GraphJson, WritingIsAFixpointAndNormalized) {
+  std::string dir = TestDir();
+  ASSERT_TRUE(WriteGraphJson(FullGraph(), dir + "/a.json").ok());
+  absl::StatusOr<Graph> a = ReadGraphJson(dir + "/a.json");
+  ASSERT_TRUE(a.ok()) << a.status();
+  ASSERT_TRUE(WriteGraphJson(*a, dir + "/b.json").ok());
+  std::string text_a = *ReadFile(dir + "/a.json");
+  std::string text_b = *ReadFile(dir + "/b.json");
+  EXPECT_EQ(absl::StrReplaceAll(text_a, {{"a.json.bin", "b.json.bin"}}), text_b);
+  EXPECT_EQ(*ReadFile(dir + "/a.json.bin"), *ReadFile(dir + "/b.json.bin"));
+  // Header first, float stepsize in its shortest form, defaults left out.
+  EXPECT_THAT(text_a, StartsWith("{\n  \"format\": \"egret-graph\",\n  \"version\": 1,\n"));
+  EXPECT_THAT(text_a, HasSubstr("{\"dtype\": \"QUInt8\", \"shape\": [1, 8, 8, 16], "
+                                "\"zero_offset\": 128, \"stepsize\": 0.05}"));
+  EXPECT_THAT(text_a, HasSubstr("{\"dtype\": \"Float32\", \"shape\": [1, 8]}"));
+  EXPECT_THAT(text_a, HasSubstr("\"data\": [0.1, \"inf\", \"-inf\", 1e-38]"));
+  EXPECT_THAT(text_a, HasSubstr("\"floats_empty\": {\"floats\": []}"));
+  EXPECT_THAT(text_a, HasSubstr("\"inputs\": [\"split:1\"]"));
+  EXPECT_THAT(text_a, HasSubstr("\"name\": \"Relu_"));
+}
+
+TEST(GraphJson, InlineStringRoundTrips) {
+  Graph g = FullGraph();
+  absl::StatusOr<std::string> text = GraphToJsonString(g);
+  ASSERT_TRUE(text.ok()) << text.status();
+  EXPECT_THAT(*text, ::testing::Not(HasSubstr("sidecar")));
+  absl::StatusOr<Graph> back = ParseGraphJson(*text, "mem.json", "");
+  ASSERT_TRUE(back.ok()) << back.status();
+  ExpectSameGraph(g, *back);
+}
+
+TEST(GraphJson, NanSurvives) {
+  Graph g;
+  g.AddConstant("c", MakeConst(TensorType(DType::kFloat32, {1}),
+                               {std::numeric_limits<double>::quiet_NaN()}));
+  absl::StatusOr<Graph> back = ParseGraphJson(*GraphToJsonString(g), "m.json", "");
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_TRUE(std::isnan(back->node(0).constant->GetValue(0)));
+}
+
+TEST(GraphJson, GeneratedNamesAvoidTakenOnesAndAmbiguousReferencesStayExact) {
+  Graph g;
+  NodeId x = g.AddInput("x", TensorType(DType::kFloat32, {2}));
+  Node split;
+  split.op = "Split";
+  split.name = "a";
+  split.inputs = {{x, 0}};
+  split.outputs = {TensorType(DType::kFloat32, {1}), TensorType(DType::kFloat32, {1})};
+  NodeId a = g.AddNode(split);
+  Node other;
+  other.op = "Relu";
+  other.name = "a:1";  // looks like output 1 of "a"
+  other.inputs = {{a, 0}};
+  other.outputs = {TensorType(DType::kFloat32, {1})};
+  NodeId a1 = g.AddNode(other);
+  Node user;
+  user.op = "ElementWiseAdd";
+  user.name = "Relu_4";  // the name the next (unnamed) node would get
+  user.inputs = {{a, 1}, {a1, 0}};
+  user.outputs = {TensorType(DType::kFloat32, {1})};
+  NodeId u = g.AddNode(user);
+  Node unnamed;
+  unnamed.op = "Relu";
+  unnamed.inputs = {{u, 0}};
+  unnamed.outputs = {TensorType(DType::kFloat32, {1})};
+  g.AddNode(unnamed);
+
+  absl::StatusOr<std::string> text = GraphToJsonString(g);
+  ASSERT_TRUE(text.ok()) << text.status();
+  EXPECT_THAT(*text, HasSubstr("{\"node\": \"a\", \"output\": 1}"));
+  absl::StatusOr<Graph> back = ParseGraphJson(*text, "m.json", "");
+  ASSERT_TRUE(back.ok()) << back.status();
+  ExpectSameGraph(g, *back);
+  EXPECT_EQ(back->node(4).name, "Relu_4_1");
+}
+
+TEST(GraphJson, WriterRejectsInvalidGraphAndWritesNothing) {
+  Graph g;
+  Node n;
+  n.op = "Relu";
+  n.name = "r";
+  n.inputs = {{7, 0}};
+  n.outputs = {TensorType(DType::kFloat32, {1})};
+  g.AddNode(n);
+  std::string path = TestDir() + "/bad.json";
+  absl::Status s = WriteGraphJson(g, path);
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_FALSE(fs::exists(path));
+}
+
+TEST(GraphJson, InputsDefaultToInputNodesInOrderAndOutputsMayBePlainStrings) {
+  absl::StatusOr<Graph> g = ParseGraphJson(R"({"format": "egret-graph", "version": 1,
+    "nodes": [
+      {"name": "b", "op": "*Input", "outputs": [{"dtype": "Float32", "shape": [2]}]},
+      {"name": "a", "op": "*Input", "outputs": [{"dtype": "Float32", "shape": [2]}]},
+      {"name": "s", "op": "ElementWiseAdd", "inputs": ["a", "b:0"],
+       "outputs": [{"dtype": "Float32", "shape": [2]}]}],
+    "outputs": ["s"]})",
+                                           "m.json", "");
+  ASSERT_TRUE(g.ok()) << g.status();
+  EXPECT_EQ(g->inputs(), (std::vector<NodeId>{0, 1}));
+  ASSERT_EQ(g->outputs().size(), 1u);
+  EXPECT_EQ(g->outputs()[0].value, (ValueRef{2, 0}));
+  EXPECT_EQ(g->node(2).inputs[0], (ValueRef{1, 0}));
+}
+
+// ---------------------------------------------------------------------------
+// Bad input: each case is a JSON text, the text at which the error must point
+// (its first occurrence; "" for line 1 col 1) and the message after
+// "file:line:col: error: ".
+
+struct BadCase {
+  std::string name;
+  std::string text;
+  std::string at;
+  std::string message;
+};
+
+constexpr char kHeader[] = R"({"format": "egret-graph", "version": 1, )";
+
+std::string WithNodes(const std::string& nodes, const std::string& rest = "") {
+  return absl::StrCat(kHeader, "\"nodes\": [\n", nodes, "\n]", rest, "}");
+}
+
+constexpr char kX[] =
+    R"({"name": "x", "op": "*Input", "outputs": [{"dtype": "Float32", "shape": [2]}]})";
+
+std::vector<BadCase> BadCases() {
+  std::vector<BadCase> cases = {
+      {"NotAnObject", "[1, 2]", "[1", "at /: expected an object, got an array"},
+      {"WrongFormat", R"({"format": "onnx", "version": 1, "nodes": []})", "\"onnx\"",
+       "at /format: not an egret graph: expected \"format\": \"egret-graph\""},
+      {"MissingFormat", R"( {"version": 1})", "{",
+       "at /: not an egret graph: expected \"format\": \"egret-graph\""},
+      {"FutureVersion", R"({"format": "egret-graph", "version": 2, "nodes": []})", "2,",
+       "at /version: unsupported version 2 (this egret reads version 1)"},
+      {"NodesNotArray", absl::StrCat(kHeader, R"("nodes": {}})"), "{}",
+       "at /nodes: expected an array of nodes, got an object"},
+      {"UnknownTopLevelMember", absl::StrCat(kHeader, R"("nodes": [], "nodez": 1})"), "1}",
+       "at /nodez: unknown member 'nodez'"},
+      {"UnknownNodeMember", WithNodes(R"({"name": "x", "op": "*Input", "input": []})"), "[]",
+       "at /nodes/0/input: unknown member 'input'"},
+      {"MissingOp", WithNodes(R"({"name": "x", "outputs": []})"), "{\"name\"",
+       "at /nodes/0: missing member 'op'"},
+      {"OpNotString", WithNodes(R"({"op": 5})"), "5}", "at /nodes/0/op: expected a string, got an integer"},
+      {"NoOutputs", WithNodes(R"({"name": "x", "op": "*Input", "outputs": []})"), "[]}",
+       "at /nodes/0/outputs: a node needs at least one output"},
+      {"UnknownDType",
+       WithNodes(R"({"name": "x", "op": "*Input", "outputs": [{"dtype": "Float64"}]})"),
+       "\"Float64\"",
+       "at /nodes/0/outputs/0/dtype: unknown dtype 'Float64' (expected QUInt8, QUInt16, QInt16, "
+       "Float32, Int32, QInt32, QInt8, Float16, Int64, Bool, None or Multi)"},
+      {"ShapeNotArray",
+       WithNodes(R"({"name": "x", "op": "*Input", "outputs": [{"dtype": "Int32", "shape": "2x2"}]})"),
+       "\"2x2\"", "at /nodes/0/outputs/0/shape: expected an array of dims, got a string"},
+      {"DimNotInteger",
+       WithNodes(R"({"name": "x", "op": "*Input", "outputs": [{"dtype": "Int32", "shape": [2, 1.5]}]})"),
+       "1.5", "at /nodes/0/outputs/0/shape/1: expected an integer, got a number"},
+      {"RankOver8",
+       WithNodes(R"({"name": "x", "op": "*Input", "outputs": [{"dtype": "Int32", "shape": [1,1,1,1,1,1,1,1,1]}]})"),
+       "[1,1", "at /nodes/0/outputs/0/shape: rank 9 exceeds the maximum of 8"},
+      {"NegativeDim",
+       WithNodes(R"({"name": "x", "op": "*Input", "outputs": [{"dtype": "Int32", "shape": [4, -3]}]})"),
+       "-3", "at /nodes/0/outputs/0/shape/1: negative dim -3"},
+      {"HugeShape",
+       WithNodes(R"({"name": "x", "op": "*Input", "outputs": [{"dtype": "Int32", "shape": [4294967296, 4294967296]}]})"),
+       "[4294967296", "at /nodes/0/outputs/0/shape: shape has more than 2^56 elements"},
+      {"ZeroOffsetNotInt32",
+       WithNodes(R"({"name": "x", "op": "*Input", "outputs": [{"dtype": "QUInt8", "zero_offset": 3000000000}]})"),
+       "3000000000", "at /nodes/0/outputs/0/zero_offset: zero_offset 3000000000 is not an int32"},
+      {"DanglingInput",
+       WithNodes(absl::StrCat(kX, R"(,
+         {"name": "r", "op": "Relu", "inputs": ["x", "foo"], "outputs": [{"dtype": "Float32"}]})")),
+       "\"foo\"", "at /nodes/1/inputs/1: no node named 'foo'"},
+      {"InputNotString",
+       WithNodes(absl::StrCat(kX, R"(,
+         {"name": "r", "op": "Relu", "inputs": [0], "outputs": [{"dtype": "Float32"}]})")),
+       "0]", "at /nodes/1/inputs/0: expected a value reference (\"node\" or \"node:k\"), got an integer"},
+      {"MissingOutputIndex",
+       WithNodes(absl::StrCat(kX, R"(,
+         {"name": "r", "op": "Relu", "inputs": ["x:3"], "outputs": [{"dtype": "Float32"}]})")),
+       "\"x:3\"", "at /nodes/1/inputs/0: node 'x' has 1 output(s); there is no output 3"},
+      {"DuplicateName", WithNodes(absl::StrCat(kX, ",\n", kX)), "\"x\", \"op\": \"*Input\", \"outputs\": [{\"dtype\": \"Float32\", \"shape\": [2]}]}\n",
+       "at /nodes/1/name: duplicate node name 'x' (first used by /nodes/0)"},
+      {"Cycle",
+       WithNodes(absl::StrCat(kX, R"(,
+         {"name": "d", "op": "Relu", "inputs": ["b"], "outputs": [{"dtype": "Float32"}]},
+         {"name": "a", "op": "ElementWiseAdd", "inputs": ["x", "b"], "outputs": [{"dtype": "Float32"}]},
+         {"name": "b", "op": "Relu", "inputs": ["a"], "outputs": [{"dtype": "Float32"}]})")),
+       "{\"name\": \"a\"",
+       "at /nodes/2: node 'a' (#2): is on a cycle: 'a' (#2) -> 'b' (#3) -> 'a' (#2)"},
+      {"InputNodeWithInputs",
+       WithNodes(R"({"name": "x", "op": "*Input", "inputs": ["x"], "outputs": [{"dtype": "Float32"}]})"),
+       "[\"x\"]", "at /nodes/0/inputs: an *Input node has no inputs"},
+      {"ConstWithoutData",
+       WithNodes(R"({"name": "c", "op": "$Const", "outputs": [{"dtype": "Float32", "shape": [2]}]})"),
+       "{\"name\"", "at /nodes/0: missing member 'data' of a $Const"},
+      {"DataLengthMismatch",
+       WithNodes(R"({"name": "c", "op": "$Const", "outputs": [{"dtype": "Float32", "shape": [2, 3]}], "data": [1, 2, 3, 4, 5]})"),
+       "[1, 2, 3, 4, 5]", "at /nodes/0/data: data has 5 values, type Float32[2,3] needs 6"},
+      {"DataValueOutOfRange",
+       WithNodes(R"({"name": "c", "op": "$Const", "outputs": [{"dtype": "QUInt8", "shape": [2]}], "data": [1, 300]})"),
+       "300", "at /nodes/0/data/1: value 300 is out of the range of QUInt8 [0, 255]"},
+      {"DataValueNotInteger",
+       WithNodes(R"({"name": "c", "op": "$Const", "outputs": [{"dtype": "Int32", "shape": [2]}], "data": [1, 2.5]})"),
+       "2.5", "at /nodes/0/data/1: expected an integer storage value of Int32, got a number"},
+      {"DataBadString",
+       WithNodes(R"({"name": "c", "op": "$Const", "outputs": [{"dtype": "Float32", "shape": [1]}], "data": ["one"]})"),
+       "\"one\"", "at /nodes/0/data/0: expected a number, \"nan\", \"inf\" or \"-inf\", got 'one'"},
+      {"DataOnNonConst",
+       WithNodes(R"({"name": "s", "op": "$Shape", "outputs": [{"dtype": "Int32", "shape": [1]}], "data": [1]})"),
+       "[1]}\n", "at /nodes/0/data: only $Const nodes carry data, not '$Shape'"},
+      {"SidecarDataWithoutSidecar",
+       WithNodes(R"({"name": "c", "op": "$Const", "outputs": [{"dtype": "QUInt8", "shape": [4]}], "data": {"offset": 0, "length": 4}})"),
+       "{\"offset\"", "at /nodes/0/data: data refers to the sidecar, but the graph has no 'sidecar' member"},
+      {"AttrBadValue",
+       WithNodes(R"({"name": "x", "op": "*Input", "outputs": [{"dtype": "Float32"}], "attrs": {"k": [1, "a"]}})"),
+       "\"a\"", "at /nodes/0/attrs/k/1: expected a number, got a string"},
+      {"OptionBadValue", absl::StrCat(kHeader, R"("options": {"a/b": null}, "nodes": []})"),
+       "null",
+       "at /options/a~1b: expected an option value (true/false, integer, number, string or "
+       "{\"float\": ...}), got null"},
+      {"GraphOutputDangling", WithNodes(kX, R"(, "outputs": [{"value": "y", "name": "out"}])"),
+       "\"y\"", "at /outputs/0/value: no node named 'y'"},
+      {"GraphInputNotInputNode",
+       WithNodes(R"({"name": "c", "op": "$Shape", "outputs": [{"dtype": "Int32", "shape": [1]}]})",
+                 R"(, "inputs": ["c"])"),
+       "\"c\"]", "at /inputs/0: graph input 'c' is not an *Input node"},
+      {"IntegerTooLarge",
+       WithNodes(R"({"name": "c", "op": "$Const", "outputs": [{"dtype": "Int64", "shape": [1]}], "data": [18446744073709551615]})"),
+       "18446744073709551615", "at /nodes/0/data/0: integer out of range"},
+  };
+  return cases;
+}
+
+class BadJson : public ::testing::TestWithParam<BadCase> {};
+
+TEST_P(BadJson, GivesTheDocumentedOneLineError) {
+  const BadCase& c = GetParam();
+  size_t offset = c.at.empty() ? 0 : c.text.find(c.at);
+  ASSERT_NE(offset, std::string::npos) << "test bug: marker not in text";
+  SourceLocation loc = LocationOf("g.json", c.text, offset);
+  absl::StatusOr<Graph> g = ParseGraphJson(c.text, "g.json", "");
+  ASSERT_FALSE(g.ok());
+  EXPECT_EQ(g.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(std::string(g.status().message()), absl::StrCat(loc.ToString(), ": error: ", c.message));
+  EXPECT_EQ(g.status().message().find('\n'), std::string_view::npos);
+}
+
+INSTANTIATE_TEST_SUITE_P(GraphJson, BadJson, ::testing::ValuesIn(BadCases()),
+                         [](const auto& info) { return info.param.name; });
+
+TEST(GraphJsonBad, TruncatedFileIsASyntaxErrorAtTheEnd) {
+  std::string text = *GraphToJsonString(FullGraph());
+  for (size_t cut : {size_t{0}, size_t{1}, text.size() / 3, text.size() / 2, text.size() - 2}) {
+    std::string part = text.substr(0, cut);
+    absl::StatusOr<Graph> g = ParseGraphJson(part, "t.json", "");
+    ASSERT_FALSE(g.ok()) << cut;
+    EXPECT_EQ(g.status().code(), absl::StatusCode::kInvalidArgument);
+    SourceLocation end = LocationOf("t.json", part, part.size());
+    EXPECT_THAT(std::string(g.status().message()),
+                StartsWith(absl::StrCat(end.ToString(), ": error: invalid JSON: ")))
+        << cut;
+  }
+}
+
+TEST(GraphJsonBad, InvalidJsonPointsAtTheBadByte) {
+  absl::StatusOr<Graph> g = ParseGraphJson("{\n  \"format\": x\n}", "s.json", "");
+  ASSERT_FALSE(g.ok());
+  EXPECT_EQ(g.status().message(),
+            "s.json:2:13: error: invalid JSON: syntax error while parsing value - invalid literal");
+}
+
+TEST(GraphJsonBad, DeepNestingIsRejectedBeforeParsing) {
+  std::string text(1 << 20, '[');
+  absl::StatusOr<Graph> g = ParseGraphJson(text, "deep.json", "");
+  ASSERT_FALSE(g.ok());
+  EXPECT_EQ(g.status().message(), "deep.json:1:65: error: JSON nested deeper than 64 levels");
+}
+
+TEST(GraphJsonBad, MissingFileIsNotFound) {
+  absl::StatusOr<Graph> g = ReadGraphJson(TestDir() + "/none.json");
+  EXPECT_EQ(g.status().code(), absl::StatusCode::kNotFound);
+  EXPECT_THAT(std::string(g.status().message()), HasSubstr("none.json: error: cannot open"));
+}
+
+TEST(GraphJsonBad, HundredMegabytesOfGarbageIsRejected) {
+  std::string dir = TestDir();
+  std::string path = dir + "/garbage.json";
+  {
+    std::mt19937_64 rng(42);
+    std::string data(100u << 20, '\0');
+    for (size_t i = 0; i + 8 <= data.size(); i += 8) {
+      uint64_t v = rng();
+      std::memcpy(&data[i], &v, 8);
+    }
+    data[0] = '\x9c';  // the seed's first byte is fine, but be sure it is not whitespace
+    WriteText(path, data);
+  }
+  absl::StatusOr<Graph> g = ReadGraphJson(path);
+  ASSERT_FALSE(g.ok());
+  EXPECT_EQ(g.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(g.status().message()),
+              StartsWith(absl::StrCat(path, ":1:1: error: invalid JSON: ")));
+  EXPECT_EQ(g.status().message().find('\n'), std::string_view::npos);
+  // The same file over a read limit is refused before it is parsed.
+  absl::StatusOr<Graph> limited = ReadGraphJson(path, 1 << 20);
+  EXPECT_EQ(limited.status().code(), absl::StatusCode::kResourceExhausted);
+  fs::remove(path);
+}
+
+TEST(GraphJsonBad, HundredMegabytesOfOpenBracketsIsRejected) {
+  std::string dir = TestDir();
+  std::string path = dir + "/brackets.json";
+  WriteText(path, std::string(100u << 20, '['));
+  absl::StatusOr<Graph> g = ReadGraphJson(path);
+  ASSERT_FALSE(g.ok());
+  EXPECT_EQ(g.status().message(),
+            absl::StrCat(path, ":1:65: error: JSON nested deeper than 64 levels"));
+  fs::remove(path);
+}
+
+// Sidecar problems: write a good graph with a sidecar, then break it.
+class SidecarTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = TestDir();
+    path_ = dir_ + "/g.json";
+    ASSERT_TRUE(WriteGraphJson(FullGraph(), path_).ok());
+    text_ = *ReadFile(path_);
+  }
+  absl::Status ReadBack() { return ReadGraphJson(path_).status(); }
+  std::string At(std::string_view marker) {
+    size_t offset = text_.find(marker);
+    EXPECT_NE(offset, std::string::npos) << marker;
+    return LocationOf(path_, text_, offset).ToString();
+  }
+  std::string dir_, path_, text_;
+};
+
+TEST_F(SidecarTest, MissingSidecar) {
+  fs::remove(path_ + ".bin");
+  absl::Status s = ReadBack();
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(std::string(s.message()), absl::StrCat(At("\"g.json.bin\""),
+                                      ": error: at /sidecar/file: cannot read sidecar '", path_,
+                                      ".bin': cannot open: No such file or directory"));
+}
+
+TEST_F(SidecarTest, ShortSidecar) {
+  std::string data = *ReadFile(path_ + ".bin");
+  WriteText(path_ + ".bin", data.substr(0, data.size() - 10));
+  absl::Status s = ReadBack();
+  EXPECT_EQ(std::string(s.message()),
+            absl::StrCat(At("24608"), ": error: at /sidecar/bytes: sidecar '", path_,
+                         ".bin' has 24598 bytes, expected 24608"));
+}
+
+TEST_F(SidecarTest, CorruptSidecar) {
+  std::string data = *ReadFile(path_ + ".bin");
+  data[100] ^= 1;
+  WriteText(path_ + ".bin", data);
+  absl::Status s = ReadBack();
+  EXPECT_THAT(std::string(s.message()),
+              StartsWith(LocationOf(path_, text_, text_.find("\"fnv1a64\": ") + 11).ToString()));
+  EXPECT_THAT(std::string(s.message()), HasSubstr("(stale or corrupt sidecar)"));
+}
+
+TEST_F(SidecarTest, RangePastTheEnd) {
+  // Keep size and checksum consistent, but point one tensor past the end.
+  std::string broken = absl::StrReplaceAll(text_, {{"\"offset\": 4608", "\"offset\": 4609"}});
+  ASSERT_NE(broken, text_);
+  WriteText(path_, broken);
+  text_ = broken;
+  absl::Status s = ReadBack();
+  EXPECT_EQ(std::string(s.message()),
+            absl::StrCat(At("{\"offset\": 4609"),
+                         ": error: at /nodes/15/data: bytes [4609, 24609) are past "
+                         "the end of the sidecar (24608 bytes)"));
+}
+
+TEST_F(SidecarTest, LengthMismatch) {
+  std::string broken = absl::StrReplaceAll(text_, {{"\"length\": 20000", "\"length\": 19996"}});
+  ASSERT_NE(broken, text_);
+  WriteText(path_, broken);
+  text_ = broken;
+  absl::Status s = ReadBack();
+  EXPECT_EQ(std::string(s.message()), absl::StrCat(At("19996"),
+                                      ": error: at /nodes/15/data/length: data length 19996 "
+                                      "bytes, type QInt32[5000](z=0,s=1) needs 20000"));
+}
+
+TEST_F(SidecarTest, SidecarMustBeAPlainFileName) {
+  std::string broken = absl::StrReplaceAll(text_, {{"\"g.json.bin\"", "\"../g.json.bin\""}});
+  WriteText(path_, broken);
+  text_ = broken;
+  absl::Status s = ReadBack();
+  EXPECT_EQ(std::string(s.message()),
+            absl::StrCat(At("\"../g.json.bin\""),
+                         ": error: at /sidecar/file: sidecar '../g.json.bin' must be a plain file "
+                         "name (it lives beside the graph file)"));
+}
+
+}  // namespace
+}  // namespace egret

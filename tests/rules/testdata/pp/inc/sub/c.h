@@ -1,0 +1,2 @@
+from_c
+#include "d.h"

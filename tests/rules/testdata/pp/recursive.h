@@ -1,0 +1,2 @@
+// includes itself without a guard
+#include "recursive.h"

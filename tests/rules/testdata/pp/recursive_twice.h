@@ -1,0 +1,2 @@
+#include "recursive_twice.h"
+#include "recursive_twice.h"
