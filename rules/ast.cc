@@ -199,11 +199,12 @@ std::string ToString(const Expr& e) {
     if (!first) out += ",";
     first = false;
   };
+  // IS_OP and PRODUCER_FOR write their op string after the operand.
+  const bool name_last = e.kind == ExprKind::kIsOp || e.kind == ExprKind::kProducerFor;
   const bool name_is_string = e.kind == ExprKind::kOp || e.kind == ExprKind::kWrapOp ||
-                              e.kind == ExprKind::kWrapOpAlways || e.kind == ExprKind::kIsOp ||
-                              e.kind == ExprKind::kProducerFor ||
+                              e.kind == ExprKind::kWrapOpAlways ||
                               (e.kind >= ExprKind::kOptionInt && e.kind <= ExprKind::kOptionFloat);
-  const bool name_first = !e.name.empty() && !name_is_string;
+  const bool name_first = !e.name.empty() && !name_is_string && !name_last;
   if (name_first) {
     sep();
     out += e.name;
@@ -235,6 +236,10 @@ std::string ToString(const Expr& e) {
   if (!tag_done) {
     sep();
     out += Quote(e.split_tag);
+  }
+  if (name_last) {
+    sep();
+    out += Quote(e.name);
   }
   out += ")";
   return out;

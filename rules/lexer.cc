@@ -81,6 +81,7 @@ class Lexer {
       tok.space_before = space && !line_start;
       const size_t start = p;
       std::string problem;
+      bool raw = false;
       if (include_line && c == '<') {
         size_t close = p + 1;
         while (close < n && clean_[close] != '>' && clean_[close] != '\n') ++close;
@@ -103,6 +104,7 @@ class Lexer {
                    (ident == "R" || ident == "u8R" || ident == "uR" || ident == "UR" ||
                     ident == "LR")) {
           tok.kind = TokenKind::kString;
+          raw = true;
           p = ScanRaw(p, &problem);
         } else {
           tok.kind = TokenKind::kIdentifier;
@@ -131,7 +133,12 @@ class Lexer {
         tok.kind = TokenKind::kPunct;
         p = ScanPunct(p);
       }
-      tok.text = clean_.substr(start, p - start);
+      if (raw) {
+        // Phase 2 is undone inside raw strings: keep the text as written.
+        tok.text = std::string(text_.substr(orig_[start], orig_[p] - orig_[start]));
+      } else {
+        tok.text = clean_.substr(start, p - start);
+      }
       if (!problem.empty()) {
         out.token_problems.push_back(
             {out.tokens.size(), Diagnostic{Severity::kError, tok.loc, problem, {}}});

@@ -246,6 +246,17 @@ class Preprocessor {
     diags_->Add(DiagnosticAt(tok, Severity::kError, std::move(message)));
   }
 
+  // Tokens held in macro arguments and their expansions (all nesting levels)
+  // may not exceed max_tokens either: that bounds memory.
+  bool Reserve(const Token& at, size_t n) {
+    live_ += n;
+    if (live_ > options_.max_tokens) {
+      Abort(UserLoc(at), absl::StrFormat("macro expansion exceeds the limit of %d tokens",
+                                         options_.max_tokens));
+    }
+    return !aborted_;
+  }
+
   bool CountWork(const Token& at, size_t n = 1) {
     work_ += n;
     if (work_ > work_limit_) {
@@ -523,7 +534,8 @@ class Preprocessor {
         TakeLine(f, false);
         continue;
       }
-      Consume(f, true);  // '#'
+      FlushComments(f, f.pos, false);  // comments of the skipped group
+      Consume(f, true);                // '#'
       std::vector<Token> line = TakeLine(f, true);
       CondFrame& c = f.conds.back();
       if (d == "endif") {
@@ -953,7 +965,7 @@ class Preprocessor {
     if (!stack->empty()) {
       *t = std::move(stack->back());
       stack->pop_back();
-      return true;
+      return CountWork(t->tok);
     }
     return from_files && NextFromFiles(t);
   }
@@ -969,9 +981,11 @@ class Preprocessor {
           if (Expand(m, t, stack, from_files, depth)) continue;
         }
       }
-      if (from_files && out->size() >= options_.max_tokens) {
-        Abort(UserLoc(t.tok), absl::StrFormat("preprocessed output exceeds the limit of %d tokens",
-                                              options_.max_tokens));
+      if (out->size() >= options_.max_tokens) {
+        Abort(UserLoc(t.tok),
+              absl::StrFormat(from_files ? "preprocessed output exceeds the limit of %d tokens"
+                                         : "macro expansion exceeds the limit of %d tokens",
+                              options_.max_tokens));
         return;
       }
       out->push_back(std::move(t));
@@ -1065,6 +1079,14 @@ class Preprocessor {
       }
       args.back().push_back(std::move(t));
     }
+    size_t arg_tokens = 0;
+    for (const auto& a : args) arg_tokens += a.size();
+    struct Release {
+      size_t& live;
+      size_t n;
+      ~Release() { live -= n; }
+    } release{live_, arg_tokens};
+    if (!Reserve(name.tok, arg_tokens)) return true;
     size_t given = args.size();
     if (nparams == 0 && given == 1 && args[0].empty()) {
       args.clear();
@@ -1176,6 +1198,12 @@ class Preprocessor {
       return i < idx.size() && idx[i] >= 0 && IsHashHash(body[idx[i]]);
     };
     std::vector<std::optional<std::vector<PPToken>>> expanded(args.size());
+    size_t expanded_tokens = 0;
+    struct Release {
+      size_t& live;
+      const size_t& n;
+      ~Release() { live -= n; }
+    } release{live_, expanded_tokens};
     std::vector<PPToken> os;
     bool paste = false;
     PPToken placemarker;
@@ -1218,6 +1246,8 @@ class Preprocessor {
             return {};
           }
           expanded[p] = ExpandList(args[p], depth + 1);
+          expanded_tokens += expanded[p]->size();
+          if (!Reserve(name.tok, expanded[p]->size())) return {};
         }
         const std::vector<PPToken>& src = raw ? args[p] : *expanded[p];
         if (src.empty()) {
@@ -1225,6 +1255,11 @@ class Preprocessor {
           continue;
         }
         if (!CountWork(name.tok, src.size())) return {};
+        if (os.size() + src.size() > options_.max_tokens) {
+          Abort(UserLoc(name.tok), absl::StrFormat("macro expansion exceeds the limit of %d tokens",
+                                                   options_.max_tokens));
+          return {};
+        }
         for (size_t j = 0; j < src.size(); ++j) {
           PPToken a = src[j];
           if (j == 0) {
@@ -1251,6 +1286,7 @@ class Preprocessor {
   const PreprocessOptions& options_;
   DiagnosticList* diags_;
   size_t work_ = 0;
+  size_t live_ = 0;
   size_t work_limit_ = 0;
   bool aborted_ = false;
   bool in_prelude_ = false;

@@ -39,9 +39,11 @@ struct PreprocessOptions {
   std::vector<std::string> include_dirs;  // -I, searched in order
   std::vector<std::string> defines;       // -D: "NAME" or "NAME=VALUE"
   bool use_prelude = true;                // egret's built-in helper macros
-  // Limits: more output tokens than max_tokens, or more than 16 x max_tokens
-  // tokens handled in total (expansion work), is an error and ends the run.
-  size_t max_tokens = size_t{1} << 22;
+  // Limits: more output tokens than max_tokens, more than max_tokens held in
+  // macro arguments and expansions at once, or more than 16 x max_tokens
+  // tokens handled in total (reading, skipping, expanding) is an error and
+  // ends the run.
+  size_t max_tokens = size_t{1} << 21;
   int max_include_depth = 200;
   int max_nesting = 256;  // macro arguments within arguments, #if parentheses
 };

@@ -170,7 +170,7 @@ TEST(EGraphTest, ShapesKeepTheirDims) {
 TEST(EGraphTest, MultiOutputThroughOut) {
   EGraph g;
   Id a = Leaf(g, "a");
-  Id split = AddOp(g, "Split", {a}, TensorType(DType::kMulti, {}));
+  Id split = AddOp(g, "Split", {a}, testing::MultiType());
   absl::StatusOr<Id> o0 = g.AddOut(split, 2, 0, F32({2}));
   absl::StatusOr<Id> o1 = g.AddOut(split, 2, 1, F32({2}));
   absl::StatusOr<Id> o0b = g.AddOut(split, 2, 0, F32({2}));

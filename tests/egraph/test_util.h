@@ -11,6 +11,12 @@
 namespace egret::testing {
 
 inline TensorType F32(Dims dims = {4}) { return TensorType(DType::kFloat32, std::move(dims)); }
+// The type of a multi-output op.
+inline TensorType MultiType() {
+  TensorType t;
+  t.dtype = DType::kMulti;
+  return t;
+}
 
 // Adds op(children) of type `type`, failing the test on error.
 inline Id AddOp(EGraph& g, std::string_view op, std::vector<Id> children,

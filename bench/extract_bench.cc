@@ -1,0 +1,168 @@
+// Runs every extractor on every e-graph of a directory (default: the
+// extraction-gym sample) and writes a CSV (file, extractor, tree_cost,
+// dag_cost, micros) plus a summary: per extractor, the geometric mean of its
+// DAG cost over the best DAG cost found for the file, and its total time.
+//
+//   extract_bench [--dir DIR] [--csv OUT.csv] [--ilp-time-limit S]
+//                 [--extractors tree,greedy,dag,ilp] [--filter SUBSTRING]
+//
+// Files whose best DAG cost is not positive are left out of the geometric
+// mean (the ratio is meaningless there) and counted separately.
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_split.h"
+#include "egret/extract/choice.h"
+#include "egret/extract/dag_extractor.h"
+#include "egret/extract/egraph_serialize.h"
+#include "egret/extract/ilp_extractor.h"
+#include "egret/extract/tree_extractor.h"
+#include "egret/extract/validate.h"
+#include "egret/support/file_io.h"
+
+namespace {
+
+using egret::extract::Choice;
+using egret::extract::ExtractionProblem;
+
+struct Row {
+  std::string file, extractor;
+  double tree_cost, dag_cost;
+  int64_t micros;
+  bool optimal = false;
+};
+
+absl::StatusOr<Choice> Run(const std::string& name, const ExtractionProblem& p, double ilp_limit,
+                           bool* optimal) {
+  using namespace egret::extract;
+  if (name == "tree") return ExtractTree(p);
+  if (name == "greedy") return ExtractGreedyDag(p);
+  if (name == "dag") return ExtractDag(p);
+  IlpOptions o;
+  o.time_limit_seconds = ilp_limit;
+  absl::StatusOr<IlpResult> r = ExtractIlp(p, o);
+  if (!r.ok()) return r.status();
+  *optimal = r->optimal;
+  return r->choice;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::string dir = std::string(EGRET_SHARED_DIR) + "/extraction-gym";
+  std::string csv_path = "extract_bench.csv";
+  std::string extractors = "tree,greedy,dag,ilp";
+  std::string filter;
+  double ilp_limit = 10;
+  for (int i = 1; i + 1 < argc; i += 2) {
+    std::string flag = argv[i], value = argv[i + 1];
+    if (flag == "--dir") dir = value;
+    else if (flag == "--csv") csv_path = value;
+    else if (flag == "--ilp-time-limit") ilp_limit = std::stod(value);
+    else if (flag == "--extractors") extractors = value;
+    else if (flag == "--filter") filter = value;
+    else {
+      std::fprintf(stderr, "extract_bench: unknown flag %s\n", flag.c_str());
+      return 2;
+    }
+  }
+  std::vector<std::string> files;
+  std::error_code ec;
+  for (const auto& e : std::filesystem::recursive_directory_iterator(dir, ec)) {
+    if (e.is_regular_file() && e.path().extension() == ".json" &&
+        e.path().string().find(filter) != std::string::npos) {
+      files.push_back(e.path().string());
+    }
+  }
+  if (ec || files.empty()) {
+    std::fprintf(stderr, "extract_bench: no .json files under %s\n", dir.c_str());
+    return 2;
+  }
+  std::sort(files.begin(), files.end());
+  std::vector<std::string> names = absl::StrSplit(extractors, ',');
+
+  std::vector<Row> rows;
+  std::string csv = "file,extractor,tree_cost,dag_cost,micros\n";
+  std::map<std::string, double> total_micros;
+  std::map<std::string, int> optimal_count;
+  int64_t load_micros = 0;
+  for (const std::string& f : files) {
+    std::string rel = std::filesystem::relative(f, dir).string();
+    auto t0 = std::chrono::steady_clock::now();
+    absl::StatusOr<ExtractionProblem> p = egret::extract::ReadEgraphSerializeFile(f);
+    load_micros += std::chrono::duration_cast<std::chrono::microseconds>(
+                       std::chrono::steady_clock::now() - t0).count();
+    if (!p.ok()) {
+      std::fprintf(stderr, "%s\n", std::string(p.status().message()).c_str());
+      return 2;
+    }
+    for (const std::string& name : names) {
+      bool optimal = false;
+      auto start = std::chrono::steady_clock::now();
+      absl::StatusOr<Choice> c = Run(name, *p, ilp_limit, &optimal);
+      int64_t us = std::chrono::duration_cast<std::chrono::microseconds>(
+                       std::chrono::steady_clock::now() - start).count();
+      if (!c.ok() || !egret::extract::ValidateChoice(*p, *c).ok()) {
+        std::fprintf(stderr, "%s: %s failed: %s\n", rel.c_str(), name.c_str(),
+                     c.ok() ? "invalid choice" : std::string(c.status().message()).c_str());
+        return 1;
+      }
+      Row r{rel, name, egret::extract::TreeCost(*p, *c), egret::extract::DagCost(*p, *c), us,
+            optimal};
+      std::fprintf(stderr, "%-60s %-7s nodes=%-6zu tree=%-14.6g dag=%-14.6g %10.3f ms%s\n",
+                   rel.c_str(), name.c_str(), p->num_nodes(), r.tree_cost, r.dag_cost, us / 1e3,
+                   name == "ilp" ? (optimal ? " optimal" : " not proven") : "");
+      absl::StrAppend(&csv, rel, ",", name, ",", absl::StrFormat("%.9g,%.9g,", r.tree_cost, r.dag_cost),
+                      us, "\n");
+      total_micros[name] += static_cast<double>(us);
+      if (optimal) ++optimal_count[name];
+      rows.push_back(r);
+    }
+  }
+  if (absl::Status s = egret::WriteFileAtomically(csv_path, csv); !s.ok()) {
+    std::fprintf(stderr, "%s\n", std::string(s.message()).c_str());
+    return 2;
+  }
+  // Summary.
+  std::map<std::string, double> best;
+  for (const Row& r : rows) {
+    auto it = best.find(r.file);
+    if (it == best.end() || r.dag_cost < it->second) best[r.file] = r.dag_cost;
+  }
+  std::printf("files: %zu (loading all: %.1f ms); CSV: %s\n", files.size(), load_micros / 1e3,
+              csv_path.c_str());
+  std::printf("| extractor | geomean DAG cost / best | files at best | sum of DAG costs | total time |\n");
+  std::printf("|---|---|---|---|---|\n");
+  for (const std::string& name : names) {
+    double log_sum = 0, cost_sum = 0;
+    int n = 0, at_best = 0, skipped = 0;
+    for (const Row& r : rows) {
+      if (r.extractor != name) continue;
+      double b = best[r.file];
+      cost_sum += r.dag_cost;
+      if (r.dag_cost <= b + 1e-9 * std::max(1.0, std::abs(b))) ++at_best;
+      if (b > 0) {
+        log_sum += std::log(r.dag_cost / b);
+        ++n;
+      } else {
+        ++skipped;
+      }
+    }
+    std::printf("| %s | %.5f | %d/%zu | %.6g | %.3f s%s |\n", name.c_str(),
+                n ? std::exp(log_sum / n) : 1.0, at_best, files.size(), cost_sum,
+                total_micros[name] / 1e6,
+                name == "ilp" ? absl::StrCat(" (", optimal_count[name], " proven optimal)").c_str()
+                              : "");
+    if (skipped) std::printf("  (%d files with best DAG cost <= 0 left out of the mean)\n", skipped);
+  }
+  return 0;
+}

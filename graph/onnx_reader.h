@@ -1,0 +1,75 @@
+// Reading ONNX models (onnx::ModelProto, via Debian's libonnx) into egret graphs.
+//
+// Each ONNX op is mapped onto egret's op vocabulary (docs/ops.md); the full
+// table and the layout rules are in docs/onnx-import.md. In short:
+//   - initializers, Constant and ConstantOfShape (with a constant shape) become
+//     "$Const" nodes; integer shape arithmetic on constants (Shape, Gather,
+//     Unsqueeze, Concat, ...) is folded at import;
+//   - with OnnxImportOptions::nhwc (the default), 4-D activations are NHWC and
+//     convolution filters [fh, fw, in_depth/groups, out_depth], as the HTP
+//     expects; the graph's 4-D inputs and outputs keep their ONNX (NCHW) types,
+//     with a Transpose at the boundary, and ops whose meaning depends on the
+//     element order (a Reshape that mixes channel and spatial dims, an opaque
+//     op) get their operand back in NCHW order, so the result is exact;
+//   - every tensor gets a type and dims from egret's shape functions;
+//   - an op egret cannot map is kept as an opaque node whose op string is
+//     "onnx.<OpType>" (e.g. "onnx.LRN"; "onnx.<domain>.<OpType>" for another
+//     domain), with the ONNX attributes as node attributes and its output types
+//     from ONNX's shape inference or the model's value_info. Its inputs and
+//     outputs are in ONNX layout. If/Loop bodies are not imported.
+// Nodes are emitted in topological order whatever the order in the file, and
+// nodes no graph output depends on are dropped.
+#ifndef EGRET_GRAPH_ONNX_READER_H_
+#define EGRET_GRAPH_ONNX_READER_H_
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <string>
+#include <string_view>
+
+#include "absl/status/statusor.h"
+#include "egret/graph/graph.h"
+#include "egret/graph/tensor.h"
+#include "egret/support/file_io.h"
+
+namespace egret {
+
+struct OnnxImportOptions {
+  // Convert 4-D activations to NHWC and convolution weights to
+  // [fh, fw, in_depth/groups, out_depth]. When false, tensors keep the ONNX
+  // layout and layout-dependent ops (Conv, pools, BatchNormalization on
+  // 4-D, Resize, ...) become opaque.
+  bool nhwc = true;
+  // Sizes of symbolic graph-input dims (dim_param), by name, e.g. {"N", 1}.
+  std::map<std::string, int64_t, std::less<>> dim_params;
+  // Size of a symbolic or unknown input dim not in dim_params; 0 rejects it.
+  int64_t default_dim = 0;
+  // Cap on the file size.
+  uint64_t max_file_bytes = kDefaultMaxFileBytes;
+};
+
+// Reads the ONNX model at `path`. Errors are one line naming the file and,
+// where there is one, the ONNX node:
+//   "model.onnx: error: node 'conv1' (Conv): weight must be 4-D, got [3,3]".
+// kInvalidArgument: malformed protobuf or a model that breaks ONNX's rules;
+// kUnimplemented: a valid model egret cannot represent (an element type egret
+// lacks, external tensor data, an unmapped op whose output type is unknown);
+// kNotFound / kResourceExhausted as for ReadFile.
+absl::StatusOr<Graph> ReadOnnx(const std::string& path, const OnnxImportOptions& options = {});
+
+// ReadOnnx on serialized ModelProto bytes; `file` names them in errors.
+absl::StatusOr<Graph> ParseOnnx(std::string_view bytes, std::string_view file,
+                                const OnnxImportOptions& options = {});
+
+// Reads a serialized onnx::TensorProto (the .pb files of ONNX's test data)
+// into a Tensor. ONNX element types map to egret dtypes as FLOAT -> Float32,
+// FLOAT16 -> Float16, INT32 -> Int32, INT64 -> Int64, BOOL -> Bool,
+// UINT8/INT8/UINT16/INT16 -> QUInt8/QInt8/QUInt16/QInt16 with zero_offset 0 and
+// stepsize 1 (the same numbers); other types are kUnimplemented.
+absl::StatusOr<Tensor> ReadOnnxTensor(const std::string& path,
+                                      uint64_t max_file_bytes = kDefaultMaxFileBytes);
+
+}  // namespace egret
+
+#endif  // EGRET_GRAPH_ONNX_READER_H_

@@ -1,0 +1,239 @@
+#include <cmath>
+#include <cstring>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "egret/graph/onnx_tensor_internal.h"
+
+namespace egret::onnx_internal {
+namespace {
+
+using P = onnx::TensorProto;
+
+template <typename T>
+void StoreAt(std::vector<uint8_t>& bytes, size_t i, T v) {
+  std::memcpy(bytes.data() + i * sizeof(T), &v, sizeof(T));
+}
+
+}  // namespace
+
+absl::StatusOr<DType> DTypeFromOnnx(int32_t elem_type) {
+  switch (elem_type) {
+    case P::FLOAT:
+      return DType::kFloat32;
+    case P::FLOAT16:
+      return DType::kFloat16;
+    case P::INT32:
+      return DType::kInt32;
+    case P::INT64:
+      return DType::kInt64;
+    case P::BOOL:
+      return DType::kBool;
+    case P::UINT8:
+      return DType::kQUInt8;
+    case P::INT8:
+      return DType::kQInt8;
+    case P::UINT16:
+      return DType::kQUInt16;
+    case P::INT16:
+      return DType::kQInt16;
+    default:
+      return absl::UnimplementedError(
+          absl::StrCat("element type ", OnnxTypeName(elem_type), " is not supported by egret"));
+  }
+}
+
+std::optional<int32_t> OnnxFromDType(DType t) {
+  switch (t) {
+    case DType::kFloat32:
+      return P::FLOAT;
+    case DType::kFloat16:
+      return P::FLOAT16;
+    case DType::kInt32:
+    case DType::kQInt32:
+      return P::INT32;
+    case DType::kInt64:
+      return P::INT64;
+    case DType::kBool:
+      return P::BOOL;
+    case DType::kQUInt8:
+      return P::UINT8;
+    case DType::kQInt8:
+      return P::INT8;
+    case DType::kQUInt16:
+      return P::UINT16;
+    case DType::kQInt16:
+      return P::INT16;
+    default:
+      return std::nullopt;
+  }
+}
+
+std::string OnnxTypeName(int32_t elem_type) {
+  if (onnx::TensorProto_DataType_IsValid(elem_type)) {
+    return onnx::TensorProto_DataType_Name(static_cast<P::DataType>(elem_type));
+  }
+  return absl::StrCat(elem_type);
+}
+
+absl::StatusOr<TensorType> MakeType(int32_t elem_type, Dims dims) {
+  absl::StatusOr<DType> dt = DTypeFromOnnx(elem_type);
+  if (!dt.ok()) return dt.status();
+  return TensorType(*dt, std::move(dims));
+}
+
+absl::StatusOr<Tensor> TensorFromProto(const onnx::TensorProto& proto) {
+  std::string label = proto.name().empty() ? "tensor" : absl::StrCat("tensor '", proto.name(), "'");
+  if (proto.data_location() == P::EXTERNAL || proto.external_data_size() > 0) {
+    return absl::UnimplementedError(absl::StrCat(label, " has external data (not supported)"));
+  }
+  if (proto.segment().begin() != 0 || proto.segment().end() != 0) {
+    return absl::UnimplementedError(absl::StrCat(label, " is segmented (not supported)"));
+  }
+  Dims dims;
+  int64_t n = 1;
+  if (proto.dims_size() > kMaxRank) {
+    return absl::InvalidArgumentError(
+        absl::StrFormat("%s has rank %d, more than %d", label, proto.dims_size(), kMaxRank));
+  }
+  for (int64_t d : proto.dims()) {
+    if (d < 0 || (d > 0 && n > (int64_t{1} << 40) / d)) {
+      return absl::InvalidArgumentError(
+          absl::StrFormat("%s has bad dims [%s]", label, absl::StrJoin(proto.dims(), ",")));
+    }
+    dims.push_back(d);
+    n *= d;
+  }
+  absl::StatusOr<DType> dt = DTypeFromOnnx(proto.data_type());
+  if (!dt.ok()) return absl::UnimplementedError(absl::StrCat(label, ": ", dt.status().message()));
+  TensorType type(*dt, std::move(dims));
+  const size_t esize = static_cast<size_t>(ElementSize(*dt));
+  const size_t count = static_cast<size_t>(n);
+  if (proto.has_raw_data()) {
+    const std::string& raw = proto.raw_data();
+    if (raw.size() != count * esize) {
+      return absl::InvalidArgumentError(absl::StrFormat(
+          "%s: raw_data has %d bytes, %s needs %d", label, raw.size(), type.ToString(),
+          count * esize));
+    }
+    return Tensor::FromBytes(type, std::vector<uint8_t>(raw.begin(), raw.end()));
+  }
+  std::vector<uint8_t> bytes(count * esize);
+  auto mismatch = [&](int have) {
+    return absl::InvalidArgumentError(absl::StrFormat("%s: holds %d values, %s needs %d", label,
+                                                      have, type.ToString(), count));
+  };
+  switch (proto.data_type()) {
+    case P::FLOAT:
+      if (static_cast<size_t>(proto.float_data_size()) != count) {
+        return mismatch(proto.float_data_size());
+      }
+      for (size_t i = 0; i < count; ++i) StoreAt<float>(bytes, i, proto.float_data(i));
+      break;
+    case P::INT64:
+      if (static_cast<size_t>(proto.int64_data_size()) != count) {
+        return mismatch(proto.int64_data_size());
+      }
+      for (size_t i = 0; i < count; ++i) StoreAt<int64_t>(bytes, i, proto.int64_data(i));
+      break;
+    default:  // INT32, FLOAT16 (bits), and the narrow integer types use int32_data
+      if (static_cast<size_t>(proto.int32_data_size()) != count) {
+        return mismatch(proto.int32_data_size());
+      }
+      for (size_t i = 0; i < count; ++i) {
+        int32_t v = proto.int32_data(i);
+        switch (esize) {
+          case 1:
+            bytes[i] = static_cast<uint8_t>(v);
+            break;
+          case 2:
+            StoreAt<uint16_t>(bytes, i, static_cast<uint16_t>(v));
+            break;
+          default:
+            StoreAt<int32_t>(bytes, i, v);
+        }
+      }
+  }
+  return Tensor::FromBytes(type, std::move(bytes));
+}
+
+void TensorToProto(const Tensor& t, onnx::TensorProto* proto) {
+  proto->Clear();
+  for (int64_t d : t.type().dims) proto->add_dims(d);
+  proto->set_data_type(OnnxFromDType(t.type().dtype).value_or(P::UNDEFINED));
+  proto->set_raw_data(reinterpret_cast<const char*>(t.bytes().data()), t.bytes().size());
+}
+
+Tensor TransposeTensor(const Tensor& t, absl::Span<const int> perm) {
+  const Dims& in = t.type().dims;
+  const int rank = static_cast<int>(in.size());
+  Dims out_dims(rank);
+  for (int i = 0; i < rank; ++i) out_dims[i] = in[perm[i]];
+  TensorType type = t.type();
+  type.dims = out_dims;
+  Tensor out(type);
+  const int64_t n = t.num_elements();
+  if (n == 0) return out;
+  const size_t esize = static_cast<size_t>(ElementSize(type.dtype));
+  // Input strides, permuted into output order.
+  std::vector<int64_t> in_stride(rank, 1);
+  for (int i = rank - 2; i >= 0; --i) in_stride[i] = in_stride[i + 1] * in[i + 1];
+  std::vector<int64_t> step(rank);
+  for (int i = 0; i < rank; ++i) step[i] = in_stride[perm[i]];
+  std::vector<uint8_t> bytes(t.bytes().size());
+  const uint8_t* src = t.bytes().data();
+  std::vector<int64_t> idx(rank, 0);
+  int64_t offset = 0;
+  for (int64_t k = 0; k < n; ++k) {
+    std::memcpy(bytes.data() + k * esize, src + offset * esize, esize);
+    for (int i = rank - 1; i >= 0; --i) {
+      offset += step[i];
+      if (++idx[i] < out_dims[i]) break;
+      offset -= step[i] * out_dims[i];
+      idx[i] = 0;
+    }
+  }
+  return *Tensor::FromBytes(type, std::move(bytes));
+}
+
+Tensor ReshapeTensor(const Tensor& t, Dims dims) {
+  TensorType type = t.type();
+  type.dims = std::move(dims);
+  return *Tensor::FromBytes(type, std::vector<uint8_t>(t.bytes().begin(), t.bytes().end()));
+}
+
+Tensor SplatTensor(const Tensor& t, TensorType type) {
+  const size_t esize = static_cast<size_t>(ElementSize(type.dtype));
+  std::vector<uint8_t> bytes(static_cast<size_t>(type.num_elements()) * esize);
+  if (t.num_elements() > 0 && !bytes.empty()) {
+    const uint8_t* v = t.bytes().data();
+    bool zero = true;
+    for (size_t b = 0; b < esize; ++b) zero = zero && v[b] == 0;
+    if (!zero) {
+      for (size_t off = 0; off < bytes.size(); off += esize) std::memcpy(&bytes[off], v, esize);
+    }
+  }
+  return *Tensor::FromBytes(std::move(type), std::move(bytes));
+}
+
+std::vector<int64_t> TensorInts(const Tensor& t) {
+  std::vector<int64_t> out(static_cast<size_t>(t.num_elements()));
+  const uint8_t* p = t.bytes().data();
+  for (size_t i = 0; i < out.size(); ++i) {
+    if (t.type().dtype == DType::kInt64) {
+      std::memcpy(&out[i], p + i * 8, 8);
+    } else if (t.type().dtype == DType::kInt32) {
+      int32_t v;
+      std::memcpy(&v, p + i * 4, 4);
+      out[i] = v;
+    } else {
+      double v = t.GetValue(static_cast<int64_t>(i));
+      out[i] = !std::isfinite(v) ? 0 : v >= 9e18 ? INT64_MAX : v <= -9e18 ? INT64_MIN : std::llround(v);
+    }
+  }
+  return out;
+}
+
+}  // namespace egret::onnx_internal

@@ -1,0 +1,51 @@
+// Private to the ONNX reader and its tests: conversions between onnx::TensorProto
+// and egret Tensors, and the constant-data manipulations the importer folds
+// (transposes, reshapes, integer reads).
+#ifndef EGRET_GRAPH_ONNX_TENSOR_INTERNAL_H_
+#define EGRET_GRAPH_ONNX_TENSOR_INTERNAL_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/types/span.h"
+#include "egret/graph/dtype.h"
+#include "egret/graph/tensor.h"
+#include "egret/graph/tensor_type.h"
+#include "onnx/onnx_pb.h"
+
+namespace egret::onnx_internal {
+
+// The egret dtype of an ONNX TensorProto::DataType (see ReadOnnxTensor);
+// kUnimplemented naming the ONNX type for one egret lacks.
+absl::StatusOr<DType> DTypeFromOnnx(int32_t elem_type);
+// The ONNX element type of an egret dtype (quantized types map to the ONNX
+// integer type of their storage); nullopt for Unknown/None/Multi.
+std::optional<int32_t> OnnxFromDType(DType t);
+// "FLOAT", "DOUBLE", ... or the number.
+std::string OnnxTypeName(int32_t elem_type);
+// An egret type with the dtype of DTypeFromOnnx(elem_type) (zero_offset 0,
+// stepsize 1).
+absl::StatusOr<TensorType> MakeType(int32_t elem_type, Dims dims);
+
+// The tensor a TensorProto holds (raw_data or the typed repeated fields).
+// kInvalidArgument when the data do not match the dims; kUnimplemented for
+// external data and unsupported element types.
+absl::StatusOr<Tensor> TensorFromProto(const onnx::TensorProto& proto);
+// The TensorProto of `t` (raw_data, little-endian).
+void TensorToProto(const Tensor& t, onnx::TensorProto* proto);
+
+// out.dims[i] = t.dims[perm[i]], elements moved accordingly.
+Tensor TransposeTensor(const Tensor& t, absl::Span<const int> perm);
+// The same elements with other dims (num_elements must match).
+Tensor ReshapeTensor(const Tensor& t, Dims dims);
+// A tensor of `type` whose every element is element 0 of `t`.
+Tensor SplatTensor(const Tensor& t, TensorType type);
+// The elements as integers: exact for Int64 and Int32, rounded otherwise.
+std::vector<int64_t> TensorInts(const Tensor& t);
+
+}  // namespace egret::onnx_internal
+
+#endif  // EGRET_GRAPH_ONNX_TENSOR_INTERNAL_H_

@@ -1,0 +1,69 @@
+// The rule compiler: each rules::Rule (ast.h) becomes an egret::Rewrite.
+//
+//   match        Op("x", ...) -> an e-matching pattern node with exactly those
+//                operands; OpVarIn -> at least those; LET(tag, op) binds the
+//                inner node's class (and the matched e-node) to tag; a
+//                repeated tag is the same class; "*" is the root class.
+//   constraint   the guard (guard.h), compiled once per rule.
+//   replacement  the applier (replacement.h), compiled once per rule.
+//
+// Rules are grouped into phases by numeric priority (each distinct value is a
+// phase, run in ascending order); see pipeline/saturate.h and
+// docs/rewrite-semantics.md.
+#ifndef EGRET_RULES_COMPILER_H_
+#define EGRET_RULES_COMPILER_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "egret/egraph/pattern.h"
+#include "egret/egraph/rewrite.h"
+#include "egret/graph/graph.h"
+#include "egret/rules/ast.h"
+#include "egret/rules/replacement.h"
+#include "egret/rules/rule_set.h"
+#include "egret/rules/shape_functions.h"
+#include "egret/support/diagnostic.h"
+
+namespace egret::rules {
+
+struct CompileOptions {
+  // Values OPTION_* read: the graph's options overridden by `--option`s.
+  Options options;
+  // Implementations of external functions; null means the built-ins only.
+  const FunctionLibrary* functions = nullptr;
+};
+
+struct CompiledRule {
+  Rewrite rewrite;         // rewrite.name is `label`
+  int64_t priority = 0;    // the rule's pass priority
+  std::string label;       // "PASS_SPEC@file:line"
+  SourceLocation loc;
+  std::shared_ptr<RuleLog> log;  // filled by the applier as it runs
+};
+
+// The e-matching pattern of a match and where it binds each tag.
+struct CompiledMatch {
+  Pattern pattern;
+  Bindings bindings;
+};
+absl::StatusOr<CompiledMatch> CompileMatch(const MatchNode& match);
+
+// Compiles one rule. Errors are "file:line:col: error: ..." messages.
+absl::StatusOr<CompiledRule> CompileRule(const Rule& rule, const CompileOptions& options);
+
+// Every valid rule of `set`, in file order; a rule that fails to compile is
+// reported in `diags` (as an error) and left out.
+std::vector<CompiledRule> CompileRules(const RuleSet& set, const CompileOptions& options,
+                                       DiagnosticList* diags);
+
+// The rules grouped by priority, ascending: (priority, indices into rules).
+std::vector<std::pair<int64_t, std::vector<size_t>>> GroupByPriority(
+    const std::vector<CompiledRule>& rules);
+
+}  // namespace egret::rules
+
+#endif  // EGRET_RULES_COMPILER_H_
