@@ -14,6 +14,7 @@ int main(int argc, char** argv) {
   int exit_code = egret::kExitOk;
   egret::cli::RegisterGraphCommands(app, &exit_code);
   egret::cli::RegisterRulesCommands(app, &exit_code);
+  egret::cli::RegisterExtractCommand(app, &exit_code);
   egret::cli::RegisterRunCommands(app, &exit_code);
   try {
     app.parse(argc, argv);

@@ -278,6 +278,9 @@ void EGraph::CleanClass(Id c) {
 
 size_t EGraph::Rebuild() {
   const size_t classes_before = live_classes_;
+  // A new epoch, so that classes logged before (e.g. when created) are logged
+  // again when they change here.
+  ++epoch_;
   std::vector<Id> touched;
   std::vector<Id> todo;
   while (!pending_.empty() || !worklist_.empty()) {

@@ -1,7 +1,8 @@
 #include "egret/extract/dag_extractor.h"
 
 #include <cmath>
-#include <deque>
+#include <functional>
+#include <queue>
 #include <limits>
 #include <utility>
 #include <vector>
@@ -26,12 +27,16 @@ Choice GreedyCostSets(const ExtractionProblem& p) {
   Choice choice(nc);
   std::vector<uint32_t> stamp(nc, 0);
   uint32_t now = 0;
-  std::vector<char> queued(nn, 0);
-  std::deque<NodeId> queue;
+  // Nodes are evaluated cheapest-first (keyed by the total of the class that
+  // last changed under them), which settles most classes once, like
+  // Dijkstra; a FIFO order can re-price long chains quadratically often.
+  using Entry = std::pair<double, NodeId>;
+  std::priority_queue<Entry, std::vector<Entry>, std::greater<Entry>> queue;
+  std::vector<double> queued_key(nn, kInf);
   for (NodeId n = 0; n < nn; ++n) {
     if (p.children(n).empty()) {
-      queue.push_back(n);
-      queued[n] = 1;
+      queued_key[n] = p.cost(n);
+      queue.push({p.cost(n), n});
     }
   }
   auto next_stamp = [&] {
@@ -42,9 +47,10 @@ Choice GreedyCostSets(const ExtractionProblem& p) {
     return now;
   };
   while (!queue.empty()) {
-    NodeId n = queue.front();
-    queue.pop_front();
-    queued[n] = 0;
+    auto [key, n] = queue.top();
+    queue.pop();
+    if (key != queued_key[n]) continue;  // stale duplicate
+    queued_key[n] = kInf;
     const ClassId c = p.node_class(n);
     bool ok = true;
     for (ClassId ch : p.children(n)) {
@@ -86,9 +92,9 @@ Choice GreedyCostSets(const ExtractionProblem& p) {
     total[c] = value;
     choice.node[c] = n;
     for (NodeId parent : p.parents(c)) {
-      if (!queued[parent]) {
-        queued[parent] = 1;
-        queue.push_back(parent);
+      if (value < queued_key[parent]) {
+        queued_key[parent] = value;
+        queue.push({value, parent});
       }
     }
   }

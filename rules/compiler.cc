@@ -59,7 +59,7 @@ absl::StatusOr<CompiledMatch> CompileMatch(const MatchNode& match) {
   absl::StatusOr<Pattern> p = b.Build(match);
   if (!p.ok()) return p.status();
   absl::StatusOr<CompiledPattern> cp = CompilePattern(*p);
-  if (!cp.ok()) return BadInput(match.loc(), cp.status().message());
+  if (!cp.ok()) return BadInput(match.loc(), std::string(cp.status().message()));
   CompiledMatch out;
   out.pattern = *std::move(p);
   out.bindings["*"] = TagSlot{-1, 0};
@@ -99,7 +99,7 @@ absl::StatusOr<CompiledRule> CompileRule(const Rule& rule, const CompileOptions&
   if (!applier.ok()) return applier.status();
   absl::StatusOr<Rewrite> rw =
       MakeRewrite(out.label, match->pattern, *std::move(applier), std::move(guard));
-  if (!rw.ok()) return BadInput(rule.loc(), rw.status().message());
+  if (!rw.ok()) return BadInput(rule.loc(), std::string(rw.status().message()));
   out.rewrite = *std::move(rw);
   // The incremental search must look as far as the guard and the replacement
   // navigate (INPUT_OF chains), plus one level for reading a class's nodes.

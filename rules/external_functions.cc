@@ -62,9 +62,9 @@ ExternalFunctionRegistry ExternalFunctionRegistry::WithBuiltins() {
   add("simple_split_size", {rpx, ctx, "OpRef"}, false);
   add("simpledim_split_start", {rpx, ctx, "OpRef", "int"}, false);
   add("simpledim_split_size", {rpx, ctx, "OpRef", "int"}, false);
-  // (in, stride, taps[, dilation]): the dilation is optional.
-  add("conv_valid_split_start", {}, true);
-  add("conv_valid_split_size", {}, true);
+  // (in, stride, taps, dilation); TYPICAL_CONV_SLICE defaults the dilation to 1.
+  add("conv_valid_split_start", {rpx, ctx, "OpRef", "int", "int", "int"}, false);
+  add("conv_valid_split_size", {rpx, ctx, "OpRef", "int", "int", "int"}, false);
   return r;
 }
 

@@ -12,13 +12,12 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "egret/rules/pass_groups.h"
+#include "egret/rules/prelude.h"
 
 namespace egret::rules {
 namespace {
 
 constexpr int kMaxDepth = 200;
-
-bool IsPreludeFile(const std::string& file) { return !file.empty() && file[0] == '<'; }
 
 // ---------------------------------------------------------------------------
 // Numbers
@@ -337,8 +336,7 @@ std::string ArityText(std::string_view spec, const char* alt) {
   };
   std::string text = one(spec);
   if (alt != nullptr) absl::StrAppend(&text, " or ", one(alt));
-  auto [min, max] = SpecArity(alt != nullptr ? alt : spec);
-  bool plural = !(min == 1 && max == 1) || alt != nullptr;
+  const bool plural = alt != nullptr || SpecArity(spec).first != 1;
   return absl::StrCat(text, plural ? " operands" : " operand");
 }
 
@@ -1342,7 +1340,7 @@ Origin OriginOf(const Token& t) {
     return o;
   }
   o.pp_macro = t.expanded_from;
-  if (IsPreludeFile(t.loc.file)) {
+  if (IsPreludeLocation(t.loc)) {
     o.loc = t.expansion_loc;
     o.macro_loc = t.loc;
   } else {

@@ -687,7 +687,7 @@ class Preprocessor {
 
   // Path of the first existing file: beside the includer, then -I dirs.
   std::string FindInclude(const std::string& name, const std::string& dir) const {
-    if (name.empty()) return "";
+    if (name.empty() || !options_.follow_includes) return "";
     std::error_code ec;
     fs::path p(name);
     if (p.is_absolute()) return fs::is_regular_file(p, ec) ? name : "";

@@ -39,6 +39,9 @@ struct PreprocessOptions {
   std::vector<std::string> include_dirs;  // -I, searched in order
   std::vector<std::string> defines;       // -D: "NAME" or "NAME=VALUE"
   bool use_prelude = true;                // egret's built-in helper macros
+  // False: no file is ever opened for #include (each is skipped with the
+  // "cannot find include file" warning); for fuzzing.
+  bool follow_includes = true;
   // Limits: more output tokens than max_tokens, more than max_tokens held in
   // macro arguments and expansions at once, or more than 16 x max_tokens
   // tokens handled in total (reading, skipping, expanding) is an error and

@@ -495,7 +495,10 @@ class ReplCompiler {
       }
       case ExprKind::kWithMultiOut: {
         mod = [](BuildState&, TensorType& t) {
-          t = TensorType(DType::kMulti, Dims{});
+          t.dtype = DType::kMulti;
+          t.dims.clear();
+          t.zero_offset = 0;
+          t.stepsize = 1.0f;
           return true;
         };
         break;

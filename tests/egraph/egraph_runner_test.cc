@@ -264,7 +264,9 @@ TEST(RunnerTest, BackoffBansRulesThatExplodeAndStillSaturates) {
     for (const RuleStats& s : it.rules) {
       banned |= s.banned;
       skipped |= s.skipped;
-      if (s.banned) EXPECT_EQ(s.applications, 0u);  // matches discarded
+      if (s.banned) {
+        EXPECT_EQ(s.applications, 0u);  // matches discarded
+      }
     }
   }
   EXPECT_TRUE(banned);

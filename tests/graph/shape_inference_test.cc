@@ -1,3 +1,9 @@
+// GCC's -O2 flow analysis reports a false "uninitialized" in
+// absl::InlinedVector's move of an empty inline Dims (TensorType(t, {})).
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#endif
 #include "egret/graph/shape_inference.h"
 
 #include <gmock/gmock.h>

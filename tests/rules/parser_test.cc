@@ -388,11 +388,11 @@ TEST(ParserTest, FormErrors) {
   EXPECT_EQ(FirstError("DEF_PACKAGE_OPTIMIZATION(EARLY, Op(\"A\"), OK, WITH_SPLIT_HISTORY(\"x\"))\n"),
             "t.rules:1:46: error: WITH_SPLIT_HISTORY expects 2 or 3 operands, got 1");
   EXPECT_EQ(FirstError("DEF_PACKAGE_OPTIMIZATION(EARLY, Op(\"A\"), AND(), Op(\"B\"))\n"),
-            "t.rules:1:41: error: AND expects at least 1 operand, got 0");
+            "t.rules:1:42: error: AND expects at least 1 operand, got 0");
   EXPECT_EQ(FirstError("DEF_PACKAGE_OPTIMIZATION(EARLY, Op(\"A\"), OK, Op(\"B\") Op(\"C\"))\n"),
-            "t.rules:1:53: error: unexpected 'Op' after a replacement expression");
+            "t.rules:1:54: error: unexpected 'Op' after a replacement expression");
   EXPECT_EQ(FirstError("DEF_PACKAGE_OPTIMIZATION(EARLY, Op(\"A\"), OK, - )\n"),
-            "t.rules:1:45: error: expected an expression, found '-'");
+            "t.rules:1:46: error: expected an expression, found '-'");
 }
 
 TEST(ParserTest, OpRegistrations) {
