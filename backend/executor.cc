@@ -24,21 +24,20 @@ struct Slot {
 };
 
 absl::Status NodeError(const Graph& g, NodeId id, const std::string& msg) {
-  return absl::InvalidArgumentError(
-      absl::StrFormat("node %s: %s", g.NodeLabel(id), msg));
+  return absl::InvalidArgumentError(absl::StrFormat("node %s: %s", g.NodeLabel(id), msg));
 }
 
 absl::Status CheckInputs(const Graph& g, absl::Span<const Tensor> inputs) {
   if (inputs.size() != g.inputs().size()) {
-    return absl::InvalidArgumentError(absl::StrFormat("graph has %d inputs, %d given",
-                                                      g.inputs().size(), inputs.size()));
+    return absl::InvalidArgumentError(
+        absl::StrFormat("graph has %d inputs, %d given", g.inputs().size(), inputs.size()));
   }
   for (size_t i = 0; i < inputs.size(); ++i) {
     const TensorType& want = g.node(g.inputs()[i]).outputs[0];
     if (inputs[i].type() != want) {
-      return absl::InvalidArgumentError(absl::StrFormat(
-          "input %d (%s) must be %s, got %s", i, g.NodeLabel(g.inputs()[i]), want.ToString(),
-          inputs[i].type().ToString()));
+      return absl::InvalidArgumentError(absl::StrFormat("input %d (%s) must be %s, got %s", i,
+                                                        g.NodeLabel(g.inputs()[i]), want.ToString(),
+                                                        inputs[i].type().ToString()));
     }
   }
   return absl::OkStatus();
@@ -117,9 +116,11 @@ absl::StatusOr<std::vector<Tensor>> Execute(const Graph& g, absl::Span<const Ten
         o.type = &p.outputs[0];
         o.is_shape = true;
         if (sig != nullptr && !sig->IsParam(static_cast<int>(i))) {
-          return NodeError(g, id, absl::StrFormat(
-              "%s input %d (%s) is a $Shape, which holds no data; only parameters may be",
-              node.op, i, sig->InputName(static_cast<int>(i))));
+          return NodeError(
+              g, id,
+              absl::StrFormat(
+                  "%s input %d (%s) is a $Shape, which holds no data; only parameters may be",
+                  node.op, i, sig->InputName(static_cast<int>(i))));
         }
       } else if (ps.multi) {
         o.type = &p.outputs[0];
@@ -144,14 +145,16 @@ absl::StatusOr<std::vector<Tensor>> Execute(const Graph& g, absl::Span<const Ten
     const bool multi = node.outputs.size() == 1 && node.outputs[0].dtype == DType::kMulti;
     if (!multi) {
       if (inferred->size() != node.outputs.size()) {
-        return NodeError(g, id, absl::StrFormat("%s computes %d outputs, the node declares %d",
-                                                node.op, inferred->size(), node.outputs.size()));
+        return NodeError(g, id,
+                         absl::StrFormat("%s computes %d outputs, the node declares %d", node.op,
+                                         inferred->size(), node.outputs.size()));
       }
       for (size_t k = 0; k < inferred->size(); ++k) {
         if ((*inferred)[k].dims != node.outputs[k].dims) {
-          return NodeError(g, id, absl::StrFormat(
-              "%s output %d is declared %s but its inputs give %s", node.op, k,
-              node.outputs[k].ToString(), (*inferred)[k].ToString()));
+          return NodeError(
+              g, id,
+              absl::StrFormat("%s output %d is declared %s but its inputs give %s", node.op, k,
+                              node.outputs[k].ToString(), (*inferred)[k].ToString()));
         }
       }
     }
@@ -180,17 +183,18 @@ absl::StatusOr<std::vector<Tensor>> Execute(const Graph& g, absl::Span<const Ten
       }
       for (size_t i = 0; i < ops.size(); ++i) {
         if (ops[i].value == nullptr && !ops[i].is_shape) {
-          return NodeError(g, id, absl::StrFormat("%s input %d is a Multi value; select one "
-                                                  "output with $Out",
-                                                  node.op, i));
+          return NodeError(g, id,
+                           absl::StrFormat("%s input %d is a Multi value; select one "
+                                           "output with $Out",
+                                           node.op, i));
         }
       }
       int64_t bytes = 0;
       for (const TensorType& t : out_types) bytes += t.byte_size();
       if (options.max_live_bytes > 0 && live_bytes + bytes > options.max_live_bytes) {
-        return absl::ResourceExhaustedError(absl::StrFormat(
-            "node %s: live values would take %d bytes, over the limit of %d", g.NodeLabel(id),
-            live_bytes + bytes, options.max_live_bytes));
+        return absl::ResourceExhaustedError(
+            absl::StrFormat("node %s: live values would take %d bytes, over the limit of %d",
+                            g.NodeLabel(id), live_bytes + bytes, options.max_live_bytes));
       }
       KernelContext ctx{BaseOpName(node.op), ops, out_types};
       auto result = it->second(ctx);

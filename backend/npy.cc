@@ -49,9 +49,8 @@ std::string ShapeText(const Dims& d) {
 }  // namespace
 
 std::string EncodeNpy(const Tensor& t) {
-  std::string header =
-      absl::StrFormat("{'descr': '%s', 'fortran_order': False, 'shape': %s, }",
-                      Descr(t.type().dtype), ShapeText(t.type().dims));
+  std::string header = absl::StrFormat("{'descr': '%s', 'fortran_order': False, 'shape': %s, }",
+                                       Descr(t.type().dtype), ShapeText(t.type().dims));
   // Pad with spaces so that magic + 2 version + 2 length + header + \n is a
   // multiple of 64.
   const size_t total = 10 + header.size() + 1;
@@ -80,7 +79,8 @@ absl::StatusOr<Tensor> ReadNpy(const std::string& path, const TensorType& type) 
     start = 10;
   } else if ((major == 2 || major == 3) && s.size() >= 12) {
     header_len = 0;
-    for (int i = 0; i < 4; ++i) header_len |= size_t{static_cast<unsigned char>(s[8 + i])} << (8 * i);
+    for (int i = 0; i < 4; ++i)
+      header_len |= size_t{static_cast<unsigned char>(s[8 + i])} << (8 * i);
     start = 12;
   } else {
     return bad(absl::StrCat("unsupported .npy version ", major));

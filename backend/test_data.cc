@@ -37,9 +37,9 @@ absl::StatusOr<std::vector<Tensor>> MakeRandomInputs(const Graph& g, uint64_t se
   for (size_t i = 0; i < g.inputs().size(); ++i) {
     const TensorType& type = g.node(g.inputs()[i]).outputs.at(0);
     if (!IsConcrete(type.dtype)) {
-      return absl::InvalidArgumentError(absl::StrFormat(
-          "input %s has dtype %s, which holds no data", g.NodeLabel(g.inputs()[i]),
-          DTypeName(type.dtype)));
+      return absl::InvalidArgumentError(
+          absl::StrFormat("input %s has dtype %s, which holds no data", g.NodeLabel(g.inputs()[i]),
+                          DTypeName(type.dtype)));
     }
     Rng rng(seed * 0x100000001b3ull + i);
     Tensor t(type);

@@ -22,8 +22,8 @@ absl::StatusOr<std::vector<Tensor>> MakeRandomInputs(const Graph& g, uint64_t se
 
 // How far one actual output is from its expected value, over real values.
 struct OutputDiff {
-  double max_abs = 0;  // max |a - e|
-  double max_rel = 0;  // max |a - e| / |e| (0 where both are 0, inf where only e is 0)
+  double max_abs = 0;      // max |a - e|
+  double max_rel = 0;      // max |a - e| / |e| (0 where both are 0, inf where only e is 0)
   int64_t mismatches = 0;  // elements with |a - e| > atol + rtol * |e| (NaN vs not NaN counts)
   bool within_tolerance() const { return mismatches == 0; }
 };

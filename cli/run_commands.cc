@@ -52,8 +52,7 @@ absl::StatusOr<std::vector<Tensor>> LoadInputs(const Graph& g, const std::string
   return inputs;
 }
 
-absl::StatusOr<std::vector<Tensor>> Inputs(const Graph& g, const std::string& dir,
-                                           uint64_t seed) {
+absl::StatusOr<std::vector<Tensor>> Inputs(const Graph& g, const std::string& dir, uint64_t seed) {
   if (!dir.empty()) return LoadInputs(g, dir);
   return MakeRandomInputs(g, seed);
 }
@@ -99,8 +98,8 @@ int RunCommand(const std::string& path, const std::string& inputs_dir, uint64_t 
     }
     std::cout << "\n";
     if (!out_dir.empty()) {
-      std::string file = std::filesystem::path(out_dir) /
-                         (FileStem(g->outputs()[k].name, "output", k) + ".npy");
+      std::string file =
+          std::filesystem::path(out_dir) / (FileStem(g->outputs()[k].name, "output", k) + ".npy");
       if (absl::Status s = WriteFileAtomically(file, EncodeNpy(t)); !s.ok()) return Report(s);
     }
   }
@@ -116,17 +115,17 @@ int VerifyCommand(const std::string& a_path, const std::string& b_path,
   auto b = LoadGraph(b_path);
   if (!b.ok()) return Report(b.status());
   if (a->inputs().size() != b->inputs().size()) {
-    return Report(absl::InvalidArgumentError(absl::StrFormat(
-        "%s: error: has %d inputs, %s has %d", b_path, b->inputs().size(), a_path,
-        a->inputs().size())));
+    return Report(absl::InvalidArgumentError(absl::StrFormat("%s: error: has %d inputs, %s has %d",
+                                                             b_path, b->inputs().size(), a_path,
+                                                             a->inputs().size())));
   }
   for (size_t k = 0; k < a->inputs().size(); ++k) {
     const TensorType& ta = a->node(a->inputs()[k]).outputs[0];
     const TensorType& tb = b->node(b->inputs()[k]).outputs[0];
     if (ta != tb) {
-      return Report(absl::InvalidArgumentError(absl::StrFormat(
-          "%s: error: input %d is %s, in %s it is %s", b_path, k, tb.ToString(), a_path,
-          ta.ToString())));
+      return Report(absl::InvalidArgumentError(
+          absl::StrFormat("%s: error: input %d is %s, in %s it is %s", b_path, k, tb.ToString(),
+                          a_path, ta.ToString())));
     }
   }
   auto inputs = Inputs(*a, inputs_dir, seed);
@@ -150,10 +149,11 @@ int VerifyCommand(const std::string& a_path, const std::string& b_path,
   for (size_t k = 0; k < diffs->size(); ++k) {
     const OutputDiff& d = (*diffs)[k];
     all_ok = all_ok && d.within_tolerance();
-    std::cout << absl::StrFormat("output %s: max abs error %g, max rel error %g, %d of %d "
-                                 "elements outside tolerance: %s\n",
-                                 OutputLabel(*a, k), d.max_abs, d.max_rel, d.mismatches,
-                                 (*ra)[k].num_elements(), d.within_tolerance() ? "ok" : "FAIL");
+    std::cout << absl::StrFormat(
+        "output %s: max abs error %g, max rel error %g, %d of %d "
+        "elements outside tolerance: %s\n",
+        OutputLabel(*a, k), d.max_abs, d.max_rel, d.mismatches, (*ra)[k].num_elements(),
+        d.within_tolerance() ? "ok" : "FAIL");
   }
   std::cout << (all_ok ? "verify: ok" : "verify: FAILED")
             << absl::StrFormat(" (rtol %g, atol %g)\n", rtol, atol);
@@ -170,8 +170,8 @@ void RegisterRunCommands(CLI::App& app, int* exit_code) {
   auto run_args = std::make_shared<RunArgs>();
   CLI::App* run = app.add_subcommand("run", "Execute a graph on the reference executor");
   run->add_option("GRAPH", run_args->graph, "Graph file")->required();
-  auto* in_opt = run->add_option("--inputs", run_args->inputs,
-                                 "Directory of <input name>.npy files");
+  auto* in_opt =
+      run->add_option("--inputs", run_args->inputs, "Directory of <input name>.npy files");
   run->add_option("--random", run_args->seed, "Seed for random inputs (default 0)")
       ->excludes(in_opt);
   run->add_option("-o,--output", run_args->out, "Directory to write <output name>.npy files to");
@@ -186,12 +186,12 @@ void RegisterRunCommands(CLI::App& app, int* exit_code) {
   };
   auto v_args = std::make_shared<VerifyArgs>();
   CLI::App* verify = app.add_subcommand(
-      "verify", "Run two graphs on the same inputs and compare their outputs (exit 1 if they "
-                "differ beyond |b - a| <= atol + rtol * |a|)");
+      "verify",
+      "Run two graphs on the same inputs and compare their outputs (exit 1 if they "
+      "differ beyond |b - a| <= atol + rtol * |a|)");
   verify->add_option("A", v_args->a, "Reference graph")->required();
   verify->add_option("B", v_args->b, "Graph to check against A")->required();
-  auto* vin = verify->add_option("--inputs", v_args->inputs,
-                                 "Directory of <input name>.npy files");
+  auto* vin = verify->add_option("--inputs", v_args->inputs, "Directory of <input name>.npy files");
   verify->add_option("--seed", v_args->seed, "Seed for random inputs (default 0)")->excludes(vin);
   verify->add_option("--rtol", v_args->rtol, "Relative tolerance (default 1e-4)")
       ->check(CLI::NonNegativeNumber);

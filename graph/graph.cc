@@ -54,7 +54,8 @@ absl::Status Graph::Validate(NodeId* culprit) const {
   if (culprit != nullptr) *culprit = kNoNode;
   auto fail = [&](NodeId id, std::string_view what) {
     if (culprit != nullptr) *culprit = id;
-    return absl::InvalidArgumentError(absl::StrCat("node ", NodeLabel(id), ": ", std::string(what)));
+    return absl::InvalidArgumentError(
+        absl::StrCat("node ", NodeLabel(id), ": ", std::string(what)));
   };
   absl::flat_hash_map<std::string_view, NodeId> names;
   for (NodeId id = 0; id < nodes_.size(); ++id) {
@@ -68,8 +69,8 @@ absl::Status Graph::Validate(NodeId* culprit) const {
     for (size_t k = 0; k < n.outputs.size(); ++k) {
       const TensorType& t = n.outputs[k];
       if (t.rank() > kMaxRank) {
-        return fail(id, absl::StrCat("output ", k, " has rank ", t.rank(), " (max ", kMaxRank,
-                                     ")"));
+        return fail(id,
+                    absl::StrCat("output ", k, " has rank ", t.rank(), " (max ", kMaxRank, ")"));
       }
       if (t.dtype == DType::kUnknown) return fail(id, absl::StrCat("output ", k, " has no dtype"));
       for (int64_t d : t.dims) {
@@ -82,9 +83,9 @@ absl::Status Graph::Validate(NodeId* culprit) const {
         return fail(id, absl::StrCat("input ", i, " refers to missing node #", in.node));
       }
       if (in.output >= nodes_[in.node].outputs.size()) {
-        return fail(id, absl::StrCat("input ", i, " refers to output ", in.output, " of node ",
-                                     NodeLabel(in.node), ", which has ",
-                                     nodes_[in.node].outputs.size()));
+        return fail(
+            id, absl::StrCat("input ", i, " refers to output ", in.output, " of node ",
+                             NodeLabel(in.node), ", which has ", nodes_[in.node].outputs.size()));
       }
     }
     if (n.op == kInputOp && !n.inputs.empty()) return fail(id, "*Input node has inputs");
@@ -101,8 +102,8 @@ absl::Status Graph::Validate(NodeId* culprit) const {
   for (NodeId id : inputs_) {
     if (id >= nodes_.size() || nodes_[id].op != kInputOp) {
       if (culprit != nullptr && id < nodes_.size()) *culprit = id;
-      return absl::InvalidArgumentError(absl::StrCat("graph input ", NodeLabel(id),
-                                                     " is not an *Input node"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("graph input ", NodeLabel(id), " is not an *Input node"));
     }
   }
   for (size_t i = 0; i < outputs_.size(); ++i) {

@@ -5,6 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "egret/graph/graph_dot.h"
 #include "egret/graph/graph_json.h"
+#include "egret/graph/onnx_reader.h"
 
 namespace egret {
 
@@ -34,7 +35,8 @@ std::optional<GraphFormat> GraphFormatFromPath(std::string_view path) {
     return std::nullopt;
   }
   std::string ext;
-  for (char c : path.substr(dot + 1)) ext += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  for (char c : path.substr(dot + 1))
+    ext += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   return ParseGraphFormat(ext);
 }
 
@@ -42,9 +44,11 @@ absl::StatusOr<Graph> LoadGraph(const std::string& path, uint64_t max_file_bytes
   switch (GraphFormatFromPath(path).value_or(GraphFormat::kJson)) {
     case GraphFormat::kJson:
       return ReadGraphJson(path, max_file_bytes);
-    case GraphFormat::kOnnx:
-      return absl::UnimplementedError(
-          absl::StrCat(path, ": error: reading ONNX models is not supported yet"));
+    case GraphFormat::kOnnx: {
+      OnnxImportOptions options;
+      options.max_file_bytes = max_file_bytes;
+      return ReadOnnx(path, options);
+    }
     case GraphFormat::kDot:
       return absl::UnimplementedError(
           absl::StrCat(path, ": error: DOT files are write-only; give a .json graph"));

@@ -30,9 +30,9 @@ constexpr int64_t kSidecarAlign = 64;
 // int64 overflow for every dtype).
 constexpr int64_t kMaxElements = int64_t{1} << 56;
 
-#define EGRET_RETURN_IF_ERROR(expr)   \
-  do {                                \
-    absl::Status status_ = (expr);    \
+#define EGRET_RETURN_IF_ERROR(expr)    \
+  do {                                 \
+    absl::Status status_ = (expr);     \
     if (!status_.ok()) return status_; \
   } while (0)
 
@@ -269,10 +269,8 @@ class Reader {
   absl::StatusOr<AttrValue> ReadAttr(const Json& j, const std::string& ptr) const;
   absl::StatusOr<OptionValue> ReadOption(const Json& j, const std::string& ptr) const;
   absl::Status ReadNode(const Json& j, const std::string& ptr, Node* node);
-  absl::Status ReadData(const Json& j, const std::string& ptr, const TensorType& type,
-                        Node* node);
-  absl::Status ReadElement(const Json& j, const std::string& ptr, DType dtype,
-                           uint8_t* dst) const;
+  absl::Status ReadData(const Json& j, const std::string& ptr, const TensorType& type, Node* node);
+  absl::Status ReadElement(const Json& j, const std::string& ptr, DType dtype, uint8_t* dst) const;
   absl::Status LoadSidecar(const Json& j, const std::string& ptr);
   absl::StatusOr<ValueRef> ResolveRef(const Json& j, const std::string& ptr) const;
 
@@ -330,8 +328,8 @@ absl::Status Reader::GetDouble(const Json& j, const std::string& ptr, double* ou
       *out = (s == "-inf" ? -1 : 1) * std::numeric_limits<double>::infinity();
       return absl::OkStatus();
     }
-    return Fail(ptr, absl::StrCat("expected a number, \"nan\", \"inf\" or \"-inf\", got ",
-                                  Quote(s)));
+    return Fail(ptr,
+                absl::StrCat("expected a number, \"nan\", \"inf\" or \"-inf\", got ", Quote(s)));
   }
   return Expect(j, ptr, false, "a number");
 }
@@ -399,10 +397,12 @@ absl::StatusOr<AttrValue> Reader::ReadAttr(const Json& j, const std::string& ptr
   if (j.is_number_float()) return AttrValue(j.get<double>());
   if (j.is_string()) return AttrValue(j.get<std::string>());
   if (j.is_array()) {
-    bool all_int = std::all_of(j.begin(), j.end(), [](const Json& e) { return e.is_number_integer(); });
+    bool all_int =
+        std::all_of(j.begin(), j.end(), [](const Json& e) { return e.is_number_integer(); });
     if (all_int) {
       std::vector<int64_t> v(j.size());
-      for (size_t i = 0; i < j.size(); ++i) EGRET_RETURN_IF_ERROR(GetInt(j[i], Child(ptr, i), &v[i]));
+      for (size_t i = 0; i < j.size(); ++i)
+        EGRET_RETURN_IF_ERROR(GetInt(j[i], Child(ptr, i), &v[i]));
       return AttrValue(std::move(v));
     }
     std::vector<double> v(j.size());
@@ -487,9 +487,9 @@ absl::Status Reader::ReadElement(const Json& j, const std::string& ptr, DType dt
   int64_t v = 0;
   EGRET_RETURN_IF_ERROR(GetInt(j, ptr, &v));
   if (v < StorageMin(dtype) || v > StorageMax(dtype)) {
-    return Fail(ptr, absl::StrCat("value ", v, " is out of the range of ",
-                                  std::string(DTypeName(dtype)), " [", StorageMin(dtype), ", ",
-                                  StorageMax(dtype), "]"));
+    return Fail(ptr,
+                absl::StrCat("value ", v, " is out of the range of ", std::string(DTypeName(dtype)),
+                             " [", StorageMin(dtype), ", ", StorageMax(dtype), "]"));
   }
   // Storage is little-endian; copy the low bytes of v (the host is little-endian).
   std::memcpy(dst, &v, static_cast<size_t>(ElementSize(dtype)));
@@ -512,7 +512,8 @@ absl::Status Reader::LoadSidecar(const Json& j, const std::string& ptr) {
   }
   int64_t bytes = 0;
   EGRET_RETURN_IF_ERROR(GetInt(*b, Child(ptr, "bytes"), &bytes));
-  std::string path = sidecar_dir_.empty() ? name : absl::StrCat(std::string(sidecar_dir_), "/", name);
+  std::string path =
+      sidecar_dir_.empty() ? name : absl::StrCat(std::string(sidecar_dir_), "/", name);
   absl::StatusOr<std::string> data = ReadFile(path, max_file_bytes_);
   if (!data.ok()) {
     std::string why_s(data.status().message());
@@ -554,8 +555,8 @@ absl::Status Reader::ReadData(const Json& j, const std::string& ptr, const Tenso
     std::vector<uint8_t> bytes(static_cast<size_t>(size));
     const int es = ElementSize(type.dtype);
     for (int64_t i = 0; i < n; ++i) {
-      EGRET_RETURN_IF_ERROR(ReadElement(j[static_cast<size_t>(i)], Child(ptr, i), type.dtype,
-                                        bytes.data() + i * es));
+      EGRET_RETURN_IF_ERROR(
+          ReadElement(j[static_cast<size_t>(i)], Child(ptr, i), type.dtype, bytes.data() + i * es));
     }
     absl::StatusOr<Tensor> t = Tensor::FromBytes(type, std::move(bytes));
     if (!t.ok()) return Fail(ptr, std::string(t.status().message()));
@@ -588,8 +589,8 @@ absl::Status Reader::ReadData(const Json& j, const std::string& ptr, const Tenso
                                   ") are past the end of the sidecar (", have, " bytes)"));
   }
   auto key = std::make_pair(offset, length);
-  if (auto it = sidecar_tensors_.find(key); it != sidecar_tensors_.end() &&
-                                            it->second->type() == type) {
+  if (auto it = sidecar_tensors_.find(key);
+      it != sidecar_tensors_.end() && it->second->type() == type) {
     node->constant = it->second;  // the same bytes: share one tensor
     return absl::OkStatus();
   }
@@ -705,7 +706,8 @@ absl::StatusOr<Graph> Reader::Read(const Json& root) {
   auto fmt = root.find("format");
   if (fmt == root.end() || !fmt->is_string() || fmt->get_ref<const std::string&>() != kFormatName) {
     return Fail(fmt == root.end() ? "" : "/format",
-                absl::StrCat("not an egret graph: expected \"format\": \"", std::string(kFormatName), "\""));
+                absl::StrCat("not an egret graph: expected \"format\": \"",
+                             std::string(kFormatName), "\""));
   }
   auto ver = root.find("version");
   if (ver == root.end()) return Fail("", "missing member 'version'");
@@ -777,8 +779,8 @@ absl::StatusOr<Graph> Reader::Read(const Json& root) {
                                       " is not an *Input node"));
       }
       if (!seen.insert(ref->node).second) {
-        return Fail(ptr, absl::StrCat("graph input ", Quote(nodes_[ref->node].name),
-                                      " is listed twice"));
+        return Fail(
+            ptr, absl::StrCat("graph input ", Quote(nodes_[ref->node].name), " is listed twice"));
       }
       inputs.push_back(ref->node);
     }

@@ -74,6 +74,14 @@ int64_t Product(const Dims& d, size_t from, size_t to) {
   return p;
 }
 
+// A rank-0 type. (Built field by field: moving an empty Dims into the
+// TensorType constructor trips a GCC false "uninitialized" warning.)
+TensorType ScalarType(DType dt) {
+  TensorType t;
+  t.dtype = dt;
+  return t;
+}
+
 int64_t ClampI32(int64_t v) {
   return std::clamp<int64_t>(v, std::numeric_limits<int32_t>::min(),
                              std::numeric_limits<int32_t>::max());
@@ -115,7 +123,10 @@ class Importer {
   const std::string& InName(int i) const { return cur_->input(i); }
   Value& In(int i) { return values_.at(cur_->input(i)); }
   const std::string& Out(int k = 0) const { return cur_->output(k); }
-  bool OutputUsed(int k) const { return k < cur_->output_size() && !cur_->output(k).empty(); }
+  // Output k exists and a node or the graph's outputs read it.
+  bool OutputUsed(int k) const {
+    return k < cur_->output_size() && !cur_->output(k).empty() && consumed_.contains(cur_->output(k));
+  }
   const onnx::AttributeProto* Attr(std::string_view name) const {
     for (const auto& a : cur_->attribute()) {
       if (a.name() == name) return &a;
@@ -223,13 +234,13 @@ class Importer {
   ValueRef IntConst(int64_t v) {
     return Cached(absl::StrCat("i", v), [&] {
       double d = static_cast<double>(ClampI32(v));
-      Tensor t = Tensor::FromValues(TensorType(DType::kInt32, Dims()), {&d, 1});
+      Tensor t = Tensor::FromValues(ScalarType(DType::kInt32), {&d, 1});
       return g_.AddConstant("", std::make_shared<const Tensor>(std::move(t)));
     });
   }
   ValueRef FloatConst(double v) {
     return Cached(absl::StrFormat("f%.17g", v), [&] {
-      Tensor t = Tensor::FromValues(TensorType(DType::kFloat32, Dims()), {&v, 1});
+      Tensor t = Tensor::FromValues(ScalarType(DType::kFloat32), {&v, 1});
       return g_.AddConstant("", std::make_shared<const Tensor>(std::move(t)));
     });
   }
@@ -285,6 +296,13 @@ class Importer {
     v.constant = std::make_shared<const Tensor>(std::move(t));
     v.splat = splat;
     values_[name] = std::move(v);
+  }
+  // A 2-D constant transposed (cheaply when it is a splat).
+  static ConstTensorPtr Transposed2d(const Value& v) {
+    TensorType t = v.type;
+    std::swap(t.dims[0], t.dims[1]);
+    return std::make_shared<const Tensor>(v.splat ? SplatTensor(*v.constant, t)
+                                                  : TransposeTensor(*v.constant, std::vector<int>{1, 0}));
   }
   void Alias(const std::string& out, const std::string& in) { values_[out] = values_.at(in); }
   std::string Temp(const std::string& base, std::string_view suffix) {
@@ -352,6 +370,7 @@ class Importer {
   absl::flat_hash_set<std::string> used_names_;
   absl::flat_hash_map<std::string, ValueRef> param_cache_;
   absl::flat_hash_map<std::string, const onnx::TypeProto*> declared_types_;
+  absl::flat_hash_set<std::string> consumed_;  // tensors some node or graph output reads
   const onnx::NodeProto* cur_ = nullptr;
 };
 
@@ -568,7 +587,7 @@ absl::Status Importer::DoVariadic() {
   if (mean) {
     std::string k = Temp(Out(), "count");
     double d = n;
-    SetConst(k, Tensor::FromValues(TensorType(values_.at(acc).type.dtype, Dims()), {&d, 1}));
+    SetConst(k, Tensor::FromValues(ScalarType(values_.at(acc).type.dtype), {&d, 1}));
     RETURN_IF_ERROR(Binary("Div", acc, k, Out()));
   }
   return absl::OkStatus();
@@ -628,7 +647,7 @@ absl::Status Importer::DoLeakyRelu() {
   double alpha = AttrFloat("alpha", 0.01);
   if (alpha > 1) return Unmapped("alpha > 1");
   std::string k = Temp(Out(), "alpha");
-  SetConst(k, Tensor::FromValues(TensorType(In(0).type.dtype, Dims()), {&alpha, 1}));
+  SetConst(k, Tensor::FromValues(ScalarType(In(0).type.dtype), {&alpha, 1}));
   std::string scaled = Temp(Out(), "scaled");
   RETURN_IF_ERROR(Binary("Mul", InName(0), k, scaled));
   return Binary("Max", InName(0), scaled, Out());
@@ -960,13 +979,22 @@ absl::Status Importer::DoGemm() {
   ValueRef weights;
   bool alpha_done = alpha == 1.0;
   if (b.constant) {
-    Tensor wt = tb ? *b.constant : TransposeTensor(*b.constant, std::vector<int>{1, 0});
+    ConstTensorPtr wt = b.constant;
+    if (!tb) wt = Transposed2d(b);
     if (!alpha_done) {
-      for (int64_t i = 0; i < wt.num_elements(); ++i) wt.SetReal(i, wt.GetReal(i) * alpha);
+      Tensor scaled = *wt;
+      for (int64_t i = 0; i < scaled.num_elements(); ++i) {
+        scaled.SetReal(i, scaled.GetReal(i) * alpha);
+      }
+      wt = std::make_shared<const Tensor>(std::move(scaled));
       alpha_done = true;
     }
-    weights = ConstNode(std::make_shared<const Tensor>(std::move(wt)),
-                        tb ? InName(1) : InName(1) + "/t");
+    if (tb && wt == b.constant) {
+      ASSIGN_OR_RETURN(br, Get(InName(1), kPlain));
+      weights = br;
+    } else {
+      weights = ConstNode(std::move(wt), InName(1) + "/t");
+    }
   } else {
     ASSIGN_OR_RETURN(br, Get(InName(1), kPlain));
     if (tb) {
@@ -978,7 +1006,7 @@ absl::Status Importer::DoGemm() {
   }
   if (!alpha_done) {
     std::string k = Temp(Out(), "alpha"), scaled = Temp(Out(), "Ascaled");
-    SetConst(k, Tensor::FromValues(TensorType(a.type.dtype, Dims()), {&alpha, 1}));
+    SetConst(k, Tensor::FromValues(ScalarType(a.type.dtype), {&alpha, 1}));
     RETURN_IF_ERROR(Binary("Mul", a_name, k, scaled));
     a_name = scaled;
   }
@@ -1001,7 +1029,7 @@ absl::Status Importer::DoGemm() {
     } else {
       add_c = Temp(Out(), "betaC");
       std::string k = Temp(Out(), "beta");
-      SetConst(k, Tensor::FromValues(TensorType(c.type.dtype, Dims()), {&beta, 1}));
+      SetConst(k, Tensor::FromValues(ScalarType(c.type.dtype), {&beta, 1}));
       RETURN_IF_ERROR(Binary("Mul", InName(2), k, add_c));
     }
   }
@@ -1019,8 +1047,7 @@ absl::Status Importer::DoMatMul() {
   if (ra == 0 || rb == 0) return absl::InvalidArgumentError("operands must have rank >= 1");
   if (b.constant && rb == 2 && !(a.constant && ra == 1)) {
     // x @ B == FullyConnected(x, B^T).
-    Tensor wt = TransposeTensor(*b.constant, std::vector<int>{1, 0});
-    ValueRef weights = ConstNode(std::make_shared<const Tensor>(std::move(wt)), InName(1) + "/t");
+    ValueRef weights = ConstNode(Transposed2d(b), InName(1) + "/t");
     ASSIGN_OR_RETURN(ain, Get(InName(0), kPlain));
     ASSIGN_OR_RETURN(r, Emit("FullyConnected", {ain, weights}, Out()));
     SetValue(Out(), r, kPlain);
@@ -1413,7 +1440,7 @@ absl::Status Importer::DoCast() {
   }
   Layout l = NativeLayout(InName(0));
   ASSIGN_OR_RETURN(xin, Get(InName(0), l));
-  ASSIGN_OR_RETURN(r, Emit("Cast", {xin}, Out(), {TensorType(dt, Dims())}));
+  ASSIGN_OR_RETURN(r, Emit("Cast", {xin}, Out(), {ScalarType(dt)}));
   SetValue(Out(), r, l);
   return absl::OkStatus();
 }
@@ -1468,7 +1495,7 @@ absl::Status Importer::DoShape() {
   const std::string& t = cur_->op_type();
   if (t == "Size") {
     int64_t n = x.type.num_elements();
-    Tensor s(TensorType(DType::kInt64, Dims()));
+    Tensor s(ScalarType(DType::kInt64));
     std::memcpy(const_cast<uint8_t*>(s.bytes().data()), &n, 8);
     SetConst(Out(), std::move(s));
     return absl::OkStatus();
@@ -1788,13 +1815,15 @@ absl::Status Importer::DoOpaque(std::string_view reason) {
       }
     }
     if (!t) {
-      if (!Out(k).empty()) {
+      if (OutputUsed(k)) {
         return absl::UnimplementedError(absl::StrFormat(
             "unmapped op (kept opaque%s%s): the type of output '%s' is unknown (ONNX shape "
             "inference gives none and the model declares no value_info with static dims)",
             reason.empty() ? "" : ": ", reason, Out(k)));
       }
-      t = TensorType(DType::kFloat32, Dims{0});  // an unused optional output
+      t = ScalarType(DType::kFloat32);  // an output nothing reads
+      t->dims.push_back(0);
+      n.attrs["onnx.untyped_outputs"] = static_cast<int64_t>(k);
     }
     n.outputs.push_back(*t);
   }
@@ -1804,7 +1833,7 @@ absl::Status Importer::DoOpaque(std::string_view reason) {
   n.name = Unique(name);
   NodeId id = g_.AddNode(std::move(n));
   for (int k = 0; k <= last; ++k) {
-    if (!Out(k).empty()) SetValue(Out(k), ValueRef{id, static_cast<uint32_t>(k)}, kPlain);
+    if (OutputUsed(k)) SetValue(Out(k), ValueRef{id, static_cast<uint32_t>(k)}, kPlain);
   }
   return absl::OkStatus();
 }
@@ -1913,7 +1942,13 @@ absl::Status Importer::ReadInputs() {
     values_[in.name()] = std::move(v);
   }
   for (const auto& vi : graph.value_info()) declared_types_[vi.name()] = &vi.type();
-  for (const auto& vi : graph.output()) declared_types_[vi.name()] = &vi.type();
+  for (const auto& vi : graph.output()) {
+    declared_types_[vi.name()] = &vi.type();
+    consumed_.insert(vi.name());
+  }
+  for (const auto& node : graph.node()) {
+    for (const std::string& in : node.input()) consumed_.insert(in);
+  }
   return absl::OkStatus();
 }
 
@@ -2029,7 +2064,7 @@ absl::StatusOr<Graph> Importer::Run() {
     }
     if (s.ok()) {
       for (int k = 0; k < node.output_size(); ++k) {
-        if (!node.output(k).empty() && !values_.contains(node.output(k))) {
+        if (consumed_.contains(node.output(k)) && !values_.contains(node.output(k))) {
           s = absl::InternalError(absl::StrCat("output '", node.output(k), "' was not produced"));
         }
       }

@@ -39,8 +39,8 @@ struct Ctx {
     auto v = Ints(i);
     if (!v.ok()) return v.status();
     if (v->size() != n) {
-      return Error(absl::StrFormat("%s must hold %d values, got %d", sig.InputName(i), n,
-                                   v->size()));
+      return Error(
+          absl::StrFormat("%s must hold %d values, got %d", sig.InputName(i), n, v->size()));
     }
     return v;
   }
@@ -52,8 +52,8 @@ struct Ctx {
 
   absl::Status RequireRank(int i, int rank) const {
     if (T(i).rank() != rank) {
-      return Error(absl::StrFormat("%s must have rank %d, got %s", sig.InputName(i), rank,
-                                   T(i).ToString()));
+      return Error(
+          absl::StrFormat("%s must have rank %d, got %s", sig.InputName(i), rank, T(i).ToString()));
     }
     return absl::OkStatus();
   }
@@ -109,15 +109,15 @@ absl::StatusOr<Types> One(absl::StatusOr<TensorType> t) {
   return Types{*std::move(t)};
 }
 
-#define ASSIGN_OR_RETURN(lhs, expr)      \
-  auto lhs##_or = (expr);                \
+#define ASSIGN_OR_RETURN(lhs, expr)             \
+  auto lhs##_or = (expr);                       \
   if (!lhs##_or.ok()) return lhs##_or.status(); \
   auto lhs = *std::move(lhs##_or)
 
-#define RETURN_IF_ERROR(expr)         \
-  do {                                \
-    absl::Status _st = (expr);        \
-    if (!_st.ok()) return _st;        \
+#define RETURN_IF_ERROR(expr)  \
+  do {                         \
+    absl::Status _st = (expr); \
+    if (!_st.ok()) return _st; \
   } while (0)
 
 // ---------------------------------------------------------------------------
@@ -134,22 +134,22 @@ absl::StatusOr<Types> InferConv(const Ctx& c) {
   int64_t cout = f[3];
   if (c.op == "DepthWiseConv2d") {
     if (f[2] != 1) {
-      return c.Error(absl::StrFormat("filter %s must have in-depth 1 ([fh,fw,1,out_depth])",
-                                     DimsStr(f)));
+      return c.Error(
+          absl::StrFormat("filter %s must have in-depth 1 ([fh,fw,1,out_depth])", DimsStr(f)));
     }
     if (cin == 0 || cout % cin != 0) {
-      return c.Error(absl::StrFormat(
-          "filter out-depth %d is not a multiple of the input depth %d", cout, cin));
+      return c.Error(absl::StrFormat("filter out-depth %d is not a multiple of the input depth %d",
+                                     cout, cin));
     }
   } else {
     if (f[2] == 0 || cin % f[2] != 0) {
-      return c.Error(absl::StrFormat("filter in-depth %d does not divide input depth %d", f[2],
-                                     cin));
+      return c.Error(
+          absl::StrFormat("filter in-depth %d does not divide input depth %d", f[2], cin));
     }
     int64_t groups = cin / f[2];
     if (cout % groups != 0) {
-      return c.Error(absl::StrFormat("filter out-depth %d is not a multiple of the %d groups",
-                                     cout, groups));
+      return c.Error(
+          absl::StrFormat("filter out-depth %d is not a multiple of the %d groups", cout, groups));
     }
   }
   if (c.T(2).rank() != 1 || c.D(2)[0] != cout) {
@@ -221,8 +221,8 @@ absl::StatusOr<Types> InferMatMul(const Ctx& c) {
   const Dims& a = c.D(0);
   const Dims& b = c.D(1);
   if (a.size() < 2 || b.size() < 2) {
-    return c.Error(absl::StrFormat("a and b must have rank >= 2, got %s and %s", DimsStr(a),
-                                   DimsStr(b)));
+    return c.Error(
+        absl::StrFormat("a and b must have rank >= 2, got %s and %s", DimsStr(a), DimsStr(b)));
   }
   if (a.back() != b[b.size() - 2]) {
     return c.Error(absl::StrFormat("inner dims differ: a %s, b %s", DimsStr(a), DimsStr(b)));
@@ -385,8 +385,8 @@ absl::StatusOr<Types> InferConcat(const Ctx& c) {
     bool ok = static_cast<int>(d.size()) == rank;
     for (int k = 0; ok && k < rank; ++k) ok = k == axis || d[k] == out[k];
     if (!ok) {
-      return c.Error(absl::StrFormat("input %d %s does not match input 1 %s except on axis %d",
-                                     i, DimsStr(d), DimsStr(c.D(1)), axis));
+      return c.Error(absl::StrFormat("input %d %s does not match input 1 %s except on axis %d", i,
+                                     DimsStr(d), DimsStr(c.D(1)), axis));
     }
     out[axis] += d[axis];
   }
@@ -399,8 +399,8 @@ absl::StatusOr<Types> InferSliceShape(const Ctx& c) {
   ASSIGN_OR_RETURN(size, c.IntsN(2, rank));
   for (size_t i = 0; i < rank; ++i) {
     if (start[i] < 0 || size[i] < 0 || start[i] + size[i] > c.D(0)[i]) {
-      return c.Error(absl::StrFormat("start %d size %d is outside dim %d (%d)", start[i],
-                                     size[i], i, c.D(0)[i]));
+      return c.Error(absl::StrFormat("start %d size %d is outside dim %d (%d)", start[i], size[i],
+                                     i, c.D(0)[i]));
     }
   }
   return One(c.Out(Dims(size.begin(), size.end()), 0));
@@ -462,8 +462,10 @@ absl::StatusOr<Types> InferPad(const Ctx& c) {
     int64_t d = c.D(0)[i];
     int64_t lo = pads[2 * i], hi = pads[2 * i + 1];
     if (lo < 0 || hi < 0) return c.Error("pads must not be negative");
-    int64_t limit = mode == 1 ? d : mode == 2 ? d - 1 : mode == 3 ? (d > 0 ? INT64_MAX : 0)
-                                                                  : INT64_MAX;
+    int64_t limit = mode == 1   ? d
+                    : mode == 2 ? d - 1
+                    : mode == 3 ? (d > 0 ? INT64_MAX : 0)
+                                : INT64_MAX;
     if (lo > limit || hi > limit) {
       return c.Error(absl::StrFormat("pad %d on dim %d (%d) is too large for mode %d",
                                      std::max(lo, hi), i, d, mode));
@@ -495,8 +497,8 @@ absl::StatusOr<Types> InferPool(const Ctx& c) {
     }
     int64_t padded = x[1 + i] + lo + hi;
     if (padded < window[1 + i]) {
-      return c.Error(absl::StrFormat("window %d is larger than the padded input %d",
-                                     window[1 + i], padded));
+      return c.Error(
+          absl::StrFormat("window %d is larger than the padded input %d", window[1 + i], padded));
     }
     o[i] = (padded - window[1 + i]) / stride[1 + i] + 1;
   }
@@ -515,13 +517,15 @@ absl::StatusOr<Types> InferResize(const Ctx& c) {
   }
   ASSIGN_OR_RETURN(transform, c.IntOr(next, 0));
   if (transform < 0 || transform > 3) {
-    return c.Error("transform must be 0 (half_pixel), 1 (align_corners), 2 (asymmetric) or 3 "
-                   "(pytorch_half_pixel)");
+    return c.Error(
+        "transform must be 0 (half_pixel), 1 (align_corners), 2 (asymmetric) or 3 "
+        "(pytorch_half_pixel)");
   }
   ASSIGN_OR_RETURN(nearest, c.IntOr(next + 1, 0));
   if (nearest < 0 || nearest > 3) {
-    return c.Error("nearest_mode must be 0 (round_prefer_floor), 1 (round_prefer_ceil), 2 "
-                   "(floor) or 3 (ceil)");
+    return c.Error(
+        "nearest_mode must be 0 (round_prefer_floor), 1 (round_prefer_ceil), 2 "
+        "(floor) or 3 (ceil)");
   }
   if (size[0] != x[0] || size[3] != x[3] || size[1] <= 0 || size[2] <= 0) {
     return c.Error(absl::StrFormat(
@@ -551,8 +555,8 @@ absl::StatusOr<Types> InferOut(const Ctx& c) {
   const int64_t n = static_cast<int64_t>(c.in[0].multi.size());
   int64_t k = sel.back();
   if (sel.size() >= 2 && sel[sel.size() - 2] != n) {
-    return c.Error(absl::StrFormat("selector says %d outputs, the producer has %d",
-                                   sel[sel.size() - 2], n));
+    return c.Error(
+        absl::StrFormat("selector says %d outputs, the producer has %d", sel[sel.size() - 2], n));
   }
   if (k < 0 || k >= n) return c.Error(absl::StrFormat("output %d of %d does not exist", k, n));
   return Types{c.in[0].multi[k]};
@@ -571,14 +575,14 @@ ShapeFn FindShapeFn(std::string_view op) {
     for (auto op : {"Conv2d", "DepthWiseConv2d", "TransposeConv2d"}) m->emplace(op, InferConv);
     m->emplace("FullyConnected", InferFullyConnected);
     m->emplace("MatMul", InferMatMul);
-    for (auto op : {"ElementWiseAdd", "ElementWiseSubtract", "ElementWiseMultiply",
-                    "ElementWiseDivide", "ElementWiseMaximum", "ElementWiseMinimum",
-                    "ElementWisePower"}) {
+    for (auto op :
+         {"ElementWiseAdd", "ElementWiseSubtract", "ElementWiseMultiply", "ElementWiseDivide",
+          "ElementWiseMaximum", "ElementWiseMinimum", "ElementWisePower"}) {
       m->emplace(op, InferBinary);
     }
-    for (auto op : {"Relu", "Relu1", "Relu6", "ReluX", "ReluMinMax", "Sigmoid", "Tanh",
-                    "HardSigmoid", "HardSwish", "Gelu", "Erf", "Exp", "Log", "Sqrt", "Neg",
-                    "Abs"}) {
+    for (auto op :
+         {"Relu", "Relu1", "Relu6", "ReluX", "ReluMinMax", "Sigmoid", "Tanh", "HardSigmoid",
+          "HardSwish", "Gelu", "Erf", "Exp", "Log", "Sqrt", "Neg", "Abs"}) {
       m->emplace(op, InferUnary);
     }
     m->emplace("Softmax", InferSoftmax);
@@ -608,8 +612,8 @@ ShapeFn FindShapeFn(std::string_view op) {
 
 }  // namespace
 
-bool NormalizeStridedRange(int64_t dim, int64_t begin, int64_t end, int64_t stride,
-                           int64_t* first, int64_t* count) {
+bool NormalizeStridedRange(int64_t dim, int64_t begin, int64_t end, int64_t stride, int64_t* first,
+                           int64_t* count) {
   if (stride == 0) return false;
   if (begin < 0) begin += dim;
   if (end < 0) end += dim;
@@ -626,8 +630,7 @@ bool NormalizeStridedRange(int64_t dim, int64_t begin, int64_t end, int64_t stri
   return true;
 }
 
-absl::StatusOr<std::vector<int64_t>> ReadIntParam(const OperandInfo& param,
-                                                  std::string_view what) {
+absl::StatusOr<std::vector<int64_t>> ReadIntParam(const OperandInfo& param, std::string_view what) {
   if (param.is_shape) return std::vector<int64_t>(param.type->dims.begin(), param.type->dims.end());
   if (param.value == nullptr) {
     return absl::InvalidArgumentError(
@@ -666,8 +669,8 @@ absl::StatusOr<double> ReadFloatScalarParam(const OperandInfo& param, std::strin
     return absl::InvalidArgumentError(absl::StrFormat("%s must be a $Const", what));
   }
   if (param.value->num_elements() != 1) {
-    return absl::InvalidArgumentError(absl::StrFormat(
-        "%s must hold one number, got %s", what, param.value->type().ToString()));
+    return absl::InvalidArgumentError(
+        absl::StrFormat("%s must hold one number, got %s", what, param.value->type().ToString()));
   }
   return param.value->GetReal(0);
 }
@@ -705,13 +708,12 @@ absl::StatusOr<std::vector<TensorType>> InferOutputTypes(std::string_view op,
   std::string_view base = sig->name;
   const int n = static_cast<int>(inputs.size());
   if (!sig->AcceptsInputCount(n)) {
-    std::string range = sig->max_inputs == kVariadic
-                            ? absl::StrCat(sig->min_inputs, " or more")
+    std::string range = sig->max_inputs == kVariadic ? absl::StrCat(sig->min_inputs, " or more")
                         : sig->min_inputs == sig->max_inputs
                             ? absl::StrCat(sig->min_inputs)
                             : absl::StrCat(sig->min_inputs, " to ", sig->max_inputs);
-    return absl::InvalidArgumentError(absl::StrFormat("%s: expects %s inputs (%s), got %d", base,
-                                                      range, sig->input_names, n));
+    return absl::InvalidArgumentError(
+        absl::StrFormat("%s: expects %s inputs (%s), got %d", base, range, sig->input_names, n));
   }
   for (int i = 0; i < n; ++i) {
     const TensorType* t = inputs[i].type;
@@ -720,10 +722,9 @@ absl::StatusOr<std::vector<TensorType>> InferOutputTypes(std::string_view op,
     }
     bool multi_ok = base == "$Out" && i == 0;
     if (!IsConcrete(t->dtype) && !(multi_ok && t->dtype == DType::kMulti)) {
-      return absl::InvalidArgumentError(
-          absl::StrFormat("%s: input %d (%s) has dtype %s%s", base, i, sig->InputName(i),
-                          DTypeName(t->dtype),
-                          t->dtype == DType::kMulti ? "; select one output with $Out" : ""));
+      return absl::InvalidArgumentError(absl::StrFormat(
+          "%s: input %d (%s) has dtype %s%s", base, i, sig->InputName(i), DTypeName(t->dtype),
+          t->dtype == DType::kMulti ? "; select one output with $Out" : ""));
     }
   }
   if (base == "$Const") {

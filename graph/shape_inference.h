@@ -80,8 +80,8 @@ absl::StatusOr<Dims> BroadcastDims(const Dims& a, const Dims& b);
 // Python slicing of one dim: begin/end may be negative (counted from the end)
 // and are clamped; stride must not be 0. Sets the first index taken and the
 // number of elements. Returns false when stride is 0.
-bool NormalizeStridedRange(int64_t dim, int64_t begin, int64_t end, int64_t stride,
-                           int64_t* first, int64_t* count);
+bool NormalizeStridedRange(int64_t dim, int64_t begin, int64_t end, int64_t stride, int64_t* first,
+                           int64_t* count);
 
 // An axis in [-rank, rank) made non-negative; fails when out of range.
 absl::StatusOr<int> NormalizeAxis(int64_t axis, int rank, std::string_view what);

@@ -983,9 +983,10 @@ class Preprocessor {
       }
       if (out->size() >= options_.max_tokens) {
         Abort(UserLoc(t.tok),
-              absl::StrFormat(from_files ? "preprocessed output exceeds the limit of %d tokens"
-                                         : "macro expansion exceeds the limit of %d tokens",
-                              options_.max_tokens));
+              from_files ? absl::StrFormat("preprocessed output exceeds the limit of %d tokens",
+                                           options_.max_tokens)
+                         : absl::StrFormat("macro expansion exceeds the limit of %d tokens",
+                                           options_.max_tokens));
         return;
       }
       out->push_back(std::move(t));

@@ -80,9 +80,9 @@ absl::Status KernelError(const KernelContext& c, std::string_view message);
 
 }  // namespace egret::backend_internal
 
-#define EGRET_ASSIGN_OR_RETURN(lhs, expr)         \
-  auto lhs##_or = (expr);                         \
-  if (!lhs##_or.ok()) return lhs##_or.status();   \
+#define EGRET_ASSIGN_OR_RETURN(lhs, expr)       \
+  auto lhs##_or = (expr);                       \
+  if (!lhs##_or.ok()) return lhs##_or.status(); \
   auto lhs = *std::move(lhs##_or)
 
 #endif  // EGRET_BACKEND_KERNELS_KERNELS_INTERNAL_H_

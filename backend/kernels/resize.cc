@@ -83,8 +83,8 @@ Result Resize(const KernelContext& c) {
   for (int d = 0; d < 2; ++d) {
     const int64_t in = xd[d + 1];
     for (int64_t o = 0; o < od[d + 1]; ++o) {
-      double s = std::clamp(SourceCoord(o, in, od[d + 1], transform), 0.0,
-                            static_cast<double>(in - 1));
+      double s =
+          std::clamp(SourceCoord(o, in, od[d + 1], transform), 0.0, static_cast<double>(in - 1));
       int64_t i0 = static_cast<int64_t>(std::floor(s));
       taps[d].push_back({i0, std::min(i0 + 1, in - 1), s - static_cast<double>(i0)});
     }

@@ -16,10 +16,10 @@
 namespace egret {
 namespace {
 
-using testing::GraphBuilder;
 using ::testing::DoubleNear;
 using ::testing::ElementsAre;
 using ::testing::ElementsAreArray;
+using testing::GraphBuilder;
 using ::testing::Pointwise;
 
 std::vector<double> Iota(int n, double first = 1) {
@@ -31,7 +31,7 @@ std::vector<double> Iota(int n, double first = 1) {
 // Runs b's graph (graph inputs become the given float32 values) and returns
 // the real values of output `k`; *dims receives its dims.
 std::vector<double> RunGraph(GraphBuilder& b, std::vector<std::vector<double>> input_values = {},
-                        Dims* dims = nullptr, size_t k = 0) {
+                             Dims* dims = nullptr, size_t k = 0) {
   std::vector<Tensor> inputs;
   const Graph& g = b.graph();
   for (size_t i = 0; i < g.inputs().size(); ++i) {
@@ -60,8 +60,8 @@ auto Near(const std::vector<double>& v) { return Pointwise(DoubleNear(1e-5), v);
 // ---------------------------------------------------------------------------
 // Convolutions.
 
-ValueRef Conv(GraphBuilder& b, std::string op, ValueRef x, ValueRef f, ValueRef bias,
-              Dims stride, Dims pads, Dims dilation = {1, 1, 1, 1}) {
+ValueRef Conv(GraphBuilder& b, std::string op, ValueRef x, ValueRef f, ValueRef bias, Dims stride,
+              Dims pads, Dims dilation = {1, 1, 1, 1}) {
   return b.Op(std::move(op),
               {x, f, bias, b.Shape(stride), b.Shape(pads), b.Shape(std::move(dilation))});
 }
@@ -77,8 +77,9 @@ TEST(Conv2d, Valid) {
 
 TEST(Conv2d, StridePaddingBias) {
   GraphBuilder b;
-  auto y = Conv(b, "Conv2d", b.F32({1, 3, 3, 1}, Iota(9)), b.F32({3, 3, 1, 1}, std::vector<double>(9, 1)),
-                b.F32({1}, {1}), {1, 2, 2, 1}, {1, 1, 1, 1});
+  auto y = Conv(b, "Conv2d", b.F32({1, 3, 3, 1}, Iota(9)),
+                b.F32({3, 3, 1, 1}, std::vector<double>(9, 1)), b.F32({1}, {1}), {1, 2, 2, 1},
+                {1, 1, 1, 1});
   EXPECT_THAT(RunOp(b, y), ElementsAre(13, 17, 25, 29));
 }
 
@@ -102,9 +103,8 @@ TEST(Conv2d, Dilation) {
 TEST(Conv2d, MultipleChannels) {
   // 1x1 conv, 2 in -> 3 out: out[o] = sum_k x[k] * w[k][o].
   GraphBuilder b;
-  auto y = Conv(b, "Conv2d", b.F32({1, 1, 1, 2}, {1, 2}),
-                b.F32({1, 1, 2, 3}, {1, 2, 3, 4, 5, 6}), b.F32({3}, {0, 0, 100}), {1, 1, 1, 1},
-                {0, 0, 0, 0});
+  auto y = Conv(b, "Conv2d", b.F32({1, 1, 1, 2}, {1, 2}), b.F32({1, 1, 2, 3}, {1, 2, 3, 4, 5, 6}),
+                b.F32({3}, {0, 0, 100}), {1, 1, 1, 1}, {0, 0, 0, 0});
   EXPECT_THAT(RunOp(b, y), ElementsAre(9, 12, 115));
 }
 
@@ -117,9 +117,9 @@ TEST(Conv2d, Groups) {
 
 TEST(DepthWiseConv2d, PerChannelAndMultiplier) {
   GraphBuilder b;
-  auto y = Conv(b, "DepthWiseConv2d", b.F32({1, 1, 2, 2}, {1, 2, 3, 4}),
-                b.F32({1, 2, 1, 2}, {1, 10, 100, 1000}), b.F32({2}, {0, 0}), {1, 1, 1, 1},
-                {0, 0, 0, 0});
+  auto y =
+      Conv(b, "DepthWiseConv2d", b.F32({1, 1, 2, 2}, {1, 2, 3, 4}),
+           b.F32({1, 2, 1, 2}, {1, 10, 100, 1000}), b.F32({2}, {0, 0}), {1, 1, 1, 1}, {0, 0, 0, 0});
   EXPECT_THAT(RunOp(b, y), ElementsAre(301, 4020));
   GraphBuilder m;
   auto z = Conv(m, "DepthWiseConv2d", m.F32({1, 1, 1, 1}, {3}), m.F32({1, 1, 1, 2}, {2, 5}),
@@ -145,10 +145,9 @@ TEST(TransposeConv2d, OverlapPadsAndOutputPadding) {
   EXPECT_THAT(RunOp(b, y), ElementsAre(1, 12, 20));
   // Pad 1 on the left crops the first column; output_padding adds one at the end.
   GraphBuilder c;
-  auto z = c.Op("TransposeConv2d",
-                {c.F32({1, 1, 2, 1}, {1, 2}), c.F32({1, 2, 1, 1}, {1, 10}), c.F32({1}, {0}),
-                 c.Shape({1, 1, 1, 1}), c.Shape({0, 0, 1, 0}), c.Shape({1, 1, 1, 1}),
-                 c.Shape({0, 0, 1, 0})});
+  auto z = c.Op("TransposeConv2d", {c.F32({1, 1, 2, 1}, {1, 2}), c.F32({1, 2, 1, 1}, {1, 10}),
+                                    c.F32({1}, {0}), c.Shape({1, 1, 1, 1}), c.Shape({0, 0, 1, 0}),
+                                    c.Shape({1, 1, 1, 1}), c.Shape({0, 0, 1, 0})});
   Dims d;
   EXPECT_THAT(RunOp(c, z, &d), ElementsAre(12, 20, 0));
   EXPECT_EQ(d, (Dims{1, 1, 3, 1}));
@@ -167,8 +166,8 @@ TEST(TransposeConv2d, GroupsMapInputGroupToOutputGroup) {
 
 TEST(FullyConnected, WeightsAreUnitsByDepth) {
   GraphBuilder b;
-  auto y = b.Op("FullyConnected", {b.F32({2, 3}, Iota(6)), b.F32({2, 3}, {1, 0, 1, 0, 1, 0}),
-                                   b.F32({2}, {10, 20})});
+  auto y = b.Op("FullyConnected",
+                {b.F32({2, 3}, Iota(6)), b.F32({2, 3}, {1, 0, 1, 0, 1, 0}), b.F32({2}, {10, 20})});
   EXPECT_THAT(RunOp(b, y), ElementsAre(14, 22, 20, 25));
   GraphBuilder nb;  // without bias
   auto z = nb.Op("FullyConnected", {nb.F32({1, 2}, {1, 2}), nb.F32({1, 2}, {3, 4})});
@@ -280,8 +279,8 @@ TEST(LayerNorm, NormalizesTrailingAxesWithBroadcastGammaBeta) {
 
 TEST(Batchnorm, ScaleAndOffsetPerChannel) {
   GraphBuilder b;
-  auto y = b.Op("Batchnorm", {b.F32({1, 1, 2, 2}, {1, 2, 3, 4}), b.F32({2}, {2, 3}),
-                              b.F32({2}, {1, -1})});
+  auto y = b.Op("Batchnorm",
+                {b.F32({1, 1, 2, 2}, {1, 2, 3, 4}), b.F32({2}, {2, 3}), b.F32({2}, {1, -1})});
   EXPECT_THAT(RunOp(b, y), ElementsAre(3, 5, 7, 11));
 }
 
@@ -296,9 +295,9 @@ TEST(Reduce, SumMeanMax) {
               ElementsAre(2.5, 3.5, 4.5));
   EXPECT_EQ(d, (Dims{3}));
   GraphBuilder x;
-  EXPECT_THAT(RunOp(x, x.Op("ReduceMax", {x.F32({2, 3}, {1, 9, 3, -4, 5, 6}), x.Ints({}),
-                                          x.Int(0)}), &d),
-              ElementsAre(9));
+  EXPECT_THAT(
+      RunOp(x, x.Op("ReduceMax", {x.F32({2, 3}, {1, 9, 3, -4, 5, 6}), x.Ints({}), x.Int(0)}), &d),
+      ElementsAre(9));
   EXPECT_EQ(d, (Dims{}));
   GraphBuilder y;
   EXPECT_THAT(RunOp(y, y.Op("ReduceMax", {y.F32({2, 2, 2}, Iota(8)), y.Ints({0, 2})})),
@@ -326,8 +325,9 @@ TEST(ShapeOps, ReshapeAndTranspose) {
 
 TEST(ShapeOps, Concat) {
   GraphBuilder b;
-  EXPECT_THAT(RunOp(b, b.Op("Concat", {b.Int(1), b.F32({2, 1}, {1, 2}), b.F32({2, 2}, {3, 4, 5, 6})})),
-              ElementsAre(1, 3, 4, 2, 5, 6));
+  EXPECT_THAT(
+      RunOp(b, b.Op("Concat", {b.Int(1), b.F32({2, 1}, {1, 2}), b.F32({2, 2}, {3, 4, 5, 6})})),
+      ElementsAre(1, 3, 4, 2, 5, 6));
   GraphBuilder c;
   EXPECT_THAT(RunOp(c, c.Op("Concat", {c.Shape({0}), c.F32({1, 2}, {1, 2}), c.F32({1, 2}, {3, 4}),
                                        c.F32({1, 2}, {5, 6})})),
@@ -336,8 +336,9 @@ TEST(ShapeOps, Concat) {
 
 TEST(ShapeOps, Slices) {
   GraphBuilder s;
-  EXPECT_THAT(RunOp(s, s.Op("Slice_shape", {s.F32({3, 3}, Iota(9)), s.Shape({1, 1}), s.Shape({2, 2})})),
-              ElementsAre(5, 6, 8, 9));
+  EXPECT_THAT(
+      RunOp(s, s.Op("Slice_shape", {s.F32({3, 3}, Iota(9)), s.Shape({1, 1}), s.Shape({2, 2})})),
+      ElementsAre(5, 6, 8, 9));
   GraphBuilder t;  // rows 0, 2; columns 3, 1
   EXPECT_THAT(RunOp(t, t.Op("StridedSlice", {t.F32({3, 4}, Iota(12, 0)), t.Ints({0, 3}),
                                              t.Ints({3, -100}), t.Ints({2, -2})})),
@@ -407,10 +408,8 @@ TEST(Pool, Max) {
 }
 
 TEST(Pool, AverageExcludesOrCountsPadding) {
-  EXPECT_THAT(Pool("PoolAvg2d", {1, 2, 2, 1}, {1, 1, 1, 1}, {0, 0, 0, 0}),
-              ElementsAre(3, 4, 6, 7));
-  EXPECT_THAT(Pool("PoolAvg2d", {1, 3, 3, 1}, {1, 2, 2, 1}, {1, 1, 1, 1}),
-              ElementsAre(3, 4, 6, 7));
+  EXPECT_THAT(Pool("PoolAvg2d", {1, 2, 2, 1}, {1, 1, 1, 1}, {0, 0, 0, 0}), ElementsAre(3, 4, 6, 7));
+  EXPECT_THAT(Pool("PoolAvg2d", {1, 3, 3, 1}, {1, 2, 2, 1}, {1, 1, 1, 1}), ElementsAre(3, 4, 6, 7));
   EXPECT_THAT(Pool("PoolAvg2d", {1, 3, 3, 1}, {1, 2, 2, 1}, {1, 1, 1, 1}, 1),
               Near({12.0 / 9, 16.0 / 9, 24.0 / 9, 28.0 / 9}));
   EXPECT_THAT(Pool("PoolAvg2d", {1, 3, 3, 1}, {1, 1, 1, 1}, {0, 0, 0, 0}), ElementsAre(5));
@@ -442,8 +441,8 @@ TEST(Resize, Bilinear) {
   EXPECT_THAT(Resize({1, 2, 2, 1}, {0, 10, 20, 30}, {1, 3, 3, 1}, 1, {1}),
               Near({0, 5, 10, 10, 15, 20, 20, 25, 30}));
   GraphBuilder b;  // the QNN-named variant, two channels
-  EXPECT_THAT(RunOp(b, b.Op("ResizeBilinear", {b.F32({1, 1, 2, 2}, {0, 1, 10, 2}),
-                                               b.Shape({1, 1, 3, 2}), b.Int(1)})),
+  EXPECT_THAT(RunOp(b, b.Op("ResizeBilinear",
+                            {b.F32({1, 1, 2, 2}, {0, 1, 10, 2}), b.Shape({1, 1, 3, 2}), b.Int(1)})),
               Near({0, 1, 5, 1.5, 10, 2}));
 }
 
@@ -470,7 +469,7 @@ TEST(Quantization, QuantizeDequantizeRoundTrip) {
 
 TEST(Quantization, QuantizedAddRequantizes) {
   GraphBuilder b;
-  ValueRef a = b.Const(TensorType(DType::kQUInt8, {2}, 0, 0.5f), {2, 4});     // 1, 2
+  ValueRef a = b.Const(TensorType(DType::kQUInt8, {2}, 0, 0.5f), {2, 4});      // 1, 2
   ValueRef c = b.Const(TensorType(DType::kQUInt8, {2}, 10, 0.25f), {14, 18});  // 1, 2
   ValueRef y = b.Op("ElementWiseAdd", {a, c}, {TensorType(DType::kQUInt8, {}, 5, 0.1f)});
   b.Output(y);

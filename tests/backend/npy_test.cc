@@ -28,8 +28,8 @@ TEST(Npy, HeaderFollowsTheFormat) {
   std::string bytes = EncodeNpy(t);
   ASSERT_GT(bytes.size(), 10u);
   EXPECT_EQ(bytes.substr(0, 6), "\x93NUMPY");
-  const size_t header_len = static_cast<unsigned char>(bytes[8]) |
-                            (static_cast<unsigned char>(bytes[9]) << 8);
+  const size_t header_len =
+      static_cast<unsigned char>(bytes[8]) | (static_cast<unsigned char>(bytes[9]) << 8);
   EXPECT_EQ((10 + header_len) % 64, 0u);
   EXPECT_THAT(bytes.substr(10, header_len),
               HasSubstr("{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }"));

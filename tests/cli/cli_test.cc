@@ -40,7 +40,9 @@ class CliTest : public ::testing::Test {
   }
   void TearDown() override { fs::remove_all(dir_); }
 
-  std::string Path(std::string_view name) const { return absl::StrCat(dir_, "/", std::string(name)); }
+  std::string Path(std::string_view name) const {
+    return absl::StrCat(dir_, "/", std::string(name));
+  }
   void Write(std::string_view name, std::string_view text) const {
     std::ofstream(Path(name), std::ios::binary) << text;
   }
@@ -72,12 +74,13 @@ TEST_F(CliTest, InfoSummarizesTheExample) {
   EXPECT_THAT(r.out, HasSubstr("inputs:\n  x: QUInt8[1,16,16,8](z=128,s=0.05)\noutputs:\n"
                                "  out = relu_a: QUInt8[1,16,16,8](z=128,s=0.1)\n"
                                "  out_skip = relu_b: QUInt8[1,16,16,8](z=128,s=0.1)\n"));
-  EXPECT_THAT(r.out, HasSubstr("options:\n  enable_autothread = 1\n  quant_is_updateable = false\n"));
+  EXPECT_THAT(r.out,
+              HasSubstr("options:\n  enable_autothread = 1\n  quant_is_updateable = false\n"));
 }
 
 TEST_F(CliTest, HelpOnEverySubcommand) {
-  for (std::vector<std::string> args : {std::vector<std::string>{"--help"}, {"info", "--help"},
-                                        {"convert", "--help"}}) {
+  for (std::vector<std::string> args :
+       {std::vector<std::string>{"--help"}, {"info", "--help"}, {"convert", "--help"}}) {
     Result r = Run(args);
     EXPECT_EQ(r.code, 0) << absl::StrJoin(args, " ");
     EXPECT_THAT(r.out, HasSubstr("Usage:")) << absl::StrJoin(args, " ");
@@ -115,13 +118,13 @@ TEST_F(CliTest, BadGraphsExitTwoWithTheReaderMessage) {
 
   r = Run({"info", Path("absent.json")});
   EXPECT_EQ(r.code, 2);
-  EXPECT_EQ(r.err, absl::StrCat(Path("absent.json"),
-                                ": error: cannot open: No such file or directory\n"));
+  EXPECT_EQ(r.err,
+            absl::StrCat(Path("absent.json"), ": error: cannot open: No such file or directory\n"));
 
   r = Run({"info", Path("model.onnx")});
   EXPECT_EQ(r.code, 2);
-  EXPECT_EQ(r.err,
-            absl::StrCat(Path("model.onnx"), ": error: reading ONNX models is not supported yet\n"));
+  EXPECT_EQ(r.err, absl::StrCat(Path("model.onnx"),
+                                ": error: reading ONNX models is not supported yet\n"));
 }
 
 TEST_F(CliTest, ConvertNormalizesJson) {

@@ -16,8 +16,8 @@ TEST(GraphDot, ShowsOpsNamesEdgeTypesAndConstants) {
   bias.SetValue(0, 3);
   bias.SetValue(1, -4);
   NodeId b = g.AddConstant("b", std::make_shared<const Tensor>(bias));
-  NodeId big = g.AddConstant("w", std::make_shared<const Tensor>(
-                                      Tensor(TensorType(DType::kQUInt8, {3, 3, 2, 2}))));
+  NodeId big = g.AddConstant(
+      "w", std::make_shared<const Tensor>(Tensor(TensorType(DType::kQUInt8, {3, 3, 2, 2}))));
   Node shape;
   shape.op = std::string(kShapeOp);
   shape.outputs = {TensorType(DType::kInt32, {1, 2, 2, 1})};

@@ -14,7 +14,8 @@ namespace {
 namespace fs = std::filesystem;
 
 std::string Dir(std::string_view name) {
-  fs::path dir = fs::path(::testing::TempDir()) / absl::StrCat("egret_graph_io_", std::string(name));
+  fs::path dir =
+      fs::path(::testing::TempDir()) / absl::StrCat("egret_graph_io_", std::string(name));
   fs::remove_all(dir);
   fs::create_directories(dir);
   return dir.string();

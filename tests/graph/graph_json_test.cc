@@ -227,8 +227,8 @@ TEST(GraphJson, InlineStringRoundTrips) {
 
 TEST(GraphJson, NanSurvives) {
   Graph g;
-  g.AddConstant("c", MakeConst(TensorType(DType::kFloat32, {1}),
-                               {std::numeric_limits<double>::quiet_NaN()}));
+  g.AddConstant(
+      "c", MakeConst(TensorType(DType::kFloat32, {1}), {std::numeric_limits<double>::quiet_NaN()}));
   absl::StatusOr<Graph> back = ParseGraphJson(*GraphToJsonString(g), "m.json", "");
   ASSERT_TRUE(back.ok()) << back.status();
   EXPECT_TRUE(std::isnan(back->node(0).constant->GetValue(0)));
@@ -338,7 +338,8 @@ std::vector<BadCase> BadCases() {
        "at /nodes/0/input: unknown member 'input'"},
       {"MissingOp", WithNodes(R"({"name": "x", "outputs": []})"), "{\"name\"",
        "at /nodes/0: missing member 'op'"},
-      {"OpNotString", WithNodes(R"({"op": 5})"), "5}", "at /nodes/0/op: expected a string, got an integer"},
+      {"OpNotString", WithNodes(R"({"op": 5})"), "5}",
+       "at /nodes/0/op: expected a string, got an integer"},
       {"NoOutputs", WithNodes(R"({"name": "x", "op": "*Input", "outputs": []})"), "[]}",
        "at /nodes/0/outputs: a node needs at least one output"},
       {"UnknownDType",
@@ -347,73 +348,86 @@ std::vector<BadCase> BadCases() {
        "at /nodes/0/outputs/0/dtype: unknown dtype 'Float64' (expected QUInt8, QUInt16, QInt16, "
        "Float32, Int32, QInt32, QInt8, Float16, Int64, Bool, None or Multi)"},
       {"ShapeNotArray",
-       WithNodes(R"({"name": "x", "op": "*Input", "outputs": [{"dtype": "Int32", "shape": "2x2"}]})"),
+       WithNodes(
+           R"({"name": "x", "op": "*Input", "outputs": [{"dtype": "Int32", "shape": "2x2"}]})"),
        "\"2x2\"", "at /nodes/0/outputs/0/shape: expected an array of dims, got a string"},
       {"DimNotInteger",
-       WithNodes(R"({"name": "x", "op": "*Input", "outputs": [{"dtype": "Int32", "shape": [2, 1.5]}]})"),
+       WithNodes(
+           R"({"name": "x", "op": "*Input", "outputs": [{"dtype": "Int32", "shape": [2, 1.5]}]})"),
        "1.5", "at /nodes/0/outputs/0/shape/1: expected an integer, got a number"},
       {"RankOver8",
-       WithNodes(R"({"name": "x", "op": "*Input", "outputs": [{"dtype": "Int32", "shape": [1,1,1,1,1,1,1,1,1]}]})"),
+       WithNodes(
+           R"({"name": "x", "op": "*Input", "outputs": [{"dtype": "Int32", "shape": [1,1,1,1,1,1,1,1,1]}]})"),
        "[1,1", "at /nodes/0/outputs/0/shape: rank 9 exceeds the maximum of 8"},
       {"NegativeDim",
-       WithNodes(R"({"name": "x", "op": "*Input", "outputs": [{"dtype": "Int32", "shape": [4, -3]}]})"),
+       WithNodes(
+           R"({"name": "x", "op": "*Input", "outputs": [{"dtype": "Int32", "shape": [4, -3]}]})"),
        "-3", "at /nodes/0/outputs/0/shape/1: negative dim -3"},
       {"HugeShape",
-       WithNodes(R"({"name": "x", "op": "*Input", "outputs": [{"dtype": "Int32", "shape": [4294967296, 4294967296]}]})"),
+       WithNodes(
+           R"({"name": "x", "op": "*Input", "outputs": [{"dtype": "Int32", "shape": [4294967296, 4294967296]}]})"),
        "[4294967296", "at /nodes/0/outputs/0/shape: shape has more than 2^56 elements"},
       {"ZeroOffsetNotInt32",
-       WithNodes(R"({"name": "x", "op": "*Input", "outputs": [{"dtype": "QUInt8", "zero_offset": 3000000000}]})"),
+       WithNodes(
+           R"({"name": "x", "op": "*Input", "outputs": [{"dtype": "QUInt8", "zero_offset": 3000000000}]})"),
        "3000000000", "at /nodes/0/outputs/0/zero_offset: zero_offset 3000000000 is not an int32"},
-      {"DanglingInput",
-       WithNodes(absl::StrCat(kX, R"(,
+      {"DanglingInput", WithNodes(absl::StrCat(kX, R"(,
          {"name": "r", "op": "Relu", "inputs": ["x", "foo"], "outputs": [{"dtype": "Float32"}]})")),
        "\"foo\"", "at /nodes/1/inputs/1: no node named 'foo'"},
-      {"InputNotString",
-       WithNodes(absl::StrCat(kX, R"(,
+      {"InputNotString", WithNodes(absl::StrCat(kX, R"(,
          {"name": "r", "op": "Relu", "inputs": [0], "outputs": [{"dtype": "Float32"}]})")),
-       "0]", "at /nodes/1/inputs/0: expected a value reference (\"node\" or \"node:k\"), got an integer"},
-      {"MissingOutputIndex",
-       WithNodes(absl::StrCat(kX, R"(,
+       "0]",
+       "at /nodes/1/inputs/0: expected a value reference (\"node\" or \"node:k\"), got an integer"},
+      {"MissingOutputIndex", WithNodes(absl::StrCat(kX, R"(,
          {"name": "r", "op": "Relu", "inputs": ["x:3"], "outputs": [{"dtype": "Float32"}]})")),
        "\"x:3\"", "at /nodes/1/inputs/0: node 'x' has 1 output(s); there is no output 3"},
-      {"DuplicateName", WithNodes(absl::StrCat(kX, ",\n", kX)), "\"x\", \"op\": \"*Input\", \"outputs\": [{\"dtype\": \"Float32\", \"shape\": [2]}]}\n",
+      {"DuplicateName", WithNodes(absl::StrCat(kX, ",\n", kX)),
+       "\"x\", \"op\": \"*Input\", \"outputs\": [{\"dtype\": \"Float32\", \"shape\": [2]}]}\n",
        "at /nodes/1/name: duplicate node name 'x' (first used by /nodes/0)"},
-      {"Cycle",
-       WithNodes(absl::StrCat(kX, R"(,
+      {"Cycle", WithNodes(absl::StrCat(kX, R"(,
          {"name": "d", "op": "Relu", "inputs": ["b"], "outputs": [{"dtype": "Float32"}]},
          {"name": "a", "op": "ElementWiseAdd", "inputs": ["x", "b"], "outputs": [{"dtype": "Float32"}]},
          {"name": "b", "op": "Relu", "inputs": ["a"], "outputs": [{"dtype": "Float32"}]})")),
        "{\"name\": \"a\"",
        "at /nodes/2: node 'a' (#2): is on a cycle: 'a' (#2) -> 'b' (#3) -> 'a' (#2)"},
       {"InputNodeWithInputs",
-       WithNodes(R"({"name": "x", "op": "*Input", "inputs": ["x"], "outputs": [{"dtype": "Float32"}]})"),
+       WithNodes(
+           R"({"name": "x", "op": "*Input", "inputs": ["x"], "outputs": [{"dtype": "Float32"}]})"),
        "[\"x\"]", "at /nodes/0/inputs: an *Input node has no inputs"},
       {"ConstWithoutData",
-       WithNodes(R"({"name": "c", "op": "$Const", "outputs": [{"dtype": "Float32", "shape": [2]}]})"),
+       WithNodes(
+           R"({"name": "c", "op": "$Const", "outputs": [{"dtype": "Float32", "shape": [2]}]})"),
        "{\"name\"", "at /nodes/0: missing member 'data' of a $Const"},
       {"DataLengthMismatch",
-       WithNodes(R"({"name": "c", "op": "$Const", "outputs": [{"dtype": "Float32", "shape": [2, 3]}], "data": [1, 2, 3, 4, 5]})"),
+       WithNodes(
+           R"({"name": "c", "op": "$Const", "outputs": [{"dtype": "Float32", "shape": [2, 3]}], "data": [1, 2, 3, 4, 5]})"),
        "[1, 2, 3, 4, 5]", "at /nodes/0/data: data has 5 values, type Float32[2,3] needs 6"},
       {"DataValueOutOfRange",
-       WithNodes(R"({"name": "c", "op": "$Const", "outputs": [{"dtype": "QUInt8", "shape": [2]}], "data": [1, 300]})"),
+       WithNodes(
+           R"({"name": "c", "op": "$Const", "outputs": [{"dtype": "QUInt8", "shape": [2]}], "data": [1, 300]})"),
        "300", "at /nodes/0/data/1: value 300 is out of the range of QUInt8 [0, 255]"},
       {"DataValueNotInteger",
-       WithNodes(R"({"name": "c", "op": "$Const", "outputs": [{"dtype": "Int32", "shape": [2]}], "data": [1, 2.5]})"),
+       WithNodes(
+           R"({"name": "c", "op": "$Const", "outputs": [{"dtype": "Int32", "shape": [2]}], "data": [1, 2.5]})"),
        "2.5", "at /nodes/0/data/1: expected an integer storage value of Int32, got a number"},
       {"DataBadString",
-       WithNodes(R"({"name": "c", "op": "$Const", "outputs": [{"dtype": "Float32", "shape": [1]}], "data": ["one"]})"),
+       WithNodes(
+           R"({"name": "c", "op": "$Const", "outputs": [{"dtype": "Float32", "shape": [1]}], "data": ["one"]})"),
        "\"one\"", "at /nodes/0/data/0: expected a number, \"nan\", \"inf\" or \"-inf\", got 'one'"},
       {"DataOnNonConst",
-       WithNodes(R"({"name": "s", "op": "$Shape", "outputs": [{"dtype": "Int32", "shape": [1]}], "data": [1]})"),
+       WithNodes(
+           R"({"name": "s", "op": "$Shape", "outputs": [{"dtype": "Int32", "shape": [1]}], "data": [1]})"),
        "[1]}\n", "at /nodes/0/data: only $Const nodes carry data, not '$Shape'"},
       {"SidecarDataWithoutSidecar",
-       WithNodes(R"({"name": "c", "op": "$Const", "outputs": [{"dtype": "QUInt8", "shape": [4]}], "data": {"offset": 0, "length": 4}})"),
-       "{\"offset\"", "at /nodes/0/data: data refers to the sidecar, but the graph has no 'sidecar' member"},
+       WithNodes(
+           R"({"name": "c", "op": "$Const", "outputs": [{"dtype": "QUInt8", "shape": [4]}], "data": {"offset": 0, "length": 4}})"),
+       "{\"offset\"",
+       "at /nodes/0/data: data refers to the sidecar, but the graph has no 'sidecar' member"},
       {"AttrBadValue",
-       WithNodes(R"({"name": "x", "op": "*Input", "outputs": [{"dtype": "Float32"}], "attrs": {"k": [1, "a"]}})"),
+       WithNodes(
+           R"({"name": "x", "op": "*Input", "outputs": [{"dtype": "Float32"}], "attrs": {"k": [1, "a"]}})"),
        "\"a\"", "at /nodes/0/attrs/k/1: expected a number, got a string"},
-      {"OptionBadValue", absl::StrCat(kHeader, R"("options": {"a/b": null}, "nodes": []})"),
-       "null",
+      {"OptionBadValue", absl::StrCat(kHeader, R"("options": {"a/b": null}, "nodes": []})"), "null",
        "at /options/a~1b: expected an option value (true/false, integer, number, string or "
        "{\"float\": ...}), got null"},
       {"GraphOutputDangling", WithNodes(kX, R"(, "outputs": [{"value": "y", "name": "out"}])"),
@@ -423,7 +437,8 @@ std::vector<BadCase> BadCases() {
                  R"(, "inputs": ["c"])"),
        "\"c\"]", "at /inputs/0: graph input 'c' is not an *Input node"},
       {"IntegerTooLarge",
-       WithNodes(R"({"name": "c", "op": "$Const", "outputs": [{"dtype": "Int64", "shape": [1]}], "data": [18446744073709551615]})"),
+       WithNodes(
+           R"({"name": "c", "op": "$Const", "outputs": [{"dtype": "Int64", "shape": [1]}], "data": [18446744073709551615]})"),
        "18446744073709551615", "at /nodes/0/data/0: integer out of range"},
   };
   return cases;
@@ -439,7 +454,8 @@ TEST_P(BadJson, GivesTheDocumentedOneLineError) {
   absl::StatusOr<Graph> g = ParseGraphJson(c.text, "g.json", "");
   ASSERT_FALSE(g.ok());
   EXPECT_EQ(g.status().code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_EQ(std::string(g.status().message()), absl::StrCat(loc.ToString(), ": error: ", c.message));
+  EXPECT_EQ(std::string(g.status().message()),
+            absl::StrCat(loc.ToString(), ": error: ", c.message));
   EXPECT_EQ(g.status().message().find('\n'), std::string_view::npos);
 }
 
@@ -538,9 +554,9 @@ TEST_F(SidecarTest, MissingSidecar) {
   fs::remove(path_ + ".bin");
   absl::Status s = ReadBack();
   EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_EQ(std::string(s.message()), absl::StrCat(At("\"g.json.bin\""),
-                                      ": error: at /sidecar/file: cannot read sidecar '", path_,
-                                      ".bin': cannot open: No such file or directory"));
+  EXPECT_EQ(std::string(s.message()),
+            absl::StrCat(At("\"g.json.bin\""), ": error: at /sidecar/file: cannot read sidecar '",
+                         path_, ".bin': cannot open: No such file or directory"));
 }
 
 TEST_F(SidecarTest, ShortSidecar) {
@@ -581,9 +597,10 @@ TEST_F(SidecarTest, LengthMismatch) {
   WriteText(path_, broken);
   text_ = broken;
   absl::Status s = ReadBack();
-  EXPECT_EQ(std::string(s.message()), absl::StrCat(At("19996"),
-                                      ": error: at /nodes/15/data/length: data length 19996 "
-                                      "bytes, type QInt32[5000](z=0,s=1) needs 20000"));
+  EXPECT_EQ(std::string(s.message()),
+            absl::StrCat(At("19996"),
+                         ": error: at /nodes/15/data/length: data length 19996 "
+                         "bytes, type QInt32[5000](z=0,s=1) needs 20000"));
 }
 
 TEST_F(SidecarTest, SidecarMustBeAPlainFileName) {

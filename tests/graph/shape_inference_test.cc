@@ -122,7 +122,8 @@ TEST(ShapeInference, UnknownOpAndInputCount) {
   auto r = Infer("Frobnicate", x);
   EXPECT_EQ(r.status().code(), absl::StatusCode::kUnimplemented);
   EXPECT_THAT(std::string(r.status().message()), HasSubstr("unknown op 'Frobnicate'"));
-  EXPECT_THAT(ErrorOf("ElementWiseAdd", x), HasSubstr("ElementWiseAdd: expects 2 inputs (a b), got 1"));
+  EXPECT_THAT(ErrorOf("ElementWiseAdd", x),
+              HasSubstr("ElementWiseAdd: expects 2 inputs (a b), got 1"));
 }
 
 TEST(ShapeInference, Conv2dStridePadDilation) {
@@ -130,8 +131,8 @@ TEST(ShapeInference, Conv2dStridePadDilation) {
   EXPECT_EQ(OutDims("Conv2d", ConvArgs({1, 5, 5, 3}, {3, 3, 3, 8}, 8, {1, 2, 2, 1}, {1, 1, 1, 1})),
             (Dims{1, 3, 3, 8}));
   // Dilation 2 makes the 3x3 filter cover 5x5: 7x6 input, no pad -> 3x2.
-  EXPECT_EQ(OutDims("Conv2d",
-                    ConvArgs({2, 7, 6, 4}, {3, 3, 4, 5}, 5, {1, 1, 1, 1}, {0, 0, 0, 0}, {1, 2, 2, 1})),
+  EXPECT_EQ(OutDims("Conv2d", ConvArgs({2, 7, 6, 4}, {3, 3, 4, 5}, 5, {1, 1, 1, 1}, {0, 0, 0, 0},
+                                       {1, 2, 2, 1})),
             (Dims{2, 3, 2, 5}));
   // Asymmetric pads as a $Const.
   Operands o;
@@ -143,22 +144,29 @@ TEST(ShapeInference, Conv2dGroupsAndErrors) {
   // 2 groups: in depth 6, filter in-depth 3.
   EXPECT_EQ(OutDims("Conv2d", ConvArgs({1, 3, 3, 6}, {1, 1, 3, 4}, 4, {1, 1, 1, 1}, {0, 0, 0, 0})),
             (Dims{1, 3, 3, 4}));
-  EXPECT_THAT(ErrorOf("Conv2d", ConvArgs({1, 3, 3, 6}, {1, 1, 4, 4}, 4, {1, 1, 1, 1}, {0, 0, 0, 0})),
-              HasSubstr("Conv2d: filter in-depth 4 does not divide input depth 6"));
-  EXPECT_THAT(ErrorOf("Conv2d", ConvArgs({1, 3, 3, 6}, {1, 1, 3, 5}, 5, {1, 1, 1, 1}, {0, 0, 0, 0})),
-              HasSubstr("not a multiple of the 2 groups"));
-  EXPECT_THAT(ErrorOf("Conv2d", ConvArgs({1, 3, 3, 3}, {1, 1, 3, 4}, 5, {1, 1, 1, 1}, {0, 0, 0, 0})),
-              HasSubstr("bias must be [4]"));
-  EXPECT_THAT(ErrorOf("Conv2d", ConvArgs({1, 2, 2, 3}, {3, 3, 3, 4}, 4, {1, 1, 1, 1}, {0, 0, 0, 0})),
-              HasSubstr("smaller than the (dilated) filter"));
+  EXPECT_THAT(
+      ErrorOf("Conv2d", ConvArgs({1, 3, 3, 6}, {1, 1, 4, 4}, 4, {1, 1, 1, 1}, {0, 0, 0, 0})),
+      HasSubstr("Conv2d: filter in-depth 4 does not divide input depth 6"));
+  EXPECT_THAT(
+      ErrorOf("Conv2d", ConvArgs({1, 3, 3, 6}, {1, 1, 3, 5}, 5, {1, 1, 1, 1}, {0, 0, 0, 0})),
+      HasSubstr("not a multiple of the 2 groups"));
+  EXPECT_THAT(
+      ErrorOf("Conv2d", ConvArgs({1, 3, 3, 3}, {1, 1, 3, 4}, 5, {1, 1, 1, 1}, {0, 0, 0, 0})),
+      HasSubstr("bias must be [4]"));
+  EXPECT_THAT(
+      ErrorOf("Conv2d", ConvArgs({1, 2, 2, 3}, {3, 3, 3, 4}, 4, {1, 1, 1, 1}, {0, 0, 0, 0})),
+      HasSubstr("smaller than the (dilated) filter"));
   EXPECT_THAT(ErrorOf("Conv2d", ConvArgs({1, 3, 3, 3}, {1, 1, 3, 4}, 4, {1, 1, 1}, {0, 0, 0, 0})),
               HasSubstr("stride must hold 4 values, got 3"));
   EXPECT_THAT(ErrorOf("Conv2d", ConvArgs({1, 3, 3}, {1, 1, 3, 4}, 4, {1, 1, 1, 1}, {0, 0, 0, 0})),
               HasSubstr("in must have rank 4"));
   // A parameter that is neither $Shape nor $Const.
   Operands o;
-  o.F32({1, 3, 3, 3}).F32({1, 1, 3, 4}).F32({4}).Data(TensorType(DType::kInt32, {4})).Shape(
-      {0, 0, 0, 0});
+  o.F32({1, 3, 3, 3})
+      .F32({1, 1, 3, 4})
+      .F32({4})
+      .Data(TensorType(DType::kInt32, {4}))
+      .Shape({0, 0, 0, 0});
   EXPECT_THAT(ErrorOf("Conv2d", o), HasSubstr("Conv2d stride must be a $Shape or $Const"));
 }
 
@@ -376,7 +384,8 @@ TEST(ShapeInference, OutputEncodingRule) {
   auto qz = Infer("Quantize", f, {q8});
   ASSERT_TRUE(qz.ok());
   EXPECT_EQ((*qz)[0], q8);
-  EXPECT_THAT(ErrorOf("Quantize", f, {TensorType(DType::kFloat16, {4})}), HasSubstr("does not fit"));
+  EXPECT_THAT(ErrorOf("Quantize", f, {TensorType(DType::kFloat16, {4})}),
+              HasSubstr("does not fit"));
   Operands q;
   q.Data(q8);
   auto dq = Infer("Dequantize", q);

@@ -1,0 +1,209 @@
+#include "egret/backend/lower.h"
+
+#include <utility>
+
+#include "absl/container/flat_hash_set.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+
+namespace egret {
+namespace {
+
+class Lowerer {
+ public:
+  Lowerer(const EGraph& g, const LowerRequest& req) : g_(g), req_(req) {}
+
+  absl::StatusOr<Graph> Run() {
+    out_.set_name(req_.graph_name);
+    out_.mutable_options() = req_.options;
+    for (const auto& [cls, name] : req_.inputs) {
+      Id c = g_.Find(cls);
+      if (value_.contains(c)) continue;
+      NodeId id = out_.AddInput(UniqueName(name), g_.TypeOf(c));
+      value_[c] = ValueRef{id, 0};
+    }
+    for (const auto& [cls, name] : req_.outputs) {
+      absl::Status s = Visit(g_.Find(cls));
+      if (!s.ok()) return s;
+    }
+    for (const auto& [cls, name] : req_.outputs) {
+      out_.AddOutput(value_.at(g_.Find(cls)), name);
+    }
+    return std::move(out_);
+  }
+
+ private:
+  std::string UniqueName(const std::string& want) {
+    if (!want.empty() && used_.insert(want).second) return want;
+    for (;;) {
+      std::string n = absl::StrCat(want.empty() ? "n" : want + "_", fresh_++);
+      if (used_.insert(n).second) return n;
+    }
+  }
+
+  absl::StatusOr<NodeIdx> Chosen(Id c) const {
+    auto it = req_.choice.find(c);
+    if (it == req_.choice.end()) {
+      return absl::InvalidArgumentError(absl::StrFormat(
+          "lowering: class %d (%s) has no chosen node", c, g_.TypeOf(c).ToString()));
+    }
+    return it->second;
+  }
+
+  // The classes the chosen node of c needs first.
+  absl::StatusOr<std::vector<Id>> Deps(Id c) {
+    absl::StatusOr<NodeIdx> n = Chosen(c);
+    if (!n.ok()) return n.status();
+    ENodeView v = g_.Node(*n);
+    std::vector<Id> deps;
+    if (v.op == out_op_) {
+      if (v.children.size() != 2) return absl::InvalidArgumentError("lowering: malformed $Out");
+      deps.push_back(g_.Find(v.children[0]));
+    } else {
+      for (Id ch : v.children) deps.push_back(g_.Find(ch));
+    }
+    return deps;
+  }
+
+  absl::Status Visit(Id root) {
+    // Iterative post-order; `on_stack` detects cycles in the choice.
+    struct Frame {
+      Id cls;
+      std::vector<Id> deps;
+      size_t next = 0;
+    };
+    std::vector<Frame> stack;
+    auto push = [&](Id c) -> absl::Status {
+      if (value_.contains(c)) return absl::OkStatus();
+      if (on_stack_.contains(c)) {
+        return absl::InvalidArgumentError(
+            absl::StrFormat("lowering: the choice has a cycle through class %d", c));
+      }
+      absl::StatusOr<std::vector<Id>> deps = Deps(c);
+      if (!deps.ok()) return deps.status();
+      on_stack_.insert(c);
+      stack.push_back(Frame{c, *std::move(deps), 0});
+      return absl::OkStatus();
+    };
+    if (absl::Status s = push(root); !s.ok()) return s;
+    while (!stack.empty()) {
+      Frame& f = stack.back();
+      if (f.next < f.deps.size()) {
+        Id d = f.deps[f.next++];
+        if (absl::Status s = push(d); !s.ok()) return s;
+        continue;
+      }
+      Id c = f.cls;
+      stack.pop_back();
+      on_stack_.erase(c);
+      if (absl::Status s = Emit(c); !s.ok()) return s;
+    }
+    return absl::OkStatus();
+  }
+
+  absl::Status Emit(Id c) {
+    NodeIdx n = *Chosen(c);
+    ENodeView v = g_.Node(n);
+    const TensorType& type = g_.TypeOf(c);
+    if (v.op == out_op_) {
+      Id multi = g_.Find(v.children[0]);
+      const Dims& sel = g_.TypeOf(g_.Find(v.children[1])).dims;
+      if (sel.empty()) return absl::InvalidArgumentError("lowering: $Out without a selector");
+      ValueRef base = value_.at(multi);
+      int64_t k = sel.back();
+      if (k < 0 || k >= static_cast<int64_t>(out_.node(base.node).outputs.size())) {
+        return absl::InvalidArgumentError(
+            absl::StrFormat("lowering: $Out selects output %d of a node with %d outputs", k,
+                            out_.node(base.node).outputs.size()));
+      }
+      value_[c] = ValueRef{base.node, static_cast<uint32_t>(k)};
+      return absl::OkStatus();
+    }
+    Node node;
+    node.op = std::string(v.op.str());
+    auto name_it = req_.names.find(n);
+    node.name = UniqueName(name_it != req_.names.end() ? name_it->second : "");
+    if (v.op == const_op_) {
+      node.constant = g_.ConstantOfPayload(v.payload);
+      node.outputs.push_back(type);
+    } else if (v.op == shape_op_) {
+      node.outputs.push_back(type);
+    } else {
+      if (v.payload != kNoPayload && IsVolatileOp(node.op) == false) {
+        node.attrs = g_.AttributesOf(v.payload);
+      }
+      for (Id ch : v.children) node.inputs.push_back(value_.at(g_.Find(ch)));
+      if (type.dtype == DType::kMulti) {
+        absl::StatusOr<std::vector<TensorType>> outs = MultiOutputs(c);
+        if (!outs.ok()) return outs.status();
+        for (TensorType& t : *outs) node.outputs.push_back(std::move(t));
+      } else {
+        node.outputs.push_back(type);
+      }
+      if (req_.annotate && node.op != kInputOp) {
+        absl::StatusOr<LowerAnnotation> a = req_.annotate(node.op, type);
+        if (!a.ok()) {
+          return absl::Status(a.status().code(), absl::StrCat("class ", c, " (", type.ToString(),
+                                                              "): ", a.status().message()));
+        }
+        node.attrs[std::string(kImplAttr)] = a->impl;
+        node.attrs[std::string(kCostAttr)] = a->cost;
+      }
+    }
+    NodeId id = out_.AddNode(std::move(node));
+    if (out_.node(id).op == kInputOp) out_.mutable_inputs().push_back(id);
+    value_[c] = ValueRef{id, 0};
+    return absl::OkStatus();
+  }
+
+  // The output types of a multi-output class, from its "$Out" readers.
+  absl::StatusOr<std::vector<TensorType>> MultiOutputs(Id multi) {
+    std::vector<TensorType> types;
+    std::vector<bool> seen;
+    for (NodeIdx p : g_.ClassParents(multi)) {
+      if (!g_.IsLive(p) || g_.NodeOp(p) != out_op_) continue;
+      ENodeView v = g_.Node(p);
+      if (v.children.size() != 2 || g_.Find(v.children[0]) != multi) continue;
+      const Dims& sel = g_.TypeOf(g_.Find(v.children[1])).dims;
+      if (sel.size() < 2) continue;
+      int64_t n = sel[sel.size() - 2], k = sel.back();
+      if (n <= 0 || k < 0 || k >= n || n > 4096) continue;
+      if (types.size() < static_cast<size_t>(n)) {
+        types.resize(n);
+        seen.resize(n, false);
+      }
+      types[k] = g_.TypeOf(g_.NodeClass(p));
+      seen[k] = true;
+    }
+    for (size_t k = 0; k < seen.size(); ++k) {
+      if (!seen[k]) {
+        return absl::InvalidArgumentError(absl::StrFormat(
+            "lowering: output %d of multi-output class %d is never selected", k, multi));
+      }
+    }
+    if (types.empty()) {
+      return absl::InvalidArgumentError(
+          absl::StrFormat("lowering: multi-output class %d has no $Out reader", multi));
+    }
+    return types;
+  }
+
+  const EGraph& g_;
+  const LowerRequest& req_;
+  Graph out_;
+  absl::flat_hash_map<Id, ValueRef> value_;
+  absl::flat_hash_set<Id> on_stack_;
+  absl::flat_hash_set<std::string> used_;
+  int fresh_ = 0;
+  Symbol out_op_ = Symbol::Intern(kOutOp);
+  Symbol const_op_ = Symbol::Intern(kConstOp);
+  Symbol shape_op_ = Symbol::Intern(kShapeOp);
+};
+
+}  // namespace
+
+absl::StatusOr<Graph> LowerChoice(const EGraph& g, const LowerRequest& request) {
+  return Lowerer(g, request).Run();
+}
+
+}  // namespace egret

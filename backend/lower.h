@@ -1,0 +1,58 @@
+// Lowering: an extracted choice (one e-node per e-class) becomes a Graph.
+//
+// The result is topologically ordered (every node after its producers; graph
+// inputs first, in the order given), holds only what the outputs need (plus
+// every graph input, kept by name), resolves "$Out" selections into outputs
+// of one multi-output node, and annotates every computing node with the
+// attributes "egret.impl" (string, the implementation chosen) and
+// "egret.cost" (double, its cost). An op the annotator rejects (no registered
+// implementation) is an error naming the op and its class.
+#ifndef EGRET_BACKEND_LOWER_H_
+#define EGRET_BACKEND_LOWER_H_
+
+#include <functional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/status/statusor.h"
+#include "egret/egraph/egraph.h"
+#include "egret/graph/graph.h"
+
+namespace egret {
+
+inline constexpr std::string_view kImplAttr = "egret.impl";
+inline constexpr std::string_view kCostAttr = "egret.cost";
+
+struct LowerAnnotation {
+  std::string impl;
+  double cost = 0;
+};
+
+struct LowerRequest {
+  // The chosen e-node of each (canonical) class the outputs need.
+  absl::flat_hash_map<Id, NodeIdx> choice;
+  // Graph inputs ("*Input" classes) and outputs, with their names, in order.
+  std::vector<std::pair<Id, std::string>> inputs;
+  std::vector<std::pair<Id, std::string>> outputs;
+  // Names for particular e-nodes (e.g. the input graph's node names); other
+  // nodes get fresh names "n<k>". Names stay unique.
+  absl::flat_hash_map<NodeIdx, std::string> names;
+  std::string graph_name;
+  Options options;
+  // The implementation and cost of a computing node (not "$Const", "$Shape",
+  // "$Out" or "*Input"); an error when the op may not be used. Null: no
+  // annotations.
+  std::function<absl::StatusOr<LowerAnnotation>(std::string_view op, const TensorType& type)>
+      annotate;
+};
+
+// Fails (kInvalidArgument) on a class without a chosen node, a cycle in the
+// choice, or an op the annotator rejects.
+absl::StatusOr<Graph> LowerChoice(const EGraph& g, const LowerRequest& request);
+
+}  // namespace egret
+
+#endif  // EGRET_BACKEND_LOWER_H_

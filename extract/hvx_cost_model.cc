@@ -1,0 +1,74 @@
+#include "egret/extract/hvx_cost_model.h"
+
+#include <algorithm>
+#include <limits>
+
+namespace egret::extract {
+namespace {
+
+bool IsFreeOp(std::string_view op) {
+  return op == "$Const" || op == "$Shape" || op == "$Out" || (!op.empty() && op.front() == '*');
+}
+
+std::string_view BaseName(std::string_view op) {
+  if (op.empty() || op.front() == '$' || op.front() == '*') return op;
+  size_t dot = op.find('.');
+  return dot == std::string_view::npos ? op : op.substr(0, dot);
+}
+
+}  // namespace
+
+int64_t HvxCostModel::Vectors(int64_t output_bytes) {
+  if (output_bytes <= kHvxVectorBytes) return 1;
+  return (output_bytes + kHvxVectorBytes - 1) / kHvxVectorBytes;
+}
+
+NodeCost HvxCostModel::Cost(std::string_view op, std::string_view dtype,
+                            int64_t output_bytes) const {
+  NodeCost out;
+  if (IsFreeOp(op)) {
+    out.computable = true;
+    out.cost = kFreeCost;
+    out.impl = "free";
+    return out;
+  }
+  const double vectors = static_cast<double>(Vectors(output_bytes));
+  for (std::string_view name : {op, BaseName(op)}) {
+    auto ov = table_.overrides.find(std::string(name));
+    if (ov != table_.overrides.end()) {
+      auto it = ov->second.find(std::string(dtype));
+      if (it == ov->second.end()) it = ov->second.find("*");
+      if (it != ov->second.end()) {
+        out.computable = true;
+        out.cost = it->second * vectors;
+        out.impl = "override";
+        return out;
+      }
+    }
+    auto impls = table_.ops.find(std::string(name));
+    if (impls == table_.ops.end() || impls->second.empty()) continue;
+    bool all_no_op = true;
+    double best = std::numeric_limits<double>::infinity();
+    const ImplCost* best_impl = nullptr;
+    for (const ImplCost& c : impls->second) {
+      all_no_op &= c.no_op;
+      double v = c.hvx ? c.cost * vectors : c.cost;
+      if (v < best) {
+        best = v;
+        best_impl = &c;
+      }
+    }
+    out.computable = true;
+    if (all_no_op) {
+      out.cost = kFreeCost;
+      out.impl = impls->second.front().impl;
+    } else {
+      out.cost = best;
+      out.impl = best_impl->impl;
+    }
+    return out;
+  }
+  return out;
+}
+
+}  // namespace egret::extract

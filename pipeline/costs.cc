@@ -1,0 +1,202 @@
+#include "egret/pipeline/costs.h"
+
+#include <limits>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "egret/graph/dtype.h"
+#include "egret/support/diagnostic.h"
+#include "nlohmann/json.hpp"
+
+namespace egret {
+
+extract::CostTable CostTableFromRegistry(const rules::OpRegistry& registry) {
+  extract::CostTable table;
+  for (const rules::OpImplementation& impl : registry.all()) {
+    extract::ImplCost c;
+    c.impl = impl.impl;
+    std::optional<double> v = impl.cost.Evaluate();
+    if (!v && impl.cost.kind == rules::CostExpr::Kind::kCostOf && !impl.cost.args.empty()) {
+      v = impl.cost.args[0].Evaluate();
+    }
+    c.cost = v.value_or(rules::kCostGlacial);
+    c.hvx = (impl.flag_bits & rules::kResourceHvx) != 0;
+    c.no_op = (impl.flag_bits & (rules::kNullExec | rules::kInplaceNop)) != 0;
+    table.ops[impl.op_name].push_back(std::move(c));
+  }
+  return table;
+}
+
+absl::Status AddCostOverrides(std::string_view json_text, const std::string& file,
+                              extract::CostTable* table) {
+  nlohmann::json j = nlohmann::json::parse(json_text, nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded()) return BadInput(SourceLocation{file, 0, 0}, "malformed JSON cost table");
+  if (!j.is_object()) {
+    return BadInput(SourceLocation{file, 0, 0}, "the cost table must be a JSON object");
+  }
+  for (auto it = j.begin(); it != j.end(); ++it) {
+    auto& per_op = table->overrides[it.key()];
+    if (it.value().is_number()) {
+      per_op["*"] = it.value().get<double>();
+    } else if (it.value().is_object()) {
+      for (auto d = it.value().begin(); d != it.value().end(); ++d) {
+        if (!d.value().is_number()) {
+          return BadInput(SourceLocation{file, 0, 0},
+                          absl::StrFormat("cost of '%s' for dtype '%s' is not a number",
+                                          it.key(), d.key()));
+        }
+        if (d.key() != "*" && !ParseDType(d.key())) {
+          return BadInput(SourceLocation{file, 0, 0},
+                          absl::StrFormat("unknown dtype '%s' in the cost of '%s'", d.key(),
+                                          it.key()));
+        }
+        per_op[d.key()] = d.value().get<double>();
+      }
+    } else {
+      return BadInput(SourceLocation{file, 0, 0},
+                      absl::StrFormat("cost of '%s' must be a number or an object", it.key()));
+    }
+  }
+  return absl::OkStatus();
+}
+
+extract::NodeCost NodeCostOf(const extract::HvxCostModel& model, std::string_view op,
+                             const std::vector<TensorType>& outputs) {
+  int64_t bytes = 0;
+  std::string_view dtype = "UNKNOWN";
+  for (const TensorType& t : outputs) bytes += t.byte_size();
+  if (!outputs.empty()) dtype = DTypeName(outputs[0].dtype);
+  return model.Cost(op, dtype, bytes);
+}
+
+double GraphCost(const Graph& g, const extract::HvxCostModel& model, std::string* missing_op) {
+  double total = 0;
+  for (const Node& n : g.nodes()) {
+    std::vector<TensorType> outs(n.outputs.begin(), n.outputs.end());
+    extract::NodeCost c = NodeCostOf(model, n.op, outs);
+    if (!c.computable) {
+      if (missing_op != nullptr) *missing_op = n.op;
+      return std::numeric_limits<double>::infinity();
+    }
+    total += c.cost;
+  }
+  return total;
+}
+
+absl::StatusOr<EGraphProblem> BuildProblem(const EGraph& g, const extract::HvxCostModel& model,
+                                           const std::vector<Id>& roots) {
+  // Classes reachable from the roots, through any node.
+  absl::flat_hash_map<Id, extract::ClassId> index;
+  std::vector<Id> order;
+  for (Id r : roots) {
+    r = g.Find(r);
+    if (index.try_emplace(r, static_cast<extract::ClassId>(order.size())).second) {
+      order.push_back(r);
+    }
+  }
+  for (size_t i = 0; i < order.size(); ++i) {
+    for (NodeIdx n : g.ClassNodes(order[i])) {
+      if (!g.IsLive(n)) continue;
+      for (Id ch : g.Node(n).children) {
+        Id c = g.Find(ch);
+        if (index.try_emplace(c, static_cast<extract::ClassId>(order.size())).second) {
+          order.push_back(c);
+        }
+      }
+    }
+  }
+  // Node costs; computable classes by fixpoint.
+  struct NodeInfo {
+    NodeIdx n;
+    double cost;
+    bool ok;
+  };
+  std::vector<std::vector<NodeInfo>> nodes(order.size());
+  for (size_t i = 0; i < order.size(); ++i) {
+    const TensorType& t = g.TypeOf(order[i]);
+    for (NodeIdx n : g.ClassNodes(order[i])) {
+      if (!g.IsLive(n)) continue;
+      extract::NodeCost c = model.Cost(g.NodeOp(n).str(), DTypeName(t.dtype), t.byte_size());
+      nodes[i].push_back(NodeInfo{n, c.cost, c.computable});
+    }
+  }
+  std::vector<bool> computable(order.size(), false);
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (size_t i = 0; i < order.size(); ++i) {
+      if (computable[i]) continue;
+      for (const NodeInfo& ni : nodes[i]) {
+        if (!ni.ok) continue;
+        bool all = true;
+        for (Id ch : g.Node(ni.n).children) all &= computable[index.at(g.Find(ch))];
+        if (all) {
+          computable[i] = changed = true;
+          break;
+        }
+      }
+    }
+  }
+  for (Id r : roots) {
+    size_t ri = index.at(g.Find(r));
+    if (computable[ri]) continue;
+    // Find an op that blocks it: walk uncomputable classes from the root.
+    std::vector<size_t> todo{ri};
+    std::vector<bool> seen(order.size(), false);
+    seen[ri] = true;
+    while (!todo.empty()) {
+      size_t i = todo.back();
+      todo.pop_back();
+      for (const NodeInfo& ni : nodes[i]) {
+        if (!ni.ok) {
+          return absl::InvalidArgumentError(absl::StrFormat(
+              "output class %d (%s) cannot be computed: op '%s' (class %d, %s) has no "
+              "registered implementation",
+              order[ri], g.TypeOf(order[ri]).ToString(), g.NodeOp(ni.n).str(), order[i],
+              g.TypeOf(order[i]).ToString()));
+        }
+        for (Id ch : g.Node(ni.n).children) {
+          size_t ci = index.at(g.Find(ch));
+          if (!computable[ci] && !seen[ci]) {
+            seen[ci] = true;
+            todo.push_back(ci);
+          }
+        }
+      }
+    }
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "output class %d (%s) cannot be computed", order[ri], g.TypeOf(order[ri]).ToString()));
+  }
+  EGraphProblem out;
+  extract::ExtractionProblemBuilder b;
+  for (size_t i = 0; i < order.size(); ++i) b.AddClass(absl::StrCat(order[i]));
+  std::vector<extract::ClassId> kids;
+  for (size_t i = 0; i < order.size(); ++i) {
+    if (!computable[i]) continue;
+    for (const NodeInfo& ni : nodes[i]) {
+      if (!ni.ok) continue;
+      kids.clear();
+      bool all = true;
+      for (Id ch : g.Node(ni.n).children) {
+        size_t ci = index.at(g.Find(ch));
+        all &= computable[ci];
+        kids.push_back(static_cast<extract::ClassId>(ci));
+      }
+      if (!all) continue;
+      b.AddNode(static_cast<extract::ClassId>(i), std::string(g.NodeOp(ni.n).str()), ni.cost,
+                kids, absl::StrCat(ni.n));
+    }
+  }
+  for (Id r : roots) b.AddRoot(index.at(g.Find(r)));
+  absl::StatusOr<extract::ExtractionProblem> p = std::move(b).Build();
+  if (!p.ok()) return p.status();
+  out.problem = *std::move(p);
+  out.node_of.resize(out.problem.num_nodes());
+  for (extract::NodeId n = 0; n < out.problem.num_nodes(); ++n) {
+    out.node_of[n] = static_cast<NodeIdx>(std::stoul(out.problem.node_name(n)));
+  }
+  out.class_of = std::move(order);
+  return out;
+}
+
+}  // namespace egret

@@ -1,0 +1,54 @@
+// Glue between the rule registry, the HVX cost model and the extractors: the
+// cost table from DEF_PACKAGE_OP* registrations, `--costs` JSON overrides,
+// the extraction problem of an e-graph, and the cost of a graph.
+#ifndef EGRET_PIPELINE_COSTS_H_
+#define EGRET_PIPELINE_COSTS_H_
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/status/statusor.h"
+#include "egret/egraph/egraph.h"
+#include "egret/extract/hvx_cost_model.h"
+#include "egret/extract/problem.h"
+#include "egret/graph/graph.h"
+#include "egret/rules/op_registry.h"
+
+namespace egret {
+
+// One entry per registered implementation. A symbolic cost (COST_OF(f, base))
+// counts as its base cost; a cost function (COST_OF_F, *_COST_F_*) as
+// GLACIAL, since egret cannot run it.
+extract::CostTable CostTableFromRegistry(const rules::OpRegistry& registry);
+
+// Reads a JSON cost table into `table`'s overrides:
+//   {"Conv2d": 4096, "Relu": {"QUInt8": 1, "*": 2}}
+// (cost per 128-byte output vector; "*" = any dtype). Errors name `file`.
+absl::Status AddCostOverrides(std::string_view json_text, const std::string& file,
+                              extract::CostTable* table);
+
+// The cost of a node of `op` with outputs `outputs` (bytes summed).
+extract::NodeCost NodeCostOf(const extract::HvxCostModel& model, std::string_view op,
+                             const std::vector<TensorType>& outputs);
+
+// The DAG cost of `g` (every node paid once). Sets *missing_op to the first
+// op without an implementation and returns +infinity then.
+double GraphCost(const Graph& g, const extract::HvxCostModel& model, std::string* missing_op);
+
+// The extraction problem of the classes reachable from `roots`, with HVX
+// costs. Nodes whose op has no implementation are left out; when a root
+// cannot be computed at all, the error names the root class and an op that
+// blocks it.
+struct EGraphProblem {
+  extract::ExtractionProblem problem;
+  std::vector<Id> class_of;         // problem class -> e-class
+  std::vector<NodeIdx> node_of;     // problem node -> e-node
+};
+absl::StatusOr<EGraphProblem> BuildProblem(const EGraph& g, const extract::HvxCostModel& model,
+                                           const std::vector<Id>& roots);
+
+}  // namespace egret
+
+#endif  // EGRET_PIPELINE_COSTS_H_

@@ -1,0 +1,78 @@
+// egret's main job as a library call: a Graph and a RuleSet in, the optimized
+// Graph and a JSON report out.
+//
+//   1. compile every valid rule into a rewrite (rules/compiler.h);
+//   2. import the graph into an e-graph;
+//   3. saturate phase by phase: one phase per distinct rule priority, in
+//      ascending order, each with the op table's built-in equivalences
+//      (commutativity, associativity, ...) and constant folding, under the
+//      runner's limits (iterations per phase; nodes, time for the whole run);
+//      between phases either keep the whole e-graph (PhaseMode::kKeep) or
+//      extract the best graph and re-seed the next phase with it (kReseed);
+//   4. extract the cheapest graph under the HVX cost model (DAG extractor by
+//      default) and lower it to a Graph annotated with implementations and
+//      costs.
+// docs/rewrite-semantics.md describes the semantics and the report.
+#ifndef EGRET_PIPELINE_OPTIMIZE_H_
+#define EGRET_PIPELINE_OPTIMIZE_H_
+
+#include <functional>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "egret/egraph/runner.h"
+#include "egret/extract/extractor.h"
+#include "egret/extract/hvx_cost_model.h"
+#include "egret/graph/graph.h"
+#include "egret/pipeline/constant_fold.h"
+#include "egret/rules/rule_set.h"
+#include "egret/rules/shape_functions.h"
+#include "egret/support/diagnostic.h"
+#include "nlohmann/json.hpp"
+
+namespace egret {
+
+enum class PhaseMode { kKeep, kReseed };
+// "keep" / "reseed".
+std::optional<PhaseMode> ParsePhaseMode(std::string_view name);
+std::string_view PhaseModeName(PhaseMode mode);
+
+struct OptimizeOptions {
+  // `--option name=value`: override the graph's options for OPTION_*.
+  Options option_overrides;
+  // iterations: per phase; nodes, classes, seconds, memory: the whole run.
+  RunnerLimits limits;
+  extract::ExtractorKind extractor = extract::ExtractorKind::kDag;
+  double ilp_time_limit_seconds = 10.0;
+  PhaseMode phase_mode = PhaseMode::kKeep;
+  // Cost overrides (see pipeline/costs.h) applied over the rule files'
+  // registrations.
+  absl::flat_hash_map<std::string, absl::flat_hash_map<std::string, double>> cost_overrides;
+  bool constant_folding = true;
+  int64_t fold_max_elements = kDefaultFoldMaxElements;
+  bool builtin_rewrites = true;
+  // External function implementations; null: the built-ins.
+  const rules::FunctionLibrary* functions = nullptr;
+  // Called with one line per iteration and per phase (no newline).
+  std::function<void(const std::string&)> progress;
+};
+
+struct OptimizeResult {
+  Graph graph;
+  double input_cost = 0;   // +inf when the input uses an op without implementation
+  double output_cost = 0;
+  nlohmann::json report;
+};
+
+// Rules that fail to compile are reported in `diags` and make the call fail
+// (kFailedPrecondition). A graph output that no implementation can compute
+// fails with kInvalidArgument naming the op and class.
+absl::StatusOr<OptimizeResult> Optimize(const Graph& input, const rules::RuleSet& rules,
+                                        const OptimizeOptions& options, DiagnosticList* diags);
+
+// Peak resident set size of this process (VmHWM), or 0 when unknown.
+size_t PeakRssBytes();
+
+}  // namespace egret
+
+#endif  // EGRET_PIPELINE_OPTIMIZE_H_
