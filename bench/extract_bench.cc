@@ -65,11 +65,16 @@ int main(int argc, char** argv) {
   double ilp_limit = 10;
   for (int i = 1; i + 1 < argc; i += 2) {
     std::string flag = argv[i], value = argv[i + 1];
-    if (flag == "--dir") dir = value;
-    else if (flag == "--csv") csv_path = value;
-    else if (flag == "--ilp-time-limit") ilp_limit = std::stod(value);
-    else if (flag == "--extractors") extractors = value;
-    else if (flag == "--filter") filter = value;
+    if (flag == "--dir")
+      dir = value;
+    else if (flag == "--csv")
+      csv_path = value;
+    else if (flag == "--ilp-time-limit")
+      ilp_limit = std::stod(value);
+    else if (flag == "--extractors")
+      extractors = value;
+    else if (flag == "--filter")
+      filter = value;
     else {
       std::fprintf(stderr, "extract_bench: unknown flag %s\n", flag.c_str());
       return 2;
@@ -99,8 +104,9 @@ int main(int argc, char** argv) {
     std::string rel = std::filesystem::relative(f, dir).string();
     auto t0 = std::chrono::steady_clock::now();
     absl::StatusOr<ExtractionProblem> p = egret::extract::ReadEgraphSerializeFile(f);
-    load_micros += std::chrono::duration_cast<std::chrono::microseconds>(
-                       std::chrono::steady_clock::now() - t0).count();
+    load_micros +=
+        std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - t0)
+            .count();
     if (!p.ok()) {
       std::fprintf(stderr, "%s\n", std::string(p.status().message()).c_str());
       return 2;
@@ -110,19 +116,20 @@ int main(int argc, char** argv) {
       auto start = std::chrono::steady_clock::now();
       absl::StatusOr<Choice> c = Run(name, *p, ilp_limit, &optimal);
       int64_t us = std::chrono::duration_cast<std::chrono::microseconds>(
-                       std::chrono::steady_clock::now() - start).count();
+                       std::chrono::steady_clock::now() - start)
+                       .count();
       if (!c.ok() || !egret::extract::ValidateChoice(*p, *c).ok()) {
         std::fprintf(stderr, "%s: %s failed: %s\n", rel.c_str(), name.c_str(),
                      c.ok() ? "invalid choice" : std::string(c.status().message()).c_str());
         return 1;
       }
-      Row r{rel, name, egret::extract::TreeCost(*p, *c), egret::extract::DagCost(*p, *c), us,
-            optimal};
+      Row r{rel, name,   egret::extract::TreeCost(*p, *c), egret::extract::DagCost(*p, *c),
+            us,  optimal};
       std::fprintf(stderr, "%-60s %-7s nodes=%-6zu tree=%-14.6g dag=%-14.6g %10.3f ms%s\n",
                    rel.c_str(), name.c_str(), p->num_nodes(), r.tree_cost, r.dag_cost, us / 1e3,
                    name == "ilp" ? (optimal ? " optimal" : " not proven") : "");
-      absl::StrAppend(&csv, rel, ",", name, ",", absl::StrFormat("%.9g,%.9g,", r.tree_cost, r.dag_cost),
-                      us, "\n");
+      absl::StrAppend(&csv, rel, ",", name, ",",
+                      absl::StrFormat("%.9g,%.9g,", r.tree_cost, r.dag_cost), us, "\n");
       total_micros[name] += static_cast<double>(us);
       if (optimal) ++optimal_count[name];
       rows.push_back(r);
@@ -140,7 +147,8 @@ int main(int argc, char** argv) {
   }
   std::printf("files: %zu (loading all: %.1f ms); CSV: %s\n", files.size(), load_micros / 1e3,
               csv_path.c_str());
-  std::printf("| extractor | geomean DAG cost / best | files at best | sum of DAG costs | total time |\n");
+  std::printf(
+      "| extractor | geomean DAG cost / best | files at best | sum of DAG costs | total time |\n");
   std::printf("|---|---|---|---|---|\n");
   for (const std::string& name : names) {
     double log_sum = 0, cost_sum = 0;
@@ -157,12 +165,12 @@ int main(int argc, char** argv) {
         ++skipped;
       }
     }
-    std::printf("| %s | %.5f | %d/%zu | %.6g | %.3f s%s |\n", name.c_str(),
-                n ? std::exp(log_sum / n) : 1.0, at_best, files.size(), cost_sum,
-                total_micros[name] / 1e6,
-                name == "ilp" ? absl::StrCat(" (", optimal_count[name], " proven optimal)").c_str()
-                              : "");
-    if (skipped) std::printf("  (%d files with best DAG cost <= 0 left out of the mean)\n", skipped);
+    std::printf(
+        "| %s | %.5f | %d/%zu | %.6g | %.3f s%s |\n", name.c_str(), n ? std::exp(log_sum / n) : 1.0,
+        at_best, files.size(), cost_sum, total_micros[name] / 1e6,
+        name == "ilp" ? absl::StrCat(" (", optimal_count[name], " proven optimal)").c_str() : "");
+    if (skipped)
+      std::printf("  (%d files with best DAG cost <= 0 left out of the mean)\n", skipped);
   }
   return 0;
 }

@@ -32,7 +32,8 @@ int RunExtract(const ExtractArgs& args) {
     return kExitBadInput;
   }
   if (!(args.time_limit > 0) || !std::isfinite(args.time_limit)) {
-    std::fprintf(stderr, "egret extract: error: --time-limit must be a positive number of seconds\n");
+    std::fprintf(stderr,
+                 "egret extract: error: --time-limit must be a positive number of seconds\n");
     return kExitBadInput;
   }
   auto start = std::chrono::steady_clock::now();
@@ -50,8 +51,8 @@ int RunExtract(const ExtractArgs& args) {
                  std::string(result.status().message()).c_str());
     return ExitCodeFor(result.status());
   }
-  double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
-                  .count();
+  double ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   if (args.json) {
     nlohmann::ordered_json out;
     out["extractor"] = args.extractor;
@@ -91,7 +92,8 @@ void RegisterExtractCommand(CLI::App& app, int* exit_code) {
       "extract", "Extract the cheapest term from an egraph-serialize JSON e-graph");
   cmd->add_option("egraph", args->path, "egraph-serialize JSON file")->required();
   cmd->add_option("--extractor", args->extractor, "tree, dag (default) or ilp");
-  cmd->add_option("--time-limit", args->time_limit, "ILP solver time limit in seconds (default 10)");
+  cmd->add_option("--time-limit", args->time_limit,
+                  "ILP solver time limit in seconds (default 10)");
   cmd->add_flag("--json", args->json, "print one JSON object");
   cmd->callback([args, exit_code] { *exit_code = RunExtract(*args); });
 }

@@ -81,11 +81,11 @@ int RunList(const RulesArgs& args) {
     w_pass = std::max(w_pass, r.PassSpec().size());
     w_op = std::max(w_op, RootOp(r).size());
   }
-  std::cout << absl::StrFormat("%-*s  %8s  %-*s  %s\n", w_pass, "PASS", "PRIORITY", w_op,
-                               "ROOT_OP", "LOCATION");
+  std::cout << absl::StrFormat("%-*s  %8s  %-*s  %s\n", w_pass, "PASS", "PRIORITY", w_op, "ROOT_OP",
+                               "LOCATION");
   for (const rules::Rule& r : set->rules) {
-    std::cout << absl::StrFormat("%-*s  %8d  %-*s  %s:%d\n", w_pass, r.PassSpec(), r.priority,
-                                 w_op, RootOp(r), r.loc().file, r.loc().line);
+    std::cout << absl::StrFormat("%-*s  %8d  %-*s  %s:%d\n", w_pass, r.PassSpec(), r.priority, w_op,
+                                 RootOp(r), r.loc().file, r.loc().line);
   }
   return exit;
 }
@@ -120,8 +120,7 @@ int RunDump(const RulesArgs& args) {
   }
   out["param_orders"] = nlohmann::json::array();
   for (const rules::ParamOrder& p : set->param_orders) {
-    out["param_orders"].push_back(
-        {{"loc", p.loc.ToString()}, {"op", p.op_name}, {"args", p.args}});
+    out["param_orders"].push_back({{"loc", p.loc.ToString()}, {"op", p.op_name}, {"args", p.args}});
   }
   out["external_functions"] = nlohmann::json::array();
   std::vector<const rules::ExternalFunction*> fns;
@@ -153,8 +152,8 @@ void RegisterRulesCommands(CLI::App& app, int* exit_code) {
   }
   {
     auto args = std::make_shared<RulesArgs>();
-    CLI::App* list = rules->add_subcommand(
-        "list", "Print one row per rule: pass, priority, root op, file:line");
+    CLI::App* list =
+        rules->add_subcommand("list", "Print one row per rule: pass, priority, root op, file:line");
     AddCommonOptions(list, args.get());
     list->callback([args, exit_code] { *exit_code = RunList(*args); });
   }

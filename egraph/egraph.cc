@@ -55,7 +55,10 @@ struct EGraph::Hashcons {
       const NodeRec& r = s->nodes[n];
       if (r.op != op || r.payload != payload || r.arity != arity) return false;
       const Id* mine = s->children.data() + r.child_begin;
-      return std::equal(mine, mine + arity, ch);
+      for (size_t i = 0; i < arity; ++i) {
+        if (mine[i] != ch[i]) return false;
+      }
+      return true;
     }
     bool operator()(NodeIdx a, NodeIdx b) const {
       const NodeRec& r = s->nodes[b];
@@ -153,6 +156,7 @@ absl::StatusOr<Id> EGraph::Add(const ENodeView& node, TypeId type) {
   rec.type = type;
   if (node.op == const_op_) rec.constant = node.payload;
   node_class_.push_back(c);
+  node_stamp_.push_back(static_cast<uint32_t>(epoch_));
   for (size_t i = 0; i < ch.size(); ++i) {
     if (std::find(ch.begin(), ch.begin() + i, ch[i]) != ch.begin() + i) continue;
     classes_[ch[i]].parents.push_back(n);
@@ -241,6 +245,7 @@ void EGraph::Repair(Id c, std::vector<Id>& touched) {
     if (hashed) hashcons_->set.erase(p);
     Id* ch = st.children.data() + rec.child_begin;
     for (uint16_t k = 0; k < rec.arity; ++k) ch[k] = Find(ch[k]);
+    node_stamp_[p] = static_cast<uint32_t>(epoch_);
     Id pc = Find(node_class_[p]);
     touched.push_back(pc);
     LogChange(pc);
@@ -290,6 +295,7 @@ size_t EGraph::Rebuild() {
       Id r = Find(l);
       ClassRec& lc = classes_[l];
       ClassRec& rc = classes_[r];
+      for (NodeIdx n : lc.nodes) node_stamp_[n] = static_cast<uint32_t>(epoch_);
       rc.nodes.insert(rc.nodes.end(), lc.nodes.begin(), lc.nodes.end());
       rc.parents.insert(rc.parents.end(), lc.parents.begin(), lc.parents.end());
       std::vector<NodeIdx>().swap(lc.nodes);
@@ -379,7 +385,8 @@ size_t EGraph::ApproxMemoryBytes() const {
                  store_->children.capacity() * sizeof(Id) + node_class_.capacity() * sizeof(Id) +
                  hashcons_->set.capacity() * (sizeof(NodeIdx) + 1) +
                  classes_.capacity() * sizeof(ClassRec) + list_entries_ * sizeof(NodeIdx) +
-                 uf_.ApproxBytes() + change_log_.capacity() * sizeof(Id) + types_.ApproxBytes() +
+                 uf_.ApproxBytes() + change_log_.capacity() * sizeof(Id) +
+                 node_stamp_.capacity() * sizeof(uint32_t) + types_.ApproxBytes() +
                  unhashed_op_.capacity();
   return bytes;
 }

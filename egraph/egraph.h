@@ -166,6 +166,12 @@ class EGraph {
   // congruent node whose merge was refused).
   bool IsUnhashed(NodeIdx n) const { return store_->nodes[n].flags & kUnhashed; }
   size_t num_stored_nodes() const { return store_->nodes.size(); }
+  // The change epoch: advanced by every Rebuild(). NodeStamp(n) is the epoch
+  // in which node n was created, re-canonicalized or moved into another class
+  // by a merge: a match whose nodes all have stamps below e was already a
+  // match (up to canonical ids) in epoch e (semi-naive matching).
+  uint64_t epoch() const { return epoch_; }
+  uint64_t NodeStamp(NodeIdx n) const { return node_stamp_[n]; }
   // Number of entries in the hash-cons.
   size_t hashcons_size() const;
 
@@ -225,6 +231,7 @@ class EGraph {
   std::unique_ptr<Store> store_;
   std::unique_ptr<Hashcons> hashcons_;
   std::vector<Id> node_class_;  // class each node was added to (Find it)
+  std::vector<uint32_t> node_stamp_;
   std::vector<ClassRec> classes_;
   UnionFind uf_;
   std::vector<Id> pending_;   // losers of unions not yet merged into their roots

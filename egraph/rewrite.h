@@ -42,6 +42,9 @@ struct Rewrite {
   // reads a bound class's nodes or constant needs lookahead 1 (the default
   // when there is a guard), a guard that looks deeper needs more, or set
   // `incremental` to false to search the whole e-graph every iteration.
+  // With lookahead 0, matches whose e-nodes are all older than the rule's
+  // last complete search are skipped as well (semi-naive evaluation): they
+  // were applied then, and applying them again adds nothing.
   bool incremental = true;
   int lookahead = 0;
 };

@@ -41,7 +41,8 @@ class RunState {
  private:
   struct RuleState {
     bool searched = false;
-    size_t since = 0;  // change-log position of the last complete search
+    size_t since = 0;         // change-log position of the last complete search
+    uint64_t since_epoch = 0;  // e-graph epoch of the last complete search
   };
 
   double Elapsed() const { return std::chrono::duration<double>(Clock::now() - start_).count(); }
@@ -204,9 +205,20 @@ void RunState::SearchAndApply(const Rewrite& rw, size_t rule, RuleState& st,
   };
 
   bool over_limit = false;
+  // Semi-naive: after a complete search, a match whose nodes are all older
+  // than that search was found (and applied) then. Only for rules whose guard
+  // and applier read no more than the matched nodes and bound types.
+  const bool semi_naive = st.searched && rw.incremental && rw.lookahead <= 0;
+  const uint64_t old_epoch = st.since_epoch;
+  const uint64_t epoch = g_.epoch();
   Matcher matcher(pat);
   auto on_match = [&](const MatchView& m) {
     if (Tick()) return false;
+    if (semi_naive) {
+      bool fresh = false;
+      for (NodeIdx n : m.nodes) fresh |= g_.NodeStamp(n) >= old_epoch;
+      if (!fresh) return true;
+    }
     if (rw.guard && !rw.guard(g_, m)) return true;
     if (++stats.matches > limit) {
       over_limit = true;
@@ -234,6 +246,7 @@ void RunState::SearchAndApply(const Rewrite& rw, size_t rule, RuleState& st,
     if (!stop_) {
       st.searched = true;
       st.since = pos;
+      st.since_epoch = epoch;
     }
   }
   double total = std::chrono::duration<double>(Clock::now() - t0).count();

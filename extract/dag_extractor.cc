@@ -2,8 +2,8 @@
 
 #include <cmath>
 #include <functional>
-#include <queue>
 #include <limits>
+#include <queue>
 #include <utility>
 #include <vector>
 
@@ -107,7 +107,10 @@ Choice GreedyCostSets(const ExtractionProblem& p) {
 class LocalSearch {
  public:
   LocalSearch(const ExtractionProblem& p, Choice full, int64_t budget)
-      : p_(p), choice_(std::move(full)), refs_(p.num_classes(), 0), mark_(p.num_classes(), 0),
+      : p_(p),
+        choice_(std::move(full)),
+        refs_(p.num_classes(), 0),
+        mark_(p.num_classes(), 0),
         budget_(budget) {
     for (ClassId r : p_.roots()) cost_ += Inc(r);
   }
@@ -290,7 +293,8 @@ absl::StatusOr<Choice> ExtractDag(const ExtractionProblem& p, const DagOptions& 
 
   int64_t edges = 0;
   for (ClassId c = 0; c < p.num_classes(); ++c) edges += static_cast<int64_t>(p.parents(c).size());
-  const int64_t budget = options.work_factor * (static_cast<int64_t>(p.num_nodes()) + edges) + 10000;
+  const int64_t budget =
+      options.work_factor * (static_cast<int64_t>(p.num_nodes()) + edges) + 10000;
 
   Choice best;
   double best_cost = kInf;

@@ -73,9 +73,9 @@ class Parser {
   }
   absl::Status Expect(char c, std::string_view what) {
     if (Peek() != c) {
-      return Error(pos_, pos_ >= text_.size() ? absl::StrCat("unexpected end of input, expected ",
-                                                             std::string(what))
-                                              : absl::StrCat("expected ", std::string(what)));
+      return Error(pos_, pos_ >= text_.size()
+                             ? absl::StrCat("unexpected end of input, expected ", std::string(what))
+                             : absl::StrCat("expected ", std::string(what)));
     }
     ++pos_;
     return absl::OkStatus();
@@ -155,14 +155,30 @@ absl::Status Parser::ParseString(std::string_view* out) {
     char e = text_[i + 1];
     i += 2;
     switch (e) {
-      case '"': s.push_back('"'); break;
-      case '\\': s.push_back('\\'); break;
-      case '/': s.push_back('/'); break;
-      case 'b': s.push_back('\b'); break;
-      case 'f': s.push_back('\f'); break;
-      case 'n': s.push_back('\n'); break;
-      case 'r': s.push_back('\r'); break;
-      case 't': s.push_back('\t'); break;
+      case '"':
+        s.push_back('"');
+        break;
+      case '\\':
+        s.push_back('\\');
+        break;
+      case '/':
+        s.push_back('/');
+        break;
+      case 'b':
+        s.push_back('\b');
+        break;
+      case 'f':
+        s.push_back('\f');
+        break;
+      case 'n':
+        s.push_back('\n');
+        break;
+      case 'r':
+        s.push_back('\r');
+        break;
+      case 't':
+        s.push_back('\t');
+        break;
       case 'u': {
         auto hex4 = [&](size_t at, uint32_t* v) {
           if (at + 4 > text_.size()) return false;
@@ -183,8 +199,8 @@ absl::Status Parser::ParseString(std::string_view* out) {
         i += 4;
         if (cp >= 0xD800 && cp < 0xDC00) {
           uint32_t lo;
-          if (i + 1 < text_.size() && text_[i] == '\\' && text_[i + 1] == 'u' &&
-              hex4(i + 2, &lo) && lo >= 0xDC00 && lo < 0xE000) {
+          if (i + 1 < text_.size() && text_[i] == '\\' && text_[i + 1] == 'u' && hex4(i + 2, &lo) &&
+              lo >= 0xDC00 && lo < 0xE000) {
             cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
             i += 6;
           } else {
@@ -238,7 +254,8 @@ absl::Status Parser::SkipValue(int depth) {
     return ParseString(&s);
   }
   if (c == '{') {
-    return ForEachMember("an object", [&](std::string_view, size_t) { return SkipValue(depth + 1); });
+    return ForEachMember("an object",
+                         [&](std::string_view, size_t) { return SkipValue(depth + 1); });
   }
   if (c == '[') {
     return ForEachElement("an array", [&](size_t) { return SkipValue(depth + 1); });
@@ -390,7 +407,8 @@ absl::StatusOr<ExtractionProblem> Parser::Run() {
     return SkipValue(1);
   });
   if (!s.ok()) return s;
-  if (Peek() != '\0' || pos_ < text_.size()) return Error(pos_, "trailing characters after the JSON value");
+  if (Peek() != '\0' || pos_ < text_.size())
+    return Error(pos_, "trailing characters after the JSON value");
   if (!seen_nodes_) return Error(top, "no \"nodes\" object");
   if (!seen_roots_) return Error(top, "no \"root_eclasses\" array");
 
@@ -443,7 +461,8 @@ absl::StatusOr<ExtractionProblem> Parser::Run() {
     return Error(top, "no root classes");
   }
   absl::StatusOr<ExtractionProblem> p = std::move(builder).Build();
-  if (!p.ok()) return BadInput(SourceLocation{std::string(file_)}, std::string(p.status().message()));
+  if (!p.ok())
+    return BadInput(SourceLocation{std::string(file_)}, std::string(p.status().message()));
   return p;
 }
 

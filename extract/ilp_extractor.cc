@@ -150,13 +150,13 @@ class IlpBuilder {
 
   const ExtractionProblem& p_;
   const TreeCosts& tree_;
-  std::vector<char> keep_;           // per node
-  std::vector<NodeId> dominator_;    // per node
-  std::vector<char> live_;           // per class: reachable through kept nodes
+  std::vector<char> keep_;         // per node
+  std::vector<NodeId> dominator_;  // per node
+  std::vector<char> live_;         // per class: reachable through kept nodes
   Sccs sccs_;
-  std::vector<char> collapsible_;    // per class
-  std::vector<double> val_;          // exact cost of a collapsible class
-  std::vector<NodeId> vchoice_;      // its best node
+  std::vector<char> collapsible_;  // per class
+  std::vector<double> val_;        // exact cost of a collapsible class
+  std::vector<NodeId> vchoice_;    // its best node
   std::vector<double> obj_, col_lb_, col_ub_, row_lb_, row_ub_;
   std::vector<char> is_int_;
   std::vector<Triplet> entries_;
@@ -346,7 +346,8 @@ absl::StatusOr<IlpResult> IlpBuilder::Run(const IlpOptions& options, Choice warm
   }
   const int32_t num_binaries = static_cast<int32_t>(obj_.size());
   auto add_class_terms = [&](int32_t row, ClassId c, double coef) {
-    for (int32_t j = class_col_begin[c]; j < class_col_end[c]; ++j) entries_.push_back({row, j, coef});
+    for (int32_t j = class_col_begin[c]; j < class_col_end[c]; ++j)
+      entries_.push_back({row, j, coef});
   };
   // Roots.
   for (ClassId r : p_.roots()) add_class_terms(AddRow(1, kInf), r, 1.0);
@@ -484,8 +485,8 @@ absl::StatusOr<IlpResult> IlpBuilder::Run(const IlpOptions& options, Choice warm
   const double tol = 1e-6 * std::max(1.0, std::abs(result.cost));
   if (proven) {
     // CBC proved its incumbent optimal; ours is at least as good up to rounding.
-    result.bound = std::min(result.cost, std::isfinite(bound) ? std::max(bound, result.cost - tol)
-                                                              : result.cost);
+    result.bound = std::min(
+        result.cost, std::isfinite(bound) ? std::max(bound, result.cost - tol) : result.cost);
     result.optimal = true;
   } else {
     result.bound = std::isfinite(bound) && bound > -1e29 ? std::min(bound, result.cost) : -kInf;
@@ -514,8 +515,8 @@ absl::StatusOr<IlpResult> ExtractIlp(const ExtractionProblem& p, const IlpOption
   absl::StatusOr<IlpResult> result = builder.Run(options, std::move(warm));
   if (result.ok()) {
     if (absl::Status s = ValidateChoice(p, result->choice); !s.ok()) {
-      return absl::InternalError(absl::StrCat("ILP extractor produced an invalid choice: ",
-                                              std::string(s.message())));
+      return absl::InternalError(
+          absl::StrCat("ILP extractor produced an invalid choice: ", std::string(s.message())));
     }
   }
   return result;

@@ -33,9 +33,9 @@ struct IlpOptions {
 };
 
 struct IlpResult {
-  Choice choice;       // the best choice found (never worse than the warm start)
-  double cost = 0;     // its DAG cost
-  double bound = 0;    // proven lower bound on the DAG cost (-inf if none)
+  Choice choice;     // the best choice found (never worse than the warm start)
+  double cost = 0;   // its DAG cost
+  double bound = 0;  // proven lower bound on the DAG cost (-inf if none)
   bool optimal = false;
   // What the pruning left for the solver.
   int64_t model_columns = 0;

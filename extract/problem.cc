@@ -39,17 +39,19 @@ absl::StatusOr<ExtractionProblem> ExtractionProblemBuilder::Build() && {
                                                      n.cls, " but there are ", nc, " classes"));
     }
     if (!std::isfinite(n.cost)) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("node '", n.name, "' in class '", class_ids_[n.cls], "' has a cost that is not finite"));
+      return absl::InvalidArgumentError(absl::StrCat(
+          "node '", n.name, "' in class '", class_ids_[n.cls], "' has a cost that is not finite"));
     }
     ++class_node_count_[n.cls];
   }
   for (ClassId ch : children_) {
-    if (ch >= nc) return absl::InvalidArgumentError(absl::StrCat("child class index ", ch, " out of range"));
+    if (ch >= nc)
+      return absl::InvalidArgumentError(absl::StrCat("child class index ", ch, " out of range"));
   }
   if (roots_.empty()) return absl::InvalidArgumentError("the e-graph has no root classes");
   for (ClassId r : roots_) {
-    if (r >= nc) return absl::InvalidArgumentError(absl::StrCat("root class index ", r, " out of range"));
+    if (r >= nc)
+      return absl::InvalidArgumentError(absl::StrCat("root class index ", r, " out of range"));
     if (class_node_count_[r] == 0) {
       return absl::InvalidArgumentError(
           absl::StrCat("root class '", class_ids_[r], "' has no nodes"));

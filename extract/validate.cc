@@ -9,8 +9,8 @@ namespace egret::extract {
 
 absl::Status ValidateChoice(const ExtractionProblem& p, const Choice& choice) {
   if (choice.node.size() != p.num_classes()) {
-    return absl::FailedPreconditionError(absl::StrCat("choice has ", choice.node.size(),
-                                                      " entries for ", p.num_classes(), " classes"));
+    return absl::FailedPreconditionError(absl::StrCat(
+        "choice has ", choice.node.size(), " entries for ", p.num_classes(), " classes"));
   }
   for (ClassId c = 0; c < p.num_classes(); ++c) {
     NodeId n = choice.node[c];
@@ -40,8 +40,8 @@ absl::Status ValidateChoice(const ExtractionProblem& p, const Choice& choice) {
       }
       ClassId ch = kids[k++];
       if (colour[ch] == 1) {
-        return absl::FailedPreconditionError(absl::StrCat(
-            "the choice has a cycle through class '", p.class_name(ch), "'"));
+        return absl::FailedPreconditionError(
+            absl::StrCat("the choice has a cycle through class '", p.class_name(ch), "'"));
       }
       if (colour[ch] == 2) continue;
       if (choice.node[ch] == kNoNode) {

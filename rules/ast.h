@@ -49,7 +49,7 @@ enum class Type : uint8_t {
   kInvalid,  // not yet checked, or ill-typed (an error was reported)
   kBool,
   kInt,
-  kSize,   // size_t: integer constants with a U suffix, dimensions, ...
+  kSize,  // size_t: integer constants with a U suffix, dimensions, ...
   kFloat,
   kDType,
   kOpRef,  // an existing node of the matched graph
@@ -75,10 +75,10 @@ enum class ExprKind : uint8_t {
   kOptionBool,
   kOptionFloat,
   // --- one operand ---
-  kToUint,  // UINT(x)
-  kToInt,   // INT(x)
-  kToFloat, // FLOAT(x)
-  kToDType, // DTYPE(x)
+  kToUint,   // UINT(x)
+  kToInt,    // INT(x)
+  kToFloat,  // FLOAT(x)
+  kToDType,  // DTYPE(x)
   kNot,
   kNeg,
   kAbs,
@@ -143,19 +143,19 @@ enum class ExprKind : uint8_t {
   // --- EXTERNAL_CONSTRAINT(fn, "tag", exprs...): name = fn, args = [tag, exprs...] ---
   kExternalConstraint,
   // --- replacement forms ---
-  kOp,                     // Op("op", inputs...): name = op string
-  kWrapOp,                 // WrapOp("op", x): name = op string
-  kWrapOpAlways,           // WrapOpAlways("op", x): name = op string
-  kGenShape,               // gen_Shape(ints...)
-  kGenShapeOf,             // gen_ShapeOf(opref)
-  kGenConstScalarF32,      // (value)
-  kGenConstScalarI32,      // (value)
-  kGenConstArrF32,         // (value, n)
-  kGenConstArrI32,         // (value, n)
-  kGenConstArrValsI32,     // (ints...)
-  kAutoSplit,              // AUTOSPLIT(dim, tag, chunk, body): split_tag, args = [dim, chunk, body]
-  kOpIter,                 // OP_ITER(init, tag, from, to, body): split_tag, args = [init, from, to, body]
-  kIterInputOf,            // ITER_INPUT_OF(opref, tag): split_tag, args = [opref]
+  kOp,                  // Op("op", inputs...): name = op string
+  kWrapOp,              // WrapOp("op", x): name = op string
+  kWrapOpAlways,        // WrapOpAlways("op", x): name = op string
+  kGenShape,            // gen_Shape(ints...)
+  kGenShapeOf,          // gen_ShapeOf(opref)
+  kGenConstScalarF32,   // (value)
+  kGenConstScalarI32,   // (value)
+  kGenConstArrF32,      // (value, n)
+  kGenConstArrI32,      // (value, n)
+  kGenConstArrValsI32,  // (ints...)
+  kAutoSplit,           // AUTOSPLIT(dim, tag, chunk, body): split_tag, args = [dim, chunk, body]
+  kOpIter,       // OP_ITER(init, tag, from, to, body): split_tag, args = [init, from, to, body]
+  kIterInputOf,  // ITER_INPUT_OF(opref, tag): split_tag, args = [opref]
   kAutoSplitShapeFnApply,  // (fn, tag, params...): name = fn, split_tag, args = params
   kWithSize,               // (size, op)
   kWithType,               // (opref, op)
@@ -224,13 +224,13 @@ struct MatchNode {
 
 // Rule flags of DEF_PACKAGE_OPTIMIZATION_WITH_FLAGS (bit values are egret's).
 enum RuleFlag : uint32_t {
-  kRelaxedPrecision = 1u << 0,  // relaxed_precision_flag
-  kCseAfterAlways = 1u << 1,    // cse_after_always
-  kCseAfterIf = 1u << 2,        // cse_after_if
-  kCpAfterAlways = 1u << 3,     // cp_after_always
-  kCpAfterIf = 1u << 4,         // cp_after_if
-  kFoldRelu = 1u << 5,          // fold_relu_flag
-  kExplicitAutosplit = 1u << 6, // explicit_autosplit_flag
+  kRelaxedPrecision = 1u << 0,   // relaxed_precision_flag
+  kCseAfterAlways = 1u << 1,     // cse_after_always
+  kCseAfterIf = 1u << 2,         // cse_after_if
+  kCpAfterAlways = 1u << 3,      // cp_after_always
+  kCpAfterIf = 1u << 4,          // cp_after_if
+  kFoldRelu = 1u << 5,           // fold_relu_flag
+  kExplicitAutosplit = 1u << 6,  // explicit_autosplit_flag
 };
 // The bit of a known flag name, or 0.
 uint32_t RuleFlagBit(std::string_view name);

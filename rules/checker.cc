@@ -74,8 +74,8 @@ class Checker {
     in_constraint_ = true;
     Type c = Check(*rule_.constraint, false);
     if (c != Type::kInvalid && c != Type::kBool) {
-      Err(*rule_.constraint, absl::StrCat("the constraint must be a bool expression, not ",
-                                          Describe(c)));
+      Err(*rule_.constraint,
+          absl::StrCat("the constraint must be a bool expression, not ", Describe(c)));
     }
     in_constraint_ = false;
     Expr& r = *rule_.replacement;
@@ -88,8 +88,8 @@ class Checker {
       }
     }
     if (t != Type::kInvalid && !IsRepl(t)) {
-      Err(r, absl::StrCat("the replacement must be an operand or a construction, not ",
-                          Describe(t)));
+      Err(r,
+          absl::StrCat("the replacement must be an operand or a construction, not ", Describe(t)));
     }
     return ok_;
   }
@@ -128,9 +128,9 @@ class Checker {
         tags_.insert(m.tag);
         auto [it, fresh] = lets->emplace(m.tag, &m);
         if (!fresh) {
-          Diagnostic d = DiagnosticAt(Severity::kError, m.origin,
-                                      absl::StrCat("tag \"", m.tag,
-                                                   "\" is already bound by another LET"));
+          Diagnostic d =
+              DiagnosticAt(Severity::kError, m.origin,
+                           absl::StrCat("tag \"", m.tag, "\" is already bound by another LET"));
           d.notes.emplace_back(it->second->loc(), "the other LET is here");
           ok_ = false;
           diags_->Add(std::move(d));
@@ -189,9 +189,10 @@ class Checker {
   void DeclareSplit(Expr& e) {
     auto [it, fresh] = split_tags_.emplace(e.split_tag, e.origin.loc);
     if (!fresh) {
-      Diagnostic d = DiagnosticAt(Severity::kError, e.origin,
-                                  absl::StrCat("split tag \"", e.split_tag,
-                                               "\" is already used by another AUTOSPLIT or OP_ITER"));
+      Diagnostic d =
+          DiagnosticAt(Severity::kError, e.origin,
+                       absl::StrCat("split tag \"", e.split_tag,
+                                    "\" is already used by another AUTOSPLIT or OP_ITER"));
       d.notes.emplace_back(it->second, "the other use is here");
       ok_ = false;
       diags_->Add(std::move(d));
@@ -202,8 +203,8 @@ class Checker {
     const ExternalFunction* f = ext_.Find(e.name);
     if (f == nullptr) {
       Err(e, absl::StrCat("unknown external function '", e.name,
-                          "' (not built in, and not declared by a // :::EXTERNAL_SHAPEFN::: "
-                          "annotation)"));
+                          "' (not built in, and not declared by an EXTERNAL_SHAPEFN annotation "
+                          "comment)"));
       return;
     }
     if (std::optional<size_t> n = f->RuleArity();
@@ -234,7 +235,8 @@ class Checker {
     Check(*op.args[2], false);
     const std::string& m = e.macro;
     if (tin != Type::kInvalid && tin != Type::kOpRef) {
-      Err(in, absl::StrCat("the first operand of ", m, " must be an existing operand reference, "
+      Err(in, absl::StrCat("the first operand of ", m,
+                           " must be an existing operand reference, "
                            "not ",
                            Describe(tin)));
     }
@@ -242,7 +244,8 @@ class Checker {
       for (auto [x, t, which] : {std::tuple<Expr*, Type, const char*>{&start, tstart, "second"},
                                  {&size, tsize, "third"}}) {
         if (t != Type::kInvalid && !YieldsOpRefOrShape(*x)) {
-          Err(*x, absl::StrCat("the ", which, " operand of AUTOSPLIT_SLICE must be an existing "
+          Err(*x, absl::StrCat("the ", which,
+                               " operand of AUTOSPLIT_SLICE must be an existing "
                                "operand reference or a shape construction, not ",
                                Describe(t)));
         }
@@ -310,7 +313,8 @@ class Checker {
       }
       case ExprKind::kNot: {
         Type t = Check(*e.args[0], false);
-        Want(e, 0, t, [](Type x) { return x == Type::kBool; }, "a bool");
+        Want(
+            e, 0, t, [](Type x) { return x == Type::kBool; }, "a bool");
         return Type::kBool;
       }
       case ExprKind::kNeg:
@@ -349,7 +353,8 @@ class Checker {
       case ExprKind::kXor:
         for (size_t i = 0; i < n; ++i) {
           Type t = Check(*e.args[i], false);
-          Want(e, i, t, [](Type x) { return x == Type::kBool; }, "a bool");
+          Want(
+              e, i, t, [](Type x) { return x == Type::kBool; }, "a bool");
         }
         return Type::kBool;
       case ExprKind::kAdd:
@@ -400,7 +405,8 @@ class Checker {
       case ExprKind::kOutputOf: {
         Type a = Check(*e.args[0], false);
         Type b = Check(*e.args[1], false);
-        bool ok = Want(e, 0, a, [](Type x) { return x == Type::kOpRef; }, "an operand reference");
+        bool ok = Want(
+            e, 0, a, [](Type x) { return x == Type::kOpRef; }, "an operand reference");
         ok &= Want(e, 1, b, IsInt, "an integer (int or size)");
         return ok ? Type::kOpRef : Type::kInvalid;
       }
@@ -454,11 +460,10 @@ class Checker {
       case ExprKind::kGenShapeOf: {
         Type t = Check(*e.args[0], false);
         if (t == Type::kShape) {
-          Emit(Severity::kWarning, e.origin,
-               "gen_ShapeOf of a shape construction is redundant");
+          Emit(Severity::kWarning, e.origin, "gen_ShapeOf of a shape construction is redundant");
         } else {
-          Want(e, 0, t, [](Type x) { return x == Type::kOpRef; },
-               "an existing operand reference");
+          Want(
+              e, 0, t, [](Type x) { return x == Type::kOpRef; }, "an existing operand reference");
         }
         return Type::kShape;
       }
@@ -490,7 +495,8 @@ class Checker {
       case ExprKind::kIterInputOf: {
         Type s = CheckSplitRef(e);
         Type t = Check(*e.args[0], false);
-        Want(e, 0, t, [](Type x) { return x == Type::kOpRef; }, "an operand reference");
+        Want(
+            e, 0, t, [](Type x) { return x == Type::kOpRef; }, "an operand reference");
         return s == Type::kInvalid ? Type::kInvalid : Type::kNode;
       }
       case ExprKind::kAutoSplitShapeFnApply:
@@ -502,8 +508,9 @@ class Checker {
       }
       case ExprKind::kExternalReplace:
         if (!at_root) {
-          Err(e, "EXTERNAL_REPLACE may only be the root of the replacement or in SELECTs at "
-                 "the root");
+          Err(e,
+              "EXTERNAL_REPLACE may only be the root of the replacement or in SELECTs at "
+              "the root");
         }
         CheckExternal(e, 0);
         return Type::kOp;
@@ -523,11 +530,13 @@ class Checker {
   Type CheckProperty(Expr& e) {
     const size_t n = e.args.size();
     Type a = Check(*e.args[0], false);
-    bool ok = Want(e, 0, a, [](Type x) { return x == Type::kOpRef; }, "an operand reference");
+    bool ok = Want(
+        e, 0, a, [](Type x) { return x == Type::kOpRef; }, "an operand reference");
     for (size_t i = 1; i < n; ++i) {
       Type t = Check(*e.args[i], false);
       if (e.kind == ExprKind::kSameEncoding || e.kind == ExprKind::kSameOp) {
-        ok &= Want(e, i, t, [](Type x) { return x == Type::kOpRef; }, "an operand reference");
+        ok &= Want(
+            e, i, t, [](Type x) { return x == Type::kOpRef; }, "an operand reference");
       } else {
         ok &= Want(e, i, t, IsInt, "an integer (int or size)");
       }
@@ -554,7 +563,8 @@ class Checker {
 
   Type CheckSelect(Expr& e, bool at_root) {
     Type c = Check(*e.args[0], false);
-    Want(e, 0, c, [](Type x) { return x == Type::kBool; }, "a bool");
+    Want(
+        e, 0, c, [](Type x) { return x == Type::kBool; }, "a bool");
     Type a = Check(*e.args[1], at_root);
     Type b = Check(*e.args[2], at_root);
     if (a == Type::kInvalid || b == Type::kInvalid) return Type::kInvalid;
@@ -628,15 +638,16 @@ class Checker {
           Err(*e.args[0],
               absl::StrCat("the first operand of ", Name(e), " must not be an op construction"));
         } else {
-          Want(e, 0, t, [](Type x) { return x == Type::kOpRef; },
-               "an existing operand reference");
+          Want(
+              e, 0, t, [](Type x) { return x == Type::kOpRef; }, "an existing operand reference");
         }
         if (e.kind == ExprKind::kWithSplitHistory && e.args.size() == 3) {
           Type s = Check(*e.args[1], false);
           if (!IsIntLiteral(*e.args[1])) {
             if (s != Type::kInvalid) {
-              Err(*e.args[1], "the second operand of a 3-operand WITH_SPLIT_HISTORY must be an "
-                              "integer constant");
+              Err(*e.args[1],
+                  "the second operand of a 3-operand WITH_SPLIT_HISTORY must be an "
+                  "integer constant");
             }
           }
         }
@@ -646,7 +657,8 @@ class Checker {
         Type d = Check(*e.args[0], false);
         Type z = Check(*e.args[1], false);
         Type s = Check(*e.args[2], false);
-        Want(e, 0, d, [](Type x) { return x == Type::kDType; }, "a dtype");
+        Want(
+            e, 0, d, [](Type x) { return x == Type::kDType; }, "a dtype");
         Want(e, 1, z, IsInt, "an integer (the zero offset)");
         Want(e, 2, s, IsNum, "a number (the step size)");
         break;

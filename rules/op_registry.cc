@@ -75,7 +75,10 @@ std::string CostExpr::ToString() const {
     case Kind::kSub:
     case Kind::kMul:
     case Kind::kDiv: {
-      const char* op = kind == Kind::kAdd ? "+" : kind == Kind::kSub ? "-" : kind == Kind::kMul ? "*" : "/";
+      const char* op = kind == Kind::kAdd   ? "+"
+                       : kind == Kind::kSub ? "-"
+                       : kind == Kind::kMul ? "*"
+                                            : "/";
       auto wrap = [](const CostExpr& c) {
         bool compound = c.kind == Kind::kAdd || c.kind == Kind::kSub || c.kind == Kind::kMul ||
                         c.kind == Kind::kDiv;
@@ -93,10 +96,10 @@ std::string CostExpr::ToString() const {
 
 uint32_t OpFlagBit(std::string_view name) {
   static constexpr std::pair<std::string_view, uint32_t> kFlags[] = {
-      {"IS_CONST", kIsConst},       {"INHIBIT_CONST_PROP", kInhibitConstProp},
+      {"IS_CONST", kIsConst},         {"INHIBIT_CONST_PROP", kInhibitConstProp},
       {"RESOURCE_HVX", kResourceHvx}, {"RESOURCE_HMX", kResourceHmx},
       {"RESOURCE_HLX", kResourceHlx}, {"IS_DMA", kIsDma},
-      {"NULL_EXEC", kNullExec},     {"INPLACE_NOP", kInplaceNop},
+      {"NULL_EXEC", kNullExec},       {"INPLACE_NOP", kInplaceNop},
       {"IS_COPY", kIsCopy},
   };
   for (const auto& [n, bit] : kFlags) {

@@ -15,9 +15,9 @@
 namespace egret::rules {
 
 // Standard costs, in cycles.
-inline constexpr double kCostGlacial = 281474976710656.0;  // 2^48
-inline constexpr double kCostSnail = 4294967296.0;         // 2^32
-inline constexpr double kCostFast = 256.0;                 // 2^8
+inline constexpr double kCostGlacial = 281474976710656.0;   // 2^48
+inline constexpr double kCostSnail = 4294967296.0;          // 2^32
+inline constexpr double kCostFast = 256.0;                  // 2^8
 inline constexpr double kCostFree = 5.421010862427522e-20;  // 2^-64
 inline constexpr double kCostDisable = 1125899906842624.0;  // 2^50
 
@@ -28,9 +28,9 @@ std::optional<double> NamedCost(std::string_view name);
 // function) stay symbolic; the rest evaluate to a number of cycles.
 struct CostExpr {
   enum class Kind : uint8_t {
-    kNumber,    // value
-    kNamed,     // GLACIAL ...: name, value
-    kAdd,       // args[0] + args[1]
+    kNumber,  // value
+    kNamed,   // GLACIAL ...: name, value
+    kAdd,     // args[0] + args[1]
     kSub,
     kMul,
     kDiv,

@@ -39,8 +39,8 @@ NumberValue ParseNumber(std::string_view text, bool negative) {
                             : text.find_first_of(".eE") != std::string_view::npos;
   if (is_float) {
     std::string body(text);
-    if (!body.empty() && (body.back() == 'f' || body.back() == 'F' || body.back() == 'l' ||
-                          body.back() == 'L')) {
+    if (!body.empty() &&
+        (body.back() == 'f' || body.back() == 'F' || body.back() == 'l' || body.back() == 'L')) {
       body.pop_back();
     }
     char* end = nullptr;
@@ -321,7 +321,7 @@ char SpecLetter(std::string_view spec, size_t i, size_t count) {
   // surplus; the letters after it are fixed at the end.
   size_t star = spec.find('*');
   if (star == std::string_view::npos) return spec[i];
-  size_t before = star - 1;              // fixed letters before the starred one
+  size_t before = star - 1;               // fixed letters before the starred one
   size_t after = spec.size() - star - 1;  // fixed letters after the star
   if (i < before) return spec[i];
   if (i >= count - after) return spec[star + 1 + (i - (count - after))];
@@ -530,7 +530,8 @@ ParsedFile Parser::Run() {
 bool Parser::IsRuleFormAt(size_t i) const {
   const Token& t = toks_[i];
   return t.kind == TokenKind::kIdentifier && t.at_line_start &&
-         (t.text == "DEF_PACKAGE_OPTIMIZATION" || t.text == "DEF_PACKAGE_OPTIMIZATION_WITH_FLAGS") &&
+         (t.text == "DEF_PACKAGE_OPTIMIZATION" ||
+          t.text == "DEF_PACKAGE_OPTIMIZATION_WITH_FLAGS") &&
          Tok(i + 1).IsPunct("(");
 }
 
@@ -633,8 +634,8 @@ bool Parser::ParsePassSpec(Range r, Rule* rule) {
   size_t i = r.begin + 1;
   if (i < r.end) {
     if (!toks_[i].IsPunct("+")) {
-      Error(toks_[i], absl::StrCat("expected '+' or ',' after the pass group, found '",
-                                   toks_[i].text, "'"));
+      Error(toks_[i],
+            absl::StrCat("expected '+' or ',' after the pass group, found '", toks_[i].text, "'"));
       return false;
     }
     ++i;
@@ -700,9 +701,10 @@ void Parser::ParseOpForm(size_t form, const std::vector<Range>& args) {
   const bool simple = ft.text == "DEF_PACKAGE_OP";
   const bool cost_fn = ft.text == "DEF_PACKAGE_OP_AND_COST_F_AND_FLAGS";
   if (simple ? args.size() != 2 : args.size() < 3) {
-    Error(ft, absl::StrCat(ft.text, simple ? " expects 2 arguments (implementation, op name)"
-                                           : " expects at least 3 arguments (implementation, op "
-                                             "name, cost, flags...)",
+    Error(ft, absl::StrCat(ft.text,
+                           simple ? " expects 2 arguments (implementation, op name)"
+                                  : " expects at least 3 arguments (implementation, op "
+                                    "name, cost, flags...)",
                            ", got ", args.size()));
     return;
   }
@@ -913,7 +915,8 @@ void Parser::ParseStringRaw(size_t& i, size_t end, Raw* out) {
     const std::string& s = t.text;
     if (s.size() < 2 || s.front() != '"' || s.back() != '"') {
       if (!out->bad_string) {
-        Error(t, absl::StrCat("string constant ", s, " is not allowed here: string prefixes and "
+        Error(t, absl::StrCat("string constant ", s,
+                              " is not allowed here: string prefixes and "
                               "raw strings cannot be used in rules"));
       }
       out->bad_string = true;
@@ -1060,8 +1063,9 @@ bool Parser::ConvertMatch(const Raw& r, MatchNode* out, bool root) {
   if (r.kind == Raw::kCall && (r.text == "Op" || r.text == "OpVarIn")) {
     out->kind = r.text == "Op" ? MatchKind::kOp : MatchKind::kOpVarIn;
     if (r.args.empty() || r.args[0].kind != Raw::kString) {
-      Error(r.args.empty() ? r : r.args[0],
-            absl::StrCat("the first operand of ", r.text, " must be an op name (a string constant)"));
+      Error(
+          r.args.empty() ? r : r.args[0],
+          absl::StrCat("the first operand of ", r.text, " must be an op name (a string constant)"));
       return false;
     }
     if (r.args[0].bad_string) return false;
@@ -1089,8 +1093,8 @@ ExprPtr Parser::MakeTag(const Raw& a) {
 
 bool Parser::OperandString(const Raw& a, const char* what, std::string* out) {
   if (a.kind != Raw::kString) {
-    Error(a, absl::StrCat("expected ", what, " (a string constant), found '", Tok(a.tok).text,
-                          "'"));
+    Error(a,
+          absl::StrCat("expected ", what, " (a string constant), found '", Tok(a.tok).text, "'"));
     return false;
   }
   if (a.bad_string) return false;
@@ -1123,7 +1127,8 @@ ExprPtr Parser::Convert(const Raw& r) {
     }
     case Raw::kQualified: {
       if (r.scope != "DType") {
-        Error(r, absl::StrCat("unknown name '", r.scope, "::", r.text, "' (only DType::<tag> is "
+        Error(r, absl::StrCat("unknown name '", r.scope, "::", r.text,
+                              "' (only DType::<tag> is "
                               "allowed)"));
         return nullptr;
       }
@@ -1185,11 +1190,12 @@ bool Parser::ConvertOperands(const Raw& r, std::string_view spec, Expr* e,
         break;
       }
       case 's':
-        ok &= OperandString(a, e->kind == ExprKind::kOptionInt || e->kind == ExprKind::kOptionUint ||
-                                       e->kind == ExprKind::kOptionBool ||
-                                       e->kind == ExprKind::kOptionFloat
-                                   ? "an option name"
-                                   : "an op name",
+        ok &= OperandString(a,
+                            e->kind == ExprKind::kOptionInt || e->kind == ExprKind::kOptionUint ||
+                                    e->kind == ExprKind::kOptionBool ||
+                                    e->kind == ExprKind::kOptionFloat
+                                ? "an option name"
+                                : "an op name",
                             &e->name);
         break;
       case 't':
@@ -1252,8 +1258,8 @@ ExprPtr Parser::ConvertCall(const Raw& r) {
 ExprPtr Parser::ConvertMacro(const Raw& r, const MacroSpec& m) {
   const Origin o = OriginOf(Tok(r.tok));
   if (!SpecFits(m.spec, r.args.size())) {
-    Error(r, absl::StrCat(r.text, " expects ", ArityText(m.spec, nullptr), ", got ",
-                          r.args.size()));
+    Error(r,
+          absl::StrCat(r.text, " expects ", ArityText(m.spec, nullptr), ", got ", r.args.size()));
     return nullptr;
   }
   Expr holder;  // receives name / split_tag operands
@@ -1279,9 +1285,9 @@ ExprPtr Parser::ConvertMacro(const Raw& r, const MacroSpec& m) {
     case Macro::kSameShape: {
       e = NewExpr(ExprKind::kAnd, o);
       for (int d = 3; d >= 0; --d) {
-        e->args.push_back(
-            NewBinary(ExprKind::kEq, o, NewBinary(ExprKind::kDimOf, o, a[0]->Clone(), NewInt(d, o)),
-                      NewBinary(ExprKind::kDimOf, o, a[1]->Clone(), NewInt(d, o))));
+        e->args.push_back(NewBinary(ExprKind::kEq, o,
+                                    NewBinary(ExprKind::kDimOf, o, a[0]->Clone(), NewInt(d, o)),
+                                    NewBinary(ExprKind::kDimOf, o, a[1]->Clone(), NewInt(d, o))));
       }
       break;
     }

@@ -198,8 +198,16 @@ class Preprocessor {
   PreprocessedFile Run(std::string_view text, const std::string& filename) {
     DefineBuiltins();
     if (options_.use_prelude) {
+      // The prelude is constant: lex it once per process.
+      static const std::shared_ptr<const SourceFile> prelude = [] {
+        auto src = std::make_shared<SourceFile>();
+        src->path = std::string(kPreludeFileName);
+        DiagnosticList none;
+        src->lexed = LexDetailed(PreludeText(), src->path, &none);
+        return src;
+      }();
       in_prelude_ = true;
-      ProcessAuxiliary(PreludeText(), std::string(kPreludeFileName));
+      ProcessAuxiliary(prelude);
       in_prelude_ = false;
     }
     for (size_t i = 0; i < options_.defines.size() && !aborted_; ++i) {
@@ -306,7 +314,13 @@ class Preprocessor {
     auto src = std::make_shared<SourceFile>();
     src->path = name;
     src->lexed = LexDetailed(text, name, diags_);
-    PushFile(std::move(src), "", name);
+    ProcessAuxiliary(std::move(src));
+  }
+
+  void ProcessAuxiliary(std::shared_ptr<const SourceFile> src) {
+    if (aborted_) return;
+    std::string name = src->path;
+    PushFile(std::move(src), "", std::move(name));
     std::vector<PPToken> ignored;
     ExpandLoop(&pending_, /*from_files=*/true, &ignored, 0);
     pending_.clear();

@@ -21,7 +21,8 @@ TEST(EgraphSerializeTest, ReadsNodesClassesCostsAndRoots) {
     "root_eclasses": ["top"],
     "class_data": {"top": {"type": "T"}},
     "comment": ["anything", {"goes": null}, true]
-  })", "g.json");
+  })",
+                                                             "g.json");
   ASSERT_TRUE(p.ok()) << p.status();
   ASSERT_EQ(p->num_classes(), 3u);
   ASSERT_EQ(p->num_nodes(), 4u);
@@ -57,11 +58,13 @@ TEST(EgraphSerializeTest, BadInputGivesOneLineErrorWithPlaceAndPath) {
       {"{\"nodes\": {\"a\": {\"op\": \"x\", \"eclass\": \"c\", \"children\": [\"zz\"]}},\n"
        "\"root_eclasses\": [\"c\"]}",
        "g.json:1:57: error: $.nodes.a.children[0]: child \"zz\" names no node"},
-      {"{\"nodes\": {\"a\": {\"op\": \"x\", \"eclass\": \"c\"}},\n \"root_eclasses\": [\"c\", \"q\"]}",
+      {"{\"nodes\": {\"a\": {\"op\": \"x\", \"eclass\": \"c\"}},\n \"root_eclasses\": [\"c\", "
+       "\"q\"]}",
        "g.json:2:25: error: $.root_eclasses[1]: root class \"q\" has no nodes"},
       {"{\"nodes\": {\"a\": {\"eclass\": \"c\"}}, \"root_eclasses\": [\"c\"]}",
        "$.nodes.a: node has no \"op\""},
-      {"{\"nodes\": {\"a\": {\"op\": \"x\", \"eclass\": \"c\"}, \"a\": {\"op\": \"y\", \"eclass\": \"c\"}}, "
+      {"{\"nodes\": {\"a\": {\"op\": \"x\", \"eclass\": \"c\"}, \"a\": {\"op\": \"y\", \"eclass\": "
+       "\"c\"}}, "
        "\"root_eclasses\": [\"c\"]}",
        "duplicate node id \"a\""},
       {"{\"nodes\": {\"a\": {\"op\": \"x\", \"eclass\": \"c\"}}, \"root_eclasses\": [\"c\"]} x",

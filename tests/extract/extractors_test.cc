@@ -166,11 +166,9 @@ TEST(ExtractorsTest, IlpMustNotTakeTheCheapCycle) {
 
 TEST(ExtractorsTest, SelfLoopIsNeverChosen) {
   // Like extraction-gym's loop.json: x = x * 1 is in the class of x.
-  ExtractionProblem p = Make({"X", "One"},
-                             {{"X", "mul", 0, {"One", "X"}},
-                              {"X", "x", 5, {}},
-                              {"One", "one", 1, {}}},
-                             {"X"});
+  ExtractionProblem p =
+      Make({"X", "One"}, {{"X", "mul", 0, {"One", "X"}}, {"X", "x", 5, {}}, {"One", "one", 1, {}}},
+           {"X"});
   for (ExtractorKind kind : {ExtractorKind::kTree, ExtractorKind::kDag, ExtractorKind::kIlp}) {
     absl::StatusOr<ExtractResult> r = Extract(p, Opts(kind));
     ASSERT_TRUE(r.ok()) << r.status();
@@ -182,8 +180,7 @@ TEST(ExtractorsTest, SelfLoopIsNeverChosen) {
 }
 
 TEST(ExtractorsTest, UncomputableRootNamesTheClass) {
-  ExtractionProblem cyclic = Make({"R", "C"},
-                                  {{"R", "f", 1, {"C"}}, {"C", "g", 1, {"R"}}}, {"R"});
+  ExtractionProblem cyclic = Make({"R", "C"}, {{"R", "f", 1, {"C"}}, {"C", "g", 1, {"R"}}}, {"R"});
   ExtractionProblem empty_child = Make({"R", "E"}, {{"R", "f", 1, {"E"}}}, {"R"});
   for (ExtractorKind kind : {ExtractorKind::kTree, ExtractorKind::kDag, ExtractorKind::kIlp}) {
     absl::StatusOr<ExtractResult> r = Extract(cyclic, Opts(kind));
@@ -200,9 +197,9 @@ TEST(ExtractorsTest, UncomputableRootNamesTheClass) {
 TEST(ExtractorsTest, UnreachableAndUncomputableClassesAreIgnored) {
   ExtractionProblem p = Make({"R", "U", "Loop", "V"},
                              {{"R", "r", 2, {}},
-                              {"U", "u", 1, {"Loop"}},   // unreachable and uncomputable
+                              {"U", "u", 1, {"Loop"}},  // unreachable and uncomputable
                               {"Loop", "l", 1, {"U"}},
-                              {"V", "v", 1, {"R"}}},     // unreachable, computable
+                              {"V", "v", 1, {"R"}}},  // unreachable, computable
                              {"R"});
   for (ExtractorKind kind : {ExtractorKind::kTree, ExtractorKind::kDag, ExtractorKind::kIlp}) {
     absl::StatusOr<ExtractResult> r = Extract(p, Opts(kind));
@@ -254,12 +251,10 @@ TEST(ExtractorsTest, NegativeCostsCountOnlyReachableClasses) {
 }
 
 TEST(ExtractorsTest, NegativeCycleIsAnError) {
-  ExtractionProblem p = Make({"R", "A", "B"},
-                             {{"R", "r", 0, {"A"}},
-                              {"A", "a", 1, {}},
-                              {"A", "a_via_b", -2, {"B"}},
-                              {"B", "b", -2, {"A"}}},
-                             {"R"});
+  ExtractionProblem p = Make(
+      {"R", "A", "B"},
+      {{"R", "r", 0, {"A"}}, {"A", "a", 1, {}}, {"A", "a_via_b", -2, {"B"}}, {"B", "b", -2, {"A"}}},
+      {"R"});
   absl::StatusOr<Choice> tree = ExtractTree(p);
   ASSERT_FALSE(tree.ok());
   EXPECT_THAT(std::string(tree.status().message()), HasSubstr("negative cost"));

@@ -53,10 +53,10 @@ TEST(GymTest, HeuristicsAreValidOnEveryFile) {
 
     const double tree_tree = TreeCost(*p, *tree), tree_dag = DagCost(*p, *tree);
     const double dag_dag = DagCost(*p, *dag), greedy_dag = DagCost(*p, *greedy);
-    EXPECT_LE(tree_tree, TreeCost(*p, *dag) + Tol(tree_tree));      // tree-optimal
+    EXPECT_LE(tree_tree, TreeCost(*p, *dag) + Tol(tree_tree));  // tree-optimal
     EXPECT_LE(tree_tree, TreeCost(*p, *greedy) + Tol(tree_tree));
-    EXPECT_LE(dag_dag, tree_dag + Tol(tree_dag));                    // never worse than tree
-    EXPECT_LE(dag_dag, greedy_dag + Tol(greedy_dag));                // nor than plain greedy
+    EXPECT_LE(dag_dag, tree_dag + Tol(tree_dag));      // never worse than tree
+    EXPECT_LE(dag_dag, greedy_dag + Tol(greedy_dag));  // nor than plain greedy
     if (dag_dag < std::min(tree_dag, greedy_dag) - Tol(dag_dag)) ++dag_better;
   }
   // The local search pays off somewhere in the sample.

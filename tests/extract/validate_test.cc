@@ -16,10 +16,10 @@ ExtractionProblem Problem() {
   ClassId r = b.AddClass("R"), a = b.AddClass("A");
   b.AddClass("B");
   const ClassId ra[] = {a}, ar[] = {r};
-  b.AddNode(r, "f", 1, ra);   // node 0
-  b.AddNode(a, "g", 1, ar);   // node 1
-  b.AddNode(a, "a", 1, {});   // node 2
-  b.AddNode(2, "b", 1, {});   // node 3
+  b.AddNode(r, "f", 1, ra);  // node 0
+  b.AddNode(a, "g", 1, ar);  // node 1
+  b.AddNode(a, "a", 1, {});  // node 2
+  b.AddNode(2, "b", 1, {});  // node 3
   b.AddRoot(r);
   return *std::move(b).Build();
 }

@@ -6,6 +6,7 @@
 #include <filesystem>
 
 #include "absl/strings/str_cat.h"
+#include "egret/graph/shape_inference.h"
 #include "egret/support/file_io.h"
 
 namespace egret {
@@ -64,6 +65,25 @@ TEST(GraphIo, OnnxAndDotAreNotReadable) {
   std::string dir = Dir("onnx");
   EXPECT_EQ(SaveGraph(Tiny(), dir + "/m.onnx").code(), absl::StatusCode::kUnimplemented);
   EXPECT_FALSE(fs::exists(dir + "/m.onnx"));
+}
+
+// The bundled example is a valid graph whose declared output types are the
+// ones shape inference derives (docs/ops.md signatures).
+TEST(GraphIo, BundledExampleIsConsistent) {
+  absl::StatusOr<Graph> g =
+      LoadGraph(std::string(EGRET_SOURCE_DIR) + "/examples/residual_block.json");
+  ASSERT_TRUE(g.ok()) << g.status();
+  int checked = 0;
+  for (NodeId id = 0; id < g->num_nodes(); ++id) {
+    const Node& n = g->node(id);
+    if (n.op == kInputOp || n.op == kConstOp || n.op == kShapeOp) continue;
+    absl::StatusOr<std::vector<TensorType>> types = InferNodeOutputTypes(*g, id);
+    ASSERT_TRUE(types.ok()) << n.name << ": " << types.status();
+    ASSERT_EQ(types->size(), n.outputs.size()) << n.name;
+    for (size_t k = 0; k < n.outputs.size(); ++k) EXPECT_EQ((*types)[k], n.outputs[k]) << n.name;
+    ++checked;
+  }
+  EXPECT_EQ(checked, 8);
 }
 
 }  // namespace

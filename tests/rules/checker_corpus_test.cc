@@ -92,8 +92,12 @@ void CheckFile(const std::string& path, bool valid) {
   } else {
     EXPECT_TRUE(diags.has_errors()) << "invalid corpus files must have an error";
   }
-  if (want.rules >= 0) EXPECT_EQ(static_cast<int>(set->rules.size()), want.rules);
-  if (want.ops >= 0) EXPECT_EQ(static_cast<int>(set->ops.size()), want.ops);
+  if (want.rules >= 0) {
+    EXPECT_EQ(static_cast<int>(set->rules.size()), want.rules);
+  }
+  if (want.ops >= 0) {
+    EXPECT_EQ(static_cast<int>(set->ops.size()), want.ops);
+  }
 }
 
 TEST(RuleCorpusTest, ValidFilesHaveNoErrors) {

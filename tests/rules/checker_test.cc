@@ -35,8 +35,8 @@ Checked Check(const std::string& text,
 }
 
 Type ConstraintType(const std::string& cst) {
-  Checked c = Check("DEF_PACKAGE_OPTIMIZATION(EARLY, Op(\"A\", \"x\", \"y\"), EQ(" + cst +
-                    ", " + cst + "), \"x\")\n");
+  Checked c = Check("DEF_PACKAGE_OPTIMIZATION(EARLY, Op(\"A\", \"x\", \"y\"), EQ(" + cst + ", " +
+                    cst + "), \"x\")\n");
   if (c.file.rules.size() != 1) return Type::kInvalid;
   return c.file.rules[0].constraint->args[0]->type;
 }
@@ -95,12 +95,12 @@ TEST(CheckerTest, ReplacementTypes) {
 
 TEST(CheckerTest, DuplicatedMacroOperandsReportOnce) {
   // SAME_SHAPE copies its operands four times; the unknown tag is one error.
-  Checked c = Check(
-      "DEF_PACKAGE_OPTIMIZATION(EARLY, Op(\"A\", \"x\"), SAME_SHAPE(\"x\", \"q\"), \"x\")\n");
+  Checked c =
+      Check("DEF_PACKAGE_OPTIMIZATION(EARLY, Op(\"A\", \"x\"), SAME_SHAPE(\"x\", \"q\"), \"x\")\n");
   EXPECT_FALSE(c.ok);
   ASSERT_EQ(c.diags.all().size(), 1u) << c.diags.ToString();
   EXPECT_EQ(c.diags.all()[0].ToString(),
-            "t.rules:1:62: error: operand tag \"q\" does not appear in the match");
+            "t.rules:1:63: error: operand tag \"q\" does not appear in the match");
 }
 
 TEST(CheckerTest, UnknownAndDeclaredExternalFunctions) {
@@ -112,11 +112,14 @@ TEST(CheckerTest, UnknownAndDeclaredExternalFunctions) {
   EXPECT_EQ(c.diags.error_count(), 2) << c.diags.ToString();
   ExternalFunctionRegistry ext = ExternalFunctionRegistry::WithBuiltins();
   DiagnosticList d;
-  ext.AddAnnotation({"t.rules", 1, 1}, " { bool f(OpRef x, int n); OpRef g(Replacement &rpx, OpRef in, int k); } ", &d);
+  ext.AddAnnotation({"t.rules", 1, 1},
+                    " { bool f(OpRef x, int n); OpRef g(Replacement &rpx, OpRef in, int k); } ",
+                    &d);
   EXPECT_FALSE(d.has_errors()) << d.ToString();
   ASSERT_NE(ext.Find("g"), nullptr);
   EXPECT_EQ(ext.Find("g")->return_type, "OpRef");
-  EXPECT_EQ(ext.Find("g")->params, (std::vector<std::string>{"Replacement &rpx", "OpRef in", "int k"}));
+  EXPECT_EQ(ext.Find("g")->params,
+            (std::vector<std::string>{"Replacement &rpx", "OpRef in", "int k"}));
   EXPECT_EQ(ext.Find("g")->RuleArity(), 2u);
   c = Check(rule, ext);
   EXPECT_TRUE(c.ok) << c.diags.ToString();
@@ -139,8 +142,7 @@ TEST(RuleSetTest, MacroDiagnosticsCarryExpansionNotes) {
             "m.cc:3:7: error: the first operand of AND must be a bool, not a size\n"
             "<egret-prelude>:" +
                 std::to_string(d.all()[0].notes.empty() ? 0 : d.all()[0].notes[0].first.line) +
-                ":" +
-                std::to_string(d.all()[0].notes.empty() ? 0 : d.all()[0].notes[0].first.col) +
+                ":" + std::to_string(d.all()[0].notes.empty() ? 0 : d.all()[0].notes[0].first.col) +
                 ": note: in expansion of macro 'TILE_HEIGHT'");
   ASSERT_EQ(d.all()[1].notes.size(), 1u);
   EXPECT_EQ(d.all()[1].ToString(),

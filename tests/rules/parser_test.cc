@@ -33,8 +33,8 @@ Parsed Parse(std::string_view text) {
 
 // Parses one rule whose constraint is `cst` and returns the constraint text.
 std::string Constraint(const std::string& cst, DiagnosticList* diags = nullptr) {
-  Parsed p = Parse("DEF_PACKAGE_OPTIMIZATION(GRAPH_CLEANUP, Op(\"A\",\"x\"), " + cst +
-                   ", \"x\")\n");
+  Parsed p =
+      Parse("DEF_PACKAGE_OPTIMIZATION(GRAPH_CLEANUP, Op(\"A\",\"x\"), " + cst + ", \"x\")\n");
   if (diags != nullptr) *diags = p.diags;
   if (p.file.rules.size() != 1) return "<no rule: " + p.diags.ToString() + ">";
   return ToString(*p.file.rules[0].constraint);
@@ -143,15 +143,15 @@ TEST(ParserTest, TopLevelLineRules) {
   for (const Diagnostic& d : p.diags.all()) {
     got.push_back(FormatDiagnostic(d.loc, d.severity, d.message));
   }
-  EXPECT_THAT(got, ElementsAre(
-                       "t.rules:2:8: warning: DEF_PACKAGE_OPTIMIZATION is not at the start of a "
-                       "line and is ignored (a rule must start its line)",
-                       "t.rules:4:3: error: the '(' of DEF_PACKAGE_OPTIMIZATION must be on the "
-                       "same line as the name",
-                       "t.rules:5:55: error: '(' may not follow the closing ')' of "
-                       "DEF_PACKAGE_OPTIMIZATION",
-                       "t.rules:7:3: error: ',' may not follow the closing ')' of "
-                       "DEF_PACKAGE_OPTIMIZATION"));
+  EXPECT_THAT(got,
+              ElementsAre("t.rules:2:8: warning: DEF_PACKAGE_OPTIMIZATION is not at the start of a "
+                          "line and is ignored (a rule must start its line)",
+                          "t.rules:4:3: error: the '(' of DEF_PACKAGE_OPTIMIZATION must be on the "
+                          "same line as the name",
+                          "t.rules:5:55: error: '(' may not follow the closing ')' of "
+                          "DEF_PACKAGE_OPTIMIZATION",
+                          "t.rules:7:3: error: ',' may not follow the closing ')' of "
+                          "DEF_PACKAGE_OPTIMIZATION"));
   // The rules themselves still parse (the errors are about their surroundings).
   EXPECT_EQ(p.file.rules.size(), 4u);
 }
@@ -165,8 +165,8 @@ TEST(ParserTest, UnterminatedRuleRecoversAtNextRule) {
   for (const Diagnostic& d : p.diags.all()) {
     got.push_back(FormatDiagnostic(d.loc, d.severity, d.message));
   }
-  EXPECT_THAT(got, ElementsAre(
-                       "t.rules:1:1: error: missing ')' at the end of DEF_PACKAGE_OPTIMIZATION",
+  EXPECT_THAT(
+      got, ElementsAre("t.rules:1:1: error: missing ')' at the end of DEF_PACKAGE_OPTIMIZATION",
                        "t.rules:3:1: error: missing ')' at the end of DEF_PACKAGE_OPTIMIZATION"));
   ASSERT_EQ(p.file.rules.size(), 1u);
   EXPECT_EQ(p.file.rules[0].pass_name, "LATE");
@@ -182,10 +182,9 @@ TEST(ParserTest, ReportsSeveralErrorsPerRun) {
   for (const Diagnostic& d : p.diags.all()) {
     got.push_back(FormatDiagnostic(d.loc, d.severity, d.message));
   }
-  EXPECT_THAT(got,
-              ElementsAre("t.rules:1:42: error: unknown function 'FOO'",
-                          "t.rules:2:54: error: DIM_OF expects 2 operands, got 1",
-                          "t.rules:3:50: error: unknown name 'bogus'"));
+  EXPECT_THAT(got, ElementsAre("t.rules:1:42: error: unknown function 'FOO'",
+                               "t.rules:2:54: error: DIM_OF expects 2 operands, got 1",
+                               "t.rules:3:50: error: unknown name 'bogus'"));
   EXPECT_EQ(p.file.rules.size(), 1u);
 }
 
@@ -216,8 +215,7 @@ TEST(ParserTest, NumericAndOtherConstants) {
   ASSERT_EQ(d.all().size(), 1u);
   EXPECT_EQ(d.all()[0].ToString(), "t.rules:1:57: warning: octal constant '010' has the value 8");
   Constraint("EQ(08, 1)", &d);
-  EXPECT_EQ(d.all()[0].ToString(),
-            "t.rules:1:57: error: invalid digit '8' in octal constant '08'");
+  EXPECT_EQ(d.all()[0].ToString(), "t.rules:1:57: error: invalid digit '8' in octal constant '08'");
   Constraint("EQ(99999999999999999999, 1)", &d);
   EXPECT_THAT(d.all()[0].message, HasSubstr("too large"));
   Constraint("EQ(1uu, 1)", &d);
@@ -225,8 +223,7 @@ TEST(ParserTest, NumericAndOtherConstants) {
   EXPECT_EQ(Constraint("LT(-1.331e-2, 1.5f)"), "LT(-0.01331,1.5)");
   EXPECT_EQ(Constraint("LT(NEG_INF, INF)"), "LT(NEG_INF,INF)");
   EXPECT_EQ(Constraint("AND(OK, true, false)"), "AND(true,true,false)");
-  EXPECT_EQ(Constraint("EQ(DTYPE_OF(\"x\"), DType::QUInt8)"),
-            "EQ(DTYPE_OF(\"x\"),DType::QUInt8)");
+  EXPECT_EQ(Constraint("EQ(DTYPE_OF(\"x\"), DType::QUInt8)"), "EQ(DTYPE_OF(\"x\"),DType::QUInt8)");
   Constraint("EQ(DTYPE_OF(\"x\"), DType::Bogus)", &d);
   EXPECT_EQ(d.all()[0].ToString(), "t.rules:1:79: error: 'Bogus' is not a tag of the DType enum");
   Constraint("EQ(DTYPE_OF(\"x\"), Foo::Bar)", &d);
@@ -234,8 +231,7 @@ TEST(ParserTest, NumericAndOtherConstants) {
   EXPECT_EQ(Constraint("LE(DIM_OF(\"x\",3), LAYOUT_CHUNKSIZE(QUint8CroutonTensor, 3))"),
             "LE(DIM_OF(\"x\",3),LAYOUT_CHUNKSIZE(QUint8CroutonTensor,3))");
   // Typed values.
-  Parsed p = Parse(
-      "DEF_PACKAGE_OPTIMIZATION(EARLY, Op(\"A\",\"x\"), EQ(12u, -3), \"x\")\n");
+  Parsed p = Parse("DEF_PACKAGE_OPTIMIZATION(EARLY, Op(\"A\",\"x\"), EQ(12u, -3), \"x\")\n");
   ASSERT_EQ(p.file.rules.size(), 1u);
   EXPECT_EQ(p.file.rules[0].constraint->args[0]->kind, ExprKind::kSizeConst);
   EXPECT_EQ(p.file.rules[0].constraint->args[0]->int_value, 12);
@@ -266,7 +262,8 @@ TEST(ParserTest, EveryConstraintForm) {
       "AND(SAME_ENCODING(\"x\",\"*\"),SAME_OP(\"x\",\"x\"),IS_OP(\"x\",\"Relu\"))",
       "AND(IS_EMPTY(\"x\"),IS_EMPTY_DIM(\"x\",2),PRODUCER_FOR(\"x\",\"Conv\"))",
       "EQ(CONSTVAL_INT(\"x\",0),CONSTVAL_INT(\"x\",0,1))",
-      "AND(CONSTVAL_INT_VALID(\"x\",0),CONSTVAL_INT_VALID(\"x\",1,2),CONSTVAL_FLOAT_VALID(\"x\",0))",
+      "AND(CONSTVAL_INT_VALID(\"x\",0),CONSTVAL_INT_VALID(\"x\",1,2),CONSTVAL_FLOAT_VALID(\"x\",0)"
+      ")",
       "LT(CONSTVAL_FLOAT(\"x\",0),INF)",
       "EXTERNAL_CONSTRAINT(my_check,\"x\",RANK_OF(\"x\"),1.5)",
       "EQ(SELECT(true,\"x\",\"*\"),\"x\")",
@@ -289,9 +286,9 @@ TEST(ParserTest, ConstraintMacrosExpand) {
   EXPECT_EQ(Constraint("IS_FLOAT(\"x\")"), "EQ(DTYPE_OF(\"x\"),DType::Float32)");
   EXPECT_EQ(Constraint("IS_FLOAT16_BOTH(\"x\",\"*\")"),
             "AND(EQ(DTYPE_OF(\"x\"),DType::Float16),EQ(DTYPE_OF(\"*\"),DType::Float16))");
-  const char* dims[][2] = {{"DIM_BATCHES", "0"},    {"DIM_HEIGHT", "1"},   {"DIM_WIDTH", "2"},
-                           {"DIM_DEPTH", "3"},      {"DIM_FILTHEIGHT", "0"}, {"DIM_FILTWIDTH", "1"},
-                           {"DIM_FILTDEPTH", "2"},  {"DIM_NFILTS", "3"},   {"DIM_CHANNEL", "4"}};
+  const char* dims[][2] = {{"DIM_BATCHES", "0"},   {"DIM_HEIGHT", "1"},     {"DIM_WIDTH", "2"},
+                           {"DIM_DEPTH", "3"},     {"DIM_FILTHEIGHT", "0"}, {"DIM_FILTWIDTH", "1"},
+                           {"DIM_FILTDEPTH", "2"}, {"DIM_NFILTS", "3"},     {"DIM_CHANNEL", "4"}};
   for (const auto& [name, d] : dims) {
     EXPECT_EQ(Constraint(std::string("GT(") + name + "(\"x\"),1)"),
               std::string("GT(DIM_OF(\"x\",") + d + "),1)");
@@ -350,7 +347,8 @@ TEST(ParserTest, ReplacementMacrosExpand) {
             "\"x\",2),AUTOSPLIT_SHAPEFN_APPLY(simpledim_split_size,\"I\",\"x\",2))))");
   EXPECT_EQ(Replacement("OpMultiOut(2, 1, \"Split\", \"x\", \"*\")"),
             "Op(\"$Out\",WITH_MULTI_OUT(2,Op(\"Split\",\"x\",\"*\")),gen_Shape(0,0,2,1))");
-  Parsed p = Parse("DEF_PACKAGE_OPTIMIZATION(EARLY, Op(\"A\",\"x\"), OK, TYPICAL_SLICE(\"x\",\"I\"))\n");
+  Parsed p =
+      Parse("DEF_PACKAGE_OPTIMIZATION(EARLY, Op(\"A\",\"x\"), OK, TYPICAL_SLICE(\"x\",\"I\"))\n");
   ASSERT_EQ(p.file.rules.size(), 1u);
   EXPECT_EQ(p.file.rules[0].replacement->macro, "TYPICAL_SLICE");
 }
@@ -385,8 +383,9 @@ TEST(ParserTest, FormErrors) {
             "t.rules:1:59: error: expected a split tag (a string constant), found 'I'");
   EXPECT_EQ(FirstError("DEF_PACKAGE_OPTIMIZATION(EARLY, Op(\"A\"), OK, SHAPEFN_APPLY(\"f\"))\n"),
             "t.rules:1:60: error: expected a name (a C identifier), found '\"f\"'");
-  EXPECT_EQ(FirstError("DEF_PACKAGE_OPTIMIZATION(EARLY, Op(\"A\"), OK, WITH_SPLIT_HISTORY(\"x\"))\n"),
-            "t.rules:1:46: error: WITH_SPLIT_HISTORY expects 2 or 3 operands, got 1");
+  EXPECT_EQ(
+      FirstError("DEF_PACKAGE_OPTIMIZATION(EARLY, Op(\"A\"), OK, WITH_SPLIT_HISTORY(\"x\"))\n"),
+      "t.rules:1:46: error: WITH_SPLIT_HISTORY expects 2 or 3 operands, got 1");
   EXPECT_EQ(FirstError("DEF_PACKAGE_OPTIMIZATION(EARLY, Op(\"A\"), AND(), Op(\"B\"))\n"),
             "t.rules:1:42: error: AND expects at least 1 operand, got 0");
   EXPECT_EQ(FirstError("DEF_PACKAGE_OPTIMIZATION(EARLY, Op(\"A\"), OK, Op(\"B\") Op(\"C\"))\n"),
@@ -403,7 +402,8 @@ TEST(ParserTest, OpRegistrations) {
       "DEF_PACKAGE_OP_AND_COST_AND_FLAGS(convImpl, \"Conv\" \"2d\", COST_OF(conv_cost, FAST*2))\n"
       "DEF_PACKAGE_OP_AND_COST_F_AND_FLAGS(addImpl<float>, \"Add\", add_cost_fn, RESOURCE_HMX)\n"
       "DEF_PACKAGE_OP_AND_COST_AND_FLAGS(x, \"Free\", FREE, 0)\n"
-      "DEF_PACKAGE_OP_AND_COST_AND_FLAGS(x, \"Num\", 1.5e3 + DISABLE - GLACIAL, IS_DMA | NULL_EXEC)\n");
+      "DEF_PACKAGE_OP_AND_COST_AND_FLAGS(x, \"Num\", 1.5e3 + DISABLE - GLACIAL, IS_DMA | "
+      "NULL_EXEC)\n");
   ASSERT_FALSE(p.diags.has_errors()) << p.diags.ToString();
   ASSERT_EQ(p.file.ops.size(), 6u);
   const OpImplementation& a = p.file.ops[0];

@@ -3,6 +3,8 @@
 // expansion, limits, and every diagnostic with its exact text and place.
 #include "egret/rules/preprocessor.h"
 
+#include <fstream>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -70,6 +72,13 @@ std::string Diags(std::string_view src, const PreprocessOptions& options = NoPre
 std::string NoSpace(std::string s) {
   std::erase_if(s, [](char c) { return c == ' ' || c == '\n'; });
   return s;
+}
+
+std::string ReadExpected(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
 }
 
 const Token& Find(const PreprocessedFile& f, std::string_view text, int nth = 0) {
@@ -534,6 +543,35 @@ TEST(PreprocessorTest, IncludesSearchIncluderThenIncludeDirs) {
   EXPECT_EQ(av.expansion_loc.ToString(), kData + "/include_main.cc:8:7");
 }
 
+TEST(PreprocessorTest, RealOpPackageSource) {
+  PreprocessOptions o;  // with the prelude, no SDK headers
+  DiagnosticList diags;
+  absl::StatusOr<PreprocessedFile> f = PreprocessFile(kData + "/op_package.cc", o, &diags);
+  ASSERT_TRUE(f.ok());
+  EXPECT_EQ(diags.ToString(),
+            kData + "/op_package.cc:3:10: warning: cannot find include file "
+                    "\"HTP/core/constraints.h\"; skipped\n" +
+            kData + "/op_package.cc:4:10: warning: cannot find include file "
+                    "\"HTP/core/op_package_feature_support.h\"; skipped\n");
+  std::string expected = ReadExpected(kData + "/op_package.expected");
+  EXPECT_EQ(TokensToText(f->tokens) + "\n", expected);
+  ASSERT_EQ(f->external_fn_annotations.size(), 1u);
+  EXPECT_EQ(f->external_fn_annotations[0].second,
+            "OpRef split_weights(Replacement &, OpRef, int);");
+  // Each rule form starts its line; its tokens point into the user's file.
+  int rules = 0;
+  for (const Token& t : f->tokens) {
+    if (t.text.starts_with("DEF_PACKAGE_")) {
+      EXPECT_TRUE(t.at_line_start) << t.loc.ToString();
+      ++rules;
+    }
+  }
+  EXPECT_EQ(rules, 6);
+  const Token& tile = Find(*f, "\"tile_height\"");
+  EXPECT_EQ(tile.expanded_from, "TILE_HEIGHT");
+  EXPECT_EQ(DiagnosticAt(tile, Severity::kError, "x").loc.ToString(), kData + "/op_package.cc:39:23");
+}
+
 TEST(PreprocessorTest, MissingMainFileIsAStatus) {
   DiagnosticList diags;
   absl::StatusOr<PreprocessedFile> f = PreprocessFile(kData + "/nope.cc", NoPrelude(), &diags);
@@ -580,6 +618,26 @@ TEST(PreprocessorTest, ExponentialExpansionHitsTheLimit) {
   Pp r = RunPp(src, o);
   EXPECT_EQ(r.diags, "t.cc:42:1: error: preprocessed output exceeds the limit of 1000 tokens\n");
   EXPECT_EQ(r.file.tokens.size(), 1001u);
+}
+
+TEST(PreprocessorTest, ExpansionInsideArgumentsIsBounded) {
+  PreprocessOptions o = NoPrelude();
+  o.max_tokens = 1000;
+  // Each level multiplies by 8: stopped inside the argument pre-expansion.
+  Pp r = RunPp("#define D(x) x x x x x x x x\nD(D(D(D(D(D(D(D(1))))))))", o);
+  EXPECT_EQ(r.diags, "t.cc:2:11: error: macro expansion exceeds the limit of 1000 tokens\n");
+  std::string src = "#define A0 x x\n";
+  for (int i = 1; i <= 40; ++i) {
+    src += "#define A" + std::to_string(i) + " A" + std::to_string(i - 1) + " A" +
+           std::to_string(i - 1) + "\n";
+  }
+  src += "#define F(x) x\nF(A40)\n";
+  Pp f = RunPp(src, o);
+  EXPECT_EQ(f.diags, "t.cc:43:3: error: macro expansion exceeds the limit of 1000 tokens\n");
+  // Long but linear input within the work limit is fine.
+  std::string many;
+  for (int i = 0; i < 900; ++i) many += "x ";
+  EXPECT_EQ(RunPp(many, o).errors, 0);
 }
 
 TEST(PreprocessorTest, DeepNestingIsAnError) {

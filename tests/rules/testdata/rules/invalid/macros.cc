@@ -5,7 +5,7 @@
 
 DEF_PACKAGE_OPTIMIZATION(EARLY,
   Op("Relu", "x"),
-  // expected-error@+1:10 {{the first operand of AND must be a bool, not a size}}
+  // expected-error@+1:7 {{the first operand of AND must be a bool, not a size}}
   AND(TILE_HEIGHT,
       // expected-error@+1:21 {{operand tag "nope" does not appear in the match}}
       IS_QUANT_TYPE("nope"),

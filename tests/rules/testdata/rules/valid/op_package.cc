@@ -4,7 +4,7 @@
 // templates in DEF_PACKAGE_OP arguments and multi-line rules.
 // expected-rules: 5
 // expected-ops: 4
-#include "HTP/core/constraints.h"  // expected-warning@+0:10 {{cannot find include file 'HTP/core/constraints.h'}}
+#include "HTP/core/constraints.h"  // expected-warning@+0:10 {{cannot find include file "HTP/core/constraints.h"; skipped}}
 #include "my_package_helpers.h"
 
 #define LOCAL_MIN_DEPTH 16

@@ -1,0 +1,215 @@
+// egret optimize GRAPH --rules FILE... [-I DIR]... [-D NAME[=VALUE]]...
+//     [--option NAME=VALUE]... [--iter-limit N] [--node-limit N] [--time-limit S]
+//     [--extractor tree|dag|ilp] [--phase-mode keep|reseed] [--costs FILE]
+//     [--no-fold] [-o OUT] [--report FILE] [--progress]
+//
+// Optimizes GRAPH with the rules (pipeline/optimize.h), prints the cost and
+// size before and after on stdout, writes the result graph (-o) and a JSON
+// report (--report). Progress lines go to stderr when it is a terminal or
+// with --progress. Exit 0 on success, 1 when the rules fail to check or
+// compile or the graph cannot be computed, 2 for unreadable or malformed input.
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdio>
+#include <iostream>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_format.h"
+#include "egret/cli/commands.h"
+#include "egret/graph/graph_io.h"
+#include "egret/pipeline/costs.h"
+#include "egret/pipeline/optimize.h"
+#include "egret/rules/rule_set.h"
+#include "egret/support/diagnostic.h"
+#include "egret/support/file_io.h"
+
+namespace egret::cli {
+namespace {
+
+struct OptimizeArgs {
+  std::string graph;
+  std::vector<std::string> rules;
+  std::vector<std::string> include_dirs;
+  std::vector<std::string> defines;
+  std::vector<std::string> options;
+  size_t iter_limit = 30;
+  size_t node_limit = 100000;
+  double time_limit = 30.0;
+  std::string extractor = "dag";
+  std::string phase_mode = "keep";
+  std::string costs;
+  std::string output;
+  std::string report;
+  bool progress = false;
+  bool no_fold = false;
+};
+
+// "name=value": true/false -> bool, an integer -> int, a number -> double,
+// anything else -> string.
+bool ParseOption(const std::string& text, std::string* name, OptionValue* value) {
+  size_t eq = text.find('=');
+  if (eq == std::string::npos || eq == 0) return false;
+  *name = text.substr(0, eq);
+  std::string v = text.substr(eq + 1);
+  int64_t i = 0;
+  double d = 0;
+  if (v == "true" || v == "false") {
+    *value = v == "true";
+  } else if (absl::SimpleAtoi(v, &i)) {
+    *value = i;
+  } else if (absl::SimpleAtod(v, &d)) {
+    *value = d;
+  } else {
+    *value = v;
+  }
+  return true;
+}
+
+std::string FormatCost(double c) {
+  if (!std::isfinite(c)) return "inf";
+  return absl::StrFormat("%.6g", c);
+}
+
+int RunOptimize(const OptimizeArgs& args) {
+  OptimizeOptions options;
+  for (const std::string& o : args.options) {
+    std::string name;
+    OptionValue value;
+    if (!ParseOption(o, &name, &value)) {
+      std::fprintf(stderr, "egret optimize: error: --option must be NAME=VALUE, not '%s'\n",
+                   o.c_str());
+      return kExitBadInput;
+    }
+    options.option_overrides[name] = value;
+  }
+  std::optional<extract::ExtractorKind> kind = extract::ParseExtractorKind(args.extractor);
+  if (!kind) {
+    std::fprintf(stderr, "egret optimize: error: --extractor must be tree, dag or ilp, not '%s'\n",
+                 args.extractor.c_str());
+    return kExitBadInput;
+  }
+  std::optional<PhaseMode> mode = ParsePhaseMode(args.phase_mode);
+  if (!mode) {
+    std::fprintf(stderr, "egret optimize: error: --phase-mode must be keep or reseed, not '%s'\n",
+                 args.phase_mode.c_str());
+    return kExitBadInput;
+  }
+  if (!(args.time_limit > 0) || !std::isfinite(args.time_limit)) {
+    std::fprintf(stderr,
+                 "egret optimize: error: --time-limit must be a positive number of seconds\n");
+    return kExitBadInput;
+  }
+  options.extractor = *kind;
+  options.phase_mode = *mode;
+  options.limits.iterations = args.iter_limit;
+  options.limits.nodes = args.node_limit;
+  options.limits.seconds = args.time_limit;
+  options.ilp_time_limit_seconds = args.time_limit;
+  options.constant_folding = !args.no_fold;
+  if (!args.costs.empty()) {
+    absl::StatusOr<std::string> text = ReadFile(args.costs);
+    if (!text.ok()) {
+      std::fprintf(stderr, "egret optimize: error: %s\n",
+                   std::string(text.status().message()).c_str());
+      return kExitBadInput;
+    }
+    extract::CostTable table;
+    if (absl::Status s = AddCostOverrides(*text, args.costs, &table); !s.ok()) {
+      std::fprintf(stderr, "%s\n", std::string(s.message()).c_str());
+      return kExitBadInput;
+    }
+    options.cost_overrides = std::move(table.overrides);
+  }
+
+  absl::StatusOr<Graph> graph = LoadGraph(args.graph);
+  if (!graph.ok()) {
+    std::fprintf(stderr, "%s\n", std::string(graph.status().message()).c_str());
+    return ExitCodeFor(graph.status());
+  }
+  DiagnosticList diags;
+  rules::PreprocessOptions pp;
+  pp.include_dirs = args.include_dirs;
+  pp.defines = args.defines;
+  absl::StatusOr<rules::RuleSet> set = rules::LoadRuleFiles(args.rules, pp, &diags);
+  std::cerr << diags.ToString();
+  if (!set.ok()) {
+    std::fprintf(stderr, "egret: error: %s\n", std::string(set.status().message()).c_str());
+    return kExitBadInput;
+  }
+  if (diags.has_errors()) return kExitCheckFailed;
+
+  const bool show_progress = args.progress || isatty(STDERR_FILENO);
+  if (show_progress) {
+    options.progress = [](const std::string& line) {
+      std::fprintf(stderr, "egret optimize: %s\n", line.c_str());
+    };
+  }
+  DiagnosticList compile_diags;
+  absl::StatusOr<OptimizeResult> r = Optimize(*graph, *set, options, &compile_diags);
+  std::cerr << compile_diags.ToString();
+  if (!r.ok()) {
+    std::fprintf(stderr, "%s: error: %s\n", args.graph.c_str(),
+                 std::string(r.status().message()).c_str());
+    return kExitCheckFailed;
+  }
+  for (const auto& issue : r->report["rule_issues"]) {
+    for (const auto& m : issue["messages"]) {
+      std::fprintf(stderr, "egret optimize: warning: %s\n", m.get<std::string>().c_str());
+    }
+  }
+  if (!args.output.empty()) {
+    if (absl::Status s = SaveGraph(r->graph, args.output); !s.ok()) {
+      std::fprintf(stderr, "%s\n", std::string(s.message()).c_str());
+      return ExitCodeFor(s);
+    }
+  }
+  if (!args.report.empty()) {
+    if (absl::Status s = WriteFileAtomically(args.report, r->report.dump(2) + "\n"); !s.ok()) {
+      std::fprintf(stderr, "%s\n", std::string(s.message()).c_str());
+      return ExitCodeFor(s);
+    }
+  }
+  const nlohmann::json& rep = r->report;
+  double reduction = std::isfinite(r->input_cost) && r->input_cost > 0
+                         ? 100.0 * (r->input_cost - r->output_cost) / r->input_cost
+                         : 0.0;
+  std::printf("nodes: %zu -> %zu\n", graph->num_nodes(), r->graph.num_nodes());
+  std::printf("cost before: %s\ncost after:  %s (%.1f%% lower)\n",
+              FormatCost(r->input_cost).c_str(), FormatCost(r->output_cost).c_str(), reduction);
+  std::printf("e-graph: %s enodes, %s eclasses, %s iterations, stop: %s\n",
+              rep["enodes"].dump().c_str(), rep["eclasses"].dump().c_str(),
+              rep["iterations"].dump().c_str(), rep["stop_reason"].get<std::string>().c_str());
+  return kExitOk;
+}
+
+}  // namespace
+
+void RegisterOptimizeCommand(CLI::App& app, int* exit_code) {
+  auto args = std::make_shared<OptimizeArgs>();
+  CLI::App* cmd = app.add_subcommand(
+      "optimize", "Optimize a graph with HTP rules by equality saturation and HVX-cost extraction");
+  cmd->add_option("GRAPH", args->graph, "Input graph (.json)")->required();
+  cmd->add_option("--rules", args->rules, "Rule files (op-package sources or .rules)")
+      ->required();
+  cmd->add_option("-I", args->include_dirs, "Add a directory to the #include search path");
+  cmd->add_option("-D", args->defines, "Define a macro: NAME or NAME=VALUE");
+  cmd->add_option("--option", args->options, "Set a graph option for OPTION_*: NAME=VALUE");
+  cmd->add_option("--iter-limit", args->iter_limit, "Iterations per phase (default 30)");
+  cmd->add_option("--node-limit", args->node_limit, "Most e-nodes (default 100000)");
+  cmd->add_option("--time-limit", args->time_limit, "Seconds for saturation (default 30)");
+  cmd->add_option("--extractor", args->extractor, "tree, dag (default) or ilp");
+  cmd->add_option("--phase-mode", args->phase_mode,
+                  "keep (default): one e-graph for every phase; reseed: extract between phases");
+  cmd->add_option("--costs", args->costs, "JSON cost table overriding the rule files' costs");
+  cmd->add_flag("--no-fold", args->no_fold, "Do not fold constants");
+  cmd->add_option("-o,--output", args->output, "Write the optimized graph here");
+  cmd->add_option("--report", args->report, "Write the JSON report here");
+  cmd->add_flag("--progress", args->progress, "Print progress on stderr even when not a terminal");
+  cmd->callback([args, exit_code] { *exit_code = RunOptimize(*args); });
+}
+
+}  // namespace egret::cli
