@@ -31,7 +31,8 @@ Id LeftNestedSum(EGraph& g, int n) {
   TypeId t = g.InternType(F32());
   Symbol add = Symbol::Intern("ElementWiseAdd");
   Id acc = Add(g, Symbol::Intern("x0"), {}, t);
-  for (int i = 1; i < n; ++i) acc = Add(g, add, {acc, Add(g, Symbol::Intern("x" + std::to_string(i)), {}, t)}, t);
+  for (int i = 1; i < n; ++i)
+    acc = Add(g, add, {acc, Add(g, Symbol::Intern("x" + std::to_string(i)), {}, t)}, t);
   return acc;
 }
 

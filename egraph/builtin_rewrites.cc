@@ -22,7 +22,8 @@ std::optional<Id> AddOrNothing(EGraph& g, Symbol op, Payload payload, Id x, Id y
 
 Rewrite Commutativity(Symbol op) {
   Rewrite r = MustMake(
-      std::string("comm-").append(op.str()), Pattern::Op(op.str(), {Pattern::Var("a"), Pattern::Var("b")}),
+      std::string("comm-").append(op.str()),
+      Pattern::Op(op.str(), {Pattern::Var("a"), Pattern::Var("b")}),
       [op](EGraph& g, const MatchView& m) -> std::optional<Id> {
         if (m[0] == m[1]) return std::nullopt;
         return AddOrNothing(g, op, g.Node(m.nodes[0]).payload, m[1], m[0], g.TypeIdOf(m.root));
@@ -65,11 +66,10 @@ Rewrite Associativity(Symbol op, bool reverse) {
 
 Rewrite Idempotence(Symbol op) {
   Rewrite r = MustMake(
-      std::string("idem-").append(op.str()), Pattern::Op(op.str(), {Pattern::Var("a"), Pattern::Var("a")}),
+      std::string("idem-").append(op.str()),
+      Pattern::Op(op.str(), {Pattern::Var("a"), Pattern::Var("a")}),
       [](EGraph&, const MatchView& m) -> std::optional<Id> { return m[0]; },
-      [](const EGraph& g, const MatchView& m) {
-        return g.TypeIdOf(m[0]) == g.TypeIdOf(m.root);
-      });
+      [](const EGraph& g, const MatchView& m) { return g.TypeIdOf(m[0]) == g.TypeIdOf(m.root); });
   r.lookahead = 0;
   return r;
 }
@@ -79,9 +79,7 @@ Rewrite Involution(Symbol op) {
       std::string("invol-").append(op.str()),
       Pattern::Op(op.str(), {Pattern::Op(op.str(), {Pattern::Var("a")})}),
       [](EGraph&, const MatchView& m) -> std::optional<Id> { return m[0]; },
-      [](const EGraph& g, const MatchView& m) {
-        return g.TypeIdOf(m[0]) == g.TypeIdOf(m.root);
-      });
+      [](const EGraph& g, const MatchView& m) { return g.TypeIdOf(m[0]) == g.TypeIdOf(m.root); });
   r.lookahead = 0;
   return r;
 }

@@ -129,9 +129,8 @@ absl::Status EGraph::Conflict(Id a, Id b, TypeId type_b, bool constants) {
 
 absl::StatusOr<Id> EGraph::Add(const ENodeView& node, TypeId type) {
   if (node.children.size() > 0xFFFF) {
-    return absl::InvalidArgumentError(
-        absl::StrFormat("e-node %s has %d operands (at most 65535)", node.op.str(),
-                        node.children.size()));
+    return absl::InvalidArgumentError(absl::StrFormat("e-node %s has %d operands (at most 65535)",
+                                                      node.op.str(), node.children.size()));
   }
   absl::InlinedVector<Id, 8> ch(node.children.begin(), node.children.end());
   for (Id& c : ch) c = Find(c);
@@ -373,21 +372,20 @@ absl::Span<const NodeIdx> EGraph::ClassNodesWithOp(Id c, Symbol op) const {
   }
   auto lo = std::lower_bound(nodes.begin(), nodes.end(), op,
                              [&](NodeIdx n, Symbol s) { return recs[n].op < s; });
-  auto hi = std::upper_bound(lo, nodes.end(), op,
-                             [&](Symbol s, NodeIdx n) { return s < recs[n].op; });
+  auto hi =
+      std::upper_bound(lo, nodes.end(), op, [&](Symbol s, NodeIdx n) { return s < recs[n].op; });
   return absl::Span<const NodeIdx>(nodes.data() + (lo - nodes.begin()), hi - lo);
 }
 
 size_t EGraph::hashcons_size() const { return hashcons_->set.size(); }
 
 size_t EGraph::ApproxMemoryBytes() const {
-  size_t bytes = sizeof(*this) + store_->nodes.capacity() * sizeof(NodeRec) +
-                 store_->children.capacity() * sizeof(Id) + node_class_.capacity() * sizeof(Id) +
-                 hashcons_->set.capacity() * (sizeof(NodeIdx) + 1) +
-                 classes_.capacity() * sizeof(ClassRec) + list_entries_ * sizeof(NodeIdx) +
-                 uf_.ApproxBytes() + change_log_.capacity() * sizeof(Id) +
-                 node_stamp_.capacity() * sizeof(uint32_t) + types_.ApproxBytes() +
-                 unhashed_op_.capacity();
+  size_t bytes =
+      sizeof(*this) + store_->nodes.capacity() * sizeof(NodeRec) +
+      store_->children.capacity() * sizeof(Id) + node_class_.capacity() * sizeof(Id) +
+      hashcons_->set.capacity() * (sizeof(NodeIdx) + 1) + classes_.capacity() * sizeof(ClassRec) +
+      list_entries_ * sizeof(NodeIdx) + uf_.ApproxBytes() + change_log_.capacity() * sizeof(Id) +
+      node_stamp_.capacity() * sizeof(uint32_t) + types_.ApproxBytes() + unhashed_op_.capacity();
   return bytes;
 }
 

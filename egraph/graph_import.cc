@@ -51,8 +51,7 @@ absl::StatusOr<GraphClasses> AddGraph(EGraph& g, const Graph& graph) {
       classes[id].push_back(*c);
       continue;
     }
-    absl::StatusOr<Id> multi =
-        g.Add(ENodeView{op, payload, children}, multi_type);
+    absl::StatusOr<Id> multi = g.Add(ENodeView{op, payload, children}, multi_type);
     if (!multi.ok()) return Prefixed(multi.status(), where());
     const int n = static_cast<int>(node.outputs.size());
     for (int i = 0; i < n; ++i) {

@@ -22,10 +22,10 @@ constexpr OpTraits kLattice{
 constexpr OpTraits kInvolution{.arity = 1, .involution = true};
 
 constexpr DefaultEntry kDefaults[] = {
-    {"ElementWiseAdd", kCommAssoc},     {"ElementWiseMultiply", kCommAssoc},
-    {"ElementWiseMaximum", kLattice},   {"ElementWiseMinimum", kLattice},
-    {"ElementWiseAnd", kLattice},       {"ElementWiseOr", kLattice},
-    {"ElementWiseNeg", kInvolution},    {"ElementWiseNot", kInvolution},
+    {"ElementWiseAdd", kCommAssoc},   {"ElementWiseMultiply", kCommAssoc},
+    {"ElementWiseMaximum", kLattice}, {"ElementWiseMinimum", kLattice},
+    {"ElementWiseAnd", kLattice},     {"ElementWiseOr", kLattice},
+    {"ElementWiseNeg", kInvolution},  {"ElementWiseNot", kInvolution},
 };
 
 }  // namespace
@@ -36,9 +36,7 @@ OpTable OpTable::Default() {
   return t;
 }
 
-void OpTable::Set(std::string_view op, OpTraits traits) {
-  traits_[Symbol::Intern(op)] = traits;
-}
+void OpTable::Set(std::string_view op, OpTraits traits) { traits_[Symbol::Intern(op)] = traits; }
 
 const OpTraits* OpTable::Find(Symbol op) const {
   auto it = traits_.find(op);

@@ -41,7 +41,7 @@ class RunState {
  private:
   struct RuleState {
     bool searched = false;
-    size_t since = 0;         // change-log position of the last complete search
+    size_t since = 0;          // change-log position of the last complete search
     uint64_t since_epoch = 0;  // e-graph epoch of the last complete search
   };
 
@@ -350,8 +350,8 @@ std::string_view StopReasonName(StopReason r) {
 std::string RunReport::ToString() const {
   std::string out = absl::StrFormat(
       "stop=%s iterations=%d nodes=%d classes=%d peak_memory=%d conflicts=%d time=%.3fs\n",
-      StopReasonName(stop_reason), iterations.size(), nodes, classes, peak_memory_bytes,
-      conflicts, seconds);
+      StopReasonName(stop_reason), iterations.size(), nodes, classes, peak_memory_bytes, conflicts,
+      seconds);
   for (const IterationReport& it : iterations) {
     size_t matches = 0, applications = 0;
     std::string banned;
@@ -364,8 +364,8 @@ std::string RunReport::ToString() const {
                           "  phase %d iter %d: matches=%d applied=%d nodes=%d classes=%d "
                           "search=%.3fms apply=%.3fms rebuild=%.3fms%s\n",
                           it.phase, it.iteration, matches, applications, it.nodes, it.classes,
-                          it.search_seconds * 1e3, it.apply_seconds * 1e3,
-                          it.rebuild_seconds * 1e3, banned.empty() ? "" : " banned:" + banned);
+                          it.search_seconds * 1e3, it.apply_seconds * 1e3, it.rebuild_seconds * 1e3,
+                          banned.empty() ? "" : " banned:" + banned);
   }
   return out;
 }

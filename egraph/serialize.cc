@@ -26,8 +26,7 @@ std::string DotEscape(std::string_view s) {
 
 }  // namespace
 
-std::string ToSerializedJson(const EGraph& g, absl::Span<const Id> roots,
-                             const NodeCostFn& cost) {
+std::string ToSerializedJson(const EGraph& g, absl::Span<const Id> roots, const NodeCostFn& cost) {
   nlohmann::ordered_json nodes = nlohmann::ordered_json::object();
   nlohmann::ordered_json class_data = nlohmann::ordered_json::object();
   for (Id c : g.Classes()) {

@@ -18,7 +18,7 @@ namespace egret {
 enum class GraphFormat {
   kJson,  // egret's JSON format (graph_json.h), extension .json
   kDot,   // Graphviz DOT (graph_dot.h), extension .dot; write only
-  kOnnx,  // ONNX model, extension .onnx (planned: not supported yet)
+  kOnnx,  // ONNX model (onnx_reader.h), extension .onnx; read only
 };
 
 // "json", "dot", "onnx".
@@ -32,12 +32,14 @@ std::optional<GraphFormat> GraphFormatFromPath(std::string_view path);
 // extension is read as JSON. Errors are one-line "file[:line:col]: error: ..."
 // messages: kInvalidArgument for malformed content, kNotFound for an
 // unreadable file, kResourceExhausted for a file over `max_file_bytes`,
-// kUnimplemented for .onnx (not supported yet) and .dot (write only).
+// kUnimplemented for .dot (write only). .onnx files go to ReadOnnx
+// (onnx_reader.h) with its default options and this size limit.
 absl::StatusOr<Graph> LoadGraph(const std::string& path,
                                 uint64_t max_file_bytes = kDefaultMaxFileBytes);
 
 // Writes `graph` to `path` in `format` (by default, the format of the
-// extension, and JSON for an unknown one), atomically. kUnimplemented for ONNX.
+// extension, and JSON for an unknown one), atomically. kUnimplemented for ONNX
+// (no writer).
 absl::Status SaveGraph(const Graph& graph, const std::string& path,
                        std::optional<GraphFormat> format = std::nullopt);
 

@@ -561,6 +561,10 @@ absl::Status Importer::SliceTo(const std::string& in, std::vector<int64_t> begin
 // Elementwise ops.
 
 absl::Status Importer::DoBinary() {
+  if (cur_->op_type() == "Div" && IsQuantized(In(0).type.dtype)) {
+    // 8/16-bit ONNX integers are quantized types in egret, whose division rounds.
+    return Unmapped("division of 8/16-bit integers");
+  }
   if (AttrInt("broadcast", 0) != 0 && Attr("axis") != nullptr) {
     return Unmapped("legacy broadcast with an axis");
   }
@@ -1935,6 +1939,15 @@ absl::Status Importer::ReadInputs() {
     absl::StatusOr<TensorType> t =
         TypeFromValueInfo(in.type(), absl::StrCat("graph input '", in.name(), "'"), true);
     if (!t.ok()) return FileError(t.status().code(), std::string(t.status().message()));
+    if (auto bound = options_.input_values.find(in.name()); bound != options_.input_values.end()) {
+      if (bound->second.type() != *t) {
+        return FileError(absl::StatusCode::kInvalidArgument,
+                         absl::StrFormat("graph input '%s' is %s, its given value %s", in.name(),
+                                         t->ToString(), bound->second.type().ToString()));
+      }
+      SetConst(in.name(), bound->second);
+      continue;
+    }
     NodeId id = g_.AddInput(Unique(in.name()), *t);
     Value v;
     v.type = *t;

@@ -45,6 +45,9 @@ struct OnnxImportOptions {
   std::map<std::string, int64_t, std::less<>> dim_params;
   // Size of a symbolic or unknown input dim not in dim_params; 0 rejects it.
   int64_t default_dim = 0;
+  // Graph inputs to freeze: each named input becomes a constant with this
+  // value (whose type must match the input's) and is no longer a graph input.
+  std::map<std::string, Tensor, std::less<>> input_values;
   // Cap on the file size.
   uint64_t max_file_bytes = kDefaultMaxFileBytes;
 };

@@ -69,8 +69,7 @@ class Lexer {
             end += 2;
           }
         }
-        out.comments.push_back(
-            Comment{LocAt(p), clean_.substr(p, end - p), out.tokens.size()});
+        out.comments.push_back(Comment{LocAt(p), clean_.substr(p, end - p), out.tokens.size()});
         space = true;
         p = end;
         continue;
@@ -100,9 +99,8 @@ class Lexer {
             (ident == "u8" || ident == "u" || ident == "U" || ident == "L")) {
           tok.kind = next == '"' ? TokenKind::kString : TokenKind::kChar;
           p = ScanQuoted(p, &problem);
-        } else if (next == '"' &&
-                   (ident == "R" || ident == "u8R" || ident == "uR" || ident == "UR" ||
-                    ident == "LR")) {
+        } else if (next == '"' && (ident == "R" || ident == "u8R" || ident == "uR" ||
+                                   ident == "UR" || ident == "LR")) {
           tok.kind = TokenKind::kString;
           raw = true;
           p = ScanRaw(p, &problem);
@@ -225,8 +223,8 @@ class Lexer {
       ++p;
       if (c == quote) return ScanSuffix(p);
     }
-    *problem = quote == '"' ? "missing terminating \" character"
-                            : "missing terminating ' character";
+    *problem =
+        quote == '"' ? "missing terminating \" character" : "missing terminating ' character";
     return p;
   }
 
@@ -243,8 +241,8 @@ class Lexer {
     size_t d = p + 1;
     while (d < n && d - (p + 1) <= 16) {
       const char c = clean_[d];
-      if (c == '(' || c == ')' || c == '\\' || c == ' ' || c == '\t' || c == '\n' ||
-          c == '\v' || c == '\f' || c == '\r' || c == '"')
+      if (c == '(' || c == ')' || c == '\\' || c == ' ' || c == '\t' || c == '\n' || c == '\v' ||
+          c == '\f' || c == '\r' || c == '"')
         break;
       ++d;
     }

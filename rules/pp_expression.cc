@@ -46,9 +46,9 @@ int HexDigit(char c) {
 
 class Evaluator {
  public:
-  Evaluator(const std::vector<Token>& tokens, const SourceLocation& loc,
-            std::string_view directive, int max_depth,
-            const std::function<bool(const std::string&)>& is_defined, DiagnosticList* diags)
+  Evaluator(const std::vector<Token>& tokens, const SourceLocation& loc, std::string_view directive,
+            int max_depth, const std::function<bool(const std::string&)>& is_defined,
+            DiagnosticList* diags)
       : tokens_(tokens),
         loc_(loc),
         directive_(directive),
@@ -321,13 +321,27 @@ class Evaluator {
       if (c == '\\' && i < body.size()) {
         const char e = body[i++];
         switch (e) {
-          case 'n': c = '\n'; break;
-          case 't': c = '\t'; break;
-          case 'r': c = '\r'; break;
-          case 'a': c = '\a'; break;
-          case 'b': c = '\b'; break;
-          case 'f': c = '\f'; break;
-          case 'v': c = '\v'; break;
+          case 'n':
+            c = '\n';
+            break;
+          case 't':
+            c = '\t';
+            break;
+          case 'r':
+            c = '\r';
+            break;
+          case 'a':
+            c = '\a';
+            break;
+          case 'b':
+            c = '\b';
+            break;
+          case 'f':
+            c = '\f';
+            break;
+          case 'v':
+            c = '\v';
+            break;
           case 'x': {
             c = 0;
             while (i < body.size() && HexDigit(body[i]) >= 0) c = (c << 4) | HexDigit(body[i++]);
@@ -349,7 +363,8 @@ class Evaluator {
       ++count;
     }
     if (prefixed) return Value{last, false};
-    if (count == 1) return Value{static_cast<uint64_t>(static_cast<int64_t>(static_cast<int8_t>(last))), false};
+    if (count == 1)
+      return Value{static_cast<uint64_t>(static_cast<int64_t>(static_cast<int8_t>(last))), false};
     return Value{static_cast<uint64_t>(static_cast<int64_t>(static_cast<int32_t>(value))), false};
   }
 

@@ -259,8 +259,8 @@ class Preprocessor {
   bool Reserve(const Token& at, size_t n) {
     live_ += n;
     if (live_ > options_.max_tokens) {
-      Abort(UserLoc(at), absl::StrFormat("macro expansion exceeds the limit of %d tokens",
-                                         options_.max_tokens));
+      Abort(UserLoc(at),
+            absl::StrFormat("macro expansion exceeds the limit of %d tokens", options_.max_tokens));
     }
     return !aborted_;
   }
@@ -304,7 +304,8 @@ class Preprocessor {
       macros_[m->name] = std::move(m);
     }
     in_prelude_ = true;  // user definitions replace these silently
-    ProcessAuxiliary("#define __cplusplus 201703L\n#define __EGRET__ 1\n", std::string(kBuiltinFile));
+    ProcessAuxiliary("#define __cplusplus 201703L\n#define __EGRET__ 1\n",
+                     std::string(kBuiltinFile));
     in_prelude_ = false;
   }
 
@@ -541,8 +542,8 @@ class Preprocessor {
         TakeLine(f, false);
         continue;
       }
-      if (nest > 0 || !(d == "endif" || d == "else" || d == "elif" || d == "elifdef" ||
-                        d == "elifndef")) {
+      if (nest > 0 ||
+          !(d == "endif" || d == "else" || d == "elif" || d == "elifdef" || d == "elifndef")) {
         if (nest > 0 && d == "endif") --nest;
         Consume(f, false);
         TakeLine(f, false);
@@ -571,8 +572,8 @@ class Preprocessor {
         continue;
       }
       if (c.taken) continue;
-      std::optional<bool> cond = d == "elif" ? EvalIf(line, "elif")
-                                             : EvalIfdef(line, d == "elifndef");
+      std::optional<bool> cond =
+          d == "elif" ? EvalIf(line, "elif") : EvalIfdef(line, d == "elifndef");
       if (cond.value_or(false)) {
         files_[fi].conds.back().taken = true;
         return;
@@ -625,8 +626,7 @@ class Preprocessor {
         }
         pre.push_back(number(t, v));
         i = j;
-      } else if (t.kind == TokenKind::kIdentifier &&
-                 (IsHasInclude(t.text) || IsHasQuery(t.text))) {
+      } else if (t.kind == TokenKind::kIdentifier && (IsHasInclude(t.text) || IsHasQuery(t.text))) {
         size_t j = i + 1;
         if (j >= line.size() || !line[j].IsPunct("(")) {
           diags_->Error(t.loc, absl::StrFormat("missing '(' after \"%s\"", t.text));
@@ -800,8 +800,8 @@ class Preprocessor {
     OpenFile& f = files_[fi];
     if (args.size() >= 2) {
       if (args[1].kind != TokenKind::kString || args[1].text.front() != '"') {
-        diags_->Error(args[1].loc, absl::StrFormat("invalid filename \"%s\" in #line directive",
-                                                   args[1].text));
+        diags_->Error(args[1].loc,
+                      absl::StrFormat("invalid filename \"%s\" in #line directive", args[1].text));
         return;
       }
       f.presumed_file = Unquote(args[1].text);
@@ -927,7 +927,8 @@ class Preprocessor {
           if (m->params[p] == t.text) m->param_of[k] = static_cast<int>(p);
         }
         if (m->param_of[k] < 0 && t.text == "__VA_ARGS__") {
-          diags_->Warning(t.loc, "__VA_ARGS__ can only appear in the expansion of a variadic macro");
+          diags_->Warning(t.loc,
+                          "__VA_ARGS__ can only appear in the expansion of a variadic macro");
         }
         if (m->variadic && t.text == "__VA_OPT__") {
           if (va_opt_depth > 0) {
@@ -967,7 +968,8 @@ class Preprocessor {
     auto it = macros_.find(m->name);
     if (it != macros_.end() && !it->second->from_prelude && !SameDefinition(*it->second, *m)) {
       Diagnostic d{Severity::kWarning, name.loc, absl::StrFormat("\"%s\" redefined", m->name), {}};
-      if (it->second->loc.line > 0) d.notes.emplace_back(it->second->loc, "previous definition is here");
+      if (it->second->loc.line > 0)
+        d.notes.emplace_back(it->second->loc, "previous definition is here");
       diags_->Add(std::move(d));
     }
     macros_[m->name] = std::move(m);
@@ -1033,8 +1035,8 @@ class Preprocessor {
 
   // Expands macro m named by `name`; false if it is a function-like macro
   // not followed by '(' (then `name` is an ordinary identifier).
-  bool Expand(const MacroPtr& m, const PPToken& name, std::vector<PPToken>* stack,
-              bool from_files, int depth) {
+  bool Expand(const MacroPtr& m, const PPToken& name, std::vector<PPToken>* stack, bool from_files,
+              int depth) {
     if (m->builtin != Macro::Builtin::kNone) {
       PPToken r;
       r.tok = name.tok;
@@ -1172,9 +1174,9 @@ class Preprocessor {
     const std::string text = lhs.tok.text + tok.tok.text;
     TokenKind kind;
     if (!IsSinglePpToken(text, &kind)) {
-      ErrorAt(name.tok, absl::StrFormat(
-                            "pasting \"%s\" and \"%s\" does not give a valid preprocessing token",
-                            lhs.tok.text, tok.tok.text));
+      ErrorAt(name.tok,
+              absl::StrFormat("pasting \"%s\" and \"%s\" does not give a valid preprocessing token",
+                              lhs.tok.text, tok.tok.text));
       os->push_back(std::move(tok));
       return;
     }
@@ -1208,7 +1210,9 @@ class Preprocessor {
       }
       idx.push_back(static_cast<int>(k));
     }
-    auto param_at = [&](size_t i) { return i < idx.size() && idx[i] >= 0 ? m.param_of[idx[i]] : -1; };
+    auto param_at = [&](size_t i) {
+      return i < idx.size() && idx[i] >= 0 ? m.param_of[idx[i]] : -1;
+    };
     auto is_hashhash_at = [&](size_t i) {
       return i < idx.size() && idx[i] >= 0 && IsHashHash(body[idx[i]]);
     };
@@ -1327,9 +1331,9 @@ Diagnostic DiagnosticAt(const Token& tok, Severity severity, std::string message
     return d;
   }
   const SourceLocation& use = tok.expansion_loc;
-  const bool written_at_use = tok.loc.file == use.file &&
-                              std::make_pair(tok.loc.line, tok.loc.col) >=
-                                  std::make_pair(use.line, use.col);
+  const bool written_at_use =
+      tok.loc.file == use.file &&
+      std::make_pair(tok.loc.line, tok.loc.col) >= std::make_pair(use.line, use.col);
   d.loc = written_at_use ? tok.loc : use;
   d.notes.emplace_back(use, absl::StrFormat("in expansion of macro '%s'", tok.expanded_from));
   return d;

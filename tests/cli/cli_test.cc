@@ -121,10 +121,10 @@ TEST_F(CliTest, BadGraphsExitTwoWithTheReaderMessage) {
   EXPECT_EQ(r.err,
             absl::StrCat(Path("absent.json"), ": error: cannot open: No such file or directory\n"));
 
-  r = Run({"info", Path("model.onnx")});
+  r = Run({"info", Path("g.dot")});
   EXPECT_EQ(r.code, 2);
-  EXPECT_EQ(r.err, absl::StrCat(Path("model.onnx"),
-                                ": error: reading ONNX models is not supported yet\n"));
+  EXPECT_EQ(r.err,
+            absl::StrCat(Path("g.dot"), ": error: DOT files are write-only; give a .json graph\n"));
 }
 
 TEST_F(CliTest, ConvertNormalizesJson) {

@@ -51,7 +51,7 @@ TEST(EGraphTest, UnionAndRebuildRestoreCongruence) {
   EXPECT_FALSE(Merge(g, a, b));  // already equal
   EXPECT_FALSE(g.clean());
   EXPECT_NE(g.Find(fa), g.Find(fb));  // deferred
-  EXPECT_EQ(g.Rebuild(), 2u);          // Relu and Sigmoid by congruence
+  EXPECT_EQ(g.Rebuild(), 2u);         // Relu and Sigmoid by congruence
   EXPECT_TRUE(g.clean());
   EXPECT_EQ(g.Find(fa), g.Find(fb));
   EXPECT_EQ(g.Find(gfa), g.Find(gfb));

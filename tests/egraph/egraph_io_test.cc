@@ -122,7 +122,8 @@ TEST(GraphImportTest, CseConstantsAttributesAndMultiOutput) {
   EXPECT_NE(c[s1][0], c[s3][0]);
   EXPECT_EQ(c[o1][0], c[o3][0]);
   EXPECT_NE(c[o1][0], c[o2][0]);
-  EXPECT_EQ(g.AttributesOf(g.Node(g.ClassNodes(c[o2][0])[0]).payload).at("k"), AttrValue(int64_t{2}));
+  EXPECT_EQ(g.AttributesOf(g.Node(g.ClassNodes(c[o2][0])[0]).payload).at("k"),
+            AttrValue(int64_t{2}));
   ASSERT_EQ(c[sp].size(), 2u);
   EXPECT_NE(c[sp][0], c[sp][1]);
   EXPECT_EQ(g.TypeOf(c[sp][1]), TensorType(DType::kFloat32, {1, 2}));

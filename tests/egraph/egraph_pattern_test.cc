@@ -39,9 +39,8 @@ std::set<std::vector<Id>> AllMatches(const EGraph& g, const CompiledPattern& p) 
 }
 
 TEST(PatternTest, ParseAndPrintRoundTrip) {
-  for (std::string_view text :
-       {"(ElementWiseAdd ?a (ElementWiseAdd ?b ?c))", "(Concat ?a ?b ...)", "?t=(Relu ?x)",
-        "$Const", "(Op#3 ?a)", "?x"}) {
+  for (std::string_view text : {"(ElementWiseAdd ?a (ElementWiseAdd ?b ?c))", "(Concat ?a ?b ...)",
+                                "?t=(Relu ?x)", "$Const", "(Op#3 ?a)", "?x"}) {
     absl::StatusOr<Pattern> p = ParsePattern(text);
     ASSERT_TRUE(p.ok()) << text << ": " << p.status();
     EXPECT_EQ(p->ToString(), text);
@@ -112,8 +111,7 @@ TEST(PatternTest, VariadicMatchesAtLeastTheListedInputs) {
   g.Rebuild();
   EXPECT_EQ(AllMatches(g, Compile("(Concat ?x ?y ...)")),
             (std::set<std::vector<Id>>{{c2, a, b}, {c3, a, b}}));
-  EXPECT_EQ(AllMatches(g, Compile("(Concat ...)")),
-            (std::set<std::vector<Id>>{{c1}, {c2}, {c3}}));
+  EXPECT_EQ(AllMatches(g, Compile("(Concat ...)")), (std::set<std::vector<Id>>{{c1}, {c2}, {c3}}));
   EXPECT_EQ(AllMatches(g, Compile("(Concat ?x ?y)")), (std::set<std::vector<Id>>{{c2, a, b}}));
 }
 

@@ -58,8 +58,7 @@ TEST_P(CommAssocTest, SaturationReachesExactCounts) {
     o.scheduler = GetParam().scheduler;
     o.check_invariants = n <= 6;  // the invariant test below covers the rest
     RunReport report = Runner(g, o).Run(rules);
-    ASSERT_EQ(report.stop_reason, StopReason::kSaturated) << "n=" << n << "\n"
-                                                          << report.ToString();
+    ASSERT_EQ(report.stop_reason, StopReason::kSaturated) << "n=" << n << "\n" << report.ToString();
     EXPECT_TRUE(report.invariant_error.ok()) << report.invariant_error;
     const size_t classes = (size_t{1} << n) - 1;
     const size_t nodes = n + static_cast<size_t>(std::pow(3, n)) - (size_t{1} << (n + 1)) + 1;

@@ -42,11 +42,11 @@ std::vector<std::string> LexOk(std::string_view text) {
 }
 
 TEST(LexerTest, KindsAndLocations) {
-  EXPECT_THAT(LexOk("DEF_PACKAGE_OPTIMIZATION(EARLY+1,\n  Op(\"Relu\", \"X\"))"),
-              ElementsAre("^id:DEF_PACKAGE_OPTIMIZATION@1:1", "p:(@1:25", "id:EARLY@1:26",
-                          "p:+@1:31", "num:1@1:32", "p:,@1:33", "^id:Op@2:3", "p:(@2:5",
-                          "str:\"Relu\"@2:6", "p:,@2:12", "_str:\"X\"@2:14", "p:)@2:17",
-                          "p:)@2:18"));
+  EXPECT_THAT(
+      LexOk("DEF_PACKAGE_OPTIMIZATION(EARLY+1,\n  Op(\"Relu\", \"X\"))"),
+      ElementsAre("^id:DEF_PACKAGE_OPTIMIZATION@1:1", "p:(@1:25", "id:EARLY@1:26", "p:+@1:31",
+                  "num:1@1:32", "p:,@1:33", "^id:Op@2:3", "p:(@2:5", "str:\"Relu\"@2:6", "p:,@2:12",
+                  "_str:\"X\"@2:14", "p:)@2:17", "p:)@2:18"));
 }
 
 TEST(LexerTest, EndTokenIsAfterLastCharacter) {
@@ -62,24 +62,24 @@ TEST(LexerTest, EndTokenIsAfterLastCharacter) {
 
 TEST(LexerTest, PunctuatorsLongestMatch) {
   EXPECT_THAT(LexOk("a::b->c ## d ... <<= >>= <=> ->* .* %:%: <::x"),
-              ElementsAre("^id:a@1:1", "p:::@1:2", "id:b@1:4", "p:->@1:5", "id:c@1:7",
-                          "_p:##@1:9", "_id:d@1:12", "_p:...@1:14", "_p:<<=@1:18",
-                          "_p:>>=@1:22", "_p:<=>@1:26", "_p:->*@1:30", "_p:.*@1:34",
-                          "_p:%:%:@1:37", "_p:<@1:42", "p:::@1:43", "id:x@1:45"));
+              ElementsAre("^id:a@1:1", "p:::@1:2", "id:b@1:4", "p:->@1:5", "id:c@1:7", "_p:##@1:9",
+                          "_id:d@1:12", "_p:...@1:14", "_p:<<=@1:18", "_p:>>=@1:22", "_p:<=>@1:26",
+                          "_p:->*@1:30", "_p:.*@1:34", "_p:%:%:@1:37", "_p:<@1:42", "p:::@1:43",
+                          "id:x@1:45"));
 }
 
 TEST(LexerTest, PpNumbers) {
   EXPECT_THAT(LexOk("1230u -1.331e-2 0x1Fp+3 .5f 1'000 010 12ULL 1e+x"),
               ElementsAre("^num:1230u@1:1", "_p:-@1:7", "num:1.331e-2@1:8", "_num:0x1Fp+3@1:17",
-                          "_num:.5f@1:25", "_num:1'000@1:29", "_num:010@1:35",
-                          "_num:12ULL@1:39", "_num:1e+x@1:45"));
+                          "_num:.5f@1:25", "_num:1'000@1:29", "_num:010@1:35", "_num:12ULL@1:39",
+                          "_num:1e+x@1:45"));
 }
 
 TEST(LexerTest, StringAndCharLiterals) {
   EXPECT_THAT(LexOk(R"TXT(u8"a" L'x' "q\"\\" 'a\'' U"z"_sfx R"d(a)" b)d" uR"(x)")TXT"),
               ElementsAre("^str:u8\"a\"@1:1", "_chr:L'x'@1:7", "_str:\"q\\\"\\\\\"@1:12",
-                          "_chr:'a\\''@1:20", "_str:U\"z\"_sfx@1:26",
-                          "_str:R\"d(a)\" b)d\"@1:35", "_str:uR\"(x)\"@1:48"));
+                          "_chr:'a\\''@1:20", "_str:U\"z\"_sfx@1:26", "_str:R\"d(a)\" b)d\"@1:35",
+                          "_str:uR\"(x)\"@1:48"));
 }
 
 TEST(LexerTest, RawStringKeepsSplices) {
@@ -124,8 +124,8 @@ TEST(LexerTest, UnterminatedLiteralsAndComments) {
             "f.cc:3:3: error: unterminated comment\n"
             "f.cc:1:3: error: missing terminating \" character\n"
             "f.cc:2:3: error: missing terminating ' character\n");
-  EXPECT_THAT(Describe(toks), ElementsAre("^id:x@1:1", "_str:\"abc@1:3", "^id:y@2:1",
-                                          "_chr:'q@2:3", "^id:z@3:1"));
+  EXPECT_THAT(Describe(toks),
+              ElementsAre("^id:x@1:1", "_str:\"abc@1:3", "^id:y@2:1", "_chr:'q@2:3", "^id:z@3:1"));
 }
 
 TEST(LexerTest, UnterminatedRawString) {

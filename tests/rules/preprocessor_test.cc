@@ -39,7 +39,7 @@ struct Pp {
 };
 
 Pp RunPp(std::string_view src, const PreprocessOptions& options = NoPrelude(),
-       const std::string& name = "t.cc") {
+         const std::string& name = "t.cc") {
   DiagnosticList diags;
   absl::StatusOr<PreprocessedFile> f = PreprocessText(src, name, options, &diags);
   EXPECT_TRUE(f.ok()) << f.status();
@@ -194,11 +194,10 @@ char c[2][6] = { str(hello), str() };
 )";
   Pp r = RunPp(src);
   EXPECT_EQ(r.diags, "");
-  EXPECT_EQ(NoSpace(r.text),
-            NoSpace("f(2 * (y+1)) + f(2 * (f(2 * (z[0])))) % f(2 * (0)) + t(1);"
-                    "f(2 * (2+(3,4)-0,1)) | f(2 * (~ 5)) & f(2 * (0,1))^m(0,1);"
-                    "int i[] = { 1, 23, 4, 5, };"
-                    "char c[2][6] = { \"hello\", \"\" };"));
+  EXPECT_EQ(NoSpace(r.text), NoSpace("f(2 * (y+1)) + f(2 * (f(2 * (z[0])))) % f(2 * (0)) + t(1);"
+                                     "f(2 * (2+(3,4)-0,1)) | f(2 * (~ 5)) & f(2 * (0,1))^m(0,1);"
+                                     "int i[] = { 1, 23, 4, 5, };"
+                                     "char c[2][6] = { \"hello\", \"\" };"));
 }
 
 TEST(PreprocessorTest, StringizeAndPasteExample) {
@@ -262,8 +261,9 @@ TEST(PreprocessorTest, RuleFormNamesAreNeverExpanded) {
       "#define X 3\n"
       "DEF_PACKAGE_OPTIMIZATION(X) DEF_PACKAGE_OP(a, \"b\") DEF_TENSOR_PROPERTIES\n"
       "#ifdef DEF_PACKAGE_OP\nyes\n#endif\n";
-  EXPECT_EQ(Clean(src), "DEF_PACKAGE_OPTIMIZATION ( 3 ) DEF_PACKAGE_OP ( a , \"b\" ) "
-                        "DEF_TENSOR_PROPERTIES yes");
+  EXPECT_EQ(Clean(src),
+            "DEF_PACKAGE_OPTIMIZATION ( 3 ) DEF_PACKAGE_OP ( a , \"b\" ) "
+            "DEF_TENSOR_PROPERTIES yes");
 }
 
 TEST(PreprocessorTest, MacroProducingRuleFormKeepsLineStart) {
@@ -276,8 +276,9 @@ TEST(PreprocessorTest, MacroProducingRuleFormKeepsLineStart) {
 }
 
 TEST(PreprocessorTest, Builtins) {
-  Pp r = RunPp("a __LINE__\n#define L __LINE__\n\nL __FILE__ __COUNTER__ __COUNTER__\n"
-             "#if __cplusplus >= 201703L && __EGRET__\nyes\n#endif");
+  Pp r = RunPp(
+      "a __LINE__\n#define L __LINE__\n\nL __FILE__ __COUNTER__ __COUNTER__\n"
+      "#if __cplusplus >= 201703L && __EGRET__\nyes\n#endif");
   EXPECT_EQ(r.diags, "");
   EXPECT_EQ(r.joined, "a 1 4 \"t.cc\" 0 1 yes");
 }
@@ -354,7 +355,8 @@ TEST(PreprocessorTest, IfArithmetic) {
       "c\n#endif\n"
       "#if (2 || 1/0) && !(0 && 1/0) && (1 ? 2 : 1/0) && '\\n' == 10 && '\\x41' == 65\n"
       "d\n#endif\n"
-      "#if 18446744073709551615 == -1 && 0xffffffffffffffff > 0 && (0, 1) && 5 >= 5 && 4 <= 3 == 0\n"
+      "#if 18446744073709551615 == -1 && 0xffffffffffffffff > 0 && (0, 1) && 5 >= 5 && 4 <= 3 == "
+      "0\n"
       "e\n#endif\n"
       "#if true && !false && (1 | 2) == 3 && (6 & 3) == 2 && (6 ^ 3) == 5 && 2 != 3 && 3 > 2\n"
       "f\n#endif\n"
@@ -366,10 +368,13 @@ TEST(PreprocessorTest, IfArithmetic) {
 }
 
 TEST(PreprocessorTest, IfDefinedAndMacros) {
-  EXPECT_EQ(Clean("#define X\n#if defined X && defined(X) && !defined(Y) && !defined ( Y )\nok\n#endif"),
-            "ok");
-  EXPECT_EQ(Clean("#define N 3\n#define TWICE(a) ((a) * 2)\n#if TWICE(N) == 6 && UNKNOWN == 0\nm\n#endif"),
-            "m");
+  EXPECT_EQ(
+      Clean("#define X\n#if defined X && defined(X) && !defined(Y) && !defined ( Y )\nok\n#endif"),
+      "ok");
+  EXPECT_EQ(
+      Clean(
+          "#define N 3\n#define TWICE(a) ((a) * 2)\n#if TWICE(N) == 6 && UNKNOWN == 0\nm\n#endif"),
+      "m");
   EXPECT_EQ(Clean("#define D defined(N)\n#if D\nno\n#else\nyes\n#endif"), "yes");
   EXPECT_EQ(Clean("#if __has_include(\"missing-header.h\") || __has_builtin(x) || "
                   "!defined(__has_include)\nno\n#else\nyes\n#endif"),
@@ -380,8 +385,9 @@ TEST(PreprocessorTest, ElifChains) {
   EXPECT_EQ(Clean("#if 0\na\n#elif 0\nb\n#elif 1\nc\n#elif 1\nd\n#else\ne\n#endif"), "c");
   EXPECT_EQ(Clean("#if 0\na\n#elif 0\nb\n#else\ne\n#endif"), "e");
   EXPECT_EQ(Clean("#if 1\na\n#elif 1/0\nb\n#else\ne\n#endif"), "a");
-  EXPECT_EQ(Clean("#define X\n#ifdef Y\na\n#elifdef X\nb\n#endif\n#ifndef X\nc\n#elifndef Y\nd\n#endif"),
-            "b d");
+  EXPECT_EQ(
+      Clean("#define X\n#ifdef Y\na\n#elifdef X\nb\n#endif\n#ifndef X\nc\n#elifndef Y\nd\n#endif"),
+      "b d");
   EXPECT_EQ(Clean("#if 0\n#if 1\nx\n#else\ny\n#endif\n#elif 1\nz\n#endif"), "z");
   EXPECT_EQ(Clean("#ifdef A\n#error never\n#else\n#ifndef B\nok\n#endif\n#endif"), "ok");
   EXPECT_EQ(Clean("#if 0\n#bogus directive\n#define X 1\n#endif\nX"), "X");
@@ -408,9 +414,10 @@ TEST(PreprocessorTest, PrepareDisabledBlocks) {
 }
 
 TEST(PreprocessorTest, ExternalShapeFnAnnotations) {
-  Pp r = RunPp("#if 0\n// :::EXTERNAL_SHAPEFN::: { int skipped(); }\n#endif\n"
-             "x /* :::EXTERNAL_SHAPEFN::: {int g(int);} */\n"
-             "// :::EXTERNAL_SHAPEFN::: no braces\n");
+  Pp r = RunPp(
+      "#if 0\n// :::EXTERNAL_SHAPEFN::: { int skipped(); }\n#endif\n"
+      "x /* :::EXTERNAL_SHAPEFN::: {int g(int);} */\n"
+      "// :::EXTERNAL_SHAPEFN::: no braces\n");
   EXPECT_EQ(r.diags,
             "t.cc:5:1: warning: malformed EXTERNAL_SHAPEFN annotation: expected '{ ... }'\n");
   EXPECT_THAT(r.file.external_fn_annotations, ElementsAre(Pair(::testing::_, "int g(int);")));
@@ -436,8 +443,7 @@ TEST(PreprocessorTest, IfExpressionErrors) {
             "t.cc:1:5: error: floating constant in preprocessor expression\n");
   EXPECT_EQ(Diags("#if \"s\"\n#endif"),
             "t.cc:1:5: error: token \"\"s\"\" is not valid in preprocessor expressions\n");
-  EXPECT_EQ(Diags("#if 1 +\n#endif"),
-            "t.cc:1:7: error: missing value at end of #if expression\n");
+  EXPECT_EQ(Diags("#if 1 +\n#endif"), "t.cc:1:7: error: missing value at end of #if expression\n");
   EXPECT_EQ(Diags("#if defined\n#endif"),
             "t.cc:1:5: error: operator \"defined\" requires an identifier\n");
   EXPECT_EQ(Diags("#if defined(X\n#endif"), "t.cc:1:13: error: missing ')' after \"defined\"\n");
@@ -454,7 +460,8 @@ TEST(PreprocessorTest, IfExpressionErrors) {
   EXPECT_EQ(Diags("#if __has_include\n#endif"),
             "t.cc:1:5: error: missing '(' after \"__has_include\"\n");
   // Through a macro: at the use of the macro.
-  EXPECT_EQ(Diags("#define BAD 1/0\n#if BAD\n#endif"), "t.cc:2:5: error: division by zero in #if\n");
+  EXPECT_EQ(Diags("#define BAD 1/0\n#if BAD\n#endif"),
+            "t.cc:2:5: error: division by zero in #if\n");
   // An erroneous #if is false.
   EXPECT_EQ(RunPp("#if 1/0\nx\n#else\ny\n#endif").joined, "y");
 }
@@ -473,7 +480,8 @@ TEST(PreprocessorTest, ConditionalStructureErrors) {
   EXPECT_EQ(Diags("#ifdef 3\n#endif"), "t.cc:1:8: error: macro names must be identifiers\n");
   EXPECT_EQ(Diags("#ifdef X Y\n#endif"),
             "t.cc:1:10: warning: extra tokens at end of #ifdef directive\n");
-  EXPECT_EQ(Diags("#if 1\n#endif X"), "t.cc:2:8: warning: extra tokens at end of #endif directive\n");
+  EXPECT_EQ(Diags("#if 1\n#endif X"),
+            "t.cc:2:8: warning: extra tokens at end of #endif directive\n");
   EXPECT_EQ(Diags("#if 0\n#else X\n#endif"),
             "t.cc:2:7: warning: extra tokens at end of #else directive\n");
   EXPECT_EQ(Diags("#undef\n#undef 1\n#undef A B"),
@@ -529,13 +537,12 @@ TEST(PreprocessorTest, IncludesSearchIncluderThenIncludeDirs) {
   DiagnosticList diags;
   absl::StatusOr<PreprocessedFile> f = PreprocessFile(kData + "/include_main.cc", o, &diags);
   ASSERT_TRUE(f.ok());
-  EXPECT_EQ(diags.ToString(),
-            kData + "/include_main.cc:6:10: warning: cannot find include file "
-                    "\"not_there.h\"; skipped\n");
+  EXPECT_EQ(diags.ToString(), kData +
+                                  "/include_main.cc:6:10: warning: cannot find include file "
+                                  "\"not_there.h\"; skipped\n");
   std::vector<std::string> texts;
   for (const Token& t : f->tokens) texts.push_back(t.text);
-  EXPECT_EQ(absl::StrJoin(texts, " "),
-            "local_a from_c from_sub sdk_b start A_VALUE B_VALUE end ");
+  EXPECT_EQ(absl::StrJoin(texts, " "), "local_a from_c from_sub sdk_b start A_VALUE B_VALUE end ");
   const Token& a = Find(*f, "local_a");
   EXPECT_EQ(a.loc.ToString(), kData + "/inc/a.h:3:1");
   const Token& av = Find(*f, "A_VALUE");
@@ -548,11 +555,12 @@ TEST(PreprocessorTest, RealOpPackageSource) {
   DiagnosticList diags;
   absl::StatusOr<PreprocessedFile> f = PreprocessFile(kData + "/op_package.cc", o, &diags);
   ASSERT_TRUE(f.ok());
-  EXPECT_EQ(diags.ToString(),
-            kData + "/op_package.cc:3:10: warning: cannot find include file "
-                    "\"HTP/core/constraints.h\"; skipped\n" +
-            kData + "/op_package.cc:4:10: warning: cannot find include file "
-                    "\"HTP/core/op_package_feature_support.h\"; skipped\n");
+  EXPECT_EQ(diags.ToString(), kData +
+                                  "/op_package.cc:3:10: warning: cannot find include file "
+                                  "\"HTP/core/constraints.h\"; skipped\n" +
+                                  kData +
+                                  "/op_package.cc:4:10: warning: cannot find include file "
+                                  "\"HTP/core/op_package_feature_support.h\"; skipped\n");
   std::string expected = ReadExpected(kData + "/op_package.expected");
   EXPECT_EQ(TokensToText(f->tokens) + "\n", expected);
   ASSERT_EQ(f->external_fn_annotations.size(), 1u);
@@ -569,7 +577,8 @@ TEST(PreprocessorTest, RealOpPackageSource) {
   EXPECT_EQ(rules, 6);
   const Token& tile = Find(*f, "\"tile_height\"");
   EXPECT_EQ(tile.expanded_from, "TILE_HEIGHT");
-  EXPECT_EQ(DiagnosticAt(tile, Severity::kError, "x").loc.ToString(), kData + "/op_package.cc:39:23");
+  EXPECT_EQ(DiagnosticAt(tile, Severity::kError, "x").loc.ToString(),
+            kData + "/op_package.cc:39:23");
 }
 
 TEST(PreprocessorTest, MissingMainFileIsAStatus) {
@@ -586,9 +595,10 @@ TEST(PreprocessorTest, IncludeErrors) {
             "t.cc:2:2: error: #include expects \"FILENAME\" or <FILENAME>\n"
             "t.cc:3:10: error: empty filename in #include\n");
   o.include_dirs = {kData};
-  EXPECT_EQ(Clean("#define HDR \"inc/a.h\"\n#include HDR\n#define ANGLE <sdk/b.h>\n#include ANGLE\nA B",
-                  o),
-            "local_a from_c from_sub sdk_b A_VALUE B_VALUE");
+  EXPECT_EQ(
+      Clean("#define HDR \"inc/a.h\"\n#include HDR\n#define ANGLE <sdk/b.h>\n#include ANGLE\nA B",
+            o),
+      "local_a from_c from_sub sdk_b A_VALUE B_VALUE");
 }
 
 TEST(PreprocessorTest, RecursiveIncludeIsAnErrorNotACrash) {
@@ -596,12 +606,14 @@ TEST(PreprocessorTest, RecursiveIncludeIsAnErrorNotACrash) {
   o.include_dirs = {kData};
   o.max_include_depth = 20;
   Pp r = RunPp("#include \"recursive.h\"\nafter", o);
-  EXPECT_EQ(r.diags, kData + "/recursive.h:2:10: error: #include nested too deeply (more than 20 levels)\n");
+  EXPECT_EQ(r.diags,
+            kData + "/recursive.h:2:10: error: #include nested too deeply (more than 20 levels)\n");
   EXPECT_EQ(r.errors, 1);
   // Twice per level: still one error, and the run stops there.
   Pp twice = RunPp("#include \"recursive_twice.h\"\nafter", o);
-  EXPECT_EQ(twice.diags, kData + "/recursive_twice.h:1:10: error: #include nested too deeply "
-                                 "(more than 20 levels)\n");
+  EXPECT_EQ(twice.diags, kData +
+                             "/recursive_twice.h:1:10: error: #include nested too deeply "
+                             "(more than 20 levels)\n");
 }
 
 // ---- Limits ----
@@ -625,7 +637,7 @@ TEST(PreprocessorTest, ExpansionInsideArgumentsIsBounded) {
   o.max_tokens = 1000;
   // Each level multiplies by 8: stopped inside the argument pre-expansion.
   Pp r = RunPp("#define D(x) x x x x x x x x\nD(D(D(D(D(D(D(D(1))))))))", o);
-  EXPECT_EQ(r.diags, "t.cc:2:11: error: macro expansion exceeds the limit of 1000 tokens\n");
+  EXPECT_EQ(r.diags, "t.cc:2:9: error: macro expansion exceeds the limit of 1000 tokens\n");
   std::string src = "#define A0 x x\n";
   for (int i = 1; i <= 40; ++i) {
     src += "#define A" + std::to_string(i) + " A" + std::to_string(i - 1) + " A" +
@@ -646,7 +658,8 @@ TEST(PreprocessorTest, DeepNestingIsAnError) {
   src += "1";
   for (int i = 0; i < 300; ++i) src += ")";
   Pp r = RunPp(src);
-  EXPECT_EQ(r.diags, "t.cc:2:513: error: macro arguments nested too deeply (more than 256 levels)\n");
+  EXPECT_EQ(r.diags,
+            "t.cc:2:513: error: macro arguments nested too deeply (more than 256 levels)\n");
   std::string ifs = "#if ";
   for (int i = 0; i < 5000; ++i) ifs += "(";
   ifs += "1";
@@ -678,15 +691,38 @@ namespace {
 TEST(PreludeTest, DefinesEveryHelperQuietly) {
   PreprocessOptions o;
   std::string src;
-  for (const char* name :
-       {"IS_QUANT_TYPE", "IS_QUANT_SIGNED", "IS_SIGNED_SYMM", "IS_QINT8_SYMM", "IS_QINT16_SYMM",
-        "IS_QINT32_SYMM", "SAME_QUANT", "SAME_DTYPE_QUANT", "MIN_QU8", "MAX_QU8", "OPCONST",
-        "FROM_DEFAULT_PACKAGE", "IS_SCALAR", "IS_NOT_SCALAR", "IS_SHAPE_1x1x1xd",
-        "FLAT_TENSOR_SIZE", "SUBS", "CHANNEL_SPLIT_SIZE", "MIN_CHANNEL_SPLIT_SIZE",
-        "MAX_DIMENSIONS", "TILE_HEIGHT", "TCM_MAXTENSOR_SIZE", "AUTOTHREAD_ENABLED",
-        "CAST_TO_DTYPE", "CAST_TO_FP16", "CAST_TO_FP32", "MAKE_OP_FP16_AND_INSERT_CAST",
-        "IS_BINARY_FP16", "IS_BINARY_FP32", "CONST_ZERO_OFF", "TYPICAL_CONV_SLICE",
-        "SHOULD_TILE"}) {
+  for (const char* name : {"IS_QUANT_TYPE",
+                           "IS_QUANT_SIGNED",
+                           "IS_SIGNED_SYMM",
+                           "IS_QINT8_SYMM",
+                           "IS_QINT16_SYMM",
+                           "IS_QINT32_SYMM",
+                           "SAME_QUANT",
+                           "SAME_DTYPE_QUANT",
+                           "MIN_QU8",
+                           "MAX_QU8",
+                           "OPCONST",
+                           "FROM_DEFAULT_PACKAGE",
+                           "IS_SCALAR",
+                           "IS_NOT_SCALAR",
+                           "IS_SHAPE_1x1x1xd",
+                           "FLAT_TENSOR_SIZE",
+                           "SUBS",
+                           "CHANNEL_SPLIT_SIZE",
+                           "MIN_CHANNEL_SPLIT_SIZE",
+                           "MAX_DIMENSIONS",
+                           "TILE_HEIGHT",
+                           "TCM_MAXTENSOR_SIZE",
+                           "AUTOTHREAD_ENABLED",
+                           "CAST_TO_DTYPE",
+                           "CAST_TO_FP16",
+                           "CAST_TO_FP32",
+                           "MAKE_OP_FP16_AND_INSERT_CAST",
+                           "IS_BINARY_FP16",
+                           "IS_BINARY_FP32",
+                           "CONST_ZERO_OFF",
+                           "TYPICAL_CONV_SLICE",
+                           "SHOULD_TILE"}) {
     src += std::string("#ifndef ") + name + "\nmissing_" + name + "\n#endif\n";
   }
   // Grammar names are not prelude macros: the parser knows them.
