@@ -193,8 +193,7 @@ void RegisterOptimizeCommand(CLI::App& app, int* exit_code) {
   CLI::App* cmd = app.add_subcommand(
       "optimize", "Optimize a graph with HTP rules by equality saturation and HVX-cost extraction");
   cmd->add_option("GRAPH", args->graph, "Input graph (.json)")->required();
-  cmd->add_option("--rules", args->rules, "Rule files (op-package sources or .rules)")
-      ->required();
+  cmd->add_option("--rules", args->rules, "Rule files (op-package sources or .rules)")->required();
   cmd->add_option("-I", args->include_dirs, "Add a directory to the #include search path");
   cmd->add_option("-D", args->defines, "Define a macro: NAME or NAME=VALUE");
   cmd->add_option("--option", args->options, "Set a graph option for OPTION_*: NAME=VALUE");

@@ -35,8 +35,11 @@ struct RulesArgs {
 void AddCommonOptions(CLI::App* cmd, RulesArgs* args) {
   cmd->add_option("FILE", args->files, "Rule files (op-package .cc/.h sources or .rules)")
       ->required();
-  cmd->add_option("-I", args->include_dirs, "Add a directory to the #include search path");
-  cmd->add_option("-D", args->defines, "Define a macro: NAME or NAME=VALUE");
+  // One value per -I / -D (so that FILE... after them stays positional).
+  cmd->add_option("-I", args->include_dirs, "Add a directory to the #include search path")
+      ->allow_extra_args(false);
+  cmd->add_option("-D", args->defines, "Define a macro: NAME or NAME=VALUE")
+      ->allow_extra_args(false);
   cmd->add_flag("--no-prelude", args->no_prelude, "Do not predefine egret's helper macros");
 }
 
@@ -50,7 +53,7 @@ std::optional<rules::RuleSet> Load(const RulesArgs& args, DiagnosticList* diags,
   absl::StatusOr<rules::RuleSet> set = rules::LoadRuleFiles(args.files, options, diags);
   std::cerr << diags->ToString();
   if (!set.ok()) {
-    std::cerr << "egret: error: " << set.status().message() << "\n";
+    std::cerr << set.status().message() << "\n";
     *exit = kExitBadInput;
     return std::nullopt;
   }

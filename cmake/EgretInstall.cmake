@@ -14,7 +14,8 @@ install(TARGETS egret EXPORT egretTargets
   INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 install(TARGETS egret_cli RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 
-foreach(s support graph egraph rules extract backend)
+get_property(_egret_stages GLOBAL PROPERTY EGRET_STAGES)
+foreach(s IN LISTS _egret_stages)
   if(NOT EXISTS ${PROJECT_SOURCE_DIR}/${s})
     continue()
   endif()

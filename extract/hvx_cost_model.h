@@ -1,7 +1,7 @@
 // The HVX cost model: what one e-node costs, from the implementations
 // registered for its op (DEF_PACKAGE_OP* in rule files) given as plain data,
-// so that this stage does not depend on the rule front end. docs/cost-model.md
-// describes it; in short:
+// so that this stage does not depend on the rule front end. docs/rewrite-semantics.md
+// ("HVX cost model") describes it; in short:
 //
 //   - An op's cost is that of its cheapest implementation. An HVX
 //     implementation's cost is per 128-byte vector of output: it is

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <functional>
 #include <limits>
 #include <memory>
 #include <optional>
@@ -47,7 +48,7 @@ constexpr int kToNhwc[4] = {0, 2, 3, 1};
 constexpr int kToNchw[4] = {0, 3, 1, 2};
 constexpr int kPos[4] = {0, 3, 1, 2};
 
-constexpr size_t kMaxFoldElements = 1 << 16;  // integer shape math folded at import
+constexpr size_t kMaxFoldElements = 1 << 16;    // integer shape math folded at import
 constexpr int64_t kMaxInferInitializer = 4096;  // constants passed to ONNX shape inference
 
 // Not an error: the handler cannot map this node, which becomes opaque.
@@ -56,14 +57,14 @@ absl::Status Unmapped(std::string_view why) {
 }
 bool IsUnmapped(const absl::Status& s) { return s.code() == absl::StatusCode::kFailedPrecondition; }
 
-#define RETURN_IF_ERROR(expr)      \
-  do {                             \
-    absl::Status _st = (expr);     \
-    if (!_st.ok()) return _st;     \
+#define RETURN_IF_ERROR(expr)  \
+  do {                         \
+    absl::Status _st = (expr); \
+    if (!_st.ok()) return _st; \
   } while (0)
-#define ASSIGN_OR_RETURN(lhs, expr)                  \
-  auto lhs##_or = (expr);                            \
-  if (!lhs##_or.ok()) return lhs##_or.status();      \
+#define ASSIGN_OR_RETURN(lhs, expr)             \
+  auto lhs##_or = (expr);                       \
+  if (!lhs##_or.ok()) return lhs##_or.status(); \
   auto lhs = *std::move(lhs##_or)
 
 std::string DimsStr(const Dims& d) { return absl::StrCat("[", absl::StrJoin(d, ","), "]"); }
@@ -89,10 +90,10 @@ int64_t ClampI32(int64_t v) {
 
 // What the importer knows about one ONNX tensor.
 struct Value {
-  TensorType type;            // in ONNX layout
-  ConstTensorPtr constant;    // known data (ONNX layout), else null
-  bool splat = false;         // constant whose elements are all equal
-  Layout native = kPlain;     // the layout of the node that computes it
+  TensorType type;                                 // in ONNX layout
+  ConstTensorPtr constant;                         // known data (ONNX layout), else null
+  bool splat = false;                              // constant whose elements are all equal
+  Layout native = kPlain;                          // the layout of the node that computes it
   ValueRef ref[2] = {{kNoNode, 0}, {kNoNode, 0}};  // per layout, when built
 };
 
@@ -125,7 +126,8 @@ class Importer {
   const std::string& Out(int k = 0) const { return cur_->output(k); }
   // Output k exists and a node or the graph's outputs read it.
   bool OutputUsed(int k) const {
-    return k < cur_->output_size() && !cur_->output(k).empty() && consumed_.contains(cur_->output(k));
+    return k < cur_->output_size() && !cur_->output(k).empty() &&
+           consumed_.contains(cur_->output(k));
   }
   const onnx::AttributeProto* Attr(std::string_view name) const {
     for (const auto& a : cur_->attribute()) {
@@ -200,8 +202,8 @@ class Importer {
   }
   absl::StatusOr<ValueRef> Emit(std::string op, std::vector<ValueRef> inputs, std::string name,
                                 std::vector<TensorType> declared = {}) {
-    ASSIGN_OR_RETURN(id, EmitNode(std::move(op), std::move(inputs), std::move(name),
-                                  std::move(declared)));
+    ASSIGN_OR_RETURN(
+        id, EmitNode(std::move(op), std::move(inputs), std::move(name), std::move(declared)));
     return ValueRef{id, 0};
   }
   ValueRef ConstNode(ConstTensorPtr t, std::string name) {
@@ -265,8 +267,10 @@ class Importer {
     }
     ValueRef src = v.ref[v.native];
     const int* perm = want == kNhwc ? kToNhwc : kToNchw;
-    ASSIGN_OR_RETURN(t, Emit("Transpose", {src, ShapeParam(std::vector<int64_t>{perm[0], perm[1], perm[2], perm[3]})},
-                             name + (want == kNhwc ? "/nhwc" : "/nchw")));
+    ASSIGN_OR_RETURN(
+        t, Emit("Transpose",
+                {src, ShapeParam(std::vector<int64_t>{perm[0], perm[1], perm[2], perm[3]})},
+                name + (want == kNhwc ? "/nhwc" : "/nchw")));
     v.ref[want] = t;
     return t;
   }
@@ -301,8 +305,9 @@ class Importer {
   static ConstTensorPtr Transposed2d(const Value& v) {
     TensorType t = v.type;
     std::swap(t.dims[0], t.dims[1]);
-    return std::make_shared<const Tensor>(v.splat ? SplatTensor(*v.constant, t)
-                                                  : TransposeTensor(*v.constant, std::vector<int>{1, 0}));
+    return std::make_shared<const Tensor>(
+        v.splat ? SplatTensor(*v.constant, t)
+                : TransposeTensor(*v.constant, std::vector<int>{1, 0}));
   }
   void Alias(const std::string& out, const std::string& in) { values_[out] = values_.at(in); }
   std::string Temp(const std::string& base, std::string_view suffix) {
@@ -449,9 +454,8 @@ bool Importer::FoldIntBinary(std::string_view op, const Value& a, const Value& b
 absl::Status Importer::Binary(std::string_view op, const std::string& a, const std::string& b,
                               const std::string& out) {
   static const absl::flat_hash_map<std::string, std::string> kOps = {
-      {"Add", "ElementWiseAdd"},     {"Sub", "ElementWiseSubtract"},
-      {"Mul", "ElementWiseMultiply"}, {"Div", "ElementWiseDivide"},
-      {"Max", "ElementWiseMaximum"}, {"Min", "ElementWiseMinimum"},
+      {"Add", "ElementWiseAdd"},    {"Sub", "ElementWiseSubtract"}, {"Mul", "ElementWiseMultiply"},
+      {"Div", "ElementWiseDivide"}, {"Max", "ElementWiseMaximum"},  {"Min", "ElementWiseMinimum"},
       {"Pow", "ElementWisePower"}};
   const Value& va = values_.at(a);
   const Value& vb = values_.at(b);
@@ -490,8 +494,8 @@ absl::Status Importer::ReshapeTo(const std::string& in, const Dims& dims, const 
     n *= d;
   }
   if (n != v.type.num_elements()) {
-    return absl::InvalidArgumentError(absl::StrFormat(
-        "cannot reshape %s to %s", DimsStr(v.type.dims), DimsStr(dims)));
+    return absl::InvalidArgumentError(
+        absl::StrFormat("cannot reshape %s to %s", DimsStr(v.type.dims), DimsStr(dims)));
   }
   if (static_cast<int>(dims.size()) > kMaxRank) {
     return Unmapped(absl::StrFormat("result rank %d exceeds %d", dims.size(), kMaxRank));
@@ -512,7 +516,8 @@ absl::Status Importer::ReshapeTo(const std::string& in, const Dims& dims, const 
     if (d[1] == 1 || (d[2] == 1 && d[3] == 1)) l = kNhwc;
   }
   ASSIGN_OR_RETURN(x, Get(in, l));
-  ASSIGN_OR_RETURN(r, Emit("Reshape", {x, ShapeParam(std::vector<int64_t>(dims.begin(), dims.end()))}, out));
+  ASSIGN_OR_RETURN(
+      r, Emit("Reshape", {x, ShapeParam(std::vector<int64_t>(dims.begin(), dims.end()))}, out));
   SetValue(out, r, kPlain);
   return absl::OkStatus();
 }
@@ -551,8 +556,8 @@ absl::Status Importer::SliceTo(const std::string& in, std::vector<int64_t> begin
     begin = b2, end = e2, stride = s2;
   }
   ASSIGN_OR_RETURN(x, Get(in, l));
-  ASSIGN_OR_RETURN(r, Emit("StridedSlice", {x, IntsConst(begin), IntsConst(end), IntsConst(stride)},
-                           out));
+  ASSIGN_OR_RETURN(
+      r, Emit("StridedSlice", {x, IntsConst(begin), IntsConst(end), IntsConst(stride)}, out));
   SetValue(out, r, l);
   return absl::OkStatus();
 }
@@ -599,8 +604,10 @@ absl::Status Importer::DoVariadic() {
 
 absl::Status Importer::DoUnary() {
   static const absl::flat_hash_map<std::string, std::string> kOps = {
-      {"Relu", "Relu"}, {"Sigmoid", "Sigmoid"}, {"Tanh", "Tanh"}, {"Erf", "Erf"},
-      {"Sqrt", "Sqrt"}, {"Exp", "Exp"},         {"Log", "Log"},   {"Neg", "Neg"},
+      {"Relu", "Relu"}, {"Sigmoid", "Sigmoid"},
+      {"Tanh", "Tanh"}, {"Erf", "Erf"},
+      {"Sqrt", "Sqrt"}, {"Exp", "Exp"},
+      {"Log", "Log"},   {"Neg", "Neg"},
       {"Abs", "Abs"},   {"HardSwish", "HardSwish"}};
   return Unary(kOps.at(cur_->op_type()), InName(0), Out());
 }
@@ -723,19 +730,21 @@ absl::Status Importer::DoConv() {
   const Value& w = In(1);
   if (x.type.rank() != 4) return Unmapped("only 2-D convolution is mapped");
   if (w.type.rank() != 4) {
-    return absl::InvalidArgumentError(absl::StrCat("weight must be 4-D, got ", DimsStr(w.type.dims)));
+    return absl::InvalidArgumentError(
+        absl::StrCat("weight must be 4-D, got ", DimsStr(w.type.dims)));
   }
   const int64_t g = AttrInt("group", 1);
   const int64_t cin = x.type.dims[1], cout = w.type.dims[0];
   if (g <= 0 || w.type.dims[1] * g != cin || cout % g != 0) {
-    return absl::InvalidArgumentError(absl::StrFormat(
-        "weight %s and group %d do not fit input %s", DimsStr(w.type.dims), g,
-        DimsStr(x.type.dims)));
+    return absl::InvalidArgumentError(absl::StrFormat("weight %s and group %d do not fit input %s",
+                                                      DimsStr(w.type.dims), g,
+                                                      DimsStr(x.type.dims)));
   }
   std::vector<int64_t> k = {w.type.dims[2], w.type.dims[3]};
   std::vector<int64_t> s = AttrInts("strides").value_or(std::vector<int64_t>{1, 1});
   std::vector<int64_t> d = AttrInts("dilations").value_or(std::vector<int64_t>{1, 1});
-  if (s.size() != 2 || d.size() != 2) return absl::InvalidArgumentError("strides/dilations need 2 values");
+  if (s.size() != 2 || d.size() != 2)
+    return absl::InvalidArgumentError("strides/dilations need 2 values");
   ASSIGN_OR_RETURN(pads, ConvPads({x.type.dims[2], x.type.dims[3]}, k, s, d));
   // Filter [cout, cin/g, kh, kw] -> [kh, kw, cin/g, cout].
   ValueRef filter;
@@ -779,9 +788,9 @@ absl::Status Importer::DoConvTranspose() {
   const int64_t g = AttrInt("group", 1);
   const int64_t cin = x.type.dims[1];
   if (g <= 0 || w.type.dims[0] != cin || cin % g != 0) {
-    return absl::InvalidArgumentError(absl::StrFormat(
-        "weight %s and group %d do not fit input %s", DimsStr(w.type.dims), g,
-        DimsStr(x.type.dims)));
+    return absl::InvalidArgumentError(absl::StrFormat("weight %s and group %d do not fit input %s",
+                                                      DimsStr(w.type.dims), g,
+                                                      DimsStr(x.type.dims)));
   }
   const int64_t cg = w.type.dims[1], cout = cg * g, ing = cin / g;
   const int64_t kh = w.type.dims[2], kw = w.type.dims[3];
@@ -841,8 +850,8 @@ absl::Status Importer::DoConvTranspose() {
       }
     }
   }
-  ValueRef filter = ConstNode(std::make_shared<const Tensor>(*Tensor::FromBytes(ft, bytes)),
-                              InName(1) + "/hwio");
+  ValueRef filter =
+      ConstNode(std::make_shared<const Tensor>(*Tensor::FromBytes(ft, bytes)), InName(1) + "/hwio");
   ValueRef bias;
   if (Has(2)) {
     ASSIGN_OR_RETURN(b, Get(InName(2), kPlain));
@@ -940,10 +949,12 @@ absl::Status Importer::DoBatchNorm() {
   const DType dt = x.type.dtype;
   const bool channel_last = rank == 2 || (rank == 4 && options_.nhwc);
   if (channel_last) {
-    ValueRef sc = ConstNode(std::make_shared<const Tensor>(Tensor::FromValues(TensorType(dt, {c}), scale)),
-                            Out() + "/scale");
-    ValueRef of = ConstNode(std::make_shared<const Tensor>(Tensor::FromValues(TensorType(dt, {c}), offset)),
-                            Out() + "/offset");
+    ValueRef sc =
+        ConstNode(std::make_shared<const Tensor>(Tensor::FromValues(TensorType(dt, {c}), scale)),
+                  Out() + "/scale");
+    ValueRef of =
+        ConstNode(std::make_shared<const Tensor>(Tensor::FromValues(TensorType(dt, {c}), offset)),
+                  Out() + "/offset");
     ASSIGN_OR_RETURN(xin, Get(InName(0), rank == 4 ? kNhwc : kPlain));
     ASSIGN_OR_RETURN(r, Emit("Batchnorm", {xin, sc, of}, Out()));
     SetValue(Out(), r, rank == 4 ? kNhwc : kPlain);
@@ -1025,9 +1036,9 @@ absl::Status Importer::DoGemm() {
       for (int64_t i = 0; i < n; ++i) {
         bias[i] = beta * c.constant->GetReal(c.type.num_elements() == 1 ? 0 : i);
       }
-      ins.push_back(ConstNode(std::make_shared<const Tensor>(
-                                  Tensor::FromValues(TensorType(c.type.dtype, {n}), bias)),
-                              InName(2) + "/bias"));
+      ins.push_back(ConstNode(
+          std::make_shared<const Tensor>(Tensor::FromValues(TensorType(c.type.dtype, {n}), bias)),
+          InName(2) + "/bias"));
     } else if (beta == 1.0) {
       add_c = InName(2);
     } else {
@@ -1122,8 +1133,8 @@ absl::Status Importer::DoReshape() {
     }
     if (infer >= 0) {
       if (known == 0 || x.type.num_elements() % known != 0) {
-        return absl::InvalidArgumentError(absl::StrFormat(
-            "cannot reshape %s to [%s]", DimsStr(in), absl::StrJoin(shape, ",")));
+        return absl::InvalidArgumentError(
+            absl::StrFormat("cannot reshape %s to [%s]", DimsStr(in), absl::StrJoin(shape, ",")));
       }
       out[infer] = x.type.num_elements() / known;
     }
@@ -1348,9 +1359,9 @@ absl::Status Importer::DoSplit() {
   ASSIGN_OR_RETURN(xin, Get(InName(0), l));
   std::string name;
   for (int k = 0; k < n && name.empty(); ++k) name = Out(k);
-  ASSIGN_OR_RETURN(id, EmitNode("Split", {xin, IntConst(l == kNhwc ? kPos[axis] : axis),
-                                          ShapeParam(sizes)},
-                                name));
+  ASSIGN_OR_RETURN(
+      id,
+      EmitNode("Split", {xin, IntConst(l == kNhwc ? kPos[axis] : axis), ShapeParam(sizes)}, name));
   for (int k = 0; k < n; ++k) {
     if (OutputUsed(k)) SetValue(Out(k), ValueRef{id, static_cast<uint32_t>(k)}, l);
   }
@@ -1758,7 +1769,8 @@ std::string AttrSummary(const onnx::GraphProto& g) {
 absl::Status Importer::DoOpaque(std::string_view reason) {
   const onnx::NodeProto& node = *cur_;
   std::string op = "onnx.";
-  if (!node.domain().empty() && node.domain() != "ai.onnx") absl::StrAppend(&op, node.domain(), ".");
+  if (!node.domain().empty() && node.domain() != "ai.onnx")
+    absl::StrAppend(&op, node.domain(), ".");
   absl::StrAppend(&op, node.op_type());
   Node n;
   n.op = op;
@@ -1795,9 +1807,9 @@ absl::Status Importer::DoOpaque(std::string_view reason) {
         n.attrs[a.name()] = AttrSummary(a.g());
         break;
       case onnx::AttributeProto::TENSOR:
-        n.attrs[a.name()] = absl::StrFormat("<tensor %s [%s]>",
-                                            onnx_internal::OnnxTypeName(a.t().data_type()),
-                                            absl::StrJoin(a.t().dims(), ","));
+        n.attrs[a.name()] =
+            absl::StrFormat("<tensor %s [%s]>", onnx_internal::OnnxTypeName(a.t().data_type()),
+                            absl::StrJoin(a.t().dims(), ","));
         break;
       default:
         n.attrs[a.name()] = std::string("<unsupported attribute>");
@@ -1850,8 +1862,8 @@ const absl::flat_hash_map<std::string, Importer::Handler>& Importer::Handlers() 
     auto* h = new absl::flat_hash_map<std::string, Handler>;
     for (auto op : {"Add", "Sub", "Mul", "Div", "Pow"}) (*h)[op] = &Importer::DoBinary;
     for (auto op : {"Sum", "Max", "Min", "Mean"}) (*h)[op] = &Importer::DoVariadic;
-    for (auto op : {"Relu", "Sigmoid", "Tanh", "Erf", "Sqrt", "Exp", "Log", "Neg", "Abs",
-                    "HardSwish"}) {
+    for (auto op :
+         {"Relu", "Sigmoid", "Tanh", "Erf", "Sqrt", "Exp", "Log", "Neg", "Abs", "HardSwish"}) {
       (*h)[op] = &Importer::DoUnary;
     }
     (*h)["Identity"] = (*h)["Dropout"] = &Importer::DoIdentity;
@@ -1886,13 +1898,13 @@ const absl::flat_hash_map<std::string, Importer::Handler>& Importer::Handlers() 
 }
 
 absl::StatusOr<TensorType> Importer::TypeFromValueInfo(const onnx::TypeProto& tp,
-                                                       std::string_view what,
-                                                       bool allow_symbolic) {
+                                                       std::string_view what, bool allow_symbolic) {
   if (!tp.has_tensor_type()) {
     return absl::UnimplementedError(absl::StrCat(std::string(what), " is not a tensor"));
   }
   const auto& tt = tp.tensor_type();
-  if (!tt.has_shape()) return absl::UnimplementedError(absl::StrCat(std::string(what), " has no shape"));
+  if (!tt.has_shape())
+    return absl::UnimplementedError(absl::StrCat(std::string(what), " has no shape"));
   Dims d;
   for (int i = 0; i < tt.shape().dim_size(); ++i) {
     const auto& dim = tt.shape().dim(i);
@@ -1916,7 +1928,8 @@ absl::StatusOr<TensorType> Importer::TypeFromValueInfo(const onnx::TypeProto& tp
     return absl::UnimplementedError(absl::StrCat(std::string(what), " has rank above 8"));
   }
   absl::StatusOr<TensorType> t = MakeType(tt.elem_type(), d);
-  if (!t.ok()) return absl::UnimplementedError(absl::StrCat(std::string(what), ": ", t.status().message()));
+  if (!t.ok())
+    return absl::UnimplementedError(absl::StrCat(std::string(what), ": ", t.status().message()));
   return t;
 }
 
@@ -1929,8 +1942,8 @@ absl::Status Importer::ReadInputs() {
     }
     absl::StatusOr<Tensor> t = TensorFromProto(init);
     if (!t.ok()) {
-      return FileError(t.status().code(), absl::StrCat("initializer '", init.name(), "': ",
-                                                      t.status().message()));
+      return FileError(t.status().code(),
+                       absl::StrCat("initializer '", init.name(), "': ", t.status().message()));
     }
     SetConst(init.name(), *std::move(t));
   }
@@ -1973,9 +1986,10 @@ absl::StatusOr<std::vector<int>> Importer::SortNodes() {
     for (const std::string& out : graph.node(i).output()) {
       if (out.empty()) continue;
       if (values_.contains(out) || !producer.emplace(out, i).second) {
-        return FileError(absl::StatusCode::kInvalidArgument,
-                         absl::StrFormat("node %s (%s): output '%s' is already defined",
-                                         NodeLabel(graph.node(i), i), graph.node(i).op_type(), out));
+        return FileError(
+            absl::StatusCode::kInvalidArgument,
+            absl::StrFormat("node %s (%s): output '%s' is already defined",
+                            NodeLabel(graph.node(i), i), graph.node(i).op_type(), out));
       }
     }
   }
@@ -2084,8 +2098,8 @@ absl::StatusOr<Graph> Importer::Run() {
     }
     if (!s.ok()) {
       absl::StatusCode code = IsUnmapped(s) ? absl::StatusCode::kInvalidArgument : s.code();
-      return FileError(code, absl::StrFormat("node %s (%s): %s", NodeLabel(node, i),
-                                             node.op_type(), s.message()));
+      return FileError(code, absl::StrFormat("node %s (%s): %s", NodeLabel(node, i), node.op_type(),
+                                             s.message()));
     }
   }
   cur_ = nullptr;
@@ -2096,8 +2110,8 @@ absl::StatusOr<Graph> Importer::Run() {
     }
     absl::StatusOr<ValueRef> r = Get(o.name(), kPlain);
     if (!r.ok()) {
-      return FileError(r.status().code(), absl::StrCat("graph output '", o.name(), "': ",
-                                                      r.status().message()));
+      return FileError(r.status().code(),
+                       absl::StrCat("graph output '", o.name(), "': ", r.status().message()));
     }
     g_.AddOutput(*r, o.name());
   }

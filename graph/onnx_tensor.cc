@@ -114,16 +114,16 @@ absl::StatusOr<Tensor> TensorFromProto(const onnx::TensorProto& proto) {
   if (proto.has_raw_data()) {
     const std::string& raw = proto.raw_data();
     if (raw.size() != count * esize) {
-      return absl::InvalidArgumentError(absl::StrFormat(
-          "%s: raw_data has %d bytes, %s needs %d", label, raw.size(), type.ToString(),
-          count * esize));
+      return absl::InvalidArgumentError(absl::StrFormat("%s: raw_data has %d bytes, %s needs %d",
+                                                        label, raw.size(), type.ToString(),
+                                                        count * esize));
     }
     return Tensor::FromBytes(type, std::vector<uint8_t>(raw.begin(), raw.end()));
   }
   std::vector<uint8_t> bytes(count * esize);
   auto mismatch = [&](int have) {
-    return absl::InvalidArgumentError(absl::StrFormat("%s: holds %d values, %s needs %d", label,
-                                                      have, type.ToString(), count));
+    return absl::InvalidArgumentError(
+        absl::StrFormat("%s: holds %d values, %s needs %d", label, have, type.ToString(), count));
   };
   switch (proto.data_type()) {
     case P::FLOAT:
@@ -230,7 +230,10 @@ std::vector<int64_t> TensorInts(const Tensor& t) {
       out[i] = v;
     } else {
       double v = t.GetValue(static_cast<int64_t>(i));
-      out[i] = !std::isfinite(v) ? 0 : v >= 9e18 ? INT64_MAX : v <= -9e18 ? INT64_MIN : std::llround(v);
+      out[i] = !std::isfinite(v) ? 0
+               : v >= 9e18       ? INT64_MAX
+               : v <= -9e18      ? INT64_MIN
+                                 : std::llround(v);
     }
   }
   return out;

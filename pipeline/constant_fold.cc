@@ -47,7 +47,6 @@ absl::StatusOr<Rewrite> ConstantFoldRewrite(int64_t max_elements) {
   Applier applier = [max_elements](EGraph& g, const MatchView& m) -> std::optional<Id> {
     std::optional<NodeIdx> n = Foldable(g, m.root, max_elements);
     if (!n) return std::nullopt;
-    static const Symbol shape_op = Symbol::Intern(kShapeOp);
     ENodeView v = g.Node(*n);
     Graph one;
     Node node;
@@ -66,7 +65,6 @@ absl::StatusOr<Rewrite> ConstantFoldRewrite(int64_t max_elements) {
       }
       node.inputs.push_back(ValueRef{in, 0});
     }
-    (void)shape_op;
     const Id root = g.Find(m.root);
     node.outputs.push_back(g.TypeOf(root));
     NodeId id = one.AddNode(std::move(node));

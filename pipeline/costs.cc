@@ -42,14 +42,14 @@ absl::Status AddCostOverrides(std::string_view json_text, const std::string& fil
     } else if (it.value().is_object()) {
       for (auto d = it.value().begin(); d != it.value().end(); ++d) {
         if (!d.value().is_number()) {
-          return BadInput(SourceLocation{file, 0, 0},
-                          absl::StrFormat("cost of '%s' for dtype '%s' is not a number",
-                                          it.key(), d.key()));
+          return BadInput(
+              SourceLocation{file, 0, 0},
+              absl::StrFormat("cost of '%s' for dtype '%s' is not a number", it.key(), d.key()));
         }
         if (d.key() != "*" && !ParseDType(d.key())) {
-          return BadInput(SourceLocation{file, 0, 0},
-                          absl::StrFormat("unknown dtype '%s' in the cost of '%s'", d.key(),
-                                          it.key()));
+          return BadInput(
+              SourceLocation{file, 0, 0},
+              absl::StrFormat("unknown dtype '%s' in the cost of '%s'", d.key(), it.key()));
         }
         per_op[d.key()] = d.value().get<double>();
       }
@@ -164,8 +164,8 @@ absl::StatusOr<EGraphProblem> BuildProblem(const EGraph& g, const extract::HvxCo
         }
       }
     }
-    return absl::InvalidArgumentError(absl::StrFormat(
-        "output class %d (%s) cannot be computed", order[ri], g.TypeOf(order[ri]).ToString()));
+    return absl::InvalidArgumentError(absl::StrFormat("output class %d (%s) cannot be computed",
+                                                      order[ri], g.TypeOf(order[ri]).ToString()));
   }
   EGraphProblem out;
   extract::ExtractionProblemBuilder b;
@@ -183,8 +183,8 @@ absl::StatusOr<EGraphProblem> BuildProblem(const EGraph& g, const extract::HvxCo
         kids.push_back(static_cast<extract::ClassId>(ci));
       }
       if (!all) continue;
-      b.AddNode(static_cast<extract::ClassId>(i), std::string(g.NodeOp(ni.n).str()), ni.cost,
-                kids, absl::StrCat(ni.n));
+      b.AddNode(static_cast<extract::ClassId>(i), std::string(g.NodeOp(ni.n).str()), ni.cost, kids,
+                absl::StrCat(ni.n));
     }
   }
   for (Id r : roots) b.AddRoot(index.at(g.Find(r)));

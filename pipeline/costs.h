@@ -43,8 +43,8 @@ double GraphCost(const Graph& g, const extract::HvxCostModel& model, std::string
 // blocks it.
 struct EGraphProblem {
   extract::ExtractionProblem problem;
-  std::vector<Id> class_of;         // problem class -> e-class
-  std::vector<NodeIdx> node_of;     // problem node -> e-node
+  std::vector<Id> class_of;      // problem class -> e-class
+  std::vector<NodeIdx> node_of;  // problem node -> e-node
 };
 absl::StatusOr<EGraphProblem> BuildProblem(const EGraph& g, const extract::HvxCostModel& model,
                                            const std::vector<Id>& roots);

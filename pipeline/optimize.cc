@@ -59,16 +59,21 @@ absl::StatusOr<Seeded> Seed(const Graph& g) {
   // Name each imported e-node after its graph node.
   for (NodeId id = 0; id < g.num_nodes(); ++id) {
     const Node& n = g.node(id);
-    if (n.name.empty() || n.outputs.size() != 1 || n.op == kInputOp) continue;
+    if (n.name.empty() || n.op == kInputOp || (*classes)[id].empty()) continue;
     Id c = s.eg.Find((*classes)[id][0]);
+    if (n.outputs.size() > 1) {  // the multi-output class that "$Out" reads
+      auto outs = s.eg.ClassNodesWithOp(c, Symbol::Intern(kOutOp));
+      if (outs.empty()) continue;
+      c = s.eg.Find(s.eg.Node(outs.front()).children[0]);
+    }
     Symbol op = Symbol::Intern(n.op);
     for (NodeIdx e : s.eg.ClassNodesWithOp(c, op)) {
       ENodeView v = s.eg.Node(e);
       if (v.children.size() != n.inputs.size()) continue;
       bool same = true;
       for (size_t k = 0; k < n.inputs.size() && same; ++k) {
-        same = s.eg.Find(v.children[k]) ==
-               s.eg.Find((*classes)[n.inputs[k].node][n.inputs[k].output]);
+        same =
+            s.eg.Find(v.children[k]) == s.eg.Find((*classes)[n.inputs[k].node][n.inputs[k].output]);
       }
       if (same) {
         s.names.try_emplace(e, n.name);
@@ -211,7 +216,7 @@ absl::StatusOr<OptimizeResult> Optimize(const Graph& input, const rules::RuleSet
   std::optional<StopReason> global_stop;
   bool hit_iteration_limit = false;
   size_t total_iterations = 0, conflicts = 0, peak_enodes = s.eg.num_nodes();
-  double extract_ms = 0, lower_ms = 0, saturate_ms = 0;
+  double extract_ms = 0, saturate_ms = 0;
   for (size_t p = 0; p < groups.size(); ++p) {
     const auto& [priority, members] = groups[p];
     Phase phase;
@@ -319,14 +324,14 @@ absl::StatusOr<OptimizeResult> Optimize(const Graph& input, const rules::RuleSet
   const Clock::time_point t_ex = Clock::now();
   absl::StatusOr<Extracted> ex = ExtractGraph(s, model, options, /*annotate=*/true);
   if (!ex.ok()) return ex.status();
-  time_ms["extract_and_lower"] = Ms(t_ex, Clock::now()) + extract_ms + lower_ms;
+  time_ms["extract_and_lower"] = Ms(t_ex, Clock::now()) + extract_ms;
   result.graph = std::move(ex->graph);
   result.output_cost = GraphCost(result.graph, model, nullptr);
 
   // Report.
-  StopReason stop = global_stop ? *global_stop
-                                : (hit_iteration_limit ? StopReason::kIterationLimit
-                                                       : StopReason::kSaturated);
+  StopReason stop =
+      global_stop ? *global_stop
+                  : (hit_iteration_limit ? StopReason::kIterationLimit : StopReason::kSaturated);
   report["input_nodes"] = input.num_nodes();
   report["output_nodes"] = result.graph.num_nodes();
   report["input_cost"] = CostJson(result.input_cost);

@@ -59,7 +59,7 @@ struct OptimizeOptions {
 
 struct OptimizeResult {
   Graph graph;
-  double input_cost = 0;   // +inf when the input uses an op without implementation
+  double input_cost = 0;  // +inf when the input uses an op without implementation
   double output_cost = 0;
   nlohmann::json report;
 };

@@ -94,8 +94,8 @@ absl::StatusOr<CompiledRule> CompileRule(const Rule& rule, const CompileOptions&
     if (!g.ok()) return g.status();
     guard = *std::move(g);
   }
-  absl::StatusOr<Applier> applier = CompileReplacement(
-      rule, out.label, match->bindings, &options.options, functions, out.log);
+  absl::StatusOr<Applier> applier =
+      CompileReplacement(rule, out.label, match->bindings, &options.options, functions, out.log);
   if (!applier.ok()) return applier.status();
   absl::StatusOr<Rewrite> rw =
       MakeRewrite(out.label, match->pattern, *std::move(applier), std::move(guard));

@@ -38,9 +38,9 @@ struct CompileOptions {
 };
 
 struct CompiledRule {
-  Rewrite rewrite;         // rewrite.name is `label`
-  int64_t priority = 0;    // the rule's pass priority
-  std::string label;       // "PASS_SPEC@file:line"
+  Rewrite rewrite;       // rewrite.name is `label`
+  int64_t priority = 0;  // the rule's pass priority
+  std::string label;     // "PASS_SPEC@file:line"
   SourceLocation loc;
   std::shared_ptr<RuleLog> log;  // filled by the applier as it runs
 };

@@ -108,7 +108,8 @@ class Compiler {
         }
         auto it = env_.bindings->find(e.name);
         if (it == env_.bindings->end()) {
-          return ErrorAt(e, absl::StrFormat("operand tag \"%s\" is not bound by the match", e.name));
+          return ErrorAt(e,
+                         absl::StrFormat("operand tag \"%s\" is not bound by the match", e.name));
         }
         TagSlot slot = it->second;
         if (slot.var < 0) {
@@ -121,7 +122,9 @@ class Compiler {
             return OperandRef{s.m->subst[slot.var], s.m->nodes[slot.node]};
           });
         }
-        return RefFn([v = slot.var](EvalState& s) { return OperandRef{s.m->subst[v], kNoNodeIdx}; });
+        return RefFn([v = slot.var](EvalState& s) {
+          return OperandRef{s.m->subst[v], kNoNodeIdx};
+        });
       }
       case ExprKind::kInputOf:
       case ExprKind::kIterInputOf: {
@@ -228,10 +231,11 @@ class Compiler {
         if (!a.ok()) return a.status();
         if (!b.ok()) return b.status();
         bool fl = FloatResult(e);
-        return ScalarFn([c = *std::move(c), a = *std::move(a), b = *std::move(b), fl](EvalState& s) {
-          Scalar v = c(s).AsBool() ? a(s) : b(s);
-          return fl && !v.is_float() ? Scalar::Float(v.AsFloat()) : v;
-        });
+        return ScalarFn(
+            [c = *std::move(c), a = *std::move(a), b = *std::move(b), fl](EvalState& s) {
+              Scalar v = c(s).AsBool() ? a(s) : b(s);
+              return fl && !v.is_float() ? Scalar::Float(v.AsFloat()) : v;
+            });
       }
       case ExprKind::kAnd:
       case ExprKind::kOr:
@@ -299,7 +303,7 @@ class Compiler {
         ExprKind k = e.kind;
         return ScalarFn([sl = *slot, k](EvalState& s) {
           const SplitContext& c = s.splits[sl];
-          return Scalar::Int(k == ExprKind::kSplitDim ? c.dim
+          return Scalar::Int(k == ExprKind::kSplitDim     ? c.dim
                              : k == ExprKind::kSplitStart ? c.start
                                                           : c.size);
         });
@@ -410,13 +414,27 @@ class Compiler {
         for (size_t j = 1; j < fs.size(); ++j) {
           double b = fs[j](s).AsFloat();
           switch (k) {
-            case ExprKind::kAdd: acc += b; break;
-            case ExprKind::kMul: acc *= b; break;
-            case ExprKind::kMin: acc = std::min(acc, b); break;
-            case ExprKind::kMax: acc = std::max(acc, b); break;
-            case ExprKind::kSub: acc -= b; break;
-            case ExprKind::kDiv: acc /= b; break;
-            case ExprKind::kRem: acc = std::fmod(acc, b); break;
+            case ExprKind::kAdd:
+              acc += b;
+              break;
+            case ExprKind::kMul:
+              acc *= b;
+              break;
+            case ExprKind::kMin:
+              acc = std::min(acc, b);
+              break;
+            case ExprKind::kMax:
+              acc = std::max(acc, b);
+              break;
+            case ExprKind::kSub:
+              acc -= b;
+              break;
+            case ExprKind::kDiv:
+              acc /= b;
+              break;
+            case ExprKind::kRem:
+              acc = std::fmod(acc, b);
+              break;
             case ExprKind::kMod: {
               double r = std::fmod(acc, b);
               if (r != 0 && ((r < 0) != (b < 0))) r += b;
@@ -434,13 +452,27 @@ class Compiler {
       for (size_t j = 1; j < fs.size(); ++j) {
         int64_t b = fs[j](s).AsInt();
         switch (k) {
-          case ExprKind::kAdd: acc += b; break;
-          case ExprKind::kMul: acc *= b; break;
-          case ExprKind::kMin: acc = std::min(acc, b); break;
-          case ExprKind::kMax: acc = std::max(acc, b); break;
-          case ExprKind::kSub: acc -= b; break;
-          case ExprKind::kBitAnd: acc &= b; break;
-          case ExprKind::kBitOr: acc |= b; break;
+          case ExprKind::kAdd:
+            acc += b;
+            break;
+          case ExprKind::kMul:
+            acc *= b;
+            break;
+          case ExprKind::kMin:
+            acc = std::min(acc, b);
+            break;
+          case ExprKind::kMax:
+            acc = std::max(acc, b);
+            break;
+          case ExprKind::kSub:
+            acc -= b;
+            break;
+          case ExprKind::kBitAnd:
+            acc &= b;
+            break;
+          case ExprKind::kBitOr:
+            acc |= b;
+            break;
           case ExprKind::kLcm:
             acc = (acc == 0 || b == 0) ? 0 : std::lcm(acc, b);
             break;
@@ -493,12 +525,18 @@ class Compiler {
         c = x.i < y.i ? -1 : (x.i > y.i ? 1 : 0);
       }
       switch (k) {
-        case ExprKind::kEq: return Scalar::Bool(c == 0);
-        case ExprKind::kNe: return Scalar::Bool(c != 0);
-        case ExprKind::kLt: return Scalar::Bool(c < 0);
-        case ExprKind::kGt: return Scalar::Bool(c > 0);
-        case ExprKind::kLe: return Scalar::Bool(c <= 0);
-        default: return Scalar::Bool(c >= 0);
+        case ExprKind::kEq:
+          return Scalar::Bool(c == 0);
+        case ExprKind::kNe:
+          return Scalar::Bool(c != 0);
+        case ExprKind::kLt:
+          return Scalar::Bool(c < 0);
+        case ExprKind::kGt:
+          return Scalar::Bool(c > 0);
+        case ExprKind::kLe:
+          return Scalar::Bool(c <= 0);
+        default:
+          return Scalar::Bool(c >= 0);
       }
     });
   }
@@ -524,14 +562,22 @@ class Compiler {
       Id c = g.Find(x.cls);
       const TensorType& t = g.TypeOf(c);
       switch (k) {
-        case ExprKind::kRankOf: return Scalar::Size(t.rank());
-        case ExprKind::kDimOf: return Scalar::Size(t.dim(static_cast<int>(extra(s).AsInt())));
-        case ExprKind::kStepsizeOf: return Scalar::Float(t.stepsize);
-        case ExprKind::kZeroOffsetOf: return Scalar::Int(t.zero_offset);
-        case ExprKind::kDTypeOf: return Scalar::OfDType(t.dtype);
-        case ExprKind::kElementSizeOf: return Scalar::Size(ElementSize(t.dtype));
-        case ExprKind::kOutputsOf: return Scalar::Size(OutputCount(g, c));
-        case ExprKind::kIsEmpty: return Scalar::Bool(t.num_elements() == 0);
+        case ExprKind::kRankOf:
+          return Scalar::Size(t.rank());
+        case ExprKind::kDimOf:
+          return Scalar::Size(t.dim(static_cast<int>(extra(s).AsInt())));
+        case ExprKind::kStepsizeOf:
+          return Scalar::Float(t.stepsize);
+        case ExprKind::kZeroOffsetOf:
+          return Scalar::Int(t.zero_offset);
+        case ExprKind::kDTypeOf:
+          return Scalar::OfDType(t.dtype);
+        case ExprKind::kElementSizeOf:
+          return Scalar::Size(ElementSize(t.dtype));
+        case ExprKind::kOutputsOf:
+          return Scalar::Size(OutputCount(g, c));
+        case ExprKind::kIsEmpty:
+          return Scalar::Bool(t.num_elements() == 0);
         case ExprKind::kIsEmptyDim:
           return Scalar::Bool(t.dim(static_cast<int>(extra(s).AsInt())) == 0);
         case ExprKind::kInputsOf: {
@@ -565,11 +611,13 @@ class Compiler {
       switch (k) {
         case ExprKind::kConstValInt:
           return Scalar::Int(v.ok && FitsInt32(v.storage) ? static_cast<int64_t>(v.storage)
-                                                         : kConstValIntFailure);
-        case ExprKind::kConstValIntValid: return Scalar::Bool(v.ok && FitsInt32(v.storage));
+                                                          : kConstValIntFailure);
+        case ExprKind::kConstValIntValid:
+          return Scalar::Bool(v.ok && FitsInt32(v.storage));
         case ExprKind::kConstValFloat:
           return Scalar::Float(v.ok ? v.real : std::numeric_limits<double>::quiet_NaN());
-        default: return Scalar::Bool(v.ok);
+        default:
+          return Scalar::Bool(v.ok);
       }
     });
   }
@@ -578,10 +626,10 @@ class Compiler {
     const ConstraintFn* fn =
         env_.functions != nullptr ? env_.functions->FindConstraint(e.name) : nullptr;
     if (fn == nullptr) {
-      return ErrorAt(e, absl::StrFormat(
-                            "EXTERNAL_CONSTRAINT function '%s' has no implementation registered "
-                            "in the function library",
-                            e.name));
+      return ErrorAt(
+          e, absl::StrFormat("EXTERNAL_CONSTRAINT function '%s' has no implementation registered "
+                             "in the function library",
+                             e.name));
     }
     absl::StatusOr<RefFn> ref = Ref(*e.args[0]);
     if (!ref.ok()) return ref.status();
@@ -661,9 +709,7 @@ absl::StatusOr<ScalarFn> CompileScalar(const Expr& e, const ExprEnv& env) {
   return Compiler(env).Scalar_(e);
 }
 
-absl::StatusOr<RefFn> CompileRef(const Expr& e, const ExprEnv& env) {
-  return Compiler(env).Ref(e);
-}
+absl::StatusOr<RefFn> CompileRef(const Expr& e, const ExprEnv& env) { return Compiler(env).Ref(e); }
 
 absl::StatusOr<Guard> CompileGuard(const Expr& constraint, const ExprEnv& env) {
   if (constraint.kind == ExprKind::kBoolConst && constraint.int_value != 0) return Guard(nullptr);

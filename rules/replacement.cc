@@ -92,9 +92,9 @@ absl::Status CheckShape(const EGraph& g, Symbol op, absl::Span<const Id> childre
     return out.status();
   }
   if (out->size() == 1 && (*out)[0].dims != type.dims) {
-    return absl::InvalidArgumentError(absl::StrFormat(
-        "%s built with type %s but its shape function gives %s", op.str(), type.ToString(),
-        (*out)[0].ToString()));
+    return absl::InvalidArgumentError(
+        absl::StrFormat("%s built with type %s but its shape function gives %s", op.str(),
+                        type.ToString(), (*out)[0].ToString()));
   }
   return absl::OkStatus();
 }
@@ -213,8 +213,8 @@ class ReplCompiler {
         if (!from.ok()) return from.status();
         if (!inner.ok()) return inner.status();
         std::string kind = e.kind == ExprKind::kWithSameId ? "same_id" : "split_history";
-        return BuildFn([from = *std::move(from), inner = *std::move(inner), kind,
-                        log = log_](BuildState& st, const ModList* mods) -> Id {
+        return BuildFn([from = *std::move(from), inner = *std::move(inner), kind, log = log_](
+                           BuildState& st, const ModList* mods) -> Id {
           Id c = inner(st, mods);
           if (c == kNoId) return c;
           EvalState s = st.Eval();
@@ -249,8 +249,8 @@ class ReplCompiler {
         });
       }
       default:
-        return BadInput(e.loc(), absl::StrFormat("%s cannot be used in a replacement",
-                                                 ExprKindName(e.kind)));
+        return BadInput(
+            e.loc(), absl::StrFormat("%s cannot be used in a replacement", ExprKindName(e.kind)));
     }
   }
 
@@ -309,8 +309,8 @@ class ReplCompiler {
         if (n < 0 || n > (int64_t{1} << 24)) {
           return st.Fail(absl::StrCat("gen_ConstArr length ", n, " is out of range"));
         }
-        data.assign(static_cast<size_t>(n), dt == DType::kFloat32 ? v.AsFloat()
-                                                                  : static_cast<double>(v.AsInt()));
+        data.assign(static_cast<size_t>(n),
+                    dt == DType::kFloat32 ? v.AsFloat() : static_cast<double>(v.AsInt()));
       } else {
         for (const ScalarFn& f : vals) {
           Scalar v = f(s);
@@ -348,8 +348,8 @@ class ReplCompiler {
       if (s.failed) return st.Fail("AUTOSPLIT operand failed to evaluate");
       const TensorType outer = st.default_type;
       if (d < 0 || d >= outer.rank()) {
-        return st.Fail(absl::StrCat("AUTOSPLIT dim ", d, " is outside the rank of ",
-                                    outer.ToString()));
+        return st.Fail(
+            absl::StrCat("AUTOSPLIT dim ", d, " is outside the rank of ", outer.ToString()));
       }
       if (c <= 0) return st.Fail(absl::StrCat("AUTOSPLIT chunk ", c, " is not positive"));
       const int64_t total = outer.dims[d];
@@ -573,8 +573,8 @@ class ReplCompiler {
     }
     ShapeFn f = fn ? *fn : ShapeFn();
     AutoSplitShapeFn sf = sfn ? *sfn : AutoSplitShapeFn();
-    return BuildFn([params = std::move(params), f, sf, slot, name = e.name](
-                       BuildState& st, const ModList*) -> Id {
+    return BuildFn([params = std::move(params), f, sf, slot, name = e.name](BuildState& st,
+                                                                            const ModList*) -> Id {
       std::vector<FnArg> args;
       for (const Param& p : params) {
         FnArg a;
@@ -623,8 +623,8 @@ absl::StatusOr<Applier> CompileReplacement(const Rule& rule, const std::string& 
   if (!build.ok()) return build.status();
   const size_t num_splits = split_slots->size();
   std::string where = rule.loc().ToString();
-  return Applier([build = *std::move(build), num_splits, log, label, where,
-                  split_slots](EGraph& g, const MatchView& m) -> std::optional<Id> {
+  return Applier([build = *std::move(build), num_splits, log, label, where, split_slots](
+                     EGraph& g, const MatchView& m) -> std::optional<Id> {
     BuildState st;
     st.g = &g;
     st.m = &m;
@@ -634,8 +634,8 @@ absl::StatusOr<Applier> CompileReplacement(const Rule& rule, const std::string& 
     Id r = build(st, nullptr);
     if (r == kNoId) {
       ++log->build_failures;
-      log->Note(absl::StrFormat("rule '%s' (%s): application at class %d skipped: %s", label,
-                                where, root, st.error));
+      log->Note(absl::StrFormat("rule '%s' (%s): application at class %d skipped: %s", label, where,
+                                root, st.error));
       return std::nullopt;
     }
     r = g.Find(r);

@@ -40,13 +40,13 @@ struct RuleLog {
   static constexpr size_t kMaxProvenance = 10000;
 
   struct Provenance {
-    Id cls = kNoId;   // the class the rule built
-    Id from = kNoId;  // the operand named by WITH_SAME_ID / WITH_SPLIT_HISTORY
+    Id cls = kNoId;    // the class the rule built
+    Id from = kNoId;   // the operand named by WITH_SAME_ID / WITH_SPLIT_HISTORY
     std::string kind;  // "same_id" or "split_history"
   };
 
-  size_t type_mismatches = 0;  // results whose type differs from the root's
-  size_t build_failures = 0;   // applications that could not be built
+  size_t type_mismatches = 0;         // results whose type differs from the root's
+  size_t build_failures = 0;          // applications that could not be built
   std::vector<std::string> messages;  // the first kMaxMessages, one line each
   std::vector<Provenance> provenance;
 

@@ -20,7 +20,8 @@ const typename Map::mapped_type* FindIn(const Map& m, std::string_view name) {
 absl::StatusOr<Dims> OperandDims(const EGraph& g, absl::Span<const FnArg> args, size_t i,
                                  std::string_view fn) {
   if (i >= args.size() || !args[i].is_operand) {
-    return absl::InvalidArgumentError(absl::StrCat(std::string(fn), ": argument ", i, " must be an operand"));
+    return absl::InvalidArgumentError(
+        absl::StrCat(std::string(fn), ": argument ", i, " must be an operand"));
   }
   return g.TypeOf(g.Find(args[i].operand)).dims;
 }
@@ -32,15 +33,16 @@ absl::StatusOr<int64_t> IntArg(absl::Span<const FnArg> args, size_t i, std::stri
     return absl::InvalidArgumentError(absl::StrCat(std::string(fn), ": missing argument ", i));
   }
   if (args[i].is_operand) {
-    return absl::InvalidArgumentError(absl::StrCat(std::string(fn), ": argument ", i, " must be a number"));
+    return absl::InvalidArgumentError(
+        absl::StrCat(std::string(fn), ": argument ", i, " must be a number"));
   }
   return args[i].scalar.AsInt();
 }
 
 absl::Status CheckDim(const Dims& d, int dim, std::string_view fn) {
   if (dim < 0 || dim >= static_cast<int>(d.size())) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(std::string(fn), ": split dim ", dim, " is outside the operand's rank ", d.size()));
+    return absl::InvalidArgumentError(absl::StrCat(std::string(fn), ": split dim ", dim,
+                                                   " is outside the operand's rank ", d.size()));
   }
   return absl::OkStatus();
 }

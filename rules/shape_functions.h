@@ -91,8 +91,8 @@ using ConstraintFn =
 // (usually g.AddShape(...) or g.AddConstant(...)).
 using ShapeFn = std::function<absl::StatusOr<Id>(EGraph& g, absl::Span<const FnArg> args)>;
 // AUTOSPLIT_SHAPEFN_APPLY(fn, tag, params...).
-using AutoSplitShapeFn = std::function<absl::StatusOr<Id>(
-    EGraph& g, const SplitContext& split, absl::Span<const FnArg> args)>;
+using AutoSplitShapeFn = std::function<absl::StatusOr<Id>(EGraph& g, const SplitContext& split,
+                                                          absl::Span<const FnArg> args)>;
 // EXTERNAL_REPLACE(fn): the class to merge with the root, or nullopt to leave
 // the e-graph unchanged.
 using ReplaceFn =

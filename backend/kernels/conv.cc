@@ -47,25 +47,34 @@ Result Conv(const KernelContext& c) {
   // o / (cout / cin) only (fcin is 1).
   const int64_t group_out = depthwise ? cout / cin : cout / (cin / fcin);
   std::vector<double> out(static_cast<size_t>(batch * oh * ow * cout));
-  size_t o_i = 0;
   for (int64_t b = 0; b < batch; ++b) {
     for (int64_t oy = 0; oy < oh; ++oy) {
       for (int64_t ox = 0; ox < ow; ++ox) {
-        for (int64_t oc = 0; oc < cout; ++oc) {
-          const int64_t first_in = depthwise ? oc / group_out : (oc / group_out) * fcin;
-          double acc = bias[oc];
-          for (int64_t ky = 0; ky < fh; ++ky) {
-            const int64_t iy = oy * p.sh - p.pad_top + ky * p.dh;
-            if (iy < 0 || iy >= ih) continue;
-            for (int64_t kx = 0; kx < fw; ++kx) {
-              const int64_t ix = ox * p.sw - p.pad_left + kx * p.dw;
-              if (ix < 0 || ix >= iw) continue;
-              const double* xp = &x[((b * ih + iy) * iw + ix) * cin + first_in];
-              const double* wp = &w[((ky * fw + kx) * fcin) * cout + oc];
-              for (int64_t k = 0; k < fcin; ++k) acc += xp[k] * wp[k * cout];
+        double* acc = &out[((b * oh + oy) * ow + ox) * cout];
+        for (int64_t oc = 0; oc < cout; ++oc) acc[oc] = bias[oc];
+        for (int64_t ky = 0; ky < fh; ++ky) {
+          const int64_t iy = oy * p.sh - p.pad_top + ky * p.dh;
+          if (iy < 0 || iy >= ih) continue;
+          for (int64_t kx = 0; kx < fw; ++kx) {
+            const int64_t ix = ox * p.sw - p.pad_left + kx * p.dw;
+            if (ix < 0 || ix >= iw) continue;
+            const double* xp = &x[((b * ih + iy) * iw + ix) * cin];
+            const double* wp = &w[(ky * fw + kx) * fcin * cout];
+            if (depthwise) {
+              for (int64_t oc = 0; oc < cout; ++oc) acc[oc] += xp[oc / group_out] * wp[oc];
+              continue;
+            }
+            // Output channels of group g read input channels g*fcin .. g*fcin+fcin-1;
+            // the innermost loop runs over contiguous output channels.
+            for (int64_t g = 0; g * group_out < cout; ++g) {
+              for (int64_t k = 0; k < fcin; ++k) {
+                const double v = xp[g * fcin + k];
+                const double* wr = wp + k * cout + g * group_out;
+                double* ar = acc + g * group_out;
+                for (int64_t j = 0; j < group_out; ++j) ar[j] += v * wr[j];
+              }
             }
           }
-          out[o_i++] = acc;
         }
       }
     }

@@ -1,6 +1,8 @@
-# Installs egret from EGRET_BINARY_DIR into WORK_DIR/prefix, checks the
-# installed tree, then configures, builds and runs examples/consumer against
-# it, and runs the installed egret CLI on the bundled example.
+# Installs egret from EGRET_BINARY_DIR into WORK_DIR/prefix and checks the
+# installed tree. Then, with -DCHECK_HEADERS=ON, compiles every installed
+# header on its own against it; otherwise configures, builds and runs
+# examples/consumer against it and runs the installed egret CLI on the bundled
+# example.
 cmake_minimum_required(VERSION 3.25)
 
 function(run what)
@@ -31,12 +33,38 @@ if(internal)
 endif()
 
 # A sanitizer build's libegret.a carries -fsanitize in its link interface;
-# compile the consumer with it too so that both sides agree on container
-# annotations.
+# compile against it with the same flags so that both sides agree on
+# container annotations.
 set(flags "")
 if(SANITIZE)
   set(flags "-fsanitize=address,undefined -fno-omit-frame-pointer")
 endif()
+
+if(CHECK_HEADERS)
+# Every installed header compiles on its own against the installed tree (no
+# header reaches for a private one or a dependency the package does not find).
+file(GLOB_RECURSE headers RELATIVE ${prefix}/include ${prefix}/include/egret/*.h)
+set(hdir ${WORK_DIR}/headers)
+file(MAKE_DIRECTORY ${hdir})
+set(sources "")
+foreach(h IN LISTS headers)
+  string(MAKE_C_IDENTIFIER "${h}" id)
+  file(WRITE ${hdir}/${id}.cc "#include \"${h}\"\n#include \"${h}\"  // include guard\n")
+  list(APPEND sources ${id}.cc)
+endforeach()
+file(WRITE ${hdir}/main.cc "int main() { return 0; }\n")
+file(WRITE ${hdir}/CMakeLists.txt "cmake_minimum_required(VERSION 3.25)
+project(egret_headers LANGUAGES CXX)
+find_package(egret REQUIRED)
+add_executable(headers main.cc ${sources})
+target_link_libraries(headers PRIVATE egret::egret)
+")
+run("configuring the header check" ${CMAKE_COMMAND} -S ${hdir} -B ${hdir}/build -G Ninja
+    "-DCMAKE_CXX_FLAGS=${flags}" -DCMAKE_CXX_COMPILER=${CXX} -DCMAKE_PREFIX_PATH=${prefix}
+    -DCMAKE_FIND_USE_PACKAGE_REGISTRY=OFF)
+run("compiling every installed header on its own" ${CMAKE_COMMAND} --build ${hdir}/build -- -k 0)
+
+else()
 run("configuring the consumer" ${CMAKE_COMMAND} -S ${EGRET_SOURCE_DIR}/examples/consumer
     "-DCMAKE_CXX_FLAGS=${flags}"
     -B ${WORK_DIR}/build -G Ninja -DCMAKE_CXX_COMPILER=${CXX} -DCMAKE_BUILD_TYPE=${BUILD_TYPE}
@@ -57,5 +85,7 @@ run("the installed egret CLI" ${prefix}/${CMAKE_INSTALL_BINDIR}/egret info
 if(NOT run_output MATCHES "nodes: 15\n")
   message(FATAL_ERROR "install_consumer: unexpected egret info output:\n${run_output}")
 endif()
+endif()
+
 file(REMOVE_RECURSE ${WORK_DIR})
-message(STATUS "install_consumer: ok")
+message(STATUS "install check: ok")

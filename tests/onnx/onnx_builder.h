@@ -73,8 +73,7 @@ class OnnxBuilder {
     a->set_type(onnx::AttributeProto::FLOAT);
     a->set_f(v);
   }
-  static void AttrInts(onnx::NodeProto* n, const std::string& name,
-                       const std::vector<int64_t>& v) {
+  static void AttrInts(onnx::NodeProto* n, const std::string& name, const std::vector<int64_t>& v) {
     auto* a = n->add_attribute();
     a->set_name(name);
     a->set_type(onnx::AttributeProto::INTS);

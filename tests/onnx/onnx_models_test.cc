@@ -19,7 +19,7 @@ namespace fs = std::filesystem;
 struct Expect {
   const char* file;
   int min_nodes;
-  std::map<std::string, int> ops;  // exact counts of these ops
+  std::map<std::string, int> ops;     // exact counts of these ops
   std::map<std::string, int> opaque;  // exact counts of opaque ops (and no others)
 };
 
@@ -58,13 +58,16 @@ TEST_P(OnnxModels, Imports) {
 INSTANTIATE_TEST_SUITE_P(
     Light, OnnxModels,
     ::testing::Values(
-        Expect{"light_bvlc_alexnet.onnx", 30, {{"Conv2d", 5}, {"FullyConnected", 3}},
+        Expect{"light_bvlc_alexnet.onnx",
+               30,
+               {{"Conv2d", 5}, {"FullyConnected", 3}},
                {{"onnx.LRN", 2}}},
-        Expect{"light_zfnet512.onnx", 30, {{"Conv2d", 5}, {"FullyConnected", 3}},
-               {{"onnx.LRN", 2}}},
+        Expect{
+            "light_zfnet512.onnx", 30, {{"Conv2d", 5}, {"FullyConnected", 3}}, {{"onnx.LRN", 2}}},
         Expect{"light_inception_v1.onnx", 150, {{"Conv2d", 57}}, {{"onnx.LRN", 2}}},
         Expect{"light_inception_v2.onnx", 500, {}, {}},
-        Expect{"light_resnet50.onnx", 300,
+        Expect{"light_resnet50.onnx",
+               300,
                {{"Conv2d", 53}, {"Batchnorm", 53}, {"ElementWiseAdd", 16}, {"Relu", 49}},
                {}},
         Expect{"light_densenet121.onnx", 900, {{"Conv2d", 121}}, {}},

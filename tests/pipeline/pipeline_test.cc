@@ -1,0 +1,303 @@
+// The optimize pipeline end to end: phases, extraction with the HVX cost
+// model, lowering, constant folding, and the bundled example.
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "egret/backend/lower.h"
+#include "egret/egraph/graph_import.h"
+#include "egret/egraph/runner.h"
+#include "egret/extract/hvx_cost_model.h"
+#include "egret/graph/graph_io.h"
+#include "egret/pipeline/costs.h"
+#include "egret/pipeline/optimize.h"
+#include "egret/rules/compiler.h"
+#include "gtest/gtest.h"
+
+namespace egret {
+namespace {
+
+TensorType QU8(Dims d, int32_t zero = 0, float step = 1.0f) {
+  return TensorType(DType::kQUInt8, std::move(d), zero, step);
+}
+
+NodeId AddOp(Graph& g, const std::string& op, std::vector<NodeId> inputs, TensorType out,
+             const std::string& name = "") {
+  Node n;
+  n.op = op;
+  n.name = name;
+  for (NodeId i : inputs) n.inputs.push_back(ValueRef{i, 0});
+  n.outputs.push_back(std::move(out));
+  return g.AddNode(std::move(n));
+}
+
+rules::RuleSet Rules(const std::string& text) {
+  DiagnosticList diags;
+  rules::RuleSet set = rules::LoadRuleText(text, "test.rules", {}, &diags);
+  EXPECT_FALSE(diags.has_errors()) << diags.ToString();
+  return set;
+}
+
+int CountOp(const Graph& g, const std::string& op) {
+  int n = 0;
+  for (const Node& node : g.nodes()) n += node.op == op;
+  return n;
+}
+
+absl::StatusOr<OptimizeResult> RunOpt(const Graph& g, const rules::RuleSet& set,
+                                      OptimizeOptions options = {}) {
+  DiagnosticList diags;
+  absl::StatusOr<OptimizeResult> r = Optimize(g, set, options, &diags);
+  EXPECT_FALSE(diags.has_errors()) << diags.ToString();
+  return r;
+}
+
+TEST(CostModelTest, CheapestImplementationScaledByHvxVectors) {
+  extract::CostTable t;
+  t.ops["Relu"] = {{"slow", 10, true, false}, {"fast", 3, true, false}};
+  t.ops["Flat"] = {{"flat", 50, false, false}};
+  t.ops["Reshape"] = {{"nop", 100, false, true}};
+  extract::HvxCostModel m(t);
+  EXPECT_EQ(m.Cost("Relu", "QUInt8", 128).cost, 3);
+  EXPECT_EQ(m.Cost("Relu", "QUInt8", 129).cost, 6);  // two vectors
+  EXPECT_EQ(m.Cost("Relu", "QUInt8", 1024).cost, 24);
+  EXPECT_EQ(m.Cost("Relu", "QUInt8", 1024).impl, "fast");
+  EXPECT_EQ(m.Cost("Flat", "Float32", 4096).cost, 50);     // not HVX: not scaled
+  EXPECT_EQ(m.Cost("Relu.fp16", "Float16", 128).cost, 3);  // falls back to the base op
+  EXPECT_LT(m.Cost("$Const", "Int32", 1 << 20).cost, 1e-10);
+  EXPECT_LT(m.Cost("Reshape", "Int32", 1 << 20).cost, 1e-10);
+  EXPECT_FALSE(m.Cost("Mystery", "QUInt8", 128).computable);
+  extract::CostTable o = t;
+  ASSERT_TRUE(
+      AddCostOverrides(R"({"Relu": {"QUInt8": 1, "*": 7}, "Mystery": 2})", "c.json", &o).ok());
+  extract::HvxCostModel mo(o);
+  EXPECT_EQ(mo.Cost("Relu", "QUInt8", 256).cost, 2);
+  EXPECT_EQ(mo.Cost("Relu", "Float32", 128).cost, 7);
+  EXPECT_TRUE(mo.Cost("Mystery", "QUInt8", 128).computable);
+  absl::Status bad = AddCostOverrides(R"({"Relu": "x"})", "c.json", &o);
+  EXPECT_FALSE(bad.ok());
+  EXPECT_NE(bad.message().find("c.json"), std::string::npos);
+}
+
+TEST(PipelineTest, BundledExampleCostIsStrictlyLower) {
+  absl::StatusOr<Graph> g = LoadGraph(EGRET_SOURCE_DIR "/examples/residual_block.json");
+  ASSERT_TRUE(g.ok()) << g.status();
+  DiagnosticList diags;
+  absl::StatusOr<rules::RuleSet> set =
+      rules::LoadRuleFiles({EGRET_SOURCE_DIR "/examples/residual_block.rules"}, {}, &diags);
+  ASSERT_TRUE(set.ok()) << set.status();
+  ASSERT_FALSE(diags.has_errors()) << diags.ToString();
+  for (PhaseMode mode : {PhaseMode::kKeep, PhaseMode::kReseed}) {
+    OptimizeOptions o;
+    o.phase_mode = mode;
+    absl::StatusOr<OptimizeResult> r = RunOpt(*g, *set, o);
+    ASSERT_TRUE(r.ok()) << r.status();
+    EXPECT_LT(r->output_cost, r->input_cost);
+    EXPECT_TRUE(r->graph.Validate().ok());
+    EXPECT_EQ(CountOp(r->graph, "ElementWiseAdd"), 1);  // x + conv2 = conv2 + x
+    EXPECT_EQ(CountOp(r->graph, "Conv2d"), 2);
+    EXPECT_EQ(CountOp(r->graph, "Relu") + CountOp(r->graph, "ReluMinMax"), 2);
+    ASSERT_EQ(r->graph.outputs().size(), 2u);
+    EXPECT_EQ(r->graph.outputs()[0].name, "out");
+    EXPECT_EQ(r->graph.outputs()[1].name, "out_skip");
+    EXPECT_EQ(r->graph.outputs()[0].value, r->graph.outputs()[1].value);
+    ASSERT_EQ(r->graph.inputs().size(), 1u);
+    EXPECT_EQ(r->graph.node(r->graph.inputs()[0]).name, "x");
+    for (const Node& n : r->graph.nodes()) {
+      if (n.op == "Conv2d" || n.op == "ElementWiseAdd") {
+        EXPECT_TRUE(n.attrs.contains(std::string(kImplAttr))) << n.op;
+        EXPECT_TRUE(n.attrs.contains(std::string(kCostAttr))) << n.op;
+      }
+    }
+    const nlohmann::json& rep = r->report;
+    for (const char* key :
+         {"input_nodes", "output_nodes", "input_cost", "output_cost", "enodes", "eclasses",
+          "iterations", "stop_reason", "phases", "time_ms", "peak_rss_bytes"}) {
+      EXPECT_TRUE(rep.contains(key)) << key;
+    }
+    EXPECT_EQ(rep["stop_reason"], "Saturated");
+    // Phases run in ascending priority.
+    int64_t last = -1;
+    for (const auto& p : rep["phases"]) {
+      EXPECT_GT(p["priority"].get<int64_t>(), last);
+      last = p["priority"].get<int64_t>();
+    }
+  }
+}
+
+TEST(PipelineTest, PhasesRunInAscendingPriority) {
+  // A -> B at 200, B -> C at 300, C -> D at 100: D is never built, because
+  // priority 100 ran before any C existed.
+  Graph g;
+  NodeId x = g.AddInput("x", QU8({4}));
+  NodeId a = AddOp(g, "A", {x}, QU8({4}), "a");
+  g.AddOutput(ValueRef{a, 0}, "out");
+  const std::string text =
+      "DEF_PACKAGE_OPTIMIZATION(CLEANUP_GRAPH+100, Op(\"A\", \"x\"), OK, Op(\"B\", \"x\"))\n"
+      "DEF_PACKAGE_OPTIMIZATION(CLEANUP_GRAPH+200, Op(\"B\", \"x\"), OK, Op(\"C\", \"x\"))\n"
+      "DEF_PACKAGE_OPTIMIZATION(CLEANUP_GRAPH, Op(\"C\", \"x\"), OK, Op(\"D\", \"x\"))\n"
+      "DEF_PACKAGE_OP_AND_COST_AND_FLAGS(a, \"A\", 30)\n"
+      "DEF_PACKAGE_OP_AND_COST_AND_FLAGS(b, \"B\", 20)\n"
+      "DEF_PACKAGE_OP_AND_COST_AND_FLAGS(c, \"C\", 10)\n"
+      "DEF_PACKAGE_OP_AND_COST_AND_FLAGS(d, \"D\", 1)\n";
+  for (PhaseMode mode : {PhaseMode::kKeep, PhaseMode::kReseed}) {
+    OptimizeOptions o;
+    o.phase_mode = mode;
+    absl::StatusOr<OptimizeResult> r = RunOpt(g, Rules(text), o);
+    ASSERT_TRUE(r.ok()) << r.status();
+    EXPECT_EQ(CountOp(r->graph, "C"), 1);
+    EXPECT_EQ(CountOp(r->graph, "D"), 0);
+    EXPECT_DOUBLE_EQ(r->input_cost, 30);
+    EXPECT_DOUBLE_EQ(r->output_cost, 10);
+    const auto& phases = r->report["phases"];
+    ASSERT_EQ(phases.size(), 3u);
+    EXPECT_EQ(phases[0]["priority"], 100);
+    EXPECT_EQ(phases[1]["priority"], 200);
+    EXPECT_EQ(phases[2]["priority"], 300);
+    EXPECT_EQ(phases[0]["applications"], 0);
+    EXPECT_EQ(phases[1]["applications"], 1);
+    EXPECT_EQ(phases[2]["applications"], 1);
+  }
+}
+
+TEST(PipelineTest, SemanticCseMergesCommutedAdds) {
+  Graph g;
+  NodeId x = g.AddInput("x", QU8({1, 8}));
+  NodeId y = g.AddInput("y", QU8({1, 8}));
+  NodeId s1 = AddOp(g, "ElementWiseAdd", {x, y}, QU8({1, 8}), "s1");
+  NodeId s2 = AddOp(g, "ElementWiseAdd", {y, x}, QU8({1, 8}), "s2");
+  NodeId m = AddOp(g, "ElementWiseMultiply", {s1, s2}, QU8({1, 8}), "m");
+  g.AddOutput(ValueRef{m, 0}, "out");
+  absl::StatusOr<OptimizeResult> r =
+      RunOpt(g, Rules("DEF_PACKAGE_OP_AND_COST_AND_FLAGS(a, \"ElementWiseAdd\", 5, RESOURCE_HVX)\n"
+                      "DEF_PACKAGE_OP_AND_COST_AND_FLAGS(m, \"ElementWiseMultiply\", 5, "
+                      "RESOURCE_HVX)\n"));
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(CountOp(r->graph, "ElementWiseAdd"), 1);
+  EXPECT_DOUBLE_EQ(r->input_cost, 15);
+  EXPECT_NEAR(r->output_cost, 10, 1e-9);
+}
+
+TEST(PipelineTest, ConstantFoldingUsesTheReferenceKernels) {
+  Graph g;
+  NodeId x = g.AddInput("x", TensorType(DType::kFloat32, {3}));
+  NodeId c1 = g.AddConstant("c1", std::make_shared<const Tensor>(Tensor::FromValues(
+                                      TensorType(DType::kFloat32, {3}), {1, 2, 3})));
+  NodeId c2 = g.AddConstant("c2", std::make_shared<const Tensor>(Tensor::FromValues(
+                                      TensorType(DType::kFloat32, {3}), {10, 20, 30})));
+  NodeId sum = AddOp(g, "ElementWiseAdd", {c1, c2}, TensorType(DType::kFloat32, {3}), "sum");
+  NodeId out = AddOp(g, "ElementWiseMultiply", {x, sum}, TensorType(DType::kFloat32, {3}), "out");
+  g.AddOutput(ValueRef{out, 0}, "out");
+  rules::RuleSet set = Rules(
+      "DEF_PACKAGE_OP_AND_COST_AND_FLAGS(a, \"ElementWiseAdd\", 5, RESOURCE_HVX)\n"
+      "DEF_PACKAGE_OP_AND_COST_AND_FLAGS(m, \"ElementWiseMultiply\", 5, RESOURCE_HVX)\n");
+  absl::StatusOr<OptimizeResult> r = RunOpt(g, set);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(CountOp(r->graph, "ElementWiseAdd"), 0);
+  const Node& mul = r->graph.node(r->graph.outputs()[0].value.node);
+  ASSERT_EQ(mul.op, "ElementWiseMultiply");
+  const Node& folded = r->graph.node(mul.inputs[1].node);
+  ASSERT_EQ(folded.op, "$Const");
+  EXPECT_EQ(folded.constant->GetValue(0), 11);
+  EXPECT_EQ(folded.constant->GetValue(2), 33);
+  // Bounded: with a limit of 2 elements nothing is folded.
+  OptimizeOptions o;
+  o.fold_max_elements = 2;
+  absl::StatusOr<OptimizeResult> r2 = RunOpt(g, set, o);
+  ASSERT_TRUE(r2.ok()) << r2.status();
+  EXPECT_EQ(CountOp(r2->graph, "ElementWiseAdd"), 1);
+}
+
+TEST(PipelineTest, UncomputableOutputNamesTheOp) {
+  Graph g;
+  NodeId x = g.AddInput("x", QU8({4}));
+  NodeId m = AddOp(g, "Mystery", {x}, QU8({4}), "m");
+  g.AddOutput(ValueRef{m, 0}, "out");
+  absl::StatusOr<OptimizeResult> r =
+      RunOpt(g, Rules("DEF_PACKAGE_OP_AND_COST_AND_FLAGS(a, \"Relu\", 5)\n"));
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("'Mystery'"), std::string::npos) << r.status();
+  EXPECT_NE(r.status().message().find("class"), std::string::npos) << r.status();
+}
+
+TEST(PipelineTest, ReluFamilyRulesOfTheExample) {
+  // x covers [0, 5.1]: Relu and Relu6 change nothing, Relu1 and ReluX(4) do.
+  Graph g;
+  const TensorType t = QU8({1, 4, 4, 8}, 0, 0.02f);
+  NodeId x = g.AddInput("x", t);
+  NodeId r = AddOp(g, "Relu", {x}, t, "r");
+  NodeId r6 = AddOp(g, "Relu6", {x}, t, "r6");
+  NodeId r1 = AddOp(g, "Relu1", {x}, t, "r1");
+  NodeId mx = g.AddConstant("mx", std::make_shared<const Tensor>(
+                                      Tensor::FromValues(TensorType(DType::kFloat32, {1}), {4})));
+  NodeId rx = AddOp(g, "ReluX", {x, mx}, t, "rx");
+  for (NodeId n : {r, r6, r1, rx}) g.AddOutput(ValueRef{n, 0}, g.node(n).name);
+  DiagnosticList diags;
+  absl::StatusOr<rules::RuleSet> set =
+      rules::LoadRuleFiles({EGRET_SOURCE_DIR "/examples/residual_block.rules"}, {}, &diags);
+  ASSERT_TRUE(set.ok());
+  std::vector<rules::CompiledRule> compiled = rules::CompileRules(*set, {}, &diags);
+  ASSERT_FALSE(diags.has_errors()) << diags.ToString();
+  EGraph eg;
+  absl::StatusOr<GraphClasses> cls = AddGraph(eg, g);
+  ASSERT_TRUE(cls.ok());
+  eg.Rebuild();
+  std::vector<Phase> phases;
+  for (const auto& [prio, members] : rules::GroupByPriority(compiled)) {
+    Phase p;
+    for (size_t i : members) p.rules.push_back(&compiled[i].rewrite);
+    phases.push_back(p);
+  }
+  Runner runner(eg);
+  runner.Run(phases);
+  auto C = [&](NodeId n) { return eg.Find((*cls)[n][0]); };
+  auto has = [&](NodeId n, const char* op) {
+    return !eg.ClassNodesWithOp(C(n), Symbol::Intern(op)).empty();
+  };
+  for (NodeId n : {r, r6, r1, rx}) EXPECT_TRUE(has(n, "ReluMinMax")) << g.node(n).name;
+  EXPECT_EQ(C(r), C(x));
+  EXPECT_EQ(C(r6), C(x));
+  EXPECT_NE(C(r1), C(x));
+  EXPECT_NE(C(rx), C(x));
+  // The ReluMinMax of Relu1 clamps to [-1, 1].
+  ENodeView mm = eg.Node(eg.ClassNodesWithOp(C(r1), Symbol::Intern("ReluMinMax"))[0]);
+  EXPECT_EQ(eg.ConstantOf(eg.Find(mm.children[1]))->GetValue(0), -1);
+  EXPECT_EQ(eg.ConstantOf(eg.Find(mm.children[2]))->GetValue(0), 1);
+}
+
+TEST(LowerTest, MultiOutputNodesAndDeadNodes) {
+  Graph g;
+  NodeId x = g.AddInput("x", TensorType(DType::kFloat32, {4, 2}));
+  Node axis;
+  axis.op = "$Shape";
+  axis.outputs.push_back(TensorType(DType::kInt32, {0}));
+  NodeId ax = g.AddNode(axis);
+  Node sizes;
+  sizes.op = "$Shape";
+  sizes.outputs.push_back(TensorType(DType::kInt32, {2, 2}));
+  NodeId sz = g.AddNode(sizes);
+  Node split;
+  split.op = "Split";
+  split.name = "split";
+  split.inputs = {ValueRef{x, 0}, ValueRef{ax, 0}, ValueRef{sz, 0}};
+  split.outputs = {TensorType(DType::kFloat32, {2, 2}), TensorType(DType::kFloat32, {2, 2})};
+  NodeId sp = g.AddNode(split);
+  NodeId dead = AddOp(g, "Relu", {x}, TensorType(DType::kFloat32, {4, 2}), "dead");
+  (void)dead;
+  g.AddOutput(ValueRef{sp, 1}, "second");
+  absl::StatusOr<OptimizeResult> r =
+      RunOpt(g, Rules("DEF_PACKAGE_OP_AND_COST_AND_FLAGS(s, \"Split\", 3)\n"
+                      "DEF_PACKAGE_OP_AND_COST_AND_FLAGS(s, \"Relu\", 3)\n"));
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(CountOp(r->graph, "Relu"), 0);  // dead
+  ASSERT_EQ(CountOp(r->graph, "Split"), 1);
+  const GraphOutput& out = r->graph.outputs()[0];
+  EXPECT_EQ(r->graph.node(out.value.node).op, "Split");
+  EXPECT_EQ(r->graph.node(out.value.node).outputs.size(), 2u);
+  EXPECT_EQ(out.value.output, 1u);
+  EXPECT_EQ(r->graph.node(out.value.node).name, "split");
+  ASSERT_TRUE(r->graph.TopologicalOrder().ok());
+}
+
+}  // namespace
+}  // namespace egret
