@@ -3,6 +3,7 @@
 #ifndef EGRET_EGRAPH_UNION_FIND_H_
 #define EGRET_EGRAPH_UNION_FIND_H_
 
+#include <cstddef>
 #include <vector>
 
 #include "egret/egraph/id.h"
