@@ -804,7 +804,12 @@ class Preprocessor {
                       absl::StrFormat("invalid filename \"%s\" in #line directive", args[1].text));
         return;
       }
-      f.presumed_file = Unquote(args[1].text);
+      std::string presumed = Unquote(args[1].text);
+      if (presumed.empty()) {
+        diags_->Error(args[1].loc, "empty filename in #line directive");
+        return;
+      }
+      f.presumed_file = std::move(presumed);
       if (first == 1) WarnExtraTokens(args, 2);
     }
     // The line after the directive is line n.

@@ -503,6 +503,9 @@ TEST(PreprocessorTest, ErrorWarningLineAndIgnoredDirectives) {
   EXPECT_EQ(Diags("#line x"), "t.cc:1:7: error: \"x\" after #line is not a positive integer\n");
   EXPECT_EQ(Diags("#line"), "t.cc:1:2: error: #line directive requires a line number\n");
   EXPECT_EQ(Diags("#line 5 foo"), "t.cc:1:9: error: invalid filename \"foo\" in #line directive\n");
+  // Found by the fuzzer: an empty name would leave later tokens without a file.
+  EXPECT_EQ(Diags("#line 5 \"\"\nx"), "t.cc:1:9: error: empty filename in #line directive\n");
+  EXPECT_EQ(Diags("# 5 \"\"\nx"), "t.cc:1:5: error: empty filename in #line directive\n");
 }
 
 // ---- -D and the prelude ----

@@ -26,12 +26,25 @@ endif()
 # New inputs go to the build directory, never into the source tree.
 set(work ${BUILD}/corpus)
 file(MAKE_DIRECTORY ${work})
+# A fixed seed makes a run reproducible (up to how many inputs fit in the
+# time). libFuzzer's per-input log goes to a file; on failure its tail (the
+# report and the crashing input's name) is printed.
+if(NOT SEED)
+  set(SEED 1)
+endif()
+set(log ${BUILD}/fuzz.log)
 execute_process(
-  COMMAND ${BUILD}/rules_fuzz -max_total_time=${SECONDS} -timeout=10 -rss_limit_mb=2048
-          -max_len=4096 -print_final_stats=1 -dict=${SOURCE}/tests/rules/fuzz/rules.dict
+  COMMAND ${BUILD}/rules_fuzz -seed=${SEED} -max_total_time=${SECONDS} -timeout=10
+          -rss_limit_mb=2048 -max_len=4096 -print_final_stats=1
+          -dict=${SOURCE}/tests/rules/fuzz/rules.dict
           -artifact_prefix=${BUILD}/ ${work} ${SOURCE}/tests/rules/fuzz/corpus
-  RESULT_VARIABLE rc)
+  RESULT_VARIABLE rc
+  OUTPUT_FILE ${log}
+  ERROR_FILE ${log})
 if(rc)
+  execute_process(COMMAND tail -n 60 ${log})
   message(FATAL_ERROR "rules_fuzz found a failure (exit ${rc}); the input is in ${BUILD}/")
 endif()
-message(STATUS "rules_fuzz ran clean for ${SECONDS} s")
+file(STRINGS ${log} stats REGEX "^(stat::|Done )")
+list(JOIN stats "\n" stats)
+message(STATUS "rules_fuzz ran clean for ${SECONDS} s (seed ${SEED})\n${stats}")
