@@ -50,6 +50,15 @@ Rewrite Associativity(Symbol op, bool reverse) {
       [op, reverse](EGraph& g, const MatchView& m) -> std::optional<Id> {
         const TypeId t = g.TypeIdOf(m.root);
         const Payload payload = g.Node(m.nodes[0]).payload;
+        // The new inner node would combine two constants: constant folding
+        // would turn it into a new "$Const", which associativity combines
+        // again, without end (c, c*c, c*c*c, ... when a class holds both c and
+        // a product with c). Reassociate constants only into nodes that exist.
+        Id x = reverse ? m[1] : m[0], y = reverse ? m[2] : m[1];
+        if (g.ConstantOf(g.Find(x)) != nullptr && g.ConstantOf(g.Find(y)) != nullptr) {
+          Id ch[2] = {x, y};
+          if (!g.Lookup(ENodeView{op, payload, ch}).has_value()) return std::nullopt;
+        }
         if (reverse) {
           std::optional<Id> bc = AddOrNothing(g, op, payload, m[1], m[2], t);
           if (!bc) return std::nullopt;

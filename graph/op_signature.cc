@@ -16,10 +16,10 @@ constexpr int V = kVariadic;
 // clang-format off
 constexpr OpSignature kOps[] = {
     // Convolution and matrix products.
-    {"Conv2d",          5, 6, Bits({3, 4, 5}),    "in filter bias stride pads dilation"},
-    {"DepthWiseConv2d", 5, 6, Bits({3, 4, 5}),    "in filter bias stride pads dilation"},
+    {"Conv2d",          5, 8, Bits({3, 4, 5, 6, 7}), "in filter bias stride pads dilation act_min act_max"},
+    {"DepthWiseConv2d", 5, 8, Bits({3, 4, 5, 6, 7}), "in filter bias stride pads dilation act_min act_max"},
     {"TransposeConv2d", 5, 7, Bits({3, 4, 5, 6}), "in filter bias stride pads dilation output_padding"},
-    {"FullyConnected",  2, 3, 0,                  "in weights bias"},
+    {"FullyConnected",  2, 5, Bits({3, 4}),       "in weights bias act_min act_max"},
     {"MatMul",          2, 2, 0,                  "a b"},
     // Binary elementwise with numpy broadcasting.
     {"ElementWiseAdd",      2, 2, 0, "a b"},

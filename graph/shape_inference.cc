@@ -123,6 +123,18 @@ absl::StatusOr<Types> One(absl::StatusOr<TensorType> t) {
 // ---------------------------------------------------------------------------
 // Convolutions and matrix products.
 
+// The optional fused activation clamp of Conv2d, DepthWiseConv2d and
+// FullyConnected: inputs `first` (act_min) and `first + 1` (act_max), given
+// together or not at all, with act_min <= act_max.
+absl::Status CheckActivationClamp(const Ctx& c, int first) {
+  if (!c.Has(first)) return absl::OkStatus();
+  if (!c.Has(first + 1)) return c.Error("act_min is given without act_max");
+  ASSIGN_OR_RETURN(lo, c.Float(first));
+  ASSIGN_OR_RETURN(hi, c.Float(first + 1));
+  if (lo > hi) return c.Error(absl::StrCat("act_min ", lo, " is greater than act_max ", hi));
+  return absl::OkStatus();
+}
+
 absl::StatusOr<Types> InferConv(const Ctx& c) {
   RETURN_IF_ERROR(c.RequireRank(0, 4));
   RETURN_IF_ERROR(c.RequireRank(1, 4));
@@ -164,6 +176,7 @@ absl::StatusOr<Types> InferConv(const Ctx& c) {
     dilation = d;
   }
   std::vector<int64_t> out_pad = {0, 0, 0, 0};
+  if (!transposed) RETURN_IF_ERROR(CheckActivationClamp(c, 6));
   if (transposed && c.Has(6)) {
     ASSIGN_OR_RETURN(p, c.IntsN(6, 4));
     out_pad = p;
@@ -212,6 +225,7 @@ absl::StatusOr<Types> InferFullyConnected(const Ctx& c) {
   if (c.Has(2) && (c.T(2).rank() != 1 || c.D(2)[0] != w[0])) {
     return c.Error(absl::StrFormat("bias must be [%d], got %s", w[0], c.T(2).ToString()));
   }
+  RETURN_IF_ERROR(CheckActivationClamp(c, 3));
   Dims out(x.begin(), x.end() - 1);
   out.push_back(w[0]);
   return One(c.Out(std::move(out), 0));

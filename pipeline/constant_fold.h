@@ -17,7 +17,9 @@
 
 namespace egret {
 
-inline constexpr int64_t kDefaultFoldMaxElements = 65536;
+// Large enough for the weights of real convolutions (a [3,3,512,512] filter
+// is 2.4M elements), which is what folding a Batchnorm into a Conv2d needs.
+inline constexpr int64_t kDefaultFoldMaxElements = int64_t{1} << 23;
 
 // The rewrite "constant-fold" (a variable-rooted pattern: every class).
 absl::StatusOr<Rewrite> ConstantFoldRewrite(int64_t max_elements = kDefaultFoldMaxElements);

@@ -101,6 +101,14 @@ std::vector<double> GatherAxes(absl::Span<const double> in, const Dims& in_dims,
   return out;
 }
 
+absl::Status ApplyActivationClamp(const KernelContext& c, int first, std::vector<double>& out) {
+  if (!c.Has(first)) return absl::OkStatus();
+  EGRET_ASSIGN_OR_RETURN(lo, ReadFloatScalarParam(c.inputs[first], "act_min"));
+  EGRET_ASSIGN_OR_RETURN(hi, ReadFloatScalarParam(c.inputs[first + 1], "act_max"));
+  for (double& v : out) v = std::min(std::max(v, lo), hi);
+  return absl::OkStatus();
+}
+
 absl::Status KernelError(const KernelContext& c, std::string_view message) {
   return absl::InvalidArgumentError(absl::StrFormat("%s: %s", c.op, message));
 }

@@ -79,6 +79,7 @@ Result Conv(const KernelContext& c) {
       }
     }
   }
+  EGRET_RETURN_IF_ERROR(ApplyActivationClamp(c, 6, out));
   std::vector<Tensor> result;
   result.push_back(MakeTensor(c.outputs[0], out));
   return result;

@@ -75,6 +75,11 @@ std::vector<Tensor> MapUnary(const KernelContext& c, F f) {
 std::vector<double> GatherAxes(absl::Span<const double> in, const Dims& in_dims,
                                const std::vector<std::vector<int64_t>>& map, double fill);
 
+// The optional fused activation of Conv2d, DepthWiseConv2d and
+// FullyConnected: when inputs `first` (act_min) and `first + 1` (act_max) are
+// given, clamps every value of `out` into [act_min, act_max].
+absl::Status ApplyActivationClamp(const KernelContext& c, int first, std::vector<double>& out);
+
 // One-line error naming the op.
 absl::Status KernelError(const KernelContext& c, std::string_view message);
 
@@ -84,5 +89,11 @@ absl::Status KernelError(const KernelContext& c, std::string_view message);
   auto lhs##_or = (expr);                       \
   if (!lhs##_or.ok()) return lhs##_or.status(); \
   auto lhs = *std::move(lhs##_or)
+
+#define EGRET_RETURN_IF_ERROR(expr)        \
+  do {                                     \
+    absl::Status egret_st_ = (expr);       \
+    if (!egret_st_.ok()) return egret_st_; \
+  } while (0)
 
 #endif  // EGRET_BACKEND_KERNELS_KERNELS_INTERNAL_H_

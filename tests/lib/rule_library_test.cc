@@ -1,0 +1,226 @@
+// The shipped rule library (rules/lib/*.rules): each rule fires where it
+// should and not where it should not, the optimized graph is cheaper, and the
+// reference executor computes the same outputs before and after.
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "../backend/graph_builder.h"
+#include "egret/backend/executor.h"
+#include "egret/backend/test_data.h"
+#include "egret/pipeline/optimize.h"
+#include "egret/rules/rule_set.h"
+#include "gtest/gtest.h"
+
+namespace egret {
+namespace {
+
+using testing::GraphBuilder;
+
+const rules::RuleSet& Library() {
+  static const rules::RuleSet* const kSet = [] {
+    const std::string dir = std::string(EGRET_SOURCE_DIR) + "/rules/lib/";
+    DiagnosticList diags;
+    absl::StatusOr<rules::RuleSet> set = rules::LoadRuleFiles(
+        {dir + "hvx_ops.rules", dir + "cleanup.rules", dir + "algebra.rules", dir + "fusion.rules"},
+        {}, &diags);
+    EXPECT_TRUE(set.ok()) << set.status();
+    EXPECT_FALSE(diags.has_errors()) << diags.ToString();
+    return new rules::RuleSet(set.ok() ? *std::move(set) : rules::RuleSet{});
+  }();
+  return *kSet;
+}
+
+int CountOp(const Graph& g, const std::string& op) {
+  int n = 0;
+  for (const Node& node : g.nodes()) n += node.op == op;
+  return n;
+}
+
+// Optimizes `g` with the library and checks what must hold for every rule:
+// no rule issue, cost not higher, same outputs on random inputs.
+Graph OptimizeAndVerify(const Graph& g) {
+  DiagnosticList diags;
+  absl::StatusOr<OptimizeResult> r = Optimize(g, Library(), {}, &diags);
+  EXPECT_TRUE(r.ok()) << r.status();
+  if (!r.ok()) return Graph();
+  EXPECT_TRUE(r->report["rule_issues"].empty()) << r->report["rule_issues"].dump();
+  EXPECT_LE(r->output_cost, r->input_cost);
+  absl::StatusOr<std::vector<Tensor>> inputs = MakeRandomInputs(g, 7);
+  EXPECT_TRUE(inputs.ok()) << inputs.status();
+  absl::StatusOr<std::vector<Tensor>> before = Execute(g, *inputs);
+  absl::StatusOr<std::vector<Tensor>> after = Execute(r->graph, *inputs);
+  EXPECT_TRUE(before.ok()) << before.status();
+  EXPECT_TRUE(after.ok()) << after.status();
+  if (before.ok() && after.ok()) {
+    absl::StatusOr<std::vector<OutputDiff>> d = CompareOutputs(*after, *before, 1e-4, 1e-5);
+    EXPECT_TRUE(d.ok()) << d.status();
+    for (const OutputDiff& o : *d) EXPECT_TRUE(o.within_tolerance()) << o.max_abs;
+  }
+  return std::move(r->graph);
+}
+
+std::vector<double> Ramp(int n, double from, double step) {
+  std::vector<double> v(n);
+  for (int i = 0; i < n; ++i) v[i] = from + step * i;
+  return v;
+}
+
+// A 3x3 convolution of an [1,6,6,4] input to 8 channels, with or without
+// dilation (6 or 5 inputs).
+ValueRef Conv(GraphBuilder& b, ValueRef in, const std::string& op, bool dilation) {
+  const int cout = 8, fcin = op == "DepthWiseConv2d" ? 1 : 4;
+  ValueRef f = b.F32({3, 3, fcin, cout}, Ramp(9 * fcin * cout, -0.5, 0.01));
+  ValueRef bias = b.F32({cout}, Ramp(cout, -0.2, 0.05));
+  std::vector<ValueRef> ins = {in, f, bias, b.Shape({1, 1, 1, 1}), b.Shape({1, 1, 1, 1})};
+  if (dilation) ins.push_back(b.Shape({1, 1, 1, 1}));
+  return b.Op(op, ins);
+}
+
+TEST(RuleLibraryTest, ImplementationsCoverTheOpVocabulary) {
+  const rules::OpRegistry& reg = Library().ops;
+  for (const char* op : {"Conv2d", "DepthWiseConv2d", "FullyConnected", "MatMul", "ElementWiseAdd",
+                         "Relu", "ReluMinMax", "Softmax", "Batchnorm", "Reshape", "Transpose",
+                         "Concat", "PoolMax2d", "PoolAvg2d", "Gelu", "HardSwish", "Cast"}) {
+    EXPECT_TRUE(reg.Contains(op)) << op;
+  }
+}
+
+TEST(RuleLibraryTest, ConvBatchnormReluFoldsIntoOneConv) {
+  for (const char* op : {"Conv2d", "DepthWiseConv2d"}) {
+    for (bool dilation : {false, true}) {
+      GraphBuilder b;
+      ValueRef x = b.InputF32({1, 6, 6, 4});
+      ValueRef c = Conv(b, x, op, dilation);
+      ValueRef bn =
+          b.Op("Batchnorm", {c, b.F32({8}, Ramp(8, 0.5, 0.1)), b.F32({8}, Ramp(8, -1, 0.3))});
+      b.Output(b.Op("Relu", {bn}));
+      Graph out = OptimizeAndVerify(b.graph());
+      EXPECT_EQ(CountOp(out, "Batchnorm"), 0) << op;
+      EXPECT_EQ(CountOp(out, "Relu") + CountOp(out, "ReluMinMax"), 0) << op;
+      EXPECT_EQ(CountOp(out, op), 1) << op;
+    }
+  }
+}
+
+TEST(RuleLibraryTest, BatchnormIsNotFoldedIntoANonConstantFilter) {
+  GraphBuilder b;
+  ValueRef x = b.InputF32({1, 6, 6, 4});
+  ValueRef f = b.InputF32({3, 3, 4, 8});  // a runtime filter: nothing to fold into
+  ValueRef c = b.Op(
+      "Conv2d", {x, f, b.F32({8}, Ramp(8, 0, 0.1)), b.Shape({1, 1, 1, 1}), b.Shape({1, 1, 1, 1})});
+  b.Output(b.Op("Batchnorm", {c, b.F32({8}, Ramp(8, 0.5, 0.1)), b.F32({8}, Ramp(8, 0, 0.1))}));
+  Graph out = OptimizeAndVerify(b.graph());
+  EXPECT_EQ(CountOp(out, "Batchnorm"), 1);
+}
+
+TEST(RuleLibraryTest, ScaleAfterBatchnormFoldsIntoIt) {
+  GraphBuilder b;
+  ValueRef x = b.InputF32({1, 4, 4, 8});
+  ValueRef bn = b.Op("Batchnorm", {x, b.F32({8}, Ramp(8, 0.5, 0.1)), b.F32({8}, Ramp(8, 0, 0.1))});
+  ValueRef m = b.Op("ElementWiseMultiply", {bn, b.F32({1, 1, 1, 8}, Ramp(8, 2, -0.25))});
+  b.Output(b.Op("ElementWiseAdd", {m, b.F32({1, 1, 1, 8}, Ramp(8, -1, 0.25))}));
+  Graph out = OptimizeAndVerify(b.graph());
+  EXPECT_EQ(CountOp(out, "Batchnorm"), 1);
+  EXPECT_EQ(CountOp(out, "ElementWiseMultiply"), 0);
+  EXPECT_EQ(CountOp(out, "ElementWiseAdd"), 0);
+}
+
+TEST(RuleLibraryTest, FullPlaneMultiplyAfterBatchnormIsKept) {
+  // The constant varies over h and w: not a per-channel scale.
+  GraphBuilder b;
+  ValueRef x = b.InputF32({1, 2, 2, 8});
+  ValueRef bn = b.Op("Batchnorm", {x, b.F32({8}, Ramp(8, 0.5, 0.1)), b.F32({8}, Ramp(8, 0, 0.1))});
+  b.Output(b.Op("ElementWiseMultiply", {bn, b.F32({1, 2, 2, 8}, Ramp(32, 1, 0.1))}));
+  Graph out = OptimizeAndVerify(b.graph());
+  EXPECT_EQ(CountOp(out, "ElementWiseMultiply"), 1);
+}
+
+TEST(RuleLibraryTest, ActivationFusesIntoFullyConnected) {
+  GraphBuilder b;
+  ValueRef x = b.InputF32({2, 16});
+  ValueRef fc = b.Op("FullyConnected",
+                     {x, b.F32({4, 16}, Ramp(64, -0.3, 0.01)), b.F32({4}, Ramp(4, 0, 0.1))});
+  b.Output(b.Op("Relu6", {fc}));
+  Graph out = OptimizeAndVerify(b.graph());
+  EXPECT_EQ(CountOp(out, "Relu6") + CountOp(out, "ReluMinMax"), 0);
+  ASSERT_EQ(CountOp(out, "FullyConnected"), 1);
+}
+
+TEST(RuleLibraryTest, SharedConvKeepsItsRelu) {
+  // The conv's raw output is also a graph output: fusing would compute the
+  // conv twice, which costs more than the Relu.
+  GraphBuilder b;
+  ValueRef x = b.InputF32({1, 6, 6, 4});
+  ValueRef c = Conv(b, x, "Conv2d", true);
+  b.Output(c);
+  b.Output(b.Op("Relu", {c}));
+  Graph out = OptimizeAndVerify(b.graph());
+  EXPECT_EQ(CountOp(out, "Conv2d"), 1);
+  EXPECT_EQ(CountOp(out, "Relu") + CountOp(out, "ReluMinMax"), 1);
+}
+
+TEST(RuleLibraryTest, ReshapeAndTransposeCleanup) {
+  GraphBuilder b;
+  ValueRef x = b.InputF32({1, 4, 4, 8});
+  ValueRef r1 = b.Op("Reshape", {x, b.Shape({16, 8})});
+  ValueRef r2 = b.Op("Reshape", {r1, b.Shape({1, 128})});
+  b.Output(b.Op("Softmax", {r2}));
+  ValueRef t1 = b.Op("Transpose", {x, b.Shape({0, 3, 1, 2})});
+  ValueRef t2 = b.Op("Transpose", {t1, b.Shape({0, 2, 3, 1})});
+  b.Output(b.Op("Relu", {t2}));
+  // Not inverse permutations: both stay.
+  ValueRef u1 = b.Op("Transpose", {x, b.Shape({0, 2, 1, 3})});
+  b.Output(b.Op("Transpose", {u1, b.Shape({0, 3, 1, 2})}));
+  Graph out = OptimizeAndVerify(b.graph());
+  EXPECT_EQ(CountOp(out, "Reshape"), 1);
+  EXPECT_EQ(CountOp(out, "Transpose"), 2);
+}
+
+TEST(RuleLibraryTest, AlgebraIdentitiesAndReciprocal) {
+  GraphBuilder b;
+  ValueRef x = b.InputF32({1, 2, 2, 8});
+  ValueRef m = b.Op("ElementWiseMultiply", {x, b.F32({1, 1, 1, 1}, {1.0})});
+  ValueRef a = b.Op("ElementWiseAdd", {m, b.F32({1, 1, 1, 1}, {0.0})});
+  b.Output(b.Op("ElementWiseDivide", {a, b.F32({1, 1, 1, 1}, {4.0})}));
+  // x * 2 is not an identity.
+  b.Output(b.Op("ElementWiseMultiply", {x, b.F32({1, 1, 1, 1}, {2.0})}));
+  Graph out = OptimizeAndVerify(b.graph());
+  EXPECT_EQ(CountOp(out, "ElementWiseDivide"), 0);
+  EXPECT_EQ(CountOp(out, "ElementWiseAdd"), 0);
+  EXPECT_EQ(CountOp(out, "ElementWiseMultiply"), 2);  // x * 0.25 and x * 2
+}
+
+TEST(RuleLibraryTest, DecomposedHardSwishAndGelu) {
+  GraphBuilder b;
+  ValueRef x = b.InputF32({1, 2, 2, 8});
+  ValueRef clip = b.Op("ReluMinMax", {b.Op("ElementWiseAdd", {x, b.F32({1, 1, 1, 1}, {3.0})}),
+                                      b.F32({1, 1, 1, 1}, {0.0}), b.F32({1, 1, 1, 1}, {6.0})});
+  ValueRef hs = b.Op("ElementWiseDivide",
+                     {b.Op("ElementWiseMultiply", {x, clip}), b.F32({1, 1, 1, 1}, {6.0})});
+  b.Output(hs);
+  ValueRef e = b.Op("Erf", {b.Op("ElementWiseDivide", {x, b.F32({1, 1, 1, 1}, {1.41421356})})});
+  ValueRef g = b.Op(
+      "ElementWiseMultiply",
+      {b.Op("ElementWiseMultiply", {x, b.Op("ElementWiseAdd", {e, b.F32({1, 1, 1, 1}, {1.0})})}),
+       b.F32({1, 1, 1, 1}, {0.5})});
+  b.Output(g);
+  Graph out = OptimizeAndVerify(b.graph());
+  EXPECT_EQ(CountOp(out, "HardSwish"), 1);
+  EXPECT_EQ(CountOp(out, "Gelu"), 1);
+  EXPECT_EQ(CountOp(out, "Erf"), 0);
+}
+
+TEST(RuleLibraryTest, HardSwishNeedsTheRightConstants) {
+  GraphBuilder b;
+  ValueRef x = b.InputF32({1, 2, 2, 8});
+  ValueRef clip = b.Op("ReluMinMax", {b.Op("ElementWiseAdd", {x, b.F32({1, 1, 1, 1}, {2.0})}),
+                                      b.F32({1, 1, 1, 1}, {0.0}), b.F32({1, 1, 1, 1}, {6.0})});
+  b.Output(b.Op("ElementWiseMultiply",
+                {b.Op("ElementWiseMultiply", {x, clip}), b.F32({1, 1, 1, 1}, {1.0 / 6})}));
+  Graph out = OptimizeAndVerify(b.graph());
+  EXPECT_EQ(CountOp(out, "HardSwish"), 0);
+}
+
+}  // namespace
+}  // namespace egret
