@@ -337,6 +337,7 @@ class Importer {
   absl::Status DoLeakyRelu();
   absl::Status DoHardSigmoid();
   absl::Status DoSoftmax();
+  absl::Status DoLrn();
   absl::Status DoConv();
   absl::Status DoConvTranspose();
   absl::Status DoPool();
@@ -667,6 +668,20 @@ absl::Status Importer::DoLeakyRelu() {
 absl::Status Importer::DoHardSigmoid() {
   return Unary("HardSigmoid", InName(0), Out(),
                {FloatConst(AttrFloat("alpha", 0.2)), FloatConst(AttrFloat("beta", 0.5))});
+}
+
+absl::Status Importer::DoLrn() {
+  if (In(0).type.rank() != 4 || !options_.nhwc) return Unmapped("LRN needs a 4-D NHWC input");
+  const int64_t size = AttrInt("size", 0);
+  if (size < 1) return absl::InvalidArgumentError("size must be a positive integer");
+  ASSIGN_OR_RETURN(x, Get(InName(0), kNhwc));
+  ASSIGN_OR_RETURN(r,
+                   Emit("LRN",
+                        {x, IntConst(size), FloatConst(AttrFloat("alpha", 1e-4)),
+                         FloatConst(AttrFloat("beta", 0.75)), FloatConst(AttrFloat("bias", 1.0))},
+                        Out()));
+  SetValue(Out(), r, kNhwc);
+  return absl::OkStatus();
 }
 
 absl::Status Importer::DoSoftmax() {
@@ -1870,6 +1885,7 @@ const absl::flat_hash_map<std::string, Importer::Handler>& Importer::Handlers() 
     (*h)["Clip"] = &Importer::DoClip;
     (*h)["LeakyRelu"] = &Importer::DoLeakyRelu;
     (*h)["HardSigmoid"] = &Importer::DoHardSigmoid;
+    (*h)["LRN"] = &Importer::DoLrn;
     (*h)["Softmax"] = (*h)["LogSoftmax"] = &Importer::DoSoftmax;
     (*h)["Conv"] = &Importer::DoConv;
     (*h)["ConvTranspose"] = &Importer::DoConvTranspose;

@@ -50,6 +50,7 @@ constexpr OpSignature kOps[] = {
     {"Softmax",   1, 2, Bits({1}),    "x axis"},
     {"LayerNorm", 4, 5, Bits({3, 4}), "x gamma beta epsilon axis"},
     {"Batchnorm", 3, 3, 0,            "x scale offset"},
+    {"LRN",       5, 5, Bits({1, 2, 3, 4}), "x size alpha beta bias"},
     // Reductions.
     {"ReduceMean", 2, 3, Bits({1, 2}), "x axes keep_dims"},
     {"ReduceSum",  2, 3, Bits({1, 2}), "x axes keep_dims"},

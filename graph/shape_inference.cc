@@ -315,6 +315,14 @@ absl::StatusOr<Types> InferBatchnorm(const Ctx& c) {
   return One(c.Out(c.D(0), 0));
 }
 
+absl::StatusOr<Types> InferLrn(const Ctx& c) {
+  RETURN_IF_ERROR(c.RequireRank(0, 4));
+  ASSIGN_OR_RETURN(size, c.Int(1));
+  if (size < 1) return c.Error(absl::StrCat("size ", size, " must be positive"));
+  for (int i = 2; i <= 4; ++i) RETURN_IF_ERROR(c.Float(i).status());
+  return One(c.Out(c.D(0), 0));
+}
+
 absl::StatusOr<Types> InferReduce(const Ctx& c) {
   int rank = c.T(0).rank();
   ASSIGN_OR_RETURN(axes, c.Ints(1));
@@ -602,6 +610,7 @@ ShapeFn FindShapeFn(std::string_view op) {
     m->emplace("Softmax", InferSoftmax);
     m->emplace("LayerNorm", InferLayerNorm);
     m->emplace("Batchnorm", InferBatchnorm);
+    m->emplace("LRN", InferLrn);
     for (auto op : {"ReduceMean", "ReduceSum", "ReduceMax"}) m->emplace(op, InferReduce);
     m->emplace("Reshape", InferReshape);
     m->emplace("Transpose", InferTranspose);

@@ -96,9 +96,36 @@ Result Batchnorm(const KernelContext& c) {
   return out;
 }
 
+// Local response normalization across channels (NHWC, ONNX's LRN):
+// out = x / (bias + alpha / size * sum of x^2 over the channels
+// [c - floor((size-1)/2), c + ceil((size-1)/2)])^beta.
+Result Lrn(const KernelContext& c) {
+  EGRET_ASSIGN_OR_RETURN(size, ReadIntScalarParam(c.inputs[1], "LRN size"));
+  EGRET_ASSIGN_OR_RETURN(alpha, ReadFloatScalarParam(c.inputs[2], "LRN alpha"));
+  EGRET_ASSIGN_OR_RETURN(beta, ReadFloatScalarParam(c.inputs[3], "LRN beta"));
+  EGRET_ASSIGN_OR_RETURN(bias, ReadFloatScalarParam(c.inputs[4], "LRN bias"));
+  const std::vector<double> x = ReadReals(c.In(0));
+  const int64_t ch = c.InDims(0).back();
+  const int64_t before = (size - 1) / 2, after = size - 1 - before;
+  std::vector<double> out(x.size());
+  for (size_t base = 0; base < x.size(); base += ch) {
+    for (int64_t k = 0; k < ch; ++k) {
+      double sq = 0;
+      for (int64_t j = std::max<int64_t>(0, k - before); j <= std::min(ch - 1, k + after); ++j) {
+        sq += x[base + j] * x[base + j];
+      }
+      out[base + k] = x[base + k] / std::pow(bias + alpha / size * sq, beta);
+    }
+  }
+  std::vector<Tensor> result;
+  result.push_back(MakeTensor(c.outputs[0], out));
+  return result;
+}
+
 }  // namespace
 
 void RegisterNormKernels(KernelTable& t) {
+  t.emplace("LRN", Lrn);
   t.emplace("Softmax", Softmax);
   t.emplace("LayerNorm", LayerNorm);
   t.emplace("Batchnorm", Batchnorm);

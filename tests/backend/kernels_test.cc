@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <limits>
 
 #include "egret/backend/executor.h"
 #include "graph_builder.h"
@@ -113,6 +114,24 @@ TEST(Conv2d, Groups) {
   auto y = Conv(b, "Conv2d", b.F32({1, 1, 1, 4}, {1, 2, 3, 4}), b.F32({1, 1, 2, 2}, {1, 2, 3, 4}),
                 b.F32({2}, {0, 0}), {1, 1, 1, 1}, {0, 0, 0, 0});
   EXPECT_THAT(RunOp(b, y), ElementsAre(7, 22));
+}
+
+TEST(Conv2d, FusedActivationClamp) {
+  // out = (9, 12, 115) before the clamp into [10, 100].
+  GraphBuilder b;
+  auto y = b.Op("Conv2d", {b.F32({1, 1, 1, 2}, {1, 2}), b.F32({1, 1, 2, 3}, {1, 2, 3, 4, 5, 6}),
+                           b.F32({3}, {0, 0, 100}), b.Shape({1, 1, 1, 1}), b.Shape({0, 0, 0, 0}),
+                           b.Shape({1, 1, 1, 1}), b.Scalar(10), b.Scalar(100)});
+  EXPECT_THAT(RunOp(b, y), ElementsAre(10, 12, 100));
+}
+
+TEST(FullyConnected, FusedActivationClamp) {
+  // out = (1*1 + 2*2 - 10, -(1*1 + 2*2) + 1) = (-5, -4) before the clamp into [-4.5, inf).
+  GraphBuilder b;
+  auto y = b.Op("FullyConnected",
+                {b.F32({1, 2}, {1, 2}), b.F32({2, 2}, {1, 2, -1, -2}), b.F32({2}, {-10, 1}),
+                 b.Scalar(-4.5), b.Scalar(std::numeric_limits<double>::infinity())});
+  EXPECT_THAT(RunOp(b, y), ElementsAre(-4.5, -4));
 }
 
 TEST(DepthWiseConv2d, PerChannelAndMultiplier) {
@@ -282,6 +301,20 @@ TEST(Batchnorm, ScaleAndOffsetPerChannel) {
   auto y = b.Op("Batchnorm",
                 {b.F32({1, 1, 2, 2}, {1, 2, 3, 4}), b.F32({2}, {2, 3}), b.F32({2}, {1, -1})});
   EXPECT_THAT(RunOp(b, y), ElementsAre(3, 5, 7, 11));
+}
+
+TEST(LRN, AcrossChannels) {
+  // size 3, alpha/size = 1, beta 1, bias 1: x / (1 + sum of squares of the
+  // channel and its neighbours): 1/(1+1+4), 2/(1+1+4+9), 3/(1+4+9).
+  GraphBuilder b;
+  auto y = b.Op("LRN",
+                {b.F32({1, 1, 1, 3}, {1, 2, 3}), b.Int(3), b.Scalar(3), b.Scalar(1), b.Scalar(1)});
+  EXPECT_THAT(RunOp(b, y), Near({1.0 / 6, 2.0 / 15, 3.0 / 14}));
+  // Even size 2: the window is the channel and the next one.
+  GraphBuilder e;
+  auto z = e.Op("LRN",
+                {e.F32({1, 1, 1, 3}, {1, 2, 3}), e.Int(2), e.Scalar(2), e.Scalar(1), e.Scalar(1)});
+  EXPECT_THAT(RunOp(e, z), Near({1.0 / 6, 2.0 / 14, 3.0 / 10}));
 }
 
 TEST(Reduce, SumMeanMax) {

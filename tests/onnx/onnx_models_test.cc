@@ -58,13 +58,10 @@ TEST_P(OnnxModels, Imports) {
 INSTANTIATE_TEST_SUITE_P(
     Light, OnnxModels,
     ::testing::Values(
-        Expect{"light_bvlc_alexnet.onnx",
-               30,
-               {{"Conv2d", 5}, {"FullyConnected", 3}},
-               {{"onnx.LRN", 2}}},
         Expect{
-            "light_zfnet512.onnx", 30, {{"Conv2d", 5}, {"FullyConnected", 3}}, {{"onnx.LRN", 2}}},
-        Expect{"light_inception_v1.onnx", 150, {{"Conv2d", 57}}, {{"onnx.LRN", 2}}},
+            "light_bvlc_alexnet.onnx", 30, {{"Conv2d", 5}, {"FullyConnected", 3}, {"LRN", 2}}, {}},
+        Expect{"light_zfnet512.onnx", 30, {{"Conv2d", 5}, {"FullyConnected", 3}, {"LRN", 2}}, {}},
+        Expect{"light_inception_v1.onnx", 150, {{"Conv2d", 57}, {"LRN", 2}}, {}},
         Expect{"light_inception_v2.onnx", 500, {}, {}},
         Expect{"light_resnet50.onnx",
                300,

@@ -287,19 +287,19 @@ TEST(OnnxReader, UnmappedOpStaysOpaqueWithAttributesAndType) {
   b.Initializer("w", {4, 4, 1, 1}, Iota(16));
   b.Input("w", {4, 4, 1, 1});  // IR 3: initializers listed as inputs too
   b.Node("Conv", {"x", "w"}, {"c"});
-  auto* lrn = b.Node("LRN", {"c"}, {"y"}, "norm1");
-  OnnxBuilder::AttrInt(lrn, "size", 3);
-  OnnxBuilder::AttrFloat(lrn, "alpha", 1e-4f);
+  auto* lp = b.Node("LpNormalization", {"c"}, {"y"}, "norm1");
+  OnnxBuilder::AttrInt(lp, "p", 1);
+  OnnxBuilder::AttrFloat(lp, "epsilon_note", 1e-4f);  // an attribute ONNX does not define
   b.Output("y");
   absl::StatusOr<Graph> g = ParseOnnx(b.Bytes(), "m.onnx");
   ASSERT_TRUE(g.ok()) << g.status();
   EXPECT_EQ(g->inputs().size(), 1u);  // w is a constant, not an input
-  NodeId id = FindOp(*g, "onnx.LRN");
+  NodeId id = FindOp(*g, "onnx.LpNormalization");
   ASSERT_NE(id, kNoNode);
   const Node& n = g->node(id);
   EXPECT_FALSE(IsKnownOp(n.op));
-  EXPECT_EQ(std::get<int64_t>(n.attrs.at("size")), 3);
-  EXPECT_NEAR(std::get<double>(n.attrs.at("alpha")), 1e-4, 1e-9);
+  EXPECT_EQ(std::get<int64_t>(n.attrs.at("p")), 1);
+  EXPECT_NEAR(std::get<double>(n.attrs.at("epsilon_note")), 1e-4, 1e-9);
   // The opaque op sees ONNX's layout and type.
   EXPECT_EQ(n.outputs[0], TensorType(DType::kFloat32, {1, 4, 5, 5}));
   EXPECT_EQ(g->TypeOf(n.inputs[0]).dims, (Dims{1, 4, 5, 5}));
