@@ -1,6 +1,7 @@
 #include "egret/pipeline/costs.h"
 
 #include <limits>
+#include <optional>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -11,14 +12,70 @@
 
 namespace egret {
 
-extract::CostTable CostTableFromRegistry(const rules::OpRegistry& registry) {
+namespace {
+
+using CostKind = rules::CostExpr::Kind;
+
+// The cycles of `e`, counting COST_OF(f, base) as its base cost; nullopt when
+// a part is a cost function egret cannot run (COST_OF_F, a named function).
+// *function gets the first such function's name.
+std::optional<double> EstimateCost(const rules::CostExpr& e, std::string* function) {
+  switch (e.kind) {
+    case CostKind::kNumber:
+    case CostKind::kNamed:
+      return e.value;
+    case CostKind::kCostOf:
+      if (e.args.empty()) break;
+      return EstimateCost(e.args[0], function);
+    case CostKind::kCostOfF:
+    case CostKind::kFunction:
+      break;
+    case CostKind::kNeg: {
+      std::optional<double> a = EstimateCost(e.args[0], function);
+      if (!a) return std::nullopt;
+      return -*a;
+    }
+    case CostKind::kAdd:
+    case CostKind::kSub:
+    case CostKind::kMul:
+    case CostKind::kDiv: {
+      std::optional<double> a = EstimateCost(e.args[0], function);
+      std::optional<double> b = EstimateCost(e.args[1], function);
+      if (!a || !b) return std::nullopt;
+      if (e.kind == CostKind::kAdd) return *a + *b;
+      if (e.kind == CostKind::kSub) return *a - *b;
+      if (e.kind == CostKind::kMul) return *a * *b;
+      return *a / *b;
+    }
+  }
+  if (function->empty()) *function = e.name;
+  return std::nullopt;
+}
+
+bool MentionsDisable(const rules::CostExpr& e) {
+  if (e.kind == CostKind::kNamed && e.name == "DISABLE") return true;
+  for (const rules::CostExpr& a : e.args) {
+    if (MentionsDisable(a)) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+extract::CostTable CostTableFromRegistry(const rules::OpRegistry& registry,
+                                         DiagnosticList* diags) {
   extract::CostTable table;
   for (const rules::OpImplementation& impl : registry.all()) {
     extract::ImplCost c;
     c.impl = impl.impl;
-    std::optional<double> v = impl.cost.Evaluate();
-    if (!v && impl.cost.kind == rules::CostExpr::Kind::kCostOf && !impl.cost.args.empty()) {
-      v = impl.cost.args[0].Evaluate();
+    c.disabled = MentionsDisable(impl.cost);
+    std::string function;
+    std::optional<double> v = EstimateCost(impl.cost, &function);
+    if (!v && !c.disabled && diags != nullptr) {
+      diags->Warning(impl.loc,
+                     absl::StrFormat("cost '%s' of '%s' depends on the cost function '%s', which "
+                                     "egret cannot run; counted as GLACIAL",
+                                     impl.cost.ToString(), impl.op_name, function));
     }
     c.cost = v.value_or(rules::kCostGlacial);
     c.hvx = (impl.flag_bits & rules::kResourceHvx) != 0;
