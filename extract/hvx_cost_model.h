@@ -41,10 +41,10 @@ static_assert(kMaxComputeCost * (1 << 22) <= kDisabledCost);
 
 // One registered implementation of an op.
 struct ImplCost {
-  std::string impl;    // the implementation as written, e.g. "(reluImpl<QUint8>)"
-  double cost = 0;     // cycles (per HVX vector when `hvx`)
-  bool hvx = false;    // RESOURCE_HVX: scaled by the output's vector count
-  bool no_op = false;  // NULL_EXEC or INPLACE_NOP: computes nothing
+  std::string impl;       // the implementation as written, e.g. "(reluImpl<QUint8>)"
+  double cost = 0;        // cycles (per HVX vector when `hvx`)
+  bool hvx = false;       // RESOURCE_HVX: scaled by the output's vector count
+  bool no_op = false;     // NULL_EXEC or INPLACE_NOP: computes nothing
   bool disabled = false;  // DISABLE: costs kDisabledCost (`cost` is ignored)
 };
 

@@ -62,8 +62,7 @@ bool MentionsDisable(const rules::CostExpr& e) {
 
 }  // namespace
 
-extract::CostTable CostTableFromRegistry(const rules::OpRegistry& registry,
-                                         DiagnosticList* diags) {
+extract::CostTable CostTableFromRegistry(const rules::OpRegistry& registry, DiagnosticList* diags) {
   extract::CostTable table;
   for (const rules::OpImplementation& impl : registry.all()) {
     extract::ImplCost c;

@@ -111,7 +111,9 @@ TEST_F(CliTest, HelpOnEverySubcommand) {
     EXPECT_EQ(r.code, 0) << name << ": " << r.err;
     EXPECT_EQ(r.err, "") << name;
     EXPECT_THAT(r.out, HasSubstr("Usage:")) << name;
-    if (!path.empty()) EXPECT_THAT(r.out, HasSubstr(path.back())) << name;
+    if (!path.empty()) {
+      EXPECT_THAT(r.out, HasSubstr(path.back())) << name;
+    }
     visited.push_back(name);
     for (const std::string& sub : SubcommandsInHelp(r.out)) {
       std::vector<std::string> next = path;
@@ -119,9 +121,9 @@ TEST_F(CliTest, HelpOnEverySubcommand) {
       todo.push_back(std::move(next));
     }
   }
-  EXPECT_THAT(visited, ::testing::IsSupersetOf({"", "info", "convert", "optimize", "extract",
-                                                "run", "verify", "rules", "rules check",
-                                                "rules list", "rules dump"}));
+  EXPECT_THAT(visited, ::testing::IsSupersetOf({"", "info", "convert", "optimize", "extract", "run",
+                                                "verify", "rules", "rules check", "rules list",
+                                                "rules dump"}));
   EXPECT_THAT(Run({"convert", "--help"}).out, HasSubstr("--format"));
 }
 
@@ -287,17 +289,17 @@ DEF_PACKAGE_OP(reluRefImpl, "Relu")
   // Without -I the header is skipped with a warning and MY_PASS is unknown.
   r = Run({"rules", "check", Path("main.cc")});
   EXPECT_EQ(r.code, 1);
-  EXPECT_THAT(r.err, HasSubstr(absl::StrCat(Path("main.cc"), ":1:")));
-  EXPECT_THAT(r.err, HasSubstr("warning: "));
-  EXPECT_THAT(r.out, ::testing::MatchesRegex("1 rules, 2 op implementations, [1-9][0-9]* errors, "
-                                             "[1-9][0-9]* warnings\n"));
+  EXPECT_EQ(r.err, absl::StrCat(Path("main.cc"),
+                                ":1:10: warning: cannot find include file \"passes.h\"; skipped\n",
+                                Path("main.cc"), ":2:26: error: unknown pass group 'MY_PASS'\n"));
+  EXPECT_EQ(r.out, "0 rules, 2 op implementations, 1 errors, 1 warnings\n");
 
   // One error: a tag the match does not bind.
   Write("bad.rules", "DEF_PACKAGE_OPTIMIZATION(GRAPH_CLEANUP, Op(\"Relu\", \"x\"), OK, \"y\")\n");
   r = Run({"rules", "check", Path("bad.rules")});
   EXPECT_EQ(r.code, 1);
-  EXPECT_THAT(r.err, StartsWith(absl::StrCat(Path("bad.rules"), ":1:")));
-  EXPECT_THAT(r.err, HasSubstr(": error: "));
+  EXPECT_EQ(r.err, absl::StrCat(Path("bad.rules"),
+                                ":1:62: error: operand tag \"y\" does not appear in the match\n"));
   EXPECT_EQ(r.out, "1 rules, 0 op implementations, 1 errors, 0 warnings\n");
 
   r = Run({"rules", "check", Path("absent.rules")});
@@ -310,10 +312,11 @@ DEF_PACKAGE_OP(reluRefImpl, "Relu")
   std::vector<std::string> rows = absl::StrSplit(r.out, '\n', absl::SkipEmpty());
   ASSERT_EQ(rows.size(), 3u) << r.out;
   EXPECT_THAT(rows[0], ::testing::MatchesRegex("PASS +PRIORITY +ROOT_OP +LOCATION"));
+  // GRAPH_CLEANUP is 50.
   EXPECT_THAT(rows[1], ::testing::MatchesRegex(
-                           absl::StrCat("GRAPH_CLEANUP +[0-9]+ +Relu +", Path("main.cc"), ":2")));
-  EXPECT_THAT(rows[2], ::testing::MatchesRegex(absl::StrCat("GRAPH_CLEANUP\\+3 +[0-9]+ +Relu6 +",
-                                                            Path("main.cc"), ":4")));
+                           absl::StrCat("GRAPH_CLEANUP +50 +Relu +", Path("main.cc"), ":2")));
+  EXPECT_THAT(rows[2], ::testing::MatchesRegex(
+                           absl::StrCat("GRAPH_CLEANUP\\+3 +53 +Relu6 +", Path("main.cc"), ":4")));
 
   r = Run({"rules", "dump", "--json", "-I", Path("inc"), "-D", "EXTRA", Path("main.cc")});
   EXPECT_EQ(r.code, 0) << r.err;
@@ -354,8 +357,8 @@ TEST_F(CliTest, ExtractPrintsCostsAndJson) {
     EXPECT_EQ(j["extractor"], kind);
     EXPECT_EQ(j["tree_cost"], tree ? 8.0 : 11.0);
     EXPECT_EQ(j["dag_cost"], tree ? 8.0 : 6.0);
-    EXPECT_EQ(j["choices"], tree ? nlohmann::json({{"r", "h"}})
-                                 : nlohmann::json({{"r", "g"}, {"s", "s1"}}));
+    EXPECT_EQ(j["choices"],
+              tree ? nlohmann::json({{"r", "h"}}) : nlohmann::json({{"r", "g"}, {"s", "s1"}}));
     EXPECT_TRUE(j["time_ms"].is_number());
     EXPECT_GE(j["time_ms"].get<double>(), 0.0);
     EXPECT_EQ(j.contains("optimal"), std::string(kind) == "ilp");
@@ -411,8 +414,9 @@ TEST_F(CliTest, OptimizeWithEachExtractorWritesGraphAndReport) {
 TEST_F(CliTest, OptimizeCostsFileOptionsAndBadSyntax) {
   const std::string rules = std::string(EGRET_SOURCE_DIR) + "/examples/residual_block.rules";
   auto run = [&](std::vector<std::string> extra, const std::string& rule_file) {
-    std::vector<std::string> args = {"optimize", kExample, "--rules", rule_file,
-                                     "--report", Path("report.json"), "-o", Path("out.json")};
+    std::vector<std::string> args = {"optimize", kExample,        "--rules",
+                                     rule_file,  "--report",      Path("report.json"),
+                                     "-o",       Path("out.json")};
     args.insert(args.end(), extra.begin(), extra.end());
     Result r = Run(args);
     EXPECT_EQ(r.code, 0) << r.err;
@@ -427,9 +431,8 @@ TEST_F(CliTest, OptimizeCostsFileOptionsAndBadSyntax) {
   EXPECT_LT(cheap["input_cost"].get<double>(), plain["input_cost"].get<double>());
   EXPECT_LT(cheap["output_cost"].get<double>(), plain["output_cost"].get<double>());
   Write("bad_costs.json", R"({"Conv2d": "fast"})");
-  ExpectBadInput(
-      Run({"optimize", kExample, "--rules", rules, "--costs", Path("bad_costs.json")}),
-      Path("bad_costs.json"));
+  ExpectBadInput(Run({"optimize", kExample, "--rules", rules, "--costs", Path("bad_costs.json")}),
+                 Path("bad_costs.json"));
 
   // --option reaches an OPTION_* guard: Relu becomes ReluMinMax only when
   // relu_knob is 7.
@@ -458,8 +461,8 @@ DEF_PACKAGE_OP_AND_COST_AND_FLAGS((minmax), "ReluMinMax", 1, RESOURCE_HVX)
 
   for (const char* bad : {"relu_knob", "=7", ""}) {
     SCOPED_TRACE(bad);
-    Result r = Run({"optimize", kExample, "--rules", rules, "--option", bad, "-o",
-                    Path("bad_out.json")});
+    Result r =
+        Run({"optimize", kExample, "--rules", rules, "--option", bad, "-o", Path("bad_out.json")});
     EXPECT_EQ(r.code, 2);
     EXPECT_EQ(r.err, absl::StrCat("egret optimize: error: --option must be NAME=VALUE, not '", bad,
                                   "'\n"));

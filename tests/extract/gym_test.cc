@@ -99,8 +99,8 @@ TEST(GymTest, IlpOnSmallFilesIsValidAndNeverWorse) {
 TEST(GymTest, IlpHonoursItsTimeLimitOnTheLargestFile) {
   std::vector<std::string> files = GymFiles();
   if (files.empty()) GTEST_SKIP() << "no extraction-gym sample under " << EGRET_SHARED_DIR;
-  const std::string largest = *std::max_element(
-      files.begin(), files.end(), [](const std::string& a, const std::string& b) {
+  const std::string largest =
+      *std::max_element(files.begin(), files.end(), [](const std::string& a, const std::string& b) {
         return std::filesystem::file_size(a) < std::filesystem::file_size(b);
       });
   SCOPED_TRACE(largest);

@@ -120,8 +120,8 @@ constexpr char kReluToMinMax[] =
 
 TEST(CostModelTest, GlacialOnALargeTensorBeatsDisable) {
   const Graph g = BigReluGraph();
-  for (extract::ExtractorKind kind :
-       {extract::ExtractorKind::kTree, extract::ExtractorKind::kDag, extract::ExtractorKind::kIlp}) {
+  for (extract::ExtractorKind kind : {extract::ExtractorKind::kTree, extract::ExtractorKind::kDag,
+                                      extract::ExtractorKind::kIlp}) {
     SCOPED_TRACE(extract::ExtractorName(kind));
     OptimizeOptions o;
     o.extractor = kind;
