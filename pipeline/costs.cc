@@ -16,42 +16,6 @@ namespace {
 
 using CostKind = rules::CostExpr::Kind;
 
-// The cycles of `e`, counting COST_OF(f, base) as its base cost; nullopt when
-// a part is a cost function egret cannot run (COST_OF_F, a named function).
-// *function gets the first such function's name.
-std::optional<double> EstimateCost(const rules::CostExpr& e, std::string* function) {
-  switch (e.kind) {
-    case CostKind::kNumber:
-    case CostKind::kNamed:
-      return e.value;
-    case CostKind::kCostOf:
-      if (e.args.empty()) break;
-      return EstimateCost(e.args[0], function);
-    case CostKind::kCostOfF:
-    case CostKind::kFunction:
-      break;
-    case CostKind::kNeg: {
-      std::optional<double> a = EstimateCost(e.args[0], function);
-      if (!a) return std::nullopt;
-      return -*a;
-    }
-    case CostKind::kAdd:
-    case CostKind::kSub:
-    case CostKind::kMul:
-    case CostKind::kDiv: {
-      std::optional<double> a = EstimateCost(e.args[0], function);
-      std::optional<double> b = EstimateCost(e.args[1], function);
-      if (!a || !b) return std::nullopt;
-      if (e.kind == CostKind::kAdd) return *a + *b;
-      if (e.kind == CostKind::kSub) return *a - *b;
-      if (e.kind == CostKind::kMul) return *a * *b;
-      return *a / *b;
-    }
-  }
-  if (function->empty()) *function = e.name;
-  return std::nullopt;
-}
-
 bool MentionsDisable(const rules::CostExpr& e) {
   if (e.kind == CostKind::kNamed && e.name == "DISABLE") return true;
   for (const rules::CostExpr& a : e.args) {
@@ -69,7 +33,7 @@ extract::CostTable CostTableFromRegistry(const rules::OpRegistry& registry, Diag
     c.impl = impl.impl;
     c.disabled = MentionsDisable(impl.cost);
     std::string function;
-    std::optional<double> v = EstimateCost(impl.cost, &function);
+    std::optional<double> v = impl.cost.Estimate(&function);
     if (!v && !c.disabled && diags != nullptr) {
       diags->Warning(impl.loc,
                      absl::StrFormat("cost '%s' of '%s' depends on the cost function '%s', which "

@@ -25,6 +25,7 @@ using ::testing::HasSubstr;
 using ::testing::StartsWith;
 
 const std::string kExample = std::string(EGRET_SOURCE_DIR) + "/examples/residual_block.json";
+const std::string kExampleRules = std::string(EGRET_SOURCE_DIR) + "/examples/residual_block.rules";
 
 struct Result {
   int code = -1;
@@ -61,6 +62,19 @@ class CliTest : public ::testing::Test {
     r.out = ReadFile(Path("stdout")).value_or("");
     r.err = ReadFile(Path("stderr")).value_or("");
     return r;
+  }
+
+  // Runs `egret optimize` on the example with `rule_file`, writing out.json
+  // and report.json, and `extra` arguments.
+  Result OptimizeExample(const std::string& rule_file, std::vector<std::string> extra = {}) const {
+    std::vector<std::string> args = {"optimize", kExample,         "--rules",  rule_file,
+                                     "-o",       Path("out.json"), "--report", Path("report.json")};
+    args.insert(args.end(), extra.begin(), extra.end());
+    return Run(args);
+  }
+  // The JSON in file `name` (discarded if missing or malformed).
+  nlohmann::json ReadJson(std::string_view name) const {
+    return nlohmann::json::parse(ReadFile(Path(name)).value_or(""), nullptr, false);
   }
 
   std::string dir_;
@@ -192,7 +206,6 @@ TEST_F(CliTest, BadInputSuiteExitsTwoAndWritesNothing) {
     for (int mb = 0; mb < 100; ++mb) garbage << block;
   }
   ASSERT_EQ(fs::file_size(Path("garbage.json")), 100u << 20);
-  const std::string rules = std::string(EGRET_SOURCE_DIR) + "/examples/residual_block.rules";
   for (const char* name :
        {"cycle.json", "wrong_type.json", "dangling.json", "truncated.json", "garbage.json"}) {
     SCOPED_TRACE(name);
@@ -200,8 +213,8 @@ TEST_F(CliTest, BadInputSuiteExitsTwoAndWritesNothing) {
     ExpectBadInput(Run({"info", in}), in);
     ExpectBadInput(Run({"convert", in, "-o", Path("out.json")}), in);
     EXPECT_FALSE(fs::exists(Path("out.json")));
-    ExpectBadInput(Run({"optimize", in, "--rules", rules, "-o", Path("opt.json"), "--report",
-                        Path("report.json")}),
+    ExpectBadInput(Run({"optimize", in, "--rules", kExampleRules, "-o", Path("opt.json"),
+                        "--report", Path("report.json")}),
                    in);
     EXPECT_FALSE(fs::exists(Path("opt.json")));
     EXPECT_FALSE(fs::exists(Path("report.json")));
@@ -380,12 +393,10 @@ TEST_F(CliTest, ExtractPrintsCostsAndJson) {
 }
 
 TEST_F(CliTest, OptimizeWithEachExtractorWritesGraphAndReport) {
-  const std::string rules = std::string(EGRET_SOURCE_DIR) + "/examples/residual_block.rules";
   std::optional<double> dag_cost;
   for (const char* kind : {"tree", "dag", "ilp"}) {
     SCOPED_TRACE(kind);
-    Result r = Run({"optimize", kExample, "--rules", rules, "--extractor", kind, "-o",
-                    Path("out.json"), "--report", Path("report.json")});
+    Result r = OptimizeExample(kExampleRules, {"--extractor", kind});
     ASSERT_EQ(r.code, 0) << r.err;
     EXPECT_THAT(r.out, StartsWith("nodes: 15 -> "));
     EXPECT_THAT(r.out, HasSubstr("cost before: "));
@@ -394,7 +405,7 @@ TEST_F(CliTest, OptimizeWithEachExtractorWritesGraphAndReport) {
     EXPECT_GT(g->num_nodes(), 0u);
     EXPECT_LT(g->num_nodes(), 15u);  // the duplicate Add and double Relu are gone
     EXPECT_EQ(g->outputs().size(), 2u);
-    nlohmann::json rep = nlohmann::json::parse(*ReadFile(Path("report.json")), nullptr, false);
+    nlohmann::json rep = ReadJson("report.json");
     ASSERT_TRUE(rep.is_object());
     for (const char* key : {"input_cost", "output_cost", "enodes", "eclasses", "iterations",
                             "stop_reason", "phases", "time_ms", "peak_rss_bytes"}) {
@@ -412,27 +423,23 @@ TEST_F(CliTest, OptimizeWithEachExtractorWritesGraphAndReport) {
 }
 
 TEST_F(CliTest, OptimizeCostsFileOptionsAndBadSyntax) {
-  const std::string rules = std::string(EGRET_SOURCE_DIR) + "/examples/residual_block.rules";
   auto run = [&](std::vector<std::string> extra, const std::string& rule_file) {
-    std::vector<std::string> args = {"optimize", kExample,        "--rules",
-                                     rule_file,  "--report",      Path("report.json"),
-                                     "-o",       Path("out.json")};
-    args.insert(args.end(), extra.begin(), extra.end());
-    Result r = Run(args);
+    Result r = OptimizeExample(rule_file, std::move(extra));
     EXPECT_EQ(r.code, 0) << r.err;
-    nlohmann::json rep = nlohmann::json::parse(*ReadFile(Path("report.json")), nullptr, false);
+    nlohmann::json rep = ReadJson("report.json");
     EXPECT_TRUE(rep.is_object());
     return rep;
   };
   // --costs: Conv2d at 1 cycle per vector instead of 1024 lowers both costs.
-  nlohmann::json plain = run({}, rules);
+  nlohmann::json plain = run({}, kExampleRules);
   Write("costs.json", R"({"Conv2d": 1})");
-  nlohmann::json cheap = run({"--costs", Path("costs.json")}, rules);
+  nlohmann::json cheap = run({"--costs", Path("costs.json")}, kExampleRules);
   EXPECT_LT(cheap["input_cost"].get<double>(), plain["input_cost"].get<double>());
   EXPECT_LT(cheap["output_cost"].get<double>(), plain["output_cost"].get<double>());
   Write("bad_costs.json", R"({"Conv2d": "fast"})");
-  ExpectBadInput(Run({"optimize", kExample, "--rules", rules, "--costs", Path("bad_costs.json")}),
-                 Path("bad_costs.json"));
+  ExpectBadInput(
+      Run({"optimize", kExample, "--rules", kExampleRules, "--costs", Path("bad_costs.json")}),
+      Path("bad_costs.json"));
 
   // --option reaches an OPTION_* guard: Relu becomes ReluMinMax only when
   // relu_knob is 7.
@@ -461,8 +468,8 @@ DEF_PACKAGE_OP_AND_COST_AND_FLAGS((minmax), "ReluMinMax", 1, RESOURCE_HVX)
 
   for (const char* bad : {"relu_knob", "=7", ""}) {
     SCOPED_TRACE(bad);
-    Result r =
-        Run({"optimize", kExample, "--rules", rules, "--option", bad, "-o", Path("bad_out.json")});
+    Result r = Run({"optimize", kExample, "--rules", kExampleRules, "--option", bad, "-o",
+                    Path("bad_out.json")});
     EXPECT_EQ(r.code, 2);
     EXPECT_EQ(r.err, absl::StrCat("egret optimize: error: --option must be NAME=VALUE, not '", bad,
                                   "'\n"));
