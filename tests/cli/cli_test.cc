@@ -441,6 +441,17 @@ TEST_F(CliTest, OptimizeCostsFileOptionsAndBadSyntax) {
       Run({"optimize", kExample, "--rules", kExampleRules, "--costs", Path("bad_costs.json")}),
       Path("bad_costs.json"));
 
+  // A cost egret cannot evaluate is counted as GLACIAL, with a warning at its
+  // registration.
+  Write("cost_fn.rules",
+        "DEF_PACKAGE_OP_AND_COST_F_AND_FLAGS(concatF, \"Concat\", concat_cost, RESOURCE_HVX)\n");
+  Result warned = OptimizeExample(kExampleRules, {"--rules", Path("cost_fn.rules")});
+  EXPECT_EQ(warned.code, 0) << warned.err;
+  EXPECT_EQ(warned.err, absl::StrCat(Path("cost_fn.rules"),
+                                     ":1:1: warning: cost 'concat_cost' of 'Concat' depends on the "
+                                     "cost function 'concat_cost', which egret cannot run; counted "
+                                     "as GLACIAL\n"));
+
   // --option reaches an OPTION_* guard: Relu becomes ReluMinMax only when
   // relu_knob is 7.
   Write("option.rules", R"(
