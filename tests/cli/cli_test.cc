@@ -219,6 +219,12 @@ TEST_F(CliTest, BadInputSuiteExitsTwoAndWritesNothing) {
     EXPECT_FALSE(fs::exists(Path("opt.json")));
     EXPECT_FALSE(fs::exists(Path("report.json")));
   }
+  // Nothing else was written, not even a temporary file.
+  std::vector<std::string> names;
+  for (const auto& e : fs::directory_iterator(dir_)) names.push_back(e.path().filename().string());
+  EXPECT_THAT(
+      names, ::testing::UnorderedElementsAre("cycle.json", "wrong_type.json", "dangling.json",
+                                             "truncated.json", "garbage.json", "stdout", "stderr"));
   // Each names what is wrong.
   EXPECT_THAT(Run({"info", Path("cycle.json")}).err, HasSubstr("cycle"));
   EXPECT_THAT(Run({"info", Path("wrong_type.json")}).err, HasSubstr("/nodes/0/outputs/0/shape"));
