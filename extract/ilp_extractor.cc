@@ -99,7 +99,7 @@ SolveOutcome SolveByDeadline(Cbc_Model* model, int32_t num_columns, Clock::time_
     const double left = SecondsUntil(deadline);
     if (left <= 0) break;
     pollfd pfd{fds[0], POLLIN, 0};
-    int ready = poll(&pfd, 1, static_cast<int>(std::ceil(left * 1000)));
+    int ready = poll(&pfd, 1, static_cast<int>(std::min(std::ceil(left * 1000), 60000.0)));
     if (ready < 0 && errno != EINTR) break;
     if (ready <= 0) continue;
     char buf[65536];
