@@ -93,7 +93,7 @@ void RegisterExtractCommand(CLI::App& app, int* exit_code) {
   cmd->add_option("egraph", args->path, "egraph-serialize JSON file")->required();
   cmd->add_option("--extractor", args->extractor, "tree, dag (default) or ilp");
   cmd->add_option("--time-limit", args->time_limit,
-                  "ILP solver time limit in seconds (default 10)");
+                  "ILP time limit in seconds, for the whole extraction (default 10)");
   cmd->add_flag("--json", args->json, "print one JSON object");
   cmd->callback([args, exit_code] { *exit_code = RunExtract(*args); });
 }

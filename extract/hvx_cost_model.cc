@@ -1,6 +1,7 @@
 #include "egret/extract/hvx_cost_model.h"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 
 namespace egret::extract {
@@ -23,6 +24,11 @@ int64_t HvxCostModel::Vectors(int64_t output_bytes) {
   return (output_bytes + kHvxVectorBytes - 1) / kHvxVectorBytes;
 }
 
+double HvxCostModel::Scaled(double cost, bool hvx, double vectors) {
+  const double v = hvx ? cost * vectors : cost;
+  return std::isnan(v) ? kMaxComputeCost : std::min(v, kMaxComputeCost);
+}
+
 NodeCost HvxCostModel::Cost(std::string_view op, std::string_view dtype,
                             int64_t output_bytes) const {
   NodeCost out;
@@ -40,7 +46,7 @@ NodeCost HvxCostModel::Cost(std::string_view op, std::string_view dtype,
       if (it == ov->second.end()) it = ov->second.find("*");
       if (it != ov->second.end()) {
         out.computable = true;
-        out.cost = it->second * vectors;
+        out.cost = Scaled(it->second, /*hvx=*/true, vectors);
         out.impl = "override";
         return out;
       }
@@ -52,7 +58,7 @@ NodeCost HvxCostModel::Cost(std::string_view op, std::string_view dtype,
     const ImplCost* best_impl = nullptr;
     for (const ImplCost& c : impls->second) {
       all_no_op &= c.no_op;
-      double v = c.hvx ? c.cost * vectors : c.cost;
+      const double v = c.disabled ? kDisabledCost : Scaled(c.cost, c.hvx, vectors);
       if (v < best) {
         best = v;
         best_impl = &c;

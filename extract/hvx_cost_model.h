@@ -1,13 +1,15 @@
 // The HVX cost model: what one e-node costs, from the implementations
 // registered for its op (DEF_PACKAGE_OP* in rule files) given as plain data,
-// so that this stage does not depend on the rule front end. docs/rewrite-semantics.md
-// ("HVX cost model") describes it; in short:
+// so that this stage does not depend on the rule front end. docs/cost-model.md
+// describes it; in short:
 //
 //   - An op's cost is that of its cheapest implementation. An HVX
 //     implementation's cost is per 128-byte vector of output: it is
-//     multiplied by max(1, ceil(output bytes / 128)). DEF_PACKAGE_OP
-//     (GLACIAL) and DISABLE implementations are just very expensive, so they
-//     are chosen only when nothing else computes the class.
+//     multiplied by max(1, ceil(output bytes / 128)). The product saturates
+//     at kMaxComputeCost.
+//   - A DISABLE implementation costs kDisabledCost, a tier above anything the
+//     scaling can reach (even summed over 2^22 nodes at kMaxComputeCost), so
+//     a DISABLE node is chosen only when nothing else computes the class.
 //   - "$Const", "$Shape", "$Out", graph inputs (volatile "*" ops) and ops
 //     whose every implementation is a no-op (NULL_EXEC / INPLACE_NOP) cost
 //     FREE (2^-64).
@@ -30,13 +32,20 @@ namespace egret::extract {
 
 inline constexpr double kFreeCost = 5.421010862427522e-20;  // 2^-64
 inline constexpr int64_t kHvxVectorBytes = 128;
+// Every cost that is not DISABLE is at most this (2^70; GLACIAL is 2^48).
+inline constexpr double kMaxComputeCost = 1180591620717411303424.0;
+// The cost of a DISABLE implementation (2^92), whatever the output's size.
+// Kept below 1e30, which LP solvers treat as infinity.
+inline constexpr double kDisabledCost = 4951760157141521099596496896.0;
+static_assert(kMaxComputeCost * (1 << 22) <= kDisabledCost);
 
 // One registered implementation of an op.
 struct ImplCost {
-  std::string impl;    // the implementation as written, e.g. "(reluImpl<QUint8>)"
-  double cost = 0;     // cycles (per HVX vector when `hvx`)
-  bool hvx = false;    // RESOURCE_HVX: scaled by the output's vector count
-  bool no_op = false;  // NULL_EXEC or INPLACE_NOP: computes nothing
+  std::string impl;       // the implementation as written, e.g. "(reluImpl<QUint8>)"
+  double cost = 0;        // cycles (per HVX vector when `hvx`)
+  bool hvx = false;       // RESOURCE_HVX: scaled by the output's vector count
+  bool no_op = false;     // NULL_EXEC or INPLACE_NOP: computes nothing
+  bool disabled = false;  // DISABLE: costs kDisabledCost (`cost` is ignored)
 };
 
 // Op name -> implementations; dtype-specific overrides.
@@ -62,6 +71,9 @@ class HvxCostModel {
 
   // max(1, ceil(bytes / 128)).
   static int64_t Vectors(int64_t output_bytes);
+  // `cost` (per vector when `hvx`) for `vectors` vectors, saturated at
+  // kMaxComputeCost.
+  static double Scaled(double cost, bool hvx, double vectors);
 
   const CostTable& table() const { return table_; }
 

@@ -1,7 +1,15 @@
 #include "egret/extract/ilp_extractor.h"
 
+#include <poll.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
+#include <chrono>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <string>
 #include <utility>
@@ -18,6 +26,110 @@ namespace egret::extract {
 namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
+
+using Clock = std::chrono::steady_clock;
+
+double SecondsUntil(Clock::time_point deadline) {
+  return std::chrono::duration<double>(deadline - Clock::now()).count();
+}
+
+// What CBC returned.
+struct SolveOutcome {
+  bool finished = false;     // CBC returned before the deadline
+  bool proven = false;       // it proved its incumbent optimal
+  double bound = -kInf;      // its best possible objective
+  std::vector<double> best;  // its best solution's first columns (empty: none)
+};
+
+// Writes all of `data`; false on error.
+bool WriteAll(int fd, const void* data, size_t size) {
+  const char* p = static_cast<const char*>(data);
+  while (size > 0) {
+    ssize_t n = write(fd, p, size);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    p += n;
+    size -= static_cast<size_t>(n);
+  }
+  return true;
+}
+
+// Runs Cbc_solve and reads back the outcome (in-process).
+SolveOutcome SolveHere(Cbc_Model* model, int32_t num_columns) {
+  SolveOutcome out;
+  Cbc_solve(model);
+  out.finished = true;
+  out.proven = Cbc_isProvenOptimal(model) != 0;
+  out.bound = Cbc_getBestPossibleObjValue(model);
+  if (const double* sol = Cbc_bestSolution(model); sol != nullptr) {
+    out.best.assign(sol, sol + num_columns);
+  }
+  return out;
+}
+
+// Solves `model` and returns by `deadline` at the latest. CBC checks its own
+// time limit only during branch and bound, not in its preprocessing and root
+// processing, so it runs in a child process that is killed at the deadline;
+// the child sends its outcome through a pipe. CBC's own limit is set a little
+// before the deadline, so that it normally stops by itself with its best
+// solution. If no process can be started, CBC runs here under its own limit.
+SolveOutcome SolveByDeadline(Cbc_Model* model, int32_t num_columns, Clock::time_point deadline) {
+  const double remaining = SecondsUntil(deadline);
+  Cbc_setMaximumSeconds(model, std::max(0.01, remaining - std::min(0.5, 0.1 * remaining)));
+  int fds[2];
+  if (pipe(fds) != 0) return SolveHere(model, num_columns);
+  const pid_t pid = fork();
+  if (pid < 0) {
+    close(fds[0]);
+    close(fds[1]);
+    return SolveHere(model, num_columns);
+  }
+  if (pid == 0) {  // child: solve, send, exit without running any exit handler
+    close(fds[0]);
+    SolveOutcome o = SolveHere(model, num_columns);
+    const double header[3] = {o.proven ? 1.0 : 0.0, o.bound, o.best.empty() ? 0.0 : 1.0};
+    bool ok = WriteAll(fds[1], header, sizeof(header));
+    if (ok && !o.best.empty()) ok = WriteAll(fds[1], o.best.data(), o.best.size() * sizeof(double));
+    _exit(ok ? 0 : 1);
+  }
+  close(fds[1]);
+  std::string data;
+  bool eof = false;
+  while (!eof) {
+    const double left = SecondsUntil(deadline);
+    if (left <= 0) break;
+    pollfd pfd{fds[0], POLLIN, 0};
+    int ready = poll(&pfd, 1, static_cast<int>(std::min(std::ceil(left * 1000), 60000.0)));
+    if (ready < 0 && errno != EINTR) break;
+    if (ready <= 0) continue;
+    char buf[65536];
+    ssize_t n = read(fds[0], buf, sizeof(buf));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      eof = true;
+    } else {
+      data.append(buf, static_cast<size_t>(n));
+    }
+  }
+  close(fds[0]);
+  if (!eof) kill(pid, SIGKILL);
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  SolveOutcome out;
+  const size_t header = 3 * sizeof(double);
+  if (!eof || !WIFEXITED(status) || WEXITSTATUS(status) != 0 || data.size() < header) return out;
+  double h[3];
+  std::memcpy(h, data.data(), header);
+  const size_t want = h[2] != 0 ? static_cast<size_t>(num_columns) : 0;
+  if (data.size() != header + want * sizeof(double)) return out;
+  out.finished = true;
+  out.proven = h[0] != 0;
+  out.bound = h[1];
+  out.best.resize(want);
+  if (want > 0) std::memcpy(out.best.data(), data.data() + header, want * sizeof(double));
+  return out;
+}
 
 // Sorted distinct child classes of n.
 std::vector<ClassId> ChildSet(const ExtractionProblem& p, NodeId n) {
@@ -129,7 +241,9 @@ class IlpBuilder {
  public:
   IlpBuilder(const ExtractionProblem& p, const TreeCosts& tree) : p_(p), tree_(tree) {}
 
-  absl::StatusOr<IlpResult> Run(const IlpOptions& options, Choice warm);
+  // Solves until `deadline`; returns `warm` (not optimal) if no better is
+  // found by then.
+  absl::StatusOr<IlpResult> Run(Choice warm, Clock::time_point deadline);
 
  private:
   void Prune();
@@ -284,7 +398,7 @@ void IlpBuilder::Expand(ClassId c, Choice* out) const {
   }
 }
 
-absl::StatusOr<IlpResult> IlpBuilder::Run(const IlpOptions& options, Choice warm) {
+absl::StatusOr<IlpResult> IlpBuilder::Run(Choice warm, Clock::time_point deadline) {
   const size_t nc = p_.num_classes(), nn = p_.num_nodes();
   Prune();
   Collapse();
@@ -438,6 +552,9 @@ absl::StatusOr<IlpResult> IlpBuilder::Run(const IlpOptions& options, Choice warm
     }
   }
 
+  // Out of time already (pruning and building the model count too).
+  if (SecondsUntil(deadline) <= 0) return result;
+
   Cbc_Model* model = Cbc_newModel();
   Cbc_loadProblem(model, ncols, static_cast<int>(row_lb_.size()), start.data(), index.data(),
                   value.data(), col_lb_.data(), col_ub_.data(), obj_.data(), row_lb_.data(),
@@ -447,7 +564,6 @@ absl::StatusOr<IlpResult> IlpBuilder::Run(const IlpOptions& options, Choice warm
   }
   Cbc_setLogLevel(model, 0);
   Cbc_setParameter(model, "timeMode", "elapsed");
-  Cbc_setMaximumSeconds(model, std::max(0.01, options.time_limit_seconds));
   Cbc_setAllowableGap(model, 1e-7);
   Cbc_setAllowableFractionGap(model, 0.0);
   if (warm_ok) {
@@ -455,12 +571,12 @@ absl::StatusOr<IlpResult> IlpBuilder::Run(const IlpOptions& options, Choice warm
     for (int32_t j = 0; j < num_binaries; ++j) idx[j] = j;
     Cbc_setMIPStartI(model, num_binaries, idx.data(), start_values.data());
   }
-  Cbc_solve(model);
+  const SolveOutcome solved = SolveByDeadline(model, num_binaries, deadline);
   result.solver_used = true;
-  const double* sol = Cbc_bestSolution(model);
-  const bool proven = Cbc_isProvenOptimal(model) != 0;
-  double bound = Cbc_getBestPossibleObjValue(model);
-  if (sol != nullptr) {
+  const bool proven = solved.finished && solved.proven;
+  const double bound = solved.bound;
+  if (!solved.best.empty()) {
+    const double* sol = solved.best.data();
     Choice found(nc);
     for (int32_t j = 0; j < num_binaries; ++j) {
       ClassId c = col_class[j];
@@ -498,6 +614,9 @@ absl::StatusOr<IlpResult> IlpBuilder::Run(const IlpOptions& options, Choice warm
 }  // namespace
 
 absl::StatusOr<IlpResult> ExtractIlp(const ExtractionProblem& p, const IlpOptions& options) {
+  const Clock::time_point deadline =
+      Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(
+                         std::clamp(options.time_limit_seconds, 0.0, 1e9)));
   absl::StatusOr<TreeCosts> tree = ComputeTreeCosts(p);
   if (!tree.ok()) return tree.status();
   for (ClassId r : p.roots()) {
@@ -512,7 +631,7 @@ absl::StatusOr<IlpResult> ExtractIlp(const ExtractionProblem& p, const IlpOption
     warm = *std::move(dag);
   }
   IlpBuilder builder(p, *tree);
-  absl::StatusOr<IlpResult> result = builder.Run(options, std::move(warm));
+  absl::StatusOr<IlpResult> result = builder.Run(std::move(warm), deadline);
   if (result.ok()) {
     if (absl::Status s = ValidateChoice(p, result->choice); !s.ok()) {
       return absl::InternalError(

@@ -11,8 +11,15 @@
 // class with the same (or, costs being non-negative, a subset of the) child
 // classes and no higher cost, and cycle-free parts where every class has a
 // single user, which are solved exactly bottom-up and enter the program as one
-// variable. CBC is warm-started from the DAG heuristic and stopped at the time
-// limit; its console output is silenced.
+// variable. CBC is warm-started from the DAG heuristic; its console output is
+// silenced.
+//
+// The time limit covers the whole call: tree costs, the warm start, pruning
+// and building the model are paid from it, and CBC gets what is left. CBC
+// checks its limit only in branch and bound, so it runs in a child process
+// that is killed at the deadline if it has not returned by then (the result is
+// then the warm start, or CBC's incumbent if it stopped by itself, with
+// optimal = false).
 #ifndef EGRET_EXTRACT_ILP_EXTRACTOR_H_
 #define EGRET_EXTRACT_ILP_EXTRACTOR_H_
 
@@ -26,7 +33,7 @@
 namespace egret::extract {
 
 struct IlpOptions {
-  // Wall-clock limit for the solver, seconds.
+  // Wall-clock limit for the whole extraction, seconds.
   double time_limit_seconds = 10.0;
   // Warm start (a valid choice); when absent, ExtractDag's choice is used.
   std::optional<Choice> warm_start;

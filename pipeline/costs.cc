@@ -1,6 +1,7 @@
 #include "egret/pipeline/costs.h"
 
 #include <limits>
+#include <optional>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -11,14 +12,33 @@
 
 namespace egret {
 
-extract::CostTable CostTableFromRegistry(const rules::OpRegistry& registry) {
+namespace {
+
+using CostKind = rules::CostExpr::Kind;
+
+bool MentionsDisable(const rules::CostExpr& e) {
+  if (e.kind == CostKind::kNamed && e.name == "DISABLE") return true;
+  for (const rules::CostExpr& a : e.args) {
+    if (MentionsDisable(a)) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+extract::CostTable CostTableFromRegistry(const rules::OpRegistry& registry, DiagnosticList* diags) {
   extract::CostTable table;
   for (const rules::OpImplementation& impl : registry.all()) {
     extract::ImplCost c;
     c.impl = impl.impl;
-    std::optional<double> v = impl.cost.Evaluate();
-    if (!v && impl.cost.kind == rules::CostExpr::Kind::kCostOf && !impl.cost.args.empty()) {
-      v = impl.cost.args[0].Evaluate();
+    c.disabled = MentionsDisable(impl.cost);
+    std::string function;
+    std::optional<double> v = impl.cost.Estimate(&function);
+    if (!v && !c.disabled && diags != nullptr) {
+      diags->Warning(impl.loc,
+                     absl::StrFormat("cost '%s' of '%s' depends on the cost function '%s', which "
+                                     "egret cannot run; counted as GLACIAL",
+                                     impl.cost.ToString(), impl.op_name, function));
     }
     c.cost = v.value_or(rules::kCostGlacial);
     c.hvx = (impl.flag_bits & rules::kResourceHvx) != 0;

@@ -18,10 +18,14 @@
 
 namespace egret {
 
-// One entry per registered implementation. A symbolic cost (COST_OF(f, base))
-// counts as its base cost; a cost function (COST_OF_F, *_COST_F_*) as
-// GLACIAL, since egret cannot run it.
-extract::CostTable CostTableFromRegistry(const rules::OpRegistry& registry);
+// One entry per registered implementation. A cost is evaluated as far as it
+// can be: COST_OF(f, base) counts as its base cost, also inside arithmetic
+// (COST_OF(f, SNAIL)/2 is SNAIL/2). A cost that needs a cost function
+// (COST_OF_F, *_COST_F_*), which egret cannot run, counts as GLACIAL, with a
+// warning at the implementation's location in `diags` (when given). A cost
+// that mentions DISABLE marks the implementation disabled.
+extract::CostTable CostTableFromRegistry(const rules::OpRegistry& registry,
+                                         DiagnosticList* diags = nullptr);
 
 // Reads a JSON cost table into `table`'s overrides:
 //   {"Conv2d": 4096, "Relu": {"QUInt8": 1, "*": 2}}

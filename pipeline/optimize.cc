@@ -191,7 +191,7 @@ absl::StatusOr<OptimizeResult> Optimize(const Graph& input, const rules::RuleSet
     if (!fold.ok()) return fold.status();
     extra.push_back(*std::move(fold));
   }
-  extract::CostTable table = CostTableFromRegistry(rule_set.ops);
+  extract::CostTable table = CostTableFromRegistry(rule_set.ops, diags);
   for (const auto& [op, per] : options.cost_overrides) {
     for (const auto& [dt, c] : per) table.overrides[op][dt] = c;
   }

@@ -32,13 +32,19 @@ CostExpr CostExpr::Named(std::string_view name) {
   return c;
 }
 
-std::optional<double> CostExpr::Evaluate() const {
+std::optional<double> CostExpr::Evaluate() const { return Evaluate(false, nullptr); }
+
+std::optional<double> CostExpr::Estimate(std::string* function) const {
+  return Evaluate(true, function);
+}
+
+std::optional<double> CostExpr::Evaluate(bool cost_of_as_base, std::string* function) const {
   switch (kind) {
     case Kind::kNumber:
     case Kind::kNamed:
       return value;
     case Kind::kNeg: {
-      std::optional<double> a = args[0].Evaluate();
+      std::optional<double> a = args[0].Evaluate(cost_of_as_base, function);
       if (!a) return std::nullopt;
       return -*a;
     }
@@ -46,8 +52,8 @@ std::optional<double> CostExpr::Evaluate() const {
     case Kind::kSub:
     case Kind::kMul:
     case Kind::kDiv: {
-      std::optional<double> a = args[0].Evaluate();
-      std::optional<double> b = args[1].Evaluate();
+      std::optional<double> a = args[0].Evaluate(cost_of_as_base, function);
+      std::optional<double> b = args[1].Evaluate(cost_of_as_base, function);
       if (!a || !b) return std::nullopt;
       if (kind == Kind::kAdd) return *a + *b;
       if (kind == Kind::kSub) return *a - *b;
@@ -55,10 +61,13 @@ std::optional<double> CostExpr::Evaluate() const {
       return *a / *b;
     }
     case Kind::kCostOf:
+      if (cost_of_as_base && !args.empty()) return args[0].Evaluate(cost_of_as_base, function);
+      break;
     case Kind::kCostOfF:
     case Kind::kFunction:
-      return std::nullopt;
+      break;
   }
+  if (function != nullptr && function->empty()) *function = name;
   return std::nullopt;
 }
 

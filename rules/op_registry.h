@@ -46,11 +46,18 @@ struct CostExpr {
 
   // The number of cycles, or nullopt when the cost is symbolic.
   std::optional<double> Evaluate() const;
+  // The number of cycles with COST_OF(f, base) counted as `base` (also inside
+  // arithmetic); nullopt when a part needs a cost function (COST_OF_F or a
+  // named function), whose name then goes to *function.
+  std::optional<double> Estimate(std::string* function) const;
   // As written, normalized: "SNAIL/128", "COST_OF(f,FAST)", "2.5".
   std::string ToString() const;
 
   static CostExpr Number(double v);
   static CostExpr Named(std::string_view name);  // name must be a NamedCost
+
+ private:
+  std::optional<double> Evaluate(bool cost_of_as_base, std::string* function) const;
 };
 
 // Op flags (bit values are egret's).

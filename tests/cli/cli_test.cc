@@ -7,12 +7,15 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <sstream>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
 #include "egret/graph/graph_json.h"
 #include "egret/support/file_io.h"
+#include "nlohmann/json.hpp"
 
 namespace egret {
 namespace {
@@ -22,6 +25,7 @@ using ::testing::HasSubstr;
 using ::testing::StartsWith;
 
 const std::string kExample = std::string(EGRET_SOURCE_DIR) + "/examples/residual_block.json";
+const std::string kExampleRules = std::string(EGRET_SOURCE_DIR) + "/examples/residual_block.rules";
 
 struct Result {
   int code = -1;
@@ -60,6 +64,19 @@ class CliTest : public ::testing::Test {
     return r;
   }
 
+  // Runs `egret optimize` on the example with `rule_file`, writing out.json
+  // and report.json, and `extra` arguments.
+  Result OptimizeExample(const std::string& rule_file, std::vector<std::string> extra = {}) const {
+    std::vector<std::string> args = {"optimize", kExample,         "--rules",  rule_file,
+                                     "-o",       Path("out.json"), "--report", Path("report.json")};
+    args.insert(args.end(), extra.begin(), extra.end());
+    return Run(args);
+  }
+  // The JSON in file `name` (discarded if missing or malformed).
+  nlohmann::json ReadJson(std::string_view name) const {
+    return nlohmann::json::parse(ReadFile(Path(name)).value_or(""), nullptr, false);
+  }
+
   std::string dir_;
 };
 
@@ -78,13 +95,49 @@ TEST_F(CliTest, InfoSummarizesTheExample) {
               HasSubstr("options:\n  enable_autothread = 1\n  quant_is_updateable = false\n"));
 }
 
-TEST_F(CliTest, HelpOnEverySubcommand) {
-  for (std::vector<std::string> args :
-       {std::vector<std::string>{"--help"}, {"info", "--help"}, {"convert", "--help"}}) {
-    Result r = Run(args);
-    EXPECT_EQ(r.code, 0) << absl::StrJoin(args, " ");
-    EXPECT_THAT(r.out, HasSubstr("Usage:")) << absl::StrJoin(args, " ");
+// The subcommand names listed under "Subcommands:" in a --help text.
+std::vector<std::string> SubcommandsInHelp(const std::string& help) {
+  std::vector<std::string> names;
+  size_t at = help.find("\nSubcommands:\n");
+  if (at == std::string::npos) return names;
+  std::istringstream lines(help.substr(at + 14));
+  std::string line;
+  while (std::getline(lines, line) && !line.empty()) {
+    if (line.size() > 2 && line[0] == ' ' && line[2] != ' ') {
+      names.push_back(line.substr(2, line.find(' ', 2) - 2));
+    }
   }
+  return names;
+}
+
+TEST_F(CliTest, HelpOnEverySubcommand) {
+  // Walks the command tree as the CLI itself registers it: every subcommand
+  // listed by a --help, recursively.
+  std::vector<std::vector<std::string>> todo = {{}};
+  std::vector<std::string> visited;
+  while (!todo.empty()) {
+    std::vector<std::string> path = todo.back();
+    todo.pop_back();
+    std::vector<std::string> args = path;
+    args.push_back("--help");
+    Result r = Run(args);
+    const std::string name = absl::StrJoin(path, " ");
+    EXPECT_EQ(r.code, 0) << name << ": " << r.err;
+    EXPECT_EQ(r.err, "") << name;
+    EXPECT_THAT(r.out, HasSubstr("Usage:")) << name;
+    if (!path.empty()) {
+      EXPECT_THAT(r.out, HasSubstr(path.back())) << name;
+    }
+    visited.push_back(name);
+    for (const std::string& sub : SubcommandsInHelp(r.out)) {
+      std::vector<std::string> next = path;
+      next.push_back(sub);
+      todo.push_back(std::move(next));
+    }
+  }
+  EXPECT_THAT(visited, ::testing::IsSupersetOf({"", "info", "convert", "optimize", "extract", "run",
+                                                "verify", "rules", "rules check", "rules list",
+                                                "rules dump"}));
   EXPECT_THAT(Run({"convert", "--help"}).out, HasSubstr("--format"));
 }
 
@@ -125,6 +178,57 @@ TEST_F(CliTest, BadGraphsExitTwoWithTheReaderMessage) {
   EXPECT_EQ(r.code, 2);
   EXPECT_EQ(r.err,
             absl::StrCat(Path("g.dot"), ": error: DOT files are write-only; give a .json graph\n"));
+}
+
+// A failure: exit 2 and one line "FILE...: error: ..." on stderr.
+void ExpectBadInput(const Result& r, const std::string& file) {
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_THAT(r.err, StartsWith(file));
+  EXPECT_THAT(r.err, HasSubstr(": error: "));
+  EXPECT_EQ(r.err.find('\n'), r.err.size() - 1) << "not one line: " << r.err;
+}
+
+TEST_F(CliTest, BadInputSuiteExitsTwoAndWritesNothing) {
+  const std::string head = R"({"format": "egret-graph", "version": 1, "nodes": [)";
+  Write("cycle.json", head + R"(
+  {"name": "a", "op": "Relu", "inputs": ["b"], "outputs": [{"dtype": "Float32", "shape": [4]}]},
+  {"name": "b", "op": "Relu", "inputs": ["a"], "outputs": [{"dtype": "Float32", "shape": [4]}]}]})");
+  Write("wrong_type.json", head + R"(
+  {"name": "x", "op": "*Input", "outputs": [{"dtype": "Float32", "shape": "four"}]}]})");
+  Write("dangling.json", head + R"(
+  {"name": "r", "op": "Relu", "inputs": ["nope"], "outputs": [{"dtype": "Float32"}]}]})");
+  std::string text = *ReadFile(kExample);
+  Write("truncated.json", text.substr(0, text.size() * 2 / 3));
+  {
+    std::ofstream garbage(Path("garbage.json"), std::ios::binary);
+    std::string block(1 << 20, '\0');
+    for (size_t i = 0; i < block.size(); ++i) block[i] = static_cast<char>((i * 7919 + 13) % 251);
+    for (int mb = 0; mb < 100; ++mb) garbage << block;
+  }
+  ASSERT_EQ(fs::file_size(Path("garbage.json")), 100u << 20);
+  for (const char* name :
+       {"cycle.json", "wrong_type.json", "dangling.json", "truncated.json", "garbage.json"}) {
+    SCOPED_TRACE(name);
+    const std::string in = Path(name);
+    ExpectBadInput(Run({"info", in}), in);
+    ExpectBadInput(Run({"convert", in, "-o", Path("out.json")}), in);
+    EXPECT_FALSE(fs::exists(Path("out.json")));
+    ExpectBadInput(Run({"optimize", in, "--rules", kExampleRules, "-o", Path("opt.json"),
+                        "--report", Path("report.json")}),
+                   in);
+    EXPECT_FALSE(fs::exists(Path("opt.json")));
+    EXPECT_FALSE(fs::exists(Path("report.json")));
+  }
+  // Nothing else was written, not even a temporary file.
+  std::vector<std::string> names;
+  for (const auto& e : fs::directory_iterator(dir_)) names.push_back(e.path().filename().string());
+  EXPECT_THAT(
+      names, ::testing::UnorderedElementsAre("cycle.json", "wrong_type.json", "dangling.json",
+                                             "truncated.json", "garbage.json", "stdout", "stderr"));
+  // Each names what is wrong.
+  EXPECT_THAT(Run({"info", Path("cycle.json")}).err, HasSubstr("cycle"));
+  EXPECT_THAT(Run({"info", Path("wrong_type.json")}).err, HasSubstr("/nodes/0/outputs/0/shape"));
+  EXPECT_THAT(Run({"info", Path("dangling.json")}).err, HasSubstr("no node named 'nope'"));
 }
 
 TEST_F(CliTest, ConvertNormalizesJson) {
@@ -178,6 +282,215 @@ TEST_F(CliTest, FailedConvertWritesNothing) {
   for (const auto& e : fs::directory_iterator(dir_)) {
     std::string name = e.path().filename().string();
     EXPECT_THAT(name, ::testing::Not(HasSubstr(".tmp"))) << name;
+  }
+}
+
+TEST_F(CliTest, RulesCheckListAndDump) {
+  // A rule file that needs -I (for its pass name) and whose second rule is
+  // only there with -D EXTRA.
+  fs::create_directories(Path("inc"));
+  Write("inc/passes.h", "#define MY_PASS GRAPH_CLEANUP\n");
+  Write("main.cc", R"(#include "passes.h"
+DEF_PACKAGE_OPTIMIZATION(MY_PASS, Op("Relu", LET("inner", Op("Relu", "x"))), OK, "inner")
+#ifdef EXTRA
+DEF_PACKAGE_OPTIMIZATION(MY_PASS + 3, Op("Relu6", "x"), OK, Op("Relu", "x"))
+#endif
+DEF_PACKAGE_OP_AND_COST_AND_FLAGS((reluImpl<QUint8CroutonTensor>), "Relu", 2, RESOURCE_HVX)
+DEF_PACKAGE_OP(reluRefImpl, "Relu")
+)");
+  Result r = Run({"rules", "check", "-I", Path("inc"), "-D", "EXTRA", Path("main.cc")});
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.err, "");
+  EXPECT_EQ(r.out, "2 rules, 2 op implementations, 0 errors, 0 warnings\n");
+  r = Run({"rules", "check", "-I", Path("inc"), Path("main.cc")});
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.out, "1 rules, 2 op implementations, 0 errors, 0 warnings\n");
+  // Without -I the header is skipped with a warning and MY_PASS is unknown.
+  r = Run({"rules", "check", Path("main.cc")});
+  EXPECT_EQ(r.code, 1);
+  EXPECT_EQ(r.err, absl::StrCat(Path("main.cc"),
+                                ":1:10: warning: cannot find include file \"passes.h\"; skipped\n",
+                                Path("main.cc"), ":2:26: error: unknown pass group 'MY_PASS'\n"));
+  EXPECT_EQ(r.out, "0 rules, 2 op implementations, 1 errors, 1 warnings\n");
+
+  // One error: a tag the match does not bind.
+  Write("bad.rules", "DEF_PACKAGE_OPTIMIZATION(GRAPH_CLEANUP, Op(\"Relu\", \"x\"), OK, \"y\")\n");
+  r = Run({"rules", "check", Path("bad.rules")});
+  EXPECT_EQ(r.code, 1);
+  EXPECT_EQ(r.err, absl::StrCat(Path("bad.rules"),
+                                ":1:62: error: operand tag \"y\" does not appear in the match\n"));
+  EXPECT_EQ(r.out, "1 rules, 0 op implementations, 1 errors, 0 warnings\n");
+
+  r = Run({"rules", "check", Path("absent.rules")});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_THAT(r.err, StartsWith(absl::StrCat(Path("absent.rules"), ": error: ")));
+  EXPECT_EQ(r.out, "");
+
+  r = Run({"rules", "list", "-I", Path("inc"), "-D", "EXTRA", Path("main.cc")});
+  EXPECT_EQ(r.code, 0) << r.err;
+  std::vector<std::string> rows = absl::StrSplit(r.out, '\n', absl::SkipEmpty());
+  ASSERT_EQ(rows.size(), 3u) << r.out;
+  EXPECT_THAT(rows[0], ::testing::MatchesRegex("PASS +PRIORITY +ROOT_OP +LOCATION"));
+  // GRAPH_CLEANUP is 50.
+  EXPECT_THAT(rows[1], ::testing::MatchesRegex(
+                           absl::StrCat("GRAPH_CLEANUP +50 +Relu +", Path("main.cc"), ":2")));
+  EXPECT_THAT(rows[2], ::testing::MatchesRegex(
+                           absl::StrCat("GRAPH_CLEANUP\\+3 +53 +Relu6 +", Path("main.cc"), ":4")));
+
+  r = Run({"rules", "dump", "--json", "-I", Path("inc"), "-D", "EXTRA", Path("main.cc")});
+  EXPECT_EQ(r.code, 0) << r.err;
+  nlohmann::json dump = nlohmann::json::parse(r.out, nullptr, /*allow_exceptions=*/false);
+  ASSERT_FALSE(dump.is_discarded()) << r.out;
+  ASSERT_EQ(dump["rules"].size(), 2u);
+  EXPECT_EQ(dump["rules"][0]["valid"], true);
+  EXPECT_EQ(dump["rules"][1]["valid"], true);
+  ASSERT_EQ(dump["ops"].size(), 2u);
+  EXPECT_EQ(dump["ops"][0]["op"], "Relu");
+  EXPECT_EQ(dump["ops"][1]["form"], "DEF_PACKAGE_OP");
+}
+
+// An e-graph where the tree- and DAG-optimal choices differ: the root is
+// either h (8) or g(s, s) (1 + 5 once, 1 + 5 + 5 as a tree).
+constexpr char kSharedEgraph[] = R"({"nodes": {
+  "h": {"op": "h", "children": [], "eclass": "r", "cost": 8},
+  "g": {"op": "g", "children": ["s1", "s1"], "eclass": "r", "cost": 1},
+  "s1": {"op": "s", "children": [], "eclass": "s", "cost": 5}},
+  "root_eclasses": ["r"]})";
+
+TEST_F(CliTest, ExtractPrintsCostsAndJson) {
+  Write("e.json", kSharedEgraph);
+  Result r = Run({"extract", Path("e.json"), "--extractor", "tree"});
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_THAT(r.out, StartsWith("tree cost: 8\ndag cost: 8\ntime: "));
+  r = Run({"extract", Path("e.json")});  // dag by default
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_THAT(r.out, StartsWith("tree cost: 11\ndag cost: 6\ntime: "));
+
+  for (const char* kind : {"tree", "dag", "ilp"}) {
+    SCOPED_TRACE(kind);
+    r = Run({"extract", Path("e.json"), "--extractor", kind, "--json", "--time-limit", "5"});
+    ASSERT_EQ(r.code, 0) << r.err;
+    nlohmann::json j = nlohmann::json::parse(r.out, nullptr, false);
+    ASSERT_TRUE(j.is_object()) << r.out;
+    const bool tree = std::string(kind) == "tree";
+    EXPECT_EQ(j["extractor"], kind);
+    EXPECT_EQ(j["tree_cost"], tree ? 8.0 : 11.0);
+    EXPECT_EQ(j["dag_cost"], tree ? 8.0 : 6.0);
+    EXPECT_EQ(j["choices"],
+              tree ? nlohmann::json({{"r", "h"}}) : nlohmann::json({{"r", "g"}, {"s", "s1"}}));
+    EXPECT_TRUE(j["time_ms"].is_number());
+    EXPECT_GE(j["time_ms"].get<double>(), 0.0);
+    EXPECT_EQ(j.contains("optimal"), std::string(kind) == "ilp");
+    EXPECT_EQ(j.contains("bound"), std::string(kind) == "ilp");
+    if (j.contains("optimal")) {
+      EXPECT_EQ(j["optimal"], true);
+      EXPECT_EQ(j["bound"], 6.0);
+    }
+  }
+  r = Run({"extract", Path("e.json"), "--extractor", "ilp"});
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_THAT(r.out, StartsWith("tree cost: 11\ndag cost: 6\noptimal: yes\nbound: 6\ntime: "));
+
+  std::string text = kSharedEgraph;
+  Write("truncated.json", text.substr(0, text.size() / 2));
+  ExpectBadInput(Run({"extract", Path("truncated.json")}), Path("truncated.json"));
+  Write("bad.json", R"({"nodes": {"a": {"op": "a", "children": 3, "eclass": "r"}}})");
+  ExpectBadInput(Run({"extract", Path("bad.json"), "--json"}), Path("bad.json"));
+}
+
+TEST_F(CliTest, OptimizeWithEachExtractorWritesGraphAndReport) {
+  std::optional<double> dag_cost;
+  for (const char* kind : {"tree", "dag", "ilp"}) {
+    SCOPED_TRACE(kind);
+    Result r = OptimizeExample(kExampleRules, {"--extractor", kind});
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_THAT(r.out, StartsWith("nodes: 15 -> "));
+    EXPECT_THAT(r.out, HasSubstr("cost before: "));
+    absl::StatusOr<Graph> g = ReadGraphJson(Path("out.json"));
+    ASSERT_TRUE(g.ok()) << g.status();
+    EXPECT_GT(g->num_nodes(), 0u);
+    EXPECT_LT(g->num_nodes(), 15u);  // the duplicate Add and double Relu are gone
+    EXPECT_EQ(g->outputs().size(), 2u);
+    nlohmann::json rep = ReadJson("report.json");
+    ASSERT_TRUE(rep.is_object());
+    for (const char* key : {"input_cost", "output_cost", "enodes", "eclasses", "iterations",
+                            "stop_reason", "phases", "time_ms", "peak_rss_bytes"}) {
+      EXPECT_TRUE(rep.contains(key)) << key;
+    }
+    EXPECT_LT(rep["output_cost"].get<double>(), rep["input_cost"].get<double>());
+    EXPECT_GT(rep["enodes"].get<int64_t>(), 0);
+    EXPECT_GT(rep["peak_rss_bytes"].get<int64_t>(), 0);
+    EXPECT_TRUE(rep["phases"].is_array());
+    EXPECT_FALSE(rep["phases"].empty());
+    // The example has one optimum; every extractor finds it.
+    if (!dag_cost) dag_cost = rep["output_cost"].get<double>();
+    EXPECT_DOUBLE_EQ(rep["output_cost"].get<double>(), *dag_cost);
+  }
+}
+
+TEST_F(CliTest, OptimizeCostsFileOptionsAndBadSyntax) {
+  auto run = [&](std::vector<std::string> extra, const std::string& rule_file) {
+    Result r = OptimizeExample(rule_file, std::move(extra));
+    EXPECT_EQ(r.code, 0) << r.err;
+    nlohmann::json rep = ReadJson("report.json");
+    EXPECT_TRUE(rep.is_object());
+    return rep;
+  };
+  // --costs: Conv2d at 1 cycle per vector instead of 1024 lowers both costs.
+  nlohmann::json plain = run({}, kExampleRules);
+  Write("costs.json", R"({"Conv2d": 1})");
+  nlohmann::json cheap = run({"--costs", Path("costs.json")}, kExampleRules);
+  EXPECT_LT(cheap["input_cost"].get<double>(), plain["input_cost"].get<double>());
+  EXPECT_LT(cheap["output_cost"].get<double>(), plain["output_cost"].get<double>());
+  Write("bad_costs.json", R"({"Conv2d": "fast"})");
+  ExpectBadInput(
+      Run({"optimize", kExample, "--rules", kExampleRules, "--costs", Path("bad_costs.json")}),
+      Path("bad_costs.json"));
+
+  // A cost egret cannot evaluate is counted as GLACIAL, with a warning at its
+  // registration.
+  Write("cost_fn.rules",
+        "DEF_PACKAGE_OP_AND_COST_F_AND_FLAGS(concatF, \"Concat\", concat_cost, RESOURCE_HVX)\n");
+  Result warned = OptimizeExample(kExampleRules, {"--rules", Path("cost_fn.rules")});
+  EXPECT_EQ(warned.code, 0) << warned.err;
+  EXPECT_EQ(warned.err, absl::StrCat(Path("cost_fn.rules"),
+                                     ":1:1: warning: cost 'concat_cost' of 'Concat' depends on the "
+                                     "cost function 'concat_cost', which egret cannot run; counted "
+                                     "as GLACIAL\n"));
+
+  // --option reaches an OPTION_* guard: Relu becomes ReluMinMax only when
+  // relu_knob is 7.
+  Write("option.rules", R"(
+DEF_PACKAGE_OPTIMIZATION(GRAPH_CLEANUP, Op("Relu", "x"), EQ(OPTION_INT("relu_knob"), 7),
+  Op("ReluMinMax", "x", gen_ConstScalar_f32(0.0f), gen_ConstScalar_f32(INF)))
+DEF_PACKAGE_OP_AND_COST_AND_FLAGS((conv), "Conv2d", 1024, RESOURCE_HVX)
+DEF_PACKAGE_OP_AND_COST_AND_FLAGS((add), "ElementWiseAdd", 4, RESOURCE_HVX)
+DEF_PACKAGE_OP_AND_COST_AND_FLAGS((relu), "Relu", 64, RESOURCE_HVX)
+DEF_PACKAGE_OP_AND_COST_AND_FLAGS((minmax), "ReluMinMax", 1, RESOURCE_HVX)
+)");
+  auto count_op = [&](const std::string& op) {
+    absl::StatusOr<Graph> g = ReadGraphJson(Path("out.json"));
+    EXPECT_TRUE(g.ok()) << g.status();
+    int n = 0;
+    for (const Node& node : g->nodes()) n += node.op == op;
+    return n;
+  };
+  nlohmann::json on = run({"--option", "relu_knob=7"}, Path("option.rules"));
+  EXPECT_EQ(count_op("Relu"), 0);
+  EXPECT_GT(count_op("ReluMinMax"), 0);
+  nlohmann::json off = run({"--option", "relu_knob=6"}, Path("option.rules"));
+  EXPECT_GT(count_op("Relu"), 0);
+  EXPECT_EQ(count_op("ReluMinMax"), 0);
+  EXPECT_LT(on["output_cost"].get<double>(), off["output_cost"].get<double>());
+
+  for (const char* bad : {"relu_knob", "=7", ""}) {
+    SCOPED_TRACE(bad);
+    Result r = Run({"optimize", kExample, "--rules", kExampleRules, "--option", bad, "-o",
+                    Path("bad_out.json")});
+    EXPECT_EQ(r.code, 2);
+    EXPECT_EQ(r.err, absl::StrCat("egret optimize: error: --option must be NAME=VALUE, not '", bad,
+                                  "'\n"));
+    EXPECT_FALSE(fs::exists(Path("bad_out.json")));
   }
 }
 

@@ -4,6 +4,7 @@
 // cost than the tree choice or the plain greedy, and the ILP (small files,
 // short limit) is never worse than the heuristic and proves its bound.
 #include <algorithm>
+#include <chrono>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -93,6 +94,35 @@ TEST(GymTest, IlpOnSmallFilesIsValidAndNeverWorse) {
   ASSERT_GT(tried, 0);
   // Small e-graphs are solved to optimality within the limit (a few may time out).
   EXPECT_GE(optimal * 10, tried * 8) << optimal << " of " << tried << " optimal";
+}
+
+TEST(GymTest, IlpHonoursItsTimeLimitOnTheLargestFile) {
+  std::vector<std::string> files = GymFiles();
+  if (files.empty()) GTEST_SKIP() << "no extraction-gym sample under " << EGRET_SHARED_DIR;
+  const std::string largest =
+      *std::max_element(files.begin(), files.end(), [](const std::string& a, const std::string& b) {
+        return std::filesystem::file_size(a) < std::filesystem::file_size(b);
+      });
+  SCOPED_TRACE(largest);
+  absl::StatusOr<ExtractionProblem> p = ReadEgraphSerializeFile(largest);
+  ASSERT_TRUE(p.ok()) << p.status();
+  absl::StatusOr<Choice> dag = ExtractDag(*p);
+  ASSERT_TRUE(dag.ok()) << dag.status();
+  IlpOptions options;
+  options.time_limit_seconds = 1.5;
+  const auto start = std::chrono::steady_clock::now();
+  absl::StatusOr<IlpResult> ilp = ExtractIlp(*p, options);
+  const double elapsed =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  ASSERT_TRUE(ilp.ok()) << ilp.status();
+  EXPECT_LE(elapsed, options.time_limit_seconds * 1.1 + 0.2);
+  ASSERT_TRUE(ValidateChoice(*p, ilp->choice).ok()) << ValidateChoice(*p, ilp->choice);
+  EXPECT_DOUBLE_EQ(ilp->cost, DagCost(*p, ilp->choice));
+  const double dag_cost = DagCost(*p, *dag);
+  EXPECT_LE(ilp->cost, dag_cost + Tol(dag_cost));
+  EXPECT_LE(ilp->bound, ilp->cost + Tol(ilp->cost));
+  // The solver ran (the file is too large to be solved by pruning alone).
+  EXPECT_TRUE(ilp->solver_used);
 }
 
 }  // namespace

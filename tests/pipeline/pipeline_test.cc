@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "egret/backend/lower.h"
 #include "egret/egraph/graph_import.h"
 #include "egret/egraph/runner.h"
@@ -12,6 +13,7 @@
 #include "egret/pipeline/costs.h"
 #include "egret/pipeline/optimize.h"
 #include "egret/rules/compiler.h"
+#include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
 namespace egret {
@@ -77,6 +79,95 @@ TEST(CostModelTest, CheapestImplementationScaledByHvxVectors) {
   absl::Status bad = AddCostOverrides(R"({"Relu": "x"})", "c.json", &o);
   EXPECT_FALSE(bad.ok());
   EXPECT_NE(bad.message().find("c.json"), std::string::npos);
+}
+
+TEST(CostModelTest, DisableIsATierNoScaledCostReaches) {
+  extract::CostTable t;
+  t.ops["Slow"] = {{"glacial", rules::kCostGlacial, true, false}};
+  t.ops["Off"] = {{"off", 1, true, false, /*disabled=*/true}};
+  extract::HvxCostModel m(t);
+  const double disabled = m.Cost("Off", "QUInt8", 128).cost;
+  EXPECT_EQ(disabled, extract::kDisabledCost);
+  EXPECT_EQ(m.Cost("Off", "QUInt8", int64_t{1} << 40).cost, disabled);  // not scaled
+  // GLACIAL per vector on 2^33 vectors is 2^81: saturated, still below DISABLE.
+  const double huge = m.Cost("Slow", "QUInt8", int64_t{1} << 40).cost;
+  EXPECT_EQ(huge, extract::kMaxComputeCost);
+  EXPECT_LT(huge, disabled);
+  EXPECT_LE(huge * (1 << 22), disabled);  // even summed over 2^22 nodes
+  EXPECT_EQ(m.Cost("Slow", "QUInt8", 1 << 20).cost, rules::kCostGlacial * 8192);
+  EXPECT_GT(m.Cost("Slow", "QUInt8", 1 << 20).cost, rules::kCostDisable);  // the old pitfall
+  // An override saturates too.
+  extract::CostTable o = t;
+  ASSERT_TRUE(AddCostOverrides(R"({"Slow": 1e300})", "c.json", &o).ok());
+  EXPECT_EQ(extract::HvxCostModel(o).Cost("Slow", "QUInt8", 1 << 20).cost,
+            extract::kMaxComputeCost);
+}
+
+// Relu (DEF_PACKAGE_OP: GLACIAL per HVX vector) may become ReluMinMax
+// (DISABLE, not HVX) on a 4 MB tensor, where GLACIAL * 32768 vectors is far
+// above the DISABLE constant 2^50.
+Graph BigReluGraph() {
+  Graph g;
+  NodeId x = g.AddInput("x", QU8({1, 256, 256, 64}));
+  NodeId r = AddOp(g, "Relu", {x}, QU8({1, 256, 256, 64}), "r");
+  g.AddOutput(ValueRef{r, 0}, "out");
+  return g;
+}
+
+constexpr char kReluToMinMax[] =
+    "DEF_PACKAGE_OPTIMIZATION(GRAPH_CLEANUP, Op(\"Relu\", \"x\"), OK,\n"
+    "  Op(\"ReluMinMax\", \"x\", gen_ConstScalar_f32(0.0f), gen_ConstScalar_f32(INF)))\n"
+    "DEF_PACKAGE_OP_AND_COST_AND_FLAGS(minmax, \"ReluMinMax\", DISABLE)\n";
+
+TEST(CostModelTest, GlacialOnALargeTensorBeatsDisable) {
+  const Graph g = BigReluGraph();
+  for (extract::ExtractorKind kind : {extract::ExtractorKind::kTree, extract::ExtractorKind::kDag,
+                                      extract::ExtractorKind::kIlp}) {
+    SCOPED_TRACE(extract::ExtractorName(kind));
+    OptimizeOptions o;
+    o.extractor = kind;
+    absl::StatusOr<OptimizeResult> r =
+        RunOpt(g, Rules(absl::StrCat(kReluToMinMax, "DEF_PACKAGE_OP(reluRef, \"Relu\")\n")), o);
+    ASSERT_TRUE(r.ok()) << r.status();
+    EXPECT_EQ(CountOp(r->graph, "Relu"), 1);
+    EXPECT_EQ(CountOp(r->graph, "ReluMinMax"), 0);
+    EXPECT_EQ(r->output_cost, r->input_cost);
+    EXPECT_LT(r->output_cost, extract::kDisabledCost);
+  }
+  // With nothing else computing the class, DISABLE is used.
+  absl::StatusOr<OptimizeResult> r = RunOpt(g, Rules(kReluToMinMax));
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(CountOp(r->graph, "ReluMinMax"), 1);
+  EXPECT_GE(r->output_cost, extract::kDisabledCost);
+}
+
+TEST(CostModelTest, SymbolicCostsEvaluateWhatTheyCanAndWarnOtherwise) {
+  DiagnosticList diags;
+  rules::RuleSet set = rules::LoadRuleText(
+      "DEF_PACKAGE_OP_AND_COST_AND_FLAGS(a, \"Relu\", COST_OF(f, SNAIL)/2, RESOURCE_HVX)\n"
+      "DEF_PACKAGE_OP_AND_COST_AND_FLAGS(b, \"Relu6\", FAST + 3*COST_OF(g, FAST), RESOURCE_HVX)\n"
+      "DEF_PACKAGE_OP_AND_COST_AND_FLAGS(c, \"Relu1\", COST_OF_F(h)/2, RESOURCE_HVX)\n"
+      "DEF_PACKAGE_OP_AND_COST_F_AND_FLAGS(d, \"ReluX\", x_cost, RESOURCE_HVX)\n"
+      "DEF_PACKAGE_OP_AND_COST_AND_FLAGS(e, \"Conv2d\", DISABLE, RESOURCE_HVX)\n",
+      "sym.rules", {}, &diags);
+  ASSERT_FALSE(diags.has_errors()) << diags.ToString();
+  DiagnosticList cost_diags;
+  extract::CostTable t = CostTableFromRegistry(set.ops, &cost_diags);
+  EXPECT_EQ(t.ops["Relu"][0].cost, rules::kCostSnail / 2);
+  EXPECT_EQ(t.ops["Relu6"][0].cost, 4 * rules::kCostFast);
+  EXPECT_EQ(t.ops["Relu1"][0].cost, rules::kCostGlacial);
+  EXPECT_EQ(t.ops["ReluX"][0].cost, rules::kCostGlacial);
+  EXPECT_TRUE(t.ops["Conv2d"][0].disabled);
+  EXPECT_FALSE(t.ops["Relu"][0].disabled);
+  EXPECT_EQ(cost_diags.warning_count(), 2);
+  EXPECT_EQ(cost_diags.error_count(), 0);
+  const std::string text = cost_diags.ToString();
+  EXPECT_THAT(text, ::testing::HasSubstr("sym.rules:3:"));
+  EXPECT_THAT(text, ::testing::HasSubstr("cost function 'h'"));
+  EXPECT_THAT(text, ::testing::HasSubstr("sym.rules:4:"));
+  EXPECT_THAT(text, ::testing::HasSubstr("cost function 'x_cost'"));
+  EXPECT_THAT(text, ::testing::HasSubstr("warning: "));
+  EXPECT_THAT(text, ::testing::Not(::testing::HasSubstr("sym.rules:1:")));
 }
 
 TEST(PipelineTest, BundledExampleCostIsStrictlyLower) {
