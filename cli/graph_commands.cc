@@ -15,6 +15,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "egret/cli/commands.h"
+#include "egret/cli/graph_input.h"
 #include "egret/graph/graph.h"
 #include "egret/graph/graph_io.h"
 #include "egret/support/diagnostic.h"
@@ -81,17 +82,18 @@ void PrintSummary(const Graph& g, std::ostream& out) {
   }
 }
 
-int RunInfo(const std::string& path) {
-  absl::StatusOr<Graph> g = LoadGraph(path);
+int RunInfo(const std::string& path, const GraphInputFlags& input) {
+  absl::StatusOr<Graph> g = input.Load(path);
   if (!g.ok()) return Report(g.status());
   PrintSummary(*g, std::cout);
   return kExitOk;
 }
 
-int RunConvert(const std::string& in, const std::string& out, const std::string& format) {
+int RunConvert(const std::string& in, const std::string& out, const std::string& format,
+               const GraphInputFlags& input) {
   std::optional<GraphFormat> fmt;
   if (!format.empty()) fmt = ParseGraphFormat(format);  // checked by CLI11
-  absl::StatusOr<Graph> g = LoadGraph(in);
+  absl::StatusOr<Graph> g = input.Load(in);
   if (!g.ok()) return Report(g.status());
   absl::Status s = SaveGraph(*g, out, fmt);
   if (!s.ok()) return Report(s);
@@ -105,8 +107,10 @@ void RegisterGraphCommands(CLI::App& app, int* exit_code) {
     CLI::App* info = app.add_subcommand(
         "info", "Print a graph's node count, op histogram, inputs, outputs and options");
     auto path = std::make_shared<std::string>();
-    info->add_option("GRAPH", *path, "Graph file (.json)")->required();
-    info->callback([path, exit_code] { *exit_code = RunInfo(*path); });
+    auto input = std::make_shared<GraphInputFlags>();
+    info->add_option("GRAPH", *path, "Graph file (.json or .onnx)")->required();
+    input->AddTo(info);
+    info->callback([path, input, exit_code] { *exit_code = RunInfo(*path, *input); });
   }
   {
     CLI::App* convert = app.add_subcommand(
@@ -114,15 +118,18 @@ void RegisterGraphCommands(CLI::App& app, int* exit_code) {
     auto in = std::make_shared<std::string>();
     auto out = std::make_shared<std::string>();
     auto format = std::make_shared<std::string>();
-    convert->add_option("IN", *in, "Input graph file (.json)")->required();
+    auto input = std::make_shared<GraphInputFlags>();
+    convert->add_option("IN", *in, "Input graph file (.json or .onnx)")->required();
+    input->AddTo(convert);
     convert->add_option("-o,--output", *out, "Output file; its extension picks the format")
         ->required();
     convert
         ->add_option("--format", *format,
                      "Output format, overriding the extension (default: by extension, else json)")
         ->check(CLI::IsMember({"json", "dot"}));
-    convert->callback(
-        [in, out, format, exit_code] { *exit_code = RunConvert(*in, *out, *format); });
+    convert->callback([in, out, format, input, exit_code] {
+      *exit_code = RunConvert(*in, *out, *format, *input);
+    });
   }
 }
 

@@ -41,14 +41,17 @@ std::optional<GraphFormat> GraphFormatFromPath(std::string_view path) {
 }
 
 absl::StatusOr<Graph> LoadGraph(const std::string& path, uint64_t max_file_bytes) {
+  OnnxImportOptions options;
+  options.max_file_bytes = max_file_bytes;
+  return LoadGraph(path, options);
+}
+
+absl::StatusOr<Graph> LoadGraph(const std::string& path, const OnnxImportOptions& onnx) {
   switch (GraphFormatFromPath(path).value_or(GraphFormat::kJson)) {
     case GraphFormat::kJson:
-      return ReadGraphJson(path, max_file_bytes);
-    case GraphFormat::kOnnx: {
-      OnnxImportOptions options;
-      options.max_file_bytes = max_file_bytes;
-      return ReadOnnx(path, options);
-    }
+      return ReadGraphJson(path, onnx.max_file_bytes);
+    case GraphFormat::kOnnx:
+      return ReadOnnx(path, onnx);
     case GraphFormat::kDot:
       return absl::UnimplementedError(
           absl::StrCat(path, ": error: DOT files are write-only; give a .json graph"));

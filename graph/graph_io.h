@@ -11,6 +11,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "egret/graph/graph.h"
+#include "egret/graph/onnx_reader.h"
 #include "egret/support/file_io.h"
 
 namespace egret {
@@ -36,6 +37,11 @@ std::optional<GraphFormat> GraphFormatFromPath(std::string_view path);
 // (onnx_reader.h) with its default options and this size limit.
 absl::StatusOr<Graph> LoadGraph(const std::string& path,
                                 uint64_t max_file_bytes = kDefaultMaxFileBytes);
+
+// The same, with the ONNX importer's options (symbolic input dims, layout;
+// used for .onnx files only) and `onnx.max_file_bytes` as the size cap for
+// every format.
+absl::StatusOr<Graph> LoadGraph(const std::string& path, const OnnxImportOptions& onnx);
 
 // Writes `graph` to `path` in `format` (by default, the format of the
 // extension, and JSON for an unknown one), atomically. kUnimplemented for ONNX

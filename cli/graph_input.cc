@@ -1,0 +1,33 @@
+#include "egret/cli/graph_input.h"
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_format.h"
+#include "egret/graph/graph_io.h"
+#include "egret/graph/onnx_reader.h"
+
+namespace egret::cli {
+
+void GraphInputFlags::AddTo(CLI::App* cmd) {
+  cmd->add_option("--dim", dims_,
+                  "NAME=N: size of a symbolic ONNX input dim (repeatable; .onnx only)");
+  cmd->add_option("--default-dim", default_dim_,
+                  "Size of any other symbolic ONNX input dim (default: such a dim is an error)")
+      ->check(CLI::PositiveNumber);
+}
+
+absl::StatusOr<Graph> GraphInputFlags::Load(const std::string& path) const {
+  OnnxImportOptions options;
+  options.default_dim = default_dim_;
+  for (const std::string& d : dims_) {
+    const size_t eq = d.rfind('=');
+    int64_t n = 0;
+    if (eq == std::string::npos || eq == 0 || !absl::SimpleAtoi(d.substr(eq + 1), &n) || n < 1) {
+      return absl::InvalidArgumentError(
+          absl::StrFormat("egret: error: --dim '%s': expected NAME=N with N >= 1", d));
+    }
+    options.dim_params[d.substr(0, eq)] = n;
+  }
+  return LoadGraph(path, options);
+}
+
+}  // namespace egret::cli

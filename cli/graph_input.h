@@ -1,0 +1,36 @@
+// The flags of every command that reads a graph, and the one way to read it.
+//
+//   --dim NAME=N      size of a symbolic ONNX input dim (repeatable)
+//   --default-dim N   size of any other symbolic or unknown ONNX input dim
+//
+// Both apply to .onnx graphs only (egret's JSON graphs are fully typed).
+#ifndef EGRET_CLI_GRAPH_INPUT_H_
+#define EGRET_CLI_GRAPH_INPUT_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "CLI/CLI.hpp"
+#include "absl/status/statusor.h"
+#include "egret/graph/graph.h"
+
+namespace egret::cli {
+
+class GraphInputFlags {
+ public:
+  // Adds the flags to `cmd`. The object must outlive the parse.
+  void AddTo(CLI::App* cmd);
+
+  // Reads the graph at `path` with the flags' import options. A malformed
+  // --dim is kInvalidArgument ("--dim 'x': expected NAME=N with N >= 1").
+  absl::StatusOr<Graph> Load(const std::string& path) const;
+
+ private:
+  std::vector<std::string> dims_;
+  int64_t default_dim_ = 0;
+};
+
+}  // namespace egret::cli
+
+#endif  // EGRET_CLI_GRAPH_INPUT_H_
