@@ -2,12 +2,17 @@
 //     [--option NAME=VALUE]... [--iter-limit N] [--node-limit N] [--time-limit S]
 //     [--extractor tree|dag|ilp] [--phase-mode keep|reseed] [--costs FILE]
 //     [--no-fold] [-o OUT] [--report FILE] [--progress]
+//     [--verify [--seed N] [--rtol R] [--atol A]]
 //
-// Optimizes GRAPH with the rules (pipeline/optimize.h), prints the cost and
-// size before and after on stdout, writes the result graph (-o) and a JSON
-// report (--report). Progress lines go to stderr when it is a terminal or
+// Optimizes GRAPH with the rules (pipeline/optimize.h), prints the cost, size,
+// op counts and peak memory before and after on stdout, writes the result
+// graph (-o) and a JSON report (--report). With --verify it first runs the
+// input and the result on the reference executor on the same seeded random
+// inputs (backend/verify.h) and prints the error per output; when they differ
+// it writes nothing. Progress lines go to stderr when it is a terminal or
 // with --progress. Exit 0 on success, 1 when the rules fail to check or
-// compile or the graph cannot be computed, 2 for unreadable or malformed input.
+// compile, the graph cannot be computed or --verify fails, 2 for unreadable or
+// malformed input.
 #include <unistd.h>
 
 #include <cmath>
@@ -19,6 +24,8 @@
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_format.h"
+#include "egret/backend/test_data.h"
+#include "egret/backend/verify.h"
 #include "egret/cli/commands.h"
 #include "egret/graph/graph_io.h"
 #include "egret/pipeline/costs.h"
@@ -46,6 +53,9 @@ struct OptimizeArgs {
   std::string report;
   bool progress = false;
   bool no_fold = false;
+  bool verify = false;
+  uint64_t seed = 0;
+  VerifyOptions verify_options;
 };
 
 // "name=value": true/false -> bool, an integer -> int, a number -> double,
@@ -72,6 +82,39 @@ bool ParseOption(const std::string& text, std::string* name, OptionValue* value)
 std::string FormatCost(double c) {
   if (!std::isfinite(c)) return "inf";
   return absl::StrFormat("%.6g", c);
+}
+
+// Runs the input and the optimized graph on the same random inputs and prints
+// the error per output; false (after a one-line error) when they differ or
+// cannot be run.
+bool VerifyResult(const OptimizeArgs& args, const Graph& input, const Graph& optimized) {
+  absl::StatusOr<std::vector<Tensor>> inputs = MakeRandomInputs(input, args.seed);
+  absl::StatusOr<VerifyReport> v =
+      inputs.ok() ? VerifyGraphs(input, args.graph, optimized, "optimized graph", *inputs,
+                                 args.verify_options)
+                  : absl::StatusOr<VerifyReport>(inputs.status());
+  if (!v.ok()) {
+    std::fprintf(stderr, "%s\n", std::string(v.status().message()).c_str());
+    return false;
+  }
+  std::fputs(v->ToString().c_str(), stdout);
+  if (!v->ok()) {
+    std::fprintf(stderr,
+                 "%s: error: the optimized graph computes different outputs (--verify); "
+                 "nothing written\n",
+                 args.graph.c_str());
+  }
+  return v->ok();
+}
+
+// "Conv2d 2 -> 2, Relu 4 -> 0, ..." from the report's "ops".
+std::string OpChanges(const nlohmann::json& ops) {
+  std::string out;
+  for (const auto& [op, c] : ops.items()) {
+    absl::StrAppendFormat(&out, "%s%s %d -> %d", out.empty() ? "" : ", ", op,
+                          c["before"].get<int64_t>(), c["after"].get<int64_t>());
+  }
+  return out;
 }
 
 int RunOptimize(const OptimizeArgs& args) {
@@ -161,6 +204,7 @@ int RunOptimize(const OptimizeArgs& args) {
       std::fprintf(stderr, "egret optimize: warning: %s\n", m.get<std::string>().c_str());
     }
   }
+  if (args.verify && !VerifyResult(args, *graph, r->graph)) return kExitCheckFailed;
   if (!args.output.empty()) {
     if (absl::Status s = SaveGraph(r->graph, args.output); !s.ok()) {
       std::fprintf(stderr, "%s\n", std::string(s.message()).c_str());
@@ -183,6 +227,14 @@ int RunOptimize(const OptimizeArgs& args) {
   std::printf("e-graph: %s enodes, %s eclasses, %s iterations, stop: %s\n",
               rep["enodes"].dump().c_str(), rep["eclasses"].dump().c_str(),
               rep["iterations"].dump().c_str(), rep["stop_reason"].get<std::string>().c_str());
+  std::printf("ops: %s\n", OpChanges(rep["ops"]).c_str());
+  const nlohmann::json& mem = rep["memory"];
+  std::printf(
+      "peak memory: %s bytes before, %s bytes after (naive order %s), arena %s bytes, %s bytes "
+      "in all buffers\n",
+      mem["input_peak_bytes"].dump().c_str(), mem["peak_bytes"].dump().c_str(),
+      mem["naive_peak_bytes"].dump().c_str(), mem["arena_bytes"].dump().c_str(),
+      mem["total_bytes"].dump().c_str());
   return kExitOk;
 }
 
@@ -208,6 +260,16 @@ void RegisterOptimizeCommand(CLI::App& app, int* exit_code) {
   cmd->add_option("-o,--output", args->output, "Write the optimized graph here");
   cmd->add_option("--report", args->report, "Write the JSON report here");
   cmd->add_flag("--progress", args->progress, "Print progress on stderr even when not a terminal");
+  cmd->add_flag("--verify", args->verify,
+                "Before writing anything, check on the reference executor that the result "
+                "computes the input's outputs (exit 1 if not)");
+  cmd->add_option("--seed", args->seed, "Seed for --verify's random inputs (default 0)");
+  cmd->add_option("--rtol", args->verify_options.rtol,
+                  "--verify's relative tolerance (default 1e-4)")
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--atol", args->verify_options.atol,
+                  "--verify's absolute tolerance (default 1e-5)")
+      ->check(CLI::NonNegativeNumber);
   cmd->callback([args, exit_code] { *exit_code = RunOptimize(*args); });
 }
 

@@ -15,6 +15,7 @@
 #include "egret/backend/executor.h"
 #include "egret/backend/npy.h"
 #include "egret/backend/test_data.h"
+#include "egret/backend/verify.h"
 #include "egret/cli/commands.h"
 #include "egret/graph/graph_io.h"
 #include "egret/support/diagnostic.h"
@@ -55,11 +56,6 @@ absl::StatusOr<std::vector<Tensor>> LoadInputs(const Graph& g, const std::string
 absl::StatusOr<std::vector<Tensor>> Inputs(const Graph& g, const std::string& dir, uint64_t seed) {
   if (!dir.empty()) return LoadInputs(g, dir);
   return MakeRandomInputs(g, seed);
-}
-
-std::string OutputLabel(const Graph& g, size_t k) {
-  const std::string& name = g.outputs()[k].name;
-  return name.empty() ? absl::StrFormat("#%d", k) : name;
 }
 
 int RunCommand(const std::string& path, const std::string& inputs_dir, uint64_t seed,
@@ -114,50 +110,12 @@ int VerifyCommand(const std::string& a_path, const std::string& b_path,
   if (!a.ok()) return Report(a.status());
   auto b = LoadGraph(b_path);
   if (!b.ok()) return Report(b.status());
-  if (a->inputs().size() != b->inputs().size()) {
-    return Report(absl::InvalidArgumentError(absl::StrFormat("%s: error: has %d inputs, %s has %d",
-                                                             b_path, b->inputs().size(), a_path,
-                                                             a->inputs().size())));
-  }
-  for (size_t k = 0; k < a->inputs().size(); ++k) {
-    const TensorType& ta = a->node(a->inputs()[k]).outputs[0];
-    const TensorType& tb = b->node(b->inputs()[k]).outputs[0];
-    if (ta != tb) {
-      return Report(absl::InvalidArgumentError(
-          absl::StrFormat("%s: error: input %d is %s, in %s it is %s", b_path, k, tb.ToString(),
-                          a_path, ta.ToString())));
-    }
-  }
   auto inputs = Inputs(*a, inputs_dir, seed);
   if (!inputs.ok()) return Report(inputs.status());
-  auto ra = Execute(*a, *inputs);
-  if (!ra.ok()) {
-    return Report(absl::Status(ra.status().code(),
-                               absl::StrFormat("%s: error: %s", a_path, ra.status().message())));
-  }
-  auto rb = Execute(*b, *inputs);
-  if (!rb.ok()) {
-    return Report(absl::Status(rb.status().code(),
-                               absl::StrFormat("%s: error: %s", b_path, rb.status().message())));
-  }
-  auto diffs = CompareOutputs(*rb, *ra, rtol, atol);
-  if (!diffs.ok()) {
-    return Report(absl::InvalidArgumentError(
-        absl::StrFormat("%s: error: %s", b_path, diffs.status().message())));
-  }
-  bool all_ok = true;
-  for (size_t k = 0; k < diffs->size(); ++k) {
-    const OutputDiff& d = (*diffs)[k];
-    all_ok = all_ok && d.within_tolerance();
-    std::cout << absl::StrFormat(
-        "output %s: max abs error %g, max rel error %g, %d of %d "
-        "elements outside tolerance: %s\n",
-        OutputLabel(*a, k), d.max_abs, d.max_rel, d.mismatches, (*ra)[k].num_elements(),
-        d.within_tolerance() ? "ok" : "FAIL");
-  }
-  std::cout << (all_ok ? "verify: ok" : "verify: FAILED")
-            << absl::StrFormat(" (rtol %g, atol %g)\n", rtol, atol);
-  return all_ok ? kExitOk : kExitCheckFailed;
+  auto report = VerifyGraphs(*a, a_path, *b, b_path, *inputs, {.rtol = rtol, .atol = atol});
+  if (!report.ok()) return Report(report.status());
+  std::cout << report->ToString();
+  return report->ok() ? kExitOk : kExitCheckFailed;
 }
 
 }  // namespace

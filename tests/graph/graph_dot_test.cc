@@ -45,6 +45,37 @@ TEST(GraphDot, ShowsOpsNamesEdgeTypesAndConstants) {
   EXPECT_THAT(dot, ::testing::EndsWith("}\n"));
 }
 
+TEST(GraphDot, ShowsTheImplementationAndCostLoweringChose) {
+  Graph g;
+  NodeId x = g.AddInput("x", TensorType(DType::kFloat32, {4}));
+  Node relu;
+  relu.op = "Relu";
+  relu.name = "r";
+  relu.inputs = {{x, 0}};
+  relu.outputs = {TensorType(DType::kFloat32, {4})};
+  relu.attrs[std::string(kImplAttr)] = std::string("reluImpl<PlainFloatTensor>");
+  relu.attrs[std::string(kCostAttr)] = 2.5;
+  NodeId r = g.AddNode(relu);
+  Node neg = relu;
+  neg.op = "Neg";
+  neg.name = "n";
+  neg.inputs = {{r, 0}};
+  neg.attrs[std::string(kCostAttr)] = int64_t{7};  // as read back from JSON
+  neg.attrs.erase(std::string(kImplAttr));
+  NodeId n = g.AddNode(neg);
+  Node plain = neg;
+  plain.name = "p";
+  plain.inputs = {{n, 0}};
+  plain.attrs.clear();
+  g.AddNode(plain);
+
+  std::string dot = GraphToDot(g);
+  EXPECT_THAT(
+      dot, HasSubstr("n1 [label=\"Relu\\nr\\nimpl: reluImpl<PlainFloatTensor>\\ncost: 2.5\"];\n"));
+  EXPECT_THAT(dot, HasSubstr("n2 [label=\"Neg\\nn\\ncost: 7\"];\n"));
+  EXPECT_THAT(dot, HasSubstr("n3 [label=\"Neg\\np\"];\n"));
+}
+
 TEST(GraphDot, MultiOutputEdgesNameTheOutputAndMissingInputsAreDrawn) {
   Graph g;
   NodeId x = g.AddInput("x", TensorType(DType::kFloat32, {2}));
