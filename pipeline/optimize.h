@@ -66,7 +66,8 @@ struct OptimizeResult {
   MemoryPlan memory;  // of `graph`
   // The report's keys are listed in docs/rewrite-semantics.md; among them
   // "memory" {peak_bytes, arena_bytes, total_bytes, naive_peak_bytes,
-  // input_peak_bytes} and "ops" {op: {before, after}} (computing ops only).
+  // input_peak_bytes, input_naive_peak_bytes} and "ops" {op: {before, after}}
+  // (computing ops only).
   nlohmann::json report;
 };
 
