@@ -78,6 +78,9 @@ TEST_F(CliTest, InfoSummarizesTheExample) {
                                "  out_skip = relu_b: QUInt8[1,16,16,8](z=128,s=0.1)\n"));
   EXPECT_THAT(r.out,
               HasSubstr("options:\n  enable_autothread = 1\n  quant_is_updateable = false\n"));
+  // Nine 2048-byte values; at most four live at once (docs/memory-plan.md).
+  EXPECT_THAT(r.out, HasSubstr("memory: peak 8192 bytes (file order 8192), arena 8192 bytes, "
+                               "18432 bytes in all buffers\n"));
 }
 
 TEST_F(CliTest, HelpOnEverySubcommand) {
