@@ -35,8 +35,10 @@ struct Analysis {
   std::vector<NodeId> computing;               // in id order
   std::vector<std::vector<size_t>> reads;      // per node: counted values it reads, distinct
   std::vector<std::vector<NodeId>> producers;  // per node: computing producers, distinct
+  std::vector<int64_t> written;                // per node: bytes of its counted outputs
 
-  explicit Analysis(const Graph& g) : reads(g.num_nodes()), producers(g.num_nodes()) {
+  explicit Analysis(const Graph& g)
+      : reads(g.num_nodes()), producers(g.num_nodes()), written(g.num_nodes(), 0) {
     for (NodeId id = 0; id < g.num_nodes(); ++id) {
       const Node& n = g.node(id);
       if (IsComputing(n)) computing.push_back(id);
@@ -47,6 +49,7 @@ struct Analysis {
         ValueRef v{id, k};
         index[v] = values.size();
         values.push_back(ValueInfo{v, bytes, n.op == kInputOp, false, {}});
+        written[id] += bytes;
       }
     }
     for (const GraphOutput& o : g.outputs()) {
@@ -176,11 +179,8 @@ std::vector<NodeId> GreedySchedule(const Graph& g, const Analysis& a) {
     std::tuple<int64_t, int64_t, NodeId> best_key{std::numeric_limits<int64_t>::min(), 0, 0};
     for (size_t i = 0; i < ready.size(); ++i) {
       NodeId id = ready[i];
-      int64_t allocated = 0, freed = 0;
-      for (uint32_t k = 0; k < g.node(id).outputs.size(); ++k) {
-        auto it = a.index.find(ValueRef{id, k});
-        if (it != a.index.end()) allocated += a.values[it->second].bytes;
-      }
+      const int64_t allocated = a.written[id];
+      int64_t freed = 0;
       for (size_t v : a.reads[id]) {
         if (readers_left[v] == 1 && !a.values[v].is_output) freed += a.values[v].bytes;
       }
@@ -273,6 +273,11 @@ absl::StatusOr<MemoryPlan> PlanMemory(const Graph& g) {
     plan.buffers.push_back(
         PlannedBuffer{a.values[k].value, a.values[k].bytes, 0, life[k].first, life[k].second});
     plan.total_bytes += a.values[k].bytes;
+  }
+  for (NodeId id : a.computing) {
+    int64_t bytes = a.written[id];
+    for (size_t v : a.reads[id]) bytes += a.values[v].bytes;
+    plan.lower_bound_bytes = std::max(plan.lower_bound_bytes, bytes);
   }
   AssignOffsets(plan.buffers);
   for (const PlannedBuffer& b : plan.buffers) {

@@ -44,6 +44,9 @@ struct MemoryPlan {
   int64_t arena_bytes = 0;       // end of the last buffer, rounded up to kArenaAlignment
   int64_t total_bytes = 0;       // sum of all buffer sizes (no reuse at all)
   int64_t naive_peak_bytes = 0;  // peak under Graph::TopologicalOrder() (the file order)
+  // No schedule peaks lower: the most bytes one computing node reads and
+  // writes (its distinct counted inputs plus its outputs).
+  int64_t lower_bound_bytes = 0;
 };
 
 // Plans `g`: a greedy list schedule (among ready nodes, run the one that frees

@@ -84,8 +84,10 @@ void PrintSummary(const Graph& g, std::ostream& out) {
   absl::StatusOr<MemoryPlan> plan = PlanMemory(g);
   if (plan.ok()) {
     out << absl::StrFormat(
-        "memory: peak %d bytes (file order %d), arena %d bytes, %d bytes in all buffers\n",
-        plan->peak_bytes, plan->naive_peak_bytes, plan->arena_bytes, plan->total_bytes);
+        "memory: peak %d bytes (file order %d, lower bound %d), arena %d bytes, %d bytes in all "
+        "buffers\n",
+        plan->peak_bytes, plan->naive_peak_bytes, plan->lower_bound_bytes, plan->arena_bytes,
+        plan->total_bytes);
   }
 }
 

@@ -380,6 +380,7 @@ absl::StatusOr<OptimizeResult> Optimize(const Graph& input, const rules::RuleSet
                       {"arena_bytes", result.memory.arena_bytes},
                       {"total_bytes", result.memory.total_bytes},
                       {"naive_peak_bytes", result.memory.naive_peak_bytes},
+                      {"lower_bound_bytes", result.memory.lower_bound_bytes},
                       {"input_peak_bytes", input_plan->peak_bytes},
                       {"input_naive_peak_bytes", input_plan->naive_peak_bytes}};
   report["ops"] = OpsJson(input, result.graph);

@@ -66,7 +66,7 @@ struct OptimizeResult {
   MemoryPlan memory;  // of `graph`
   // The report's keys are listed in docs/rewrite-semantics.md; among them
   // "memory" {peak_bytes, arena_bytes, total_bytes, naive_peak_bytes,
-  // input_peak_bytes, input_naive_peak_bytes} and "ops" {op: {before, after}}
+  // lower_bound_bytes, input_peak_bytes, input_naive_peak_bytes} and "ops" {op: {before, after}}
   // (computing ops only).
   nlohmann::json report;
 };

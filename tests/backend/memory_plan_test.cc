@@ -41,6 +41,9 @@ Graph Diamond() {
 void ExpectValid(const Graph& g, const MemoryPlan& plan) {
   absl::Status s = ValidateMemoryPlan(g, plan);
   EXPECT_TRUE(s.ok()) << s;
+  EXPECT_GE(plan.peak_bytes, plan.lower_bound_bytes);
+  EXPECT_LE(plan.peak_bytes, plan.naive_peak_bytes);
+  EXPECT_GE(plan.arena_bytes, plan.peak_bytes);
 }
 
 TEST(MemoryPlanTest, ChainReusesTheInputsBytes) {
@@ -54,6 +57,7 @@ TEST(MemoryPlanTest, ChainReusesTheInputsBytes) {
   // x and r1 are live at step 0, r1 and r2 at step 1.
   EXPECT_EQ(plan->peak_bytes, 8000);
   EXPECT_EQ(plan->naive_peak_bytes, 8000);
+  EXPECT_EQ(plan->lower_bound_bytes, 8000);
   EXPECT_EQ(plan->buffers[0].first_step, 0);
   EXPECT_EQ(plan->buffers[0].last_step, 0);
   EXPECT_EQ(plan->buffers[2].first_step, 1);
@@ -86,6 +90,8 @@ TEST(MemoryPlanTest, DiamondScheduleBeatsTheFileOrder) {
   EXPECT_EQ(plan->naive_peak_bytes, 3 * 4096);
   // Branch by branch: x, one Relu and a 4-byte sum at most.
   EXPECT_EQ(plan->peak_bytes, 2 * 4096 + 4);
+  // A Relu alone reads and writes 2 * 4096 bytes.
+  EXPECT_EQ(plan->lower_bound_bytes, 2 * 4096);
   EXPECT_LT(plan->peak_bytes, plan->naive_peak_bytes);
   absl::StatusOr<int64_t> peak = PeakLiveBytes(g, plan->schedule);
   ASSERT_TRUE(peak.ok()) << peak.status();

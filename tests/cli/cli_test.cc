@@ -79,8 +79,10 @@ TEST_F(CliTest, InfoSummarizesTheExample) {
   EXPECT_THAT(r.out,
               HasSubstr("options:\n  enable_autothread = 1\n  quant_is_updateable = false\n"));
   // Nine 2048-byte values; at most four live at once (docs/memory-plan.md).
-  EXPECT_THAT(r.out, HasSubstr("memory: peak 8192 bytes (file order 8192), arena 8192 bytes, "
-                               "18432 bytes in all buffers\n"));
+  EXPECT_THAT(r.out,
+              HasSubstr("memory: peak 8192 bytes (file order 8192, lower bound 6144), arena 8192 "
+                        "bytes, "
+                        "18432 bytes in all buffers\n"));
 }
 
 TEST_F(CliTest, HelpOnEverySubcommand) {
