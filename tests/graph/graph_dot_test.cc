@@ -47,31 +47,26 @@ TEST(GraphDot, ShowsOpsNamesEdgeTypesAndConstants) {
 
 TEST(GraphDot, ShowsTheImplementationAndCostLoweringChose) {
   Graph g;
-  NodeId x = g.AddInput("x", TensorType(DType::kFloat32, {4}));
-  Node relu;
-  relu.op = "Relu";
-  relu.name = "r";
-  relu.inputs = {{x, 0}};
-  relu.outputs = {TensorType(DType::kFloat32, {4})};
-  relu.attrs[std::string(kImplAttr)] = std::string("reluImpl<PlainFloatTensor>");
-  relu.attrs[std::string(kCostAttr)] = 2.5;
-  NodeId r = g.AddNode(relu);
-  Node neg = relu;
-  neg.op = "Neg";
-  neg.name = "n";
-  neg.inputs = {{r, 0}};
-  neg.attrs[std::string(kCostAttr)] = int64_t{7};  // as read back from JSON
-  neg.attrs.erase(std::string(kImplAttr));
-  NodeId n = g.AddNode(neg);
-  Node plain = neg;
-  plain.name = "p";
-  plain.inputs = {{n, 0}};
-  plain.attrs.clear();
-  g.AddNode(plain);
+  const TensorType t(DType::kFloat32, {4});
+  NodeId last = g.AddInput("x", t);
+  auto add = [&](std::string op, std::string name, Attributes attrs) {
+    Node n;
+    n.op = std::move(op);
+    n.name = std::move(name);
+    n.inputs = {{last, 0}};
+    n.outputs = {t};
+    n.attrs = std::move(attrs);
+    last = g.AddNode(std::move(n));
+  };
+  add("Relu", "r",
+      {{std::string(kImplAttr), std::string("reluImpl<PlainFloatTensor>")},
+       {std::string(kCostAttr), 2.5}});
+  add("Neg", "n", {{std::string(kCostAttr), int64_t{7}}});  // as read back from JSON
+  add("Neg", "p", {});
 
   std::string dot = GraphToDot(g);
-  EXPECT_THAT(
-      dot, HasSubstr("n1 [label=\"Relu\\nr\\nimpl: reluImpl<PlainFloatTensor>\\ncost: 2.5\"];\n"));
+  EXPECT_THAT(dot, HasSubstr("n1 [label=\"Relu\\nr\\nimpl: reluImpl<PlainFloatTensor>\\ncost: "
+                             "2.5\"];\n"));
   EXPECT_THAT(dot, HasSubstr("n2 [label=\"Neg\\nn\\ncost: 7\"];\n"));
   EXPECT_THAT(dot, HasSubstr("n3 [label=\"Neg\\np\"];\n"));
 }
