@@ -5,8 +5,8 @@
 // every graph input, kept by name), resolves "$Out" selections into outputs
 // of one multi-output node, and annotates every computing node with the
 // attributes "egret.impl" (string, the implementation chosen) and
-// "egret.cost" (double, its cost). An op the annotator rejects (no registered
-// implementation) is an error naming the op and its class.
+// "egret.cost" (double, its cost): kImplAttr and kCostAttr (graph/graph.h). An op the annotator
+// rejects (no registered implementation) is an error naming the op and its class.
 #ifndef EGRET_BACKEND_LOWER_H_
 #define EGRET_BACKEND_LOWER_H_
 
@@ -22,9 +22,6 @@
 #include "egret/graph/graph.h"
 
 namespace egret {
-
-inline constexpr std::string_view kImplAttr = "egret.impl";
-inline constexpr std::string_view kCostAttr = "egret.cost";
 
 struct LowerAnnotation {
   std::string impl;

@@ -10,10 +10,10 @@
 
 namespace egret::cli {
 
-void RegisterGraphCommands(CLI::App& app, int* exit_code);  // info, convert
-void RegisterRulesCommands(CLI::App& app, int* exit_code);  // rules check/list/dump
-void RegisterExtractCommand(CLI::App& app, int* exit_code);  // extract
-void RegisterRunCommands(CLI::App& app, int* exit_code);    // run, verify
+void RegisterGraphCommands(CLI::App& app, int* exit_code);    // info, convert
+void RegisterRulesCommands(CLI::App& app, int* exit_code);    // rules check/list/dump
+void RegisterExtractCommand(CLI::App& app, int* exit_code);   // extract
+void RegisterRunCommands(CLI::App& app, int* exit_code);      // run, verify
 void RegisterOptimizeCommand(CLI::App& app, int* exit_code);  // optimize
 
 }  // namespace egret::cli

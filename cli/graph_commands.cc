@@ -1,4 +1,4 @@
-// egret info GRAPH: what a graph holds.
+// egret info GRAPH: what a graph holds, and its planned peak memory.
 // egret convert IN -o OUT [--format json|dot]: normalizes a graph file or
 // renders it as Graphviz DOT.
 #include <algorithm>
@@ -14,6 +14,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "egret/backend/memory_plan.h"
 #include "egret/cli/commands.h"
 #include "egret/cli/graph_input.h"
 #include "egret/graph/graph.h"
@@ -80,6 +81,15 @@ void PrintSummary(const Graph& g, std::ostream& out) {
       out << "  " << key << " = " << OptionText(value) << "\n";
     }
   }
+  // docs/memory-plan.md
+  absl::StatusOr<MemoryPlan> plan = PlanMemory(g);
+  if (plan.ok()) {
+    out << absl::StrFormat(
+        "memory: peak %d bytes (file order %d, lower bound %d), arena %d bytes, %d bytes in all "
+        "buffers\n",
+        plan->peak_bytes, plan->naive_peak_bytes, plan->lower_bound_bytes, plan->arena_bytes,
+        plan->total_bytes);
+  }
 }
 
 int RunInfo(const std::string& path, const GraphInputFlags& input) {
@@ -105,7 +115,8 @@ int RunConvert(const std::string& in, const std::string& out, const std::string&
 void RegisterGraphCommands(CLI::App& app, int* exit_code) {
   {
     CLI::App* info = app.add_subcommand(
-        "info", "Print a graph's node count, op histogram, inputs, outputs and options");
+        "info",
+        "Print a graph's node count, op histogram, inputs, outputs, options and peak memory");
     auto path = std::make_shared<std::string>();
     auto input = std::make_shared<GraphInputFlags>();
     info->add_option("GRAPH", *path, "Graph file (.json or .onnx)")->required();

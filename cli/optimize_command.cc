@@ -1,17 +1,24 @@
-// egret optimize GRAPH --rules FILE... [-I DIR]... [-D NAME[=VALUE]]...
+// egret optimize GRAPH [--rules FILE...] [--dim NAME=N]... [-I DIR]... [-D NAME[=VALUE]]...
 //     [--option NAME=VALUE]... [--iter-limit N] [--node-limit N] [--time-limit S]
 //     [--extractor tree|dag|ilp] [--phase-mode keep|reseed] [--costs FILE]
 //     [--no-fold] [-o OUT] [--report FILE] [--progress]
+//     [--verify [--seed N] [--rtol R] [--atol A]]
 //
-// Optimizes GRAPH with the rules (pipeline/optimize.h), prints the cost and
-// size before and after on stdout, writes the result graph (-o) and a JSON
-// report (--report). Progress lines go to stderr when it is a terminal or
+// Optimizes GRAPH with the rules (pipeline/optimize.h; without --rules, the
+// shipped library rules/lib/*.rules), prints the cost, size,
+// op counts and peak memory before and after on stdout, writes the result
+// graph (-o) and a JSON report (--report). With --verify it first runs the
+// input and the result on the reference executor on the same seeded random
+// inputs (backend/verify.h) and prints the error per output; when they differ
+// it writes nothing. Progress lines go to stderr when it is a terminal or
 // with --progress. Exit 0 on success, 1 when the rules fail to check or
-// compile or the graph cannot be computed, 2 for unreadable or malformed input.
+// compile, the graph cannot be computed or --verify fails, 2 for unreadable or
+// malformed input.
 #include <unistd.h>
 
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <iostream>
 #include <memory>
 #include <string>
@@ -19,7 +26,10 @@
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_format.h"
+#include "egret/backend/test_data.h"
+#include "egret/backend/verify.h"
 #include "egret/cli/commands.h"
+#include "egret/cli/graph_input.h"
 #include "egret/graph/graph_io.h"
 #include "egret/pipeline/costs.h"
 #include "egret/pipeline/optimize.h"
@@ -46,7 +56,26 @@ struct OptimizeArgs {
   std::string report;
   bool progress = false;
   bool no_fold = false;
+  bool verify = false;
+  uint64_t seed = 0;
+  VerifyOptions verify_options;
+  GraphInputFlags input;
 };
+
+// The shipped rule library (rules/lib/), used when no --rules is given: next
+// to an installed egret (<prefix>/share/egret/rules), else in the source tree
+// it was built from.
+std::vector<std::string> DefaultRuleFiles() {
+  std::error_code ec;
+  std::filesystem::path exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+  std::filesystem::path dir = exe.parent_path().parent_path() / "share" / "egret" / "rules";
+  if (ec || !std::filesystem::exists(dir / "hvx_ops.rules")) dir = EGRET_RULES_DIR;
+  std::vector<std::string> files;
+  for (const char* f : {"hvx_ops.rules", "cleanup.rules", "algebra.rules", "fusion.rules"}) {
+    files.push_back((dir / f).string());
+  }
+  return files;
+}
 
 // "name=value": true/false -> bool, an integer -> int, a number -> double,
 // anything else -> string.
@@ -72,6 +101,39 @@ bool ParseOption(const std::string& text, std::string* name, OptionValue* value)
 std::string FormatCost(double c) {
   if (!std::isfinite(c)) return "inf";
   return absl::StrFormat("%.6g", c);
+}
+
+// Runs the input and the optimized graph on the same random inputs and prints
+// the error per output; false (after a one-line error) when they differ or
+// cannot be run.
+bool VerifyResult(const OptimizeArgs& args, const Graph& input, const Graph& optimized) {
+  absl::StatusOr<std::vector<Tensor>> inputs = MakeRandomInputs(input, args.seed);
+  absl::StatusOr<VerifyReport> v =
+      inputs.ok() ? VerifyGraphs(input, args.graph, optimized, "optimized graph", *inputs,
+                                 args.verify_options)
+                  : absl::StatusOr<VerifyReport>(inputs.status());
+  if (!v.ok()) {
+    std::fprintf(stderr, "%s\n", std::string(v.status().message()).c_str());
+    return false;
+  }
+  std::fputs(v->ToString().c_str(), stdout);
+  if (!v->ok()) {
+    std::fprintf(stderr,
+                 "%s: error: the optimized graph computes different outputs (--verify); "
+                 "nothing written\n",
+                 args.graph.c_str());
+  }
+  return v->ok();
+}
+
+// "Conv2d 2 -> 2, Relu 4 -> 0, ..." from the report's "ops".
+std::string OpChanges(const nlohmann::json& ops) {
+  std::string out;
+  for (const auto& [op, c] : ops.items()) {
+    absl::StrAppendFormat(&out, "%s%s %d -> %d", out.empty() ? "" : ", ", op,
+                          c["before"].get<int64_t>(), c["after"].get<int64_t>());
+  }
+  return out;
 }
 
 int RunOptimize(const OptimizeArgs& args) {
@@ -125,7 +187,7 @@ int RunOptimize(const OptimizeArgs& args) {
     options.cost_overrides = std::move(table.overrides);
   }
 
-  absl::StatusOr<Graph> graph = LoadGraph(args.graph);
+  absl::StatusOr<Graph> graph = args.input.Load(args.graph);
   if (!graph.ok()) {
     std::fprintf(stderr, "%s\n", std::string(graph.status().message()).c_str());
     return ExitCodeFor(graph.status());
@@ -134,7 +196,8 @@ int RunOptimize(const OptimizeArgs& args) {
   rules::PreprocessOptions pp;
   pp.include_dirs = args.include_dirs;
   pp.defines = args.defines;
-  absl::StatusOr<rules::RuleSet> set = rules::LoadRuleFiles(args.rules, pp, &diags);
+  const std::vector<std::string> rule_files = args.rules.empty() ? DefaultRuleFiles() : args.rules;
+  absl::StatusOr<rules::RuleSet> set = rules::LoadRuleFiles(rule_files, pp, &diags);
   std::cerr << diags.ToString();
   if (!set.ok()) {
     std::fprintf(stderr, "egret: error: %s\n", std::string(set.status().message()).c_str());
@@ -161,6 +224,7 @@ int RunOptimize(const OptimizeArgs& args) {
       std::fprintf(stderr, "egret optimize: warning: %s\n", m.get<std::string>().c_str());
     }
   }
+  if (args.verify && !VerifyResult(args, *graph, r->graph)) return kExitCheckFailed;
   if (!args.output.empty()) {
     if (absl::Status s = SaveGraph(r->graph, args.output); !s.ok()) {
       std::fprintf(stderr, "%s\n", std::string(s.message()).c_str());
@@ -183,6 +247,14 @@ int RunOptimize(const OptimizeArgs& args) {
   std::printf("e-graph: %s enodes, %s eclasses, %s iterations, stop: %s\n",
               rep["enodes"].dump().c_str(), rep["eclasses"].dump().c_str(),
               rep["iterations"].dump().c_str(), rep["stop_reason"].get<std::string>().c_str());
+  std::printf("ops: %s\n", OpChanges(rep["ops"]).c_str());
+  const nlohmann::json& mem = rep["memory"];
+  std::printf(
+      "peak memory: %s bytes before, %s bytes after (naive order %s), arena %s bytes, %s bytes "
+      "in all buffers\n",
+      mem["input_peak_bytes"].dump().c_str(), mem["peak_bytes"].dump().c_str(),
+      mem["naive_peak_bytes"].dump().c_str(), mem["arena_bytes"].dump().c_str(),
+      mem["total_bytes"].dump().c_str());
   return kExitOk;
 }
 
@@ -192,8 +264,11 @@ void RegisterOptimizeCommand(CLI::App& app, int* exit_code) {
   auto args = std::make_shared<OptimizeArgs>();
   CLI::App* cmd = app.add_subcommand(
       "optimize", "Optimize a graph with HTP rules by equality saturation and HVX-cost extraction");
-  cmd->add_option("GRAPH", args->graph, "Input graph (.json)")->required();
-  cmd->add_option("--rules", args->rules, "Rule files (op-package sources or .rules)")->required();
+  cmd->add_option("GRAPH", args->graph, "Input graph (.json or .onnx)")->required();
+  cmd->add_option("--rules", args->rules,
+                  "Rule files (op-package sources or .rules; default: egret's shipped library, "
+                  "rules/lib/*.rules)");
+  args->input.AddTo(cmd);
   cmd->add_option("-I", args->include_dirs, "Add a directory to the #include search path");
   cmd->add_option("-D", args->defines, "Define a macro: NAME or NAME=VALUE");
   cmd->add_option("--option", args->options, "Set a graph option for OPTION_*: NAME=VALUE");
@@ -208,6 +283,16 @@ void RegisterOptimizeCommand(CLI::App& app, int* exit_code) {
   cmd->add_option("-o,--output", args->output, "Write the optimized graph here");
   cmd->add_option("--report", args->report, "Write the JSON report here");
   cmd->add_flag("--progress", args->progress, "Print progress on stderr even when not a terminal");
+  cmd->add_flag("--verify", args->verify,
+                "Before writing anything, check on the reference executor that the result "
+                "computes the input's outputs (exit 1 if not)");
+  cmd->add_option("--seed", args->seed, "Seed for --verify's random inputs (default 0)");
+  cmd->add_option("--rtol", args->verify_options.rtol,
+                  "--verify's relative tolerance (default 1e-4)")
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--atol", args->verify_options.atol,
+                  "--verify's absolute tolerance (default 1e-5)")
+      ->check(CLI::NonNegativeNumber);
   cmd->callback([args, exit_code] { *exit_code = RunOptimize(*args); });
 }
 

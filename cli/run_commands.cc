@@ -15,7 +15,9 @@
 #include "egret/backend/executor.h"
 #include "egret/backend/npy.h"
 #include "egret/backend/test_data.h"
+#include "egret/backend/verify.h"
 #include "egret/cli/commands.h"
+#include "egret/cli/graph_input.h"
 #include "egret/graph/graph_io.h"
 #include "egret/support/diagnostic.h"
 #include "egret/support/file_io.h"
@@ -57,14 +59,9 @@ absl::StatusOr<std::vector<Tensor>> Inputs(const Graph& g, const std::string& di
   return MakeRandomInputs(g, seed);
 }
 
-std::string OutputLabel(const Graph& g, size_t k) {
-  const std::string& name = g.outputs()[k].name;
-  return name.empty() ? absl::StrFormat("#%d", k) : name;
-}
-
 int RunCommand(const std::string& path, const std::string& inputs_dir, uint64_t seed,
-               const std::string& out_dir) {
-  auto g = LoadGraph(path);
+               const std::string& out_dir, const GraphInputFlags& input) {
+  auto g = input.Load(path);
   if (!g.ok()) return Report(g.status());
   auto inputs = Inputs(*g, inputs_dir, seed);
   if (!inputs.ok()) return Report(inputs.status());
@@ -109,55 +106,18 @@ int RunCommand(const std::string& path, const std::string& inputs_dir, uint64_t 
 }
 
 int VerifyCommand(const std::string& a_path, const std::string& b_path,
-                  const std::string& inputs_dir, uint64_t seed, double rtol, double atol) {
-  auto a = LoadGraph(a_path);
+                  const std::string& inputs_dir, uint64_t seed, double rtol, double atol,
+                  const GraphInputFlags& input) {
+  auto a = input.Load(a_path);
   if (!a.ok()) return Report(a.status());
-  auto b = LoadGraph(b_path);
+  auto b = input.Load(b_path);
   if (!b.ok()) return Report(b.status());
-  if (a->inputs().size() != b->inputs().size()) {
-    return Report(absl::InvalidArgumentError(absl::StrFormat("%s: error: has %d inputs, %s has %d",
-                                                             b_path, b->inputs().size(), a_path,
-                                                             a->inputs().size())));
-  }
-  for (size_t k = 0; k < a->inputs().size(); ++k) {
-    const TensorType& ta = a->node(a->inputs()[k]).outputs[0];
-    const TensorType& tb = b->node(b->inputs()[k]).outputs[0];
-    if (ta != tb) {
-      return Report(absl::InvalidArgumentError(
-          absl::StrFormat("%s: error: input %d is %s, in %s it is %s", b_path, k, tb.ToString(),
-                          a_path, ta.ToString())));
-    }
-  }
   auto inputs = Inputs(*a, inputs_dir, seed);
   if (!inputs.ok()) return Report(inputs.status());
-  auto ra = Execute(*a, *inputs);
-  if (!ra.ok()) {
-    return Report(absl::Status(ra.status().code(),
-                               absl::StrFormat("%s: error: %s", a_path, ra.status().message())));
-  }
-  auto rb = Execute(*b, *inputs);
-  if (!rb.ok()) {
-    return Report(absl::Status(rb.status().code(),
-                               absl::StrFormat("%s: error: %s", b_path, rb.status().message())));
-  }
-  auto diffs = CompareOutputs(*rb, *ra, rtol, atol);
-  if (!diffs.ok()) {
-    return Report(absl::InvalidArgumentError(
-        absl::StrFormat("%s: error: %s", b_path, diffs.status().message())));
-  }
-  bool all_ok = true;
-  for (size_t k = 0; k < diffs->size(); ++k) {
-    const OutputDiff& d = (*diffs)[k];
-    all_ok = all_ok && d.within_tolerance();
-    std::cout << absl::StrFormat(
-        "output %s: max abs error %g, max rel error %g, %d of %d "
-        "elements outside tolerance: %s\n",
-        OutputLabel(*a, k), d.max_abs, d.max_rel, d.mismatches, (*ra)[k].num_elements(),
-        d.within_tolerance() ? "ok" : "FAIL");
-  }
-  std::cout << (all_ok ? "verify: ok" : "verify: FAILED")
-            << absl::StrFormat(" (rtol %g, atol %g)\n", rtol, atol);
-  return all_ok ? kExitOk : kExitCheckFailed;
+  auto report = VerifyGraphs(*a, a_path, *b, b_path, *inputs, {.rtol = rtol, .atol = atol});
+  if (!report.ok()) return Report(report.status());
+  std::cout << report->ToString();
+  return report->ok() ? kExitOk : kExitCheckFailed;
 }
 
 }  // namespace
@@ -166,6 +126,7 @@ void RegisterRunCommands(CLI::App& app, int* exit_code) {
   struct RunArgs {
     std::string graph, inputs, out;
     uint64_t seed = 0;
+    GraphInputFlags input;
   };
   auto run_args = std::make_shared<RunArgs>();
   CLI::App* run = app.add_subcommand("run", "Execute a graph on the reference executor");
@@ -175,14 +136,17 @@ void RegisterRunCommands(CLI::App& app, int* exit_code) {
   run->add_option("--random", run_args->seed, "Seed for random inputs (default 0)")
       ->excludes(in_opt);
   run->add_option("-o,--output", run_args->out, "Directory to write <output name>.npy files to");
+  run_args->input.AddTo(run);
   run->callback([run_args, exit_code] {
-    *exit_code = RunCommand(run_args->graph, run_args->inputs, run_args->seed, run_args->out);
+    *exit_code = RunCommand(run_args->graph, run_args->inputs, run_args->seed, run_args->out,
+                            run_args->input);
   });
 
   struct VerifyArgs {
     std::string a, b, inputs;
     uint64_t seed = 0;
     double rtol = 1e-4, atol = 1e-5;
+    GraphInputFlags input;
   };
   auto v_args = std::make_shared<VerifyArgs>();
   CLI::App* verify = app.add_subcommand(
@@ -197,9 +161,10 @@ void RegisterRunCommands(CLI::App& app, int* exit_code) {
       ->check(CLI::NonNegativeNumber);
   verify->add_option("--atol", v_args->atol, "Absolute tolerance (default 1e-5)")
       ->check(CLI::NonNegativeNumber);
+  v_args->input.AddTo(verify);
   verify->callback([v_args, exit_code] {
     *exit_code = VerifyCommand(v_args->a, v_args->b, v_args->inputs, v_args->seed, v_args->rtol,
-                               v_args->atol);
+                               v_args->atol, v_args->input);
   });
 }
 

@@ -63,6 +63,11 @@ using AttrValue =
 // Ordered, so that printing and hashing are deterministic.
 using Attributes = std::map<std::string, AttrValue, std::less<>>;
 
+// Attributes with which lowering (backend/lower.h) annotates a computing node:
+// the implementation chosen (string) and its cost (double).
+inline constexpr std::string_view kImplAttr = "egret.impl";
+inline constexpr std::string_view kCostAttr = "egret.cost";
+
 // Graph options, read by the rules' OPTION_* constraints.
 using OptionValue = std::variant<bool, int64_t, double, std::string>;
 using Options = std::map<std::string, OptionValue, std::less<>>;

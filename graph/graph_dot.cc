@@ -33,11 +33,25 @@ std::string FormatValue(double v) {
   return absl::StrCat(v);
 }
 
-// "op\nname" plus, for constants, their type and a preview of the values.
+// "op\nname", the implementation and cost lowering chose, and for constants
+// their type and a preview of the values.
 std::string NodeLabel(const Graph& graph, NodeId id) {
   const Node& n = graph.node(id);
   std::string label = n.op;
   if (!n.name.empty()) absl::StrAppend(&label, "\n", n.name);
+  if (auto it = n.attrs.find(kImplAttr); it != n.attrs.end()) {
+    if (const auto* impl = std::get_if<std::string>(&it->second)) {
+      absl::StrAppend(&label, "\nimpl: ", *impl);
+    }
+  }
+  if (auto it = n.attrs.find(kCostAttr); it != n.attrs.end()) {
+    // A cost read back from JSON may be an integer.
+    if (const auto* cost = std::get_if<double>(&it->second)) {
+      absl::StrAppend(&label, "\ncost: ", FormatValue(*cost));
+    } else if (const auto* icost = std::get_if<int64_t>(&it->second)) {
+      absl::StrAppend(&label, "\ncost: ", *icost);
+    }
+  }
   if (n.op == kShapeOp && !n.outputs.empty()) {
     absl::StrAppend(&label, "\n[", absl::StrJoin(n.outputs[0].dims, ","), "]");
   } else if (n.constant) {

@@ -10,13 +10,15 @@
 
 namespace egret {
 
-// One DOT node per graph node, labelled with its op and name; "$Const" nodes
-// show their type and, for up to 8 elements, their values; "$Shape" nodes show
-// their dims. Each edge is labelled with the type of the value it carries
-// (dtype, shape and quantization) and, for multi-output producers, the output
-// index. Graph inputs are drawn as ellipses, graph outputs as extra nodes.
-// Works on any graph: inputs that refer to missing nodes are drawn dashed to
-// a "missing" node rather than rejected.
+// One DOT node per graph node, labelled with its op and name, then
+// "impl: <implementation>" and "cost: <cost>" when lowering annotated it
+// (kImplAttr, kCostAttr); "$Const" nodes show their type and, for up to 8
+// elements, their values; "$Shape" nodes show their dims. Each edge is
+// labelled with the type of the value it carries (dtype, shape and
+// quantization) and, for multi-output producers, the output index. Graph
+// inputs are drawn as ellipses, graph outputs as extra nodes. Works on any
+// graph: inputs that refer to missing nodes are drawn dashed to a "missing"
+// node rather than rejected.
 std::string GraphToDot(const Graph& graph);
 
 // Writes GraphToDot(graph) to `path` atomically.

@@ -135,6 +135,24 @@ absl::StatusOr<Extracted> ExtractGraph(const Seeded& s, const extract::HvxCostMo
   return out;
 }
 
+// How many nodes of each computing op (not "*Input", "$Const", "$Shape") `g` has.
+std::map<std::string, int64_t> ComputingOps(const Graph& g) {
+  std::map<std::string, int64_t> ops;
+  for (const Node& n : g.nodes()) {
+    if (n.op != kInputOp && n.op != kConstOp && n.op != kShapeOp) ++ops[n.op];
+  }
+  return ops;
+}
+
+nlohmann::json OpsJson(const Graph& before, const Graph& after) {
+  std::map<std::string, std::pair<int64_t, int64_t>> counts;
+  for (const auto& [op, n] : ComputingOps(before)) counts[op].first = n;
+  for (const auto& [op, n] : ComputingOps(after)) counts[op].second = n;
+  nlohmann::json j = nlohmann::json::object();
+  for (const auto& [op, c] : counts) j[op] = {{"before", c.first}, {"after", c.second}};
+  return j;
+}
+
 std::string PhaseName(int64_t priority) {
   std::string_view base = rules::PassGroupAt(priority);
   if (base.empty()) return absl::StrCat(priority);
@@ -328,6 +346,15 @@ absl::StatusOr<OptimizeResult> Optimize(const Graph& input, const rules::RuleSet
   result.graph = std::move(ex->graph);
   result.output_cost = GraphCost(result.graph, model, nullptr);
 
+  // 5. Plan memory.
+  const Clock::time_point t_plan = Clock::now();
+  absl::StatusOr<MemoryPlan> plan = PlanMemory(result.graph);
+  if (!plan.ok()) return plan.status();
+  absl::StatusOr<MemoryPlan> input_plan = PlanMemory(input);
+  if (!input_plan.ok()) return input_plan.status();
+  result.memory = *std::move(plan);
+  time_ms["memory_plan"] = Ms(t_plan, Clock::now());
+
   // Report.
   StopReason stop =
       global_stop ? *global_stop
@@ -349,6 +376,14 @@ absl::StatusOr<OptimizeResult> Optimize(const Graph& input, const rules::RuleSet
   report["rules_compiled"] = compiled.size();
   report["merge_conflicts"] = conflicts;
   report["phases"] = std::move(phases);
+  report["memory"] = {{"peak_bytes", result.memory.peak_bytes},
+                      {"arena_bytes", result.memory.arena_bytes},
+                      {"total_bytes", result.memory.total_bytes},
+                      {"naive_peak_bytes", result.memory.naive_peak_bytes},
+                      {"lower_bound_bytes", result.memory.lower_bound_bytes},
+                      {"input_peak_bytes", input_plan->peak_bytes},
+                      {"input_naive_peak_bytes", input_plan->naive_peak_bytes}};
+  report["ops"] = OpsJson(input, result.graph);
   nlohmann::json issues = nlohmann::json::array();
   size_t provenance = 0;
   for (const rules::CompiledRule& r : compiled) {

@@ -11,7 +11,8 @@
 //      extract the best graph and re-seed the next phase with it (kReseed);
 //   4. extract the cheapest graph under the HVX cost model (DAG extractor by
 //      default) and lower it to a Graph annotated with implementations and
-//      costs.
+//      costs;
+//   5. plan the lowered graph's memory (backend/memory_plan.h).
 // docs/rewrite-semantics.md describes the semantics and the report.
 #ifndef EGRET_PIPELINE_OPTIMIZE_H_
 #define EGRET_PIPELINE_OPTIMIZE_H_
@@ -20,6 +21,7 @@
 #include <string>
 
 #include "absl/status/statusor.h"
+#include "egret/backend/memory_plan.h"
 #include "egret/egraph/runner.h"
 #include "egret/extract/extractor.h"
 #include "egret/extract/hvx_cost_model.h"
@@ -61,6 +63,11 @@ struct OptimizeResult {
   Graph graph;
   double input_cost = 0;  // +inf when the input uses an op without implementation
   double output_cost = 0;
+  MemoryPlan memory;  // of `graph`
+  // The report's keys are listed in docs/rewrite-semantics.md; among them
+  // "memory" {peak_bytes, arena_bytes, total_bytes, naive_peak_bytes,
+  // lower_bound_bytes, input_peak_bytes, input_naive_peak_bytes} and "ops" {op: {before, after}}
+  // (computing ops only).
   nlohmann::json report;
 };
 

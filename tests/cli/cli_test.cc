@@ -93,6 +93,11 @@ TEST_F(CliTest, InfoSummarizesTheExample) {
                                "  out_skip = relu_b: QUInt8[1,16,16,8](z=128,s=0.1)\n"));
   EXPECT_THAT(r.out,
               HasSubstr("options:\n  enable_autothread = 1\n  quant_is_updateable = false\n"));
+  // Nine 2048-byte values; at most four live at once (docs/memory-plan.md).
+  EXPECT_THAT(r.out,
+              HasSubstr("memory: peak 8192 bytes (file order 8192, lower bound 6144), arena 8192 "
+                        "bytes, "
+                        "18432 bytes in all buffers\n"));
 }
 
 // The subcommand names listed under "Subcommands:" in a --help text.
@@ -492,6 +497,74 @@ DEF_PACKAGE_OP_AND_COST_AND_FLAGS((minmax), "ReluMinMax", 1, RESOURCE_HVX)
                                   "'\n"));
     EXPECT_FALSE(fs::exists(Path("bad_out.json")));
   }
+}
+
+TEST_F(CliTest, OptimizeVerifyPassesOnTheExampleAndSummarizes) {
+  Result r = Run({"optimize", kExample, "--rules", kExampleRules, "--verify", "-o",
+                  Path("out.json"), "--report", Path("report.json")});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("output out: max abs error 0, max rel error 0, 0 of 2048 "
+                               "elements outside tolerance: ok\n"));
+  EXPECT_THAT(r.out, HasSubstr("output out_skip: "));
+  EXPECT_THAT(r.out, HasSubstr("verify: ok (rtol 0.0001, atol 1e-05)\n"));
+  // Two commuted adds merge; the double Relu goes.
+  EXPECT_THAT(r.out, HasSubstr("ops: Conv2d 2 -> 2, ElementWiseAdd 2 -> 1, Relu 4 -> "));
+  EXPECT_THAT(r.out, HasSubstr("peak memory: 8192 bytes before, "));
+  ASSERT_TRUE(fs::exists(Path("out.json")));
+  nlohmann::json rep = nlohmann::json::parse(*ReadFile(Path("report.json")));
+  const nlohmann::json& mem = rep["memory"];
+  EXPECT_GT(mem["peak_bytes"].get<int64_t>(), 0);
+  EXPECT_LE(mem["peak_bytes"].get<int64_t>(), mem["naive_peak_bytes"].get<int64_t>());
+  EXPECT_GE(mem["arena_bytes"].get<int64_t>(), mem["peak_bytes"].get<int64_t>());
+  EXPECT_EQ(rep["ops"]["Conv2d"]["after"], 2);
+  EXPECT_EQ(rep["ops"]["Relu"]["before"], 4);
+  EXPECT_EQ(rep["ops"]["Relu"]["after"].get<int>() +
+                rep["ops"].value("ReluMinMax", nlohmann::json{{"after", 0}})["after"].get<int>(),
+            2);
+
+  // The optimized graph's DOT shows the implementation and cost of each op.
+  r = Run({"convert", Path("out.json"), "-o", Path("out.dot")});
+  ASSERT_EQ(r.code, 0) << r.err;
+  std::string dot = *ReadFile(Path("out.dot"));
+  EXPECT_THAT(dot, HasSubstr("\\nimpl: (conv2dImpl<QUint8CroutonTensor>)\\ncost: 16384\""));
+  EXPECT_THAT(dot, HasSubstr("\\nimpl: (eltwiseAddImpl<QUint8CroutonTensor>)\\ncost: 64\""));
+}
+
+// a - b, and a rule that wrongly rewrites it to a + b (and makes Add cheaper).
+constexpr std::string_view kSubGraph = R"({"format": "egret-graph", "version": 1, "nodes": [
+  {"name": "a", "op": "*Input", "outputs": [{"dtype": "Float32", "shape": [1, 4, 4, 8]}]},
+  {"name": "b", "op": "*Input", "outputs": [{"dtype": "Float32", "shape": [1, 4, 4, 8]}]},
+  {"name": "d", "op": "ElementWiseSubtract", "inputs": ["a", "b"],
+   "outputs": [{"dtype": "Float32", "shape": [1, 4, 4, 8]}]}],
+  "inputs": ["a", "b"], "outputs": [{"value": "d", "name": "diff"}]})";
+constexpr std::string_view kWrongRule = R"(
+DEF_PACKAGE_OPTIMIZATION(GRAPH_CLEANUP,
+  Op("ElementWiseSubtract", "a", "b"), OK, Op("ElementWiseAdd", "a", "b"))
+DEF_PACKAGE_OP_AND_COST_AND_FLAGS((subImpl<PlainFloatTensor>), "ElementWiseSubtract", 8, RESOURCE_HVX)
+DEF_PACKAGE_OP_AND_COST_AND_FLAGS((addImpl<PlainFloatTensor>), "ElementWiseAdd", 4, RESOURCE_HVX)
+)";
+
+TEST_F(CliTest, OptimizeVerifyCatchesAWrongRuleAndWritesNothing) {
+  Write("sub.json", kSubGraph);
+  Write("wrong.rules", kWrongRule);
+  // Without --verify the wrong rewrite goes through.
+  Result r = Run(
+      {"optimize", Path("sub.json"), "--rules", Path("wrong.rules"), "-o", Path("unchecked.json")});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("ops: ElementWiseAdd 0 -> 1, ElementWiseSubtract 1 -> 0\n"));
+  EXPECT_THAT(*ReadFile(Path("unchecked.json")), HasSubstr("\"ElementWiseAdd\""));
+
+  r = Run({"optimize", Path("sub.json"), "--rules", Path("wrong.rules"), "--verify", "-o",
+           Path("out.json"), "--report", Path("report.json")});
+  EXPECT_EQ(r.code, 1);
+  EXPECT_THAT(r.out, HasSubstr("output diff: max abs error "));
+  EXPECT_THAT(r.out, HasSubstr("elements outside tolerance: FAIL\n"));
+  EXPECT_THAT(r.out, HasSubstr("verify: FAILED"));
+  EXPECT_EQ(r.err, absl::StrCat(Path("sub.json"),
+                                ": error: the optimized graph computes different outputs "
+                                "(--verify); nothing written\n"));
+  EXPECT_FALSE(fs::exists(Path("out.json")));
+  EXPECT_FALSE(fs::exists(Path("report.json")));
 }
 
 }  // namespace

@@ -45,6 +45,32 @@ TEST(GraphDot, ShowsOpsNamesEdgeTypesAndConstants) {
   EXPECT_THAT(dot, ::testing::EndsWith("}\n"));
 }
 
+TEST(GraphDot, ShowsTheImplementationAndCostLoweringChose) {
+  Graph g;
+  const TensorType t(DType::kFloat32, {4});
+  NodeId last = g.AddInput("x", t);
+  auto add = [&](std::string op, std::string name, Attributes attrs) {
+    Node n;
+    n.op = std::move(op);
+    n.name = std::move(name);
+    n.inputs = {{last, 0}};
+    n.outputs = {t};
+    n.attrs = std::move(attrs);
+    last = g.AddNode(std::move(n));
+  };
+  add("Relu", "r",
+      {{std::string(kImplAttr), std::string("reluImpl<PlainFloatTensor>")},
+       {std::string(kCostAttr), 2.5}});
+  add("Neg", "n", {{std::string(kCostAttr), int64_t{7}}});  // as read back from JSON
+  add("Neg", "p", {});
+
+  std::string dot = GraphToDot(g);
+  EXPECT_THAT(dot, HasSubstr("n1 [label=\"Relu\\nr\\nimpl: reluImpl<PlainFloatTensor>\\ncost: "
+                             "2.5\"];\n"));
+  EXPECT_THAT(dot, HasSubstr("n2 [label=\"Neg\\nn\\ncost: 7\"];\n"));
+  EXPECT_THAT(dot, HasSubstr("n3 [label=\"Neg\\np\"];\n"));
+}
+
 TEST(GraphDot, MultiOutputEdgesNameTheOutputAndMissingInputsAreDrawn) {
   Graph g;
   NodeId x = g.AddInput("x", TensorType(DType::kFloat32, {2}));

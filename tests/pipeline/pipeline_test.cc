@@ -203,9 +203,20 @@ TEST(PipelineTest, BundledExampleCostIsStrictlyLower) {
     const nlohmann::json& rep = r->report;
     for (const char* key :
          {"input_nodes", "output_nodes", "input_cost", "output_cost", "enodes", "eclasses",
-          "iterations", "stop_reason", "phases", "time_ms", "peak_rss_bytes"}) {
+          "iterations", "stop_reason", "phases", "time_ms", "peak_rss_bytes", "memory", "ops"}) {
       EXPECT_TRUE(rep.contains(key)) << key;
     }
+    // The lowered graph's memory plan holds and is no worse than its file order.
+    absl::Status plan = ValidateMemoryPlan(r->graph, r->memory);
+    EXPECT_TRUE(plan.ok()) << plan;
+    EXPECT_LE(r->memory.peak_bytes, r->memory.naive_peak_bytes);
+    EXPECT_EQ(rep["memory"]["peak_bytes"], r->memory.peak_bytes);
+    EXPECT_EQ(rep["memory"]["naive_peak_bytes"], r->memory.naive_peak_bytes);
+    // Every value is 2048 bytes (QUInt8[1,16,16,8]). The input adds x + conv2
+    // twice, so four values are live at its second add; the result adds once.
+    EXPECT_GT(rep["memory"]["input_peak_bytes"].get<int64_t>(), r->memory.peak_bytes);
+    EXPECT_EQ(rep["ops"]["ElementWiseAdd"]["before"], 2);
+    EXPECT_EQ(rep["ops"]["ElementWiseAdd"]["after"], 1);
     EXPECT_EQ(rep["stop_reason"], "Saturated");
     // Phases run in ascending priority.
     int64_t last = -1;

@@ -1,0 +1,352 @@
+#include "egret/backend/memory_plan.h"
+
+#include <algorithm>
+#include <limits>
+#include <string>
+#include <tuple>
+#include <utility>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/strings/str_format.h"
+
+namespace egret {
+namespace {
+
+bool IsComputing(const Node& n) { return n.op != kInputOp && n.op != kConstOp && n.op != kShapeOp; }
+
+int64_t AlignUp(int64_t bytes) {
+  return (bytes + kArenaAlignment - 1) / kArenaAlignment * kArenaAlignment;
+}
+
+// One counted value: its size, its (distinct, computing) readers and whether
+// it must outlive the schedule.
+struct ValueInfo {
+  ValueRef value;
+  int64_t bytes = 0;
+  bool from_input = false;  // produced by an "*Input" node: live from step 0
+  bool is_output = false;   // a graph output: live to the last step
+  std::vector<NodeId> readers;
+};
+
+// What the scheduler, the lifetimes and the validator share about a graph.
+struct Analysis {
+  std::vector<ValueInfo> values;  // in (node, output) order
+  absl::flat_hash_map<ValueRef, size_t> index;
+  std::vector<NodeId> computing;               // in id order
+  std::vector<std::vector<size_t>> reads;      // per node: counted values it reads, distinct
+  std::vector<std::vector<NodeId>> producers;  // per node: computing producers, distinct
+  std::vector<int64_t> written;                // per node: bytes of its counted outputs
+
+  explicit Analysis(const Graph& g)
+      : reads(g.num_nodes()), producers(g.num_nodes()), written(g.num_nodes(), 0) {
+    for (NodeId id = 0; id < g.num_nodes(); ++id) {
+      const Node& n = g.node(id);
+      if (IsComputing(n)) computing.push_back(id);
+      if (n.op == kConstOp || n.op == kShapeOp) continue;
+      for (uint32_t k = 0; k < n.outputs.size(); ++k) {
+        int64_t bytes = n.outputs[k].byte_size();
+        if (bytes <= 0) continue;
+        ValueRef v{id, k};
+        index[v] = values.size();
+        values.push_back(ValueInfo{v, bytes, n.op == kInputOp, false, {}});
+        written[id] += bytes;
+      }
+    }
+    for (const GraphOutput& o : g.outputs()) {
+      auto it = index.find(o.value);
+      if (it != index.end()) values[it->second].is_output = true;
+    }
+    for (NodeId id : computing) {
+      for (const ValueRef& in : g.node(id).inputs) {
+        if (IsComputing(g.node(in.node)) &&
+            std::find(producers[id].begin(), producers[id].end(), in.node) == producers[id].end()) {
+          producers[id].push_back(in.node);
+        }
+        auto it = index.find(in);
+        if (it == index.end()) continue;
+        std::vector<size_t>& r = reads[id];
+        if (std::find(r.begin(), r.end(), it->second) != r.end()) continue;
+        r.push_back(it->second);
+        values[it->second].readers.push_back(id);
+      }
+    }
+  }
+};
+
+std::string BufferName(const Graph& g, ValueRef v) {
+  return absl::StrFormat("'%s':%d", g.NodeLabel(v.node), v.output);
+}
+
+// Position of each node in `schedule` (-1 for nodes not in it), after checking
+// that it holds every computing node once and is topological.
+absl::StatusOr<std::vector<int64_t>> Positions(const Graph& g, const Analysis& a,
+                                               absl::Span<const NodeId> schedule) {
+  std::vector<int64_t> pos(g.num_nodes(), -1);
+  for (size_t s = 0; s < schedule.size(); ++s) {
+    NodeId id = schedule[s];
+    if (id >= g.num_nodes()) {
+      return absl::InvalidArgumentError(
+          absl::StrFormat("memory plan: step %d names missing node #%d", s, id));
+    }
+    if (!IsComputing(g.node(id))) {
+      return absl::InvalidArgumentError(absl::StrFormat(
+          "memory plan: step %d schedules node '%s' (#%d), a '%s' that is never run", s,
+          g.NodeLabel(id), id, g.node(id).op));
+    }
+    if (pos[id] >= 0) {
+      return absl::InvalidArgumentError(
+          absl::StrFormat("memory plan: node '%s' (#%d) is scheduled at steps %d and %d",
+                          g.NodeLabel(id), id, pos[id], s));
+    }
+    pos[id] = static_cast<int64_t>(s);
+  }
+  for (NodeId id : a.computing) {
+    if (pos[id] < 0) {
+      return absl::InvalidArgumentError(
+          absl::StrFormat("memory plan: node '%s' (#%d) is not scheduled", g.NodeLabel(id), id));
+    }
+    for (NodeId p : a.producers[id]) {
+      if (pos[p] > pos[id]) {
+        return absl::InvalidArgumentError(absl::StrFormat(
+            "memory plan: node '%s' (#%d) at step %d reads '%s' (#%d), scheduled later at "
+            "step %d",
+            g.NodeLabel(id), id, pos[id], g.NodeLabel(p), p, pos[p]));
+      }
+    }
+  }
+  return pos;
+}
+
+// The [first, last] step of each value of `a` under the positions `pos`.
+std::vector<std::pair<int64_t, int64_t>> Lifetimes(const Analysis& a,
+                                                   const std::vector<int64_t>& pos) {
+  const int64_t end = std::max<int64_t>(static_cast<int64_t>(a.computing.size()) - 1, 0);
+  std::vector<std::pair<int64_t, int64_t>> life;
+  life.reserve(a.values.size());
+  for (const ValueInfo& v : a.values) {
+    int64_t first = v.from_input ? 0 : pos[v.value.node];
+    int64_t last = first;
+    for (NodeId r : v.readers) last = std::max(last, pos[r]);
+    if (v.is_output) last = end;
+    life.emplace_back(first, last);
+  }
+  return life;
+}
+
+int64_t Peak(const Analysis& a, const std::vector<std::pair<int64_t, int64_t>>& life) {
+  std::vector<int64_t> delta(a.computing.size() + 2, 0);
+  for (size_t k = 0; k < life.size(); ++k) {
+    delta[life[k].first] += a.values[k].bytes;
+    delta[life[k].second + 1] -= a.values[k].bytes;
+  }
+  int64_t live = 0, peak = 0;
+  for (int64_t d : delta) {
+    live += d;
+    peak = std::max(peak, live);
+  }
+  return peak;
+}
+
+absl::StatusOr<int64_t> PeakOf(const Graph& g, const Analysis& a,
+                               absl::Span<const NodeId> schedule) {
+  absl::StatusOr<std::vector<int64_t>> pos = Positions(g, a, schedule);
+  if (!pos.ok()) return pos.status();
+  return Peak(a, Lifetimes(a, *pos));
+}
+
+// Greedy list scheduling: among the ready nodes, the one whose run frees the
+// most bytes net of the bytes it allocates; then the one allocating the
+// least; then the smallest id.
+std::vector<NodeId> GreedySchedule(const Graph& g, const Analysis& a) {
+  std::vector<int64_t> waiting(g.num_nodes(), 0);  // unscheduled computing producers
+  absl::flat_hash_map<NodeId, std::vector<NodeId>> consumers;
+  for (NodeId id : a.computing) {
+    waiting[id] = static_cast<int64_t>(a.producers[id].size());
+    for (NodeId p : a.producers[id]) consumers[p].push_back(id);
+  }
+  std::vector<int64_t> readers_left(a.values.size());
+  for (size_t k = 0; k < a.values.size(); ++k) {
+    readers_left[k] = static_cast<int64_t>(a.values[k].readers.size());
+  }
+  std::vector<NodeId> ready;
+  for (NodeId id : a.computing) {
+    if (waiting[id] == 0) ready.push_back(id);
+  }
+  std::vector<NodeId> schedule;
+  schedule.reserve(a.computing.size());
+  while (!ready.empty()) {
+    size_t best = 0;
+    std::tuple<int64_t, int64_t, NodeId> best_key{std::numeric_limits<int64_t>::min(), 0, 0};
+    for (size_t i = 0; i < ready.size(); ++i) {
+      NodeId id = ready[i];
+      const int64_t allocated = a.written[id];
+      int64_t freed = 0;
+      for (size_t v : a.reads[id]) {
+        if (readers_left[v] == 1 && !a.values[v].is_output) freed += a.values[v].bytes;
+      }
+      // Larger is better: net freed bytes, then fewer allocated, then smaller id.
+      std::tuple<int64_t, int64_t, NodeId> key{freed - allocated, -allocated,
+                                               std::numeric_limits<NodeId>::max() - id};
+      if (i == 0 || key > best_key) {
+        best = i;
+        best_key = key;
+      }
+    }
+    NodeId id = ready[best];
+    ready.erase(ready.begin() + static_cast<std::ptrdiff_t>(best));
+    schedule.push_back(id);
+    for (size_t v : a.reads[id]) --readers_left[v];
+    for (NodeId c : consumers[id]) {
+      if (--waiting[c] == 0) ready.push_back(c);
+    }
+  }
+  return schedule;
+}
+
+// Greedy by size with best fit: the largest buffer first, each at the lowest
+// offset of the smallest gap left by the placed buffers whose lifetimes
+// overlap its own, or after them all.
+void AssignOffsets(std::vector<PlannedBuffer>& buffers) {
+  std::vector<size_t> order(buffers.size());
+  for (size_t k = 0; k < order.size(); ++k) order[k] = k;
+  std::sort(order.begin(), order.end(), [&](size_t x, size_t y) {
+    const PlannedBuffer& a = buffers[x];
+    const PlannedBuffer& b = buffers[y];
+    return std::tuple(-a.bytes, a.first_step, x) < std::tuple(-b.bytes, b.first_step, y);
+  });
+  std::vector<size_t> placed;
+  for (size_t k : order) {
+    PlannedBuffer& b = buffers[k];
+    const int64_t size = AlignUp(b.bytes);
+    std::vector<std::pair<int64_t, int64_t>> taken;  // [offset, end) of overlapping buffers
+    for (size_t p : placed) {
+      const PlannedBuffer& o = buffers[p];
+      if (o.first_step <= b.last_step && b.first_step <= o.last_step) {
+        taken.emplace_back(o.offset, o.offset + AlignUp(o.bytes));
+      }
+    }
+    std::sort(taken.begin(), taken.end());
+    int64_t at = 0, best = -1, best_gap = std::numeric_limits<int64_t>::max();
+    for (const auto& [off, end] : taken) {
+      int64_t gap = off - at;
+      if (gap >= size && gap < best_gap) {
+        best = at;
+        best_gap = gap;
+      }
+      at = std::max(at, end);
+    }
+    b.offset = best >= 0 ? best : at;
+    placed.push_back(k);
+  }
+}
+
+}  // namespace
+
+absl::StatusOr<int64_t> PeakLiveBytes(const Graph& g, absl::Span<const NodeId> schedule) {
+  if (absl::Status s = g.Validate(); !s.ok()) return s;
+  return PeakOf(g, Analysis(g), schedule);
+}
+
+absl::StatusOr<MemoryPlan> PlanMemory(const Graph& g) {
+  if (absl::Status s = g.Validate(); !s.ok()) return s;
+  const Analysis a(g);
+  absl::StatusOr<std::vector<NodeId>> topo = g.TopologicalOrder();
+  if (!topo.ok()) return topo.status();
+  std::vector<NodeId> naive;
+  for (NodeId id : *topo) {
+    if (IsComputing(g.node(id))) naive.push_back(id);
+  }
+  MemoryPlan plan;
+  absl::StatusOr<int64_t> naive_peak = PeakOf(g, a, naive);
+  if (!naive_peak.ok()) return naive_peak.status();
+  plan.naive_peak_bytes = *naive_peak;
+  std::vector<NodeId> greedy = GreedySchedule(g, a);
+  absl::StatusOr<int64_t> greedy_peak = PeakOf(g, a, greedy);
+  if (!greedy_peak.ok()) return greedy_peak.status();
+  plan.schedule = *greedy_peak < *naive_peak ? std::move(greedy) : std::move(naive);
+  plan.peak_bytes = std::min(*greedy_peak, *naive_peak);
+
+  absl::StatusOr<std::vector<int64_t>> pos = Positions(g, a, plan.schedule);
+  if (!pos.ok()) return pos.status();
+  std::vector<std::pair<int64_t, int64_t>> life = Lifetimes(a, *pos);
+  for (size_t k = 0; k < a.values.size(); ++k) {
+    plan.buffers.push_back(
+        PlannedBuffer{a.values[k].value, a.values[k].bytes, 0, life[k].first, life[k].second});
+    plan.total_bytes += a.values[k].bytes;
+  }
+  for (NodeId id : a.computing) {
+    int64_t bytes = a.written[id];
+    for (size_t v : a.reads[id]) bytes += a.values[v].bytes;
+    plan.lower_bound_bytes = std::max(plan.lower_bound_bytes, bytes);
+  }
+  AssignOffsets(plan.buffers);
+  for (const PlannedBuffer& b : plan.buffers) {
+    plan.arena_bytes = std::max(plan.arena_bytes, b.offset + AlignUp(b.bytes));
+  }
+  return plan;
+}
+
+absl::Status ValidateMemoryPlan(const Graph& g, const MemoryPlan& plan) {
+  if (absl::Status s = g.Validate(); !s.ok()) return s;
+  const Analysis a(g);
+  absl::StatusOr<std::vector<int64_t>> pos = Positions(g, a, plan.schedule);
+  if (!pos.ok()) return pos.status();
+  std::vector<std::pair<int64_t, int64_t>> life = Lifetimes(a, *pos);
+  if (plan.buffers.size() != a.values.size()) {
+    return absl::InvalidArgumentError(
+        absl::StrFormat("memory plan: %d buffers, but the graph has %d values to place",
+                        plan.buffers.size(), a.values.size()));
+  }
+  for (size_t k = 0; k < plan.buffers.size(); ++k) {
+    const PlannedBuffer& b = plan.buffers[k];
+    const ValueInfo& v = a.values[k];
+    if (b.value != v.value) {
+      return absl::InvalidArgumentError(
+          absl::StrFormat("memory plan: buffer %d holds %s, expected %s", k, BufferName(g, b.value),
+                          BufferName(g, v.value)));
+    }
+    const std::string name = BufferName(g, b.value);
+    if (b.bytes != v.bytes) {
+      return absl::InvalidArgumentError(absl::StrFormat(
+          "memory plan: buffer %s has %d bytes, its type needs %d", name, b.bytes, v.bytes));
+    }
+    if (b.first_step != life[k].first || b.last_step != life[k].second) {
+      return absl::InvalidArgumentError(absl::StrFormat(
+          "memory plan: buffer %s is live at steps %d..%d, but the schedule needs %d..%d", name,
+          b.first_step, b.last_step, life[k].first, life[k].second));
+    }
+    if (b.offset < 0 || b.offset % kArenaAlignment != 0) {
+      return absl::InvalidArgumentError(
+          absl::StrFormat("memory plan: buffer %s has offset %d, not a non-negative multiple of %d",
+                          name, b.offset, kArenaAlignment));
+    }
+    if (b.offset + b.bytes > plan.arena_bytes) {
+      return absl::InvalidArgumentError(
+          absl::StrFormat("memory plan: buffer %s (bytes [%d, %d)) does not fit the arena of %d "
+                          "bytes",
+                          name, b.offset, b.offset + b.bytes, plan.arena_bytes));
+    }
+  }
+  std::vector<size_t> by_offset(plan.buffers.size());
+  for (size_t k = 0; k < by_offset.size(); ++k) by_offset[k] = k;
+  std::sort(by_offset.begin(), by_offset.end(), [&](size_t x, size_t y) {
+    return std::pair(plan.buffers[x].offset, x) < std::pair(plan.buffers[y].offset, y);
+  });
+  for (size_t i = 0; i < by_offset.size(); ++i) {
+    const PlannedBuffer& x = plan.buffers[by_offset[i]];
+    for (size_t j = i + 1; j < by_offset.size(); ++j) {
+      const PlannedBuffer& y = plan.buffers[by_offset[j]];
+      if (y.offset >= x.offset + x.bytes) break;
+      if (x.first_step <= y.last_step && y.first_step <= x.last_step) {
+        return absl::InvalidArgumentError(absl::StrFormat(
+            "memory plan: buffers %s (steps %d..%d, bytes [%d, %d)) and %s (steps %d..%d, "
+            "bytes [%d, %d)) overlap",
+            BufferName(g, x.value), x.first_step, x.last_step, x.offset, x.offset + x.bytes,
+            BufferName(g, y.value), y.first_step, y.last_step, y.offset, y.offset + y.bytes));
+      }
+    }
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace egret

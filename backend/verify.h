@@ -1,0 +1,62 @@
+// Checking that two graphs compute the same thing: both run on the reference
+// executor (backend/executor.h) on the same inputs, and their outputs are
+// compared element by element. Behind `egret verify` and `egret optimize
+// --verify`.
+#ifndef EGRET_BACKEND_VERIFY_H_
+#define EGRET_BACKEND_VERIFY_H_
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/types/span.h"
+#include "egret/backend/test_data.h"
+#include "egret/graph/graph.h"
+#include "egret/graph/tensor.h"
+
+namespace egret {
+
+struct VerifyOptions {
+  // An element is within tolerance when |b - a| <= atol + rtol * |a| (a: the
+  // reference's value).
+  double rtol = 1e-4;
+  double atol = 1e-5;
+};
+
+struct OutputCheck {
+  std::string label;     // the reference's output name, or "#k" when unnamed
+  OutputDiff diff;       // candidate against reference
+  int64_t elements = 0;  // elements compared
+};
+
+struct VerifyReport {
+  VerifyOptions options;
+  std::vector<OutputCheck> outputs;  // one per graph output, in order
+
+  bool ok() const;
+  // One line per output, then the verdict, each ending in '\n':
+  //   output out: max abs error 0, max rel error 0, 0 of 2048 elements outside tolerance: ok
+  //   verify: ok (rtol 0.0001, atol 1e-05)
+  std::string ToString() const;
+};
+
+// The name of graph output k, or "#k" when it has none.
+std::string OutputLabel(const Graph& g, size_t k);
+
+// Runs `reference` and `candidate` on `inputs` (one per graph input, of the
+// reference's input types) and compares their outputs. A report whose ok() is
+// false is a success of this call. Fails when the graphs' inputs differ in
+// number or type, when either graph fails to run or when their outputs differ
+// in number or dims; the message starts with the offending graph's name
+// ("b.json: error: input 0 is Float32[2], in a.json it is Float32[3]") and
+// the code is the executor's (kInvalidArgument for mismatches).
+absl::StatusOr<VerifyReport> VerifyGraphs(const Graph& reference, std::string_view reference_name,
+                                          const Graph& candidate, std::string_view candidate_name,
+                                          absl::Span<const Tensor> inputs,
+                                          const VerifyOptions& options = {});
+
+}  // namespace egret
+
+#endif  // EGRET_BACKEND_VERIFY_H_

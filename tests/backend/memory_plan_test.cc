@@ -1,0 +1,162 @@
+// The memory plan: schedule, offsets, peaks, and the validator that checks a
+// plan never lets two live buffers share a byte.
+#include "egret/backend/memory_plan.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <utility>
+
+#include "egret/graph/graph_io.h"
+#include "graph_builder.h"
+
+namespace egret {
+namespace {
+
+using ::egret::testing::GraphBuilder;
+using ::testing::HasSubstr;
+
+// x -> Relu -> Relu -> output, 4000 bytes each.
+Graph Chain() {
+  GraphBuilder b;
+  ValueRef x = b.InputF32({1, 1000});
+  ValueRef r1 = b.Op("Relu", {x});
+  b.Output(b.Op("Relu", {r1}));
+  return std::move(b.graph());
+}
+
+// x feeds two Relu -> ReduceSum branches joined by an Add. In file order both
+// Relus (4096 bytes each) are live with x; run branch by branch, only one is.
+Graph Diamond() {
+  GraphBuilder b;
+  ValueRef x = b.InputF32({1, 1024});
+  ValueRef ra = b.Op("Relu", {x});
+  ValueRef rb = b.Op("Relu", {x});
+  ValueRef sa = b.Op("ReduceSum", {ra, b.Ints({1})});
+  ValueRef sb = b.Op("ReduceSum", {rb, b.Ints({1})});
+  b.Output(b.Op("ElementWiseAdd", {sa, sb}));
+  return std::move(b.graph());
+}
+
+void ExpectValid(const Graph& g, const MemoryPlan& plan) {
+  absl::Status s = ValidateMemoryPlan(g, plan);
+  EXPECT_TRUE(s.ok()) << s;
+  EXPECT_GE(plan.peak_bytes, plan.lower_bound_bytes);
+  EXPECT_LE(plan.peak_bytes, plan.naive_peak_bytes);
+  EXPECT_GE(plan.arena_bytes, plan.peak_bytes);
+}
+
+TEST(MemoryPlanTest, ChainReusesTheInputsBytes) {
+  Graph g = Chain();
+  absl::StatusOr<MemoryPlan> plan = PlanMemory(g);
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  ExpectValid(g, *plan);
+  EXPECT_EQ(plan->schedule, (std::vector<NodeId>{1, 2}));
+  ASSERT_EQ(plan->buffers.size(), 3u);
+  EXPECT_EQ(plan->total_bytes, 12000);
+  // x and r1 are live at step 0, r1 and r2 at step 1.
+  EXPECT_EQ(plan->peak_bytes, 8000);
+  EXPECT_EQ(plan->naive_peak_bytes, 8000);
+  EXPECT_EQ(plan->lower_bound_bytes, 8000);
+  EXPECT_EQ(plan->buffers[0].first_step, 0);
+  EXPECT_EQ(plan->buffers[0].last_step, 0);
+  EXPECT_EQ(plan->buffers[2].first_step, 1);
+  EXPECT_EQ(plan->buffers[2].last_step, 1);
+  // x's bytes go to r2; each buffer takes 4096 bytes (128-byte aligned).
+  EXPECT_EQ(plan->buffers[0].offset, plan->buffers[2].offset);
+  EXPECT_NE(plan->buffers[0].offset, plan->buffers[1].offset);
+  EXPECT_EQ(plan->arena_bytes, 8192);
+}
+
+TEST(MemoryPlanTest, ConstantsAndShapesTakeNoArenaBytes) {
+  Graph g = Diamond();
+  absl::StatusOr<MemoryPlan> plan = PlanMemory(g);
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  for (const PlannedBuffer& b : plan->buffers) {
+    EXPECT_NE(g.node(b.value.node).op, kConstOp);
+  }
+  // x, two Relus (4096 bytes each), two sums and the Add (4 bytes each).
+  EXPECT_EQ(plan->buffers.size(), 6u);
+  EXPECT_EQ(plan->total_bytes, 3 * 4096 + 3 * 4);
+  EXPECT_EQ(plan->schedule.size(), 5u);
+}
+
+TEST(MemoryPlanTest, DiamondScheduleBeatsTheFileOrder) {
+  Graph g = Diamond();
+  absl::StatusOr<MemoryPlan> plan = PlanMemory(g);
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  ExpectValid(g, *plan);
+  // File order: Relu, Relu, ... has x and both Relus live at once.
+  EXPECT_EQ(plan->naive_peak_bytes, 3 * 4096);
+  // Branch by branch: x, one Relu and a 4-byte sum at most.
+  EXPECT_EQ(plan->peak_bytes, 2 * 4096 + 4);
+  // A Relu alone reads and writes 2 * 4096 bytes.
+  EXPECT_EQ(plan->lower_bound_bytes, 2 * 4096);
+  EXPECT_LT(plan->peak_bytes, plan->naive_peak_bytes);
+  absl::StatusOr<int64_t> peak = PeakLiveBytes(g, plan->schedule);
+  ASSERT_TRUE(peak.ok()) << peak.status();
+  EXPECT_EQ(*peak, plan->peak_bytes);
+  EXPECT_LE(plan->arena_bytes, 2 * 4096 + 128);
+  EXPECT_GE(plan->arena_bytes, plan->peak_bytes);
+}
+
+TEST(MemoryPlanTest, ValidatorCatchesOverlappingBuffers) {
+  Graph g = Chain();
+  absl::StatusOr<MemoryPlan> plan = PlanMemory(g);
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  MemoryPlan bad = *plan;
+  // r1 and r2 are both live at step 1: put them on the same bytes.
+  bad.buffers[2].offset = bad.buffers[1].offset;
+  absl::Status s = ValidateMemoryPlan(g, bad);
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(s.message(), HasSubstr("overlap"));
+  EXPECT_THAT(s.message(), HasSubstr("buffers '#1':0 (steps 0..1, bytes [4096, 8096)) and '#2':0"));
+  // Partly overlapping bytes are caught too.
+  bad.buffers[2].offset = bad.buffers[1].offset + 128;
+  bad.arena_bytes = 3 * 4096;
+  EXPECT_THAT(ValidateMemoryPlan(g, bad).message(), HasSubstr("overlap"));
+}
+
+TEST(MemoryPlanTest, ValidatorCatchesBadSchedulesAndPlacements) {
+  Graph g = Chain();
+  absl::StatusOr<MemoryPlan> plan = PlanMemory(g);
+  ASSERT_TRUE(plan.ok()) << plan.status();
+
+  MemoryPlan reversed = *plan;
+  std::swap(reversed.schedule[0], reversed.schedule[1]);
+  EXPECT_THAT(ValidateMemoryPlan(g, reversed).message(), HasSubstr("scheduled later"));
+
+  MemoryPlan missing = *plan;
+  missing.schedule.pop_back();
+  EXPECT_THAT(ValidateMemoryPlan(g, missing).message(), HasSubstr("is not scheduled"));
+
+  MemoryPlan outside = *plan;
+  outside.arena_bytes = 4096;
+  EXPECT_THAT(ValidateMemoryPlan(g, outside).message(), HasSubstr("does not fit the arena"));
+
+  MemoryPlan unaligned = *plan;
+  unaligned.buffers[1].offset += 64;
+  EXPECT_THAT(ValidateMemoryPlan(g, unaligned).message(), HasSubstr("not a non-negative multiple"));
+
+  MemoryPlan short_life = *plan;
+  short_life.buffers[1].last_step = 0;
+  EXPECT_THAT(ValidateMemoryPlan(g, short_life).message(),
+              HasSubstr("live at steps 0..0, but the schedule needs 0..1"));
+
+  EXPECT_FALSE(PeakLiveBytes(g, reversed.schedule).ok());
+}
+
+TEST(MemoryPlanTest, BundledExampleIsValidAndNoWorseThanNaive) {
+  absl::StatusOr<Graph> g = LoadGraph(EGRET_SOURCE_DIR "/examples/residual_block.json");
+  ASSERT_TRUE(g.ok()) << g.status();
+  absl::StatusOr<MemoryPlan> plan = PlanMemory(*g);
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  ExpectValid(*g, *plan);
+  EXPECT_GT(plan->peak_bytes, 0);
+  EXPECT_LE(plan->peak_bytes, plan->naive_peak_bytes);
+  EXPECT_GE(plan->arena_bytes, plan->peak_bytes);
+  EXPECT_LE(plan->arena_bytes, plan->total_bytes);
+}
+
+}  // namespace
+}  // namespace egret

@@ -1,0 +1,75 @@
+// Verification: two graphs on the same inputs, compared output by output.
+#include "egret/backend/verify.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <string>
+#include <utility>
+
+#include "graph_builder.h"
+
+namespace egret {
+namespace {
+
+using ::egret::testing::GraphBuilder;
+using ::testing::HasSubstr;
+
+// op(x, y) on two Float32[dims] inputs, output named "z".
+Graph Binary(const std::string& op, Dims dims = {2, 3}) {
+  GraphBuilder b;
+  ValueRef x = b.InputF32(dims);
+  ValueRef y = b.InputF32(dims);
+  ValueRef z = b.Op(op, {x, y});
+  b.graph().AddOutput(z, "z");
+  return std::move(b.graph());
+}
+
+// Verifies b against a on a's random inputs of seed 7.
+absl::StatusOr<VerifyReport> Check(const Graph& a, const Graph& b,
+                                   const VerifyOptions& options = {}) {
+  absl::StatusOr<std::vector<Tensor>> in = MakeRandomInputs(a, 7);
+  if (!in.ok()) return in.status();
+  return VerifyGraphs(a, "a.json", b, "b.json", *in, options);
+}
+
+TEST(VerifyTest, SameComputationIsOk) {
+  absl::StatusOr<VerifyReport> r = Check(Binary("ElementWiseAdd"), Binary("ElementWiseAdd"));
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_TRUE(r->ok());
+  ASSERT_EQ(r->outputs.size(), 1u);
+  EXPECT_EQ(r->outputs[0].label, "z");
+  EXPECT_EQ(r->outputs[0].elements, 6);
+  EXPECT_EQ(r->outputs[0].diff.max_abs, 0);
+  EXPECT_EQ(r->ToString(),
+            "output z: max abs error 0, max rel error 0, 0 of 6 elements outside tolerance: ok\n"
+            "verify: ok (rtol 0.0001, atol 1e-05)\n");
+}
+
+TEST(VerifyTest, SubtractRewrittenToAddFails) {
+  Graph a = Binary("ElementWiseSubtract");
+  Graph b = Binary("ElementWiseAdd");
+  absl::StatusOr<VerifyReport> r = Check(a, b);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_FALSE(r->ok());
+  // (x + y) - (x - y) = 2y, nonzero for random y.
+  EXPECT_GT(r->outputs[0].diff.max_abs, 0);
+  EXPECT_EQ(r->outputs[0].diff.mismatches, 6);
+  EXPECT_THAT(r->ToString(), HasSubstr("6 of 6 elements outside tolerance: FAIL\n"
+                                       "verify: FAILED (rtol 0.0001, atol 1e-05)\n"));
+  // A loose enough tolerance accepts it.
+  r = Check(a, b, {.rtol = 0, .atol = 2});
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_TRUE(r->ok());
+}
+
+TEST(VerifyTest, MismatchedInputsNameTheGraph) {
+  absl::StatusOr<VerifyReport> r =
+      Check(Binary("ElementWiseAdd", {2}), Binary("ElementWiseAdd", {3}));
+  EXPECT_EQ(r.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(r.status().message(),
+            "b.json: error: input 0 is Float32[3], in a.json it is Float32[2]");
+}
+
+}  // namespace
+}  // namespace egret
