@@ -129,11 +129,9 @@ int Main(int argc, char** argv) {
       return 2;
     }
   }
-  const std::string dir = std::string(EGRET_SOURCE_DIR) + "/rules/lib/";
   DiagnosticList diags;
   absl::StatusOr<rules::RuleSet> lib = rules::LoadRuleFiles(
-      {dir + "hvx_ops.rules", dir + "cleanup.rules", dir + "algebra.rules", dir + "fusion.rules"},
-      {}, &diags);
+      rules::ShippedRuleFiles(std::string(EGRET_SOURCE_DIR) + "/rules/lib"), {}, &diags);
   if (!lib.ok() || diags.has_errors()) {
     std::fprintf(stderr, "model_results: error: the rule library does not load\n%s",
                  diags.ToString().c_str());

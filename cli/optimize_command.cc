@@ -70,11 +70,7 @@ std::vector<std::string> DefaultRuleFiles() {
   std::filesystem::path exe = std::filesystem::read_symlink("/proc/self/exe", ec);
   std::filesystem::path dir = exe.parent_path().parent_path() / "share" / "egret" / "rules";
   if (ec || !std::filesystem::exists(dir / "hvx_ops.rules")) dir = EGRET_RULES_DIR;
-  std::vector<std::string> files;
-  for (const char* f : {"hvx_ops.rules", "cleanup.rules", "algebra.rules", "fusion.rules"}) {
-    files.push_back((dir / f).string());
-  }
-  return files;
+  return rules::ShippedRuleFiles(dir.string());
 }
 
 // "name=value": true/false -> bool, an integer -> int, a number -> double,

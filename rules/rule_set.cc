@@ -53,4 +53,12 @@ RuleSet LoadRuleText(std::string_view text, const std::string& filename,
   return set;
 }
 
+std::vector<std::string> ShippedRuleFiles(const std::string& dir) {
+  std::vector<std::string> files;
+  for (const char* f : {"hvx_ops.rules", "cleanup.rules", "algebra.rules", "fusion.rules"}) {
+    files.push_back(dir + "/" + f);
+  }
+  return files;
+}
+
 }  // namespace egret::rules

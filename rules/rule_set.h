@@ -40,6 +40,11 @@ absl::StatusOr<RuleSet> LoadRuleFiles(const std::vector<std::string>& paths,
 RuleSet LoadRuleText(std::string_view text, const std::string& filename,
                      const PreprocessOptions& options, DiagnosticList* diags);
 
+// The files of egret's shipped rule library (rules/lib/, docs/rule-library.md)
+// in `dir`, in load order: implementations first, then cleanup, algebra and
+// fusion rules.
+std::vector<std::string> ShippedRuleFiles(const std::string& dir);
+
 }  // namespace egret::rules
 
 #endif  // EGRET_RULES_RULE_SET_H_

@@ -14,26 +14,15 @@
 #include "egret/backend/test_data.h"
 #include "egret/graph/onnx_reader.h"
 #include "egret/pipeline/optimize.h"
-#include "egret/rules/rule_set.h"
 #include "gtest/gtest.h"
+#include "shipped_library.h"
 
 namespace egret {
 namespace {
 
 namespace fs = std::filesystem;
 
-const rules::RuleSet& Library() {
-  static const rules::RuleSet* const kSet = [] {
-    const std::string dir = std::string(EGRET_SOURCE_DIR) + "/rules/lib/";
-    DiagnosticList diags;
-    absl::StatusOr<rules::RuleSet> set = rules::LoadRuleFiles(
-        {dir + "hvx_ops.rules", dir + "cleanup.rules", dir + "algebra.rules", dir + "fusion.rules"},
-        {}, &diags);
-    EXPECT_TRUE(set.ok()) << set.status();
-    return new rules::RuleSet(set.ok() ? *std::move(set) : rules::RuleSet{});
-  }();
-  return *kSet;
-}
+const rules::RuleSet& Library() { return testing::ShippedLibrary(); }
 
 std::string ModelCache() {
   if (const char* c = std::getenv("EGRET_MODEL_CACHE"); c != nullptr && *c != '\0') return c;

@@ -9,27 +9,15 @@
 #include "egret/backend/executor.h"
 #include "egret/backend/test_data.h"
 #include "egret/pipeline/optimize.h"
-#include "egret/rules/rule_set.h"
 #include "gtest/gtest.h"
+#include "shipped_library.h"
 
 namespace egret {
 namespace {
 
 using testing::GraphBuilder;
 
-const rules::RuleSet& Library() {
-  static const rules::RuleSet* const kSet = [] {
-    const std::string dir = std::string(EGRET_SOURCE_DIR) + "/rules/lib/";
-    DiagnosticList diags;
-    absl::StatusOr<rules::RuleSet> set = rules::LoadRuleFiles(
-        {dir + "hvx_ops.rules", dir + "cleanup.rules", dir + "algebra.rules", dir + "fusion.rules"},
-        {}, &diags);
-    EXPECT_TRUE(set.ok()) << set.status();
-    EXPECT_FALSE(diags.has_errors()) << diags.ToString();
-    return new rules::RuleSet(set.ok() ? *std::move(set) : rules::RuleSet{});
-  }();
-  return *kSet;
-}
+const rules::RuleSet& Library() { return testing::ShippedLibrary(); }
 
 int CountOp(const Graph& g, const std::string& op) {
   int n = 0;
@@ -191,14 +179,19 @@ TEST(RuleLibraryTest, AlgebraIdentitiesAndReciprocal) {
   EXPECT_EQ(CountOp(out, "ElementWiseMultiply"), 2);  // x * 0.25 and x * 2
 }
 
+// x * clip(x + shift, 0, 6), then `scale_op` by `k` (HardSwish for shift 3
+// and a division by 6 or a multiplication by 1/6).
+ValueRef DecomposedHardSwish(GraphBuilder& b, ValueRef x, double shift, const char* scale_op,
+                             double k) {
+  ValueRef clip = b.Op("ReluMinMax", {b.Op("ElementWiseAdd", {x, b.F32({1, 1, 1, 1}, {shift})}),
+                                      b.F32({1, 1, 1, 1}, {0.0}), b.F32({1, 1, 1, 1}, {6.0})});
+  return b.Op(scale_op, {b.Op("ElementWiseMultiply", {x, clip}), b.F32({1, 1, 1, 1}, {k})});
+}
+
 TEST(RuleLibraryTest, DecomposedHardSwishAndGelu) {
   GraphBuilder b;
   ValueRef x = b.InputF32({1, 2, 2, 8});
-  ValueRef clip = b.Op("ReluMinMax", {b.Op("ElementWiseAdd", {x, b.F32({1, 1, 1, 1}, {3.0})}),
-                                      b.F32({1, 1, 1, 1}, {0.0}), b.F32({1, 1, 1, 1}, {6.0})});
-  ValueRef hs = b.Op("ElementWiseDivide",
-                     {b.Op("ElementWiseMultiply", {x, clip}), b.F32({1, 1, 1, 1}, {6.0})});
-  b.Output(hs);
+  b.Output(DecomposedHardSwish(b, x, 3.0, "ElementWiseDivide", 6.0));
   ValueRef e = b.Op("Erf", {b.Op("ElementWiseDivide", {x, b.F32({1, 1, 1, 1}, {1.41421356})})});
   ValueRef g = b.Op(
       "ElementWiseMultiply",
@@ -214,12 +207,66 @@ TEST(RuleLibraryTest, DecomposedHardSwishAndGelu) {
 TEST(RuleLibraryTest, HardSwishNeedsTheRightConstants) {
   GraphBuilder b;
   ValueRef x = b.InputF32({1, 2, 2, 8});
-  ValueRef clip = b.Op("ReluMinMax", {b.Op("ElementWiseAdd", {x, b.F32({1, 1, 1, 1}, {2.0})}),
-                                      b.F32({1, 1, 1, 1}, {0.0}), b.F32({1, 1, 1, 1}, {6.0})});
-  b.Output(b.Op("ElementWiseMultiply",
-                {b.Op("ElementWiseMultiply", {x, clip}), b.F32({1, 1, 1, 1}, {1.0 / 6})}));
+  b.Output(DecomposedHardSwish(b, x, 2.0, "ElementWiseMultiply", 1.0 / 6));
   Graph out = OptimizeAndVerify(b.graph());
   EXPECT_EQ(CountOp(out, "HardSwish"), 0);
+}
+
+// The decomposed LayerNorm ONNX exporters write (PP-OCR's recognizer has it).
+ValueRef DecomposedLayerNorm(GraphBuilder& b, ValueRef x, double two) {
+  ValueRef ax = b.Shape({2});
+  ValueRef kd = b.Ints({1});
+  ValueRef d = b.Op("ElementWiseSubtract", {x, b.Op("ReduceMean", {x, ax, kd})});
+  ValueRef var = b.Op("ReduceMean", {b.Op("ElementWisePower", {d, b.Scalar(two)}), ax, kd});
+  ValueRef den = b.Op("Sqrt", {b.Op("ElementWiseAdd", {var, b.Scalar(1e-5)})});
+  ValueRef n = b.Op("ElementWiseDivide", {d, den});
+  ValueRef g = b.Op("ElementWiseMultiply", {n, b.F32({8}, Ramp(8, 0.5, 0.25))});
+  return b.Op("ElementWiseAdd", {g, b.F32({8}, Ramp(8, -1, 0.25))});
+}
+
+TEST(RuleLibraryTest, DecomposedLayerNorm) {
+  GraphBuilder b;
+  ValueRef x = b.InputF32({1, 6, 8});
+  b.Output(DecomposedLayerNorm(b, x, 2.0));
+  Graph out = OptimizeAndVerify(b.graph());
+  EXPECT_EQ(CountOp(out, "LayerNorm"), 1);
+  EXPECT_EQ(CountOp(out, "ReduceMean"), 0);
+  EXPECT_EQ(CountOp(out, "Sqrt"), 0);
+}
+
+TEST(RuleLibraryTest, NotALayerNormWithAnotherPower) {
+  GraphBuilder b;
+  ValueRef x = b.InputF32({1, 6, 8});
+  b.Output(DecomposedLayerNorm(b, x, 3.0));
+  Graph out = OptimizeAndVerify(b.graph());
+  EXPECT_EQ(CountOp(out, "LayerNorm"), 0);
+}
+
+TEST(RuleLibraryTest, DecomposedSoftmaxOnlyOverTheLastAxis) {
+  for (int64_t axis : {2, 1}) {
+    GraphBuilder b;
+    ValueRef x = b.InputF32({1, 4, 8});
+    ValueRef ax = b.Shape({axis});
+    ValueRef kd = b.Ints({1});
+    ValueRef e = b.Op("Exp", {b.Op("ElementWiseSubtract", {x, b.Op("ReduceMax", {x, ax, kd})})});
+    b.Output(b.Op("ElementWiseDivide", {e, b.Op("ReduceSum", {e, ax, kd})}));
+    Graph out = OptimizeAndVerify(b.graph());
+    EXPECT_EQ(CountOp(out, "Softmax"), axis == 2 ? 1 : 0) << axis;
+    EXPECT_EQ(CountOp(out, "Exp"), axis == 2 ? 0 : 1) << axis;
+  }
+}
+
+TEST(RuleLibraryTest, BiasAfterFullyConnectedJoinsIt) {
+  GraphBuilder b;
+  ValueRef x = b.InputF32({1, 6, 16});
+  ValueRef fc = b.Op("FullyConnected", {x, b.F32({4, 16}, Ramp(64, -0.3, 0.01))});
+  b.Output(b.Op("ElementWiseAdd", {fc, b.F32({4}, Ramp(4, 1, 0.5))}));
+  // A full-shape addend is not a bias.
+  ValueRef fc2 = b.Op("FullyConnected", {x, b.F32({4, 16}, Ramp(64, 0.2, -0.01))});
+  b.Output(b.Op("ElementWiseAdd", {fc2, b.F32({1, 6, 4}, Ramp(24, 0, 0.1))}));
+  Graph out = OptimizeAndVerify(b.graph());
+  EXPECT_EQ(CountOp(out, "FullyConnected"), 2);
+  EXPECT_EQ(CountOp(out, "ElementWiseAdd"), 1);
 }
 
 }  // namespace
