@@ -103,6 +103,41 @@ TEST_F(GuardTest, Navigation) {
   EXPECT_TRUE(Holds("EQ(DIM_OF(SELECT(false, \"x\", \"c\"), 0), 4)"));
 }
 
+TEST_F(GuardTest, ProducerEmptinessAndLayoutChunks) {
+  EXPECT_TRUE(Holds("PRODUCER_FOR(INPUT_OF(\"*\", 0), \"Relu\")"));
+  EXPECT_FALSE(Holds("PRODUCER_FOR(\"c\", \"Relu\")"));
+  EXPECT_FALSE(Holds("IS_EMPTY(\"x\")"));
+  EXPECT_FALSE(Holds("IS_EMPTY_DIM(\"x\", 3)"));
+  // Crouton tensors are 1x8x8x32 chunks; any other layout is flat.
+  EXPECT_TRUE(Holds("EQ(LAYOUT_CHUNKSIZE(QUint8CroutonTensor, 3), 32)"));
+  EXPECT_TRUE(Holds("EQ(LAYOUT_CHUNKSIZE(QUint8CroutonTensor, 1), 8)"));
+  EXPECT_TRUE(Holds("EQ(LAYOUT_CHUNKSIZE(PlainFloatTensor, 3), 1)"));
+}
+
+TEST(GuardEmptyTest, EmptyTensorsAndDims) {
+  Graph g;
+  NodeId x = g.AddInput("x", QU8({1, 0, 4, 8}));
+  NodeId root = AddOp(g, "Foo", {x}, QU8({1, 0, 4, 8}));
+  g.AddOutput(ValueRef{root, 0}, "out");
+  testing::Imported im = testing::Import(g);
+  auto holds = [&](const std::string& c) {
+    rules::RuleSet set = testing::LoadRules("DEF_PACKAGE_OPTIMIZATION(BEGIN, Op(\"Foo\", \"x\"), " +
+                                            c + ", \"x\")\n");
+    absl::StatusOr<rules::CompiledRule> r = rules::CompileRule(set.rules[0], {});
+    EXPECT_TRUE(r.ok()) << r.status();
+    bool result = false;
+    Matcher m(r->rewrite.pattern);
+    m.MatchAll(im.eg, [&](const MatchView& v) {
+      result = r->rewrite.guard(im.eg, v);
+      return true;
+    });
+    return result;
+  };
+  EXPECT_TRUE(holds("IS_EMPTY(\"x\")"));
+  EXPECT_TRUE(holds("IS_EMPTY_DIM(\"x\", 1)"));
+  EXPECT_FALSE(holds("IS_EMPTY_DIM(\"x\", 2)"));
+}
+
 TEST_F(GuardTest, ConstValuesAndFailureValues) {
   EXPECT_TRUE(Holds("EQ(CONSTVAL_INT(\"c\", 0), -7)"));
   EXPECT_TRUE(Holds("EQ(CONSTVAL_INT(\"c\", 3), 5)"));

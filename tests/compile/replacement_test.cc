@@ -128,6 +128,64 @@ TEST(ReplacementTest, AutosplitOf300ChannelsIntoPiecesOf256And44) {
   }
 }
 
+TEST(ReplacementTest, ChangedimSliceAndSplitScalarsInTheBody) {
+  // A depth split of Foo(x [.., 300], b [300]): b is sliced on its dim 0, and
+  // gen_Shape(SPLIT_START, SPLIT_SIZE, SPLIT_DIM) records each piece.
+  Graph g;
+  NodeId x = g.AddInput("x", QU8({1, 2, 2, 300}));
+  NodeId b = g.AddInput("b", QU8({300}));
+  NodeId r = AddOp(g, "Foo", {x, b}, QU8({1, 2, 2, 300}));
+  testing::Imported im = testing::Import(g);
+  auto rules = testing::CompileAll(testing::LoadRules(
+      Rule("Op(\"Foo\", \"x\", \"b\")", "GT(DIM_DEPTH(\"*\"), CHANNEL_SPLIT_SIZE)",
+           "AUTOSPLIT(3, \"I\", CHANNEL_SPLIT_SIZE, Op(\"Foo2\", TYPICAL_SLICE(\"x\", \"I\"), "
+           "CHANGEDIM_SLICE(\"b\", \"I\", 0), gen_Shape(SPLIT_START(\"I\"), SPLIT_SIZE(\"I\"), "
+           "SPLIT_DIM(\"I\"))))")));
+  testing::Saturate(im.eg, rules);
+  ENodeView concat = NodeWithOp(im.eg, im.cls[r], "Concat");
+  ASSERT_EQ(concat.children.size(), 3u);
+  const int64_t want_start[2] = {0, 256}, want_size[2] = {256, 44};
+  for (int k = 0; k < 2; ++k) {
+    ENodeView foo = NodeWithOp(im.eg, im.eg.Find(concat.children[1 + k]), "Foo2");
+    ASSERT_EQ(foo.children.size(), 3u);
+    ENodeView bs = NodeWithOp(im.eg, im.eg.Find(foo.children[1]), "Slice_shape");
+    EXPECT_EQ(im.eg.Find(bs.children[0]), im.eg.Find(im.cls[b]));
+    EXPECT_EQ(im.eg.TypeOf(im.eg.Find(bs.children[1])).dims, Dims{want_start[k]});
+    EXPECT_EQ(im.eg.TypeOf(im.eg.Find(bs.children[2])).dims, Dims{want_size[k]});
+    EXPECT_EQ(im.eg.TypeOf(im.eg.Find(foo.children[1])), QU8({want_size[k]}));
+    EXPECT_EQ(im.eg.TypeOf(im.eg.Find(foo.children[2])).dims,
+              (Dims{want_start[k], want_size[k], 3}));
+  }
+}
+
+TEST(ReplacementTest, TypicalConvSliceSplitsAValidConvolutionAlongHeight) {
+  // A 3x3 VALID convolution of [1,10,4,8] gives [1,8,2,4]; pieces of 4 output
+  // rows need input rows [0,6) and [4,10) (conv_valid_split_start/size).
+  Graph g;
+  NodeId x = g.AddInput("x", QU8({1, 10, 4, 8}));
+  NodeId f = AddConst(g, QU8({3, 3, 8, 4}), std::vector<double>(3 * 3 * 8 * 4, 1.0));
+  NodeId bias = AddConst(g, TensorType(DType::kInt32, {4}), {0, 0, 0, 0});
+  NodeId s = AddShapeNode(g, {1, 1, 1, 1});
+  NodeId p = AddShapeNode(g, {0, 0, 0, 0});
+  NodeId conv = AddOp(g, "Conv2d", {x, f, bias, s, p}, QU8({1, 8, 2, 4}));
+  testing::Imported im = testing::Import(g);
+  auto rules = testing::CompileAll(testing::LoadRules(
+      Rule("Op(\"Conv2d\", \"in\", \"f\", \"b\", \"s\", \"p\")", "GT(DIM_HEIGHT(\"*\"), 4)",
+           "AUTOSPLIT(1, \"I\", 4, Op(\"Conv2d\", TYPICAL_CONV_SLICE(\"in\", \"I\", 1, 3), \"f\", "
+           "\"b\", \"s\", \"p\"))")));
+  testing::Saturate(im.eg, rules);
+  ENodeView concat = NodeWithOp(im.eg, im.cls[conv], "Concat");
+  ASSERT_EQ(concat.children.size(), 3u);
+  for (int k = 0; k < 2; ++k) {
+    Id piece = im.eg.Find(concat.children[1 + k]);
+    EXPECT_EQ(im.eg.TypeOf(piece).dims, (Dims{1, 4, 2, 4}));
+    ENodeView c = NodeWithOp(im.eg, piece, "Conv2d");
+    ENodeView sl = NodeWithOp(im.eg, im.eg.Find(c.children[0]), "Slice_shape");
+    EXPECT_EQ(im.eg.TypeOf(im.eg.Find(sl.children[1])).dims, (Dims{0, 4 * k, 0, 0}));
+    EXPECT_EQ(im.eg.TypeOf(im.eg.Find(sl.children[2])).dims, (Dims{1, 6, 4, 8}));
+  }
+}
+
 TEST(ReplacementTest, TypeMismatchIsReportedAndSkipped) {
   Graph g;
   NodeId x = g.AddInput("x", QU8({4}));
