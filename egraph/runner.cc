@@ -298,6 +298,7 @@ RunReport RunState::Run(absl::Span<const Phase> phases) {
       it.classes = g_.num_classes();
       it.memory_bytes = MemoryBytes(true);
       report_.peak_memory_bytes = std::max(report_.peak_memory_bytes, it.memory_bytes);
+      if (o_.on_iteration) o_.on_iteration(it);
       report_.iterations.push_back(std::move(it));
       ++pr.iterations;
       if (o_.check_invariants) {

@@ -56,6 +56,8 @@ struct RunnerLimits {
   bool memory_from_rss = false;
 };
 
+struct IterationReport;
+
 struct RunnerOptions {
   RunnerLimits limits;
   SchedulerKind scheduler = SchedulerKind::kBackoff;
@@ -63,6 +65,8 @@ struct RunnerOptions {
   // Run CheckInvariants after every rebuild; a violation stops the run with
   // RunReport::invariant_error set (for tests; linear cost per iteration).
   bool check_invariants = false;
+  // Called after every iteration (its rebuild done), e.g. for a progress line.
+  std::function<void(const IterationReport&)> on_iteration;
 };
 
 struct RuleStats {

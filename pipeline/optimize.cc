@@ -257,6 +257,21 @@ absl::StatusOr<OptimizeResult> Optimize(const Graph& input, const rules::RuleSet
       continue;
     }
     const Clock::time_point t0 = Clock::now();
+    if (options.progress) {
+      // One line per iteration as it ends, so a long phase shows progress.
+      ro.on_iteration = [&](const IterationReport& it) {
+        size_t m = 0, a = 0;
+        for (const RuleStats& rs : it.rules) {
+          m += rs.matches;
+          a += rs.applications;
+        }
+        options.progress(absl::StrFormat(
+            "phase %d/%d %s (priority %d) iteration %d: matches=%d applied=%d enodes=%d "
+            "eclasses=%d",
+            p + 1, groups.size(), phase.name, priority, it.iteration + 1, m, a, it.nodes,
+            it.classes));
+      };
+    }
     Runner runner(s.eg, ro);
     RunReport rep = runner.Run(absl::Span<const Phase>(&phase, 1));
     saturate_ms += Ms(t0, Clock::now());
@@ -270,19 +285,9 @@ absl::StatusOr<OptimizeResult> Optimize(const Graph& input, const rules::RuleSet
       if (per_rule.try_emplace(r->name, 0, 0).second) order.push_back(r->name);
     }
     for (const IterationReport& it : rep.iterations) {
-      size_t m = 0, a = 0;
       for (const RuleStats& rs : it.rules) {
         per_rule[rs.name].first += rs.matches;
         per_rule[rs.name].second += rs.applications;
-        m += rs.matches;
-        a += rs.applications;
-      }
-      if (options.progress) {
-        options.progress(absl::StrFormat(
-            "phase %d/%d %s (priority %d) iteration %d: matches=%d applied=%d enodes=%d "
-            "eclasses=%d",
-            p + 1, groups.size(), phase.name, priority, it.iteration + 1, m, a, it.nodes,
-            it.classes));
       }
     }
     nlohmann::json rj = nlohmann::json::array();

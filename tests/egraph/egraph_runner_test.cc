@@ -153,6 +153,24 @@ TEST(RunnerTest, IterationLimit) {
   EXPECT_TRUE(g.clean());
 }
 
+TEST(RunnerTest, OnIterationSeesEveryIterationAsItEnds) {
+  EGraph g;
+  Id root = LeftNestedSum(g, 5);
+  RunnerOptions o = Unlimited();
+  std::vector<size_t> seen;  // e-nodes after each iteration, as reported live
+  o.on_iteration = [&](const IterationReport& it) {
+    EXPECT_EQ(it.iteration, seen.size());
+    EXPECT_EQ(it.nodes, g.num_nodes());  // called right after that iteration's rebuild
+    seen.push_back(it.nodes);
+  };
+  std::vector<Rewrite> rules = BuiltinRewrites(OpTable::Default());
+  RunReport r = Runner(g, o).Run(rules);
+  ASSERT_EQ(seen.size(), r.iterations.size());
+  for (size_t i = 0; i < seen.size(); ++i) EXPECT_EQ(seen[i], r.iterations[i].nodes);
+  EXPECT_GT(seen.back(), seen.front());
+  (void)root;
+}
+
 TEST(RunnerTest, NodeLimitHonouredWithinTenPercent) {
   EGraph g;
   LeftNestedSum(g, 8);
