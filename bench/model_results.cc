@@ -5,7 +5,7 @@
 // runs in its own process; its peak RSS covers import, optimization and
 // verification.
 //
-//   model_results [--out FILE.md] [--no-verify]
+//   model_results [--out FILE.md] [--no-verify] [--phase-mode keep|reseed]
 //
 // Networks: ../shared/models/onnx-light/*.onnx and the PP-OCR networks that
 // scripts/fetch-models caches ($EGRET_MODEL_CACHE, default
@@ -92,13 +92,14 @@ std::string Verify(const Graph& in, const Graph& out) {
 
 // One table row ("| ... |\n"), or a note ("- name: ...\n") when the network
 // cannot be imported or optimized.
-std::string RunModel(const Model& m, const rules::RuleSet& lib, bool verify) {
+std::string RunModel(const Model& m, const rules::RuleSet& lib, bool verify,
+                     const OptimizeOptions& options) {
   Clock::time_point t0 = Clock::now();
   absl::StatusOr<Graph> g = ReadOnnx(m.path, m.import);
   double import_ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
   if (!g.ok()) return absl::StrFormat("- %s: import failed: %s\n", m.name, g.status().message());
   DiagnosticList d;
-  absl::StatusOr<OptimizeResult> r = Optimize(*g, lib, {}, &d);
+  absl::StatusOr<OptimizeResult> r = Optimize(*g, lib, options, &d);
   if (!r.ok()) {
     return absl::StrFormat("- %s: optimize failed: %s\n", m.name, r.status().message());
   }
@@ -118,10 +119,18 @@ std::string RunModel(const Model& m, const rules::RuleSet& lib, bool verify) {
 int Main(int argc, char** argv) {
   std::string out_path;
   bool verify = true;
+  OptimizeOptions options;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "--out" && i + 1 < argc) {
       out_path = argv[++i];
+    } else if (a == "--phase-mode" && i + 1 < argc) {
+      std::optional<PhaseMode> mode = ParsePhaseMode(argv[++i]);
+      if (!mode) {
+        std::fprintf(stderr, "model_results: error: --phase-mode must be keep or reseed\n");
+        return 2;
+      }
+      options.phase_mode = *mode;
     } else if (a == "--no-verify") {
       verify = false;
     } else {
@@ -156,7 +165,7 @@ int Main(int argc, char** argv) {
     pid_t pid = fork();
     if (pid == 0) {
       close(fds[0]);
-      std::string line = RunModel(m, *lib, verify);
+      std::string line = RunModel(m, *lib, verify, options);
       ssize_t n = write(fds[1], line.data(), line.size());
       _exit(n == static_cast<ssize_t>(line.size()) ? 0 : 1);
     }
