@@ -106,28 +106,30 @@ Choice GreedyCostSets(const ExtractionProblem& p) {
 // active chosen nodes plus root occurrences; c is active iff refs[c] > 0.
 class LocalSearch {
  public:
-  LocalSearch(const ExtractionProblem& p, Choice full, int64_t budget)
+  LocalSearch(const ExtractionProblem& p, Choice full, int64_t budget,
+              std::optional<std::chrono::steady_clock::time_point> deadline)
       : p_(p),
         choice_(std::move(full)),
         refs_(p.num_classes(), 0),
         mark_(p.num_classes(), 0),
-        budget_(budget) {
+        budget_(budget),
+        deadline_(deadline) {
     for (ClassId r : p_.roots()) cost_ += Inc(r);
   }
 
   void Run() {
     bool improved = true;
-    while (improved && budget_ > 0) {
+    while (improved && HasBudget()) {
       improved = false;
       // Shared-class moves: make an unused class s available and let every
       // active user that can use s switch to it; keep all or nothing.
-      for (ClassId s = 0; s < p_.num_classes() && budget_ > 0; ++s) {
+      for (ClassId s = 0; s < p_.num_classes() && HasBudget(); ++s) {
         if (refs_[s] == 0 && choice_.node[s] != kNoNode && TryIntroduce(s)) improved = true;
       }
       // Single switches.
-      for (ClassId c = 0; c < p_.num_classes() && budget_ > 0; ++c) {
+      for (ClassId c = 0; c < p_.num_classes() && HasBudget(); ++c) {
         if (refs_[c] == 0 || p_.class_size(c) < 2) continue;
-        for (NodeId alt = p_.class_begin(c); alt < p_.class_end(c) && budget_ > 0; ++alt) {
+        for (NodeId alt = p_.class_begin(c); alt < p_.class_end(c) && HasBudget(); ++alt) {
           const NodeId cur = choice_.node[c];
           if (alt == cur || !Usable(c, alt)) continue;
           double delta = Switch(c, alt);
@@ -255,6 +257,18 @@ class LocalSearch {
   std::vector<ClassId> stack_;
   double cost_ = 0;
   int64_t budget_;
+  std::optional<std::chrono::steady_clock::time_point> deadline_;
+  uint32_t ticks_ = 0;
+
+  // False once the work budget is spent or the deadline (checked every 256
+  // calls) has passed.
+  bool HasBudget() {
+    if (budget_ <= 0) return false;
+    if (deadline_ && (++ticks_ & 255) == 0 && std::chrono::steady_clock::now() >= *deadline_) {
+      budget_ = 0;
+    }
+    return budget_ > 0;
+  }
   std::vector<std::pair<ClassId, NodeId>> undo_;
 };
 
@@ -301,7 +315,7 @@ absl::StatusOr<Choice> ExtractDag(const ExtractionProblem& p, const DagOptions& 
   for (Choice& cand : candidates) {
     Choice result = cand;
     if (options.local_search) {
-      LocalSearch search(p, Complete(p, cand, tree->choice), budget);
+      LocalSearch search(p, Complete(p, cand, tree->choice), budget, options.deadline);
       search.Run();
       result = RestrictToReachable(p, search.choice());
     }

@@ -12,7 +12,9 @@
 #ifndef EGRET_EXTRACT_DAG_EXTRACTOR_H_
 #define EGRET_EXTRACT_DAG_EXTRACTOR_H_
 
+#include <chrono>
 #include <cstdint>
+#include <optional>
 
 #include "absl/status/statusor.h"
 #include "egret/extract/choice.h"
@@ -26,6 +28,9 @@ struct DagOptions {
   // Upper bound on the local search's elementary steps per candidate, as a
   // multiple of (nodes + child edges). Deterministic (no clock involved).
   int64_t work_factor = 200;
+  // When set, the local search also stops at this time (keeping what it has
+  // improved so far): callers with a time limit (the ILP's warm start) pass it.
+  std::optional<std::chrono::steady_clock::time_point> deadline;
 };
 
 // The greedy cost-set choice alone (step 1), restricted to the classes

@@ -626,7 +626,9 @@ absl::StatusOr<IlpResult> ExtractIlp(const ExtractionProblem& p, const IlpOption
   if (options.warm_start.has_value() && ValidateChoice(p, *options.warm_start).ok()) {
     warm = RestrictToReachable(p, *options.warm_start);
   } else {
-    absl::StatusOr<Choice> dag = ExtractDag(p);
+    DagOptions dag_options;
+    dag_options.deadline = deadline;  // the warm start is paid from the time limit too
+    absl::StatusOr<Choice> dag = ExtractDag(p, dag_options);
     if (!dag.ok()) return dag.status();
     warm = *std::move(dag);
   }
