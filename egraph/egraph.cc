@@ -233,51 +233,50 @@ bool EGraph::NodeLess(NodeIdx a, NodeIdx b) const {
   return a < b;
 }
 
-void EGraph::Repair(Id c, std::vector<Id>& touched) {
+void EGraph::Repair(NodeIdx p, std::vector<Id>& touched) {
   Store& st = *store_;
-  std::vector<NodeIdx>& parents = classes_[c].parents;
-  for (size_t i = 0; i < parents.size(); ++i) {
-    NodeIdx p = parents[i];
-    NodeRec& rec = st.nodes[p];
-    if (rec.flags & kDead) continue;
-    const bool hashed = !(rec.flags & kUnhashed);
-    if (hashed) hashcons_->set.erase(p);
-    Id* ch = st.children.data() + rec.child_begin;
-    for (uint16_t k = 0; k < rec.arity; ++k) ch[k] = Find(ch[k]);
-    node_stamp_[p] = static_cast<uint32_t>(epoch_);
-    Id pc = Find(node_class_[p]);
-    touched.push_back(pc);
-    LogChange(pc);
-    if (!hashed) continue;
-    auto [it, inserted] = hashcons_->set.insert(p);
-    if (inserted) continue;
-    NodeIdx q = *it;
-    Id qc = Find(node_class_[q]);
-    if (qc == pc) {
-      rec.flags |= kDead;
-      --live_nodes_;
-      continue;
-    }
-    if (Union(pc, qc).ok()) {
-      rec.flags |= kDead;
-      --live_nodes_;
-    } else {
-      // A refused congruence (recorded): keep p, outside the hash-cons.
-      rec.flags |= kUnhashed;
-    }
+  NodeRec& rec = st.nodes[p];
+  if (rec.flags & kDead) return;
+  Id* ch = st.children.data() + rec.child_begin;
+  bool stale = false;
+  for (uint16_t k = 0; k < rec.arity; ++k) stale |= !uf_.IsRoot(ch[k]);
+  if (!stale) return;  // already repaired (a parent of several merged classes)
+  const bool hashed = !(rec.flags & kUnhashed);
+  if (hashed) hashcons_->set.erase(p);
+  for (uint16_t k = 0; k < rec.arity; ++k) ch[k] = Find(ch[k]);
+  node_stamp_[p] = static_cast<uint32_t>(epoch_);
+  Id pc = Find(node_class_[p]);
+  touched.push_back(pc);
+  LogChange(pc);
+  if (!hashed) return;
+  auto [it, inserted] = hashcons_->set.insert(p);
+  if (inserted) return;
+  Id qc = Find(node_class_[*it]);
+  if (qc == pc) {
+    rec.flags |= kDead;
+    --live_nodes_;
+    return;
   }
-  parents.erase(std::remove_if(parents.begin(), parents.end(),
-                               [&](NodeIdx p) { return (st.nodes[p].flags & kDead) != 0; }),
-                parents.end());
-  std::sort(parents.begin(), parents.end());
-  parents.erase(std::unique(parents.begin(), parents.end()), parents.end());
+  if (Union(pc, qc).ok()) {
+    rec.flags |= kDead;
+    --live_nodes_;
+  } else {
+    // A refused congruence (recorded): keep p, outside the hash-cons.
+    rec.flags |= kUnhashed;
+  }
 }
 
-void EGraph::CleanClass(Id c) {
+void EGraph::CleanClass(Id c, bool with_parents) {
+  const NodeRec* recs = store_->nodes.data();
+  auto dead = [&](NodeIdx n) { return (recs[n].flags & kDead) != 0; };
   std::vector<NodeIdx>& nodes = classes_[c].nodes;
-  nodes.erase(std::remove_if(nodes.begin(), nodes.end(), [&](NodeIdx n) { return !IsLive(n); }),
-              nodes.end());
+  nodes.erase(std::remove_if(nodes.begin(), nodes.end(), dead), nodes.end());
   std::sort(nodes.begin(), nodes.end(), [&](NodeIdx a, NodeIdx b) { return NodeLess(a, b); });
+  if (!with_parents) return;
+  std::vector<NodeIdx>& parents = classes_[c].parents;
+  parents.erase(std::remove_if(parents.begin(), parents.end(), dead), parents.end());
+  std::sort(parents.begin(), parents.end());
+  parents.erase(std::unique(parents.begin(), parents.end()), parents.end());
 }
 
 size_t EGraph::Rebuild() {
@@ -285,38 +284,40 @@ size_t EGraph::Rebuild() {
   // A new epoch, so that classes logged before (e.g. when created) are logged
   // again when they change here.
   ++epoch_;
-  std::vector<Id> touched;
-  std::vector<Id> todo;
-  while (!pending_.empty() || !worklist_.empty()) {
+  std::vector<Id> touched;  // classes whose node lists changed
+  std::vector<Id> merged;   // classes that received another class's lists
+  std::vector<NodeIdx> repair;
+  while (!pending_.empty()) {
     std::vector<Id> losers;
     losers.swap(pending_);
+    repair.clear();
     for (Id l : losers) {
       Id r = Find(l);
       ClassRec& lc = classes_[l];
       ClassRec& rc = classes_[r];
+      // The loser's nodes join r (new matches through r) and its parents now
+      // hold a non-canonical operand: only they need repair, as in egg; the
+      // parents of r are unaffected by this merge.
       for (NodeIdx n : lc.nodes) node_stamp_[n] = static_cast<uint32_t>(epoch_);
       rc.nodes.insert(rc.nodes.end(), lc.nodes.begin(), lc.nodes.end());
       rc.parents.insert(rc.parents.end(), lc.parents.begin(), lc.parents.end());
+      repair.insert(repair.end(), lc.parents.begin(), lc.parents.end());
       std::vector<NodeIdx>().swap(lc.nodes);
       std::vector<NodeIdx>().swap(lc.parents);
-      worklist_.push_back(r);
+      touched.push_back(r);
+      merged.push_back(r);
+      LogChange(r);
     }
-    todo.clear();
-    todo.swap(worklist_);
-    for (Id& c : todo) c = Find(c);
-    std::sort(todo.begin(), todo.end());
-    todo.erase(std::unique(todo.begin(), todo.end()), todo.end());
-    for (Id c : todo) {
-      if (!IsCanonical(c)) continue;  // merged meanwhile: its root is queued
-      touched.push_back(c);
-      LogChange(c);
-      Repair(c, touched);
-    }
+    for (NodeIdx p : repair) Repair(p, touched);
   }
-  for (Id& c : touched) c = Find(c);
-  std::sort(touched.begin(), touched.end());
-  touched.erase(std::unique(touched.begin(), touched.end()), touched.end());
-  for (Id c : touched) CleanClass(c);
+  for (std::vector<Id>* list : {&touched, &merged}) {
+    for (Id& c : *list) c = Find(c);
+    std::sort(list->begin(), list->end());
+    list->erase(std::unique(list->begin(), list->end()), list->end());
+  }
+  for (Id c : touched) {
+    CleanClass(c, std::binary_search(merged.begin(), merged.end(), c));
+  }
   ++epoch_;
   return classes_before - live_classes_;
 }

@@ -10,10 +10,11 @@
 //
 // Deferred rebuilding. Union() only links the two classes in the union-find
 // and records the merge; class contents are merged and congruence is restored
-// by Rebuild(), which processes a worklist of merged classes: every parent of
-// a merged class is re-canonicalized and re-inserted into the hash-cons, and a
-// parent found equal to an existing node is merged with it (its class, and so
-// on upwards). After Rebuild() the hash-cons is canonical, congruence is
+// by Rebuild(), which processes the classes merged away (the losers): every
+// parent of a loser is re-canonicalized and re-inserted into the hash-cons
+// (the winner's parents still hold canonical operands and are left alone), and
+// a parent found equal to an existing node is merged with it (its class, and
+// so on upwards). After Rebuild() the hash-cons is canonical, congruence is
 // closed and every class lists canonical nodes. Between rebuilds, the classes'
 // node lists do not change except for new singleton classes, so e-matching can
 // run (and rules can be applied) against a stable snapshot.
@@ -220,8 +221,13 @@ class EGraph {
   bool IsUnhashedOp(Symbol op);
   absl::Status Conflict(Id a, Id b, TypeId type_b, bool constants);
   void LogChange(Id c);
-  void Repair(Id c, std::vector<Id>& touched);
-  void CleanClass(Id c);
+  // Re-canonicalizes node p (a parent of a merged class) unless it is dead
+  // or already canonical, re-inserts it into the hash-cons and merges its
+  // class with a congruent node's; classes it changed go to `touched`.
+  void Repair(NodeIdx p, std::vector<Id>& touched);
+  // Drops dead nodes from c's node list and sorts it; with `with_parents`
+  // also drops dead and repeated entries from its parent list.
+  void CleanClass(Id c, bool with_parents);
   bool NodeLess(NodeIdx a, NodeIdx b) const;
 
   OpTable ops_;
@@ -234,8 +240,7 @@ class EGraph {
   std::vector<uint32_t> node_stamp_;
   std::vector<ClassRec> classes_;
   UnionFind uf_;
-  std::vector<Id> pending_;   // losers of unions not yet merged into their roots
-  std::vector<Id> worklist_;  // roots whose parents must be repaired
+  std::vector<Id> pending_;  // losers of unions not yet merged into their roots
   std::vector<Id> change_log_;
   uint64_t epoch_ = 0;
   uint64_t version_ = 0;

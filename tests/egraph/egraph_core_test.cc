@@ -206,8 +206,12 @@ TEST(EGraphTest, ChangeLogRecordsNewAndMergedClasses) {
   EGraph g;
   Id a = Leaf(g, "a"), b = Leaf(g, "b");
   Id fa = AddOp(g, "Relu", {a});
+  // b has more parents, so a's class is merged into b's and fa's node (a
+  // parent of the merged-away class) is re-canonicalized.
+  AddOp(g, "Sigmoid", {b});
+  AddOp(g, "Tanh", {b});
   size_t pos = g.change_log_size();
-  EXPECT_EQ(pos, 3u);
+  EXPECT_EQ(pos, 5u);
   Merge(g, a, b);
   g.Rebuild();
   std::vector<Id> changed;
