@@ -30,8 +30,13 @@ inline size_t HashContent(Symbol op, Payload payload, const Id* children, size_t
 }  // namespace
 
 // The hash-cons: node indices hashed and compared by node content, with
-// heterogeneous lookup by a (op, payload, children) key.
+// heterogeneous lookup by a (op, payload, children) key. Each slot also holds
+// the class the node was added to, so that a hit needs no node_class_ read.
 struct EGraph::Hashcons {
+  struct Slot {
+    NodeIdx node;
+    Id cls;  // node_class_[node] (not necessarily canonical)
+  };
   struct Key {
     Symbol op;
     Payload payload;
@@ -40,8 +45,8 @@ struct EGraph::Hashcons {
   struct Hash {
     using is_transparent = void;
     const Store* s;
-    size_t operator()(NodeIdx n) const {
-      const NodeRec& r = s->nodes[n];
+    size_t operator()(const Slot& slot) const {
+      const NodeRec& r = s->nodes[slot.node];
       return HashContent(r.op, r.payload, s->children.data() + r.child_begin, r.arity);
     }
     size_t operator()(const Key& k) const {
@@ -60,17 +65,17 @@ struct EGraph::Hashcons {
       }
       return true;
     }
-    bool operator()(NodeIdx a, NodeIdx b) const {
-      const NodeRec& r = s->nodes[b];
-      return Same(a, r.op, r.payload, s->children.data() + r.child_begin, r.arity);
+    bool operator()(const Slot& a, const Slot& b) const {
+      const NodeRec& r = s->nodes[b.node];
+      return Same(a.node, r.op, r.payload, s->children.data() + r.child_begin, r.arity);
     }
-    bool operator()(NodeIdx a, const Key& k) const {
-      return Same(a, k.op, k.payload, k.children.data(), k.children.size());
+    bool operator()(const Slot& a, const Key& k) const {
+      return Same(a.node, k.op, k.payload, k.children.data(), k.children.size());
     }
-    bool operator()(const Key& k, NodeIdx a) const { return (*this)(a, k); }
+    bool operator()(const Key& k, const Slot& a) const { return (*this)(a, k); }
   };
   explicit Hashcons(const Store* s) : set(0, Hash{s}, Eq{s}) {}
-  absl::flat_hash_set<NodeIdx, Hash, Eq> set;
+  absl::flat_hash_set<Slot, Hash, Eq> set;
 };
 
 std::string MergeConflict::ToString() const {
@@ -107,9 +112,9 @@ bool EGraph::IsUnhashedOp(Symbol op) {
 }
 
 void EGraph::LogChange(Id c) {
-  ClassRec& rec = classes_[c];
-  if (rec.logged_epoch == epoch_) return;
-  rec.logged_epoch = epoch_;
+  const uint32_t e = static_cast<uint32_t>(epoch_);
+  if (logged_epoch_[c] == e) return;
+  logged_epoch_[c] = e;
   change_log_.push_back(c);
 }
 
@@ -138,8 +143,8 @@ absl::StatusOr<Id> EGraph::Add(const ENodeView& node, TypeId type) {
   if (!unhashed) {
     auto it = hashcons_->set.find(Hashcons::Key{node.op, node.payload, ch});
     if (it != hashcons_->set.end()) {
-      Id c = Find(node_class_[*it]);
-      if (classes_[c].type != type) return Conflict(c, kNoId, type, false);
+      Id c = Find(it->cls);
+      if (class_type_[it->cls] != type) return Conflict(c, kNoId, type, false);
       return c;
     }
   }
@@ -150,10 +155,10 @@ absl::StatusOr<Id> EGraph::Add(const ENodeView& node, TypeId type) {
                              static_cast<uint8_t>(unhashed ? kUnhashed : 0)});
   st.children.insert(st.children.end(), ch.begin(), ch.end());
   Id c = uf_.MakeSet();
-  ClassRec& rec = classes_.emplace_back();
-  rec.nodes.push_back(n);
-  rec.type = type;
-  if (node.op == const_op_) rec.constant = node.payload;
+  classes_.emplace_back().nodes.push_back(n);
+  class_type_.push_back(type);
+  class_constant_.push_back(node.op == const_op_ ? node.payload : kNoPayload);
+  logged_epoch_.push_back(~uint32_t{0});
   node_class_.push_back(c);
   node_stamp_.push_back(static_cast<uint32_t>(epoch_));
   for (size_t i = 0; i < ch.size(); ++i) {
@@ -161,7 +166,7 @@ absl::StatusOr<Id> EGraph::Add(const ENodeView& node, TypeId type) {
     classes_[ch[i]].parents.push_back(n);
     ++list_entries_;
   }
-  if (!unhashed) hashcons_->set.insert(n);
+  if (!unhashed) hashcons_->set.insert(Hashcons::Slot{n, c});
   ++live_nodes_;
   ++live_classes_;
   ++list_entries_;
@@ -193,26 +198,23 @@ std::optional<Id> EGraph::Lookup(const ENodeView& node) const {
   for (Id& c : ch) c = Find(c);
   auto it = hashcons_->set.find(Hashcons::Key{node.op, node.payload, ch});
   if (it == hashcons_->set.end()) return std::nullopt;
-  return Find(node_class_[*it]);
+  return Find(it->cls);
 }
 
 absl::StatusOr<bool> EGraph::Union(Id a, Id b) {
   a = Find(a);
   b = Find(b);
   if (a == b) return false;
-  ClassRec* ra = &classes_[a];
-  ClassRec* rb = &classes_[b];
-  if (ra->type != rb->type) return Conflict(a, b, rb->type, false);
-  if (ra->constant != kNoPayload && rb->constant != kNoPayload && ra->constant != rb->constant) {
-    return Conflict(a, b, rb->type, true);
-  }
+  if (class_type_[a] != class_type_[b]) return Conflict(a, b, class_type_[b], false);
+  const Payload ka = class_constant_[a];
+  const Payload kb = class_constant_[b];
+  if (ka != kNoPayload && kb != kNoPayload && ka != kb) return Conflict(a, b, class_type_[b], true);
   // The class with more to repair stays the root.
-  if (ra->nodes.size() + ra->parents.size() < rb->nodes.size() + rb->parents.size()) {
-    std::swap(a, b);
-    std::swap(ra, rb);
-  }
+  const ClassRec& ra = classes_[a];
+  const ClassRec& rb = classes_[b];
+  if (ra.nodes.size() + ra.parents.size() < rb.nodes.size() + rb.parents.size()) std::swap(a, b);
   uf_.Link(b, a);
-  if (ra->constant == kNoPayload) ra->constant = rb->constant;
+  if (class_constant_[a] == kNoPayload) class_constant_[a] = class_constant_[b];
   pending_.push_back(b);
   --live_classes_;
   ++version_;
@@ -242,16 +244,16 @@ void EGraph::Repair(NodeIdx p, std::vector<Id>& touched) {
   for (uint16_t k = 0; k < rec.arity; ++k) stale |= !uf_.IsRoot(ch[k]);
   if (!stale) return;  // already repaired (a parent of several merged classes)
   const bool hashed = !(rec.flags & kUnhashed);
-  if (hashed) hashcons_->set.erase(p);
+  if (hashed) hashcons_->set.erase(Hashcons::Slot{p, kNoId});
   for (uint16_t k = 0; k < rec.arity; ++k) ch[k] = Find(ch[k]);
   node_stamp_[p] = static_cast<uint32_t>(epoch_);
   Id pc = Find(node_class_[p]);
   touched.push_back(pc);
   LogChange(pc);
   if (!hashed) return;
-  auto [it, inserted] = hashcons_->set.insert(p);
+  auto [it, inserted] = hashcons_->set.insert(Hashcons::Slot{p, node_class_[p]});
   if (inserted) return;
-  Id qc = Find(node_class_[*it]);
+  Id qc = Find(it->cls);
   if (qc == pc) {
     rec.flags |= kDead;
     --live_nodes_;
@@ -357,7 +359,7 @@ absl::Span<const Id> EGraph::ClassesWithOp(Symbol op) const {
 }
 
 ConstTensorPtr EGraph::ConstantOf(Id c) const {
-  Payload p = classes_[c].constant;
+  Payload p = class_constant_[c];
   return p == kNoPayload ? nullptr : constants_.Get(p);
 }
 
@@ -381,12 +383,14 @@ absl::Span<const NodeIdx> EGraph::ClassNodesWithOp(Id c, Symbol op) const {
 size_t EGraph::hashcons_size() const { return hashcons_->set.size(); }
 
 size_t EGraph::ApproxMemoryBytes() const {
-  size_t bytes =
-      sizeof(*this) + store_->nodes.capacity() * sizeof(NodeRec) +
-      store_->children.capacity() * sizeof(Id) + node_class_.capacity() * sizeof(Id) +
-      hashcons_->set.capacity() * (sizeof(NodeIdx) + 1) + classes_.capacity() * sizeof(ClassRec) +
-      list_entries_ * sizeof(NodeIdx) + uf_.ApproxBytes() + change_log_.capacity() * sizeof(Id) +
-      node_stamp_.capacity() * sizeof(uint32_t) + types_.ApproxBytes() + unhashed_op_.capacity();
+  size_t bytes = sizeof(*this) + store_->nodes.capacity() * sizeof(NodeRec) +
+                 store_->children.capacity() * sizeof(Id) + node_class_.capacity() * sizeof(Id) +
+                 hashcons_->set.capacity() * (sizeof(Hashcons::Slot) + 1) +
+                 classes_.capacity() * sizeof(ClassRec) +
+                 class_type_.capacity() * (sizeof(TypeId) + sizeof(Payload) + sizeof(uint32_t)) +
+                 list_entries_ * sizeof(NodeIdx) + uf_.ApproxBytes() +
+                 change_log_.capacity() * sizeof(Id) + node_stamp_.capacity() * sizeof(uint32_t) +
+                 types_.ApproxBytes() + unhashed_op_.capacity();
   return bytes;
 }
 

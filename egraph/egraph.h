@@ -141,8 +141,8 @@ class EGraph {
   absl::Span<const Id> ClassesWithOp(Symbol op) const;
 
   // Class data; `c` must be canonical.
-  TypeId TypeIdOf(Id c) const { return classes_[c].type; }
-  const TensorType& TypeOf(Id c) const { return types_.Get(classes_[c].type); }
+  TypeId TypeIdOf(Id c) const { return class_type_[c]; }
+  const TensorType& TypeOf(Id c) const { return types_.Get(class_type_[c]); }
   // The constant a "$Const" node of the class holds, or null.
   ConstTensorPtr ConstantOf(Id c) const;
   // The class's nodes, sorted by (op, payload, operands) after a rebuild.
@@ -209,12 +209,12 @@ class EGraph {
     std::vector<NodeRec> nodes;
     std::vector<Id> children;
   };
+  // Per class id: its node and parent lists. The scalar class data lives in
+  // dense arrays (class_type_, class_constant_, logged_epoch_) so that the
+  // hot paths (type checks of hash-cons hits) touch 4 bytes, not a record.
   struct ClassRec {
     std::vector<NodeIdx> nodes;
     std::vector<NodeIdx> parents;
-    TypeId type = 0;
-    Payload constant = kNoPayload;
-    uint64_t logged_epoch = ~uint64_t{0};
   };
   struct Hashcons;
 
@@ -239,6 +239,11 @@ class EGraph {
   std::vector<Id> node_class_;  // class each node was added to (Find it)
   std::vector<uint32_t> node_stamp_;
   std::vector<ClassRec> classes_;
+  // By class id; a class's type never changes (unions of different types are
+  // refused), so these need no Find. Constants are valid for roots.
+  std::vector<TypeId> class_type_;
+  std::vector<Payload> class_constant_;
+  std::vector<uint32_t> logged_epoch_;  // epoch of the class's last change-log entry
   UnionFind uf_;
   std::vector<Id> pending_;  // losers of unions not yet merged into their roots
   std::vector<Id> change_log_;
