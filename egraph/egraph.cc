@@ -132,11 +132,35 @@ absl::Status EGraph::Conflict(Id a, Id b, TypeId type_b, bool constants) {
   return s;
 }
 
-absl::StatusOr<Id> EGraph::Add(const ENodeView& node, TypeId type) {
-  if (node.children.size() > 0xFFFF) {
-    return absl::InvalidArgumentError(absl::StrFormat("e-node %s has %d operands (at most 65535)",
-                                                      node.op.str(), node.children.size()));
+absl::Status EGraph::CheckArity(const ENodeView& node) {
+  if (node.children.size() <= 0xFFFF) return absl::OkStatus();
+  return absl::InvalidArgumentError(absl::StrFormat("e-node %s has %d operands (at most 65535)",
+                                                    node.op.str(), node.children.size()));
+}
+
+NodeIdx EGraph::StoreNode(const ENodeView& node, absl::Span<const Id> ch, bool unhashed, Id cls) {
+  Store& st = *store_;
+  NodeIdx n = static_cast<NodeIdx>(st.nodes.size());
+  st.nodes.push_back(NodeRec{node.op, node.payload, static_cast<uint32_t>(st.children.size()),
+                             static_cast<uint16_t>(ch.size()),
+                             static_cast<uint8_t>(unhashed ? kUnhashed : 0)});
+  st.children.insert(st.children.end(), ch.begin(), ch.end());
+  node_class_.push_back(cls);
+  node_stamp_.push_back(static_cast<uint32_t>(epoch_));
+  for (size_t i = 0; i < ch.size(); ++i) {
+    if (std::find(ch.begin(), ch.begin() + i, ch[i]) != ch.begin() + i) continue;
+    classes_[ch[i]].parents.push_back(n);
+    ++list_entries_;
   }
+  if (!unhashed) hashcons_->set.insert(Hashcons::Slot{n, cls});
+  ++live_nodes_;
+  ++list_entries_;
+  ++version_;
+  return n;
+}
+
+absl::StatusOr<Id> EGraph::Add(const ENodeView& node, TypeId type) {
+  if (absl::Status s = CheckArity(node); !s.ok()) return s;
   absl::InlinedVector<Id, 8> ch(node.children.begin(), node.children.end());
   for (Id& c : ch) c = Find(c);
   const bool unhashed = IsUnhashedOp(node.op);
@@ -148,31 +172,33 @@ absl::StatusOr<Id> EGraph::Add(const ENodeView& node, TypeId type) {
       return c;
     }
   }
-  Store& st = *store_;
-  NodeIdx n = static_cast<NodeIdx>(st.nodes.size());
-  st.nodes.push_back(NodeRec{node.op, node.payload, static_cast<uint32_t>(st.children.size()),
-                             static_cast<uint16_t>(ch.size()),
-                             static_cast<uint8_t>(unhashed ? kUnhashed : 0)});
-  st.children.insert(st.children.end(), ch.begin(), ch.end());
   Id c = uf_.MakeSet();
-  classes_.emplace_back().nodes.push_back(n);
+  classes_.emplace_back().nodes.push_back(static_cast<NodeIdx>(store_->nodes.size()));
   class_type_.push_back(type);
   class_constant_.push_back(node.op == const_op_ ? node.payload : kNoPayload);
   logged_epoch_.push_back(~uint32_t{0});
-  node_class_.push_back(c);
-  node_stamp_.push_back(static_cast<uint32_t>(epoch_));
-  for (size_t i = 0; i < ch.size(); ++i) {
-    if (std::find(ch.begin(), ch.begin() + i, ch[i]) != ch.begin() + i) continue;
-    classes_[ch[i]].parents.push_back(n);
-    ++list_entries_;
-  }
-  if (!unhashed) hashcons_->set.insert(Hashcons::Slot{n, c});
-  ++live_nodes_;
+  StoreNode(node, ch, unhashed, c);
   ++live_classes_;
-  ++list_entries_;
-  ++version_;
   LogChange(c);
   return c;
+}
+
+absl::StatusOr<Id> EGraph::AddToClass(const ENodeView& node, Id cls) {
+  cls = Find(cls);
+  const TypeId type = class_type_[cls];
+  // Volatile nodes get a class of their own; a "$Const" sets class data.
+  if (IsUnhashedOp(node.op) || node.op == const_op_) return Add(node, type);
+  if (absl::Status s = CheckArity(node); !s.ok()) return s;
+  absl::InlinedVector<Id, 8> ch(node.children.begin(), node.children.end());
+  for (Id& c : ch) c = Find(c);
+  auto it = hashcons_->set.find(Hashcons::Key{node.op, node.payload, ch});
+  if (it != hashcons_->set.end()) {
+    Id c = Find(it->cls);
+    if (class_type_[it->cls] != type) return Conflict(c, kNoId, type, false);
+    return c;
+  }
+  pending_members_.push_back(StoreNode(node, ch, false, cls));
+  return cls;
 }
 
 Id EGraph::AddConstant(ConstTensorPtr value) {
@@ -289,6 +315,15 @@ size_t EGraph::Rebuild() {
   std::vector<Id> touched;  // classes whose node lists changed
   std::vector<Id> merged;   // classes that received another class's lists
   std::vector<NodeIdx> repair;
+  // Nodes added to existing classes join their lists now.
+  for (NodeIdx n : pending_members_) {
+    Id r = Find(node_class_[n]);
+    classes_[r].nodes.push_back(n);
+    node_stamp_[n] = static_cast<uint32_t>(epoch_);
+    touched.push_back(r);
+    LogChange(r);
+  }
+  pending_members_.clear();
   while (!pending_.empty()) {
     std::vector<Id> losers;
     losers.swap(pending_);
@@ -383,14 +418,15 @@ absl::Span<const NodeIdx> EGraph::ClassNodesWithOp(Id c, Symbol op) const {
 size_t EGraph::hashcons_size() const { return hashcons_->set.size(); }
 
 size_t EGraph::ApproxMemoryBytes() const {
-  size_t bytes = sizeof(*this) + store_->nodes.capacity() * sizeof(NodeRec) +
-                 store_->children.capacity() * sizeof(Id) + node_class_.capacity() * sizeof(Id) +
-                 hashcons_->set.capacity() * (sizeof(Hashcons::Slot) + 1) +
-                 classes_.capacity() * sizeof(ClassRec) +
-                 class_type_.capacity() * (sizeof(TypeId) + sizeof(Payload) + sizeof(uint32_t)) +
-                 list_entries_ * sizeof(NodeIdx) + uf_.ApproxBytes() +
-                 change_log_.capacity() * sizeof(Id) + node_stamp_.capacity() * sizeof(uint32_t) +
-                 types_.ApproxBytes() + unhashed_op_.capacity();
+  size_t bytes =
+      sizeof(*this) + store_->nodes.capacity() * sizeof(NodeRec) +
+      store_->children.capacity() * sizeof(Id) + node_class_.capacity() * sizeof(Id) +
+      hashcons_->set.capacity() * (sizeof(Hashcons::Slot) + 1) +
+      classes_.capacity() * sizeof(ClassRec) +
+      class_type_.capacity() * (sizeof(TypeId) + sizeof(Payload) + sizeof(uint32_t)) +
+      list_entries_ * sizeof(NodeIdx) + uf_.ApproxBytes() + change_log_.capacity() * sizeof(Id) +
+      pending_members_.capacity() * sizeof(NodeIdx) + node_stamp_.capacity() * sizeof(uint32_t) +
+      types_.ApproxBytes() + unhashed_op_.capacity();
   return bytes;
 }
 

@@ -96,6 +96,16 @@ class EGraph {
   absl::StatusOr<Id> Add(const ENodeView& node, const TensorType& type) {
     return Add(node, InternType(type));
   }
+  // Adds `node` as a member of class `cls` (the caller asserts that it
+  // computes the same value) unless an equal node is present: then returns
+  // the equal node's canonical class, which the caller may union with `cls`;
+  // else returns Find(cls). This saves the class record and the union that
+  // Add() followed by Union() would make. A new node joins cls's node list at
+  // the next Rebuild() (node lists stay stable for e-matching); until then it
+  // counts in num_nodes() and Lookup finds it. A hit whose class has another
+  // type than `cls` is refused as in Add(). Volatile, side-effecting and
+  // "$Const" nodes are added as by Add() (a class of their own).
+  absl::StatusOr<Id> AddToClass(const ENodeView& node, Id cls);
   // A "$Const" node holding `value` (not null); equal data gives one class.
   Id AddConstant(ConstTensorPtr value);
   // A "$Shape" node whose Int32 output type has dims `dims` (its value).
@@ -119,7 +129,7 @@ class EGraph {
   // of unions done by congruence.
   size_t Rebuild();
   // True when no union is waiting for Rebuild().
-  bool clean() const { return pending_.empty(); }
+  bool clean() const { return pending_.empty() && pending_members_.empty(); }
 
   // Names the rule on whose behalf Add/Union run (for conflict reports). The
   // string must outlive its use; "" clears it.
@@ -219,6 +229,11 @@ class EGraph {
   struct Hashcons;
 
   bool IsUnhashedOp(Symbol op);
+  static absl::Status CheckArity(const ENodeView& node);
+  // Appends node (operands `ch`, canonical) to the store as a member of class
+  // `cls` (whose lists the caller maintains), to the parent lists of its
+  // operands and, unless `unhashed`, to the hash-cons.
+  NodeIdx StoreNode(const ENodeView& node, absl::Span<const Id> ch, bool unhashed, Id cls);
   absl::Status Conflict(Id a, Id b, TypeId type_b, bool constants);
   void LogChange(Id c);
   // Re-canonicalizes node p (a parent of a merged class) unless it is dead
@@ -245,7 +260,8 @@ class EGraph {
   std::vector<Payload> class_constant_;
   std::vector<uint32_t> logged_epoch_;  // epoch of the class's last change-log entry
   UnionFind uf_;
-  std::vector<Id> pending_;  // losers of unions not yet merged into their roots
+  std::vector<Id> pending_;               // losers of unions not yet merged into their roots
+  std::vector<NodeIdx> pending_members_;  // AddToClass nodes not yet in a node list
   std::vector<Id> change_log_;
   uint64_t epoch_ = 0;
   uint64_t version_ = 0;

@@ -192,10 +192,15 @@ void RunState::SearchAndApply(const Rewrite& rw, size_t rule, RuleState& st,
     for (size_t off = 0; off < buffer_.size(); off += stride) {
       MatchView m{buffer_[off], absl::Span<const Id>(buffer_.data() + off + 1, nvars),
                   absl::Span<const NodeIdx>(buffer_.data() + off + 1 + nvars, nnodes)};
+      const uint64_t version = g_.version();
       std::optional<Id> result = rw.applier(g_, m);
       if (result.has_value()) {
         absl::StatusOr<bool> merged = g_.Union(m.root, *result);
-        if (merged.ok() && *merged) ++stats.applications;
+        // An application changed the e-graph: it merged the result into the
+        // root, or added it to the root's class (EGraph::AddToClass).
+        if (merged.ok() && (*merged || (*result == g_.Find(m.root) && g_.version() != version))) {
+          ++stats.applications;
+        }
       }
       if (CheckSize() || Tick()) break;
     }

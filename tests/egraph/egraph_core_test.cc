@@ -220,6 +220,32 @@ TEST(EGraphTest, ChangeLogRecordsNewAndMergedClasses) {
   EXPECT_THAT(changed, ::testing::Contains(g.Find(fa)));  // its node was re-canonicalized
 }
 
+TEST(EGraphTest, AddToClassJoinsTheClassAtRebuild) {
+  EGraph g;
+  Id a = Leaf(g, "a"), b = Leaf(g, "b");
+  Id ab = AddOp(g, "ElementWiseAdd", {a, b});
+  Symbol add = Symbol::Intern("ElementWiseAdd");
+  const size_t ids = g.num_ids();
+  Id ba_ch[2] = {b, a};
+  absl::StatusOr<Id> r = g.AddToClass(ENodeView{add, 0, ba_ch}, ab);
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(*r, ab);
+  EXPECT_EQ(g.num_ids(), ids);             // no class was made
+  EXPECT_EQ(g.ClassNodes(ab).size(), 1u);  // lists are stable until Rebuild
+  EXPECT_FALSE(g.clean());
+  EXPECT_EQ(g.Lookup(ENodeView{add, 0, ba_ch}), ab);
+  g.Rebuild();
+  EXPECT_EQ(g.ClassNodes(ab).size(), 2u);
+  EXPECT_EQ(g.num_nodes(), 4u);
+  EXPECT_TRUE(CheckInvariants(g).ok()) << CheckInvariants(g);
+  // A hit returns the equal node's class, for the caller to union.
+  Id ab_ch[2] = {a, b};
+  EXPECT_EQ(*g.AddToClass(ENodeView{add, 0, ab_ch}, a), ab);
+  // A hit of another type is refused.
+  Id c = AddOp(g, "Relu", {a}, TensorType(DType::kInt32, {4}));
+  EXPECT_FALSE(g.AddToClass(ENodeView{add, 0, ab_ch}, c).ok());
+}
+
 TEST(EGraphTest, MemoryAccountingGrows) {
   EGraph g;
   size_t before = g.ApproxMemoryBytes();
