@@ -147,6 +147,7 @@ NodeIdx EGraph::StoreNode(const ENodeView& node, absl::Span<const Id> ch, bool u
   st.children.insert(st.children.end(), ch.begin(), ch.end());
   node_class_.push_back(cls);
   node_stamp_.push_back(static_cast<uint32_t>(epoch_));
+  node_content_stamp_.push_back(static_cast<uint32_t>(epoch_));
   for (size_t i = 0; i < ch.size(); ++i) {
     if (std::find(ch.begin(), ch.begin() + i, ch[i]) != ch.begin() + i) continue;
     classes_[ch[i]].parents.push_back(n);
@@ -272,7 +273,7 @@ void EGraph::Repair(NodeIdx p, std::vector<Id>& touched) {
   const bool hashed = !(rec.flags & kUnhashed);
   if (hashed) hashcons_->set.erase(Hashcons::Slot{p, kNoId});
   for (uint16_t k = 0; k < rec.arity; ++k) ch[k] = Find(ch[k]);
-  node_stamp_[p] = static_cast<uint32_t>(epoch_);
+  node_stamp_[p] = node_content_stamp_[p] = static_cast<uint32_t>(epoch_);
   Id pc = Find(node_class_[p]);
   touched.push_back(pc);
   LogChange(pc);
@@ -418,15 +419,16 @@ absl::Span<const NodeIdx> EGraph::ClassNodesWithOp(Id c, Symbol op) const {
 size_t EGraph::hashcons_size() const { return hashcons_->set.size(); }
 
 size_t EGraph::ApproxMemoryBytes() const {
-  size_t bytes =
-      sizeof(*this) + store_->nodes.capacity() * sizeof(NodeRec) +
-      store_->children.capacity() * sizeof(Id) + node_class_.capacity() * sizeof(Id) +
-      hashcons_->set.capacity() * (sizeof(Hashcons::Slot) + 1) +
-      classes_.capacity() * sizeof(ClassRec) +
-      class_type_.capacity() * (sizeof(TypeId) + sizeof(Payload) + sizeof(uint32_t)) +
-      list_entries_ * sizeof(NodeIdx) + uf_.ApproxBytes() + change_log_.capacity() * sizeof(Id) +
-      pending_members_.capacity() * sizeof(NodeIdx) + node_stamp_.capacity() * sizeof(uint32_t) +
-      types_.ApproxBytes() + unhashed_op_.capacity();
+  size_t bytes = sizeof(*this) + store_->nodes.capacity() * sizeof(NodeRec) +
+                 store_->children.capacity() * sizeof(Id) + node_class_.capacity() * sizeof(Id) +
+                 hashcons_->set.capacity() * (sizeof(Hashcons::Slot) + 1) +
+                 classes_.capacity() * sizeof(ClassRec) +
+                 class_type_.capacity() * (sizeof(TypeId) + sizeof(Payload) + sizeof(uint32_t)) +
+                 list_entries_ * sizeof(NodeIdx) + uf_.ApproxBytes() +
+                 change_log_.capacity() * sizeof(Id) +
+                 pending_members_.capacity() * sizeof(NodeIdx) +
+                 (node_stamp_.capacity() + node_content_stamp_.capacity()) * sizeof(uint32_t) +
+                 types_.ApproxBytes() + unhashed_op_.capacity();
   return bytes;
 }
 

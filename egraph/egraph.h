@@ -183,6 +183,10 @@ class EGraph {
   // match (up to canonical ids) in epoch e (semi-naive matching).
   uint64_t epoch() const { return epoch_; }
   uint64_t NodeStamp(NodeIdx n) const { return node_stamp_[n]; }
+  // The epoch in which node n was created or re-canonicalized, not counting
+  // moves between classes: enough for the root node of a match, whose
+  // matches do not depend on the class it is in.
+  uint64_t NodeContentStamp(NodeIdx n) const { return node_content_stamp_[n]; }
   // Number of entries in the hash-cons.
   size_t hashcons_size() const;
 
@@ -253,6 +257,7 @@ class EGraph {
   std::unique_ptr<Hashcons> hashcons_;
   std::vector<Id> node_class_;  // class each node was added to (Find it)
   std::vector<uint32_t> node_stamp_;
+  std::vector<uint32_t> node_content_stamp_;
   std::vector<ClassRec> classes_;
   // By class id; a class's type never changes (unions of different types are
   // refused), so these need no Find. Constants are valid for roots.

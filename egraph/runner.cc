@@ -215,13 +215,19 @@ void RunState::SearchAndApply(const Rewrite& rw, size_t rule, RuleState& st,
   // and applier read no more than the matched nodes and bound types.
   const bool semi_naive = st.searched && rw.incremental && rw.lookahead <= 0;
   const uint64_t old_epoch = st.since_epoch;
+  const bool root_is_op = !pat.root_is_var();
   const uint64_t epoch = g_.epoch();
   Matcher matcher(pat);
   auto on_match = [&](const MatchView& m) {
     if (Tick()) return false;
     if (semi_naive) {
+      // The root node's class does not matter (a match is rooted wherever
+      // the node is), so for it only a change of content counts.
       bool fresh = false;
-      for (NodeIdx n : m.nodes) fresh |= g_.NodeStamp(n) >= old_epoch;
+      for (size_t i = 0; i < m.nodes.size(); ++i) {
+        fresh |= (i == 0 && root_is_op ? g_.NodeContentStamp(m.nodes[i])
+                                       : g_.NodeStamp(m.nodes[i])) >= old_epoch;
+      }
       if (!fresh) return true;
     }
     if (rw.guard && !rw.guard(g_, m)) return true;
