@@ -20,13 +20,22 @@ std::optional<Id> AddOrNothing(EGraph& g, Symbol op, Payload payload, Id x, Id y
   return *id;
 }
 
+// op(x, y) added as a member of class `root` (the match's root, which it
+// equals): no class is made for it when it is new.
+std::optional<Id> AddToRoot(EGraph& g, Symbol op, Payload payload, Id x, Id y, Id root) {
+  Id ch[2] = {x, y};
+  absl::StatusOr<Id> id = g.AddToClass(ENodeView{op, payload, ch}, root);
+  if (!id.ok()) return std::nullopt;  // recorded in g.conflicts()
+  return *id;
+}
+
 Rewrite Commutativity(Symbol op) {
   Rewrite r = MustMake(
       std::string("comm-").append(op.str()),
       Pattern::Op(op.str(), {Pattern::Var("a"), Pattern::Var("b")}),
       [op](EGraph& g, const MatchView& m) -> std::optional<Id> {
         if (m[0] == m[1]) return std::nullopt;
-        return AddOrNothing(g, op, g.Node(m.nodes[0]).payload, m[1], m[0], g.TypeIdOf(m.root));
+        return AddToRoot(g, op, g.Node(m.nodes[0]).payload, m[1], m[0], m.root);
       },
       nullptr);
   return r;
@@ -62,11 +71,11 @@ Rewrite Associativity(Symbol op, bool reverse) {
         if (reverse) {
           std::optional<Id> bc = AddOrNothing(g, op, payload, m[1], m[2], t);
           if (!bc) return std::nullopt;
-          return AddOrNothing(g, op, payload, m[0], *bc, t);
+          return AddToRoot(g, op, payload, m[0], *bc, m.root);
         }
         std::optional<Id> ab = AddOrNothing(g, op, payload, m[0], m[1], t);
         if (!ab) return std::nullopt;
-        return AddOrNothing(g, op, payload, *ab, m[2], t);
+        return AddToRoot(g, op, payload, *ab, m[2], m.root);
       },
       same_types);
   r.lookahead = 0;  // the guard reads only types, which never change

@@ -30,8 +30,13 @@ inline size_t HashContent(Symbol op, Payload payload, const Id* children, size_t
 }  // namespace
 
 // The hash-cons: node indices hashed and compared by node content, with
-// heterogeneous lookup by a (op, payload, children) key.
+// heterogeneous lookup by a (op, payload, children) key. Each slot also holds
+// the class the node was added to, so that a hit needs no node_class_ read.
 struct EGraph::Hashcons {
+  struct Slot {
+    NodeIdx node;
+    Id cls;  // node_class_[node] (not necessarily canonical)
+  };
   struct Key {
     Symbol op;
     Payload payload;
@@ -40,8 +45,8 @@ struct EGraph::Hashcons {
   struct Hash {
     using is_transparent = void;
     const Store* s;
-    size_t operator()(NodeIdx n) const {
-      const NodeRec& r = s->nodes[n];
+    size_t operator()(const Slot& slot) const {
+      const NodeRec& r = s->nodes[slot.node];
       return HashContent(r.op, r.payload, s->children.data() + r.child_begin, r.arity);
     }
     size_t operator()(const Key& k) const {
@@ -60,17 +65,17 @@ struct EGraph::Hashcons {
       }
       return true;
     }
-    bool operator()(NodeIdx a, NodeIdx b) const {
-      const NodeRec& r = s->nodes[b];
-      return Same(a, r.op, r.payload, s->children.data() + r.child_begin, r.arity);
+    bool operator()(const Slot& a, const Slot& b) const {
+      const NodeRec& r = s->nodes[b.node];
+      return Same(a.node, r.op, r.payload, s->children.data() + r.child_begin, r.arity);
     }
-    bool operator()(NodeIdx a, const Key& k) const {
-      return Same(a, k.op, k.payload, k.children.data(), k.children.size());
+    bool operator()(const Slot& a, const Key& k) const {
+      return Same(a.node, k.op, k.payload, k.children.data(), k.children.size());
     }
-    bool operator()(const Key& k, NodeIdx a) const { return (*this)(a, k); }
+    bool operator()(const Key& k, const Slot& a) const { return (*this)(a, k); }
   };
   explicit Hashcons(const Store* s) : set(0, Hash{s}, Eq{s}) {}
-  absl::flat_hash_set<NodeIdx, Hash, Eq> set;
+  absl::flat_hash_set<Slot, Hash, Eq> set;
 };
 
 std::string MergeConflict::ToString() const {
@@ -107,9 +112,9 @@ bool EGraph::IsUnhashedOp(Symbol op) {
 }
 
 void EGraph::LogChange(Id c) {
-  ClassRec& rec = classes_[c];
-  if (rec.logged_epoch == epoch_) return;
-  rec.logged_epoch = epoch_;
+  const uint32_t e = static_cast<uint32_t>(epoch_);
+  if (logged_epoch_[c] == e) return;
+  logged_epoch_[c] = e;
   change_log_.push_back(c);
 }
 
@@ -127,47 +132,74 @@ absl::Status EGraph::Conflict(Id a, Id b, TypeId type_b, bool constants) {
   return s;
 }
 
-absl::StatusOr<Id> EGraph::Add(const ENodeView& node, TypeId type) {
-  if (node.children.size() > 0xFFFF) {
-    return absl::InvalidArgumentError(absl::StrFormat("e-node %s has %d operands (at most 65535)",
-                                                      node.op.str(), node.children.size()));
-  }
-  absl::InlinedVector<Id, 8> ch(node.children.begin(), node.children.end());
-  for (Id& c : ch) c = Find(c);
-  const bool unhashed = IsUnhashedOp(node.op);
-  if (!unhashed) {
-    auto it = hashcons_->set.find(Hashcons::Key{node.op, node.payload, ch});
-    if (it != hashcons_->set.end()) {
-      Id c = Find(node_class_[*it]);
-      if (classes_[c].type != type) return Conflict(c, kNoId, type, false);
-      return c;
-    }
-  }
+absl::Status EGraph::CheckArity(const ENodeView& node) {
+  if (node.children.size() <= 0xFFFF) return absl::OkStatus();
+  return absl::InvalidArgumentError(absl::StrFormat("e-node %s has %d operands (at most 65535)",
+                                                    node.op.str(), node.children.size()));
+}
+
+NodeIdx EGraph::StoreNode(const ENodeView& node, absl::Span<const Id> ch, bool unhashed, Id cls) {
   Store& st = *store_;
   NodeIdx n = static_cast<NodeIdx>(st.nodes.size());
   st.nodes.push_back(NodeRec{node.op, node.payload, static_cast<uint32_t>(st.children.size()),
                              static_cast<uint16_t>(ch.size()),
                              static_cast<uint8_t>(unhashed ? kUnhashed : 0)});
   st.children.insert(st.children.end(), ch.begin(), ch.end());
-  Id c = uf_.MakeSet();
-  ClassRec& rec = classes_.emplace_back();
-  rec.nodes.push_back(n);
-  rec.type = type;
-  if (node.op == const_op_) rec.constant = node.payload;
-  node_class_.push_back(c);
+  node_class_.push_back(cls);
   node_stamp_.push_back(static_cast<uint32_t>(epoch_));
+  node_content_stamp_.push_back(static_cast<uint32_t>(epoch_));
   for (size_t i = 0; i < ch.size(); ++i) {
     if (std::find(ch.begin(), ch.begin() + i, ch[i]) != ch.begin() + i) continue;
     classes_[ch[i]].parents.push_back(n);
     ++list_entries_;
   }
-  if (!unhashed) hashcons_->set.insert(n);
+  if (!unhashed) hashcons_->set.insert(Hashcons::Slot{n, cls});
   ++live_nodes_;
-  ++live_classes_;
   ++list_entries_;
   ++version_;
+  return n;
+}
+
+absl::StatusOr<Id> EGraph::Add(const ENodeView& node, TypeId type) {
+  if (absl::Status s = CheckArity(node); !s.ok()) return s;
+  absl::InlinedVector<Id, 8> ch(node.children.begin(), node.children.end());
+  for (Id& c : ch) c = Find(c);
+  const bool unhashed = IsUnhashedOp(node.op);
+  if (!unhashed) {
+    auto it = hashcons_->set.find(Hashcons::Key{node.op, node.payload, ch});
+    if (it != hashcons_->set.end()) {
+      Id c = Find(it->cls);
+      if (class_type_[it->cls] != type) return Conflict(c, kNoId, type, false);
+      return c;
+    }
+  }
+  Id c = uf_.MakeSet();
+  classes_.emplace_back().nodes.push_back(static_cast<NodeIdx>(store_->nodes.size()));
+  class_type_.push_back(type);
+  class_constant_.push_back(node.op == const_op_ ? node.payload : kNoPayload);
+  logged_epoch_.push_back(~uint32_t{0});
+  StoreNode(node, ch, unhashed, c);
+  ++live_classes_;
   LogChange(c);
   return c;
+}
+
+absl::StatusOr<Id> EGraph::AddToClass(const ENodeView& node, Id cls) {
+  cls = Find(cls);
+  const TypeId type = class_type_[cls];
+  // Volatile nodes get a class of their own; a "$Const" sets class data.
+  if (IsUnhashedOp(node.op) || node.op == const_op_) return Add(node, type);
+  if (absl::Status s = CheckArity(node); !s.ok()) return s;
+  absl::InlinedVector<Id, 8> ch(node.children.begin(), node.children.end());
+  for (Id& c : ch) c = Find(c);
+  auto it = hashcons_->set.find(Hashcons::Key{node.op, node.payload, ch});
+  if (it != hashcons_->set.end()) {
+    Id c = Find(it->cls);
+    if (class_type_[it->cls] != type) return Conflict(c, kNoId, type, false);
+    return c;
+  }
+  pending_members_.push_back(StoreNode(node, ch, false, cls));
+  return cls;
 }
 
 Id EGraph::AddConstant(ConstTensorPtr value) {
@@ -193,26 +225,23 @@ std::optional<Id> EGraph::Lookup(const ENodeView& node) const {
   for (Id& c : ch) c = Find(c);
   auto it = hashcons_->set.find(Hashcons::Key{node.op, node.payload, ch});
   if (it == hashcons_->set.end()) return std::nullopt;
-  return Find(node_class_[*it]);
+  return Find(it->cls);
 }
 
 absl::StatusOr<bool> EGraph::Union(Id a, Id b) {
   a = Find(a);
   b = Find(b);
   if (a == b) return false;
-  ClassRec* ra = &classes_[a];
-  ClassRec* rb = &classes_[b];
-  if (ra->type != rb->type) return Conflict(a, b, rb->type, false);
-  if (ra->constant != kNoPayload && rb->constant != kNoPayload && ra->constant != rb->constant) {
-    return Conflict(a, b, rb->type, true);
-  }
+  if (class_type_[a] != class_type_[b]) return Conflict(a, b, class_type_[b], false);
+  const Payload ka = class_constant_[a];
+  const Payload kb = class_constant_[b];
+  if (ka != kNoPayload && kb != kNoPayload && ka != kb) return Conflict(a, b, class_type_[b], true);
   // The class with more to repair stays the root.
-  if (ra->nodes.size() + ra->parents.size() < rb->nodes.size() + rb->parents.size()) {
-    std::swap(a, b);
-    std::swap(ra, rb);
-  }
+  const ClassRec& ra = classes_[a];
+  const ClassRec& rb = classes_[b];
+  if (ra.nodes.size() + ra.parents.size() < rb.nodes.size() + rb.parents.size()) std::swap(a, b);
   uf_.Link(b, a);
-  if (ra->constant == kNoPayload) ra->constant = rb->constant;
+  if (class_constant_[a] == kNoPayload) class_constant_[a] = class_constant_[b];
   pending_.push_back(b);
   --live_classes_;
   ++version_;
@@ -233,51 +262,50 @@ bool EGraph::NodeLess(NodeIdx a, NodeIdx b) const {
   return a < b;
 }
 
-void EGraph::Repair(Id c, std::vector<Id>& touched) {
+void EGraph::Repair(NodeIdx p, std::vector<Id>& touched) {
   Store& st = *store_;
-  std::vector<NodeIdx>& parents = classes_[c].parents;
-  for (size_t i = 0; i < parents.size(); ++i) {
-    NodeIdx p = parents[i];
-    NodeRec& rec = st.nodes[p];
-    if (rec.flags & kDead) continue;
-    const bool hashed = !(rec.flags & kUnhashed);
-    if (hashed) hashcons_->set.erase(p);
-    Id* ch = st.children.data() + rec.child_begin;
-    for (uint16_t k = 0; k < rec.arity; ++k) ch[k] = Find(ch[k]);
-    node_stamp_[p] = static_cast<uint32_t>(epoch_);
-    Id pc = Find(node_class_[p]);
-    touched.push_back(pc);
-    LogChange(pc);
-    if (!hashed) continue;
-    auto [it, inserted] = hashcons_->set.insert(p);
-    if (inserted) continue;
-    NodeIdx q = *it;
-    Id qc = Find(node_class_[q]);
-    if (qc == pc) {
-      rec.flags |= kDead;
-      --live_nodes_;
-      continue;
-    }
-    if (Union(pc, qc).ok()) {
-      rec.flags |= kDead;
-      --live_nodes_;
-    } else {
-      // A refused congruence (recorded): keep p, outside the hash-cons.
-      rec.flags |= kUnhashed;
-    }
+  NodeRec& rec = st.nodes[p];
+  if (rec.flags & kDead) return;
+  Id* ch = st.children.data() + rec.child_begin;
+  bool stale = false;
+  for (uint16_t k = 0; k < rec.arity; ++k) stale |= !uf_.IsRoot(ch[k]);
+  if (!stale) return;  // already repaired (a parent of several merged classes)
+  const bool hashed = !(rec.flags & kUnhashed);
+  if (hashed) hashcons_->set.erase(Hashcons::Slot{p, kNoId});
+  for (uint16_t k = 0; k < rec.arity; ++k) ch[k] = Find(ch[k]);
+  node_stamp_[p] = node_content_stamp_[p] = static_cast<uint32_t>(epoch_);
+  Id pc = Find(node_class_[p]);
+  touched.push_back(pc);
+  LogChange(pc);
+  if (!hashed) return;
+  auto [it, inserted] = hashcons_->set.insert(Hashcons::Slot{p, node_class_[p]});
+  if (inserted) return;
+  Id qc = Find(it->cls);
+  if (qc == pc) {
+    rec.flags |= kDead;
+    --live_nodes_;
+    return;
   }
-  parents.erase(std::remove_if(parents.begin(), parents.end(),
-                               [&](NodeIdx p) { return (st.nodes[p].flags & kDead) != 0; }),
-                parents.end());
-  std::sort(parents.begin(), parents.end());
-  parents.erase(std::unique(parents.begin(), parents.end()), parents.end());
+  if (Union(pc, qc).ok()) {
+    rec.flags |= kDead;
+    --live_nodes_;
+  } else {
+    // A refused congruence (recorded): keep p, outside the hash-cons.
+    rec.flags |= kUnhashed;
+  }
 }
 
-void EGraph::CleanClass(Id c) {
+void EGraph::CleanClass(Id c, bool with_parents) {
+  const NodeRec* recs = store_->nodes.data();
+  auto dead = [&](NodeIdx n) { return (recs[n].flags & kDead) != 0; };
   std::vector<NodeIdx>& nodes = classes_[c].nodes;
-  nodes.erase(std::remove_if(nodes.begin(), nodes.end(), [&](NodeIdx n) { return !IsLive(n); }),
-              nodes.end());
+  nodes.erase(std::remove_if(nodes.begin(), nodes.end(), dead), nodes.end());
   std::sort(nodes.begin(), nodes.end(), [&](NodeIdx a, NodeIdx b) { return NodeLess(a, b); });
+  if (!with_parents) return;
+  std::vector<NodeIdx>& parents = classes_[c].parents;
+  parents.erase(std::remove_if(parents.begin(), parents.end(), dead), parents.end());
+  std::sort(parents.begin(), parents.end());
+  parents.erase(std::unique(parents.begin(), parents.end()), parents.end());
 }
 
 size_t EGraph::Rebuild() {
@@ -285,38 +313,49 @@ size_t EGraph::Rebuild() {
   // A new epoch, so that classes logged before (e.g. when created) are logged
   // again when they change here.
   ++epoch_;
-  std::vector<Id> touched;
-  std::vector<Id> todo;
-  while (!pending_.empty() || !worklist_.empty()) {
+  std::vector<Id> touched;  // classes whose node lists changed
+  std::vector<Id> merged;   // classes that received another class's lists
+  std::vector<NodeIdx> repair;
+  // Nodes added to existing classes join their lists now.
+  for (NodeIdx n : pending_members_) {
+    Id r = Find(node_class_[n]);
+    classes_[r].nodes.push_back(n);
+    node_stamp_[n] = static_cast<uint32_t>(epoch_);
+    touched.push_back(r);
+    LogChange(r);
+  }
+  pending_members_.clear();
+  while (!pending_.empty()) {
     std::vector<Id> losers;
     losers.swap(pending_);
+    repair.clear();
     for (Id l : losers) {
       Id r = Find(l);
       ClassRec& lc = classes_[l];
       ClassRec& rc = classes_[r];
+      // The loser's nodes join r (new matches through r) and its parents now
+      // hold a non-canonical operand: only they need repair, as in egg; the
+      // parents of r are unaffected by this merge.
       for (NodeIdx n : lc.nodes) node_stamp_[n] = static_cast<uint32_t>(epoch_);
       rc.nodes.insert(rc.nodes.end(), lc.nodes.begin(), lc.nodes.end());
       rc.parents.insert(rc.parents.end(), lc.parents.begin(), lc.parents.end());
+      repair.insert(repair.end(), lc.parents.begin(), lc.parents.end());
       std::vector<NodeIdx>().swap(lc.nodes);
       std::vector<NodeIdx>().swap(lc.parents);
-      worklist_.push_back(r);
+      touched.push_back(r);
+      merged.push_back(r);
+      LogChange(r);
     }
-    todo.clear();
-    todo.swap(worklist_);
-    for (Id& c : todo) c = Find(c);
-    std::sort(todo.begin(), todo.end());
-    todo.erase(std::unique(todo.begin(), todo.end()), todo.end());
-    for (Id c : todo) {
-      if (!IsCanonical(c)) continue;  // merged meanwhile: its root is queued
-      touched.push_back(c);
-      LogChange(c);
-      Repair(c, touched);
-    }
+    for (NodeIdx p : repair) Repair(p, touched);
   }
-  for (Id& c : touched) c = Find(c);
-  std::sort(touched.begin(), touched.end());
-  touched.erase(std::unique(touched.begin(), touched.end()), touched.end());
-  for (Id c : touched) CleanClass(c);
+  for (std::vector<Id>* list : {&touched, &merged}) {
+    for (Id& c : *list) c = Find(c);
+    std::sort(list->begin(), list->end());
+    list->erase(std::unique(list->begin(), list->end()), list->end());
+  }
+  for (Id c : touched) {
+    CleanClass(c, std::binary_search(merged.begin(), merged.end(), c));
+  }
   ++epoch_;
   return classes_before - live_classes_;
 }
@@ -356,7 +395,7 @@ absl::Span<const Id> EGraph::ClassesWithOp(Symbol op) const {
 }
 
 ConstTensorPtr EGraph::ConstantOf(Id c) const {
-  Payload p = classes_[c].constant;
+  Payload p = class_constant_[c];
   return p == kNoPayload ? nullptr : constants_.Get(p);
 }
 
@@ -380,12 +419,16 @@ absl::Span<const NodeIdx> EGraph::ClassNodesWithOp(Id c, Symbol op) const {
 size_t EGraph::hashcons_size() const { return hashcons_->set.size(); }
 
 size_t EGraph::ApproxMemoryBytes() const {
-  size_t bytes =
-      sizeof(*this) + store_->nodes.capacity() * sizeof(NodeRec) +
-      store_->children.capacity() * sizeof(Id) + node_class_.capacity() * sizeof(Id) +
-      hashcons_->set.capacity() * (sizeof(NodeIdx) + 1) + classes_.capacity() * sizeof(ClassRec) +
-      list_entries_ * sizeof(NodeIdx) + uf_.ApproxBytes() + change_log_.capacity() * sizeof(Id) +
-      node_stamp_.capacity() * sizeof(uint32_t) + types_.ApproxBytes() + unhashed_op_.capacity();
+  size_t bytes = sizeof(*this) + store_->nodes.capacity() * sizeof(NodeRec) +
+                 store_->children.capacity() * sizeof(Id) + node_class_.capacity() * sizeof(Id) +
+                 hashcons_->set.capacity() * (sizeof(Hashcons::Slot) + 1) +
+                 classes_.capacity() * sizeof(ClassRec) +
+                 class_type_.capacity() * (sizeof(TypeId) + sizeof(Payload) + sizeof(uint32_t)) +
+                 list_entries_ * sizeof(NodeIdx) + uf_.ApproxBytes() +
+                 change_log_.capacity() * sizeof(Id) +
+                 pending_members_.capacity() * sizeof(NodeIdx) +
+                 (node_stamp_.capacity() + node_content_stamp_.capacity()) * sizeof(uint32_t) +
+                 types_.ApproxBytes() + unhashed_op_.capacity();
   return bytes;
 }
 

@@ -10,10 +10,11 @@
 //
 // Deferred rebuilding. Union() only links the two classes in the union-find
 // and records the merge; class contents are merged and congruence is restored
-// by Rebuild(), which processes a worklist of merged classes: every parent of
-// a merged class is re-canonicalized and re-inserted into the hash-cons, and a
-// parent found equal to an existing node is merged with it (its class, and so
-// on upwards). After Rebuild() the hash-cons is canonical, congruence is
+// by Rebuild(), which processes the classes merged away (the losers): every
+// parent of a loser is re-canonicalized and re-inserted into the hash-cons
+// (the winner's parents still hold canonical operands and are left alone), and
+// a parent found equal to an existing node is merged with it (its class, and
+// so on upwards). After Rebuild() the hash-cons is canonical, congruence is
 // closed and every class lists canonical nodes. Between rebuilds, the classes'
 // node lists do not change except for new singleton classes, so e-matching can
 // run (and rules can be applied) against a stable snapshot.
@@ -95,6 +96,16 @@ class EGraph {
   absl::StatusOr<Id> Add(const ENodeView& node, const TensorType& type) {
     return Add(node, InternType(type));
   }
+  // Adds `node` as a member of class `cls` (the caller asserts that it
+  // computes the same value) unless an equal node is present: then returns
+  // the equal node's canonical class, which the caller may union with `cls`;
+  // else returns Find(cls). This saves the class record and the union that
+  // Add() followed by Union() would make. A new node joins cls's node list at
+  // the next Rebuild() (node lists stay stable for e-matching); until then it
+  // counts in num_nodes() and Lookup finds it. A hit whose class has another
+  // type than `cls` is refused as in Add(). Volatile, side-effecting and
+  // "$Const" nodes are added as by Add() (a class of their own).
+  absl::StatusOr<Id> AddToClass(const ENodeView& node, Id cls);
   // A "$Const" node holding `value` (not null); equal data gives one class.
   Id AddConstant(ConstTensorPtr value);
   // A "$Shape" node whose Int32 output type has dims `dims` (its value).
@@ -118,7 +129,7 @@ class EGraph {
   // of unions done by congruence.
   size_t Rebuild();
   // True when no union is waiting for Rebuild().
-  bool clean() const { return pending_.empty(); }
+  bool clean() const { return pending_.empty() && pending_members_.empty(); }
 
   // Names the rule on whose behalf Add/Union run (for conflict reports). The
   // string must outlive its use; "" clears it.
@@ -140,8 +151,8 @@ class EGraph {
   absl::Span<const Id> ClassesWithOp(Symbol op) const;
 
   // Class data; `c` must be canonical.
-  TypeId TypeIdOf(Id c) const { return classes_[c].type; }
-  const TensorType& TypeOf(Id c) const { return types_.Get(classes_[c].type); }
+  TypeId TypeIdOf(Id c) const { return class_type_[c]; }
+  const TensorType& TypeOf(Id c) const { return types_.Get(class_type_[c]); }
   // The constant a "$Const" node of the class holds, or null.
   ConstTensorPtr ConstantOf(Id c) const;
   // The class's nodes, sorted by (op, payload, operands) after a rebuild.
@@ -172,6 +183,10 @@ class EGraph {
   // match (up to canonical ids) in epoch e (semi-naive matching).
   uint64_t epoch() const { return epoch_; }
   uint64_t NodeStamp(NodeIdx n) const { return node_stamp_[n]; }
+  // The epoch in which node n was created or re-canonicalized, not counting
+  // moves between classes: enough for the root node of a match, whose
+  // matches do not depend on the class it is in.
+  uint64_t NodeContentStamp(NodeIdx n) const { return node_content_stamp_[n]; }
   // Number of entries in the hash-cons.
   size_t hashcons_size() const;
 
@@ -208,20 +223,30 @@ class EGraph {
     std::vector<NodeRec> nodes;
     std::vector<Id> children;
   };
+  // Per class id: its node and parent lists. The scalar class data lives in
+  // dense arrays (class_type_, class_constant_, logged_epoch_) so that the
+  // hot paths (type checks of hash-cons hits) touch 4 bytes, not a record.
   struct ClassRec {
     std::vector<NodeIdx> nodes;
     std::vector<NodeIdx> parents;
-    TypeId type = 0;
-    Payload constant = kNoPayload;
-    uint64_t logged_epoch = ~uint64_t{0};
   };
   struct Hashcons;
 
   bool IsUnhashedOp(Symbol op);
+  static absl::Status CheckArity(const ENodeView& node);
+  // Appends node (operands `ch`, canonical) to the store as a member of class
+  // `cls` (whose lists the caller maintains), to the parent lists of its
+  // operands and, unless `unhashed`, to the hash-cons.
+  NodeIdx StoreNode(const ENodeView& node, absl::Span<const Id> ch, bool unhashed, Id cls);
   absl::Status Conflict(Id a, Id b, TypeId type_b, bool constants);
   void LogChange(Id c);
-  void Repair(Id c, std::vector<Id>& touched);
-  void CleanClass(Id c);
+  // Re-canonicalizes node p (a parent of a merged class) unless it is dead
+  // or already canonical, re-inserts it into the hash-cons and merges its
+  // class with a congruent node's; classes it changed go to `touched`.
+  void Repair(NodeIdx p, std::vector<Id>& touched);
+  // Drops dead nodes from c's node list and sorts it; with `with_parents`
+  // also drops dead and repeated entries from its parent list.
+  void CleanClass(Id c, bool with_parents);
   bool NodeLess(NodeIdx a, NodeIdx b) const;
 
   OpTable ops_;
@@ -232,10 +257,16 @@ class EGraph {
   std::unique_ptr<Hashcons> hashcons_;
   std::vector<Id> node_class_;  // class each node was added to (Find it)
   std::vector<uint32_t> node_stamp_;
+  std::vector<uint32_t> node_content_stamp_;
   std::vector<ClassRec> classes_;
+  // By class id; a class's type never changes (unions of different types are
+  // refused), so these need no Find. Constants are valid for roots.
+  std::vector<TypeId> class_type_;
+  std::vector<Payload> class_constant_;
+  std::vector<uint32_t> logged_epoch_;  // epoch of the class's last change-log entry
   UnionFind uf_;
-  std::vector<Id> pending_;   // losers of unions not yet merged into their roots
-  std::vector<Id> worklist_;  // roots whose parents must be repaired
+  std::vector<Id> pending_;               // losers of unions not yet merged into their roots
+  std::vector<NodeIdx> pending_members_;  // AddToClass nodes not yet in a node list
   std::vector<Id> change_log_;
   uint64_t epoch_ = 0;
   uint64_t version_ = 0;

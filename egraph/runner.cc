@@ -192,10 +192,15 @@ void RunState::SearchAndApply(const Rewrite& rw, size_t rule, RuleState& st,
     for (size_t off = 0; off < buffer_.size(); off += stride) {
       MatchView m{buffer_[off], absl::Span<const Id>(buffer_.data() + off + 1, nvars),
                   absl::Span<const NodeIdx>(buffer_.data() + off + 1 + nvars, nnodes)};
+      const uint64_t version = g_.version();
       std::optional<Id> result = rw.applier(g_, m);
       if (result.has_value()) {
         absl::StatusOr<bool> merged = g_.Union(m.root, *result);
-        if (merged.ok() && *merged) ++stats.applications;
+        // An application changed the e-graph: it merged the result into the
+        // root, or added it to the root's class (EGraph::AddToClass).
+        if (merged.ok() && (*merged || (*result == g_.Find(m.root) && g_.version() != version))) {
+          ++stats.applications;
+        }
       }
       if (CheckSize() || Tick()) break;
     }
@@ -210,13 +215,19 @@ void RunState::SearchAndApply(const Rewrite& rw, size_t rule, RuleState& st,
   // and applier read no more than the matched nodes and bound types.
   const bool semi_naive = st.searched && rw.incremental && rw.lookahead <= 0;
   const uint64_t old_epoch = st.since_epoch;
+  const bool root_is_op = !pat.root_is_var();
   const uint64_t epoch = g_.epoch();
   Matcher matcher(pat);
   auto on_match = [&](const MatchView& m) {
     if (Tick()) return false;
     if (semi_naive) {
+      // The root node's class does not matter (a match is rooted wherever
+      // the node is), so for it only a change of content counts.
       bool fresh = false;
-      for (NodeIdx n : m.nodes) fresh |= g_.NodeStamp(n) >= old_epoch;
+      for (size_t i = 0; i < m.nodes.size(); ++i) {
+        fresh |= (i == 0 && root_is_op ? g_.NodeContentStamp(m.nodes[i])
+                                       : g_.NodeStamp(m.nodes[i])) >= old_epoch;
+      }
       if (!fresh) return true;
     }
     if (rw.guard && !rw.guard(g_, m)) return true;

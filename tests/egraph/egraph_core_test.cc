@@ -206,14 +206,44 @@ TEST(EGraphTest, ChangeLogRecordsNewAndMergedClasses) {
   EGraph g;
   Id a = Leaf(g, "a"), b = Leaf(g, "b");
   Id fa = AddOp(g, "Relu", {a});
+  // b has more parents, so a's class is merged into b's and fa's node (a
+  // parent of the merged-away class) is re-canonicalized.
+  AddOp(g, "Sigmoid", {b});
+  AddOp(g, "Tanh", {b});
   size_t pos = g.change_log_size();
-  EXPECT_EQ(pos, 3u);
+  EXPECT_EQ(pos, 5u);
   Merge(g, a, b);
   g.Rebuild();
   std::vector<Id> changed;
   for (Id c : g.change_log(pos)) changed.push_back(g.Find(c));
   EXPECT_THAT(changed, ::testing::Contains(g.Find(a)));
   EXPECT_THAT(changed, ::testing::Contains(g.Find(fa)));  // its node was re-canonicalized
+}
+
+TEST(EGraphTest, AddToClassJoinsTheClassAtRebuild) {
+  EGraph g;
+  Id a = Leaf(g, "a"), b = Leaf(g, "b");
+  Id ab = AddOp(g, "ElementWiseAdd", {a, b});
+  Symbol add = Symbol::Intern("ElementWiseAdd");
+  const size_t ids = g.num_ids();
+  Id ba_ch[2] = {b, a};
+  absl::StatusOr<Id> r = g.AddToClass(ENodeView{add, 0, ba_ch}, ab);
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(*r, ab);
+  EXPECT_EQ(g.num_ids(), ids);             // no class was made
+  EXPECT_EQ(g.ClassNodes(ab).size(), 1u);  // lists are stable until Rebuild
+  EXPECT_FALSE(g.clean());
+  EXPECT_EQ(g.Lookup(ENodeView{add, 0, ba_ch}), ab);
+  g.Rebuild();
+  EXPECT_EQ(g.ClassNodes(ab).size(), 2u);
+  EXPECT_EQ(g.num_nodes(), 4u);
+  EXPECT_TRUE(CheckInvariants(g).ok()) << CheckInvariants(g);
+  // A hit returns the equal node's class, for the caller to union.
+  Id ab_ch[2] = {a, b};
+  EXPECT_EQ(*g.AddToClass(ENodeView{add, 0, ab_ch}, a), ab);
+  // A hit of another type is refused.
+  Id c = AddOp(g, "Relu", {a}, TensorType(DType::kInt32, {4}));
+  EXPECT_FALSE(g.AddToClass(ENodeView{add, 0, ab_ch}, c).ok());
 }
 
 TEST(EGraphTest, MemoryAccountingGrows) {
