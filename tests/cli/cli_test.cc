@@ -3,6 +3,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <cstdlib>
 #include <filesystem>
@@ -38,7 +39,10 @@ class CliTest : public ::testing::Test {
  protected:
   void SetUp() override {
     const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    dir_ = (fs::path(::testing::TempDir()) / absl::StrCat("egret_cli_", info->name())).string();
+    // The pid keeps concurrent runs of the suite (two build trees) apart.
+    dir_ =
+        (fs::path(::testing::TempDir()) / absl::StrCat("egret_cli_", info->name(), "_", getpid()))
+            .string();
     fs::remove_all(dir_);
     fs::create_directories(dir_);
   }
