@@ -49,6 +49,12 @@ std::string XmlEscape(const std::string& s) {
   return out;
 }
 
+// "dir/name.ext" -> "name": the chart's labels.
+std::string ShortName(const std::string& path) {
+  std::string n = path.substr(path.find_last_of('/') + 1);
+  return n.substr(0, n.find_last_of('.'));
+}
+
 // The greedy cost of each graph, when finite and positive.
 std::map<std::string, double> GreedyCosts(const std::vector<CompareRow>& rows) {
   std::map<std::string, double> greedy;
@@ -202,18 +208,28 @@ std::string CompareSvg(const std::vector<CompareRow>& rows) {
       graphs.push_back(r.graph);
     }
   }
-  double top = 1.0;
+  // The y axis spans [bottom_v, top]: the differences are often a few
+  // percent, so the axis starts just below the lowest bar (at 0 when that
+  // is below 0.5).
+  double top = 1.0, low = 1.0;
   for (const CompareRow& r : rows) {
-    if (std::optional<double> rel = Relative(r, greedy)) top = std::max(top, *rel);
+    if (std::optional<double> rel = Relative(r, greedy)) {
+      top = std::max(top, *rel);
+      low = std::min(low, *rel);
+    }
   }
-  top = std::ceil(top * 10 * 1.05) / 10;
+  top = std::ceil(top * 50 + 0.5) / 50;
+  double bottom_v = std::floor(low * 50 - 0.5) / 50;
+  if (bottom_v < 0.5) bottom_v = 0;
   static constexpr const char* kColors[] = {"#4e79a7", "#f28e2b", "#e15759", "#76b7b2",
                                             "#59a14f", "#edc948", "#b07aa1"};
-  const double bar = 12, gap = 18, left = 60, top_margin = 40, plot_h = 260, bottom = 150;
+  const double bar = 12, gap = 18, left = 150, top_margin = 40, plot_h = 260, bottom = 150;
   const double group_w = bar * std::max<size_t>(strategies.size(), 1) + gap;
   const double width = left + group_w * graphs.size() + 180;
   const double height = top_margin + plot_h + bottom;
-  auto y_of = [&](double v) { return top_margin + plot_h * (1 - v / top); };
+  auto y_of = [&](double v) {
+    return top_margin + plot_h * (1 - (v - bottom_v) / (top - bottom_v));
+  };
   std::string out = absl::StrFormat(
       "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" "
       "font-family=\"sans-serif\" font-size=\"11\">\n"
@@ -222,11 +238,11 @@ std::string CompareSvg(const std::vector<CompareRow>& rows) {
       "better)</text>\n",
       width, height, left);
   for (int i = 0; i <= 5; ++i) {  // y axis ticks
-    const double v = top * i / 5, y = y_of(v);
+    const double v = bottom_v + (top - bottom_v) * i / 5, y = y_of(v);
     absl::StrAppendFormat(
         &out,
         "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#ddd\"/>\n"
-        "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">%.2f</text>\n",
+        "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">%.3f</text>\n",
         left, y, width - 180, y, left - 6, y + 4, v);
   }
   for (size_t gi = 0; gi < graphs.size(); ++gi) {
@@ -248,8 +264,8 @@ std::string CompareSvg(const std::vector<CompareRow>& rows) {
     const double lx = x0 + bar * strategies.size() / 2, ly = top_margin + plot_h + 8;
     absl::StrAppendFormat(&out,
                           "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\" "
-                          "transform=\"rotate(-50 %.1f %.1f)\">%s</text>\n",
-                          lx, ly, lx, ly, XmlEscape(graphs[gi]));
+                          "transform=\"rotate(-40 %.1f %.1f)\">%s</text>\n",
+                          lx, ly, lx, ly, XmlEscape(ShortName(graphs[gi])));
   }
   const double y1 = y_of(1.0);
   absl::StrAppendFormat(
