@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
 #include "egret/cli/commands.h"
 #include "egret/cli/graph_input.h"
@@ -88,14 +89,24 @@ int RunCompare(const CompareArgs& args) {
   std::vector<CompareRow> rows;
   int exit = kExitOk;
   for (size_t i = 0; i < graphs.size(); ++i) {
+    absl::StatusOr<VerifyReference> reference = MakeVerifyReference(graphs[i], args.seed);
+    if (!reference.ok()) {
+      std::fprintf(stderr, "%s: error: cannot run the input to verify against: %s\n",
+                   args.graphs[i].c_str(), std::string(reference.status().message()).c_str());
+      exit = kExitCheckFailed;
+    }
     for (Strategy s : strategies) {
       CompareRow row;
       row.graph = args.graphs[i];
       row.result.strategy = s;
       ResetPeakRss();
       DiagnosticList compile_diags;
-      absl::StatusOr<StrategyResult> r = RunStrategy(s, graphs[i], *set, options, &compile_diags);
+      absl::StatusOr<StrategyResult> r = RunStrategy(s, graphs[i], *set, options, &compile_diags,
+                                                     reference.ok() ? &*reference : nullptr);
       row.peak_rss_bytes = PeakRssBytes();
+      std::fprintf(stderr, "egret compare: %s %s: %s\n", row.graph.c_str(),
+                   std::string(StrategyName(s)).c_str(),
+                   r.ok() ? absl::StrFormat("%.1f ms", r->time_ms).c_str() : "failed");
       std::cerr << compile_diags.ToString();
       if (!r.ok()) {
         row.error = std::string(r.status().message());

@@ -5,6 +5,8 @@
 
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "egret/backend/executor.h"
 #include "egret/backend/test_data.h"
 #include "egret/egraph/matcher.h"
 #include "egret/pipeline/constant_fold.h"
@@ -152,16 +154,24 @@ void FillCommon(const Graph& input, const extract::HvxCostModel& model, Strategy
   }
 }
 
-void Verify(const Graph& input, const StrategyOptions& options, StrategyResult* r) {
-  absl::StatusOr<std::vector<Tensor>> inputs = MakeRandomInputs(input, options.seed);
-  absl::StatusOr<VerifyReport> v =
-      inputs.ok() ? VerifyGraphs(input, "input", r->graph, StrategyName(r->strategy), *inputs,
-                                 options.verify)
-                  : absl::StatusOr<VerifyReport>(inputs.status());
-  if (!v.ok()) {
-    r->verify_message = std::string(v.status().message());
-  } else if (!v->ok()) {
-    r->verify_message = v->ToString();
+// Runs the result on the reference's inputs and compares the outputs.
+void Verify(const VerifyReference& ref, const StrategyOptions& options, StrategyResult* r) {
+  absl::StatusOr<std::vector<Tensor>> actual = Execute(r->graph, ref.inputs);
+  absl::StatusOr<std::vector<OutputDiff>> diffs =
+      actual.ok() ? CompareOutputs(*actual, ref.outputs, options.verify.rtol, options.verify.atol)
+                  : absl::StatusOr<std::vector<OutputDiff>>(actual.status());
+  if (!diffs.ok()) {
+    r->verify_message = std::string(diffs.status().message());
+  } else {
+    for (size_t k = 0; k < diffs->size(); ++k) {
+      const OutputDiff& d = (*diffs)[k];
+      if (d.within_tolerance()) continue;
+      absl::StrAppendFormat(&r->verify_message,
+                            "%soutput %s: %d of %d elements outside tolerance "
+                            "(max abs error %g)",
+                            r->verify_message.empty() ? "" : "; ", OutputLabel(r->graph, k),
+                            d.mismatches, ref.outputs[k].num_elements(), d.max_abs);
+    }
   }
   r->verified = r->verify_message.empty();
 }
@@ -188,9 +198,21 @@ std::vector<Strategy> AllStrategies() {
   return all;
 }
 
+absl::StatusOr<VerifyReference> MakeVerifyReference(const Graph& input, uint64_t seed) {
+  VerifyReference ref;
+  absl::StatusOr<std::vector<Tensor>> inputs = MakeRandomInputs(input, seed);
+  if (!inputs.ok()) return inputs.status();
+  ref.inputs = *std::move(inputs);
+  absl::StatusOr<std::vector<Tensor>> outputs = Execute(input, ref.inputs);
+  if (!outputs.ok()) return outputs.status();
+  ref.outputs = *std::move(outputs);
+  return ref;
+}
+
 absl::StatusOr<StrategyResult> RunStrategy(Strategy strategy, const Graph& input,
                                            const rules::RuleSet& rule_set,
-                                           const StrategyOptions& options, DiagnosticList* diags) {
+                                           const StrategyOptions& options, DiagnosticList* diags,
+                                           const VerifyReference* reference) {
   const Clock::time_point t0 = Clock::now();
   StrategyResult r;
   r.strategy = strategy;
@@ -234,7 +256,17 @@ absl::StatusOr<StrategyResult> RunStrategy(Strategy strategy, const Graph& input
   }
   r.time_ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
   FillCommon(input, model, &r);
-  Verify(input, options, &r);
+  std::optional<VerifyReference> own;
+  if (reference == nullptr) {
+    absl::StatusOr<VerifyReference> made = MakeVerifyReference(input, options.seed);
+    if (!made.ok()) {
+      r.verify_message = absl::StrCat("input: ", made.status().message());
+      return r;
+    }
+    own = *std::move(made);
+    reference = &*own;
+  }
+  Verify(*reference, options, &r);
   return r;
 }
 

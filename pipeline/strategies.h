@@ -68,12 +68,24 @@ struct StrategyResult {
   std::string verify_message;  // the failure (empty when verified)
 };
 
-// Runs `strategy` on `input`. Rules that fail to compile are reported in
+// The input graph's outputs on the seeded random inputs: computed once per
+// graph and shared by every strategy's verification (the reference executor
+// is the slow part of a comparison on a real network). Fails when the inputs
+// cannot be made or the input graph cannot be run.
+struct VerifyReference {
+  std::vector<Tensor> inputs;
+  std::vector<Tensor> outputs;
+};
+absl::StatusOr<VerifyReference> MakeVerifyReference(const Graph& input, uint64_t seed);
+
+// Runs `strategy` on `input` and checks the result against `reference`
+// (null: computed from `input` and options.seed). Rules that fail to compile are reported in
 // `diags` and fail the call (kFailedPrecondition); so does a result that
 // cannot be lowered. A verification mismatch is not an error: see verified.
 absl::StatusOr<StrategyResult> RunStrategy(Strategy strategy, const Graph& input,
                                            const rules::RuleSet& rules,
-                                           const StrategyOptions& options, DiagnosticList* diags);
+                                           const StrategyOptions& options, DiagnosticList* diags,
+                                           const VerifyReference* reference = nullptr);
 
 }  // namespace egret
 
