@@ -8,9 +8,9 @@
 // strategy); --csv/--markdown/--plot write pipeline/compare_report.h's
 // outputs. peak_rss is the process's peak RSS while the strategy ran (reset
 // before each run through /proc/self/clear_refs; when that is refused it is
-// the process's high-water mark so far). Exit 0 when every result verifies,
-// 1 when a strategy fails or a result computes different outputs, 2 for bad
-// input.
+// the process's high-water mark so far): it includes what is resident
+// anyway (the input graph, its reference outputs, the libraries). Exit 0 when every result
+// verifies, 1 when a strategy fails or a result computes different outputs, 2 for bad input.
 #include <cstdio>
 #include <iostream>
 #include <memory>
@@ -61,14 +61,15 @@ int RunCompare(const CompareArgs& args) {
       strategies.push_back(*s);
     }
   }
-  std::vector<Graph> graphs;
-  for (const std::string& path : args.graphs) {
+  // Every graph is read once up front (bad input fails before any run) and
+  // again when its turn comes, so that only one graph is resident at a time.
+  auto load = [&args](const std::string& path) {
     absl::StatusOr<Graph> g = args.input.Load(path);
-    if (!g.ok()) {
-      std::fprintf(stderr, "%s\n", std::string(g.status().message()).c_str());
-      return ExitCodeFor(g.status());
-    }
-    graphs.push_back(*std::move(g));
+    if (!g.ok()) std::fprintf(stderr, "%s\n", std::string(g.status().message()).c_str());
+    return g;
+  };
+  for (const std::string& path : args.graphs) {
+    if (absl::StatusOr<Graph> g = load(path); !g.ok()) return ExitCodeFor(g.status());
   }
   DiagnosticList diags;
   const std::vector<std::string> rule_files = args.rules.empty() ? DefaultRuleFiles() : args.rules;
@@ -88,8 +89,10 @@ int RunCompare(const CompareArgs& args) {
   options.seed = args.seed;
   std::vector<CompareRow> rows;
   int exit = kExitOk;
-  for (size_t i = 0; i < graphs.size(); ++i) {
-    absl::StatusOr<VerifyReference> reference = MakeVerifyReference(graphs[i], args.seed);
+  for (size_t i = 0; i < args.graphs.size(); ++i) {
+    absl::StatusOr<Graph> graph = load(args.graphs[i]);
+    if (!graph.ok()) return ExitCodeFor(graph.status());
+    absl::StatusOr<VerifyReference> reference = MakeVerifyReference(*graph, args.seed);
     if (!reference.ok()) {
       std::fprintf(stderr, "%s: error: cannot run the input to verify against: %s\n",
                    args.graphs[i].c_str(), std::string(reference.status().message()).c_str());
@@ -101,7 +104,7 @@ int RunCompare(const CompareArgs& args) {
       row.result.strategy = s;
       ResetPeakRss();
       DiagnosticList compile_diags;
-      absl::StatusOr<StrategyResult> r = RunStrategy(s, graphs[i], *set, options, &compile_diags,
+      absl::StatusOr<StrategyResult> r = RunStrategy(s, *graph, *set, options, &compile_diags,
                                                      reference.ok() ? &*reference : nullptr);
       row.peak_rss_bytes = PeakRssBytes();
       std::fprintf(stderr, "egret compare: %s %s: %s\n", row.graph.c_str(),
