@@ -118,6 +118,13 @@ int RunCompare(const CompareArgs& args) {
         exit = kExitCheckFailed;
       } else {
         row.result = *std::move(r);
+        if (row.result.limit_hit) {
+          std::fprintf(stderr, "%s: warning: %s: %s\n", row.graph.c_str(),
+                       std::string(StrategyName(s)).c_str(),
+                       s == Strategy::kGreedy ? "a pass still changed the graph after the last "
+                                                "sweep allowed"
+                                              : "saturation stopped at a limit");
+        }
         row.result.graph = Graph();  // not reported; frees the memory
         if (!row.result.verified) {
           std::fprintf(stderr, "%s: error: %s: the result computes different outputs: %s\n",
