@@ -15,6 +15,7 @@ void RegisterRulesCommands(CLI::App& app, int* exit_code);    // rules check/lis
 void RegisterExtractCommand(CLI::App& app, int* exit_code);   // extract
 void RegisterRunCommands(CLI::App& app, int* exit_code);      // run, verify
 void RegisterOptimizeCommand(CLI::App& app, int* exit_code);  // optimize
+void RegisterCompareCommand(CLI::App& app, int* exit_code);   // compare
 
 }  // namespace egret::cli
 

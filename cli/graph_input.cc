@@ -1,9 +1,12 @@
 #include "egret/cli/graph_input.h"
 
+#include <filesystem>
+
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_format.h"
 #include "egret/graph/graph_io.h"
 #include "egret/graph/onnx_reader.h"
+#include "egret/rules/rule_set.h"
 
 namespace egret::cli {
 
@@ -28,6 +31,14 @@ absl::StatusOr<Graph> GraphInputFlags::Load(const std::string& path) const {
     options.dim_params[d.substr(0, eq)] = n;
   }
   return LoadGraph(path, options);
+}
+
+std::vector<std::string> DefaultRuleFiles() {
+  std::error_code ec;
+  std::filesystem::path exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+  std::filesystem::path dir = exe.parent_path().parent_path() / "share" / "egret" / "rules";
+  if (ec || !std::filesystem::exists(dir / "hvx_ops.rules")) dir = EGRET_RULES_DIR;
+  return rules::ShippedRuleFiles(dir.string());
 }
 
 }  // namespace egret::cli

@@ -31,6 +31,11 @@ class GraphInputFlags {
   int64_t default_dim_ = 0;
 };
 
+// The shipped rule library (rules/lib/*.rules), used when a command gets no
+// --rules: next to an installed egret (<prefix>/share/egret/rules), else in
+// the source tree it was built from.
+std::vector<std::string> DefaultRuleFiles();
+
 }  // namespace egret::cli
 
 #endif  // EGRET_CLI_GRAPH_INPUT_H_

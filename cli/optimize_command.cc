@@ -62,17 +62,6 @@ struct OptimizeArgs {
   GraphInputFlags input;
 };
 
-// The shipped rule library (rules/lib/), used when no --rules is given: next
-// to an installed egret (<prefix>/share/egret/rules), else in the source tree
-// it was built from.
-std::vector<std::string> DefaultRuleFiles() {
-  std::error_code ec;
-  std::filesystem::path exe = std::filesystem::read_symlink("/proc/self/exe", ec);
-  std::filesystem::path dir = exe.parent_path().parent_path() / "share" / "egret" / "rules";
-  if (ec || !std::filesystem::exists(dir / "hvx_ops.rules")) dir = EGRET_RULES_DIR;
-  return rules::ShippedRuleFiles(dir.string());
-}
-
 // "name=value": true/false -> bool, an integer -> int, a number -> double,
 // anything else -> string.
 bool ParseOption(const std::string& text, std::string* name, OptionValue* value) {

@@ -219,4 +219,23 @@ absl::StatusOr<EGraphProblem> BuildProblem(const EGraph& g, const extract::HvxCo
   return out;
 }
 
+extract::CostTable CostTableWithOverrides(
+    const rules::OpRegistry& registry,
+    const absl::flat_hash_map<std::string, absl::flat_hash_map<std::string, double>>& overrides,
+    DiagnosticList* diags) {
+  extract::CostTable table = CostTableFromRegistry(registry, diags);
+  for (const auto& [op, per] : overrides) {
+    for (const auto& [dt, c] : per) table.overrides[op][dt] = c;
+  }
+  return table;
+}
+
+std::map<std::string, int64_t> ComputingOpCounts(const Graph& g) {
+  std::map<std::string, int64_t> ops;
+  for (const Node& n : g.nodes()) {
+    if (n.op != kInputOp && n.op != kConstOp && n.op != kShapeOp) ++ops[n.op];
+  }
+  return ops;
+}
+
 }  // namespace egret

@@ -4,6 +4,7 @@
 #ifndef EGRET_PIPELINE_COSTS_H_
 #define EGRET_PIPELINE_COSTS_H_
 
+#include <map>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -32,6 +33,16 @@ extract::CostTable CostTableFromRegistry(const rules::OpRegistry& registry,
 // (cost per 128-byte output vector; "*" = any dtype). Errors name `file`.
 absl::Status AddCostOverrides(std::string_view json_text, const std::string& file,
                               extract::CostTable* table);
+
+// CostTableFromRegistry plus `overrides` (op -> dtype or "*" -> cost), as
+// OptimizeOptions::cost_overrides holds them.
+extract::CostTable CostTableWithOverrides(
+    const rules::OpRegistry& registry,
+    const absl::flat_hash_map<std::string, absl::flat_hash_map<std::string, double>>& overrides,
+    DiagnosticList* diags = nullptr);
+
+// How many nodes of each computing op (not "*Input", "$Const", "$Shape") `g` has.
+std::map<std::string, int64_t> ComputingOpCounts(const Graph& g);
 
 // The cost of a node of `op` with outputs `outputs` (bytes summed).
 extract::NodeCost NodeCostOf(const extract::HvxCostModel& model, std::string_view op,

@@ -14,6 +14,7 @@
 #include "egret/egraph/builtin_rewrites.h"
 #include "egret/egraph/graph_import.h"
 #include "egret/pipeline/costs.h"
+#include "egret/pipeline/seed_internal.h"
 #include "egret/rules/compiler.h"
 #include "egret/rules/pass_groups.h"
 
@@ -31,61 +32,6 @@ nlohmann::json CostJson(double c) {
   return c;
 }
 
-// An e-graph seeded with a graph, and what is needed to extract it again.
-struct Seeded {
-  EGraph eg;
-  std::vector<std::pair<Id, std::string>> inputs;
-  std::vector<std::pair<Id, std::string>> outputs;
-  absl::flat_hash_map<NodeIdx, std::string> names;
-  std::string graph_name;
-  Options options;
-
-  std::vector<Id> Roots() const {
-    std::vector<Id> r;
-    for (const auto& [c, name] : outputs) r.push_back(eg.Find(c));
-    return r;
-  }
-};
-
-absl::StatusOr<Seeded> Seed(const Graph& g) {
-  Seeded s;
-  absl::StatusOr<GraphClasses> classes = AddGraph(s.eg, g);
-  if (!classes.ok()) return classes.status();
-  s.eg.Rebuild();
-  for (NodeId id : g.inputs()) s.inputs.emplace_back((*classes)[id][0], g.node(id).name);
-  for (const GraphOutput& o : g.outputs()) {
-    s.outputs.emplace_back((*classes)[o.value.node][o.value.output], o.name);
-  }
-  // Name each imported e-node after its graph node.
-  for (NodeId id = 0; id < g.num_nodes(); ++id) {
-    const Node& n = g.node(id);
-    if (n.name.empty() || n.op == kInputOp || (*classes)[id].empty()) continue;
-    Id c = s.eg.Find((*classes)[id][0]);
-    if (n.outputs.size() > 1) {  // the multi-output class that "$Out" reads
-      auto outs = s.eg.ClassNodesWithOp(c, Symbol::Intern(kOutOp));
-      if (outs.empty()) continue;
-      c = s.eg.Find(s.eg.Node(outs.front()).children[0]);
-    }
-    Symbol op = Symbol::Intern(n.op);
-    for (NodeIdx e : s.eg.ClassNodesWithOp(c, op)) {
-      ENodeView v = s.eg.Node(e);
-      if (v.children.size() != n.inputs.size()) continue;
-      bool same = true;
-      for (size_t k = 0; k < n.inputs.size() && same; ++k) {
-        same =
-            s.eg.Find(v.children[k]) == s.eg.Find((*classes)[n.inputs[k].node][n.inputs[k].output]);
-      }
-      if (same) {
-        s.names.try_emplace(e, n.name);
-        break;
-      }
-    }
-  }
-  s.graph_name = g.name();
-  s.options = g.options();
-  return s;
-}
-
 struct Extracted {
   Graph graph;
   double dag_cost = 0;
@@ -101,33 +47,13 @@ absl::StatusOr<Extracted> ExtractGraph(const Seeded& s, const extract::HvxCostMo
   eo.ilp_time_limit_seconds = options.ilp_time_limit_seconds;
   absl::StatusOr<extract::ExtractResult> r = extract::Extract(p->problem, eo);
   if (!r.ok()) return r.status();
-  LowerRequest req;
+  absl::flat_hash_map<Id, NodeIdx> choice;
   for (extract::ClassId c = 0; c < p->problem.num_classes(); ++c) {
     extract::NodeId n = r->choice[c];
-    if (n != extract::kNoNode) req.choice[p->class_of[c]] = p->node_of[n];
+    if (n != extract::kNoNode) choice[p->class_of[c]] = p->node_of[n];
   }
-  req.inputs = s.inputs;
-  req.outputs = s.outputs;
-  for (auto& [c, name] : req.outputs) c = s.eg.Find(c);
-  req.names = s.names;
-  req.graph_name = s.graph_name;
-  req.options = s.options;
-  if (annotate) {
-    req.annotate = [&model](std::string_view op,
-                            const TensorType& t) -> absl::StatusOr<LowerAnnotation> {
-      extract::NodeCost c = NodeCostOf(model, op, {t});
-      if (!c.computable) {
-        return absl::InvalidArgumentError(
-            absl::StrFormat("op '%s' has no registered implementation", op));
-      }
-      return LowerAnnotation{c.impl, c.cost};
-    };
-  }
-  absl::StatusOr<Graph> g = LowerChoice(s.eg, req);
+  absl::StatusOr<Graph> g = LowerSeeded(s, std::move(choice), annotate ? &model : nullptr);
   if (!g.ok()) return g.status();
-  if (absl::Status v = g->Validate(); !v.ok()) {
-    return absl::InternalError(absl::StrCat("lowered graph is invalid: ", v.message()));
-  }
   Extracted out;
   out.graph = *std::move(g);
   out.dag_cost = r->dag_cost;
@@ -135,19 +61,10 @@ absl::StatusOr<Extracted> ExtractGraph(const Seeded& s, const extract::HvxCostMo
   return out;
 }
 
-// How many nodes of each computing op (not "*Input", "$Const", "$Shape") `g` has.
-std::map<std::string, int64_t> ComputingOps(const Graph& g) {
-  std::map<std::string, int64_t> ops;
-  for (const Node& n : g.nodes()) {
-    if (n.op != kInputOp && n.op != kConstOp && n.op != kShapeOp) ++ops[n.op];
-  }
-  return ops;
-}
-
 nlohmann::json OpsJson(const Graph& before, const Graph& after) {
   std::map<std::string, std::pair<int64_t, int64_t>> counts;
-  for (const auto& [op, n] : ComputingOps(before)) counts[op].first = n;
-  for (const auto& [op, n] : ComputingOps(after)) counts[op].second = n;
+  for (const auto& [op, n] : ComputingOpCounts(before)) counts[op].first = n;
+  for (const auto& [op, n] : ComputingOpCounts(after)) counts[op].second = n;
   nlohmann::json j = nlohmann::json::object();
   for (const auto& [op, c] : counts) j[op] = {{"before", c.first}, {"after", c.second}};
   return j;
@@ -163,6 +80,23 @@ std::string PhaseName(int64_t priority) {
 
 }  // namespace
 
+absl::StatusOr<std::vector<rules::CompiledRule>> CompileForGraph(const Graph& input,
+                                                                 const rules::RuleSet& rule_set,
+                                                                 const OptimizeOptions& options,
+                                                                 DiagnosticList* diags) {
+  rules::CompileOptions co;
+  co.options = input.options();
+  for (const auto& [k, v] : options.option_overrides) co.options[k] = v;
+  co.functions = options.functions;
+  const int errors_before = diags->error_count();
+  std::vector<rules::CompiledRule> compiled = rules::CompileRules(rule_set, co, diags);
+  if (diags->error_count() > errors_before) {
+    return absl::FailedPreconditionError(
+        absl::StrFormat("%d rule(s) failed to compile", diags->error_count() - errors_before));
+  }
+  return compiled;
+}
+
 std::optional<PhaseMode> ParsePhaseMode(std::string_view name) {
   if (name == "keep") return PhaseMode::kKeep;
   if (name == "reseed") return PhaseMode::kReseed;
@@ -171,6 +105,13 @@ std::optional<PhaseMode> ParsePhaseMode(std::string_view name) {
 
 std::string_view PhaseModeName(PhaseMode mode) {
   return mode == PhaseMode::kKeep ? "keep" : "reseed";
+}
+
+bool ResetPeakRss() {
+  std::FILE* f = std::fopen("/proc/self/clear_refs", "w");
+  if (f == nullptr) return false;
+  const bool ok = std::fputs("5", f) >= 0;
+  return std::fclose(f) == 0 && ok;
 }
 
 size_t PeakRssBytes() {
@@ -192,16 +133,10 @@ absl::StatusOr<OptimizeResult> Optimize(const Graph& input, const rules::RuleSet
   nlohmann::json time_ms = nlohmann::json::object();
 
   // 1. Compile.
-  rules::CompileOptions co;
-  co.options = input.options();
-  for (const auto& [k, v] : options.option_overrides) co.options[k] = v;
-  co.functions = options.functions;
-  const int errors_before = diags->error_count();
-  std::vector<rules::CompiledRule> compiled = rules::CompileRules(rule_set, co, diags);
-  if (diags->error_count() > errors_before) {
-    return absl::FailedPreconditionError(
-        absl::StrFormat("%d rule(s) failed to compile", diags->error_count() - errors_before));
-  }
+  absl::StatusOr<std::vector<rules::CompiledRule>> compiled_or =
+      CompileForGraph(input, rule_set, options, diags);
+  if (!compiled_or.ok()) return compiled_or.status();
+  std::vector<rules::CompiledRule> compiled = *std::move(compiled_or);
   std::vector<Rewrite> extra;
   if (options.builtin_rewrites) extra = BuiltinRewrites(OpTable::Default());
   if (options.constant_folding) {
@@ -209,11 +144,8 @@ absl::StatusOr<OptimizeResult> Optimize(const Graph& input, const rules::RuleSet
     if (!fold.ok()) return fold.status();
     extra.push_back(*std::move(fold));
   }
-  extract::CostTable table = CostTableFromRegistry(rule_set.ops, diags);
-  for (const auto& [op, per] : options.cost_overrides) {
-    for (const auto& [dt, c] : per) table.overrides[op][dt] = c;
-  }
-  const extract::HvxCostModel model(std::move(table));
+  const extract::HvxCostModel model(
+      CostTableWithOverrides(rule_set.ops, options.cost_overrides, diags));
   const Clock::time_point t_compiled = Clock::now();
   time_ms["compile"] = Ms(t_start, t_compiled);
 

@@ -79,6 +79,9 @@ absl::StatusOr<OptimizeResult> Optimize(const Graph& input, const rules::RuleSet
 
 // Peak resident set size of this process (VmHWM), or 0 when unknown.
 size_t PeakRssBytes();
+// Resets this process's peak RSS to its current RSS (Linux: "5" to
+// /proc/self/clear_refs); false when that is not possible.
+bool ResetPeakRss();
 
 }  // namespace egret
 

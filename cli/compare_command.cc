@@ -1,0 +1,176 @@
+// egret compare GRAPH... [--rules FILE...] [--strategies LIST] [--csv FILE]
+//     [--markdown FILE] [--plot FILE.svg] [--dim NAME=N]... [--iter-limit N]
+//     [--node-limit N] [--time-limit S] [--seed N]
+//
+// Runs every strategy of pipeline/strategies.h (default: all, in the order
+// greedy, cse, eqsat-tree, eqsat-dag, eqsat-ilp) on every graph with the same
+// rules (default: the shipped library) and prints one row per (graph,
+// strategy); --csv/--markdown/--plot write pipeline/compare_report.h's
+// outputs. peak_rss is the process's peak RSS while the strategy ran (reset
+// before each run through /proc/self/clear_refs; when that is refused it is
+// the process's high-water mark so far): it includes what is resident
+// anyway (the input graph, its reference outputs, the libraries). Exit 0 when every result
+// verifies, 1 when a strategy fails or a result computes different outputs, 2 for bad input.
+#include <cstdio>
+#include <iostream>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_split.h"
+#include "egret/cli/commands.h"
+#include "egret/cli/graph_input.h"
+#include "egret/pipeline/compare_report.h"
+#include "egret/pipeline/strategies.h"
+#include "egret/rules/rule_set.h"
+#include "egret/support/diagnostic.h"
+#include "egret/support/file_io.h"
+
+namespace egret::cli {
+namespace {
+
+struct CompareArgs {
+  std::vector<std::string> graphs;
+  std::vector<std::string> rules;
+  std::string strategies;
+  std::string csv;
+  std::string markdown;
+  std::string plot;
+  size_t iter_limit = 30;
+  size_t node_limit = 100000;
+  double time_limit = 30.0;
+  uint64_t seed = 0;
+  GraphInputFlags input;
+};
+
+int RunCompare(const CompareArgs& args) {
+  std::vector<Strategy> strategies = AllStrategies();
+  if (!args.strategies.empty()) {
+    strategies.clear();
+    for (const std::string& name :
+         std::vector<std::string>(absl::StrSplit(args.strategies, ',', absl::SkipEmpty()))) {
+      std::optional<Strategy> s = ParseStrategy(name);
+      if (!s) {
+        std::fprintf(stderr,
+                     "egret compare: error: --strategies: unknown strategy '%s' (greedy, cse, "
+                     "eqsat-tree, eqsat-dag, eqsat-ilp)\n",
+                     name.c_str());
+        return kExitBadInput;
+      }
+      strategies.push_back(*s);
+    }
+  }
+  // Every graph is read once up front (bad input fails before any run) and
+  // again when its turn comes, so that only one graph is resident at a time.
+  auto load = [&args](const std::string& path) {
+    absl::StatusOr<Graph> g = args.input.Load(path);
+    if (!g.ok()) std::fprintf(stderr, "%s\n", std::string(g.status().message()).c_str());
+    return g;
+  };
+  for (const std::string& path : args.graphs) {
+    if (absl::StatusOr<Graph> g = load(path); !g.ok()) return ExitCodeFor(g.status());
+  }
+  DiagnosticList diags;
+  const std::vector<std::string> rule_files = args.rules.empty() ? DefaultRuleFiles() : args.rules;
+  absl::StatusOr<rules::RuleSet> set = rules::LoadRuleFiles(rule_files, {}, &diags);
+  std::cerr << diags.ToString();
+  if (!set.ok()) {
+    std::fprintf(stderr, "egret: error: %s\n", std::string(set.status().message()).c_str());
+    return kExitBadInput;
+  }
+  if (diags.has_errors()) return kExitCheckFailed;
+
+  StrategyOptions options;
+  options.optimize.limits.iterations = args.iter_limit;
+  options.optimize.limits.nodes = args.node_limit;
+  options.optimize.limits.seconds = args.time_limit;
+  options.optimize.ilp_time_limit_seconds = args.time_limit;
+  options.seed = args.seed;
+  std::vector<CompareRow> rows;
+  int exit = kExitOk;
+  for (size_t i = 0; i < args.graphs.size(); ++i) {
+    absl::StatusOr<Graph> graph = load(args.graphs[i]);
+    if (!graph.ok()) return ExitCodeFor(graph.status());
+    absl::StatusOr<VerifyReference> reference = MakeVerifyReference(*graph, args.seed);
+    if (!reference.ok()) {
+      std::fprintf(stderr, "%s: error: cannot run the input to verify against: %s\n",
+                   args.graphs[i].c_str(), std::string(reference.status().message()).c_str());
+      exit = kExitCheckFailed;
+    }
+    for (Strategy s : strategies) {
+      CompareRow row;
+      row.graph = args.graphs[i];
+      row.result.strategy = s;
+      ResetPeakRss();
+      DiagnosticList compile_diags;
+      absl::StatusOr<StrategyResult> r = RunStrategy(s, *graph, *set, options, &compile_diags,
+                                                     reference.ok() ? &*reference : nullptr);
+      row.peak_rss_bytes = PeakRssBytes();
+      std::fprintf(stderr, "egret compare: %s %s: %s\n", row.graph.c_str(),
+                   std::string(StrategyName(s)).c_str(),
+                   r.ok() ? absl::StrFormat("%.1f ms", r->time_ms).c_str() : "failed");
+      std::cerr << compile_diags.ToString();
+      if (!r.ok()) {
+        row.error = std::string(r.status().message());
+        std::fprintf(stderr, "%s: error: %s: %s\n", row.graph.c_str(),
+                     std::string(StrategyName(s)).c_str(), row.error.c_str());
+        exit = kExitCheckFailed;
+      } else {
+        row.result = *std::move(r);
+        if (row.result.limit_hit) {
+          std::fprintf(stderr, "%s: warning: %s: %s\n", row.graph.c_str(),
+                       std::string(StrategyName(s)).c_str(),
+                       s == Strategy::kGreedy ? "a pass still changed the graph after the last "
+                                                "sweep allowed"
+                                              : "saturation stopped at a limit");
+        }
+        row.result.graph = Graph();  // not reported; frees the memory
+        if (!row.result.verified) {
+          std::fprintf(stderr, "%s: error: %s: the result computes different outputs: %s\n",
+                       row.graph.c_str(), std::string(StrategyName(s)).c_str(),
+                       row.result.verify_message.c_str());
+          exit = kExitCheckFailed;
+        }
+      }
+      rows.push_back(std::move(row));
+    }
+  }
+  std::fputs(CompareText(rows).c_str(), stdout);
+  for (const auto& [path, text] :
+       {std::pair{args.csv, CompareCsv(rows)}, std::pair{args.markdown, CompareMarkdown(rows)},
+        std::pair{args.plot, CompareSvg(rows)}}) {
+    if (path.empty()) continue;
+    if (absl::Status st = WriteFileAtomically(path, text); !st.ok()) {
+      std::fprintf(stderr, "%s\n", std::string(st.message()).c_str());
+      return kExitCheckFailed;
+    }
+  }
+  return exit;
+}
+
+}  // namespace
+
+void RegisterCompareCommand(CLI::App& app, int* exit_code) {
+  auto args = std::make_shared<CompareArgs>();
+  CLI::App* cmd = app.add_subcommand(
+      "compare", "Compare greedy HTP-style rewriting, syntactic CSE and equality saturation");
+  cmd->add_option("GRAPH", args->graphs, "Input graphs (.json or .onnx)")->required();
+  cmd->add_option("--rules", args->rules,
+                  "Rule files (default: egret's shipped library, rules/lib/*.rules)");
+  cmd->add_option("--strategies", args->strategies,
+                  "Comma-separated: greedy,cse,eqsat-tree,eqsat-dag,eqsat-ilp (default: all)");
+  cmd->add_option("--csv", args->csv, "Write one CSV row per graph and strategy here");
+  cmd->add_option("--markdown", args->markdown, "Write a Markdown table here");
+  cmd->add_option("--plot", args->plot, "Write an SVG bar chart of cost relative to greedy here");
+  args->input.AddTo(cmd);
+  cmd->add_option("--iter-limit", args->iter_limit, "eqsat: iterations per phase (default 30)");
+  cmd->add_option("--node-limit", args->node_limit, "eqsat: most e-nodes (default 100000)");
+  cmd->add_option("--time-limit", args->time_limit,
+                  "eqsat: seconds for saturation and for the ILP (default 30)")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--seed", args->seed, "Seed for the verification inputs (default 0)");
+  cmd->callback([args, exit_code] { *exit_code = RunCompare(*args); });
+}
+
+}  // namespace egret::cli

@@ -1,0 +1,91 @@
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "egret/backend/lower.h"
+#include "egret/egraph/graph_import.h"
+#include "egret/pipeline/costs.h"
+#include "egret/pipeline/seed_internal.h"
+
+namespace egret {
+
+std::vector<Id> Seeded::Roots() const {
+  std::vector<Id> r;
+  for (const auto& [c, name] : outputs) r.push_back(eg.Find(c));
+  return r;
+}
+
+absl::StatusOr<Seeded> Seed(const Graph& g) {
+  Seeded s;
+  absl::StatusOr<GraphClasses> classes = AddGraph(s.eg, g);
+  if (!classes.ok()) return classes.status();
+  s.eg.Rebuild();
+  for (NodeId id : g.inputs()) s.inputs.emplace_back((*classes)[id][0], g.node(id).name);
+  for (const GraphOutput& o : g.outputs()) {
+    s.outputs.emplace_back((*classes)[o.value.node][o.value.output], o.name);
+  }
+  absl::StatusOr<std::vector<NodeId>> order = g.TopologicalOrder();
+  if (!order.ok()) return order.status();
+  for (NodeId id : *order) {
+    s.topo_classes.push_back((*classes)[id].empty() ? kNoId : (*classes)[id][0]);
+  }
+  // Name each imported e-node after its graph node.
+  for (NodeId id = 0; id < g.num_nodes(); ++id) {
+    const Node& n = g.node(id);
+    if (n.name.empty() || n.op == kInputOp || (*classes)[id].empty()) continue;
+    Id c = s.eg.Find((*classes)[id][0]);
+    if (n.outputs.size() > 1) {  // the multi-output class that "$Out" reads
+      auto outs = s.eg.ClassNodesWithOp(c, Symbol::Intern(kOutOp));
+      if (outs.empty()) continue;
+      c = s.eg.Find(s.eg.Node(outs.front()).children[0]);
+    }
+    Symbol op = Symbol::Intern(n.op);
+    for (NodeIdx e : s.eg.ClassNodesWithOp(c, op)) {
+      ENodeView v = s.eg.Node(e);
+      if (v.children.size() != n.inputs.size()) continue;
+      bool same = true;
+      for (size_t k = 0; k < n.inputs.size() && same; ++k) {
+        same =
+            s.eg.Find(v.children[k]) == s.eg.Find((*classes)[n.inputs[k].node][n.inputs[k].output]);
+      }
+      if (same) {
+        s.names.try_emplace(e, n.name);
+        break;
+      }
+    }
+  }
+  s.graph_name = g.name();
+  s.options = g.options();
+  return s;
+}
+
+absl::StatusOr<Graph> LowerSeeded(const Seeded& s, absl::flat_hash_map<Id, NodeIdx> choice,
+                                  const extract::HvxCostModel* model) {
+  LowerRequest req;
+  req.choice = std::move(choice);
+  req.inputs = s.inputs;
+  req.outputs = s.outputs;
+  for (auto& [c, name] : req.outputs) c = s.eg.Find(c);
+  req.names = s.names;
+  req.graph_name = s.graph_name;
+  req.options = s.options;
+  if (model != nullptr) {
+    req.annotate = [model](std::string_view op,
+                           const TensorType& t) -> absl::StatusOr<LowerAnnotation> {
+      extract::NodeCost c = NodeCostOf(*model, op, {t});
+      if (!c.computable) {
+        return absl::InvalidArgumentError(
+            absl::StrFormat("op '%s' has no registered implementation", op));
+      }
+      return LowerAnnotation{c.impl, c.cost};
+    };
+  }
+  absl::StatusOr<Graph> g = LowerChoice(s.eg, req);
+  if (!g.ok()) return g.status();
+  if (absl::Status v = g->Validate(); !v.ok()) {
+    return absl::InternalError(absl::StrCat("lowered graph is invalid: ", v.message()));
+  }
+  return g;
+}
+
+}  // namespace egret

@@ -1,0 +1,55 @@
+// Shared by the optimize pipeline and the comparison strategies (not
+// installed): a graph imported into a fresh e-graph together with what is
+// needed to lower a choice of e-nodes back to a graph.
+#ifndef EGRET_PIPELINE_SEED_INTERNAL_H_
+#define EGRET_PIPELINE_SEED_INTERNAL_H_
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/status/statusor.h"
+#include "egret/egraph/egraph.h"
+#include "egret/extract/hvx_cost_model.h"
+#include "egret/graph/graph.h"
+#include "egret/pipeline/optimize.h"
+#include "egret/rules/compiler.h"
+
+namespace egret {
+
+struct Seeded {
+  EGraph eg;
+  std::vector<std::pair<Id, std::string>> inputs;
+  std::vector<std::pair<Id, std::string>> outputs;
+  absl::flat_hash_map<NodeIdx, std::string> names;
+  std::string graph_name;
+  Options options;
+  // The class of output 0 of each graph node, in the graph's topological
+  // order (kNoId for a node without outputs).
+  std::vector<Id> topo_classes;
+
+  // The canonical classes of the graph outputs.
+  std::vector<Id> Roots() const;
+};
+
+// Imports `g` (syntactic CSE: identical pure nodes merge) and rebuilds.
+absl::StatusOr<Seeded> Seed(const Graph& g);
+
+// Lowers `choice` (a chosen e-node per canonical class the outputs need) to a
+// validated graph; with `model`, every computing node is annotated with its
+// cheapest implementation and cost (an op without one is an error).
+absl::StatusOr<Graph> LowerSeeded(const Seeded& s, absl::flat_hash_map<Id, NodeIdx> choice,
+                                  const extract::HvxCostModel* model);
+
+// Compiles `rule_set` for `input` (its options overridden by
+// options.option_overrides, options.functions); rules that fail are reported
+// in `diags` and fail the call (kFailedPrecondition).
+absl::StatusOr<std::vector<rules::CompiledRule>> CompileForGraph(const Graph& input,
+                                                                 const rules::RuleSet& rule_set,
+                                                                 const OptimizeOptions& options,
+                                                                 DiagnosticList* diags);
+
+}  // namespace egret
+
+#endif  // EGRET_PIPELINE_SEED_INTERNAL_H_

@@ -1,0 +1,273 @@
+#include "egret/pipeline/strategies.h"
+
+#include <chrono>
+#include <utility>
+
+#include "absl/container/flat_hash_set.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "egret/backend/executor.h"
+#include "egret/backend/test_data.h"
+#include "egret/egraph/matcher.h"
+#include "egret/pipeline/constant_fold.h"
+#include "egret/pipeline/costs.h"
+#include "egret/pipeline/seed_internal.h"
+#include "egret/rules/compiler.h"
+
+namespace egret {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+constexpr std::pair<Strategy, std::string_view> kNames[] = {
+    {Strategy::kGreedy, "greedy"},        {Strategy::kCse, "cse"},
+    {Strategy::kEqsatTree, "eqsat-tree"}, {Strategy::kEqsatDag, "eqsat-dag"},
+    {Strategy::kEqsatIlp, "eqsat-ilp"},
+};
+
+// The graph of `s`'s e-graph in which every class takes its newest node that
+// is not in `replaced` (the newest node of all when every node is replaced).
+// Unions need not be rebuilt: every class id's node list is read and credited
+// to its canonical class. With nothing replaced and a freshly seeded e-graph
+// (one node per class) this is the graph after syntactic CSE and dead-node
+// removal.
+absl::StatusOr<Graph> LowerNewest(const Seeded& s, const absl::flat_hash_set<NodeIdx>& replaced,
+                                  const extract::HvxCostModel* model) {
+  absl::flat_hash_map<Id, NodeIdx> live, any;
+  for (Id c = 0; c < s.eg.num_ids(); ++c) {
+    const Id root = s.eg.Find(c);
+    for (NodeIdx n : s.eg.ClassNodes(c)) {
+      auto [it, fresh] = any.try_emplace(root, n);
+      if (!fresh && n > it->second) it->second = n;
+      if (replaced.contains(n)) continue;
+      auto [lt, lfresh] = live.try_emplace(root, n);
+      if (!lfresh && n > lt->second) lt->second = n;
+    }
+  }
+  for (const auto& [c, n] : any) live.try_emplace(c, n);
+  return LowerSeeded(s, std::move(live), model);
+}
+
+// One greedy sweep over `graph` with `rules` (in order). Returns the rewritten
+// graph (unannotated) and adds the applications to *fired.
+absl::StatusOr<Graph> GreedySweep(const Graph& graph, const std::vector<const Rewrite*>& rules,
+                                  size_t* fired) {
+  absl::StatusOr<Seeded> seeded = Seed(graph);
+  if (!seeded.ok()) return seeded.status();
+  Seeded& s = *seeded;
+  std::vector<Matcher> matchers;
+  for (const Rewrite* r : rules) matchers.emplace_back(r->pattern);
+  absl::flat_hash_set<NodeIdx> replaced;
+  absl::flat_hash_set<Id> visited;
+  for (Id c : s.topo_classes) {
+    if (c == kNoId) continue;
+    const Id root = s.eg.Find(c);
+    if (!visited.insert(root).second) continue;
+    for (size_t k = 0; k < rules.size(); ++k) {
+      const Rewrite& rw = *rules[k];
+      bool applied = false;
+      s.eg.set_rule_context(rw.name);
+      matchers[k].MatchClass(s.eg, root, [&](const MatchView& m) {
+        // A match through a node replaced earlier in this sweep does not
+        // exist on the HTP's graph any more; the next sweep sees the result.
+        for (NodeIdx n : m.nodes) {
+          if (replaced.contains(n)) return true;
+        }
+        if (rw.guard && !rw.guard(s.eg, m)) return true;
+        std::optional<Id> result = rw.applier(s.eg, m);
+        if (!result || s.eg.Find(*result) == s.eg.Find(m.root)) return true;
+        absl::StatusOr<bool> merged = s.eg.Union(m.root, *result);
+        if (!merged.ok() || !*merged) return true;
+        if (m.nodes.empty()) {  // a variable-rooted rule (constant folding)
+          for (NodeIdx n : s.eg.ClassNodes(root)) replaced.insert(n);
+        } else {
+          replaced.insert(m.nodes[0]);
+        }
+        applied = true;
+        return false;
+      });
+      if (applied) {
+        ++*fired;
+        break;
+      }
+    }
+  }
+  if (replaced.empty()) return graph;
+  return LowerNewest(s, replaced, nullptr);
+}
+
+struct GreedyOutcome {
+  Graph graph;
+  size_t fired = 0;
+  bool limit_hit = false;
+};
+
+absl::StatusOr<GreedyOutcome> RunGreedy(const Graph& input,
+                                        const std::vector<rules::CompiledRule>& compiled,
+                                        const Rewrite* fold, int max_sweeps) {
+  GreedyOutcome out;
+  out.graph = input;
+  for (const auto& [priority, members] : rules::GroupByPriority(compiled)) {
+    std::vector<const Rewrite*> pass;
+    for (size_t i : members) pass.push_back(&compiled[i].rewrite);
+    if (fold != nullptr) pass.push_back(fold);
+    int sweep = 0;
+    for (;; ++sweep) {
+      if (sweep == max_sweeps) {
+        out.limit_hit = true;
+        break;
+      }
+      const size_t before = out.fired;
+      absl::StatusOr<Graph> next = GreedySweep(out.graph, pass, &out.fired);
+      if (!next.ok()) {
+        return absl::Status(next.status().code(), absl::StrCat("greedy pass at priority ", priority,
+                                                               ": ", next.status().message()));
+      }
+      out.graph = *std::move(next);
+      if (out.fired == before) break;
+    }
+  }
+  return out;
+}
+
+// Syntactic CSE, dead-node removal and implementation selection.
+absl::StatusOr<Graph> CseAndSelect(const Graph& g, const extract::HvxCostModel& model) {
+  absl::StatusOr<Seeded> s = Seed(g);
+  if (!s.ok()) return s.status();
+  return LowerNewest(*s, {}, &model);
+}
+
+void FillCommon(const Graph& input, const extract::HvxCostModel& model, StrategyResult* r) {
+  r->cost = GraphCost(r->graph, model, nullptr);
+  r->nodes = r->graph.num_nodes();
+  std::map<std::string, int64_t> before = ComputingOpCounts(input);
+  std::map<std::string, int64_t> after = ComputingOpCounts(r->graph);
+  for (const auto& [op, n] : after) {
+    auto it = before.find(op);
+    const int64_t d = n - (it == before.end() ? 0 : it->second);
+    if (d > 0) r->ops_added[op] = d;
+  }
+  for (const auto& [op, n] : before) {
+    auto it = after.find(op);
+    const int64_t d = n - (it == after.end() ? 0 : it->second);
+    if (d > 0) r->ops_removed[op] = d;
+  }
+}
+
+// Runs the result on the reference's inputs and compares the outputs.
+void Verify(const VerifyReference& ref, const StrategyOptions& options, StrategyResult* r) {
+  absl::StatusOr<std::vector<Tensor>> actual = Execute(r->graph, ref.inputs);
+  absl::StatusOr<std::vector<OutputDiff>> diffs =
+      actual.ok() ? CompareOutputs(*actual, ref.outputs, options.verify.rtol, options.verify.atol)
+                  : absl::StatusOr<std::vector<OutputDiff>>(actual.status());
+  if (!diffs.ok()) {
+    r->verify_message = std::string(diffs.status().message());
+  } else {
+    for (size_t k = 0; k < diffs->size(); ++k) {
+      const OutputDiff& d = (*diffs)[k];
+      if (d.within_tolerance()) continue;
+      absl::StrAppendFormat(&r->verify_message,
+                            "%soutput %s: %d of %d elements outside tolerance "
+                            "(max abs error %g)",
+                            r->verify_message.empty() ? "" : "; ", OutputLabel(r->graph, k),
+                            d.mismatches, ref.outputs[k].num_elements(), d.max_abs);
+    }
+  }
+  r->verified = r->verify_message.empty();
+}
+
+}  // namespace
+
+std::optional<Strategy> ParseStrategy(std::string_view name) {
+  for (const auto& [s, n] : kNames) {
+    if (n == name) return s;
+  }
+  return std::nullopt;
+}
+
+std::string_view StrategyName(Strategy s) {
+  for (const auto& [k, n] : kNames) {
+    if (k == s) return n;
+  }
+  return "?";
+}
+
+std::vector<Strategy> AllStrategies() {
+  std::vector<Strategy> all;
+  for (const auto& [s, n] : kNames) all.push_back(s);
+  return all;
+}
+
+absl::StatusOr<VerifyReference> MakeVerifyReference(const Graph& input, uint64_t seed) {
+  VerifyReference ref;
+  absl::StatusOr<std::vector<Tensor>> inputs = MakeRandomInputs(input, seed);
+  if (!inputs.ok()) return inputs.status();
+  ref.inputs = *std::move(inputs);
+  absl::StatusOr<std::vector<Tensor>> outputs = Execute(input, ref.inputs);
+  if (!outputs.ok()) return outputs.status();
+  ref.outputs = *std::move(outputs);
+  return ref;
+}
+
+absl::StatusOr<StrategyResult> RunStrategy(Strategy strategy, const Graph& input,
+                                           const rules::RuleSet& rule_set,
+                                           const StrategyOptions& options, DiagnosticList* diags,
+                                           const VerifyReference* reference) {
+  const Clock::time_point t0 = Clock::now();
+  StrategyResult r;
+  r.strategy = strategy;
+  const extract::HvxCostModel model(
+      CostTableWithOverrides(rule_set.ops, options.optimize.cost_overrides));
+  if (strategy == Strategy::kCse || strategy == Strategy::kGreedy) {
+    Graph g = input;
+    if (strategy == Strategy::kGreedy) {
+      absl::StatusOr<std::vector<rules::CompiledRule>> compiled =
+          CompileForGraph(input, rule_set, options.optimize, diags);
+      if (!compiled.ok()) return compiled.status();
+      std::optional<Rewrite> fold;
+      if (options.optimize.constant_folding) {
+        absl::StatusOr<Rewrite> f = ConstantFoldRewrite(options.optimize.fold_max_elements);
+        if (!f.ok()) return f.status();
+        fold = *std::move(f);
+      }
+      absl::StatusOr<GreedyOutcome> out =
+          RunGreedy(input, *compiled, fold ? &*fold : nullptr, options.max_sweeps);
+      if (!out.ok()) return out.status();
+      g = std::move(out->graph);
+      r.rewrites = out->fired;
+      r.limit_hit = out->limit_hit;
+    }
+    absl::StatusOr<Graph> selected = CseAndSelect(g, model);
+    if (!selected.ok()) return selected.status();
+    r.graph = *std::move(selected);
+  } else {
+    OptimizeOptions o = options.optimize;
+    o.extractor = strategy == Strategy::kEqsatTree  ? extract::ExtractorKind::kTree
+                  : strategy == Strategy::kEqsatDag ? extract::ExtractorKind::kDag
+                                                    : extract::ExtractorKind::kIlp;
+    absl::StatusOr<OptimizeResult> opt = Optimize(input, rule_set, o, diags);
+    if (!opt.ok()) return opt.status();
+    r.graph = std::move(opt->graph);
+    r.egraph_nodes = opt->report["peak_enodes"].get<size_t>();
+    for (const auto& p : opt->report["phases"]) {
+      if (p.contains("applications")) r.rewrites += p["applications"].get<size_t>();
+    }
+    r.limit_hit = opt->report["stop_reason"].get<std::string>() != "Saturated";
+  }
+  r.time_ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+  FillCommon(input, model, &r);
+  std::optional<VerifyReference> own;
+  if (reference == nullptr) {
+    absl::StatusOr<VerifyReference> made = MakeVerifyReference(input, options.seed);
+    if (!made.ok()) {
+      r.verify_message = absl::StrCat("input: ", made.status().message());
+      return r;
+    }
+    own = *std::move(made);
+    reference = &*own;
+  }
+  Verify(*reference, options, &r);
+  return r;
+}
+
+}  // namespace egret

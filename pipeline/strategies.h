@@ -1,0 +1,92 @@
+// Optimization strategies compared by `egret compare` (docs/comparison.md),
+// all from the same rule set, HVX cost model and lowering:
+//
+//   greedy      the HTP's destructive rewriting: pass by pass (distinct rule
+//               priority, ascending), sweeps over the graph in topological
+//               order in which the first rule (file order) whose match and
+//               guard succeed at a node replaces it, until a sweep changes
+//               nothing; syntactic CSE and dead-node removal between sweeps;
+//               then each op gets its cheapest implementation.
+//   cse         syntactic CSE only (same op, operands and payload), no rules.
+//   eqsat-tree, eqsat-dag, eqsat-ilp
+//               Optimize() (pipeline/optimize.h) with that extractor.
+//
+// Every strategy's result is checked against the input on the reference
+// executor (backend/verify.h) with seeded random inputs.
+#ifndef EGRET_PIPELINE_STRATEGIES_H_
+#define EGRET_PIPELINE_STRATEGIES_H_
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "egret/backend/verify.h"
+#include "egret/graph/graph.h"
+#include "egret/pipeline/optimize.h"
+#include "egret/rules/rule_set.h"
+#include "egret/support/diagnostic.h"
+
+namespace egret {
+
+enum class Strategy { kGreedy, kCse, kEqsatTree, kEqsatDag, kEqsatIlp };
+
+// "greedy", "cse", "eqsat-tree", "eqsat-dag", "eqsat-ilp".
+std::optional<Strategy> ParseStrategy(std::string_view name);
+std::string_view StrategyName(Strategy s);
+// Every strategy, in the order above.
+std::vector<Strategy> AllStrategies();
+
+struct StrategyOptions {
+  // Limits, extractor time limit, folding, option and cost overrides; the
+  // extractor is set by the strategy. Greedy folds constants after the rules
+  // of every pass when constant_folding is on (as the HTP's prepare does).
+  OptimizeOptions optimize;
+  // Greedy: most sweeps per pass (a pass that still changes the graph after
+  // this many stops and is counted in StrategyResult::limit_hit).
+  int max_sweeps = 200;
+  // Verification inputs and tolerances.
+  uint64_t seed = 0;
+  VerifyOptions verify;
+};
+
+struct StrategyResult {
+  Strategy strategy = Strategy::kCse;
+  Graph graph;       // annotated with implementations and costs
+  double cost = 0;   // HVX DAG cost of `graph` (+inf: an op lacks an implementation)
+  size_t nodes = 0;  // graph.num_nodes()
+  // Computing ops (not inputs, constants, shapes) gained / lost, by name.
+  std::map<std::string, int64_t> ops_added, ops_removed;
+  double time_ms = 0;          // optimization only (verification excluded)
+  size_t egraph_nodes = 0;     // peak e-nodes: eqsat only, else 0
+  size_t rewrites = 0;         // greedy: rule applications; eqsat: e-graph applications
+  bool limit_hit = false;      // greedy: a pass hit max_sweeps; eqsat: stop reason not saturated
+  bool verified = false;       // outputs match the input's within tolerance
+  std::string verify_message;  // the failure (empty when verified)
+};
+
+// The input graph's outputs on the seeded random inputs: computed once per
+// graph and shared by every strategy's verification (the reference executor
+// is the slow part of a comparison on a real network). Fails when the inputs
+// cannot be made or the input graph cannot be run.
+struct VerifyReference {
+  std::vector<Tensor> inputs;
+  std::vector<Tensor> outputs;
+};
+absl::StatusOr<VerifyReference> MakeVerifyReference(const Graph& input, uint64_t seed);
+
+// Runs `strategy` on `input` and checks the result against `reference`
+// (null: computed from `input` and options.seed). Rules that fail to compile are reported in
+// `diags` and fail the call (kFailedPrecondition); so does a result that
+// cannot be lowered. A verification mismatch is not an error: see verified.
+absl::StatusOr<StrategyResult> RunStrategy(Strategy strategy, const Graph& input,
+                                           const rules::RuleSet& rules,
+                                           const StrategyOptions& options, DiagnosticList* diags,
+                                           const VerifyReference* reference = nullptr);
+
+}  // namespace egret
+
+#endif  // EGRET_PIPELINE_STRATEGIES_H_
