@@ -14,11 +14,13 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
 #include "egret/backend/memory_plan.h"
 #include "egret/cli/commands.h"
 #include "egret/cli/graph_input.h"
 #include "egret/graph/graph.h"
 #include "egret/graph/graph_io.h"
+#include "egret/graph/op_signature.h"
 #include "egret/support/diagnostic.h"
 
 namespace egret::cli {
@@ -62,6 +64,13 @@ void PrintSummary(const Graph& g, std::ostream& out) {
   for (const auto& [op, count] : ops) {
     out << "  " << op << std::string(width - op.size() + 2, ' ') << count << "\n";
   }
+  // Ops egret has no semantics for (e.g. ONNX ops the importer could not map):
+  // kept as they are, never rewritten, costed or executed.
+  std::vector<std::string> opaque;
+  for (const auto& [op, count] : ops) {
+    if (!IsKnownOp(op)) opaque.push_back(absl::StrCat(op, " x", count));
+  }
+  if (!opaque.empty()) out << "opaque ops: " << absl::StrJoin(opaque, ", ") << "\n";
   out << "inputs:\n";
   for (NodeId id : g.inputs()) {
     out << "  " << g.node(id).name << ": " << g.node(id).outputs[0].ToString() << "\n";

@@ -102,6 +102,20 @@ TEST_F(CliTest, InfoSummarizesTheExample) {
               HasSubstr("memory: peak 8192 bytes (file order 8192, lower bound 6144), arena 8192 "
                         "bytes, "
                         "18432 bytes in all buffers\n"));
+  EXPECT_THAT(r.out, ::testing::Not(HasSubstr("opaque ops")));
+}
+
+TEST_F(CliTest, InfoListsOpaqueOps) {
+  Write("opaque.json", R"({"format": "egret-graph", "version": 1, "nodes": [
+  {"name": "x", "op": "*Input", "outputs": [{"dtype": "Float32", "shape": [4]}]},
+  {"name": "a", "op": "onnx.LpNormalization", "inputs": ["x"],
+   "outputs": [{"dtype": "Float32", "shape": [4]}]},
+  {"name": "b", "op": "MyOp", "inputs": ["a"], "outputs": [{"dtype": "Float32", "shape": [4]}]},
+  {"name": "c", "op": "MyOp", "inputs": ["b"], "outputs": [{"dtype": "Float32", "shape": [4]}]}],
+  "inputs": ["x"], "outputs": [{"value": "c", "name": "y"}]})");
+  Result r = Run({"info", Path("opaque.json")});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("opaque ops: MyOp x2, onnx.LpNormalization x1\n"));
 }
 
 // The subcommand names listed under "Subcommands:" in a --help text.
