@@ -22,8 +22,8 @@
 #include <vector>
 
 #include "absl/strings/str_format.h"
-#include "egret/backend/executor.h"
 #include "egret/backend/test_data.h"
+#include "egret/backend/verify.h"
 #include "egret/graph/onnx_reader.h"
 #include "egret/pipeline/optimize.h"
 #include "egret/rules/rule_set.h"
@@ -75,19 +75,12 @@ std::vector<Model> Models() {
 std::string Verify(const Graph& in, const Graph& out) {
   absl::StatusOr<std::vector<Tensor>> inputs = MakeRandomInputs(in, 1);
   if (!inputs.ok()) return std::string(inputs.status().message());
-  absl::StatusOr<std::vector<Tensor>> a = Execute(in, *inputs);
-  absl::StatusOr<std::vector<Tensor>> b = Execute(out, *inputs);
-  if (!a.ok()) return absl::StrFormat("input fails: %s", a.status().message());
-  if (!b.ok()) return absl::StrFormat("output fails: %s", b.status().message());
-  absl::StatusOr<std::vector<OutputDiff>> d = CompareOutputs(*b, *a, 1e-3, 1e-4);
-  if (!d.ok()) return std::string(d.status().message());
+  absl::StatusOr<VerifyReport> report =
+      VerifyGraphs(in, "input", out, "output", *inputs, {.rtol = 1e-3, .atol = 1e-4});
+  if (!report.ok()) return std::string(report.status().message());
   double max_abs = 0;
-  bool ok = true;
-  for (const OutputDiff& o : *d) {
-    max_abs = std::max(max_abs, o.max_abs);
-    ok = ok && o.within_tolerance();
-  }
-  return absl::StrFormat("%s (max abs %.2g)", ok ? "ok" : "FAIL", max_abs);
+  for (const OutputCheck& o : report->outputs) max_abs = std::max(max_abs, o.diff.max_abs);
+  return absl::StrFormat("%s (max abs %.2g)", report->ok() ? "ok" : "FAIL", max_abs);
 }
 
 // One table row ("| ... |\n"), or a note ("- name: ...\n") when the network

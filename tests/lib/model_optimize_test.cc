@@ -10,8 +10,6 @@
 #include <string>
 #include <vector>
 
-#include "egret/backend/executor.h"
-#include "egret/backend/test_data.h"
 #include "egret/graph/onnx_reader.h"
 #include "egret/pipeline/optimize.h"
 #include "gtest/gtest.h"
@@ -42,18 +40,8 @@ void OptimizeModel(const std::string& path, const OnnxImportOptions& import, boo
   EXPECT_LT(r->output_cost, r->input_cost) << path;
   EXPECT_TRUE(r->report["rule_issues"].empty()) << r->report["rule_issues"].dump();
   if (!run) return;
-  absl::StatusOr<std::vector<Tensor>> inputs = MakeRandomInputs(*g, 1);
-  ASSERT_TRUE(inputs.ok()) << inputs.status();
-  absl::StatusOr<std::vector<Tensor>> before = Execute(*g, *inputs);
-  ASSERT_TRUE(before.ok()) << before.status();
-  absl::StatusOr<std::vector<Tensor>> after = Execute(r->graph, *inputs);
-  ASSERT_TRUE(after.ok()) << after.status();
-  absl::StatusOr<std::vector<OutputDiff>> d = CompareOutputs(*after, *before, 1e-3, 1e-4);
-  ASSERT_TRUE(d.ok()) << d.status();
-  for (const OutputDiff& o : *d) {
-    EXPECT_TRUE(o.within_tolerance()) << path << ": max abs " << o.max_abs << ", max rel "
-                                      << o.max_rel << ", " << o.mismatches << " mismatches";
-  }
+  SCOPED_TRACE(path);
+  testing::ExpectSameOutputs(*g, r->graph, 1, {.rtol = 1e-3, .atol = 1e-4});
 }
 
 #if defined(__SANITIZE_ADDRESS__)

@@ -6,8 +6,6 @@
 #include <vector>
 
 #include "../backend/graph_builder.h"
-#include "egret/backend/executor.h"
-#include "egret/backend/test_data.h"
 #include "egret/pipeline/optimize.h"
 #include "gtest/gtest.h"
 #include "shipped_library.h"
@@ -34,17 +32,7 @@ Graph OptimizeAndVerify(const Graph& g) {
   if (!r.ok()) return Graph();
   EXPECT_TRUE(r->report["rule_issues"].empty()) << r->report["rule_issues"].dump();
   EXPECT_LE(r->output_cost, r->input_cost);
-  absl::StatusOr<std::vector<Tensor>> inputs = MakeRandomInputs(g, 7);
-  EXPECT_TRUE(inputs.ok()) << inputs.status();
-  absl::StatusOr<std::vector<Tensor>> before = Execute(g, *inputs);
-  absl::StatusOr<std::vector<Tensor>> after = Execute(r->graph, *inputs);
-  EXPECT_TRUE(before.ok()) << before.status();
-  EXPECT_TRUE(after.ok()) << after.status();
-  if (before.ok() && after.ok()) {
-    absl::StatusOr<std::vector<OutputDiff>> d = CompareOutputs(*after, *before, 1e-4, 1e-5);
-    EXPECT_TRUE(d.ok()) << d.status();
-    for (const OutputDiff& o : *d) EXPECT_TRUE(o.within_tolerance()) << o.max_abs;
-  }
+  testing::ExpectSameOutputs(g, r->graph, 7, {.rtol = 1e-4, .atol = 1e-5});
   return std::move(r->graph);
 }
 

@@ -4,8 +4,12 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <string>
+#include <vector>
 
+#include "egret/backend/test_data.h"
+#include "egret/backend/verify.h"
 #include "egret/rules/rule_set.h"
 
 namespace egret::testing {
@@ -20,6 +24,18 @@ inline const rules::RuleSet& ShippedLibrary() {
     return new rules::RuleSet(set.ok() ? *std::move(set) : rules::RuleSet{});
   }();
   return *kSet;
+}
+
+// Checks on the reference executor (backend/verify.h) that `output` computes
+// `input`'s outputs on random inputs made from `seed`, within `options`.
+inline void ExpectSameOutputs(const Graph& input, const Graph& output, uint64_t seed,
+                              const VerifyOptions& options) {
+  absl::StatusOr<std::vector<Tensor>> inputs = MakeRandomInputs(input, seed);
+  ASSERT_TRUE(inputs.ok()) << inputs.status();
+  absl::StatusOr<VerifyReport> report =
+      VerifyGraphs(input, "input", output, "optimized", *inputs, options);
+  ASSERT_TRUE(report.ok()) << report.status();
+  EXPECT_TRUE(report->ok()) << report->ToString();
 }
 
 }  // namespace egret::testing
