@@ -105,7 +105,8 @@ double GraphCost(const Graph& g, const extract::HvxCostModel& model, std::string
 }
 
 absl::StatusOr<EGraphProblem> BuildProblem(const EGraph& g, const extract::HvxCostModel& model,
-                                           const std::vector<Id>& roots) {
+                                           const std::vector<Id>& roots,
+                                           const std::function<std::string(NodeIdx)>& describe) {
   // Classes reachable from the roots, through any node.
   absl::flat_hash_map<Id, extract::ClassId> index;
   std::vector<Id> order;
@@ -169,11 +170,12 @@ absl::StatusOr<EGraphProblem> BuildProblem(const EGraph& g, const extract::HvxCo
       todo.pop_back();
       for (const NodeInfo& ni : nodes[i]) {
         if (!ni.ok) {
+          std::string origin = describe ? describe(ni.n) : "";
           return absl::InvalidArgumentError(absl::StrFormat(
-              "output class %d (%s) cannot be computed: op '%s' (class %d, %s) has no "
+              "output class %d (%s) cannot be computed: op '%s' (class %d, %s%s%s) has no "
               "registered implementation",
               order[ri], g.TypeOf(order[ri]).ToString(), g.NodeOp(ni.n).str(), order[i],
-              g.TypeOf(order[i]).ToString()));
+              g.TypeOf(order[i]).ToString(), origin.empty() ? "" : ", ", origin));
         }
         for (Id ch : g.Node(ni.n).children) {
           size_t ci = index.at(g.Find(ch));

@@ -74,7 +74,9 @@ absl::StatusOr<Graph> GreedySweep(const Graph& graph, const std::vector<const Re
           if (replaced.contains(n)) return true;
         }
         if (rw.guard && !rw.guard(s.eg, m)) return true;
+        s.eg.SetMatchContext(m.nodes);
         std::optional<Id> result = rw.applier(s.eg, m);
+        s.eg.ClearMatchContext();
         if (!result || s.eg.Find(*result) == s.eg.Find(m.root)) return true;
         absl::StatusOr<bool> merged = s.eg.Union(m.root, *result);
         if (!merged.ok() || !*merged) return true;
