@@ -241,6 +241,7 @@ absl::StatusOr<StrategyResult> RunStrategy(Strategy strategy, const Graph& input
       g = std::move(out->graph);
       r.rewrites = out->fired;
       r.limit_hit = out->limit_hit;
+      r.stop_reason = out->limit_hit ? "SweepLimit" : "Fixpoint";
       r.stage_ms["rewrite"] = ms_since(t_rewrite);
     }
     const Clock::time_point t_select = Clock::now();
@@ -260,7 +261,8 @@ absl::StatusOr<StrategyResult> RunStrategy(Strategy strategy, const Graph& input
     for (const auto& p : opt->report["phases"]) {
       if (p.contains("applications")) r.rewrites += p["applications"].get<size_t>();
     }
-    r.limit_hit = opt->report["stop_reason"].get<std::string>() != "Saturated";
+    r.stop_reason = opt->report["stop_reason"].get<std::string>();
+    r.limit_hit = r.stop_reason != "Saturated";
     for (const auto& [stage, ms] : opt->report["time_ms"].items()) {
       r.stage_ms[stage] = ms.get<double>();
     }

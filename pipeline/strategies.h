@@ -68,9 +68,12 @@ struct StrategyResult {
   // saturate, extract_and_lower, memory_plan, total). Greedy and cse: compile
   // and rewrite (greedy only), select (CSE and implementation selection).
   std::map<std::string, double> stage_ms;
-  size_t egraph_nodes = 0;     // peak e-nodes: eqsat only, else 0
-  size_t rewrites = 0;         // greedy: rule applications; eqsat: e-graph applications
-  bool limit_hit = false;      // greedy: a pass hit max_sweeps; eqsat: stop reason not saturated
+  size_t egraph_nodes = 0;  // peak e-nodes: eqsat only, else 0
+  size_t rewrites = 0;      // greedy: rule applications; eqsat: e-graph applications
+  bool limit_hit = false;   // greedy: a pass hit max_sweeps; eqsat: stop reason not saturated
+  // Eqsat: Optimize()'s stop reason ("Saturated", "IterationLimit",
+  // "NodeLimit", "TimeLimit", ...); greedy: "Fixpoint" or "SweepLimit"; cse: "".
+  std::string stop_reason;
   bool verified = false;       // outputs match the input's within tolerance
   std::string verify_message;  // the failure (empty when verified)
 };

@@ -137,6 +137,8 @@ TEST(StrategyTest, StageTimesAndVerificationSwitch) {
   EXPECT_THAT(stages(e), ElementsAre("compile", "extract_and_lower", "import", "memory_plan",
                                      "saturate", "total"));
   EXPECT_TRUE(e.verified) << e.verify_message;
+  EXPECT_EQ(e.stop_reason, "Saturated");
+  EXPECT_EQ(RunS(Strategy::kGreedy, ReluChain(2), set).stop_reason, "Fixpoint");
 
   StrategyOptions options;
   options.verify_result = false;
