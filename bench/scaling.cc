@@ -7,7 +7,13 @@
 //   scaling [--families resnet,transformer] [--sizes 1000,2000,...]
 //           [--strategies eqsat-dag,greedy] [--time-limit SECONDS]
 //           [--enode-factor F] [--verify-max-nodes N] [--seed N]
+//           [--chain-blocks N] [--name NAME]
 //           [--csv FILE] [--markdown FILE] [--svg-dir DIR]
+//
+// --chain-blocks N splits the blocks into parallel chains of at most N blocks
+// (SyntheticOptions::chain_blocks; default 0, one chain). The charts are
+// DIR/NAME_time_<family>.svg and DIR/NAME_memory.svg (NAME: "scaling").
+
 //
 // Each run is a forked child (bench/child_run.h): its peak RSS is its own and
 // a run longer than twice the time limit (plus a minute) is killed and
@@ -60,6 +66,8 @@ struct Config {
   double enode_factor = 20;
   int64_t verify_max_nodes = 5000;
   uint64_t seed = 0;
+  int chain_blocks = 0;
+  std::string name = "scaling";
   std::string csv, markdown, svg_dir;
   std::string command;  // as run, for the Markdown
 };
@@ -90,7 +98,10 @@ std::string RunOne(const Config& cfg, SyntheticFamily family, int blocks, Strate
                    const rules::RuleSet& lib) {
   Json j;
   const Clock::time_point t0 = Clock::now();
-  absl::StatusOr<Graph> g = MakeSyntheticGraph(family, {.blocks = blocks, .seed = cfg.seed});
+  // What the child inherited from the parent (rule library, ...).
+  j["start_rss_bytes"] = PeakRssBytes();
+  absl::StatusOr<Graph> g = MakeSyntheticGraph(
+      family, {.blocks = blocks, .chain_blocks = cfg.chain_blocks, .seed = cfg.seed});
   if (!g.ok()) return Json{{"error", std::string(g.status().message())}}.dump();
   j["generate_ms"] = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
   StrategyOptions o;
@@ -159,7 +170,7 @@ std::string Csv(const std::vector<Row>& rows) {
       "family,blocks,nodes,strategy,status,stop_reason,nodes_out,cost_in,cost_out,"
       "egraph_nodes,rewrites,generate_ms";
   for (const char* s : kStages) absl::StrAppend(&out, ",", s, "_ms");
-  out += ",peak_rss_mib,wall_s,verify,ops_after\n";
+  out += ",peak_rss_mib,start_rss_mib,wall_s,verify,ops_after\n";
   for (const Row& r : rows) {
     const bool f = Finished(r);
     absl::StrAppendFormat(&out, "%s,%d,%d,%s,%s,%s", FamName(r.family), r.blocks, r.nodes,
@@ -175,7 +186,8 @@ std::string Csv(const std::vector<Row>& rows) {
       out += ",,,,,,";
     }
     for (const char* s : kStages) absl::StrAppend(&out, ",", Cell(StageMs(r, s)));
-    absl::StrAppendFormat(&out, ",%s,%.1f,%s,%s\n", Cell(RssMib(r)), r.wall_s,
+    const double start = f ? r.result["start_rss_bytes"].get<double>() / (1 << 20) : NAN;
+    absl::StrAppendFormat(&out, ",%s,%s,%.1f,%s,%s\n", Cell(RssMib(r)), Cell(start), r.wall_s,
                           f ? r.result["verify"].get<std::string>() : "", OpsCell(r));
   }
   return out;
@@ -211,12 +223,12 @@ std::string FitCell(const std::vector<std::pair<double, double>>& pts, double mi
 
 std::string Markdown(const Config& cfg, const std::vector<Row>& rows, const std::string& findings) {
   std::string md = absl::StrFormat(
-      "# Scaling study\n\n"
+      "# Scaling study%s\n\n"
       "How egret's time and memory grow with the size of the graph, for equality saturation "
       "with DAG extraction (`eqsat-dag`) and the HTP-style destructive rewriter (`greedy`), "
       "both with the shipped rule library (`rules/lib`) and the strategies of "
       "`pipeline/strategies.h`.\n\n"
-      "The graphs are synthetic (`bench/synthetic_graphs.h`): a real block repeated in a chain, "
+      "The graphs are synthetic (`bench/synthetic_graphs.h`): a real block repeated, %s, "
       "built with the ops and parameter nodes the ONNX importer produces.\n\n"
       "- **resnet**: ResNet bottleneck on NHWC float32 [1,8,8,16]: 1x1 Conv2d -> Batchnorm -> "
       "Relu -> 3x3 Conv2d -> Batchnorm -> Relu -> 1x1 Conv2d -> Batchnorm, + residual "
@@ -228,7 +240,8 @@ std::string Markdown(const Config& cfg, const std::vector<Row>& rows, const std:
       "GELU.\n\n"
       "Each run is a forked child process: *peak RSS* is that process's VmHWM after the "
       "optimization (it includes the generated input graph and the loaded rule library, "
-      "not the verification). Stage times come from `StrategyResult::stage_ms` "
+      "not the verification; *start RSS* in the CSV is what the child inherited). Stage times come "
+      "from `StrategyResult::stage_ms` "
       "(`Optimize()`'s report for eqsat-dag). Limits per run: %.0f s (the e-graph runner's "
       "time limit; the child is killed at twice that plus 60 s), e-graph nodes at most %.0f x "
       "the input's nodes, 30 iterations per phase. Results are verified on the reference "
@@ -237,14 +250,20 @@ std::string Markdown(const Config& cfg, const std::vector<Row>& rows, const std:
       "are not run.\n\n"
       "Produced on a %d-core machine (shared with other jobs, so times are indicative) by\n\n"
       "```\n%s\n```\n\n",
+      cfg.chain_blocks == 0 ? ""
+                            : absl::StrFormat(": chains of at most %d blocks", cfg.chain_blocks),
+      cfg.chain_blocks == 0
+          ? std::string("each block feeding the next in one chain")
+          : absl::StrFormat("in parallel chains of at most %d blocks that all start at the input",
+                            cfg.chain_blocks),
       cfg.time_limit, cfg.enode_factor, cfg.verify_max_nodes,
       static_cast<int>(sysconf(_SC_NPROCESSORS_ONLN)), cfg.command);
   md += "## Curves\n\n";
   for (SyntheticFamily fam : cfg.families) {
-    absl::StrAppendFormat(&md, "![time by stage, %s](scaling_time_%s.svg)\n\n", FamName(fam),
+    absl::StrAppendFormat(&md, "![time by stage, %s](%s_time_%s.svg)\n\n", FamName(fam), cfg.name,
                           FamName(fam));
   }
-  md += "![peak RSS](scaling_memory.svg)\n\n";
+  absl::StrAppendFormat(&md, "![peak RSS](%s_memory.svg)\n\n", cfg.name);
   md +=
       "## Growth exponents\n\n"
       "Least-squares slope of log(time) or log(peak RSS) against log(nodes), over the runs "
@@ -375,6 +394,15 @@ int Main(int argc, char** argv) {
       }
     } else if (a == "--seed") {
       if (!absl::SimpleAtoi(v, &cfg.seed)) return Fail("--seed must be a non-negative integer");
+    } else if (a == "--chain-blocks") {
+      if (!absl::SimpleAtoi(v, &cfg.chain_blocks) || cfg.chain_blocks < 0) {
+        return Fail("--chain-blocks must be a non-negative integer");
+      }
+    } else if (a == "--name") {
+      if (v.empty() || v.find('/') != std::string::npos) {
+        return Fail("--name must be a non-empty file name prefix without '/'");
+      }
+      cfg.name = v;
     } else if (a == "--csv") {
       cfg.csv = v;
     } else if (a == "--markdown") {
@@ -402,9 +430,9 @@ int Main(int argc, char** argv) {
         r.family = fam;
         r.strategy = st;
         r.blocks = BlocksForNodes(fam, size);
-        absl::StatusOr<Graph> g = MakeSyntheticGraph(fam, {.blocks = r.blocks, .seed = cfg.seed});
-        if (!g.ok()) return Fail(std::string(g.status().message()));
-        r.nodes = static_cast<int64_t>(g->num_nodes());
+        // Counted, not built: a graph built here would stay in this process's
+        // heap and in every later child's RSS.
+        r.nodes = SyntheticNodeCount(fam, r.blocks);
         if (stop) {
           r.status = "skipped";
           rows.push_back(std::move(r));
@@ -458,10 +486,10 @@ int Main(int argc, char** argv) {
   }
   if (!cfg.svg_dir.empty()) {
     for (SyntheticFamily fam : cfg.families) {
-      ok &= write(absl::StrCat(cfg.svg_dir, "/scaling_time_", FamName(fam), ".svg"),
+      ok &= write(absl::StrCat(cfg.svg_dir, "/", cfg.name, "_time_", FamName(fam), ".svg"),
                   TimeSvg(cfg, rows, fam));
     }
-    ok &= write(cfg.svg_dir + "/scaling_memory.svg", MemorySvg(cfg, rows));
+    ok &= write(absl::StrCat(cfg.svg_dir, "/", cfg.name, "_memory.svg"), MemorySvg(cfg, rows));
   }
   return ok ? 0 : 1;
 }

@@ -46,7 +46,6 @@ class Builder {
   ValueRef Input(std::string name, Dims dims) {
     return {g_.AddInput(std::move(name), TensorType(DType::kFloat32, std::move(dims))), 0};
   }
-  void Output(ValueRef v) { g_.AddOutput(v, "y"); }
 
   // A "$Shape" parameter whose value is `v`.
   ValueRef Shape(Dims v) {
@@ -223,30 +222,52 @@ std::vector<SyntheticFamily> AllSyntheticFamilies() {
 }
 
 absl::StatusOr<Graph> MakeSyntheticGraph(SyntheticFamily family, const SyntheticOptions& options) {
-  if (options.blocks < 1) {
+  if (options.blocks < 1 || options.chain_blocks < 0) {
     return absl::InvalidArgumentError(
-        absl::StrFormat("blocks must be at least 1 (got %d)", options.blocks));
+        absl::StrFormat("blocks must be at least 1 and chain_blocks not negative (got %d, %d)",
+                        options.blocks, options.chain_blocks));
   }
   Builder b(options.seed);
   const bool resnet = family == SyntheticFamily::kResNet;
-  ValueRef x = resnet ? b.Input("x", {1, kSide, kSide, kWide}) : b.Input("x", {1, kTokens, kModel});
-  for (int i = 0; i < options.blocks; ++i) {
-    const std::string name = absl::StrCat("block", i);
-    x = resnet ? ResNetBlock(b, name, x) : TransformerBlock(b, name, x);
+  const ValueRef in =
+      resnet ? b.Input("x", {1, kSide, kSide, kWide}) : b.Input("x", {1, kTokens, kModel});
+  const int per_chain = options.chain_blocks == 0 ? options.blocks : options.chain_blocks;
+  const int chains = (options.blocks + per_chain - 1) / per_chain;
+  for (int c = 0; c < chains; ++c) {
+    ValueRef x = in;
+    for (int i = c * per_chain; i < std::min(options.blocks, (c + 1) * per_chain); ++i) {
+      const std::string name = absl::StrCat("block", i);
+      x = resnet ? ResNetBlock(b, name, x) : TransformerBlock(b, name, x);
+    }
+    b.graph().AddOutput(x, chains == 1 ? "y" : absl::StrCat("y", c));
   }
-  b.Output(x);
   if (!b.status().ok()) return b.status();
   b.graph().set_name(absl::StrCat(std::string(SyntheticFamilyName(family)), "_x", options.blocks));
   return std::move(b.graph());
 }
 
-int BlocksForNodes(SyntheticFamily family, int64_t target_nodes) {
+namespace {
+
+// The node counts of the 1- and 2-block graphs.
+std::pair<int64_t, int64_t> OneAndTwo(SyntheticFamily family) {
   absl::StatusOr<Graph> one = MakeSyntheticGraph(family, {.blocks = 1});
   absl::StatusOr<Graph> two = MakeSyntheticGraph(family, {.blocks = 2});
-  if (!one.ok() || !two.ok()) return 1;
-  const int64_t fixed = 2 * static_cast<int64_t>(one->num_nodes()) - two->num_nodes();
-  const int64_t per_block = two->num_nodes() - one->num_nodes();
-  const int64_t blocks = std::llround(static_cast<double>(target_nodes - fixed) / per_block);
+  if (!one.ok() || !two.ok()) return {0, 0};
+  return {static_cast<int64_t>(one->num_nodes()), static_cast<int64_t>(two->num_nodes())};
+}
+
+}  // namespace
+
+int64_t SyntheticNodeCount(SyntheticFamily family, int blocks) {
+  const auto [one, two] = OneAndTwo(family);
+  return one + (two - one) * (blocks - 1);
+}
+
+int BlocksForNodes(SyntheticFamily family, int64_t target_nodes) {
+  const auto [one, two] = OneAndTwo(family);
+  const int64_t per_block = two - one;
+  if (per_block <= 0) return 1;
+  const int64_t blocks = 1 + std::llround(static_cast<double>(target_nodes - one) / per_block);
   return static_cast<int>(std::max<int64_t>(blocks, 1));
 }
 

@@ -46,14 +46,23 @@ std::string_view SyntheticFamilyName(SyntheticFamily family);
 std::vector<SyntheticFamily> AllSyntheticFamilies();
 
 struct SyntheticOptions {
-  int blocks = 1;     // blocks in the chain, >= 1
+  int blocks = 1;  // blocks in all, >= 1
+  // At most this many blocks per chain: the blocks form ceil(blocks /
+  // chain_blocks) parallel chains that all start at the graph input (the last
+  // one may be shorter). 0: one chain of every block.
+  int chain_blocks = 0;
   uint64_t seed = 0;  // the weights; the same seed gives the same graph
 };
 
-// The chain of `options.blocks` blocks of `family`: one graph input "x", one
-// graph output "y" (the last block's output). The graph passes
-// Graph::Validate(). Fails with kInvalidArgument when blocks < 1.
+// The chain(s) of `options.blocks` blocks of `family`: one graph input "x";
+// one graph output per chain, its last block's output, named "y" (one chain)
+// or "y0", "y1", ... The graph passes Graph::Validate(). Fails with
+// kInvalidArgument when blocks < 1 or chain_blocks < 0.
 absl::StatusOr<Graph> MakeSyntheticGraph(SyntheticFamily family, const SyntheticOptions& options);
+
+// The node count of the graph of `blocks` blocks of `family` (any
+// chain_blocks), from the 1- and 2-block graphs: it is linear in blocks.
+int64_t SyntheticNodeCount(SyntheticFamily family, int blocks);
 
 // The number of blocks (>= 1) whose graph has the node count closest to
 // `target_nodes`; the count per block is measured on 1- and 2-block graphs

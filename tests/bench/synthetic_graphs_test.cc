@@ -62,6 +62,20 @@ TEST(SyntheticGraphsTest, NodeCountIsLinearInBlocks) {
   }
 }
 
+TEST(SyntheticGraphsTest, ChainsSplitTheBlocks) {
+  for (SyntheticFamily f : AllSyntheticFamilies()) {
+    absl::StatusOr<Graph> g = MakeSyntheticGraph(f, {.blocks = 7, .chain_blocks = 3});
+    ASSERT_TRUE(g.ok()) << g.status();
+    EXPECT_TRUE(g->Validate().ok()) << g->Validate();
+    ASSERT_EQ(g->outputs().size(), 3u);  // 3 + 3 + 1 blocks
+    EXPECT_EQ(g->outputs()[2].name, "y2");
+    EXPECT_EQ(static_cast<int64_t>(g->num_nodes()), SyntheticNodeCount(f, 7));
+    EXPECT_EQ(static_cast<int64_t>(Make(f, 7).num_nodes()), SyntheticNodeCount(f, 7));
+  }
+  EXPECT_FALSE(
+      MakeSyntheticGraph(SyntheticFamily::kResNet, {.blocks = 2, .chain_blocks = -1}).ok());
+}
+
 TEST(SyntheticGraphsTest, BlocksForNodesHitsTheTarget) {
   for (SyntheticFamily f : AllSyntheticFamilies()) {
     const int64_t per_block = Make(f, 2).num_nodes() - Make(f, 1).num_nodes();
