@@ -22,6 +22,7 @@
 #include "egret/backend/test_data.h"
 #include "egret/backend/verify.h"
 #include "egret/bench/child_run.h"
+#include "egret/bench/shipped_rules.h"
 #include "egret/graph/onnx_reader.h"
 #include "egret/pipeline/optimize.h"
 #include "egret/rules/rule_set.h"
@@ -129,14 +130,8 @@ int Main(int argc, char** argv) {
       return 2;
     }
   }
-  DiagnosticList diags;
-  absl::StatusOr<rules::RuleSet> lib = rules::LoadRuleFiles(
-      rules::ShippedRuleFiles(std::string(EGRET_SOURCE_DIR) + "/rules/lib"), {}, &diags);
-  if (!lib.ok() || diags.has_errors()) {
-    std::fprintf(stderr, "model_results: error: the rule library does not load\n%s",
-                 diags.ToString().c_str());
-    return 1;
-  }
+  std::optional<rules::RuleSet> lib = LoadShippedRules("model_results");
+  if (!lib) return 1;
   std::string md =
       "| network | nodes before -> after | HVX cost before | after | lower by | e-nodes | "
       "e-classes | iterations | stop | import ms | saturate ms | extract+lower ms | peak RSS MiB "

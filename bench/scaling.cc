@@ -44,6 +44,7 @@
 #include "egret/backend/verify.h"
 #include "egret/bench/child_run.h"
 #include "egret/bench/power_law.h"
+#include "egret/bench/shipped_rules.h"
 #include "egret/bench/synthetic_graphs.h"
 #include "egret/pipeline/costs.h"
 #include "egret/pipeline/strategies.h"
@@ -413,14 +414,8 @@ int Main(int argc, char** argv) {
       return Fail(absl::StrCat("unknown argument '", a, "'"));
     }
   }
-  DiagnosticList diags;
-  absl::StatusOr<rules::RuleSet> lib = rules::LoadRuleFiles(
-      rules::ShippedRuleFiles(std::string(EGRET_SOURCE_DIR) + "/rules/lib"), {}, &diags);
-  if (!lib.ok() || diags.has_errors()) {
-    std::fprintf(stderr, "scaling: error: the rule library does not load\n%s",
-                 diags.ToString().c_str());
-    return 1;
-  }
+  std::optional<rules::RuleSet> lib = LoadShippedRules("scaling");
+  if (!lib) return 1;
   std::vector<Row> rows;
   for (SyntheticFamily fam : cfg.families) {
     for (Strategy st : cfg.strategies) {
