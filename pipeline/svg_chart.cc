@@ -10,8 +10,8 @@
 namespace egret {
 namespace {
 
-constexpr std::string_view kColors[] = {"#4e79a7", "#f28e2b", "#e15759", "#76b7b2",
-                                        "#59a14f", "#edc948", "#b07aa1"};
+constexpr std::string_view kColors[] = {"#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f",
+                                        "#edc948", "#b07aa1", "#9c755f", "#ff9da7"};
 
 // A tick label: 1500 -> "1.5k", 2e6 -> "2M", 0.05 -> "0.05".
 std::string TickLabel(double v) {
@@ -105,13 +105,11 @@ std::string LogLogSvg(const LogLogChart& chart) {
   const double width = left + plot_w + legend_w, height = top + plot_h + bottom;
   std::string out = SvgOpen(width, height, chart.title, left);
   if (x_hi > 0) {
-    // Whole decades around the data, so the axes are readable.
-    x_lo = std::pow(10.0, std::floor(std::log10(x_lo)));
-    x_hi = std::pow(10.0, std::ceil(std::log10(x_hi)));
-    y_lo = std::pow(10.0, std::floor(std::log10(y_lo)));
-    y_hi = std::pow(10.0, std::ceil(std::log10(y_hi)));
-    if (y_hi <= y_lo) y_hi = y_lo * 10;
-    if (x_hi <= x_lo) x_hi = x_lo * 10;
+    // A margin of a quarter around the data (a point's marker stays inside),
+    // and a factor of ten at least so a flat series still has gridlines.
+    x_lo /= 1.25, x_hi *= 1.25, y_lo /= 1.25, y_hi *= 1.25;
+    if (x_hi < 10 * x_lo) x_lo = x_hi / 10;
+    if (y_hi < 10 * y_lo) y_lo = y_hi / 10;
     auto px = [&](double x) {
       return left + plot_w * std::log10(x / x_lo) / std::log10(x_hi / x_lo);
     };

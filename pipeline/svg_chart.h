@@ -39,8 +39,9 @@ struct LogLogChart {
   std::vector<LineSeries> series;  // colored by position, SeriesColor(i)
 };
 
-// A line chart with logarithmic x and y axes, gridlines at the powers of ten
-// (and 2x, 5x when an axis spans less than three decades), a marker per point
+// A line chart with logarithmic x and y axes spanning the data with a margin
+// (at least a factor of ten each), gridlines at the powers of ten (and 2x, 5x
+// when an axis spans less than three decades), a marker per point
 // and a legend on the right. Points are joined in the order given. With no
 // positive point at all the chart is an empty frame.
 std::string LogLogSvg(const LogLogChart& chart);

@@ -37,8 +37,8 @@ TEST(SvgChartTest, LogLogChartDrawsEachPositivePoint) {
   EXPECT_EQ(Count(svg, "<circle"), 5);  // the zero is left out
   EXPECT_EQ(Count(svg, "<polyline"), 2);
   EXPECT_EQ(Count(svg, "stroke-dasharray"), 2);  // the slow line and its legend entry
-  // Gridlines: x spans 1k..100k (two decades: 1x, 2x, 5x), y 1..10k (four
-  // decades: powers of ten only).
+  // Gridlines: x spans 1k..100k (two decades and margins: 1x, 2x, 5x), y
+  // 1..5k (more than three decades: powers of ten only).
   EXPECT_THAT(svg, HasSubstr(">100k</text>"));
   EXPECT_THAT(svg, HasSubstr(">2k</text>"));
   EXPECT_THAT(svg, HasSubstr(">10k</text>"));
