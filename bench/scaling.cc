@@ -238,7 +238,7 @@ std::string Markdown(const Config& cfg, const std::vector<Row>& rows, const std:
       "FullyConnected + bias projections, attention MatMuls, decomposed softmax "
       "(ReduceMax/Subtract/Exp/ReduceSum/Divide), decomposed LayerNorm "
       "(ReduceMean/Subtract/Pow/ReduceMean/Add/Sqrt/Divide/Multiply/Add), decomposed erf "
-      "GELU.\n\n"
+      "GELU in the x * (1/sqrt 2) form (see `Gelu` in `bench/synthetic_graphs.cc`).\n\n"
       "Each run is a forked child process: *peak RSS* is that process's VmHWM after the "
       "optimization (it includes the generated input graph and the loaded rule library, "
       "not the verification; *start RSS* in the CSV is what the child inherited). Stage times come "
