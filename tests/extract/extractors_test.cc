@@ -313,6 +313,13 @@ TEST(ExtractorsTest, DeepResidualChainWhoseTreeCostOverflows) {
     ASSERT_TRUE(r.ok()) << ExtractorName(kind) << ": " << r.status();
     EXPECT_DOUBLE_EQ(r->dag_cost, 1 + 4.0 * blocks) << ExtractorName(kind);
   }
+  // The cost sets hold ~blocks^2 entries here: with no work budget beyond the
+  // fixed 2^20, step 1 gives up and the tree choice plus local search remain.
+  DagOptions o;
+  o.cost_set_work_factor = 0;
+  absl::StatusOr<Choice> c = ExtractDag(p, o);
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_DOUBLE_EQ(DagCost(p, *c), 1 + 4.0 * blocks);
 }
 
 TEST(ExtractorsTest, ParsesExtractorNames) {
