@@ -32,7 +32,7 @@ struct DagOptions {
   int64_t work_factor = 200;
   // Upper bound on step 1's cost-set entries read and written, as a multiple
   // of (nodes + child edges), plus 2^20. Deterministic.
-  int64_t cost_set_work_factor = 200;
+  int64_t cost_set_work_factor = 64;
   // When set, the local search also stops at this time (keeping what it has
   // improved so far): callers with a time limit (the ILP's warm start) pass it.
   std::optional<std::chrono::steady_clock::time_point> deadline;

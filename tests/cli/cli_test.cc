@@ -558,6 +558,22 @@ TEST_F(CliTest, OptimizeVerifyPassesOnTheExampleAndSummarizes) {
   EXPECT_EQ(*ReadFile(Path("direct.dot")), dot);
 }
 
+TEST_F(CliTest, OptimizeVerifiesTheBranchyExampleWithTheShippedLibrary) {
+  // The Inception-style example: the shipped library fuses every Relu into
+  // its convolution, the result verifies, and the memory plan of the input
+  // beats its file order.
+  const std::string example = std::string(EGRET_SOURCE_DIR) + "/examples/inception_block.json";
+  Result r = Run({"optimize", example, "--verify", "--report", Path("inception.json")});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("verify: ok"));
+  EXPECT_THAT(r.out, HasSubstr("Relu 7 -> 0"));
+  nlohmann::json rep = nlohmann::json::parse(*ReadFile(Path("inception.json")));
+  const nlohmann::json& mem = rep["memory"];
+  EXPECT_LT(mem["input_peak_bytes"].get<int64_t>(), mem["input_naive_peak_bytes"].get<int64_t>());
+  EXPECT_LE(mem["peak_bytes"].get<int64_t>(), mem["naive_peak_bytes"].get<int64_t>());
+  EXPECT_GE(rep["provenance"]["rewritten_nodes"].get<int>(), 7);  // the fused convolutions
+}
+
 // a - b, and a rule that wrongly rewrites it to a + b (and makes Add cheaper).
 constexpr std::string_view kSubGraph = R"({"format": "egret-graph", "version": 1, "nodes": [
   {"name": "a", "op": "*Input", "outputs": [{"dtype": "Float32", "shape": [1, 4, 4, 8]}]},
