@@ -49,7 +49,8 @@ size_t PeakRssBytes() {
 }
 
 // Saturates comm+assoc of ElementWiseAdd over a left-nested sum of N leaves.
-// arg 0: N; arg 1: 0 = backoff scheduler (the default, as egg's), 1 = simple.
+// arg 0: N; arg 1: 0 = backoff scheduler (the default, as egg's), 1 = simple;
+// arg 2: 1 = derivations recorded (the default, for provenance), 0 = not.
 void BM_CommAssocSaturation(benchmark::State& state) {
   const int n = static_cast<int>(state.range(0));
   OpTable ops;
@@ -66,6 +67,7 @@ void BM_CommAssocSaturation(benchmark::State& state) {
   size_t nodes = 0, classes = 0, bytes = 0, iterations = 0;
   for (auto _ : state) {
     EGraph g(ops);
+    g.set_record_derivations(state.range(2) != 0);
     LeftNestedSum(g, n);
     RunReport r = Runner(g, o).Run(rules);
     if (r.stop_reason != StopReason::kSaturated) state.SkipWithError("did not saturate");
@@ -84,7 +86,7 @@ void BM_CommAssocSaturation(benchmark::State& state) {
   state.counters["peak_rss_MiB"] = static_cast<double>(PeakRssBytes()) / (1 << 20);
 }
 BENCHMARK(BM_CommAssocSaturation)
-    ->ArgsProduct({{6, 7, 8, 9, 10, 11}, {0, 1}})
+    ->ArgsProduct({{6, 7, 8, 9, 10, 11}, {0, 1}, {1, 0}})
     ->Unit(benchmark::kMillisecond)
     ->MeasureProcessCPUTime();
 

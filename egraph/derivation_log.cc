@@ -21,6 +21,7 @@ uint32_t DerivationLog::InternRule(std::string_view rule) {
 }
 
 void DerivationLog::OnNodeStored() {
+  if (!enabled_) return;
   if (!open_) {
     origin_.push_back(0);
     return;
@@ -47,6 +48,7 @@ void DerivationLog::AddHalfEdge(Id from, Id to, uint32_t rule) {
 }
 
 void DerivationLog::OnUnion(Id a, Id b, std::string_view rule) {
+  if (!enabled_) return;
   const uint32_t r = rule.empty() ? kCongruence : InternRule(rule);
   AddHalfEdge(a, b, r);
   AddHalfEdge(b, a, r);

@@ -43,6 +43,9 @@ class DerivationLog {
   // by `rule`. Both are read (and copied) only when the first such node is
   // stored, so they must stay valid until Close(). Contexts do not nest.
   void Open(std::string_view rule, absl::Span<const NodeIdx> matched);
+  // Off: nothing more is recorded (nodes stored from then on have no
+  // derivation, unions no edge). On by default.
+  void set_enabled(bool on) { enabled_ = on; }
   void Close() { open_ = false; }
   bool is_open() const { return open_; }
 
@@ -75,6 +78,7 @@ class DerivationLog {
   };
   uint32_t InternRule(std::string_view rule);
 
+  bool enabled_ = true;
   bool open_ = false;
   bool materialized_ = false;  // the open context has a record
   std::string_view open_rule_;
