@@ -18,6 +18,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
+#include "absl/types/span.h"
 #include "egret/egraph/egraph.h"
 #include "egret/graph/graph.h"
 
@@ -40,9 +41,12 @@ struct LowerRequest {
   std::string graph_name;
   Options options;
   // The implementation and cost of a computing node (not "$Const", "$Shape",
-  // "$Out" or "*Input"); an error when the op may not be used. Null: no
-  // annotations.
-  std::function<absl::StatusOr<LowerAnnotation>(std::string_view op, const TensorType& type)>
+  // "$Out" or "*Input") given its op, its output types (several for a
+  // multi-output node) and the types of its inputs, in order; an error when
+  // the op may not be used. Null: no annotations.
+  std::function<absl::StatusOr<LowerAnnotation>(std::string_view op,
+                                                absl::Span<const TensorType> outputs,
+                                                absl::Span<const TensorType> inputs)>
       annotate;
 };
 

@@ -216,8 +216,8 @@ absl::StatusOr<StrategyResult> RunStrategy(Strategy strategy, const Graph& input
   const Clock::time_point t0 = Clock::now();
   StrategyResult r;
   r.strategy = strategy;
-  const extract::HvxCostModel model(
-      CostTableWithOverrides(rule_set.ops, options.optimize.cost_overrides));
+  const extract::HvxCostModel model = MakeCostModel(rule_set.ops, options.optimize.cost_overrides,
+                                                    EffectiveOptions(input, options.optimize));
   if (strategy == Strategy::kCse || strategy == Strategy::kGreedy) {
     Graph g = input;
     if (strategy == Strategy::kGreedy) {
