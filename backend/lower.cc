@@ -143,7 +143,9 @@ class Lowerer {
       if (req_.annotate && node.op != kInputOp) {
         std::vector<TensorType> input_types;
         input_types.reserve(node.inputs.size());
-        for (const ValueRef& in : node.inputs) input_types.push_back(out_.TypeOf(in));
+        for (const ValueRef& in : node.inputs) {
+          if (out_.node(in.node).op != kShapeOp) input_types.push_back(out_.TypeOf(in));
+        }
         absl::StatusOr<LowerAnnotation> a = req_.annotate(node.op, node.outputs, input_types);
         if (!a.ok()) {
           return absl::Status(a.status().code(), absl::StrCat("class ", c, " (", type.ToString(),

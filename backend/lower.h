@@ -42,8 +42,9 @@ struct LowerRequest {
   Options options;
   // The implementation and cost of a computing node (not "$Const", "$Shape",
   // "$Out" or "*Input") given its op, its output types (several for a
-  // multi-output node) and the types of its inputs, in order; an error when
-  // the op may not be used. Null: no annotations.
+  // multi-output node) and the types of its inputs that hold data, in order
+  // ("$Shape" inputs, whose dims are their value, are left out); an error
+  // when the op may not be used. Null: no annotations.
   std::function<absl::StatusOr<LowerAnnotation>(std::string_view op,
                                                 absl::Span<const TensorType> outputs,
                                                 absl::Span<const TensorType> inputs)>

@@ -118,7 +118,9 @@ double GraphCost(const Graph& g, const extract::HvxCostModel& model, std::string
   std::vector<TensorType> ins;
   for (const Node& n : g.nodes()) {
     ins.clear();
-    for (const ValueRef& v : n.inputs) ins.push_back(g.TypeOf(v));
+    for (const ValueRef& v : n.inputs) {
+      if (g.node(v.node).op != kShapeOp) ins.push_back(g.TypeOf(v));
+    }
     extract::NodeCost c = NodeCostOf(model, n.op, n.outputs, ins);
     if (!c.computable) {
       if (missing_op != nullptr) *missing_op = n.op;
@@ -159,12 +161,16 @@ absl::StatusOr<EGraphProblem> BuildProblem(const EGraph& g, const extract::HvxCo
   };
   std::vector<std::vector<NodeInfo>> nodes(order.size());
   std::vector<TensorType> ins;
+  const Symbol shape_op = Symbol::Intern(kShapeOp);
   for (size_t i = 0; i < order.size(); ++i) {
     const TensorType& t = g.TypeOf(order[i]);
     for (NodeIdx n : g.ClassNodes(order[i])) {
       if (!g.IsLive(n)) continue;
       ins.clear();
-      for (Id ch : g.Node(n).children) ins.push_back(g.TypeOf(g.Find(ch)));
+      for (Id ch : g.Node(n).children) {
+        const Id c = g.Find(ch);
+        if (g.ClassNodesWithOp(c, shape_op).empty()) ins.push_back(g.TypeOf(c));
+      }
       extract::NodeCost c = NodeCostOf(model, g.NodeOp(n).str(), {t}, ins);
       nodes[i].push_back(NodeInfo{n, c.cost, c.computable});
     }

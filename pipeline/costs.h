@@ -65,7 +65,8 @@ extract::HvxCostModel MakeCostModel(
 
 // The cost of a node of `op` with outputs `outputs` (bytes summed; the dtype
 // is that of the first) reading `inputs` (their bytes make up the working
-// set with the outputs'). The one place that turns types into a node cost:
+// set with the outputs'; callers leave out "$Shape" inputs, whose dims are
+// their value, not a size). The one place that turns types into a node cost:
 // extraction problems, graph costs and lowering annotations all use it.
 extract::NodeCost NodeCostOf(const extract::HvxCostModel& model, std::string_view op,
                              absl::Span<const TensorType> outputs,
