@@ -50,16 +50,23 @@ std::vector<Dims> ConcatPieces(const Graph& g) {
   return out;
 }
 
-// A 3x3 same-padded Conv2d of [1,16,16,32] to 64 channels (Float32): input
-// 32 KiB, filter 72 KiB, output 64 KiB.
-Graph BigConv(int64_t capacity) {
+// A 3x3 `op` (Conv2d or DepthWiseConv2d) of `in` with `filter` (Float32),
+// stride 1, one pixel of padding; capacity 0 leaves the option unset.
+Graph OneConv(const std::string& op, Dims in, Dims filter, int64_t capacity) {
   GraphBuilder b;
-  ValueRef x = b.InputF32({1, 16, 16, 32});
-  ValueRef f = b.F32({3, 3, 32, 64}, Ramp(3 * 3 * 32 * 64, -0.3, 0.006));
-  ValueRef bias = b.F32({64}, Ramp(64, -0.2, 0.01));
-  b.Output(b.Op("Conv2d", {x, f, bias, b.Shape({1, 1, 1, 1}), b.Shape({1, 1, 1, 1})}));
+  ValueRef x = b.InputF32(in);
+  const int64_t cout = filter[3];
+  ValueRef f = b.F32(filter, Ramp(filter[0] * filter[1] * filter[2] * cout, -0.3, 0.006));
+  ValueRef bias = b.F32({cout}, Ramp(cout, -0.2, 0.01));
+  b.Output(b.Op(op, {x, f, bias, b.Shape({1, 1, 1, 1}), b.Shape({1, 1, 1, 1})}));
   if (capacity > 0) b.graph().mutable_options()["tcm_size_for_tiling"] = capacity;
   return b.graph();
+}
+
+// Conv2d of [1,16,16,32] to 64 channels: input 32 KiB, filter 72 KiB,
+// output 64 KiB.
+Graph BigConv(int64_t capacity) {
+  return OneConv("Conv2d", {1, 16, 16, 32}, {3, 3, 32, 64}, capacity);
 }
 
 TEST(TilingTest, ConvOverCapacitySplitsAlongChannels) {
@@ -92,25 +99,14 @@ TEST(TilingTest, ConvWhoseInputAloneExceedsCapacityIsNotChannelSplit) {
 
 TEST(TilingTest, GroupedConvIsNotSplit) {
   // Two groups: output channel o reads input channels of its group only.
-  GraphBuilder b;
-  ValueRef x = b.InputF32({1, 16, 16, 32});
-  ValueRef f = b.F32({3, 3, 16, 64}, Ramp(3 * 3 * 16 * 64, -0.3, 0.006));
-  ValueRef bias = b.F32({64}, Ramp(64, -0.2, 0.01));
-  b.Output(b.Op("Conv2d", {x, f, bias, b.Shape({1, 1, 1, 1}), b.Shape({1, 1, 1, 1})}));
-  b.graph().mutable_options()["tcm_size_for_tiling"] = int64_t{48} << 10;
-  OptimizeResult r = OptimizeAndVerify(b.graph());
+  OptimizeResult r =
+      OptimizeAndVerify(OneConv("Conv2d", {1, 16, 16, 32}, {3, 3, 16, 64}, 48 << 10));
   EXPECT_EQ(CountOp(r.graph, "Concat"), 0);
 }
 
-// A 3x3 DepthWiseConv2d of [1,32,32,64] (Float32, 256 KiB in and out).
+// DepthWiseConv2d of [1,32,32,64] (256 KiB in and out).
 Graph BigDepthwise(int64_t capacity) {
-  GraphBuilder b;
-  ValueRef x = b.InputF32({1, 32, 32, 64});
-  ValueRef f = b.F32({3, 3, 1, 64}, Ramp(3 * 3 * 64, -0.5, 0.01));
-  ValueRef bias = b.F32({64}, Ramp(64, -0.2, 0.01));
-  b.Output(b.Op("DepthWiseConv2d", {x, f, bias, b.Shape({1, 1, 1, 1}), b.Shape({1, 1, 1, 1})}));
-  if (capacity > 0) b.graph().mutable_options()["tcm_size_for_tiling"] = capacity;
-  return b.graph();
+  return OneConv("DepthWiseConv2d", {1, 32, 32, 64}, {3, 3, 1, 64}, capacity);
 }
 
 TEST(TilingTest, DepthwiseOverCapacitySplitsInputAndOutputChannels) {
