@@ -374,6 +374,35 @@ TEST(PipelineTest, ConstantFoldingUsesTheReferenceKernels) {
   EXPECT_EQ(CountOp(r2->graph, "ElementWiseAdd"), 1);
 }
 
+TEST(PipelineTest, ConstantFoldingSkipsOpsReadingConstantsOverTheBound) {
+  // Slice_shape of a 4-element constant to 1 element: folded with the default
+  // bound, not with a bound of 2 (the input is over it, the result is not).
+  Graph g;
+  NodeId x = g.AddInput("x", TensorType(DType::kFloat32, {1}));
+  NodeId c = g.AddConstant("c", std::make_shared<const Tensor>(Tensor::FromValues(
+                                    TensorType(DType::kFloat32, {4}), {1, 2, 3, 4})));
+  auto shape = [&g](int64_t v) {
+    Node n;
+    n.op = std::string(kShapeOp);
+    n.outputs.push_back(TensorType(DType::kInt32, {v}));
+    return g.AddNode(std::move(n));
+  };
+  NodeId s = AddOp(g, "Slice_shape", {c, shape(2), shape(1)}, TensorType(DType::kFloat32, {1}));
+  NodeId out = AddOp(g, "ElementWiseMultiply", {x, s}, TensorType(DType::kFloat32, {1}), "out");
+  g.AddOutput(ValueRef{out, 0}, "out");
+  rules::RuleSet set = Rules(
+      "DEF_PACKAGE_OP_AND_COST_AND_FLAGS(s, \"Slice_shape\", 5, RESOURCE_HVX)\n"
+      "DEF_PACKAGE_OP_AND_COST_AND_FLAGS(m, \"ElementWiseMultiply\", 5, RESOURCE_HVX)\n");
+  absl::StatusOr<OptimizeResult> r = RunOpt(g, set);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(CountOp(r->graph, "Slice_shape"), 0);
+  OptimizeOptions o;
+  o.fold_max_elements = 2;
+  absl::StatusOr<OptimizeResult> r2 = RunOpt(g, set, o);
+  ASSERT_TRUE(r2.ok()) << r2.status();
+  EXPECT_EQ(CountOp(r2->graph, "Slice_shape"), 1);
+}
+
 TEST(PipelineTest, UncomputableOutputNamesTheOp) {
   Graph g;
   NodeId x = g.AddInput("x", QU8({4}));
