@@ -11,7 +11,8 @@ namespace {
 
 class Lowerer {
  public:
-  Lowerer(const EGraph& g, const LowerRequest& req) : g_(g), req_(req) {}
+  Lowerer(const EGraph& g, const LowerRequest& req, LowerTrace* trace)
+      : g_(g), req_(req), trace_(trace) {}
 
   absl::StatusOr<Graph> Run() {
     out_.set_name(req_.graph_name);
@@ -21,6 +22,7 @@ class Lowerer {
       if (value_.contains(c)) continue;
       NodeId id = out_.AddInput(UniqueName(name), g_.TypeOf(c));
       value_[c] = ValueRef{id, 0};
+      enode_.push_back(LowerTrace::kNoENode);
     }
     for (const auto& [cls, name] : req_.outputs) {
       absl::Status s = Visit(g_.Find(cls));
@@ -28,6 +30,12 @@ class Lowerer {
     }
     for (const auto& [cls, name] : req_.outputs) {
       out_.AddOutput(value_.at(g_.Find(cls)), name);
+    }
+    if (trace_ != nullptr) {
+      trace_->enode = std::move(enode_);
+      trace_->node_of_class.clear();
+      trace_->node_of_class.reserve(value_.size());
+      for (const auto& [c, v] : value_) trace_->node_of_class.emplace(c, v.node);
     }
     return std::move(out_);
   }
@@ -148,8 +156,10 @@ class Lowerer {
         }
         absl::StatusOr<LowerAnnotation> a = req_.annotate(node.op, node.outputs, input_types);
         if (!a.ok()) {
+          std::string origin = req_.describe ? req_.describe(n) : "";
           return absl::Status(a.status().code(), absl::StrCat("class ", c, " (", type.ToString(),
-                                                              "): ", a.status().message()));
+                                                              ")", origin.empty() ? "" : " ",
+                                                              origin, ": ", a.status().message()));
         }
         node.attrs[std::string(kImplAttr)] = a->impl;
         node.attrs[std::string(kCostAttr)] = a->cost;
@@ -158,6 +168,7 @@ class Lowerer {
     NodeId id = out_.AddNode(std::move(node));
     if (out_.node(id).op == kInputOp) out_.mutable_inputs().push_back(id);
     value_[c] = ValueRef{id, 0};
+    enode_.push_back(n);
     return absl::OkStatus();
   }
 
@@ -195,7 +206,9 @@ class Lowerer {
 
   const EGraph& g_;
   const LowerRequest& req_;
+  LowerTrace* trace_;
   Graph out_;
+  std::vector<NodeIdx> enode_;  // by NodeId of out_
   absl::flat_hash_map<Id, ValueRef> value_;
   absl::flat_hash_set<Id> on_stack_;
   absl::flat_hash_set<std::string> used_;
@@ -207,8 +220,8 @@ class Lowerer {
 
 }  // namespace
 
-absl::StatusOr<Graph> LowerChoice(const EGraph& g, const LowerRequest& request) {
-  return Lowerer(g, request).Run();
+absl::StatusOr<Graph> LowerChoice(const EGraph& g, const LowerRequest& request, LowerTrace* trace) {
+  return Lowerer(g, request, trace).Run();
 }
 
 }  // namespace egret

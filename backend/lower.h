@@ -6,7 +6,8 @@
 // of one multi-output node, and annotates every computing node with the
 // attributes "egret.impl" (string, the implementation chosen) and
 // "egret.cost" (double, its cost): kImplAttr and kCostAttr (graph/graph.h). An op the annotator
-// rejects (no registered implementation) is an error naming the op and its class.
+// rejects (no registered implementation) is an error naming the op, its class
+// and, through LowerRequest::describe, where the node came from.
 #ifndef EGRET_BACKEND_LOWER_H_
 #define EGRET_BACKEND_LOWER_H_
 
@@ -49,11 +50,27 @@ struct LowerRequest {
                                                 absl::Span<const TensorType> outputs,
                                                 absl::Span<const TensorType> inputs)>
       annotate;
+  // Where e-node n came from, for error messages (e.g. "from input node
+  // 'conv1' by rule 'fuse@fusion.rules:12'"); null: not said.
+  std::function<std::string(NodeIdx n)> describe;
+};
+
+// What lowering made of each class: the node computing it.
+struct LowerTrace {
+  inline static constexpr NodeIdx kNoENode = ~NodeIdx{0};
+  // By NodeId of the lowered graph: the chosen e-node it was emitted from
+  // (kNoENode for graph inputs).
+  std::vector<NodeIdx> enode;
+  // Canonical class -> the lowered node computing it ("$Out" classes map to
+  // their multi-output node).
+  absl::flat_hash_map<Id, NodeId> node_of_class;
 };
 
 // Fails (kInvalidArgument) on a class without a chosen node, a cycle in the
 // choice, or an op the annotator rejects.
-absl::StatusOr<Graph> LowerChoice(const EGraph& g, const LowerRequest& request);
+// With `trace`, also records what became of each class.
+absl::StatusOr<Graph> LowerChoice(const EGraph& g, const LowerRequest& request,
+                                  LowerTrace* trace = nullptr);
 
 }  // namespace egret
 

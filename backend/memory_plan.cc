@@ -206,7 +206,14 @@ std::vector<NodeId> GreedySchedule(const Graph& g, const Analysis& a) {
 // Greedy by size with best fit: the largest buffer first, each at the lowest
 // offset of the smallest gap left by the placed buffers whose lifetimes
 // overlap its own, or after them all.
+//
+// Finding the overlapping placed buffers: buffers live for at most kShort
+// steps are indexed by first step, so a query looks at the first steps
+// [first - kShort, last] only; longer-lived ones (graph inputs, skip
+// connections) are few and scanned. Near-linear on long chains, where
+// scanning every placed buffer was quadratic.
 void AssignOffsets(std::vector<PlannedBuffer>& buffers) {
+  constexpr int64_t kShort = 64;
   std::vector<size_t> order(buffers.size());
   for (size_t k = 0; k < order.size(); ++k) order[k] = k;
   std::sort(order.begin(), order.end(), [&](size_t x, size_t y) {
@@ -214,16 +221,24 @@ void AssignOffsets(std::vector<PlannedBuffer>& buffers) {
     const PlannedBuffer& b = buffers[y];
     return std::tuple(-a.bytes, a.first_step, x) < std::tuple(-b.bytes, b.first_step, y);
   });
-  std::vector<size_t> placed;
+  int64_t steps = 0;
+  for (const PlannedBuffer& b : buffers) steps = std::max(steps, b.last_step + 1);
+  std::vector<std::vector<size_t>> short_by_first(static_cast<size_t>(steps));
+  std::vector<size_t> long_lived;
+  std::vector<std::pair<int64_t, int64_t>> taken;  // [offset, end) of overlapping buffers
   for (size_t k : order) {
     PlannedBuffer& b = buffers[k];
     const int64_t size = AlignUp(b.bytes);
-    std::vector<std::pair<int64_t, int64_t>> taken;  // [offset, end) of overlapping buffers
-    for (size_t p : placed) {
+    taken.clear();
+    auto consider = [&](size_t p) {
       const PlannedBuffer& o = buffers[p];
       if (o.first_step <= b.last_step && b.first_step <= o.last_step) {
         taken.emplace_back(o.offset, o.offset + AlignUp(o.bytes));
       }
+    };
+    for (size_t p : long_lived) consider(p);
+    for (int64_t f = std::max<int64_t>(0, b.first_step - kShort); f <= b.last_step; ++f) {
+      for (size_t p : short_by_first[static_cast<size_t>(f)]) consider(p);
     }
     std::sort(taken.begin(), taken.end());
     int64_t at = 0, best = -1, best_gap = std::numeric_limits<int64_t>::max();
@@ -236,7 +251,11 @@ void AssignOffsets(std::vector<PlannedBuffer>& buffers) {
       at = std::max(at, end);
     }
     b.offset = best >= 0 ? best : at;
-    placed.push_back(k);
+    if (b.last_step - b.first_step <= kShort) {
+      short_by_first[static_cast<size_t>(b.first_step)].push_back(k);
+    } else {
+      long_lived.push_back(k);
+    }
   }
 }
 

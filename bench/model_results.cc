@@ -10,9 +10,6 @@
 // Networks: ../shared/models/onnx-light/*.onnx and the PP-OCR networks that
 // scripts/fetch-models caches ($EGRET_MODEL_CACHE, default
 // ~/.cache/egret/models/ppocr; skipped with a note when missing).
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -24,6 +21,8 @@
 #include "absl/strings/str_format.h"
 #include "egret/backend/test_data.h"
 #include "egret/backend/verify.h"
+#include "egret/bench/child_run.h"
+#include "egret/bench/shipped_rules.h"
 #include "egret/graph/onnx_reader.h"
 #include "egret/pipeline/optimize.h"
 #include "egret/rules/rule_set.h"
@@ -131,14 +130,8 @@ int Main(int argc, char** argv) {
       return 2;
     }
   }
-  DiagnosticList diags;
-  absl::StatusOr<rules::RuleSet> lib = rules::LoadRuleFiles(
-      rules::ShippedRuleFiles(std::string(EGRET_SOURCE_DIR) + "/rules/lib"), {}, &diags);
-  if (!lib.ok() || diags.has_errors()) {
-    std::fprintf(stderr, "model_results: error: the rule library does not load\n%s",
-                 diags.ToString().c_str());
-    return 1;
-  }
+  std::optional<rules::RuleSet> lib = LoadShippedRules("model_results");
+  if (!lib) return 1;
   std::string md =
       "| network | nodes before -> after | HVX cost before | after | lower by | e-nodes | "
       "e-classes | iterations | stop | import ms | saturate ms | extract+lower ms | peak RSS MiB "
@@ -153,23 +146,9 @@ int Main(int argc, char** argv) {
     }
     std::fprintf(stderr, "model_results: %s ...\n", m.name.c_str());
     // Each network runs in a child process, so that its peak RSS is its own.
-    int fds[2];
-    if (pipe(fds) != 0) return 1;
-    pid_t pid = fork();
-    if (pid == 0) {
-      close(fds[0]);
-      std::string line = RunModel(m, *lib, verify, options);
-      ssize_t n = write(fds[1], line.data(), line.size());
-      _exit(n == static_cast<ssize_t>(line.size()) ? 0 : 1);
-    }
-    close(fds[1]);
-    std::string line;
-    char buf[4096];
-    for (ssize_t n; (n = read(fds[0], buf, sizeof buf)) > 0;) line.append(buf, n);
-    close(fds[0]);
-    int status = 0;
-    waitpid(pid, &status, 0);
-    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || line.empty()) {
+    const ChildRun run = RunInChild([&] { return RunModel(m, *lib, verify, options); });
+    const std::string& line = run.output;
+    if (!run.exited_ok || line.empty()) {
       notes += absl::StrFormat("- %s: the run crashed\n", m.name);
       ++failures;
     } else if (line[0] == '-') {

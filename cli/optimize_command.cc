@@ -1,13 +1,14 @@
 // egret optimize GRAPH [--rules FILE...] [--dim NAME=N]... [-I DIR]... [-D NAME[=VALUE]]...
 //     [--option NAME=VALUE]... [--iter-limit N] [--node-limit N] [--time-limit S]
 //     [--extractor tree|dag|ilp] [--phase-mode keep|reseed] [--costs FILE]
-//     [--no-fold] [-o OUT] [--report FILE] [--progress]
+//     [--no-fold] [-o OUT] [--dot FILE] [--report FILE] [--progress]
 //     [--verify [--seed N] [--rtol R] [--atol A]]
 //
 // Optimizes GRAPH with the rules (pipeline/optimize.h; without --rules, the
 // shipped library rules/lib/*.rules), prints the cost, size,
-// op counts and peak memory before and after on stdout, writes the result
-// graph (-o) and a JSON report (--report). With --verify it first runs the
+// op counts, peak memory and provenance summary on stdout, writes the result
+// graph (-o; .json, or .dot), its Graphviz drawing with implementation, cost
+// and provenance per node (--dot) and a JSON report (--report). With --verify it first runs the
 // input and the result on the reference executor on the same seeded random
 // inputs (backend/verify.h) and prints the error per output; when they differ
 // it writes nothing. Progress lines go to stderr when it is a terminal or
@@ -16,15 +17,18 @@
 // malformed input.
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "egret/backend/test_data.h"
 #include "egret/backend/verify.h"
@@ -53,6 +57,7 @@ struct OptimizeArgs {
   std::string phase_mode = "keep";
   std::string costs;
   std::string output;
+  std::string dot;
   std::string report;
   bool progress = false;
   bool no_fold = false;
@@ -216,6 +221,12 @@ int RunOptimize(const OptimizeArgs& args) {
       return ExitCodeFor(s);
     }
   }
+  if (!args.dot.empty()) {
+    if (absl::Status s = SaveGraph(r->graph, args.dot, GraphFormat::kDot); !s.ok()) {
+      std::fprintf(stderr, "%s\n", std::string(s.message()).c_str());
+      return ExitCodeFor(s);
+    }
+  }
   if (!args.report.empty()) {
     if (absl::Status s = WriteFileAtomically(args.report, r->report.dump(2) + "\n"); !s.ok()) {
       std::fprintf(stderr, "%s\n", std::string(s.message()).c_str());
@@ -240,6 +251,18 @@ int RunOptimize(const OptimizeArgs& args) {
       mem["input_peak_bytes"].dump().c_str(), mem["peak_bytes"].dump().c_str(),
       mem["naive_peak_bytes"].dump().c_str(), mem["arena_bytes"].dump().c_str(),
       mem["total_bytes"].dump().c_str());
+  const nlohmann::json& prov = rep["provenance"];
+  std::vector<std::pair<int64_t, std::string>> top;
+  for (const auto& [rule, n] : prov["by_rule"].items()) top.emplace_back(-n.get<int64_t>(), rule);
+  std::sort(top.begin(), top.end());
+  std::string rules_line;
+  for (size_t i = 0; i < top.size() && i < 3; ++i) {
+    absl::StrAppend(&rules_line, i == 0 ? "; most by " : ", ", top[i].second, " (", -top[i].first,
+                    ")");
+  }
+  std::printf("provenance: %s nodes rewritten, taking over %s input nodes%s\n",
+              prov["rewritten_nodes"].dump().c_str(), prov["merged_input_nodes"].dump().c_str(),
+              rules_line.c_str());
   return kExitOk;
 }
 
@@ -266,6 +289,8 @@ void RegisterOptimizeCommand(CLI::App& app, int* exit_code) {
   cmd->add_option("--costs", args->costs, "JSON cost table overriding the rule files' costs");
   cmd->add_flag("--no-fold", args->no_fold, "Do not fold constants");
   cmd->add_option("-o,--output", args->output, "Write the optimized graph here");
+  cmd->add_option("--dot", args->dot,
+                  "Also write it as Graphviz DOT (implementation, cost and provenance per node)");
   cmd->add_option("--report", args->report, "Write the JSON report here");
   cmd->add_flag("--progress", args->progress, "Print progress on stderr even when not a terminal");
   cmd->add_flag("--verify", args->verify,

@@ -148,6 +148,7 @@ NodeIdx EGraph::StoreNode(const ENodeView& node, absl::Span<const Id> ch, bool u
   node_class_.push_back(cls);
   node_stamp_.push_back(static_cast<uint32_t>(epoch_));
   node_content_stamp_.push_back(static_cast<uint32_t>(epoch_));
+  derivations_.OnNodeStored();
   for (size_t i = 0; i < ch.size(); ++i) {
     if (std::find(ch.begin(), ch.begin() + i, ch[i]) != ch.begin() + i) continue;
     classes_[ch[i]].parents.push_back(n);
@@ -229,6 +230,7 @@ std::optional<Id> EGraph::Lookup(const ENodeView& node) const {
 }
 
 absl::StatusOr<bool> EGraph::Union(Id a, Id b) {
+  const Id given_a = a, given_b = b;
   a = Find(a);
   b = Find(b);
   if (a == b) return false;
@@ -241,6 +243,7 @@ absl::StatusOr<bool> EGraph::Union(Id a, Id b) {
   const ClassRec& rb = classes_[b];
   if (ra.nodes.size() + ra.parents.size() < rb.nodes.size() + rb.parents.size()) std::swap(a, b);
   uf_.Link(b, a);
+  derivations_.OnUnion(given_a, given_b, rule_context_);
   if (class_constant_[a] == kNoPayload) class_constant_[a] = class_constant_[b];
   pending_.push_back(b);
   --live_classes_;
@@ -310,6 +313,9 @@ void EGraph::CleanClass(Id c, bool with_parents) {
 
 size_t EGraph::Rebuild() {
   const size_t classes_before = live_classes_;
+  // Merges found here are congruence, whatever rule context is set.
+  const std::string_view context = rule_context_;
+  rule_context_ = "";
   // A new epoch, so that classes logged before (e.g. when created) are logged
   // again when they change here.
   ++epoch_;
@@ -356,6 +362,7 @@ size_t EGraph::Rebuild() {
   for (Id c : touched) {
     CleanClass(c, std::binary_search(merged.begin(), merged.end(), c));
   }
+  rule_context_ = context;
   ++epoch_;
   return classes_before - live_classes_;
 }
@@ -428,7 +435,7 @@ size_t EGraph::ApproxMemoryBytes() const {
                  change_log_.capacity() * sizeof(Id) +
                  pending_members_.capacity() * sizeof(NodeIdx) +
                  (node_stamp_.capacity() + node_content_stamp_.capacity()) * sizeof(uint32_t) +
-                 types_.ApproxBytes() + unhashed_op_.capacity();
+                 types_.ApproxBytes() + unhashed_op_.capacity() + derivations_.ApproxBytes();
   return bytes;
 }
 

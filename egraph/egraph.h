@@ -43,6 +43,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
+#include "egret/egraph/derivation_log.h"
 #include "egret/egraph/enode.h"
 #include "egret/egraph/id.h"
 #include "egret/egraph/op_traits.h"
@@ -134,6 +135,23 @@ class EGraph {
   // Names the rule on whose behalf Add/Union run (for conflict reports). The
   // string must outlive its use; "" clears it.
   void set_rule_context(std::string_view rule) { rule_context_ = rule; }
+
+  // --- Derivations (egraph/derivation_log.h) --------------------------------
+  // While a match context is open, every node stored (by Add, AddToClass, ...)
+  // derives from the `matched` nodes by the current rule context. The runner
+  // opens one around each application; `matched` must stay valid until
+  // ClearMatchContext().
+  void SetMatchContext(absl::Span<const NodeIdx> matched) {
+    derivations_.Open(rule_context_, matched);
+  }
+  void ClearMatchContext() { derivations_.Close(); }
+  // How node n was built: nullopt for nodes stored outside a match context
+  // (graph import, constants of a builder run by hand).
+  std::optional<Derivation> NodeDerivation(NodeIdx n) const { return derivations_.Of(n); }
+  // The class id node n was added to (Find it for its class now); with
+  // derivations().MergeRules it tells which rules merged two values.
+  Id NodeAddedClass(NodeIdx n) const { return node_class_[n]; }
+  const DerivationLog& derivations() const { return derivations_; }
 
   // --- Reading --------------------------------------------------------------
   Id Find(Id id) const { return uf_.Find(id); }
@@ -275,6 +293,7 @@ class EGraph {
   size_t list_entries_ = 0;
   std::vector<uint8_t> unhashed_op_;  // by symbol id: 0 unknown, 1 hashed, 2 unhashed
   std::string_view rule_context_;
+  DerivationLog derivations_;
   std::vector<MergeConflict> conflicts_;
   size_t num_conflicts_ = 0;
   mutable absl::flat_hash_map<Symbol, std::vector<Id>> op_index_;

@@ -193,7 +193,9 @@ void RunState::SearchAndApply(const Rewrite& rw, size_t rule, RuleState& st,
       MatchView m{buffer_[off], absl::Span<const Id>(buffer_.data() + off + 1, nvars),
                   absl::Span<const NodeIdx>(buffer_.data() + off + 1 + nvars, nnodes)};
       const uint64_t version = g_.version();
+      g_.SetMatchContext(m.nodes);
       std::optional<Id> result = rw.applier(g_, m);
+      g_.ClearMatchContext();
       if (result.has_value()) {
         absl::StatusOr<bool> merged = g_.Union(m.root, *result);
         // An application changed the e-graph: it merged the result into the

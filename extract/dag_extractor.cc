@@ -3,6 +3,7 @@
 #include <cmath>
 #include <functional>
 #include <limits>
+#include <optional>
 #include <queue>
 #include <utility>
 #include <vector>
@@ -20,7 +21,13 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 // c's best known sub-DAG, c included; total[c] is their sum. A node is priced
 // by walking its children's sets once with a stamp array (no allocation); the
 // set is only materialised when the node becomes its class's best.
-Choice GreedyCostSets(const ExtractionProblem& p) {
+//
+// Sets grow with the depth of the DAG, so on a long chain the pass is
+// quadratic in time and memory. `max_work` bounds the set entries read and
+// written; past it the pass gives up (nullopt).
+std::optional<Choice> GreedyCostSets(const ExtractionProblem& p,
+                                     int64_t max_work = std::numeric_limits<int64_t>::max()) {
+  int64_t work = 0;
   const size_t nc = p.num_classes(), nn = p.num_nodes();
   std::vector<std::vector<std::pair<ClassId, double>>> set(nc);
   std::vector<double> total(nc, kInf);
@@ -63,6 +70,8 @@ Choice GreedyCostSets(const ExtractionProblem& p) {
     const uint32_t s = next_stamp();
     stamp[c] = s;  // a child set containing c means a cycle
     double value = p.cost(n);
+    for (ClassId ch : p.children(n)) work += static_cast<int64_t>(set[ch].size());
+    if (work > max_work) return std::nullopt;
     for (ClassId ch : p.children(n)) {
       for (const auto& [d, w] : set[ch]) {
         if (stamp[d] == s) {
@@ -88,6 +97,7 @@ Choice GreedyCostSets(const ExtractionProblem& p) {
         }
       }
     }
+    work += static_cast<int64_t>(merged.size());
     set[c] = std::move(merged);
     total[c] = value;
     choice.node[c] = n;
@@ -289,7 +299,7 @@ absl::StatusOr<Choice> ExtractGreedyDag(const ExtractionProblem& p) {
   for (ClassId r : p.roots()) {
     if (std::isinf(tree->cost[r])) return UncomputableRootError(p, tree->cost, r);
   }
-  Choice greedy = RestrictToReachable(p, GreedyCostSets(p));
+  Choice greedy = RestrictToReachable(p, *GreedyCostSets(p));
   if (!ValidateChoice(p, greedy).ok()) return RestrictToReachable(p, tree->choice);
   return greedy;
 }
@@ -300,13 +310,17 @@ absl::StatusOr<Choice> ExtractDag(const ExtractionProblem& p, const DagOptions& 
   for (ClassId r : p.roots()) {
     if (std::isinf(tree->cost[r])) return UncomputableRootError(p, tree->cost, r);
   }
-  std::vector<Choice> candidates;
-  Choice greedy = RestrictToReachable(p, GreedyCostSets(p));
-  if (ValidateChoice(p, greedy).ok()) candidates.push_back(std::move(greedy));
-  candidates.push_back(RestrictToReachable(p, tree->choice));
-
   int64_t edges = 0;
   for (ClassId c = 0; c < p.num_classes(); ++c) edges += static_cast<int64_t>(p.parents(c).size());
+  std::vector<Choice> candidates;
+  std::optional<Choice> sets = GreedyCostSets(
+      p, options.cost_set_work_factor * (static_cast<int64_t>(p.num_nodes()) + edges) + (1 << 20));
+  if (sets) {
+    Choice greedy = RestrictToReachable(p, *sets);
+    if (ValidateChoice(p, greedy).ok()) candidates.push_back(std::move(greedy));
+  }
+  candidates.push_back(RestrictToReachable(p, tree->choice));
+
   const int64_t budget =
       options.work_factor * (static_cast<int64_t>(p.num_nodes()) + edges) + 10000;
 

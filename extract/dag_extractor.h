@@ -8,7 +8,9 @@
 // switches one class's node at a time and keeps the switch when the true DAG
 // cost drops (reference-counted, so a switch costs only the part of the DAG
 // it changes). The better result is returned, so the DAG cost is never worse
-// than the tree extractor's.
+// than the tree extractor's. Cost sets grow with the DAG's depth (quadratic
+// work on a long chain of blocks): step 1 gives up past a work bound, leaving
+// the tree choice and the local search.
 #ifndef EGRET_EXTRACT_DAG_EXTRACTOR_H_
 #define EGRET_EXTRACT_DAG_EXTRACTOR_H_
 
@@ -28,6 +30,9 @@ struct DagOptions {
   // Upper bound on the local search's elementary steps per candidate, as a
   // multiple of (nodes + child edges). Deterministic (no clock involved).
   int64_t work_factor = 200;
+  // Upper bound on step 1's cost-set entries read and written, as a multiple
+  // of (nodes + child edges), plus 2^20. Deterministic.
+  int64_t cost_set_work_factor = 64;
   // When set, the local search also stops at this time (keeping what it has
   // improved so far): callers with a time limit (the ILP's warm start) pass it.
   std::optional<std::chrono::steady_clock::time_point> deadline;

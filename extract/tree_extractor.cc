@@ -28,10 +28,16 @@ absl::StatusOr<TreeCosts> ComputeTreeCosts(const ExtractionProblem& p) {
     queued[n] = 0;
     double value = p.cost(n);
     uint32_t h = 0;
+    bool computable = true;
     for (ClassId ch : p.children(n)) {
+      computable &= !std::isinf(out.cost[ch]);
       value += out.cost[ch];
       h = std::max(h, height[ch]);
     }
+    // A tree cost can overflow where the DAG is small (a chain of residual
+    // blocks doubles it per block): saturate, so that "infinite" keeps
+    // meaning "not computable".
+    if (computable && std::isinf(value)) value = std::numeric_limits<double>::max();
     ClassId c = p.node_class(n);
     if (!(value < out.cost[c])) continue;  // also skips NaN/inf
     out.cost[c] = value;

@@ -11,7 +11,8 @@
 
 namespace egret::extract {
 
-// Best tree cost of every class (infinity when no acyclic term exists) and a
+// Best tree cost of every class (infinity when no acyclic term exists; the
+// largest double when the sum overflows) and a
 // choice for every class with a finite cost (not only the reachable ones).
 struct TreeCosts {
   std::vector<double> cost;

@@ -72,6 +72,19 @@ inline constexpr std::string_view kCostAttr = "egret.cost";
 using OptionValue = std::variant<bool, int64_t, double, std::string>;
 using Options = std::map<std::string, OptionValue, std::less<>>;
 
+// Where a node of an optimized graph came from, as MLIR's fused locations
+// record it: the names of the input graph's nodes whose computation it takes
+// over, and the rules whose rewrites built it (both sorted, unique). Lowering
+// fills it (backend/provenance.h); a graph read from a file keeps what the
+// file says; an input graph has none.
+struct Provenance {
+  std::vector<std::string> from;
+  std::vector<std::string> rules;
+
+  bool empty() const { return from.empty() && rules.empty(); }
+  friend bool operator==(const Provenance&, const Provenance&) = default;
+};
+
 struct Node {
   std::string op;
   std::string name;  // unique within a graph when not empty
@@ -79,6 +92,7 @@ struct Node {
   absl::InlinedVector<TensorType, 1> outputs;
   Attributes attrs;
   ConstTensorPtr constant;  // set exactly for "$Const" nodes
+  Provenance provenance;
 };
 
 struct GraphOutput {

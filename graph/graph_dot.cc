@@ -1,5 +1,6 @@
 #include "egret/graph/graph_dot.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "absl/strings/str_cat.h"
@@ -33,6 +34,16 @@ std::string FormatValue(double v) {
   return absl::StrCat(v);
 }
 
+// "\n<what>: a, b, c (+k more)": at most 4 entries, so labels stay readable.
+void AppendList(std::string* label, const char* what, const std::vector<std::string>& items) {
+  if (items.empty()) return;
+  constexpr size_t kMaxShown = 4;
+  const size_t shown = std::min(items.size(), kMaxShown);
+  absl::StrAppend(label, "\n", what, ": ",
+                  absl::StrJoin(items.begin(), items.begin() + shown, ", "));
+  if (items.size() > shown) absl::StrAppend(label, " (+", items.size() - shown, " more)");
+}
+
 // "op\nname", the implementation and cost lowering chose, and for constants
 // their type and a preview of the values.
 std::string NodeLabel(const Graph& graph, NodeId id) {
@@ -52,6 +63,8 @@ std::string NodeLabel(const Graph& graph, NodeId id) {
       absl::StrAppend(&label, "\ncost: ", *icost);
     }
   }
+  AppendList(&label, "from", n.provenance.from);
+  AppendList(&label, "rules", n.provenance.rules);
   if (n.op == kShapeOp && !n.outputs.empty()) {
     absl::StrAppend(&label, "\n[", absl::StrJoin(n.outputs[0].dims, ","), "]");
   } else if (n.constant) {

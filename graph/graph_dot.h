@@ -12,7 +12,8 @@ namespace egret {
 
 // One DOT node per graph node, labelled with its op and name, then
 // "impl: <implementation>" and "cost: <cost>" when lowering annotated it
-// (kImplAttr, kCostAttr); "$Const" nodes show their type and, for up to 8
+// (kImplAttr, kCostAttr), and its provenance ("from: ..." input nodes and
+// "rules: ...", at most 4 of each); "$Const" nodes show their type and, for up to 8
 // elements, their values; "$Shape" nodes show their dims. Each edge is
 // labelled with the type of the value it carries (dtype, shape and
 // quantization) and, for multi-output producers, the output index. Graph

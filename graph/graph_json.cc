@@ -267,6 +267,8 @@ class Reader {
 
   absl::StatusOr<TensorType> ReadType(const Json& j, const std::string& ptr) const;
   absl::StatusOr<AttrValue> ReadAttr(const Json& j, const std::string& ptr) const;
+  // {"from": [names], "rules": [names]}, both optional.
+  absl::Status ReadProvenance(const Json& j, const std::string& ptr, Provenance* out) const;
   absl::StatusOr<OptionValue> ReadOption(const Json& j, const std::string& ptr) const;
   absl::Status ReadNode(const Json& j, const std::string& ptr, Node* node);
   absl::Status ReadData(const Json& j, const std::string& ptr, const TensorType& type, Node* node);
@@ -386,6 +388,22 @@ absl::StatusOr<TensorType> Reader::ReadType(const Json& j, const std::string& pt
     type.stepsize = static_cast<float>(v);
   }
   return type;
+}
+
+absl::Status Reader::ReadProvenance(const Json& j, const std::string& ptr, Provenance* out) const {
+  EGRET_RETURN_IF_ERROR(Expect(j, ptr, j.is_object(), "an object"));
+  EGRET_RETURN_IF_ERROR(CheckMembers(j, ptr, {"from", "rules"}));
+  for (auto [key, list] : {std::pair{"from", &out->from}, std::pair{"rules", &out->rules}}) {
+    auto it = j.find(key);
+    if (it == j.end()) continue;
+    const std::string lptr = Child(ptr, key);
+    EGRET_RETURN_IF_ERROR(Expect(*it, lptr, it->is_array(), "an array of strings"));
+    list->resize(it->size());
+    for (size_t i = 0; i < it->size(); ++i) {
+      EGRET_RETURN_IF_ERROR(GetString((*it)[i], Child(lptr, i), &(*list)[i]));
+    }
+  }
+  return absl::OkStatus();
 }
 
 absl::StatusOr<AttrValue> Reader::ReadAttr(const Json& j, const std::string& ptr) const {
@@ -604,7 +622,8 @@ absl::Status Reader::ReadData(const Json& j, const std::string& ptr, const Tenso
 
 absl::Status Reader::ReadNode(const Json& j, const std::string& ptr, Node* node) {
   EGRET_RETURN_IF_ERROR(Expect(j, ptr, j.is_object(), "an object (a node)"));
-  EGRET_RETURN_IF_ERROR(CheckMembers(j, ptr, {"name", "op", "inputs", "outputs", "attrs", "data"}));
+  EGRET_RETURN_IF_ERROR(
+      CheckMembers(j, ptr, {"name", "op", "inputs", "outputs", "attrs", "data", "provenance"}));
   auto op = j.find("op");
   if (op == j.end()) return Fail(ptr, "missing member 'op'");
   EGRET_RETURN_IF_ERROR(GetString(*op, Child(ptr, "op"), &node->op));
@@ -636,6 +655,9 @@ absl::Status Reader::ReadNode(const Json& j, const std::string& ptr, Node* node)
       if (!v.ok()) return v.status();
       node->attrs[it.key()] = *std::move(v);
     }
+  }
+  if (auto pv = j.find("provenance"); pv != j.end()) {
+    EGRET_RETURN_IF_ERROR(ReadProvenance(*pv, Child(ptr, "provenance"), &node->provenance));
   }
   auto data = j.find("data");
   if (IsConstantOp(node->op)) {
@@ -1053,6 +1075,12 @@ absl::StatusOr<std::string> Serialize(const Graph& graph, const GraphWriteOption
       Json attrs = Json::object();
       for (const auto& [key, value] : node.attrs) attrs[key] = AttrJson(value);
       j["attrs"] = std::move(attrs);
+    }
+    if (!node.provenance.empty()) {
+      Json pv = Json::object();
+      if (!node.provenance.from.empty()) pv["from"] = node.provenance.from;
+      if (!node.provenance.rules.empty()) pv["rules"] = node.provenance.rules;
+      j["provenance"] = std::move(pv);
     }
     if (node.constant) {
       const Tensor& t = *node.constant;

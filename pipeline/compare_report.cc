@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "egret/pipeline/svg_chart.h"
 
 namespace egret {
 namespace {
@@ -24,29 +25,6 @@ std::string CsvField(const std::string& s) {
   std::string q = "\"";
   for (char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);
   return q + "\"";
-}
-
-std::string XmlEscape(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    switch (c) {
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '&':
-        out += "&amp;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      default:
-        out += c;
-    }
-  }
-  return out;
 }
 
 // "dir/name.ext" -> "name": the chart's labels.
@@ -221,8 +199,6 @@ std::string CompareSvg(const std::vector<CompareRow>& rows) {
   top = std::ceil(top * 50 + 0.5) / 50;
   double bottom_v = std::floor(low * 50 - 0.5) / 50;
   if (bottom_v < 0.5) bottom_v = 0;
-  static constexpr const char* kColors[] = {"#4e79a7", "#f28e2b", "#e15759", "#76b7b2",
-                                            "#59a14f", "#edc948", "#b07aa1"};
   const double bar = 12, gap = 18, left = 150, top_margin = 40, plot_h = 260, bottom = 150;
   const double group_w = bar * std::max<size_t>(strategies.size(), 1) + gap;
   const double width = left + group_w * graphs.size() + 180;
@@ -230,13 +206,7 @@ std::string CompareSvg(const std::vector<CompareRow>& rows) {
   auto y_of = [&](double v) {
     return top_margin + plot_h * (1 - (v - bottom_v) / (top - bottom_v));
   };
-  std::string out = absl::StrFormat(
-      "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" "
-      "font-family=\"sans-serif\" font-size=\"11\">\n"
-      "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n"
-      "<text x=\"%.0f\" y=\"20\" font-size=\"14\">HVX cost relative to greedy (lower is "
-      "better)</text>\n",
-      width, height, left);
+  std::string out = SvgOpen(width, height, "HVX cost relative to greedy (lower is better)", left);
   for (int i = 0; i <= 5; ++i) {  // y axis ticks
     const double v = bottom_v + (top - bottom_v) * i / 5, y = y_of(v);
     absl::StrAppendFormat(
@@ -256,9 +226,8 @@ std::string CompareSvg(const std::vector<CompareRow>& rows) {
         absl::StrAppendFormat(&out,
                               "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" "
                               "fill=\"%s\"><title>%s %s: %.4f</title></rect>\n",
-                              x0 + si * bar, y, bar - 1, top_margin + plot_h - y,
-                              kColors[si % std::size(kColors)], XmlEscape(graphs[gi]),
-                              strategies[si], *rel);
+                              x0 + si * bar, y, bar - 1, top_margin + plot_h - y, SeriesColor(si),
+                              XmlEscape(graphs[gi]), strategies[si], *rel);
       }
     }
     const double lx = x0 + bar * strategies.size() / 2, ly = top_margin + plot_h + 8;
@@ -274,14 +243,7 @@ std::string CompareSvg(const std::vector<CompareRow>& rows) {
       "stroke-dasharray=\"4 3\"/>\n"
       "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"black\"/>\n",
       left, y1, width - 180, y1, left, top_margin + plot_h, width - 180, top_margin + plot_h);
-  for (size_t si = 0; si < strategies.size(); ++si) {  // legend
-    const double lx = width - 160, ly = top_margin + 10 + si * 18;
-    absl::StrAppendFormat(&out,
-                          "<rect x=\"%.1f\" y=\"%.1f\" width=\"12\" height=\"12\" fill=\"%s\"/>\n"
-                          "<text x=\"%.1f\" y=\"%.1f\">%s</text>\n",
-                          lx, ly, kColors[si % std::size(kColors)], lx + 18, ly + 10,
-                          strategies[si]);
-  }
+  AppendSvgLegend(&out, width - 160, top_margin + 10, strategies, /*lines=*/false);
   out += "</svg>\n";
   return out;
 }

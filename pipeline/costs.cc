@@ -132,7 +132,8 @@ double GraphCost(const Graph& g, const extract::HvxCostModel& model, std::string
 }
 
 absl::StatusOr<EGraphProblem> BuildProblem(const EGraph& g, const extract::HvxCostModel& model,
-                                           const std::vector<Id>& roots) {
+                                           const std::vector<Id>& roots,
+                                           const std::function<std::string(NodeIdx)>& describe) {
   // Classes reachable from the roots, through any node.
   absl::flat_hash_map<Id, extract::ClassId> index;
   std::vector<Id> order;
@@ -175,18 +176,38 @@ absl::StatusOr<EGraphProblem> BuildProblem(const EGraph& g, const extract::HvxCo
       nodes[i].push_back(NodeInfo{n, c.cost, c.computable});
     }
   }
+  // Computable classes by propagation from the leaves (a worklist, so a deep
+  // chain costs linear time, not one sweep per level).
   std::vector<bool> computable(order.size(), false);
-  for (bool changed = true; changed;) {
-    changed = false;
+  {
+    struct Pending {
+      uint32_t cls;
+      uint32_t missing;  // child occurrences not yet computable
+    };
+    std::vector<Pending> pending;
+    std::vector<std::vector<uint32_t>> users(order.size());  // child class -> pending nodes
+    std::vector<uint32_t> ready;
     for (size_t i = 0; i < order.size(); ++i) {
-      if (computable[i]) continue;
       for (const NodeInfo& ni : nodes[i]) {
         if (!ni.ok) continue;
-        bool all = true;
-        for (Id ch : g.Node(ni.n).children) all &= computable[index.at(g.Find(ch))];
-        if (all) {
-          computable[i] = changed = true;
-          break;
+        const uint32_t k = static_cast<uint32_t>(pending.size());
+        absl::Span<const Id> children = g.Node(ni.n).children;
+        pending.push_back({static_cast<uint32_t>(i), static_cast<uint32_t>(children.size())});
+        for (Id ch : children) users[index.at(g.Find(ch))].push_back(k);
+        if (children.empty() && !computable[i]) {
+          computable[i] = true;
+          ready.push_back(static_cast<uint32_t>(i));
+        }
+      }
+    }
+    while (!ready.empty()) {
+      const uint32_t c = ready.back();
+      ready.pop_back();
+      for (uint32_t k : users[c]) {
+        Pending& pn = pending[k];
+        if (--pn.missing == 0 && !computable[pn.cls]) {
+          computable[pn.cls] = true;
+          ready.push_back(pn.cls);
         }
       }
     }
@@ -203,11 +224,12 @@ absl::StatusOr<EGraphProblem> BuildProblem(const EGraph& g, const extract::HvxCo
       todo.pop_back();
       for (const NodeInfo& ni : nodes[i]) {
         if (!ni.ok) {
+          std::string origin = describe ? describe(ni.n) : "";
           return absl::InvalidArgumentError(absl::StrFormat(
-              "output class %d (%s) cannot be computed: op '%s' (class %d, %s) has no "
+              "output class %d (%s) cannot be computed: op '%s' (class %d, %s%s%s) has no "
               "registered implementation",
               order[ri], g.TypeOf(order[ri]).ToString(), g.NodeOp(ni.n).str(), order[i],
-              g.TypeOf(order[i]).ToString()));
+              g.TypeOf(order[i]).ToString(), origin.empty() ? "" : ", ", origin));
         }
         for (Id ch : g.Node(ni.n).children) {
           size_t ci = index.at(g.Find(ch));

@@ -5,6 +5,7 @@
 #define EGRET_PIPELINE_COSTS_H_
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
 #include <string_view>
@@ -79,14 +80,15 @@ double GraphCost(const Graph& g, const extract::HvxCostModel& model, std::string
 // The extraction problem of the classes reachable from `roots`, with HVX
 // costs. Nodes whose op has no implementation are left out; when a root
 // cannot be computed at all, the error names the root class and an op that
-// blocks it.
+// blocks it, and with `describe`, where that op's node came from.
 struct EGraphProblem {
   extract::ExtractionProblem problem;
   std::vector<Id> class_of;      // problem class -> e-class
   std::vector<NodeIdx> node_of;  // problem node -> e-node
 };
-absl::StatusOr<EGraphProblem> BuildProblem(const EGraph& g, const extract::HvxCostModel& model,
-                                           const std::vector<Id>& roots);
+absl::StatusOr<EGraphProblem> BuildProblem(
+    const EGraph& g, const extract::HvxCostModel& model, const std::vector<Id>& roots,
+    const std::function<std::string(NodeIdx)>& describe = nullptr);
 
 }  // namespace egret
 

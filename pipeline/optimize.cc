@@ -40,7 +40,8 @@ struct Extracted {
 
 absl::StatusOr<Extracted> ExtractGraph(const Seeded& s, const extract::HvxCostModel& model,
                                        const OptimizeOptions& options, bool annotate) {
-  absl::StatusOr<EGraphProblem> p = BuildProblem(s.eg, model, s.Roots());
+  absl::StatusOr<EGraphProblem> p =
+      BuildProblem(s.eg, model, s.Roots(), [&s](NodeIdx n) { return DescribeENode(s, n); });
   if (!p.ok()) return p.status();
   extract::ExtractOptions eo;
   eo.kind = options.extractor;
@@ -68,6 +69,28 @@ nlohmann::json OpsJson(const Graph& before, const Graph& after) {
   nlohmann::json j = nlohmann::json::object();
   for (const auto& [op, c] : counts) j[op] = {{"before", c.first}, {"after", c.second}};
   return j;
+}
+
+// "provenance": {"rewritten_nodes", "merged_input_nodes", "by_rule": {rule:
+// nodes}, "nodes": [{"node", "op", "from", "rules"}]}, listing the nodes that
+// rules built or that compute more than their own input node.
+nlohmann::json ProvenanceJson(const Graph& g) {
+  nlohmann::json nodes = nlohmann::json::array();
+  std::map<std::string, int64_t> by_rule;
+  int64_t merged = 0;
+  for (NodeId id = 0; id < g.num_nodes(); ++id) {
+    const Node& n = g.node(id);
+    const Provenance& p = n.provenance;
+    const bool identity = p.rules.empty() && p.from.size() == 1 && p.from[0] == n.name;
+    if (p.empty() || identity) continue;
+    for (const std::string& r : p.rules) ++by_rule[r];
+    if (p.from.size() > 1) merged += static_cast<int64_t>(p.from.size());
+    nodes.push_back({{"node", n.name}, {"op", n.op}, {"from", p.from}, {"rules", p.rules}});
+  }
+  return {{"rewritten_nodes", nodes.size()},
+          {"merged_input_nodes", merged},
+          {"by_rule", by_rule},
+          {"nodes", std::move(nodes)}};
 }
 
 std::string PhaseName(int64_t priority) {
@@ -326,6 +349,7 @@ absl::StatusOr<OptimizeResult> Optimize(const Graph& input, const rules::RuleSet
                       {"input_peak_bytes", input_plan->peak_bytes},
                       {"input_naive_peak_bytes", input_plan->naive_peak_bytes}};
   report["ops"] = OpsJson(input, result.graph);
+  report["provenance"] = ProvenanceJson(result.graph);
   nlohmann::json issues = nlohmann::json::array();
   size_t provenance = 0;
   for (const rules::CompiledRule& r : compiled) {

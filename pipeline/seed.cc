@@ -30,9 +30,14 @@ absl::StatusOr<Seeded> Seed(const Graph& g) {
     s.topo_classes.push_back((*classes)[id].empty() ? kNoId : (*classes)[id][0]);
   }
   // Name each imported e-node after its graph node.
+  std::vector<Id> first_class(g.num_nodes(), kNoId);
+  std::vector<NodeIdx> enodes(g.num_nodes(), LowerTrace::kNoENode);
+  for (NodeId id = 0; id < g.num_nodes(); ++id) {
+    if (!(*classes)[id].empty()) first_class[id] = (*classes)[id][0];
+  }
   for (NodeId id = 0; id < g.num_nodes(); ++id) {
     const Node& n = g.node(id);
-    if (n.name.empty() || n.op == kInputOp || (*classes)[id].empty()) continue;
+    if (n.op == kInputOp || (*classes)[id].empty()) continue;
     Id c = s.eg.Find((*classes)[id][0]);
     if (n.outputs.size() > 1) {  // the multi-output class that "$Out" reads
       auto outs = s.eg.ClassNodesWithOp(c, Symbol::Intern(kOutOp));
@@ -49,14 +54,20 @@ absl::StatusOr<Seeded> Seed(const Graph& g) {
             s.eg.Find(v.children[k]) == s.eg.Find((*classes)[n.inputs[k].node][n.inputs[k].output]);
       }
       if (same) {
-        s.names.try_emplace(e, n.name);
+        if (!n.name.empty()) s.names.try_emplace(e, n.name);
+        enodes[id] = e;
         break;
       }
     }
   }
+  s.sources = ProvenanceSources(g, first_class, enodes);
   s.graph_name = g.name();
   s.options = g.options();
   return s;
+}
+
+std::string DescribeENode(const Seeded& s, NodeIdx n) {
+  return DescribeProvenance(DerivationProvenance(s.eg, s.sources, n));
 }
 
 absl::StatusOr<Graph> LowerSeeded(const Seeded& s, absl::flat_hash_map<Id, NodeIdx> choice,
@@ -80,8 +91,11 @@ absl::StatusOr<Graph> LowerSeeded(const Seeded& s, absl::flat_hash_map<Id, NodeI
       return LowerAnnotation{c.impl, c.cost};
     };
   }
-  absl::StatusOr<Graph> g = LowerChoice(s.eg, req);
+  req.describe = [&s](NodeIdx n) { return DescribeENode(s, n); };
+  LowerTrace trace;
+  absl::StatusOr<Graph> g = LowerChoice(s.eg, req, &trace);
   if (!g.ok()) return g.status();
+  AttachProvenance(s.eg, s.sources, trace, &*g);
   if (absl::Status v = g->Validate(); !v.ok()) {
     return absl::InternalError(absl::StrCat("lowered graph is invalid: ", v.message()));
   }

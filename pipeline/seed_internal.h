@@ -10,6 +10,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
+#include "egret/backend/provenance.h"
 #include "egret/egraph/egraph.h"
 #include "egret/extract/hvx_cost_model.h"
 #include "egret/graph/graph.h"
@@ -28,6 +29,8 @@ struct Seeded {
   // The class of output 0 of each graph node, in the graph's topological
   // order (kNoId for a node without outputs).
   std::vector<Id> topo_classes;
+  // The graph's nodes as provenance sources (backend/provenance.h), by NodeId.
+  std::vector<ProvenanceSource> sources;
 
   // The canonical classes of the graph outputs.
   std::vector<Id> Roots() const;
@@ -36,9 +39,14 @@ struct Seeded {
 // Imports `g` (syntactic CSE: identical pure nodes merge) and rebuilds.
 absl::StatusOr<Seeded> Seed(const Graph& g);
 
+// Says where e-node n of `s` came from: "from input node 'a' by rule 'r'"
+// (backend/provenance.h), or "".
+std::string DescribeENode(const Seeded& s, NodeIdx n);
+
 // Lowers `choice` (a chosen e-node per canonical class the outputs need) to a
-// validated graph; with `model`, every computing node is annotated with its
-// cheapest implementation and cost (an op without one is an error).
+// validated graph whose nodes carry their provenance; with `model`, every
+// computing node is annotated with its cheapest implementation and cost (an op
+// without one is an error naming where the node came from).
 absl::StatusOr<Graph> LowerSeeded(const Seeded& s, absl::flat_hash_map<Id, NodeIdx> choice,
                                   const extract::HvxCostModel* model);
 

@@ -74,7 +74,9 @@ absl::StatusOr<Graph> GreedySweep(const Graph& graph, const std::vector<const Re
           if (replaced.contains(n)) return true;
         }
         if (rw.guard && !rw.guard(s.eg, m)) return true;
+        s.eg.SetMatchContext(m.nodes);
         std::optional<Id> result = rw.applier(s.eg, m);
+        s.eg.ClearMatchContext();
         if (!result || s.eg.Find(*result) == s.eg.Find(m.root)) return true;
         absl::StatusOr<bool> merged = s.eg.Union(m.root, *result);
         if (!merged.ok() || !*merged) return true;
@@ -218,12 +220,17 @@ absl::StatusOr<StrategyResult> RunStrategy(Strategy strategy, const Graph& input
   r.strategy = strategy;
   const extract::HvxCostModel model = MakeCostModel(rule_set.ops, options.optimize.cost_overrides,
                                                     EffectiveOptions(input, options.optimize));
+  auto ms_since = [](Clock::time_point t) {
+    return std::chrono::duration<double, std::milli>(Clock::now() - t).count();
+  };
   if (strategy == Strategy::kCse || strategy == Strategy::kGreedy) {
     Graph g = input;
     if (strategy == Strategy::kGreedy) {
       absl::StatusOr<std::vector<rules::CompiledRule>> compiled =
           CompileForGraph(input, rule_set, options.optimize, diags);
       if (!compiled.ok()) return compiled.status();
+      r.stage_ms["compile"] = ms_since(t0);
+      const Clock::time_point t_rewrite = Clock::now();
       std::optional<Rewrite> fold;
       if (options.optimize.constant_folding) {
         absl::StatusOr<Rewrite> f = ConstantFoldRewrite(options.optimize.fold_max_elements);
@@ -236,10 +243,14 @@ absl::StatusOr<StrategyResult> RunStrategy(Strategy strategy, const Graph& input
       g = std::move(out->graph);
       r.rewrites = out->fired;
       r.limit_hit = out->limit_hit;
+      r.stop_reason = out->limit_hit ? "SweepLimit" : "Fixpoint";
+      r.stage_ms["rewrite"] = ms_since(t_rewrite);
     }
+    const Clock::time_point t_select = Clock::now();
     absl::StatusOr<Graph> selected = CseAndSelect(g, model);
     if (!selected.ok()) return selected.status();
     r.graph = *std::move(selected);
+    r.stage_ms["select"] = ms_since(t_select);
   } else {
     OptimizeOptions o = options.optimize;
     o.extractor = strategy == Strategy::kEqsatTree  ? extract::ExtractorKind::kTree
@@ -252,10 +263,18 @@ absl::StatusOr<StrategyResult> RunStrategy(Strategy strategy, const Graph& input
     for (const auto& p : opt->report["phases"]) {
       if (p.contains("applications")) r.rewrites += p["applications"].get<size_t>();
     }
-    r.limit_hit = opt->report["stop_reason"].get<std::string>() != "Saturated";
+    r.stop_reason = opt->report["stop_reason"].get<std::string>();
+    r.limit_hit = r.stop_reason != "Saturated";
+    for (const auto& [stage, ms] : opt->report["time_ms"].items()) {
+      r.stage_ms[stage] = ms.get<double>();
+    }
   }
   r.time_ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
   FillCommon(input, model, &r);
+  if (!options.verify_result) {
+    r.verify_message = "not run";
+    return r;
+  }
   std::optional<VerifyReference> own;
   if (reference == nullptr) {
     absl::StatusOr<VerifyReference> made = MakeVerifyReference(input, options.seed);

@@ -48,9 +48,12 @@ struct StrategyOptions {
   // Greedy: most sweeps per pass (a pass that still changes the graph after
   // this many stops and is counted in StrategyResult::limit_hit).
   int max_sweeps = 200;
-  // Verification inputs and tolerances.
+  // Verification inputs and tolerances. With verify_result off, RunStrategy
+  // skips the check (StrategyResult::verified stays false, verify_message is
+  // "not run").
   uint64_t seed = 0;
   VerifyOptions verify;
+  bool verify_result = true;
 };
 
 struct StrategyResult {
@@ -60,10 +63,17 @@ struct StrategyResult {
   size_t nodes = 0;  // graph.num_nodes()
   // Computing ops (not inputs, constants, shapes) gained / lost, by name.
   std::map<std::string, int64_t> ops_added, ops_removed;
-  double time_ms = 0;          // optimization only (verification excluded)
-  size_t egraph_nodes = 0;     // peak e-nodes: eqsat only, else 0
-  size_t rewrites = 0;         // greedy: rule applications; eqsat: e-graph applications
-  bool limit_hit = false;      // greedy: a pass hit max_sweeps; eqsat: stop reason not saturated
+  double time_ms = 0;  // optimization only (verification excluded)
+  // time_ms by stage. Eqsat: Optimize()'s report "time_ms" (compile, import,
+  // saturate, extract_and_lower, memory_plan, total). Greedy and cse: compile
+  // and rewrite (greedy only), select (CSE and implementation selection).
+  std::map<std::string, double> stage_ms;
+  size_t egraph_nodes = 0;  // peak e-nodes: eqsat only, else 0
+  size_t rewrites = 0;      // greedy: rule applications; eqsat: e-graph applications
+  bool limit_hit = false;   // greedy: a pass hit max_sweeps; eqsat: stop reason not saturated
+  // Eqsat: Optimize()'s stop reason ("Saturated", "IterationLimit",
+  // "NodeLimit", "TimeLimit", ...); greedy: "Fixpoint" or "SweepLimit"; cse: "".
+  std::string stop_reason;
   bool verified = false;       // outputs match the input's within tolerance
   std::string verify_message;  // the failure (empty when verified)
 };

@@ -519,7 +519,7 @@ DEF_PACKAGE_OP_AND_COST_AND_FLAGS((minmax), "ReluMinMax", 1, RESOURCE_HVX)
 
 TEST_F(CliTest, OptimizeVerifyPassesOnTheExampleAndSummarizes) {
   Result r = Run({"optimize", kExample, "--rules", kExampleRules, "--verify", "-o",
-                  Path("out.json"), "--report", Path("report.json")});
+                  Path("out.json"), "--report", Path("report.json"), "--dot", Path("direct.dot")});
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_THAT(r.out, HasSubstr("output out: max abs error 0, max rel error 0, 0 of 2048 "
                                "elements outside tolerance: ok\n"));
@@ -528,6 +528,8 @@ TEST_F(CliTest, OptimizeVerifyPassesOnTheExampleAndSummarizes) {
   // Two commuted adds merge; the double Relu goes.
   EXPECT_THAT(r.out, HasSubstr("ops: Conv2d 2 -> 2, ElementWiseAdd 2 -> 1, Relu 4 -> "));
   EXPECT_THAT(r.out, HasSubstr("peak memory: 8192 bytes before, "));
+  EXPECT_THAT(r.out,
+              HasSubstr("provenance: 2 nodes rewritten, taking over 5 input nodes; most by "));
   ASSERT_TRUE(fs::exists(Path("out.json")));
   nlohmann::json rep = nlohmann::json::parse(*ReadFile(Path("report.json")));
   const nlohmann::json& mem = rep["memory"];
@@ -540,12 +542,36 @@ TEST_F(CliTest, OptimizeVerifyPassesOnTheExampleAndSummarizes) {
                 rep["ops"].value("ReluMinMax", nlohmann::json{{"after", 0}})["after"].get<int>(),
             2);
 
-  // The optimized graph's DOT shows the implementation and cost of each op.
+  // The report says where the merged nodes came from.
+  ASSERT_EQ(rep["provenance"]["nodes"].size(), 2u);
+  EXPECT_EQ(rep["provenance"]["nodes"][0]["from"], nlohmann::json({"add_a", "add_b"}));
+
+  // The optimized graph's DOT shows the implementation, cost and provenance
+  // of each op; --dot writes the same as converting the result.
   r = Run({"convert", Path("out.json"), "-o", Path("out.dot")});
   ASSERT_EQ(r.code, 0) << r.err;
   std::string dot = *ReadFile(Path("out.dot"));
-  EXPECT_THAT(dot, HasSubstr("\\nimpl: (conv2dImpl<QUint8CroutonTensor>)\\ncost: 16384\""));
-  EXPECT_THAT(dot, HasSubstr("\\nimpl: (eltwiseAddImpl<QUint8CroutonTensor>)\\ncost: 64\""));
+  EXPECT_THAT(dot, HasSubstr("\\nimpl: (conv2dImpl<QUint8CroutonTensor>)\\ncost: 16384\\nfrom: "
+                             "conv1\""));
+  EXPECT_THAT(dot, HasSubstr("\\nimpl: (eltwiseAddImpl<QUint8CroutonTensor>)\\ncost: 64\\nfrom: "
+                             "add_a, add_b\\nrules: comm-ElementWiseAdd\""));
+  EXPECT_EQ(*ReadFile(Path("direct.dot")), dot);
+}
+
+TEST_F(CliTest, OptimizeVerifiesTheBranchyExampleWithTheShippedLibrary) {
+  // The Inception-style example: the shipped library fuses every Relu into
+  // its convolution, the result verifies, and the memory plan of the input
+  // beats its file order.
+  const std::string example = std::string(EGRET_SOURCE_DIR) + "/examples/inception_block.json";
+  Result r = Run({"optimize", example, "--verify", "--report", Path("inception.json")});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("verify: ok"));
+  EXPECT_THAT(r.out, HasSubstr("Relu 7 -> 0"));
+  nlohmann::json rep = nlohmann::json::parse(*ReadFile(Path("inception.json")));
+  const nlohmann::json& mem = rep["memory"];
+  EXPECT_LT(mem["input_peak_bytes"].get<int64_t>(), mem["input_naive_peak_bytes"].get<int64_t>());
+  EXPECT_LE(mem["peak_bytes"].get<int64_t>(), mem["naive_peak_bytes"].get<int64_t>());
+  EXPECT_GE(rep["provenance"]["rewritten_nodes"].get<int>(), 7);  // the fused convolutions
 }
 
 // a - b, and a rule that wrongly rewrites it to a + b (and makes Add cheaper).

@@ -221,7 +221,9 @@ TEST(RunnerTest, MemoryLimitOwnAccounting) {
   o.check_invariants = false;
   RunReport r = Runner(g, o).Run(Explosive());
   EXPECT_EQ(r.stop_reason, StopReason::kMemoryLimit);
-  EXPECT_LE(g.ApproxMemoryBytes(), 256 * 1024 * 11 / 10);
+  // The accounting is by capacity: the application that crosses the limit
+  // may have doubled a few arrays, hence the 20% slack.
+  EXPECT_LE(g.ApproxMemoryBytes(), 256 * 1024 * 12 / 10);
 }
 
 TEST(RunnerTest, MemoryLimitRss) {
@@ -351,6 +353,75 @@ TEST(RunnerTest, ReportCountsMatchesAndApplications) {
   EXPECT_EQ(first.nodes, 4u);
   EXPECT_EQ(first.classes, 3u);
   EXPECT_THAT(r.ToString(), HasSubstr("stop=Saturated"));
+}
+
+}  // namespace
+}  // namespace egret
+
+namespace egret {
+namespace {
+
+// Derivations: the runner records, for each node an application stores, the
+// rule and the matched nodes; and for each union, the rule, so that the path
+// between two ids of one class names the rules that merged them.
+TEST(DerivationTest, NodesRecordTheirRuleAndMatchedNodes) {
+  EGraph g;
+  Id x = Leaf(g, "x");
+  Id a = AddOp(g, "A", {x});
+  Id b = AddOp(g, "B", {a});
+  g.Rebuild();
+  const NodeIdx a_node = g.ClassNodes(a)[0];
+  const NodeIdx b_node = g.ClassNodes(b)[0];
+  EXPECT_FALSE(g.NodeDerivation(b_node).has_value());  // imported by hand
+  std::vector<Rewrite> rules;
+  rules.push_back(MustRewrite("fuse", "(B (A ?x))", "(AB ?x)"));
+  RunReport report = Runner(g, Unlimited()).Run(rules);
+  ASSERT_EQ(report.stop_reason, StopReason::kSaturated);
+  auto ab = g.ClassNodesWithOp(g.Find(b), Symbol::Intern("AB"));
+  ASSERT_EQ(ab.size(), 1u);
+  std::optional<Derivation> d = g.NodeDerivation(ab[0]);
+  ASSERT_TRUE(d.has_value());
+  EXPECT_EQ(d->rule, "fuse");
+  EXPECT_THAT(std::vector<NodeIdx>(d->matched.begin(), d->matched.end()),
+              ::testing::ElementsAre(b_node, a_node));
+  EXPECT_EQ(g.derivations().num_records(), 1u);
+}
+
+TEST(DerivationTest, MergeRulesFollowTheUnionPath) {
+  EGraph g;
+  Id x = Leaf(g, "x");
+  Id r1 = AddOp(g, "Relu", {x});
+  Id r2 = AddOp(g, "Relu", {r1});
+  Id y = Leaf(g, "y");
+  Id n = AddOp(g, "Neg", {y});
+  Id nn = AddOp(g, "Neg", {n});
+  g.Rebuild();
+  std::vector<Rewrite> rules;
+  rules.push_back(MustRewrite("relu-idem", "(Relu (Relu ?x))", "(Relu ?x)"));
+  rules.push_back(MustRewrite("neg-neg", "(Neg (Neg ?x))", "?x"));
+  Runner(g, Unlimited()).Run(rules);
+  ASSERT_EQ(g.Find(r1), g.Find(r2));
+  ASSERT_EQ(g.Find(nn), g.Find(y));
+  EXPECT_THAT(g.derivations().MergeRules(r2, r1), ::testing::ElementsAre("relu-idem"));
+  EXPECT_THAT(g.derivations().MergeRules(nn, y), ::testing::ElementsAre("neg-neg"));
+  EXPECT_TRUE(g.derivations().MergeRules(x, y).empty());  // never merged
+  EXPECT_TRUE(g.derivations().MergeRules(x, x).empty());
+}
+
+TEST(DerivationTest, CongruenceMergesAreNotAttributedToARule) {
+  EGraph g;
+  Id a = Leaf(g, "a");
+  Id b = Leaf(g, "b");
+  Id fa = AddOp(g, "F", {a});
+  Id fb = AddOp(g, "F", {b});
+  g.Rebuild();
+  g.set_rule_context("manual");
+  ASSERT_TRUE(g.Union(a, b).ok());
+  g.Rebuild();  // F(a) = F(b) by congruence
+  g.set_rule_context("");
+  ASSERT_EQ(g.Find(fa), g.Find(fb));
+  EXPECT_TRUE(g.derivations().MergeRules(fa, fb).empty());
+  EXPECT_THAT(g.derivations().MergeRules(a, b), ::testing::ElementsAre("manual"));
 }
 
 }  // namespace

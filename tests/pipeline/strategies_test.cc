@@ -119,6 +119,38 @@ DEF_PACKAGE_OPTIMIZATION(LATE, Op("ReluMinMax", "x", "lo", "hi"), OK, Op("Relu",
   EXPECT_EQ(r.rewrites, 2u);
 }
 
+// Each strategy reports its time by stage; verification can be left out.
+TEST(StrategyTest, StageTimesAndVerificationSwitch) {
+  const rules::RuleSet set = Rules(kToMinMax);
+  auto stages = [](const StrategyResult& r) {
+    std::vector<std::string> names;
+    for (const auto& [stage, ms] : r.stage_ms) {
+      EXPECT_GE(ms, 0) << stage;
+      names.push_back(stage);
+    }
+    return names;
+  };
+  EXPECT_THAT(stages(RunS(Strategy::kGreedy, ReluChain(2), set)),
+              ElementsAre("compile", "rewrite", "select"));
+  EXPECT_THAT(stages(RunS(Strategy::kCse, ReluChain(2), set)), ElementsAre("select"));
+  const StrategyResult e = RunS(Strategy::kEqsatDag, ReluChain(2), set);
+  EXPECT_THAT(stages(e), ElementsAre("compile", "extract_and_lower", "import", "memory_plan",
+                                     "saturate", "total"));
+  EXPECT_TRUE(e.verified) << e.verify_message;
+  EXPECT_EQ(e.stop_reason, "Saturated");
+  EXPECT_EQ(RunS(Strategy::kGreedy, ReluChain(2), set).stop_reason, "Fixpoint");
+
+  StrategyOptions options;
+  options.verify_result = false;
+  DiagnosticList diags;
+  absl::StatusOr<StrategyResult> r =
+      RunStrategy(Strategy::kEqsatDag, ReluChain(2), set, options, &diags);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_FALSE(r->verified);
+  EXPECT_EQ(r->verify_message, "not run");
+  EXPECT_EQ(r->cost, e.cost);
+}
+
 // Syntactic CSE: identical adds merge, a commuted one does not.
 TEST(StrategyTest, CseMergesIdenticalNodesOnly) {
   Graph g;

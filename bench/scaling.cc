@@ -1,0 +1,495 @@
+// The scaling study of docs/scaling.md: synthetic networks of growing size
+// (bench/synthetic_graphs.h) through the eqsat-dag and greedy strategies
+// (pipeline/strategies.h) with the shipped rule library; per run the time of
+// each stage, the peak RSS and the result, then the growth exponent of each
+// stage (least squares in log-log space, bench/power_law.h).
+//
+//   scaling [--families resnet,transformer] [--sizes 1000,2000,...]
+//           [--strategies eqsat-dag,greedy] [--time-limit SECONDS]
+//           [--enode-factor F] [--verify-max-nodes N] [--seed N]
+//           [--chain-blocks N] [--name NAME]
+//           [--csv FILE] [--markdown FILE] [--svg-dir DIR]
+//
+// --chain-blocks N splits the blocks into parallel chains of at most N blocks
+// (SyntheticOptions::chain_blocks; default 0, one chain). The charts are
+// DIR/NAME_time_<family>.svg and DIR/NAME_memory.svg (NAME: "scaling").
+
+//
+// Each run is a forked child (bench/child_run.h): its peak RSS is its own and
+// a run longer than twice the time limit (plus a minute) is killed and
+// reported; larger sizes of that family and strategy are then not run. The
+// e-graph's own limits are the time limit (seconds) and F times the input's
+// node count (e-nodes). Results are verified on the reference executor up to
+// --verify-max-nodes input nodes (after the peak RSS is read). The Markdown
+// file keeps the text from a "## Findings" heading on (hand-written) when it
+// is rewritten.
+#include <unistd.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "egret/backend/test_data.h"
+#include "egret/backend/verify.h"
+#include "egret/bench/child_run.h"
+#include "egret/bench/power_law.h"
+#include "egret/bench/shipped_rules.h"
+#include "egret/bench/synthetic_graphs.h"
+#include "egret/pipeline/costs.h"
+#include "egret/pipeline/strategies.h"
+#include "egret/pipeline/svg_chart.h"
+#include "egret/rules/rule_set.h"
+#include "egret/support/file_io.h"
+#include "nlohmann/json.hpp"
+
+namespace egret {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+using Json = nlohmann::json;
+
+struct Config {
+  std::vector<SyntheticFamily> families = AllSyntheticFamilies();
+  std::vector<int64_t> sizes = {1000, 2000, 5000, 10000, 20000, 50000, 100000};
+  std::vector<Strategy> strategies = {Strategy::kEqsatDag, Strategy::kGreedy};
+  double time_limit = 300;
+  double enode_factor = 20;
+  int64_t verify_max_nodes = 5000;
+  uint64_t seed = 0;
+  int chain_blocks = 0;
+  std::string name = "scaling";
+  std::string csv, markdown, svg_dir;
+  std::string command;  // as run, for the Markdown
+};
+
+// The stages reported, in column order (a strategy fills those it has).
+constexpr const char* kStages[] = {"compile",     "import",  "saturate", "extract_and_lower",
+                                   "memory_plan", "rewrite", "select",   "total"};
+// Ops whose count after optimization shows the library recognized a block.
+constexpr const char* kFusedOps[] = {"LayerNorm", "Gelu", "Softmax", "Batchnorm", "Conv2d"};
+
+struct Row {
+  SyntheticFamily family = SyntheticFamily::kResNet;
+  Strategy strategy = Strategy::kGreedy;
+  int blocks = 0;
+  int64_t nodes = 0;
+  std::string status;  // "ok", "limit: <reason>", "killed", "crashed", "error: ...", "skipped"
+  Json result;         // the child's report (empty unless the child finished)
+  double wall_s = 0;
+};
+
+std::string FamName(SyntheticFamily f) { return std::string(SyntheticFamilyName(f)); }
+std::string StName(Strategy s) { return std::string(StrategyName(s)); }
+
+bool Finished(const Row& r) { return r.status == "ok" || r.status.rfind("limit", 0) == 0; }
+
+// The child: generate, optimize, read the peak RSS, then verify.
+std::string RunOne(const Config& cfg, SyntheticFamily family, int blocks, Strategy strategy,
+                   const rules::RuleSet& lib) {
+  Json j;
+  const Clock::time_point t0 = Clock::now();
+  // What the child inherited from the parent (rule library, ...).
+  j["start_rss_bytes"] = PeakRssBytes();
+  absl::StatusOr<Graph> g = MakeSyntheticGraph(
+      family, {.blocks = blocks, .chain_blocks = cfg.chain_blocks, .seed = cfg.seed});
+  if (!g.ok()) return Json{{"error", std::string(g.status().message())}}.dump();
+  j["generate_ms"] = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+  StrategyOptions o;
+  o.optimize.limits.seconds = cfg.time_limit;
+  o.optimize.limits.nodes = static_cast<size_t>(cfg.enode_factor * g->num_nodes());
+  o.verify_result = false;
+  DiagnosticList diags;
+  absl::StatusOr<StrategyResult> r = RunStrategy(strategy, *g, lib, o, &diags);
+  if (!r.ok()) return Json{{"error", std::string(r.status().message())}}.dump();
+  j["peak_rss_bytes"] = PeakRssBytes();
+  j["nodes_out"] = r->nodes;
+  j["cost_in"] = GraphCost(*g, MakeCostModel(lib.ops, {}, g->options()), nullptr);
+  j["cost_out"] = r->cost;
+  j["egraph_nodes"] = r->egraph_nodes;
+  j["rewrites"] = r->rewrites;
+  j["limit_hit"] = r->limit_hit;
+  j["stop_reason"] = r->stop_reason;
+  j["stage_ms"] = r->stage_ms;
+  j["time_ms"] = r->time_ms;
+  Json ops = Json::object();
+  for (const Node& n : r->graph.nodes()) {
+    for (const char* op : kFusedOps) {
+      if (n.op == op) ops[op] = ops.value(op, 0) + 1;
+    }
+  }
+  j["ops_after"] = ops;
+  std::string verify = "not run";
+  if (static_cast<int64_t>(g->num_nodes()) <= cfg.verify_max_nodes) {
+    absl::StatusOr<std::vector<Tensor>> inputs = MakeRandomInputs(*g, cfg.seed);
+    absl::StatusOr<VerifyReport> v = inputs.ok()
+                                         ? VerifyGraphs(*g, "input", r->graph, "optimized", *inputs,
+                                                        {.rtol = 1e-3, .atol = 1e-4})
+                                         : absl::StatusOr<VerifyReport>(inputs.status());
+    verify = !v.ok() ? absl::StrCat("error: ", v.status().message()) : v->ok() ? "ok" : "FAIL";
+  }
+  j["verify"] = verify;
+  return j.dump();
+}
+
+double StageMs(const Row& r, const std::string& stage) {
+  if (!Finished(r) || !r.result.contains("stage_ms")) return NAN;
+  const Json& s = r.result["stage_ms"];
+  if (stage == "total") return r.result["time_ms"].get<double>();
+  return s.contains(stage) ? s[stage].get<double>() : NAN;
+}
+
+double RssMib(const Row& r) {
+  if (!Finished(r)) return NAN;
+  return r.result["peak_rss_bytes"].get<double>() / (1 << 20);
+}
+
+// "%.1f", or empty for NaN (not measured).
+std::string Cell(double v) { return std::isfinite(v) ? absl::StrFormat("%.1f", v) : ""; }
+
+std::string OpsCell(const Row& r) {
+  if (!Finished(r)) return "";
+  std::vector<std::string> parts;
+  for (const auto& [op, n] : r.result["ops_after"].items()) {
+    parts.push_back(absl::StrCat(op, ":", n.get<int64_t>()));
+  }
+  return absl::StrJoin(parts, " ");
+}
+
+std::string Csv(const std::vector<Row>& rows) {
+  std::string out =
+      "family,blocks,nodes,strategy,status,stop_reason,nodes_out,cost_in,cost_out,"
+      "egraph_nodes,rewrites,generate_ms";
+  for (const char* s : kStages) absl::StrAppend(&out, ",", s, "_ms");
+  out += ",peak_rss_mib,start_rss_mib,wall_s,verify,ops_after\n";
+  for (const Row& r : rows) {
+    const bool f = Finished(r);
+    absl::StrAppendFormat(&out, "%s,%d,%d,%s,%s,%s", FamName(r.family), r.blocks, r.nodes,
+                          StName(r.strategy), r.status,
+                          f ? r.result["stop_reason"].get<std::string>() : "");
+    if (f) {
+      absl::StrAppendFormat(&out, ",%d,%.6g,%.6g,%d,%d,%.1f", r.result["nodes_out"].get<int64_t>(),
+                            r.result["cost_in"].get<double>(), r.result["cost_out"].get<double>(),
+                            r.result["egraph_nodes"].get<int64_t>(),
+                            r.result["rewrites"].get<int64_t>(),
+                            r.result["generate_ms"].get<double>());
+    } else {
+      out += ",,,,,,";
+    }
+    for (const char* s : kStages) absl::StrAppend(&out, ",", Cell(StageMs(r, s)));
+    const double start = f ? r.result["start_rss_bytes"].get<double>() / (1 << 20) : NAN;
+    absl::StrAppendFormat(&out, ",%s,%s,%.1f,%s,%s\n", Cell(RssMib(r)), Cell(start), r.wall_s,
+                          f ? r.result["verify"].get<std::string>() : "", OpsCell(r));
+  }
+  return out;
+}
+
+// The (nodes, value) points of one family and strategy, finished runs only.
+template <typename F>
+std::vector<std::pair<double, double>> Points(const std::vector<Row>& rows, SyntheticFamily fam,
+                                              Strategy st, F value) {
+  std::vector<std::pair<double, double>> p;
+  for (const Row& r : rows) {
+    if (r.family == fam && r.strategy == st && r.status == "ok") {
+      p.emplace_back(static_cast<double>(r.nodes), value(r));
+    }
+  }
+  return p;
+}
+
+std::vector<std::string> StagesOf(Strategy st) {
+  if (st == Strategy::kGreedy) return {"rewrite", "select", "total"};
+  return {"import", "saturate", "extract_and_lower", "memory_plan", "total"};
+}
+
+std::string FitCell(const std::vector<std::pair<double, double>>& pts, double min_x) {
+  std::vector<std::pair<double, double>> use;
+  for (const auto& p : pts) {
+    if (p.first >= min_x) use.push_back(p);
+  }
+  std::optional<PowerLawFit> fit = FitPowerLaw(use);
+  if (!fit) return "-";
+  return absl::StrFormat("%.2f (R² %.3f, %d sizes)", fit->exponent, fit->r2, fit->points);
+}
+
+std::string Markdown(const Config& cfg, const std::vector<Row>& rows, const std::string& findings) {
+  std::string md = absl::StrFormat(
+      "# Scaling study%s\n\n"
+      "How egret's time and memory grow with the size of the graph, for equality saturation "
+      "with DAG extraction (`eqsat-dag`) and the HTP-style destructive rewriter (`greedy`), "
+      "both with the shipped rule library (`rules/lib`) and the strategies of "
+      "`pipeline/strategies.h`.\n\n"
+      "The graphs are synthetic (`bench/synthetic_graphs.h`): a real block repeated, %s, "
+      "built with the ops and parameter nodes the ONNX importer produces.\n\n"
+      "- **resnet**: ResNet bottleneck on NHWC float32 [1,8,8,16]: 1x1 Conv2d -> Batchnorm -> "
+      "Relu -> 3x3 Conv2d -> Batchnorm -> Relu -> 1x1 Conv2d -> Batchnorm, + residual "
+      "ElementWiseAdd, Relu.\n"
+      "- **transformer**: post-LayerNorm encoder block on float32 [1,8,16] (2 heads): "
+      "FullyConnected + bias projections, attention MatMuls, decomposed softmax "
+      "(ReduceMax/Subtract/Exp/ReduceSum/Divide), decomposed LayerNorm "
+      "(ReduceMean/Subtract/Pow/ReduceMean/Add/Sqrt/Divide/Multiply/Add), decomposed erf "
+      "GELU in the x * (1/sqrt 2) form (see `Gelu` in `bench/synthetic_graphs.cc`).\n\n"
+      "Each run is a forked child process: *peak RSS* is that process's VmHWM after the "
+      "optimization (it includes the generated input graph and the loaded rule library, "
+      "not the verification; *start RSS* in the CSV is what the child inherited). Stage times come "
+      "from `StrategyResult::stage_ms` "
+      "(`Optimize()`'s report for eqsat-dag). Limits per run: %.0f s (the e-graph runner's "
+      "time limit; the child is killed at twice that plus 60 s), e-graph nodes at most %.0f x "
+      "the input's nodes, 30 iterations per phase. Results are verified on the reference "
+      "executor for inputs up to %d nodes. A run that hits a limit is listed with it and "
+      "left out of the fits; after a killed run, the larger sizes of that family and strategy "
+      "are not run.\n\n"
+      "Produced on a %d-core machine (shared with other jobs, so times are indicative) by\n\n"
+      "```\n%s\n```\n\n",
+      cfg.chain_blocks == 0 ? ""
+                            : absl::StrFormat(": chains of at most %d blocks", cfg.chain_blocks),
+      cfg.chain_blocks == 0
+          ? std::string("each block feeding the next in one chain")
+          : absl::StrFormat("in parallel chains of at most %d blocks that all start at the input",
+                            cfg.chain_blocks),
+      cfg.time_limit, cfg.enode_factor, cfg.verify_max_nodes,
+      static_cast<int>(sysconf(_SC_NPROCESSORS_ONLN)), cfg.command);
+  md += "## Curves\n\n";
+  for (SyntheticFamily fam : cfg.families) {
+    absl::StrAppendFormat(&md, "![time by stage, %s](%s_time_%s.svg)\n\n", FamName(fam), cfg.name,
+                          FamName(fam));
+  }
+  absl::StrAppendFormat(&md, "![peak RSS](%s_memory.svg)\n\n", cfg.name);
+  md +=
+      "## Growth exponents\n\n"
+      "Least-squares slope of log(time) or log(peak RSS) against log(nodes), over the runs "
+      "that finished within every limit; the second column uses only sizes of at least 10k "
+      "nodes (fixed costs weigh less there).\n\n"
+      "| family | strategy | quantity | exponent, all sizes | exponent, >= 10k nodes |\n"
+      "|---|---|---|---|---|\n";
+  for (SyntheticFamily fam : cfg.families) {
+    for (Strategy st : cfg.strategies) {
+      std::vector<std::string> stages = StagesOf(st);
+      for (const std::string& stage : stages) {
+        auto pts = Points(rows, fam, st, [&](const Row& r) { return StageMs(r, stage); });
+        absl::StrAppendFormat(&md, "| %s | %s | %s time | %s | %s |\n", FamName(fam), StName(st),
+                              stage, FitCell(pts, 0), FitCell(pts, 10000));
+      }
+      auto pts = Points(rows, fam, st, RssMib);
+      absl::StrAppendFormat(&md, "| %s | %s | peak RSS | %s | %s |\n", FamName(fam), StName(st),
+                            FitCell(pts, 0), FitCell(pts, 10000));
+    }
+  }
+  md +=
+      "\n## Runs\n\n"
+      "Times in ms. *e-nodes*: the e-graph's peak (eqsat only). *ops after*: fused ops and "
+      "what is left of Batchnorm/Conv2d in the result.\n\n"
+      "| family | nodes | strategy | status | nodes after | HVX cost before -> after | "
+      "e-nodes | import | saturate | extract+lower | memory plan | rewrite | select | total | "
+      "peak RSS MiB | verify | ops after |\n"
+      "|---|---:|---|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---|\n";
+  for (const Row& r : rows) {
+    const bool f = Finished(r);
+    absl::StrAppendFormat(
+        &md, "| %s | %d | %s | %s | %s | %s | %s", FamName(r.family), r.nodes, StName(r.strategy),
+        r.status, f ? absl::StrCat(r.result["nodes_out"].get<int64_t>()) : "",
+        f ? absl::StrFormat("%.6g -> %.6g", r.result["cost_in"].get<double>(),
+                            r.result["cost_out"].get<double>())
+          : "",
+        f && r.strategy != Strategy::kGreedy ? absl::StrCat(r.result["egraph_nodes"].get<int64_t>())
+                                             : "");
+    for (const char* s :
+         {"import", "saturate", "extract_and_lower", "memory_plan", "rewrite", "select", "total"}) {
+      absl::StrAppend(&md, " | ", Cell(StageMs(r, s)));
+    }
+    absl::StrAppendFormat(&md, " | %s | %s | %s |\n", Cell(RssMib(r)),
+                          f ? r.result["verify"].get<std::string>() : "", OpsCell(r));
+  }
+  md += "\n";
+  md += findings;
+  return md;
+}
+
+std::string TimeSvg(const Config& cfg, const std::vector<Row>& rows, SyntheticFamily fam) {
+  LogLogChart c;
+  c.title = absl::StrFormat("%s: time by stage (ms) vs nodes", FamName(fam));
+  c.x_label = "input nodes";
+  c.y_label = "time (ms)";
+  for (Strategy st : cfg.strategies) {
+    for (const std::string& stage : StagesOf(st)) {
+      c.series.push_back(
+          LineSeries{absl::StrCat(StName(st), " ", stage),
+                     Points(rows, fam, st, [&](const Row& r) { return StageMs(r, stage); }),
+                     st == Strategy::kGreedy});
+    }
+  }
+  return LogLogSvg(c);
+}
+
+std::string MemorySvg(const Config& cfg, const std::vector<Row>& rows) {
+  LogLogChart c;
+  c.title = "peak RSS (MiB) vs nodes";
+  c.x_label = "input nodes";
+  c.y_label = "peak RSS (MiB)";
+  for (SyntheticFamily fam : cfg.families) {
+    for (Strategy st : cfg.strategies) {
+      c.series.push_back(LineSeries{absl::StrCat(FamName(fam), " ", StName(st)),
+                                    Points(rows, fam, st, RssMib), st == Strategy::kGreedy});
+    }
+  }
+  return LogLogSvg(c);
+}
+
+int Fail(const std::string& msg) {
+  std::fprintf(stderr, "scaling: error: %s\n", msg.c_str());
+  return 2;
+}
+
+int Main(int argc, char** argv) {
+  Config cfg;
+  cfg.command = "scaling";
+  for (int i = 1; i < argc; ++i) absl::StrAppend(&cfg.command, " ", argv[i]);
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (i + 1 >= argc) return Fail(absl::StrCat("unknown argument or missing value: '", a, "'"));
+    const std::string v = argv[++i];
+    if (a == "--families") {
+      cfg.families.clear();
+      for (absl::string_view n : absl::StrSplit(v, ',')) {
+        std::optional<SyntheticFamily> f = ParseSyntheticFamily(std::string(n));
+        if (!f) return Fail(absl::StrCat("--families: unknown family '", n, "'"));
+        cfg.families.push_back(*f);
+      }
+    } else if (a == "--strategies") {
+      cfg.strategies.clear();
+      for (absl::string_view n : absl::StrSplit(v, ',')) {
+        std::optional<Strategy> s = ParseStrategy(std::string(n));
+        if (!s) return Fail(absl::StrCat("--strategies: unknown strategy '", n, "'"));
+        cfg.strategies.push_back(*s);
+      }
+    } else if (a == "--sizes") {
+      cfg.sizes.clear();
+      for (absl::string_view n : absl::StrSplit(v, ',')) {
+        int64_t s = 0;
+        if (!absl::SimpleAtoi(n, &s) || s < 1) {
+          return Fail(absl::StrCat("--sizes: '", n, "' is not a positive integer"));
+        }
+        cfg.sizes.push_back(s);
+      }
+    } else if (a == "--time-limit") {
+      if (!absl::SimpleAtod(v, &cfg.time_limit) || !(cfg.time_limit > 0)) {
+        return Fail("--time-limit must be a positive number of seconds");
+      }
+    } else if (a == "--enode-factor") {
+      if (!absl::SimpleAtod(v, &cfg.enode_factor) || !(cfg.enode_factor >= 1)) {
+        return Fail("--enode-factor must be a number >= 1");
+      }
+    } else if (a == "--verify-max-nodes") {
+      if (!absl::SimpleAtoi(v, &cfg.verify_max_nodes) || cfg.verify_max_nodes < 0) {
+        return Fail("--verify-max-nodes must be a non-negative integer");
+      }
+    } else if (a == "--seed") {
+      if (!absl::SimpleAtoi(v, &cfg.seed)) return Fail("--seed must be a non-negative integer");
+    } else if (a == "--chain-blocks") {
+      if (!absl::SimpleAtoi(v, &cfg.chain_blocks) || cfg.chain_blocks < 0) {
+        return Fail("--chain-blocks must be a non-negative integer");
+      }
+    } else if (a == "--name") {
+      if (v.empty() || v.find('/') != std::string::npos) {
+        return Fail("--name must be a non-empty file name prefix without '/'");
+      }
+      cfg.name = v;
+    } else if (a == "--csv") {
+      cfg.csv = v;
+    } else if (a == "--markdown") {
+      cfg.markdown = v;
+    } else if (a == "--svg-dir") {
+      cfg.svg_dir = v;
+    } else {
+      return Fail(absl::StrCat("unknown argument '", a, "'"));
+    }
+  }
+  std::optional<rules::RuleSet> lib = LoadShippedRules("scaling");
+  if (!lib) return 1;
+  std::vector<Row> rows;
+  for (SyntheticFamily fam : cfg.families) {
+    for (Strategy st : cfg.strategies) {
+      bool stop = false;
+      for (int64_t size : cfg.sizes) {
+        Row r;
+        r.family = fam;
+        r.strategy = st;
+        r.blocks = BlocksForNodes(fam, size);
+        // Counted, not built: a graph built here would stay in this process's
+        // heap and in every later child's RSS.
+        r.nodes = SyntheticNodeCount(fam, r.blocks);
+        if (stop) {
+          r.status = "skipped";
+          rows.push_back(std::move(r));
+          continue;
+        }
+        std::fprintf(stderr, "scaling: %s x%d (%d nodes) %s ...", FamName(fam).c_str(), r.blocks,
+                     static_cast<int>(r.nodes), StName(st).c_str());
+        const ChildRun run = RunInChild([&] { return RunOne(cfg, fam, r.blocks, st, *lib); },
+                                        2 * cfg.time_limit + 60);
+        r.wall_s = run.seconds;
+        if (run.timed_out) {
+          r.status = "killed";
+          stop = true;
+        } else if (!run.exited_ok) {
+          r.status = "crashed";
+          stop = true;
+        } else {
+          r.result = Json::parse(run.output);
+          if (r.result.contains("error")) {
+            r.status = absl::StrCat("error: ", r.result["error"].get<std::string>());
+          } else if (r.result["limit_hit"].get<bool>()) {
+            r.status = absl::StrCat("limit: ", r.result["stop_reason"].get<std::string>());
+          } else {
+            r.status = "ok";
+          }
+        }
+        std::fprintf(stderr, " %s, %.1f s, %.0f MiB\n", r.status.c_str(), r.wall_s, RssMib(r));
+        rows.push_back(std::move(r));
+      }
+    }
+  }
+  auto write = [](const std::string& path, const std::string& text) {
+    absl::Status s = WriteFileAtomically(path, text);
+    if (!s.ok()) std::fprintf(stderr, "scaling: error: %s\n", std::string(s.message()).c_str());
+    return s.ok();
+  };
+  bool ok = true;
+  const std::string csv = Csv(rows);
+  if (cfg.csv.empty()) {
+    std::fputs(csv.c_str(), stdout);
+  } else {
+    ok &= write(cfg.csv, csv);
+  }
+  if (!cfg.markdown.empty()) {
+    std::string findings;
+    if (absl::StatusOr<std::string> old = ReadFile(cfg.markdown); old.ok()) {
+      const size_t at = old->find("## Findings");
+      if (at != std::string::npos) findings = old->substr(at);
+    }
+    ok &= write(cfg.markdown, Markdown(cfg, rows, findings));
+  }
+  if (!cfg.svg_dir.empty()) {
+    for (SyntheticFamily fam : cfg.families) {
+      ok &= write(absl::StrCat(cfg.svg_dir, "/", cfg.name, "_time_", FamName(fam), ".svg"),
+                  TimeSvg(cfg, rows, fam));
+    }
+    ok &= write(absl::StrCat(cfg.svg_dir, "/", cfg.name, "_memory.svg"), MemorySvg(cfg, rows));
+  }
+  return ok ? 0 : 1;
+}
+
+}  // namespace
+}  // namespace egret
+
+int main(int argc, char** argv) { return egret::Main(argc, argv); }
