@@ -114,7 +114,7 @@ std::string RunOne(const Config& cfg, SyntheticFamily family, int blocks, Strate
   if (!r.ok()) return Json{{"error", std::string(r.status().message())}}.dump();
   j["peak_rss_bytes"] = PeakRssBytes();
   j["nodes_out"] = r->nodes;
-  j["cost_in"] = GraphCost(*g, extract::HvxCostModel(CostTableWithOverrides(lib.ops, {})), nullptr);
+  j["cost_in"] = GraphCost(*g, MakeCostModel(lib.ops, {}, g->options()), nullptr);
   j["cost_out"] = r->cost;
   j["egraph_nodes"] = r->egraph_nodes;
   j["rewrites"] = r->rewrites;

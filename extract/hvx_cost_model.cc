@@ -29,8 +29,14 @@ double HvxCostModel::Scaled(double cost, bool hvx, double vectors) {
   return std::isnan(v) ? kMaxComputeCost : std::min(v, kMaxComputeCost);
 }
 
-NodeCost HvxCostModel::Cost(std::string_view op, std::string_view dtype,
-                            int64_t output_bytes) const {
+double HvxCostModel::SpillCost(int64_t working_set_bytes, int64_t vtcm_bytes) {
+  if (working_set_bytes <= vtcm_bytes) return 0;
+  const double over = static_cast<double>(working_set_bytes - vtcm_bytes);
+  return kSpillCyclesPerVector * std::ceil(over / static_cast<double>(kHvxVectorBytes));
+}
+
+NodeCost HvxCostModel::Cost(std::string_view op, std::string_view dtype, int64_t output_bytes,
+                            int64_t input_bytes) const {
   NodeCost out;
   if (IsFreeOp(op)) {
     out.computable = true;
@@ -39,6 +45,16 @@ NodeCost HvxCostModel::Cost(std::string_view op, std::string_view dtype,
     return out;
   }
   const double vectors = static_cast<double>(Vectors(output_bytes));
+  // Saturating: the working set of a huge tensor must not overflow.
+  const int64_t working_set = output_bytes > std::numeric_limits<int64_t>::max() - input_bytes
+                                  ? std::numeric_limits<int64_t>::max()
+                                  : output_bytes + input_bytes;
+  const double spill = SpillCost(working_set, vtcm_bytes_);
+  // An HVX cost plus the spill term, saturated like the scaled cost.
+  auto hvx_cost = [spill](double cost, double vectors) {
+    const double v = Scaled(cost, /*hvx=*/true, vectors) + spill;
+    return std::isnan(v) ? kMaxComputeCost : std::min(v, kMaxComputeCost);
+  };
   for (std::string_view name : {op, BaseName(op)}) {
     auto ov = table_.overrides.find(std::string(name));
     if (ov != table_.overrides.end()) {
@@ -46,7 +62,12 @@ NodeCost HvxCostModel::Cost(std::string_view op, std::string_view dtype,
       if (it == ov->second.end()) it = ov->second.find("*");
       if (it != ov->second.end()) {
         out.computable = true;
-        out.cost = Scaled(it->second, /*hvx=*/true, vectors);
+        // An override prices the op's work; a copy op stays a copy.
+        auto reg = table_.ops.find(std::string(name));
+        const bool copy = reg != table_.ops.end() && !reg->second.empty() &&
+                          std::all_of(reg->second.begin(), reg->second.end(),
+                                      [](const ImplCost& c) { return c.copy; });
+        out.cost = copy ? Scaled(it->second, /*hvx=*/true, vectors) : hvx_cost(it->second, vectors);
         out.impl = "override";
         return out;
       }
@@ -58,7 +79,9 @@ NodeCost HvxCostModel::Cost(std::string_view op, std::string_view dtype,
     const ImplCost* best_impl = nullptr;
     for (const ImplCost& c : impls->second) {
       all_no_op &= c.no_op;
-      const double v = c.disabled ? kDisabledCost : Scaled(c.cost, c.hvx, vectors);
+      const double v = c.disabled         ? kDisabledCost
+                       : c.hvx && !c.copy ? hvx_cost(c.cost, vectors)
+                                          : Scaled(c.cost, c.hvx, vectors);
       if (v < best) {
         best = v;
         best_impl = &c;

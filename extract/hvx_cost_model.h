@@ -13,6 +13,12 @@
 //   - "$Const", "$Shape", "$Out", graph inputs (volatile "*" ops) and ops
 //     whose every implementation is a no-op (NULL_EXEC / INPLACE_NOP) cost
 //     FREE (2^-64).
+//   - VTCM capacity: an HVX implementation whose working set (output bytes
+//     plus the bytes of all its inputs, weights included) exceeds the
+//     model's VTCM capacity also pays kSpillCyclesPerVector for every
+//     128-byte vector over the capacity (the excess goes to DDR and back).
+//     Copies (IS_COPY / IS_DMA implementations) stream their data and do
+//     not pay it.
 //   - An op with no implementation cannot be chosen (Cost() says so).
 //   - Overrides (e.g. from `--costs FILE`) replace the registry's cost of an
 //     op, for one dtype or all; an override is a cost per HVX vector.
@@ -38,6 +44,13 @@ inline constexpr double kMaxComputeCost = 1180591620717411303424.0;
 // Kept below 1e30, which LP solvers treat as infinity.
 inline constexpr double kDisabledCost = 4951760157141521099596496896.0;
 static_assert(kMaxComputeCost * (1 << 22) <= kDisabledCost);
+// The VTCM capacity assumed when none is given: 8 MiB, the VTCM of the HTP
+// v73 (Snapdragon 8 Gen 2); docs/cost-model.md.
+inline constexpr int64_t kDefaultVtcmBytes = int64_t{8} << 20;
+// Cycles an HVX op pays per 128-byte vector of working set over the VTCM
+// capacity: the vector is written to DDR and read back by DMA, at about 32
+// bytes per cycle each way (docs/cost-model.md).
+inline constexpr double kSpillCyclesPerVector = 8;
 
 // One registered implementation of an op.
 struct ImplCost {
@@ -46,6 +59,7 @@ struct ImplCost {
   bool hvx = false;       // RESOURCE_HVX: scaled by the output's vector count
   bool no_op = false;     // NULL_EXEC or INPLACE_NOP: computes nothing
   bool disabled = false;  // DISABLE: costs kDisabledCost (`cost` is ignored)
+  bool copy = false;      // IS_COPY or IS_DMA: streams its data, pays no spill term
 };
 
 // Op name -> implementations; dtype-specific overrides.
@@ -63,22 +77,32 @@ struct NodeCost {
 
 class HvxCostModel {
  public:
-  explicit HvxCostModel(CostTable table) : table_(std::move(table)) {}
+  // `vtcm_bytes` <= 0 means kDefaultVtcmBytes.
+  explicit HvxCostModel(CostTable table, int64_t vtcm_bytes = kDefaultVtcmBytes)
+      : table_(std::move(table)), vtcm_bytes_(vtcm_bytes > 0 ? vtcm_bytes : kDefaultVtcmBytes) {}
 
   // The cost of a node of `op` whose output has dtype `dtype` (its QNN name)
-  // and `output_bytes` bytes.
-  NodeCost Cost(std::string_view op, std::string_view dtype, int64_t output_bytes) const;
+  // and `output_bytes` bytes, and whose inputs have `input_bytes` bytes in
+  // all (weights and other constants included).
+  NodeCost Cost(std::string_view op, std::string_view dtype, int64_t output_bytes,
+                int64_t input_bytes = 0) const;
 
   // max(1, ceil(bytes / 128)).
   static int64_t Vectors(int64_t output_bytes);
   // `cost` (per vector when `hvx`) for `vectors` vectors, saturated at
   // kMaxComputeCost.
   static double Scaled(double cost, bool hvx, double vectors);
+  // The spill term of an HVX op with this working set: kSpillCyclesPerVector
+  // per vector over `vtcm_bytes` (0 when it fits).
+  static double SpillCost(int64_t working_set_bytes, int64_t vtcm_bytes);
+
+  int64_t vtcm_bytes() const { return vtcm_bytes_; }
 
   const CostTable& table() const { return table_; }
 
  private:
   CostTable table_;
+  int64_t vtcm_bytes_;
 };
 
 }  // namespace egret::extract

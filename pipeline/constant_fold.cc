@@ -28,7 +28,12 @@ std::optional<NodeIdx> Foldable(const EGraph& g, Id c, int64_t max_elements) {
     bool all_const = true;
     for (Id ch : v.children) {
       Id cc = g.Find(ch);
-      if (g.ConstantOf(cc) == nullptr && g.ClassNodesWithOp(cc, shape_op).empty()) {
+      const bool shape = !g.ClassNodesWithOp(cc, shape_op).empty();
+      // A constant input over the bound is copied whole by the executor on
+      // every fold: slicing a 100M-element weight into pieces would take
+      // minutes.
+      if ((g.ConstantOf(cc) == nullptr && !shape) ||
+          (!shape && g.TypeOf(cc).num_elements() > max_elements)) {
         all_const = false;
         break;
       }

@@ -5,8 +5,10 @@
 // prefers the folded value.
 //
 // Bounded: results with more than `max_elements` elements are not folded
-// (they would bloat the e-graph and the output), nor are ops without a
-// reference kernel, volatile ops, multi-output ops or "$Out".
+// (they would bloat the e-graph and the output), nor are ops reading a
+// constant of more than `max_elements` elements (the executor copies each
+// input whole, so folding the slices of a huge weight would take minutes),
+// ops without a reference kernel, volatile ops, multi-output ops or "$Out".
 #ifndef EGRET_PIPELINE_CONSTANT_FOLD_H_
 #define EGRET_PIPELINE_CONSTANT_FOLD_H_
 

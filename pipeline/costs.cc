@@ -3,6 +3,7 @@
 #include <limits>
 #include <optional>
 #include <utility>
+#include <variant>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -43,6 +44,7 @@ extract::CostTable CostTableFromRegistry(const rules::OpRegistry& registry, Diag
     c.cost = v.value_or(rules::kCostGlacial);
     c.hvx = (impl.flag_bits & rules::kResourceHvx) != 0;
     c.no_op = (impl.flag_bits & (rules::kNullExec | rules::kInplaceNop)) != 0;
+    c.copy = (impl.flag_bits & (rules::kIsCopy | rules::kIsDma)) != 0;
     table.ops[impl.op_name].push_back(std::move(c));
   }
   return table;
@@ -81,20 +83,45 @@ absl::Status AddCostOverrides(std::string_view json_text, const std::string& fil
   return absl::OkStatus();
 }
 
+int64_t VtcmBytesOf(const Options& options) {
+  auto it = options.find(kVtcmBytesOption);
+  if (it == options.end()) return extract::kDefaultVtcmBytes;
+  int64_t v = 0;
+  if (const int64_t* i = std::get_if<int64_t>(&it->second)) v = *i;
+  if (const double* d = std::get_if<double>(&it->second)) {
+    v = *d >= 9.0e18 ? std::numeric_limits<int64_t>::max() : static_cast<int64_t>(*d);
+  }
+  return v > 0 ? v : extract::kDefaultVtcmBytes;
+}
+
+extract::HvxCostModel MakeCostModel(
+    const rules::OpRegistry& registry,
+    const absl::flat_hash_map<std::string, absl::flat_hash_map<std::string, double>>& overrides,
+    const Options& options, DiagnosticList* diags) {
+  return extract::HvxCostModel(CostTableWithOverrides(registry, overrides, diags),
+                               VtcmBytesOf(options));
+}
+
 extract::NodeCost NodeCostOf(const extract::HvxCostModel& model, std::string_view op,
-                             const std::vector<TensorType>& outputs) {
-  int64_t bytes = 0;
+                             absl::Span<const TensorType> outputs,
+                             absl::Span<const TensorType> inputs) {
+  int64_t out_bytes = 0, in_bytes = 0;
   std::string_view dtype = "UNKNOWN";
-  for (const TensorType& t : outputs) bytes += t.byte_size();
+  for (const TensorType& t : outputs) out_bytes += t.byte_size();
+  for (const TensorType& t : inputs) in_bytes += t.byte_size();
   if (!outputs.empty()) dtype = DTypeName(outputs[0].dtype);
-  return model.Cost(op, dtype, bytes);
+  return model.Cost(op, dtype, out_bytes, in_bytes);
 }
 
 double GraphCost(const Graph& g, const extract::HvxCostModel& model, std::string* missing_op) {
   double total = 0;
+  std::vector<TensorType> ins;
   for (const Node& n : g.nodes()) {
-    std::vector<TensorType> outs(n.outputs.begin(), n.outputs.end());
-    extract::NodeCost c = NodeCostOf(model, n.op, outs);
+    ins.clear();
+    for (const ValueRef& v : n.inputs) {
+      if (g.node(v.node).op != kShapeOp) ins.push_back(g.TypeOf(v));
+    }
+    extract::NodeCost c = NodeCostOf(model, n.op, n.outputs, ins);
     if (!c.computable) {
       if (missing_op != nullptr) *missing_op = n.op;
       return std::numeric_limits<double>::infinity();
@@ -134,11 +161,18 @@ absl::StatusOr<EGraphProblem> BuildProblem(const EGraph& g, const extract::HvxCo
     bool ok;
   };
   std::vector<std::vector<NodeInfo>> nodes(order.size());
+  std::vector<TensorType> ins;
+  const Symbol shape_op = Symbol::Intern(kShapeOp);
   for (size_t i = 0; i < order.size(); ++i) {
     const TensorType& t = g.TypeOf(order[i]);
     for (NodeIdx n : g.ClassNodes(order[i])) {
       if (!g.IsLive(n)) continue;
-      extract::NodeCost c = model.Cost(g.NodeOp(n).str(), DTypeName(t.dtype), t.byte_size());
+      ins.clear();
+      for (Id ch : g.Node(n).children) {
+        const Id c = g.Find(ch);
+        if (g.ClassNodesWithOp(c, shape_op).empty()) ins.push_back(g.TypeOf(c));
+      }
+      extract::NodeCost c = NodeCostOf(model, g.NodeOp(n).str(), {t}, ins);
       nodes[i].push_back(NodeInfo{n, c.cost, c.computable});
     }
   }

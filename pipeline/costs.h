@@ -4,6 +4,7 @@
 #ifndef EGRET_PIPELINE_COSTS_H_
 #define EGRET_PIPELINE_COSTS_H_
 
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <string>
@@ -12,6 +13,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
+#include "absl/types/span.h"
 #include "egret/egraph/egraph.h"
 #include "egret/extract/hvx_cost_model.h"
 #include "egret/extract/problem.h"
@@ -45,9 +47,31 @@ extract::CostTable CostTableWithOverrides(
 // How many nodes of each computing op (not "*Input", "$Const", "$Shape") `g` has.
 std::map<std::string, int64_t> ComputingOpCounts(const Graph& g);
 
-// The cost of a node of `op` with outputs `outputs` (bytes summed).
+// The graph option that gives the VTCM capacity in bytes: "tcm_size_for_tiling",
+// the option the rules read as TCM_MAXTENSOR_SIZE, so that tiling rules and
+// the cost model agree on it.
+inline constexpr std::string_view kVtcmBytesOption = "tcm_size_for_tiling";
+
+// The VTCM capacity `options` give (kVtcmBytesOption, an integer or a number;
+// extract::kDefaultVtcmBytes when absent or not positive).
+int64_t VtcmBytesOf(const Options& options);
+
+// The HVX cost model of `registry` plus `overrides` (as CostTableWithOverrides)
+// with the VTCM capacity of `options` (the graph's options with any overrides
+// applied). Every stage that prices nodes builds its model here.
+extract::HvxCostModel MakeCostModel(
+    const rules::OpRegistry& registry,
+    const absl::flat_hash_map<std::string, absl::flat_hash_map<std::string, double>>& overrides,
+    const Options& options, DiagnosticList* diags = nullptr);
+
+// The cost of a node of `op` with outputs `outputs` (bytes summed; the dtype
+// is that of the first) reading `inputs` (their bytes make up the working
+// set with the outputs'; callers leave out "$Shape" inputs, whose dims are
+// their value, not a size). The one place that turns types into a node cost:
+// extraction problems, graph costs and lowering annotations all use it.
 extract::NodeCost NodeCostOf(const extract::HvxCostModel& model, std::string_view op,
-                             const std::vector<TensorType>& outputs);
+                             absl::Span<const TensorType> outputs,
+                             absl::Span<const TensorType> inputs);
 
 // The DAG cost of `g` (every node paid once). Sets *missing_op to the first
 // op without an implementation and returns +infinity then.

@@ -103,13 +103,18 @@ std::string PhaseName(int64_t priority) {
 
 }  // namespace
 
+Options EffectiveOptions(const Graph& input, const OptimizeOptions& options) {
+  Options out = input.options();
+  for (const auto& [k, v] : options.option_overrides) out[k] = v;
+  return out;
+}
+
 absl::StatusOr<std::vector<rules::CompiledRule>> CompileForGraph(const Graph& input,
                                                                  const rules::RuleSet& rule_set,
                                                                  const OptimizeOptions& options,
                                                                  DiagnosticList* diags) {
   rules::CompileOptions co;
-  co.options = input.options();
-  for (const auto& [k, v] : options.option_overrides) co.options[k] = v;
+  co.options = EffectiveOptions(input, options);
   co.functions = options.functions;
   const int errors_before = diags->error_count();
   std::vector<rules::CompiledRule> compiled = rules::CompileRules(rule_set, co, diags);
@@ -167,8 +172,8 @@ absl::StatusOr<OptimizeResult> Optimize(const Graph& input, const rules::RuleSet
     if (!fold.ok()) return fold.status();
     extra.push_back(*std::move(fold));
   }
-  const extract::HvxCostModel model(
-      CostTableWithOverrides(rule_set.ops, options.cost_overrides, diags));
+  const extract::HvxCostModel model =
+      MakeCostModel(rule_set.ops, options.cost_overrides, EffectiveOptions(input, options), diags);
   const Clock::time_point t_compiled = Clock::now();
   time_ms["compile"] = Ms(t_start, t_compiled);
 

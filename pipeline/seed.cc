@@ -81,9 +81,9 @@ absl::StatusOr<Graph> LowerSeeded(const Seeded& s, absl::flat_hash_map<Id, NodeI
   req.graph_name = s.graph_name;
   req.options = s.options;
   if (model != nullptr) {
-    req.annotate = [model](std::string_view op,
-                           const TensorType& t) -> absl::StatusOr<LowerAnnotation> {
-      extract::NodeCost c = NodeCostOf(*model, op, {t});
+    req.annotate = [model](std::string_view op, absl::Span<const TensorType> outputs,
+                           absl::Span<const TensorType> inputs) -> absl::StatusOr<LowerAnnotation> {
+      extract::NodeCost c = NodeCostOf(*model, op, outputs, inputs);
       if (!c.computable) {
         return absl::InvalidArgumentError(
             absl::StrFormat("op '%s' has no registered implementation", op));

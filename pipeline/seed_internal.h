@@ -50,6 +50,10 @@ std::string DescribeENode(const Seeded& s, NodeIdx n);
 absl::StatusOr<Graph> LowerSeeded(const Seeded& s, absl::flat_hash_map<Id, NodeIdx> choice,
                                   const extract::HvxCostModel* model);
 
+// `input`'s options overridden by options.option_overrides: what the rules
+// read (OPTION_*) and what gives the cost model its VTCM capacity.
+Options EffectiveOptions(const Graph& input, const OptimizeOptions& options);
+
 // Compiles `rule_set` for `input` (its options overridden by
 // options.option_overrides, options.functions); rules that fail are reported
 // in `diags` and fail the call (kFailedPrecondition).

@@ -218,8 +218,8 @@ absl::StatusOr<StrategyResult> RunStrategy(Strategy strategy, const Graph& input
   const Clock::time_point t0 = Clock::now();
   StrategyResult r;
   r.strategy = strategy;
-  const extract::HvxCostModel model(
-      CostTableWithOverrides(rule_set.ops, options.optimize.cost_overrides));
+  const extract::HvxCostModel model = MakeCostModel(rule_set.ops, options.optimize.cost_overrides,
+                                                    EffectiveOptions(input, options.optimize));
   auto ms_since = [](Clock::time_point t) {
     return std::chrono::duration<double, std::milli>(Clock::now() - t).count();
   };

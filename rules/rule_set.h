@@ -41,8 +41,8 @@ RuleSet LoadRuleText(std::string_view text, const std::string& filename,
                      const PreprocessOptions& options, DiagnosticList* diags);
 
 // The files of egret's shipped rule library (rules/lib/, docs/rule-library.md)
-// in `dir`, in load order: implementations first, then cleanup, algebra and
-// fusion rules.
+// in `dir`, in load order: implementations first, then cleanup, algebra,
+// fusion and tiling rules.
 std::vector<std::string> ShippedRuleFiles(const std::string& dir);
 
 }  // namespace egret::rules

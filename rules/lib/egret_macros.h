@@ -6,4 +6,9 @@
 // ranks equal too, the two tensors have the same dims (up to rank 4).
 #define SAME_DIMS(a, b) AND(EQ(RANK_OF(a), RANK_OF(b)), SAME_SHAPE(a, b))
 
+// The VTCM capacity in bytes, as egret's HVX cost model sees it
+// (docs/cost-model.md): option "tcm_size_for_tiling" (TCM_MAXTENSOR_SIZE)
+// when set, else 8 MiB (the HTP v73's VTCM).
+#define EGRET_VTCM_BYTES SELECT(GT(TCM_MAXTENSOR_SIZE, 0), TCM_MAXTENSOR_SIZE, 8388608)
+
 #endif  // EGRET_RULES_LIB_EGRET_MACROS_H_

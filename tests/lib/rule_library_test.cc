@@ -90,6 +90,37 @@ TEST(RuleLibraryTest, BatchnormIsNotFoldedIntoANonConstantFilter) {
   EXPECT_EQ(CountOp(out, "Batchnorm"), 1);
 }
 
+// ShuffleNet's channel shuffle as the importer writes it for an NCHW model:
+// NHWC -> NCHW, [b,g,k,h,w], swap g and k, [b,c,h,w], back to NHWC.
+Graph ChannelShuffle(std::vector<double> p2) {
+  GraphBuilder b;
+  ValueRef x = b.InputF32({1, 4, 5, 6});
+  ValueRef y = b.Op("ElementWiseAdd", {x, x});  // so that the shuffle reads a computed tensor
+  ValueRef t1 = b.Op("Transpose", {y, b.Shape({0, 3, 1, 2})});
+  ValueRef r1 = b.Op("Reshape", {t1, b.Shape({1, 2, 3, 4, 5})});
+  Dims p2d(p2.begin(), p2.end());
+  ValueRef t2 = b.Op("Transpose", {r1, b.Shape(p2d)});
+  ValueRef r2 = b.Op("Reshape", {t2, b.Shape({1, 6, 4, 5})});
+  b.Output(b.Op("Transpose", {r2, b.Shape({0, 2, 3, 1})}));
+  return b.graph();
+}
+
+TEST(RuleLibraryTest, ChannelShuffleBecomesOneTranspose) {
+  Graph out = OptimizeAndVerify(ChannelShuffle({0, 2, 1, 3, 4}));
+  EXPECT_EQ(CountOp(out, "Transpose"), 1);
+  for (const Node& n : out.nodes()) {
+    if (n.op == "Transpose") {
+      EXPECT_EQ(n.outputs[0].dims, (Dims{1, 4, 5, 3, 2}));
+    }
+  }
+}
+
+TEST(RuleLibraryTest, OtherTransposeReshapeChainsAreKept) {
+  // Swapping h and w instead of the groups is not a channel shuffle.
+  Graph out = OptimizeAndVerify(ChannelShuffle({0, 1, 2, 4, 3}));
+  EXPECT_EQ(CountOp(out, "Transpose"), 3);
+}
+
 TEST(RuleLibraryTest, ScaleAfterBatchnormFoldsIntoIt) {
   GraphBuilder b;
   ValueRef x = b.InputF32({1, 4, 4, 8});

@@ -103,6 +103,70 @@ TEST(CostModelTest, DisableIsATierNoScaledCostReaches) {
             extract::kMaxComputeCost);
 }
 
+TEST(CostModelTest, WorkingSetOverVtcmCapacityPaysSpill) {
+  extract::CostTable t;
+  t.ops["Conv2d"] = {{"conv", 100, true, false}};
+  t.ops["Concat"] = {{"concat", 2, true, false, false, /*copy=*/true}};
+  t.ops["Flat"] = {{"flat", 50, false, false}};
+  const extract::HvxCostModel m(t, /*vtcm_bytes=*/1024);
+  EXPECT_EQ(m.vtcm_bytes(), 1024);
+  // 512 + 512 bytes fit exactly: 4 vectors of output, no spill.
+  EXPECT_EQ(m.Cost("Conv2d", "QUInt8", 512, 512).cost, 400);
+  // 1 byte over: one vector spilled.
+  EXPECT_EQ(m.Cost("Conv2d", "QUInt8", 512, 513).cost, 400 + extract::kSpillCyclesPerVector);
+  // 512 + 2048 = 1536 bytes over: 12 vectors.
+  EXPECT_EQ(m.Cost("Conv2d", "QUInt8", 512, 2048).cost, 400 + 12 * extract::kSpillCyclesPerVector);
+  // Copies and non-HVX implementations pay no spill; free ops stay free.
+  EXPECT_EQ(m.Cost("Concat", "QUInt8", 4096, 4096).cost, 64);
+  EXPECT_EQ(m.Cost("Flat", "QUInt8", 4096, 4096).cost, 50);
+  EXPECT_LT(m.Cost("$Const", "QUInt8", 1 << 20, 0).cost, 1e-10);
+  // An override of a computing op spills, of a copy op does not.
+  extract::CostTable o = t;
+  ASSERT_TRUE(AddCostOverrides(R"({"Conv2d": 1, "Concat": 1})", "c.json", &o).ok());
+  const extract::HvxCostModel mo(o, 1024);
+  EXPECT_EQ(mo.Cost("Conv2d", "QUInt8", 128, 1024).cost, 1 + extract::kSpillCyclesPerVector);
+  EXPECT_EQ(mo.Cost("Concat", "QUInt8", 128, 1024).cost, 1);
+  // The default capacity is 8 MiB; huge working sets neither overflow nor
+  // pass the saturation.
+  EXPECT_EQ(extract::HvxCostModel(t).vtcm_bytes(), extract::kDefaultVtcmBytes);
+  EXPECT_EQ(extract::HvxCostModel(t, 0).vtcm_bytes(), extract::kDefaultVtcmBytes);
+  const double huge = m.Cost("Conv2d", "QUInt8", int64_t{1} << 62, int64_t{1} << 62).cost;
+  EXPECT_TRUE(std::isfinite(huge));
+  EXPECT_GT(huge, 100.0 * static_cast<double>(int64_t{1} << 55));  // no overflow to negative
+  EXPECT_LE(huge, extract::kMaxComputeCost);
+}
+
+TEST(CostModelTest, VtcmCapacityComesFromTheTilingOption) {
+  Options o;
+  EXPECT_EQ(VtcmBytesOf(o), extract::kDefaultVtcmBytes);
+  o[std::string(kVtcmBytesOption)] = int64_t{4096};
+  EXPECT_EQ(VtcmBytesOf(o), 4096);
+  o[std::string(kVtcmBytesOption)] = 2048.0;
+  EXPECT_EQ(VtcmBytesOf(o), 2048);
+  o[std::string(kVtcmBytesOption)] = int64_t{0};
+  EXPECT_EQ(VtcmBytesOf(o), extract::kDefaultVtcmBytes);
+  // Graph cost, extraction and lowering price a node the same way: inputs count.
+  Graph g;
+  NodeId x = g.AddInput("x", QU8({1, 8, 8, 32}));  // 2 KiB
+  NodeId r = AddOp(g, "Relu", {x}, QU8({1, 8, 8, 32}), "r");
+  g.AddOutput(ValueRef{r, 0});
+  g.mutable_options()[std::string(kVtcmBytesOption)] = int64_t{3072};
+  rules::RuleSet set =
+      Rules("DEF_PACKAGE_OP_AND_COST_AND_FLAGS((reluImpl<Tensor>), \"Relu\", 2, RESOURCE_HVX)\n");
+  absl::StatusOr<OptimizeResult> res = RunOpt(g, set);
+  ASSERT_TRUE(res.ok()) << res.status();
+  // 16 vectors * 2 + (4096 - 3072) / 128 = 8 vectors spilled.
+  const double want = 32 + 8 * extract::kSpillCyclesPerVector;
+  EXPECT_NEAR(res->input_cost, want, 1e-6);
+  EXPECT_NEAR(res->output_cost, want, 1e-6);
+  EXPECT_NEAR(res->report["extraction"]["dag_cost"].get<double>(), want, 1e-6);
+  for (const Node& n : res->graph.nodes()) {
+    if (n.op == "Relu") {
+      EXPECT_EQ(std::get<double>(n.attrs.find(kCostAttr)->second), want);
+    }
+  }
+}
+
 // Relu (DEF_PACKAGE_OP: GLACIAL per HVX vector) may become ReluMinMax
 // (DISABLE, not HVX) on a 4 MB tensor, where GLACIAL * 32768 vectors is far
 // above the DISABLE constant 2^50.
@@ -308,6 +372,35 @@ TEST(PipelineTest, ConstantFoldingUsesTheReferenceKernels) {
   absl::StatusOr<OptimizeResult> r2 = RunOpt(g, set, o);
   ASSERT_TRUE(r2.ok()) << r2.status();
   EXPECT_EQ(CountOp(r2->graph, "ElementWiseAdd"), 1);
+}
+
+TEST(PipelineTest, ConstantFoldingSkipsOpsReadingConstantsOverTheBound) {
+  // Slice_shape of a 4-element constant to 1 element: folded with the default
+  // bound, not with a bound of 2 (the input is over it, the result is not).
+  Graph g;
+  NodeId x = g.AddInput("x", TensorType(DType::kFloat32, {1}));
+  NodeId c = g.AddConstant("c", std::make_shared<const Tensor>(Tensor::FromValues(
+                                    TensorType(DType::kFloat32, {4}), {1, 2, 3, 4})));
+  auto shape = [&g](int64_t v) {
+    Node n;
+    n.op = std::string(kShapeOp);
+    n.outputs.push_back(TensorType(DType::kInt32, {v}));
+    return g.AddNode(std::move(n));
+  };
+  NodeId s = AddOp(g, "Slice_shape", {c, shape(2), shape(1)}, TensorType(DType::kFloat32, {1}));
+  NodeId out = AddOp(g, "ElementWiseMultiply", {x, s}, TensorType(DType::kFloat32, {1}), "out");
+  g.AddOutput(ValueRef{out, 0}, "out");
+  rules::RuleSet set = Rules(
+      "DEF_PACKAGE_OP_AND_COST_AND_FLAGS(s, \"Slice_shape\", 5, RESOURCE_HVX)\n"
+      "DEF_PACKAGE_OP_AND_COST_AND_FLAGS(m, \"ElementWiseMultiply\", 5, RESOURCE_HVX)\n");
+  absl::StatusOr<OptimizeResult> r = RunOpt(g, set);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(CountOp(r->graph, "Slice_shape"), 0);
+  OptimizeOptions o;
+  o.fold_max_elements = 2;
+  absl::StatusOr<OptimizeResult> r2 = RunOpt(g, set, o);
+  ASSERT_TRUE(r2.ok()) << r2.status();
+  EXPECT_EQ(CountOp(r2->graph, "Slice_shape"), 1);
 }
 
 TEST(PipelineTest, UncomputableOutputNamesTheOp) {
