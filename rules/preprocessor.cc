@@ -602,7 +602,8 @@ class Preprocessor {
       PPToken p;
       p.tok = at;
       p.tok.kind = TokenKind::kNumber;
-      p.tok.text = v ? "1" : "0";
+      p.tok.text =
+          std::string(1, v ? '1' : '0');  // not "1"/"0": GCC 12 -O3 -Wrestrict false positive
       return p;
     };
     for (size_t i = 1; i < line.size(); ++i) {
