@@ -223,6 +223,26 @@ TEST(RuleLibraryTest, DecomposedHardSwishAndGelu) {
   EXPECT_EQ(CountOp(out, "Erf"), 0);
 }
 
+TEST(RuleLibraryTest, GeluDividedBySqrt2OnARank3Tensor) {
+  // The form ONNX exporters write, on a transformer's [1, T, C] with rank-0
+  // constants: the reciprocal rule must keep the rank for Gelu to match.
+  GraphBuilder b;
+  ValueRef x = b.InputF32({1, 4, 8});
+  TensorType scalar;
+  scalar.dtype = DType::kFloat32;
+  auto c = [&](double v) {
+    return ValueRef{
+        b.graph().AddConstant("", std::make_shared<const Tensor>(Tensor::FromValues(scalar, {v}))),
+        0};
+  };
+  ValueRef e = b.Op("Erf", {b.Op("ElementWiseDivide", {x, c(1.41421356)})});
+  b.Output(b.Op("ElementWiseMultiply",
+                {b.Op("ElementWiseMultiply", {x, b.Op("ElementWiseAdd", {e, c(1.0)})}), c(0.5)}));
+  Graph out = OptimizeAndVerify(b.graph());
+  EXPECT_EQ(CountOp(out, "Gelu"), 1);
+  EXPECT_EQ(CountOp(out, "ElementWiseDivide"), 0);
+}
+
 TEST(RuleLibraryTest, HardSwishNeedsTheRightConstants) {
   GraphBuilder b;
   ValueRef x = b.InputF32({1, 2, 2, 8});
