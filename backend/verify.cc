@@ -35,6 +35,17 @@ std::string VerifyReport::ToString() const {
   return out;
 }
 
+std::string VerifyReport::Failures() const {
+  std::string out;
+  for (const OutputCheck& o : outputs) {
+    if (o.diff.within_tolerance()) continue;
+    absl::StrAppendFormat(
+        &out, "%soutput %s: %d of %d elements outside tolerance (max abs error %g)",
+        out.empty() ? "" : "; ", o.label, o.diff.mismatches, o.elements, o.diff.max_abs);
+  }
+  return out;
+}
+
 std::string OutputLabel(const Graph& g, size_t k) {
   const std::string& name = g.outputs()[k].name;
   return name.empty() ? absl::StrFormat("#%d", k) : name;
@@ -58,18 +69,36 @@ absl::StatusOr<VerifyReport> VerifyGraphs(const Graph& reference, std::string_vi
                                        reference_name, ta.ToString())));
     }
   }
-  absl::StatusOr<std::vector<Tensor>> expected = Execute(reference, inputs);
-  if (!expected.ok()) return Named(reference_name, expected.status());
+  absl::StatusOr<ReferenceOutputs> expected = RunReference(reference, reference_name, inputs);
+  if (!expected.ok()) return expected.status();
+  return VerifyAgainst(*expected, candidate, candidate_name, inputs, options);
+}
+
+absl::StatusOr<ReferenceOutputs> RunReference(const Graph& reference,
+                                              std::string_view reference_name,
+                                              absl::Span<const Tensor> inputs) {
+  absl::StatusOr<std::vector<Tensor>> outputs = Execute(reference, inputs);
+  if (!outputs.ok()) return Named(reference_name, outputs.status());
+  ReferenceOutputs out;
+  out.outputs = *std::move(outputs);
+  for (size_t k = 0; k < out.outputs.size(); ++k) out.labels.push_back(OutputLabel(reference, k));
+  return out;
+}
+
+absl::StatusOr<VerifyReport> VerifyAgainst(const ReferenceOutputs& expected, const Graph& candidate,
+                                           std::string_view candidate_name,
+                                           absl::Span<const Tensor> inputs,
+                                           const VerifyOptions& options) {
   absl::StatusOr<std::vector<Tensor>> actual = Execute(candidate, inputs);
   if (!actual.ok()) return Named(candidate_name, actual.status());
   absl::StatusOr<std::vector<OutputDiff>> diffs =
-      CompareOutputs(*actual, *expected, options.rtol, options.atol);
+      CompareOutputs(*actual, expected.outputs, options.rtol, options.atol);
   if (!diffs.ok()) return Named(candidate_name, diffs.status());
   VerifyReport report;
   report.options = options;
   for (size_t k = 0; k < diffs->size(); ++k) {
     report.outputs.push_back(
-        OutputCheck{OutputLabel(reference, k), (*diffs)[k], (*expected)[k].num_elements()});
+        OutputCheck{expected.labels[k], (*diffs)[k], expected.outputs[k].num_elements()});
   }
   return report;
 }

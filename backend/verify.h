@@ -40,6 +40,9 @@ struct VerifyReport {
   //   output out: max abs error 0, max rel error 0, 0 of 2048 elements outside tolerance: ok
   //   verify: ok (rtol 0.0001, atol 1e-05)
   std::string ToString() const;
+  // The outputs outside tolerance on one line, "" when ok():
+  //   output out: 3 of 2048 elements outside tolerance (max abs error 0.5); output ...
+  std::string Failures() const;
 };
 
 // The name of graph output k, or "#k" when it has none.
@@ -56,6 +59,24 @@ absl::StatusOr<VerifyReport> VerifyGraphs(const Graph& reference, std::string_vi
                                           const Graph& candidate, std::string_view candidate_name,
                                           absl::Span<const Tensor> inputs,
                                           const VerifyOptions& options = {});
+
+// The two halves of VerifyGraphs, for checking several candidates against
+// one reference run (the executor is the slow part on a real network).
+struct ReferenceOutputs {
+  std::vector<Tensor> outputs;      // the reference's outputs on the inputs it ran on
+  std::vector<std::string> labels;  // OutputLabel of each
+};
+// Runs `reference` on `inputs`; an error starts with `reference_name`.
+absl::StatusOr<ReferenceOutputs> RunReference(const Graph& reference,
+                                              std::string_view reference_name,
+                                              absl::Span<const Tensor> inputs);
+// Runs `candidate` on `inputs` (those `expected` was computed on) and compares
+// its outputs with `expected`'s, as VerifyGraphs does after its input check;
+// an error starts with `candidate_name`.
+absl::StatusOr<VerifyReport> VerifyAgainst(const ReferenceOutputs& expected, const Graph& candidate,
+                                           std::string_view candidate_name,
+                                           absl::Span<const Tensor> inputs,
+                                           const VerifyOptions& options = {});
 
 }  // namespace egret
 

@@ -5,8 +5,6 @@
 
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_format.h"
-#include "egret/backend/executor.h"
 #include "egret/backend/test_data.h"
 #include "egret/egraph/matcher.h"
 #include "egret/pipeline/constant_fold.h"
@@ -158,23 +156,9 @@ void FillCommon(const Graph& input, const extract::HvxCostModel& model, Strategy
 
 // Runs the result on the reference's inputs and compares the outputs.
 void Verify(const VerifyReference& ref, const StrategyOptions& options, StrategyResult* r) {
-  absl::StatusOr<std::vector<Tensor>> actual = Execute(r->graph, ref.inputs);
-  absl::StatusOr<std::vector<OutputDiff>> diffs =
-      actual.ok() ? CompareOutputs(*actual, ref.outputs, options.verify.rtol, options.verify.atol)
-                  : absl::StatusOr<std::vector<OutputDiff>>(actual.status());
-  if (!diffs.ok()) {
-    r->verify_message = std::string(diffs.status().message());
-  } else {
-    for (size_t k = 0; k < diffs->size(); ++k) {
-      const OutputDiff& d = (*diffs)[k];
-      if (d.within_tolerance()) continue;
-      absl::StrAppendFormat(&r->verify_message,
-                            "%soutput %s: %d of %d elements outside tolerance "
-                            "(max abs error %g)",
-                            r->verify_message.empty() ? "" : "; ", OutputLabel(r->graph, k),
-                            d.mismatches, ref.outputs[k].num_elements(), d.max_abs);
-    }
-  }
+  absl::StatusOr<VerifyReport> v =
+      VerifyAgainst(ref.expected, r->graph, StrategyName(r->strategy), ref.inputs, options.verify);
+  r->verify_message = v.ok() ? v->Failures() : std::string(v.status().message());
   r->verified = r->verify_message.empty();
 }
 
@@ -203,11 +187,14 @@ std::vector<Strategy> AllStrategies() {
 absl::StatusOr<VerifyReference> MakeVerifyReference(const Graph& input, uint64_t seed) {
   VerifyReference ref;
   absl::StatusOr<std::vector<Tensor>> inputs = MakeRandomInputs(input, seed);
-  if (!inputs.ok()) return inputs.status();
+  if (!inputs.ok()) {
+    return absl::Status(inputs.status().code(),
+                        absl::StrCat("input: error: ", inputs.status().message()));
+  }
   ref.inputs = *std::move(inputs);
-  absl::StatusOr<std::vector<Tensor>> outputs = Execute(input, ref.inputs);
-  if (!outputs.ok()) return outputs.status();
-  ref.outputs = *std::move(outputs);
+  absl::StatusOr<ReferenceOutputs> expected = RunReference(input, "input", ref.inputs);
+  if (!expected.ok()) return expected.status();
+  ref.expected = *std::move(expected);
   return ref;
 }
 
@@ -279,7 +266,7 @@ absl::StatusOr<StrategyResult> RunStrategy(Strategy strategy, const Graph& input
   if (reference == nullptr) {
     absl::StatusOr<VerifyReference> made = MakeVerifyReference(input, options.seed);
     if (!made.ok()) {
-      r.verify_message = absl::StrCat("input: ", made.status().message());
+      r.verify_message = std::string(made.status().message());
       return r;
     }
     own = *std::move(made);

@@ -81,10 +81,11 @@ struct StrategyResult {
 // The input graph's outputs on the seeded random inputs: computed once per
 // graph and shared by every strategy's verification (the reference executor
 // is the slow part of a comparison on a real network). Fails when the inputs
-// cannot be made or the input graph cannot be run.
+// cannot be made or the input graph cannot be run; the message starts with
+// "input: error: ".
 struct VerifyReference {
   std::vector<Tensor> inputs;
-  std::vector<Tensor> outputs;
+  ReferenceOutputs expected;
 };
 absl::StatusOr<VerifyReference> MakeVerifyReference(const Graph& input, uint64_t seed);
 

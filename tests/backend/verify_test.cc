@@ -63,6 +63,30 @@ TEST(VerifyTest, SubtractRewrittenToAddFails) {
   EXPECT_TRUE(r->ok());
 }
 
+TEST(VerifyTest, OneReferenceRunServesSeveralCandidates) {
+  Graph a = Binary("ElementWiseSubtract");
+  absl::StatusOr<std::vector<Tensor>> in = MakeRandomInputs(a, 7);
+  ASSERT_TRUE(in.ok()) << in.status();
+  absl::StatusOr<ReferenceOutputs> ref = RunReference(a, "a.json", *in);
+  ASSERT_TRUE(ref.ok()) << ref.status();
+  EXPECT_EQ(ref->labels, std::vector<std::string>{"z"});
+  absl::StatusOr<VerifyReport> same = VerifyAgainst(*ref, Binary("ElementWiseSubtract"), "s", *in);
+  ASSERT_TRUE(same.ok()) << same.status();
+  EXPECT_TRUE(same->ok());
+  EXPECT_EQ(same->Failures(), "");
+  absl::StatusOr<VerifyReport> wrong = VerifyAgainst(*ref, Binary("ElementWiseAdd"), "w", *in);
+  ASSERT_TRUE(wrong.ok()) << wrong.status();
+  EXPECT_FALSE(wrong->ok());
+  EXPECT_THAT(wrong->Failures(), ::testing::StartsWith("output z: 6 of 6 elements outside "
+                                                       "tolerance (max abs error "));
+  // A candidate whose outputs do not match in number is an error naming it.
+  Graph two = Binary("ElementWiseAdd");
+  two.AddOutput(two.outputs()[0].value, "again");
+  absl::StatusOr<VerifyReport> bad = VerifyAgainst(*ref, two, "m.json", *in);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_THAT(std::string(bad.status().message()), ::testing::StartsWith("m.json: error: "));
+}
+
 TEST(VerifyTest, MismatchedInputsNameTheGraph) {
   absl::StatusOr<VerifyReport> r =
       Check(Binary("ElementWiseAdd", {2}), Binary("ElementWiseAdd", {3}));
