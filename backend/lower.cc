@@ -149,12 +149,7 @@ class Lowerer {
         node.outputs.push_back(type);
       }
       if (req_.annotate && node.op != kInputOp) {
-        std::vector<TensorType> input_types;
-        input_types.reserve(node.inputs.size());
-        for (const ValueRef& in : node.inputs) {
-          if (out_.node(in.node).op != kShapeOp) input_types.push_back(out_.TypeOf(in));
-        }
-        absl::StatusOr<LowerAnnotation> a = req_.annotate(node.op, node.outputs, input_types);
+        absl::StatusOr<LowerAnnotation> a = req_.annotate(out_, node);
         if (!a.ok()) {
           std::string origin = req_.describe ? req_.describe(n) : "";
           return absl::Status(a.status().code(), absl::StrCat("class ", c, " (", type.ToString(),

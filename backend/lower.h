@@ -13,13 +13,11 @@
 
 #include <functional>
 #include <string>
-#include <string_view>
 #include <utility>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
-#include "absl/types/span.h"
 #include "egret/egraph/egraph.h"
 #include "egret/graph/graph.h"
 
@@ -42,14 +40,11 @@ struct LowerRequest {
   std::string graph_name;
   Options options;
   // The implementation and cost of a computing node (not "$Const", "$Shape",
-  // "$Out" or "*Input") given its op, its output types (several for a
-  // multi-output node) and the types of its inputs that hold data, in order
-  // ("$Shape" inputs, whose dims are their value, are left out); an error
-  // when the op may not be used. Null: no annotations.
-  std::function<absl::StatusOr<LowerAnnotation>(std::string_view op,
-                                                absl::Span<const TensorType> outputs,
-                                                absl::Span<const TensorType> inputs)>
-      annotate;
+  // "$Out" or "*Input") of the graph being lowered: `node` has its op, inputs
+  // (nodes of `g`) and outputs (several for a multi-output node), and is not
+  // yet added to `g`. An error when the op may not be used. Null: no
+  // annotations.
+  std::function<absl::StatusOr<LowerAnnotation>(const Graph& g, const Node& node)> annotate;
   // Where e-node n came from, for error messages (e.g. "from input node
   // 'conv1' by rule 'fuse@fusion.rules:12'"); null: not said.
   std::function<std::string(NodeIdx n)> describe;

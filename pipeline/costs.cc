@@ -5,6 +5,7 @@
 #include <utility>
 #include <variant>
 
+#include "absl/container/inlined_vector.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "egret/graph/dtype.h"
@@ -113,15 +114,18 @@ extract::NodeCost NodeCostOf(const extract::HvxCostModel& model, std::string_vie
   return model.Cost(op, dtype, out_bytes, in_bytes);
 }
 
+extract::NodeCost GraphNodeCost(const extract::HvxCostModel& model, const Graph& g, const Node& n) {
+  absl::InlinedVector<TensorType, 8> ins;
+  for (const ValueRef& v : n.inputs) {
+    if (g.node(v.node).op != kShapeOp) ins.push_back(g.TypeOf(v));
+  }
+  return NodeCostOf(model, n.op, n.outputs, ins);
+}
+
 double GraphCost(const Graph& g, const extract::HvxCostModel& model, std::string* missing_op) {
   double total = 0;
-  std::vector<TensorType> ins;
   for (const Node& n : g.nodes()) {
-    ins.clear();
-    for (const ValueRef& v : n.inputs) {
-      if (g.node(v.node).op != kShapeOp) ins.push_back(g.TypeOf(v));
-    }
-    extract::NodeCost c = NodeCostOf(model, n.op, n.outputs, ins);
+    extract::NodeCost c = GraphNodeCost(model, g, n);
     if (!c.computable) {
       if (missing_op != nullptr) *missing_op = n.op;
       return std::numeric_limits<double>::infinity();

@@ -73,6 +73,11 @@ extract::NodeCost NodeCostOf(const extract::HvxCostModel& model, std::string_vie
                              absl::Span<const TensorType> outputs,
                              absl::Span<const TensorType> inputs);
 
+// The cost of node `n` of `g` (its inputs are nodes of `g`; `n` itself need
+// not be added yet): NodeCostOf its outputs and the types of its inputs other
+// than "$Shape" values. GraphCost and lowering's annotations both use it.
+extract::NodeCost GraphNodeCost(const extract::HvxCostModel& model, const Graph& g, const Node& n);
+
 // The DAG cost of `g` (every node paid once). Sets *missing_op to the first
 // op without an implementation and returns +infinity then.
 double GraphCost(const Graph& g, const extract::HvxCostModel& model, std::string* missing_op);

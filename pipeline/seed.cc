@@ -81,12 +81,11 @@ absl::StatusOr<Graph> LowerSeeded(const Seeded& s, absl::flat_hash_map<Id, NodeI
   req.graph_name = s.graph_name;
   req.options = s.options;
   if (model != nullptr) {
-    req.annotate = [model](std::string_view op, absl::Span<const TensorType> outputs,
-                           absl::Span<const TensorType> inputs) -> absl::StatusOr<LowerAnnotation> {
-      extract::NodeCost c = NodeCostOf(*model, op, outputs, inputs);
+    req.annotate = [model](const Graph& g, const Node& node) -> absl::StatusOr<LowerAnnotation> {
+      extract::NodeCost c = GraphNodeCost(*model, g, node);
       if (!c.computable) {
         return absl::InvalidArgumentError(
-            absl::StrFormat("op '%s' has no registered implementation", op));
+            absl::StrFormat("op '%s' has no registered implementation", node.op));
       }
       return LowerAnnotation{c.impl, c.cost};
     };
