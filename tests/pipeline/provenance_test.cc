@@ -64,11 +64,13 @@ const char kCosts[] =
     "DEF_PACKAGE_OP_AND_COST_AND_FLAGS(abr, \"ABR\", 13)\n"
     "DEF_PACKAGE_OP_AND_COST_AND_FLAGS(r, \"Relu\", 2)\n";
 
+// B(A(x)) -> AB(x).
+const char kFuseAB[] =
+    "DEF_PACKAGE_OPTIMIZATION(GRAPH_CLEANUP, Op(\"B\", Op(\"A\", \"x\")), OK, "
+    "Op(\"AB\", \"x\"))\n";
+
 TEST(ProvenanceTest, AFusedNodeNamesItsInputNodesAndRule) {
-  absl::StatusOr<OptimizeResult> r = OptimizeText(
-      Chain(), std::string(kCosts) +
-                   "DEF_PACKAGE_OPTIMIZATION(GRAPH_CLEANUP, Op(\"B\", Op(\"A\", \"x\")), OK, "
-                   "Op(\"AB\", \"x\"))\n");
+  absl::StatusOr<OptimizeResult> r = OptimizeText(Chain(), std::string(kCosts) + kFuseAB);
   ASSERT_TRUE(r.ok()) << r.status();
   const Node* ab = Find(r->graph, "AB");
   ASSERT_NE(ab, nullptr);
@@ -91,9 +93,7 @@ TEST(ProvenanceTest, AFusedNodeNamesItsInputNodesAndRule) {
 TEST(ProvenanceTest, RulesComposeAcrossFusionsAndReseeding) {
   // AB from the first phase, then ABR from AB and Relu in a later phase.
   const std::string rules =
-      std::string(kCosts) +
-      "DEF_PACKAGE_OPTIMIZATION(GRAPH_CLEANUP, Op(\"B\", Op(\"A\", \"x\")), OK, "
-      "Op(\"AB\", \"x\"))\n"
+      std::string(kCosts) + kFuseAB +
       "DEF_PACKAGE_OPTIMIZATION(LATE, Op(\"Relu\", Op(\"AB\", \"x\")), OK, Op(\"ABR\", \"x\"))\n";
   for (PhaseMode mode : {PhaseMode::kKeep, PhaseMode::kReseed}) {
     absl::StatusOr<OptimizeResult> r = OptimizeText(Chain(), rules, mode);
@@ -139,12 +139,11 @@ TEST(ProvenanceTest, EveryLiveInputNodeIsAccountedFor) {
   NodeId a = AddOp(g, "A", {m}, "a");
   NodeId b = AddOp(g, "B", {a}, "b");
   g.AddOutput(ValueRef{b, 0}, "out");
-  absl::StatusOr<OptimizeResult> r = OptimizeText(
-      g, std::string(kCosts) +
-             "DEF_PACKAGE_OP_AND_COST_AND_FLAGS(add, \"ElementWiseAdd\", 5)\n"
-             "DEF_PACKAGE_OP_AND_COST_AND_FLAGS(mul, \"ElementWiseMultiply\", 5)\n"
-             "DEF_PACKAGE_OPTIMIZATION(GRAPH_CLEANUP, Op(\"B\", Op(\"A\", \"x\")), OK, "
-             "Op(\"AB\", \"x\"))\n");
+  absl::StatusOr<OptimizeResult> r =
+      OptimizeText(g, std::string(kCosts) +
+                          "DEF_PACKAGE_OP_AND_COST_AND_FLAGS(add, \"ElementWiseAdd\", 5)\n"
+                          "DEF_PACKAGE_OP_AND_COST_AND_FLAGS(mul, \"ElementWiseMultiply\", 5)\n" +
+                          kFuseAB);
   ASSERT_TRUE(r.ok()) << r.status();
   std::set<std::string> covered;
   for (const Node& n : r->graph.nodes())
@@ -157,10 +156,7 @@ TEST(ProvenanceTest, EveryLiveInputNodeIsAccountedFor) {
 }
 
 TEST(ProvenanceTest, RoundTripsThroughJsonAndShowsInDot) {
-  absl::StatusOr<OptimizeResult> r = OptimizeText(
-      Chain(), std::string(kCosts) +
-                   "DEF_PACKAGE_OPTIMIZATION(GRAPH_CLEANUP, Op(\"B\", Op(\"A\", \"x\")), OK, "
-                   "Op(\"AB\", \"x\"))\n");
+  absl::StatusOr<OptimizeResult> r = OptimizeText(Chain(), std::string(kCosts) + kFuseAB);
   ASSERT_TRUE(r.ok()) << r.status();
   absl::StatusOr<std::string> text = GraphToJsonString(r->graph);
   ASSERT_TRUE(text.ok()) << text.status();
@@ -197,11 +193,8 @@ TEST(ProvenanceTest, AnOpWithoutImplementationNamesItsSourceNode) {
   EXPECT_THAT(r.status().message(), HasSubstr("op 'Mystery'"));
   EXPECT_THAT(r.status().message(), HasSubstr("from input node 'm'"));
   // Built by a rule: the error says which rule, from which input nodes.
-  absl::StatusOr<OptimizeResult> r2 =
-      OptimizeText(Chain(),
-                   "DEF_PACKAGE_OP_AND_COST_AND_FLAGS(r, \"Relu\", 2)\n"
-                   "DEF_PACKAGE_OPTIMIZATION(GRAPH_CLEANUP, Op(\"B\", Op(\"A\", \"x\")), OK, "
-                   "Op(\"AB\", \"x\"))\n");
+  absl::StatusOr<OptimizeResult> r2 = OptimizeText(
+      Chain(), std::string("DEF_PACKAGE_OP_AND_COST_AND_FLAGS(r, \"Relu\", 2)\n") + kFuseAB);
   ASSERT_FALSE(r2.ok());
   EXPECT_THAT(r2.status().message(), HasSubstr("from input node"));
 }
