@@ -1,4 +1,4 @@
-#include "egret/bench/child_run.h"
+#include "bench/child_run.h"
 
 #include <poll.h>
 #include <signal.h>

@@ -1,4 +1,4 @@
-#include "egret/bench/power_law.h"
+#include "bench/power_law.h"
 
 #include <cmath>
 

@@ -1,4 +1,4 @@
-#include "egret/bench/shipped_rules.h"
+#include "bench/shipped_rules.h"
 
 #include <cstdio>
 #include <string>
@@ -8,7 +8,7 @@ namespace egret {
 std::optional<rules::RuleSet> LoadShippedRules(std::string_view program) {
   DiagnosticList diags;
   absl::StatusOr<rules::RuleSet> lib = rules::LoadRuleFiles(
-      rules::ShippedRuleFiles(std::string(EGRET_SOURCE_DIR) + "/rules/lib"), {}, &diags);
+      rules::ShippedRuleFiles(std::string(EGRET_SOURCE_DIR) + "/egret/rules/lib"), {}, &diags);
   if (!lib.ok() || diags.has_errors()) {
     std::fprintf(stderr, "%s: error: the rule library does not load\n%s",
                  std::string(program).c_str(), diags.ToString().c_str());

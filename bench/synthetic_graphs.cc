@@ -1,4 +1,4 @@
-#include "egret/bench/synthetic_graphs.h"
+#include "bench/synthetic_graphs.h"
 
 #include <algorithm>
 #include <cmath>

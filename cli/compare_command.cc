@@ -19,8 +19,8 @@
 
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
-#include "egret/cli/commands.h"
-#include "egret/cli/graph_input.h"
+#include "cli/commands.h"
+#include "cli/graph_input.h"
 #include "egret/pipeline/compare_report.h"
 #include "egret/pipeline/strategies.h"
 #include "egret/rules/rule_set.h"

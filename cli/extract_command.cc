@@ -8,7 +8,7 @@
 #include <cstdio>
 #include <string>
 
-#include "egret/cli/commands.h"
+#include "cli/commands.h"
 #include "egret/extract/egraph_serialize.h"
 #include "egret/extract/extractor.h"
 #include "egret/support/diagnostic.h"

@@ -1,4 +1,4 @@
-#include "egret/cli/graph_input.h"
+#include "cli/graph_input.h"
 
 #include <filesystem>
 

@@ -1,7 +1,7 @@
 // egret: command-line entry point. Subcommands live in their own files
 // (cli/commands.h); this file only wires them up and maps errors to exit codes.
 #include "CLI/CLI.hpp"
-#include "egret/cli/commands.h"
+#include "cli/commands.h"
 #include "egret/support/diagnostic.h"
 
 int main(int argc, char** argv) {

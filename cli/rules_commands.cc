@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "absl/strings/str_format.h"
-#include "egret/cli/commands.h"
+#include "cli/commands.h"
 #include "egret/rules/rule_set.h"
 #include "egret/support/diagnostic.h"
 #include "nlohmann/json.hpp"

@@ -16,11 +16,11 @@ install(TARGETS egret_cli RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 
 get_property(_egret_stages GLOBAL PROPERTY EGRET_STAGES)
 foreach(s IN LISTS _egret_stages)
-  if(NOT EXISTS ${PROJECT_SOURCE_DIR}/${s})
+  if(NOT EXISTS ${PROJECT_SOURCE_DIR}/egret/${s})
     continue()
   endif()
   # Public headers only: files named *_internal.h and internal/ folders stay private.
-  install(DIRECTORY ${PROJECT_SOURCE_DIR}/${s}/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/egret/${s}
+  install(DIRECTORY ${PROJECT_SOURCE_DIR}/egret/${s}/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/egret/${s}
     FILES_MATCHING PATTERN "*.h"
     PATTERN "*_internal.h" EXCLUDE
     PATTERN "internal" EXCLUDE

@@ -6,8 +6,8 @@
 #include <cstdlib>
 #include <string>
 
-#include "egret/bench/child_run.h"
-#include "egret/bench/power_law.h"
+#include "bench/child_run.h"
+#include "bench/power_law.h"
 #include "gtest/gtest.h"
 
 namespace egret {

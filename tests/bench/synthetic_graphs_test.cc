@@ -2,7 +2,7 @@
 // are valid, grow linearly with the number of blocks, and the shipped rule
 // library recognizes their blocks (fused ops appear, outputs unchanged on the
 // reference executor).
-#include "egret/bench/synthetic_graphs.h"
+#include "bench/synthetic_graphs.h"
 
 #include <cstdlib>
 #include <string>

@@ -18,7 +18,7 @@ inline const rules::RuleSet& ShippedLibrary() {
   static const rules::RuleSet* const kSet = [] {
     DiagnosticList diags;
     absl::StatusOr<rules::RuleSet> set = rules::LoadRuleFiles(
-        rules::ShippedRuleFiles(std::string(EGRET_SOURCE_DIR) + "/rules/lib"), {}, &diags);
+        rules::ShippedRuleFiles(std::string(EGRET_SOURCE_DIR) + "/egret/rules/lib"), {}, &diags);
     EXPECT_TRUE(set.ok()) << set.status();
     EXPECT_FALSE(diags.has_errors()) << diags.ToString();
     return new rules::RuleSet(set.ok() ? *std::move(set) : rules::RuleSet{});
