@@ -1,11 +1,11 @@
-#include "egret/graph/graph_io.h"
+#include "egret/io/graph_io.h"
 
 #include <cctype>
 
 #include "absl/strings/str_cat.h"
 #include "egret/graph/graph_dot.h"
 #include "egret/graph/graph_json.h"
-#include "egret/graph/onnx_reader.h"
+#include "egret/onnx/onnx_reader.h"
 
 namespace egret {
 

@@ -1,7 +1,7 @@
 // ONNX import: walks the model's nodes in topological order and maps each onto
 // egret ops (docs/onnx-import.md), tracking for every ONNX tensor where it
 // lives in the egret graph and in which layout.
-#include "egret/graph/onnx_reader.h"
+#include "egret/onnx/onnx_reader.h"
 
 #include <algorithm>
 #include <cmath>
@@ -22,8 +22,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
-#include "egret/graph/onnx_tensor_internal.h"
 #include "egret/graph/shape_inference.h"
+#include "egret/onnx/onnx_tensor_internal.h"
 #include "egret/support/file_io.h"
 #include "onnx/onnx_pb.h"
 #include "onnx/shape_inference/implementation.h"
