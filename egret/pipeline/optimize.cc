@@ -51,8 +51,8 @@ absl::StatusOr<Extracted> ExtractGraph(const Seeded& s, const extract::HvxCostMo
   if (!r.ok()) return r.status();
   absl::flat_hash_map<Id, NodeIdx> choice;
   for (extract::ClassId c = 0; c < p->problem.num_classes(); ++c) {
-    extract::NodeId n = r->choice[c];
-    if (n != extract::kNoNode) choice[p->class_of[c]] = p->node_of[n];
+    extract::ENodeId n = r->choice[c];
+    if (n != extract::kNoENode) choice[p->class_of[c]] = p->node_of[n];
   }
   absl::StatusOr<Graph> g = LowerSeeded(s, std::move(choice), annotate ? &model : nullptr);
   if (!g.ok()) return g.status();
