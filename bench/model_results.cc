@@ -19,11 +19,11 @@
 #include <vector>
 
 #include "absl/strings/str_format.h"
-#include "egret/backend/test_data.h"
-#include "egret/backend/verify.h"
 #include "bench/child_run.h"
 #include "bench/shipped_rules.h"
-#include "egret/graph/onnx_reader.h"
+#include "egret/backend/test_data.h"
+#include "egret/backend/verify.h"
+#include "egret/onnx/onnx_reader.h"
 #include "egret/pipeline/optimize.h"
 #include "egret/rules/rule_set.h"
 #include "egret/support/file_io.h"

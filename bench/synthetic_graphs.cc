@@ -13,14 +13,15 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "egret/graph/shape_inference.h"
+#include "egret/support/enum_names.h"
 
 namespace egret {
 namespace {
 
-constexpr std::pair<SyntheticFamily, std::string_view> kNames[] = {
+constexpr auto kNames = MakeEnumNames<SyntheticFamily>({
     {SyntheticFamily::kResNet, "resnet"},
     {SyntheticFamily::kTransformer, "transformer"},
-};
+});
 
 // ResNet: NHWC [1, kSide, kSide, kWide], bottleneck width kNarrow.
 constexpr int64_t kSide = 8, kWide = 16, kNarrow = 4;
@@ -202,24 +203,12 @@ ValueRef TransformerBlock(Builder& b, const std::string& name, ValueRef x) {
 }  // namespace
 
 std::optional<SyntheticFamily> ParseSyntheticFamily(std::string_view name) {
-  for (const auto& [f, n] : kNames) {
-    if (n == name) return f;
-  }
-  return std::nullopt;
+  return kNames.Parse(name);
 }
 
-std::string_view SyntheticFamilyName(SyntheticFamily family) {
-  for (const auto& [f, n] : kNames) {
-    if (f == family) return n;
-  }
-  return "?";
-}
+std::string_view SyntheticFamilyName(SyntheticFamily family) { return kNames.Name(family); }
 
-std::vector<SyntheticFamily> AllSyntheticFamilies() {
-  std::vector<SyntheticFamily> all;
-  for (const auto& [f, n] : kNames) all.push_back(f);
-  return all;
-}
+std::vector<SyntheticFamily> AllSyntheticFamilies() { return kNames.Values(); }
 
 absl::StatusOr<Graph> MakeSyntheticGraph(SyntheticFamily family, const SyntheticOptions& options) {
   if (options.blocks < 1 || options.chain_blocks < 0) {

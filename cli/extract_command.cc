@@ -60,8 +60,8 @@ int RunExtract(const ExtractArgs& args) {
     out["dag_cost"] = result->dag_cost;
     nlohmann::ordered_json choices = nlohmann::ordered_json::object();
     for (extract::ClassId c = 0; c < problem->num_classes(); ++c) {
-      extract::NodeId n = result->choice[c];
-      if (n != extract::kNoNode) choices[problem->class_name(c)] = problem->node_name(n);
+      extract::ENodeId n = result->choice[c];
+      if (n != extract::kNoENode) choices[problem->class_name(c)] = problem->node_name(n);
     }
     out["choices"] = std::move(choices);
     out["time_ms"] = ms;

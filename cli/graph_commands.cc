@@ -15,12 +15,12 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
-#include "egret/backend/memory_plan.h"
 #include "cli/commands.h"
 #include "cli/graph_input.h"
+#include "egret/backend/memory_plan.h"
 #include "egret/graph/graph.h"
-#include "egret/graph/graph_io.h"
 #include "egret/graph/op_signature.h"
+#include "egret/io/graph_io.h"
 #include "egret/support/diagnostic.h"
 
 namespace egret::cli {

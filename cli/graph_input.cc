@@ -4,8 +4,8 @@
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_format.h"
-#include "egret/graph/graph_io.h"
-#include "egret/graph/onnx_reader.h"
+#include "egret/io/graph_io.h"
+#include "egret/onnx/onnx_reader.h"
 #include "egret/rules/rule_set.h"
 
 namespace egret::cli {

@@ -12,13 +12,13 @@
 #include <vector>
 
 #include "absl/strings/str_format.h"
+#include "cli/commands.h"
+#include "cli/graph_input.h"
 #include "egret/backend/executor.h"
 #include "egret/backend/npy.h"
 #include "egret/backend/test_data.h"
 #include "egret/backend/verify.h"
-#include "cli/commands.h"
-#include "cli/graph_input.h"
-#include "egret/graph/graph_io.h"
+#include "egret/io/graph_io.h"
 #include "egret/support/diagnostic.h"
 #include "egret/support/file_io.h"
 

@@ -11,6 +11,7 @@
 #include "absl/strings/str_format.h"
 #include "egret/egraph/invariants.h"
 #include "egret/egraph/matcher.h"
+#include "egret/support/enum_names.h"
 
 namespace egret {
 namespace {
@@ -341,25 +342,18 @@ RunReport RunState::Run(absl::Span<const Phase> phases) {
   return report_;
 }
 
+constexpr auto kStopReasonNames = MakeEnumNames<StopReason>({
+    {StopReason::kSaturated, "Saturated"},
+    {StopReason::kIterationLimit, "IterationLimit"},
+    {StopReason::kNodeLimit, "NodeLimit"},
+    {StopReason::kClassLimit, "ClassLimit"},
+    {StopReason::kTimeLimit, "TimeLimit"},
+    {StopReason::kMemoryLimit, "MemoryLimit"},
+});
+
 }  // namespace
 
-std::string_view StopReasonName(StopReason r) {
-  switch (r) {
-    case StopReason::kSaturated:
-      return "Saturated";
-    case StopReason::kIterationLimit:
-      return "IterationLimit";
-    case StopReason::kNodeLimit:
-      return "NodeLimit";
-    case StopReason::kClassLimit:
-      return "ClassLimit";
-    case StopReason::kTimeLimit:
-      return "TimeLimit";
-    case StopReason::kMemoryLimit:
-      return "MemoryLimit";
-  }
-  return "?";
-}
+std::string_view StopReasonName(StopReason r) { return kStopReasonNames.Name(r); }
 
 std::string RunReport::ToString() const {
   std::string out = absl::StrFormat(

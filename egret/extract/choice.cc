@@ -13,8 +13,8 @@ std::vector<ClassId> ReachableClasses(const ExtractionProblem& p, const Choice& 
     if (seen[c]) continue;
     seen[c] = 1;
     out.push_back(c);
-    NodeId n = choice.node[c];
-    if (n == kNoNode) continue;
+    ENodeId n = choice.node[c];
+    if (n == kNoENode) continue;
     auto kids = p.children(n);
     for (auto it = kids.rbegin(); it != kids.rend(); ++it) {
       if (!seen[*it]) stack.push_back(*it);
@@ -26,7 +26,7 @@ std::vector<ClassId> ReachableClasses(const ExtractionProblem& p, const Choice& 
 double DagCost(const ExtractionProblem& p, const Choice& choice) {
   double total = 0;
   for (ClassId c : ReachableClasses(p, choice)) {
-    if (choice.node[c] != kNoNode) total += p.cost(choice.node[c]);
+    if (choice.node[c] != kNoENode) total += p.cost(choice.node[c]);
   }
   return total;
 }
@@ -41,8 +41,8 @@ double TreeCost(const ExtractionProblem& p, const Choice& choice) {
     stack.push_back(r);
     while (!stack.empty()) {
       ClassId c = stack.back();
-      NodeId n = choice.node[c];
-      if (state[c] == 2 || n == kNoNode) {
+      ENodeId n = choice.node[c];
+      if (state[c] == 2 || n == kNoENode) {
         stack.pop_back();
         continue;
       }

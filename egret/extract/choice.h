@@ -9,14 +9,14 @@
 
 namespace egret::extract {
 
-// node[c] is the chosen node of class c, or kNoNode. Extractors return
+// node[c] is the chosen node of class c, or kNoENode. Extractors return
 // choices that cover exactly the classes reachable from the roots.
 struct Choice {
-  std::vector<NodeId> node;
+  std::vector<ENodeId> node;
 
   Choice() = default;
-  explicit Choice(size_t num_classes) : node(num_classes, kNoNode) {}
-  NodeId operator[](ClassId c) const { return node[c]; }
+  explicit Choice(size_t num_classes) : node(num_classes, kNoENode) {}
+  ENodeId operator[](ClassId c) const { return node[c]; }
   bool operator==(const Choice&) const = default;
 };
 
@@ -32,7 +32,7 @@ double DagCost(const ExtractionProblem& p, const Choice& choice);
 // at every use (children counted with multiplicity). Assumes an acyclic choice.
 double TreeCost(const ExtractionProblem& p, const Choice& choice);
 
-// The same choice with every class unreachable from the roots set to kNoNode.
+// The same choice with every class unreachable from the roots set to kNoENode.
 Choice RestrictToReachable(const ExtractionProblem& p, const Choice& choice);
 
 }  // namespace egret::extract

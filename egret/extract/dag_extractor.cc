@@ -37,10 +37,10 @@ std::optional<Choice> GreedyCostSets(const ExtractionProblem& p,
   // Nodes are evaluated cheapest-first (keyed by the total of the class that
   // last changed under them), which settles most classes once, like
   // Dijkstra; a FIFO order can re-price long chains quadratically often.
-  using Entry = std::pair<double, NodeId>;
+  using Entry = std::pair<double, ENodeId>;
   std::priority_queue<Entry, std::vector<Entry>, std::greater<Entry>> queue;
   std::vector<double> queued_key(nn, kInf);
-  for (NodeId n = 0; n < nn; ++n) {
+  for (ENodeId n = 0; n < nn; ++n) {
     if (p.children(n).empty()) {
       queued_key[n] = p.cost(n);
       queue.push({p.cost(n), n});
@@ -101,7 +101,7 @@ std::optional<Choice> GreedyCostSets(const ExtractionProblem& p,
     set[c] = std::move(merged);
     total[c] = value;
     choice.node[c] = n;
-    for (NodeId parent : p.parents(c)) {
+    for (ENodeId parent : p.parents(c)) {
       if (value < queued_key[parent]) {
         queued_key[parent] = value;
         queue.push({value, parent});
@@ -134,13 +134,13 @@ class LocalSearch {
       // Shared-class moves: make an unused class s available and let every
       // active user that can use s switch to it; keep all or nothing.
       for (ClassId s = 0; s < p_.num_classes() && HasBudget(); ++s) {
-        if (refs_[s] == 0 && choice_.node[s] != kNoNode && TryIntroduce(s)) improved = true;
+        if (refs_[s] == 0 && choice_.node[s] != kNoENode && TryIntroduce(s)) improved = true;
       }
       // Single switches.
       for (ClassId c = 0; c < p_.num_classes() && HasBudget(); ++c) {
         if (refs_[c] == 0 || p_.class_size(c) < 2) continue;
-        for (NodeId alt = p_.class_begin(c); alt < p_.class_end(c) && HasBudget(); ++alt) {
-          const NodeId cur = choice_.node[c];
+        for (ENodeId alt = p_.class_begin(c); alt < p_.class_end(c) && HasBudget(); ++alt) {
+          const ENodeId cur = choice_.node[c];
           if (alt == cur || !Usable(c, alt)) continue;
           double delta = Switch(c, alt);
           if (delta < -1e-9 * std::max(1.0, std::abs(cost_))) {
@@ -160,23 +160,23 @@ class LocalSearch {
   bool TryIntroduce(ClassId s) {
     // Needs users in at least two active classes, else a single switch suffices.
     int users = 0;
-    ClassId first = kNoNode;
-    for (NodeId n : p_.parents(s)) {
+    ClassId first = kNoENode;
+    for (ENodeId n : p_.parents(s)) {
       ClassId c = p_.node_class(n);
       if (refs_[c] > 0 && choice_.node[c] != n && c != first) {
-        if (first == kNoNode) first = c;
+        if (first == kNoENode) first = c;
         if (++users >= 2) break;
       }
     }
     if (users < 2) return false;
     double total = Inc(s);  // pinned: s costs nothing more to the users below
     undo_.clear();
-    NodeId last = kNoNode;
-    for (NodeId alt : p_.parents(s)) {
+    ENodeId last = kNoENode;
+    for (ENodeId alt : p_.parents(s)) {
       if (alt == last) continue;  // s twice among alt's children
       last = alt;
       ClassId c = p_.node_class(alt);
-      const NodeId cur = choice_.node[c];
+      const ENodeId cur = choice_.node[c];
       if (refs_[c] == 0 || cur == alt || !Usable(c, alt)) continue;
       double d = Switch(c, alt);
       if (d < 0) {
@@ -205,7 +205,7 @@ class LocalSearch {
       stack_.pop_back();
       --budget_;
       if (refs_[d]++ > 0) continue;
-      NodeId n = choice_.node[d];
+      ENodeId n = choice_.node[d];
       added += p_.cost(n);
       for (ClassId ch : p_.children(n)) stack_.push_back(ch);
     }
@@ -220,15 +220,15 @@ class LocalSearch {
       stack_.pop_back();
       --budget_;
       if (--refs_[d] > 0) continue;
-      NodeId n = choice_.node[d];
+      ENodeId n = choice_.node[d];
       removed += p_.cost(n);
       for (ClassId ch : p_.children(n)) stack_.push_back(ch);
     }
     return removed;
   }
   // Switches active class c to node `to`; returns the change in DAG cost.
-  double Switch(ClassId c, NodeId to) {
-    NodeId from = choice_.node[c];
+  double Switch(ClassId c, ENodeId to) {
+    ENodeId from = choice_.node[c];
     choice_.node[c] = to;
     double delta = p_.cost(to) - p_.cost(from);
     for (ClassId ch : p_.children(to)) delta += Inc(ch);
@@ -237,9 +237,9 @@ class LocalSearch {
   }
   // Whether c may choose `alt`: all its children have a choice and none of
   // them reaches c through the current choice (which would close a cycle).
-  bool Usable(ClassId c, NodeId alt) {
+  bool Usable(ClassId c, ENodeId alt) {
     for (ClassId ch : p_.children(alt)) {
-      if (ch == c || choice_.node[ch] == kNoNode) return false;
+      if (ch == c || choice_.node[ch] == kNoENode) return false;
     }
     if (++now_ == 0) {
       std::fill(mark_.begin(), mark_.end(), 0);
@@ -279,7 +279,7 @@ class LocalSearch {
     }
     return budget_ > 0;
   }
-  std::vector<std::pair<ClassId, NodeId>> undo_;
+  std::vector<std::pair<ClassId, ENodeId>> undo_;
 };
 
 // `reachable` (a valid choice) completed with `fill` (an acyclic choice for

@@ -132,7 +132,7 @@ SolveOutcome SolveByDeadline(Cbc_Model* model, int32_t num_columns, Clock::time_
 }
 
 // Sorted distinct child classes of n.
-std::vector<ClassId> ChildSet(const ExtractionProblem& p, NodeId n) {
+std::vector<ClassId> ChildSet(const ExtractionProblem& p, ENodeId n) {
   std::vector<ClassId> s(p.children(n).begin(), p.children(n).end());
   std::sort(s.begin(), s.end());
   s.erase(std::unique(s.begin(), s.end()), s.end());
@@ -148,7 +148,7 @@ std::vector<char> Reach(const ExtractionProblem& p, const std::vector<char>& kee
     stack.pop_back();
     if (seen[c]) continue;
     seen[c] = 1;
-    for (NodeId n = p.class_begin(c); n < p.class_end(c); ++n) {
+    for (ENodeId n = p.class_begin(c); n < p.class_end(c); ++n) {
       if (!keep[n]) continue;
       for (ClassId ch : p.children(n)) {
         if (!seen[ch]) stack.push_back(ch);
@@ -174,7 +174,7 @@ Sccs ComputeSccs(const ExtractionProblem& p, const std::vector<char>& in,
   std::vector<ClassId> tstack;
   struct Frame {
     ClassId c;
-    NodeId n;
+    ENodeId n;
     uint32_t k;
   };
   std::vector<Frame> frames;
@@ -264,13 +264,13 @@ class IlpBuilder {
 
   const ExtractionProblem& p_;
   const TreeCosts& tree_;
-  std::vector<char> keep_;         // per node
-  std::vector<NodeId> dominator_;  // per node
-  std::vector<char> live_;         // per class: reachable through kept nodes
+  std::vector<char> keep_;          // per node
+  std::vector<ENodeId> dominator_;  // per node
+  std::vector<char> live_;          // per class: reachable through kept nodes
   Sccs sccs_;
   std::vector<char> collapsible_;  // per class
   std::vector<double> val_;        // exact cost of a collapsible class
-  std::vector<NodeId> vchoice_;    // its best node
+  std::vector<ENodeId> vchoice_;   // its best node
   std::vector<double> obj_, col_lb_, col_ub_, row_lb_, row_ub_;
   std::vector<char> is_int_;
   std::vector<Triplet> entries_;
@@ -279,8 +279,8 @@ class IlpBuilder {
 void IlpBuilder::Prune() {
   const size_t nn = p_.num_nodes(), nc = p_.num_classes();
   keep_.assign(nn, 0);
-  dominator_.assign(nn, kNoNode);
-  for (NodeId n = 0; n < nn; ++n) {
+  dominator_.assign(nn, kNoENode);
+  for (ENodeId n = 0; n < nn; ++n) {
     bool ok = true;
     for (ClassId ch : p_.children(n)) {
       if (ch == p_.node_class(n) || std::isinf(tree_.cost[ch])) ok = false;
@@ -290,12 +290,12 @@ void IlpBuilder::Prune() {
   std::vector<char> reach = Reach(p_, keep_);
   const bool subsets = !p_.has_negative_costs();
   std::vector<std::vector<ClassId>> sets;
-  std::vector<NodeId> nodes;
+  std::vector<ENodeId> nodes;
   for (ClassId c = 0; c < nc; ++c) {
     if (!reach[c] || p_.class_size(c) < 2) continue;
     nodes.clear();
     sets.clear();
-    for (NodeId n = p_.class_begin(c); n < p_.class_end(c); ++n) {
+    for (ENodeId n = p_.class_begin(c); n < p_.class_end(c); ++n) {
       if (keep_[n]) {
         nodes.push_back(n);
         sets.push_back(ChildSet(p_, n));
@@ -337,11 +337,11 @@ void IlpBuilder::Prune() {
       }
     }
   }
-  for (NodeId n = 0; n < nn; ++n) {
-    if (dominator_[n] != kNoNode) keep_[n] = 0;
+  for (ENodeId n = 0; n < nn; ++n) {
+    if (dominator_[n] != kNoENode) keep_[n] = 0;
   }
   live_ = Reach(p_, keep_);
-  for (NodeId n = 0; n < nn; ++n) {
+  for (ENodeId n = 0; n < nn; ++n) {
     if (!live_[p_.node_class(n)]) keep_[n] = 0;
   }
 }
@@ -351,21 +351,21 @@ void IlpBuilder::Collapse() {
   sccs_ = ComputeSccs(p_, live_, keep_);
   std::vector<uint32_t> uses(nc, 0);
   for (ClassId r : p_.roots()) uses[r] += 2;  // a root is never absorbed
-  for (NodeId n = 0; n < p_.num_nodes(); ++n) {
+  for (ENodeId n = 0; n < p_.num_nodes(); ++n) {
     if (keep_[n]) {
       for (ClassId ch : p_.children(n)) ++uses[ch];
     }
   }
   collapsible_.assign(nc, 0);
   val_.assign(nc, kInf);
-  vchoice_.assign(nc, kNoNode);
+  vchoice_.assign(nc, kNoENode);
   for (const std::vector<ClassId>& comp : sccs_.members) {  // children first
     if (comp.size() != 1) continue;
     ClassId c = comp[0];
     bool ok = true;
     double best = kInf;
-    NodeId best_node = kNoNode;
-    for (NodeId n = p_.class_begin(c); n < p_.class_end(c) && ok; ++n) {
+    ENodeId best_node = kNoENode;
+    for (ENodeId n = p_.class_begin(c); n < p_.class_end(c) && ok; ++n) {
       if (!keep_[n]) continue;
       double v = p_.cost(n);
       for (ClassId ch : p_.children(n)) {
@@ -380,7 +380,7 @@ void IlpBuilder::Collapse() {
         best_node = n;
       }
     }
-    if (ok && best_node != kNoNode) {
+    if (ok && best_node != kNoENode) {
       collapsible_[c] = 1;
       val_[c] = best;
       vchoice_[c] = best_node;
@@ -413,7 +413,7 @@ absl::StatusOr<IlpResult> IlpBuilder::Run(Choice warm, Clock::time_point deadlin
     if (live_[c] && !collapsible_[c]) in_model[c] = 1;
   }
   for (ClassId r : p_.roots()) in_model[r] = 1;
-  for (NodeId n = 0; n < nn; ++n) {
+  for (ENodeId n = 0; n < nn; ++n) {
     if (keep_[n] && !collapsible_[p_.node_class(n)]) {
       for (ClassId ch : p_.children(n)) in_model[ch] = 1;
     }
@@ -438,17 +438,17 @@ absl::StatusOr<IlpResult> IlpBuilder::Run(Choice warm, Clock::time_point deadlin
   // Columns.
   std::vector<int32_t> class_col_begin(nc + 1, 0), class_col_end(nc, 0);
   std::vector<int32_t> node_col(nn, -1);
-  std::vector<NodeId> col_node;  // kNoNode for a collapsed leaf
+  std::vector<ENodeId> col_node;  // kNoENode for a collapsed leaf
   std::vector<ClassId> col_class;
   for (ClassId c = 0; c < nc; ++c) {
     class_col_begin[c] = static_cast<int32_t>(obj_.size());
     if (in_model[c]) {
       if (collapsible_[c]) {
         AddColumn(val_[c], 0, 1, true);
-        col_node.push_back(kNoNode);
+        col_node.push_back(kNoENode);
         col_class.push_back(c);
       } else {
-        for (NodeId n = p_.class_begin(c); n < p_.class_end(c); ++n) {
+        for (ENodeId n = p_.class_begin(c); n < p_.class_end(c); ++n) {
           if (!keep_[n]) continue;
           node_col[n] = AddColumn(p_.cost(n), 0, 1, true);
           col_node.push_back(n);
@@ -466,7 +466,7 @@ absl::StatusOr<IlpResult> IlpBuilder::Run(Choice warm, Clock::time_point deadlin
   // Roots.
   for (ClassId r : p_.roots()) add_class_terms(AddRow(1, kInf), r, 1.0);
   // Children.
-  for (NodeId n = 0; n < nn; ++n) {
+  for (ENodeId n = 0; n < nn; ++n) {
     if (node_col[n] < 0) continue;
     for (ClassId d : ChildSet(p_, n)) {
       int32_t row = AddRow(-kInf, 0);
@@ -485,7 +485,7 @@ absl::StatusOr<IlpResult> IlpBuilder::Run(Choice warm, Clock::time_point deadlin
       if (is_root[c]) continue;
       int32_t row = AddRow(-kInf, 0);
       add_class_terms(row, c, 1.0);
-      for (NodeId parent : p_.parents(c)) {
+      for (ENodeId parent : p_.parents(c)) {
         if (node_col[parent] >= 0) entries_.push_back({row, node_col[parent], -1.0});
       }
     }
@@ -497,7 +497,7 @@ absl::StatusOr<IlpResult> IlpBuilder::Run(Choice warm, Clock::time_point deadlin
     const double size = static_cast<double>(comp.size());
     for (ClassId c : comp) order_col[c] = AddColumn(0, 0, size - 1, false);
     for (ClassId c : comp) {
-      for (NodeId n = p_.class_begin(c); n < p_.class_end(c); ++n) {
+      for (ENodeId n = p_.class_begin(c); n < p_.class_end(c); ++n) {
         if (node_col[n] < 0) continue;
         for (ClassId d : ChildSet(p_, n)) {
           if (sccs_.id[d] != sccs_.id[c]) continue;
@@ -534,8 +534,8 @@ absl::StatusOr<IlpResult> IlpBuilder::Run(Choice warm, Clock::time_point deadlin
   // Warm start: the warm choice with dominated nodes replaced by their dominators.
   Choice repaired(nc);
   for (ClassId c : ReachableClasses(p_, warm)) {
-    NodeId n = warm.node[c];
-    while (n != kNoNode && !keep_[n] && dominator_[n] != kNoNode) n = dominator_[n];
+    ENodeId n = warm.node[c];
+    while (n != kNoENode && !keep_[n] && dominator_[n] != kNoENode) n = dominator_[n];
     repaired.node[c] = n;
   }
   repaired = RestrictToReachable(p_, repaired);
@@ -580,8 +580,8 @@ absl::StatusOr<IlpResult> IlpBuilder::Run(Choice warm, Clock::time_point deadlin
     Choice found(nc);
     for (int32_t j = 0; j < num_binaries; ++j) {
       ClassId c = col_class[j];
-      if (sol[j] > 0.5 && found.node[c] == kNoNode) {
-        if (col_node[j] == kNoNode) {
+      if (sol[j] > 0.5 && found.node[c] == kNoENode) {
+        if (col_node[j] == kNoENode) {
           Expand(c, &found);
         } else {
           found.node[c] = col_node[j];

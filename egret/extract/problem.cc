@@ -63,10 +63,10 @@ absl::StatusOr<ExtractionProblem> ExtractionProblemBuilder::Build() && {
   p.class_nodes_.assign(nc + 1, 0);
   for (size_t c = 0; c < nc; ++c) p.class_nodes_[c + 1] = p.class_nodes_[c] + class_node_count_[c];
   // Stable counting sort of the nodes by class.
-  std::vector<NodeId> slot(nc);
+  std::vector<ENodeId> slot(nc);
   for (size_t c = 0; c < nc; ++c) slot[c] = p.class_nodes_[c];
-  std::vector<NodeId> order(nn);  // order[new index] = pending index
-  for (size_t i = 0; i < nn; ++i) order[slot[nodes_[i].cls]++] = static_cast<NodeId>(i);
+  std::vector<ENodeId> order(nn);  // order[new index] = pending index
+  for (size_t i = 0; i < nn; ++i) order[slot[nodes_[i].cls]++] = static_cast<ENodeId>(i);
 
   p.node_ids_.resize(nn);
   p.ops_.resize(nn);
@@ -75,7 +75,7 @@ absl::StatusOr<ExtractionProblem> ExtractionProblemBuilder::Build() && {
   p.child_begin_.resize(nn + 1);
   p.children_.reserve(children_.size());
   std::vector<uint32_t> parent_count(nc + 1, 0);
-  for (NodeId n = 0; n < nn; ++n) {
+  for (ENodeId n = 0; n < nn; ++n) {
     PendingNode& src = nodes_[order[n]];
     p.node_class_[n] = src.cls;
     p.costs_[n] = src.cost;
@@ -95,7 +95,7 @@ absl::StatusOr<ExtractionProblem> ExtractionProblemBuilder::Build() && {
   for (size_t c = 0; c < nc; ++c) p.parent_begin_[c + 1] = p.parent_begin_[c] + parent_count[c];
   p.parents_.resize(p.children_.size());
   for (size_t c = 0; c < nc; ++c) slot[c] = p.parent_begin_[c];
-  for (NodeId n = 0; n < nn; ++n) {
+  for (ENodeId n = 0; n < nn; ++n) {
     for (ClassId ch : p.children(n)) p.parents_[slot[ch]++] = n;
   }
   p.class_ids_ = std::move(class_ids_);

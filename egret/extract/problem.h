@@ -17,10 +17,11 @@
 namespace egret::extract {
 
 // Dense indices. A node's index is its position in the problem (nodes of a
-// class are contiguous, in the order they were added).
+// class are contiguous, in the order they were added). ENodeId is an
+// e-node of the extraction problem, not a graph node (egret::NodeId).
 using ClassId = uint32_t;
-using NodeId = uint32_t;
-inline constexpr NodeId kNoNode = std::numeric_limits<NodeId>::max();
+using ENodeId = uint32_t;
+inline constexpr ENodeId kNoENode = std::numeric_limits<ENodeId>::max();
 
 // Immutable after ExtractionProblemBuilder::Build(). Node indices are grouped
 // by class: class c owns nodes [class_begin(c), class_end(c)). Ties between
@@ -32,21 +33,21 @@ class ExtractionProblem {
 
   // The user's name of a class / node (e.g. the JSON ids), kept for output.
   const std::string& class_name(ClassId c) const { return class_ids_[c]; }
-  const std::string& node_name(NodeId n) const { return node_ids_[n]; }
+  const std::string& node_name(ENodeId n) const { return node_ids_[n]; }
 
-  NodeId class_begin(ClassId c) const { return class_nodes_[c]; }
-  NodeId class_end(ClassId c) const { return class_nodes_[c + 1]; }
+  ENodeId class_begin(ClassId c) const { return class_nodes_[c]; }
+  ENodeId class_end(ClassId c) const { return class_nodes_[c + 1]; }
   size_t class_size(ClassId c) const { return class_end(c) - class_begin(c); }
 
-  ClassId node_class(NodeId n) const { return node_class_[n]; }
-  const std::string& op(NodeId n) const { return ops_[n]; }
-  double cost(NodeId n) const { return costs_[n]; }
+  ClassId node_class(ENodeId n) const { return node_class_[n]; }
+  const std::string& op(ENodeId n) const { return ops_[n]; }
+  double cost(ENodeId n) const { return costs_[n]; }
   // Child classes of n, in argument order (a class may repeat).
-  std::span<const ClassId> children(NodeId n) const {
+  std::span<const ClassId> children(ENodeId n) const {
     return {children_.data() + child_begin_[n], children_.data() + child_begin_[n + 1]};
   }
   // The nodes that have c among their children, once per occurrence, in node order.
-  std::span<const NodeId> parents(ClassId c) const {
+  std::span<const ENodeId> parents(ClassId c) const {
     return {parents_.data() + parent_begin_[c], parents_.data() + parent_begin_[c + 1]};
   }
 
@@ -59,7 +60,7 @@ class ExtractionProblem {
  private:
   friend class ExtractionProblemBuilder;
   std::vector<std::string> class_ids_;
-  std::vector<NodeId> class_nodes_;  // size num_classes + 1
+  std::vector<ENodeId> class_nodes_;  // size num_classes + 1
   std::vector<std::string> node_ids_;
   std::vector<std::string> ops_;
   std::vector<double> costs_;
@@ -67,7 +68,7 @@ class ExtractionProblem {
   std::vector<uint32_t> child_begin_;  // size num_nodes + 1
   std::vector<ClassId> children_;
   std::vector<uint32_t> parent_begin_;  // size num_classes + 1
-  std::vector<NodeId> parents_;
+  std::vector<ENodeId> parents_;
   std::vector<ClassId> roots_;
   bool has_negative_costs_ = false;
 };

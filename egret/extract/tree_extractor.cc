@@ -15,15 +15,15 @@ absl::StatusOr<TreeCosts> ComputeTreeCosts(const ExtractionProblem& p) {
   TreeCosts out{std::vector<double>(nc, kInf), Choice(nc)};
   std::vector<uint32_t> height(nc, 0);
   std::vector<char> queued(nn, 0);
-  std::deque<NodeId> queue;
-  for (NodeId n = 0; n < nn; ++n) {
+  std::deque<ENodeId> queue;
+  for (ENodeId n = 0; n < nn; ++n) {
     if (p.children(n).empty()) {
       queue.push_back(n);
       queued[n] = 1;
     }
   }
   while (!queue.empty()) {
-    NodeId n = queue.front();
+    ENodeId n = queue.front();
     queue.pop_front();
     queued[n] = 0;
     double value = p.cost(n);
@@ -47,7 +47,7 @@ absl::StatusOr<TreeCosts> ComputeTreeCosts(const ExtractionProblem& p) {
       return absl::InvalidArgumentError(absl::StrCat(
           "class '", p.class_name(c), "' is on a cycle of negative cost; no tree cost exists"));
     }
-    for (NodeId parent : p.parents(c)) {
+    for (ENodeId parent : p.parents(c)) {
       if (!queued[parent]) {
         queued[parent] = 1;
         queue.push_back(parent);

@@ -13,8 +13,8 @@ absl::Status ValidateChoice(const ExtractionProblem& p, const Choice& choice) {
         "choice has ", choice.node.size(), " entries for ", p.num_classes(), " classes"));
   }
   for (ClassId c = 0; c < p.num_classes(); ++c) {
-    NodeId n = choice.node[c];
-    if (n != kNoNode && (n >= p.num_nodes() || p.node_class(n) != c)) {
+    ENodeId n = choice.node[c];
+    if (n != kNoENode && (n >= p.num_nodes() || p.node_class(n) != c)) {
       return absl::FailedPreconditionError(
           absl::StrCat("class '", p.class_name(c), "' chooses a node of another class"));
     }
@@ -23,7 +23,7 @@ absl::Status ValidateChoice(const ExtractionProblem& p, const Choice& choice) {
   std::vector<char> colour(p.num_classes(), 0);
   std::vector<std::pair<ClassId, uint32_t>> stack;  // class, next child position
   for (ClassId r : p.roots()) {
-    if (choice.node[r] == kNoNode) {
+    if (choice.node[r] == kNoENode) {
       return absl::FailedPreconditionError(
           absl::StrCat("root class '", p.class_name(r), "' has no choice"));
     }
@@ -44,7 +44,7 @@ absl::Status ValidateChoice(const ExtractionProblem& p, const Choice& choice) {
             absl::StrCat("the choice has a cycle through class '", p.class_name(ch), "'"));
       }
       if (colour[ch] == 2) continue;
-      if (choice.node[ch] == kNoNode) {
+      if (choice.node[ch] == kNoENode) {
         return absl::FailedPreconditionError(
             absl::StrCat("class '", p.class_name(ch), "' is used by node '",
                          p.node_name(choice.node[c]), "' but has no choice"));

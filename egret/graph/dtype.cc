@@ -1,13 +1,13 @@
 #include "egret/graph/dtype.h"
 
-#include <array>
 #include <limits>
-#include <utility>
+
+#include "egret/support/enum_names.h"
 
 namespace egret {
 namespace {
 
-constexpr std::array<std::pair<DType, std::string_view>, 13> kNames = {{
+constexpr auto kNames = MakeEnumNames<DType>({
     {DType::kUnknown, "UNKNOWN"},
     {DType::kQUInt8, "QUInt8"},
     {DType::kQUInt16, "QUInt16"},
@@ -21,23 +21,13 @@ constexpr std::array<std::pair<DType, std::string_view>, 13> kNames = {{
     {DType::kBool, "Bool"},
     {DType::kNone, "None"},
     {DType::kMulti, "Multi"},
-}};
+});
 
 }  // namespace
 
-std::string_view DTypeName(DType t) {
-  for (const auto& [d, n] : kNames) {
-    if (d == t) return n;
-  }
-  return "UNKNOWN";
-}
+std::string_view DTypeName(DType t) { return kNames.Name(t, "UNKNOWN"); }
 
-std::optional<DType> ParseDType(std::string_view name) {
-  for (const auto& [d, n] : kNames) {
-    if (n == name) return d;
-  }
-  return std::nullopt;
-}
+std::optional<DType> ParseDType(std::string_view name) { return kNames.Parse(name); }
 
 std::optional<DType> DTypeFromValue(int value) {
   for (const auto& [d, n] : kNames) {
@@ -68,8 +58,8 @@ int ElementSize(DType t) {
 }
 
 bool IsQuantized(DType t) {
-  return t == DType::kQUInt8 || t == DType::kQInt8 || t == DType::kQUInt16 ||
-         t == DType::kQInt16 || t == DType::kQInt32;
+  return t == DType::kQUInt8 || t == DType::kQInt8 || t == DType::kQUInt16 || t == DType::kQInt16 ||
+         t == DType::kQInt32;
 }
 
 bool IsQuantizedSigned(DType t) {

@@ -15,6 +15,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "egret/support/diagnostic.h"
+#include "egret/support/status_macros.h"
 #include "nlohmann/json.hpp"
 
 namespace egret {
@@ -29,12 +30,6 @@ constexpr int64_t kSidecarAlign = 64;
 // Shapes with more elements than this are rejected (byte sizes stay far from
 // int64 overflow for every dtype).
 constexpr int64_t kMaxElements = int64_t{1} << 56;
-
-#define EGRET_RETURN_IF_ERROR(expr)    \
-  do {                                 \
-    absl::Status status_ = (expr);     \
-    if (!status_.ok()) return status_; \
-  } while (0)
 
 // ---------------------------------------------------------------------------
 // Locating a JSON pointer in the text (used on the error path only).

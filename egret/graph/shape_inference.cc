@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "egret/support/status_macros.h"
 
 namespace egret {
 namespace {
@@ -109,17 +110,6 @@ absl::StatusOr<Types> One(absl::StatusOr<TensorType> t) {
   return Types{*std::move(t)};
 }
 
-#define ASSIGN_OR_RETURN(lhs, expr)             \
-  auto lhs##_or = (expr);                       \
-  if (!lhs##_or.ok()) return lhs##_or.status(); \
-  auto lhs = *std::move(lhs##_or)
-
-#define RETURN_IF_ERROR(expr)  \
-  do {                         \
-    absl::Status _st = (expr); \
-    if (!_st.ok()) return _st; \
-  } while (0)
-
 // ---------------------------------------------------------------------------
 // Convolutions and matrix products.
 
@@ -129,15 +119,15 @@ absl::StatusOr<Types> One(absl::StatusOr<TensorType> t) {
 absl::Status CheckActivationClamp(const Ctx& c, int first) {
   if (!c.Has(first)) return absl::OkStatus();
   if (!c.Has(first + 1)) return c.Error("act_min is given without act_max");
-  ASSIGN_OR_RETURN(lo, c.Float(first));
-  ASSIGN_OR_RETURN(hi, c.Float(first + 1));
+  EGRET_ASSIGN_OR_RETURN(auto lo, c.Float(first));
+  EGRET_ASSIGN_OR_RETURN(auto hi, c.Float(first + 1));
   if (lo > hi) return c.Error(absl::StrCat("act_min ", lo, " is greater than act_max ", hi));
   return absl::OkStatus();
 }
 
 absl::StatusOr<Types> InferConv(const Ctx& c) {
-  RETURN_IF_ERROR(c.RequireRank(0, 4));
-  RETURN_IF_ERROR(c.RequireRank(1, 4));
+  EGRET_RETURN_IF_ERROR(c.RequireRank(0, 4));
+  EGRET_RETURN_IF_ERROR(c.RequireRank(1, 4));
   const Dims& x = c.D(0);
   const Dims& f = c.D(1);
   const int64_t cin = x[3];
@@ -168,17 +158,17 @@ absl::StatusOr<Types> InferConv(const Ctx& c) {
     return c.Error(absl::StrFormat("bias must be [%d] (the filter's out-depth), got %s", cout,
                                    c.T(2).ToString()));
   }
-  ASSIGN_OR_RETURN(stride, c.IntsN(3, 4));
-  ASSIGN_OR_RETURN(pads, c.IntsN(4, 4));
+  EGRET_ASSIGN_OR_RETURN(auto stride, c.IntsN(3, 4));
+  EGRET_ASSIGN_OR_RETURN(auto pads, c.IntsN(4, 4));
   std::vector<int64_t> dilation = {1, 1, 1, 1};
   if (c.Has(5)) {
-    ASSIGN_OR_RETURN(d, c.IntsN(5, 4));
+    EGRET_ASSIGN_OR_RETURN(auto d, c.IntsN(5, 4));
     dilation = d;
   }
   std::vector<int64_t> out_pad = {0, 0, 0, 0};
-  if (!transposed) RETURN_IF_ERROR(CheckActivationClamp(c, 6));
+  if (!transposed) EGRET_RETURN_IF_ERROR(CheckActivationClamp(c, 6));
   if (transposed && c.Has(6)) {
-    ASSIGN_OR_RETURN(p, c.IntsN(6, 4));
+    EGRET_ASSIGN_OR_RETURN(auto p, c.IntsN(6, 4));
     out_pad = p;
   }
   for (int i = 1; i <= 2; ++i) {
@@ -215,7 +205,7 @@ absl::StatusOr<Types> InferConv(const Ctx& c) {
 
 absl::StatusOr<Types> InferFullyConnected(const Ctx& c) {
   if (c.T(0).rank() < 1) return c.Error("in must have rank >= 1");
-  RETURN_IF_ERROR(c.RequireRank(1, 2));
+  EGRET_RETURN_IF_ERROR(c.RequireRank(1, 2));
   const Dims& x = c.D(0);
   const Dims& w = c.D(1);
   if (x.back() != w[1]) {
@@ -225,7 +215,7 @@ absl::StatusOr<Types> InferFullyConnected(const Ctx& c) {
   if (c.Has(2) && (c.T(2).rank() != 1 || c.D(2)[0] != w[0])) {
     return c.Error(absl::StrFormat("bias must be [%d], got %s", w[0], c.T(2).ToString()));
   }
-  RETURN_IF_ERROR(CheckActivationClamp(c, 3));
+  EGRET_RETURN_IF_ERROR(CheckActivationClamp(c, 3));
   Dims out(x.begin(), x.end() - 1);
   out.push_back(w[0]);
   return One(c.Out(std::move(out), 0));
@@ -262,14 +252,14 @@ absl::StatusOr<Types> InferBinary(const Ctx& c) {
 absl::StatusOr<Types> InferUnary(const Ctx& c) {
   // Scalar parameters are checked here so that a bad graph fails early.
   if (c.op == "ReluX") {
-    RETURN_IF_ERROR(c.Float(1).status());
+    EGRET_RETURN_IF_ERROR(c.Float(1).status());
   } else if (c.op == "ReluMinMax") {
-    ASSIGN_OR_RETURN(lo, c.Float(1));
-    ASSIGN_OR_RETURN(hi, c.Float(2));
+    EGRET_ASSIGN_OR_RETURN(auto lo, c.Float(1));
+    EGRET_ASSIGN_OR_RETURN(auto hi, c.Float(2));
     if (lo > hi) return c.Error(absl::StrCat("min ", lo, " is greater than max ", hi));
   } else if (c.op == "HardSigmoid") {
-    RETURN_IF_ERROR(c.Float(1).status());
-    RETURN_IF_ERROR(c.Float(2).status());
+    EGRET_RETURN_IF_ERROR(c.Float(1).status());
+    EGRET_RETURN_IF_ERROR(c.Float(2).status());
   }
   return One(c.Out(c.D(0), 0));
 }
@@ -280,17 +270,17 @@ absl::StatusOr<Types> InferUnary(const Ctx& c) {
 absl::StatusOr<Types> InferSoftmax(const Ctx& c) {
   int rank = c.T(0).rank();
   if (rank < 1) return c.Error("x must have rank >= 1");
-  ASSIGN_OR_RETURN(axis, c.IntOr(1, -1));
-  RETURN_IF_ERROR(NormalizeAxis(axis, rank, c.What(1)).status());
+  EGRET_ASSIGN_OR_RETURN(auto axis, c.IntOr(1, -1));
+  EGRET_RETURN_IF_ERROR(NormalizeAxis(axis, rank, c.What(1)).status());
   return One(c.Out(c.D(0), 0));
 }
 
 absl::StatusOr<Types> InferLayerNorm(const Ctx& c) {
   int rank = c.T(0).rank();
   if (rank < 1) return c.Error("x must have rank >= 1");
-  ASSIGN_OR_RETURN(axis_raw, c.IntOr(4, -1));
-  ASSIGN_OR_RETURN(axis, NormalizeAxis(axis_raw, rank, c.What(4)));
-  ASSIGN_OR_RETURN(eps, c.Float(3));
+  EGRET_ASSIGN_OR_RETURN(auto axis_raw, c.IntOr(4, -1));
+  EGRET_ASSIGN_OR_RETURN(auto axis, NormalizeAxis(axis_raw, rank, c.What(4)));
+  EGRET_ASSIGN_OR_RETURN(auto eps, c.Float(3));
   if (!(eps >= 0)) return c.Error("epsilon must not be negative");
   Dims norm(c.D(0).begin() + axis, c.D(0).end());
   for (int i = 1; i <= 2; ++i) {
@@ -316,21 +306,21 @@ absl::StatusOr<Types> InferBatchnorm(const Ctx& c) {
 }
 
 absl::StatusOr<Types> InferLrn(const Ctx& c) {
-  RETURN_IF_ERROR(c.RequireRank(0, 4));
-  ASSIGN_OR_RETURN(size, c.Int(1));
+  EGRET_RETURN_IF_ERROR(c.RequireRank(0, 4));
+  EGRET_ASSIGN_OR_RETURN(auto size, c.Int(1));
   if (size < 1) return c.Error(absl::StrCat("size ", size, " must be positive"));
-  for (int i = 2; i <= 4; ++i) RETURN_IF_ERROR(c.Float(i).status());
+  for (int i = 2; i <= 4; ++i) EGRET_RETURN_IF_ERROR(c.Float(i).status());
   return One(c.Out(c.D(0), 0));
 }
 
 absl::StatusOr<Types> InferReduce(const Ctx& c) {
   int rank = c.T(0).rank();
-  ASSIGN_OR_RETURN(axes, c.Ints(1));
-  ASSIGN_OR_RETURN(keep, c.IntOr(2, 1));
+  EGRET_ASSIGN_OR_RETURN(auto axes, c.Ints(1));
+  EGRET_ASSIGN_OR_RETURN(auto keep, c.IntOr(2, 1));
   if (keep != 0 && keep != 1) return c.Error("keep_dims must be 0 or 1");
   std::vector<bool> reduced(rank, axes.empty());
   for (int64_t a : axes) {
-    ASSIGN_OR_RETURN(n, NormalizeAxis(a, rank, c.What(1)));
+    EGRET_ASSIGN_OR_RETURN(auto n, NormalizeAxis(a, rank, c.What(1)));
     if (reduced[n]) return c.Error(absl::StrCat("axis ", a, " is listed twice"));
     reduced[n] = true;
   }
@@ -349,7 +339,7 @@ absl::StatusOr<Types> InferReduce(const Ctx& c) {
 // Data movement.
 
 absl::StatusOr<Types> InferReshape(const Ctx& c) {
-  ASSIGN_OR_RETURN(shape, c.Ints(1));
+  EGRET_ASSIGN_OR_RETURN(auto shape, c.Ints(1));
   if (static_cast<int>(shape.size()) > kMaxRank) return c.Error("shape has rank above 8");
   int64_t known = 1;
   int infer = -1;
@@ -381,7 +371,7 @@ absl::StatusOr<Types> InferReshape(const Ctx& c) {
 
 absl::StatusOr<Types> InferTranspose(const Ctx& c) {
   int rank = c.T(0).rank();
-  ASSIGN_OR_RETURN(perm, c.Ints(1));
+  EGRET_ASSIGN_OR_RETURN(auto perm, c.Ints(1));
   if (static_cast<int>(perm.size()) != rank) {
     return c.Error(absl::StrFormat("perm has %d entries for a rank-%d input", perm.size(), rank));
   }
@@ -399,8 +389,8 @@ absl::StatusOr<Types> InferTranspose(const Ctx& c) {
 
 absl::StatusOr<Types> InferConcat(const Ctx& c) {
   int rank = c.T(1).rank();
-  ASSIGN_OR_RETURN(axis_raw, c.Int(0));
-  ASSIGN_OR_RETURN(axis, NormalizeAxis(axis_raw, rank, c.What(0)));
+  EGRET_ASSIGN_OR_RETURN(auto axis_raw, c.Int(0));
+  EGRET_ASSIGN_OR_RETURN(auto axis, NormalizeAxis(axis_raw, rank, c.What(0)));
   Dims out = c.D(1);
   for (int i = 2; i < c.size(); ++i) {
     const Dims& d = c.D(i);
@@ -417,8 +407,8 @@ absl::StatusOr<Types> InferConcat(const Ctx& c) {
 
 absl::StatusOr<Types> InferSliceShape(const Ctx& c) {
   size_t rank = c.D(0).size();
-  ASSIGN_OR_RETURN(start, c.IntsN(1, rank));
-  ASSIGN_OR_RETURN(size, c.IntsN(2, rank));
+  EGRET_ASSIGN_OR_RETURN(auto start, c.IntsN(1, rank));
+  EGRET_ASSIGN_OR_RETURN(auto size, c.IntsN(2, rank));
   for (size_t i = 0; i < rank; ++i) {
     if (start[i] < 0 || size[i] < 0 || start[i] + size[i] > c.D(0)[i]) {
       return c.Error(absl::StrFormat("start %d size %d is outside dim %d (%d)", start[i], size[i],
@@ -430,9 +420,9 @@ absl::StatusOr<Types> InferSliceShape(const Ctx& c) {
 
 absl::StatusOr<Types> InferStridedSlice(const Ctx& c) {
   size_t rank = c.D(0).size();
-  ASSIGN_OR_RETURN(begin, c.IntsN(1, rank));
-  ASSIGN_OR_RETURN(end, c.IntsN(2, rank));
-  ASSIGN_OR_RETURN(strides, c.IntsN(3, rank));
+  EGRET_ASSIGN_OR_RETURN(auto begin, c.IntsN(1, rank));
+  EGRET_ASSIGN_OR_RETURN(auto end, c.IntsN(2, rank));
+  EGRET_ASSIGN_OR_RETURN(auto strides, c.IntsN(3, rank));
   Dims out;
   for (size_t i = 0; i < rank; ++i) {
     if (strides[i] == 0) return c.Error(absl::StrCat("stride of dim ", i, " is 0"));
@@ -447,9 +437,9 @@ absl::StatusOr<Types> InferStridedSlice(const Ctx& c) {
 
 absl::StatusOr<Types> InferSplit(const Ctx& c) {
   int rank = c.T(0).rank();
-  ASSIGN_OR_RETURN(axis_raw, c.Int(1));
-  ASSIGN_OR_RETURN(axis, NormalizeAxis(axis_raw, rank, c.What(1)));
-  ASSIGN_OR_RETURN(sizes, c.Ints(2));
+  EGRET_ASSIGN_OR_RETURN(auto axis_raw, c.Int(1));
+  EGRET_ASSIGN_OR_RETURN(auto axis, NormalizeAxis(axis_raw, rank, c.What(1)));
+  EGRET_ASSIGN_OR_RETURN(auto sizes, c.Ints(2));
   if (sizes.empty()) return c.Error("sizes is empty");
   int64_t sum = 0;
   for (int64_t s : sizes) {
@@ -464,7 +454,7 @@ absl::StatusOr<Types> InferSplit(const Ctx& c) {
   for (size_t k = 0; k < sizes.size(); ++k) {
     Dims d = c.D(0);
     d[axis] = sizes[k];
-    ASSIGN_OR_RETURN(t, c.Out(std::move(d), 0, k));
+    EGRET_ASSIGN_OR_RETURN(auto t, c.Out(std::move(d), 0, k));
     out.push_back(std::move(t));
   }
   return out;
@@ -472,13 +462,13 @@ absl::StatusOr<Types> InferSplit(const Ctx& c) {
 
 absl::StatusOr<Types> InferPad(const Ctx& c) {
   size_t rank = c.D(0).size();
-  ASSIGN_OR_RETURN(pads, c.IntsN(1, 2 * rank));
-  ASSIGN_OR_RETURN(mode, c.IntOr(2, 0));
+  EGRET_ASSIGN_OR_RETURN(auto pads, c.IntsN(1, 2 * rank));
+  EGRET_ASSIGN_OR_RETURN(auto mode, c.IntOr(2, 0));
   if (mode < 0 || mode > 3) {
     return c.Error(absl::StrCat("mode ", mode,
                                 " is not 0 (constant), 1 (symmetric), 2 (reflect) or 3 (edge)"));
   }
-  if (c.Has(3)) RETURN_IF_ERROR(c.Float(3).status());
+  if (c.Has(3)) EGRET_RETURN_IF_ERROR(c.Float(3).status());
   Dims out;
   for (size_t i = 0; i < rank; ++i) {
     int64_t d = c.D(0)[i];
@@ -498,13 +488,13 @@ absl::StatusOr<Types> InferPad(const Ctx& c) {
 }
 
 absl::StatusOr<Types> InferPool(const Ctx& c) {
-  RETURN_IF_ERROR(c.RequireRank(0, 4));
+  EGRET_RETURN_IF_ERROR(c.RequireRank(0, 4));
   const Dims& x = c.D(0);
-  ASSIGN_OR_RETURN(window, c.IntsN(1, 4));
-  ASSIGN_OR_RETURN(stride, c.IntsN(2, 4));
-  ASSIGN_OR_RETURN(pads, c.IntsN(3, 4));
+  EGRET_ASSIGN_OR_RETURN(auto window, c.IntsN(1, 4));
+  EGRET_ASSIGN_OR_RETURN(auto stride, c.IntsN(2, 4));
+  EGRET_ASSIGN_OR_RETURN(auto pads, c.IntsN(3, 4));
   if (c.Has(4)) {
-    ASSIGN_OR_RETURN(count_pad, c.Int(4));
+    EGRET_ASSIGN_OR_RETURN(auto count_pad, c.Int(4));
     if (count_pad != 0 && count_pad != 1) return c.Error("count_pad must be 0 or 1");
   }
   int64_t o[2];
@@ -528,22 +518,22 @@ absl::StatusOr<Types> InferPool(const Ctx& c) {
 }
 
 absl::StatusOr<Types> InferResize(const Ctx& c) {
-  RETURN_IF_ERROR(c.RequireRank(0, 4));
+  EGRET_RETURN_IF_ERROR(c.RequireRank(0, 4));
   const Dims& x = c.D(0);
-  ASSIGN_OR_RETURN(size, c.IntsN(1, 4));
+  EGRET_ASSIGN_OR_RETURN(auto size, c.IntsN(1, 4));
   int next = 2;
   if (c.op == "Resize") {
-    ASSIGN_OR_RETURN(mode, c.Int(2));
+    EGRET_ASSIGN_OR_RETURN(auto mode, c.Int(2));
     if (mode != 0 && mode != 1) return c.Error("mode must be 0 (nearest) or 1 (bilinear)");
     next = 3;
   }
-  ASSIGN_OR_RETURN(transform, c.IntOr(next, 0));
+  EGRET_ASSIGN_OR_RETURN(auto transform, c.IntOr(next, 0));
   if (transform < 0 || transform > 3) {
     return c.Error(
         "transform must be 0 (half_pixel), 1 (align_corners), 2 (asymmetric) or 3 "
         "(pytorch_half_pixel)");
   }
-  ASSIGN_OR_RETURN(nearest, c.IntOr(next + 1, 0));
+  EGRET_ASSIGN_OR_RETURN(auto nearest, c.IntOr(next + 1, 0));
   if (nearest < 0 || nearest > 3) {
     return c.Error(
         "nearest_mode must be 0 (round_prefer_floor), 1 (round_prefer_ceil), 2 "
@@ -572,7 +562,7 @@ absl::StatusOr<Types> InferOut(const Ctx& c) {
   if (c.T(0).dtype != DType::kMulti) {
     return c.Error(absl::StrFormat("multi must be a Multi value, got %s", c.T(0).ToString()));
   }
-  ASSIGN_OR_RETURN(sel, c.Ints(1));
+  EGRET_ASSIGN_OR_RETURN(auto sel, c.Ints(1));
   if (sel.empty()) return c.Error("selector is empty");
   const int64_t n = static_cast<int64_t>(c.in[0].multi.size());
   int64_t k = sel.back();

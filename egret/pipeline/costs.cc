@@ -272,7 +272,7 @@ absl::StatusOr<EGraphProblem> BuildProblem(const EGraph& g, const extract::HvxCo
   if (!p.ok()) return p.status();
   out.problem = *std::move(p);
   out.node_of.resize(out.problem.num_nodes());
-  for (extract::NodeId n = 0; n < out.problem.num_nodes(); ++n) {
+  for (extract::ENodeId n = 0; n < out.problem.num_nodes(); ++n) {
     out.node_of[n] = static_cast<NodeIdx>(std::stoul(out.problem.node_name(n)));
   }
   out.class_of = std::move(order);

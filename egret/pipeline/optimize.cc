@@ -17,6 +17,7 @@
 #include "egret/pipeline/seed_internal.h"
 #include "egret/rules/compiler.h"
 #include "egret/rules/pass_groups.h"
+#include "egret/support/enum_names.h"
 
 namespace egret {
 namespace {
@@ -50,8 +51,8 @@ absl::StatusOr<Extracted> ExtractGraph(const Seeded& s, const extract::HvxCostMo
   if (!r.ok()) return r.status();
   absl::flat_hash_map<Id, NodeIdx> choice;
   for (extract::ClassId c = 0; c < p->problem.num_classes(); ++c) {
-    extract::NodeId n = r->choice[c];
-    if (n != extract::kNoNode) choice[p->class_of[c]] = p->node_of[n];
+    extract::ENodeId n = r->choice[c];
+    if (n != extract::kNoENode) choice[p->class_of[c]] = p->node_of[n];
   }
   absl::StatusOr<Graph> g = LowerSeeded(s, std::move(choice), annotate ? &model : nullptr);
   if (!g.ok()) return g.status();
@@ -125,15 +126,20 @@ absl::StatusOr<std::vector<rules::CompiledRule>> CompileForGraph(const Graph& in
   return compiled;
 }
 
+namespace {
+
+constexpr auto kPhaseModeNames = MakeEnumNames<PhaseMode>({
+    {PhaseMode::kKeep, "keep"},
+    {PhaseMode::kReseed, "reseed"},
+});
+
+}  // namespace
+
 std::optional<PhaseMode> ParsePhaseMode(std::string_view name) {
-  if (name == "keep") return PhaseMode::kKeep;
-  if (name == "reseed") return PhaseMode::kReseed;
-  return std::nullopt;
+  return kPhaseModeNames.Parse(name);
 }
 
-std::string_view PhaseModeName(PhaseMode mode) {
-  return mode == PhaseMode::kKeep ? "keep" : "reseed";
-}
+std::string_view PhaseModeName(PhaseMode mode) { return kPhaseModeNames.Name(mode, "reseed"); }
 
 bool ResetPeakRss() {
   std::FILE* f = std::fopen("/proc/self/clear_refs", "w");

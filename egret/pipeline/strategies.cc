@@ -11,17 +11,20 @@
 #include "egret/pipeline/costs.h"
 #include "egret/pipeline/seed_internal.h"
 #include "egret/rules/compiler.h"
+#include "egret/support/enum_names.h"
 
 namespace egret {
 namespace {
 
 using Clock = std::chrono::steady_clock;
 
-constexpr std::pair<Strategy, std::string_view> kNames[] = {
-    {Strategy::kGreedy, "greedy"},        {Strategy::kCse, "cse"},
-    {Strategy::kEqsatTree, "eqsat-tree"}, {Strategy::kEqsatDag, "eqsat-dag"},
+constexpr auto kNames = MakeEnumNames<Strategy>({
+    {Strategy::kGreedy, "greedy"},
+    {Strategy::kCse, "cse"},
+    {Strategy::kEqsatTree, "eqsat-tree"},
+    {Strategy::kEqsatDag, "eqsat-dag"},
     {Strategy::kEqsatIlp, "eqsat-ilp"},
-};
+});
 
 // The graph of `s`'s e-graph in which every class takes its newest node that
 // is not in `replaced` (the newest node of all when every node is replaced).
@@ -164,25 +167,11 @@ void Verify(const VerifyReference& ref, const StrategyOptions& options, Strategy
 
 }  // namespace
 
-std::optional<Strategy> ParseStrategy(std::string_view name) {
-  for (const auto& [s, n] : kNames) {
-    if (n == name) return s;
-  }
-  return std::nullopt;
-}
+std::optional<Strategy> ParseStrategy(std::string_view name) { return kNames.Parse(name); }
 
-std::string_view StrategyName(Strategy s) {
-  for (const auto& [k, n] : kNames) {
-    if (k == s) return n;
-  }
-  return "?";
-}
+std::string_view StrategyName(Strategy s) { return kNames.Name(s); }
 
-std::vector<Strategy> AllStrategies() {
-  std::vector<Strategy> all;
-  for (const auto& [s, n] : kNames) all.push_back(s);
-  return all;
-}
+std::vector<Strategy> AllStrategies() { return kNames.Values(); }
 
 absl::StatusOr<VerifyReference> MakeVerifyReference(const Graph& input, uint64_t seed) {
   VerifyReference ref;

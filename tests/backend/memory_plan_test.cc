@@ -7,7 +7,7 @@
 
 #include <utility>
 
-#include "egret/graph/graph_io.h"
+#include "egret/io/graph_io.h"
 #include "graph_builder.h"
 
 namespace egret {

@@ -22,7 +22,8 @@ foreach(f ${CMAKE_INSTALL_BINDIR}/egret ${CMAKE_INSTALL_LIBDIR}/libegret.a
           ${CMAKE_INSTALL_LIBDIR}/cmake/egret/egretConfig.cmake
           ${CMAKE_INSTALL_LIBDIR}/cmake/egret/egretTargets.cmake
           include/egret/graph/graph.h include/egret/graph/graph_json.h
-          include/egret/support/diagnostic.h)
+          include/egret/support/diagnostic.h include/egret/io/graph_io.h
+          include/egret/onnx/onnx_reader.h)
   if(NOT EXISTS ${prefix}/${f})
     message(FATAL_ERROR "install_consumer: ${f} is not installed")
   endif()

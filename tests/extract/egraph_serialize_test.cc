@@ -30,7 +30,7 @@ TEST(EgraphSerializeTest, ReadsNodesClassesCostsAndRoots) {
   ClassId cx = static_cast<ClassId>(p->FindClass("cx"));
   ClassId cy = static_cast<ClassId>(p->FindClass("cy"));
   ASSERT_EQ(p->roots(), std::vector<ClassId>{top});
-  NodeId f = p->class_begin(top);
+  ENodeId f = p->class_begin(top);
   EXPECT_EQ(p->node_name(f), "f1");
   EXPECT_EQ(p->op(f), "f");
   EXPECT_DOUBLE_EQ(p->cost(f), 2.5);

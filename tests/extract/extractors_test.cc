@@ -62,8 +62,8 @@ ExtractOptions Opts(ExtractorKind kind) {
 }
 
 std::string Chosen(const ExtractionProblem& p, const Choice& c, const std::string& cls) {
-  NodeId n = c[static_cast<ClassId>(p.FindClass(cls))];
-  return n == kNoNode ? "<none>" : p.op(n);
+  ENodeId n = c[static_cast<ClassId>(p.FindClass(cls))];
+  return n == kNoENode ? "<none>" : p.op(n);
 }
 
 // Sharing S makes a1/b1 better as a DAG although a2/b2 are better as trees.
@@ -86,7 +86,7 @@ TEST(ExtractorsTest, TreeAndDagOptimaDiffer) {
   EXPECT_EQ(Chosen(p, *tree, "A"), "a2");
   EXPECT_DOUBLE_EQ(TreeCost(p, *tree), 13);
   EXPECT_DOUBLE_EQ(DagCost(p, *tree), 13);
-  EXPECT_EQ((*tree)[3], kNoNode);  // S is not used by the tree choice
+  EXPECT_EQ((*tree)[3], kNoENode);  // S is not used by the tree choice
 
   absl::StatusOr<Choice> dag = ExtractDag(p);
   ASSERT_TRUE(dag.ok()) << dag.status();
@@ -175,7 +175,7 @@ TEST(ExtractorsTest, SelfLoopIsNeverChosen) {
     ASSERT_TRUE(ValidateChoice(p, r->choice).ok());
     EXPECT_EQ(Chosen(p, r->choice, "X"), "x") << ExtractorName(kind);
     EXPECT_DOUBLE_EQ(r->dag_cost, 5);
-    EXPECT_EQ(r->choice[1], kNoNode);  // One is unreachable under the choice
+    EXPECT_EQ(r->choice[1], kNoENode);  // One is unreachable under the choice
   }
 }
 
@@ -205,7 +205,7 @@ TEST(ExtractorsTest, UnreachableAndUncomputableClassesAreIgnored) {
     absl::StatusOr<ExtractResult> r = Extract(p, Opts(kind));
     ASSERT_TRUE(r.ok()) << r.status();
     ASSERT_TRUE(ValidateChoice(p, r->choice).ok());
-    EXPECT_EQ(r->choice.node, (std::vector<NodeId>{0, kNoNode, kNoNode, kNoNode}));
+    EXPECT_EQ(r->choice.node, (std::vector<ENodeId>{0, kNoENode, kNoENode, kNoENode}));
     EXPECT_DOUBLE_EQ(r->dag_cost, 2);
   }
 }

@@ -31,7 +31,7 @@ std::string Check(const Choice& c) {
 
 TEST(ValidateTest, AcceptsAValidChoiceAndIgnoresUnreachableClasses) {
   Choice c(3);
-  c.node = {0, 2, kNoNode};
+  c.node = {0, 2, kNoENode};
   EXPECT_EQ(Check(c), "ok");
   c.node = {0, 2, 3};
   EXPECT_EQ(Check(c), "ok");
@@ -39,13 +39,13 @@ TEST(ValidateTest, AcceptsAValidChoiceAndIgnoresUnreachableClasses) {
 
 TEST(ValidateTest, RejectsBadChoices) {
   Choice c(3);
-  c.node = {kNoNode, 2, kNoNode};
+  c.node = {kNoENode, 2, kNoENode};
   EXPECT_THAT(Check(c), HasSubstr("root class 'R' has no choice"));
-  c.node = {0, kNoNode, kNoNode};
+  c.node = {0, kNoENode, kNoENode};
   EXPECT_THAT(Check(c), HasSubstr("class 'A' is used by node 'R.0' but has no choice"));
-  c.node = {0, 1, kNoNode};
+  c.node = {0, 1, kNoENode};
   EXPECT_THAT(Check(c), HasSubstr("cycle"));
-  c.node = {0, 3, kNoNode};
+  c.node = {0, 3, kNoENode};
   EXPECT_THAT(Check(c), HasSubstr("class 'A' chooses a node of another class"));
   c.node = {0, 2};
   EXPECT_THAT(Check(c), HasSubstr("entries"));
@@ -57,7 +57,7 @@ TEST(ValidateTest, CostsOfAChoice) {
   c.node = {0, 2, 3};
   EXPECT_DOUBLE_EQ(DagCost(p, c), 2);
   EXPECT_DOUBLE_EQ(TreeCost(p, c), 2);
-  EXPECT_EQ(RestrictToReachable(p, c).node, (std::vector<NodeId>{0, 2, kNoNode}));
+  EXPECT_EQ(RestrictToReachable(p, c).node, (std::vector<ENodeId>{0, 2, kNoENode}));
 }
 
 }  // namespace

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "egret/graph/onnx_reader.h"
+#include "egret/onnx/onnx_reader.h"
 #include "egret/pipeline/optimize.h"
 #include "gtest/gtest.h"
 #include "shipped_library.h"

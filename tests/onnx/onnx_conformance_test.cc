@@ -18,8 +18,8 @@
 #include "egret/backend/executor.h"
 #include "egret/backend/test_data.h"
 #include "egret/graph/graph.h"
-#include "egret/graph/onnx_reader.h"
 #include "egret/graph/op_signature.h"
+#include "egret/onnx/onnx_reader.h"
 
 namespace egret {
 namespace {

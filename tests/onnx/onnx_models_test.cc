@@ -7,9 +7,9 @@
 #include <string>
 
 #include "egret/graph/graph.h"
-#include "egret/graph/graph_io.h"
-#include "egret/graph/onnx_reader.h"
 #include "egret/graph/op_signature.h"
+#include "egret/io/graph_io.h"
+#include "egret/onnx/onnx_reader.h"
 
 namespace egret {
 namespace {

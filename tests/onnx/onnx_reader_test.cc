@@ -1,7 +1,7 @@
 // The ONNX reader on small models built in code: op mapping, the NHWC layout
 // conversion (checked numerically against NCHW reference loops through the
 // reference executor), node sorting, opaque ops and bad input.
-#include "egret/graph/onnx_reader.h"
+#include "egret/onnx/onnx_reader.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -14,8 +14,8 @@
 #include <vector>
 
 #include "egret/backend/executor.h"
-#include "egret/graph/graph_io.h"
 #include "egret/graph/op_signature.h"
+#include "egret/io/graph_io.h"
 #include "egret/support/diagnostic.h"
 #include "onnx_builder.h"
 

@@ -9,7 +9,7 @@
 #include "egret/egraph/graph_import.h"
 #include "egret/egraph/runner.h"
 #include "egret/extract/hvx_cost_model.h"
-#include "egret/graph/graph_io.h"
+#include "egret/io/graph_io.h"
 #include "egret/pipeline/costs.h"
 #include "egret/pipeline/optimize.h"
 #include "egret/rules/compiler.h"

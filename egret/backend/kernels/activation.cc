@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "egret/backend/kernels/kernels_internal.h"
+#include "egret/support/status_macros.h"
 
 namespace egret::backend_internal {
 namespace {
@@ -21,12 +22,12 @@ Result Relu6(const KernelContext& c) {
   return MapUnary(c, [](double x) { return Clamp(x, 0.0, 6.0); });
 }
 Result ReluX(const KernelContext& c) {
-  EGRET_ASSIGN_OR_RETURN(hi, ReadFloatScalarParam(c.inputs[1], "ReluX max"));
+  EGRET_ASSIGN_OR_RETURN(auto hi, ReadFloatScalarParam(c.inputs[1], "ReluX max"));
   return MapUnary(c, [hi](double x) { return Clamp(x, 0.0, hi); });
 }
 Result ReluMinMax(const KernelContext& c) {
-  EGRET_ASSIGN_OR_RETURN(lo, ReadFloatScalarParam(c.inputs[1], "ReluMinMax min"));
-  EGRET_ASSIGN_OR_RETURN(hi, ReadFloatScalarParam(c.inputs[2], "ReluMinMax max"));
+  EGRET_ASSIGN_OR_RETURN(auto lo, ReadFloatScalarParam(c.inputs[1], "ReluMinMax min"));
+  EGRET_ASSIGN_OR_RETURN(auto hi, ReadFloatScalarParam(c.inputs[2], "ReluMinMax max"));
   return MapUnary(c, [lo, hi](double x) { return Clamp(x, lo, hi); });
 }
 Result Sigmoid(const KernelContext& c) {
@@ -36,8 +37,8 @@ Result Tanh(const KernelContext& c) {
   return MapUnary(c, [](double x) { return std::tanh(x); });
 }
 Result HardSigmoid(const KernelContext& c) {
-  EGRET_ASSIGN_OR_RETURN(alpha, ReadFloatScalarParam(c.inputs[1], "HardSigmoid alpha"));
-  EGRET_ASSIGN_OR_RETURN(beta, ReadFloatScalarParam(c.inputs[2], "HardSigmoid beta"));
+  EGRET_ASSIGN_OR_RETURN(auto alpha, ReadFloatScalarParam(c.inputs[1], "HardSigmoid alpha"));
+  EGRET_ASSIGN_OR_RETURN(auto beta, ReadFloatScalarParam(c.inputs[2], "HardSigmoid beta"));
   return MapUnary(c, [alpha, beta](double x) { return Clamp(alpha * x + beta, 0.0, 1.0); });
 }
 Result HardSwish(const KernelContext& c) {

@@ -3,6 +3,7 @@
 
 #include "absl/strings/str_format.h"
 #include "egret/backend/kernels/kernels_internal.h"
+#include "egret/support/status_macros.h"
 
 namespace egret::backend_internal {
 namespace {
@@ -103,8 +104,8 @@ std::vector<double> GatherAxes(absl::Span<const double> in, const Dims& in_dims,
 
 absl::Status ApplyActivationClamp(const KernelContext& c, int first, std::vector<double>& out) {
   if (!c.Has(first)) return absl::OkStatus();
-  EGRET_ASSIGN_OR_RETURN(lo, ReadFloatScalarParam(c.inputs[first], "act_min"));
-  EGRET_ASSIGN_OR_RETURN(hi, ReadFloatScalarParam(c.inputs[first + 1], "act_max"));
+  EGRET_ASSIGN_OR_RETURN(auto lo, ReadFloatScalarParam(c.inputs[first], "act_min"));
+  EGRET_ASSIGN_OR_RETURN(auto hi, ReadFloatScalarParam(c.inputs[first + 1], "act_max"));
   for (double& v : out) v = std::min(std::max(v, lo), hi);
   return absl::OkStatus();
 }

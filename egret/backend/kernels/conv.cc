@@ -1,5 +1,6 @@
 // Convolutions in NHWC with filters [fh, fw, in_depth / groups, out_depth].
 #include "egret/backend/kernels/kernels_internal.h"
+#include "egret/support/status_macros.h"
 
 namespace egret::backend_internal {
 namespace {
@@ -14,14 +15,14 @@ struct ConvParams {
 
 absl::StatusOr<ConvParams> ReadConvParams(const KernelContext& c) {
   ConvParams p;
-  EGRET_ASSIGN_OR_RETURN(stride, ReadIntParam(c.inputs[3], "stride"));
-  EGRET_ASSIGN_OR_RETURN(pads, ReadIntParam(c.inputs[4], "pads"));
+  EGRET_ASSIGN_OR_RETURN(auto stride, ReadIntParam(c.inputs[3], "stride"));
+  EGRET_ASSIGN_OR_RETURN(auto pads, ReadIntParam(c.inputs[4], "pads"));
   p.sh = stride[1];
   p.sw = stride[2];
   p.pad_top = pads[0];
   p.pad_left = pads[2];
   if (c.Has(5)) {
-    EGRET_ASSIGN_OR_RETURN(dil, ReadIntParam(c.inputs[5], "dilation"));
+    EGRET_ASSIGN_OR_RETURN(auto dil, ReadIntParam(c.inputs[5], "dilation"));
     p.dh = dil[1];
     p.dw = dil[2];
   }
@@ -31,7 +32,7 @@ absl::StatusOr<ConvParams> ReadConvParams(const KernelContext& c) {
 // Conv2d and DepthWiseConv2d: a gather over the receptive field of each
 // output element.
 Result Conv(const KernelContext& c) {
-  EGRET_ASSIGN_OR_RETURN(p, ReadConvParams(c));
+  EGRET_ASSIGN_OR_RETURN(auto p, ReadConvParams(c));
   const std::vector<double> x = ReadReals(c.In(0));
   const std::vector<double> w = ReadReals(c.In(1));
   const std::vector<double> bias = ReadReals(c.In(2));
@@ -88,7 +89,7 @@ Result Conv(const KernelContext& c) {
 // TransposeConv2d: each input element scatters into the output positions its
 // filter taps reach (the adjoint of Conv2d with the same parameters).
 Result TransposeConv(const KernelContext& c) {
-  EGRET_ASSIGN_OR_RETURN(p, ReadConvParams(c));
+  EGRET_ASSIGN_OR_RETURN(auto p, ReadConvParams(c));
   const std::vector<double> x = ReadReals(c.In(0));
   const std::vector<double> w = ReadReals(c.In(1));
   const std::vector<double> bias = ReadReals(c.In(2));

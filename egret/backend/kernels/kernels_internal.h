@@ -85,15 +85,4 @@ absl::Status KernelError(const KernelContext& c, std::string_view message);
 
 }  // namespace egret::backend_internal
 
-#define EGRET_ASSIGN_OR_RETURN(lhs, expr)       \
-  auto lhs##_or = (expr);                       \
-  if (!lhs##_or.ok()) return lhs##_or.status(); \
-  auto lhs = *std::move(lhs##_or)
-
-#define EGRET_RETURN_IF_ERROR(expr)        \
-  do {                                     \
-    absl::Status egret_st_ = (expr);       \
-    if (!egret_st_.ok()) return egret_st_; \
-  } while (0)
-
 #endif  // EGRET_BACKEND_KERNELS_KERNELS_INTERNAL_H_

@@ -1,5 +1,6 @@
 // FullyConnected and MatMul.
 #include "egret/backend/kernels/kernels_internal.h"
+#include "egret/support/status_macros.h"
 
 namespace egret::backend_internal {
 namespace {

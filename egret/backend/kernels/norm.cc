@@ -3,6 +3,7 @@
 #include <limits>
 
 #include "egret/backend/kernels/kernels_internal.h"
+#include "egret/support/status_macros.h"
 
 namespace egret::backend_internal {
 namespace {
@@ -19,10 +20,10 @@ Result Softmax(const KernelContext& c) {
   const Dims& d = c.InDims(0);
   int64_t axis_raw = -1;
   if (c.Has(1)) {
-    EGRET_ASSIGN_OR_RETURN(a, ReadIntScalarParam(c.inputs[1], "Softmax axis"));
+    EGRET_ASSIGN_OR_RETURN(auto a, ReadIntScalarParam(c.inputs[1], "Softmax axis"));
     axis_raw = a;
   }
-  EGRET_ASSIGN_OR_RETURN(axis, NormalizeAxis(axis_raw, static_cast<int>(d.size()), "axis"));
+  EGRET_ASSIGN_OR_RETURN(auto axis, NormalizeAxis(axis_raw, static_cast<int>(d.size()), "axis"));
   std::vector<double> v = ReadReals(c.In(0));
   const int64_t outer = Product(d, 0, axis), len = d[axis], inner = Product(d, axis + 1, d.size());
   for (int64_t o = 0; o < outer; ++o) {
@@ -57,11 +58,11 @@ Result LayerNorm(const KernelContext& c) {
   const Dims& d = c.InDims(0);
   int64_t axis_raw = -1;
   if (c.Has(4)) {
-    EGRET_ASSIGN_OR_RETURN(a, ReadIntScalarParam(c.inputs[4], "LayerNorm axis"));
+    EGRET_ASSIGN_OR_RETURN(auto a, ReadIntScalarParam(c.inputs[4], "LayerNorm axis"));
     axis_raw = a;
   }
-  EGRET_ASSIGN_OR_RETURN(axis, NormalizeAxis(axis_raw, static_cast<int>(d.size()), "axis"));
-  EGRET_ASSIGN_OR_RETURN(eps, ReadFloatScalarParam(c.inputs[3], "LayerNorm epsilon"));
+  EGRET_ASSIGN_OR_RETURN(auto axis, NormalizeAxis(axis_raw, static_cast<int>(d.size()), "axis"));
+  EGRET_ASSIGN_OR_RETURN(auto eps, ReadFloatScalarParam(c.inputs[3], "LayerNorm epsilon"));
   const Dims norm(d.begin() + axis, d.end());
   const std::vector<double> gamma = Expand(c.In(1), norm);
   const std::vector<double> beta = Expand(c.In(2), norm);
@@ -100,10 +101,10 @@ Result Batchnorm(const KernelContext& c) {
 // out = x / (bias + alpha / size * sum of x^2 over the channels
 // [c - floor((size-1)/2), c + ceil((size-1)/2)])^beta.
 Result Lrn(const KernelContext& c) {
-  EGRET_ASSIGN_OR_RETURN(size, ReadIntScalarParam(c.inputs[1], "LRN size"));
-  EGRET_ASSIGN_OR_RETURN(alpha, ReadFloatScalarParam(c.inputs[2], "LRN alpha"));
-  EGRET_ASSIGN_OR_RETURN(beta, ReadFloatScalarParam(c.inputs[3], "LRN beta"));
-  EGRET_ASSIGN_OR_RETURN(bias, ReadFloatScalarParam(c.inputs[4], "LRN bias"));
+  EGRET_ASSIGN_OR_RETURN(auto size, ReadIntScalarParam(c.inputs[1], "LRN size"));
+  EGRET_ASSIGN_OR_RETURN(auto alpha, ReadFloatScalarParam(c.inputs[2], "LRN alpha"));
+  EGRET_ASSIGN_OR_RETURN(auto beta, ReadFloatScalarParam(c.inputs[3], "LRN beta"));
+  EGRET_ASSIGN_OR_RETURN(auto bias, ReadFloatScalarParam(c.inputs[4], "LRN bias"));
   const std::vector<double> x = ReadReals(c.In(0));
   const int64_t ch = c.InDims(0).back();
   const int64_t before = (size - 1) / 2, after = size - 1 - before;

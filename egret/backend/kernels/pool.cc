@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "egret/backend/kernels/kernels_internal.h"
+#include "egret/support/status_macros.h"
 
 namespace egret::backend_internal {
 namespace {
@@ -11,12 +12,12 @@ namespace {
 using Result = absl::StatusOr<std::vector<Tensor>>;
 
 Result Pool(const KernelContext& c) {
-  EGRET_ASSIGN_OR_RETURN(window, ReadIntParam(c.inputs[1], "window"));
-  EGRET_ASSIGN_OR_RETURN(stride, ReadIntParam(c.inputs[2], "stride"));
-  EGRET_ASSIGN_OR_RETURN(pads, ReadIntParam(c.inputs[3], "pads"));
+  EGRET_ASSIGN_OR_RETURN(auto window, ReadIntParam(c.inputs[1], "window"));
+  EGRET_ASSIGN_OR_RETURN(auto stride, ReadIntParam(c.inputs[2], "stride"));
+  EGRET_ASSIGN_OR_RETURN(auto pads, ReadIntParam(c.inputs[3], "pads"));
   int64_t count_pad = 0;
   if (c.Has(4)) {
-    EGRET_ASSIGN_OR_RETURN(cp, ReadIntScalarParam(c.inputs[4], "count_pad"));
+    EGRET_ASSIGN_OR_RETURN(auto cp, ReadIntScalarParam(c.inputs[4], "count_pad"));
     count_pad = cp;
   }
   const bool is_max = c.op == "PoolMax2d";

@@ -3,6 +3,7 @@
 #include <limits>
 
 #include "egret/backend/kernels/kernels_internal.h"
+#include "egret/support/status_macros.h"
 
 namespace egret::backend_internal {
 namespace {
@@ -12,10 +13,10 @@ using Result = absl::StatusOr<std::vector<Tensor>>;
 Result Reduce(const KernelContext& c) {
   const Dims& d = c.InDims(0);
   const int rank = static_cast<int>(d.size());
-  EGRET_ASSIGN_OR_RETURN(axes, ReadIntParam(c.inputs[1], "axes"));
+  EGRET_ASSIGN_OR_RETURN(auto axes, ReadIntParam(c.inputs[1], "axes"));
   std::vector<bool> reduced(rank, axes.empty());
   for (int64_t a : axes) {
-    EGRET_ASSIGN_OR_RETURN(n, NormalizeAxis(a, rank, "axes"));
+    EGRET_ASSIGN_OR_RETURN(auto n, NormalizeAxis(a, rank, "axes"));
     reduced[n] = true;
   }
   // Output strides over the input's axes: 0 on reduced axes.

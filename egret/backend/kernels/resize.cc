@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "egret/backend/kernels/kernels_internal.h"
+#include "egret/support/status_macros.h"
 
 namespace egret::backend_internal {
 namespace {
@@ -44,17 +45,17 @@ Result Resize(const KernelContext& c) {
   int64_t mode = c.op == "ResizeBilinear" ? 1 : 0;
   int next = 2;
   if (c.op == "Resize") {
-    EGRET_ASSIGN_OR_RETURN(m, ReadIntScalarParam(c.inputs[2], "Resize mode"));
+    EGRET_ASSIGN_OR_RETURN(auto m, ReadIntScalarParam(c.inputs[2], "Resize mode"));
     mode = m;
     next = 3;
   }
   int64_t transform = kHalfPixel, nearest = kRoundPreferFloor;
   if (c.Has(next)) {
-    EGRET_ASSIGN_OR_RETURN(t, ReadIntScalarParam(c.inputs[next], "transform"));
+    EGRET_ASSIGN_OR_RETURN(auto t, ReadIntScalarParam(c.inputs[next], "transform"));
     transform = t;
   }
   if (c.Has(next + 1)) {
-    EGRET_ASSIGN_OR_RETURN(n, ReadIntScalarParam(c.inputs[next + 1], "nearest_mode"));
+    EGRET_ASSIGN_OR_RETURN(auto n, ReadIntScalarParam(c.inputs[next + 1], "nearest_mode"));
     nearest = n;
   }
   const Dims& xd = c.InDims(0);

@@ -3,6 +3,7 @@
 #include <numeric>
 
 #include "egret/backend/kernels/kernels_internal.h"
+#include "egret/support/status_macros.h"
 
 namespace egret::backend_internal {
 namespace {
@@ -34,7 +35,7 @@ Result Reshape(const KernelContext& c) {
 }
 
 Result Transpose(const KernelContext& c) {
-  EGRET_ASSIGN_OR_RETURN(perm, ReadIntParam(c.inputs[1], "perm"));
+  EGRET_ASSIGN_OR_RETURN(auto perm, ReadIntParam(c.inputs[1], "perm"));
   const std::vector<double> v = ReadReals(c.In(0));
   const std::vector<int64_t> in_stride = RowMajorStrides(c.InDims(0));
   const Dims& od = c.outputs[0].dims;
@@ -58,9 +59,9 @@ Result Transpose(const KernelContext& c) {
 }
 
 Result Concat(const KernelContext& c) {
-  EGRET_ASSIGN_OR_RETURN(axis_raw, ReadIntScalarParam(c.inputs[0], "Concat axis"));
+  EGRET_ASSIGN_OR_RETURN(auto axis_raw, ReadIntScalarParam(c.inputs[0], "Concat axis"));
   const Dims& od = c.outputs[0].dims;
-  EGRET_ASSIGN_OR_RETURN(axis, NormalizeAxis(axis_raw, static_cast<int>(od.size()), "axis"));
+  EGRET_ASSIGN_OR_RETURN(auto axis, NormalizeAxis(axis_raw, static_cast<int>(od.size()), "axis"));
   int64_t outer = 1, inner = 1;
   for (int d = 0; d < axis; ++d) outer *= od[d];
   for (size_t d = axis + 1; d < od.size(); ++d) inner *= od[d];
@@ -79,7 +80,7 @@ Result Concat(const KernelContext& c) {
 }
 
 Result SliceShape(const KernelContext& c) {
-  EGRET_ASSIGN_OR_RETURN(start, ReadIntParam(c.inputs[1], "start"));
+  EGRET_ASSIGN_OR_RETURN(auto start, ReadIntParam(c.inputs[1], "start"));
   const Dims& od = c.outputs[0].dims;
   std::vector<std::vector<int64_t>> map;
   for (size_t d = 0; d < od.size(); ++d) map.push_back(Iota(start[d], od[d]));
@@ -87,9 +88,9 @@ Result SliceShape(const KernelContext& c) {
 }
 
 Result StridedSlice(const KernelContext& c) {
-  EGRET_ASSIGN_OR_RETURN(begin, ReadIntParam(c.inputs[1], "begin"));
-  EGRET_ASSIGN_OR_RETURN(end, ReadIntParam(c.inputs[2], "end"));
-  EGRET_ASSIGN_OR_RETURN(strides, ReadIntParam(c.inputs[3], "strides"));
+  EGRET_ASSIGN_OR_RETURN(auto begin, ReadIntParam(c.inputs[1], "begin"));
+  EGRET_ASSIGN_OR_RETURN(auto end, ReadIntParam(c.inputs[2], "end"));
+  EGRET_ASSIGN_OR_RETURN(auto strides, ReadIntParam(c.inputs[3], "strides"));
   const Dims& in = c.InDims(0);
   std::vector<std::vector<int64_t>> map;
   for (size_t d = 0; d < in.size(); ++d) {
@@ -102,8 +103,8 @@ Result StridedSlice(const KernelContext& c) {
 
 Result Split(const KernelContext& c) {
   const Dims& in = c.InDims(0);
-  EGRET_ASSIGN_OR_RETURN(axis_raw, ReadIntScalarParam(c.inputs[1], "Split axis"));
-  EGRET_ASSIGN_OR_RETURN(axis, NormalizeAxis(axis_raw, static_cast<int>(in.size()), "axis"));
+  EGRET_ASSIGN_OR_RETURN(auto axis_raw, ReadIntScalarParam(c.inputs[1], "Split axis"));
+  EGRET_ASSIGN_OR_RETURN(auto axis, NormalizeAxis(axis_raw, static_cast<int>(in.size()), "axis"));
   const std::vector<double> v = ReadReals(c.In(0));
   std::vector<std::vector<int64_t>> map = IdentityMap(in);
   std::vector<Tensor> out;
@@ -133,15 +134,15 @@ int64_t PadSource(int64_t j, int64_t lo, int64_t d, int64_t mode) {
 }
 
 Result Pad(const KernelContext& c) {
-  EGRET_ASSIGN_OR_RETURN(pads, ReadIntParam(c.inputs[1], "pads"));
+  EGRET_ASSIGN_OR_RETURN(auto pads, ReadIntParam(c.inputs[1], "pads"));
   int64_t mode = 0;
   if (c.Has(2)) {
-    EGRET_ASSIGN_OR_RETURN(m, ReadIntScalarParam(c.inputs[2], "Pad mode"));
+    EGRET_ASSIGN_OR_RETURN(auto m, ReadIntScalarParam(c.inputs[2], "Pad mode"));
     mode = m;
   }
   double value = 0;
   if (c.Has(3)) {
-    EGRET_ASSIGN_OR_RETURN(v, ReadFloatScalarParam(c.inputs[3], "Pad value"));
+    EGRET_ASSIGN_OR_RETURN(auto v, ReadFloatScalarParam(c.inputs[3], "Pad value"));
     value = v;
   }
   const Dims& in = c.InDims(0);

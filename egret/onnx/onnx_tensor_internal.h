@@ -1,8 +1,8 @@
 // Private to the ONNX reader and its tests: conversions between onnx::TensorProto
 // and egret Tensors, and the constant-data manipulations the importer folds
 // (transposes, reshapes, integer reads).
-#ifndef EGRET_GRAPH_ONNX_TENSOR_INTERNAL_H_
-#define EGRET_GRAPH_ONNX_TENSOR_INTERNAL_H_
+#ifndef EGRET_ONNX_ONNX_TENSOR_INTERNAL_H_
+#define EGRET_ONNX_ONNX_TENSOR_INTERNAL_H_
 
 #include <cstdint>
 #include <optional>
@@ -48,4 +48,4 @@ std::vector<int64_t> TensorInts(const Tensor& t);
 
 }  // namespace egret::onnx_internal
 
-#endif  // EGRET_GRAPH_ONNX_TENSOR_INTERNAL_H_
+#endif  // EGRET_ONNX_ONNX_TENSOR_INTERNAL_H_

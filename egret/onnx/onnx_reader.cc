@@ -1,7 +1,7 @@
 // ONNX import: walks the model's nodes in topological order and maps each onto
 // egret ops (docs/onnx-import.md), tracking for every ONNX tensor where it
 // lives in the egret graph and in which layout.
-#include "egret/graph/onnx_reader.h"
+#include "egret/onnx/onnx_reader.h"
 
 #include <algorithm>
 #include <cmath>
@@ -22,9 +22,10 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
-#include "egret/graph/onnx_tensor_internal.h"
 #include "egret/graph/shape_inference.h"
+#include "egret/onnx/onnx_tensor_internal.h"
 #include "egret/support/file_io.h"
+#include "egret/support/status_macros.h"
 #include "onnx/onnx_pb.h"
 #include "onnx/shape_inference/implementation.h"
 
@@ -56,16 +57,6 @@ absl::Status Unmapped(std::string_view why) {
   return absl::FailedPreconditionError(std::string(why));
 }
 bool IsUnmapped(const absl::Status& s) { return s.code() == absl::StatusCode::kFailedPrecondition; }
-
-#define RETURN_IF_ERROR(expr)  \
-  do {                         \
-    absl::Status _st = (expr); \
-    if (!_st.ok()) return _st; \
-  } while (0)
-#define ASSIGN_OR_RETURN(lhs, expr)             \
-  auto lhs##_or = (expr);                       \
-  if (!lhs##_or.ok()) return lhs##_or.status(); \
-  auto lhs = *std::move(lhs##_or)
 
 std::string DimsStr(const Dims& d) { return absl::StrCat("[", absl::StrJoin(d, ","), "]"); }
 
@@ -192,7 +183,7 @@ class Importer {
     }
     InferOptions io;
     io.declared = declared;
-    ASSIGN_OR_RETURN(types, InferOutputTypes(op, ops, io));
+    EGRET_ASSIGN_OR_RETURN(auto types, InferOutputTypes(op, ops, io));
     Node n;
     n.op = std::move(op);
     n.name = Unique(std::move(name));
@@ -202,8 +193,8 @@ class Importer {
   }
   absl::StatusOr<ValueRef> Emit(std::string op, std::vector<ValueRef> inputs, std::string name,
                                 std::vector<TensorType> declared = {}) {
-    ASSIGN_OR_RETURN(
-        id, EmitNode(std::move(op), std::move(inputs), std::move(name), std::move(declared)));
+    EGRET_ASSIGN_OR_RETURN(
+        auto id, EmitNode(std::move(op), std::move(inputs), std::move(name), std::move(declared)));
     return ValueRef{id, 0};
   }
   ValueRef ConstNode(ConstTensorPtr t, std::string name) {
@@ -267,10 +258,10 @@ class Importer {
     }
     ValueRef src = v.ref[v.native];
     const int* perm = want == kNhwc ? kToNhwc : kToNchw;
-    ASSIGN_OR_RETURN(
-        t, Emit("Transpose",
-                {src, ShapeParam(std::vector<int64_t>{perm[0], perm[1], perm[2], perm[3]})},
-                name + (want == kNhwc ? "/nhwc" : "/nchw")));
+    EGRET_ASSIGN_OR_RETURN(
+        auto t, Emit("Transpose",
+                     {src, ShapeParam(std::vector<int64_t>{perm[0], perm[1], perm[2], perm[3]})},
+                     name + (want == kNhwc ? "/nhwc" : "/nchw")));
     v.ref[want] = t;
     return t;
   }
@@ -394,8 +385,8 @@ absl::StatusOr<ValueRef> Importer::BroadcastNhwc(const std::string& name) {
     Tensor t = TransposeTensor(ReshapeTensor(*v.constant, d4), kToNhwc);
     return ConstNode(std::make_shared<const Tensor>(std::move(t)), name + "/nhwc");
   }
-  ASSIGN_OR_RETURN(plain, Get(name, kPlain));
-  ASSIGN_OR_RETURN(r, Emit("Reshape", {plain, ShapeParam(d4)}, name + "/4d"));
+  EGRET_ASSIGN_OR_RETURN(auto plain, Get(name, kPlain));
+  EGRET_ASSIGN_OR_RETURN(auto r, Emit("Reshape", {plain, ShapeParam(d4)}, name + "/4d"));
   return Emit("Transpose", {r, ShapeParam({0, 2, 3, 1})}, name + "/nhwc");
 }
 
@@ -464,15 +455,15 @@ absl::Status Importer::Binary(std::string_view op, const std::string& a, const s
   const std::string& eop = kOps.at(std::string(op));
   const int rank = std::max(va.type.rank(), vb.type.rank());
   if (rank == 4 && (IsNhwcActivation(va) || IsNhwcActivation(vb))) {
-    ASSIGN_OR_RETURN(ra, BroadcastNhwc(a));
-    ASSIGN_OR_RETURN(rb, BroadcastNhwc(b));
-    ASSIGN_OR_RETURN(r, Emit(eop, {ra, rb}, out));
+    EGRET_ASSIGN_OR_RETURN(auto ra, BroadcastNhwc(a));
+    EGRET_ASSIGN_OR_RETURN(auto rb, BroadcastNhwc(b));
+    EGRET_ASSIGN_OR_RETURN(auto r, Emit(eop, {ra, rb}, out));
     SetValue(out, r, kNhwc);
     return absl::OkStatus();
   }
-  ASSIGN_OR_RETURN(ra, Get(a, kPlain));
-  ASSIGN_OR_RETURN(rb, Get(b, kPlain));
-  ASSIGN_OR_RETURN(r, Emit(eop, {ra, rb}, out));
+  EGRET_ASSIGN_OR_RETURN(auto ra, Get(a, kPlain));
+  EGRET_ASSIGN_OR_RETURN(auto rb, Get(b, kPlain));
+  EGRET_ASSIGN_OR_RETURN(auto r, Emit(eop, {ra, rb}, out));
   SetValue(out, r, kPlain);
   return absl::OkStatus();
 }
@@ -480,9 +471,9 @@ absl::Status Importer::Binary(std::string_view op, const std::string& a, const s
 absl::Status Importer::Unary(std::string_view op, const std::string& in, const std::string& out,
                              std::vector<ValueRef> params) {
   Layout l = NativeLayout(in);
-  ASSIGN_OR_RETURN(x, Get(in, l));
+  EGRET_ASSIGN_OR_RETURN(auto x, Get(in, l));
   params.insert(params.begin(), x);
-  ASSIGN_OR_RETURN(r, Emit(std::string(op), std::move(params), out));
+  EGRET_ASSIGN_OR_RETURN(auto r, Emit(std::string(op), std::move(params), out));
   SetValue(out, r, l);
   return absl::OkStatus();
 }
@@ -516,9 +507,10 @@ absl::Status Importer::ReshapeTo(const std::string& in, const Dims& dims, const 
     const Dims& d = v.type.dims;
     if (d[1] == 1 || (d[2] == 1 && d[3] == 1)) l = kNhwc;
   }
-  ASSIGN_OR_RETURN(x, Get(in, l));
-  ASSIGN_OR_RETURN(
-      r, Emit("Reshape", {x, ShapeParam(std::vector<int64_t>(dims.begin(), dims.end()))}, out));
+  EGRET_ASSIGN_OR_RETURN(auto x, Get(in, l));
+  EGRET_ASSIGN_OR_RETURN(
+      auto r,
+      Emit("Reshape", {x, ShapeParam(std::vector<int64_t>(dims.begin(), dims.end()))}, out));
   SetValue(out, r, kPlain);
   return absl::OkStatus();
 }
@@ -556,9 +548,9 @@ absl::Status Importer::SliceTo(const std::string& in, std::vector<int64_t> begin
     }
     begin = b2, end = e2, stride = s2;
   }
-  ASSIGN_OR_RETURN(x, Get(in, l));
-  ASSIGN_OR_RETURN(
-      r, Emit("StridedSlice", {x, IntsConst(begin), IntsConst(end), IntsConst(stride)}, out));
+  EGRET_ASSIGN_OR_RETURN(auto x, Get(in, l));
+  EGRET_ASSIGN_OR_RETURN(
+      auto r, Emit("StridedSlice", {x, IntsConst(begin), IntsConst(end), IntsConst(stride)}, out));
   SetValue(out, r, l);
   return absl::OkStatus();
 }
@@ -591,14 +583,14 @@ absl::Status Importer::DoVariadic() {
   std::string acc = InName(0);
   for (int i = 1; i < n; ++i) {
     std::string dst = i + 1 == n && !mean ? Out() : Temp(Out(), absl::StrCat(op, i));
-    RETURN_IF_ERROR(Binary(op, acc, InName(i), dst));
+    EGRET_RETURN_IF_ERROR(Binary(op, acc, InName(i), dst));
     acc = dst;
   }
   if (mean) {
     std::string k = Temp(Out(), "count");
     double d = n;
     SetConst(k, Tensor::FromValues(ScalarType(values_.at(acc).type.dtype), {&d, 1}));
-    RETURN_IF_ERROR(Binary("Div", acc, k, Out()));
+    EGRET_RETURN_IF_ERROR(Binary("Div", acc, k, Out()));
   }
   return absl::OkStatus();
 }
@@ -617,7 +609,7 @@ absl::Status Importer::DoIdentity() {
   if (cur_->op_type() == "Dropout") {
     if (OutputUsed(1)) return Unmapped("the mask output is used");
     if (Has(2)) {
-      ASSIGN_OR_RETURN(training, ConstInts(2, "training_mode"));
+      EGRET_ASSIGN_OR_RETURN(auto training, ConstInts(2, "training_mode"));
       if (!training.empty() && training[0] != 0) return Unmapped("training mode");
     }
   }
@@ -635,12 +627,12 @@ absl::Status Importer::DoClip() {
     hi = AttrFloat("max", hi);
   } else {
     if (Has(1)) {
-      ASSIGN_OR_RETURN(v, ConstFloats(1, "min"));
+      EGRET_ASSIGN_OR_RETURN(auto v, ConstFloats(1, "min"));
       if (v.size() != 1) return absl::InvalidArgumentError("min must be a scalar");
       lo = v[0], has_lo = true;
     }
     if (Has(2)) {
-      ASSIGN_OR_RETURN(v, ConstFloats(2, "max"));
+      EGRET_ASSIGN_OR_RETURN(auto v, ConstFloats(2, "max"));
       if (v.size() != 1) return absl::InvalidArgumentError("max must be a scalar");
       hi = v[0], has_hi = true;
     }
@@ -661,7 +653,7 @@ absl::Status Importer::DoLeakyRelu() {
   std::string k = Temp(Out(), "alpha");
   SetConst(k, Tensor::FromValues(ScalarType(In(0).type.dtype), {&alpha, 1}));
   std::string scaled = Temp(Out(), "scaled");
-  RETURN_IF_ERROR(Binary("Mul", InName(0), k, scaled));
+  EGRET_RETURN_IF_ERROR(Binary("Mul", InName(0), k, scaled));
   return Binary("Max", InName(0), scaled, Out());
 }
 
@@ -674,12 +666,12 @@ absl::Status Importer::DoLrn() {
   if (In(0).type.rank() != 4 || !options_.nhwc) return Unmapped("LRN needs a 4-D NHWC input");
   const int64_t size = AttrInt("size", 0);
   if (size < 1) return absl::InvalidArgumentError("size must be a positive integer");
-  ASSIGN_OR_RETURN(x, Get(InName(0), kNhwc));
-  ASSIGN_OR_RETURN(r,
-                   Emit("LRN",
-                        {x, IntConst(size), FloatConst(AttrFloat("alpha", 1e-4)),
-                         FloatConst(AttrFloat("beta", 0.75)), FloatConst(AttrFloat("bias", 1.0))},
-                        Out()));
+  EGRET_ASSIGN_OR_RETURN(auto x, Get(InName(0), kNhwc));
+  EGRET_ASSIGN_OR_RETURN(
+      auto r, Emit("LRN",
+                   {x, IntConst(size), FloatConst(AttrFloat("alpha", 1e-4)),
+                    FloatConst(AttrFloat("beta", 0.75)), FloatConst(AttrFloat("bias", 1.0))},
+                   Out()));
   SetValue(Out(), r, kNhwc);
   return absl::OkStatus();
 }
@@ -687,21 +679,22 @@ absl::Status Importer::DoLrn() {
 absl::Status Importer::DoSoftmax() {
   const bool log = cur_->op_type() == "LogSoftmax";
   const int rank = In(0).type.rank();
-  ASSIGN_OR_RETURN(axis, NormalizeAxis(AttrInt("axis", opset_ >= 13 ? -1 : 1), rank, "axis"));
+  EGRET_ASSIGN_OR_RETURN(auto axis,
+                         NormalizeAxis(AttrInt("axis", opset_ >= 13 ? -1 : 1), rank, "axis"));
   const std::string soft = log ? Temp(Out(), "softmax") : Out();
   if (opset_ >= 13 || axis == rank - 1) {
     Layout l = NativeLayout(InName(0));
     int eaxis = l == kNhwc ? kPos[axis] : axis;
-    RETURN_IF_ERROR(Unary("Softmax", InName(0), soft, {IntConst(eaxis)}));
+    EGRET_RETURN_IF_ERROR(Unary("Softmax", InName(0), soft, {IntConst(eaxis)}));
   } else {
     // Before opset 13, softmax runs over all dims from axis on, flattened.
     const Dims& d = In(0).type.dims;
     Dims flat = {Product(d, 0, axis), Product(d, axis, rank)};
     std::string in2 = Temp(Out(), "2d"), out2 = Temp(Out(), "softmax2d");
     Dims orig = d;
-    RETURN_IF_ERROR(ReshapeTo(InName(0), flat, in2));
-    RETURN_IF_ERROR(Unary("Softmax", in2, out2, {IntConst(1)}));
-    RETURN_IF_ERROR(ReshapeTo(out2, orig, soft));
+    EGRET_RETURN_IF_ERROR(ReshapeTo(InName(0), flat, in2));
+    EGRET_RETURN_IF_ERROR(Unary("Softmax", in2, out2, {IntConst(1)}));
+    EGRET_RETURN_IF_ERROR(ReshapeTo(out2, orig, soft));
   }
   if (log) return Unary("Log", soft, Out());
   return absl::OkStatus();
@@ -760,7 +753,7 @@ absl::Status Importer::DoConv() {
   std::vector<int64_t> d = AttrInts("dilations").value_or(std::vector<int64_t>{1, 1});
   if (s.size() != 2 || d.size() != 2)
     return absl::InvalidArgumentError("strides/dilations need 2 values");
-  ASSIGN_OR_RETURN(pads, ConvPads({x.type.dims[2], x.type.dims[3]}, k, s, d));
+  EGRET_ASSIGN_OR_RETURN(auto pads, ConvPads({x.type.dims[2], x.type.dims[3]}, k, s, d));
   // Filter [cout, cin/g, kh, kw] -> [kh, kw, cin/g, cout].
   ValueRef filter;
   if (w.constant) {
@@ -771,24 +764,25 @@ absl::Status Importer::DoConv() {
                                    : TransposeTensor(*w.constant, std::vector<int>{2, 3, 1, 0})),
                        InName(1) + "/hwio");
   } else {
-    ASSIGN_OR_RETURN(wr, Get(InName(1), kPlain));
-    ASSIGN_OR_RETURN(t, Emit("Transpose", {wr, ShapeParam({2, 3, 1, 0})}, InName(1) + "/hwio"));
+    EGRET_ASSIGN_OR_RETURN(auto wr, Get(InName(1), kPlain));
+    EGRET_ASSIGN_OR_RETURN(auto t,
+                           Emit("Transpose", {wr, ShapeParam({2, 3, 1, 0})}, InName(1) + "/hwio"));
     filter = t;
   }
   ValueRef bias;
   if (Has(2)) {
-    ASSIGN_OR_RETURN(b, Get(InName(2), kPlain));
+    EGRET_ASSIGN_OR_RETURN(auto b, Get(InName(2), kPlain));
     bias = b;
   } else {
     bias = ConstNode(std::make_shared<const Tensor>(TensorType(x.type.dtype, {cout})),
                      Out() + "/bias");
   }
   const bool depthwise = g > 1 && g == cin && w.type.dims[1] == 1;
-  ASSIGN_OR_RETURN(xin, Get(InName(0), kNhwc));
-  ASSIGN_OR_RETURN(r, Emit(depthwise ? "DepthWiseConv2d" : "Conv2d",
-                           {xin, filter, bias, ShapeParam({1, s[0], s[1], 1}), ShapeParam(pads),
-                            ShapeParam({1, d[0], d[1], 1})},
-                           Out()));
+  EGRET_ASSIGN_OR_RETURN(auto xin, Get(InName(0), kNhwc));
+  EGRET_ASSIGN_OR_RETURN(auto r, Emit(depthwise ? "DepthWiseConv2d" : "Conv2d",
+                                      {xin, filter, bias, ShapeParam({1, s[0], s[1], 1}),
+                                       ShapeParam(pads), ShapeParam({1, d[0], d[1], 1})},
+                                      Out()));
   SetValue(Out(), r, kNhwc);
   return absl::OkStatus();
 }
@@ -869,17 +863,18 @@ absl::Status Importer::DoConvTranspose() {
       ConstNode(std::make_shared<const Tensor>(*Tensor::FromBytes(ft, bytes)), InName(1) + "/hwio");
   ValueRef bias;
   if (Has(2)) {
-    ASSIGN_OR_RETURN(b, Get(InName(2), kPlain));
+    EGRET_ASSIGN_OR_RETURN(auto b, Get(InName(2), kPlain));
     bias = b;
   } else {
     bias = ConstNode(std::make_shared<const Tensor>(TensorType(x.type.dtype, {cout})),
                      Out() + "/bias");
   }
-  ASSIGN_OR_RETURN(xin, Get(InName(0), kNhwc));
-  ASSIGN_OR_RETURN(r, Emit("TransposeConv2d",
-                           {xin, filter, bias, ShapeParam({1, s[0], s[1], 1}), ShapeParam(pads),
-                            ShapeParam({1, d[0], d[1], 1}), ShapeParam({0, op[0], op[1], 0})},
-                           Out()));
+  EGRET_ASSIGN_OR_RETURN(auto xin, Get(InName(0), kNhwc));
+  EGRET_ASSIGN_OR_RETURN(auto r,
+                         Emit("TransposeConv2d",
+                              {xin, filter, bias, ShapeParam({1, s[0], s[1], 1}), ShapeParam(pads),
+                               ShapeParam({1, d[0], d[1], 1}), ShapeParam({0, op[0], op[1], 0})},
+                              Out()));
   SetValue(Out(), r, kNhwc);
   return absl::OkStatus();
 }
@@ -907,7 +902,7 @@ absl::Status Importer::DoPool() {
     auto dil = AttrInts("dilations").value_or(std::vector<int64_t>{1, 1});
     if (dil != std::vector<int64_t>{1, 1}) return Unmapped("dilated pooling");
     if (s.size() != 2) return absl::InvalidArgumentError("strides need 2 values");
-    ASSIGN_OR_RETURN(p, ConvPads({h, w}, k, s, {1, 1}));
+    EGRET_ASSIGN_OR_RETURN(auto p, ConvPads({h, w}, k, s, {1, 1}));
     pads = p;
     count_pad = AttrInt("count_include_pad", 0);
     if (AttrInt("ceil_mode", 0) != 0) {
@@ -929,9 +924,9 @@ absl::Status Importer::DoPool() {
   std::vector<ValueRef> params = {ShapeParam({1, k[0], k[1], 1}), ShapeParam({1, s[0], s[1], 1}),
                                   ShapeParam(pads)};
   if (!max) params.push_back(IntConst(count_pad));
-  ASSIGN_OR_RETURN(xin, Get(InName(0), kNhwc));
+  EGRET_ASSIGN_OR_RETURN(auto xin, Get(InName(0), kNhwc));
   params.insert(params.begin(), xin);
-  ASSIGN_OR_RETURN(r, Emit(max ? "PoolMax2d" : "PoolAvg2d", params, Out()));
+  EGRET_ASSIGN_OR_RETURN(auto r, Emit(max ? "PoolMax2d" : "PoolAvg2d", params, Out()));
   SetValue(Out(), r, kNhwc);
   return absl::OkStatus();
 }
@@ -948,7 +943,7 @@ absl::Status Importer::DoBatchNorm() {
   std::vector<double> p[4];
   const char* names[4] = {"scale", "bias", "mean", "var"};
   for (int i = 0; i < 4; ++i) {
-    ASSIGN_OR_RETURN(v, ConstFloats(i + 1, names[i]));
+    EGRET_ASSIGN_OR_RETURN(auto v, ConstFloats(i + 1, names[i]));
     if (static_cast<int64_t>(v.size()) != c) {
       return absl::InvalidArgumentError(
           absl::StrFormat("%s has %d values, the input has %d channels", names[i], v.size(), c));
@@ -970,8 +965,8 @@ absl::Status Importer::DoBatchNorm() {
     ValueRef of =
         ConstNode(std::make_shared<const Tensor>(Tensor::FromValues(TensorType(dt, {c}), offset)),
                   Out() + "/offset");
-    ASSIGN_OR_RETURN(xin, Get(InName(0), rank == 4 ? kNhwc : kPlain));
-    ASSIGN_OR_RETURN(r, Emit("Batchnorm", {xin, sc, of}, Out()));
+    EGRET_ASSIGN_OR_RETURN(auto xin, Get(InName(0), rank == 4 ? kNhwc : kPlain));
+    EGRET_ASSIGN_OR_RETURN(auto r, Emit("Batchnorm", {xin, sc, of}, Out()));
     SetValue(Out(), r, rank == 4 ? kNhwc : kPlain);
     return absl::OkStatus();
   }
@@ -981,7 +976,7 @@ absl::Status Importer::DoBatchNorm() {
   std::string ks = Temp(Out(), "scale"), ko = Temp(Out(), "offset"), mul = Temp(Out(), "mul");
   SetConst(ks, Tensor::FromValues(TensorType(dt, cd), scale));
   SetConst(ko, Tensor::FromValues(TensorType(dt, cd), offset));
-  RETURN_IF_ERROR(Binary("Mul", InName(0), ks, mul));
+  EGRET_RETURN_IF_ERROR(Binary("Mul", InName(0), ks, mul));
   return Binary("Add", mul, ko, Out());
 }
 
@@ -1000,8 +995,8 @@ absl::Status Importer::DoGemm() {
     if (a.constant) {
       SetConst(a_name, TransposeTensor(*a.constant, std::vector<int>{1, 0}));
     } else {
-      ASSIGN_OR_RETURN(ar, Get(InName(0), kPlain));
-      ASSIGN_OR_RETURN(t, Emit("Transpose", {ar, ShapeParam({1, 0})}, a_name));
+      EGRET_ASSIGN_OR_RETURN(auto ar, Get(InName(0), kPlain));
+      EGRET_ASSIGN_OR_RETURN(auto t, Emit("Transpose", {ar, ShapeParam({1, 0})}, a_name));
       SetValue(a_name, t, kPlain);
     }
   }
@@ -1020,27 +1015,27 @@ absl::Status Importer::DoGemm() {
       alpha_done = true;
     }
     if (tb && wt == b.constant) {
-      ASSIGN_OR_RETURN(br, Get(InName(1), kPlain));
+      EGRET_ASSIGN_OR_RETURN(auto br, Get(InName(1), kPlain));
       weights = br;
     } else {
       weights = ConstNode(std::move(wt), InName(1) + "/t");
     }
   } else {
-    ASSIGN_OR_RETURN(br, Get(InName(1), kPlain));
+    EGRET_ASSIGN_OR_RETURN(auto br, Get(InName(1), kPlain));
     if (tb) {
       weights = br;
     } else {
-      ASSIGN_OR_RETURN(t, Emit("Transpose", {br, ShapeParam({1, 0})}, InName(1) + "/t"));
+      EGRET_ASSIGN_OR_RETURN(auto t, Emit("Transpose", {br, ShapeParam({1, 0})}, InName(1) + "/t"));
       weights = t;
     }
   }
   if (!alpha_done) {
     std::string k = Temp(Out(), "alpha"), scaled = Temp(Out(), "Ascaled");
     SetConst(k, Tensor::FromValues(ScalarType(a.type.dtype), {&alpha, 1}));
-    RETURN_IF_ERROR(Binary("Mul", a_name, k, scaled));
+    EGRET_RETURN_IF_ERROR(Binary("Mul", a_name, k, scaled));
     a_name = scaled;
   }
-  ASSIGN_OR_RETURN(ain, Get(a_name, kPlain));
+  EGRET_ASSIGN_OR_RETURN(auto ain, Get(a_name, kPlain));
   std::vector<ValueRef> ins = {ain, weights};
   std::string add_c;  // a C added after the FullyConnected
   if (Has(2) && beta != 0) {
@@ -1060,11 +1055,11 @@ absl::Status Importer::DoGemm() {
       add_c = Temp(Out(), "betaC");
       std::string k = Temp(Out(), "beta");
       SetConst(k, Tensor::FromValues(ScalarType(c.type.dtype), {&beta, 1}));
-      RETURN_IF_ERROR(Binary("Mul", InName(2), k, add_c));
+      EGRET_RETURN_IF_ERROR(Binary("Mul", InName(2), k, add_c));
     }
   }
   std::string fc = add_c.empty() ? Out() : Temp(Out(), "fc");
-  ASSIGN_OR_RETURN(r, Emit("FullyConnected", ins, fc));
+  EGRET_ASSIGN_OR_RETURN(auto r, Emit("FullyConnected", ins, fc));
   SetValue(fc, r, kPlain);
   if (!add_c.empty()) return Binary("Add", fc, add_c, Out());
   return absl::OkStatus();
@@ -1078,8 +1073,8 @@ absl::Status Importer::DoMatMul() {
   if (b.constant && rb == 2 && !(a.constant && ra == 1)) {
     // x @ B == FullyConnected(x, B^T).
     ValueRef weights = ConstNode(Transposed2d(b), InName(1) + "/t");
-    ASSIGN_OR_RETURN(ain, Get(InName(0), kPlain));
-    ASSIGN_OR_RETURN(r, Emit("FullyConnected", {ain, weights}, Out()));
+    EGRET_ASSIGN_OR_RETURN(auto ain, Get(InName(0), kPlain));
+    EGRET_ASSIGN_OR_RETURN(auto r, Emit("FullyConnected", {ain, weights}, Out()));
     SetValue(Out(), r, kPlain);
     return absl::OkStatus();
   }
@@ -1087,21 +1082,21 @@ absl::Status Importer::DoMatMul() {
   Dims out_dims;
   if (ra == 1) {
     an = Temp(Out(), "a2d");
-    RETURN_IF_ERROR(ReshapeTo(InName(0), {1, a.type.dims[0]}, an));
+    EGRET_RETURN_IF_ERROR(ReshapeTo(InName(0), {1, a.type.dims[0]}, an));
   }
   if (rb == 1) {
     bn = Temp(Out(), "b2d");
-    RETURN_IF_ERROR(ReshapeTo(InName(1), {b.type.dims[0], 1}, bn));
+    EGRET_RETURN_IF_ERROR(ReshapeTo(InName(1), {b.type.dims[0], 1}, bn));
   }
-  ASSIGN_OR_RETURN(ar, Get(an, kPlain));
-  ASSIGN_OR_RETURN(br, Get(bn, kPlain));
+  EGRET_ASSIGN_OR_RETURN(auto ar, Get(an, kPlain));
+  EGRET_ASSIGN_OR_RETURN(auto br, Get(bn, kPlain));
   if (ra > 1 && rb > 1) {
-    ASSIGN_OR_RETURN(r, Emit("MatMul", {ar, br}, Out()));
+    EGRET_ASSIGN_OR_RETURN(auto r, Emit("MatMul", {ar, br}, Out()));
     SetValue(Out(), r, kPlain);
     return absl::OkStatus();
   }
   std::string mm = Temp(Out(), "matmul");
-  ASSIGN_OR_RETURN(r, Emit("MatMul", {ar, br}, mm));
+  EGRET_ASSIGN_OR_RETURN(auto r, Emit("MatMul", {ar, br}, mm));
   SetValue(mm, r, kPlain);
   Dims d = g_.TypeOf(r).dims;
   if (ra == 1) d.erase(d.end() - 2);
@@ -1123,7 +1118,7 @@ absl::Status Importer::DoReshape() {
     if (opset_ < 5) {
       shape = AttrInts("shape").value_or(std::vector<int64_t>{});
     } else {
-      ASSIGN_OR_RETURN(s, ConstInts(1, "shape"));
+      EGRET_ASSIGN_OR_RETURN(auto s, ConstInts(1, "shape"));
       shape = std::move(s);
     }
     const bool allow_zero = AttrInt("allowzero", 0) != 0;
@@ -1163,7 +1158,7 @@ absl::Status Importer::DoReshape() {
     if (opset_ < 13) {
       axes = AttrInts("axes");
     } else if (Has(1)) {
-      ASSIGN_OR_RETURN(a, ConstInts(1, "axes"));
+      EGRET_ASSIGN_OR_RETURN(auto a, ConstInts(1, "axes"));
       axes = std::move(a);
     }
     std::vector<bool> drop(rank, false);
@@ -1171,7 +1166,7 @@ absl::Status Importer::DoReshape() {
       for (int i = 0; i < rank; ++i) drop[i] = in[i] == 1;
     } else {
       for (int64_t a : *axes) {
-        ASSIGN_OR_RETURN(ax, NormalizeAxis(a, rank, "axis"));
+        EGRET_ASSIGN_OR_RETURN(auto ax, NormalizeAxis(a, rank, "axis"));
         if (in[ax] != 1) return absl::InvalidArgumentError("squeezes a dim that is not 1");
         drop[ax] = true;
       }
@@ -1184,13 +1179,13 @@ absl::Status Importer::DoReshape() {
     if (opset_ < 13) {
       axes = AttrInts("axes").value_or(std::vector<int64_t>{});
     } else {
-      ASSIGN_OR_RETURN(a, ConstInts(1, "axes"));
+      EGRET_ASSIGN_OR_RETURN(auto a, ConstInts(1, "axes"));
       axes = std::move(a);
     }
     const int out_rank = rank + static_cast<int>(axes.size());
     std::vector<bool> one(out_rank, false);
     for (int64_t a : axes) {
-      ASSIGN_OR_RETURN(ax, NormalizeAxis(a, out_rank, "axis"));
+      EGRET_ASSIGN_OR_RETURN(auto ax, NormalizeAxis(a, out_rank, "axis"));
       if (one[ax]) return absl::InvalidArgumentError("repeated axis");
       one[ax] = true;
     }
@@ -1241,7 +1236,7 @@ absl::Status Importer::DoTranspose() {
     }
   }
   if (identity(q)) {
-    ASSIGN_OR_RETURN(xin, Get(InName(0), in_layout));
+    EGRET_ASSIGN_OR_RETURN(auto xin, Get(InName(0), in_layout));
     Value v;
     v.type = x.type;
     for (int i = 0; i < rank; ++i) v.type.dims[i] = x.type.dims[perm[i]];
@@ -1250,8 +1245,8 @@ absl::Status Importer::DoTranspose() {
     values_[Out()] = std::move(v);
     return absl::OkStatus();
   }
-  ASSIGN_OR_RETURN(xin, Get(InName(0), in_layout));
-  ASSIGN_OR_RETURN(r, Emit("Transpose", {xin, ShapeParam(q)}, Out()));
+  EGRET_ASSIGN_OR_RETURN(auto xin, Get(InName(0), in_layout));
+  EGRET_ASSIGN_OR_RETURN(auto r, Emit("Transpose", {xin, ShapeParam(q)}, Out()));
   SetValue(Out(), r, out_layout);
   return absl::OkStatus();
 }
@@ -1260,7 +1255,8 @@ absl::Status Importer::DoConcat() {
   const int n = cur_->input_size();
   if (n == 0) return absl::InvalidArgumentError("has no inputs");
   const int rank = In(0).type.rank();
-  ASSIGN_OR_RETURN(axis, NormalizeAxis(AttrInt("axis", opset_ < 4 ? 1 : 0), rank, "axis"));
+  EGRET_ASSIGN_OR_RETURN(auto axis,
+                         NormalizeAxis(AttrInt("axis", opset_ < 4 ? 1 : 0), rank, "axis"));
   bool all_const = true, any_nhwc = false;
   for (int i = 0; i < n; ++i) {
     all_const = all_const && In(i).constant != nullptr;
@@ -1298,10 +1294,10 @@ absl::Status Importer::DoConcat() {
   const Layout l = rank == 4 && any_nhwc ? kNhwc : kPlain;
   std::vector<ValueRef> ins = {IntConst(l == kNhwc ? kPos[axis] : axis)};
   for (int i = 0; i < n; ++i) {
-    ASSIGN_OR_RETURN(r, Get(InName(i), l));
+    EGRET_ASSIGN_OR_RETURN(auto r, Get(InName(i), l));
     ins.push_back(r);
   }
-  ASSIGN_OR_RETURN(r, Emit("Concat", ins, Out()));
+  EGRET_ASSIGN_OR_RETURN(auto r, Emit("Concat", ins, Out()));
   SetValue(Out(), r, l);
   return absl::OkStatus();
 }
@@ -1315,15 +1311,15 @@ absl::Status Importer::DoSlice() {
     ends = AttrInts("ends").value_or(std::vector<int64_t>{});
     axes = AttrInts("axes").value_or(std::vector<int64_t>{});
   } else {
-    ASSIGN_OR_RETURN(s, ConstInts(1, "starts"));
-    ASSIGN_OR_RETURN(e, ConstInts(2, "ends"));
+    EGRET_ASSIGN_OR_RETURN(auto s, ConstInts(1, "starts"));
+    EGRET_ASSIGN_OR_RETURN(auto e, ConstInts(2, "ends"));
     starts = s, ends = e;
     if (Has(3)) {
-      ASSIGN_OR_RETURN(a, ConstInts(3, "axes"));
+      EGRET_ASSIGN_OR_RETURN(auto a, ConstInts(3, "axes"));
       axes = a;
     }
     if (Has(4)) {
-      ASSIGN_OR_RETURN(st, ConstInts(4, "steps"));
+      EGRET_ASSIGN_OR_RETURN(auto st, ConstInts(4, "steps"));
       steps = st;
     }
   }
@@ -1338,7 +1334,7 @@ absl::Status Importer::DoSlice() {
   std::vector<int64_t> begin(rank, 0), end(rank, std::numeric_limits<int64_t>::max()),
       stride(rank, 1);
   for (size_t i = 0; i < starts.size(); ++i) {
-    ASSIGN_OR_RETURN(ax, NormalizeAxis(axes[i], rank, "axis"));
+    EGRET_ASSIGN_OR_RETURN(auto ax, NormalizeAxis(axes[i], rank, "axis"));
     if (steps[i] == 0) return absl::InvalidArgumentError("step 0");
     begin[ax] = starts[i];
     end[ax] = ends[i];
@@ -1350,12 +1346,12 @@ absl::Status Importer::DoSlice() {
 absl::Status Importer::DoSplit() {
   const Value& x = In(0);
   const int rank = x.type.rank();
-  ASSIGN_OR_RETURN(axis, NormalizeAxis(AttrInt("axis", 0), rank, "axis"));
+  EGRET_ASSIGN_OR_RETURN(auto axis, NormalizeAxis(AttrInt("axis", 0), rank, "axis"));
   std::vector<int64_t> sizes;
   if (opset_ < 13) {
     sizes = AttrInts("split").value_or(std::vector<int64_t>{});
   } else if (Has(1)) {
-    ASSIGN_OR_RETURN(s, ConstInts(1, "split"));
+    EGRET_ASSIGN_OR_RETURN(auto s, ConstInts(1, "split"));
     sizes = s;
   }
   const int n = cur_->output_size();
@@ -1371,11 +1367,11 @@ absl::Status Importer::DoSplit() {
     return absl::InvalidArgumentError("split sizes and outputs differ in number");
   }
   Layout l = NativeLayout(InName(0));
-  ASSIGN_OR_RETURN(xin, Get(InName(0), l));
+  EGRET_ASSIGN_OR_RETURN(auto xin, Get(InName(0), l));
   std::string name;
   for (int k = 0; k < n && name.empty(); ++k) name = Out(k);
-  ASSIGN_OR_RETURN(
-      id,
+  EGRET_ASSIGN_OR_RETURN(
+      auto id,
       EmitNode("Split", {xin, IntConst(l == kNhwc ? kPos[axis] : axis), ShapeParam(sizes)}, name));
   for (int k = 0; k < n; ++k) {
     if (OutputUsed(k)) SetValue(Out(k), ValueRef{id, static_cast<uint32_t>(k)}, l);
@@ -1393,10 +1389,10 @@ absl::Status Importer::DoPad() {
     pads = AttrInts(opset_ < 2 ? "paddings" : "pads").value_or(std::vector<int64_t>{});
     value = AttrFloat("value", 0);
   } else {
-    ASSIGN_OR_RETURN(p, ConstInts(1, "pads"));
+    EGRET_ASSIGN_OR_RETURN(auto p, ConstInts(1, "pads"));
     pads = p;
     if (Has(2)) {
-      ASSIGN_OR_RETURN(v, ConstFloats(2, "constant_value"));
+      EGRET_ASSIGN_OR_RETURN(auto v, ConstFloats(2, "constant_value"));
       if (v.size() != 1) return absl::InvalidArgumentError("constant_value must be a scalar");
       value = v[0];
     }
@@ -1426,16 +1422,16 @@ absl::Status Importer::DoPad() {
     ep[2 * j] = pads[d];
     ep[2 * j + 1] = pads[rank + d];
   }
-  ASSIGN_OR_RETURN(xin, Get(InName(0), l));
+  EGRET_ASSIGN_OR_RETURN(auto xin, Get(InName(0), l));
   std::vector<ValueRef> ins = {xin, ShapeParam(ep), IntConst(m)};
   if (m == 0) ins.push_back(FloatConst(value));
-  ASSIGN_OR_RETURN(r, Emit("Pad", ins, Out()));
+  EGRET_ASSIGN_OR_RETURN(auto r, Emit("Pad", ins, Out()));
   SetValue(Out(), r, l);
   return absl::OkStatus();
 }
 
 absl::Status Importer::DoCast() {
-  ASSIGN_OR_RETURN(dt, DTypeFromOnnx(static_cast<int32_t>(AttrInt("to", 0))));
+  EGRET_ASSIGN_OR_RETURN(auto dt, DTypeFromOnnx(static_cast<int32_t>(AttrInt("to", 0))));
   const Value& x = In(0);
   if (x.constant) {
     TensorType t(dt, x.type.dims);
@@ -1469,8 +1465,8 @@ absl::Status Importer::DoCast() {
     return absl::OkStatus();
   }
   Layout l = NativeLayout(InName(0));
-  ASSIGN_OR_RETURN(xin, Get(InName(0), l));
-  ASSIGN_OR_RETURN(r, Emit("Cast", {xin}, Out(), {ScalarType(dt)}));
+  EGRET_ASSIGN_OR_RETURN(auto xin, Get(InName(0), l));
+  EGRET_ASSIGN_OR_RETURN(auto r, Emit("Cast", {xin}, Out(), {ScalarType(dt)}));
   SetValue(Out(), r, l);
   return absl::OkStatus();
 }
@@ -1480,7 +1476,7 @@ absl::Status Importer::DoGather() {
   const Value& idx = In(1);
   const int rank = x.type.rank();
   if (rank == 0) return absl::InvalidArgumentError("data must have rank >= 1");
-  ASSIGN_OR_RETURN(axis, NormalizeAxis(AttrInt("axis", 0), rank, "axis"));
+  EGRET_ASSIGN_OR_RETURN(auto axis, NormalizeAxis(AttrInt("axis", 0), rank, "axis"));
   if (!idx.constant) return Unmapped("indices are not constant");
   std::vector<int64_t> ind = TensorInts(*idx.constant);
   const int64_t dim = x.type.dims[axis];
@@ -1515,7 +1511,7 @@ absl::Status Importer::DoGather() {
   begin[axis] = ind[0];
   end[axis] = ind[0] + static_cast<int64_t>(ind.size());
   std::string sliced = idx.type.rank() == 1 ? Out() : Temp(Out(), "slice");
-  RETURN_IF_ERROR(SliceTo(InName(0), begin, end, stride, sliced));
+  EGRET_RETURN_IF_ERROR(SliceTo(InName(0), begin, end, stride, sliced));
   if (sliced != Out()) return ReshapeTo(sliced, out, Out());
   return absl::OkStatus();
 }
@@ -1552,7 +1548,7 @@ absl::Status Importer::DoConstant() {
   if (a == nullptr) return absl::InvalidArgumentError("has no value attribute");
   const std::string& n = a->name();
   if (n == "value") {
-    ASSIGN_OR_RETURN(t, TensorFromProto(a->t()));
+    EGRET_ASSIGN_OR_RETURN(auto t, TensorFromProto(a->t()));
     SetConst(Out(), std::move(t));
   } else if (n == "value_float" || n == "value_floats") {
     std::vector<double> v;
@@ -1583,7 +1579,7 @@ absl::Status Importer::DoConstant() {
 }
 
 absl::Status Importer::DoConstantOfShape() {
-  ASSIGN_OR_RETURN(shape, ConstInts(0, "shape"));
+  EGRET_ASSIGN_OR_RETURN(auto shape, ConstInts(0, "shape"));
   Dims d;
   for (int64_t s : shape) {
     if (s < 0) return absl::InvalidArgumentError("shape has a negative size");
@@ -1592,7 +1588,7 @@ absl::Status Importer::DoConstantOfShape() {
   if (static_cast<int>(d.size()) > kMaxRank) return Unmapped("rank exceeds 8");
   Tensor value(TensorType(DType::kFloat32, {1}));
   if (const auto* a = Attr("value")) {
-    ASSIGN_OR_RETURN(t, TensorFromProto(a->t()));
+    EGRET_ASSIGN_OR_RETURN(auto t, TensorFromProto(a->t()));
     if (t.num_elements() != 1) return absl::InvalidArgumentError("value must have one element");
     value = std::move(t);
   }
@@ -1617,16 +1613,16 @@ absl::Status Importer::DoResize() {
   if (t == "Upsample" && opset_ < 9) {
     scales = AttrFloats("scales").value_or(std::vector<double>{});
   } else if (t == "Upsample" || opset_ < 11) {
-    ASSIGN_OR_RETURN(s, ConstFloats(1, "scales"));
+    EGRET_ASSIGN_OR_RETURN(auto s, ConstFloats(1, "scales"));
     scales = s;
   } else {
     transform = AttrStr("coordinate_transformation_mode", "half_pixel");
     nearest = AttrStr("nearest_mode", "round_prefer_floor");
     if (Has(3)) {
-      ASSIGN_OR_RETURN(s, ConstInts(3, "sizes"));
+      EGRET_ASSIGN_OR_RETURN(auto s, ConstInts(3, "sizes"));
       out.assign(s.begin(), s.end());
     } else if (Has(2)) {
-      ASSIGN_OR_RETURN(s, ConstFloats(2, "scales"));
+      EGRET_ASSIGN_OR_RETURN(auto s, ConstFloats(2, "scales"));
       scales = s;
     }
     if (AttrInt("exclude_outside", 0) != 0) return Unmapped("exclude_outside");
@@ -1661,11 +1657,11 @@ absl::Status Importer::DoResize() {
   if (tr == kTransform.end()) return Unmapped(absl::StrCat("coordinate transform ", transform));
   auto nm = kNearest.find(nearest);
   if (nm == kNearest.end()) return absl::InvalidArgumentError("unknown nearest_mode");
-  ASSIGN_OR_RETURN(xin, Get(InName(0), kNhwc));
-  ASSIGN_OR_RETURN(r, Emit("Resize",
-                           {xin, ShapeParam({out[0], out[2], out[3], out[1]}), IntConst(m),
-                            IntConst(tr->second), IntConst(nm->second)},
-                           Out()));
+  EGRET_ASSIGN_OR_RETURN(auto xin, Get(InName(0), kNhwc));
+  EGRET_ASSIGN_OR_RETURN(auto r, Emit("Resize",
+                                      {xin, ShapeParam({out[0], out[2], out[3], out[1]}),
+                                       IntConst(m), IntConst(tr->second), IntConst(nm->second)},
+                                      Out()));
   SetValue(Out(), r, kNhwc);
   return absl::OkStatus();
 }
@@ -1679,14 +1675,14 @@ absl::Status Importer::DoReduce() {
   if (t == "ReduceSum" && opset_ >= 13) {
     axes.reset();
     if (Has(1)) {
-      ASSIGN_OR_RETURN(a, ConstInts(1, "axes"));
+      EGRET_ASSIGN_OR_RETURN(auto a, ConstInts(1, "axes"));
       axes = a;
     }
   }
   std::vector<int64_t> ax;
   if (axes && !axes->empty()) {
     for (int64_t a : *axes) {
-      ASSIGN_OR_RETURN(n, NormalizeAxis(a, rank, "axis"));
+      EGRET_ASSIGN_OR_RETURN(auto n, NormalizeAxis(a, rank, "axis"));
       ax.push_back(n);
     }
   } else if (AttrInt("noop_with_empty_axes", 0) != 0) {
@@ -1705,8 +1701,8 @@ absl::Status Importer::DoReduce() {
   }
   const bool direct = keep || l == kPlain;
   std::string dst = direct ? Out() : Temp(Out(), "keep");
-  ASSIGN_OR_RETURN(xin, Get(InName(0), l));
-  ASSIGN_OR_RETURN(r, Emit(t, {xin, ShapeParam(eax), IntConst(direct ? keep : 1)}, dst));
+  EGRET_ASSIGN_OR_RETURN(auto xin, Get(InName(0), l));
+  EGRET_ASSIGN_OR_RETURN(auto r, Emit(t, {xin, ShapeParam(eax), IntConst(direct ? keep : 1)}, dst));
   SetValue(dst, r, l);
   if (direct) return absl::OkStatus();
   Dims out;
@@ -1795,7 +1791,7 @@ absl::Status Importer::DoOpaque(std::string_view reason) {
       absent.push_back(i);
       continue;
     }
-    ASSIGN_OR_RETURN(r, Get(InName(i), kPlain));
+    EGRET_ASSIGN_OR_RETURN(auto r, Get(InName(i), kPlain));
     n.inputs.push_back(r);
   }
   for (const auto& a : node.attribute()) {
@@ -2090,8 +2086,8 @@ absl::StatusOr<Graph> Importer::Run() {
     return FileError(absl::StatusCode::kInvalidArgument, "the model has no graph");
   }
   g_.set_name(model_.graph().name());
-  RETURN_IF_ERROR(ReadInputs());
-  ASSIGN_OR_RETURN(order, SortNodes());
+  EGRET_RETURN_IF_ERROR(ReadInputs());
+  EGRET_ASSIGN_OR_RETURN(auto order, SortNodes());
   const auto& handlers = Handlers();
   for (int i : order) {
     const onnx::NodeProto& node = model_.graph().node(i);

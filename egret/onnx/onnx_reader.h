@@ -19,8 +19,8 @@
 //     outputs are in ONNX layout. If/Loop bodies are not imported.
 // Nodes are emitted in topological order whatever the order in the file, and
 // nodes no graph output depends on are dropped.
-#ifndef EGRET_GRAPH_ONNX_READER_H_
-#define EGRET_GRAPH_ONNX_READER_H_
+#ifndef EGRET_ONNX_ONNX_READER_H_
+#define EGRET_ONNX_ONNX_READER_H_
 
 #include <cstdint>
 #include <functional>
@@ -75,4 +75,4 @@ absl::StatusOr<Tensor> ReadOnnxTensor(const std::string& path,
 
 }  // namespace egret
 
-#endif  // EGRET_GRAPH_ONNX_READER_H_
+#endif  // EGRET_ONNX_ONNX_READER_H_

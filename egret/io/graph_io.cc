@@ -1,31 +1,29 @@
-#include "egret/graph/graph_io.h"
+#include "egret/io/graph_io.h"
 
 #include <cctype>
 
 #include "absl/strings/str_cat.h"
 #include "egret/graph/graph_dot.h"
 #include "egret/graph/graph_json.h"
-#include "egret/graph/onnx_reader.h"
+#include "egret/onnx/onnx_reader.h"
+#include "egret/support/enum_names.h"
 
 namespace egret {
 
-std::string_view GraphFormatName(GraphFormat format) {
-  switch (format) {
-    case GraphFormat::kJson:
-      return "json";
-    case GraphFormat::kDot:
-      return "dot";
-    case GraphFormat::kOnnx:
-      return "onnx";
-  }
-  return "json";
-}
+namespace {
+
+constexpr auto kFormatNames = MakeEnumNames<GraphFormat>({
+    {GraphFormat::kJson, "json"},
+    {GraphFormat::kDot, "dot"},
+    {GraphFormat::kOnnx, "onnx"},
+});
+
+}  // namespace
+
+std::string_view GraphFormatName(GraphFormat format) { return kFormatNames.Name(format, "json"); }
 
 std::optional<GraphFormat> ParseGraphFormat(std::string_view name) {
-  for (GraphFormat f : {GraphFormat::kJson, GraphFormat::kDot, GraphFormat::kOnnx}) {
-    if (GraphFormatName(f) == name) return f;
-  }
-  return std::nullopt;
+  return kFormatNames.Parse(name);
 }
 
 std::optional<GraphFormat> GraphFormatFromPath(std::string_view path) {

@@ -1,4 +1,4 @@
-#include "egret/graph/graph_io.h"
+#include "egret/io/graph_io.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

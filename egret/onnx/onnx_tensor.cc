@@ -5,7 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
-#include "egret/graph/onnx_tensor_internal.h"
+#include "egret/onnx/onnx_tensor_internal.h"
 
 namespace egret::onnx_internal {
 namespace {

@@ -1,7 +1,9 @@
 // Loading and saving graphs by file name: the one entry point the CLI and
-// library users call, dispatching on the file's extension.
-#ifndef EGRET_GRAPH_GRAPH_IO_H_
-#define EGRET_GRAPH_GRAPH_IO_H_
+// library users call, dispatching on the file's extension. Its own stage (io),
+// above graph/ (JSON, DOT) and onnx/ (ONNX import), so that graph/ does not
+// link protobuf and ONNX.
+#ifndef EGRET_IO_GRAPH_IO_H_
+#define EGRET_IO_GRAPH_IO_H_
 
 #include <cstdint>
 #include <optional>
@@ -11,7 +13,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "egret/graph/graph.h"
-#include "egret/graph/onnx_reader.h"
+#include "egret/onnx/onnx_reader.h"
 #include "egret/support/file_io.h"
 
 namespace egret {
@@ -51,4 +53,4 @@ absl::Status SaveGraph(const Graph& graph, const std::string& path,
 
 }  // namespace egret
 
-#endif  // EGRET_GRAPH_GRAPH_IO_H_
+#endif  // EGRET_IO_GRAPH_IO_H_
