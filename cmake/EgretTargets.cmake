@@ -10,6 +10,9 @@
 #     build on), registered with ctest.
 #   egret_stage_closure(<out-var> <stage>...)
 #     The stages listed plus everything they build on, in dependency order.
+#   egret_write_stage_manifest(<file>)
+#     Writes every stage's folder, declared STAGES, their closure and its
+#     SOURCES to <file>, for the layering test (tests/layering/).
 
 function(egret_apply_warnings target)
   target_compile_options(${target} PRIVATE -Wall -Wextra)
@@ -85,4 +88,33 @@ function(egret_test name)
     EGRET_BINARY_DIR="${PROJECT_BINARY_DIR}")
   gtest_discover_tests(${name} WORKING_DIRECTORY ${PROJECT_BINARY_DIR}
     PROPERTIES LABELS "${ARG_LABELS}" DISCOVERY_TIMEOUT 60)
+endfunction()
+
+# One line per fact, fields separated by spaces, paths relative to the source
+# root:
+#   stage <name> <folder>        the folder of the CMakeLists.txt declaring it
+#   deps <name> <stage>...       its STAGES, as declared
+#   closure <name> <stage>...    what those build on too (its own name excluded)
+#   source <name> <file>         one per SOURCES entry
+# Stages are listed in declaration order.
+function(egret_write_stage_manifest file)
+  get_property(stages GLOBAL PROPERTY EGRET_STAGES)
+  set(text "")
+  foreach(s IN LISTS stages)
+    get_target_property(dir egret_${s} SOURCE_DIR)
+    file(RELATIVE_PATH folder ${PROJECT_SOURCE_DIR} ${dir})
+    get_property(deps GLOBAL PROPERTY EGRET_STAGE_DEPS_${s})
+    egret_stage_closure(closure ${deps})
+    list(REMOVE_ITEM closure ${s})
+    list(JOIN deps " " deps_text)
+    list(JOIN closure " " closure_text)
+    string(APPEND text "stage ${s} ${folder}\ndeps ${s} ${deps_text}\nclosure ${s} ${closure_text}\n")
+    get_target_property(sources egret_${s} SOURCES)
+    foreach(src IN LISTS sources)
+      cmake_path(ABSOLUTE_PATH src BASE_DIRECTORY ${dir} NORMALIZE OUTPUT_VARIABLE abs)
+      file(RELATIVE_PATH rel ${PROJECT_SOURCE_DIR} ${abs})
+      string(APPEND text "source ${s} ${rel}\n")
+    endforeach()
+  endforeach()
+  file(CONFIGURE OUTPUT ${file} CONTENT "${text}" @ONLY)
 endfunction()

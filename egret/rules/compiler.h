@@ -8,7 +8,7 @@
 //   replacement  the applier (replacement.h), compiled once per rule.
 //
 // Rules are grouped into phases by numeric priority (each distinct value is a
-// phase, run in ascending order); see pipeline/saturate.h and
+// phase, run in ascending order by the optimize pipeline); see
 // docs/rewrite-semantics.md.
 #ifndef EGRET_RULES_COMPILER_H_
 #define EGRET_RULES_COMPILER_H_

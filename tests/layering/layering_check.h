@@ -1,0 +1,74 @@
+// The layering check: every file of a stage includes only its own stage and
+// the stages it links (its declared STAGES and what they build on), and every
+// declared STAGES entry is included by some file of the stage.
+//
+// The stages come from the manifest the top-level CMakeLists.txt writes at
+// configure time (egret_write_stage_manifest in cmake/EgretTargets.cmake), so
+// a stage added to the build is checked without touching this test.
+//
+// Which stage a file under egret/ belongs to:
+//   1. the stage whose SOURCES list it;
+//   2. a header x.h or x_internal.h not listed: the stage listing x.cc in the
+//      same folder;
+//   3. any other file: a stage of the deepest stage folder holding it. When
+//      that folder declares several stages (egret/rules: rules_pp, rules,
+//      rules_compile), the lowest of them (smallest closure, then declaration
+//      order) that links everything the file includes; when none does, the
+//      lowest (rules_pp), and its includes are reported. Such a header is
+//      thereby checked through its includers: a rules file including a
+//      header that needs rules_compile is reported.
+//   A .h/.cc file under egret/ outside every stage folder belongs to no stage
+//   and is reported.
+#ifndef EGRET_TESTS_LAYERING_LAYERING_CHECK_H_
+#define EGRET_TESTS_LAYERING_LAYERING_CHECK_H_
+
+#include <filesystem>
+#include <map>
+#include <set>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/statusor.h"
+
+namespace egret::layering {
+
+struct Stage {
+  std::string name;
+  std::string folder;                // relative to the source root, e.g. "egret/rules"
+  std::vector<std::string> deps;     // STAGES as declared
+  std::set<std::string> closure;     // deps and what they build on, without `name`
+  std::vector<std::string> sources;  // SOURCES, relative to the source root
+};
+
+// The stages of a manifest, in declaration order.
+struct Manifest {
+  std::vector<Stage> stages;
+};
+
+// Parses the manifest text (format in cmake/EgretTargets.cmake). Errors name
+// `file` and the line: an unknown record, a record for an undeclared stage,
+// a dependency on an undeclared stage.
+absl::StatusOr<Manifest> ParseManifest(std::string_view text, std::string_view file);
+
+struct LayeringReport {
+  // Every .h/.cc file under egret/ and the stage it belongs to, by path
+  // relative to the source root.
+  std::map<std::string, std::string> stage_of;
+  // "egret/x/y.h: belongs to no stage (...)".
+  std::vector<std::string> unowned;
+  // "egret/extract/a.cc:12: stage extract includes egret/pipeline/b.h of stage
+  // pipeline, which it does not link (it links: support)"; also includes of
+  // egret/ files that do not exist.
+  std::vector<std::string> bad_includes;
+  // "stage backend declares STAGES extract, but none of its files includes a
+  // header of extract".
+  std::vector<std::string> unused_deps;
+};
+
+// Checks the .h/.cc files under `root`/egret against `manifest`.
+LayeringReport CheckLayering(const Manifest& manifest, const std::filesystem::path& root);
+
+}  // namespace egret::layering
+
+#endif  // EGRET_TESTS_LAYERING_LAYERING_CHECK_H_
