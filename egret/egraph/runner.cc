@@ -270,10 +270,22 @@ void RunState::SearchAndApply(const Rewrite& rw, size_t rule, RuleState& st,
 
 RunReport RunState::Run(absl::Span<const Phase> phases) {
   bool hit_iteration_limit = false;
-  for (size_t p = 0; p < phases.size() && !stop_; ++p) {
+  // Conflicts are counted per phase, since the phase hook may replace the
+  // e-graph (and with it its conflict count).
+  size_t conflicts_base = g_.num_conflicts();
+  for (size_t p = 0; p < phases.size(); ++p) {
     const Phase& phase = phases[p];
     PhaseReport pr;
+    pr.index = p;
     pr.name = phase.name;
+    if (!stop_ && Elapsed() >= o_.limits.seconds) stop_ = StopReason::kTimeLimit;
+    if (stop_) {
+      pr.stop_reason = *stop_;
+      pr.skipped = true;
+      report_.phases.push_back(pr);
+      continue;
+    }
+    const Clock::time_point phase_start = Clock::now();
     std::vector<bool> can_ban;
     for (const Rewrite* r : phase.rules) can_ban.push_back(r->backoff);
     BackoffScheduler sched(o_.scheduler, o_.backoff, can_ban);
@@ -319,6 +331,7 @@ RunReport RunState::Run(absl::Span<const Phase> phases) {
         absl::Status s = CheckInvariants(g_);
         if (!s.ok()) {
           report_.invariant_error = s;
+          report_.conflicts += g_.num_conflicts() - conflicts_base;
           pr.stop_reason = StopReason::kSaturated;
           report_.phases.push_back(pr);
           return report_;
@@ -334,9 +347,26 @@ RunReport RunState::Run(absl::Span<const Phase> phases) {
       }
     }
     if (stop_) pr.stop_reason = *stop_;
+    if (!g_.clean()) g_.Rebuild();
+    pr.nodes = g_.num_nodes();
+    pr.classes = g_.num_classes();
+    pr.conflicts = g_.num_conflicts() - conflicts_base;
+    report_.conflicts += pr.conflicts;
+    pr.seconds = std::chrono::duration<double>(Clock::now() - phase_start).count();
     report_.phases.push_back(pr);
+    if (o_.on_phase_end) {
+      const Clock::time_point h0 = Clock::now();
+      absl::Status s = o_.on_phase_end(report_.phases.back(), p + 1 < phases.size() && !stop_);
+      report_.hook_seconds += std::chrono::duration<double>(Clock::now() - h0).count();
+      if (!s.ok()) {
+        report_.hook_error = std::move(s);
+        return report_;
+      }
+    }
+    conflicts_base = g_.num_conflicts();
   }
   if (!g_.clean()) g_.Rebuild();
+  report_.conflicts += g_.num_conflicts() - conflicts_base;
   report_.stop_reason =
       stop_ ? *stop_ : (hit_iteration_limit ? StopReason::kIterationLimit : StopReason::kSaturated);
   return report_;
@@ -390,12 +420,10 @@ RunReport Runner::Run(absl::Span<const Rewrite> rules) {
 RunReport Runner::Run(absl::Span<const Phase> phases) {
   RunReport report;
   Clock::time_point t0 = Clock::now();
-  size_t conflicts_before = g_.num_conflicts();
   RunState state(g_, options_, report);
   state.Run(phases);
   report.nodes = g_.num_nodes();
   report.classes = g_.num_classes();
-  report.conflicts = g_.num_conflicts() - conflicts_before;
   report.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
   return report;
 }

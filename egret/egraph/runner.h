@@ -6,7 +6,9 @@
 // within an iteration does not change what they match), then rebuilds. Rules
 // are searched incrementally (see Rewrite::incremental). A phase is an ordered
 // rule set saturated in turn: the runner saturates phase 1, then phase 2 on
-// the resulting e-graph, and so on.
+// the resulting e-graph, and so on. Between phases a hook
+// (RunnerOptions::on_phase_end) may change the e-graph, e.g. replace it with a
+// fresh one seeded from the best graph extracted so far.
 //
 // Limits: iterations (per phase; reaching it ends that phase and the run goes
 // on with the next one), e-nodes, e-classes, wall time and memory (for the
@@ -57,6 +59,7 @@ struct RunnerLimits {
 };
 
 struct IterationReport;
+struct PhaseReport;
 
 struct RunnerOptions {
   RunnerLimits limits;
@@ -67,6 +70,15 @@ struct RunnerOptions {
   bool check_invariants = false;
   // Called after every iteration (its rebuild done), e.g. for a progress line.
   std::function<void(const IterationReport&)> on_iteration;
+  // The phase hook: called after each phase that ran, its report complete
+  // (`phase` is RunReport::phases.back()); `more` says whether another phase
+  // follows (this is not the last phase and no limit has ended the run). The
+  // hook may change the e-graph in any way, including replacing its contents
+  // (move-assigning a fresh EGraph into it) to re-seed the next phase, which
+  // starts on the e-graph as the hook leaves it. Its time counts towards the
+  // time limit. A non-OK status ends the run there (no further phase is
+  // reported) and is returned as RunReport::hook_error.
+  std::function<absl::Status(const PhaseReport& phase, bool more)> on_phase_end;
 };
 
 struct RuleStats {
@@ -96,21 +108,33 @@ struct Phase {
 };
 
 struct PhaseReport {
+  size_t index = 0;  // into the phases run
   std::string name;
   StopReason stop_reason = StopReason::kSaturated;
+  // Not started: the run had stopped in an earlier phase (stop_reason says
+  // why), or the time limit had passed when the phase was due to start. The
+  // fields below are then zero.
+  bool skipped = false;
   size_t iterations = 0;
+  size_t nodes = 0;  // e-graph size at the phase's end (before the phase hook)
+  size_t classes = 0;
+  size_t conflicts = 0;  // merges refused during the phase
+  double seconds = 0;    // the phase's iterations, without the phase hook
 };
 
 struct RunReport {
   StopReason stop_reason = StopReason::kSaturated;
   std::vector<IterationReport> iterations;
-  std::vector<PhaseReport> phases;
+  std::vector<PhaseReport> phases;  // one per phase given, in order (fewer only
+                                    // when invariant_error or hook_error ends the run)
   size_t nodes = 0;
   size_t classes = 0;
   size_t peak_memory_bytes = 0;
-  size_t conflicts = 0;  // merges refused during the run
-  double seconds = 0;
+  size_t conflicts = 0;          // merges refused during the run
+  double seconds = 0;            // including the phase hook's time
+  double hook_seconds = 0;       // spent in the phase hook
   absl::Status invariant_error;  // set only with check_invariants
+  absl::Status hook_error;       // the phase hook's error, if any
 
   // A multi-line human-readable summary (one line per iteration).
   std::string ToString() const;

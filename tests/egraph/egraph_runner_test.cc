@@ -277,6 +277,76 @@ TEST(RunnerTest, PhaseIterationLimitMovesToNextPhase) {
   EXPECT_EQ(g.ClassNodesWithOp(g.Find(b), Symbol::Intern("Baz")).size(), 1u);
 }
 
+TEST(RunnerTest, PhaseHookRunsAfterEachPhaseAndMayReplaceTheEGraph) {
+  EGraph g;
+  AddOp(g, "Foo", {Leaf(g, "a")});
+  Rewrite foo_bar = MustRewrite("foo-bar", "(Foo ?x)", "(Bar ?x)");
+  Rewrite bar_baz = MustRewrite("bar-baz", "(Bar ?x)", "(Baz ?x)");
+  std::vector<Phase> phases = {{"one", {&foo_bar}}, {"two", {&bar_baz}}};
+  RunnerOptions o = Unlimited();
+  std::vector<std::pair<std::string, bool>> calls;
+  o.on_phase_end = [&](const PhaseReport& p, bool more) {
+    calls.emplace_back(p.name, more);
+    if (more) {
+      // Re-seed: the next phase sees only (Bar b), not what phase one built.
+      g = EGraph();
+      AddOp(g, "Bar", {Leaf(g, "b")});
+    }
+    return absl::OkStatus();
+  };
+  RunReport r = Runner(g, o).Run(phases);
+  EXPECT_EQ(r.stop_reason, StopReason::kSaturated);
+  EXPECT_THAT(calls, ::testing::ElementsAre(std::pair<std::string, bool>("one", true),
+                                            std::pair<std::string, bool>("two", false)));
+  ASSERT_EQ(r.phases.size(), 2u);
+  EXPECT_EQ(r.phases[0].nodes, 3u);  // a, Foo, Bar
+  EXPECT_EQ(r.phases[1].nodes, 3u);  // b, Bar, Baz
+  EXPECT_EQ(r.phases[1].index, 1u);
+  EXPECT_TRUE(g.ClassesWithOp(Symbol::Intern("Foo")).empty());
+  EXPECT_EQ(g.ClassesWithOp(Symbol::Intern("Baz")).size(), 1u);
+  EXPECT_EQ(r.nodes, 3u);
+}
+
+TEST(RunnerTest, PhaseHookErrorEndsTheRun) {
+  EGraph g;
+  AddOp(g, "Foo", {Leaf(g, "a")});
+  Rewrite foo_bar = MustRewrite("foo-bar", "(Foo ?x)", "(Bar ?x)");
+  Rewrite bar_baz = MustRewrite("bar-baz", "(Bar ?x)", "(Baz ?x)");
+  std::vector<Phase> phases = {{"one", {&foo_bar}}, {"two", {&bar_baz}}};
+  RunnerOptions o = Unlimited();
+  o.on_phase_end = [](const PhaseReport&, bool) { return absl::InternalError("no"); };
+  RunReport r = Runner(g, o).Run(phases);
+  EXPECT_EQ(r.hook_error, absl::InternalError("no"));
+  ASSERT_EQ(r.phases.size(), 1u);
+  EXPECT_TRUE(g.ClassesWithOp(Symbol::Intern("Baz")).empty());
+}
+
+TEST(RunnerTest, PhasesAfterAStopAreSkippedWithItsReason) {
+  EGraph g;
+  AddOp(g, "F", {Leaf(g, "a")});
+  std::vector<Rewrite> grow = Explosive();
+  Rewrite none = MustRewrite("none", "(Nothing ?x)", "(Nowhere ?x)");
+  std::vector<Phase> phases = {{"grow", {&grow[0], &grow[1]}}, {"next", {&none}}, {"last", {}}};
+  RunnerOptions o = Unlimited();
+  o.limits.nodes = 50;
+  bool hook_more = true;
+  o.on_phase_end = [&](const PhaseReport&, bool more) {
+    hook_more = more;
+    return absl::OkStatus();
+  };
+  RunReport r = Runner(g, o).Run(phases);
+  EXPECT_EQ(r.stop_reason, StopReason::kNodeLimit);
+  EXPECT_FALSE(hook_more);  // no phase follows a stopped run
+  ASSERT_EQ(r.phases.size(), 3u);
+  EXPECT_FALSE(r.phases[0].skipped);
+  EXPECT_EQ(r.phases[0].stop_reason, StopReason::kNodeLimit);
+  for (size_t p : {1, 2}) {
+    EXPECT_TRUE(r.phases[p].skipped) << p;
+    EXPECT_EQ(r.phases[p].stop_reason, StopReason::kNodeLimit) << p;
+    EXPECT_EQ(r.phases[p].iterations, 0u) << p;
+  }
+}
+
 TEST(RunnerTest, BackoffBansRulesThatExplodeAndStillSaturates) {
   EGraph g;
   LeftNestedSum(g, 6);
