@@ -95,16 +95,14 @@ std::string RunModel(const Model& m, const rules::RuleSet& lib, bool verify,
   if (!r.ok()) {
     return absl::StrFormat("- %s: optimize failed: %s\n", m.name, r.status().message());
   }
-  const nlohmann::json& rep = r->report;
+  const SaturationSummary& sat = r->saturation;
   std::string v = verify ? Verify(*g, r->graph) : "not run";
   return absl::StrFormat(
       "| %s | %d -> %d | %.6g | %.6g | %.2f%% | %d | %d | %d | %s | %.0f | %.0f | %.0f | %.0f | %s "
       "|\n",
-      m.name, rep["input_nodes"].get<int64_t>(), rep["output_nodes"].get<int64_t>(), r->input_cost,
-      r->output_cost, 100.0 * (1.0 - r->output_cost / r->input_cost), rep["enodes"].get<int64_t>(),
-      rep["eclasses"].get<int64_t>(), rep["iterations"].get<int64_t>(),
-      rep["stop_reason"].get<std::string>(), import_ms, rep["time_ms"]["saturate"].get<double>(),
-      rep["time_ms"]["extract_and_lower"].get<double>(),
+      m.name, r->input_nodes, r->graph.num_nodes(), r->input_cost, r->output_cost,
+      100.0 * (1.0 - r->output_cost / r->input_cost), sat.enodes, sat.eclasses, sat.iterations,
+      StopReasonName(sat.stop_reason), import_ms, r->time.saturate_ms, r->time.extract_and_lower_ms,
       static_cast<double>(PeakRssBytes()) / (1 << 20), v);
 }
 

@@ -22,6 +22,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
+#include <map>
 #include <memory>
 #include <string>
 #include <utility>
@@ -40,6 +41,7 @@
 #include "egret/rules/rule_set.h"
 #include "egret/support/diagnostic.h"
 #include "egret/support/file_io.h"
+#include "nlohmann/json.hpp"
 
 namespace egret::cli {
 namespace {
@@ -116,12 +118,11 @@ bool VerifyResult(const OptimizeArgs& args, const Graph& input, const Graph& opt
   return v->ok();
 }
 
-// "Conv2d 2 -> 2, Relu 4 -> 0, ..." from the report's "ops".
-std::string OpChanges(const nlohmann::json& ops) {
+// "Conv2d 2 -> 2, Relu 4 -> 0, ..." from OptimizeResult::ops.
+std::string OpChanges(const std::map<std::string, OpCount>& ops) {
   std::string out;
-  for (const auto& [op, c] : ops.items()) {
-    absl::StrAppendFormat(&out, "%s%s %d -> %d", out.empty() ? "" : ", ", op,
-                          c["before"].get<int64_t>(), c["after"].get<int64_t>());
+  for (const auto& [op, c] : ops) {
+    absl::StrAppendFormat(&out, "%s%s %d -> %d", out.empty() ? "" : ", ", op, c.before, c.after);
   }
   return out;
 }
@@ -209,9 +210,9 @@ int RunOptimize(const OptimizeArgs& args) {
                  std::string(r.status().message()).c_str());
     return kExitCheckFailed;
   }
-  for (const auto& issue : r->report["rule_issues"]) {
-    for (const auto& m : issue["messages"]) {
-      std::fprintf(stderr, "egret optimize: warning: %s\n", m.get<std::string>().c_str());
+  for (const RuleIssue& issue : r->rule_issues) {
+    for (const std::string& m : issue.messages) {
+      std::fprintf(stderr, "egret optimize: warning: %s\n", m.c_str());
     }
   }
   if (args.verify && !VerifyResult(args, *graph, r->graph)) return kExitCheckFailed;
@@ -228,40 +229,39 @@ int RunOptimize(const OptimizeArgs& args) {
     }
   }
   if (!args.report.empty()) {
-    if (absl::Status s = WriteFileAtomically(args.report, r->report.dump(2) + "\n"); !s.ok()) {
+    if (absl::Status s = WriteFileAtomically(args.report, ToJson(*r).dump(2) + "\n"); !s.ok()) {
       std::fprintf(stderr, "%s\n", std::string(s.message()).c_str());
       return ExitCodeFor(s);
     }
   }
-  const nlohmann::json& rep = r->report;
   double reduction = std::isfinite(r->input_cost) && r->input_cost > 0
                          ? 100.0 * (r->input_cost - r->output_cost) / r->input_cost
                          : 0.0;
   std::printf("nodes: %zu -> %zu\n", graph->num_nodes(), r->graph.num_nodes());
   std::printf("cost before: %s\ncost after:  %s (%.1f%% lower)\n",
               FormatCost(r->input_cost).c_str(), FormatCost(r->output_cost).c_str(), reduction);
-  std::printf("e-graph: %s enodes, %s eclasses, %s iterations, stop: %s\n",
-              rep["enodes"].dump().c_str(), rep["eclasses"].dump().c_str(),
-              rep["iterations"].dump().c_str(), rep["stop_reason"].get<std::string>().c_str());
-  std::printf("ops: %s\n", OpChanges(rep["ops"]).c_str());
-  const nlohmann::json& mem = rep["memory"];
+  const SaturationSummary& sat = r->saturation;
+  std::printf("e-graph: %zu enodes, %zu eclasses, %zu iterations, stop: %s\n", sat.enodes,
+              sat.eclasses, sat.iterations, std::string(StopReasonName(sat.stop_reason)).c_str());
+  std::printf("ops: %s\n", OpChanges(r->ops).c_str());
   std::printf(
-      "peak memory: %s bytes before, %s bytes after (naive order %s), arena %s bytes, %s bytes "
-      "in all buffers\n",
-      mem["input_peak_bytes"].dump().c_str(), mem["peak_bytes"].dump().c_str(),
-      mem["naive_peak_bytes"].dump().c_str(), mem["arena_bytes"].dump().c_str(),
-      mem["total_bytes"].dump().c_str());
-  const nlohmann::json& prov = rep["provenance"];
+      "peak memory: %lld bytes before, %lld bytes after (naive order %lld), arena %lld bytes, "
+      "%lld bytes in all buffers\n",
+      static_cast<long long>(r->input_memory.peak_bytes),
+      static_cast<long long>(r->memory.peak_bytes),
+      static_cast<long long>(r->memory.naive_peak_bytes),
+      static_cast<long long>(r->memory.arena_bytes), static_cast<long long>(r->memory.total_bytes));
+  const ProvenanceSummary& prov = r->provenance;
   std::vector<std::pair<int64_t, std::string>> top;
-  for (const auto& [rule, n] : prov["by_rule"].items()) top.emplace_back(-n.get<int64_t>(), rule);
+  for (const auto& [rule, n] : prov.by_rule) top.emplace_back(-n, rule);
   std::sort(top.begin(), top.end());
   std::string rules_line;
   for (size_t i = 0; i < top.size() && i < 3; ++i) {
     absl::StrAppend(&rules_line, i == 0 ? "; most by " : ", ", top[i].second, " (", -top[i].first,
                     ")");
   }
-  std::printf("provenance: %s nodes rewritten, taking over %s input nodes%s\n",
-              prov["rewritten_nodes"].dump().c_str(), prov["merged_input_nodes"].dump().c_str(),
+  std::printf("provenance: %zu nodes rewritten, taking over %lld input nodes%s\n",
+              prov.nodes.size(), static_cast<long long>(prov.merged_input_nodes),
               rules_line.c_str());
   return kExitOk;
 }

@@ -1,5 +1,6 @@
 // egret's main job as a library call: a Graph and a RuleSet in, the optimized
-// Graph and a JSON report out.
+// Graph and a typed account of the run out (pipeline/optimize_result.h; its
+// ToJson is the `--report` JSON).
 //
 //   1. compile every valid rule into a rewrite (rules/compiler.h);
 //   2. import the graph into an e-graph;
@@ -13,6 +14,8 @@
 //      default) and lower it to a Graph annotated with implementations and
 //      costs;
 //   5. plan the lowered graph's memory (backend/memory_plan.h).
+// The phases run in the egraph runner (egraph/runner.h), whose phase hook
+// re-seeds between phases (pipeline/saturate_internal.h).
 // docs/rewrite-semantics.md describes the semantics and the report.
 #ifndef EGRET_PIPELINE_OPTIMIZE_H_
 #define EGRET_PIPELINE_OPTIMIZE_H_
@@ -27,17 +30,13 @@
 #include "egret/extract/hvx_cost_model.h"
 #include "egret/graph/graph.h"
 #include "egret/pipeline/constant_fold.h"
+#include "egret/pipeline/optimize_result.h"
+#include "egret/pipeline/phase_mode.h"
 #include "egret/rules/rule_set.h"
 #include "egret/rules/shape_functions.h"
 #include "egret/support/diagnostic.h"
-#include "nlohmann/json.hpp"
 
 namespace egret {
-
-enum class PhaseMode { kKeep, kReseed };
-// "keep" / "reseed".
-std::optional<PhaseMode> ParsePhaseMode(std::string_view name);
-std::string_view PhaseModeName(PhaseMode mode);
 
 struct OptimizeOptions {
   // `--option name=value`: override the graph's options for OPTION_*.
@@ -57,18 +56,6 @@ struct OptimizeOptions {
   const rules::FunctionLibrary* functions = nullptr;
   // Called with one line per iteration and per phase (no newline).
   std::function<void(const std::string&)> progress;
-};
-
-struct OptimizeResult {
-  Graph graph;
-  double input_cost = 0;  // +inf when the input uses an op without implementation
-  double output_cost = 0;
-  MemoryPlan memory;  // of `graph`
-  // The report's keys are listed in docs/rewrite-semantics.md; among them
-  // "memory" {peak_bytes, arena_bytes, total_bytes, naive_peak_bytes,
-  // lower_bound_bytes, input_peak_bytes, input_naive_peak_bytes} and "ops" {op: {before, after}}
-  // (computing ops only).
-  nlohmann::json report;
 };
 
 // Rules that fail to compile are reported in `diags` and make the call fail

@@ -235,15 +235,11 @@ absl::StatusOr<StrategyResult> RunStrategy(Strategy strategy, const Graph& input
     absl::StatusOr<OptimizeResult> opt = Optimize(input, rule_set, o, diags);
     if (!opt.ok()) return opt.status();
     r.graph = std::move(opt->graph);
-    r.egraph_nodes = opt->report["peak_enodes"].get<size_t>();
-    for (const auto& p : opt->report["phases"]) {
-      if (p.contains("applications")) r.rewrites += p["applications"].get<size_t>();
-    }
-    r.stop_reason = opt->report["stop_reason"].get<std::string>();
-    r.limit_hit = r.stop_reason != "Saturated";
-    for (const auto& [stage, ms] : opt->report["time_ms"].items()) {
-      r.stage_ms[stage] = ms.get<double>();
-    }
+    r.egraph_nodes = opt->saturation.peak_enodes;
+    for (const PhaseSummary& p : opt->saturation.phases) r.rewrites += p.applications;
+    r.stop_reason = std::string(StopReasonName(opt->saturation.stop_reason));
+    r.limit_hit = opt->saturation.stop_reason != StopReason::kSaturated;
+    for (const auto& [stage, ms] : opt->time.Named()) r.stage_ms[std::string(stage)] = ms;
   }
   r.time_ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
   FillCommon(input, model, &r);

@@ -108,7 +108,7 @@ Graph OptimizeAndVerify(const Graph& g) {
   absl::StatusOr<OptimizeResult> r = Optimize(g, testing::ShippedLibrary(), {}, &diags);
   EXPECT_TRUE(r.ok()) << r.status();
   if (!r.ok()) return Graph();
-  EXPECT_EQ(r->report["stop_reason"], "Saturated");
+  EXPECT_EQ(r->saturation.stop_reason, StopReason::kSaturated);
   EXPECT_LT(r->output_cost, r->input_cost);
   testing::ExpectSameOutputs(g, r->graph, 1, {.rtol = 1e-3, .atol = 1e-4});
   return std::move(r->graph);

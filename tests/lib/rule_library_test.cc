@@ -8,6 +8,7 @@
 #include "../backend/graph_builder.h"
 #include "egret/pipeline/optimize.h"
 #include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
 #include "shipped_library.h"
 
 namespace egret {
@@ -30,7 +31,7 @@ Graph OptimizeAndVerify(const Graph& g) {
   absl::StatusOr<OptimizeResult> r = Optimize(g, Library(), {}, &diags);
   EXPECT_TRUE(r.ok()) << r.status();
   if (!r.ok()) return Graph();
-  EXPECT_TRUE(r->report["rule_issues"].empty()) << r->report["rule_issues"].dump();
+  EXPECT_TRUE(r->rule_issues.empty()) << ToJson(*r)["rule_issues"].dump();
   EXPECT_LE(r->output_cost, r->input_cost);
   testing::ExpectSameOutputs(g, r->graph, 7, {.rtol = 1e-4, .atol = 1e-5});
   return std::move(r->graph);

@@ -8,6 +8,7 @@
 #include "../backend/graph_builder.h"
 #include "egret/pipeline/optimize.h"
 #include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
 #include "shipped_library.h"
 
 namespace egret {
@@ -34,7 +35,7 @@ OptimizeResult OptimizeAndVerify(const Graph& g) {
   absl::StatusOr<OptimizeResult> r = Optimize(g, testing::ShippedLibrary(), {}, &diags);
   EXPECT_TRUE(r.ok()) << r.status();
   if (!r.ok()) return OptimizeResult();
-  EXPECT_TRUE(r->report["rule_issues"].empty()) << r->report["rule_issues"].dump();
+  EXPECT_TRUE(r->rule_issues.empty()) << ToJson(*r)["rule_issues"].dump();
   EXPECT_LE(r->output_cost, r->input_cost);
   testing::ExpectSameOutputs(g, r->graph, 11, {.rtol = 1e-4, .atol = 1e-4});
   return *std::move(r);

@@ -15,6 +15,7 @@
 #include "egret/rules/compiler.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
 
 namespace egret {
 namespace {
@@ -159,7 +160,7 @@ TEST(CostModelTest, VtcmCapacityComesFromTheTilingOption) {
   const double want = 32 + 8 * extract::kSpillCyclesPerVector;
   EXPECT_NEAR(res->input_cost, want, 1e-6);
   EXPECT_NEAR(res->output_cost, want, 1e-6);
-  EXPECT_NEAR(res->report["extraction"]["dag_cost"].get<double>(), want, 1e-6);
+  EXPECT_NEAR(res->extraction.dag_cost, want, 1e-6);
   for (const Node& n : res->graph.nodes()) {
     if (n.op == "Relu") {
       EXPECT_EQ(std::get<double>(n.attrs.find(kCostAttr)->second), want);
@@ -264,7 +265,7 @@ TEST(PipelineTest, BundledExampleCostIsStrictlyLower) {
         EXPECT_TRUE(n.attrs.contains(std::string(kCostAttr))) << n.op;
       }
     }
-    const nlohmann::json& rep = r->report;
+    const nlohmann::json rep = ToJson(*r);
     for (const char* key :
          {"input_nodes", "output_nodes", "input_cost", "output_cost", "enodes", "eclasses",
           "iterations", "stop_reason", "phases", "time_ms", "peak_rss_bytes", "memory", "ops"}) {
@@ -278,15 +279,15 @@ TEST(PipelineTest, BundledExampleCostIsStrictlyLower) {
     EXPECT_EQ(rep["memory"]["naive_peak_bytes"], r->memory.naive_peak_bytes);
     // Every value is 2048 bytes (QUInt8[1,16,16,8]). The input adds x + conv2
     // twice, so four values are live at its second add; the result adds once.
-    EXPECT_GT(rep["memory"]["input_peak_bytes"].get<int64_t>(), r->memory.peak_bytes);
-    EXPECT_EQ(rep["ops"]["ElementWiseAdd"]["before"], 2);
-    EXPECT_EQ(rep["ops"]["ElementWiseAdd"]["after"], 1);
-    EXPECT_EQ(rep["stop_reason"], "Saturated");
+    EXPECT_GT(r->input_memory.peak_bytes, r->memory.peak_bytes);
+    EXPECT_EQ(r->ops.at("ElementWiseAdd").before, 2);
+    EXPECT_EQ(r->ops.at("ElementWiseAdd").after, 1);
+    EXPECT_EQ(r->saturation.stop_reason, StopReason::kSaturated);
     // Phases run in ascending priority.
     int64_t last = -1;
-    for (const auto& p : rep["phases"]) {
-      EXPECT_GT(p["priority"].get<int64_t>(), last);
-      last = p["priority"].get<int64_t>();
+    for (const PhaseSummary& p : r->saturation.phases) {
+      EXPECT_GT(p.priority, last);
+      last = p.priority;
     }
   }
 }
@@ -315,14 +316,14 @@ TEST(PipelineTest, PhasesRunInAscendingPriority) {
     EXPECT_EQ(CountOp(r->graph, "D"), 0);
     EXPECT_DOUBLE_EQ(r->input_cost, 30);
     EXPECT_DOUBLE_EQ(r->output_cost, 10);
-    const auto& phases = r->report["phases"];
+    const std::vector<PhaseSummary>& phases = r->saturation.phases;
     ASSERT_EQ(phases.size(), 3u);
-    EXPECT_EQ(phases[0]["priority"], 100);
-    EXPECT_EQ(phases[1]["priority"], 200);
-    EXPECT_EQ(phases[2]["priority"], 300);
-    EXPECT_EQ(phases[0]["applications"], 0);
-    EXPECT_EQ(phases[1]["applications"], 1);
-    EXPECT_EQ(phases[2]["applications"], 1);
+    EXPECT_EQ(phases[0].priority, 100);
+    EXPECT_EQ(phases[1].priority, 200);
+    EXPECT_EQ(phases[2].priority, 300);
+    EXPECT_EQ(phases[0].applications, 0u);
+    EXPECT_EQ(phases[1].applications, 1u);
+    EXPECT_EQ(phases[2].applications, 1u);
   }
 }
 

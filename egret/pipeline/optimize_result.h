@@ -1,0 +1,171 @@
+// What Optimize (pipeline/optimize.h) returns: the optimized graph and a typed
+// account of the run (saturation phases, extraction, memory, op counts,
+// provenance, rule issues, stage times).
+//
+// ToJson renders it as the JSON that `egret optimize --report FILE` writes;
+// docs/rewrite-semantics.md ("Report") lists its keys. Each field below names
+// the key it becomes, so a program reads the field and a script reads the key.
+#ifndef EGRET_PIPELINE_OPTIMIZE_RESULT_H_
+#define EGRET_PIPELINE_OPTIMIZE_RESULT_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "egret/backend/memory_plan.h"
+#include "egret/egraph/runner.h"
+#include "egret/graph/graph.h"
+#include "egret/pipeline/phase_mode.h"
+#include "nlohmann/json_fwd.hpp"
+
+namespace egret {
+
+// One rule's totals over the iterations of a phase ("phases[].rules[]").
+struct RuleActivity {
+  std::string rule;         // "rule": its label ("PASS@file:line") or built-in name
+  size_t matches = 0;       // "matches": matches that passed the guard
+  size_t applications = 0;  // "applications": matches that changed the e-graph
+};
+
+// One saturation phase: the rules of one priority, plus the built-in
+// equivalences and constant folding ("phases[]").
+struct PhaseSummary {
+  int64_t priority = 0;  // "priority"
+  std::string pass;      // "pass": its pass group, e.g. "EARLY" or "EARLY+10"
+  StopReason stop_reason = StopReason::kSaturated;  // "stop_reason"
+  size_t iterations = 0;                            // "iterations"
+  // "skipped": not run, because an earlier phase ended the run (stop_reason
+  // says why) or the time limit had passed when it was due. The fields below
+  // are then zero and left out of the JSON.
+  bool skipped = false;
+  size_t matches = 0;       // "matches": summed over `rules`
+  size_t applications = 0;  // "applications": summed over `rules`
+  size_t enodes = 0;        // "enodes": e-graph size at the phase's end
+  size_t eclasses = 0;      // "eclasses"
+  double time_ms = 0;       // "time_ms"
+  // "rules": one per distinct rule name, in the phase's rule order.
+  std::vector<RuleActivity> rules;
+  // "dag_cost", only with PhaseMode::kReseed when a next phase was re-seeded:
+  // the DAG cost of the graph extracted to seed it (+inf, JSON null, when
+  // that graph uses an op without implementation).
+  std::optional<double> reseed_dag_cost;
+};
+
+// Equality saturation as a whole.
+struct SaturationSummary {
+  size_t enodes = 0;       // "enodes": final e-graph size
+  size_t eclasses = 0;     // "eclasses"
+  size_t peak_enodes = 0;  // "peak_enodes": the largest e-graph of the run
+  size_t iterations = 0;   // "iterations": over all phases
+  // "stop_reason": the limit that ended the run; else IterationLimit when a
+  // phase hit its iteration limit; else Saturated.
+  StopReason stop_reason = StopReason::kSaturated;
+  PhaseMode phase_mode = PhaseMode::kKeep;  // "phase_mode"
+  size_t merge_conflicts = 0;               // "merge_conflicts": merges refused (type clash)
+  std::vector<PhaseSummary> phases;         // "phases": in ascending priority
+};
+
+// How the final graph was chosen ("extraction").
+struct ExtractionSummary {
+  std::string extractor;  // "extractor": its name, e.g. "dag"
+  // "dag_cost" / "tree_cost": the extracted choice's cost with every node paid
+  // once / once per use (JSON null when infinite).
+  double dag_cost = 0;
+  double tree_cost = 0;
+};
+
+// The input graph's memory under the same planner as the output's
+// ("memory": "input_peak_bytes", "input_naive_peak_bytes").
+struct InputMemory {
+  int64_t peak_bytes = 0;        // planned schedule
+  int64_t naive_peak_bytes = 0;  // file order
+};
+
+// How many nodes of one computing op the input and output graphs have ("ops").
+struct OpCount {
+  int64_t before = 0;  // "before"
+  int64_t after = 0;   // "after"
+};
+
+// An output node that rules built, or that computes more than its own input
+// node ("provenance": "nodes[]").
+struct RewrittenNode {
+  std::string node;                // "node": its name
+  std::string op;                  // "op"
+  std::vector<std::string> from;   // "from": the input nodes it stands for
+  std::vector<std::string> rules;  // "rules": the rules that built it
+};
+
+// Where the output graph's nodes came from ("provenance";
+// docs/rewrite-semantics.md, "Provenance").
+struct ProvenanceSummary {
+  // "rewritten_nodes" is nodes.size().
+  int64_t merged_input_nodes = 0;          // "merged_input_nodes"
+  std::map<std::string, int64_t> by_rule;  // "by_rule": rule -> nodes it built
+  std::vector<RewrittenNode> nodes;        // "nodes"
+};
+
+// A rule whose applications went wrong ("rule_issues[]"); `egret optimize`
+// prints the messages as warnings.
+struct RuleIssue {
+  std::string rule;                   // "rule": its label
+  std::string location;               // "location": "file:line:col"
+  size_t type_mismatches = 0;         // "type_mismatches": results of another type than the root
+  size_t build_failures = 0;          // "build_failures": applications that could not be built
+  std::vector<std::string> messages;  // "messages": the first few, one line each
+};
+
+// Wall time of each stage in milliseconds ("time_ms").
+struct StageTimes {
+  double compile_ms = 0;            // "compile": rules, built-ins, cost model
+  double import_ms = 0;             // "import": the input graph into the e-graph
+  double saturate_ms = 0;           // "saturate": all phases (re-seeding excluded)
+  double extract_and_lower_ms = 0;  // "extract_and_lower": final and re-seeding extractions
+  double memory_plan_ms = 0;        // "memory_plan"
+  double total_ms = 0;              // "total"
+
+  // (key, milliseconds) in pipeline order, the keys as in "time_ms".
+  std::vector<std::pair<std::string_view, double>> Named() const;
+};
+
+struct OptimizeResult {
+  // The optimized graph, lowered and annotated with each computing node's
+  // implementation and cost (graph/graph.h: kImplAttr, kCostAttr) and
+  // provenance. "output_nodes" is graph.num_nodes().
+  Graph graph;
+  size_t input_nodes = 0;  // "input_nodes"
+  // "input_cost" / "output_cost": DAG cost of the input and output graphs
+  // under the same cost model. input_cost is +inf (JSON null) when the input
+  // uses an op without implementation, named by input_cost_missing_op ("",
+  // and no JSON key, otherwise).
+  double input_cost = 0;
+  std::string input_cost_missing_op;
+  double output_cost = 0;
+  ExtractionSummary extraction;  // "extraction"
+  // "enodes", "eclasses", "peak_enodes", "iterations", "stop_reason",
+  // "phase_mode", "merge_conflicts", "phases" (top-level keys).
+  SaturationSummary saturation;
+  size_t rules_compiled = 0;           // "rules_compiled"
+  size_t provenance_records = 0;       // "provenance_records": WITH_SAME_ID / WITH_SPLIT_HISTORY
+  std::vector<RuleIssue> rule_issues;  // "rule_issues"
+  // "memory": `graph`'s memory plan (its peak_bytes, arena_bytes, total_bytes,
+  // naive_peak_bytes, lower_bound_bytes) and the input's peaks.
+  MemoryPlan memory;
+  InputMemory input_memory;
+  std::map<std::string, OpCount> ops;  // "ops": per computing op
+  ProvenanceSummary provenance;        // "provenance"
+  StageTimes time;                     // "time_ms"
+  size_t peak_rss_bytes = 0;           // "peak_rss_bytes": this process's, at the end
+};
+
+// The `--report` JSON of `result` (every key above; no graph).
+nlohmann::json ToJson(const OptimizeResult& result);
+
+}  // namespace egret
+
+#endif  // EGRET_PIPELINE_OPTIMIZE_RESULT_H_
