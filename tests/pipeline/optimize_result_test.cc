@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "egret/graph/graph_io.h"
+#include "egret/io/graph_io.h"
 #include "egret/pipeline/optimize.h"
 #include "egret/rules/rule_set.h"
 #include "egret/support/file_io.h"
