@@ -36,10 +36,12 @@ std::vector<RuleActivity> RuleActivityOf(const Phase& phase, size_t p, const Run
   }
   for (const IterationReport& it : rep.iterations) {
     if (it.phase != p) continue;
-    for (const RuleStats& rs : it.rules) {
-      RuleActivity& a = out[index.at(rs.name)];
-      a.matches += rs.matches;
-      a.applications += rs.applications;
+    // it.rules[k] is phase.rules[k]'s (unnamed when a limit stopped the
+    // iteration before it).
+    for (size_t k = 0; k < it.rules.size(); ++k) {
+      RuleActivity& a = out[index.at(phase.rules[k]->name)];
+      a.matches += it.rules[k].matches;
+      a.applications += it.rules[k].applications;
     }
   }
   return out;

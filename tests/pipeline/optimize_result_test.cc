@@ -252,6 +252,33 @@ TEST(OptimizeResultTest, PhasesAfterANodeLimitAreSkipped) {
   EXPECT_DOUBLE_EQ(r->output_cost, 30);
 }
 
+TEST(OptimizeResultTest, NodeLimitsStoppingMidIterationAreSummarized) {
+  // Some of these limits stop an iteration before its last rules ran.
+  absl::StatusOr<Graph> g = LoadGraph(EGRET_SOURCE_DIR "/examples/residual_block.json");
+  ASSERT_TRUE(g.ok()) << g.status();
+  DiagnosticList diags;
+  absl::StatusOr<rules::RuleSet> set =
+      rules::LoadRuleFiles({EGRET_SOURCE_DIR "/examples/residual_block.rules"}, {}, &diags);
+  ASSERT_TRUE(set.ok()) << set.status();
+  bool stopped = false;
+  for (size_t limit = 10; limit <= 40; ++limit) {
+    OptimizeOptions o;
+    o.limits.nodes = limit;
+    absl::StatusOr<OptimizeResult> r = Optimize(*g, *set, o, &diags);
+    ASSERT_TRUE(r.ok()) << r.status();
+    if (r->saturation.stop_reason != StopReason::kNodeLimit) continue;
+    stopped = true;
+    const PhaseSummary* last = nullptr;
+    for (const PhaseSummary& p : r->saturation.phases) {
+      if (!p.skipped) last = &p;
+      for (const RuleActivity& a : p.rules) EXPECT_FALSE(a.rule.empty()) << limit;
+    }
+    ASSERT_NE(last, nullptr);
+    EXPECT_EQ(last->stop_reason, StopReason::kNodeLimit) << limit;
+  }
+  EXPECT_TRUE(stopped);
+}
+
 TEST(OptimizeResultTest, MissingInputOpAndRuleIssues) {
   absl::StatusOr<OptimizeResult> r = OptimizeChainWithIssues();
   ASSERT_TRUE(r.ok()) << r.status();
