@@ -277,12 +277,18 @@ TEST(RunnerTest, PhaseIterationLimitMovesToNextPhase) {
   EXPECT_EQ(g.ClassNodesWithOp(g.Find(b), Symbol::Intern("Baz")).size(), 1u);
 }
 
-TEST(RunnerTest, PhaseHookRunsAfterEachPhaseAndMayReplaceTheEGraph) {
+// (Foo a), with phase "one" rewriting Foo to Bar and phase "two" Bar to Baz.
+struct FooBarBaz {
+  FooBarBaz() { AddOp(g, "Foo", {Leaf(g, "a")}); }
   EGraph g;
-  AddOp(g, "Foo", {Leaf(g, "a")});
   Rewrite foo_bar = MustRewrite("foo-bar", "(Foo ?x)", "(Bar ?x)");
   Rewrite bar_baz = MustRewrite("bar-baz", "(Bar ?x)", "(Baz ?x)");
   std::vector<Phase> phases = {{"one", {&foo_bar}}, {"two", {&bar_baz}}};
+};
+
+TEST(RunnerTest, PhaseHookRunsAfterEachPhaseAndMayReplaceTheEGraph) {
+  FooBarBaz t;
+  EGraph& g = t.g;
   RunnerOptions o = Unlimited();
   std::vector<std::pair<std::string, bool>> calls;
   o.on_phase_end = [&](const PhaseReport& p, bool more) {
@@ -294,7 +300,7 @@ TEST(RunnerTest, PhaseHookRunsAfterEachPhaseAndMayReplaceTheEGraph) {
     }
     return absl::OkStatus();
   };
-  RunReport r = Runner(g, o).Run(phases);
+  RunReport r = Runner(g, o).Run(t.phases);
   EXPECT_EQ(r.stop_reason, StopReason::kSaturated);
   EXPECT_THAT(calls, ::testing::ElementsAre(std::pair<std::string, bool>("one", true),
                                             std::pair<std::string, bool>("two", false)));
@@ -308,14 +314,11 @@ TEST(RunnerTest, PhaseHookRunsAfterEachPhaseAndMayReplaceTheEGraph) {
 }
 
 TEST(RunnerTest, PhaseHookErrorEndsTheRun) {
-  EGraph g;
-  AddOp(g, "Foo", {Leaf(g, "a")});
-  Rewrite foo_bar = MustRewrite("foo-bar", "(Foo ?x)", "(Bar ?x)");
-  Rewrite bar_baz = MustRewrite("bar-baz", "(Bar ?x)", "(Baz ?x)");
-  std::vector<Phase> phases = {{"one", {&foo_bar}}, {"two", {&bar_baz}}};
+  FooBarBaz t;
+  EGraph& g = t.g;
   RunnerOptions o = Unlimited();
   o.on_phase_end = [](const PhaseReport&, bool) { return absl::InternalError("no"); };
-  RunReport r = Runner(g, o).Run(phases);
+  RunReport r = Runner(g, o).Run(t.phases);
   EXPECT_EQ(r.hook_error, absl::InternalError("no"));
   ASSERT_EQ(r.phases.size(), 1u);
   EXPECT_TRUE(g.ClassesWithOp(Symbol::Intern("Baz")).empty());

@@ -36,16 +36,28 @@ int64_t CountOf(const std::map<std::string, OpCount>& ops, const std::string& op
   return it == ops.end() ? 0 : it->second.after;
 }
 
-absl::StatusOr<OptimizeResult> OptimizeExample(PhaseMode mode) {
+// examples/residual_block.{json,rules}.
+struct Example {
+  Graph graph;
+  rules::RuleSet rules;
+};
+absl::StatusOr<Example> LoadExample() {
   absl::StatusOr<Graph> g = LoadGraph(EGRET_SOURCE_DIR "/examples/residual_block.json");
   if (!g.ok()) return g.status();
   DiagnosticList diags;
   absl::StatusOr<rules::RuleSet> set =
       rules::LoadRuleFiles({EGRET_SOURCE_DIR "/examples/residual_block.rules"}, {}, &diags);
   if (!set.ok()) return set.status();
+  return Example{*std::move(g), *std::move(set)};
+}
+
+absl::StatusOr<OptimizeResult> OptimizeExample(PhaseMode mode) {
+  absl::StatusOr<Example> ex = LoadExample();
+  if (!ex.ok()) return ex.status();
   OptimizeOptions o;
   o.phase_mode = mode;
-  return Optimize(*g, *set, o, &diags);
+  DiagnosticList diags;
+  return Optimize(ex->graph, ex->rules, o, &diags);
 }
 
 rules::RuleSet Rules(const std::string& text) {
@@ -254,17 +266,14 @@ TEST(OptimizeResultTest, PhasesAfterANodeLimitAreSkipped) {
 
 TEST(OptimizeResultTest, NodeLimitsStoppingMidIterationAreSummarized) {
   // Some of these limits stop an iteration before its last rules ran.
-  absl::StatusOr<Graph> g = LoadGraph(EGRET_SOURCE_DIR "/examples/residual_block.json");
-  ASSERT_TRUE(g.ok()) << g.status();
+  absl::StatusOr<Example> ex = LoadExample();
+  ASSERT_TRUE(ex.ok()) << ex.status();
   DiagnosticList diags;
-  absl::StatusOr<rules::RuleSet> set =
-      rules::LoadRuleFiles({EGRET_SOURCE_DIR "/examples/residual_block.rules"}, {}, &diags);
-  ASSERT_TRUE(set.ok()) << set.status();
   bool stopped = false;
   for (size_t limit = 10; limit <= 40; ++limit) {
     OptimizeOptions o;
     o.limits.nodes = limit;
-    absl::StatusOr<OptimizeResult> r = Optimize(*g, *set, o, &diags);
+    absl::StatusOr<OptimizeResult> r = Optimize(ex->graph, ex->rules, o, &diags);
     ASSERT_TRUE(r.ok()) << r.status();
     if (r->saturation.stop_reason != StopReason::kNodeLimit) continue;
     stopped = true;
