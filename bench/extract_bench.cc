@@ -4,7 +4,10 @@
 // DAG cost over the best DAG cost found for the file, and its total time.
 //
 //   extract_bench [--dir DIR] [--csv OUT.csv] [--ilp-time-limit S]
-//                 [--extractors tree,greedy,dag,ilp] [--filter SUBSTRING]
+//                 [--extractors NAME,...] [--filter SUBSTRING]
+//
+// The extractors are those of the registry (extract/extractor_registry.h),
+// by default every one in registry order (tree, greedy, dag, ilp).
 //
 // Files whose best DAG cost is not positive are left out of the geometric
 // mean (the ratio is meaningless there) and counted separately.
@@ -20,19 +23,19 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "egret/extract/choice.h"
-#include "egret/extract/dag_extractor.h"
 #include "egret/extract/egraph_serialize.h"
-#include "egret/extract/ilp_extractor.h"
-#include "egret/extract/tree_extractor.h"
+#include "egret/extract/extractor.h"
+#include "egret/extract/extractor_registry.h"
 #include "egret/extract/validate.h"
 #include "egret/support/file_io.h"
 
 namespace {
 
-using egret::extract::Choice;
 using egret::extract::ExtractionProblem;
+using egret::extract::Extractor;
 
 struct Row {
   std::string file, extractor;
@@ -41,26 +44,14 @@ struct Row {
   bool optimal = false;
 };
 
-absl::StatusOr<Choice> Run(const std::string& name, const ExtractionProblem& p, double ilp_limit,
-                           bool* optimal) {
-  using namespace egret::extract;
-  if (name == "tree") return ExtractTree(p);
-  if (name == "greedy") return ExtractGreedyDag(p);
-  if (name == "dag") return ExtractDag(p);
-  IlpOptions o;
-  o.time_limit_seconds = ilp_limit;
-  absl::StatusOr<IlpResult> r = ExtractIlp(p, o);
-  if (!r.ok()) return r.status();
-  *optimal = r->optimal;
-  return r->choice;
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
   std::string dir = std::string(EGRET_SHARED_DIR) + "/extraction-gym";
   std::string csv_path = "extract_bench.csv";
-  std::string extractors = "tree,greedy,dag,ilp";
+  std::string extractors =
+      absl::StrJoin(egret::extract::Extractors(), ",",
+                    [](std::string* out, const Extractor& e) { out->append(e.name); });
   std::string filter;
   double ilp_limit = 10;
   for (int i = 1; i + 1 < argc; i += 2) {
@@ -94,6 +85,18 @@ int main(int argc, char** argv) {
   }
   std::sort(files.begin(), files.end());
   std::vector<std::string> names = absl::StrSplit(extractors, ',');
+  std::vector<const Extractor*> chosen;
+  for (const std::string& name : names) {
+    absl::StatusOr<const Extractor*> e = egret::extract::LookupExtractor(name);
+    if (!e.ok()) {
+      std::fprintf(stderr, "extract_bench: --extractors: %s\n",
+                   std::string(e.status().message()).c_str());
+      return 2;
+    }
+    chosen.push_back(*e);
+  }
+  egret::extract::ExtractOptions options;
+  options.time_limit_seconds = ilp_limit;
 
   std::vector<Row> rows;
   std::string csv = "file,extractor,tree_cost,dag_cost,micros\n";
@@ -111,23 +114,28 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "%s\n", std::string(p.status().message()).c_str());
       return 2;
     }
-    for (const std::string& name : names) {
-      bool optimal = false;
+    for (const Extractor* e : chosen) {
+      const std::string name(e->name);
       auto start = std::chrono::steady_clock::now();
-      absl::StatusOr<Choice> c = Run(name, *p, ilp_limit, &optimal);
+      absl::StatusOr<egret::extract::ExtractorOutput> c = e->run(*p, options);
       int64_t us = std::chrono::duration_cast<std::chrono::microseconds>(
                        std::chrono::steady_clock::now() - start)
                        .count();
-      if (!c.ok() || !egret::extract::ValidateChoice(*p, *c).ok()) {
+      if (!c.ok() || !egret::extract::ValidateChoice(*p, c->choice).ok()) {
         std::fprintf(stderr, "%s: %s failed: %s\n", rel.c_str(), name.c_str(),
                      c.ok() ? "invalid choice" : std::string(c.status().message()).c_str());
         return 1;
       }
-      Row r{rel, name,   egret::extract::TreeCost(*p, *c), egret::extract::DagCost(*p, *c),
-            us,  optimal};
+      const bool optimal = c->optimal;
+      Row r{rel,
+            name,
+            egret::extract::TreeCost(*p, c->choice),
+            egret::extract::DagCost(*p, c->choice),
+            us,
+            optimal};
       std::fprintf(stderr, "%-60s %-7s nodes=%-6zu tree=%-14.6g dag=%-14.6g %10.3f ms%s\n",
                    rel.c_str(), name.c_str(), p->num_nodes(), r.tree_cost, r.dag_cost, us / 1e3,
-                   name == "ilp" ? (optimal ? " optimal" : " not proven") : "");
+                   e->proves_optimality ? (optimal ? " optimal" : " not proven") : "");
       absl::StrAppend(&csv, rel, ",", name, ",",
                       absl::StrFormat("%.9g,%.9g,", r.tree_cost, r.dag_cost), us, "\n");
       total_micros[name] += static_cast<double>(us);
@@ -150,7 +158,8 @@ int main(int argc, char** argv) {
   std::printf(
       "| extractor | geomean DAG cost / best | files at best | sum of DAG costs | total time |\n");
   std::printf("|---|---|---|---|---|\n");
-  for (const std::string& name : names) {
+  for (const Extractor* e : chosen) {
+    const std::string name(e->name);
     double log_sum = 0, cost_sum = 0;
     int n = 0, at_best = 0, skipped = 0;
     for (const Row& r : rows) {
@@ -168,7 +177,8 @@ int main(int argc, char** argv) {
     std::printf(
         "| %s | %.5f | %d/%zu | %.6g | %.3f s%s |\n", name.c_str(), n ? std::exp(log_sum / n) : 1.0,
         at_best, files.size(), cost_sum, total_micros[name] / 1e6,
-        name == "ilp" ? absl::StrCat(" (", optimal_count[name], " proven optimal)").c_str() : "");
+        e->proves_optimality ? absl::StrCat(" (", optimal_count[name], " proven optimal)").c_str()
+                             : "");
     if (skipped)
       std::printf("  (%d files with best DAG cost <= 0 left out of the mean)\n", skipped);
   }

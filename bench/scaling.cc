@@ -40,13 +40,15 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
-#include "egret/backend/test_data.h"
-#include "egret/backend/verify.h"
 #include "bench/child_run.h"
 #include "bench/power_law.h"
 #include "bench/shipped_rules.h"
 #include "bench/synthetic_graphs.h"
-#include "egret/pipeline/costs.h"
+#include "egret/backend/test_data.h"
+#include "egret/backend/verify.h"
+#include "egret/cost/graph_cost.h"
+#include "egret/cost/make_cost_model.h"
+#include "egret/extract/extractor_registry.h"
 #include "egret/pipeline/strategies.h"
 #include "egret/pipeline/svg_chart.h"
 #include "egret/rules/rule_set.h"
@@ -62,7 +64,8 @@ using Json = nlohmann::json;
 struct Config {
   std::vector<SyntheticFamily> families = AllSyntheticFamilies();
   std::vector<int64_t> sizes = {1000, 2000, 5000, 10000, 20000, 50000, 100000};
-  std::vector<Strategy> strategies = {Strategy::kEqsatDag, Strategy::kGreedy};
+  std::vector<Strategy> strategies = {Strategy::Eqsat(extract::DefaultExtractor()),
+                                      Strategy::kGreedy};
   double time_limit = 300;
   double enode_factor = 20;
   int64_t verify_max_nodes = 5000;
@@ -90,7 +93,7 @@ struct Row {
 };
 
 std::string FamName(SyntheticFamily f) { return std::string(SyntheticFamilyName(f)); }
-std::string StName(Strategy s) { return std::string(StrategyName(s)); }
+std::string StName(Strategy s) { return StrategyName(s); }
 
 bool Finished(const Row& r) { return r.status == "ok" || r.status.rfind("limit", 0) == 0; }
 
@@ -114,7 +117,7 @@ std::string RunOne(const Config& cfg, SyntheticFamily family, int blocks, Strate
   if (!r.ok()) return Json{{"error", std::string(r.status().message())}}.dump();
   j["peak_rss_bytes"] = PeakRssBytes();
   j["nodes_out"] = r->nodes;
-  j["cost_in"] = GraphCost(*g, MakeCostModel(lib.ops, {}, g->options()), nullptr);
+  j["cost_in"] = cost::GraphCost(*g, cost::MakeCostModel(lib.ops, {}, g->options()), nullptr);
   j["cost_out"] = r->cost;
   j["egraph_nodes"] = r->egraph_nodes;
   j["rewrites"] = r->rewrites;
@@ -369,7 +372,10 @@ int Main(int argc, char** argv) {
       cfg.strategies.clear();
       for (absl::string_view n : absl::StrSplit(v, ',')) {
         std::optional<Strategy> s = ParseStrategy(std::string(n));
-        if (!s) return Fail(absl::StrCat("--strategies: unknown strategy '", n, "'"));
+        if (!s) {
+          return Fail(absl::StrCat("--strategies: unknown strategy '", n, "' (",
+                                   StrategyNames(KnownStrategies()), ")"));
+        }
         cfg.strategies.push_back(*s);
       }
     } else if (a == "--sizes") {

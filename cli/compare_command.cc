@@ -2,7 +2,7 @@
 //     [--markdown FILE] [--plot FILE.svg] [--dim NAME=N]... [--iter-limit N]
 //     [--node-limit N] [--time-limit S] [--seed N]
 //
-// Runs every strategy of pipeline/strategies.h (default: all, in the order
+// Runs strategies of pipeline/strategies.h (default: DefaultStrategies(),
 // greedy, cse, eqsat-tree, eqsat-dag, eqsat-ilp) on every graph with the same
 // rules (default: the shipped library) and prints one row per (graph,
 // strategy); --csv/--markdown/--plot write pipeline/compare_report.h's
@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
 #include "cli/commands.h"
@@ -45,17 +46,15 @@ struct CompareArgs {
 };
 
 int RunCompare(const CompareArgs& args) {
-  std::vector<Strategy> strategies = AllStrategies();
+  std::vector<Strategy> strategies = DefaultStrategies();
   if (!args.strategies.empty()) {
     strategies.clear();
     for (const std::string& name :
          std::vector<std::string>(absl::StrSplit(args.strategies, ',', absl::SkipEmpty()))) {
       std::optional<Strategy> s = ParseStrategy(name);
       if (!s) {
-        std::fprintf(stderr,
-                     "egret compare: error: --strategies: unknown strategy '%s' (greedy, cse, "
-                     "eqsat-tree, eqsat-dag, eqsat-ilp)\n",
-                     name.c_str());
+        std::fprintf(stderr, "egret compare: error: --strategies: unknown strategy '%s' (%s)\n",
+                     name.c_str(), StrategyNames(KnownStrategies()).c_str());
         return kExitBadInput;
       }
       strategies.push_back(*s);
@@ -107,20 +106,18 @@ int RunCompare(const CompareArgs& args) {
       absl::StatusOr<StrategyResult> r = RunStrategy(s, *graph, *set, options, &compile_diags,
                                                      reference.ok() ? &*reference : nullptr);
       row.peak_rss_bytes = PeakRssBytes();
-      std::fprintf(stderr, "egret compare: %s %s: %s\n", row.graph.c_str(),
-                   std::string(StrategyName(s)).c_str(),
+      std::fprintf(stderr, "egret compare: %s %s: %s\n", row.graph.c_str(), StrategyName(s).c_str(),
                    r.ok() ? absl::StrFormat("%.1f ms", r->time_ms).c_str() : "failed");
       std::cerr << compile_diags.ToString();
       if (!r.ok()) {
         row.error = std::string(r.status().message());
-        std::fprintf(stderr, "%s: error: %s: %s\n", row.graph.c_str(),
-                     std::string(StrategyName(s)).c_str(), row.error.c_str());
+        std::fprintf(stderr, "%s: error: %s: %s\n", row.graph.c_str(), StrategyName(s).c_str(),
+                     row.error.c_str());
         exit = kExitCheckFailed;
       } else {
         row.result = *std::move(r);
         if (row.result.limit_hit) {
-          std::fprintf(stderr, "%s: warning: %s: %s\n", row.graph.c_str(),
-                       std::string(StrategyName(s)).c_str(),
+          std::fprintf(stderr, "%s: warning: %s: %s\n", row.graph.c_str(), StrategyName(s).c_str(),
                        s == Strategy::kGreedy ? "a pass still changed the graph after the last "
                                                 "sweep allowed"
                                               : "saturation stopped at a limit");
@@ -128,7 +125,7 @@ int RunCompare(const CompareArgs& args) {
         row.result.graph = Graph();  // not reported; frees the memory
         if (!row.result.verified) {
           std::fprintf(stderr, "%s: error: %s: the result computes different outputs: %s\n",
-                       row.graph.c_str(), std::string(StrategyName(s)).c_str(),
+                       row.graph.c_str(), StrategyName(s).c_str(),
                        row.result.verify_message.c_str());
           exit = kExitCheckFailed;
         }
@@ -159,7 +156,8 @@ void RegisterCompareCommand(CLI::App& app, int* exit_code) {
   cmd->add_option("--rules", args->rules,
                   "Rule files (default: egret's shipped library, rules/lib/*.rules)");
   cmd->add_option("--strategies", args->strategies,
-                  "Comma-separated: greedy,cse,eqsat-tree,eqsat-dag,eqsat-ilp (default: all)");
+                  absl::StrCat("Comma-separated, of: ", StrategyNames(KnownStrategies()),
+                               " (default: ", StrategyNames(DefaultStrategies()), ")"));
   cmd->add_option("--csv", args->csv, "Write one CSV row per graph and strategy here");
   cmd->add_option("--markdown", args->markdown, "Write a Markdown table here");
   cmd->add_option("--plot", args->plot, "Write an SVG bar chart of cost relative to greedy here");

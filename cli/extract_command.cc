@@ -1,14 +1,17 @@
-// egret extract EGRAPH.json [--extractor tree|dag|ilp] [--time-limit S] [--json]
+// egret extract EGRAPH.json [--extractor NAME] [--time-limit S] [--json]
 //
 // Reads an egraph-serialize JSON e-graph, extracts one term per reachable
-// class and prints its tree and DAG cost (or, with --json, one object with
-// tree_cost, dag_cost, choices, time_ms and for ilp optimal and bound).
+// class with a registered extractor (extract/extractor_registry.h; default
+// dag) and prints its tree and DAG cost (or, with --json, one object with
+// tree_cost, dag_cost, choices, time_ms and, for an extractor that proves
+// optimality (ilp), optimal and bound).
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <string>
 
 #include "cli/commands.h"
+#include "cli/extractor_option.h"
 #include "egret/extract/egraph_serialize.h"
 #include "egret/extract/extractor.h"
 #include "egret/support/diagnostic.h"
@@ -19,18 +22,14 @@ namespace {
 
 struct ExtractArgs {
   std::string path;
-  std::string extractor = "dag";
+  std::string extractor;
   double time_limit = 10.0;
   bool json = false;
 };
 
 int RunExtract(const ExtractArgs& args) {
-  std::optional<extract::ExtractorKind> kind = extract::ParseExtractorKind(args.extractor);
-  if (!kind.has_value()) {
-    std::fprintf(stderr, "egret extract: error: --extractor must be tree, dag or ilp, not '%s'\n",
-                 args.extractor.c_str());
-    return kExitBadInput;
-  }
+  const extract::Extractor* extractor = ExtractorOption("extract", args.extractor);
+  if (extractor == nullptr) return kExitBadInput;
   if (!(args.time_limit > 0) || !std::isfinite(args.time_limit)) {
     std::fprintf(stderr,
                  "egret extract: error: --time-limit must be a positive number of seconds\n");
@@ -43,9 +42,8 @@ int RunExtract(const ExtractArgs& args) {
     return ExitCodeFor(problem.status());
   }
   extract::ExtractOptions options;
-  options.kind = *kind;
-  options.ilp_time_limit_seconds = args.time_limit;
-  absl::StatusOr<extract::ExtractResult> result = extract::Extract(*problem, options);
+  options.time_limit_seconds = args.time_limit;
+  absl::StatusOr<extract::ExtractResult> result = extract::Extract(*problem, *extractor, options);
   if (!result.ok()) {
     std::fprintf(stderr, "%s: error: %s\n", args.path.c_str(),
                  std::string(result.status().message()).c_str());
@@ -65,7 +63,7 @@ int RunExtract(const ExtractArgs& args) {
     }
     out["choices"] = std::move(choices);
     out["time_ms"] = ms;
-    if (*kind == extract::ExtractorKind::kIlp) {
+    if (extractor->proves_optimality) {
       out["optimal"] = result->optimal;
       if (std::isfinite(result->bound)) {
         out["bound"] = result->bound;
@@ -76,7 +74,7 @@ int RunExtract(const ExtractArgs& args) {
     std::printf("%s\n", out.dump().c_str());
   } else {
     std::printf("tree cost: %.17g\ndag cost: %.17g\n", result->tree_cost, result->dag_cost);
-    if (*kind == extract::ExtractorKind::kIlp) {
+    if (extractor->proves_optimality) {
       std::printf("optimal: %s\nbound: %.17g\n", result->optimal ? "yes" : "no", result->bound);
     }
     std::printf("time: %.3f ms\n", ms);
@@ -91,9 +89,10 @@ void RegisterExtractCommand(CLI::App& app, int* exit_code) {
   CLI::App* cmd = app.add_subcommand(
       "extract", "Extract the cheapest term from an egraph-serialize JSON e-graph");
   cmd->add_option("egraph", args->path, "egraph-serialize JSON file")->required();
-  cmd->add_option("--extractor", args->extractor, "tree, dag (default) or ilp");
+  AddExtractorOption(cmd, &args->extractor);
   cmd->add_option("--time-limit", args->time_limit,
-                  "ILP time limit in seconds, for the whole extraction (default 10)");
+                  "Time limit in seconds, for the whole extraction, of extractors that take "
+                  "one (ilp; default 10)");
   cmd->add_flag("--json", args->json, "print one JSON object");
   cmd->callback([args, exit_code] { *exit_code = RunExtract(*args); });
 }

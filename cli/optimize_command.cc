@@ -1,6 +1,6 @@
 // egret optimize GRAPH [--rules FILE...] [--dim NAME=N]... [-I DIR]... [-D NAME[=VALUE]]...
 //     [--option NAME=VALUE]... [--iter-limit N] [--node-limit N] [--time-limit S]
-//     [--extractor tree|dag|ilp] [--phase-mode keep|reseed] [--costs FILE]
+//     [--extractor NAME] [--phase-mode keep|reseed] [--costs FILE]
 //     [--no-fold] [-o OUT] [--dot FILE] [--report FILE] [--progress]
 //     [--verify [--seed N] [--rtol R] [--atol A]]
 //
@@ -32,11 +32,12 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "cli/commands.h"
+#include "cli/extractor_option.h"
 #include "cli/graph_input.h"
 #include "egret/backend/test_data.h"
 #include "egret/backend/verify.h"
+#include "egret/cost/cost_table.h"
 #include "egret/io/graph_io.h"
-#include "egret/pipeline/costs.h"
 #include "egret/pipeline/optimize.h"
 #include "egret/rules/rule_set.h"
 #include "egret/support/diagnostic.h"
@@ -55,7 +56,7 @@ struct OptimizeArgs {
   size_t iter_limit = 30;
   size_t node_limit = 100000;
   double time_limit = 30.0;
-  std::string extractor = "dag";
+  std::string extractor;
   std::string phase_mode = "keep";
   std::string costs;
   std::string output;
@@ -139,12 +140,8 @@ int RunOptimize(const OptimizeArgs& args) {
     }
     options.option_overrides[name] = value;
   }
-  std::optional<extract::ExtractorKind> kind = extract::ParseExtractorKind(args.extractor);
-  if (!kind) {
-    std::fprintf(stderr, "egret optimize: error: --extractor must be tree, dag or ilp, not '%s'\n",
-                 args.extractor.c_str());
-    return kExitBadInput;
-  }
+  const extract::Extractor* extractor = ExtractorOption("optimize", args.extractor);
+  if (extractor == nullptr) return kExitBadInput;
   std::optional<PhaseMode> mode = ParsePhaseMode(args.phase_mode);
   if (!mode) {
     std::fprintf(stderr, "egret optimize: error: --phase-mode must be keep or reseed, not '%s'\n",
@@ -156,7 +153,7 @@ int RunOptimize(const OptimizeArgs& args) {
                  "egret optimize: error: --time-limit must be a positive number of seconds\n");
     return kExitBadInput;
   }
-  options.extractor = *kind;
+  options.extractor = extractor;
   options.phase_mode = *mode;
   options.limits.iterations = args.iter_limit;
   options.limits.nodes = args.node_limit;
@@ -170,8 +167,8 @@ int RunOptimize(const OptimizeArgs& args) {
                    std::string(text.status().message()).c_str());
       return kExitBadInput;
     }
-    extract::CostTable table;
-    if (absl::Status s = AddCostOverrides(*text, args.costs, &table); !s.ok()) {
+    cost::CostTable table;
+    if (absl::Status s = cost::AddCostOverrides(*text, args.costs, &table); !s.ok()) {
       std::fprintf(stderr, "%s\n", std::string(s.message()).c_str());
       return kExitBadInput;
     }
@@ -283,7 +280,7 @@ void RegisterOptimizeCommand(CLI::App& app, int* exit_code) {
   cmd->add_option("--iter-limit", args->iter_limit, "Iterations per phase (default 30)");
   cmd->add_option("--node-limit", args->node_limit, "Most e-nodes (default 100000)");
   cmd->add_option("--time-limit", args->time_limit, "Seconds for saturation (default 30)");
-  cmd->add_option("--extractor", args->extractor, "tree, dag (default) or ilp");
+  AddExtractorOption(cmd, &args->extractor);
   cmd->add_option("--phase-mode", args->phase_mode,
                   "keep (default): one e-graph for every phase; reseed: extract between phases");
   cmd->add_option("--costs", args->costs, "JSON cost table overriding the rule files' costs");

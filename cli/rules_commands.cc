@@ -17,6 +17,7 @@
 
 #include "absl/strings/str_format.h"
 #include "cli/commands.h"
+#include "egret/cost/cost_expr.h"
 #include "egret/rules/rule_set.h"
 #include "egret/support/diagnostic.h"
 #include "nlohmann/json.hpp"
@@ -112,7 +113,7 @@ int RunDump(const RulesArgs& args) {
     j["impl"] = op.impl;
     j["form"] = op.form;
     j["cost"] = op.cost.ToString();
-    if (std::optional<double> v = op.cost.Evaluate()) j["cost_cycles"] = *v;
+    if (std::optional<double> v = cost::EvaluateCost(op.cost)) j["cost_cycles"] = *v;
     j["flags"] = op.flags;
     j["loc"] = op.loc.ToString();
     out["ops"].push_back(std::move(j));

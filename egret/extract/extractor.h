@@ -1,8 +1,11 @@
-// One entry point over the three extractors, for tools (CLI, bench, optimize).
+// What an extractor is, for tools that choose one by name (CLI, optimize,
+// the comparison strategies, benches): a row of the registry
+// (extract/extractor_registry.h) with a name, a one-line description and a
+// function from a problem to a choice; and Extract, which runs one and
+// measures its choice.
 #ifndef EGRET_EXTRACT_EXTRACTOR_H_
 #define EGRET_EXTRACT_EXTRACTOR_H_
 
-#include <optional>
 #include <string_view>
 
 #include "absl/status/statusor.h"
@@ -11,29 +14,51 @@
 
 namespace egret::extract {
 
-enum class ExtractorKind { kTree, kDag, kIlp };
-
-// "tree", "dag", "ilp" -> kind; anything else -> nullopt.
-std::optional<ExtractorKind> ParseExtractorKind(std::string_view name);
-std::string_view ExtractorName(ExtractorKind kind);
-
+// Options every extractor receives; each reads what applies to it.
 struct ExtractOptions {
-  ExtractorKind kind = ExtractorKind::kDag;
-  double ilp_time_limit_seconds = 10.0;
+  // Wall-clock limit in seconds, for extractors that take one (ilp).
+  double time_limit_seconds = 10.0;
+};
+
+// What an extractor returns.
+struct ExtractorOutput {
+  Choice choice;  // valid, restricted to the classes reachable from the roots
+  // Only when the extractor's row says proves_optimality: whether the choice
+  // is proven DAG-optimal, and the proven lower bound on the DAG cost.
+  bool optimal = false;
+  double bound = 0;
+};
+
+// An extractor: fails with kInvalidArgument when a root cannot be extracted
+// (the message names the class).
+using ExtractorFn = absl::StatusOr<ExtractorOutput> (*)(const ExtractionProblem& p,
+                                                        const ExtractOptions& options);
+
+// One row of the registry.
+struct Extractor {
+  std::string_view name;         // `--extractor NAME`, strategy "eqsat-NAME"
+  std::string_view description;  // one line, for --help
+  ExtractorFn run;
+  // Its output's `optimal` and `bound` are meaningful (tools print them).
+  bool proves_optimality = false;
+  // Run by default where the extractors are compared (`egret compare`'s
+  // default strategies); false for variants kept for measurement (benches).
+  bool compared_by_default = true;
 };
 
 struct ExtractResult {
   Choice choice;  // valid, restricted to the classes reachable from the roots
   double tree_cost = 0;
   double dag_cost = 0;
-  // ILP only: whether the choice is proven optimal, and the proven lower bound.
+  // As in ExtractorOutput (proves_optimality extractors only).
   bool optimal = false;
   double bound = 0;
 };
 
-// Runs the chosen extractor and measures both costs of its choice. Fails with
-// kInvalidArgument when a root cannot be extracted (message names the class).
-absl::StatusOr<ExtractResult> Extract(const ExtractionProblem& p, const ExtractOptions& options);
+// Runs `extractor` and measures both costs of its choice. Fails like the
+// extractor (kInvalidArgument when a root cannot be extracted).
+absl::StatusOr<ExtractResult> Extract(const ExtractionProblem& p, const Extractor& extractor,
+                                      const ExtractOptions& options);
 
 }  // namespace egret::extract
 

@@ -58,7 +58,7 @@ std::optional<double> Relative(const CompareRow& r, const std::map<std::string, 
 std::vector<std::string> StrategiesInOrder(const std::vector<CompareRow>& rows) {
   std::vector<std::string> names;
   for (const CompareRow& r : rows) {
-    std::string n(StrategyName(r.result.strategy));
+    std::string n = StrategyName(r.result.strategy);
     if (std::find(names.begin(), names.end(), n) == names.end()) names.push_back(n);
   }
   return names;
@@ -69,12 +69,10 @@ std::vector<std::string> Cells(const CompareRow& r, const std::map<std::string, 
   const StrategyResult& s = r.result;
   std::optional<double> rel = Relative(r, greedy);
   if (!r.error.empty()) {
-    return {
-        r.graph, std::string(StrategyName(s.strategy)), "", "", "", "", "", "", "", VerifyCell(r),
-        ""};
+    return {r.graph, StrategyName(s.strategy), "", "", "", "", "", "", "", VerifyCell(r), ""};
   }
   return {r.graph,
-          std::string(StrategyName(s.strategy)),
+          StrategyName(s.strategy),
           Num(s.cost),
           absl::StrCat(s.nodes),
           OpsCell(s.ops_added),
@@ -98,7 +96,7 @@ std::map<std::string, double> GeomeanRelativeToGreedy(const std::vector<CompareR
   std::map<std::string, std::pair<double, int>> sums;
   for (const CompareRow& r : rows) {
     if (std::optional<double> rel = Relative(r, greedy)) {
-      auto& [log_sum, n] = sums[std::string(StrategyName(r.result.strategy))];
+      auto& [log_sum, n] = sums[StrategyName(r.result.strategy)];
       log_sum += std::log(*rel);
       ++n;
     }

@@ -5,8 +5,10 @@
 #include <utility>
 
 #include "absl/strings/str_format.h"
+#include "egret/cost/graph_cost.h"
+#include "egret/cost/make_cost_model.h"
 #include "egret/egraph/builtin_rewrites.h"
-#include "egret/pipeline/costs.h"
+#include "egret/extract/egraph_problem.h"
 #include "egret/pipeline/saturate_internal.h"
 #include "egret/pipeline/seed_internal.h"
 #include "egret/pipeline/summarize_internal.h"
@@ -40,7 +42,7 @@ class StageClock {
 struct Prepared {
   std::vector<rules::CompiledRule> rules;
   std::vector<Rewrite> extra;  // built-in equivalences and constant folding
-  extract::HvxCostModel model;
+  cost::HvxCostModel model;
 };
 
 absl::StatusOr<Prepared> Prepare(const Graph& input, const rules::RuleSet& rule_set,
@@ -53,9 +55,9 @@ absl::StatusOr<Prepared> Prepare(const Graph& input, const rules::RuleSet& rule_
     EGRET_ASSIGN_OR_RETURN(Rewrite fold, ConstantFoldRewrite(options.fold_max_elements));
     extra.push_back(std::move(fold));
   }
-  return Prepared{
-      std::move(compiled), std::move(extra),
-      MakeCostModel(rule_set.ops, options.cost_overrides, EffectiveOptions(input, options), diags)};
+  return Prepared{std::move(compiled), std::move(extra),
+                  cost::MakeCostModel(rule_set.ops, options.cost_overrides,
+                                      EffectiveOptions(input, options), diags)};
 }
 
 struct Extracted {
@@ -66,15 +68,14 @@ struct Extracted {
 
 // Extracts the cheapest graph of `s` with options.extractor and lowers it
 // (annotated with implementations and costs when `annotate`).
-absl::StatusOr<Extracted> ExtractGraph(const Seeded& s, const extract::HvxCostModel& model,
+absl::StatusOr<Extracted> ExtractGraph(const Seeded& s, const cost::HvxCostModel& model,
                                        const OptimizeOptions& options, bool annotate) {
-  absl::StatusOr<EGraphProblem> p =
-      BuildProblem(s.eg, model, s.Roots(), [&s](NodeIdx n) { return DescribeENode(s, n); });
+  absl::StatusOr<extract::EGraphProblem> p = extract::BuildProblem(
+      s.eg, model, s.Roots(), [&s](NodeIdx n) { return DescribeENode(s, n); });
   if (!p.ok()) return p.status();
   extract::ExtractOptions eo;
-  eo.kind = options.extractor;
-  eo.ilp_time_limit_seconds = options.ilp_time_limit_seconds;
-  absl::StatusOr<extract::ExtractResult> r = extract::Extract(p->problem, eo);
+  eo.time_limit_seconds = options.ilp_time_limit_seconds;
+  absl::StatusOr<extract::ExtractResult> r = extract::Extract(p->problem, *options.extractor, eo);
   if (!r.ok()) return r.status();
   absl::flat_hash_map<Id, NodeIdx> choice;
   for (extract::ClassId c = 0; c < p->problem.num_classes(); ++c) {
@@ -88,7 +89,7 @@ absl::StatusOr<Extracted> ExtractGraph(const Seeded& s, const extract::HvxCostMo
 
 // PhaseMode::kReseed's step between phases: `s` becomes a fresh seeding of
 // its best graph, whose DAG cost is returned.
-absl::StatusOr<double> Reseed(Seeded& s, const extract::HvxCostModel& model,
+absl::StatusOr<double> Reseed(Seeded& s, const cost::HvxCostModel& model,
                               const OptimizeOptions& options) {
   EGRET_ASSIGN_OR_RETURN(Extracted ex, ExtractGraph(s, model, options, /*annotate=*/false));
   EGRET_ASSIGN_OR_RETURN(s, Seed(ex.graph));
@@ -156,7 +157,7 @@ absl::StatusOr<OptimizeResult> Optimize(const Graph& input, const rules::RuleSet
   time.compile_ms = clock.Lap();
 
   result.input_nodes = input.num_nodes();
-  result.input_cost = GraphCost(input, prep.model, &result.input_cost_missing_op);
+  result.input_cost = cost::GraphCost(input, prep.model, &result.input_cost_missing_op);
   EGRET_ASSIGN_OR_RETURN(Seeded s, Seed(input));
   time.import_ms = clock.Lap();
 
@@ -173,10 +174,9 @@ absl::StatusOr<OptimizeResult> Optimize(const Graph& input, const rules::RuleSet
 
   EGRET_ASSIGN_OR_RETURN(Extracted ex, ExtractGraph(s, prep.model, options, /*annotate=*/true));
   result.graph = std::move(ex.graph);
-  result.extraction = {std::string(extract::ExtractorName(options.extractor)), ex.dag_cost,
-                       ex.tree_cost};
+  result.extraction = {std::string(options.extractor->name), ex.dag_cost, ex.tree_cost};
   time.extract_and_lower_ms = clock.Lap() + sat.reseed_ms;
-  result.output_cost = GraphCost(result.graph, prep.model, nullptr);
+  result.output_cost = cost::GraphCost(result.graph, prep.model, nullptr);
 
   clock.Lap();
   EGRET_RETURN_IF_ERROR(PlanMemories(input, &result));

@@ -25,9 +25,10 @@
 
 #include "absl/status/statusor.h"
 #include "egret/backend/memory_plan.h"
+#include "egret/cost/hvx_cost_model.h"
 #include "egret/egraph/runner.h"
 #include "egret/extract/extractor.h"
-#include "egret/extract/hvx_cost_model.h"
+#include "egret/extract/extractor_registry.h"
 #include "egret/graph/graph.h"
 #include "egret/pipeline/constant_fold.h"
 #include "egret/pipeline/optimize_result.h"
@@ -43,12 +44,13 @@ struct OptimizeOptions {
   Options option_overrides;
   // iterations: per phase; nodes, classes, seconds, memory: the whole run.
   RunnerLimits limits;
-  extract::ExtractorKind extractor = extract::ExtractorKind::kDag;
+  // The extractor: a row of extract::Extractors() (never null).
+  const extract::Extractor* extractor = &extract::DefaultExtractor();
   double ilp_time_limit_seconds = 10.0;
   PhaseMode phase_mode = PhaseMode::kKeep;
-  // Cost overrides (see pipeline/costs.h) applied over the rule files'
+  // Cost overrides (see cost/cost_table.h) applied over the rule files'
   // registrations.
-  absl::flat_hash_map<std::string, absl::flat_hash_map<std::string, double>> cost_overrides;
+  cost::CostOverrides cost_overrides;
   bool constant_folding = true;
   int64_t fold_max_elements = kDefaultFoldMaxElements;
   bool builtin_rewrites = true;

@@ -3,8 +3,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "egret/backend/lower.h"
+#include "egret/cost/graph_cost.h"
 #include "egret/egraph/graph_import.h"
-#include "egret/pipeline/costs.h"
 #include "egret/pipeline/seed_internal.h"
 
 namespace egret {
@@ -71,7 +71,7 @@ std::string DescribeENode(const Seeded& s, NodeIdx n) {
 }
 
 absl::StatusOr<Graph> LowerSeeded(const Seeded& s, absl::flat_hash_map<Id, NodeIdx> choice,
-                                  const extract::HvxCostModel* model) {
+                                  const cost::HvxCostModel* model) {
   LowerRequest req;
   req.choice = std::move(choice);
   req.inputs = s.inputs;
@@ -82,7 +82,7 @@ absl::StatusOr<Graph> LowerSeeded(const Seeded& s, absl::flat_hash_map<Id, NodeI
   req.options = s.options;
   if (model != nullptr) {
     req.annotate = [model](const Graph& g, const Node& node) -> absl::StatusOr<LowerAnnotation> {
-      extract::NodeCost c = GraphNodeCost(*model, g, node);
+      cost::NodeCost c = cost::GraphNodeCost(*model, g, node);
       if (!c.computable) {
         return absl::InvalidArgumentError(
             absl::StrFormat("op '%s' has no registered implementation", node.op));

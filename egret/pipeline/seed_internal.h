@@ -11,8 +11,8 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
 #include "egret/backend/provenance.h"
+#include "egret/cost/hvx_cost_model.h"
 #include "egret/egraph/egraph.h"
-#include "egret/extract/hvx_cost_model.h"
 #include "egret/graph/graph.h"
 #include "egret/pipeline/optimize.h"
 #include "egret/rules/compiler.h"
@@ -48,7 +48,7 @@ std::string DescribeENode(const Seeded& s, NodeIdx n);
 // computing node is annotated with its cheapest implementation and cost (an op
 // without one is an error naming where the node came from).
 absl::StatusOr<Graph> LowerSeeded(const Seeded& s, absl::flat_hash_map<Id, NodeIdx> choice,
-                                  const extract::HvxCostModel* model);
+                                  const cost::HvxCostModel* model);
 
 // `input`'s options overridden by options.option_overrides: what the rules
 // read (OPTION_*) and what gives the cost model its VTCM capacity.

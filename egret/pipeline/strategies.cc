@@ -5,26 +5,33 @@
 
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "egret/backend/test_data.h"
+#include "egret/cost/graph_cost.h"
+#include "egret/cost/make_cost_model.h"
 #include "egret/egraph/matcher.h"
+#include "egret/extract/extractor_registry.h"
 #include "egret/pipeline/constant_fold.h"
-#include "egret/pipeline/costs.h"
+#include "egret/pipeline/op_counts.h"
 #include "egret/pipeline/seed_internal.h"
 #include "egret/rules/compiler.h"
-#include "egret/support/enum_names.h"
 
 namespace egret {
 namespace {
 
 using Clock = std::chrono::steady_clock;
 
-constexpr auto kNames = MakeEnumNames<Strategy>({
-    {Strategy::kGreedy, "greedy"},
-    {Strategy::kCse, "cse"},
-    {Strategy::kEqsatTree, "eqsat-tree"},
-    {Strategy::kEqsatDag, "eqsat-dag"},
-    {Strategy::kEqsatIlp, "eqsat-ilp"},
-});
+constexpr std::string_view kEqsatPrefix = "eqsat-";
+
+// greedy, cse, then eqsat with every extractor `include` accepts.
+template <typename Pred>
+std::vector<Strategy> StrategiesWith(Pred include) {
+  std::vector<Strategy> out = {Strategy::kGreedy, Strategy::kCse};
+  for (const extract::Extractor& e : extract::Extractors()) {
+    if (include(e)) out.push_back(Strategy::Eqsat(e));
+  }
+  return out;
+}
 
 // The graph of `s`'s e-graph in which every class takes its newest node that
 // is not in `replaced` (the newest node of all when every node is replaced).
@@ -33,7 +40,7 @@ constexpr auto kNames = MakeEnumNames<Strategy>({
 // (one node per class) this is the graph after syntactic CSE and dead-node
 // removal.
 absl::StatusOr<Graph> LowerNewest(const Seeded& s, const absl::flat_hash_set<NodeIdx>& replaced,
-                                  const extract::HvxCostModel* model) {
+                                  const cost::HvxCostModel* model) {
   absl::flat_hash_map<Id, NodeIdx> live, any;
   for (Id c = 0; c < s.eg.num_ids(); ++c) {
     const Id root = s.eg.Find(c);
@@ -134,14 +141,14 @@ absl::StatusOr<GreedyOutcome> RunGreedy(const Graph& input,
 }
 
 // Syntactic CSE, dead-node removal and implementation selection.
-absl::StatusOr<Graph> CseAndSelect(const Graph& g, const extract::HvxCostModel& model) {
+absl::StatusOr<Graph> CseAndSelect(const Graph& g, const cost::HvxCostModel& model) {
   absl::StatusOr<Seeded> s = Seed(g);
   if (!s.ok()) return s.status();
   return LowerNewest(*s, {}, &model);
 }
 
-void FillCommon(const Graph& input, const extract::HvxCostModel& model, StrategyResult* r) {
-  r->cost = GraphCost(r->graph, model, nullptr);
+void FillCommon(const Graph& input, const cost::HvxCostModel& model, StrategyResult* r) {
+  r->cost = cost::GraphCost(r->graph, model, nullptr);
   r->nodes = r->graph.num_nodes();
   std::map<std::string, int64_t> before = ComputingOpCounts(input);
   std::map<std::string, int64_t> after = ComputingOpCounts(r->graph);
@@ -167,11 +174,40 @@ void Verify(const VerifyReference& ref, const StrategyOptions& options, Strategy
 
 }  // namespace
 
-std::optional<Strategy> ParseStrategy(std::string_view name) { return kNames.Parse(name); }
+std::optional<Strategy> ParseStrategy(std::string_view name) {
+  if (name == "greedy") return Strategy::kGreedy;
+  if (name == "cse") return Strategy::kCse;
+  if (!name.starts_with(kEqsatPrefix)) return std::nullopt;
+  name.remove_prefix(kEqsatPrefix.size());
+  const extract::Extractor* e = extract::FindExtractor(name);
+  if (e == nullptr) return std::nullopt;
+  return Strategy::Eqsat(*e);
+}
 
-std::string_view StrategyName(Strategy s) { return kNames.Name(s); }
+std::string StrategyName(Strategy s) {
+  switch (s.kind) {
+    case Strategy::Kind::kGreedy:
+      return "greedy";
+    case Strategy::Kind::kCse:
+      return "cse";
+    case Strategy::Kind::kEqsat:
+      return absl::StrCat(std::string(kEqsatPrefix), std::string(s.extractor->name));
+  }
+  return "?";
+}
 
-std::vector<Strategy> AllStrategies() { return kNames.Values(); }
+std::vector<Strategy> DefaultStrategies() {
+  return StrategiesWith([](const extract::Extractor& e) { return e.compared_by_default; });
+}
+
+std::vector<Strategy> KnownStrategies() {
+  return StrategiesWith([](const extract::Extractor&) { return true; });
+}
+
+std::string StrategyNames(const std::vector<Strategy>& strategies) {
+  return absl::StrJoin(strategies, ", ",
+                       [](std::string* out, Strategy s) { absl::StrAppend(out, StrategyName(s)); });
+}
 
 absl::StatusOr<VerifyReference> MakeVerifyReference(const Graph& input, uint64_t seed) {
   VerifyReference ref;
@@ -194,12 +230,12 @@ absl::StatusOr<StrategyResult> RunStrategy(Strategy strategy, const Graph& input
   const Clock::time_point t0 = Clock::now();
   StrategyResult r;
   r.strategy = strategy;
-  const extract::HvxCostModel model = MakeCostModel(rule_set.ops, options.optimize.cost_overrides,
-                                                    EffectiveOptions(input, options.optimize));
+  const cost::HvxCostModel model = cost::MakeCostModel(
+      rule_set.ops, options.optimize.cost_overrides, EffectiveOptions(input, options.optimize));
   auto ms_since = [](Clock::time_point t) {
     return std::chrono::duration<double, std::milli>(Clock::now() - t).count();
   };
-  if (strategy == Strategy::kCse || strategy == Strategy::kGreedy) {
+  if (strategy.kind != Strategy::Kind::kEqsat) {
     Graph g = input;
     if (strategy == Strategy::kGreedy) {
       absl::StatusOr<std::vector<rules::CompiledRule>> compiled =
@@ -229,9 +265,7 @@ absl::StatusOr<StrategyResult> RunStrategy(Strategy strategy, const Graph& input
     r.stage_ms["select"] = ms_since(t_select);
   } else {
     OptimizeOptions o = options.optimize;
-    o.extractor = strategy == Strategy::kEqsatTree  ? extract::ExtractorKind::kTree
-                  : strategy == Strategy::kEqsatDag ? extract::ExtractorKind::kDag
-                                                    : extract::ExtractorKind::kIlp;
+    o.extractor = strategy.extractor;
     absl::StatusOr<OptimizeResult> opt = Optimize(input, rule_set, o, diags);
     if (!opt.ok()) return opt.status();
     r.graph = std::move(opt->graph);

@@ -8,8 +8,9 @@
 //               nothing; syntactic CSE and dead-node removal between sweeps;
 //               then each op gets its cheapest implementation.
 //   cse         syntactic CSE only (same op, operands and payload), no rules.
-//   eqsat-tree, eqsat-dag, eqsat-ilp
-//               Optimize() (pipeline/optimize.h) with that extractor.
+//   eqsat-NAME  Optimize() (pipeline/optimize.h) with the registered extractor
+//               NAME (extract/extractor_registry.h): eqsat-tree, eqsat-dag,
+//               eqsat-ilp, and eqsat-greedy (not run by default).
 //
 // Every strategy's result is checked against the input on the reference
 // executor (backend/verify.h) with seeded random inputs.
@@ -25,6 +26,7 @@
 
 #include "absl/status/statusor.h"
 #include "egret/backend/verify.h"
+#include "egret/extract/extractor.h"
 #include "egret/graph/graph.h"
 #include "egret/pipeline/optimize.h"
 #include "egret/rules/rule_set.h"
@@ -32,13 +34,37 @@
 
 namespace egret {
 
-enum class Strategy { kGreedy, kCse, kEqsatTree, kEqsatDag, kEqsatIlp };
+// A strategy: greedy, cse, or equality saturation with an extractor.
+struct Strategy {
+  enum class Kind : uint8_t { kGreedy, kCse, kEqsat };
+  Kind kind = Kind::kCse;
+  // kEqsat: the extractor, a row of extract::Extractors(); null otherwise.
+  const extract::Extractor* extractor = nullptr;
 
-// "greedy", "cse", "eqsat-tree", "eqsat-dag", "eqsat-ilp".
+  static const Strategy kGreedy;
+  static const Strategy kCse;
+  // Equality saturation extracted by `extractor` (a registry row).
+  static Strategy Eqsat(const extract::Extractor& extractor) {
+    return Strategy{Kind::kEqsat, &extractor};
+  }
+  bool operator==(const Strategy&) const = default;
+};
+inline constexpr Strategy Strategy::kGreedy{Strategy::Kind::kGreedy, nullptr};
+inline constexpr Strategy Strategy::kCse{Strategy::Kind::kCse, nullptr};
+
+// "greedy", "cse", "eqsat-NAME" for a registered extractor NAME; nullopt
+// for anything else.
 std::optional<Strategy> ParseStrategy(std::string_view name);
-std::string_view StrategyName(Strategy s);
-// Every strategy, in the order above.
-std::vector<Strategy> AllStrategies();
+std::string StrategyName(Strategy s);
+// What `egret compare` runs by default: greedy, cse, then eqsat with every
+// extractor compared by default, in registry order (eqsat-tree, eqsat-dag,
+// eqsat-ilp).
+std::vector<Strategy> DefaultStrategies();
+// Every strategy ParseStrategy accepts: greedy, cse, then eqsat with every
+// registered extractor, in registry order.
+std::vector<Strategy> KnownStrategies();
+// The strategies' names joined by ", ", for help and messages.
+std::string StrategyNames(const std::vector<Strategy>& strategies);
 
 struct StrategyOptions {
   // Limits, extractor time limit, folding, option and cost overrides; the

@@ -1,5 +1,6 @@
-#include "egret/pipeline/costs.h"
 #include "egret/pipeline/summarize_internal.h"
+
+#include "egret/pipeline/op_counts.h"
 
 namespace egret {
 

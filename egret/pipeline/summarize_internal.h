@@ -13,7 +13,7 @@
 
 namespace egret {
 
-// Per computing op (pipeline/costs.h: ComputingOpCounts), its node count in
+// Per computing op (pipeline/op_counts.h: ComputingOpCounts), its node count in
 // `before` and `after`.
 std::map<std::string, OpCount> OpCountChanges(const Graph& before, const Graph& after);
 

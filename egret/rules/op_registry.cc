@@ -1,6 +1,5 @@
 #include "egret/rules/op_registry.h"
 
-#include <cmath>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -30,45 +29,6 @@ CostExpr CostExpr::Named(std::string_view name) {
   c.name = std::string(name);
   c.value = NamedCost(name).value_or(0);
   return c;
-}
-
-std::optional<double> CostExpr::Evaluate() const { return Evaluate(false, nullptr); }
-
-std::optional<double> CostExpr::Estimate(std::string* function) const {
-  return Evaluate(true, function);
-}
-
-std::optional<double> CostExpr::Evaluate(bool cost_of_as_base, std::string* function) const {
-  switch (kind) {
-    case Kind::kNumber:
-    case Kind::kNamed:
-      return value;
-    case Kind::kNeg: {
-      std::optional<double> a = args[0].Evaluate(cost_of_as_base, function);
-      if (!a) return std::nullopt;
-      return -*a;
-    }
-    case Kind::kAdd:
-    case Kind::kSub:
-    case Kind::kMul:
-    case Kind::kDiv: {
-      std::optional<double> a = args[0].Evaluate(cost_of_as_base, function);
-      std::optional<double> b = args[1].Evaluate(cost_of_as_base, function);
-      if (!a || !b) return std::nullopt;
-      if (kind == Kind::kAdd) return *a + *b;
-      if (kind == Kind::kSub) return *a - *b;
-      if (kind == Kind::kMul) return *a * *b;
-      return *a / *b;
-    }
-    case Kind::kCostOf:
-      if (cost_of_as_base && !args.empty()) return args[0].Evaluate(cost_of_as_base, function);
-      break;
-    case Kind::kCostOfF:
-    case Kind::kFunction:
-      break;
-  }
-  if (function != nullptr && function->empty()) *function = name;
-  return std::nullopt;
 }
 
 std::string CostExpr::ToString() const {

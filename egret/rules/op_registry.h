@@ -25,7 +25,8 @@ inline constexpr double kCostDisable = 1125899906842624.0;  // 2^50
 std::optional<double> NamedCost(std::string_view name);
 
 // A cost as written. Costs that depend on the op (COST_OF, COST_OF_F, a cost
-// function) stay symbolic; the rest evaluate to a number of cycles.
+// function) stay symbolic; cost/cost_expr.h evaluates the rest to a number of
+// cycles (evaluation is the cost model's business, not the front end's).
 struct CostExpr {
   enum class Kind : uint8_t {
     kNumber,  // value
@@ -44,20 +45,11 @@ struct CostExpr {
   std::string name;
   std::vector<CostExpr> args;
 
-  // The number of cycles, or nullopt when the cost is symbolic.
-  std::optional<double> Evaluate() const;
-  // The number of cycles with COST_OF(f, base) counted as `base` (also inside
-  // arithmetic); nullopt when a part needs a cost function (COST_OF_F or a
-  // named function), whose name then goes to *function.
-  std::optional<double> Estimate(std::string* function) const;
   // As written, normalized: "SNAIL/128", "COST_OF(f,FAST)", "2.5".
   std::string ToString() const;
 
   static CostExpr Number(double v);
   static CostExpr Named(std::string_view name);  // name must be a NamedCost
-
- private:
-  std::optional<double> Evaluate(bool cost_of_as_base, std::string* function) const;
 };
 
 // Op flags (bit values are egret's).

@@ -1,11 +1,14 @@
 // Hand-made e-graphs with known tree and DAG optima, for all three extractors.
 #include <cmath>
 #include <string>
+#include <string_view>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "egret/extract/choice.h"
 #include "egret/extract/dag_extractor.h"
 #include "egret/extract/extractor.h"
+#include "egret/extract/extractor_registry.h"
 #include "egret/extract/ilp_extractor.h"
 #include "egret/extract/tree_extractor.h"
 #include "egret/extract/validate.h"
@@ -54,11 +57,13 @@ IlpOptions Limit(double seconds) {
   return o;
 }
 
-ExtractOptions Opts(ExtractorKind kind) {
+// Extract with the registered extractor `name` and a 5 s time limit.
+absl::StatusOr<ExtractResult> ExtractWith(const ExtractionProblem& p, std::string_view name) {
+  const Extractor* e = FindExtractor(name);
+  if (e == nullptr) return absl::NotFoundError(absl::StrCat("no extractor ", std::string(name)));
   ExtractOptions o;
-  o.kind = kind;
-  o.ilp_time_limit_seconds = 5;
-  return o;
+  o.time_limit_seconds = 5;
+  return Extract(p, *e, o);
 }
 
 std::string Chosen(const ExtractionProblem& p, const Choice& c, const std::string& cls) {
@@ -169,11 +174,11 @@ TEST(ExtractorsTest, SelfLoopIsNeverChosen) {
   ExtractionProblem p =
       Make({"X", "One"}, {{"X", "mul", 0, {"One", "X"}}, {"X", "x", 5, {}}, {"One", "one", 1, {}}},
            {"X"});
-  for (ExtractorKind kind : {ExtractorKind::kTree, ExtractorKind::kDag, ExtractorKind::kIlp}) {
-    absl::StatusOr<ExtractResult> r = Extract(p, Opts(kind));
+  for (std::string_view kind : {"tree", "dag", "ilp"}) {
+    absl::StatusOr<ExtractResult> r = ExtractWith(p, kind);
     ASSERT_TRUE(r.ok()) << r.status();
     ASSERT_TRUE(ValidateChoice(p, r->choice).ok());
-    EXPECT_EQ(Chosen(p, r->choice, "X"), "x") << ExtractorName(kind);
+    EXPECT_EQ(Chosen(p, r->choice, "X"), "x") << kind;
     EXPECT_DOUBLE_EQ(r->dag_cost, 5);
     EXPECT_EQ(r->choice[1], kNoENode);  // One is unreachable under the choice
   }
@@ -182,13 +187,13 @@ TEST(ExtractorsTest, SelfLoopIsNeverChosen) {
 TEST(ExtractorsTest, UncomputableRootNamesTheClass) {
   ExtractionProblem cyclic = Make({"R", "C"}, {{"R", "f", 1, {"C"}}, {"C", "g", 1, {"R"}}}, {"R"});
   ExtractionProblem empty_child = Make({"R", "E"}, {{"R", "f", 1, {"E"}}}, {"R"});
-  for (ExtractorKind kind : {ExtractorKind::kTree, ExtractorKind::kDag, ExtractorKind::kIlp}) {
-    absl::StatusOr<ExtractResult> r = Extract(cyclic, Opts(kind));
+  for (std::string_view kind : {"tree", "dag", "ilp"}) {
+    absl::StatusOr<ExtractResult> r = ExtractWith(cyclic, kind);
     ASSERT_FALSE(r.ok());
     EXPECT_EQ(r.status().code(), absl::StatusCode::kInvalidArgument);
     EXPECT_THAT(std::string(r.status().message()), HasSubstr("root class 'R' cannot be extracted"));
     EXPECT_THAT(std::string(r.status().message()), HasSubstr("cyclic"));
-    r = Extract(empty_child, Opts(kind));
+    r = ExtractWith(empty_child, kind);
     ASSERT_FALSE(r.ok());
     EXPECT_THAT(std::string(r.status().message()), HasSubstr("class 'E' has no nodes"));
   }
@@ -201,8 +206,8 @@ TEST(ExtractorsTest, UnreachableAndUncomputableClassesAreIgnored) {
                               {"Loop", "l", 1, {"U"}},
                               {"V", "v", 1, {"R"}}},  // unreachable, computable
                              {"R"});
-  for (ExtractorKind kind : {ExtractorKind::kTree, ExtractorKind::kDag, ExtractorKind::kIlp}) {
-    absl::StatusOr<ExtractResult> r = Extract(p, Opts(kind));
+  for (std::string_view kind : {"tree", "dag", "ilp"}) {
+    absl::StatusOr<ExtractResult> r = ExtractWith(p, kind);
     ASSERT_TRUE(r.ok()) << r.status();
     ASSERT_TRUE(ValidateChoice(p, r->choice).ok());
     EXPECT_EQ(r->choice.node, (std::vector<ENodeId>{0, kNoENode, kNoENode, kNoENode}));
@@ -217,13 +222,13 @@ TEST(ExtractorsTest, TiesGoToTheSmallerNodeIndex) {
                               {"A", "a_first", 3, {}},
                               {"A", "a_second", 3, {}}},
                              {"R"});
-  for (ExtractorKind kind : {ExtractorKind::kTree, ExtractorKind::kDag, ExtractorKind::kIlp}) {
-    absl::StatusOr<ExtractResult> r = Extract(p, Opts(kind));
+  for (std::string_view kind : {"tree", "dag", "ilp"}) {
+    absl::StatusOr<ExtractResult> r = ExtractWith(p, kind);
     ASSERT_TRUE(r.ok()) << r.status();
-    EXPECT_EQ(Chosen(p, r->choice, "R"), "r_first") << ExtractorName(kind);
-    EXPECT_EQ(Chosen(p, r->choice, "A"), "a_first") << ExtractorName(kind);
+    EXPECT_EQ(Chosen(p, r->choice, "R"), "r_first") << kind;
+    EXPECT_EQ(Chosen(p, r->choice, "A"), "a_first") << kind;
     // Deterministic: the same result on a second run.
-    absl::StatusOr<ExtractResult> again = Extract(p, Opts(kind));
+    absl::StatusOr<ExtractResult> again = ExtractWith(p, kind);
     EXPECT_EQ(again->choice, r->choice);
   }
 }
@@ -308,10 +313,10 @@ TEST(ExtractorsTest, DeepResidualChainWhoseTreeCostOverflows) {
     nodes.push_back({r, "add", 1, {prev, c}});
   }
   ExtractionProblem p = Make(classes, nodes, {"R" + std::to_string(blocks)});
-  for (ExtractorKind kind : {ExtractorKind::kTree, ExtractorKind::kDag}) {
-    absl::StatusOr<ExtractResult> r = Extract(p, Opts(kind));
-    ASSERT_TRUE(r.ok()) << ExtractorName(kind) << ": " << r.status();
-    EXPECT_DOUBLE_EQ(r->dag_cost, 1 + 4.0 * blocks) << ExtractorName(kind);
+  for (std::string_view kind : {"tree", "dag"}) {
+    absl::StatusOr<ExtractResult> r = ExtractWith(p, kind);
+    ASSERT_TRUE(r.ok()) << kind << ": " << r.status();
+    EXPECT_DOUBLE_EQ(r->dag_cost, 1 + 4.0 * blocks) << kind;
   }
   // The cost sets hold ~blocks^2 entries here: with no work budget beyond the
   // fixed 2^20, step 1 gives up and the tree choice plus local search remain.
@@ -320,14 +325,6 @@ TEST(ExtractorsTest, DeepResidualChainWhoseTreeCostOverflows) {
   absl::StatusOr<Choice> c = ExtractDag(p, o);
   ASSERT_TRUE(c.ok()) << c.status();
   EXPECT_DOUBLE_EQ(DagCost(p, *c), 1 + 4.0 * blocks);
-}
-
-TEST(ExtractorsTest, ParsesExtractorNames) {
-  EXPECT_EQ(ParseExtractorKind("tree"), ExtractorKind::kTree);
-  EXPECT_EQ(ParseExtractorKind("dag"), ExtractorKind::kDag);
-  EXPECT_EQ(ParseExtractorKind("ilp"), ExtractorKind::kIlp);
-  EXPECT_EQ(ParseExtractorKind("greedy"), std::nullopt);
-  EXPECT_EQ(ExtractorName(ExtractorKind::kIlp), "ilp");
 }
 
 }  // namespace

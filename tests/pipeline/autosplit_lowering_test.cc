@@ -11,7 +11,7 @@
 #include "../backend/graph_builder.h"
 #include "../lib/shipped_library.h"
 #include "egret/backend/memory_plan.h"
-#include "egret/pipeline/costs.h"
+#include "egret/cost/vtcm.h"
 #include "egret/pipeline/optimize.h"
 #include "gtest/gtest.h"
 
@@ -35,7 +35,7 @@ Graph DepthwiseGraph() {
   ValueRef bias = b.F32({64}, Ramp(64, -0.2, 0.01));
   ValueRef dw = b.Op("DepthWiseConv2d", {x, f, bias, b.Shape({1, 1, 1, 1}), b.Shape({1, 1, 1, 1})});
   b.Output(dw);
-  b.graph().mutable_options()[std::string(kVtcmBytesOption)] = int64_t{256} << 10;
+  b.graph().mutable_options()[std::string(cost::kVtcmBytesOption)] = int64_t{256} << 10;
   return b.graph();
 }
 

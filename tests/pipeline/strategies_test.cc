@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
+#include "egret/extract/extractor_registry.h"
 #include "egret/pipeline/compare_report.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -70,9 +72,33 @@ StrategyResult RunS(Strategy s, const Graph& g, const rules::RuleSet& set) {
   return r.ok() ? *r : StrategyResult{};
 }
 
+Strategy EqsatDag() { return Strategy::Eqsat(*extract::FindExtractor("dag")); }
+
 TEST(StrategyTest, NamesRoundTrip) {
-  for (Strategy s : AllStrategies()) EXPECT_EQ(ParseStrategy(StrategyName(s)), s);
+  for (Strategy s : KnownStrategies()) EXPECT_EQ(ParseStrategy(StrategyName(s)), s);
   EXPECT_EQ(ParseStrategy("eqsat"), std::nullopt);
+}
+
+// Eqsat strategies come from the extractor registry: one per registered
+// extractor, the default set without the measurement-only ones.
+TEST(StrategyTest, EqsatStrategiesComeFromTheExtractorRegistry) {
+  EXPECT_EQ(StrategyNames(DefaultStrategies()), "greedy, cse, eqsat-tree, eqsat-dag, eqsat-ilp");
+  EXPECT_EQ(StrategyNames(KnownStrategies()),
+            "greedy, cse, eqsat-tree, eqsat-greedy, eqsat-dag, eqsat-ilp");
+  std::vector<Strategy> known = KnownStrategies();
+  ASSERT_EQ(known.size(), 2 + extract::Extractors().size());
+  for (const extract::Extractor& e : extract::Extractors()) {
+    std::optional<Strategy> s = ParseStrategy(absl::StrCat("eqsat-", std::string(e.name)));
+    ASSERT_TRUE(s.has_value()) << e.name;
+    EXPECT_EQ(s->kind, Strategy::Kind::kEqsat);
+    EXPECT_EQ(s->extractor, &e);
+    EXPECT_NE(std::find(known.begin(), known.end(), *s), known.end());
+  }
+  EXPECT_EQ(ParseStrategy("eqsat-magic"), std::nullopt);
+  EXPECT_EQ(ParseStrategy("eqsat-"), std::nullopt);
+  EXPECT_EQ(ParseStrategy("dag"), std::nullopt);
+  EXPECT_EQ(ParseStrategy("greedy"), Strategy::kGreedy);
+  EXPECT_EQ(ParseStrategy("cse"), Strategy::kCse);
 }
 
 // Two rules for the same root in one pass: only the first (file order) fires,
@@ -91,7 +117,7 @@ TEST(StrategyTest, GreedyAppliesTheFirstMatchingRuleOfAPass) {
   EXPECT_TRUE(b.verified) << b.verify_message;
   EXPECT_LT(b.cost, a.cost);
 
-  StrategyResult e = RunS(Strategy::kEqsatDag, g, Rules(std::string(kToMinMax) + kToReluX));
+  StrategyResult e = RunS(EqsatDag(), g, Rules(std::string(kToMinMax) + kToReluX));
   EXPECT_THAT(e.ops_added, ElementsAre(Pair("ReluX", 1)));
   EXPECT_EQ(e.cost, b.cost);
   EXPECT_GT(e.egraph_nodes, 0u);
@@ -133,7 +159,7 @@ TEST(StrategyTest, StageTimesAndVerificationSwitch) {
   EXPECT_THAT(stages(RunS(Strategy::kGreedy, ReluChain(2), set)),
               ElementsAre("compile", "rewrite", "select"));
   EXPECT_THAT(stages(RunS(Strategy::kCse, ReluChain(2), set)), ElementsAre("select"));
-  const StrategyResult e = RunS(Strategy::kEqsatDag, ReluChain(2), set);
+  const StrategyResult e = RunS(EqsatDag(), ReluChain(2), set);
   EXPECT_THAT(stages(e), ElementsAre("compile", "extract_and_lower", "import", "memory_plan",
                                      "saturate", "total"));
   EXPECT_TRUE(e.verified) << e.verify_message;
@@ -143,8 +169,7 @@ TEST(StrategyTest, StageTimesAndVerificationSwitch) {
   StrategyOptions options;
   options.verify_result = false;
   DiagnosticList diags;
-  absl::StatusOr<StrategyResult> r =
-      RunStrategy(Strategy::kEqsatDag, ReluChain(2), set, options, &diags);
+  absl::StatusOr<StrategyResult> r = RunStrategy(EqsatDag(), ReluChain(2), set, options, &diags);
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_FALSE(r->verified);
   EXPECT_EQ(r->verify_message, "not run");
@@ -163,7 +188,7 @@ TEST(StrategyTest, CseMergesIdenticalNodesOnly) {
   StrategyResult r = RunS(Strategy::kCse, g, Rules(""));
   EXPECT_THAT(r.ops_removed, ElementsAre(Pair("ElementWiseAdd", 1)));
   EXPECT_TRUE(r.verified) << r.verify_message;
-  StrategyResult e = RunS(Strategy::kEqsatDag, g, Rules(""));  // commutativity is built in
+  StrategyResult e = RunS(EqsatDag(), g, Rules(""));  // commutativity is built in
   EXPECT_THAT(e.ops_removed, ElementsAre(Pair("ElementWiseAdd", 2)));
 }
 
@@ -171,7 +196,7 @@ TEST(CompareReportTest, CsvRowsAndGeomean) {
   const Graph g = ReluChain(1);
   const rules::RuleSet set = Rules(std::string(kToMinMax) + kToReluX);
   std::vector<CompareRow> rows;
-  for (Strategy s : AllStrategies()) rows.push_back({"g.json", RunS(s, g, set), 0, ""});
+  for (Strategy s : DefaultStrategies()) rows.push_back({"g.json", RunS(s, g, set), 0, ""});
   const std::string csv = CompareCsv(rows);
   EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 1 + 5);
   EXPECT_THAT(csv, HasSubstr("g.json,greedy,"));

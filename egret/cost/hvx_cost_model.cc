@@ -1,10 +1,10 @@
-#include "egret/extract/hvx_cost_model.h"
+#include "egret/cost/hvx_cost_model.h"
 
 #include <algorithm>
 #include <cmath>
 #include <limits>
 
-namespace egret::extract {
+namespace egret::cost {
 namespace {
 
 bool IsFreeOp(std::string_view op) {
@@ -100,4 +100,4 @@ NodeCost HvxCostModel::Cost(std::string_view op, std::string_view dtype, int64_t
   return out;
 }
 
-}  // namespace egret::extract
+}  // namespace egret::cost

@@ -1,6 +1,7 @@
 // The HVX cost model: what one e-node costs, from the implementations
-// registered for its op (DEF_PACKAGE_OP* in rule files) given as plain data,
-// so that this stage does not depend on the rule front end. docs/cost-model.md
+// registered for its op (DEF_PACKAGE_OP* in rule files) given as plain data
+// (a CostTable: cost/cost_table.h fills one from the rule registry), so that
+// the model is built and tested without rule files. docs/cost-model.md
 // describes it; in short:
 //
 //   - An op's cost is that of its cheapest implementation. An HVX
@@ -24,17 +25,18 @@
 //     op, for one dtype or all; an override is a cost per HVX vector.
 //   - An op name with a dotted implementation suffix ("Relu.fp16") falls back
 //     to the base op's implementations when it has none of its own.
-#ifndef EGRET_EXTRACT_HVX_COST_MODEL_H_
-#define EGRET_EXTRACT_HVX_COST_MODEL_H_
+#ifndef EGRET_COST_HVX_COST_MODEL_H_
+#define EGRET_COST_HVX_COST_MODEL_H_
 
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
 
-namespace egret::extract {
+namespace egret::cost {
 
 inline constexpr double kFreeCost = 5.421010862427522e-20;  // 2^-64
 inline constexpr int64_t kHvxVectorBytes = 128;
@@ -62,11 +64,14 @@ struct ImplCost {
   bool copy = false;      // IS_COPY or IS_DMA: streams its data, pays no spill term
 };
 
+// Cost overrides: op -> dtype name ("QUInt8", ...; "*" = every dtype) -> cost
+// per HVX vector.
+using CostOverrides = absl::flat_hash_map<std::string, absl::flat_hash_map<std::string, double>>;
+
 // Op name -> implementations; dtype-specific overrides.
 struct CostTable {
   absl::flat_hash_map<std::string, std::vector<ImplCost>> ops;
-  // op -> dtype name ("QUInt8", ...; "*" = every dtype) -> cost per vector.
-  absl::flat_hash_map<std::string, absl::flat_hash_map<std::string, double>> overrides;
+  CostOverrides overrides;
 };
 
 struct NodeCost {
@@ -105,6 +110,6 @@ class HvxCostModel {
   int64_t vtcm_bytes_;
 };
 
-}  // namespace egret::extract
+}  // namespace egret::cost
 
-#endif  // EGRET_EXTRACT_HVX_COST_MODEL_H_
+#endif  // EGRET_COST_HVX_COST_MODEL_H_

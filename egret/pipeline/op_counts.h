@@ -1,0 +1,20 @@
+// The op histogram of a graph's computing nodes, for optimize's report
+// ("ops": before and after) and the comparison strategies (ops added and
+// removed).
+#ifndef EGRET_PIPELINE_OP_COUNTS_H_
+#define EGRET_PIPELINE_OP_COUNTS_H_
+
+#include <cstdint>
+#include <map>
+#include <string>
+
+#include "egret/graph/graph.h"
+
+namespace egret {
+
+// How many nodes of each computing op (not "*Input", "$Const", "$Shape") `g` has.
+std::map<std::string, int64_t> ComputingOpCounts(const Graph& g);
+
+}  // namespace egret
+
+#endif  // EGRET_PIPELINE_OP_COUNTS_H_

@@ -1,0 +1,122 @@
+// Pricing nodes and graphs: NodeCostOf's bytes and dtype, "$Shape" inputs
+// left out of the working set, the cost of a graph, and the costs of the
+// bundled examples, which must not move when the cost code moves.
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "egret/cost/cost_table.h"
+#include "egret/cost/graph_cost.h"
+#include "egret/cost/hvx_cost_model.h"
+#include "egret/cost/make_cost_model.h"
+#include "egret/graph/graph.h"
+#include "egret/io/graph_io.h"
+#include "egret/rules/rule_set.h"
+#include "gtest/gtest.h"
+
+namespace egret::cost {
+namespace {
+
+TensorType QU8(Dims d) { return TensorType(DType::kQUInt8, std::move(d)); }
+
+NodeId AddOp(Graph& g, const std::string& op, std::vector<NodeId> inputs, TensorType out) {
+  Node n;
+  n.op = op;
+  for (NodeId i : inputs) n.inputs.push_back(ValueRef{i, 0});
+  n.outputs.push_back(std::move(out));
+  return g.AddNode(std::move(n));
+}
+
+CostTable Table() {
+  CostTable t;
+  t.ops["Add"] = {{"add", 2, /*hvx=*/true, /*no_op=*/false}};
+  t.ops["Reshape"] = {{"reshape", 3, /*hvx=*/true, /*no_op=*/false}};
+  return t;
+}
+
+TEST(GraphCostTest, NodeCostSumsOutputBytesAndCountsInputsInTheWorkingSet) {
+  const HvxCostModel m(Table(), /*vtcm_bytes=*/1024);
+  // Outputs 256 + 256 bytes: 4 vectors at 2. Working set 512 + 1024 bytes:
+  // 512 over the capacity, 4 vectors spilled.
+  NodeCost c = NodeCostOf(m, "Add", {QU8({256}), QU8({256})}, {QU8({512}), QU8({512})});
+  ASSERT_TRUE(c.computable);
+  EXPECT_EQ(c.impl, "add");
+  EXPECT_EQ(c.cost, 4 * 2 + 4 * kSpillCyclesPerVector);
+  EXPECT_EQ(NodeCostOf(m, "Add", {QU8({256}), QU8({256})}, {}).cost, 8);
+  // The dtype is the first output's (here 2 vectors of output in all).
+  CostTable o = Table();
+  ASSERT_TRUE(AddCostOverrides(R"({"Add": {"QUInt8": 5, "Float32": 7}})", "c.json", &o).ok());
+  const HvxCostModel mo(o);
+  EXPECT_EQ(NodeCostOf(mo, "Add", {QU8({128}), TensorType(DType::kFloat32, {32})}, {}).cost, 10);
+  EXPECT_EQ(NodeCostOf(mo, "Add", {TensorType(DType::kFloat32, {32}), QU8({128})}, {}).cost, 14);
+  EXPECT_FALSE(NodeCostOf(m, "Mystery", {QU8({128})}, {}).computable);
+}
+
+TEST(GraphCostTest, ShapeInputsAreNotPartOfTheWorkingSet) {
+  const HvxCostModel m(Table(), /*vtcm_bytes=*/1024);
+  Graph g;
+  const NodeId x = g.AddInput("x", QU8({1024}));
+  Node shape;
+  shape.op = std::string(kShapeOp);
+  shape.outputs.push_back(TensorType(DType::kInt32, {1, 1024}));  // 4 KiB if it were data
+  const NodeId s = g.AddNode(std::move(shape));
+  const NodeId r = AddOp(g, "Reshape", {x, s}, QU8({1, 1024}));
+  g.AddOutput(ValueRef{r, 0});
+  // 8 vectors at 3; working set 1024 + 1024 bytes: 8 vectors spilled. The
+  // "$Shape" input's 4 KiB do not count.
+  const double want = 8 * 3 + 8 * kSpillCyclesPerVector;
+  EXPECT_EQ(GraphNodeCost(m, g, g.node(r)).cost, want);
+  EXPECT_EQ(NodeCostOf(m, "Reshape", g.node(r).outputs, {QU8({1024})}).cost, want);
+  // The graph: the input and the shape are free, the reshape as above.
+  const double total = GraphCost(g, m, nullptr);
+  EXPECT_NEAR(total, want, 1e-9);
+  EXPECT_GE(total, want);
+}
+
+TEST(GraphCostTest, AnOpWithoutImplementationMakesTheGraphCostInfinite) {
+  const HvxCostModel m(Table());
+  Graph g;
+  const NodeId x = g.AddInput("x", QU8({128}));
+  const NodeId a = AddOp(g, "Add", {x, x}, QU8({128}));
+  const NodeId b = AddOp(g, "Mystery", {a}, QU8({128}));
+  const NodeId c = AddOp(g, "Unknown", {b}, QU8({128}));
+  g.AddOutput(ValueRef{c, 0});
+  std::string missing;
+  EXPECT_EQ(GraphCost(g, m, &missing), std::numeric_limits<double>::infinity());
+  EXPECT_EQ(missing, "Mystery");  // the first one
+  EXPECT_EQ(GraphCost(g, m, nullptr), std::numeric_limits<double>::infinity());
+}
+
+// The input costs `egret optimize` reported for the bundled examples before
+// the cost stage existed (report "input_cost").
+TEST(GraphCostTest, BundledExamplesCostWhatTheyCost) {
+  struct Case {
+    std::string graph;
+    std::vector<std::string> rules;
+    double cost;
+  };
+  const std::string dir = std::string(EGRET_SOURCE_DIR) + "/examples/";
+  const std::vector<Case> cases = {
+      {dir + "residual_block.json", {dir + "residual_block.rules"}, 33024},
+      {dir + "inception_block.json",
+       rules::ShippedRuleFiles(std::string(EGRET_SOURCE_DIR) + "/egret/rules/lib"), 856192},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.graph);
+    absl::StatusOr<Graph> g = LoadGraph(c.graph);
+    ASSERT_TRUE(g.ok()) << g.status();
+    DiagnosticList diags;
+    absl::StatusOr<rules::RuleSet> set = rules::LoadRuleFiles(c.rules, {}, &diags);
+    ASSERT_TRUE(set.ok()) << set.status();
+    ASSERT_FALSE(diags.has_errors()) << diags.ToString();
+    const HvxCostModel m = MakeCostModel(set->ops, {}, g->options());
+    std::string missing;
+    EXPECT_EQ(GraphCost(*g, m, &missing), c.cost);
+    EXPECT_EQ(missing, "");
+  }
+}
+
+}  // namespace
+}  // namespace egret::cost
