@@ -148,17 +148,6 @@ class Lowerer {
       } else {
         node.outputs.push_back(type);
       }
-      if (req_.annotate && node.op != kInputOp) {
-        absl::StatusOr<LowerAnnotation> a = req_.annotate(out_, node);
-        if (!a.ok()) {
-          std::string origin = req_.describe ? req_.describe(n) : "";
-          return absl::Status(a.status().code(), absl::StrCat("class ", c, " (", type.ToString(),
-                                                              ")", origin.empty() ? "" : " ",
-                                                              origin, ": ", a.status().message()));
-        }
-        node.attrs[std::string(kImplAttr)] = a->impl;
-        node.attrs[std::string(kCostAttr)] = a->cost;
-      }
     }
     NodeId id = out_.AddNode(std::move(node));
     if (out_.node(id).op == kInputOp) out_.mutable_inputs().push_back(id);

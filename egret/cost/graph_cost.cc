@@ -39,4 +39,17 @@ double GraphCost(const Graph& g, const HvxCostModel& model, std::string* missing
   return total;
 }
 
+NodeId AnnotateImplementations(const HvxCostModel& model, Graph* g) {
+  for (NodeId id = 0; id < g->num_nodes(); ++id) {
+    const Node& n = g->node(id);
+    if (n.op == kConstOp || n.op == kShapeOp || n.op == kInputOp) continue;
+    NodeCost c = GraphNodeCost(model, *g, n);
+    if (!c.computable) return id;
+    Node& m = g->mutable_node(id);
+    m.attrs[std::string(kImplAttr)] = c.impl;
+    m.attrs[std::string(kCostAttr)] = c.cost;
+  }
+  return kNoNode;
+}
+
 }  // namespace egret::cost

@@ -31,6 +31,13 @@ NodeCost GraphNodeCost(const HvxCostModel& model, const Graph& g, const Node& n)
 // to the first op without an implementation and returns +infinity then.
 double GraphCost(const Graph& g, const HvxCostModel& model, std::string* missing_op);
 
+// Writes the implementation and cost of every computing node of `g` (all but
+// "$Const", "$Shape" and "*Input") under `model` into its kImplAttr and
+// kCostAttr attributes (graph/graph.h), in node order. Returns the first node
+// whose op has no registered implementation, with the nodes before it
+// annotated, or kNoNode when every node was priced.
+NodeId AnnotateImplementations(const HvxCostModel& model, Graph* g);
+
 }  // namespace egret::cost
 
 #endif  // EGRET_COST_GRAPH_COST_H_

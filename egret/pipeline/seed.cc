@@ -80,20 +80,19 @@ absl::StatusOr<Graph> LowerSeeded(const Seeded& s, absl::flat_hash_map<Id, NodeI
   req.names = s.names;
   req.graph_name = s.graph_name;
   req.options = s.options;
-  if (model != nullptr) {
-    req.annotate = [model](const Graph& g, const Node& node) -> absl::StatusOr<LowerAnnotation> {
-      cost::NodeCost c = cost::GraphNodeCost(*model, g, node);
-      if (!c.computable) {
-        return absl::InvalidArgumentError(
-            absl::StrFormat("op '%s' has no registered implementation", node.op));
-      }
-      return LowerAnnotation{c.impl, c.cost};
-    };
-  }
-  req.describe = [&s](NodeIdx n) { return DescribeENode(s, n); };
   LowerTrace trace;
   absl::StatusOr<Graph> g = LowerChoice(s.eg, req, &trace);
   if (!g.ok()) return g.status();
+  if (model != nullptr) {
+    if (NodeId bad = cost::AnnotateImplementations(*model, &*g); bad != kNoNode) {
+      const NodeIdx n = trace.enode[bad];
+      const Id c = s.eg.NodeClass(n);
+      const std::string origin = DescribeENode(s, n);
+      return absl::InvalidArgumentError(absl::StrFormat(
+          "class %d (%s)%s%s: op '%s' has no registered implementation", c,
+          s.eg.TypeOf(c).ToString(), origin.empty() ? "" : " ", origin, g->node(bad).op));
+    }
+  }
   AttachProvenance(s.eg, s.sources, trace, &*g);
   if (absl::Status v = g->Validate(); !v.ok()) {
     return absl::InternalError(absl::StrCat("lowered graph is invalid: ", v.message()));
