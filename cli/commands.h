@@ -16,6 +16,7 @@ void RegisterExtractCommand(CLI::App& app, int* exit_code);   // extract
 void RegisterRunCommands(CLI::App& app, int* exit_code);      // run, verify
 void RegisterOptimizeCommand(CLI::App& app, int* exit_code);  // optimize
 void RegisterCompareCommand(CLI::App& app, int* exit_code);   // compare
+void RegisterOpsCommand(CLI::App& app, int* exit_code);       // ops
 
 }  // namespace egret::cli
 

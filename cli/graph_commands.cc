@@ -19,7 +19,7 @@
 #include "cli/graph_input.h"
 #include "egret/backend/memory_plan.h"
 #include "egret/graph/graph.h"
-#include "egret/graph/op_signature.h"
+#include "egret/graph/op_table.h"
 #include "egret/io/graph_io.h"
 #include "egret/support/diagnostic.h"
 

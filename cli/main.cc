@@ -18,6 +18,7 @@ int main(int argc, char** argv) {
   egret::cli::RegisterRunCommands(app, &exit_code);
   egret::cli::RegisterOptimizeCommand(app, &exit_code);
   egret::cli::RegisterCompareCommand(app, &exit_code);
+  egret::cli::RegisterOpsCommand(app, &exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -5,7 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "egret/backend/kernels/kernels_internal.h"
-#include "egret/graph/op_signature.h"
+#include "egret/graph/op_table.h"
 #include "egret/graph/shape_inference.h"
 
 namespace egret {
@@ -105,7 +105,7 @@ absl::StatusOr<std::vector<Tensor>> Execute(const Graph& g, absl::Span<const Ten
     }
 
     // Gather the operands.
-    const OpSignature* sig = FindOpSignature(node.op);
+    const OpDef* def = FindOpDef(node.op);
     std::vector<OperandInfo> ops(node.inputs.size());
     for (size_t i = 0; i < node.inputs.size(); ++i) {
       const ValueRef& in = node.inputs[i];
@@ -115,12 +115,12 @@ absl::StatusOr<std::vector<Tensor>> Execute(const Graph& g, absl::Span<const Ten
       if (p.op == kShapeOp) {
         o.type = &p.outputs[0];
         o.is_shape = true;
-        if (sig != nullptr && !sig->IsParam(static_cast<int>(i))) {
+        if (def != nullptr && !def->IsParam(static_cast<int>(i))) {
           return NodeError(
               g, id,
               absl::StrFormat(
                   "%s input %d (%s) is a $Shape, which holds no data; only parameters may be",
-                  node.op, i, sig->InputName(static_cast<int>(i))));
+                  node.op, i, def->InputName(static_cast<int>(i))));
         }
       } else if (ps.multi) {
         o.type = &p.outputs[0];

@@ -6,33 +6,21 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
+#include "egret/graph/op_table.h"
 #include "egret/support/diagnostic.h"
 
 namespace egret {
-namespace {
-
-struct DefaultEntry {
-  std::string_view op;
-  OpTraits traits;
-};
-
-constexpr OpTraits kCommAssoc{.arity = 2, .commutative = true, .associative = true};
-constexpr OpTraits kLattice{
-    .arity = 2, .commutative = true, .associative = true, .idempotent = true};
-constexpr OpTraits kInvolution{.arity = 1, .involution = true};
-
-constexpr DefaultEntry kDefaults[] = {
-    {"ElementWiseAdd", kCommAssoc},   {"ElementWiseMultiply", kCommAssoc},
-    {"ElementWiseMaximum", kLattice}, {"ElementWiseMinimum", kLattice},
-    {"ElementWiseAnd", kLattice},     {"ElementWiseOr", kLattice},
-    {"ElementWiseNeg", kInvolution},  {"ElementWiseNot", kInvolution},
-};
-
-}  // namespace
 
 OpTable OpTable::Default() {
   OpTable t;
-  for (const DefaultEntry& e : kDefaults) t.Set(e.op, e.traits);
+  for (const OpDef& d : AllOpDefs()) {
+    if (!d.algebra.any()) continue;
+    t.Set(d.name, OpTraits{.arity = d.max_inputs(),
+                           .commutative = d.algebra.commutative,
+                           .associative = d.algebra.associative,
+                           .idempotent = d.algebra.idempotent,
+                           .involution = d.algebra.involution});
+  }
   return t;
 }
 

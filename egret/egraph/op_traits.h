@@ -1,7 +1,8 @@
-// The op table: per op name, its arity and the algebraic traits from which the
-// e-graph derives its built-in equivalences (see builtin_rewrites.h), in the
-// spirit of MLIR ODS. Data-driven: the defaults are a table of entries, and
-// users add or override entries with Set() or Parse().
+// The e-graph's op traits: per op name, its arity and the algebraic traits
+// from which the e-graph derives its built-in equivalences (see
+// builtin_rewrites.h). The defaults are derived from the rows of egret's op
+// table (graph/op_table.h); users add or override entries with Set() or
+// Parse(), e.g. for ops egret does not know.
 #ifndef EGRET_EGRAPH_OP_TRAITS_H_
 #define EGRET_EGRAPH_OP_TRAITS_H_
 
@@ -30,10 +31,11 @@ class OpTable {
  public:
   // An empty table.
   OpTable() = default;
-  // The built-in table: ElementWiseAdd and ElementWiseMultiply are
-  // commutative and associative; ElementWiseMaximum and ElementWiseMinimum
-  // are commutative, associative and idempotent; ElementWiseAnd/Or likewise;
-  // ElementWiseNeg and ElementWiseNot are involutions.
+  // The built-in table: one entry per op-table row with algebraic traits
+  // (OpDef::algebra), with the row's operand count as arity. Today:
+  // ElementWiseAdd and ElementWiseMultiply are commutative and associative;
+  // ElementWiseMaximum and ElementWiseMinimum are commutative, associative and
+  // idempotent; Neg is an involution.
   static OpTable Default();
 
   // Parses one entry per line: `OpName arity=N commutative associative

@@ -4,13 +4,14 @@
 #include <cmath>
 #include <string>
 
-#include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "egret/graph/shape_functions_internal.h"
 #include "egret/support/status_macros.h"
 
 namespace egret {
+namespace shape_internal {
 namespace {
 
 using Operands = absl::Span<const OperandInfo>;
@@ -18,10 +19,12 @@ using Types = std::vector<TensorType>;
 
 std::string DimsStr(const Dims& d) { return absl::StrCat("[", absl::StrJoin(d, ","), "]"); }
 
+}  // namespace
+
 // Everything one shape function needs, plus error helpers.
-struct Ctx {
+struct ShapeContext {
   std::string_view op;  // base op name
-  const OpSignature& sig;
+  const OpDef& def;     // the op's row
   Operands in;
   const InferOptions& options;
 
@@ -32,7 +35,7 @@ struct Ctx {
   bool Has(int i) const { return i < size(); }
   const TensorType& T(int i) const { return *in[i].type; }
   const Dims& D(int i) const { return in[i].type->dims; }
-  std::string What(int i) const { return absl::StrFormat("%s %s", op, sig.InputName(i)); }
+  std::string What(int i) const { return absl::StrFormat("%s %s", op, def.InputName(i)); }
 
   absl::StatusOr<std::vector<int64_t>> Ints(int i) const { return ReadIntParam(in[i], What(i)); }
   // An integer vector parameter of exactly n values.
@@ -41,7 +44,7 @@ struct Ctx {
     if (!v.ok()) return v.status();
     if (v->size() != n) {
       return Error(
-          absl::StrFormat("%s must hold %d values, got %d", sig.InputName(i), n, v->size()));
+          absl::StrFormat("%s must hold %d values, got %d", def.InputName(i), n, v->size()));
     }
     return v;
   }
@@ -54,7 +57,7 @@ struct Ctx {
   absl::Status RequireRank(int i, int rank) const {
     if (T(i).rank() != rank) {
       return Error(
-          absl::StrFormat("%s must have rank %d, got %s", sig.InputName(i), rank, T(i).ToString()));
+          absl::StrFormat("%s must have rank %d, got %s", def.InputName(i), rank, T(i).ToString()));
     }
     return absl::OkStatus();
   }
@@ -64,13 +67,17 @@ struct Ctx {
   absl::StatusOr<TensorType> Out(Dims dims, int from, size_t k = 0) const;
 };
 
+namespace {
+
 int Family(DType t) {
   if (IsFloat(t)) return 1;
   if (IsQuantized(t)) return 2;
   return 100 + static_cast<int>(t);
 }
 
-absl::StatusOr<TensorType> Ctx::Out(Dims dims, int from, size_t k) const {
+}  // namespace
+
+absl::StatusOr<TensorType> ShapeContext::Out(Dims dims, int from, size_t k) const {
   const TensorType* declared = nullptr;
   if (k < options.declared.size() && options.declared[k].dtype != DType::kMulti &&
       options.declared[k].dtype != DType::kUnknown) {
@@ -100,10 +107,12 @@ absl::StatusOr<TensorType> Ctx::Out(Dims dims, int from, size_t k) const {
   }
   if (!ok) {
     return Error(absl::StrFormat("declared output dtype %s does not fit input %s (%s)",
-                                 DTypeName(dt), sig.InputName(from), src.ToString()));
+                                 DTypeName(dt), def.InputName(from), src.ToString()));
   }
   return TensorType(dt, std::move(dims), declared->zero_offset, declared->stepsize);
 }
+
+namespace {
 
 absl::StatusOr<Types> One(absl::StatusOr<TensorType> t) {
   if (!t.ok()) return t.status();
@@ -116,7 +125,7 @@ absl::StatusOr<Types> One(absl::StatusOr<TensorType> t) {
 // The optional fused activation clamp of Conv2d, DepthWiseConv2d and
 // FullyConnected: inputs `first` (act_min) and `first + 1` (act_max), given
 // together or not at all, with act_min <= act_max.
-absl::Status CheckActivationClamp(const Ctx& c, int first) {
+absl::Status CheckActivationClamp(const ShapeContext& c, int first) {
   if (!c.Has(first)) return absl::OkStatus();
   if (!c.Has(first + 1)) return c.Error("act_min is given without act_max");
   EGRET_ASSIGN_OR_RETURN(auto lo, c.Float(first));
@@ -125,7 +134,9 @@ absl::Status CheckActivationClamp(const Ctx& c, int first) {
   return absl::OkStatus();
 }
 
-absl::StatusOr<Types> InferConv(const Ctx& c) {
+}  // namespace
+
+ShapeResult InferConv(const ShapeContext& c) {
   EGRET_RETURN_IF_ERROR(c.RequireRank(0, 4));
   EGRET_RETURN_IF_ERROR(c.RequireRank(1, 4));
   const Dims& x = c.D(0);
@@ -203,7 +214,7 @@ absl::StatusOr<Types> InferConv(const Ctx& c) {
   return One(c.Out({x[0], oh, ow, cout}, 0));
 }
 
-absl::StatusOr<Types> InferFullyConnected(const Ctx& c) {
+ShapeResult InferFullyConnected(const ShapeContext& c) {
   if (c.T(0).rank() < 1) return c.Error("in must have rank >= 1");
   EGRET_RETURN_IF_ERROR(c.RequireRank(1, 2));
   const Dims& x = c.D(0);
@@ -221,7 +232,7 @@ absl::StatusOr<Types> InferFullyConnected(const Ctx& c) {
   return One(c.Out(std::move(out), 0));
 }
 
-absl::StatusOr<Types> InferMatMul(const Ctx& c) {
+ShapeResult InferMatMul(const ShapeContext& c) {
   const Dims& a = c.D(0);
   const Dims& b = c.D(1);
   if (a.size() < 2 || b.size() < 2) {
@@ -243,13 +254,13 @@ absl::StatusOr<Types> InferMatMul(const Ctx& c) {
 // ---------------------------------------------------------------------------
 // Elementwise.
 
-absl::StatusOr<Types> InferBinary(const Ctx& c) {
+ShapeResult InferBinary(const ShapeContext& c) {
   auto d = BroadcastDims(c.D(0), c.D(1));
   if (!d.ok()) return c.Error(std::string(d.status().message()));
   return One(c.Out(*std::move(d), 0));
 }
 
-absl::StatusOr<Types> InferUnary(const Ctx& c) {
+ShapeResult InferUnary(const ShapeContext& c) {
   // Scalar parameters are checked here so that a bad graph fails early.
   if (c.op == "ReluX") {
     EGRET_RETURN_IF_ERROR(c.Float(1).status());
@@ -267,7 +278,7 @@ absl::StatusOr<Types> InferUnary(const Ctx& c) {
 // ---------------------------------------------------------------------------
 // Normalization and reductions.
 
-absl::StatusOr<Types> InferSoftmax(const Ctx& c) {
+ShapeResult InferSoftmax(const ShapeContext& c) {
   int rank = c.T(0).rank();
   if (rank < 1) return c.Error("x must have rank >= 1");
   EGRET_ASSIGN_OR_RETURN(auto axis, c.IntOr(1, -1));
@@ -275,7 +286,7 @@ absl::StatusOr<Types> InferSoftmax(const Ctx& c) {
   return One(c.Out(c.D(0), 0));
 }
 
-absl::StatusOr<Types> InferLayerNorm(const Ctx& c) {
+ShapeResult InferLayerNorm(const ShapeContext& c) {
   int rank = c.T(0).rank();
   if (rank < 1) return c.Error("x must have rank >= 1");
   EGRET_ASSIGN_OR_RETURN(auto axis_raw, c.IntOr(4, -1));
@@ -287,25 +298,25 @@ absl::StatusOr<Types> InferLayerNorm(const Ctx& c) {
     auto b = BroadcastDims(c.D(i), norm);
     if (!b.ok() || *b != norm || c.T(i).rank() > static_cast<int>(norm.size())) {
       return c.Error(absl::StrFormat("%s %s does not broadcast to the normalized dims %s",
-                                     c.sig.InputName(i), DimsStr(c.D(i)), DimsStr(norm)));
+                                     c.def.InputName(i), DimsStr(c.D(i)), DimsStr(norm)));
     }
   }
   return One(c.Out(c.D(0), 0));
 }
 
-absl::StatusOr<Types> InferBatchnorm(const Ctx& c) {
+ShapeResult InferBatchnorm(const ShapeContext& c) {
   if (c.T(0).rank() < 1) return c.Error("x must have rank >= 1");
   int64_t ch = c.D(0).back();
   for (int i = 1; i <= 2; ++i) {
     if (c.T(i).rank() != 1 || c.D(i)[0] != ch) {
       return c.Error(absl::StrFormat("%s must be [%d] (the channel depth), got %s",
-                                     c.sig.InputName(i), ch, c.T(i).ToString()));
+                                     c.def.InputName(i), ch, c.T(i).ToString()));
     }
   }
   return One(c.Out(c.D(0), 0));
 }
 
-absl::StatusOr<Types> InferLrn(const Ctx& c) {
+ShapeResult InferLrn(const ShapeContext& c) {
   EGRET_RETURN_IF_ERROR(c.RequireRank(0, 4));
   EGRET_ASSIGN_OR_RETURN(auto size, c.Int(1));
   if (size < 1) return c.Error(absl::StrCat("size ", size, " must be positive"));
@@ -313,7 +324,7 @@ absl::StatusOr<Types> InferLrn(const Ctx& c) {
   return One(c.Out(c.D(0), 0));
 }
 
-absl::StatusOr<Types> InferReduce(const Ctx& c) {
+ShapeResult InferReduce(const ShapeContext& c) {
   int rank = c.T(0).rank();
   EGRET_ASSIGN_OR_RETURN(auto axes, c.Ints(1));
   EGRET_ASSIGN_OR_RETURN(auto keep, c.IntOr(2, 1));
@@ -338,7 +349,7 @@ absl::StatusOr<Types> InferReduce(const Ctx& c) {
 // ---------------------------------------------------------------------------
 // Data movement.
 
-absl::StatusOr<Types> InferReshape(const Ctx& c) {
+ShapeResult InferReshape(const ShapeContext& c) {
   EGRET_ASSIGN_OR_RETURN(auto shape, c.Ints(1));
   if (static_cast<int>(shape.size()) > kMaxRank) return c.Error("shape has rank above 8");
   int64_t known = 1;
@@ -369,7 +380,7 @@ absl::StatusOr<Types> InferReshape(const Ctx& c) {
   return One(c.Out(Dims(shape.begin(), shape.end()), 0));
 }
 
-absl::StatusOr<Types> InferTranspose(const Ctx& c) {
+ShapeResult InferTranspose(const ShapeContext& c) {
   int rank = c.T(0).rank();
   EGRET_ASSIGN_OR_RETURN(auto perm, c.Ints(1));
   if (static_cast<int>(perm.size()) != rank) {
@@ -387,7 +398,7 @@ absl::StatusOr<Types> InferTranspose(const Ctx& c) {
   return One(c.Out(std::move(out), 0));
 }
 
-absl::StatusOr<Types> InferConcat(const Ctx& c) {
+ShapeResult InferConcat(const ShapeContext& c) {
   int rank = c.T(1).rank();
   EGRET_ASSIGN_OR_RETURN(auto axis_raw, c.Int(0));
   EGRET_ASSIGN_OR_RETURN(auto axis, NormalizeAxis(axis_raw, rank, c.What(0)));
@@ -405,7 +416,7 @@ absl::StatusOr<Types> InferConcat(const Ctx& c) {
   return One(c.Out(std::move(out), 1));
 }
 
-absl::StatusOr<Types> InferSliceShape(const Ctx& c) {
+ShapeResult InferSliceShape(const ShapeContext& c) {
   size_t rank = c.D(0).size();
   EGRET_ASSIGN_OR_RETURN(auto start, c.IntsN(1, rank));
   EGRET_ASSIGN_OR_RETURN(auto size, c.IntsN(2, rank));
@@ -418,7 +429,7 @@ absl::StatusOr<Types> InferSliceShape(const Ctx& c) {
   return One(c.Out(Dims(size.begin(), size.end()), 0));
 }
 
-absl::StatusOr<Types> InferStridedSlice(const Ctx& c) {
+ShapeResult InferStridedSlice(const ShapeContext& c) {
   size_t rank = c.D(0).size();
   EGRET_ASSIGN_OR_RETURN(auto begin, c.IntsN(1, rank));
   EGRET_ASSIGN_OR_RETURN(auto end, c.IntsN(2, rank));
@@ -435,7 +446,7 @@ absl::StatusOr<Types> InferStridedSlice(const Ctx& c) {
   return One(c.Out(std::move(out), 0));
 }
 
-absl::StatusOr<Types> InferSplit(const Ctx& c) {
+ShapeResult InferSplit(const ShapeContext& c) {
   int rank = c.T(0).rank();
   EGRET_ASSIGN_OR_RETURN(auto axis_raw, c.Int(1));
   EGRET_ASSIGN_OR_RETURN(auto axis, NormalizeAxis(axis_raw, rank, c.What(1)));
@@ -460,7 +471,7 @@ absl::StatusOr<Types> InferSplit(const Ctx& c) {
   return out;
 }
 
-absl::StatusOr<Types> InferPad(const Ctx& c) {
+ShapeResult InferPad(const ShapeContext& c) {
   size_t rank = c.D(0).size();
   EGRET_ASSIGN_OR_RETURN(auto pads, c.IntsN(1, 2 * rank));
   EGRET_ASSIGN_OR_RETURN(auto mode, c.IntOr(2, 0));
@@ -487,7 +498,7 @@ absl::StatusOr<Types> InferPad(const Ctx& c) {
   return One(c.Out(std::move(out), 0));
 }
 
-absl::StatusOr<Types> InferPool(const Ctx& c) {
+ShapeResult InferPool(const ShapeContext& c) {
   EGRET_RETURN_IF_ERROR(c.RequireRank(0, 4));
   const Dims& x = c.D(0);
   EGRET_ASSIGN_OR_RETURN(auto window, c.IntsN(1, 4));
@@ -517,7 +528,7 @@ absl::StatusOr<Types> InferPool(const Ctx& c) {
   return One(c.Out({x[0], o[0], o[1], x[3]}, 0));
 }
 
-absl::StatusOr<Types> InferResize(const Ctx& c) {
+ShapeResult InferResize(const ShapeContext& c) {
   EGRET_RETURN_IF_ERROR(c.RequireRank(0, 4));
   const Dims& x = c.D(0);
   EGRET_ASSIGN_OR_RETURN(auto size, c.IntsN(1, 4));
@@ -547,7 +558,7 @@ absl::StatusOr<Types> InferResize(const Ctx& c) {
   return One(c.Out(Dims(size.begin(), size.end()), 0));
 }
 
-absl::StatusOr<Types> InferConvert(const Ctx& c) {
+ShapeResult InferConvert(const ShapeContext& c) {
   DType in = c.T(0).dtype;
   if (c.op == "Quantize" && !IsFloat(in) && !IsQuantized(in)) {
     return c.Error(absl::StrFormat("x must be float or quantized, got %s", DTypeName(in)));
@@ -558,7 +569,7 @@ absl::StatusOr<Types> InferConvert(const Ctx& c) {
   return One(c.Out(c.D(0), 0));
 }
 
-absl::StatusOr<Types> InferOut(const Ctx& c) {
+ShapeResult InferOut(const ShapeContext& c) {
   if (c.T(0).dtype != DType::kMulti) {
     return c.Error(absl::StrFormat("multi must be a Multi value, got %s", c.T(0).ToString()));
   }
@@ -574,56 +585,12 @@ absl::StatusOr<Types> InferOut(const Ctx& c) {
   return Types{c.in[0].multi[k]};
 }
 
-absl::StatusOr<Types> InferLeaf(const Ctx& c) {
+ShapeResult InferLeaf(const ShapeContext& c) {
   if (!c.options.declared.empty()) return Types{c.options.declared[0]};
   return c.Error("has no declared output type");
 }
 
-using ShapeFn = absl::StatusOr<Types> (*)(const Ctx&);
-
-ShapeFn FindShapeFn(std::string_view op) {
-  static const auto* const kFns = [] {
-    auto* m = new absl::flat_hash_map<std::string_view, ShapeFn>();
-    for (auto op : {"Conv2d", "DepthWiseConv2d", "TransposeConv2d"}) m->emplace(op, InferConv);
-    m->emplace("FullyConnected", InferFullyConnected);
-    m->emplace("MatMul", InferMatMul);
-    for (auto op :
-         {"ElementWiseAdd", "ElementWiseSubtract", "ElementWiseMultiply", "ElementWiseDivide",
-          "ElementWiseMaximum", "ElementWiseMinimum", "ElementWisePower"}) {
-      m->emplace(op, InferBinary);
-    }
-    for (auto op :
-         {"Relu", "Relu1", "Relu6", "ReluX", "ReluMinMax", "Sigmoid", "Tanh", "HardSigmoid",
-          "HardSwish", "Gelu", "Erf", "Exp", "Log", "Sqrt", "Neg", "Abs"}) {
-      m->emplace(op, InferUnary);
-    }
-    m->emplace("Softmax", InferSoftmax);
-    m->emplace("LayerNorm", InferLayerNorm);
-    m->emplace("Batchnorm", InferBatchnorm);
-    m->emplace("LRN", InferLrn);
-    for (auto op : {"ReduceMean", "ReduceSum", "ReduceMax"}) m->emplace(op, InferReduce);
-    m->emplace("Reshape", InferReshape);
-    m->emplace("Transpose", InferTranspose);
-    m->emplace("Concat", InferConcat);
-    m->emplace("Slice_shape", InferSliceShape);
-    m->emplace("StridedSlice", InferStridedSlice);
-    m->emplace("Split", InferSplit);
-    m->emplace("Pad", InferPad);
-    m->emplace("PoolMax2d", InferPool);
-    m->emplace("PoolAvg2d", InferPool);
-    for (auto op : {"Resize", "ResizeBilinear", "ResizeNearestNeighbor"}) {
-      m->emplace(op, InferResize);
-    }
-    for (auto op : {"Cast", "Quantize", "Dequantize"}) m->emplace(op, InferConvert);
-    m->emplace("$Out", InferOut);
-    for (auto op : {"$Shape", "*Input"}) m->emplace(op, InferLeaf);
-    return m;
-  }();
-  auto it = kFns->find(op);
-  return it == kFns->end() ? nullptr : it->second;
-}
-
-}  // namespace
+}  // namespace shape_internal
 
 bool NormalizeStridedRange(int64_t dim, int64_t begin, int64_t end, int64_t stride, int64_t* first,
                            int64_t* count) {
@@ -695,8 +662,9 @@ absl::StatusOr<Dims> BroadcastDims(const Dims& a, const Dims& b) {
     int64_t da = i < rank - a.size() ? 1 : a[i - (rank - a.size())];
     int64_t db = i < rank - b.size() ? 1 : b[i - (rank - b.size())];
     if (da != db && da != 1 && db != 1) {
-      return absl::InvalidArgumentError(
-          absl::StrFormat("shapes %s and %s do not broadcast", DimsStr(a), DimsStr(b)));
+      return absl::InvalidArgumentError(absl::StrFormat("shapes %s and %s do not broadcast",
+                                                        shape_internal::DimsStr(a),
+                                                        shape_internal::DimsStr(b)));
     }
     out[i] = da == 1 ? db : da;
   }
@@ -714,19 +682,15 @@ absl::StatusOr<int> NormalizeAxis(int64_t axis, int rank, std::string_view what)
 absl::StatusOr<std::vector<TensorType>> InferOutputTypes(std::string_view op,
                                                          absl::Span<const OperandInfo> inputs,
                                                          const InferOptions& options) {
-  const OpSignature* sig = FindOpSignature(op);
-  if (sig == nullptr) {
+  const OpDef* def = FindOpDef(op);
+  if (def == nullptr) {
     return absl::UnimplementedError(absl::StrFormat("unknown op '%s'", op));
   }
-  std::string_view base = sig->name;
+  std::string_view base = def->name;
   const int n = static_cast<int>(inputs.size());
-  if (!sig->AcceptsInputCount(n)) {
-    std::string range = sig->max_inputs == kVariadic ? absl::StrCat(sig->min_inputs, " or more")
-                        : sig->min_inputs == sig->max_inputs
-                            ? absl::StrCat(sig->min_inputs)
-                            : absl::StrCat(sig->min_inputs, " to ", sig->max_inputs);
-    return absl::InvalidArgumentError(
-        absl::StrFormat("%s: expects %s inputs (%s), got %d", base, range, sig->input_names, n));
+  if (!def->AcceptsInputCount(n)) {
+    return absl::InvalidArgumentError(absl::StrFormat("%s: expects %s inputs (%s), got %d", base,
+                                                      def->InputCountText(), def->InputNames(), n));
   }
   for (int i = 0; i < n; ++i) {
     const TensorType* t = inputs[i].type;
@@ -736,20 +700,14 @@ absl::StatusOr<std::vector<TensorType>> InferOutputTypes(std::string_view op,
     bool multi_ok = base == "$Out" && i == 0;
     if (!IsConcrete(t->dtype) && !(multi_ok && t->dtype == DType::kMulti)) {
       return absl::InvalidArgumentError(absl::StrFormat(
-          "%s: input %d (%s) has dtype %s%s", base, i, sig->InputName(i), DTypeName(t->dtype),
+          "%s: input %d (%s) has dtype %s%s", base, i, def->InputName(i), DTypeName(t->dtype),
           t->dtype == DType::kMulti ? "; select one output with $Out" : ""));
     }
   }
-  if (base == "$Const") {
-    if (!options.declared.empty()) return Types{options.declared[0]};
-    return absl::InvalidArgumentError("$Const: has no declared output type");
-  }
-  ShapeFn fn = FindShapeFn(base);
-  if (fn == nullptr) {
+  if (def->shape_fn == nullptr) {
     return absl::InternalError(absl::StrFormat("%s: no shape function", base));
   }
-  Ctx c{base, *sig, inputs, options};
-  return fn(c);
+  return def->shape_fn(shape_internal::ShapeContext{base, *def, inputs, options});
 }
 
 absl::StatusOr<std::vector<TensorType>> InferNodeOutputTypes(const Graph& g, NodeId id) {

@@ -24,7 +24,7 @@
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
 #include "egret/graph/graph.h"
-#include "egret/graph/op_signature.h"
+#include "egret/graph/op_table.h"
 #include "egret/graph/tensor.h"
 #include "egret/graph/tensor_type.h"
 

@@ -99,6 +99,11 @@ class Importer {
 
   absl::StatusOr<Graph> Run();
 
+  // A default-domain ONNX op type has a handler (it is not opaque by name).
+  static bool HasHandler(std::string_view op_type) {
+    return Handlers().contains(std::string(op_type));
+  }
+
  private:
   using Handler = absl::Status (Importer::*)();
 
@@ -2137,6 +2142,8 @@ absl::StatusOr<Graph> Importer::Run() {
 }
 
 }  // namespace
+
+bool IsOnnxOpMapped(std::string_view op_type) { return Importer::HasHandler(op_type); }
 
 absl::StatusOr<Graph> ParseOnnx(std::string_view bytes, std::string_view file,
                                 const OnnxImportOptions& options) {

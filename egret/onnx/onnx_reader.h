@@ -65,6 +65,12 @@ absl::StatusOr<Graph> ReadOnnx(const std::string& path, const OnnxImportOptions&
 absl::StatusOr<Graph> ParseOnnx(std::string_view bytes, std::string_view file,
                                 const OnnxImportOptions& options = {});
 
+// True when the importer maps the default-domain ONNX op type `op_type` (e.g.
+// "Conv", "Gemm") onto egret ops instead of keeping it opaque. The op table's
+// rows (graph/op_table.h) list the ONNX ops they come from; a test checks
+// each against this.
+bool IsOnnxOpMapped(std::string_view op_type);
+
 // Reads a serialized onnx::TensorProto (the .pb files of ONNX's test data)
 // into a Tensor. ONNX element types map to egret dtypes as FLOAT -> Float32,
 // FLOAT16 -> Float16, INT32 -> Int32, INT64 -> Int64, BOOL -> Bool,

@@ -8,7 +8,7 @@
 #include "absl/container/inlined_vector.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "egret/graph/op_signature.h"
+#include "egret/graph/op_table.h"
 #include "egret/graph/shape_inference.h"
 #include "egret/graph/tensor.h"
 #include "egret/support/diagnostic.h"

@@ -133,6 +133,27 @@ std::vector<std::string> SubcommandsInHelp(const std::string& help) {
   return names;
 }
 
+// docs/ops.md is generated from the op table; this fails when one changed
+// without the other.
+TEST_F(CliTest, OpsMarkdownIsDocsOpsMd) {
+  Result r = Run({"ops", "--markdown"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  const std::string doc = std::string(EGRET_SOURCE_DIR) + "/docs/ops.md";
+  EXPECT_TRUE(r.out == ReadFile(doc).value_or(""))
+      << "docs/ops.md differs from the op table (egret/graph/op_table.cc); regenerate it with\n"
+      << "  build/cli/egret ops --markdown > docs/ops.md";
+}
+
+TEST_F(CliTest, OpsListsEverySignature) {
+  Result r = Run({"ops"});
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_THAT(r.out,
+              HasSubstr("Conv2d(in, filter, bias, $stride, $pads[, $dilation, $act_min, $act_max])"
+                        ": 2-D convolution"));
+  EXPECT_THAT(r.out, HasSubstr("Concat($axis, x...): joins"));
+  EXPECT_THAT(r.out, HasSubstr("$Const(): a constant tensor"));
+}
+
 TEST_F(CliTest, HelpOnEverySubcommand) {
   // Walks the command tree as the CLI itself registers it: every subcommand
   // listed by a --help, recursively.
@@ -160,7 +181,7 @@ TEST_F(CliTest, HelpOnEverySubcommand) {
   }
   EXPECT_THAT(visited, ::testing::IsSupersetOf({"", "info", "convert", "optimize", "extract", "run",
                                                 "verify", "rules", "rules check", "rules list",
-                                                "rules dump"}));
+                                                "rules dump", "ops"}));
   EXPECT_THAT(Run({"convert", "--help"}).out, HasSubstr("--format"));
 }
 

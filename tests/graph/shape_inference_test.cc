@@ -12,8 +12,6 @@
 #include <deque>
 #include <string>
 
-#include "egret/graph/op_signature.h"
-
 namespace egret {
 namespace {
 
@@ -93,27 +91,6 @@ Operands ConvArgs(Dims x, Dims f, int64_t cout, Dims stride, Dims pads, Dims dil
   Operands o;
   o.F32(x).F32(f).F32({cout}).Shape(stride).Shape(pads).Shape(dil);
   return o;
-}
-
-TEST(OpSignature, TableIsConsistent) {
-  for (const OpSignature& s : AllOpSignatures()) {
-    EXPECT_TRUE(IsKnownOp(s.name)) << s.name;
-    EXPECT_EQ(FindOpSignature(s.name), &s);
-    EXPECT_LE(s.min_inputs, s.max_inputs == kVariadic ? 1000 : s.max_inputs) << s.name;
-    if (s.max_inputs != kVariadic) {
-      for (int i = 0; i < s.max_inputs; ++i) EXPECT_FALSE(s.InputName(i).empty()) << s.name;
-      EXPECT_TRUE(s.InputName(s.max_inputs).empty()) << s.name;
-    }
-  }
-  EXPECT_TRUE(IsKnownOp("Relu.fp16"));
-  EXPECT_EQ(BaseOpName("Conv2d.opt.tcm"), "Conv2d");
-  EXPECT_FALSE(IsKnownOp("MyOnnxOp"));
-  const OpSignature* conv = FindOpSignature("Conv2d");
-  ASSERT_NE(conv, nullptr);
-  EXPECT_FALSE(conv->IsParam(1));
-  EXPECT_TRUE(conv->IsParam(3));
-  EXPECT_EQ(conv->InputName(4), "pads");
-  EXPECT_EQ(FindOpSignature("Concat")->InputName(7), "x");
 }
 
 TEST(ShapeInference, UnknownOpAndInputCount) {

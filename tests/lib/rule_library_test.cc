@@ -63,6 +63,17 @@ TEST(RuleLibraryTest, ImplementationsCoverTheOpVocabulary) {
   }
 }
 
+// Neg is an involution in the op table (graph/op_table.cc), so the e-graph's
+// built-in rewrites cancel a double negation.
+TEST(RuleLibraryTest, DoubleNegationCancels) {
+  GraphBuilder b;
+  ValueRef x = b.InputF32({1, 4, 4, 8});
+  b.Output(b.Op("Relu", {b.Op("Neg", {b.Op("Neg", {x})})}));
+  Graph out = OptimizeAndVerify(b.graph());
+  EXPECT_EQ(CountOp(out, "Neg"), 0);
+  EXPECT_EQ(CountOp(out, "Relu"), 1);
+}
+
 TEST(RuleLibraryTest, ConvBatchnormReluFoldsIntoOneConv) {
   for (const char* op : {"Conv2d", "DepthWiseConv2d"}) {
     for (bool dilation : {false, true}) {

@@ -18,7 +18,7 @@
 #include "egret/backend/executor.h"
 #include "egret/backend/test_data.h"
 #include "egret/graph/graph.h"
-#include "egret/graph/op_signature.h"
+#include "egret/graph/op_table.h"
 #include "egret/onnx/onnx_reader.h"
 
 namespace egret {

@@ -7,7 +7,7 @@
 #include <string>
 
 #include "egret/graph/graph.h"
-#include "egret/graph/op_signature.h"
+#include "egret/graph/op_table.h"
 #include "egret/io/graph_io.h"
 #include "egret/onnx/onnx_reader.h"
 

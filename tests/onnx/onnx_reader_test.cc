@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "egret/backend/executor.h"
-#include "egret/graph/op_signature.h"
+#include "egret/graph/op_table.h"
 #include "egret/io/graph_io.h"
 #include "egret/support/diagnostic.h"
 #include "onnx_builder.h"
