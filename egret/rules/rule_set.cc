@@ -30,12 +30,15 @@ void CheckAll(DiagnosticList* diags, RuleSet* set) {
 
 }  // namespace
 
-absl::StatusOr<RuleSet> LoadRuleFiles(const std::vector<std::string>& paths,
-                                      const PreprocessOptions& options, DiagnosticList* diags) {
+absl::StatusOr<RuleSet> LoadRuleSources(const std::vector<RuleSource>& sources,
+                                        ExternalFunctionRegistry externals,
+                                        const PreprocessOptions& options, DiagnosticList* diags) {
   RuleSet set;
-  set.externals = ExternalFunctionRegistry::WithBuiltins();
-  for (const std::string& path : paths) {
-    absl::StatusOr<PreprocessedFile> pp = PreprocessFile(path, options, diags);
+  set.externals = std::move(externals);
+  for (const RuleSource& source : sources) {
+    absl::StatusOr<PreprocessedFile> pp =
+        source.text ? PreprocessText(*source.text, source.name, options, diags)
+                    : PreprocessFile(source.name, options, diags);
     if (!pp.ok()) return pp.status();
     AddParsed(*std::move(pp), diags, &set);
   }
@@ -43,14 +46,18 @@ absl::StatusOr<RuleSet> LoadRuleFiles(const std::vector<std::string>& paths,
   return set;
 }
 
+absl::StatusOr<RuleSet> LoadRuleFiles(const std::vector<std::string>& paths,
+                                      const PreprocessOptions& options, DiagnosticList* diags) {
+  std::vector<RuleSource> sources;
+  for (const std::string& path : paths) sources.push_back(RuleSource::File(path));
+  return LoadRuleSources(sources, ExternalFunctionRegistry::WithBuiltins(), options, diags);
+}
+
 RuleSet LoadRuleText(std::string_view text, const std::string& filename,
                      const PreprocessOptions& options, DiagnosticList* diags) {
-  RuleSet set;
-  set.externals = ExternalFunctionRegistry::WithBuiltins();
-  absl::StatusOr<PreprocessedFile> pp = PreprocessText(text, filename, options, diags);
-  if (pp.ok()) AddParsed(*std::move(pp), diags, &set);
-  CheckAll(diags, &set);
-  return set;
+  // Only a file can fail to load.
+  return *LoadRuleSources({RuleSource::Text(filename, std::string(text))},
+                          ExternalFunctionRegistry::WithBuiltins(), options, diags);
 }
 
 std::vector<std::string> ShippedRuleFiles(const std::string& dir) {

@@ -12,6 +12,7 @@
 #include "egret/rules/op_registry.h"
 #include "egret/rules/parser.h"
 #include "egret/rules/preprocessor.h"
+#include "egret/rules/rule_source.h"
 #include "egret/support/diagnostic.h"
 
 namespace egret::rules {
@@ -25,9 +26,21 @@ struct RuleSet {
   OpRegistry ops;
   std::vector<TensorProperties> tensor_properties;
   std::vector<ParamOrder> param_orders;
-  // Built-ins plus every function declared by an EXTERNAL_SHAPEFN annotation.
+  // The functions declared to the loader (LoadRuleFiles, LoadRuleText: the
+  // built-ins) plus every one declared by an EXTERNAL_SHAPEFN annotation.
   ExternalFunctionRegistry externals;
 };
+
+// Preprocesses and parses each source in order, then checks every rule
+// against `externals` (what the caller declares: usually the built-ins plus
+// the functions it implements) extended by the sources' EXTERNAL_SHAPEFN
+// annotations. Diagnostics of every kind go to `diags`; the result holds
+// whatever could be read. Fails (kNotFound / kResourceExhausted, message
+// naming the file) only when a file cannot be read (a text source never
+// fails); nothing is returned for the other sources then.
+absl::StatusOr<RuleSet> LoadRuleSources(const std::vector<RuleSource>& sources,
+                                        ExternalFunctionRegistry externals,
+                                        const PreprocessOptions& options, DiagnosticList* diags);
 
 // Preprocesses, parses and checks each file. Diagnostics of every kind go to
 // `diags`; the result holds whatever could be read. Returns a non-OK status

@@ -1,0 +1,126 @@
+// Optimizing a graph with loaded rules, and what the optimizer reports back,
+// as typed fields (the CLI's `--report` JSON holds the same and more).
+//
+//   1. every rule of `rules` is compiled into an e-graph rewrite;
+//   2. the graph is saturated with them, one phase per rule priority (pass),
+//      under the limits of the options, together with egret's built-in
+//      algebra (commutativity, ...) and constant folding;
+//   3. the cheapest equivalent graph under the HVX cost model is extracted
+//      with the chosen extractor and lowered: each computing node of the
+//      result names its implementation and cost (attributes "egret.impl",
+//      "egret.cost") and its provenance (graph.h);
+//   4. its memory is planned.
+// docs/library.md walks through a complete use; docs/rewrite-semantics.md
+// gives the semantics.
+#ifndef EGRET_API_OPTIMIZE_H_
+#define EGRET_API_OPTIMIZE_H_
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "egret/api/rules.h"
+#include "egret/graph/graph.h"
+#include "egret/support/diagnostic.h"
+
+namespace egret::api {
+
+// The extractors Optimize can use, by name ("tree", "dag", ... ; each with a
+// one-line description), in the order a help text lists them.
+struct ExtractorInfo {
+  std::string name;
+  std::string description;
+};
+std::vector<ExtractorInfo> Extractors();
+
+struct OptimizeOptions {
+  // One of Extractors(); "dag" is exact for shared subgraphs and fast.
+  std::string extractor = "dag";
+  // For the "ilp" extractor: stop the solver after this long and keep its
+  // best solution.
+  double ilp_time_limit_seconds = 10.0;
+  // Saturation limits: iterations per phase; e-nodes, seconds and bytes of
+  // e-graph memory (0: unlimited) for the whole run. Reaching one is not an
+  // error: the best graph found so far is extracted (see stop_reason).
+  int64_t max_iterations = 30;
+  int64_t max_enodes = 10'000;
+  double time_limit_seconds = 5.0;
+  int64_t memory_limit_bytes = 0;
+  // Between phases, false keeps the whole e-graph; true extracts the best
+  // graph and starts the next phase from it (smaller, but forgets
+  // alternatives).
+  bool reseed_between_phases = false;
+  // Fold ops whose inputs are all constants (small outputs only).
+  bool constant_folding = true;
+  // egret's built-in equivalences (commutativity, associativity, ...).
+  bool builtin_rewrites = true;
+  // Values for the rules' OPTION_* constraints, over the graph's own options.
+  Options option_overrides;
+  // When set, called with one line (no newline) per iteration and per phase.
+  std::function<void(const std::string&)> progress;
+};
+
+struct OptimizeResult {
+  Graph graph;  // the optimized graph, lowered (see the file comment)
+
+  // HVX cost model estimates (cycles) of the input graph and of `graph`.
+  // input_cost is +inf when the input uses an op with no implementation.
+  double input_cost = 0;
+  double output_cost = 0;
+
+  // Computing ops (not parameters, constants or inputs) by op, in op order.
+  struct OpCount {
+    std::string op;
+    int64_t before = 0;  // in the input graph
+    int64_t after = 0;   // in `graph`
+  };
+  std::vector<OpCount> ops;
+
+  // Every compiled rule, in source order: its label "PASS@file:line" (the
+  // file is the RuleSource's name), how often its pattern and guard matched
+  // and how often its rewrite changed the e-graph, summed over all phases.
+  struct RuleUse {
+    std::string rule;
+    int64_t matches = 0;
+    int64_t applications = 0;
+  };
+  std::vector<RuleUse> rules;
+
+  // Rules whose rewrites misfired at run time (a built node of the wrong
+  // type, an external function's error, ...): the rule and its messages.
+  // Such a rewrite is skipped; the result is still valid.
+  struct RuleIssue {
+    std::string rule;
+    std::vector<std::string> messages;
+  };
+  std::vector<RuleIssue> rule_issues;
+
+  // How saturation ended: "Saturated", "IterationLimit", "NodeLimit",
+  // "ClassLimit", "TimeLimit" or "MemoryLimit"; and iterations over all phases.
+  std::string stop_reason;
+  int64_t iterations = 0;
+
+  std::string extractor;  // the extractor's name
+
+  // Peak bytes of live tensors when running `graph` in its planned order,
+  // and the same for the input graph.
+  int64_t peak_bytes = 0;
+  int64_t input_peak_bytes = 0;
+
+  double total_ms = 0;  // wall time of the call
+};
+
+// Optimizes `input` with `rules`. `input` must be valid (Graph::Validate);
+// each of its computing ops needs an implementation in `rules` for the
+// output to be priced. Errors: kInvalidArgument for an invalid graph, an
+// unknown extractor (the message lists the known ones) or an output no
+// implementation can compute (naming the op); kFailedPrecondition when a rule
+// fails to compile (each reported in `diags`, which may be null).
+absl::StatusOr<OptimizeResult> Optimize(const Graph& input, const Rules& rules,
+                                        const OptimizeOptions& options, DiagnosticList* diags);
+
+}  // namespace egret::api
+
+#endif  // EGRET_API_OPTIMIZE_H_

@@ -1,0 +1,353 @@
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "egret/api/egret.h"
+#include "gtest/gtest.h"
+
+namespace egret::api {
+namespace {
+
+// The implementations every test graph needs (costs per HVX vector).
+constexpr char kImpls[] = R"(
+DEF_PACKAGE_OP_AND_COST_AND_FLAGS((reluImpl<Tensor>), "Relu", 2, RESOURCE_HVX)
+DEF_PACKAGE_OP_AND_COST_AND_FLAGS((addImpl<Tensor>), "ElementWiseAdd", 4, RESOURCE_HVX)
+)";
+
+// Relu(Relu(x)) is Relu(x) when the external constraint says so.
+constexpr char kDoubleRelu[] = R"(
+DEF_PACKAGE_OPTIMIZATION(GRAPH_CLEANUP,
+  Op("Relu", LET("inner", Op("Relu", "x"))),
+  EXTERNAL_CONSTRAINT(allow, "x", 3, 1.5),
+  "inner")
+)";
+
+const TensorType kAct(DType::kFloat32, {1, 4, 4, 32});
+
+Graph DoubleRelu() {
+  GraphBuilder b("g");
+  ValueRef x = b.Input("x", kAct);
+  b.Output(b.Op("Relu", {b.Op("Relu", {x})}), "y");
+  absl::StatusOr<Graph> g = std::move(b).Build();
+  EXPECT_TRUE(g.ok()) << g.status();
+  return *std::move(g);
+}
+
+absl::StatusOr<Rules> Load(const std::string& text, const Functions& fns, DiagnosticList* diags) {
+  return Rules::Load({RuleSource::Text("<test>", text), RuleSource::Text("<impls>", kImpls)}, fns,
+                     {}, diags);
+}
+
+const OptimizeResult::RuleUse* FindRule(const OptimizeResult& r, std::string_view prefix) {
+  for (const OptimizeResult::RuleUse& u : r.rules) {
+    if (u.rule.starts_with(prefix)) return &u;
+  }
+  return nullptr;
+}
+
+TEST(GraphBuilderTest, InfersTypesAndValidates) {
+  GraphBuilder b("block");
+  ValueRef x = b.Input("x", TensorType(DType::kFloat32, {1, 8, 8, 4}));
+  ValueRef w = b.Constant("w", Tensor(TensorType(DType::kFloat32, {3, 3, 4, 6})));
+  ValueRef bias = b.Constant("bias", Tensor(TensorType(DType::kFloat32, {6})));
+  ValueRef conv = b.Op("Conv2d", {x, w, bias, b.Shape({1, 2, 2, 1}), b.Shape({1, 1, 1, 1})},
+                       std::nullopt, "conv");
+  b.Output(conv, "y");
+  absl::StatusOr<Graph> g = std::move(b).Build();
+  ASSERT_TRUE(g.ok()) << g.status();
+  EXPECT_EQ(g->name(), "block");
+  EXPECT_EQ(g->TypeOf(conv).ToString(), "Float32[1,4,4,6]");
+  EXPECT_EQ(g->node(conv.node).name, "conv");
+  ASSERT_EQ(g->outputs().size(), 1u);
+}
+
+TEST(GraphBuilderTest, DeclaredTypeGivesTheEncoding) {
+  GraphBuilder b;
+  ValueRef x = b.Input("x", TensorType(DType::kQUInt8, {1, 2, 2, 8}, 128, 0.05f));
+  TensorType declared(DType::kQUInt8, {1}, 0, 0.025f);  // dims are inferred, not taken
+  ValueRef r = b.Op("Relu", {x}, declared);
+  b.Output(r);
+  absl::StatusOr<Graph> g = std::move(b).Build();
+  ASSERT_TRUE(g.ok()) << g.status();
+  EXPECT_EQ(g->TypeOf(r), TensorType(DType::kQUInt8, {1, 2, 2, 8}, 0, 0.025f));
+}
+
+TEST(GraphBuilderTest, FirstErrorSticksAndNamesTheNode) {
+  GraphBuilder b;
+  ValueRef x = b.Input("x", TensorType(DType::kFloat32, {1, 8, 8, 6}));
+  ValueRef w = b.Constant("w", Tensor(TensorType(DType::kFloat32, {3, 3, 4, 6})));
+  ValueRef bias = b.Constant("bias", Tensor(TensorType(DType::kFloat32, {6})));
+  ValueRef bad = b.Op("Conv2d", {x, w, bias, b.Shape({1, 1, 1, 1}), b.Shape({0, 0, 0, 0})},
+                      std::nullopt, "conv");
+  EXPECT_EQ(bad.node, kNoNode);
+  EXPECT_EQ(b.Op("Relu", {x}).node, kNoNode);  // after an error, nothing is added
+  absl::StatusOr<Graph> g = std::move(b).Build();
+  ASSERT_FALSE(g.ok());
+  EXPECT_EQ(g.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_TRUE(absl::StartsWith(g.status().message(), "node 'conv' (Conv2d): ")) << g.status();
+  EXPECT_NE(g.status().message().find("does not divide"), std::string_view::npos) << g.status();
+}
+
+TEST(GraphBuilderTest, UnknownOpAndMissingValue) {
+  GraphBuilder b;
+  ValueRef x = b.Input("x", kAct);
+  b.Op("NoSuchOp", {x}, std::nullopt, "n");
+  EXPECT_EQ(b.status().code(), absl::StatusCode::kUnimplemented);
+  EXPECT_TRUE(absl::StartsWith(b.status().message(), "node 'n' (NoSuchOp): ")) << b.status();
+
+  GraphBuilder c;
+  c.Op("Relu", {ValueRef{7, 0}}, std::nullopt, "r");
+  EXPECT_EQ(c.status().message(), "node 'r' (Relu): input 0 refers to no value");
+}
+
+TEST(RulesTest, DiagnosticsNameThePseudoFile) {
+  DiagnosticList diags;
+  absl::StatusOr<Rules> rules =
+      Rules::Load({RuleSource::Text("<my rules>",
+                                    "DEF_PACKAGE_OPTIMIZATION(GRAPH_CLEANUP,\n"
+                                    "  Op(\"Relu\", \"x\"), NO_SUCH_PRED(\"x\"), \"x\")\n")},
+                  Functions(), {}, &diags);
+  ASSERT_FALSE(rules.ok());
+  EXPECT_EQ(rules.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_TRUE(absl::StartsWith(rules.status().message(), "<my rules>:2:")) << rules.status();
+  ASSERT_TRUE(diags.has_errors());
+  EXPECT_EQ(diags.all()[0].loc.file, "<my rules>");
+}
+
+TEST(RulesTest, AnUnregisteredExternalFunctionIsAnError) {
+  DiagnosticList diags;
+  absl::StatusOr<Rules> rules = Load(kDoubleRelu, Functions(), &diags);
+  ASSERT_FALSE(rules.ok());
+  EXPECT_NE(rules.status().message().find("unknown external function 'allow'"),
+            std::string_view::npos)
+      << rules.status();
+}
+
+TEST(RulesTest, FilesAndTextsLoadTogether) {
+  Functions fns;
+  fns.AddConstraint("allow", [](const Operand&, absl::Span<const double>) { return true; });
+  DiagnosticList diags;
+  absl::StatusOr<Rules> rules = Load(kDoubleRelu, fns, &diags);
+  ASSERT_TRUE(rules.ok()) << diags.ToString();
+  EXPECT_EQ(rules->num_rules(), 1u);
+  EXPECT_EQ(rules->num_implementations(), 2u);
+
+  absl::StatusOr<Rules> missing =
+      Rules::Load({RuleSource::File("/nonexistent/x.rules")}, fns, {}, &diags);
+  EXPECT_EQ(missing.status().code(), absl::StatusCode::kNotFound);
+}
+
+TEST(RulesTest, ShippedLibraryLoads) {
+  DiagnosticList diags;
+  absl::StatusOr<Rules> rules =
+      Rules::Load(ShippedRuleLibrary(EGRET_SOURCE_DIR "/egret/rules/lib"), Functions(), {}, &diags);
+  ASSERT_TRUE(rules.ok()) << diags.ToString();
+  EXPECT_GT(rules->num_rules(), 10u);
+}
+
+// The constraint decides whether the rule fires, and sees the operand and
+// the rule's arguments.
+TEST(OptimizeTest, ExternalConstraintGuardsTheRule) {
+  for (bool allow : {true, false}) {
+    SCOPED_TRACE(allow);
+    std::vector<double> seen_args;
+    TensorType seen_type;
+    Functions fns;
+    fns.AddConstraint("allow", [&](const Operand& x, absl::Span<const double> args) {
+      seen_args.assign(args.begin(), args.end());
+      seen_type = x.type;
+      return allow;
+    });
+    DiagnosticList diags;
+    absl::StatusOr<Rules> rules = Load(kDoubleRelu, fns, &diags);
+    ASSERT_TRUE(rules.ok()) << diags.ToString();
+    absl::StatusOr<OptimizeResult> r = Optimize(DoubleRelu(), *rules, {}, &diags);
+    ASSERT_TRUE(r.ok()) << r.status() << diags.ToString();
+
+    EXPECT_EQ(seen_args, (std::vector<double>{3, 1.5}));
+    EXPECT_EQ(seen_type, kAct);
+    const OptimizeResult::RuleUse* use = FindRule(*r, "GRAPH_CLEANUP@<test>:2");
+    ASSERT_NE(use, nullptr);
+    EXPECT_EQ(use->applications > 0, allow);
+    ASSERT_EQ(r->ops.size(), 1u);
+    EXPECT_EQ(r->ops[0].op, "Relu");
+    EXPECT_EQ(r->ops[0].before, 2);
+    EXPECT_EQ(r->ops[0].after, allow ? 1 : 2);
+    // 512 float outputs = 16 vectors at 2 cycles each per Relu.
+    EXPECT_DOUBLE_EQ(r->input_cost, 64);
+    EXPECT_DOUBLE_EQ(r->output_cost, allow ? 32 : 64);
+    EXPECT_EQ(r->extractor, "dag");
+    EXPECT_EQ(r->stop_reason, "Saturated");
+    EXPECT_GT(r->iterations, 0);
+    // At most two 2048-byte tensors are live at once, before and after.
+    EXPECT_EQ(r->peak_bytes, 4096);
+    EXPECT_EQ(r->input_peak_bytes, 4096);
+    EXPECT_TRUE(r->rule_issues.empty());
+  }
+}
+
+// A shape function's result becomes a parameter of the rewritten op: a
+// "$Shape" from dims, a "$Const" from a tensor.
+TEST(OptimizeTest, ShapeFunctionsBuildParameters) {
+  Functions fns;
+  int64_t calls = 0;
+  fns.AddShapeFn("dims_of", 1, [&](absl::Span<const Arg> args) -> absl::StatusOr<Built> {
+    ++calls;
+    EXPECT_TRUE(args[0].is_operand);
+    return Built(args[0].operand.type.dims);
+  });
+  fns.AddShapeFn("two", 1, [&](absl::Span<const Arg> args) -> absl::StatusOr<Built> {
+    ++calls;
+    EXPECT_FALSE(args[0].is_operand);
+    return Built(Tensor::FromValues(TensorType(DType::kFloat32, {1}), {args[0].scalar}));
+  });
+  DiagnosticList diags;
+  absl::StatusOr<Rules> rules = Load(R"(
+DEF_PACKAGE_OPTIMIZATION(GRAPH_CLEANUP,
+  Op("Reshape", "x", LET("s", Op("$Const"))),
+  OK,
+  Op("Reshape.flat", "x", SHAPEFN_APPLY(dims_of, "*")))
+DEF_PACKAGE_OPTIMIZATION(GRAPH_CLEANUP,
+  Op("ElementWiseAdd", "x", "x"),
+  OK,
+  Op("ElementWiseMultiply", "x", SHAPEFN_APPLY(two, 2)))
+DEF_PACKAGE_OP_AND_COST_AND_FLAGS((reshapeImpl<Tensor>), "Reshape", 2, RESOURCE_HVX)
+DEF_PACKAGE_OP_AND_COST_AND_FLAGS((reshapeFlatImpl<Tensor>), "Reshape.flat", 1, RESOURCE_HVX)
+DEF_PACKAGE_OP_AND_COST_AND_FLAGS((mulImpl<Tensor>), "ElementWiseMultiply", 2, RESOURCE_HVX)
+)",
+                                     fns, &diags);
+  ASSERT_TRUE(rules.ok()) << diags.ToString();
+  GraphBuilder b;
+  ValueRef shape = b.Constant(
+      "shape", Tensor::FromValues(TensorType(DType::kInt32, {2}), std::vector<double>{1, 512}));
+  ValueRef r = b.Op("Reshape", {b.Input("x", kAct), shape});
+  b.Output(b.Op("ElementWiseAdd", {r, r}));
+  absl::StatusOr<Graph> g = std::move(b).Build();
+  ASSERT_TRUE(g.ok()) << g.status();
+  absl::StatusOr<OptimizeResult> result = Optimize(*g, *rules, {}, &diags);
+  ASSERT_TRUE(result.ok()) << result.status() << diags.ToString();
+  EXPECT_GT(calls, 0);
+  EXPECT_TRUE(result->rule_issues.empty());
+  std::vector<std::string> ops;
+  for (const OptimizeResult::OpCount& c : result->ops) {
+    ops.push_back(absl::StrCat(c.op, " ", c.before, "->", c.after));
+  }
+  EXPECT_EQ(ops, (std::vector<std::string>{"ElementWiseAdd 1->0", "ElementWiseMultiply 0->1",
+                                           "Reshape 1->0", "Reshape.flat 0->1"}));
+  std::vector<std::string> params;  // the parameter each computing node reads last
+  for (const Node& n : result->graph.nodes()) {
+    if (n.op == "Reshape.flat" || n.op == "ElementWiseMultiply") {
+      const Node& p = result->graph.node(n.inputs.back().node);
+      params.push_back(
+          absl::StrCat(n.op, " ", p.op, " ", result->graph.TypeOf(n.inputs.back()).ToString()));
+    }
+  }
+  std::sort(params.begin(), params.end());
+  EXPECT_EQ(params, (std::vector<std::string>{"ElementWiseMultiply $Const Float32[1]",
+                                              "Reshape.flat $Shape Int32[1,512]"}));
+}
+
+// An EXTERNAL_REPLACE that returns a constant replaces the matched value;
+// one that fails is reported as a rule issue and changes nothing.
+TEST(OptimizeTest, ReplaceFunctionAndItsErrors) {
+  for (bool fail : {false, true}) {
+    SCOPED_TRACE(fail);
+    Functions fns;
+    fns.AddReplace("zeros", [fail](const Operand& root) -> absl::StatusOr<std::optional<Tensor>> {
+      if (fail) return absl::InvalidArgumentError("no zeros today");
+      return Tensor(root.type);
+    });
+    DiagnosticList diags;
+    absl::StatusOr<Rules> rules = Load(R"(
+DEF_PACKAGE_OPTIMIZATION(GRAPH_CLEANUP,
+  Op("ElementWiseAdd", "x", "x"),
+  OK,
+  EXTERNAL_REPLACE(zeros))
+)",
+                                       fns, &diags);
+    ASSERT_TRUE(rules.ok()) << diags.ToString();
+    GraphBuilder b;
+    ValueRef x = b.Input("x", kAct);
+    b.Output(b.Op("ElementWiseAdd", {x, x}));
+    absl::StatusOr<Graph> g = std::move(b).Build();
+    ASSERT_TRUE(g.ok());
+    absl::StatusOr<OptimizeResult> r = Optimize(*g, *rules, {}, &diags);
+    ASSERT_TRUE(r.ok()) << r.status() << diags.ToString();
+    ASSERT_EQ(r->ops.size(), 1u);
+    EXPECT_EQ(r->ops[0].after, fail ? 1 : 0);
+    ASSERT_EQ(r->rule_issues.size(), fail ? 1u : 0u);
+    if (fail) {
+      ASSERT_FALSE(r->rule_issues[0].messages.empty());
+      EXPECT_NE(r->rule_issues[0].messages[0].find("zeros: no zeros today"), std::string::npos);
+    }
+  }
+}
+
+TEST(OptimizeTest, ExtractorsByName) {
+  std::vector<std::string> names;
+  for (const ExtractorInfo& e : Extractors()) {
+    names.push_back(e.name);
+    EXPECT_FALSE(e.description.empty());
+  }
+  EXPECT_EQ(names, (std::vector<std::string>{"tree", "dag", "ilp"}));
+
+  Functions fns;
+  fns.AddConstraint("allow", [](const Operand&, absl::Span<const double>) { return true; });
+  absl::StatusOr<Rules> rules = Load(kDoubleRelu, fns, nullptr);
+  ASSERT_TRUE(rules.ok());
+  for (const std::string& name : names) {
+    OptimizeOptions options;
+    options.extractor = name;
+    absl::StatusOr<OptimizeResult> r = Optimize(DoubleRelu(), *rules, options, nullptr);
+    ASSERT_TRUE(r.ok()) << name << ": " << r.status();
+    EXPECT_EQ(r->extractor, name);
+    EXPECT_DOUBLE_EQ(r->output_cost, 32) << name;
+  }
+  OptimizeOptions bad;
+  bad.extractor = "greedy";
+  absl::StatusOr<OptimizeResult> r = Optimize(DoubleRelu(), *rules, bad, nullptr);
+  EXPECT_EQ(r.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(r.status().message(), "unknown extractor 'greedy' (known: tree, dag, ilp)");
+}
+
+TEST(OptimizeTest, InvalidGraphAndLimits) {
+  Functions fns;
+  fns.AddConstraint("allow", [](const Operand&, absl::Span<const double>) { return true; });
+  absl::StatusOr<Rules> rules = Load(kDoubleRelu, fns, nullptr);
+  ASSERT_TRUE(rules.ok());
+
+  Graph invalid;
+  Node n;
+  n.op = "Relu";
+  n.name = "r";
+  n.inputs = {{5, 0}};
+  n.outputs = {kAct};
+  invalid.AddOutput({invalid.AddNode(n), 0});
+  EXPECT_EQ(Optimize(invalid, *rules, {}, nullptr).status().code(),
+            absl::StatusCode::kInvalidArgument);
+
+  OptimizeOptions options;
+  options.max_iterations = 1;
+  options.builtin_rewrites = false;
+  absl::StatusOr<OptimizeResult> r = Optimize(DoubleRelu(), *rules, options, nullptr);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->iterations, 1);
+  EXPECT_EQ(r->stop_reason, "IterationLimit");
+}
+
+TEST(GraphFilesTest, SaveAndLoadRoundTrip) {
+  const std::string path = ::testing::TempDir() + "/api_graph.json";
+  Graph g = DoubleRelu();
+  ASSERT_TRUE(SaveGraph(g, path).ok());
+  absl::StatusOr<Graph> back = LoadGraph(path);
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_EQ(back->num_nodes(), g.num_nodes());
+  EXPECT_EQ(LoadGraph(path + ".missing").status().code(), absl::StatusCode::kNotFound);
+}
+
+}  // namespace
+}  // namespace egret::api
