@@ -1,6 +1,7 @@
 # Installs the egret library, its public headers, the egret CLI and a CMake
 # package so that another project can `find_package(egret)` and link egret::egret.
 include(CMakePackageConfigHelpers)
+include(EgretHeaderClosure)
 
 # A sanitizer build of libegret.a needs the sanitizer runtimes wherever it is
 # linked: say so in its interface, so that an installed consumer gets them.
@@ -14,18 +15,20 @@ install(TARGETS egret EXPORT egretTargets
   INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 install(TARGETS egret_cli RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 
-get_property(_egret_stages GLOBAL PROPERTY EGRET_STAGES)
-foreach(s IN LISTS _egret_stages)
-  if(NOT EXISTS ${PROJECT_SOURCE_DIR}/egret/${s})
-    continue()
-  endif()
-  # Public headers only: files named *_internal.h and internal/ folders stay private.
-  install(DIRECTORY ${PROJECT_SOURCE_DIR}/egret/${s}/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/egret/${s}
-    FILES_MATCHING PATTERN "*.h"
-    PATTERN "*_internal.h" EXCLUDE
-    PATTERN "internal" EXCLUDE
-    PATTERN "lib" EXCLUDE)
+# Headers: the public API (EGRET_PUBLIC_HEADERS, declared in egret/api/) and
+# the egret headers it includes, transitively; the rest of egret is internal.
+get_property(_egret_public GLOBAL PROPERTY EGRET_PUBLIC_HEADERS)
+egret_header_closure(_egret_installed_headers ${EGRET_INCLUDE_ROOT} ${_egret_public})
+foreach(h IN LISTS _egret_installed_headers)
+  # Reconfigure when a header's includes may have changed.
+  set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${EGRET_INCLUDE_ROOT}/${h})
+  get_filename_component(_dir ${h} DIRECTORY)
+  install(FILES ${EGRET_INCLUDE_ROOT}/${h} DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/${_dir})
 endforeach()
+
+# The shipped rule library, where the installed CLI looks for it
+# (cli/graph_input.cc) and a library user can load it from.
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/egret/rules/lib/ DESTINATION ${CMAKE_INSTALL_DATADIR}/egret/rules)
 
 install(EXPORT egretTargets NAMESPACE egret:: DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/egret)
 
