@@ -3,6 +3,7 @@
 #include <optional>
 #include <utility>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "egret/api/rules_internal.h"
@@ -35,11 +36,15 @@ void ReadReport(const nlohmann::json& report, OptimizeResult* out) {
   for (const auto& [op, counts] : report.at("ops").items()) {
     out->ops.push_back({op, counts.at("before").get<int64_t>(), counts.at("after").get<int64_t>()});
   }
+  absl::flat_hash_map<std::string, size_t> index;  // rule -> its entry in out->rules
   for (const nlohmann::json& phase : report.at("phases")) {
     if (!phase.contains("rules")) continue;  // skipped after a limit
     for (const nlohmann::json& r : phase.at("rules")) {
-      out->rules.push_back({r.at("rule").get<std::string>(), r.at("matches").get<int64_t>(),
-                            r.at("applications").get<int64_t>()});
+      const std::string name = r.at("rule").get<std::string>();
+      auto [it, fresh] = index.try_emplace(name, out->rules.size());
+      if (fresh) out->rules.push_back({name, 0, 0});
+      out->rules[it->second].matches += r.at("matches").get<int64_t>();
+      out->rules[it->second].applications += r.at("applications").get<int64_t>();
     }
   }
   for (const nlohmann::json& issue : report.at("rule_issues")) {

@@ -78,9 +78,12 @@ struct OptimizeResult {
   };
   std::vector<OpCount> ops;
 
-  // Every compiled rule, in source order: its label "PASS@file:line" (the
-  // file is the RuleSource's name), how often its pattern and guard matched
-  // and how often its rewrite changed the e-graph, summed over all phases.
+  // Every rewrite that ran, in the order first run: a loaded rule under its
+  // label "PASS@file:line" (the file is its RuleSource's name), a built-in
+  // under its name ("comm-ElementWiseAdd", "constant-fold", ...); how often
+  // its pattern and guard matched and how often it changed the e-graph,
+  // summed over the phases. Rules of phases that did not run (after a limit
+  // ended the run) are absent.
   struct RuleUse {
     std::string rule;
     int64_t matches = 0;

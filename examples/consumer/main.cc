@@ -107,7 +107,9 @@ int main() {
   for (const egret::api::OptimizeResult::OpCount& op : result->ops) {
     std::cout << "  op " << op.op << ": " << op.before << " -> " << op.after << "\n";
   }
+  // This program's rules (result->rules also lists egret's built-in rewrites).
   for (const egret::api::OptimizeResult::RuleUse& r : result->rules) {
+    if (r.rule.find("@<consumer rules>:") == std::string::npos) continue;
     std::cout << "  rule " << r.rule << ": " << r.applications << " applied\n";
   }
   std::cout << "  fused_relu_supported called: " << (constraint_calls > 0 ? "yes" : "no") << "\n";

@@ -190,6 +190,38 @@ TEST(OptimizeTest, ExternalConstraintGuardsTheRule) {
   }
 }
 
+// A rewrite that runs in several phases (a built-in) is listed once, with its
+// counts summed; each phase's own rules are listed too.
+TEST(OptimizeTest, RuleUsesAreSummedOverPhases) {
+  Functions fns;
+  fns.AddConstraint("allow", [](const Operand&, absl::Span<const double>) { return true; });
+  absl::StatusOr<Rules> rules = Load(absl::StrCat(kDoubleRelu, R"(
+DEF_PACKAGE_OPTIMIZATION(LATE, Op("Relu", Op("Relu", Op("Relu", "x"))), OK, "x")
+)"),
+                                     fns, nullptr);
+  ASSERT_TRUE(rules.ok());
+  GraphBuilder b;
+  ValueRef x = b.Input("x", kAct);
+  b.Output(b.Op("ElementWiseAdd", {b.Op("Relu", {b.Op("Relu", {x})}), x}));
+  absl::StatusOr<Graph> g = std::move(b).Build();
+  ASSERT_TRUE(g.ok());
+  absl::StatusOr<OptimizeResult> r = Optimize(*g, *rules, {}, nullptr);
+  ASSERT_TRUE(r.ok()) << r.status();
+  std::vector<std::string> names;
+  for (const OptimizeResult::RuleUse& u : r->rules) names.push_back(u.rule);
+  std::vector<std::string> unique = names;
+  std::sort(unique.begin(), unique.end());
+  unique.erase(std::unique(unique.begin(), unique.end()), unique.end());
+  EXPECT_EQ(unique.size(), names.size());
+  // Both phases ran, each with the built-ins.
+  ASSERT_NE(FindRule(*r, "GRAPH_CLEANUP@<test>:2"), nullptr);
+  ASSERT_NE(FindRule(*r, "LATE@<test>:7"), nullptr);
+  EXPECT_GT(FindRule(*r, "GRAPH_CLEANUP@<test>:2")->applications, 0);
+  EXPECT_GT(FindRule(*r, "LATE@<test>:7")->applications, 0);
+  ASSERT_NE(FindRule(*r, "comm-ElementWiseAdd"), nullptr);
+  EXPECT_GT(FindRule(*r, "comm-ElementWiseAdd")->applications, 0);
+}
+
 // A shape function's result becomes a parameter of the rewritten op: a
 // "$Shape" from dims, a "$Const" from a tensor.
 TEST(OptimizeTest, ShapeFunctionsBuildParameters) {
