@@ -36,7 +36,8 @@ struct ExtractorInfo {
 std::vector<ExtractorInfo> Extractors();
 
 struct OptimizeOptions {
-  // One of Extractors(); "dag" is exact for shared subgraphs and fast.
+  // The name of one of Extractors(). "dag" counts a shared value once, as
+  // running the graph does, and is fast; "ilp" is optimal but slow.
   std::string extractor = "dag";
   // For the "ilp" extractor: stop the solver after this long and keep its
   // best solution.

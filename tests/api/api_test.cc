@@ -325,7 +325,9 @@ TEST(OptimizeTest, ExtractorsByName) {
     names.push_back(e.name);
     EXPECT_FALSE(e.description.empty());
   }
-  EXPECT_EQ(names, (std::vector<std::string>{"tree", "dag", "ilp"}));
+  for (const char* name : {"tree", "dag", "ilp"}) {
+    EXPECT_NE(std::find(names.begin(), names.end(), name), names.end()) << name;
+  }
 
   Functions fns;
   fns.AddConstraint("allow", [](const Operand&, absl::Span<const double>) { return true; });
@@ -340,10 +342,14 @@ TEST(OptimizeTest, ExtractorsByName) {
     EXPECT_DOUBLE_EQ(r->output_cost, 32) << name;
   }
   OptimizeOptions bad;
-  bad.extractor = "greedy";
+  bad.extractor = "no-such";
   absl::StatusOr<OptimizeResult> r = Optimize(DoubleRelu(), *rules, bad, nullptr);
   EXPECT_EQ(r.status().code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_EQ(r.status().message(), "unknown extractor 'greedy' (known: tree, dag, ilp)");
+  EXPECT_TRUE(absl::StartsWith(r.status().message(), "unknown extractor 'no-such' ("))
+      << r.status();
+  for (const std::string& name : names) {
+    EXPECT_NE(r.status().message().find(name), std::string_view::npos) << name;
+  }
 }
 
 TEST(OptimizeTest, InvalidGraphAndLimits) {
