@@ -2,9 +2,11 @@
 
 #include <array>
 #include <cmath>
+#include <memory>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "egret/rules/form_table.h"
 #include "nlohmann/json.hpp"
 
 namespace egret::rules {
@@ -12,108 +14,6 @@ namespace {
 
 constexpr std::array<std::string_view, 10> kTypeNames = {
     "invalid", "bool", "int", "size", "float", "dtype", "opref", "shape", "node", "op"};
-
-struct KindName {
-  ExprKind kind;
-  std::string_view name;
-};
-
-// In the order of ExprKind (checked by a static_assert on the count and by
-// the loop in ExprKindName()).
-constexpr KindName kKindNames[] = {
-    {ExprKind::kBoolConst, "bool"},
-    {ExprKind::kIntConst, "int"},
-    {ExprKind::kSizeConst, "size"},
-    {ExprKind::kFloatConst, "float"},
-    {ExprKind::kDTypeConst, "dtype"},
-    {ExprKind::kLayoutChunkSize, "LAYOUT_CHUNKSIZE"},
-    {ExprKind::kOptionInt, "OPTION_INT"},
-    {ExprKind::kOptionUint, "OPTION_UINT"},
-    {ExprKind::kOptionBool, "OPTION_BOOL"},
-    {ExprKind::kOptionFloat, "OPTION_FLOAT"},
-    {ExprKind::kToUint, "UINT"},
-    {ExprKind::kToInt, "INT"},
-    {ExprKind::kToFloat, "FLOAT"},
-    {ExprKind::kToDType, "DTYPE"},
-    {ExprKind::kNot, "NOT"},
-    {ExprKind::kNeg, "NEG"},
-    {ExprKind::kAbs, "ABS"},
-    {ExprKind::kIsPow2, "IS_POW2"},
-    {ExprKind::kSelect, "SELECT"},
-    {ExprKind::kRoundUp, "ROUNDUP"},
-    {ExprKind::kCeilDiv, "CEILDIV"},
-    {ExprKind::kLcm, "LCM"},
-    {ExprKind::kBitAnd, "BIT_AND"},
-    {ExprKind::kBitOr, "BIT_OR"},
-    {ExprKind::kAnd, "AND"},
-    {ExprKind::kOr, "OR"},
-    {ExprKind::kXor, "XOR"},
-    {ExprKind::kAdd, "ADD"},
-    {ExprKind::kMul, "MUL"},
-    {ExprKind::kMin, "MIN"},
-    {ExprKind::kMax, "MAX"},
-    {ExprKind::kSub, "SUB"},
-    {ExprKind::kDiv, "DIV"},
-    {ExprKind::kRem, "REM"},
-    {ExprKind::kMod, "MOD"},
-    {ExprKind::kEq, "EQ"},
-    {ExprKind::kNe, "NE"},
-    {ExprKind::kLt, "LT"},
-    {ExprKind::kGt, "GT"},
-    {ExprKind::kLe, "LE"},
-    {ExprKind::kGe, "GE"},
-    {ExprKind::kTag, "tag"},
-    {ExprKind::kInputOf, "INPUT_OF"},
-    {ExprKind::kOutputOf, "OUTPUT_OF"},
-    {ExprKind::kRankOf, "RANK_OF"},
-    {ExprKind::kDimOf, "DIM_OF"},
-    {ExprKind::kStepsizeOf, "STEPSIZE_OF"},
-    {ExprKind::kZeroOffsetOf, "ZERO_OFFSET_OF"},
-    {ExprKind::kDTypeOf, "DTYPE_OF"},
-    {ExprKind::kElementSizeOf, "ELEMENTSIZE_OF"},
-    {ExprKind::kInputsOf, "INPUTS_OF"},
-    {ExprKind::kOutputsOf, "OUTPUTS_OF"},
-    {ExprKind::kSameEncoding, "SAME_ENCODING"},
-    {ExprKind::kSameOp, "SAME_OP"},
-    {ExprKind::kIsOp, "IS_OP"},
-    {ExprKind::kProducerFor, "PRODUCER_FOR"},
-    {ExprKind::kIsEmpty, "IS_EMPTY"},
-    {ExprKind::kIsEmptyDim, "IS_EMPTY_DIM"},
-    {ExprKind::kConstValInt, "CONSTVAL_INT"},
-    {ExprKind::kConstValIntValid, "CONSTVAL_INT_VALID"},
-    {ExprKind::kConstValFloat, "CONSTVAL_FLOAT"},
-    {ExprKind::kConstValFloatValid, "CONSTVAL_FLOAT_VALID"},
-    {ExprKind::kSplitDim, "SPLIT_DIM"},
-    {ExprKind::kSplitStart, "SPLIT_START"},
-    {ExprKind::kSplitSize, "SPLIT_SIZE"},
-    {ExprKind::kExternalConstraint, "EXTERNAL_CONSTRAINT"},
-    {ExprKind::kOp, "Op"},
-    {ExprKind::kWrapOp, "WrapOp"},
-    {ExprKind::kWrapOpAlways, "WrapOpAlways"},
-    {ExprKind::kGenShape, "gen_Shape"},
-    {ExprKind::kGenShapeOf, "gen_ShapeOf"},
-    {ExprKind::kGenConstScalarF32, "gen_ConstScalar_f32"},
-    {ExprKind::kGenConstScalarI32, "gen_ConstScalar_i32"},
-    {ExprKind::kGenConstArrF32, "gen_ConstArr_f32"},
-    {ExprKind::kGenConstArrI32, "gen_ConstArr_i32"},
-    {ExprKind::kGenConstArrValsI32, "gen_ConstArr_vals_i32"},
-    {ExprKind::kAutoSplit, "AUTOSPLIT"},
-    {ExprKind::kOpIter, "OP_ITER"},
-    {ExprKind::kIterInputOf, "ITER_INPUT_OF"},
-    {ExprKind::kAutoSplitShapeFnApply, "AUTOSPLIT_SHAPEFN_APPLY"},
-    {ExprKind::kWithSize, "WITH_SIZE"},
-    {ExprKind::kWithType, "WITH_TYPE"},
-    {ExprKind::kWithSameOutput, "WITH_SAME_OUTPUT"},
-    {ExprKind::kWithOutputType, "WITH_OUTPUT_TYPE"},
-    {ExprKind::kWithMultiOut, "WITH_MULTI_OUT"},
-    {ExprKind::kResizeDim, "ResizeDim"},
-    {ExprKind::kWithSameId, "WITH_SAME_ID"},
-    {ExprKind::kWithSplitHistory, "WITH_SPLIT_HISTORY"},
-    {ExprKind::kExternalReplace, "EXTERNAL_REPLACE"},
-    {ExprKind::kShapeFnApply, "SHAPEFN_APPLY"},
-};
-static_assert(sizeof(kKindNames) / sizeof(kKindNames[0]) ==
-              static_cast<size_t>(ExprKind::kShapeFnApply) + 1);
 
 std::string FloatText(double v) {
   if (std::isinf(v)) return v > 0 ? "INF" : "NEG_INF";
@@ -124,6 +24,18 @@ std::string FloatText(double v) {
 
 std::string Quote(const std::string& s) { return absl::StrCat("\"", s, "\""); }
 
+// The letters of a signature that are not expression operands (name, split
+// tag, integer): written operands that are not in Expr::args.
+size_t NonExpressionLetters(std::string_view signature) {
+  size_t n = 0;
+  for (size_t i = 0; i < signature.size(); ++i) {
+    const char c = signature[i];
+    const bool starred = i + 1 < signature.size() && signature[i + 1] == '*';
+    if (c != 'e' && c != 'g' && c != '*' && !starred) ++n;
+  }
+  return n;
+}
+
 nlohmann::json OriginJson(const Origin& o) {
   nlohmann::json j = o.loc.ToString();
   return j;
@@ -133,9 +45,13 @@ nlohmann::json OriginJson(const Origin& o) {
 
 std::string_view TypeName(Type t) { return kTypeNames[static_cast<size_t>(t)]; }
 
-std::string_view ExprKindName(ExprKind k) {
-  const KindName& kn = kKindNames[static_cast<size_t>(k)];
-  return kn.kind == k ? kn.name : std::string_view("?");
+std::string_view ExprKindName(ExprKind k) { return FormOf(k).spelling; }
+
+ExprPtr NewExpr(ExprKind kind, const Origin& origin) {
+  auto e = std::make_unique<Expr>();
+  e->kind = kind;
+  e->origin = origin;
+  return e;
 }
 
 uint32_t RuleFlagBit(std::string_view name) {
@@ -186,60 +102,76 @@ std::string ToString(const Expr& e) {
       return FloatText(e.float_value);
     case ExprKind::kDTypeConst:
       return absl::StrCat("DType::", std::string(DTypeName(e.dtype)));
-    case ExprKind::kLayoutChunkSize:
-      return absl::StrCat("LAYOUT_CHUNKSIZE(", e.name, ",", e.int_value, ")");
     case ExprKind::kTag:
       return Quote(e.name);
     default:
       break;
   }
-  std::string out = absl::StrCat(std::string(ExprKindName(e.kind)), "(");
+  // A call: its written operands in the order of its signature.
+  const FormRow& row = FormOf(e.kind);
+  std::string out = absl::StrCat(std::string(row.spelling), "(");
   bool first = true;
   auto sep = [&] {
     if (!first) out += ",";
     first = false;
   };
-  // IS_OP and PRODUCER_FOR write their op string after the operand.
-  const bool name_last = e.kind == ExprKind::kIsOp || e.kind == ExprKind::kProducerFor;
-  const bool name_is_string = e.kind == ExprKind::kOp || e.kind == ExprKind::kWrapOp ||
-                              e.kind == ExprKind::kWrapOpAlways ||
-                              (e.kind >= ExprKind::kOptionInt && e.kind <= ExprKind::kOptionFloat);
-  const bool name_first = !e.name.empty() && !name_is_string && !name_last;
-  if (name_first) {
-    sep();
-    out += e.name;
+  const char* spec = nullptr;
+  for (const char* s : {row.signature, row.alt_signature}) {
+    if (s != nullptr && SignatureFits(s, e.args.size() + NonExpressionLetters(s))) {
+      spec = s;
+      break;
+    }
   }
-  if (name_is_string) {
-    sep();
-    out += Quote(e.name);
-  }
-  // The split tag's position: second operand of AUTOSPLIT/OP_ITER/ITER_INPUT_OF
-  // and AUTOSPLIT_SHAPEFN_APPLY; the only operand of SPLIT_*.
-  size_t tag_pos = e.kind == ExprKind::kAutoSplit || e.kind == ExprKind::kOpIter ||
-                           e.kind == ExprKind::kIterInputOf
-                       ? 1
-                       : 0;
-  bool tag_done = e.split_tag.empty() || e.kind == ExprKind::kAutoSplitShapeFnApply;
-  if (e.kind == ExprKind::kAutoSplitShapeFnApply) {
-    sep();
-    out += Quote(e.split_tag);
-  }
-  for (size_t i = 0; i < e.args.size(); ++i) {
-    if (!tag_done && i == tag_pos) {
+  if (spec == nullptr) {  // not a tree the parser builds: the fields, then the operands
+    if (!e.name.empty()) {
+      sep();
+      out += e.name;
+    }
+    if (!e.split_tag.empty()) {
       sep();
       out += Quote(e.split_tag);
-      tag_done = true;
     }
-    sep();
-    out += ToString(*e.args[i]);
+    for (const ExprPtr& a : e.args) {
+      sep();
+      out += ToString(*a);
+    }
+    return out + ")";
   }
-  if (!tag_done) {
-    sep();
-    out += Quote(e.split_tag);
-  }
-  if (name_last) {
-    sep();
-    out += Quote(e.name);
+  const size_t written = e.args.size() + NonExpressionLetters(spec);
+  size_t next_arg = 0;
+  for (size_t k = 0; k < written; ++k) {
+    switch (SignatureLetter(spec, k, written)) {
+      case 'e':
+      case 'g':
+        if (next_arg < e.args.size()) {
+          sep();
+          out += ToString(*e.args[next_arg++]);
+        }
+        break;
+      case 's':
+      case 'o':
+        sep();
+        out += Quote(e.name);
+        break;
+      case 't':
+        if (!e.split_tag.empty()) {
+          sep();
+          out += Quote(e.split_tag);
+        }
+        break;
+      case 'n':
+        if (!e.name.empty()) {
+          sep();
+          out += e.name;
+        }
+        break;
+      case 'i':
+        sep();
+        absl::StrAppend(&out, e.int_value);
+        break;
+      default:
+        break;
+    }
   }
   out += ")";
   return out;

@@ -5,8 +5,9 @@
 // replacement (both Expr trees). Expr is one tagged node type: `kind` says
 // which grammar form it is, `args` are its expression operands in source
 // order, and the few non-expression operands (op strings, operand tags, split
-// tags, function names, literal values) live in named fields. The table below
-// (and ExprKindName()) documents each kind's fields.
+// tags, function names, literal values) live in named fields. The enum below
+// documents each kind's fields; each kind's spelling, signature and typing are
+// its row in form_table.h, its evaluation its row in form_evaluators.h.
 //
 // Grammar macros are expanded by the parser into core forms, and the root of
 // each expansion records the macro's name in Expr::macro:
@@ -30,6 +31,7 @@
 #ifndef EGRET_RULES_AST_H_
 #define EGRET_RULES_AST_H_
 
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -168,8 +170,12 @@ enum class ExprKind : uint8_t {
   kExternalReplace,        // EXTERNAL_REPLACE(fn): name = fn
   kShapeFnApply,           // SHAPEFN_APPLY(fn, params...): name = fn, args = params
 };
+// The number of kinds: keep it after the last kind above.
+inline constexpr size_t kNumExprKinds = static_cast<size_t>(ExprKind::kShapeFnApply) + 1;
 
-// The grammar's spelling of a kind ("DIM_OF", "Op", "WITH_SIZE", "int", ...).
+// The grammar's spelling of a kind ("DIM_OF", "Op", "WITH_SIZE", "int", ...),
+// from its row in form_table.h, where each kind's spelling, operands and
+// typing are.
 std::string_view ExprKindName(ExprKind k);
 
 // The place a node was written, as diagnostics report it. `loc` is where the
@@ -203,6 +209,9 @@ struct Expr {
   const SourceLocation& loc() const { return origin.loc; }
   ExprPtr Clone() const;
 };
+
+// A node of `kind` written at `origin`, with no operands.
+ExprPtr NewExpr(ExprKind kind, const Origin& origin);
 
 // Match patterns.
 enum class MatchKind : uint8_t {

@@ -7,10 +7,10 @@
 #include <optional>
 #include <utility>
 
-#include "absl/container/flat_hash_map.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "egret/rules/form_table.h"
 #include "egret/rules/pass_groups.h"
 #include "egret/rules/prelude.h"
 
@@ -145,207 +145,6 @@ struct Range {
 };
 
 // ---------------------------------------------------------------------------
-// Grammar forms of constraints and replacements.
-
-// Operand letters: e expression; g operand tag (string) as a kTag child;
-// s string into name; t split tag; n identifier into name; i integer literal
-// into int_value. A trailing '*' repeats the previous letter zero or more times.
-struct FormSpec {
-  ExprKind kind;
-  const char* spec;
-  const char* alt_spec;  // another accepted operand list, or nullptr
-};
-
-enum class Macro : uint8_t {
-  kNone,
-  kIsDType,
-  kIsFloat16Both,
-  kDim,
-  kSameShape,
-  kIterVar,
-  kOperand,
-  kAutosplitSlice,
-  kTypicalSlice,
-  kChangedimSlice,
-  kOpMultiOut,
-};
-
-struct MacroSpec {
-  Macro macro;
-  const char* spec;
-  DType dtype = DType::kUnknown;  // kIsDType
-  int dim = 0;                    // kDim
-};
-
-const absl::flat_hash_map<std::string_view, FormSpec>& Forms() {
-  static const auto* const kForms = new absl::flat_hash_map<std::string_view, FormSpec>{
-      {"LAYOUT_CHUNKSIZE", {ExprKind::kLayoutChunkSize, "ni", nullptr}},
-      {"OPTION_INT", {ExprKind::kOptionInt, "s", nullptr}},
-      {"OPTION_UINT", {ExprKind::kOptionUint, "s", nullptr}},
-      {"OPTION_BOOL", {ExprKind::kOptionBool, "s", nullptr}},
-      {"OPTION_FLOAT", {ExprKind::kOptionFloat, "s", nullptr}},
-      {"UINT", {ExprKind::kToUint, "e", nullptr}},
-      {"INT", {ExprKind::kToInt, "e", nullptr}},
-      {"FLOAT", {ExprKind::kToFloat, "e", nullptr}},
-      {"DTYPE", {ExprKind::kToDType, "e", nullptr}},
-      {"NOT", {ExprKind::kNot, "e", nullptr}},
-      {"NEG", {ExprKind::kNeg, "e", nullptr}},
-      {"ABS", {ExprKind::kAbs, "e", nullptr}},
-      {"IS_POW2", {ExprKind::kIsPow2, "e", nullptr}},
-      {"SELECT", {ExprKind::kSelect, "eee", nullptr}},
-      {"ROUNDUP", {ExprKind::kRoundUp, "ee", nullptr}},
-      {"CEILDIV", {ExprKind::kCeilDiv, "ee", nullptr}},
-      {"LCM", {ExprKind::kLcm, "ee", nullptr}},
-      {"BIT_AND", {ExprKind::kBitAnd, "ee", nullptr}},
-      {"BIT_OR", {ExprKind::kBitOr, "ee", nullptr}},
-      {"AND", {ExprKind::kAnd, "ee*", nullptr}},
-      {"OR", {ExprKind::kOr, "ee*", nullptr}},
-      {"XOR", {ExprKind::kXor, "ee*", nullptr}},
-      {"ADD", {ExprKind::kAdd, "ee*", nullptr}},
-      {"MUL", {ExprKind::kMul, "ee*", nullptr}},
-      {"MIN", {ExprKind::kMin, "ee*", nullptr}},
-      {"MAX", {ExprKind::kMax, "ee*", nullptr}},
-      {"SUB", {ExprKind::kSub, "ee", nullptr}},
-      {"DIV", {ExprKind::kDiv, "ee", nullptr}},
-      {"REM", {ExprKind::kRem, "ee", nullptr}},
-      {"MOD", {ExprKind::kMod, "ee", nullptr}},
-      {"EQ", {ExprKind::kEq, "ee", nullptr}},
-      {"NE", {ExprKind::kNe, "ee", nullptr}},
-      {"LT", {ExprKind::kLt, "ee", nullptr}},
-      {"GT", {ExprKind::kGt, "ee", nullptr}},
-      {"LE", {ExprKind::kLe, "ee", nullptr}},
-      {"GE", {ExprKind::kGe, "ee", nullptr}},
-      {"INPUT_OF", {ExprKind::kInputOf, "ee", nullptr}},
-      {"OUTPUT_OF", {ExprKind::kOutputOf, "ee", nullptr}},
-      {"RANK_OF", {ExprKind::kRankOf, "e", nullptr}},
-      {"DIM_OF", {ExprKind::kDimOf, "ee", nullptr}},
-      {"STEPSIZE_OF", {ExprKind::kStepsizeOf, "e", nullptr}},
-      {"ZERO_OFFSET_OF", {ExprKind::kZeroOffsetOf, "e", nullptr}},
-      {"DTYPE_OF", {ExprKind::kDTypeOf, "e", nullptr}},
-      {"ELEMENTSIZE_OF", {ExprKind::kElementSizeOf, "e", nullptr}},
-      {"INPUTS_OF", {ExprKind::kInputsOf, "e", nullptr}},
-      {"OUTPUTS_OF", {ExprKind::kOutputsOf, "e", nullptr}},
-      {"SAME_ENCODING", {ExprKind::kSameEncoding, "ee", nullptr}},
-      {"SAME_OP", {ExprKind::kSameOp, "ee", nullptr}},
-      {"IS_OP", {ExprKind::kIsOp, "es", nullptr}},
-      {"PRODUCER_FOR", {ExprKind::kProducerFor, "es", nullptr}},
-      {"IS_EMPTY", {ExprKind::kIsEmpty, "e", nullptr}},
-      {"IS_EMPTY_DIM", {ExprKind::kIsEmptyDim, "ee", nullptr}},
-      {"CONSTVAL_INT", {ExprKind::kConstValInt, "ee", "eee"}},
-      {"CONSTVAL_INT_VALID", {ExprKind::kConstValIntValid, "ee", "eee"}},
-      {"CONSTVAL_FLOAT", {ExprKind::kConstValFloat, "ee", nullptr}},
-      {"CONSTVAL_FLOAT_VALID", {ExprKind::kConstValFloatValid, "ee", nullptr}},
-      {"SPLIT_DIM", {ExprKind::kSplitDim, "t", nullptr}},
-      {"SPLIT_START", {ExprKind::kSplitStart, "t", nullptr}},
-      {"SPLIT_SIZE", {ExprKind::kSplitSize, "t", nullptr}},
-      {"EXTERNAL_CONSTRAINT", {ExprKind::kExternalConstraint, "nge*", nullptr}},
-      {"Op", {ExprKind::kOp, "se*", nullptr}},
-      {"WrapOp", {ExprKind::kWrapOp, "se", nullptr}},
-      {"WrapOpAlways", {ExprKind::kWrapOpAlways, "se", nullptr}},
-      {"gen_Shape", {ExprKind::kGenShape, "ee*", nullptr}},
-      {"gen_ShapeOf", {ExprKind::kGenShapeOf, "e", nullptr}},
-      {"gen_ConstScalar_f32", {ExprKind::kGenConstScalarF32, "e", nullptr}},
-      {"gen_ConstScalar_i32", {ExprKind::kGenConstScalarI32, "e", nullptr}},
-      {"gen_ConstArr_f32", {ExprKind::kGenConstArrF32, "ee", nullptr}},
-      {"gen_ConstArr_i32", {ExprKind::kGenConstArrI32, "ee", nullptr}},
-      {"gen_ConstArr_vals_i32", {ExprKind::kGenConstArrValsI32, "ee*", nullptr}},
-      {"AUTOSPLIT", {ExprKind::kAutoSplit, "etee", nullptr}},
-      {"OP_ITER", {ExprKind::kOpIter, "eteee", nullptr}},
-      {"ITER_INPUT_OF", {ExprKind::kIterInputOf, "et", nullptr}},
-      {"AUTOSPLIT_SHAPEFN_APPLY", {ExprKind::kAutoSplitShapeFnApply, "nte*", nullptr}},
-      {"WITH_SIZE", {ExprKind::kWithSize, "ee", nullptr}},
-      {"WITH_TYPE", {ExprKind::kWithType, "ee", nullptr}},
-      {"WITH_SAME_OUTPUT", {ExprKind::kWithSameOutput, "ee", nullptr}},
-      {"WITH_OUTPUT_TYPE", {ExprKind::kWithOutputType, "eeee", nullptr}},
-      {"WITH_MULTI_OUT", {ExprKind::kWithMultiOut, "ee", nullptr}},
-      {"ResizeDim", {ExprKind::kResizeDim, "eee", nullptr}},
-      {"WITH_SAME_ID", {ExprKind::kWithSameId, "ee", nullptr}},
-      {"WITH_SPLIT_HISTORY", {ExprKind::kWithSplitHistory, "ee", "eee"}},
-      {"EXTERNAL_REPLACE", {ExprKind::kExternalReplace, "n", nullptr}},
-      {"SHAPEFN_APPLY", {ExprKind::kShapeFnApply, "ne*", nullptr}},
-  };
-  return *kForms;
-}
-
-const absl::flat_hash_map<std::string_view, MacroSpec>& Macros() {
-  static const auto* const kMacros = new absl::flat_hash_map<std::string_view, MacroSpec>{
-      {"IS_QUINT8", {Macro::kIsDType, "e", DType::kQUInt8}},
-      {"IS_QINT8", {Macro::kIsDType, "e", DType::kQInt8}},
-      {"IS_QUINT16", {Macro::kIsDType, "e", DType::kQUInt16}},
-      {"IS_QINT16", {Macro::kIsDType, "e", DType::kQInt16}},
-      {"IS_QINT32", {Macro::kIsDType, "e", DType::kQInt32}},
-      {"IS_INT32", {Macro::kIsDType, "e", DType::kInt32}},
-      {"IS_INT64", {Macro::kIsDType, "e", DType::kInt64}},
-      {"IS_FLOAT16", {Macro::kIsDType, "e", DType::kFloat16}},
-      {"IS_FLOAT32", {Macro::kIsDType, "e", DType::kFloat32}},
-      {"IS_FLOAT", {Macro::kIsDType, "e", DType::kFloat32}},
-      {"IS_FLOAT16_BOTH", {Macro::kIsFloat16Both, "ee"}},
-      {"DIM_BATCHES", {Macro::kDim, "e", DType::kUnknown, 0}},
-      {"DIM_HEIGHT", {Macro::kDim, "e", DType::kUnknown, 1}},
-      {"DIM_WIDTH", {Macro::kDim, "e", DType::kUnknown, 2}},
-      {"DIM_DEPTH", {Macro::kDim, "e", DType::kUnknown, 3}},
-      {"DIM_CHANNEL", {Macro::kDim, "e", DType::kUnknown, 4}},
-      {"DIM_FILTHEIGHT", {Macro::kDim, "e", DType::kUnknown, 0}},
-      {"DIM_FILTWIDTH", {Macro::kDim, "e", DType::kUnknown, 1}},
-      {"DIM_FILTDEPTH", {Macro::kDim, "e", DType::kUnknown, 2}},
-      {"DIM_NFILTS", {Macro::kDim, "e", DType::kUnknown, 3}},
-      {"SAME_SHAPE", {Macro::kSameShape, "ee"}},
-      {"ITER_VAR", {Macro::kIterVar, "t"}},
-      {"Operand", {Macro::kOperand, "g"}},
-      {"AUTOSPLIT_SLICE", {Macro::kAutosplitSlice, "eee"}},
-      {"TYPICAL_SLICE", {Macro::kTypicalSlice, "et"}},
-      {"CHANGEDIM_SLICE", {Macro::kChangedimSlice, "ete"}},
-      {"OpMultiOut", {Macro::kOpMultiOut, "eese*"}},
-  };
-  return *kMacros;
-}
-
-// Minimum and maximum (-1: unbounded) operand counts of a spec.
-std::pair<size_t, int> SpecArity(std::string_view spec) {
-  size_t min = 0;
-  bool star = false;
-  for (size_t i = 0; i < spec.size(); ++i) {
-    if (spec[i] == '*') continue;
-    if (i + 1 < spec.size() && spec[i + 1] == '*') {
-      star = true;
-    } else {
-      ++min;
-    }
-  }
-  return {min, star ? -1 : static_cast<int>(min)};
-}
-
-// The letter of operand `i` under `spec` (which fits the count).
-char SpecLetter(std::string_view spec, size_t i, size_t count) {
-  // Letters before the starred one are fixed; the starred letter absorbs the
-  // surplus; the letters after it are fixed at the end.
-  size_t star = spec.find('*');
-  if (star == std::string_view::npos) return spec[i];
-  size_t before = star - 1;               // fixed letters before the starred one
-  size_t after = spec.size() - star - 1;  // fixed letters after the star
-  if (i < before) return spec[i];
-  if (i >= count - after) return spec[star + 1 + (i - (count - after))];
-  return spec[star - 1];
-}
-
-std::string ArityText(std::string_view spec, const char* alt) {
-  auto one = [](std::string_view s) {
-    auto [min, max] = SpecArity(s);
-    if (max < 0) return absl::StrCat("at least ", min);
-    return absl::StrCat(min);
-  };
-  std::string text = one(spec);
-  if (alt != nullptr) absl::StrAppend(&text, " or ", one(alt));
-  const bool plural = alt != nullptr || SpecArity(spec).first != 1;
-  return absl::StrCat(text, plural ? " operands" : " operand");
-}
-
-bool SpecFits(std::string_view spec, size_t n) {
-  auto [min, max] = SpecArity(spec);
-  return n >= min && (max < 0 || n <= static_cast<size_t>(max));
-}
-
-// ---------------------------------------------------------------------------
 
 class Parser {
  public:
@@ -388,7 +187,7 @@ class Parser {
   bool ConvertMatch(const Raw& r, MatchNode* out, bool root);
   ExprPtr Convert(const Raw& r);
   ExprPtr ConvertCall(const Raw& r);
-  ExprPtr ConvertMacro(const Raw& r, const MacroSpec& m);
+  ExprPtr ConvertMacro(const Raw& r, const MacroRow& m);
   // Converts r.args under `spec` into `e` (children, name, split_tag, int_value).
   bool ConvertOperands(const Raw& r, std::string_view spec, Expr* e,
                        std::vector<ExprPtr>* children);
@@ -399,50 +198,6 @@ class Parser {
   DiagnosticList* diags_;
   ParsedFile out_;
 };
-
-ExprPtr NewExpr(ExprKind kind, const Origin& origin) {
-  auto e = std::make_unique<Expr>();
-  e->kind = kind;
-  e->origin = origin;
-  return e;
-}
-
-ExprPtr NewInt(int64_t v, const Origin& origin) {
-  ExprPtr e = NewExpr(ExprKind::kIntConst, origin);
-  e->int_value = v;
-  return e;
-}
-
-ExprPtr NewUnary(ExprKind kind, const Origin& origin, ExprPtr a) {
-  ExprPtr e = NewExpr(kind, origin);
-  e->args.push_back(std::move(a));
-  return e;
-}
-
-ExprPtr NewBinary(ExprKind kind, const Origin& origin, ExprPtr a, ExprPtr b) {
-  ExprPtr e = NewExpr(kind, origin);
-  e->args.push_back(std::move(a));
-  e->args.push_back(std::move(b));
-  return e;
-}
-
-// EQ(DTYPE_OF(x), DType::t)
-ExprPtr IsDType(ExprPtr x, DType t, const Origin& o) {
-  ExprPtr dt = NewExpr(ExprKind::kDTypeConst, o);
-  dt->dtype = t;
-  return NewBinary(ExprKind::kEq, o, NewUnary(ExprKind::kDTypeOf, o, std::move(x)), std::move(dt));
-}
-
-// WITH_SIZE(size, WITH_TYPE(in, Op("Slice_shape", in, start, size)))
-ExprPtr AutosplitSlice(ExprPtr in, ExprPtr start, ExprPtr size, const Origin& o) {
-  ExprPtr op = NewExpr(ExprKind::kOp, o);
-  op->name = "Slice_shape";
-  op->args.push_back(in->Clone());
-  op->args.push_back(std::move(start));
-  op->args.push_back(size->Clone());
-  ExprPtr with_type = NewBinary(ExprKind::kWithType, o, std::move(in), std::move(op));
-  return NewBinary(ExprKind::kWithSize, o, std::move(size), std::move(with_type));
-}
 
 ParsedFile Parser::Run() {
   if (toks_.empty()) return std::move(out_);
@@ -1153,7 +908,7 @@ ExprPtr Parser::Convert(const Raw& r) {
                                          : -std::numeric_limits<double>::infinity();
         return e;
       }
-      if (Forms().contains(r.text) || Macros().contains(r.text)) {
+      if (FindForm(r.text) != nullptr || FindMacro(r.text) != nullptr) {
         Error(r, absl::StrCat("'", r.text, "' needs operands in parentheses"));
       } else {
         Error(r, absl::StrCat("unknown name '", r.text, "'"));
@@ -1172,7 +927,7 @@ bool Parser::ConvertOperands(const Raw& r, std::string_view spec, Expr* e,
   const size_t n = r.args.size();
   for (size_t k = 0; k < n; ++k) {
     const Raw& a = r.args[k];
-    switch (SpecLetter(spec, k, n)) {
+    switch (SignatureLetter(spec, k, n)) {
       case 'e': {
         ExprPtr c = Convert(a);
         ok &= c != nullptr;
@@ -1190,13 +945,10 @@ bool Parser::ConvertOperands(const Raw& r, std::string_view spec, Expr* e,
         break;
       }
       case 's':
-        ok &= OperandString(a,
-                            e->kind == ExprKind::kOptionInt || e->kind == ExprKind::kOptionUint ||
-                                    e->kind == ExprKind::kOptionBool ||
-                                    e->kind == ExprKind::kOptionFloat
-                                ? "an option name"
-                                : "an op name",
-                            &e->name);
+        ok &= OperandString(a, "an op name", &e->name);
+        break;
+      case 'o':
+        ok &= OperandString(a, "an option name", &e->name);
         break;
       case 't':
         ok &= OperandString(a, "a split tag", &e->split_tag);
@@ -1229,9 +981,9 @@ bool Parser::ConvertOperands(const Raw& r, std::string_view spec, Expr* e,
 
 ExprPtr Parser::ConvertCall(const Raw& r) {
   const Origin origin = OriginOf(Tok(r.tok));
-  if (auto it = Macros().find(r.text); it != Macros().end()) return ConvertMacro(r, it->second);
-  auto it = Forms().find(r.text);
-  if (it == Forms().end()) {
+  if (const MacroRow* m = FindMacro(r.text)) return ConvertMacro(r, *m);
+  const FormRow* f = FindForm(r.text);
+  if (f == nullptr) {
     if (r.text == "LET" || r.text == "OpVarIn") {
       Error(r, absl::StrCat(r.text, " may only be used in a match"));
     } else {
@@ -1239,100 +991,30 @@ ExprPtr Parser::ConvertCall(const Raw& r) {
     }
     return nullptr;
   }
-  const FormSpec& f = it->second;
-  std::string_view spec = f.spec;
-  if (!SpecFits(spec, r.args.size())) {
-    if (f.alt_spec != nullptr && SpecFits(f.alt_spec, r.args.size())) {
-      spec = f.alt_spec;
-    } else {
-      Error(r, absl::StrCat(r.text, " expects ", ArityText(f.spec, f.alt_spec), ", got ",
-                            r.args.size()));
-      return nullptr;
-    }
+  const char* spec = f->SignatureFor(r.args.size());
+  if (spec == nullptr) {
+    Error(r, absl::StrCat(r.text, " expects ", SignatureArityText(f->signature, f->alt_signature),
+                          ", got ", r.args.size()));
+    return nullptr;
   }
-  ExprPtr e = NewExpr(f.kind, origin);
+  ExprPtr e = NewExpr(f->kind, origin);
   if (!ConvertOperands(r, spec, e.get(), &e->args)) return nullptr;
   return e;
 }
 
-ExprPtr Parser::ConvertMacro(const Raw& r, const MacroSpec& m) {
-  const Origin o = OriginOf(Tok(r.tok));
-  if (!SpecFits(m.spec, r.args.size())) {
-    Error(r,
-          absl::StrCat(r.text, " expects ", ArityText(m.spec, nullptr), ", got ", r.args.size()));
+ExprPtr Parser::ConvertMacro(const Raw& r, const MacroRow& m) {
+  if (!SignatureFits(m.signature, r.args.size())) {
+    Error(r, absl::StrCat(r.text, " expects ", SignatureArityText(m.signature, nullptr), ", got ",
+                          r.args.size()));
     return nullptr;
   }
   Expr holder;  // receives name / split_tag operands
-  std::vector<ExprPtr> a;
-  if (!ConvertOperands(r, m.spec, &holder, &a)) return nullptr;
-  ExprPtr e;
-  switch (m.macro) {
-    case Macro::kNone:
-      return nullptr;
-    case Macro::kIsDType:
-      e = IsDType(std::move(a[0]), m.dtype, o);
-      break;
-    case Macro::kIsFloat16Both: {
-      ExprPtr x = IsDType(std::move(a[0]), DType::kFloat16, o);
-      ExprPtr y = IsDType(std::move(a[1]), DType::kFloat16, o);
-      x->macro = y->macro = "IS_FLOAT16";
-      e = NewBinary(ExprKind::kAnd, o, std::move(x), std::move(y));
-      break;
-    }
-    case Macro::kDim:
-      e = NewBinary(ExprKind::kDimOf, o, std::move(a[0]), NewInt(m.dim, o));
-      break;
-    case Macro::kSameShape: {
-      e = NewExpr(ExprKind::kAnd, o);
-      for (int d = 3; d >= 0; --d) {
-        e->args.push_back(NewBinary(ExprKind::kEq, o,
-                                    NewBinary(ExprKind::kDimOf, o, a[0]->Clone(), NewInt(d, o)),
-                                    NewBinary(ExprKind::kDimOf, o, a[1]->Clone(), NewInt(d, o))));
-      }
-      break;
-    }
-    case Macro::kIterVar:
-      e = NewExpr(ExprKind::kSplitStart, o);
-      e->split_tag = holder.split_tag;
-      break;
-    case Macro::kOperand:
-      e = std::move(a[0]);
-      break;
-    case Macro::kAutosplitSlice:
-      e = AutosplitSlice(std::move(a[0]), std::move(a[1]), std::move(a[2]), o);
-      break;
-    case Macro::kTypicalSlice:
-    case Macro::kChangedimSlice: {
-      const bool dim = m.macro == Macro::kChangedimSlice;
-      auto apply = [&](const char* fn) {
-        ExprPtr x = NewExpr(ExprKind::kAutoSplitShapeFnApply, o);
-        x->name = fn;
-        x->split_tag = holder.split_tag;
-        x->args.push_back(a[0]->Clone());
-        if (dim) x->args.push_back(a[1]->Clone());
-        return x;
-      };
-      ExprPtr start = apply(dim ? "simpledim_split_start" : "simple_split_start");
-      ExprPtr size = apply(dim ? "simpledim_split_size" : "simple_split_size");
-      e = AutosplitSlice(std::move(a[0]), std::move(start), std::move(size), o);
-      break;
-    }
-    case Macro::kOpMultiOut: {
-      ExprPtr inner = NewExpr(ExprKind::kOp, o);
-      inner->name = holder.name;
-      for (size_t k = 2; k < a.size(); ++k) inner->args.push_back(std::move(a[k]));
-      ExprPtr shape = NewExpr(ExprKind::kGenShape, o);
-      shape->args.push_back(NewInt(0, o));
-      shape->args.push_back(NewInt(0, o));
-      shape->args.push_back(a[0]->Clone());
-      shape->args.push_back(std::move(a[1]));
-      e = NewExpr(ExprKind::kOp, o);
-      e->name = "$Out";
-      e->args.push_back(NewBinary(ExprKind::kWithMultiOut, o, std::move(a[0]), std::move(inner)));
-      e->args.push_back(std::move(shape));
-      break;
-    }
-  }
+  MacroCall call;
+  call.origin = OriginOf(Tok(r.tok));
+  if (!ConvertOperands(r, m.signature, &holder, &call.args)) return nullptr;
+  call.name = std::move(holder.name);
+  call.split_tag = std::move(holder.split_tag);
+  ExprPtr e = m.expand(m, call);
   if (e->macro.empty()) e->macro = r.text;
   return e;
 }
