@@ -5,6 +5,7 @@
 #include <string>
 #include <utility>
 
+#include "absl/container/inlined_vector.h"
 #include "absl/strings/str_cat.h"
 #include "egret/rules/checker_internal.h"
 #include "egret/rules/form_table.h"
@@ -230,10 +231,19 @@ Type Checker::TypeByRow(Expr& e) {
   const FormTyping& typing = FormOf(e.kind).typing;
   bool ok = true;
   Type promoted = Type::kInt;
-  for (size_t i = 0; i < e.args.size(); ++i) {
-    Type t;
-    ok &= CheckOperand(e, i, &t);
-    if (ok) promoted = PromoteTypes(promoted, t);
+  if (typing.operands_first) {
+    absl::InlinedVector<Type, 4> types;
+    for (const ExprPtr& a : e.args) types.push_back(Check(*a));
+    for (size_t i = 0; i < e.args.size(); ++i) {
+      ok &= Want(e, i, types[i], typing.Operand(i));
+      if (ok) promoted = PromoteTypes(promoted, types[i]);
+    }
+  } else {
+    for (size_t i = 0; i < e.args.size(); ++i) {
+      Type t;
+      ok &= CheckOperand(e, i, &t);
+      if (ok) promoted = PromoteTypes(promoted, t);
+    }
   }
   switch (typing.result) {
     case ResultRule::kFixed:

@@ -92,6 +92,9 @@ struct FormTyping {
   // further operands. None: operands are only typed.
   std::array<OperandRule, kMaxOperandRules> operands{};
   uint8_t num_operands = 0;
+  // All operands are typed before any is held to its rule (else each operand
+  // in turn): the order of the diagnostics when several operands are wrong.
+  bool operands_first = false;
   CustomTyping custom = nullptr;  // when set, it types the form instead
 
   // The rule of expression operand `i`.
@@ -102,7 +105,7 @@ struct FormTyping {
 };
 
 // Row builders: Returns(Type::kBool, {OperandRule::kOperandRef}), Promoted(...),
-// Custom(fn) or Custom(fn, <declarative part fn uses>).
+// Custom(fn) or Custom(fn, <declarative part fn uses>), OperandsFirst(...).
 constexpr FormTyping Returns(Type t, std::initializer_list<OperandRule> ops = {},
                              ResultRule result = ResultRule::kFixed) {
   FormTyping f;
@@ -119,6 +122,10 @@ constexpr FormTyping Promoted(std::initializer_list<OperandRule> ops) {
 }
 constexpr FormTyping Custom(CustomTyping fn, FormTyping base = {}) {
   base.custom = fn;
+  return base;
+}
+constexpr FormTyping OperandsFirst(FormTyping base) {
+  base.operands_first = true;
   return base;
 }
 

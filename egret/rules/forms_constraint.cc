@@ -114,11 +114,14 @@ constexpr FormRow kRows[] = {
     {ExprKind::kSelect, "SELECT", FormCategory::kSelect, "eee", nullptr, Custom(TypeSelect)},
     // Two integers.
     {ExprKind::kRoundUp, "ROUNDUP", kConstraint, "ee", nullptr,
-     Custom(TypeRoundUp, Promoted({R::kInteger}))},
-    {ExprKind::kCeilDiv, "CEILDIV", kConstraint, "ee", nullptr, Promoted({R::kInteger})},
-    {ExprKind::kLcm, "LCM", kConstraint, "ee", nullptr, Promoted({R::kInteger})},
-    {ExprKind::kBitAnd, "BIT_AND", kConstraint, "ee", nullptr, Promoted({R::kInteger})},
-    {ExprKind::kBitOr, "BIT_OR", kConstraint, "ee", nullptr, Promoted({R::kInteger})},
+     Custom(TypeRoundUp, OperandsFirst(Promoted({R::kInteger})))},
+    {ExprKind::kCeilDiv, "CEILDIV", kConstraint, "ee", nullptr,
+     OperandsFirst(Promoted({R::kInteger}))},
+    {ExprKind::kLcm, "LCM", kConstraint, "ee", nullptr, OperandsFirst(Promoted({R::kInteger}))},
+    {ExprKind::kBitAnd, "BIT_AND", kConstraint, "ee", nullptr,
+     OperandsFirst(Promoted({R::kInteger}))},
+    {ExprKind::kBitOr, "BIT_OR", kConstraint, "ee", nullptr,
+     OperandsFirst(Promoted({R::kInteger}))},
     // Reductions.
     {ExprKind::kAnd, "AND", kConstraint, "ee*", nullptr, Returns(Type::kBool, {R::kBool})},
     {ExprKind::kOr, "OR", kConstraint, "ee*", nullptr, Returns(Type::kBool, {R::kBool})},
@@ -141,9 +144,9 @@ constexpr FormRow kRows[] = {
     {ExprKind::kGe, "GE", kConstraint, "ee", nullptr, Custom(TypeOrdering)},
     // Operand references.
     {ExprKind::kInputOf, "INPUT_OF", kReference, "ee", nullptr,
-     ReturnsIfValid(Type::kOpRef, {R::kOperandRef, R::kInteger})},
+     OperandsFirst(ReturnsIfValid(Type::kOpRef, {R::kOperandRef, R::kInteger}))},
     {ExprKind::kOutputOf, "OUTPUT_OF", kReference, "ee", nullptr,
-     ReturnsIfValid(Type::kOpRef, {R::kOperandRef, R::kInteger})},
+     OperandsFirst(ReturnsIfValid(Type::kOpRef, {R::kOperandRef, R::kInteger}))},
     // Properties of an operand's output.
     {ExprKind::kRankOf, "RANK_OF", kConstraint, "e", nullptr,
      Returns(Type::kSize, {R::kOperandRef})},

@@ -93,6 +93,16 @@ Type TypeWithSplitHistory(Checker& c, Expr& e, bool) {
   return Type::kOp;
 }
 
+// WITH_OUTPUT_TYPE(dtype, zero_offset, stepsize, op): the three type operands
+// are typed before they are held to their rules, then op.
+Type TypeWithOutputType(Checker& c, Expr& e, bool) {
+  Type t[3];
+  for (size_t i = 0; i < 3; ++i) t[i] = c.Check(*e.args[i]);
+  for (size_t i = 0; i < 3; ++i) c.Want(e, i, t[i], FormOf(e.kind).typing.Operand(i));
+  c.CheckOperand(e, 3);
+  return Type::kOp;
+}
+
 Type TypeExternalReplace(Checker& c, Expr& e, bool at_root) {
   if (!at_root) {
     c.Error(e,
@@ -117,9 +127,9 @@ constexpr FormRow kRows[] = {
     {ExprKind::kGenConstScalarI32, "gen_ConstScalar_i32", kReplacement, "e", nullptr,
      Returns(Type::kNode, {R::kInteger})},
     {ExprKind::kGenConstArrF32, "gen_ConstArr_f32", kReplacement, "ee", nullptr,
-     Returns(Type::kNode, {R::kNumber, R::kInteger})},
+     OperandsFirst(Returns(Type::kNode, {R::kNumber, R::kInteger}))},
     {ExprKind::kGenConstArrI32, "gen_ConstArr_i32", kReplacement, "ee", nullptr,
-     Returns(Type::kNode, {R::kInteger, R::kInteger})},
+     OperandsFirst(Returns(Type::kNode, {R::kInteger, R::kInteger}))},
     {ExprKind::kGenConstArrValsI32, "gen_ConstArr_vals_i32", kReplacement, "ee*", nullptr,
      Returns(Type::kNode, {R::kInteger})},
     {ExprKind::kAutoSplit, "AUTOSPLIT", kReplacement, "etee", nullptr,
@@ -138,7 +148,8 @@ constexpr FormRow kRows[] = {
     {ExprKind::kWithSameOutput, "WITH_SAME_OUTPUT", kReplacement, "ee", nullptr,
      Returns(Type::kOp, {R::kNonOpRef, R::kLastOp})},
     {ExprKind::kWithOutputType, "WITH_OUTPUT_TYPE", kReplacement, "eeee", nullptr,
-     Returns(Type::kOp, {R::kDType, R::kZeroOffset, R::kStepSize, R::kLastOp})},
+     Custom(TypeWithOutputType,
+            Returns(Type::kOp, {R::kDType, R::kZeroOffset, R::kStepSize, R::kLastOp}))},
     {ExprKind::kWithMultiOut, "WITH_MULTI_OUT", kReplacement, "ee", nullptr,
      Returns(Type::kOp, {R::kInteger, R::kLastOp})},
     {ExprKind::kResizeDim, "ResizeDim", kReplacement, "eee", nullptr,
