@@ -7,7 +7,7 @@
 // order, and the few non-expression operands (op strings, operand tags, split
 // tags, function names, literal values) live in named fields. The enum below
 // documents each kind's fields; each kind's spelling, signature and typing are
-// its row in form_table.h, its evaluation its row in form_evaluators.h.
+// its row in form_table.h, its evaluation its row in form_evaluators_internal.h.
 //
 // Grammar macros are expanded by the parser into core forms, and the root of
 // each expansion records the macro's name in Expr::macro:

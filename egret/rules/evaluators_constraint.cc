@@ -1,4 +1,4 @@
-// Guard rows (form_evaluators.h): how each literal, constraint form and
+// Guard rows (form_evaluators_internal.h): how each literal, constraint form and
 // operand reference is evaluated on e-class data. guard.h states the
 // semantics; form_table.h has the spelling and typing of each form.
 #include <algorithm>
@@ -12,7 +12,7 @@
 #include <variant>
 
 #include "absl/strings/str_format.h"
-#include "egret/rules/form_evaluators.h"
+#include "egret/rules/form_evaluators_internal.h"
 
 namespace egret::rules {
 namespace {

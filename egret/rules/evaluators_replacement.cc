@@ -1,4 +1,4 @@
-// Builder rows (form_evaluators.h): how each replacement value is built into
+// Builder rows (form_evaluators_internal.h): how each replacement value is built into
 // the e-graph. replacement.h states the semantics (output types, modifiers);
 // form_table.h has the spelling and typing of each form.
 #include <algorithm>
@@ -13,7 +13,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "egret/graph/tensor.h"
-#include "egret/rules/form_evaluators.h"
+#include "egret/rules/form_evaluators_internal.h"
 #include "egret/support/diagnostic.h"
 
 namespace egret::rules {

@@ -6,10 +6,11 @@
 // of their own with the expansion the parser applies.
 //
 // A form's evaluation lives in the rules_compile stage, in rows keyed by the
-// same ExprKind (form_evaluators.h): how guard.cc computes a constraint form on
-// e-class data and how replacement.cc builds a replacement form. The split
-// follows the stages: this half (rules) is read by tools that never link the
-// e-graph (`egret rules check`, the fuzz target), the evaluator half needs it.
+// same ExprKind (form_evaluators_internal.h): how guard.cc computes a
+// constraint form on e-class data and how replacement.cc builds a replacement
+// form. The split follows the stages: this half (rules) is read by code that
+// does not link the e-graph (the parser and checker, the rules fuzz target),
+// the evaluator half needs the e-graph, so one row per form and stage.
 // tests/rules/form_table_test.cc walks both halves and fails on a form without
 // typing, without the evaluator or builder its category needs, or missing from
 // docs/rule-language.md.
@@ -38,7 +39,7 @@ namespace egret::rules {
 class Checker;  // checker_internal.h
 
 // What a form's value is, which says where it may be written and which
-// evaluator it needs (form_evaluators.h).
+// evaluator it needs (form_evaluators_internal.h).
 enum class FormCategory : uint8_t {
   kConstraint,   // a scalar (bool, int, size, float, dtype): a guard scalar evaluator
   kReference,    // an existing node (a tag, INPUT_OF, OUTPUT_OF): a guard reference

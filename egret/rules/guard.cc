@@ -4,7 +4,7 @@
 #include <utility>
 
 #include "absl/strings/str_format.h"
-#include "egret/rules/form_evaluators.h"
+#include "egret/rules/form_evaluators_internal.h"
 #include "egret/rules/guard_internal.h"
 #include "egret/support/diagnostic.h"
 

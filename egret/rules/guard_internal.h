@@ -1,5 +1,5 @@
 // The constraint compiler's context, which the evaluator rows
-// (evaluators_constraint.cc, form_evaluators.h) compile their operands
+// (evaluators_constraint.cc, form_evaluators_internal.h) compile their operands
 // through. Internal to the rules_compile stage; the entry points are
 // CompileScalar/CompileRef/CompileGuard in guard.h.
 #ifndef EGRET_RULES_GUARD_INTERNAL_H_

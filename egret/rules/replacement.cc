@@ -8,7 +8,7 @@
 #include "absl/strings/str_format.h"
 #include "egret/graph/op_table.h"
 #include "egret/graph/shape_inference.h"
-#include "egret/rules/form_evaluators.h"
+#include "egret/rules/form_evaluators_internal.h"
 #include "egret/rules/replacement_internal.h"
 #include "egret/support/diagnostic.h"
 

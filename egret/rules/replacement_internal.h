@@ -1,5 +1,5 @@
 // The replacement compiler's context and the pieces the builder rows
-// (evaluators_replacement.cc, form_evaluators.h) share: the state of one
+// (evaluators_replacement.cc, form_evaluators_internal.h) share: the state of one
 // application, output-type modifiers and adding a typed node. Internal to the
 // rules_compile stage; the entry point is CompileReplacement() in
 // replacement.h.

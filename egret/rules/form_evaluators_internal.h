@@ -11,8 +11,8 @@
 // ref and a builder; kSelect: all three; kReplacement: a builder);
 // tests/rules/form_table_test.cc checks every row has them. Internal to the
 // rules_compile stage.
-#ifndef EGRET_RULES_FORM_EVALUATORS_H_
-#define EGRET_RULES_FORM_EVALUATORS_H_
+#ifndef EGRET_RULES_FORM_EVALUATORS_INTERNAL_H_
+#define EGRET_RULES_FORM_EVALUATORS_INTERNAL_H_
 
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
@@ -49,4 +49,4 @@ absl::Span<const FormBuilder> AllFormBuilders();
 
 }  // namespace egret::rules
 
-#endif  // EGRET_RULES_FORM_EVALUATORS_H_
+#endif  // EGRET_RULES_FORM_EVALUATORS_INTERNAL_H_
