@@ -33,9 +33,10 @@ absl::StatusOr<RefFn> ExprCompiler::RefOf(const Expr& e) {
   return ev->ref(*this, e);
 }
 
-absl::StatusOr<std::vector<ScalarFn>> ExprCompiler::ScalarArgs(const Expr& e, size_t from) {
+absl::StatusOr<std::vector<ScalarFn>> ExprCompiler::ScalarArgs(const Expr& e, size_t from,
+                                                               size_t end) {
   std::vector<ScalarFn> out;
-  for (size_t i = from; i < e.args.size(); ++i) {
+  for (size_t i = from; i < std::min(end, e.args.size()); ++i) {
     absl::StatusOr<ScalarFn> f = ScalarOf(*e.args[i]);
     if (!f.ok()) return f.status();
     out.push_back(*std::move(f));

@@ -24,8 +24,9 @@ class ExprCompiler {
   // `e` when its form has none.
   absl::StatusOr<ScalarFn> ScalarOf(const Expr& e);
   absl::StatusOr<RefFn> RefOf(const Expr& e);
-  // The scalar operands of `e` from `from` on.
-  absl::StatusOr<std::vector<ScalarFn>> ScalarArgs(const Expr& e, size_t from = 0);
+  // The scalar operands of `e` from `from` (to `end`).
+  absl::StatusOr<std::vector<ScalarFn>> ScalarArgs(const Expr& e, size_t from = 0,
+                                                   size_t end = ~size_t{0});
   // The slot of e.split_tag in EvalState::splits, or an error when the tag is
   // not in scope.
   absl::StatusOr<int> SplitSlot(const Expr& e);

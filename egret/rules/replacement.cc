@@ -9,6 +9,7 @@
 #include "egret/graph/op_table.h"
 #include "egret/graph/shape_inference.h"
 #include "egret/rules/form_evaluators_internal.h"
+#include "egret/rules/guard_internal.h"
 #include "egret/rules/replacement_internal.h"
 #include "egret/support/diagnostic.h"
 
@@ -96,13 +97,7 @@ absl::StatusOr<std::vector<BuildFn>> ReplCompiler::Builds(const Expr& e, size_t 
 
 absl::StatusOr<std::vector<ScalarFn>> ReplCompiler::Scalars(const Expr& e, size_t from,
                                                             size_t end) {
-  std::vector<ScalarFn> out;
-  for (size_t i = from; i < std::min(end, e.args.size()); ++i) {
-    absl::StatusOr<ScalarFn> f = CompileScalar(*e.args[i], env_);
-    if (!f.ok()) return f.status();
-    out.push_back(*std::move(f));
-  }
-  return out;
+  return ExprCompiler(env_).ScalarArgs(e, from, end);
 }
 
 int ReplCompiler::NewSplit(const Expr& e) {
