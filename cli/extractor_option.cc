@@ -10,7 +10,8 @@ namespace egret::cli {
 void AddExtractorOption(CLI::App* cmd, std::string* name) {
   const extract::Extractor& fallback = extract::DefaultExtractor();
   *name = std::string(fallback.name);
-  std::string help = absl::StrCat(extract::ExtractorNameList(), " (default ", std::string(fallback.name), ")");
+  std::string help =
+      absl::StrCat(extract::ExtractorNameList(), " (default ", std::string(fallback.name), ")");
   for (const extract::Extractor& e : extract::Extractors()) {
     absl::StrAppend(&help, "\n  ", std::string(e.name), ": ", std::string(e.description));
   }

@@ -59,8 +59,8 @@ const Extractor* FindExtractor(std::string_view name) {
 
 absl::StatusOr<const Extractor*> LookupExtractor(std::string_view name) {
   if (const Extractor* e = FindExtractor(name)) return e;
-  return absl::InvalidArgumentError(
-      absl::StrCat("unknown extractor '", std::string(name), "' (expected ", ExtractorNameList(), ")"));
+  return absl::InvalidArgumentError(absl::StrCat("unknown extractor '", std::string(name),
+                                                 "' (expected ", ExtractorNameList(), ")"));
 }
 
 const Extractor& DefaultExtractor() {

@@ -1,6 +1,5 @@
-#include "egret/pipeline/summarize_internal.h"
-
 #include "egret/pipeline/op_counts.h"
+#include "egret/pipeline/summarize_internal.h"
 
 namespace egret {
 

@@ -1,9 +1,10 @@
 // Costs as written in rule files, evaluated to cycles (the parser keeps them
 // symbolic: tests/rules/parser_test.cc checks how they are parsed).
+#include "egret/cost/cost_expr.h"
+
 #include <cmath>
 #include <string>
 
-#include "egret/cost/cost_expr.h"
 #include "egret/rules/op_registry.h"
 #include "egret/rules/rule_set.h"
 #include "gtest/gtest.h"

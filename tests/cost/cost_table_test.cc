@@ -1,8 +1,9 @@
 // The cost table of a rule set: registrations evaluated as far as they can
 // be, and JSON overrides.
+#include "egret/cost/cost_table.h"
+
 #include <string>
 
-#include "egret/cost/cost_table.h"
 #include "egret/cost/hvx_cost_model.h"
 #include "egret/rules/op_registry.h"
 #include "egret/rules/rule_set.h"
@@ -49,7 +50,8 @@ TEST(CostTableTest, OverridesReplaceTheRegistrysCostPerDtype) {
       "DEF_PACKAGE_OP_AND_COST_AND_FLAGS(c, \"Reshape\", 1, NULL_EXEC)\n",
       "t.rules", {}, &diags);
   ASSERT_FALSE(diags.has_errors()) << diags.ToString();
-  CostTable t = CostTableWithOverrides(set.ops, {{"Relu", {{"QUInt8", 3}}}, {"Conv2d", {{"*", 9}}}});
+  CostTable t =
+      CostTableWithOverrides(set.ops, {{"Relu", {{"QUInt8", 3}}}, {"Conv2d", {{"*", 9}}}});
   ASSERT_EQ(t.ops["Relu"].size(), 2u);
   EXPECT_EQ(t.ops["Relu"][0].impl, "a");
   EXPECT_EQ(t.ops["Relu"][0].cost, 10);

@@ -1,6 +1,8 @@
 // Pricing nodes and graphs: NodeCostOf's bytes and dtype, "$Shape" inputs
 // left out of the working set, the cost of a graph, and the costs of the
 // bundled examples, which must not move when the cost code moves.
+#include "egret/cost/graph_cost.h"
+
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -8,7 +10,6 @@
 #include <vector>
 
 #include "egret/cost/cost_table.h"
-#include "egret/cost/graph_cost.h"
 #include "egret/cost/hvx_cost_model.h"
 #include "egret/cost/make_cost_model.h"
 #include "egret/graph/graph.h"

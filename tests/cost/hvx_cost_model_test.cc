@@ -1,11 +1,12 @@
 // The HVX cost model: cheapest implementation, HVX vector scaling, DISABLE,
 // saturation, the VTCM spill term and overrides.
+#include "egret/cost/hvx_cost_model.h"
+
 #include <cmath>
 #include <cstdint>
 #include <string>
 
 #include "egret/cost/cost_table.h"
-#include "egret/cost/hvx_cost_model.h"
 #include "egret/rules/op_registry.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -58,8 +59,7 @@ TEST(CostModelTest, DisableIsATierNoScaledCostReaches) {
   // An override saturates too.
   CostTable o = t;
   ASSERT_TRUE(AddCostOverrides(R"({"Slow": 1e300})", "c.json", &o).ok());
-  EXPECT_EQ(HvxCostModel(o).Cost("Slow", "QUInt8", 1 << 20).cost,
-            kMaxComputeCost);
+  EXPECT_EQ(HvxCostModel(o).Cost("Slow", "QUInt8", 1 << 20).cost, kMaxComputeCost);
 }
 
 TEST(CostModelTest, WorkingSetOverVtcmCapacityPaysSpill) {

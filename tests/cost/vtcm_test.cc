@@ -1,9 +1,10 @@
 // The VTCM capacity option.
+#include "egret/cost/vtcm.h"
+
 #include <cstdint>
 #include <string>
 
 #include "egret/cost/hvx_cost_model.h"
-#include "egret/cost/vtcm.h"
 #include "egret/graph/graph.h"
 #include "gtest/gtest.h"
 

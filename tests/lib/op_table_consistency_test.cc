@@ -7,8 +7,8 @@
 #include <string_view>
 
 #include "egret/backend/executor.h"
-#include "egret/onnx/onnx_reader.h"
 #include "egret/graph/op_table.h"
+#include "egret/onnx/onnx_reader.h"
 #include "gtest/gtest.h"
 #include "shipped_library.h"
 
