@@ -43,12 +43,18 @@ absl::Status CheckInputs(const Graph& g, absl::Span<const Tensor> inputs) {
   return absl::OkStatus();
 }
 
+std::string_view KernelName(std::string_view op) {
+  // An op egret does not know (an opaque "onnx.<Op>" node) is looked up by
+  // its full name: its dots are not an implementation suffix.
+  return FindOpDef(op) == nullptr ? op : BaseOpName(op);
+}
+
 }  // namespace
 
 bool HasKernel(std::string_view op) {
   std::string_view base = BaseOpName(op);
   if (base == kConstOp || base == kShapeOp || base == kOutOp || base == kInputOp) return true;
-  return Kernels().contains(base);
+  return Kernels().contains(KernelName(op));
 }
 
 absl::StatusOr<std::vector<Tensor>> Execute(const Graph& g, absl::Span<const Tensor> inputs,
@@ -131,10 +137,14 @@ absl::StatusOr<std::vector<Tensor>> Execute(const Graph& g, absl::Span<const Ten
       }
     }
 
-    // Shape function, checked against the node's declared outputs.
+    // Shape function, checked against the node's declared outputs. An op
+    // egret does not know has none: its declared types are the truth.
     InferOptions infer;
     infer.declared = node.outputs;
-    auto inferred = InferOutputTypes(node.op, ops, infer);
+    auto inferred = def != nullptr
+                        ? InferOutputTypes(node.op, ops, infer)
+                        : absl::StatusOr<std::vector<TensorType>>(
+                              std::vector<TensorType>(node.outputs.begin(), node.outputs.end()));
     if (!inferred.ok()) {
       if (absl::IsUnimplemented(inferred.status())) {
         return absl::UnimplementedError(absl::StrFormat(
@@ -176,7 +186,8 @@ absl::StatusOr<std::vector<Tensor>> Execute(const Graph& g, absl::Span<const Ten
         slot.tensors.push_back(std::move(t));
       }
     } else {
-      auto it = Kernels().find(BaseOpName(node.op));
+      const std::string_view kernel_name = KernelName(node.op);
+      auto it = Kernels().find(kernel_name);
       if (it == Kernels().end()) {
         return absl::UnimplementedError(absl::StrFormat(
             "node %s: unknown op '%s' (no reference kernel)", g.NodeLabel(id), node.op));
@@ -196,7 +207,7 @@ absl::StatusOr<std::vector<Tensor>> Execute(const Graph& g, absl::Span<const Ten
             absl::StrFormat("node %s: live values would take %d bytes, over the limit of %d",
                             g.NodeLabel(id), live_bytes + bytes, options.max_live_bytes));
       }
-      KernelContext ctx{BaseOpName(node.op), ops, out_types};
+      KernelContext ctx{kernel_name, ops, out_types, &node.attrs};
       auto result = it->second(ctx);
       if (!result.ok()) return NodeError(g, id, std::string(result.status().message()));
       if (result->size() != out_types.size()) {

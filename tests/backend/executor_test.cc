@@ -11,6 +11,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "egret/backend/test_data.h"
 #include "graph_builder.h"
 
@@ -50,6 +52,28 @@ TEST(Executor, UnknownOpNamesNodeAndOp) {
   EXPECT_FALSE(HasKernel("MyOnnxOp"));
   EXPECT_TRUE(HasKernel("Conv2d.opt"));
   EXPECT_TRUE(HasKernel("$Out"));
+}
+
+// An op egret does not know runs when the executor has an ONNX-semantics
+// kernel for its full name ("onnx.Cos", not the base "onnx"), with the
+// node's declared output type.
+TEST(Executor, OpaqueOnnxOpRunsItsOnnxKernel) {
+  GraphBuilder b;
+  ValueRef x = b.InputF32({3});
+  Node n;
+  n.op = "onnx.Cos";
+  n.name = "cos";
+  n.inputs = {x};
+  n.outputs.push_back(TensorType(DType::kFloat32, {3}));
+  NodeId id = b.graph().AddNode(n);
+  b.Output({id, 0});
+  EXPECT_TRUE(HasKernel("onnx.Cos"));
+  EXPECT_FALSE(HasKernel("onnx.NoSuchOp"));
+  auto r = Execute(b.graph(), {Tensor::FromValues(TensorType(DType::kFloat32, {3}), {0, 1, -2})});
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_FLOAT_EQ((*r)[0].GetReal(0), 1.0f);
+  EXPECT_FLOAT_EQ((*r)[0].GetReal(1), static_cast<float>(std::cos(1.0)));
+  EXPECT_FLOAT_EQ((*r)[0].GetReal(2), static_cast<float>(std::cos(-2.0)));
 }
 
 TEST(Executor, DeadNodesAreNotRun) {

@@ -3,6 +3,7 @@
 
 #include "absl/strings/str_format.h"
 #include "egret/backend/kernels/kernels_internal.h"
+#include "egret/backend/kernels/onnx/onnx_kernels_internal.h"
 #include "egret/support/status_macros.h"
 
 namespace egret::backend_internal {
@@ -127,6 +128,7 @@ const KernelTable& Kernels() {
     RegisterPoolKernels(*t);
     RegisterResizeKernels(*t);
     RegisterConvertKernels(*t);
+    RegisterOnnxMathKernels(*t);
     return t;
   }();
   return *kTable;

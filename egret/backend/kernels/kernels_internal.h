@@ -16,6 +16,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
+#include "egret/graph/graph.h"
 #include "egret/graph/shape_inference.h"
 #include "egret/graph/tensor.h"
 
@@ -26,9 +27,11 @@ namespace egret::backend_internal {
 // output types were computed by the op's shape function and checked against
 // the node.
 struct KernelContext {
-  std::string_view op;  // base op name
+  std::string_view op;  // base op name; the full name of an op egret does not know
   absl::Span<const OperandInfo> inputs;
   absl::Span<const TensorType> outputs;
+  // The node's attributes (the ONNX attributes of an opaque "onnx.<Op>" node).
+  const Attributes* attrs = nullptr;
 
   bool Has(int i) const { return i < static_cast<int>(inputs.size()); }
   const Tensor& In(int i) const { return *inputs[i].value; }
