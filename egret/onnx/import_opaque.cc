@@ -1,0 +1,164 @@
+// Opaque nodes: an ONNX op egret cannot map is kept as "onnx.<Op>", typed by
+// ONNX's shape inference or the model's value_info.
+#include "egret/onnx/importer_internal.h"
+
+namespace egret::onnx_import {
+
+namespace {
+
+TensorType FromOnnxTypeOrUnknown(const onnx::TypeProto& tp, bool* ok) {
+  *ok = false;
+  if (!tp.has_tensor_type() || !tp.tensor_type().has_shape()) return {};
+  absl::StatusOr<DType> dt = DTypeFromOnnx(tp.tensor_type().elem_type());
+  if (!dt.ok()) return {};
+  Dims d;
+  for (const auto& dim : tp.tensor_type().shape().dim()) {
+    if (!dim.has_dim_value() || dim.dim_value() < 0) return {};
+    d.push_back(dim.dim_value());
+  }
+  *ok = true;
+  return TensorType(*dt, d);
+}
+
+}  // namespace
+
+// Runs ONNX's shape inference on a model holding just the current node, with
+// its inputs typed as the importer knows them.
+std::vector<std::optional<TensorType>> Importer::InferOnnxOutputTypes() {
+  std::vector<std::optional<TensorType>> result(cur_->output_size());
+  onnx::ModelProto m;
+  m.set_ir_version(model_.ir_version() > 0 ? model_.ir_version() : 7);
+  *m.mutable_opset_import() = model_.opset_import();
+  onnx::GraphProto* g = m.mutable_graph();
+  g->set_name("node");
+  absl::flat_hash_set<std::string> seen;
+  for (int i = 0; i < cur_->input_size(); ++i) {
+    if (!Has(i) || !seen.insert(InName(i)).second) continue;
+    const Value& v = In(i);
+    auto et = OnnxFromDType(v.type.dtype);
+    if (!et) continue;
+    onnx::ValueInfoProto* vi = g->add_input();
+    vi->set_name(InName(i));
+    auto* tt = vi->mutable_type()->mutable_tensor_type();
+    tt->set_elem_type(*et);
+    auto* shape = tt->mutable_shape();
+    for (int64_t d : v.type.dims) shape->add_dim()->set_dim_value(d);
+    if (v.constant && v.type.num_elements() <= kMaxInferInitializer) {
+      onnx::TensorProto* init = g->add_initializer();
+      TensorToProto(*v.constant, init);
+      init->set_name(InName(i));
+    }
+  }
+  *g->add_node() = *cur_;
+  try {
+    onnx::shape_inference::InferShapes(m);
+  } catch (const std::exception&) {
+    return result;
+  }
+  for (const auto& vi : g->value_info()) {
+    for (int k = 0; k < cur_->output_size(); ++k) {
+      if (vi.name() != Out(k) || Out(k).empty()) continue;
+      bool ok;
+      TensorType t = FromOnnxTypeOrUnknown(vi.type(), &ok);
+      if (ok) result[k] = t;
+    }
+  }
+  return result;
+}
+
+namespace {
+std::string AttrSummary(const onnx::GraphProto& g) {
+  return absl::StrFormat("<graph '%s': %d nodes>", g.name(), g.node_size());
+}
+
+}  // namespace
+
+absl::Status Importer::DoOpaque(std::string_view reason) {
+  const onnx::NodeProto& node = *cur_;
+  std::string op = "onnx.";
+  if (!node.domain().empty() && node.domain() != "ai.onnx")
+    absl::StrAppend(&op, node.domain(), ".");
+  absl::StrAppend(&op, node.op_type());
+  Node n;
+  n.op = op;
+  std::vector<int64_t> absent;
+  for (int i = 0; i < node.input_size(); ++i) {
+    if (!Has(i)) {
+      absent.push_back(i);
+      continue;
+    }
+    EGRET_ASSIGN_OR_RETURN(auto r, Get(InName(i), kPlain));
+    n.inputs.push_back(r);
+  }
+  for (const auto& a : node.attribute()) {
+    switch (a.type()) {
+      case onnx::AttributeProto::INT:
+        n.attrs[a.name()] = static_cast<int64_t>(a.i());
+        break;
+      case onnx::AttributeProto::FLOAT:
+        n.attrs[a.name()] = static_cast<double>(a.f());
+        break;
+      case onnx::AttributeProto::STRING:
+        n.attrs[a.name()] = a.s();
+        break;
+      case onnx::AttributeProto::INTS:
+        n.attrs[a.name()] = std::vector<int64_t>(a.ints().begin(), a.ints().end());
+        break;
+      case onnx::AttributeProto::FLOATS:
+        n.attrs[a.name()] = std::vector<double>(a.floats().begin(), a.floats().end());
+        break;
+      case onnx::AttributeProto::STRINGS:
+        n.attrs[a.name()] = absl::StrJoin(a.strings(), ",");
+        break;
+      case onnx::AttributeProto::GRAPH:
+        n.attrs[a.name()] = AttrSummary(a.g());
+        break;
+      case onnx::AttributeProto::TENSOR:
+        n.attrs[a.name()] =
+            absl::StrFormat("<tensor %s [%s]>", onnx_internal::OnnxTypeName(a.t().data_type()),
+                            absl::StrJoin(a.t().dims(), ","));
+        break;
+      default:
+        n.attrs[a.name()] = std::string("<unsupported attribute>");
+    }
+  }
+  if (!absent.empty()) n.attrs["onnx.absent_inputs"] = absent;
+  if (!reason.empty()) n.attrs["onnx.unmapped"] = std::string(reason);
+  int last = node.output_size() - 1;
+  while (last >= 0 && Out(last).empty()) --last;
+  std::vector<std::optional<TensorType>> inferred = InferOnnxOutputTypes();
+  for (int k = 0; k <= last; ++k) {
+    std::optional<TensorType> t = inferred[k];
+    if (!t && !Out(k).empty()) {
+      auto it = declared_types_.find(Out(k));
+      if (it != declared_types_.end()) {
+        bool ok;
+        TensorType d = FromOnnxTypeOrUnknown(*it->second, &ok);
+        if (ok) t = d;
+      }
+    }
+    if (!t) {
+      if (OutputUsed(k)) {
+        return absl::UnimplementedError(absl::StrFormat(
+            "unmapped op (kept opaque%s%s): the type of output '%s' is unknown (ONNX shape "
+            "inference gives none and the model declares no value_info with static dims)",
+            reason.empty() ? "" : ": ", reason, Out(k)));
+      }
+      t = ScalarType(DType::kFloat32);  // an output nothing reads
+      t->dims.push_back(0);
+      n.attrs["onnx.untyped_outputs"] = static_cast<int64_t>(k);
+    }
+    n.outputs.push_back(*t);
+  }
+  if (n.outputs.empty()) return absl::InvalidArgumentError("has no outputs");
+  std::string name;
+  for (int k = 0; k <= last && name.empty(); ++k) name = Out(k);
+  n.name = Unique(name);
+  NodeId id = g_.AddNode(std::move(n));
+  for (int k = 0; k <= last; ++k) {
+    if (OutputUsed(k)) SetValue(Out(k), ValueRef{id, static_cast<uint32_t>(k)}, kPlain);
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace egret::onnx_import

@@ -1,0 +1,400 @@
+// Private to the onnx stage: the importer's state and toolkit, shared by the
+// driver (onnx_reader.cc) and the per-family handler files (import_*.cc).
+//
+// The importer walks the model's nodes in topological order and maps each
+// onto egret ops (docs/onnx-import.md), tracking for every ONNX tensor where
+// it lives in the egret graph and in which layout. A handler maps the current
+// node (Importer::cur_); returning Unmapped(why) keeps the node opaque.
+//
+// To map a new ONNX op: write its handler in the family file it belongs to
+// (or a new import_<family>.cc with a Register<Family>Handlers function
+// declared below and called from Handlers() in onnx_reader.cc). A handler is
+// `absl::Status (*)(Importer&)`: a free function using this toolkit, or a
+// lambda calling an Importer member.
+#ifndef EGRET_ONNX_IMPORTER_INTERNAL_H_
+#define EGRET_ONNX_IMPORTER_INTERNAL_H_
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <functional>
+#include <limits>
+#include <memory>
+#include <optional>
+#include <queue>
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "egret/graph/shape_inference.h"
+#include "egret/onnx/onnx_reader.h"
+#include "egret/onnx/onnx_tensor_internal.h"
+#include "egret/support/file_io.h"
+#include "egret/support/status_macros.h"
+#include "onnx/onnx_pb.h"
+#include "onnx/shape_inference/implementation.h"
+
+namespace egret::onnx_import {
+
+using onnx_internal::DTypeFromOnnx;
+using onnx_internal::MakeType;
+using onnx_internal::OnnxFromDType;
+using onnx_internal::ReshapeTensor;
+using onnx_internal::SplatTensor;
+using onnx_internal::TensorFromProto;
+using onnx_internal::TensorInts;
+using onnx_internal::TensorToProto;
+using onnx_internal::TransposeTensor;
+
+enum Layout : int { kPlain = 0, kNhwc = 1 };
+
+// Transpose perms between the layouts, and where NCHW dim d sits in NHWC.
+constexpr int kToNhwc[4] = {0, 2, 3, 1};
+constexpr int kToNchw[4] = {0, 3, 1, 2};
+constexpr int kPos[4] = {0, 3, 1, 2};
+
+constexpr size_t kMaxFoldElements = 1 << 16;    // integer shape math folded at import
+constexpr int64_t kMaxInferInitializer = 4096;  // constants passed to ONNX shape inference
+
+// Not an error: the handler cannot map this node, which becomes opaque.
+inline absl::Status Unmapped(std::string_view why) {
+  return absl::FailedPreconditionError(std::string(why));
+}
+inline bool IsUnmapped(const absl::Status& s) {
+  return s.code() == absl::StatusCode::kFailedPrecondition;
+}
+
+inline std::string DimsStr(const Dims& d) { return absl::StrCat("[", absl::StrJoin(d, ","), "]"); }
+
+inline int64_t Product(const Dims& d, size_t from, size_t to) {
+  int64_t p = 1;
+  for (size_t i = from; i < to && i < d.size(); ++i) p *= d[i];
+  return p;
+}
+
+// A rank-0 type. (Built field by field: moving an empty Dims into the
+// TensorType constructor trips a GCC false "uninitialized" warning.)
+inline TensorType ScalarType(DType dt) {
+  TensorType t;
+  t.dtype = dt;
+  return t;
+}
+
+inline int64_t ClampI32(int64_t v) {
+  return std::clamp<int64_t>(v, std::numeric_limits<int32_t>::min(),
+                             std::numeric_limits<int32_t>::max());
+}
+
+// What the importer knows about one ONNX tensor.
+struct Value {
+  TensorType type;                                 // in ONNX layout
+  ConstTensorPtr constant;                         // known data (ONNX layout), else null
+  bool splat = false;                              // constant whose elements are all equal
+  Layout native = kPlain;                          // the layout of the node that computes it
+  ValueRef ref[2] = {{kNoNode, 0}, {kNoNode, 0}};  // per layout, when built
+};
+
+inline bool IsNhwcActivation(const Value& v) {
+  return !v.constant && v.native == kNhwc && v.type.rank() == 4;
+}
+
+class Importer {
+ public:
+  Importer(std::string file, const onnx::ModelProto& model, const OnnxImportOptions& options)
+      : file_(std::move(file)), model_(model), options_(options) {}
+
+  absl::StatusOr<Graph> Run();
+
+  // The handlers below and the per-family handler files (import_*.cc) use
+  // the rest of this class as their toolkit: it is internal to the stage,
+  // so everything is public.
+
+  // ---- errors
+  absl::Status FileError(absl::StatusCode code, std::string_view msg) const {
+    return absl::Status(code, absl::StrFormat("%s: error: %s", file_, msg));
+  }
+  std::string NodeLabel(const onnx::NodeProto& n, int index) const {
+    return n.name().empty() ? absl::StrCat("#", index) : absl::StrCat("'", n.name(), "'");
+  }
+
+  // ---- the current node
+  bool Has(int i) const { return i < cur_->input_size() && !cur_->input(i).empty(); }
+  const std::string& InName(int i) const { return cur_->input(i); }
+  Value& In(int i) { return values_.at(cur_->input(i)); }
+  const std::string& Out(int k = 0) const { return cur_->output(k); }
+  // Output k exists and a node or the graph's outputs read it.
+  bool OutputUsed(int k) const {
+    return k < cur_->output_size() && !cur_->output(k).empty() &&
+           consumed_.contains(cur_->output(k));
+  }
+  const onnx::AttributeProto* Attr(std::string_view name) const {
+    for (const auto& a : cur_->attribute()) {
+      if (a.name() == name) return &a;
+    }
+    return nullptr;
+  }
+  int64_t AttrInt(std::string_view name, int64_t def) const {
+    const auto* a = Attr(name);
+    return a ? a->i() : def;
+  }
+  double AttrFloat(std::string_view name, double def) const {
+    const auto* a = Attr(name);
+    return a ? a->f() : def;
+  }
+  std::string AttrStr(std::string_view name, std::string def) const {
+    const auto* a = Attr(name);
+    return a ? a->s() : def;
+  }
+  std::optional<std::vector<int64_t>> AttrInts(std::string_view name) const {
+    const auto* a = Attr(name);
+    if (!a) return std::nullopt;
+    return std::vector<int64_t>(a->ints().begin(), a->ints().end());
+  }
+  std::optional<std::vector<double>> AttrFloats(std::string_view name) const {
+    const auto* a = Attr(name);
+    if (!a) return std::nullopt;
+    return std::vector<double>(a->floats().begin(), a->floats().end());
+  }
+  // The integer values of constant input i, or Unmapped when it is not constant.
+  absl::StatusOr<std::vector<int64_t>> ConstInts(int i, std::string_view what) {
+    if (!Has(i)) return absl::InvalidArgumentError(absl::StrCat(std::string(what), " is missing"));
+    Value& v = In(i);
+    if (!v.constant) return Unmapped(absl::StrCat(std::string(what), " is not a constant"));
+    return TensorInts(*v.constant);
+  }
+  absl::StatusOr<std::vector<double>> ConstFloats(int i, std::string_view what) {
+    Value& v = In(i);
+    if (!v.constant) return Unmapped(absl::StrCat(std::string(what), " is not a constant"));
+    std::vector<double> out(static_cast<size_t>(v.constant->num_elements()));
+    for (size_t k = 0; k < out.size(); ++k) out[k] = v.constant->GetReal(static_cast<int64_t>(k));
+    return out;
+  }
+
+  // ---- graph building
+  std::string Unique(std::string base) {
+    if (base.empty()) return base;
+    if (!base.empty() && base[0] == '\x01') base.erase(0, 1);
+    std::string name = base;
+    for (int k = 1; used_names_.contains(name); ++k) name = absl::StrCat(base, ".", k);
+    used_names_.insert(name);
+    return name;
+  }
+  absl::StatusOr<NodeId> EmitNode(std::string op, std::vector<ValueRef> inputs, std::string name,
+                                  std::vector<TensorType> declared = {}) {
+    std::vector<OperandInfo> ops(inputs.size());
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      const Node& p = g_.node(inputs[i].node);
+      ops[i].type = &g_.TypeOf(inputs[i]);
+      if (IsConstantOp(p.op)) ops[i].value = p.constant.get();
+      ops[i].is_shape = p.op == kShapeOp;
+    }
+    InferOptions io;
+    io.declared = declared;
+    EGRET_ASSIGN_OR_RETURN(auto types, InferOutputTypes(op, ops, io));
+    Node n;
+    n.op = std::move(op);
+    n.name = Unique(std::move(name));
+    n.inputs.assign(inputs.begin(), inputs.end());
+    n.outputs.assign(types.begin(), types.end());
+    return g_.AddNode(std::move(n));
+  }
+  absl::StatusOr<ValueRef> Emit(std::string op, std::vector<ValueRef> inputs, std::string name,
+                                std::vector<TensorType> declared = {}) {
+    EGRET_ASSIGN_OR_RETURN(
+        auto id, EmitNode(std::move(op), std::move(inputs), std::move(name), std::move(declared)));
+    return ValueRef{id, 0};
+  }
+  ValueRef ConstNode(ConstTensorPtr t, std::string name) {
+    return ValueRef{g_.AddConstant(Unique(std::move(name)), std::move(t)), 0};
+  }
+  ValueRef Cached(const std::string& key, const std::function<NodeId()>& make) {
+    auto it = param_cache_.find(key);
+    if (it != param_cache_.end()) return it->second;
+    ValueRef r{make(), 0};
+    param_cache_.emplace(key, r);
+    return r;
+  }
+  // A "$Shape" parameter (values must be >= 0).
+  ValueRef ShapeParam(absl::Span<const int64_t> v) {
+    return Cached(absl::StrCat("S", absl::StrJoin(v, ",")), [&] {
+      Node n;
+      n.op = std::string(kShapeOp);
+      n.outputs.push_back(TensorType(DType::kInt32, Dims(v.begin(), v.end())));
+      return g_.AddNode(std::move(n));
+    });
+  }
+  ValueRef IntsConst(absl::Span<const int64_t> v) {
+    return Cached(absl::StrCat("I", absl::StrJoin(v, ",")), [&] {
+      std::vector<double> d;
+      for (int64_t x : v) d.push_back(static_cast<double>(ClampI32(x)));
+      Tensor t = Tensor::FromValues(TensorType(DType::kInt32, {static_cast<int64_t>(v.size())}), d);
+      return g_.AddConstant("", std::make_shared<const Tensor>(std::move(t)));
+    });
+  }
+  ValueRef IntConst(int64_t v) {
+    return Cached(absl::StrCat("i", v), [&] {
+      double d = static_cast<double>(ClampI32(v));
+      Tensor t = Tensor::FromValues(ScalarType(DType::kInt32), {&d, 1});
+      return g_.AddConstant("", std::make_shared<const Tensor>(std::move(t)));
+    });
+  }
+  ValueRef FloatConst(double v) {
+    return Cached(absl::StrFormat("f%.17g", v), [&] {
+      Tensor t = Tensor::FromValues(ScalarType(DType::kFloat32), {&v, 1});
+      return g_.AddConstant("", std::make_shared<const Tensor>(std::move(t)));
+    });
+  }
+
+  // ---- values
+  // The egret value of ONNX tensor `name` in `want` layout (only rank-4
+  // tensors have an NHWC form), building a Transpose or constant on first use.
+  absl::StatusOr<ValueRef> Get(const std::string& name, Layout want) {
+    Value& v = values_.at(name);
+    if (v.type.rank() != 4) want = kPlain;
+    if (v.ref[want].node != kNoNode) return v.ref[want];
+    if (v.constant) {
+      ConstTensorPtr data = v.constant;
+      if (want == kNhwc) {
+        TensorType t = v.type;
+        for (int i = 0; i < 4; ++i) t.dims[i] = v.type.dims[kToNhwc[i]];
+        data = std::make_shared<const Tensor>(v.splat ? SplatTensor(*v.constant, t)
+                                                      : TransposeTensor(*v.constant, kToNhwc));
+      }
+      v.ref[want] = ConstNode(std::move(data), want == kNhwc ? name + "/nhwc" : name);
+      return v.ref[want];
+    }
+    ValueRef src = v.ref[v.native];
+    const int* perm = want == kNhwc ? kToNhwc : kToNchw;
+    EGRET_ASSIGN_OR_RETURN(
+        auto t, Emit("Transpose",
+                     {src, ShapeParam(std::vector<int64_t>{perm[0], perm[1], perm[2], perm[3]})},
+                     name + (want == kNhwc ? "/nhwc" : "/nchw")));
+    v.ref[want] = t;
+    return t;
+  }
+  absl::StatusOr<ValueRef> Native(const std::string& name) {
+    const Value& v = values_.at(name);
+    return Get(name, v.constant ? kPlain : v.native);
+  }
+  Layout NativeLayout(const std::string& name) {
+    const Value& v = values_.at(name);
+    return v.constant || v.type.rank() != 4 ? kPlain : v.native;
+  }
+  void SetValue(const std::string& name, ValueRef ref, Layout layout) {
+    Value v;
+    v.type = g_.TypeOf(ref);
+    if (v.type.rank() != 4) layout = kPlain;
+    if (layout == kNhwc) {
+      const Dims d = v.type.dims;
+      for (int i = 0; i < 4; ++i) v.type.dims[i] = d[kPos[i]];
+    }
+    v.native = layout;
+    v.ref[layout] = ref;
+    values_[name] = std::move(v);
+  }
+  void SetConst(const std::string& name, Tensor t, bool splat = false) {
+    Value v;
+    v.type = t.type();
+    v.constant = std::make_shared<const Tensor>(std::move(t));
+    v.splat = splat;
+    values_[name] = std::move(v);
+  }
+  // A 2-D constant transposed (cheaply when it is a splat).
+  static ConstTensorPtr Transposed2d(const Value& v) {
+    TensorType t = v.type;
+    std::swap(t.dims[0], t.dims[1]);
+    return std::make_shared<const Tensor>(
+        v.splat ? SplatTensor(*v.constant, t)
+                : TransposeTensor(*v.constant, std::vector<int>{1, 0}));
+  }
+  void Alias(const std::string& out, const std::string& in) { values_[out] = values_.at(in); }
+  std::string Temp(const std::string& base, std::string_view suffix) {
+    return absl::StrCat("\x01", base, "/", std::string(suffix));
+  }
+
+  // ---- shared lowering steps
+  absl::StatusOr<ValueRef> BroadcastNhwc(const std::string& name);
+  absl::Status Binary(std::string_view op, const std::string& a, const std::string& b,
+                      const std::string& out);
+  absl::Status Unary(std::string_view op, const std::string& in, const std::string& out,
+                     std::vector<ValueRef> params = {});
+  absl::Status ReshapeTo(const std::string& in, const Dims& dims, const std::string& out);
+  absl::Status SliceTo(const std::string& in, std::vector<int64_t> begin, std::vector<int64_t> end,
+                       std::vector<int64_t> stride, const std::string& out);
+  bool FoldIntBinary(std::string_view op, const Value& a, const Value& b, const std::string& out);
+  absl::StatusOr<std::vector<int64_t>> ConvPads(const Dims& in_hw, const std::vector<int64_t>& k,
+                                                const std::vector<int64_t>& s,
+                                                const std::vector<int64_t>& d);
+
+  // ---- handlers (one per ONNX op, for the current node)
+  absl::Status DoBinary();
+  absl::Status DoVariadic();
+  absl::Status DoUnary();
+  absl::Status DoIdentity();
+  absl::Status DoClip();
+  absl::Status DoLeakyRelu();
+  absl::Status DoHardSigmoid();
+  absl::Status DoSoftmax();
+  absl::Status DoLrn();
+  absl::Status DoConv();
+  absl::Status DoConvTranspose();
+  absl::Status DoPool();
+  absl::Status DoBatchNorm();
+  absl::Status DoGemm();
+  absl::Status DoMatMul();
+  absl::Status DoReshape();
+  absl::Status DoTranspose();
+  absl::Status DoConcat();
+  absl::Status DoSlice();
+  absl::Status DoSplit();
+  absl::Status DoPad();
+  absl::Status DoCast();
+  absl::Status DoGather();
+  absl::Status DoShape();
+  absl::Status DoConstant();
+  absl::Status DoConstantOfShape();
+  absl::Status DoResize();
+  absl::Status DoReduce();
+  absl::Status DoOpaque(std::string_view reason);
+  std::vector<std::optional<TensorType>> InferOnnxOutputTypes();
+
+  absl::Status ReadInputs();
+  absl::StatusOr<std::vector<int>> SortNodes();
+  absl::StatusOr<TensorType> TypeFromValueInfo(const onnx::TypeProto& t, std::string_view what,
+                                               bool allow_symbolic);
+
+  std::string file_;
+  const onnx::ModelProto& model_;
+  OnnxImportOptions options_;
+  int opset_ = 1;
+  Graph g_;
+  std::unordered_map<std::string, Value> values_;
+  absl::flat_hash_set<std::string> used_names_;
+  absl::flat_hash_map<std::string, ValueRef> param_cache_;
+  absl::flat_hash_map<std::string, const onnx::TypeProto*> declared_types_;
+  absl::flat_hash_set<std::string> consumed_;  // tensors some node or graph output reads
+  const onnx::NodeProto* cur_ = nullptr;
+};
+
+// A handler maps the importer's current node onto egret ops.
+using Handler = absl::Status (*)(Importer&);
+using HandlerTable = absl::flat_hash_map<std::string, Handler>;
+
+// Registration, one function per family file.
+void RegisterElementwiseHandlers(HandlerTable& t);   // import_elementwise.cc
+void RegisterConvHandlers(HandlerTable& t);          // import_conv.cc
+void RegisterDataMovementHandlers(HandlerTable& t);  // import_data_movement.cc
+
+// Every default-domain handler, by ONNX op type.
+const HandlerTable& Handlers();
+
+}  // namespace egret::onnx_import
+
+#endif  // EGRET_ONNX_IMPORTER_INTERNAL_H_
