@@ -1,9 +1,11 @@
 #include "cli/graph_input.h"
 
+#include <cmath>
 #include <filesystem>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_split.h"
 #include "egret/io/graph_io.h"
 #include "egret/onnx/onnx_reader.h"
 #include "egret/rules/rule_set.h"
@@ -16,6 +18,11 @@ void GraphInputFlags::AddTo(CLI::App* cmd) {
   cmd->add_option("--default-dim", default_dim_,
                   "Size of any other symbolic ONNX input dim (default: such a dim is an error)")
       ->check(CLI::PositiveNumber);
+  cmd->add_option("--input-shape", input_shapes_,
+                  "INPUT=AxBx..: the whole shape of an ONNX graph input (repeatable; .onnx only)");
+  cmd->add_option("--input-value", input_values_,
+                  "INPUT=V[,V...]: freeze an ONNX graph input to these values, one per element or "
+                  "one for all (repeatable; .onnx only)");
 }
 
 absl::StatusOr<Graph> GraphInputFlags::Load(const std::string& path) const {
@@ -30,6 +37,38 @@ absl::StatusOr<Graph> GraphInputFlags::Load(const std::string& path) const {
     }
     options.dim_params[d.substr(0, eq)] = n;
   }
+  for (const std::string& s : input_shapes_) {
+    const size_t eq = s.rfind('=');
+    Dims dims;
+    bool ok = eq != std::string::npos && eq > 0 && eq + 1 < s.size();
+    for (absl::string_view part : absl::StrSplit(ok ? s.substr(eq + 1) : "", 'x')) {
+      int64_t n = 0;
+      ok =
+          ok && absl::SimpleAtoi(part, &n) && n >= 1 && dims.size() < static_cast<size_t>(kMaxRank);
+      dims.push_back(n);
+    }
+    if (!ok) {
+      return absl::InvalidArgumentError(absl::StrFormat(
+          "egret: error: --input-shape '%s': expected INPUT=AxBx... with every dim >= 1", s));
+    }
+    options.input_shapes[s.substr(0, eq)] = dims;
+  }
+  for (const std::string& s : input_values_) {
+    const size_t eq = s.rfind('=');
+    std::vector<double> values;
+    bool ok = eq != std::string::npos && eq > 0 && eq + 1 < s.size();
+    for (absl::string_view part : absl::StrSplit(ok ? s.substr(eq + 1) : "", ',')) {
+      double v = 0;
+      ok = ok && absl::SimpleAtod(part, &v) && std::isfinite(v);
+      values.push_back(v);
+    }
+    if (!ok) {
+      return absl::InvalidArgumentError(absl::StrFormat(
+          "egret: error: --input-value '%s': expected INPUT=V[,V...] with finite numbers", s));
+    }
+    options.input_numbers[s.substr(0, eq)] = values;
+  }
+  options.symbolic_dim_hint = "--dim NAME=N, --default-dim N or --input-shape INPUT=AxB";
   return LoadGraph(path, options);
 }
 

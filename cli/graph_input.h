@@ -1,9 +1,12 @@
 // The flags of every command that reads a graph, and the one way to read it.
 //
-//   --dim NAME=N      size of a symbolic ONNX input dim (repeatable)
-//   --default-dim N   size of any other symbolic or unknown ONNX input dim
+//   --dim NAME=N                 size of a symbolic ONNX input dim (repeatable)
+//   --default-dim N              size of any other symbolic or unknown ONNX input dim
+//   --input-shape INPUT=1x512    the whole shape of an ONNX graph input (repeatable)
+//   --input-value INPUT=V[,V..]  freeze an ONNX graph input to a constant (repeatable),
+//                                e.g. a sample rate that decides control flow
 //
-// Both apply to .onnx graphs only (egret's JSON graphs are fully typed).
+// They apply to .onnx graphs only (egret's JSON graphs are fully typed).
 #ifndef EGRET_CLI_GRAPH_INPUT_H_
 #define EGRET_CLI_GRAPH_INPUT_H_
 
@@ -23,12 +26,14 @@ class GraphInputFlags {
   void AddTo(CLI::App* cmd);
 
   // Reads the graph at `path` with the flags' import options. A malformed
-  // --dim is kInvalidArgument ("--dim 'x': expected NAME=N with N >= 1").
+  // flag is kInvalidArgument ("--dim 'x': expected NAME=N with N >= 1").
   absl::StatusOr<Graph> Load(const std::string& path) const;
 
  private:
   std::vector<std::string> dims_;
   int64_t default_dim_ = 0;
+  std::vector<std::string> input_shapes_;
+  std::vector<std::string> input_values_;
 };
 
 // The shipped rule library (rules/lib/*.rules), used when a command gets no

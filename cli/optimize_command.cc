@@ -1,12 +1,14 @@
 // egret optimize GRAPH [--rules FILE...] [--dim NAME=N]... [-I DIR]... [-D NAME[=VALUE]]...
 //     [--option NAME=VALUE]... [--iter-limit N] [--node-limit N] [--time-limit S]
 //     [--extractor NAME] [--phase-mode keep|reseed] [--costs FILE]
-//     [--no-fold] [-o OUT] [--dot FILE] [--report FILE] [--progress]
+//     [--no-fold] [--htp-only] [-o OUT] [--dot FILE] [--report FILE] [--progress]
 //     [--verify [--seed N] [--rtol R] [--atol A]]
 //
 // Optimizes GRAPH with the rules (pipeline/optimize.h; without --rules, the
 // shipped library rules/lib/*.rules), prints the cost, size,
-// op counts, peak memory and provenance summary on stdout, writes the result
+// op counts, the ops that run off the HTP (no HTP implementation: a CPU
+// fallback; --htp-only makes them an error), peak memory and provenance
+// summary on stdout, writes the result
 // graph (-o; .json, or .dot), its Graphviz drawing with implementation, cost
 // and provenance per node (--dot) and a JSON report (--report). With --verify it first runs the
 // input and the result on the reference executor on the same seeded random
@@ -38,6 +40,7 @@
 #include "egret/backend/verify.h"
 #include "egret/cost/cost_table.h"
 #include "egret/io/graph_io.h"
+#include "egret/pipeline/op_counts.h"
 #include "egret/pipeline/optimize.h"
 #include "egret/rules/rule_set.h"
 #include "egret/support/diagnostic.h"
@@ -64,6 +67,7 @@ struct OptimizeArgs {
   std::string report;
   bool progress = false;
   bool no_fold = false;
+  bool htp_only = false;
   bool verify = false;
   uint64_t seed = 0;
   VerifyOptions verify_options;
@@ -160,6 +164,7 @@ int RunOptimize(const OptimizeArgs& args) {
   options.limits.seconds = args.time_limit;
   options.ilp_time_limit_seconds = args.time_limit;
   options.constant_folding = !args.no_fold;
+  options.cpu_fallback = !args.htp_only;
   if (!args.costs.empty()) {
     absl::StatusOr<std::string> text = ReadFile(args.costs);
     if (!text.ok()) {
@@ -241,6 +246,9 @@ int RunOptimize(const OptimizeArgs& args) {
   std::printf("e-graph: %zu enodes, %zu eclasses, %zu iterations, stop: %s\n", sat.enodes,
               sat.eclasses, sat.iterations, std::string(StopReasonName(sat.stop_reason)).c_str());
   std::printf("ops: %s\n", OpChanges(r->ops).c_str());
+  if (!r->off_htp.empty()) {
+    std::printf("runs off the HTP: %s\n", DescribeOpCounts(r->off_htp).c_str());
+  }
   std::printf(
       "peak memory: %lld bytes before, %lld bytes after (naive order %lld), arena %lld bytes, "
       "%lld bytes in all buffers\n",
@@ -285,6 +293,9 @@ void RegisterOptimizeCommand(CLI::App& app, int* exit_code) {
                   "keep (default): one e-graph for every phase; reseed: extract between phases");
   cmd->add_option("--costs", args->costs, "JSON cost table overriding the rule files' costs");
   cmd->add_flag("--no-fold", args->no_fold, "Do not fold constants");
+  cmd->add_flag("--htp-only", args->htp_only,
+                "Fail when an op has no HTP implementation, instead of running it off the HTP "
+                "(priced as a CPU fallback)");
   cmd->add_option("-o,--output", args->output, "Write the optimized graph here");
   cmd->add_option("--dot", args->dot,
                   "Also write it as Graphviz DOT (implementation, cost and provenance per node)");

@@ -24,6 +24,7 @@ egret::OptimizeOptions PipelineOptions(const OptimizeOptions& options,
   o.phase_mode = options.reseed_between_phases ? PhaseMode::kReseed : PhaseMode::kKeep;
   o.constant_folding = options.constant_folding;
   o.builtin_rewrites = options.builtin_rewrites;
+  o.cpu_fallback = !options.htp_only;
   o.functions = &rules.impl().functions;
   o.progress = options.progress;
   return o;
@@ -36,6 +37,7 @@ OptimizeResult FromPipelineResult(egret::OptimizeResult r) {
   out.output_cost = r.output_cost;
   out.peak_bytes = r.memory.peak_bytes;
   for (const auto& [op, counts] : r.ops) out.ops.push_back({op, counts.before, counts.after});
+  out.off_htp.assign(r.off_htp.begin(), r.off_htp.end());
   absl::flat_hash_map<std::string, size_t> index;  // rule -> its entry in out.rules
   for (const PhaseSummary& phase : r.saturation.phases) {
     for (const RuleActivity& a : phase.rules) {  // none for a phase skipped after a limit

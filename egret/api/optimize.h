@@ -18,6 +18,7 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -57,6 +58,10 @@ struct OptimizeOptions {
   bool constant_folding = true;
   // egret's built-in equivalences (commutativity, associativity, ...).
   bool builtin_rewrites = true;
+  // An op with no HTP implementation (an ONNX op egret keeps opaque, say)
+  // normally runs off the HTP, priced as a CPU fallback; true makes it an
+  // error instead.
+  bool htp_only = false;
   // Values for the rules' OPTION_* constraints, over the graph's own options.
   Options option_overrides;
   // When set, called with one line (no newline) per iteration and per phase.
@@ -78,6 +83,9 @@ struct OptimizeResult {
     int64_t after = 0;   // in `graph`
   };
   std::vector<OpCount> ops;
+  // Ops of `graph` with no HTP implementation, run off the HTP (a CPU
+  // fallback, priced as such), and how many nodes of each, in op order.
+  std::vector<std::pair<std::string, int64_t>> off_htp;
 
   // Every rewrite that ran, in the order first run: a loaded rule under its
   // label "PASS@file:line" (the file is its RuleSource's name), a built-in
@@ -116,11 +124,12 @@ struct OptimizeResult {
   double total_ms = 0;  // wall time of the call
 };
 
-// Optimizes `input` with `rules`. `input` must be valid (Graph::Validate);
-// each of its computing ops needs an implementation in `rules` for the
-// output to be priced. Errors: kInvalidArgument for an invalid graph, an
-// unknown extractor (the message lists the known ones) or an output no
-// implementation can compute (naming the op); kFailedPrecondition when a rule
+// Optimizes `input` with `rules`. `input` must be valid (Graph::Validate).
+// An op with no implementation in `rules` is kept and priced as a CPU
+// fallback (listed in off_htp). Errors: kInvalidArgument for an invalid
+// graph, an unknown extractor (the message lists the known ones) or, with
+// htp_only, an output no HTP implementation can compute (naming the op);
+// kFailedPrecondition when a rule
 // fails to compile (each reported in `diags`, which may be null).
 absl::StatusOr<OptimizeResult> Optimize(const Graph& input, const Rules& rules,
                                         const OptimizeOptions& options, DiagnosticList* diags);

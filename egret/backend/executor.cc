@@ -21,6 +21,9 @@ struct Slot {
   std::vector<TensorType> multi_types;  // set for a Multi node
   bool multi = false;
   int64_t bytes = 0;  // counted toward live bytes
+  // Not computed (ExecuteOptions::unavailable): the node without a kernel
+  // this one depends on.
+  NodeId blocked_by = kNoNode;
 };
 
 absl::Status NodeError(const Graph& g, NodeId id, const std::string& msg) {
@@ -90,6 +93,16 @@ absl::StatusOr<std::vector<Tensor>> Execute(const Graph& g, absl::Span<const Ten
   int64_t live_bytes = 0;
   ExecuteStats stats;
 
+  // Frees the inputs of `node` whose last use this was.
+  auto release_inputs = [&](const Node& node) {
+    for (const ValueRef& in : node.inputs) {
+      if (--uses[in.node] == 0 && !is_output[in.node]) {
+        live_bytes -= slots[in.node].bytes;
+        slots[in.node] = Slot();
+      }
+    }
+  };
+
   for (NodeId id : *order) {
     if (!live[id]) continue;
     const Node& node = g.node(id);
@@ -108,6 +121,21 @@ absl::StatusOr<std::vector<Tensor>> Execute(const Graph& g, absl::Span<const Ten
         return NodeError(g, id, "a $Shape must have one Int32 output");
       }
       continue;  // no data: its type is its value
+    }
+
+    // A node depending on one that could not run cannot run either.
+    if (options.unavailable != nullptr) {
+      for (const ValueRef& in : node.inputs) {
+        if (slots[in.node].blocked_by != kNoNode) slot.blocked_by = slots[in.node].blocked_by;
+      }
+      if (slot.blocked_by == kNoNode && BaseOpName(node.op) != kOutOp &&
+          !Kernels().contains(KernelName(node.op))) {
+        slot.blocked_by = id;
+      }
+      if (slot.blocked_by != kNoNode) {
+        release_inputs(node);
+        continue;
+      }
     }
 
     // Gather the operands.
@@ -225,19 +253,26 @@ absl::StatusOr<std::vector<Tensor>> Execute(const Graph& g, absl::Span<const Ten
     live_bytes += slot.bytes;
     stats.peak_live_bytes = std::max(stats.peak_live_bytes, live_bytes);
 
-    // Free the inputs whose last use this was.
-    for (const ValueRef& in : node.inputs) {
-      if (--uses[in.node] == 0 && !is_output[in.node]) {
-        live_bytes -= slots[in.node].bytes;
-        slots[in.node] = Slot();
-      }
-    }
+    release_inputs(node);
   }
 
   std::vector<Tensor> out;
   out.reserve(g.outputs().size());
+  if (options.unavailable != nullptr) options.unavailable->clear();
   for (const GraphOutput& o : g.outputs()) {
     const Slot& s = slots[o.value.node];
+    if (options.unavailable != nullptr) {
+      if (s.blocked_by != kNoNode) {
+        options.unavailable->push_back(
+            absl::StrFormat("depends on node %s (%s), which has no reference kernel",
+                            g.NodeLabel(s.blocked_by), g.node(s.blocked_by).op));
+        TensorType unknown;  // built, not moved: GCC's false "maybe-uninitialized"
+        unknown.dtype = DType::kUnknown;
+        out.emplace_back(unknown);
+        continue;
+      }
+      options.unavailable->emplace_back();
+    }
     if (s.multi || o.value.output >= s.tensors.size() || !s.tensors[o.value.output]) {
       return NodeError(g, o.value.node,
                        "a graph output must be a tensor value (not a $Shape or Multi value)");

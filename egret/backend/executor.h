@@ -11,6 +11,7 @@
 #define EGRET_BACKEND_EXECUTOR_H_
 
 #include <cstdint>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -33,6 +34,13 @@ struct ExecuteOptions {
   int64_t max_live_bytes = 0;
   // When set, filled in on success.
   ExecuteStats* stats = nullptr;
+  // When set, a node whose op has no kernel does not fail the run: it and
+  // every node depending on it are skipped, their outputs are not computed,
+  // and (*unavailable)[k] says why graph output k is missing, e.g.
+  // "depends on node 'If_0' (onnx.If), which has no reference kernel"
+  // ("" for each output that was computed; a missing output is returned as
+  // a Tensor of the unknown TensorType()).
+  std::vector<std::string>* unavailable = nullptr;
 };
 
 // Runs `g` on `inputs` (one per graph input, in g.inputs() order, each of

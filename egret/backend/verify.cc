@@ -2,7 +2,9 @@
 
 #include <utility>
 
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/types/span.h"
 #include "egret/backend/executor.h"
 
 namespace egret {
@@ -16,29 +18,43 @@ absl::Status Named(std::string_view name, const absl::Status& s) {
 
 bool VerifyReport::ok() const {
   for (const OutputCheck& o : outputs) {
-    if (!o.diff.within_tolerance()) return false;
+    if (o.not_verified.empty() && !o.diff.within_tolerance()) return false;
   }
   return true;
+}
+
+size_t VerifyReport::not_verified() const {
+  size_t n = 0;
+  for (const OutputCheck& o : outputs) n += o.not_verified.empty() ? 0 : 1;
+  return n;
 }
 
 std::string VerifyReport::ToString() const {
   std::string out;
   for (const OutputCheck& o : outputs) {
+    if (!o.not_verified.empty()) {
+      absl::StrAppendFormat(&out, "output %s: not verified: %s\n", o.label, o.not_verified);
+      continue;
+    }
     absl::StrAppendFormat(&out,
                           "output %s: max abs error %g, max rel error %g, %d of %d elements "
                           "outside tolerance: %s\n",
                           o.label, o.diff.max_abs, o.diff.max_rel, o.diff.mismatches, o.elements,
                           o.diff.within_tolerance() ? "ok" : "FAIL");
   }
-  absl::StrAppendFormat(&out, "%s (rtol %g, atol %g)\n", ok() ? "verify: ok" : "verify: FAILED",
-                        options.rtol, options.atol);
+  const size_t skipped = not_verified();
+  absl::StrAppendFormat(
+      &out, "%s%s (rtol %g, atol %g)\n", ok() ? "verify: ok" : "verify: FAILED",
+      skipped == 0 ? ""
+                   : absl::StrFormat(", %d of %d outputs not verified", skipped, outputs.size()),
+      options.rtol, options.atol);
   return out;
 }
 
 std::string VerifyReport::Failures() const {
   std::string out;
   for (const OutputCheck& o : outputs) {
-    if (o.diff.within_tolerance()) continue;
+    if (!o.not_verified.empty() || o.diff.within_tolerance()) continue;
     absl::StrAppendFormat(
         &out, "%soutput %s: %d of %d elements outside tolerance (max abs error %g)",
         out.empty() ? "" : "; ", o.label, o.diff.mismatches, o.elements, o.diff.max_abs);
@@ -77,9 +93,11 @@ absl::StatusOr<VerifyReport> VerifyGraphs(const Graph& reference, std::string_vi
 absl::StatusOr<ReferenceOutputs> RunReference(const Graph& reference,
                                               std::string_view reference_name,
                                               absl::Span<const Tensor> inputs) {
-  absl::StatusOr<std::vector<Tensor>> outputs = Execute(reference, inputs);
-  if (!outputs.ok()) return Named(reference_name, outputs.status());
   ReferenceOutputs out;
+  ExecuteOptions run;
+  run.unavailable = &out.unavailable;
+  absl::StatusOr<std::vector<Tensor>> outputs = Execute(reference, inputs, run);
+  if (!outputs.ok()) return Named(reference_name, outputs.status());
   out.outputs = *std::move(outputs);
   for (size_t k = 0; k < out.outputs.size(); ++k) out.labels.push_back(OutputLabel(reference, k));
   return out;
@@ -89,16 +107,38 @@ absl::StatusOr<VerifyReport> VerifyAgainst(const ReferenceOutputs& expected, con
                                            std::string_view candidate_name,
                                            absl::Span<const Tensor> inputs,
                                            const VerifyOptions& options) {
-  absl::StatusOr<std::vector<Tensor>> actual = Execute(candidate, inputs);
+  std::vector<std::string> unavailable;
+  ExecuteOptions run;
+  run.unavailable = &unavailable;
+  absl::StatusOr<std::vector<Tensor>> actual = Execute(candidate, inputs, run);
   if (!actual.ok()) return Named(candidate_name, actual.status());
-  absl::StatusOr<std::vector<OutputDiff>> diffs =
-      CompareOutputs(*actual, expected.outputs, options.rtol, options.atol);
-  if (!diffs.ok()) return Named(candidate_name, diffs.status());
+  if (actual->size() != expected.outputs.size()) {
+    return Named(candidate_name,
+                 absl::InvalidArgumentError(absl::StrFormat(
+                     "%d outputs, expected %d", actual->size(), expected.outputs.size())));
+  }
+  // Compare the outputs both graphs computed; the rest are not verified.
   VerifyReport report;
   report.options = options;
-  for (size_t k = 0; k < diffs->size(); ++k) {
-    report.outputs.push_back(
-        OutputCheck{expected.labels[k], (*diffs)[k], expected.outputs[k].num_elements()});
+  for (size_t k = 0; k < actual->size(); ++k) {
+    OutputCheck check{expected.labels[k], OutputDiff(), 0, ""};
+    if (k < expected.unavailable.size() && !expected.unavailable[k].empty()) {
+      check.not_verified = absl::StrCat("the reference ", expected.unavailable[k]);
+    } else if (!unavailable[k].empty()) {
+      check.not_verified = absl::StrCat("the candidate ", unavailable[k]);
+    } else {
+      absl::StatusOr<std::vector<OutputDiff>> diff =
+          CompareOutputs(absl::MakeConstSpan(&(*actual)[k], 1),
+                         absl::MakeConstSpan(&expected.outputs[k], 1), options.rtol, options.atol);
+      if (!diff.ok()) {
+        return Named(candidate_name,
+                     absl::Status(diff.status().code(),
+                                  absl::StrFormat("output %d: %s", k, diff.status().message())));
+      }
+      check.diff = (*diff)[0];
+      check.elements = expected.outputs[k].num_elements();
+    }
+    report.outputs.push_back(std::move(check));
   }
   return report;
 }

@@ -29,16 +29,25 @@ struct OutputCheck {
   std::string label;     // the reference's output name, or "#k" when unnamed
   OutputDiff diff;       // candidate against reference
   int64_t elements = 0;  // elements compared
+  // Why the output was not compared ("" when it was): the reference or the
+  // candidate cannot compute it, because it depends on an op with no
+  // reference kernel (e.g. an opaque onnx.If). Not a failure.
+  std::string not_verified;
 };
 
 struct VerifyReport {
   VerifyOptions options;
   std::vector<OutputCheck> outputs;  // one per graph output, in order
 
+  // Every compared output is within tolerance (outputs not verified do not
+  // count).
   bool ok() const;
+  // Outputs that were not compared.
+  size_t not_verified() const;
   // One line per output, then the verdict, each ending in '\n':
   //   output out: max abs error 0, max rel error 0, 0 of 2048 elements outside tolerance: ok
-  //   verify: ok (rtol 0.0001, atol 1e-05)
+  //   output state: not verified: depends on node 'If_0' (onnx.If), which has no reference kernel
+  //   verify: ok, 1 of 2 outputs not verified (rtol 0.0001, atol 1e-05)
   std::string ToString() const;
   // The outputs outside tolerance on one line, "" when ok():
   //   output out: 3 of 2048 elements outside tolerance (max abs error 0.5); output ...
@@ -49,8 +58,10 @@ struct VerifyReport {
 std::string OutputLabel(const Graph& g, size_t k);
 
 // Runs `reference` and `candidate` on `inputs` (one per graph input, of the
-// reference's input types) and compares their outputs. A report whose ok() is
-// false is a success of this call. Fails when the graphs' inputs differ in
+// reference's input types) and compares their outputs. An output either graph
+// cannot compute, because it depends on an op with no reference kernel, is
+// reported as not verified and the others are still compared. A report whose
+// ok() is false is a success of this call. Fails when the graphs' inputs differ in
 // number or type, when either graph fails to run or when their outputs differ
 // in number or dims; the message starts with the offending graph's name
 // ("b.json: error: input 0 is Float32[2], in a.json it is Float32[3]") and
@@ -65,6 +76,9 @@ absl::StatusOr<VerifyReport> VerifyGraphs(const Graph& reference, std::string_vi
 struct ReferenceOutputs {
   std::vector<Tensor> outputs;      // the reference's outputs on the inputs it ran on
   std::vector<std::string> labels;  // OutputLabel of each
+  // Per output, why the reference could not compute it ("" when it did; the
+  // output is then a Tensor of the unknown TensorType()).
+  std::vector<std::string> unavailable;
 };
 // Runs `reference` on `inputs`; an error starts with `reference_name`.
 absl::StatusOr<ReferenceOutputs> RunReference(const Graph& reference,

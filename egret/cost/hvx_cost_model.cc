@@ -97,6 +97,14 @@ NodeCost HvxCostModel::Cost(std::string_view op, std::string_view dtype, int64_t
     }
     return out;
   }
+  if (cpu_fallback_) {
+    out.computable = true;
+    out.off_htp = true;
+    out.impl = std::string(kOffHtpImpl);
+    const double v =
+        kOffHtpFixedCost + kOffHtpCyclesPerVector * static_cast<double>(Vectors(working_set));
+    out.cost = std::isnan(v) ? kMaxComputeCost : std::min(v, kMaxComputeCost);
+  }
   return out;
 }
 

@@ -20,7 +20,15 @@
 //     128-byte vector over the capacity (the excess goes to DDR and back).
 //     Copies (IS_COPY / IS_DMA implementations) stream their data and do
 //     not pay it.
-//   - An op with no implementation cannot be chosen (Cost() says so).
+//   - An op with no implementation (an ONNX op egret keeps opaque, or an op
+//     the rule files register no implementation for) runs off the HTP: the
+//     graph is split around it and the CPU computes it. It costs
+//     kOffHtpFixedCost for the split plus kOffHtpCyclesPerVector for every
+//     128-byte vector of its inputs and outputs, which cross DDR to the CPU
+//     and back: 4x the dearest HVX per-vector cost in the shipped library
+//     and a fixed term no single HVX op reaches, so an HTP implementation is
+//     always preferred. With set_cpu_fallback(false) such an op cannot be
+//     chosen instead (Cost() says so).
 //   - Overrides (e.g. from `--costs FILE`) replace the registry's cost of an
 //     op, for one dtype or all; an override is a cost per HVX vector.
 //   - An op name with a dotted implementation suffix ("Relu.fp16") falls back
@@ -49,6 +57,13 @@ static_assert(kMaxComputeCost * (1 << 22) <= kDisabledCost);
 // The VTCM capacity assumed when none is given: 8 MiB, the VTCM of the HTP
 // v73 (Snapdragon 8 Gen 2); docs/cost-model.md.
 inline constexpr int64_t kDefaultVtcmBytes = int64_t{8} << 20;
+// The CPU fallback of an op with no HTP implementation (docs/cost-model.md):
+// the HTP graph is split around the op and synchronized with the CPU (about
+// a millisecond at HTP clocks: 2^20 cycles), and every 128-byte vector of
+// its inputs and outputs goes through DDR to the CPU and back and is
+// computed there (4096 cycles, 4x the dearest HVX op per vector).
+inline constexpr double kOffHtpFixedCost = 1048576.0;  // 2^20
+inline constexpr double kOffHtpCyclesPerVector = 4096;
 // Cycles an HVX op pays per 128-byte vector of working set over the VTCM
 // capacity: the vector is written to DDR and read back by DMA, at about 32
 // bytes per cycle each way (docs/cost-model.md).
@@ -75,10 +90,14 @@ struct CostTable {
 };
 
 struct NodeCost {
-  bool computable = false;  // false: the op has no implementation
+  bool computable = false;  // false: no implementation and no CPU fallback
+  bool off_htp = false;     // computed by the CPU fallback (impl "off-HTP")
   double cost = 0;          // when computable
-  std::string impl;         // the chosen implementation ("free", "override", or as written)
+  std::string impl;  // the chosen implementation ("free", "override", "off-HTP", or as written)
 };
+
+// The implementation name of a node priced by the CPU fallback.
+inline constexpr std::string_view kOffHtpImpl = "off-HTP";
 
 class HvxCostModel {
  public:
@@ -103,11 +122,17 @@ class HvxCostModel {
 
   int64_t vtcm_bytes() const { return vtcm_bytes_; }
 
+  // Whether an op with no implementation is priced as a CPU fallback (the
+  // default) or cannot be chosen (`egret optimize --htp-only`).
+  void set_cpu_fallback(bool on) { cpu_fallback_ = on; }
+  bool cpu_fallback() const { return cpu_fallback_; }
+
   const CostTable& table() const { return table_; }
 
  private:
   CostTable table_;
   int64_t vtcm_bytes_;
+  bool cpu_fallback_ = true;
 };
 
 }  // namespace egret::cost

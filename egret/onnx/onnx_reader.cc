@@ -40,9 +40,9 @@ absl::StatusOr<TensorType> Importer::TypeFromValueInfo(const onnx::TypeProto& tp
       d.push_back(options_.default_dim);
     } else {
       return absl::UnimplementedError(absl::StrFormat(
-          "%s has %s dim %d; give its size (OnnxImportOptions::dim_params / default_dim)", what,
-          dim.has_dim_param() ? absl::StrCat("symbolic '", dim.dim_param(), "'") : "an unknown",
-          i));
+          "%s has %s dim %d; give its size (%s)", what,
+          dim.has_dim_param() ? absl::StrCat("symbolic '", dim.dim_param(), "'") : "an unknown", i,
+          options_.symbolic_dim_hint));
     }
   }
   if (d.size() > static_cast<size_t>(kMaxRank)) {
@@ -53,6 +53,41 @@ absl::StatusOr<TensorType> Importer::TypeFromValueInfo(const onnx::TypeProto& tp
     return absl::UnimplementedError(absl::StrCat(std::string(what), ": ", t.status().message()));
   return t;
 }
+
+namespace {
+
+// The type of graph input `in` given whole by OnnxImportOptions::input_shapes:
+// its element type, the given dims; a declared rank or static dim must agree.
+absl::StatusOr<TensorType> GivenInputType(const onnx::ValueInfoProto& in, const Dims& dims) {
+  const auto& tt = in.type().tensor_type();
+  if (!in.type().has_tensor_type()) {
+    return absl::InvalidArgumentError(
+        absl::StrFormat("graph input '%s' is not a tensor", in.name()));
+  }
+  if (tt.has_shape()) {
+    const auto& shape = tt.shape();
+    if (shape.dim_size() != static_cast<int>(dims.size())) {
+      return absl::InvalidArgumentError(
+          absl::StrFormat("graph input '%s' has rank %d; the given shape %s has rank %d", in.name(),
+                          shape.dim_size(), DimsStr(dims), dims.size()));
+    }
+    for (int i = 0; i < shape.dim_size(); ++i) {
+      if (shape.dim(i).has_dim_value() && shape.dim(i).dim_value() != dims[i]) {
+        return absl::InvalidArgumentError(
+            absl::StrFormat("graph input '%s' has dim %d = %d; the given shape %s disagrees",
+                            in.name(), i, shape.dim(i).dim_value(), DimsStr(dims)));
+      }
+    }
+  }
+  absl::StatusOr<TensorType> t = MakeType(tt.elem_type(), dims);
+  if (!t.ok()) {
+    return absl::UnimplementedError(
+        absl::StrFormat("graph input '%s': %s", in.name(), t.status().message()));
+  }
+  return t;
+}
+
+}  // namespace
 
 absl::Status Importer::ReadInputs() {
   const onnx::GraphProto& graph = model_.graph();
@@ -70,9 +105,24 @@ absl::Status Importer::ReadInputs() {
   }
   for (const auto& in : graph.input()) {
     if (values_.contains(in.name())) continue;  // an initializer (IR < 4): a constant
+    auto given = options_.input_shapes.find(in.name());
     absl::StatusOr<TensorType> t =
-        TypeFromValueInfo(in.type(), absl::StrCat("graph input '", in.name(), "'"), true);
+        given != options_.input_shapes.end()
+            ? GivenInputType(in, given->second)
+            : TypeFromValueInfo(in.type(), absl::StrCat("graph input '", in.name(), "'"), true);
     if (!t.ok()) return FileError(t.status().code(), std::string(t.status().message()));
+    if (auto num = options_.input_numbers.find(in.name()); num != options_.input_numbers.end()) {
+      const std::vector<double>& v = num->second;
+      const int64_t n = t->num_elements();
+      if (static_cast<int64_t>(v.size()) != n && v.size() != 1) {
+        return FileError(absl::StatusCode::kInvalidArgument,
+                         absl::StrFormat("graph input '%s' is %s (%d elements); %d values given",
+                                         in.name(), t->ToString(), n, v.size()));
+      }
+      std::vector<double> values = v.size() == 1 ? std::vector<double>(n, v[0]) : v;
+      SetConst(in.name(), Tensor::FromValues(*t, values));
+      continue;
+    }
     if (auto bound = options_.input_values.find(in.name()); bound != options_.input_values.end()) {
       if (bound->second.type() != *t) {
         return FileError(absl::StatusCode::kInvalidArgument,

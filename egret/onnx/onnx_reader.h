@@ -27,6 +27,7 @@
 #include <map>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "egret/graph/graph.h"
@@ -45,9 +46,21 @@ struct OnnxImportOptions {
   std::map<std::string, int64_t, std::less<>> dim_params;
   // Size of a symbolic or unknown input dim not in dim_params; 0 rejects it.
   int64_t default_dim = 0;
+  // Whole shapes of graph inputs, by name (e.g. {"input", {1, 512}}): for an
+  // input whose dims are unnamed or unknown. The rank and every static dim
+  // the model declares must agree.
+  std::map<std::string, Dims, std::less<>> input_shapes;
+  // What a symbolic-dim error tells the user to give; a front end names its
+  // own flags here (the CLI: "--dim NAME=N, --default-dim N or --input-shape
+  // INPUT=AxB").
+  std::string symbolic_dim_hint = "OnnxImportOptions::dim_params, default_dim or input_shapes";
   // Graph inputs to freeze: each named input becomes a constant with this
   // value (whose type must match the input's) and is no longer a graph input.
   std::map<std::string, Tensor, std::less<>> input_values;
+  // The same given as numbers: the input becomes a constant of its declared
+  // type holding them (one per element, or one for all), e.g. {"sr", {16000}}
+  // so that control flow on the sample rate folds away.
+  std::map<std::string, std::vector<double>, std::less<>> input_numbers;
   // Cap on the file size.
   uint64_t max_file_bytes = kDefaultMaxFileBytes;
 };

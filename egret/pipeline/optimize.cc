@@ -9,6 +9,7 @@
 #include "egret/cost/make_cost_model.h"
 #include "egret/egraph/builtin_rewrites.h"
 #include "egret/extract/egraph_problem.h"
+#include "egret/pipeline/op_counts.h"
 #include "egret/pipeline/saturate_internal.h"
 #include "egret/pipeline/seed_internal.h"
 #include "egret/pipeline/summarize_internal.h"
@@ -55,9 +56,10 @@ absl::StatusOr<Prepared> Prepare(const Graph& input, const rules::RuleSet& rule_
     EGRET_ASSIGN_OR_RETURN(Rewrite fold, ConstantFoldRewrite(options.fold_max_elements));
     extra.push_back(std::move(fold));
   }
-  return Prepared{std::move(compiled), std::move(extra),
-                  cost::MakeCostModel(rule_set.ops, options.cost_overrides,
-                                      EffectiveOptions(input, options), diags)};
+  cost::HvxCostModel model = cost::MakeCostModel(rule_set.ops, options.cost_overrides,
+                                                 EffectiveOptions(input, options), diags);
+  model.set_cpu_fallback(options.cpu_fallback);
+  return Prepared{std::move(compiled), std::move(extra), std::move(model)};
 }
 
 struct Extracted {
@@ -186,6 +188,7 @@ absl::StatusOr<OptimizeResult> Optimize(const Graph& input, const rules::RuleSet
   result.provenance_records = ProvenanceRecordsOf(prep.rules);
   result.rule_issues = RuleIssuesOf(prep.rules);
   result.ops = OpCountChanges(input, result.graph);
+  result.off_htp = OffHtpOpCounts(result.graph);
   result.provenance = SummarizeProvenance(result.graph);
   time.total_ms = clock.SinceStartMs();
   result.peak_rss_bytes = PeakRssBytes();

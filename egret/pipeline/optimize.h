@@ -51,6 +51,10 @@ struct OptimizeOptions {
   // Cost overrides (see cost/cost_table.h) applied over the rule files'
   // registrations.
   cost::CostOverrides cost_overrides;
+  // Price an op with no HTP implementation as a CPU fallback (off-HTP, see
+  // cost/hvx_cost_model.h); false makes such an op unchoosable, so a graph
+  // that needs one fails (`egret optimize --htp-only`).
+  bool cpu_fallback = true;
   bool constant_folding = true;
   int64_t fold_max_elements = kDefaultFoldMaxElements;
   bool builtin_rewrites = true;

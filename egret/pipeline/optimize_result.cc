@@ -98,6 +98,7 @@ nlohmann::json ToJson(const OptimizeResult& r) {
   Json ops = Json::object();
   for (const auto& [op, c] : r.ops) ops[op] = {{"before", c.before}, {"after", c.after}};
   j["ops"] = std::move(ops);
+  j["off_htp"] = r.off_htp;
   j["provenance"] = ProvenanceJson(r.provenance);
   Json issues = Json::array();
   for (const RuleIssue& i : r.rule_issues) issues.push_back(RuleIssueJson(i));

@@ -158,9 +158,12 @@ struct OptimizeResult {
   MemoryPlan memory;
   InputMemory input_memory;
   std::map<std::string, OpCount> ops;  // "ops": per computing op
-  ProvenanceSummary provenance;        // "provenance"
-  StageTimes time;                     // "time_ms"
-  size_t peak_rss_bytes = 0;           // "peak_rss_bytes": this process's, at the end
+  // "off_htp": op -> nodes of `graph` that run off the HTP (no HTP
+  // implementation: priced and run as a CPU fallback).
+  std::map<std::string, int64_t> off_htp;
+  ProvenanceSummary provenance;  // "provenance"
+  StageTimes time;               // "time_ms"
+  size_t peak_rss_bytes = 0;     // "peak_rss_bytes": this process's, at the end
 };
 
 // The `--report` JSON of `result` (every key above; no graph).

@@ -52,7 +52,7 @@ TEST(GraphCostTest, NodeCostSumsOutputBytesAndCountsInputsInTheWorkingSet) {
   const HvxCostModel mo(o);
   EXPECT_EQ(NodeCostOf(mo, "Add", {QU8({128}), TensorType(DType::kFloat32, {32})}, {}).cost, 10);
   EXPECT_EQ(NodeCostOf(mo, "Add", {TensorType(DType::kFloat32, {32}), QU8({128})}, {}).cost, 14);
-  EXPECT_FALSE(NodeCostOf(m, "Mystery", {QU8({128})}, {}).computable);
+  EXPECT_TRUE(NodeCostOf(m, "Mystery", {QU8({128})}, {}).off_htp);
 }
 
 TEST(GraphCostTest, ShapeInputsAreNotPartOfTheWorkingSet) {

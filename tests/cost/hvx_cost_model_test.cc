@@ -28,7 +28,6 @@ TEST(CostModelTest, CheapestImplementationScaledByHvxVectors) {
   EXPECT_EQ(m.Cost("Relu.fp16", "Float16", 128).cost, 3);  // falls back to the base op
   EXPECT_LT(m.Cost("$Const", "Int32", 1 << 20).cost, 1e-10);
   EXPECT_LT(m.Cost("Reshape", "Int32", 1 << 20).cost, 1e-10);
-  EXPECT_FALSE(m.Cost("Mystery", "QUInt8", 128).computable);
   CostTable o = t;
   ASSERT_TRUE(
       AddCostOverrides(R"({"Relu": {"QUInt8": 1, "*": 7}, "Mystery": 2})", "c.json", &o).ok());
@@ -39,6 +38,24 @@ TEST(CostModelTest, CheapestImplementationScaledByHvxVectors) {
   absl::Status bad = AddCostOverrides(R"({"Relu": "x"})", "c.json", &o);
   EXPECT_FALSE(bad.ok());
   EXPECT_NE(bad.message().find("c.json"), std::string::npos);
+}
+
+// An op with no implementation runs off the HTP: a fixed split cost plus a
+// per-vector cost of its inputs and outputs, dearer than any HVX op.
+TEST(CostModelTest, OpWithoutImplementationIsPricedAsCpuFallback) {
+  CostTable t;
+  t.ops["Relu"] = {{"fast", 3, true, false}};
+  HvxCostModel m(t);
+  NodeCost c = m.Cost("onnx.LSTM", "Float32", /*output_bytes=*/256, /*input_bytes=*/256);
+  ASSERT_TRUE(c.computable);
+  EXPECT_TRUE(c.off_htp);
+  EXPECT_EQ(c.impl, "off-HTP");
+  EXPECT_EQ(c.cost, kOffHtpFixedCost + 4 * kOffHtpCyclesPerVector);  // 512 bytes: 4 vectors
+  EXPECT_FALSE(m.Cost("Relu", "Float32", 256).off_htp);
+  EXPECT_GT(c.cost, 1000 * m.Cost("Relu", "Float32", 256).cost);
+  // Without the fallback the op cannot be chosen.
+  m.set_cpu_fallback(false);
+  EXPECT_FALSE(m.Cost("onnx.LSTM", "Float32", 256, 256).computable);
 }
 
 TEST(CostModelTest, DisableIsATierNoScaledCostReaches) {
