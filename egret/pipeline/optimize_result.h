@@ -140,9 +140,10 @@ struct OptimizeResult {
   Graph graph;
   size_t input_nodes = 0;  // "input_nodes"
   // "input_cost" / "output_cost": DAG cost of the input and output graphs
-  // under the same cost model. input_cost is +inf (JSON null) when the input
-  // uses an op without implementation, named by input_cost_missing_op ("",
-  // and no JSON key, otherwise).
+  // under the same cost model. With cpu_fallback off (--htp-only),
+  // input_cost is +inf (JSON null) when the input uses an op without
+  // implementation, named by input_cost_missing_op ("", and no JSON key,
+  // otherwise).
   double input_cost = 0;
   std::string input_cost_missing_op;
   double output_cost = 0;

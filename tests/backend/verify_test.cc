@@ -87,6 +87,44 @@ TEST(VerifyTest, OneReferenceRunServesSeveralCandidates) {
   EXPECT_THAT(std::string(bad.status().message()), ::testing::StartsWith("m.json: error: "));
 }
 
+// Two outputs, one behind an op with no reference kernel: that one is
+// reported as not verified (naming the blocking node), the other is still
+// compared, and the verdict is about the compared one.
+Graph WithOpaqueOutput(const std::string& visible_op) {
+  GraphBuilder b;
+  ValueRef x = b.InputF32({4});
+  Node n;
+  n.op = "onnx.NoKernelOp";
+  n.name = "mystery";
+  n.inputs = {x};
+  n.outputs.push_back(TensorType(DType::kFloat32, {4}));
+  ValueRef m{b.graph().AddNode(n), 0};
+  b.graph().AddOutput(b.Op(visible_op, {x, x}), "sum");
+  b.graph().AddOutput(b.Op("Relu", {m}), "hidden");
+  return std::move(b.graph());
+}
+
+TEST(VerifyTest, OutputBehindAnOpWithoutKernelIsNotVerified) {
+  absl::StatusOr<VerifyReport> r =
+      Check(WithOpaqueOutput("ElementWiseAdd"), WithOpaqueOutput("ElementWiseAdd"));
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_TRUE(r->ok());
+  EXPECT_EQ(r->not_verified(), 1u);
+  EXPECT_EQ(r->outputs[0].not_verified, "");
+  EXPECT_EQ(r->outputs[0].elements, 4);
+  EXPECT_THAT(r->outputs[1].not_verified,
+              HasSubstr("depends on node 'mystery' (#1) (onnx.NoKernelOp), which has no "
+                        "reference kernel"));
+  EXPECT_THAT(r->ToString(), HasSubstr("output hidden: not verified: the reference depends on"));
+  EXPECT_THAT(r->ToString(), HasSubstr("verify: ok, 1 of 2 outputs not verified"));
+  // The visible output is still checked.
+  absl::StatusOr<VerifyReport> bad =
+      Check(WithOpaqueOutput("ElementWiseAdd"), WithOpaqueOutput("ElementWiseSubtract"));
+  ASSERT_TRUE(bad.ok()) << bad.status();
+  EXPECT_FALSE(bad->ok());
+  EXPECT_THAT(bad->Failures(), HasSubstr("output sum"));
+}
+
 TEST(VerifyTest, MismatchedInputsNameTheGraph) {
   absl::StatusOr<VerifyReport> r =
       Check(Binary("ElementWiseAdd", {2}), Binary("ElementWiseAdd", {3}));

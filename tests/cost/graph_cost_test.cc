@@ -76,8 +76,9 @@ TEST(GraphCostTest, ShapeInputsAreNotPartOfTheWorkingSet) {
   EXPECT_GE(total, want);
 }
 
-TEST(GraphCostTest, AnOpWithoutImplementationMakesTheGraphCostInfinite) {
-  const HvxCostModel m(Table());
+TEST(GraphCostTest, WithoutCpuFallbackAnOpWithoutImplementationMakesTheGraphCostInfinite) {
+  HvxCostModel m(Table());
+  m.set_cpu_fallback(false);
   Graph g;
   const NodeId x = g.AddInput("x", QU8({128}));
   const NodeId a = AddOp(g, "Add", {x, x}, QU8({128}));

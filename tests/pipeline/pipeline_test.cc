@@ -1,6 +1,7 @@
 // The optimize pipeline end to end: phases, extraction with the HVX cost
 // model, lowering, constant folding, and the bundled example.
 #include <cmath>
+#include <map>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -112,8 +113,11 @@ TEST(CostModelTest, GlacialOnALargeTensorBeatsDisable) {
     EXPECT_EQ(r->output_cost, r->input_cost);
     EXPECT_LT(r->output_cost, cost::kDisabledCost);
   }
-  // With nothing else computing the class, DISABLE is used.
-  absl::StatusOr<OptimizeResult> r = RunOpt(g, Rules(kReluToMinMax));
+  // With nothing else on the HTP computing the class, DISABLE is used (when
+  // the CPU fallback is off: else Relu runs off the HTP, far below DISABLE).
+  OptimizeOptions htp_only;
+  htp_only.cpu_fallback = false;
+  absl::StatusOr<OptimizeResult> r = RunOpt(g, Rules(kReluToMinMax), htp_only);
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_EQ(CountOp(r->graph, "ReluMinMax"), 1);
   EXPECT_GE(r->output_cost, cost::kDisabledCost);
@@ -288,13 +292,39 @@ TEST(PipelineTest, ConstantFoldingSkipsOpsReadingConstantsOverTheBound) {
   EXPECT_EQ(CountOp(r2->graph, "Slice_shape"), 1);
 }
 
+// An op with no implementation (an opaque ONNX op, say) does not stop the
+// run: it stays, priced as a CPU fallback, everything around it is
+// optimized, and the result lists it as running off the HTP.
+TEST(PipelineTest, OpWithoutImplementationRunsOffTheHtp) {
+  Graph g;
+  const TensorType t = QU8({4});
+  NodeId x = g.AddInput("x", t);
+  NodeId r1 = AddOp(g, "Relu", {x}, t, "r1");
+  NodeId r2 = AddOp(g, "Relu", {r1}, t, "r2");  // Relu(Relu(x)) = Relu(x)
+  NodeId m = AddOp(g, "onnx.LSTM", {r2}, t, "lstm");
+  NodeId r3 = AddOp(g, "Relu", {m}, t, "r3");
+  g.AddOutput(ValueRef{r3, 0}, "out");
+  absl::StatusOr<OptimizeResult> r =
+      RunOpt(g, Rules("DEF_PACKAGE_OPTIMIZATION(GRAPH_CLEANUP, Op(\"Relu\", Op(\"Relu\", "
+                      "\"x\")), OK, Op(\"Relu\", \"x\"))\n"
+                      "DEF_PACKAGE_OP_AND_COST_AND_FLAGS(a, \"Relu\", 5)\n"));
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(CountOp(r->graph, "Relu"), 2);
+  EXPECT_EQ(CountOp(r->graph, "onnx.LSTM"), 1);
+  EXPECT_EQ(r->off_htp, (std::map<std::string, int64_t>{{"onnx.LSTM", 1}}));
+  EXPECT_LT(r->output_cost, r->input_cost);
+  EXPECT_GT(r->output_cost, cost::kOffHtpFixedCost);
+}
+
 TEST(PipelineTest, UncomputableOutputNamesTheOp) {
   Graph g;
   NodeId x = g.AddInput("x", QU8({4}));
   NodeId m = AddOp(g, "Mystery", {x}, QU8({4}), "m");
   g.AddOutput(ValueRef{m, 0}, "out");
+  OptimizeOptions htp_only;
+  htp_only.cpu_fallback = false;
   absl::StatusOr<OptimizeResult> r =
-      RunOpt(g, Rules("DEF_PACKAGE_OP_AND_COST_AND_FLAGS(a, \"Relu\", 5)\n"));
+      RunOpt(g, Rules("DEF_PACKAGE_OP_AND_COST_AND_FLAGS(a, \"Relu\", 5)\n"), htp_only);
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.status().message().find("'Mystery'"), std::string::npos) << r.status();
   EXPECT_NE(r.status().message().find("class"), std::string::npos) << r.status();

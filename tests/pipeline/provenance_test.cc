@@ -30,12 +30,14 @@ NodeId AddOp(Graph& g, const std::string& op, std::vector<NodeId> inputs, const 
 }
 
 absl::StatusOr<OptimizeResult> OptimizeText(const Graph& g, const std::string& rules,
-                                            PhaseMode mode = PhaseMode::kKeep) {
+                                            PhaseMode mode = PhaseMode::kKeep,
+                                            bool cpu_fallback = true) {
   DiagnosticList diags;
   rules::RuleSet set = rules::LoadRuleText(rules, "p.rules", {}, &diags);
   EXPECT_FALSE(diags.has_errors()) << diags.ToString();
   OptimizeOptions o;
   o.phase_mode = mode;
+  o.cpu_fallback = cpu_fallback;
   return Optimize(g, set, o, &diags);
 }
 
@@ -181,19 +183,23 @@ TEST(ProvenanceTest, RoundTripsThroughJsonAndShowsInDot) {
   EXPECT_THAT(std::string(rejected.status().message()), HasSubstr("provenance/from/0"));
 }
 
+// With --htp-only (no CPU fallback), an op without implementation is an
+// error that names where the node came from.
 TEST(ProvenanceTest, AnOpWithoutImplementationNamesItsSourceNode) {
   Graph g;
   NodeId x = g.AddInput("x", kT);
   NodeId a = AddOp(g, "A", {x}, "a");
   NodeId m = AddOp(g, "Mystery", {a}, "m");
   g.AddOutput(ValueRef{m, 0}, "out");
-  absl::StatusOr<OptimizeResult> r = OptimizeText(g, kCosts);
+  absl::StatusOr<OptimizeResult> r =
+      OptimizeText(g, kCosts, PhaseMode::kKeep, /*cpu_fallback=*/false);
   ASSERT_FALSE(r.ok());
   EXPECT_THAT(r.status().message(), HasSubstr("op 'Mystery'"));
   EXPECT_THAT(r.status().message(), HasSubstr("from input node 'm'"));
   // Built by a rule: the error says which rule, from which input nodes.
   absl::StatusOr<OptimizeResult> r2 = OptimizeText(
-      Chain(), std::string("DEF_PACKAGE_OP_AND_COST_AND_FLAGS(r, \"Relu\", 2)\n") + kFuseAB);
+      Chain(), std::string("DEF_PACKAGE_OP_AND_COST_AND_FLAGS(r, \"Relu\", 2)\n") + kFuseAB,
+      PhaseMode::kKeep, /*cpu_fallback=*/false);
   ASSERT_FALSE(r2.ok());
   EXPECT_THAT(r2.status().message(), HasSubstr("from input node"));
 }
