@@ -118,6 +118,38 @@ TEST_F(CliTest, InfoListsOpaqueOps) {
   EXPECT_THAT(r.out, HasSubstr("opaque ops: MyOp x2, onnx.LpNormalization x1\n"));
 }
 
+// An op egret has no HTP implementation for runs off the HTP: the run
+// succeeds and says so, --verify runs the ONNX kernel where one exists
+// (onnx.Cos) and reports the output behind an op without one (MyOp) as not
+// verified; --htp-only makes such an op an error.
+TEST_F(CliTest, OptimizeKeepsOpsWithoutImplementationOffTheHtp) {
+  Write("opaque.json", R"({"format": "egret-graph", "version": 1, "nodes": [
+  {"name": "x", "op": "*Input", "outputs": [{"dtype": "Float32", "shape": [4]}]},
+  {"name": "r1", "op": "Relu", "inputs": ["x"], "outputs": [{"dtype": "Float32", "shape": [4]}]},
+  {"name": "c", "op": "onnx.Cos", "inputs": ["r1"], "outputs": [{"dtype": "Float32", "shape": [4]}]},
+  {"name": "m", "op": "MyOp", "inputs": ["r1"], "outputs": [{"dtype": "Float32", "shape": [4]}]}],
+  "inputs": ["x"], "outputs": [{"value": "c", "name": "cos"}, {"value": "m", "name": "mine"}]})");
+  Result r = Run({"optimize", Path("opaque.json"), "--verify", "-o", Path("out.json")});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("runs off the HTP: 2 ops: MyOp x1, onnx.Cos x1\n"));
+  EXPECT_THAT(r.out, HasSubstr("output cos: max abs error 0"));
+  EXPECT_THAT(r.out, HasSubstr("output mine: not verified: the reference depends on node 'm'"));
+  EXPECT_THAT(r.out, HasSubstr("verify: ok, 1 of 2 outputs not verified"));
+  EXPECT_TRUE(fs::exists(Path("out.json")));
+  Result strict = Run({"optimize", Path("opaque.json"), "--htp-only"});
+  EXPECT_EQ(strict.code, 1);
+  EXPECT_THAT(strict.FirstErrLine(), HasSubstr("has no registered implementation"));
+}
+
+TEST_F(CliTest, MalformedInputShapeAndValueFlagsExitTwo) {
+  for (const auto& [flag, value] : std::vector<std::pair<std::string, std::string>>{
+           {"--input-shape", "x=1xa"}, {"--input-shape", "x="}, {"--input-value", "sr=abc"}}) {
+    Result r = Run({"info", kExample, flag, value});
+    EXPECT_EQ(r.code, 2) << flag << " " << value;
+    EXPECT_THAT(r.FirstErrLine(), HasSubstr(absl::StrCat(flag, " '", value, "'")));
+  }
+}
+
 // The subcommand names listed under "Subcommands:" in a --help text.
 std::vector<std::string> SubcommandsInHelp(const std::string& help) {
   std::vector<std::string> names;

@@ -341,6 +341,45 @@ TEST(OnnxReader, SymbolicDimsNeedASize) {
   EXPECT_EQ(g->node(g->inputs()[0]).outputs[0].dims, (Dims{3, 4}));
 }
 
+// A front end names its own flags in the symbolic-dim error; the whole shape
+// of an input can be given; an input can be frozen to numbers.
+TEST(OnnxReader, InputShapesAndNumbers) {
+  OnnxBuilder b;
+  b.InputSymbolic("x", "N", 4);
+  b.Node("Relu", {"x"}, {"y"});
+  b.Output("y");
+  OnnxImportOptions hinted;
+  hinted.symbolic_dim_hint = "--dim NAME=N";
+  absl::StatusOr<Graph> g = ParseOnnx(b.Bytes(), "m.onnx", hinted);
+  ASSERT_FALSE(g.ok());
+  EXPECT_THAT(g.status().message(), HasSubstr("give its size (--dim NAME=N)"));
+  OnnxImportOptions shaped;
+  shaped.input_shapes["x"] = {2, 4};
+  g = ParseOnnx(b.Bytes(), "m.onnx", shaped);
+  ASSERT_TRUE(g.ok()) << g.status();
+  EXPECT_EQ(g->node(g->inputs()[0]).outputs[0].dims, (Dims{2, 4}));
+  // The declared rank and static dims must agree.
+  shaped.input_shapes["x"] = {2, 5};
+  g = ParseOnnx(b.Bytes(), "m.onnx", shaped);
+  ASSERT_FALSE(g.ok());
+  EXPECT_THAT(g.status().message(),
+              HasSubstr("graph input 'x' has dim 1 = 4; the given shape [2,5] disagrees"));
+  shaped.input_shapes["x"] = {8};
+  EXPECT_THAT(ParseOnnx(b.Bytes(), "m.onnx", shaped).status().message(),
+              HasSubstr("graph input 'x' has rank 2; the given shape [8] has rank 1"));
+  // Frozen to numbers: no graph input is left, the output is a function of a
+  // constant (one value given for all 8 elements).
+  OnnxImportOptions frozen;
+  frozen.input_shapes["x"] = {2, 4};
+  frozen.input_numbers["x"] = {-3};
+  g = ParseOnnx(b.Bytes(), "m.onnx", frozen);
+  ASSERT_TRUE(g.ok()) << g.status();
+  EXPECT_TRUE(g->inputs().empty());
+  frozen.input_numbers["x"] = {1, 2, 3};
+  EXPECT_THAT(ParseOnnx(b.Bytes(), "m.onnx", frozen).status().message(),
+              HasSubstr("graph input 'x' is Float32[2,4] (8 elements); 3 values given"));
+}
+
 TEST(OnnxReader, BadInputGivesOneLineErrors) {
   // Not a protobuf at all.
   absl::StatusOr<Graph> g = ParseOnnx("\xff\xff\xff garbage", "bad.onnx");
