@@ -237,7 +237,12 @@ absl::StatusOr<std::vector<Tensor>> Execute(const Graph& g, absl::Span<const Ten
       }
       KernelContext ctx{kernel_name, ops, out_types, &node.attrs};
       auto result = it->second(ctx);
-      if (!result.ok()) return NodeError(g, id, std::string(result.status().message()));
+      if (!result.ok()) {
+        // Keeps the kernel's code: Unimplemented (a case a reference kernel
+        // does not cover) is not an invalid graph.
+        return absl::Status(result.status().code(), absl::StrFormat("node %s: %s", g.NodeLabel(id),
+                                                                    result.status().message()));
+      }
       if (result->size() != out_types.size()) {
         return absl::InternalError(absl::StrFormat("node %s: kernel %s returned %d outputs",
                                                    g.NodeLabel(id), node.op, result->size()));

@@ -123,6 +123,7 @@ absl::Status Importer::DoOpaque(std::string_view reason) {
     }
   }
   if (!absent.empty()) n.attrs["onnx.absent_inputs"] = absent;
+  n.attrs["onnx.opset"] = static_cast<int64_t>(opset_);  // semantics may depend on it
   if (!reason.empty()) n.attrs["onnx.unmapped"] = std::string(reason);
   int last = node.output_size() - 1;
   while (last >= 0 && Out(last).empty()) --last;

@@ -74,6 +74,14 @@ std::vector<int64_t> RowMajorStrides(const Dims& dims) {
   return s;
 }
 
+std::vector<int64_t> BroadcastStrides(const Dims& in, const Dims& out) {
+  std::vector<int64_t> s(out.size(), 0);
+  const std::vector<int64_t> rs = RowMajorStrides(in);
+  const size_t lead = out.size() - in.size();
+  for (size_t d = 0; d < in.size(); ++d) s[lead + d] = in[d] == 1 ? 0 : rs[d];
+  return s;
+}
+
 std::vector<double> GatherAxes(absl::Span<const double> in, const Dims& in_dims,
                                const std::vector<std::vector<int64_t>>& map, double fill) {
   const int rank = static_cast<int>(map.size());
@@ -129,6 +137,10 @@ const KernelTable& Kernels() {
     RegisterResizeKernels(*t);
     RegisterConvertKernels(*t);
     RegisterOnnxMathKernels(*t);
+    RegisterOnnxActivationKernels(*t);
+    RegisterOnnxReduceKernels(*t);
+    RegisterOnnxIndexKernels(*t);
+    RegisterOnnxTensorKernels(*t);
     return t;
   }();
   return *kTable;

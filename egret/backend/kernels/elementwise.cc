@@ -6,41 +6,12 @@
 namespace egret::backend_internal {
 namespace {
 
-// Per output axis, the stride of `in` (0 where `in` is broadcast).
-std::vector<int64_t> BroadcastStrides(const Dims& in, const Dims& out) {
-  std::vector<int64_t> s(out.size(), 0);
-  const std::vector<int64_t> rs = RowMajorStrides(in);
-  const size_t lead = out.size() - in.size();
-  for (size_t d = 0; d < in.size(); ++d) s[lead + d] = in[d] == 1 ? 0 : rs[d];
-  return s;
-}
-
 bool IsIntegerType(DType t) { return t == DType::kInt32 || t == DType::kInt64; }
 
 template <typename F>
 absl::StatusOr<std::vector<Tensor>> Binary(const KernelContext& c, F f) {
-  const std::vector<double> a = ReadReals(c.In(0));
-  const std::vector<double> b = ReadReals(c.In(1));
-  const Dims& od = c.outputs[0].dims;
-  const int rank = static_cast<int>(od.size());
-  const std::vector<int64_t> sa = BroadcastStrides(c.InDims(0), od);
-  const std::vector<int64_t> sb = BroadcastStrides(c.InDims(1), od);
-  const int64_t n = c.outputs[0].num_elements();
-  std::vector<double> out(static_cast<size_t>(n));
-  std::vector<int64_t> idx(rank, 0);
-  int64_t ia = 0, ib = 0;
-  for (int64_t i = 0; i < n; ++i) {
-    out[i] = f(a[ia], b[ib]);
-    for (int d = rank - 1; d >= 0; --d) {
-      ++idx[d];
-      ia += sa[d];
-      ib += sb[d];
-      if (idx[d] < od[d]) break;
-      ia -= sa[d] * od[d];
-      ib -= sb[d] * od[d];
-      idx[d] = 0;
-    }
-  }
+  const std::vector<double> out = BroadcastBinary(
+      ReadReals(c.In(0)), c.InDims(0), ReadReals(c.In(1)), c.InDims(1), c.outputs[0].dims, f);
   std::vector<Tensor> result;
   result.push_back(MakeTensor(c.outputs[0], out));
   return result;

@@ -72,6 +72,41 @@ std::vector<Tensor> MapUnary(const KernelContext& c, F f) {
   return out;
 }
 
+// Per axis of `out`, the stride of a tensor of dims `in` broadcast to `out`
+// by numpy's rules (axes aligned at the right; 0 where `in` has 1 or lacks
+// the axis). `in` must broadcast to `out`.
+std::vector<int64_t> BroadcastStrides(const Dims& in, const Dims& out);
+
+// out[i] = f(a[ia], b[ib]) over the elements of `out_dims`, with `a` (dims
+// a_dims) and `b` (dims b_dims) broadcast to it by numpy's rules. Both must
+// broadcast to out_dims (see BroadcastDims).
+template <typename F>
+std::vector<double> BroadcastBinary(absl::Span<const double> a, const Dims& a_dims,
+                                    absl::Span<const double> b, const Dims& b_dims,
+                                    const Dims& out_dims, F f) {
+  const int rank = static_cast<int>(out_dims.size());
+  const std::vector<int64_t> sa = BroadcastStrides(a_dims, out_dims);
+  const std::vector<int64_t> sb = BroadcastStrides(b_dims, out_dims);
+  int64_t n = 1;
+  for (int64_t d : out_dims) n *= d;
+  std::vector<double> out(static_cast<size_t>(n));
+  std::vector<int64_t> idx(rank, 0);
+  int64_t ia = 0, ib = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    out[i] = f(a[ia], b[ib]);
+    for (int d = rank - 1; d >= 0; --d) {
+      ++idx[d];
+      ia += sa[d];
+      ib += sb[d];
+      if (idx[d] < out_dims[d]) break;
+      ia -= sa[d] * out_dims[d];
+      ib -= sb[d] * out_dims[d];
+      idx[d] = 0;
+    }
+  }
+  return out;
+}
+
 // out[i] = in[sum_d map[d][i_d] * stride_d] for an output of dims
 // (map[d].size(), ...); an index of -1 yields `fill`. Slices, pads, splits
 // and nearest-neighbour resizing are all this.

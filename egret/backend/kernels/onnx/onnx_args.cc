@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <cmath>
 #include <variant>
 
 #include "absl/strings/str_format.h"
@@ -8,6 +9,7 @@ namespace egret::backend_internal {
 
 namespace {
 constexpr std::string_view kAbsentInputs = "onnx.absent_inputs";
+constexpr std::string_view kUntypedOutputs = "onnx.untyped_outputs";
 
 const AttrValue* Find(const KernelContext& c, std::string_view name) {
   if (c.attrs == nullptr) return nullptr;
@@ -36,6 +38,14 @@ const Tensor* OnnxArgs::Input(int k) const {
   if (k < 0 || k >= static_cast<int>(position_.size()) || position_[k] < 0) return nullptr;
   return c_.inputs[position_[k]].value;
 }
+
+absl::StatusOr<const Tensor*> OnnxArgs::Required(int k) const {
+  const Tensor* t = Input(k);
+  if (t == nullptr) return KernelError(c_, absl::StrFormat("input %d is required", k));
+  return t;
+}
+
+bool OnnxArgs::HasAttr(std::string_view name) const { return Find(c_, name) != nullptr; }
 
 int64_t OnnxArgs::Int(std::string_view name, int64_t def) const {
   const AttrValue* v = Find(c_, name);
@@ -71,6 +81,71 @@ std::optional<std::vector<double>> OnnxArgs::Floats(std::string_view name) const
   if (v == nullptr) return std::nullopt;
   if (const auto* d = std::get_if<std::vector<double>>(v)) return *d;
   return std::nullopt;
+}
+
+std::vector<int64_t> ReadInts(const Tensor& t) {
+  std::vector<int64_t> out;
+  out.reserve(static_cast<size_t>(t.num_elements()));
+  for (double v : ReadReals(t)) out.push_back(static_cast<int64_t>(std::trunc(v)));
+  return out;
+}
+
+bool IsOnnxInteger(const TensorType& type) {
+  if (type.dtype == DType::kInt32 || type.dtype == DType::kInt64) return true;
+  return IsQuantized(type.dtype) && type.stepsize == 1.0f && type.zero_offset == 0;
+}
+
+Tensor MakeOnnxTensor(const TensorType& type, absl::Span<const double> reals) {
+  if (!IsOnnxInteger(type) && type.dtype != DType::kBool) return MakeTensor(type, reals);
+  std::vector<double> v(reals.begin(), reals.end());
+  for (double& x : v) {
+    if (type.dtype == DType::kBool) {
+      x = x != 0.0 ? 1.0 : 0.0;
+    } else {
+      x = std::trunc(x);  // then saturated; NaN becomes 0
+    }
+  }
+  return MakeTensor(type, v);
+}
+
+std::vector<int64_t> ReductionGroups(const Dims& d, const std::vector<bool>& reduced,
+                                     int64_t* groups) {
+  const int rank = static_cast<int>(d.size());
+  // Group strides over the input's axes: 0 on reduced axes.
+  std::vector<int64_t> gstride(rank, 0);
+  int64_t s = 1, n = 1;
+  for (int i = rank - 1; i >= 0; --i) {
+    n *= d[i];
+    if (!reduced[i]) {
+      gstride[i] = s;
+      s *= d[i];
+    }
+  }
+  *groups = s;
+  std::vector<int64_t> out(static_cast<size_t>(n));
+  std::vector<int64_t> idx(rank, 0);
+  int64_t g = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    out[i] = g;
+    for (int k = rank - 1; k >= 0; --k) {
+      ++idx[k];
+      g += gstride[k];
+      if (idx[k] < d[k]) break;
+      g -= gstride[k] * d[k];
+      idx[k] = 0;
+    }
+  }
+  return out;
+}
+
+absl::Status CheckOutputCount(const KernelContext& c, int k, int64_t n) {
+  const TensorType& t = c.outputs[k];
+  if (t.num_elements() == n) return absl::OkStatus();
+  if (t.dtype == DType::kFloat32 && t.dims == Dims{0} && Find(c, kUntypedOutputs) != nullptr) {
+    return absl::OkStatus();
+  }
+  return KernelError(c, absl::StrFormat("output %d is declared %s but the op computes %d elements",
+                                        k, t.ToString(), n));
 }
 
 absl::StatusOr<int> OnnxAxis(const KernelContext& c, int64_t axis, int rank) {

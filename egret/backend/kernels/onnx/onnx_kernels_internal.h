@@ -30,14 +30,20 @@ class OnnxArgs {
   // ONNX input `k`, or nullptr when it is absent (omitted or empty name).
   const Tensor* Input(int k) const;
   bool Has(int k) const { return Input(k) != nullptr; }
+  // ONNX input `k`, or an error naming the op when it is absent.
+  absl::StatusOr<const Tensor*> Required(int k) const;
   // Number of ONNX input positions (absent ones included).
   int num_inputs() const { return static_cast<int>(position_.size()); }
 
+  bool HasAttr(std::string_view name) const;
   int64_t Int(std::string_view name, int64_t def) const;
   double Float(std::string_view name, double def) const;
   std::string Str(std::string_view name, std::string def) const;
   std::optional<std::vector<int64_t>> Ints(std::string_view name) const;
   std::optional<std::vector<double>> Floats(std::string_view name) const;
+  // The default-domain opset of the model (attribute "onnx.opset", set by the
+  // importer), or `def` when the node does not say.
+  int64_t Opset(int64_t def) const { return Int("onnx.opset", def); }
 
  private:
   const KernelContext& c_;
@@ -48,8 +54,40 @@ class OnnxArgs {
 // fails naming the op.
 absl::StatusOr<int> OnnxAxis(const KernelContext& c, int64_t axis, int rank);
 
+// The elements of an integer (or any numeric) tensor as int64, truncated.
+std::vector<int64_t> ReadInts(const Tensor& t);
+
+// Whether ONNX sees `type` as an integer type: Int32, Int64, or a quantized
+// dtype with the plain encoding (stepsize 1, zero 0) the importer gives
+// ONNX's uint8/int8/uint16/int16.
+bool IsOnnxInteger(const TensorType& type);
+
+// A tensor of `type` holding `reals` converted as ONNX converts a computed
+// value to its element type: truncated toward zero for an integer type
+// (see IsOnnxInteger) and saturated, "not zero" for Bool, otherwise as
+// MakeTensor.
+Tensor MakeOnnxTensor(const TensorType& type, absl::Span<const double> reals);
+
+// For each element of a tensor of dims `d` (row-major), the index of its
+// group when the axes marked in `reduced` are reduced away; groups are
+// numbered in row-major order of the kept axes and `groups` receives their
+// number (1 when every axis is reduced).
+std::vector<int64_t> ReductionGroups(const Dims& d, const std::vector<bool>& reduced,
+                                     int64_t* groups);
+
+// Checks that output `k`, whose dims the importer declared, holds `n`
+// elements: an op whose output shape depends on its data (NonZero, Unique,
+// Compress) must agree with the declaration. An output nothing reads (the
+// importer types it Float32[0] and sets "onnx.untyped_outputs") accepts
+// anything.
+absl::Status CheckOutputCount(const KernelContext& c, int k, int64_t n);
+
 // Registration, one function per family (onnx/*.cc).
-void RegisterOnnxMathKernels(KernelTable& t);  // unary math: trig, rounding, ...
+void RegisterOnnxMathKernels(KernelTable& t);        // unary and binary math
+void RegisterOnnxActivationKernels(KernelTable& t);  // Elu .. Hardmax, MVN
+void RegisterOnnxReduceKernels(KernelTable& t);      // ReduceMin .. ReduceLogSumExp
+void RegisterOnnxIndexKernels(KernelTable& t);       // gather, scatter, Trilu, OneHot, ...
+void RegisterOnnxTensorKernels(KernelTable& t);      // DepthToSpace .. Dropout
 
 }  // namespace egret::backend_internal
 

@@ -1,8 +1,13 @@
-// ONNX unary math ops egret keeps opaque: out[i] = f(in[i]) with ONNX's
-// definition of f.
+// ONNX math ops egret keeps opaque: unary ones (out[i] = f(in[i]) with ONNX's
+// definition of f) and the binary Mod and BitShift (numpy broadcasting).
 #include <cmath>
+#include <cstdint>
+#include <limits>
 
+#include "absl/strings/str_format.h"
 #include "egret/backend/kernels/onnx/onnx_kernels_internal.h"
+#include "egret/graph/shape_inference.h"
+#include "egret/support/status_macros.h"
 
 namespace egret::backend_internal {
 namespace {
@@ -11,17 +16,132 @@ using Result = absl::StatusOr<std::vector<Tensor>>;
 
 template <double (*F)(double)>
 Result Map(const KernelContext& c) {
-  return MapUnary(c, F);
+  std::vector<double> v = ReadReals(c.In(0));
+  for (double& x : v) x = F(x);
+  std::vector<Tensor> out;
+  out.push_back(MakeOnnxTensor(c.outputs[0], v));
+  return out;
 }
 
 double Sin(double x) { return std::sin(x); }
 double Cos(double x) { return std::cos(x); }
+double Tan(double x) { return std::tan(x); }
+double Asin(double x) { return std::asin(x); }
+double Acos(double x) { return std::acos(x); }
+double Atan(double x) { return std::atan(x); }
+double Sinh(double x) { return std::sinh(x); }
+double Cosh(double x) { return std::cosh(x); }
+double Asinh(double x) { return std::asinh(x); }
+double Acosh(double x) { return std::acosh(x); }
+double Atanh(double x) { return std::atanh(x); }
+double Reciprocal(double x) { return 1.0 / x; }
+double Floor(double x) { return std::floor(x); }
+double Ceil(double x) { return std::ceil(x); }
+double Sign(double x) { return x > 0 ? 1.0 : x < 0 ? -1.0 : x; }  // NaN stays NaN
+double IsNaN(double x) { return std::isnan(x) ? 1.0 : 0.0; }
+
+// Round: to the nearest integer, halves to the even one (independent of the
+// floating-point environment's rounding mode).
+double Round(double x) {
+  const double f = std::floor(x);
+  const double diff = x - f;
+  if (diff > 0.5) return f + 1;
+  if (diff < 0.5) return f;
+  return std::fmod(f, 2.0) == 0.0 ? f : f + 1;  // a tie (NaN and infinities return above)
+}
+
+Result IsInf(const KernelContext& c) {
+  const OnnxArgs args(c);
+  const bool pos = args.Int("detect_positive", 1) != 0;
+  const bool neg = args.Int("detect_negative", 1) != 0;
+  std::vector<double> v = ReadReals(c.In(0));
+  for (double& x : v) x = std::isinf(x) && (x > 0 ? pos : neg) ? 1.0 : 0.0;
+  std::vector<Tensor> out;
+  out.push_back(MakeOnnxTensor(c.outputs[0], v));
+  return out;
+}
+
+// Applies f to the numpy broadcast of inputs 0 and 1 into the declared
+// output.
+template <typename F>
+Result BinaryOp(const KernelContext& c, F f) {
+  if (c.inputs.size() != 2) return KernelError(c, "expects 2 inputs");
+  EGRET_ASSIGN_OR_RETURN(Dims dims, BroadcastDims(c.InDims(0), c.InDims(1)));
+  if (dims != c.outputs[0].dims) {
+    return KernelError(c, absl::StrFormat("inputs broadcast to %s, the output is declared %s",
+                                          TensorType(c.outputs[0].dtype, dims).ToString(),
+                                          c.outputs[0].ToString()));
+  }
+  const std::vector<double> out =
+      BroadcastBinary(ReadReals(c.In(0)), c.InDims(0), ReadReals(c.In(1)), c.InDims(1), dims, f);
+  std::vector<Tensor> result;
+  result.push_back(MakeOnnxTensor(c.outputs[0], out));
+  return result;
+}
+
+// Mod: with fmod = 0 (integers only) the remainder takes the divisor's sign,
+// as Python's %; with fmod = 1 it takes the dividend's, as C's fmod. An
+// integer remainder by zero is 0 (ONNX leaves it undefined).
+Result Mod(const KernelContext& c) {
+  const OnnxArgs args(c);
+  const bool fmod = args.Int("fmod", 0) != 0;
+  const bool integer = IsOnnxInteger(c.outputs[0]);
+  if (!integer && !fmod) return KernelError(c, "fmod must be 1 for floating-point inputs");
+  if (!integer) return BinaryOp(c, [](double x, double y) { return std::fmod(x, y); });
+  return BinaryOp(c, [fmod](double x, double y) {
+    const auto a = static_cast<int64_t>(x);
+    const auto b = static_cast<int64_t>(y);
+    if (b == 0) return 0.0;
+    int64_t r = b == -1 ? 0 : a % b;  // a % -1 overflows for INT64_MIN
+    if (!fmod && r != 0 && ((r < 0) != (b < 0))) r += b;
+    return static_cast<double>(r);
+  });
+}
+
+// BitShift on unsigned integers: bits shifted out of the element's width
+// are lost, and a shift by the width or more gives 0.
+Result BitShift(const KernelContext& c) {
+  const OnnxArgs args(c);
+  const std::string dir = args.Str("direction", "");
+  if (dir != "LEFT" && dir != "RIGHT") {
+    return KernelError(c, absl::StrFormat("direction must be LEFT or RIGHT, not '%s'", dir));
+  }
+  const TensorType& ot = c.outputs[0];
+  if (!IsOnnxInteger(ot)) return KernelError(c, "needs an unsigned integer type");
+  const int bits = ElementSize(ot.dtype) * 8;
+  const uint64_t mask = bits >= 64 ? ~uint64_t{0} : (uint64_t{1} << bits) - 1;
+  const bool left = dir == "LEFT";
+  return BinaryOp(c, [bits, mask, left](double x, double y) {
+    if (y < 0 || y >= bits) return 0.0;
+    const auto v = static_cast<uint64_t>(x);
+    const auto s = static_cast<int>(y);
+    return static_cast<double>(left ? (v << s) & mask : v >> s);
+  });
+}
 
 }  // namespace
 
 void RegisterOnnxMathKernels(KernelTable& t) {
   t.emplace("onnx.Sin", Map<Sin>);
   t.emplace("onnx.Cos", Map<Cos>);
+  t.emplace("onnx.Tan", Map<Tan>);
+  t.emplace("onnx.Asin", Map<Asin>);
+  t.emplace("onnx.Acos", Map<Acos>);
+  t.emplace("onnx.Atan", Map<Atan>);
+  t.emplace("onnx.Sinh", Map<Sinh>);
+  t.emplace("onnx.Cosh", Map<Cosh>);
+  t.emplace("onnx.Asinh", Map<Asinh>);
+  t.emplace("onnx.Acosh", Map<Acosh>);
+  t.emplace("onnx.Atanh", Map<Atanh>);
+  t.emplace("onnx.Reciprocal", Map<Reciprocal>);
+  t.emplace("onnx.Floor", Map<Floor>);
+  t.emplace("onnx.Ceil", Map<Ceil>);
+  t.emplace("onnx.Round", Map<Round>);
+  t.emplace("onnx.Sign", Map<Sign>);
+  t.emplace("onnx.IsNaN", Map<IsNaN>);
+  t.emplace("onnx.IsInf", IsInf);
+  t.emplace("onnx.Mod", Mod);
+  t.emplace("onnx.BitShift", BitShift);
 }
 
 }  // namespace egret::backend_internal
