@@ -41,13 +41,20 @@ double Sign(double x) { return x > 0 ? 1.0 : x < 0 ? -1.0 : x; }  // NaN stays N
 double IsNaN(double x) { return std::isnan(x) ? 1.0 : 0.0; }
 
 // Round: to the nearest integer, halves to the even one (independent of the
-// floating-point environment's rounding mode).
+// floating-point environment's rounding mode); keeps the sign of a zero
+// result (-0.5 -> -0), as numpy does.
 double Round(double x) {
   const double f = std::floor(x);
   const double diff = x - f;
-  if (diff > 0.5) return f + 1;
-  if (diff < 0.5) return f;
-  return std::fmod(f, 2.0) == 0.0 ? f : f + 1;  // a tie (NaN and infinities return above)
+  double r;
+  if (diff > 0.5) {
+    r = f + 1;
+  } else if (diff < 0.5) {
+    r = f;
+  } else {
+    r = std::fmod(f, 2.0) == 0.0 ? f : f + 1;  // a tie (NaN and infinities go above)
+  }
+  return std::copysign(r, x);
 }
 
 Result IsInf(const KernelContext& c) {
