@@ -250,6 +250,19 @@ TEST(OnnxKernels, DataDependentShapesMustMatchTheDeclaredOutput) {
                         "the op computes 4 elements"));
 }
 
+// A malformed node (from a hand-built graph or an invalid model) is an error
+// naming the op, never an out-of-range read.
+TEST(OnnxKernels, MalformedNodesAreErrors) {
+  EXPECT_THAT(ErrorOf(RunOnnx("onnx.Tan", {}, {F32({1})})),
+              HasSubstr("onnx.Tan: needs 1 inputs, has 0"));
+  EXPECT_THAT(ErrorOf(RunOnnx("onnx.GatherND", {{F32({2}), {1, 2}}}, {F32({1})})),
+              HasSubstr("onnx.GatherND: input 1 is required"));
+  // A scalar has no axis 0.
+  EXPECT_THAT(ErrorOf(RunOnnx("onnx.ReduceProd", {{F32({}), {3}}}, {F32({})},
+                              {{"axes", std::vector<int64_t>{0}}})),
+              HasSubstr("onnx.ReduceProd: axis 0 is out of range for rank 0"));
+}
+
 TEST(OnnxKernels, DetOfABatchOfMatrices) {
   // [[1, 2], [3, 4]] (-2) and a singular [[2, 4], [1, 2]] (0).
   auto r = RunOnnx("onnx.Det", {{F32({2, 2, 2}), {1, 2, 3, 4, 2, 4, 1, 2}}}, {F32({2})});

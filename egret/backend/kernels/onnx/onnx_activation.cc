@@ -17,11 +17,10 @@ using Result = absl::StatusOr<std::vector<Tensor>>;
 // out[i] = f(in[i]) where f reads the node's attributes.
 template <typename F>
 Result MapWith(const KernelContext& c, F f) {
+  EGRET_RETURN_IF_ERROR(NeedInputs(c, 1));
   std::vector<double> v = ReadReals(c.In(0));
   for (double& x : v) x = f(x);
-  std::vector<Tensor> out;
-  out.push_back(MakeOnnxTensor(c.outputs[0], v));
-  return out;
+  return OnnxResult(c, v);
 }
 
 Result Elu(const KernelContext& c) {
@@ -72,7 +71,7 @@ Result Softsign(const KernelContext& c) {
 
 // PRelu: x < 0 ? slope * x : x, the slope broadcast to x (unidirectionally).
 Result PRelu(const KernelContext& c) {
-  if (c.inputs.size() != 2) return KernelError(c, "expects 2 inputs (X, slope)");
+  EGRET_RETURN_IF_ERROR(NeedInputs(c, 2));
   const Dims& xd = c.InDims(0);
   const Dims& sd = c.InDims(1);
   absl::StatusOr<Dims> b = BroadcastDims(xd, sd);
@@ -84,9 +83,7 @@ Result PRelu(const KernelContext& c) {
   const std::vector<double> out =
       BroadcastBinary(ReadReals(c.In(0)), xd, ReadReals(c.In(1)), sd, xd,
                       [](double x, double slope) { return x < 0 ? slope * x : x; });
-  std::vector<Tensor> result;
-  result.push_back(MakeOnnxTensor(c.outputs[0], out));
-  return result;
+  return OnnxResult(c, out);
 }
 
 // Hardmax: 1 at the first maximum of each slice, 0 elsewhere. From opset 13
@@ -94,6 +91,7 @@ Result PRelu(const KernelContext& c) {
 // matrix [prod(dims[:axis]), prod(dims[axis:])] (default axis 1) and a slice
 // is a row.
 Result Hardmax(const KernelContext& c) {
+  EGRET_RETURN_IF_ERROR(NeedInputs(c, 1));
   const OnnxArgs args(c);
   const Dims& d = c.InDims(0);
   const int rank = static_cast<int>(d.size());
@@ -121,14 +119,13 @@ Result Hardmax(const KernelContext& c) {
       if (len > 0) out[base + best * inner] = 1.0;
     }
   }
-  std::vector<Tensor> result;
-  result.push_back(MakeOnnxTensor(c.outputs[0], out));
-  return result;
+  return OnnxResult(c, out);
 }
 
 // MeanVarianceNormalization: (X - E[X]) / (sqrt(E[X^2] - E[X]^2) + 1e-9),
 // the expectations taken over `axes` (default [0, 2, 3]).
 Result MeanVarianceNormalization(const KernelContext& c) {
+  EGRET_RETURN_IF_ERROR(NeedInputs(c, 1));
   const OnnxArgs args(c);
   const Dims& d = c.InDims(0);
   const int rank = static_cast<int>(d.size());
@@ -154,9 +151,7 @@ Result MeanVarianceNormalization(const KernelContext& c) {
     const double var = std::max(0.0, sum_sq[g] / count[g] - mean * mean);  // no rounding below 0
     out[i] = (v[i] - mean) / (std::sqrt(var) + 1e-9);
   }
-  std::vector<Tensor> result;
-  result.push_back(MakeOnnxTensor(c.outputs[0], out));
-  return result;
+  return OnnxResult(c, out);
 }
 
 }  // namespace

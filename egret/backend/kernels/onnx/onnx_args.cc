@@ -1,9 +1,12 @@
+// OnnxArgs (an opaque ONNX node's inputs by position and attributes by name) and
+// the helpers the ONNX-semantics kernels share (onnx_kernels_internal.h).
 #include <algorithm>
 #include <cmath>
 #include <variant>
 
 #include "absl/strings/str_format.h"
 #include "egret/backend/kernels/onnx/onnx_kernels_internal.h"
+#include "egret/support/status_macros.h"
 
 namespace egret::backend_internal {
 
@@ -83,6 +86,18 @@ std::optional<std::vector<double>> OnnxArgs::Floats(std::string_view name) const
   return std::nullopt;
 }
 
+absl::Status NeedInputs(const KernelContext& c, int n) {
+  if (static_cast<int>(c.inputs.size()) < n) {
+    return KernelError(c, absl::StrFormat("needs %d inputs, has %d", n, c.inputs.size()));
+  }
+  for (size_t i = 0; i < c.inputs.size(); ++i) {
+    if (c.inputs[i].value == nullptr) {
+      return KernelError(c, absl::StrFormat("input %d holds no data", i));
+    }
+  }
+  return absl::OkStatus();
+}
+
 std::vector<int64_t> ReadInts(const Tensor& t) {
   std::vector<int64_t> out;
   out.reserve(static_cast<size_t>(t.num_elements()));
@@ -149,10 +164,18 @@ absl::Status CheckOutputCount(const KernelContext& c, int k, int64_t n) {
 }
 
 absl::StatusOr<int> OnnxAxis(const KernelContext& c, int64_t axis, int rank) {
-  if (axis < -rank || axis >= std::max(rank, 1)) {
+  if (axis < -rank || axis >= rank) {
     return KernelError(c, absl::StrFormat("axis %d is out of range for rank %d", axis, rank));
   }
   return static_cast<int>(axis < 0 ? axis + rank : axis);
+}
+
+absl::StatusOr<std::vector<Tensor>> OnnxResult(const KernelContext& c,
+                                               absl::Span<const double> values) {
+  EGRET_RETURN_IF_ERROR(CheckOutputCount(c, 0, static_cast<int64_t>(values.size())));
+  std::vector<Tensor> out;
+  out.push_back(MakeOnnxTensor(c.outputs[0], values));
+  return out;
 }
 
 }  // namespace egret::backend_internal

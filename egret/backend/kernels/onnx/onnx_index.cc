@@ -41,12 +41,6 @@ void Next(std::vector<int64_t>& idx, const Dims& dims) {
   }
 }
 
-Result One(const KernelContext& c, absl::Span<const double> values) {
-  std::vector<Tensor> out;
-  out.push_back(MakeOnnxTensor(c.outputs[0], values));
-  return out;
-}
-
 // How a scatter combines an update u with the value v already there.
 using Combine = double (*)(double v, double u);
 
@@ -63,6 +57,7 @@ absl::StatusOr<Combine> ScatterReduction(const KernelContext& c) {
 // Trilu: keeps the upper (upper = 1, j - i >= k) or lower (j - i <= k)
 // triangle of the last two axes, k from input 1 (default 0); zeroes the rest.
 Result Trilu(const KernelContext& c) {
+  EGRET_RETURN_IF_ERROR(NeedInputs(c, 1));
   const OnnxArgs args(c);
   const Dims& d = c.InDims(0);
   if (d.size() < 2) return KernelError(c, "input must have rank 2 or more");
@@ -79,11 +74,12 @@ Result Trilu(const KernelContext& c) {
     const int64_t i = static_cast<int64_t>(e) / cols % rows;
     if (upper ? j - i < k : j - i > k) v[e] = 0.0;
   }
-  return One(c, v);
+  return OnnxResult(c, v);
 }
 
 // GatherElements: out[idx] = data[idx with idx[axis] = indices[idx]].
 Result GatherElements(const KernelContext& c) {
+  EGRET_RETURN_IF_ERROR(NeedInputs(c, 1));
   const OnnxArgs args(c);
   EGRET_ASSIGN_OR_RETURN(const Tensor* data, args.Required(0));
   EGRET_ASSIGN_OR_RETURN(const Tensor* indices, args.Required(1));
@@ -106,13 +102,14 @@ Result GatherElements(const KernelContext& c) {
     }
     out[e] = v[off];
   }
-  return One(c, out);
+  return OnnxResult(c, out);
 }
 
 // ScatterElements (and the older Scatter): out = data, then for each idx of
 // indices, out[idx with idx[axis] = indices[idx]] combined with updates[idx]
 // (reduction none/add/mul/max/min), in row-major order of indices.
 Result ScatterElements(const KernelContext& c) {
+  EGRET_RETURN_IF_ERROR(NeedInputs(c, 1));
   const OnnxArgs args(c);
   EGRET_ASSIGN_OR_RETURN(const Tensor* data, args.Required(0));
   EGRET_ASSIGN_OR_RETURN(const Tensor* indices, args.Required(1));
@@ -139,7 +136,7 @@ Result ScatterElements(const KernelContext& c) {
     }
     out[off] = combine(out[off], up[e]);
   }
-  return One(c, out);
+  return OnnxResult(c, out);
 }
 
 // The offset into data of the slice an index tuple (the last axis of
@@ -158,6 +155,7 @@ absl::StatusOr<int64_t> TupleOffset(const KernelContext& c, const int64_t* tuple
 // GatherND: for batch_dims b, indices [B..., n..., k] pick slices
 // data[B..., i_1..i_k, ...]: out dims indices.dims[:-1] + data.dims[b+k:].
 Result GatherND(const KernelContext& c) {
+  EGRET_RETURN_IF_ERROR(NeedInputs(c, 1));
   const OnnxArgs args(c);
   EGRET_ASSIGN_OR_RETURN(const Tensor* data, args.Required(0));
   EGRET_ASSIGN_OR_RETURN(const Tensor* indices, args.Required(1));
@@ -188,13 +186,13 @@ Result GatherND(const KernelContext& c) {
       out.insert(out.end(), v.begin() + off, v.begin() + off + slice);
     }
   }
-  EGRET_RETURN_IF_ERROR(CheckOutputCount(c, 0, static_cast<int64_t>(out.size())));
-  return One(c, out);
+  return OnnxResult(c, out);
 }
 
 // ScatterND: out = data, then each index tuple of indices [n..., k] selects
 // a slice data[i_1..i_k, ...] combined with the matching updates slice.
 Result ScatterND(const KernelContext& c) {
+  EGRET_RETURN_IF_ERROR(NeedInputs(c, 1));
   const OnnxArgs args(c);
   EGRET_ASSIGN_OR_RETURN(const Tensor* data, args.Required(0));
   EGRET_ASSIGN_OR_RETURN(const Tensor* indices, args.Required(1));
@@ -219,13 +217,14 @@ Result ScatterND(const KernelContext& c) {
     EGRET_ASSIGN_OR_RETURN(int64_t off, TupleOffset(c, &ix[t * k], k, dd, stride, 0));
     for (int64_t s = 0; s < slice; ++s) out[off + s] = combine(out[off + s], up[t * slice + s]);
   }
-  return One(c, out);
+  return OnnxResult(c, out);
 }
 
 // OneHot: indices (cast to integers; negative ones count from depth) give,
 // along a new axis of length depth, `on` at the index and `off` elsewhere;
 // an index out of [-depth, depth) gives only `off`. values = [off, on].
 Result OneHot(const KernelContext& c) {
+  EGRET_RETURN_IF_ERROR(NeedInputs(c, 1));
   const OnnxArgs args(c);
   EGRET_ASSIGN_OR_RETURN(const Tensor* indices, args.Required(0));
   EGRET_ASSIGN_OR_RETURN(const Tensor* depth_t, args.Required(1));
@@ -239,7 +238,6 @@ Result OneHot(const KernelContext& c) {
   const int r = static_cast<int>(id.size());
   EGRET_ASSIGN_OR_RETURN(int axis, OnnxAxis(c, args.Int("axis", -1), r + 1));
   const int64_t outer = Product(id, 0, axis), inner = Product(id, axis, r);
-  EGRET_RETURN_IF_ERROR(CheckOutputCount(c, 0, outer * depth * inner));
   const std::vector<int64_t> ix = ReadInts(*indices);
   std::vector<double> out(static_cast<size_t>(outer * depth * inner), values[0]);
   for (int64_t o = 0; o < outer; ++o) {
@@ -249,13 +247,14 @@ Result OneHot(const KernelContext& c) {
       if (j >= 0 && j < depth) out[(o * depth + j) * inner + i] = values[1];
     }
   }
-  return One(c, out);
+  return OnnxResult(c, out);
 }
 
 // Compress: the slices along `axis` (or, without axis, the elements of the
 // flattened input) whose condition is true; the condition may be shorter
 // than the axis.
 Result Compress(const KernelContext& c) {
+  EGRET_RETURN_IF_ERROR(NeedInputs(c, 1));
   const OnnxArgs args(c);
   EGRET_ASSIGN_OR_RETURN(const Tensor* input, args.Required(0));
   EGRET_ASSIGN_OR_RETURN(const Tensor* cond_t, args.Required(1));
@@ -286,13 +285,13 @@ Result Compress(const KernelContext& c) {
       out.insert(out.end(), first, first + inner);
     }
   }
-  EGRET_RETURN_IF_ERROR(CheckOutputCount(c, 0, static_cast<int64_t>(out.size())));
-  return One(c, out);
+  return OnnxResult(c, out);
 }
 
 // NonZero: the indices of the non-zero elements, [rank, count], in row-major
 // order (a scalar counts as rank 1).
 Result NonZero(const KernelContext& c) {
+  EGRET_RETURN_IF_ERROR(NeedInputs(c, 1));
   const Dims& d = c.InDims(0);
   const Dims dims = d.empty() ? Dims{1} : d;
   const int rank = static_cast<int>(dims.size());
@@ -303,17 +302,17 @@ Result NonZero(const KernelContext& c) {
     if (v[e] != 0.0) found.push_back(idx);
   }
   const int64_t n = static_cast<int64_t>(found.size());
-  EGRET_RETURN_IF_ERROR(CheckOutputCount(c, 0, rank * n));
   std::vector<double> out(static_cast<size_t>(rank * n));
   for (int a = 0; a < rank; ++a) {
     for (int64_t i = 0; i < n; ++i) out[a * n + i] = static_cast<double>(found[i][a]);
   }
-  return One(c, out);
+  return OnnxResult(c, out);
 }
 
 // ReverseSequence: for each batch b, reverses the first sequence_lens[b]
 // steps along time_axis and keeps the rest.
 Result ReverseSequence(const KernelContext& c) {
+  EGRET_RETURN_IF_ERROR(NeedInputs(c, 1));
   const OnnxArgs args(c);
   EGRET_ASSIGN_OR_RETURN(const Tensor* input, args.Required(0));
   EGRET_ASSIGN_OR_RETURN(const Tensor* lens_t, args.Required(1));
@@ -344,7 +343,7 @@ Result ReverseSequence(const KernelContext& c) {
     const int64_t src = t < len ? len - 1 - t : t;
     out[e] = v[static_cast<int64_t>(e) + (src - t) * stride[time_axis]];
   }
-  return One(c, out);
+  return OnnxResult(c, out);
 }
 
 // Unique: the distinct elements of the flattened input, or with `axis` the
@@ -353,6 +352,7 @@ Result ReverseSequence(const KernelContext& c) {
 // unique values, the index of each one's first occurrence, for each input
 // element (slice) the index of its unique value, and the counts.
 Result Unique(const KernelContext& c) {
+  EGRET_RETURN_IF_ERROR(NeedInputs(c, 1));
   const OnnxArgs args(c);
   const Dims& d = c.InDims(0);
   const int rank = static_cast<int>(d.size());

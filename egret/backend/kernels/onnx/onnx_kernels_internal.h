@@ -51,8 +51,13 @@ class OnnxArgs {
 };
 
 // Normalizes an ONNX axis (negative counts from the end) into [0, rank), or
-// fails naming the op.
+// fails naming the op (always for rank 0, which has no axis).
 absl::StatusOr<int> OnnxAxis(const KernelContext& c, int64_t axis, int rank);
+
+// Checks that the node has at least `n` inputs and that every input holds
+// data (not a "$Shape"), so that a kernel may read c.In(0) .. c.In(n - 1); a
+// malformed node is an error naming the op, not a crash.
+absl::Status NeedInputs(const KernelContext& c, int n);
 
 // The elements of an integer (or any numeric) tensor as int64, truncated.
 std::vector<int64_t> ReadInts(const Tensor& t);
@@ -81,6 +86,11 @@ std::vector<int64_t> ReductionGroups(const Dims& d, const std::vector<bool>& red
 // importer types it Float32[0] and sets "onnx.untyped_outputs") accepts
 // anything.
 absl::Status CheckOutputCount(const KernelContext& c, int k, int64_t n);
+
+// The single output `values`: checked against the declared output 0
+// (CheckOutputCount) and stored by MakeOnnxTensor.
+absl::StatusOr<std::vector<Tensor>> OnnxResult(const KernelContext& c,
+                                               absl::Span<const double> values);
 
 // Registration, one function per family (onnx/*.cc).
 void RegisterOnnxMathKernels(KernelTable& t);        // unary and binary math

@@ -16,11 +16,10 @@ using Result = absl::StatusOr<std::vector<Tensor>>;
 
 template <double (*F)(double)>
 Result Map(const KernelContext& c) {
+  EGRET_RETURN_IF_ERROR(NeedInputs(c, 1));
   std::vector<double> v = ReadReals(c.In(0));
   for (double& x : v) x = F(x);
-  std::vector<Tensor> out;
-  out.push_back(MakeOnnxTensor(c.outputs[0], v));
-  return out;
+  return OnnxResult(c, v);
 }
 
 double Sin(double x) { return std::sin(x); }
@@ -61,18 +60,17 @@ Result IsInf(const KernelContext& c) {
   const OnnxArgs args(c);
   const bool pos = args.Int("detect_positive", 1) != 0;
   const bool neg = args.Int("detect_negative", 1) != 0;
+  EGRET_RETURN_IF_ERROR(NeedInputs(c, 1));
   std::vector<double> v = ReadReals(c.In(0));
   for (double& x : v) x = std::isinf(x) && (x > 0 ? pos : neg) ? 1.0 : 0.0;
-  std::vector<Tensor> out;
-  out.push_back(MakeOnnxTensor(c.outputs[0], v));
-  return out;
+  return OnnxResult(c, v);
 }
 
 // Applies f to the numpy broadcast of inputs 0 and 1 into the declared
 // output.
 template <typename F>
 Result BinaryOp(const KernelContext& c, F f) {
-  if (c.inputs.size() != 2) return KernelError(c, "expects 2 inputs");
+  EGRET_RETURN_IF_ERROR(NeedInputs(c, 2));
   EGRET_ASSIGN_OR_RETURN(Dims dims, BroadcastDims(c.InDims(0), c.InDims(1)));
   if (dims != c.outputs[0].dims) {
     return KernelError(c, absl::StrFormat("inputs broadcast to %s, the output is declared %s",
@@ -81,9 +79,7 @@ Result BinaryOp(const KernelContext& c, F f) {
   }
   const std::vector<double> out =
       BroadcastBinary(ReadReals(c.In(0)), c.InDims(0), ReadReals(c.In(1)), c.InDims(1), dims, f);
-  std::vector<Tensor> result;
-  result.push_back(MakeOnnxTensor(c.outputs[0], out));
-  return result;
+  return OnnxResult(c, out);
 }
 
 // Mod: with fmod = 0 (integers only) the remainder takes the divisor's sign,

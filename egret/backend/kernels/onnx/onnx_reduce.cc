@@ -65,6 +65,7 @@ absl::StatusOr<std::optional<std::vector<bool>>> ReducedAxes(const KernelContext
 // `per_group(group, values, acc)`.
 template <typename F>
 Result ReduceWith(const KernelContext& c, F per_group) {
+  EGRET_RETURN_IF_ERROR(NeedInputs(c, 1));
   EGRET_ASSIGN_OR_RETURN(auto reduced, ReducedAxes(c));
   std::vector<double> v = ReadReals(c.In(0));
   std::vector<double> out;
@@ -75,10 +76,7 @@ Result ReduceWith(const KernelContext& c, F per_group) {
     const std::vector<int64_t> group = ReductionGroups(c.InDims(0), *reduced, &groups);
     out = per_group(groups, group, v);
   }
-  EGRET_RETURN_IF_ERROR(CheckOutputCount(c, 0, static_cast<int64_t>(out.size())));
-  std::vector<Tensor> result;
-  result.push_back(MakeOnnxTensor(c.outputs[0], out));
-  return result;
+  return OnnxResult(c, out);
 }
 
 template <const Reduction& R>

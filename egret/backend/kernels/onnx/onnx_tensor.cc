@@ -14,12 +14,6 @@ namespace {
 
 using Result = absl::StatusOr<std::vector<Tensor>>;
 
-Result One(const KernelContext& c, absl::Span<const double> values) {
-  std::vector<Tensor> out;
-  out.push_back(MakeOnnxTensor(c.outputs[0], values));
-  return out;
-}
-
 struct Nchw {
   int64_t n, c, h, w;
 };
@@ -40,6 +34,7 @@ absl::StatusOr<int64_t> BlockSize(const KernelContext& c) {
 // w*b+j) of channel c comes from input channel (i*b+j)*C/b^2 + c in DCR mode
 // (depth, column, row: the default) or c*b^2 + i*b+j in CRD mode.
 Result DepthToSpace(const KernelContext& c) {
+  EGRET_RETURN_IF_ERROR(NeedInputs(c, 1));
   EGRET_ASSIGN_OR_RETURN(Nchw s, Rank4(c));
   EGRET_ASSIGN_OR_RETURN(int64_t b, BlockSize(c));
   const std::string mode = OnnxArgs(c).Str("mode", "DCR");
@@ -48,7 +43,6 @@ Result DepthToSpace(const KernelContext& c) {
   }
   if (s.c % (b * b) != 0) return KernelError(c, "channels must be a multiple of blocksize^2");
   const int64_t oc = s.c / (b * b), oh = s.h * b, ow = s.w * b;
-  EGRET_RETURN_IF_ERROR(CheckOutputCount(c, 0, s.n * oc * oh * ow));
   const std::vector<double> v = ReadReals(c.In(0));
   std::vector<double> out(v.size());
   size_t e = 0;
@@ -63,17 +57,17 @@ Result DepthToSpace(const KernelContext& c) {
       }
     }
   }
-  return One(c, out);
+  return OnnxResult(c, out);
 }
 
 // SpaceToDepth: [N, C, H, W] -> [N, C*b^2, H/b, W/b], the inverse of
 // DepthToSpace in DCR mode.
 Result SpaceToDepth(const KernelContext& c) {
+  EGRET_RETURN_IF_ERROR(NeedInputs(c, 1));
   EGRET_ASSIGN_OR_RETURN(Nchw s, Rank4(c));
   EGRET_ASSIGN_OR_RETURN(int64_t b, BlockSize(c));
   if (s.h % b != 0 || s.w % b != 0) return KernelError(c, "H and W must be multiples of blocksize");
   const int64_t oc = s.c * b * b, oh = s.h / b, ow = s.w / b;
-  EGRET_RETURN_IF_ERROR(CheckOutputCount(c, 0, s.n * oc * oh * ow));
   const std::vector<double> v = ReadReals(c.In(0));
   std::vector<double> out(v.size());
   size_t e = 0;
@@ -87,34 +81,34 @@ Result SpaceToDepth(const KernelContext& c) {
       }
     }
   }
-  return One(c, out);
+  return OnnxResult(c, out);
 }
 
 // EyeLike: a matrix of the input's dims (the output's type, which the dtype
 // attribute may change) with ones on diagonal k (column - row = k).
 Result EyeLike(const KernelContext& c) {
+  EGRET_RETURN_IF_ERROR(NeedInputs(c, 1));
   const Dims& d = c.InDims(0);
   if (d.size() != 2) return KernelError(c, "input must be rank 2");
-  EGRET_RETURN_IF_ERROR(CheckOutputCount(c, 0, d[0] * d[1]));
   const int64_t k = OnnxArgs(c).Int("k", 0);
   std::vector<double> out(static_cast<size_t>(d[0] * d[1]), 0.0);
   for (int64_t i = 0; i < d[0]; ++i) {
     const int64_t j = i + k;
     if (j >= 0 && j < d[1]) out[i * d[1] + j] = 1.0;
   }
-  return One(c, out);
+  return OnnxResult(c, out);
 }
 
 // Det: the determinant of each square matrix of [..., M, M], by Gaussian
 // elimination with partial pivoting.
 Result Det(const KernelContext& c) {
+  EGRET_RETURN_IF_ERROR(NeedInputs(c, 1));
   const Dims& d = c.InDims(0);
   const size_t r = d.size();
   if (r < 2 || d[r - 1] != d[r - 2]) return KernelError(c, "input must be [..., M, M]");
   const int64_t m = d[r - 1];
   std::vector<double> v = ReadReals(c.In(0));
   const int64_t count = m == 0 ? 1 : static_cast<int64_t>(v.size()) / (m * m);
-  EGRET_RETURN_IF_ERROR(CheckOutputCount(c, 0, count));
   std::vector<double> out(static_cast<size_t>(count));
   for (int64_t b = 0; b < count; ++b) {
     double* a = v.data() + b * m * m;
@@ -140,18 +134,22 @@ Result Det(const KernelContext& c) {
     }
     out[b] = det;
   }
-  return One(c, out);
+  return OnnxResult(c, out);
 }
 
 // CastLike: input 0 converted to the element type of input 1 (the declared
 // output type): to an integer type truncating toward zero, to Bool "not
 // zero".
-Result CastLike(const KernelContext& c) { return One(c, ReadReals(c.In(0))); }
+Result CastLike(const KernelContext& c) {
+  EGRET_RETURN_IF_ERROR(NeedInputs(c, 1));
+  return OnnxResult(c, ReadReals(c.In(0)));
+}
 
 // Dropout at inference: the output is the input and the mask all true. In
 // training mode (input 2, or is_test = 0 before opset 7) with a positive
 // ratio the output is random: unimplemented.
 Result Dropout(const KernelContext& c) {
+  EGRET_RETURN_IF_ERROR(NeedInputs(c, 1));
   const OnnxArgs args(c);
   bool training = args.Int("is_test", 1) == 0;
   double ratio = args.Float("ratio", 0.5);
