@@ -59,7 +59,22 @@ bool HasOpaque(const Graph& g) {
   return false;
 }
 
+// Cases whose expected outputs contradict their own model.onnx in the
+// packaged ONNX release; they are skipped with the reason.
+struct BadData {
+  const char* name;
+  const char* reason;
+};
+constexpr BadData kBadData[] = {
+    {"test_adam_multiple",
+     "test data bug: the expected outputs use epsilon=1e-2, which model.onnx does not set "
+     "(onnx/onnx#7763, fixed after ONNX 1.12)"},
+};
+
 Result RunCase(const fs::path& dir) {
+  for (const BadData& b : kBadData) {
+    if (dir.filename() == b.name) return {Outcome::kSkipped, b.reason};
+  }
   const std::string model = (dir / "model.onnx").string();
   const fs::path data = dir / "test_data_set_0";
   if (!fs::exists(data)) return {Outcome::kSkipped, "no test_data_set_0"};

@@ -141,6 +141,15 @@ const KernelTable& Kernels() {
     RegisterOnnxReduceKernels(*t);
     RegisterOnnxIndexKernels(*t);
     RegisterOnnxTensorKernels(*t);
+    RegisterOnnxRnnKernels(*t);
+    RegisterOnnxLossKernels(*t);
+    RegisterOnnxPoolKernels(*t);
+    RegisterOnnxSamplingKernels(*t);
+    RegisterOnnxDetectionKernels(*t);
+    RegisterOnnxConvTransposeKernels(*t);
+    RegisterOnnxBatchNormKernels(*t);
+    RegisterOnnxSignalKernels(*t);
+    RegisterOnnxTrainingKernels(*t);
     return t;
   }();
   return *kTable;

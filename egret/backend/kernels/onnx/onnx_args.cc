@@ -170,6 +170,29 @@ absl::StatusOr<int> OnnxAxis(const KernelContext& c, int64_t axis, int rank) {
   return static_cast<int>(axis < 0 ? axis + rank : axis);
 }
 
+absl::StatusOr<Tensor> OnnxOutput(const KernelContext& c, int k, const Dims& dims,
+                                  absl::Span<const double> values) {
+  if (k >= static_cast<int>(c.outputs.size())) {
+    return KernelError(c, absl::StrFormat("computes output %d, the node declares %d outputs", k,
+                                          c.outputs.size()));
+  }
+  const TensorType& declared = c.outputs[k];
+  if (declared.dims != dims) {
+    if (declared.num_elements() == 0 && Find(c, kUntypedOutputs) != nullptr) {
+      return Tensor(declared);  // nothing reads it
+    }
+    TensorType computed = declared;
+    computed.dims = dims;
+    return KernelError(c, absl::StrFormat("output %d is declared %s but its inputs give %s", k,
+                                          declared.ToString(), computed.ToString()));
+  }
+  if (static_cast<int64_t>(values.size()) != declared.num_elements()) {
+    return absl::InternalError(absl::StrFormat("%s: output %d has %d values for %s", c.op, k,
+                                               values.size(), declared.ToString()));
+  }
+  return MakeTensor(declared, values);
+}
+
 absl::StatusOr<std::vector<Tensor>> OnnxResult(const KernelContext& c,
                                                absl::Span<const double> values) {
   EGRET_RETURN_IF_ERROR(CheckOutputCount(c, 0, static_cast<int64_t>(values.size())));

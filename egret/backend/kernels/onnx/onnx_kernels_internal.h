@@ -92,12 +92,29 @@ absl::Status CheckOutputCount(const KernelContext& c, int k, int64_t n);
 absl::StatusOr<std::vector<Tensor>> OnnxResult(const KernelContext& c,
                                                absl::Span<const double> values);
 
+// Output `k` of an opaque node, holding `values` in row-major order over
+// `dims`, in the type the importer declared. Fails naming the op when the
+// node declares other dims (or fewer outputs); an output nothing reads, which
+// the importer declares as an empty placeholder ("onnx.untyped_outputs"),
+// comes back empty.
+absl::StatusOr<Tensor> OnnxOutput(const KernelContext& c, int k, const Dims& dims,
+                                  absl::Span<const double> values);
+
 // Registration, one function per family (onnx/*.cc).
-void RegisterOnnxMathKernels(KernelTable& t);        // unary and binary math
-void RegisterOnnxActivationKernels(KernelTable& t);  // Elu .. Hardmax, MVN
-void RegisterOnnxReduceKernels(KernelTable& t);      // ReduceMin .. ReduceLogSumExp
-void RegisterOnnxIndexKernels(KernelTable& t);       // gather, scatter, Trilu, OneHot, ...
-void RegisterOnnxTensorKernels(KernelTable& t);      // DepthToSpace .. Dropout
+void RegisterOnnxMathKernels(KernelTable& t);           // unary and binary math
+void RegisterOnnxActivationKernels(KernelTable& t);     // Elu .. Hardmax, MVN
+void RegisterOnnxReduceKernels(KernelTable& t);         // ReduceMin .. ReduceLogSumExp
+void RegisterOnnxIndexKernels(KernelTable& t);          // gather, scatter, Trilu, OneHot, ...
+void RegisterOnnxTensorKernels(KernelTable& t);         // DepthToSpace .. Dropout
+void RegisterOnnxRnnKernels(KernelTable& t);            // RNN, GRU, LSTM
+void RegisterOnnxLossKernels(KernelTable& t);           // NegativeLogLikelihoodLoss, ...
+void RegisterOnnxPoolKernels(KernelTable& t);           // MaxPool, AveragePool, MaxUnpool
+void RegisterOnnxSamplingKernels(KernelTable& t);       // Resize, GridSample
+void RegisterOnnxDetectionKernels(KernelTable& t);      // RoiAlign, NonMaxSuppression
+void RegisterOnnxConvTransposeKernels(KernelTable& t);  // ConvTranspose
+void RegisterOnnxBatchNormKernels(KernelTable& t);      // BatchNormalization
+void RegisterOnnxSignalKernels(KernelTable& t);         // DFT, STFT, windows, MelWeightMatrix
+void RegisterOnnxTrainingKernels(KernelTable& t);       // Momentum, Adam, Adagrad
 
 }  // namespace egret::backend_internal
 
