@@ -19,6 +19,11 @@ const AttrValue* Find(const KernelContext& c, std::string_view name) {
   auto it = c.attrs->find(name);
   return it == c.attrs->end() ? nullptr : &it->second;
 }
+
+// Output k is the importer's stand-in for an output nothing reads.
+bool IsPlaceholder(const KernelContext& c, int k) {
+  return c.outputs[k].num_elements() == 0 && Find(c, kUntypedOutputs) != nullptr;
+}
 }  // namespace
 
 OnnxArgs::OnnxArgs(const KernelContext& c) : c_(c) {
@@ -170,22 +175,26 @@ absl::StatusOr<int> OnnxAxis(const KernelContext& c, int64_t axis, int rank) {
   return static_cast<int>(axis < 0 ? axis + rank : axis);
 }
 
-absl::StatusOr<Tensor> OnnxOutput(const KernelContext& c, int k, const Dims& dims,
-                                  absl::Span<const double> values) {
+absl::Status CheckOnnxOutput(const KernelContext& c, int k, const Dims& dims) {
   if (k >= static_cast<int>(c.outputs.size())) {
     return KernelError(c, absl::StrFormat("computes output %d, the node declares %d outputs", k,
                                           c.outputs.size()));
   }
   const TensorType& declared = c.outputs[k];
-  if (declared.dims != dims) {
-    if (declared.num_elements() == 0 && Find(c, kUntypedOutputs) != nullptr) {
-      return Tensor(declared);  // nothing reads it
-    }
+  if (declared.dims != dims && !IsPlaceholder(c, k)) {
     TensorType computed = declared;
     computed.dims = dims;
     return KernelError(c, absl::StrFormat("output %d is declared %s but its inputs give %s", k,
                                           declared.ToString(), computed.ToString()));
   }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<Tensor> OnnxOutput(const KernelContext& c, int k, const Dims& dims,
+                                  absl::Span<const double> values) {
+  EGRET_RETURN_IF_ERROR(CheckOnnxOutput(c, k, dims));
+  const TensorType& declared = c.outputs[k];
+  if (declared.dims != dims) return Tensor(declared);  // a placeholder nothing reads
   if (static_cast<int64_t>(values.size()) != declared.num_elements()) {
     return absl::InternalError(absl::StrFormat("%s: output %d has %d values for %s", c.op, k,
                                                values.size(), declared.ToString()));

@@ -99,6 +99,9 @@ Result ConvTranspose(const KernelContext& c) {
     }
     if (out[i] < 0) return KernelError(c, "the output would have a negative size");
   }
+  Dims out_dims{n, out_c};
+  out_dims.insert(out_dims.end(), out.begin(), out.end());
+  EGRET_RETURN_IF_ERROR(CheckOnnxOutput(c, 0, out_dims));
   std::vector<double> bias(static_cast<size_t>(out_c), 0.0);
   if (const Tensor* b = a.Input(2)) {
     if (b->type().dims != Dims{out_c}) {
@@ -155,8 +158,6 @@ Result ConvTranspose(const KernelContext& c) {
       }
     }
   }
-  Dims out_dims{n, out_c};
-  out_dims.insert(out_dims.end(), out.begin(), out.end());
   std::vector<Tensor> result;
   EGRET_ASSIGN_OR_RETURN(Tensor yt, OnnxOutput(c, 0, out_dims, y));
   result.push_back(std::move(yt));

@@ -85,6 +85,7 @@ Result RoiAlign(const KernelContext& c) {
   const double spatial_scale = a.Float("spatial_scale", 1.0);
   if (out_h <= 0 || out_w <= 0) return KernelError(c, "output_height and output_width must be > 0");
   const int64_t n = xd[0], channels = xd[1], height = xd[2], width = xd[3], num_rois = rd[0];
+  EGRET_RETURN_IF_ERROR(CheckOnnxOutput(c, 0, Dims{num_rois, channels, out_h, out_w}));
   const std::vector<double> x = ReadReals(*a.Input(0));
   const std::vector<double> rois = ReadReals(*a.Input(1));
   const std::vector<int64_t> batch = ReadInts(*a.Input(2));
@@ -105,12 +106,21 @@ Result RoiAlign(const KernelContext& c) {
     }
     const double bin_h = roi_h / static_cast<double>(out_h);
     const double bin_w = roi_w / static_cast<double>(out_w);
-    const int64_t grid_h =
-        sampling > 0 ? sampling
-                     : static_cast<int64_t>(std::ceil(roi_h / static_cast<double>(out_h)));
-    const int64_t grid_w =
-        sampling > 0 ? sampling
-                     : static_cast<int64_t>(std::ceil(roi_w / static_cast<double>(out_w)));
+    if (!std::isfinite(roi_h) || !std::isfinite(roi_w) || !std::isfinite(start_h) ||
+        !std::isfinite(start_w)) {
+      return KernelError(c, absl::StrFormat("roi %d is not finite", ri));
+    }
+    // Samples per bin and dim: sampling_ratio, or as many as the bin is wide.
+    const double grid_hd = sampling > 0 ? static_cast<double>(sampling)
+                                        : std::ceil(roi_h / static_cast<double>(out_h));
+    const double grid_wd = sampling > 0 ? static_cast<double>(sampling)
+                                        : std::ceil(roi_w / static_cast<double>(out_w));
+    if (grid_hd * grid_wd > (1 << 24)) {
+      return KernelError(
+          c, absl::StrFormat("roi %d needs a %gx%g sampling grid per bin", ri, grid_hd, grid_wd));
+    }
+    const int64_t grid_h = static_cast<int64_t>(std::max(grid_hd, 0.0));
+    const int64_t grid_w = static_cast<int64_t>(std::max(grid_wd, 0.0));
     const double count = static_cast<double>(std::max<int64_t>(grid_h * grid_w, 1));
     for (int64_t ph = 0; ph < out_h; ++ph) {
       for (int64_t pw = 0; pw < out_w; ++pw) {

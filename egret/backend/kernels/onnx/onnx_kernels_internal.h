@@ -99,6 +99,10 @@ absl::StatusOr<std::vector<Tensor>> OnnxResult(const KernelContext& c,
 // comes back empty.
 absl::StatusOr<Tensor> OnnxOutput(const KernelContext& c, int k, const Dims& dims,
                                   absl::Span<const double> values);
+// The check OnnxOutput makes, for kernels whose output size comes from
+// operand values: making it before computing bounds the work by the
+// declared types (which the executor's memory limit has seen).
+absl::Status CheckOnnxOutput(const KernelContext& c, int k, const Dims& dims);
 
 // Registration, one function per family (onnx/*.cc).
 void RegisterOnnxMathKernels(KernelTable& t);           // unary and binary math

@@ -159,6 +159,7 @@ Result MaxPool(const KernelContext& c) {
   if (!a.Has(0)) return KernelError(c, "needs X");
   const Dims& x_dims = a.Input(0)->type().dims;
   EGRET_ASSIGN_OR_RETURN(const Geometry g, PoolGeometry(c, a, x_dims));
+  EGRET_RETURN_IF_ERROR(CheckOnnxOutput(c, 0, OutDims(x_dims, g)));
   const bool column_major = a.Int("storage_order", 0) != 0;
   const std::vector<double> x = ReadReals(*a.Input(0));
   const int64_t plane_in = Product(g.in), plane_out = Product(g.out);
@@ -198,6 +199,7 @@ Result AveragePool(const KernelContext& c) {
   if (!a.Has(0)) return KernelError(c, "needs X");
   const Dims& x_dims = a.Input(0)->type().dims;
   EGRET_ASSIGN_OR_RETURN(const Geometry g, PoolGeometry(c, a, x_dims));
+  EGRET_RETURN_IF_ERROR(CheckOnnxOutput(c, 0, OutDims(x_dims, g)));
   const bool include_pad = a.Int("count_include_pad", 0) != 0;
   const std::vector<double> x = ReadReals(*a.Input(0));
   const int64_t plane_in = Product(g.in), plane_out = Product(g.out);
@@ -242,6 +244,7 @@ Result MaxUnpool(const KernelContext& c) {
   Dims unpooled{x_dims[0], x_dims[1]};
   for (size_t i = 0; i < rank; ++i) {
     unpooled.push_back((x_dims[2 + i] - 1) * strides[i] - pads[i] - pads[rank + i] + (*kernel)[i]);
+    if (unpooled.back() <= 0) return KernelError(c, "the unpooled shape would be empty");
   }
   Dims out_dims = unpooled;
   if (const Tensor* shape = a.Input(2)) {
@@ -260,6 +263,7 @@ Result MaxUnpool(const KernelContext& c) {
       }
     }
   }
+  EGRET_RETURN_IF_ERROR(CheckOnnxOutput(c, 0, out_dims));
   const Ints idx = ReadInts(*a.Input(1));
   const std::vector<double> x = ReadReals(*a.Input(0));
   const Ints unpooled_ints(unpooled.begin(), unpooled.end());

@@ -156,6 +156,9 @@ absl::StatusOr<std::vector<double>> ResizeAxis(const KernelContext& c, const Res
     } else {
       return KernelError(c, absl::StrFormat("unknown coordinate_transformation_mode '%s'", m));
     }
+    if (!std::isfinite(x)) return KernelError(c, "a coordinate is not finite");
+    // Far outside the input every tap reads the edge; keep x convertible.
+    x = std::clamp(x, -1e12, 1e12);
     const double fl = std::floor(x);
     const bool integer = x == fl;
     const double ratio = integer ? 1.0 : x - fl;
@@ -266,7 +269,8 @@ Result Resize(const KernelContext& c) {
     for (size_t i = 0; i < na; ++i) {
       if (!(sc[i] > 0)) return KernelError(c, "scales must be positive");
       scale[axes[i]] = sc[i];
-      out[axes[i]] = static_cast<int64_t>(sc[i] * static_cast<double>(x_dims[axes[i]]));
+      const double size = sc[i] * static_cast<double>(x_dims[axes[i]]);
+      out[axes[i]] = static_cast<int64_t>(std::min(size, 4.0e18));
     }
   } else {
     return KernelError(c, "needs scales or sizes");
@@ -282,10 +286,17 @@ Result Resize(const KernelContext& c) {
     }
   }
 
+  for (int ax : axes) {
+    if (x_dims[ax] == 0 || out[ax] < 0) return KernelError(c, "cannot resize an empty axis");
+    // An antialiasing kernel spans about 4 / scale taps.
+    if (s.antialias && scale[ax] < 1e-4) {
+      return KernelError(c, absl::StrFormat("antialias with scale %g is not supported", scale[ax]));
+    }
+  }
+  EGRET_RETURN_IF_ERROR(CheckOnnxOutput(c, 0, Dims(out.begin(), out.end())));
   std::vector<double> v = ReadReals(*a.Input(0));
   Dims dims = x_dims;
   for (int ax : axes) {
-    if (x_dims[ax] == 0 || out[ax] < 0) return KernelError(c, "cannot resize an empty axis");
     const bool identity =
         std::abs(scale[ax] - 1.0) <= 1e-9 && out[ax] == dims[ax] &&
         (s.transform != "tf_crop_and_resize" ||
@@ -317,19 +328,12 @@ enum class Padding { kZeros, kBorder, kReflection };
 double Reflect(double x, double lo, double hi) {
   const double range = hi - lo;
   if (range <= 0) return lo;
-  if (x < lo) {
-    const double dx = lo - x;
-    const int64_t n = static_cast<int64_t>(dx / range);
-    const double r = dx - static_cast<double>(n) * range;
-    return n % 2 == 0 ? lo + r : hi - r;
-  }
-  if (x > hi) {
-    const double dx = x - hi;
-    const int64_t n = static_cast<int64_t>(dx / range);
-    const double r = dx - static_cast<double>(n) * range;
-    return n % 2 == 0 ? hi - r : lo + r;
-  }
-  return x;
+  if (x >= lo && x <= hi) return x;
+  const double dx = x < lo ? lo - x : x - hi;  // distance past the border
+  const bool even = std::fmod(std::floor(dx / range), 2.0) == 0;
+  const double r = std::fmod(dx, range);
+  if (x < lo) return even ? lo + r : hi - r;
+  return even ? hi - r : lo + r;
 }
 
 Result GridSample(const KernelContext& c) {
@@ -399,6 +403,9 @@ Result GridSample(const KernelContext& c) {
         const double g = grid[(b * out_plane + o) * r + (r - 1 - d)];
         const double len = static_cast<double>(size[d]);
         double xc = align ? (g + 1.0) / 2.0 * (len - 1.0) : ((g + 1.0) * len - 1.0) / 2.0;
+        if (!std::isfinite(xc)) xc = -8.0;  // reads padding, like any far coordinate
+        // With zeros padding, beyond a few pixels outside every tap reads 0.
+        if (padding == Padding::kZeros) xc = std::clamp(xc, -8.0, len + 8.0);
         if (nearest) xc = std::nearbyint(xc);
         if (xc < lo[d] || xc > hi[d]) {
           if (padding == Padding::kBorder) xc = std::clamp(xc, 0.0, len - 1.0);

@@ -30,6 +30,13 @@ Complex Twiddle(int64_t k, int64_t n, int64_t len, double sign) {
   return {std::cos(angle), std::sin(angle)};
 }
 
+// An integer operand's value as an integer (clamped, so that any double
+// converts).
+int64_t ToInt(double v) {
+  if (std::isnan(v)) return 0;
+  return static_cast<int64_t>(std::clamp(v, -4.0e18, 4.0e18));
+}
+
 // The scalar value of optional input k, or nullopt when absent.
 absl::StatusOr<std::optional<double>> OptionalScalar(const KernelContext& c, const OnnxArgs& a,
                                                      int k, const char* name) {
@@ -62,7 +69,7 @@ Result Dft(const KernelContext& c) {
   }
   int64_t axis_attr = a.Int("axis", 1);
   EGRET_ASSIGN_OR_RETURN(std::optional<double> axis_in, OptionalScalar(c, a, 2, "axis"));
-  if (axis_in) axis_attr = static_cast<int64_t>(*axis_in);
+  if (axis_in) axis_attr = ToInt(*axis_in);
   EGRET_ASSIGN_OR_RETURN(const int axis, OnnxAxis(c, axis_attr, rank));
   if (axis == rank - 1) return KernelError(c, "the axis cannot be the last (complex) dimension");
   const bool inverse = a.Int("inverse", 0) != 0;
@@ -70,8 +77,7 @@ Result Dft(const KernelContext& c) {
   const bool complex_in = dims.back() == 2;
   const int64_t n_in = dims[axis];
   EGRET_ASSIGN_OR_RETURN(std::optional<double> len_in, OptionalScalar(c, a, 1, "dft_length"));
-  const int64_t len =
-      len_in ? static_cast<int64_t>(*len_in) : (inverse && onesided ? 2 * (n_in - 1) : n_in);
+  const int64_t len = len_in ? ToInt(*len_in) : (inverse && onesided ? 2 * (n_in - 1) : n_in);
   if (len <= 0) return KernelError(c, absl::StrFormat("dft_length %d is not positive", len));
 
   const bool real_out = inverse && onesided;
@@ -79,6 +85,7 @@ Result Dft(const KernelContext& c) {
   Dims out_dims = dims;
   out_dims[axis] = bins;
   out_dims.back() = real_out ? 1 : 2;
+  EGRET_RETURN_IF_ERROR(CheckOnnxOutput(c, 0, out_dims));
 
   const std::vector<double> x = ReadReals(*a.Input(0));
   int64_t outer = 1, inner = 1;
@@ -134,7 +141,7 @@ Result Stft(const KernelContext& c) {
   }
   const int64_t batch = dims[0], length = dims[1], in_c = dims[2];
   EGRET_ASSIGN_OR_RETURN(const double step_v, Scalar(c, a, 1, "frame_step"));
-  const int64_t step = static_cast<int64_t>(step_v);
+  const int64_t step = ToInt(step_v);
   std::vector<double> window;
   if (const Tensor* w = a.Input(2)) {
     if (w->type().rank() != 1) return KernelError(c, "the window must have rank 1");
@@ -143,7 +150,7 @@ Result Stft(const KernelContext& c) {
   EGRET_ASSIGN_OR_RETURN(std::optional<double> len_in, OptionalScalar(c, a, 3, "frame_length"));
   int64_t frame = length;
   if (len_in) {
-    frame = static_cast<int64_t>(*len_in);
+    frame = ToInt(*len_in);
   } else if (!window.empty()) {
     frame = static_cast<int64_t>(window.size());
   }
@@ -160,6 +167,7 @@ Result Stft(const KernelContext& c) {
   const bool onesided = a.Int("onesided", 1) != 0;
   const int64_t frames = 1 + (length - frame) / step;
   const int64_t bins = onesided ? frame / 2 + 1 : frame;
+  EGRET_RETURN_IF_ERROR(CheckOnnxOutput(c, 0, Dims{batch, frames, bins, 2}));
   const std::vector<double> x = ReadReals(*a.Input(0));
   std::vector<double> y(static_cast<size_t>(batch * frames * bins * 2));
   for (int64_t b = 0; b < batch; ++b) {
@@ -196,8 +204,9 @@ Result Window(const KernelContext& c) {
   const double* k = kCoeffs[kWindow];
   const OnnxArgs a(c);
   EGRET_ASSIGN_OR_RETURN(const double size_v, Scalar(c, a, 0, "size"));
-  const int64_t size = static_cast<int64_t>(size_v);
+  const int64_t size = ToInt(size_v);
   if (size < 0) return KernelError(c, absl::StrFormat("size %d is negative", size));
+  EGRET_RETURN_IF_ERROR(CheckOnnxOutput(c, 0, Dims{size}));
   const double denom = static_cast<double>(a.Int("periodic", 1) != 0 ? size : size - 1);
   std::vector<double> w(static_cast<size_t>(size));
   for (int64_t n = 0; n < size; ++n) {
@@ -225,19 +234,20 @@ Result MelWeightMatrix(const KernelContext& c) {
   EGRET_ASSIGN_OR_RETURN(const double sample_rate, Scalar(c, a, 2, "sample_rate"));
   EGRET_ASSIGN_OR_RETURN(const double lower, Scalar(c, a, 3, "lower_edge_hertz"));
   EGRET_ASSIGN_OR_RETURN(const double upper, Scalar(c, a, 4, "upper_edge_hertz"));
-  const int64_t mel_bins = static_cast<int64_t>(mel_bins_v);
-  const int64_t dft_length = static_cast<int64_t>(dft_length_v);
+  const int64_t mel_bins = ToInt(mel_bins_v);
+  const int64_t dft_length = ToInt(dft_length_v);
   if (mel_bins <= 0 || dft_length <= 0 || sample_rate <= 0) {
     return KernelError(c, "num_mel_bins, dft_length and sample_rate must be positive");
   }
   const int64_t spec_bins = dft_length / 2 + 1;
+  EGRET_RETURN_IF_ERROR(CheckOnnxOutput(c, 0, Dims{spec_bins, mel_bins}));
   auto mel = [](double hz) { return 2595.0 * std::log10(1.0 + hz / 700.0); };
   const double low_mel = mel(lower);
   const double mel_step = (mel(upper) - low_mel) / static_cast<double>(mel_bins + 2);
   std::vector<int64_t> edge(static_cast<size_t>(mel_bins + 2));
   for (int64_t i = 0; i < mel_bins + 2; ++i) {
     const double hz = 700.0 * (std::pow(10.0, (i * mel_step + low_mel) / 2595.0) - 1.0);
-    edge[i] = static_cast<int64_t>(std::floor((dft_length + 1) * hz / sample_rate));
+    edge[i] = ToInt(std::floor(static_cast<double>(dft_length + 1) * hz / sample_rate));
   }
   std::vector<double> w(static_cast<size_t>(spec_bins * mel_bins), 0.0);
   auto set = [&](int64_t bin, int64_t m, double v) -> absl::Status {
