@@ -222,6 +222,22 @@ TEST(OnnxNonMaxSuppression, SuppressesOverlaps) {
   EXPECT_THAT(Out(nms), ElementsAre(0, 0, 0, 0, 0, 2));
 }
 
+// A 4x4 map whose value is its column (x), one 2x2 roi at the origin
+// sampled once at its centre: half_pixel (the default since opset 16)
+// shifts the roi by -0.5 and samples x = 0.5; output_half_pixel (the only
+// behaviour before) samples x = 1.
+TEST(OnnxRoiAlign, DefaultTransformFollowsTheOpset) {
+  auto roi_align = [](int64_t opset) {
+    return OnnxNode{"onnx.RoiAlign",
+                    {F32({1, 1, 4, 4}, {0, 1, 2, 3, 0, 1, 2, 3, 0, 1, 2, 3, 0, 1, 2, 3}),
+                     F32({1, 4}, {0, 0, 2, 2}), I64({1}, {0})},
+                    {{"sampling_ratio", int64_t{1}}, {"onnx.opset", opset}},
+                    {F32Type({1, 1, 1, 1})}};
+  };
+  EXPECT_THAT(Out(roi_align(16)), Near({0.5}));
+  EXPECT_THAT(Out(roi_align(10)), Near({1.0}));
+}
+
 // ---------------------------------------------------------------------------
 // Signal.
 
@@ -238,6 +254,20 @@ TEST(OnnxDft, ConstantSignal) {
                    {{"inverse", int64_t{1}}},
                    {F32Type({1, 4, 2})}};
   EXPECT_THAT(Out(inverse), Near({1, 0, 1, 0, 1, 0, 1, 0}));
+}
+
+// DFT's default axis is 1 up to opset 17 and -2 (the last signal dim) from
+// opset 20. X[0] = ((1, 1), (0, 0)): along dim 1 each column (1, 0)
+// transforms to (1, 1); along dim 2 the rows become (2, 0) and (0, 0).
+TEST(OnnxDft, DefaultAxisFollowsTheOpset) {
+  auto dft = [](int64_t opset) {
+    return OnnxNode{"onnx.DFT",
+                    {F32({1, 2, 2, 1}, {1, 1, 0, 0})},
+                    {{"onnx.opset", opset}},
+                    {F32Type({1, 2, 2, 2})}};
+  };
+  EXPECT_THAT(Out(dft(17)), Near({1, 0, 1, 0, 1, 0, 1, 0}));
+  EXPECT_THAT(Out(dft(20)), Near({2, 0, 0, 0, 0, 0, 0, 0}));
 }
 
 // A periodic Hann window of 4 is 0, 1/2, 1, 1/2; a symmetric one of 3 is

@@ -300,6 +300,8 @@ TEST(OnnxReader, UnmappedOpStaysOpaqueWithAttributesAndType) {
   EXPECT_FALSE(IsKnownOp(n.op));
   EXPECT_EQ(std::get<int64_t>(n.attrs.at("p")), 1);
   EXPECT_NEAR(std::get<double>(n.attrs.at("epsilon_note")), 1e-4, 1e-9);
+  // The opset, for kernels whose defaults changed between versions.
+  EXPECT_EQ(std::get<int64_t>(n.attrs.at("onnx.opset")), 9);
   // The opaque op sees ONNX's layout and type.
   EXPECT_EQ(n.outputs[0], TensorType(DType::kFloat32, {1, 4, 5, 5}));
   EXPECT_EQ(g->TypeOf(n.inputs[0]).dims, (Dims{1, 4, 5, 5}));

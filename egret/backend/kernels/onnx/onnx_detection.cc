@@ -18,8 +18,9 @@ using Result = absl::StatusOr<std::vector<Tensor>>;
 // -> [R, C, output_height, output_width].
 //
 // A roi, scaled by spatial_scale (and shifted by -0.5 with the default
-// coordinate_transformation_mode half_pixel; output_half_pixel keeps it and
-// makes malformed rois at least 1x1), is split into output_height x
+// coordinate_transformation_mode half_pixel; output_half_pixel, the only
+// behaviour before opset 16, keeps it and makes malformed rois at least
+// 1x1), is split into output_height x
 // output_width bins. Each bin samples a grid of sampling_ratio^2 points
 // (ceil(roi size / bins) per dim when sampling_ratio is 0) at the centres of
 // its cells, bilinearly (points more than one pixel outside the map read 0;
@@ -74,7 +75,11 @@ Result RoiAlign(const KernelContext& c) {
   if (mode != "avg" && mode != "max") {
     return KernelError(c, absl::StrFormat("unknown mode '%s'", mode));
   }
-  const std::string transform = a.Str("coordinate_transformation_mode", "half_pixel");
+  // Before opset 16 RoiAlign had no such attribute and behaved as
+  // output_half_pixel.
+  const int64_t opset = a.Opset(0);
+  const std::string transform = a.Str("coordinate_transformation_mode",
+                                      opset > 0 && opset < 16 ? "output_half_pixel" : "half_pixel");
   if (transform != "half_pixel" && transform != "output_half_pixel") {
     return KernelError(c,
                        absl::StrFormat("unknown coordinate_transformation_mode '%s'", transform));

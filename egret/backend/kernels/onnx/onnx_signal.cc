@@ -67,7 +67,9 @@ Result Dft(const KernelContext& c) {
   if (rank < 2 || (dims.back() != 1 && dims.back() != 2)) {
     return KernelError(c, "the input must have rank 2 or more and a last dimension of 1 or 2");
   }
-  int64_t axis_attr = a.Int("axis", 1);
+  // Opset 17 has an axis attribute (default 1), opset 20 an axis input
+  // (default -2).
+  int64_t axis_attr = a.Int("axis", a.Opset(17) >= 20 ? -2 : 1);
   EGRET_ASSIGN_OR_RETURN(std::optional<double> axis_in, OptionalScalar(c, a, 2, "axis"));
   if (axis_in) axis_attr = ToInt(*axis_in);
   EGRET_ASSIGN_OR_RETURN(const int axis, OnnxAxis(c, axis_attr, rank));
