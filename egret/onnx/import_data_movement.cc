@@ -523,6 +523,13 @@ absl::Status Importer::DoResize() {
       scales = s;
     }
     if (AttrInt("exclude_outside", 0) != 0) return Unmapped("exclude_outside");
+    // Opset 18's antialiasing, axes and aspect-ratio policy: the opaque
+    // Resize's ONNX kernel has them, egret's Resize does not.
+    if (AttrInt("antialias", 0) != 0) return Unmapped("antialias");
+    if (AttrInts("axes")) return Unmapped("axes");
+    if (AttrStr("keep_aspect_ratio_policy", "stretch") != "stretch") {
+      return Unmapped("keep_aspect_ratio_policy");
+    }
   }
   if (out.empty()) {
     if (scales.size() != 4) return absl::InvalidArgumentError("scales must have 4 values");

@@ -34,6 +34,12 @@ class OnnxBuilder {
     tt->mutable_shape()->add_dim()->set_dim_value(rest);
   }
   void Output(const std::string& name) { model_.mutable_graph()->add_output()->set_name(name); }
+  // An output with its type declared (for ops ONNX's shape inference cannot
+  // type).
+  void Output(const std::string& name, const std::vector<int64_t>& dims,
+              int elem = onnx::TensorProto::FLOAT) {
+    SetType(model_.mutable_graph()->add_output(), name, dims, elem);
+  }
   void Initializer(const std::string& name, const std::vector<int64_t>& dims,
                    const std::vector<float>& values) {
     auto* t = model_.mutable_graph()->add_initializer();
@@ -51,6 +57,14 @@ class OnnxBuilder {
     std::string raw(values.size() * 8, '\0');
     if (!values.empty()) std::memcpy(raw.data(), values.data(), raw.size());
     t->set_raw_data(raw);
+  }
+  void InitializerInt32(const std::string& name, const std::vector<int64_t>& dims,
+                        const std::vector<int32_t>& values) {
+    auto* t = model_.mutable_graph()->add_initializer();
+    t->set_name(name);
+    t->set_data_type(onnx::TensorProto::INT32);
+    for (int64_t d : dims) t->add_dims(d);
+    for (int32_t v : values) t->add_int32_data(v);
   }
   onnx::NodeProto* Node(const std::string& op, const std::vector<std::string>& inputs,
                         const std::vector<std::string>& outputs, const std::string& name = "") {
@@ -78,6 +92,26 @@ class OnnxBuilder {
     a->set_name(name);
     a->set_type(onnx::AttributeProto::INTS);
     for (int64_t x : v) a->add_ints(x);
+  }
+
+  static void AttrFloats(onnx::NodeProto* n, const std::string& name, const std::vector<float>& v) {
+    auto* a = n->add_attribute();
+    a->set_name(name);
+    a->set_type(onnx::AttributeProto::FLOATS);
+    for (float x : v) a->add_floats(x);
+  }
+  static void AttrString(onnx::NodeProto* n, const std::string& name, const std::string& v) {
+    auto* a = n->add_attribute();
+    a->set_name(name);
+    a->set_type(onnx::AttributeProto::STRING);
+    a->set_s(v);
+  }
+  static void AttrStrings(onnx::NodeProto* n, const std::string& name,
+                          const std::vector<std::string>& v) {
+    auto* a = n->add_attribute();
+    a->set_name(name);
+    a->set_type(onnx::AttributeProto::STRINGS);
+    for (const std::string& x : v) a->add_strings(x);
   }
 
   onnx::ModelProto& model() { return model_; }

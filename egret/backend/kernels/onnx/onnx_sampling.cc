@@ -38,8 +38,9 @@ double CubicKernel(double s, double a) {
 //   half_pixel            (y + 0.5) / scale - 0.5
 //   half_pixel_symmetric  the same, shifted so the input and output centres
 //                         meet when out != width
-//   pytorch_half_pixel    as half_pixel, but -0.5 when width is 1
+//   pytorch_half_pixel    as half_pixel, but 0 when out is 1
 //   align_corners         y * (in - 1) / (width - 1), 0 when width is 1
+//                         (ONNX's test data use the real width here)
 //   asymmetric            y / scale
 //   tf_half_pixel_for_nn  (y + 0.5) / scale
 //   tf_crop_and_resize    roi_start * (in - 1) + y * (roi_end - roi_start) *
@@ -140,7 +141,7 @@ absl::StatusOr<std::vector<double>> ResizeAxis(const KernelContext& c, const Res
       const double offset = static_cast<double>(in_len) / 2.0 * (1.0 - adjustment);
       x = offset + (yd + 0.5) / scale - 0.5;
     } else if (m == "pytorch_half_pixel") {
-      x = width == 1.0 ? -0.5 : (yd + 0.5) / scale - 0.5;
+      x = out_len > 1 ? (yd + 0.5) / scale - 0.5 : 0.0;
     } else if (m == "align_corners") {
       x = width == 1.0 ? 0.0 : yd * static_cast<double>(in_len - 1) / (width - 1.0);
     } else if (m == "asymmetric") {
