@@ -72,6 +72,7 @@ Result RunOptimizer(const KernelContext& c, int states, const Step& step) {
 }
 
 absl::StatusOr<std::pair<double, double>> RateAndCount(const KernelContext& c) {
+  EGRET_RETURN_IF_ERROR(NeedInputs(c, static_cast<int>(c.inputs.size())));
   if (c.inputs.size() < 2 || c.In(0).num_elements() != 1 || c.In(1).num_elements() != 1) {
     return KernelError(c, "R and T must be scalars");
   }
