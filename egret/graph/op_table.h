@@ -80,6 +80,8 @@ enum class OpGroup : uint8_t {
   kDataMovement,   // reshape, transpose, concat, slices, split, pad
   kPooling,        // pooling and resizing (NHWC)
   kTypes,          // types and quantization
+  kLogic,          // comparison, logic and selection
+  kIndexing,       // tiles, gathers, arg-reductions, top-k, scans
   kSpecial,        // $Const, $Shape, *Input, $Out
 };
 

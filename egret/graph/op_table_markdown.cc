@@ -65,8 +65,11 @@ rule for every op:
    integer or Bool type with itself. `Cast` accepts any concrete dtype, `Quantize` any
    quantized dtype, `Dequantize` a float dtype.
 2. Otherwise the output has the dtype and encoding of the first data input (input 1 for
-   `Concat`), except `Dequantize` (Float32). `Cast` and `Quantize` have no default: their
-   output type must be declared.
+   `Concat` and `ElementWiseSelect`), except `Dequantize` (Float32). `Cast` and `Quantize`
+   have no default: their output type must be declared.
+3. Some outputs have a dtype of their own instead: comparisons and logic ops give Bool
+   (a declared type must be Bool); the indices of `Argmax`, `Argmin` and `TopK` are Int32
+   by default, or a declared Int32 or Int64 (ONNX's index type).
 
 So for quantized ops whose output encoding is a free choice (Conv2d, FullyConnected,
 ElementWiseAdd, Softmax, ...), the producer of the graph chooses it and egret keeps it.
@@ -177,6 +180,30 @@ ONNX's Clip (min 0 and no max imports as `Relu`).
   saturate. `CAST_TO_DTYPE(x, dt)` builds a Cast with output `(dt, 0, 1.0)`.
 - Quantize keeps the real value and stores it in the declared encoding (requantizes a
   quantized input); Dequantize returns the real values.
+)md"},
+    {OpGroup::kLogic, "Comparison, logic and selection", R"md(
+- Comparisons compare real values (quantized operands dequantized; Int32 and Int64
+  exactly) and give Bool: 1 where the relation holds. A NaN operand makes every
+  comparison false except `ElementWiseNotEqual`.
+- `ElementWiseAnd`, `Or`, `Xor` and `Not` take Bool operands only (ONNX's And, Or, Xor,
+  Not), so their traits hold with the type: `And(a, a) = a`, `Not(Not(a)) = a`.
+- `ElementWiseSelect(condition, a, b)` is ONNX's Where: all three broadcast together;
+  the result has the type of `a` (b's values are converted to it when their types
+  differ).
+)md"},
+    {OpGroup::kIndexing, "Indexing and scans", R"md(
+- Tile: `out[i0, i1, ...] = x[i0 mod d0, i1 mod d1, ...]`. ONNX's Expand imports as a
+  Reshape (leading 1s) and a Tile of the broadcast dims.
+- Gather (ONNX's Gather, QNN's Gather): `out[o..., j..., i...] = data[o..., indices[j...],
+  i...]` with the `o` dims before `axis` and the `i` dims after it; a negative index counts
+  from the end; an index outside `[-dim, dim)` is an error at run time.
+- Argmax/Argmin reduce one axis to the index of its extreme element: the first of equal
+  elements, or the last when `select_last` is 1. NaN counts as the extreme (numpy's rule).
+- TopK returns the `k` largest (`largest` 1) or smallest elements along `axis`, sorted
+  (largest first, or smallest first), equal elements in index order, and their indices.
+  It has two outputs (or one `Multi` value that `$Out` reads, like Split).
+- CumulativeSum: `out[j] = sum of x[i]` over `i <= j` (`i < j` when `exclusive`), or over
+  `i >= j` (`i > j`) when `reverse`.
 )md"},
     {OpGroup::kSpecial, "Special ops", R"md(
 `$Out`'s selector is what `OpMultiOut(n_out, k, ...)` builds (`gen_Shape(0,0,n_out,k)`):

@@ -34,6 +34,14 @@ ShapeResult InferPad(const ShapeContext& c);
 ShapeResult InferPool(const ShapeContext& c);     // PoolMax2d, PoolAvg2d
 ShapeResult InferResize(const ShapeContext& c);   // Resize, ResizeBilinear, ResizeNearestNeighbor
 ShapeResult InferConvert(const ShapeContext& c);  // Cast, Quantize, Dequantize
+ShapeResult InferCompare(const ShapeContext& c);  // ElementWiseEqual ..: broadcast, Bool
+ShapeResult InferLogical(const ShapeContext& c);  // ElementWiseAnd/Or/Xor/Not: Bool operands
+ShapeResult InferSelect(const ShapeContext& c);   // ElementWiseSelect
+ShapeResult InferTile(const ShapeContext& c);
+ShapeResult InferGather(const ShapeContext& c);
+ShapeResult InferArgReduce(const ShapeContext& c);  // Argmax, Argmin
+ShapeResult InferTopK(const ShapeContext& c);
+ShapeResult InferCumulativeSum(const ShapeContext& c);
 ShapeResult InferOut(const ShapeContext& c);      // $Out
 ShapeResult InferLeaf(const ShapeContext& c);     // $Const, $Shape, *Input: the declared type
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <initializer_list>
 #include <string>
 
 #include "absl/strings/str_cat.h"
@@ -65,6 +66,12 @@ struct ShapeContext {
   // The output type with `dims` whose encoding comes from declared output k
   // or, by default, from data input `from` (see the header's rule).
   absl::StatusOr<TensorType> Out(Dims dims, int from, size_t k = 0) const;
+  // The output type with `dims` for an output whose dtype is the op's own
+  // rather than its input's (Bool comparisons, integer indices): declared
+  // output k's dtype when one is declared, which must be in `allowed`, else
+  // `dflt`. The encoding is the plain one (zero_offset 0, stepsize 1).
+  absl::StatusOr<TensorType> OutOfType(Dims dims, DType dflt, std::initializer_list<DType> allowed,
+                                       size_t k = 0) const;
 };
 
 namespace {
@@ -110,6 +117,25 @@ absl::StatusOr<TensorType> ShapeContext::Out(Dims dims, int from, size_t k) cons
                                  DTypeName(dt), def.InputName(from), src.ToString()));
   }
   return TensorType(dt, std::move(dims), declared->zero_offset, declared->stepsize);
+}
+
+absl::StatusOr<TensorType> ShapeContext::OutOfType(Dims dims, DType dflt,
+                                                   std::initializer_list<DType> allowed,
+                                                   size_t k) const {
+  DType dt = dflt;
+  if (k < options.declared.size() && options.declared[k].dtype != DType::kMulti &&
+      options.declared[k].dtype != DType::kUnknown) {
+    dt = options.declared[k].dtype;
+    if (std::find(allowed.begin(), allowed.end(), dt) == allowed.end()) {
+      std::string names;
+      for (DType a : allowed) {
+        absl::StrAppend(&names, names.empty() ? "" : " or ", std::string(DTypeName(a)));
+      }
+      return Error(
+          absl::StrFormat("declared output %d dtype %s is not %s", k, DTypeName(dt), names));
+    }
+  }
+  return TensorType(dt, std::move(dims));
 }
 
 namespace {
@@ -566,6 +592,126 @@ ShapeResult InferConvert(const ShapeContext& c) {
   if (c.op == "Dequantize" && !IsQuantized(in)) {
     return c.Error(absl::StrFormat("x must be quantized, got %s", DTypeName(in)));
   }
+  return One(c.Out(c.D(0), 0));
+}
+
+// ---------------------------------------------------------------------------
+// Comparison, logic and selection.
+
+ShapeResult InferCompare(const ShapeContext& c) {
+  auto d = BroadcastDims(c.D(0), c.D(1));
+  if (!d.ok()) return c.Error(std::string(d.status().message()));
+  return One(c.OutOfType(*std::move(d), DType::kBool, {DType::kBool}));
+}
+
+ShapeResult InferLogical(const ShapeContext& c) {
+  // Bool operands only, so that the algebraic traits (And(a, a) = a,
+  // Not(Not(a)) = a) keep the type.
+  for (int i = 0; i < c.size(); ++i) {
+    if (c.T(i).dtype != DType::kBool) {
+      return c.Error(absl::StrFormat("%s must be Bool, got %s", c.def.InputName(i),
+                                     c.T(i).ToString()));
+    }
+  }
+  if (c.size() == 1) return One(c.OutOfType(c.D(0), DType::kBool, {DType::kBool}));
+  return InferCompare(c);
+}
+
+ShapeResult InferSelect(const ShapeContext& c) {
+  if (c.T(0).dtype != DType::kBool) {
+    return c.Error(absl::StrFormat("condition must be Bool, got %s", c.T(0).ToString()));
+  }
+  auto ab = BroadcastDims(c.D(1), c.D(2));
+  if (!ab.ok()) return c.Error(std::string(ab.status().message()));
+  auto d = BroadcastDims(c.D(0), *ab);
+  if (!d.ok()) return c.Error(std::string(d.status().message()));
+  return One(c.Out(*std::move(d), 1));
+}
+
+// ---------------------------------------------------------------------------
+// Indexing.
+
+ShapeResult InferTile(const ShapeContext& c) {
+  const size_t rank = c.D(0).size();
+  EGRET_ASSIGN_OR_RETURN(auto m, c.IntsN(1, rank));
+  Dims out = c.D(0);
+  for (size_t i = 0; i < rank; ++i) {
+    if (m[i] < 0) return c.Error(absl::StrCat("multiple ", m[i], " is negative"));
+    out[i] *= m[i];
+  }
+  return One(c.Out(std::move(out), 0));
+}
+
+ShapeResult InferGather(const ShapeContext& c) {
+  const int rank = c.T(0).rank();
+  if (rank < 1) return c.Error("data must have rank >= 1");
+  const DType it = c.T(1).dtype;
+  if (it != DType::kInt32 && it != DType::kInt64) {
+    return c.Error(absl::StrFormat("indices must be Int32 or Int64, got %s", c.T(1).ToString()));
+  }
+  EGRET_ASSIGN_OR_RETURN(auto axis_raw, c.IntOr(2, 0));
+  EGRET_ASSIGN_OR_RETURN(auto axis, NormalizeAxis(axis_raw, rank, c.What(2)));
+  const Dims& d = c.D(0);
+  Dims out(d.begin(), d.begin() + axis);
+  out.insert(out.end(), c.D(1).begin(), c.D(1).end());
+  out.insert(out.end(), d.begin() + axis + 1, d.end());
+  if (static_cast<int>(out.size()) > kMaxRank) return c.Error("the result has rank above 8");
+  return One(c.Out(std::move(out), 0));
+}
+
+namespace {
+
+absl::Status RequireFlag(const ShapeContext& c, int i, int64_t dflt) {
+  auto v = c.IntOr(i, dflt);
+  if (!v.ok()) return v.status();
+  if (*v != 0 && *v != 1) return c.Error(absl::StrFormat("%s must be 0 or 1", c.def.InputName(i)));
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+ShapeResult InferArgReduce(const ShapeContext& c) {
+  const int rank = c.T(0).rank();
+  if (rank < 1) return c.Error("x must have rank >= 1");
+  EGRET_ASSIGN_OR_RETURN(auto axis_raw, c.Int(1));
+  EGRET_ASSIGN_OR_RETURN(auto axis, NormalizeAxis(axis_raw, rank, c.What(1)));
+  EGRET_RETURN_IF_ERROR(RequireFlag(c, 2, 1));
+  EGRET_RETURN_IF_ERROR(RequireFlag(c, 3, 0));
+  EGRET_ASSIGN_OR_RETURN(auto keep, c.IntOr(2, 1));
+  Dims out = c.D(0);
+  if (keep) {
+    out[axis] = 1;
+  } else {
+    out.erase(out.begin() + axis);
+  }
+  return One(c.OutOfType(std::move(out), DType::kInt32, {DType::kInt32, DType::kInt64}));
+}
+
+ShapeResult InferTopK(const ShapeContext& c) {
+  const int rank = c.T(0).rank();
+  if (rank < 1) return c.Error("x must have rank >= 1");
+  EGRET_ASSIGN_OR_RETURN(auto k, c.Int(1));
+  EGRET_ASSIGN_OR_RETURN(auto axis_raw, c.IntOr(2, -1));
+  EGRET_ASSIGN_OR_RETURN(auto axis, NormalizeAxis(axis_raw, rank, c.What(2)));
+  EGRET_RETURN_IF_ERROR(RequireFlag(c, 3, 1));
+  if (k < 0 || k > c.D(0)[axis]) {
+    return c.Error(absl::StrFormat("k %d is outside [0, %d] (dim %d)", k, c.D(0)[axis], axis));
+  }
+  Dims out = c.D(0);
+  out[axis] = k;
+  EGRET_ASSIGN_OR_RETURN(auto values, c.Out(out, 0, 0));
+  EGRET_ASSIGN_OR_RETURN(auto indices,
+                         c.OutOfType(out, DType::kInt32, {DType::kInt32, DType::kInt64}, 1));
+  return Types{std::move(values), std::move(indices)};
+}
+
+ShapeResult InferCumulativeSum(const ShapeContext& c) {
+  const int rank = c.T(0).rank();
+  if (rank < 1) return c.Error("x must have rank >= 1");
+  EGRET_ASSIGN_OR_RETURN(auto axis, c.Int(1));
+  EGRET_RETURN_IF_ERROR(NormalizeAxis(axis, rank, c.What(1)).status());
+  EGRET_RETURN_IF_ERROR(RequireFlag(c, 2, 0));
+  EGRET_RETURN_IF_ERROR(RequireFlag(c, 3, 0));
   return One(c.Out(c.D(0), 0));
 }
 

@@ -11,8 +11,12 @@
 //     itself); Cast accepts any concrete dtype, Quantize a quantized one and
 //     Dequantize a float one;
 //   - otherwise the output takes the dtype and encoding of the first data
-//     input, except Dequantize (Float32); Cast and Quantize have no default
-//     and fail without a declared type.
+//     input (for ElementWiseSelect, `a`, after the condition), except
+//     Dequantize (Float32); Cast and Quantize have no default and fail
+//     without a declared type;
+//   - outputs whose dtype is the op's own ignore the data input: comparisons
+//     and logic ops give Bool; the indices of Argmax, Argmin and TopK are
+//     Int32, or Int64 when declared so (ONNX's index type).
 // Dims are always computed, never taken from the declared type.
 #ifndef EGRET_GRAPH_SHAPE_INFERENCE_H_
 #define EGRET_GRAPH_SHAPE_INFERENCE_H_

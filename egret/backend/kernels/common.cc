@@ -136,6 +136,8 @@ const KernelTable& Kernels() {
     RegisterPoolKernels(*t);
     RegisterResizeKernels(*t);
     RegisterConvertKernels(*t);
+    RegisterLogicKernels(*t);
+    RegisterIndexKernels(*t);
     RegisterOnnxMathKernels(*t);
     RegisterOnnxActivationKernels(*t);
     RegisterOnnxReduceKernels(*t);

@@ -51,6 +51,8 @@ void RegisterShapeKernels(KernelTable& t);        // Reshape .. Pad
 void RegisterPoolKernels(KernelTable& t);         // PoolMax2d, PoolAvg2d
 void RegisterResizeKernels(KernelTable& t);       // Resize*
 void RegisterConvertKernels(KernelTable& t);      // Cast, Quantize, Dequantize
+void RegisterLogicKernels(KernelTable& t);        // ElementWiseEqual .. ElementWiseSelect
+void RegisterIndexKernels(KernelTable& t);        // Tile, Gather, Argmax .. CumulativeSum
 
 // The table of every reference kernel, keyed by base op name.
 const KernelTable& Kernels();
@@ -112,6 +114,15 @@ std::vector<double> BroadcastBinary(absl::Span<const double> a, const Dims& a_di
 // and nearest-neighbour resizing are all this.
 std::vector<double> GatherAxes(absl::Span<const double> in, const Dims& in_dims,
                                const std::vector<std::vector<int64_t>>& map, double fill);
+
+// For each element of an output of dims `out`, the flat index of the element
+// of an input of dims `in` that numpy broadcasting reads (logic.cc).
+std::vector<int64_t> BroadcastSources(const Dims& in, const Dims& out);
+
+// A tensor of `type` whose element i is element src[i] of `in`: the bytes are
+// copied when `type` has in's dtype and encoding (exact for any dtype), else
+// the real values are converted (index.cc).
+Tensor TakeElements(const Tensor& in, const TensorType& type, absl::Span<const int64_t> src);
 
 // The optional fused activation of Conv2d, DepthWiseConv2d and
 // FullyConnected: when inputs `first` (act_min) and `first + 1` (act_max) are
