@@ -54,8 +54,7 @@ std::vector<OpDef> MakeRows() {
   const OperandDef resize_size = Param("size", "ints [b,oh,ow,c]");
   const OperandDef transform = Optional(Param("transform", "int 0-3"), "0");
   const OperandDef nearest_mode = Optional(Param("nearest_mode", "int 0-3"), "0");
-  const std::vector<OperandDef> logical = {Data("a", "Bool"),
-                                           Data("b", "Bool, broadcasts with a")};
+  const std::vector<OperandDef> logical = {Data("a", "Bool"), Data("b", "Bool, broadcasts with a")};
   const std::vector<OperandDef> arg_reduce = {Data("x", "rank >= 1"), Param("axis", "int"),
                                               Optional(Param("keep_dims", "int 0 or 1"), "1"),
                                               Optional(Param("select_last", "int 0 or 1"), "0")};

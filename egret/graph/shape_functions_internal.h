@@ -42,8 +42,8 @@ ShapeResult InferGather(const ShapeContext& c);
 ShapeResult InferArgReduce(const ShapeContext& c);  // Argmax, Argmin
 ShapeResult InferTopK(const ShapeContext& c);
 ShapeResult InferCumulativeSum(const ShapeContext& c);
-ShapeResult InferOut(const ShapeContext& c);      // $Out
-ShapeResult InferLeaf(const ShapeContext& c);     // $Const, $Shape, *Input: the declared type
+ShapeResult InferOut(const ShapeContext& c);   // $Out
+ShapeResult InferLeaf(const ShapeContext& c);  // $Const, $Shape, *Input: the declared type
 
 }  // namespace egret::shape_internal
 

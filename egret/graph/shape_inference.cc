@@ -609,8 +609,8 @@ ShapeResult InferLogical(const ShapeContext& c) {
   // Not(Not(a)) = a) keep the type.
   for (int i = 0; i < c.size(); ++i) {
     if (c.T(i).dtype != DType::kBool) {
-      return c.Error(absl::StrFormat("%s must be Bool, got %s", c.def.InputName(i),
-                                     c.T(i).ToString()));
+      return c.Error(
+          absl::StrFormat("%s must be Bool, got %s", c.def.InputName(i), c.T(i).ToString()));
     }
   }
   if (c.size() == 1) return One(c.OutOfType(c.D(0), DType::kBool, {DType::kBool}));

@@ -374,7 +374,7 @@ absl::Status Importer::DoGather() {
   const int rank = x.type.rank();
   if (rank == 0) return absl::InvalidArgumentError("data must have rank >= 1");
   EGRET_ASSIGN_OR_RETURN(auto axis, NormalizeAxis(AttrInt("axis", 0), rank, "axis"));
-  if (!idx.constant) return Unmapped("indices are not constant");
+  if (!idx.constant) return EmitGather(*this, axis);
   std::vector<int64_t> ind = TensorInts(*idx.constant);
   const int64_t dim = x.type.dims[axis];
   for (int64_t& i : ind) {
@@ -398,11 +398,11 @@ absl::Status Importer::DoGather() {
     SetConst(Out(), *Tensor::FromBytes(TensorType(x.type.dtype, out), std::move(bytes)));
     return absl::OkStatus();
   }
-  // A run of consecutive indices is a slice.
+  // A run of consecutive indices is a slice; other indices, the Gather op.
   for (size_t i = 1; i < ind.size(); ++i) {
-    if (ind[i] != ind[0] + static_cast<int64_t>(i)) return Unmapped("indices are not a range");
+    if (ind[i] != ind[0] + static_cast<int64_t>(i)) return EmitGather(*this, axis);
   }
-  if (ind.empty()) return Unmapped("no indices");
+  if (ind.empty()) return EmitGather(*this, axis);
   std::vector<int64_t> begin(rank, 0), end(rank, std::numeric_limits<int32_t>::max()),
       stride(rank, 1);
   begin[axis] = ind[0];

@@ -82,7 +82,8 @@ absl::Status Importer::Binary(std::string_view op, const std::string& a, const s
   const Value& va = values_.at(a);
   const Value& vb = values_.at(b);
   if (FoldIntBinary(op, va, vb, out)) return absl::OkStatus();
-  const std::string& eop = kOps.at(std::string(op));
+  auto known = kOps.find(std::string(op));
+  const std::string eop = known != kOps.end() ? known->second : std::string(op);
   const int rank = std::max(va.type.rank(), vb.type.rank());
   if (rank == 4 && (IsNhwcActivation(va) || IsNhwcActivation(vb))) {
     EGRET_ASSIGN_OR_RETURN(auto ra, BroadcastNhwc(a));

@@ -321,6 +321,8 @@ class Importer {
 
   // ---- shared lowering steps
   absl::StatusOr<ValueRef> BroadcastNhwc(const std::string& name);
+  // `op` is an ONNX arithmetic op (Add, Sub, ...; integer constants are
+  // folded) or an egret op name taking two broadcasting operands.
   absl::Status Binary(std::string_view op, const std::string& a, const std::string& b,
                       const std::string& out);
   absl::Status Unary(std::string_view op, const std::string& in, const std::string& out,
@@ -391,6 +393,20 @@ using HandlerTable = absl::flat_hash_map<std::string, Handler>;
 void RegisterElementwiseHandlers(HandlerTable& t);   // import_elementwise.cc
 void RegisterConvHandlers(HandlerTable& t);          // import_conv.cc
 void RegisterDataMovementHandlers(HandlerTable& t);  // import_data_movement.cc
+void RegisterLogicHandlers(HandlerTable& t);         // import_logic.cc
+void RegisterIndexHandlers(HandlerTable& t);         // import_index.cc
+void RegisterEinsumHandlers(HandlerTable& t);        // import_einsum.cc
+
+// Constant folding of element moves (import_logic.cc): for each element of
+// dims `out`, the flat index of the element of dims `in` that numpy
+// broadcasting reads; and the tensor of `type`'s dims (t's dtype and
+// encoding) whose element i is element src[i] of t, copied bytewise.
+std::vector<int64_t> BroadcastSources(const Dims& in, const Dims& out);
+Tensor TakeTensorElements(const Tensor& t, TensorType type, absl::Span<const int64_t> src);
+
+// The Gather op for the current node's data (input 0) and indices (input 1)
+// along `axis` (import_index.cc).
+absl::Status EmitGather(Importer& im, int axis);
 
 // Every default-domain handler, by ONNX op type.
 const HandlerTable& Handlers();

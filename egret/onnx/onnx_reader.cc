@@ -13,6 +13,9 @@ const HandlerTable& Handlers() {
     RegisterElementwiseHandlers(*t);
     RegisterConvHandlers(*t);
     RegisterDataMovementHandlers(*t);
+    RegisterLogicHandlers(*t);
+    RegisterIndexHandlers(*t);
+    RegisterEinsumHandlers(*t);
     return t;
   }();
   return *kTable;

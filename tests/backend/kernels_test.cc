@@ -641,8 +641,8 @@ TEST(Logic, BoolOpsRejectOtherTypes) {
 
 TEST(Logic, SelectBroadcastsAllThree) {
   GraphBuilder b;
-  ValueRef y = b.Op("ElementWiseSelect", {Bools(b, {2, 1}, {1, 0}), b.F32({1, 3}, {1, 2, 3}),
-                                          b.F32({}, {-1})});
+  ValueRef y = b.Op("ElementWiseSelect",
+                    {Bools(b, {2, 1}, {1, 0}), b.F32({1, 3}, {1, 2, 3}), b.F32({}, {-1})});
   Dims d;
   EXPECT_THAT(RunOp(b, y, &d), ElementsAre(1, 2, 3, -1, -1, -1));
   EXPECT_EQ(d, (Dims{2, 3}));
