@@ -374,6 +374,67 @@ TEST(ShapeInference, OutputEncodingRule) {
   EXPECT_EQ((*cast)[0], TensorType(DType::kInt32, {4}));
 }
 
+TEST(ShapeInference, LogicAndIndexing) {
+  // Comparisons: broadcast dims, Bool whatever the operands.
+  const TensorType q8(DType::kQUInt8, {4}, 128, 0.5f);
+  Operands cmp;
+  cmp.Data(q8).F32({3, 1});
+  auto c = Infer("ElementWiseLess", cmp);
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_EQ((*c)[0], TensorType(DType::kBool, {3, 4}));
+  EXPECT_THAT(ErrorOf("ElementWiseLess", cmp, {TensorType(DType::kQUInt8, {})}),
+              HasSubstr("declared output 0 dtype QUInt8 is not Bool"));
+  // Select: the condition must be Bool; the result is a's type.
+  Operands sel;
+  sel.Data(TensorType(DType::kBool, {2, 1}))
+      .Data(TensorType(DType::kInt64, {3}))
+      .Data(TensorType(DType::kInt64, {}));
+  auto s = Infer("ElementWiseSelect", sel);
+  ASSERT_TRUE(s.ok()) << s.status();
+  EXPECT_EQ((*s)[0], TensorType(DType::kInt64, {2, 3}));
+  Operands selbad;
+  selbad.F32({2}).F32({2}).F32({2});
+  EXPECT_THAT(ErrorOf("ElementWiseSelect", selbad), HasSubstr("condition must be Bool"));
+  // Tile, Gather.
+  Operands tile;
+  tile.F32({2, 3}).Shape({2, 1});
+  EXPECT_EQ(OutDims("Tile", tile), (Dims{4, 3}));
+  Operands tilebad;
+  tilebad.F32({2, 3}).Shape({2});
+  EXPECT_THAT(ErrorOf("Tile", tilebad), HasSubstr("multiples must hold 2 values"));
+  Operands gather;
+  gather.F32({5, 4, 3}).Data(TensorType(DType::kInt64, {2, 2})).Int(-2);
+  EXPECT_EQ(OutDims("Gather", gather), (Dims{5, 2, 2, 3}));
+  Operands gatherbad;
+  gatherbad.F32({5}).F32({2});
+  EXPECT_THAT(ErrorOf("Gather", gatherbad), HasSubstr("indices must be Int32 or Int64"));
+  // Argmax: keep_dims, and the index dtype.
+  Operands arg;
+  arg.F32({2, 3, 4}).Int(1).Int(0);
+  auto a = Infer("Argmax", arg);
+  ASSERT_TRUE(a.ok()) << a.status();
+  EXPECT_EQ((*a)[0], TensorType(DType::kInt32, {2, 4}));
+  EXPECT_THAT(ErrorOf("Argmax", arg, {TensorType(DType::kFloat32, {})}),
+              HasSubstr("is not Int32 or Int64"));
+  Operands argflag;
+  argflag.F32({2}).Int(0).Int(2);
+  EXPECT_THAT(ErrorOf("Argmin", argflag), HasSubstr("keep_dims must be 0 or 1"));
+  // TopK: two outputs; k within the dim.
+  Operands topk;
+  topk.F32({2, 5}).Int(3);
+  auto t = Infer("TopK", topk, {TensorType(), TensorType(DType::kInt64, {})});
+  ASSERT_TRUE(t.ok()) << t.status();
+  ASSERT_EQ(t->size(), 2u);
+  EXPECT_EQ((*t)[0], TensorType(DType::kFloat32, {2, 3}));
+  EXPECT_EQ((*t)[1], TensorType(DType::kInt64, {2, 3}));
+  Operands topkbad;
+  topkbad.F32({2, 5}).Int(6);
+  EXPECT_THAT(ErrorOf("TopK", topkbad), HasSubstr("k 6 is outside [0, 5]"));
+  Operands cum;
+  cum.F32({2, 5}).Int(-1).Int(1).Int(0);
+  EXPECT_EQ(OutDims("CumulativeSum", cum), (Dims{2, 5}));
+}
+
 TEST(ShapeInference, ParamReaders) {
   Operands o;
   o.Shape({1, 2, 2, 1}).Ints({-1, 3}).Float(2.5);
