@@ -106,11 +106,7 @@ Result Select(const KernelContext& c) {
 
 std::vector<int64_t> BroadcastSources(const Dims& in, const Dims& out) {
   const size_t rank = out.size();
-  const size_t lead = rank - in.size();
-  // Per output axis, the stride of `in` (0 where `in` is broadcast).
-  std::vector<int64_t> stride(rank, 0);
-  const std::vector<int64_t> rs = RowMajorStrides(in);
-  for (size_t d = 0; d < in.size(); ++d) stride[lead + d] = in[d] == 1 ? 0 : rs[d];
+  const std::vector<int64_t> stride = BroadcastStrides(in, out);
   int64_t n = 1;
   for (int64_t d : out) n *= d;
   std::vector<int64_t> src(static_cast<size_t>(n));
