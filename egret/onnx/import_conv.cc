@@ -32,11 +32,59 @@ absl::StatusOr<std::vector<int64_t>> Importer::ConvPads(const Dims& in_hw,
   return pads;
 }
 
+// A 1-D Conv or ConvTranspose (audio front ends, STFT as a convolution) is
+// its 2-D form with H = 1: x [N, C, L] -> [N, C, 1, L], weight [M, C/g, k]
+// -> [M, C/g, 1, k], every spatial attribute gains a leading H entry (1 for
+// kernel_shape, strides, dilations and output_shape, 0 for output_padding, a
+// 0 pair for pads), and the [N, M, 1, L'] result is reshaped to [N, M, L'].
+absl::Status Importer::Conv1dAs2d(absl::Status (Importer::*conv2d)()) {
+  const Dims xd = In(0).type.dims;
+  const Value& w = In(1);
+  if (w.type.rank() != 3) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("weight must be 3-D, got ", DimsStr(w.type.dims)));
+  }
+  const std::string x2 = Temp(Out(), "x2d"), w2 = Temp(Out(), "w2d"), y2 = Temp(Out(), "y2d");
+  EGRET_RETURN_IF_ERROR(ReshapeTo(InName(0), {xd[0], xd[1], 1, xd[2]}, x2));
+  const Dims wd = {w.type.dims[0], w.type.dims[1], 1, w.type.dims[2]};
+  if (w.constant) {
+    SetConst(w2, ReshapeTensor(*w.constant, wd), w.splat);
+  } else {
+    EGRET_RETURN_IF_ERROR(ReshapeTo(InName(1), wd, w2));
+  }
+  onnx::NodeProto node = *cur_;
+  node.set_input(0, x2);
+  node.set_input(1, w2);
+  node.set_output(0, y2);
+  for (onnx::AttributeProto& a : *node.mutable_attribute()) {
+    const std::string& n = a.name();
+    if (n == "pads" && a.ints_size() == 2) {
+      const int64_t begin = a.ints(0), end = a.ints(1);
+      a.clear_ints();
+      for (int64_t v : {int64_t{0}, begin, int64_t{0}, end}) a.add_ints(v);
+    } else if (n == "kernel_shape" || n == "strides" || n == "dilations" || n == "output_padding" ||
+               n == "output_shape") {
+      std::vector<int64_t> v(a.ints().begin(), a.ints().end());
+      a.clear_ints();
+      a.add_ints(n == "output_padding" ? 0 : 1);
+      for (int64_t x : v) a.add_ints(x);
+    }
+  }
+  const onnx::NodeProto* outer = cur_;
+  cur_ = &node;
+  absl::Status s = (this->*conv2d)();
+  cur_ = outer;
+  EGRET_RETURN_IF_ERROR(s);
+  const Dims yd = values_.at(y2).type.dims;
+  return ReshapeTo(y2, {yd[0], yd[1], yd[3]}, Out());
+}
+
 absl::Status Importer::DoConv() {
   if (!options_.nhwc) return Unmapped("Conv needs the NHWC layout");
+  if (In(0).type.rank() == 3) return Conv1dAs2d(&Importer::DoConv);
   const Value& x = In(0);
   const Value& w = In(1);
-  if (x.type.rank() != 4) return Unmapped("only 2-D convolution is mapped");
+  if (x.type.rank() != 4) return Unmapped("only 1-D and 2-D convolution are mapped");
   if (w.type.rank() != 4) {
     return absl::InvalidArgumentError(
         absl::StrCat("weight must be 4-D, got ", DimsStr(w.type.dims)));
@@ -89,9 +137,10 @@ absl::Status Importer::DoConv() {
 
 absl::Status Importer::DoConvTranspose() {
   if (!options_.nhwc) return Unmapped("ConvTranspose needs the NHWC layout");
+  if (In(0).type.rank() == 3) return Conv1dAs2d(&Importer::DoConvTranspose);
   const Value& x = In(0);
   const Value& w = In(1);
-  if (x.type.rank() != 4) return Unmapped("only 2-D transposed convolution is mapped");
+  if (x.type.rank() != 4) return Unmapped("only 1-D and 2-D transposed convolution are mapped");
   if (!w.constant) return Unmapped("the weight is not a constant");
   if (w.type.rank() != 4) return absl::InvalidArgumentError("weight must be 4-D");
   const int64_t g = AttrInt("group", 1);

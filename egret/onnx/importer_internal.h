@@ -347,6 +347,7 @@ class Importer {
   absl::Status DoLrn();
   absl::Status DoConv();
   absl::Status DoConvTranspose();
+  absl::Status Conv1dAs2d(absl::Status (Importer::*conv2d)());
   absl::Status DoPool();
   absl::Status DoBatchNorm();
   absl::Status DoGemm();

@@ -169,5 +169,42 @@ TEST(OrtMappedOracle, ExpandTileGather) {
   CheckAgainstOrt("expand_tile_gather", b);
 }
 
+// 1-D convolutions (audio front ends) map onto the 2-D ops with H = 1:
+// strides, dilations, asymmetric pads, groups, depthwise, bias, and the
+// transposed form with output_padding.
+TEST(OrtMappedOracle, Conv1dAndConvTranspose1d) {
+  struct Case {
+    std::string name, op;
+    int64_t cin, cout, group, k;
+    std::vector<int64_t> pads, strides, dilations, output_padding;
+  };
+  const std::vector<Case> cases = {
+      {"conv_plain", "Conv", 3, 4, 1, 3, {1, 1}, {1}, {1}, {}},
+      {"conv_strided_dilated_asym", "Conv", 4, 6, 2, 3, {2, 0}, {2}, {2}, {}},
+      {"conv_depthwise", "Conv", 4, 4, 4, 5, {2, 2}, {1}, {1}, {}},
+      {"convtranspose", "ConvTranspose", 4, 3, 1, 4, {1, 1}, {2}, {1}, {1}},
+  };
+  for (const Case& k : cases) {
+    SCOPED_TRACE(k.name);
+    OnnxBuilder b;
+    b.Input("x", {1, k.cin, 17});
+    const bool transposed = k.op == "ConvTranspose";
+    const std::vector<int64_t> wd = transposed ? std::vector<int64_t>{k.cin, k.cout / k.group, k.k}
+                                               : std::vector<int64_t>{k.cout, k.cin / k.group, k.k};
+    std::vector<float> w(wd[0] * wd[1] * wd[2]);
+    for (size_t i = 0; i < w.size(); ++i) w[i] = 0.05f * static_cast<float>((i * 5) % 13) - 0.3f;
+    b.Initializer("w", wd, w);
+    b.Initializer("b", {k.cout}, std::vector<float>(k.cout, 0.25f));
+    auto* n = b.Node(k.op, {"x", "w", "b"}, {"y"});
+    OnnxBuilder::AttrInt(n, "group", k.group);
+    OnnxBuilder::AttrInts(n, "pads", k.pads);
+    OnnxBuilder::AttrInts(n, "strides", k.strides);
+    OnnxBuilder::AttrInts(n, "dilations", k.dilations);
+    if (!k.output_padding.empty()) OnnxBuilder::AttrInts(n, "output_padding", k.output_padding);
+    b.Output("y");
+    CheckAgainstOrt(k.name, b);
+  }
+}
+
 }  // namespace
 }  // namespace egret
