@@ -302,6 +302,14 @@ TEST(OnnxQuantizeKernels, ConvIntegerChecksTheDeclaredOutput) {
           {{U8({1, 2, 3, 3}), {}}, {U8({2, 2, 1, 1}), {}}, {U8({}), {0}}, {U8({3}), {0, 0, 0}}},
           {I32({1, 2, 3, 3})})),
       HasSubstr("w_zero_point must be a scalar or have one entry per output channel (2)"));
+  EXPECT_THAT(ErrorOf(RunOnnx("onnx.ConvInteger", {{U8({1, 1, 3, 3}), {}}, {U8({1, 1, 0, 1}), {}}},
+                              {I32({1, 1, 3, 3})})),
+              HasSubstr("w [1,1,0,1] has an empty kernel"));
+  // No input channels: every sum is empty.
+  auto empty = RunOnnx("onnx.ConvInteger", {{U8({1, 0, 2, 2}), {}}, {U8({1, 0, 1, 1}), {}}},
+                       {I32({1, 1, 2, 2})});
+  ASSERT_TRUE(empty.ok()) << empty.status();
+  EXPECT_THAT(Stored((*empty)[0]), ElementsAre(0, 0, 0, 0));
 }
 
 // QLinearConv: the sums plus the bias, times x_scale * w_scale[m] / y_scale,

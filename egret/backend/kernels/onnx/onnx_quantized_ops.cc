@@ -148,6 +148,9 @@ absl::StatusOr<ConvShape> OnnxConvShape(const KernelContext& c, const Dims& x, c
   EGRET_ASSIGN_OR_RETURN(s.stride, spatial("strides"));
   EGRET_ASSIGN_OR_RETURN(s.dilation, spatial("dilations"));
   s.kernel.assign(w.begin() + 2, w.end());
+  if (std::any_of(s.kernel.begin(), s.kernel.end(), [](int64_t k) { return k < 1; })) {
+    return KernelError(c, absl::StrFormat("w %s has an empty kernel", DimsString(w)));
+  }
   if (auto k = args.Ints("kernel_shape"); k && *k != s.kernel) {
     return KernelError(c, absl::StrFormat("kernel_shape [%s] does not match w %s",
                                           absl::StrJoin(*k, ","), DimsString(w)));
@@ -251,6 +254,8 @@ std::vector<Acc> ConvAccumulate(const ConvShape& s, absl::Span<const int16_t> x,
   }
   const int64_t cin_g = s.cin / s.groups, cout_g = s.cout / s.groups;
   const int64_t terms = cin_g * k_size;
+  std::vector<Acc> acc(static_cast<size_t>(s.batch * s.cout * out_plane), 0);
+  if (terms == 0) return acc;  // sums of nothing
   // Term t of a sum is input channel t / k_size, kernel row t % k_size / kw
   // and column t % kw (w's own order). Each slice of kSlice terms holds
   // w's rows zero-padded to a multiple of the lanes.
@@ -273,7 +278,6 @@ std::vector<Acc> ConvAccumulate(const ConvShape& s, absl::Span<const int16_t> x,
     tap_col[t] = t % kw * dw - pw;
   }
   std::vector<int16_t> patch(static_cast<size_t>(kTile * slice));
-  std::vector<Acc> acc(static_cast<size_t>(s.batch * s.cout * out_plane), 0);
   for (int64_t n = 0; n < s.batch; ++n) {
     for (int64_t g = 0; g < s.groups; ++g) {
       const int16_t* xg = x.data() + (n * s.cin + g * cin_g) * in_plane;
