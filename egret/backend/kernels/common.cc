@@ -152,6 +152,7 @@ const KernelTable& Kernels() {
     RegisterOnnxBatchNormKernels(*t);
     RegisterOnnxSignalKernels(*t);
     RegisterOnnxTrainingKernels(*t);
+    RegisterOnnxQuantizeKernels(*t);
     return t;
   }();
   return *kTable;

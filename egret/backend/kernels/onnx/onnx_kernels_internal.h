@@ -119,6 +119,7 @@ void RegisterOnnxConvTransposeKernels(KernelTable& t);  // ConvTranspose
 void RegisterOnnxBatchNormKernels(KernelTable& t);      // BatchNormalization
 void RegisterOnnxSignalKernels(KernelTable& t);         // DFT, STFT, windows, MelWeightMatrix
 void RegisterOnnxTrainingKernels(KernelTable& t);       // Momentum, Adam, Adagrad
+void RegisterOnnxQuantizeKernels(KernelTable& t);       // QuantizeLinear, ConvInteger, QLinear*
 
 }  // namespace egret::backend_internal
 
