@@ -293,5 +293,47 @@ TEST(OnnxMomentum, StandardStep) {
   EXPECT_THAT(Out(m, 1), Near({4.7}));
 }
 
+// LayerNormalization over the last axis: each row becomes zero-mean, unit
+// variance (biased), then scaled and shifted; Mean and InvStdDev come out
+// with the normalized dims kept as 1.
+TEST(OnnxNorm, LayerNormalizationWithStatistics) {
+  OnnxNode ln{"onnx.LayerNormalization",
+              {F32({2, 2}, {1, 3, 2, 2}), F32({2}, {2, 1}), F32({2}, {0, 10})},
+              {{"epsilon", 0.0}},
+              {F32Type({2, 2}), F32Type({2, 1}), F32Type({2, 1})}};
+  absl::StatusOr<std::vector<Tensor>> r = ln.Run();
+  ASSERT_TRUE(r.ok()) << r.status();
+  // Row 0: mean 2, var 1 -> (-1, 1) -> (-2, 11); row 1: var 0 -> 0/0 is NaN
+  // without epsilon, so check the first row and the statistics.
+  EXPECT_DOUBLE_EQ((*r)[0].GetReal(0), -2);
+  EXPECT_DOUBLE_EQ((*r)[0].GetReal(1), 11);
+  EXPECT_THAT(Values((*r)[1]), ElementsAre(2, 2));
+  EXPECT_DOUBLE_EQ((*r)[2].GetReal(0), 1);
+}
+
+// GroupNormalization: scale and bias per channel (opset 21) or per group
+// (opset 18) are told apart by their size; InstanceNormalization is one
+// group per channel.
+TEST(OnnxNorm, GroupAndInstanceNormalization) {
+  // x [1, 4, 1]: groups {0, 2} and {4, 6} -> (-1, 1) each.
+  const Tensor x = F32({1, 4, 1}, {0, 2, 4, 6});
+  OnnxNode per_channel{"onnx.GroupNormalization",
+                       {x, F32({4}, {1, 2, 3, 4}), F32({4}, {0, 0, 0, 1})},
+                       {{"num_groups", int64_t{2}}, {"epsilon", 0.0}},
+                       {F32Type({1, 4, 1})}};
+  EXPECT_THAT(Out(per_channel), ElementsAre(-1, 2, -3, 5));
+  OnnxNode per_group{"onnx.GroupNormalization",
+                     {x, F32({2}, {1, 10}), F32({2}, {0, 1})},
+                     {{"num_groups", int64_t{2}}, {"epsilon", 0.0}},
+                     {F32Type({1, 4, 1})}};
+  EXPECT_THAT(Out(per_group), ElementsAre(-1, 1, -9, 11));
+  // Instance: x [1, 2, 2] normalized per channel over its 2 values.
+  OnnxNode instance{"onnx.InstanceNormalization",
+                    {F32({1, 2, 2}, {1, 3, 5, 9}), F32({2}, {1, 1}), F32({2}, {0, 0})},
+                    {{"epsilon", 0.0}},
+                    {F32Type({1, 2, 2})}};
+  EXPECT_THAT(Out(instance), ElementsAre(-1, 1, -1, 1));
+}
+
 }  // namespace
 }  // namespace egret

@@ -150,6 +150,7 @@ const KernelTable& Kernels() {
     RegisterOnnxDetectionKernels(*t);
     RegisterOnnxConvTransposeKernels(*t);
     RegisterOnnxBatchNormKernels(*t);
+    RegisterOnnxNormKernels(*t);
     RegisterOnnxSignalKernels(*t);
     RegisterOnnxTrainingKernels(*t);
     RegisterOnnxQuantizeKernels(*t);

@@ -117,6 +117,7 @@ void RegisterOnnxSamplingKernels(KernelTable& t);       // Resize, GridSample
 void RegisterOnnxDetectionKernels(KernelTable& t);      // RoiAlign, NonMaxSuppression
 void RegisterOnnxConvTransposeKernels(KernelTable& t);  // ConvTranspose
 void RegisterOnnxBatchNormKernels(KernelTable& t);      // BatchNormalization
+void RegisterOnnxNormKernels(KernelTable& t);           // Layer-, Instance-, GroupNormalization
 void RegisterOnnxSignalKernels(KernelTable& t);         // DFT, STFT, windows, MelWeightMatrix
 void RegisterOnnxTrainingKernels(KernelTable& t);       // Momentum, Adam, Adagrad
 void RegisterOnnxQuantizeKernels(KernelTable& t);       // QuantizeLinear, ConvInteger, QLinear*
