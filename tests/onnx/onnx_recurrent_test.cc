@@ -1,7 +1,9 @@
 // LSTM, GRU and RNN unrolled at import (egret/onnx/import_recurrent.cc),
 // checked numerically through the reference executor against a direct
 // implementation of ONNX's equations written here, in every direction and
-// layout, with and without initial states, biases and peepholes.
+// layout, with and without initial states, biases and peepholes; the same
+// models with runtime weights stay opaque and their ONNX kernels
+// (egret/backend/kernels/onnx/onnx_rnn.cc) must agree too.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -41,17 +43,30 @@ struct Config {
   int dirs() const { return direction == "bidirectional" ? 2 : 1; }
 };
 
-// The ONNX model of one recurrent node with constant weights; X (and the
-// initial states, when used) are graph inputs.
-std::string Model(const Config& c) {
+std::vector<float> WValues(const Config& c) {
+  return Values(c.dirs() * Gates(c.cell) * c.hidden * c.input, 0.5f, 0.1f);
+}
+std::vector<float> RValues(const Config& c) {
+  return Values(c.dirs() * Gates(c.cell) * c.hidden * c.hidden, 0.5f, 0.2f);
+}
+
+// The ONNX model of one recurrent node; X (and the initial states, when used)
+// are graph inputs, W and R constants or, with `runtime_weights`, graph
+// inputs too (then egret keeps the node opaque and runs its ONNX kernel).
+std::string Model(const Config& c, bool runtime_weights = false) {
   const int64_t d = c.dirs(), g = Gates(c.cell), h = c.hidden;
   OnnxBuilder b(14);
   b.Input("X", c.layout == 0 ? std::vector<int64_t>{c.seq, c.batch, c.input}
                              : std::vector<int64_t>{c.batch, c.seq, c.input});
   const std::vector<int64_t> state =
       c.layout == 0 ? std::vector<int64_t>{d, c.batch, h} : std::vector<int64_t>{c.batch, d, h};
-  b.Initializer("W", {d, g * h, c.input}, Values(d * g * h * c.input, 0.5f, 0.1f));
-  b.Initializer("R", {d, g * h, h}, Values(d * g * h * h, 0.5f, 0.2f));
+  if (runtime_weights) {
+    b.Input("W", {d, g * h, c.input});
+    b.Input("R", {d, g * h, h});
+  } else {
+    b.Initializer("W", {d, g * h, c.input}, WValues(c));
+    b.Initializer("R", {d, g * h, h}, RValues(c));
+  }
   std::vector<std::string> ins = {"X", "W", "R", "", "", "", "", ""};
   if (c.bias) {
     b.Initializer("B", {d, 2 * g * h}, Values(d * 2 * g * h, 0.3f, 0.3f));
@@ -157,14 +172,12 @@ Tensor FloatTensor(Dims dims, const std::vector<float>& v) {
   return t;
 }
 
+// The unrolled import, and the opaque node run by its ONNX kernel (weights
+// given at run time), both against Reference.
 void Check(const Config& cf) {
   SCOPED_TRACE(::testing::Message() << "direction " << cf.direction << ", layout " << cf.layout);
-  const std::string bytes = Model(cf);
-  absl::StatusOr<Graph> g = ParseOnnx(bytes, "m.onnx");
-  ASSERT_TRUE(g.ok()) << g.status();
-  for (const Node& n : g->nodes()) ASSERT_TRUE(IsKnownOp(n.op)) << n.op;
   onnx::ModelProto m;
-  ASSERT_TRUE(m.ParseFromString(bytes));
+  ASSERT_TRUE(m.ParseFromString(Model(cf)));
   const int64_t S = cf.seq, B = cf.batch, I = cf.input, H = cf.hidden, D = cf.dirs();
   // Inputs in the model's layout; the reference wants time-major x and [B][H] states.
   std::vector<float> x = Values(S * B * I, 1.0f, 0.5f), xt(x.size());
@@ -174,38 +187,58 @@ void Check(const Config& cf) {
       for (int64_t i = 0; i < I; ++i) {
         xt[(t * B + b) * I + i] = cf.layout == 0 ? x[(t * B + b) * I + i] : x[(b * S + t) * I + i];
       }
-  auto state_at = [&](const std::vector<float>& s, int64_t d, int64_t b, int64_t j) -> double {
-    return cf.layout == 0 ? s[(d * B + b) * H + j] : s[(b * D + d) * H + j];
-  };
-  std::vector<Tensor> inputs = {FloatTensor(cf.layout == 0 ? Dims{S, B, I} : Dims{B, S, I}, x)};
-  const Dims sd = cf.layout == 0 ? Dims{D, B, H} : Dims{B, D, H};
-  if (cf.initial_h) inputs.push_back(FloatTensor(sd, h0));
-  if (cf.cell == Cell::kLstm && cf.initial_c) inputs.push_back(FloatTensor(sd, c0));
-  absl::StatusOr<std::vector<Tensor>> out = Execute(*g, inputs);
-  ASSERT_TRUE(out.ok()) << out.status();
+  // Expected Y, Y_h, Y_c in the outputs' layouts.
+  std::vector<double> want_y(S * D * B * H), want_h(D * B * H), want_c(D * B * H);
   for (int64_t d = 0; d < D; ++d) {
     std::vector<double> h(B * H, 0.0), c(B * H, 0.0);
+    auto state = [&](int64_t b, int64_t j) {
+      return cf.layout == 0 ? (d * B + b) * H + j : (b * D + d) * H + j;
+    };
     for (int64_t b = 0; b < B; ++b)
       for (int64_t j = 0; j < H; ++j) {
-        if (cf.initial_h) h[b * H + j] = state_at(h0, d, b, j);
-        if (cf.initial_c) c[b * H + j] = state_at(c0, d, b, j);
+        if (cf.initial_h) h[b * H + j] = h0[state(b, j)];
+        if (cf.initial_c) c[b * H + j] = c0[state(b, j)];
       }
     std::vector<double> y = Reference(cf, m, static_cast<int>(d), xt, h, c);
     for (int64_t t = 0; t < S; ++t)
       for (int64_t b = 0; b < B; ++b)
         for (int64_t j = 0; j < H; ++j) {
-          const int64_t at =
-              cf.layout == 0 ? ((t * D + d) * B + b) * H + j : ((b * S + t) * D + d) * H + j;
-          EXPECT_NEAR((*out)[0].GetReal(at), y[(t * B + b) * H + j], 1e-5) << "Y " << at;
+          want_y[cf.layout == 0 ? ((t * D + d) * B + b) * H + j : ((b * S + t) * D + d) * H + j] =
+              y[(t * B + b) * H + j];
         }
     for (int64_t b = 0; b < B; ++b)
       for (int64_t j = 0; j < H; ++j) {
-        const int64_t at = cf.layout == 0 ? (d * B + b) * H + j : (b * D + d) * H + j;
-        EXPECT_NEAR((*out)[1].GetReal(at), h[b * H + j], 1e-5) << "Y_h " << at;
-        if (cf.cell == Cell::kLstm) {
-          EXPECT_NEAR((*out)[2].GetReal(at), c[b * H + j], 1e-5) << "Y_c " << at;
-        }
+        want_h[state(b, j)] = h[b * H + j];
+        want_c[state(b, j)] = c[b * H + j];
       }
+  }
+  const Dims sd = cf.layout == 0 ? Dims{D, B, H} : Dims{B, D, H};
+  const int64_t G = Gates(cf.cell);
+  for (bool runtime_weights : {false, true}) {
+    SCOPED_TRACE(runtime_weights ? "ONNX kernel" : "unrolled");
+    absl::StatusOr<Graph> g = ParseOnnx(Model(cf, runtime_weights), "m.onnx");
+    ASSERT_TRUE(g.ok()) << g.status();
+    int opaque = 0;
+    for (const Node& n : g->nodes()) opaque += IsKnownOp(n.op) ? 0 : 1;
+    EXPECT_EQ(opaque, runtime_weights ? 1 : 0);
+    std::vector<Tensor> inputs = {FloatTensor(cf.layout == 0 ? Dims{S, B, I} : Dims{B, S, I}, x)};
+    if (runtime_weights) {
+      inputs.push_back(FloatTensor({D, G * H, I}, WValues(cf)));
+      inputs.push_back(FloatTensor({D, G * H, H}, RValues(cf)));
+    }
+    if (cf.initial_h) inputs.push_back(FloatTensor(sd, h0));
+    if (cf.cell == Cell::kLstm && cf.initial_c) inputs.push_back(FloatTensor(sd, c0));
+    absl::StatusOr<std::vector<Tensor>> out = Execute(*g, inputs);
+    ASSERT_TRUE(out.ok()) << out.status();
+    auto expect = [&](int k, const std::vector<double>& want, const char* what) {
+      ASSERT_EQ((*out)[k].num_elements(), static_cast<int64_t>(want.size())) << what;
+      for (size_t i = 0; i < want.size(); ++i) {
+        EXPECT_NEAR((*out)[k].GetReal(static_cast<int64_t>(i)), want[i], 1e-5) << what << " " << i;
+      }
+    };
+    expect(0, want_y, "Y");
+    expect(1, want_h, "Y_h");
+    if (cf.cell == Cell::kLstm) expect(2, want_c, "Y_c");
   }
 }
 
