@@ -322,20 +322,6 @@ absl::Status Importer::DoGather() {
   Dims out = Dims(x.type.dims.begin(), x.type.dims.begin() + axis);
   out.insert(out.end(), idx.type.dims.begin(), idx.type.dims.end());
   out.insert(out.end(), x.type.dims.begin() + axis + 1, x.type.dims.end());
-  if (x.constant && static_cast<size_t>(x.type.num_elements()) <= kMaxFoldElements * 16) {
-    const int64_t outer = Product(x.type.dims, 0, axis);
-    const size_t es = static_cast<size_t>(ElementSize(x.type.dtype));
-    const size_t inner = static_cast<size_t>(Product(x.type.dims, axis + 1, rank)) * es;
-    std::vector<uint8_t> bytes;
-    for (int64_t o = 0; o < outer; ++o) {
-      for (int64_t i : ind) {
-        const uint8_t* p = x.constant->bytes().data() + (o * dim + i) * inner;
-        bytes.insert(bytes.end(), p, p + inner);
-      }
-    }
-    SetConst(Out(), *Tensor::FromBytes(TensorType(x.type.dtype, out), std::move(bytes)));
-    return absl::OkStatus();
-  }
   // A run of consecutive indices is a slice; other indices, the Gather op.
   for (size_t i = 1; i < ind.size(); ++i) {
     if (ind[i] != ind[0] + static_cast<int64_t>(i)) return EmitGather(*this, axis);

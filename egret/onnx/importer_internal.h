@@ -68,9 +68,6 @@ constexpr int kToNchw[4] = {0, 3, 1, 2};
 constexpr int kPos[4] = {0, 3, 1, 2};
 
 constexpr int64_t kMaxInferInitializer = 4096;  // constants passed to ONNX shape inference
-// DoGather folds constant data itself: the generic fold needs a Gather kernel
-// or mapping for arbitrary indices.
-constexpr size_t kMaxFoldElements = 1 << 16;
 
 // Constant folding (import_folding.cc): a node whose inputs are all constants
 // is computed at import when each output has at most kFoldElements elements,
@@ -467,13 +464,6 @@ void RegisterIndexHandlers(HandlerTable& t);         // import_index.cc
 void RegisterEinsumHandlers(HandlerTable& t);        // import_einsum.cc
 void RegisterControlFlowHandlers(HandlerTable& t);   // import_control_flow.cc
 void RegisterRecurrentHandlers(HandlerTable& t);     // import_recurrent.cc
-
-// Constant folding of element moves (import_logic.cc): for each element of
-// dims `out`, the flat index of the element of dims `in` that numpy
-// broadcasting reads; and the tensor of `type`'s dims (t's dtype and
-// encoding) whose element i is element src[i] of t, copied bytewise.
-std::vector<int64_t> BroadcastSources(const Dims& in, const Dims& out);
-Tensor TakeTensorElements(const Tensor& t, TensorType type, absl::Span<const int64_t> src);
 
 // The Gather op for the current node's data (input 0) and indices (input 1)
 // along `axis` (import_index.cc).
