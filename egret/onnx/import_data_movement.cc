@@ -106,11 +106,6 @@ absl::Status Importer::DoTranspose() {
     if (p < 0 || p >= rank || seen[p]) return absl::InvalidArgumentError("bad perm");
     seen[p] = true;
   }
-  if (x.constant) {
-    std::vector<int> pi(perm.begin(), perm.end());
-    SetConst(Out(), TransposeTensor(*x.constant, pi));
-    return absl::OkStatus();
-  }
   auto identity = [](const std::vector<int64_t>& q) {
     for (size_t i = 0; i < q.size(); ++i) {
       if (q[i] != static_cast<int64_t>(i)) return false;
@@ -154,38 +149,13 @@ absl::Status Importer::DoConcat() {
   const int rank = In(0).type.rank();
   EGRET_ASSIGN_OR_RETURN(auto axis,
                          NormalizeAxis(AttrInt("axis", opset_ < 4 ? 1 : 0), rank, "axis"));
-  bool all_const = true, any_nhwc = false;
+  bool any_nhwc = false;
   for (int i = 0; i < n; ++i) {
-    all_const = all_const && In(i).constant != nullptr;
     any_nhwc = any_nhwc || IsNhwcActivation(In(i));
     if (In(i).type.rank() != rank) return absl::InvalidArgumentError("inputs differ in rank");
   }
   if (n == 1) {
     Alias(Out(), InName(0));
-    return absl::OkStatus();
-  }
-  if (all_const && In(0).type.num_elements() <= static_cast<int64_t>(kMaxFoldElements)) {
-    TensorType t = In(0).type;
-    t.dims[axis] = 0;
-    for (int i = 0; i < n; ++i) {
-      if (In(i).type.dtype != t.dtype) return absl::InvalidArgumentError("inputs differ in type");
-      t.dims[axis] += In(i).type.dims[axis];
-    }
-    const int64_t outer = Product(t.dims, 0, axis);
-    const size_t es = static_cast<size_t>(ElementSize(t.dtype));
-    std::vector<uint8_t> bytes;
-    bytes.reserve(static_cast<size_t>(t.byte_size()));
-    for (int64_t o = 0; o < outer; ++o) {
-      for (int i = 0; i < n; ++i) {
-        const Tensor& c = *In(i).constant;
-        size_t chunk = static_cast<size_t>(Product(c.type().dims, axis, rank)) * es;
-        const uint8_t* p = c.bytes().data() + o * chunk;
-        bytes.insert(bytes.end(), p, p + chunk);
-      }
-    }
-    absl::StatusOr<Tensor> folded = Tensor::FromBytes(t, std::move(bytes));
-    if (!folded.ok()) return absl::InvalidArgumentError("inputs do not fit together");
-    SetConst(Out(), *std::move(folded));
     return absl::OkStatus();
   }
   const Layout l = rank == 4 && any_nhwc ? kNhwc : kPlain;
@@ -329,38 +299,6 @@ absl::Status Importer::DoPad() {
 
 absl::Status Importer::DoCast() {
   EGRET_ASSIGN_OR_RETURN(auto dt, DTypeFromOnnx(static_cast<int32_t>(AttrInt("to", 0))));
-  const Value& x = In(0);
-  if (x.constant) {
-    TensorType t(dt, x.type.dims);
-    const int64_t n = x.type.num_elements();
-    if ((dt == DType::kInt64 || dt == DType::kInt32) &&
-        (x.type.dtype == DType::kInt64 || x.type.dtype == DType::kInt32)) {
-      std::vector<int64_t> v = TensorInts(*x.constant);
-      std::vector<uint8_t> bytes(static_cast<size_t>(t.byte_size()));
-      for (int64_t i = 0; i < n; ++i) {
-        if (dt == DType::kInt64) {
-          std::memcpy(&bytes[i * 8], &v[i], 8);
-        } else {
-          int32_t w = static_cast<int32_t>(v[i]);
-          std::memcpy(&bytes[i * 4], &w, 4);
-        }
-      }
-      SetConst(Out(), *Tensor::FromBytes(t, std::move(bytes)));
-      return absl::OkStatus();
-    }
-    Tensor out(t);
-    for (int64_t i = 0; i < n; ++i) {
-      double v = x.constant->GetValue(i);
-      if (dt == DType::kBool) {
-        v = v != 0 ? 1 : 0;
-      } else if (!IsFloat(dt) && IsFloat(x.type.dtype)) {
-        v = std::trunc(v);
-      }
-      out.SetValue(i, v);
-    }
-    SetConst(Out(), std::move(out));
-    return absl::OkStatus();
-  }
   Layout l = NativeLayout(InName(0));
   EGRET_ASSIGN_OR_RETURN(auto xin, Get(InName(0), l));
   EGRET_ASSIGN_OR_RETURN(auto r, Emit("Cast", {xin}, Out(), {ScalarType(dt)}));
@@ -384,20 +322,6 @@ absl::Status Importer::DoGather() {
   Dims out = Dims(x.type.dims.begin(), x.type.dims.begin() + axis);
   out.insert(out.end(), idx.type.dims.begin(), idx.type.dims.end());
   out.insert(out.end(), x.type.dims.begin() + axis + 1, x.type.dims.end());
-  if (x.constant && static_cast<size_t>(x.type.num_elements()) <= kMaxFoldElements * 16) {
-    const int64_t outer = Product(x.type.dims, 0, axis);
-    const size_t es = static_cast<size_t>(ElementSize(x.type.dtype));
-    const size_t inner = static_cast<size_t>(Product(x.type.dims, axis + 1, rank)) * es;
-    std::vector<uint8_t> bytes;
-    for (int64_t o = 0; o < outer; ++o) {
-      for (int64_t i : ind) {
-        const uint8_t* p = x.constant->bytes().data() + (o * dim + i) * inner;
-        bytes.insert(bytes.end(), p, p + inner);
-      }
-    }
-    SetConst(Out(), *Tensor::FromBytes(TensorType(x.type.dtype, out), std::move(bytes)));
-    return absl::OkStatus();
-  }
   // A run of consecutive indices is a slice; other indices, the Gather op.
   for (size_t i = 1; i < ind.size(); ++i) {
     if (ind[i] != ind[0] + static_cast<int64_t>(i)) return EmitGather(*this, axis);

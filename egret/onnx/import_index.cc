@@ -11,7 +11,6 @@ bool AllOnes(const std::vector<int64_t>& v) {
 }
 
 // `out` = `in` repeated multiples[i] times along dim i (ONNX layout).
-// Constants fold when the result is small.
 absl::Status TileTo(Importer& im, const std::string& in, const std::vector<int64_t>& multiples,
                     const std::string& out) {
   const Value& x = im.values_.at(in);
@@ -20,25 +19,11 @@ absl::Status TileTo(Importer& im, const std::string& in, const std::vector<int64
     return absl::InvalidArgumentError(
         absl::StrFormat("repeats has %d values for a rank-%d input", multiples.size(), rank));
   }
-  Dims dims = x.type.dims;
-  for (int i = 0; i < rank; ++i) {
-    if (multiples[i] < 0) return absl::InvalidArgumentError("repeats must not be negative");
-    dims[i] *= multiples[i];
+  for (int64_t m : multiples) {
+    if (m < 0) return absl::InvalidArgumentError("repeats must not be negative");
   }
   if (AllOnes(multiples)) {
     im.Alias(out, in);
-    return absl::OkStatus();
-  }
-  if (x.constant && static_cast<size_t>(Product(dims, 0, rank)) <= kMaxFoldElements) {
-    // Tiling is broadcasting a [1, d0, 1, d1, ...] view of x to [m0, d0, m1, d1, ...].
-    Dims view, wide;
-    for (int i = 0; i < rank; ++i) {
-      view.insert(view.end(), {1, x.type.dims[i]});
-      wide.insert(wide.end(), {multiples[i], x.type.dims[i]});
-    }
-    std::vector<int64_t> src = BroadcastSources(view, wide);
-    TensorType t(x.type.dtype, std::move(dims));
-    im.SetConst(out, TakeTensorElements(*x.constant, std::move(t), src), x.splat);
     return absl::OkStatus();
   }
   const Layout l = im.NativeLayout(in);
@@ -90,9 +75,9 @@ absl::Status DoExpand(Importer& im) {
 bool IsIntegerType(DType t) { return t == DType::kInt32 || t == DType::kInt64; }
 
 // Range(start, limit, delta)[i] = start + i * delta, for
-// max(ceil((limit - start) / delta), 0) elements. Constant bounds fold;
-// otherwise the length the model declares for the output gives
-// start + delta * [0, 1, ..., n-1].
+// n = max(ceil((limit - start) / delta), 0) elements: start + delta * [0, 1,
+// ..., n-1], with n from constant bounds, else the length the model declares
+// for the output. Constant bounds fold like any node (import_folding.cc).
 absl::Status DoRange(Importer& im) {
   const Value& start = im.In(0);
   const Value& limit = im.In(1);
@@ -106,51 +91,36 @@ absl::Status DoRange(Importer& im) {
   if (!IsIntegerType(dt) && !IsFloat(dt)) {
     return Unmapped(absl::StrCat("Range of ", std::string(DTypeName(dt))));
   }
-  constexpr int64_t kMaxRange = static_cast<int64_t>(kMaxFoldElements) * 16;
+  constexpr int64_t kMaxRange = int64_t{1} << 20;  // elements of the index constant
+  int64_t n = -1;
   if (start.constant && limit.constant && delta.constant) {
-    int64_t n;
     if (IsIntegerType(dt)) {
       const int64_t s = TensorInts(*start.constant)[0], l = TensorInts(*limit.constant)[0],
                     d = TensorInts(*delta.constant)[0];
       if (d == 0) return absl::InvalidArgumentError("delta is 0");
       const int64_t diff = l - s;
       n = d > 0 ? (diff > 0 ? (diff + d - 1) / d : 0) : (diff < 0 ? (diff + d + 1) / d : 0);
-      if (n > kMaxRange) return Unmapped("the range is too long to fold");
-      std::vector<uint8_t> bytes(static_cast<size_t>(n * ElementSize(dt)));
-      for (int64_t i = 0; i < n; ++i) {
-        const int64_t v = s + i * d;
-        if (dt == DType::kInt64) {
-          std::memcpy(&bytes[i * 8], &v, 8);
-        } else {
-          const int32_t w = static_cast<int32_t>(v);
-          std::memcpy(&bytes[i * 4], &w, 4);
-        }
+    } else {
+      const double s = start.constant->GetReal(0), l = limit.constant->GetReal(0),
+                   d = delta.constant->GetReal(0);
+      if (d == 0 || !std::isfinite(s) || !std::isfinite(l) || !std::isfinite(d)) {
+        return absl::InvalidArgumentError("delta is 0 or a bound is not finite");
       }
-      im.SetConst(im.Out(), *Tensor::FromBytes(TensorType(dt, {n}), std::move(bytes)));
-      return absl::OkStatus();
+      const double count = std::max(std::ceil((l - s) / d), 0.0);
+      if (count > static_cast<double>(kMaxRange)) return Unmapped("the range is too long");
+      n = static_cast<int64_t>(count);
     }
-    const double s = start.constant->GetReal(0), l = limit.constant->GetReal(0),
-                 d = delta.constant->GetReal(0);
-    if (d == 0 || !std::isfinite(s) || !std::isfinite(l) || !std::isfinite(d)) {
-      return absl::InvalidArgumentError("delta is 0 or a bound is not finite");
+  } else {
+    auto declared = im.declared_types_.find(im.Out());
+    absl::StatusOr<TensorType> t = declared == im.declared_types_.end()
+                                       ? absl::StatusOr<TensorType>(absl::NotFoundError(""))
+                                       : im.TypeFromValueInfo(*declared->second, "output", false);
+    if (!t.ok() || t->rank() != 1 || t->dtype != dt) {
+      return Unmapped("start, limit or delta is not a constant and the output length is unknown");
     }
-    const double count = std::max(std::ceil((l - s) / d), 0.0);
-    if (count > static_cast<double>(kMaxRange)) return Unmapped("the range is too long to fold");
-    n = static_cast<int64_t>(count);
-    std::vector<double> v(static_cast<size_t>(n));
-    for (int64_t i = 0; i < n; ++i) v[i] = s + static_cast<double>(i) * d;
-    im.SetConst(im.Out(), Tensor::FromValues(TensorType(dt, {n}), v));
-    return absl::OkStatus();
+    n = t->dims[0];
   }
-  auto declared = im.declared_types_.find(im.Out());
-  if (declared == im.declared_types_.end()) {
-    return Unmapped("start, limit or delta is not a constant and the output length is unknown");
-  }
-  absl::StatusOr<TensorType> t = im.TypeFromValueInfo(*declared->second, "output", false);
-  if (!t.ok() || t->rank() != 1 || t->dtype != dt) {
-    return Unmapped("start, limit or delta is not a constant and the output length is unknown");
-  }
-  const int64_t n = t->dims[0];
+  if (n > kMaxRange) return Unmapped("the range is too long");
   std::vector<double> iota(static_cast<size_t>(n));
   for (int64_t i = 0; i < n; ++i) iota[i] = static_cast<double>(i);
   const std::string steps = im.Temp(im.Out(), "steps");

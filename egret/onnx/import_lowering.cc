@@ -1,5 +1,5 @@
 // Lowering steps the handlers share: broadcasting into NHWC, binary and
-// unary ops, reshapes and slices, integer folding.
+// unary ops, reshapes and slices.
 #include "egret/onnx/importer_internal.h"
 
 namespace egret::onnx_import {
@@ -20,59 +20,6 @@ absl::StatusOr<ValueRef> Importer::BroadcastNhwc(const std::string& name) {
   return Emit("Transpose", {r, ShapeParam({0, 2, 3, 1})}, name + "/nhwc");
 }
 
-bool Importer::FoldIntBinary(std::string_view op, const Value& a, const Value& b,
-                             const std::string& out) {
-  if (!a.constant || !b.constant) return false;
-  DType dt = a.type.dtype;
-  if ((dt != DType::kInt64 && dt != DType::kInt32) || b.type.dtype != dt) return false;
-  absl::StatusOr<Dims> dims = BroadcastDims(a.type.dims, b.type.dims);
-  if (!dims.ok()) return false;
-  TensorType type(dt, *dims);
-  if (static_cast<size_t>(type.num_elements()) > kMaxFoldElements) return false;
-  std::vector<int64_t> av = TensorInts(*a.constant), bv = TensorInts(*b.constant);
-  const int rank = type.rank();
-  auto index = [&](const Dims& d, int64_t flat) {
-    int64_t idx = 0, stride = 1;
-    for (int i = rank - 1, j = static_cast<int>(d.size()) - 1; i >= 0; --i, --j) {
-      int64_t c = flat % (*dims)[i];
-      flat /= (*dims)[i];
-      if (j >= 0) {
-        if (d[j] != 1) idx += c * stride;
-        stride *= d[j];
-      }
-    }
-    return idx;
-  };
-  std::vector<uint8_t> bytes(static_cast<size_t>(type.byte_size()));
-  for (int64_t k = 0; k < type.num_elements(); ++k) {
-    int64_t x = av[index(a.type.dims, k)], y = bv[index(b.type.dims, k)], r;
-    if (op == "Add") {
-      r = x + y;
-    } else if (op == "Sub") {
-      r = x - y;
-    } else if (op == "Mul") {
-      r = x * y;
-    } else if (op == "Div") {
-      if (y == 0) return false;
-      r = x / y;
-    } else if (op == "Max") {
-      r = std::max(x, y);
-    } else if (op == "Min") {
-      r = std::min(x, y);
-    } else {
-      return false;
-    }
-    if (dt == DType::kInt64) {
-      std::memcpy(&bytes[k * 8], &r, 8);
-    } else {
-      int32_t r32 = static_cast<int32_t>(r);
-      std::memcpy(&bytes[k * 4], &r32, 4);
-    }
-  }
-  SetConst(out, *Tensor::FromBytes(type, std::move(bytes)));
-  return true;
-}
-
 absl::Status Importer::Binary(std::string_view op, const std::string& a, const std::string& b,
                               const std::string& out) {
   static const absl::flat_hash_map<std::string, std::string> kOps = {
@@ -81,7 +28,6 @@ absl::Status Importer::Binary(std::string_view op, const std::string& a, const s
       {"Pow", "ElementWisePower"}};
   const Value& va = values_.at(a);
   const Value& vb = values_.at(b);
-  if (FoldIntBinary(op, va, vb, out)) return absl::OkStatus();
   auto known = kOps.find(std::string(op));
   const std::string eop = known != kOps.end() ? known->second : std::string(op);
   const int rank = std::max(va.type.rank(), vb.type.rank());
@@ -149,24 +95,6 @@ absl::Status Importer::ReshapeTo(const std::string& in, const Dims& dims, const 
 absl::Status Importer::SliceTo(const std::string& in, std::vector<int64_t> begin,
                                std::vector<int64_t> end, std::vector<int64_t> stride,
                                const std::string& out) {
-  Value& v = values_.at(in);
-  const int rank = v.type.rank();
-  if (v.constant && rank == 1) {
-    int64_t first, count;
-    if (!NormalizeStridedRange(v.type.dims[0], begin[0], end[0], stride[0], &first, &count)) {
-      return absl::InvalidArgumentError("slice step must not be 0");
-    }
-    std::vector<int64_t> src = TensorInts(*v.constant);
-    (void)src;
-    const size_t es = static_cast<size_t>(ElementSize(v.type.dtype));
-    std::vector<uint8_t> bytes;
-    for (int64_t k = 0; k < count; ++k) {
-      const uint8_t* p = v.constant->bytes().data() + (first + k * stride[0]) * es;
-      bytes.insert(bytes.end(), p, p + es);
-    }
-    SetConst(out, *Tensor::FromBytes(TensorType(v.type.dtype, {count}), std::move(bytes)));
-    return absl::OkStatus();
-  }
   Layout l = NativeLayout(in);
   for (int64_t& b : begin) b = ClampI32(b);
   for (int64_t& e : end) e = ClampI32(e);

@@ -22,23 +22,28 @@ TensorType FromOnnxTypeOrUnknown(const onnx::TypeProto& tp, bool* ok) {
 
 }  // namespace
 
-// Runs ONNX's shape inference on a model holding just the current node, with
-// its inputs typed as the importer knows them.
-std::vector<std::optional<TensorType>> Importer::InferOnnxOutputTypes() {
-  std::vector<std::optional<TensorType>> result(cur_->output_size());
+std::optional<onnx::ModelProto> Importer::InferCurrentNode() {
   onnx::ModelProto m;
   m.set_ir_version(model_.ir_version() > 0 ? model_.ir_version() : 7);
   *m.mutable_opset_import() = model_.opset_import();
   onnx::GraphProto* g = m.mutable_graph();
   g->set_name("node");
-  absl::flat_hash_set<std::string> seen;
+  // The node's inputs, and what its subgraphs read from outside (spelled as
+  // they spell it), typed as imported; small constants with their data.
+  std::vector<std::pair<std::string, std::string>> ins;  // (ONNX name, importer name)
   for (int i = 0; i < cur_->input_size(); ++i) {
-    if (!Has(i) || !seen.insert(InName(i)).second) continue;
-    const Value& v = In(i);
+    if (Has(i)) ins.emplace_back(InName(i), InName(i));
+  }
+  for (const std::string& raw : OuterReads(*cur_)) ins.emplace_back(raw, Resolve(raw));
+  absl::flat_hash_set<std::string> seen;
+  for (const auto& [name, known] : ins) {
+    auto it = values_.find(known);
+    if (it == values_.end() || !seen.insert(name).second) continue;
+    const Value& v = it->second;
     auto et = OnnxFromDType(v.type.dtype);
     if (!et) continue;
     onnx::ValueInfoProto* vi = g->add_input();
-    vi->set_name(InName(i));
+    vi->set_name(name);
     auto* tt = vi->mutable_type()->mutable_tensor_type();
     tt->set_elem_type(*et);
     auto* shape = tt->mutable_shape();
@@ -46,16 +51,23 @@ std::vector<std::optional<TensorType>> Importer::InferOnnxOutputTypes() {
     if (v.constant && v.type.num_elements() <= kMaxInferInitializer) {
       onnx::TensorProto* init = g->add_initializer();
       TensorToProto(*v.constant, init);
-      init->set_name(InName(i));
+      init->set_name(name);
     }
   }
   *g->add_node() = *cur_;
   try {
     onnx::shape_inference::InferShapes(m);
   } catch (const std::exception&) {
-    return result;
+    return std::nullopt;
   }
-  for (const auto& vi : g->value_info()) {
+  return m;
+}
+
+std::vector<std::optional<TensorType>> Importer::InferOnnxOutputTypes() {
+  std::vector<std::optional<TensorType>> result(cur_->output_size());
+  std::optional<onnx::ModelProto> m = InferCurrentNode();
+  if (!m) return result;
+  for (const auto& vi : m->graph().value_info()) {
     for (int k = 0; k < cur_->output_size(); ++k) {
       if (vi.name() != Out(k) || Out(k).empty()) continue;
       bool ok;

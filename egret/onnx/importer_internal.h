@@ -11,12 +11,19 @@
 // declared below and called from Handlers() in onnx_reader.cc). A handler is
 // `absl::Status (*)(Importer&)`: a free function using this toolkit, or a
 // lambda calling an Importer member.
+//
+// A handler need not fold constants: when all of a node's inputs are
+// constants, the driver runs the nodes its handler emitted on the reference
+// executor and makes the outputs constants (import_folding.cc). A handler
+// returning Unmapped for such a node is folded through the opaque op's ONNX
+// kernel, when there is one.
 #ifndef EGRET_ONNX_IMPORTER_INTERNAL_H_
 #define EGRET_ONNX_IMPORTER_INTERNAL_H_
 
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <deque>
 #include <functional>
 #include <limits>
 #include <memory>
@@ -60,8 +67,21 @@ constexpr int kToNhwc[4] = {0, 2, 3, 1};
 constexpr int kToNchw[4] = {0, 3, 1, 2};
 constexpr int kPos[4] = {0, 3, 1, 2};
 
-constexpr size_t kMaxFoldElements = 1 << 16;    // integer shape math folded at import
 constexpr int64_t kMaxInferInitializer = 4096;  // constants passed to ONNX shape inference
+
+// Constant folding (import_folding.cc): a node whose inputs are all constants
+// is computed at import when each output has at most kFoldElements elements,
+// or, larger, when it is no more than kFoldGrowth times the bytes of the
+// node's constant inputs (a Cast or Transpose of a weight) and at most
+// kFoldMaxBytes: folding must not turn a small constant into a big one
+// (Expand, Tile, ConstantOfShape of a huge shape stay nodes).
+constexpr int64_t kFoldElements = 1 << 16;
+constexpr int64_t kFoldGrowth = 2;
+constexpr int64_t kFoldMaxBytes = int64_t{256} << 20;
+
+// LSTM and GRU (import_recurrent.cc) are unrolled over at most this many time
+// steps; longer sequences stay opaque.
+constexpr int64_t kMaxUnrollSteps = 64;
 
 // Not an error: the handler cannot map this node, which becomes opaque.
 inline absl::Status Unmapped(std::string_view why) {
@@ -330,7 +350,6 @@ class Importer {
   absl::Status ReshapeTo(const std::string& in, const Dims& dims, const std::string& out);
   absl::Status SliceTo(const std::string& in, std::vector<int64_t> begin, std::vector<int64_t> end,
                        std::vector<int64_t> stride, const std::string& out);
-  bool FoldIntBinary(std::string_view op, const Value& a, const Value& b, const std::string& out);
   absl::StatusOr<std::vector<int64_t>> ConvPads(const Dims& in_hw, const std::vector<int64_t>& k,
                                                 const std::vector<int64_t>& s,
                                                 const std::vector<int64_t>& d);
@@ -366,10 +385,50 @@ class Importer {
   absl::Status DoResize();
   absl::Status DoReduce();
   absl::Status DoOpaque(std::string_view reason);
+  // ONNX's shape inference run on a model holding just the current node, its
+  // inputs and what its subgraphs read from outside typed as imported (small
+  // constants with their data); nullopt when inference fails.
+  std::optional<onnx::ModelProto> InferCurrentNode();
+  // The output types InferCurrentNode gives, where static.
   std::vector<std::optional<TensorType>> InferOnnxOutputTypes();
 
+  absl::Status DoIf();
+  absl::Status DoLoop();
+  absl::Status DoLstm();
+  absl::Status DoGru();
+  absl::Status DoRnn();
+
+  // ---- the driver (onnx_reader.cc)
   absl::Status ReadInputs();
-  absl::StatusOr<std::vector<int>> SortNodes();
+  // Orders `nodes` topologically (the tensors their subgraphs read from the
+  // enclosing scopes count as inputs), or fails naming a node on a cycle.
+  absl::StatusOr<std::vector<int>> SortNodes(const std::vector<const onnx::NodeProto*>& nodes);
+  // Imports `nodes` (one graph's, in any order): errors name the node.
+  absl::Status ImportNodes(const std::vector<const onnx::NodeProto*>& nodes);
+  // Maps one node (its handler, else an opaque node), then folds it.
+  absl::Status ImportNode(const onnx::NodeProto& node);
+
+  // ---- constant folding (import_folding.cc)
+  // When the current node's inputs are all constants, computes the outputs
+  // its handler built (the nodes from `first` on) with the reference executor
+  // and makes them constants. Nothing happens for nodes it cannot or should
+  // not fold (caps above, no kernel, random ops, control flow).
+  void FoldCurrent(NodeId first);
+
+  // ---- subgraphs (import_control_flow.cc)
+  // The tensors the graph attributes of `n` read from enclosing scopes, as
+  // those subgraphs spell them.
+  static std::vector<std::string> OuterReads(const onnx::NodeProto& n);
+  // The importer's name for a tensor a (possibly inlined) subgraph calls
+  // `name`: subgraph scopes rename their tensors so they cannot clash.
+  const std::string& Resolve(const std::string& name) const;
+  // Imports subgraph `g`'s nodes here (an If's taken branch); returns the
+  // importer's names of its outputs.
+  absl::StatusOr<std::vector<std::string>> InlineGraph(const onnx::GraphProto& g);
+  // The model declares a static type for tensor `name` (value_info or output).
+  bool HasStaticDeclaredType(const std::string& name) const;
+  // Declares `t` as the type of tensor `name` (for DoOpaque), overriding the model's.
+  void DeclareType(const std::string& name, const TensorType& t);
   absl::StatusOr<TensorType> TypeFromValueInfo(const onnx::TypeProto& t, std::string_view what,
                                                bool allow_symbolic);
 
@@ -384,6 +443,12 @@ class Importer {
   absl::flat_hash_map<std::string, const onnx::TypeProto*> declared_types_;
   absl::flat_hash_set<std::string> consumed_;  // tensors some node or graph output reads
   const onnx::NodeProto* cur_ = nullptr;
+  // Inlined subgraphs: their node copies (names resolved), the renaming of
+  // each open scope (innermost last), and every tensor name taken so far.
+  std::deque<onnx::NodeProto> inlined_nodes_;
+  std::vector<absl::flat_hash_map<std::string, std::string>> scopes_;
+  absl::flat_hash_set<std::string> taken_names_;
+  std::deque<onnx::TypeProto> owned_types_;  // declared types the importer made up
 };
 
 // A handler maps the importer's current node onto egret ops.
@@ -397,13 +462,8 @@ void RegisterDataMovementHandlers(HandlerTable& t);  // import_data_movement.cc
 void RegisterLogicHandlers(HandlerTable& t);         // import_logic.cc
 void RegisterIndexHandlers(HandlerTable& t);         // import_index.cc
 void RegisterEinsumHandlers(HandlerTable& t);        // import_einsum.cc
-
-// Constant folding of element moves (import_logic.cc): for each element of
-// dims `out`, the flat index of the element of dims `in` that numpy
-// broadcasting reads; and the tensor of `type`'s dims (t's dtype and
-// encoding) whose element i is element src[i] of t, copied bytewise.
-std::vector<int64_t> BroadcastSources(const Dims& in, const Dims& out);
-Tensor TakeTensorElements(const Tensor& t, TensorType type, absl::Span<const int64_t> src);
+void RegisterControlFlowHandlers(HandlerTable& t);   // import_control_flow.cc
+void RegisterRecurrentHandlers(HandlerTable& t);     // import_recurrent.cc
 
 // The Gather op for the current node's data (input 0) and indices (input 1)
 // along `axis` (import_index.cc).

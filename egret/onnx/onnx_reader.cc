@@ -16,6 +16,8 @@ const HandlerTable& Handlers() {
     RegisterLogicHandlers(*t);
     RegisterIndexHandlers(*t);
     RegisterEinsumHandlers(*t);
+    RegisterControlFlowHandlers(*t);
+    RegisterRecurrentHandlers(*t);
     return t;
   }();
   return *kTable;
@@ -146,39 +148,49 @@ absl::Status Importer::ReadInputs() {
     declared_types_[vi.name()] = &vi.type();
     consumed_.insert(vi.name());
   }
+  for (const auto& in : graph.input()) taken_names_.insert(in.name());
+  for (const auto& init : graph.initializer()) taken_names_.insert(init.name());
   for (const auto& node : graph.node()) {
     for (const std::string& in : node.input()) consumed_.insert(in);
+    for (const std::string& in : OuterReads(node)) consumed_.insert(in);
+    for (const std::string& out : node.output()) taken_names_.insert(out);
   }
   return absl::OkStatus();
 }
 
-absl::StatusOr<std::vector<int>> Importer::SortNodes() {
-  const onnx::GraphProto& graph = model_.graph();
-  const int n = graph.node_size();
+absl::StatusOr<std::vector<int>> Importer::SortNodes(
+    const std::vector<const onnx::NodeProto*>& nodes) {
+  const int n = static_cast<int>(nodes.size());
   absl::flat_hash_map<std::string, int> producer;
   for (int i = 0; i < n; ++i) {
-    for (const std::string& out : graph.node(i).output()) {
+    for (const std::string& out : nodes[i]->output()) {
       if (out.empty()) continue;
       if (values_.contains(out) || !producer.emplace(out, i).second) {
-        return FileError(
-            absl::StatusCode::kInvalidArgument,
-            absl::StrFormat("node %s (%s): output '%s' is already defined",
-                            NodeLabel(graph.node(i), i), graph.node(i).op_type(), out));
+        return absl::InvalidArgumentError(
+            absl::StrFormat("node %s (%s): output '%s' is already defined", NodeLabel(*nodes[i], i),
+                            nodes[i]->op_type(), out));
       }
     }
   }
   std::vector<std::vector<int>> users(n);
   std::vector<int> pending(n, 0);
   for (int i = 0; i < n; ++i) {
-    for (const std::string& in : graph.node(i).input()) {
+    for (const std::string& in : nodes[i]->input()) {
       if (in.empty() || values_.contains(in)) continue;
       auto it = producer.find(in);
       if (it == producer.end()) {
-        return FileError(absl::StatusCode::kInvalidArgument,
-                         absl::StrFormat("node %s (%s): input '%s' is not a graph input, an "
-                                         "initializer or any node's output",
-                                         NodeLabel(graph.node(i), i), graph.node(i).op_type(), in));
+        return absl::InvalidArgumentError(
+            absl::StrFormat("node %s (%s): input '%s' is not a graph input, an "
+                            "initializer or any node's output",
+                            NodeLabel(*nodes[i], i), nodes[i]->op_type(), in));
       }
+      users[it->second].push_back(i);
+      ++pending[i];
+    }
+    // What its subgraphs read from this scope must be computed first.
+    for (const std::string& raw : OuterReads(*nodes[i])) {
+      auto it = producer.find(Resolve(raw));
+      if (it == producer.end() || it->second == i) continue;
       users[it->second].push_back(i);
       ++pending[i];
     }
@@ -200,13 +212,51 @@ absl::StatusOr<std::vector<int>> Importer::SortNodes() {
   if (static_cast<int>(order.size()) != n) {
     for (int i = 0; i < n; ++i) {
       if (pending[i] > 0) {
-        return FileError(absl::StatusCode::kInvalidArgument,
-                         absl::StrFormat("node %s (%s): is on a cycle", NodeLabel(graph.node(i), i),
-                                         graph.node(i).op_type()));
+        return absl::InvalidArgumentError(absl::StrFormat(
+            "node %s (%s): is on a cycle", NodeLabel(*nodes[i], i), nodes[i]->op_type()));
       }
     }
   }
   return order;
+}
+
+absl::Status Importer::ImportNode(const onnx::NodeProto& node) {
+  cur_ = &node;
+  const NodeId first = static_cast<NodeId>(g_.num_nodes());
+  const HandlerTable& handlers = Handlers();
+  const bool default_domain = node.domain().empty() || node.domain() == "ai.onnx";
+  auto it = default_domain ? handlers.find(node.op_type()) : handlers.end();
+  absl::Status s;
+  if (it == handlers.end()) {
+    s = DoOpaque("");
+  } else {
+    s = it->second(*this);
+    if (IsUnmapped(s)) s = DoOpaque(std::string(s.message()));
+  }
+  cur_ = &node;  // a subgraph's nodes were current meanwhile
+  EGRET_RETURN_IF_ERROR(s);
+  for (int k = 0; k < node.output_size(); ++k) {
+    if (consumed_.contains(node.output(k)) && !values_.contains(node.output(k))) {
+      return absl::InternalError(absl::StrCat("output '", node.output(k), "' was not produced"));
+    }
+  }
+  FoldCurrent(first);
+  return absl::OkStatus();
+}
+
+absl::Status Importer::ImportNodes(const std::vector<const onnx::NodeProto*>& nodes) {
+  EGRET_ASSIGN_OR_RETURN(auto order, SortNodes(nodes));
+  for (int i : order) {
+    const onnx::NodeProto& node = *nodes[i];
+    absl::Status s = ImportNode(node);
+    if (!s.ok()) {
+      absl::StatusCode code = IsUnmapped(s) ? absl::StatusCode::kInvalidArgument : s.code();
+      return absl::Status(code, absl::StrFormat("node %s (%s): %s", NodeLabel(node, i),
+                                                node.op_type(), s.message()));
+    }
+  }
+  cur_ = nullptr;
+  return absl::OkStatus();
 }
 
 // Keeps the nodes the outputs depend on (and the graph inputs), in order.
@@ -253,34 +303,11 @@ absl::StatusOr<Graph> Importer::Run() {
   }
   g_.set_name(model_.graph().name());
   EGRET_RETURN_IF_ERROR(ReadInputs());
-  EGRET_ASSIGN_OR_RETURN(auto order, SortNodes());
-  const HandlerTable& handlers = Handlers();
-  for (int i : order) {
-    const onnx::NodeProto& node = model_.graph().node(i);
-    cur_ = &node;
-    absl::Status s;
-    const bool default_domain = node.domain().empty() || node.domain() == "ai.onnx";
-    auto it = default_domain ? handlers.find(node.op_type()) : handlers.end();
-    if (it == handlers.end()) {
-      s = DoOpaque("");
-    } else {
-      s = it->second(*this);
-      if (IsUnmapped(s)) s = DoOpaque(std::string(s.message()));
-    }
-    if (s.ok()) {
-      for (int k = 0; k < node.output_size(); ++k) {
-        if (consumed_.contains(node.output(k)) && !values_.contains(node.output(k))) {
-          s = absl::InternalError(absl::StrCat("output '", node.output(k), "' was not produced"));
-        }
-      }
-    }
-    if (!s.ok()) {
-      absl::StatusCode code = IsUnmapped(s) ? absl::StatusCode::kInvalidArgument : s.code();
-      return FileError(code, absl::StrFormat("node %s (%s): %s", NodeLabel(node, i), node.op_type(),
-                                             s.message()));
-    }
+  std::vector<const onnx::NodeProto*> nodes;
+  for (const auto& node : model_.graph().node()) nodes.push_back(&node);
+  if (absl::Status s = ImportNodes(nodes); !s.ok()) {
+    return FileError(s.code(), std::string(s.message()));
   }
-  cur_ = nullptr;
   for (const auto& o : model_.graph().output()) {
     if (!values_.contains(o.name())) {
       return FileError(absl::StatusCode::kInvalidArgument,

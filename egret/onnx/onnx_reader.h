@@ -3,8 +3,11 @@
 // Each ONNX op is mapped onto egret's op vocabulary (docs/ops.md); the full
 // table and the layout rules are in docs/onnx-import.md. In short:
 //   - initializers, Constant and ConstantOfShape (with a constant shape) become
-//     "$Const" nodes; integer shape arithmetic on constants (Shape, Gather,
-//     Unsqueeze, Concat, ...) is folded at import;
+//     "$Const" nodes; a node whose inputs are all constants (shape arithmetic,
+//     Cast of fp16 weights, ...) is computed at import by the reference
+//     executor and becomes a constant too;
+//   - If with a constant condition is replaced by its taken branch; LSTM, GRU
+//     and RNN over short static sequences are unrolled;
 //   - with OnnxImportOptions::nhwc (the default), 4-D activations are NHWC and
 //     convolution filters [fh, fw, in_depth/groups, out_depth], as the HTP
 //     expects; the graph's 4-D inputs and outputs keep their ONNX (NCHW) types,
@@ -16,7 +19,8 @@
 //     "onnx.<OpType>" (e.g. "onnx.LRN"; "onnx.<domain>.<OpType>" for another
 //     domain), with the ONNX attributes as node attributes and its output types
 //     from ONNX's shape inference or the model's value_info. Its inputs and
-//     outputs are in ONNX layout. If/Loop bodies are not imported.
+//     outputs are in ONNX layout. Bodies of opaque If/Loop/Scan nodes are not
+//     imported.
 // Nodes are emitted in topological order whatever the order in the file, and
 // nodes no graph output depends on are dropped.
 #ifndef EGRET_ONNX_ONNX_READER_H_

@@ -117,6 +117,25 @@ class OnnxBuilder {
   onnx::ModelProto& model() { return model_; }
   std::string Bytes() const { return model_.SerializeAsString(); }
 
+  // Subgraphs (If branches, Loop bodies): build one with another OnnxBuilder
+  // and attach its graph().
+  const onnx::GraphProto& graph() const { return model_.graph(); }
+  static void AttrGraph(onnx::NodeProto* n, const std::string& name, const onnx::GraphProto& g) {
+    auto* a = n->add_attribute();
+    a->set_name(name);
+    a->set_type(onnx::AttributeProto::GRAPH);
+    *a->mutable_g() = g;
+  }
+  // An initializer of any element type from its little-endian bytes.
+  void InitializerRaw(const std::string& name, const std::vector<int64_t>& dims, int elem,
+                      const std::string& raw) {
+    auto* t = model_.mutable_graph()->add_initializer();
+    t->set_name(name);
+    t->set_data_type(elem);
+    for (int64_t d : dims) t->add_dims(d);
+    t->set_raw_data(raw);
+  }
+
  private:
   static void SetType(onnx::ValueInfoProto* vi, const std::string& name,
                       const std::vector<int64_t>& dims, int elem) {

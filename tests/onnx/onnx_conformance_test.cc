@@ -39,6 +39,7 @@ enum class Outcome { kPassed, kFailed, kSkipped };
 struct Result {
   Outcome outcome;
   std::string detail;
+  int opaque = 0;  // opaque nodes in the graph that ran
 };
 
 std::vector<std::string> PbFiles(const fs::path& dir, const std::string& prefix) {
@@ -71,7 +72,9 @@ constexpr BadData kBadData[] = {
      "(onnx/onnx#7763, fixed after ONNX 1.12)"},
 };
 
-Result RunCase(const fs::path& dir) {
+// With `freeze`, every input but the first is frozen whether or not the
+// graph has opaque ops.
+Result RunCase(const fs::path& dir, bool freeze = false) {
   for (const BadData& b : kBadData) {
     if (dir.filename() == b.name) return {Outcome::kSkipped, b.reason};
   }
@@ -96,7 +99,7 @@ Result RunCase(const fs::path& dir) {
     }
     inputs.push_back(*std::move(t));
   }
-  if (HasOpaque(*g) && inputs.size() > 1) {
+  if ((freeze || HasOpaque(*g)) && inputs.size() > 1) {
     // Parameters (shapes, axes, scales, weights) are graph inputs in these
     // tests; egret needs them constant. Freeze every input but the first.
     OnnxImportOptions frozen;
@@ -104,7 +107,7 @@ Result RunCase(const fs::path& dir) {
       frozen.input_values.emplace(g->node(g->inputs()[i]).name, inputs[i]);
     }
     absl::StatusOr<Graph> g2 = ReadOnnx(model, frozen);
-    if (g2.ok() && !HasOpaque(*g2)) {
+    if (g2.ok() && (freeze || !HasOpaque(*g2))) {
       g = std::move(g2);
       inputs.erase(inputs.begin() + 1, inputs.end());
     }
@@ -132,6 +135,8 @@ Result RunCase(const fs::path& dir) {
                                                 inputs[i].type().ToString(), want.ToString())};
     }
   }
+  int opaque = 0;
+  for (const Node& n : g->nodes()) opaque += IsKnownOp(n.op) ? 0 : 1;
   absl::StatusOr<std::vector<Tensor>> out = Execute(*g, inputs);
   if (!out.ok()) {
     // A kernel may leave a case unimplemented (Dropout in training mode is
@@ -160,7 +165,7 @@ Result RunCase(const fs::path& dir) {
                               d.mismatches, d.max_abs, d.max_rel)};
     }
   }
-  return {Outcome::kPassed, ""};
+  return {Outcome::kPassed, "", opaque};
 }
 
 TEST(OnnxConformance, NodeTests) {
@@ -198,6 +203,26 @@ TEST(OnnxConformance, NodeTests) {
                                passed, failed, skipped, cases.size());
   // Guard against a silent regression that skips everything.
   EXPECT_GE(passed, 150);
+}
+
+// The recurrent cases (W, R, B are graph inputs there) with their parameters
+// frozen, so that egret unrolls them: this checks the unrolled form whatever
+// kernels the opaque onnx.LSTM/GRU/RNN have.
+TEST(OnnxConformance, RecurrentCasesUnrolled) {
+  if (!fs::is_directory(kNodeDir)) GTEST_SKIP() << kNodeDir << " not found (libonnx-testdata)";
+  int cases = 0;
+  for (const auto& e : fs::directory_iterator(kNodeDir)) {
+    const std::string name = e.path().filename().string();
+    if (name.rfind("test_lstm_", 0) != 0 && name.rfind("test_gru_", 0) != 0 &&
+        name.rfind("test_rnn_", 0) != 0 && name.rfind("test_simple_rnn_", 0) != 0) {
+      continue;
+    }
+    Result r = RunCase(e.path(), /*freeze=*/true);
+    EXPECT_EQ(r.outcome, Outcome::kPassed) << name << ": " << r.detail;
+    EXPECT_EQ(r.opaque, 0) << name;
+    ++cases;
+  }
+  EXPECT_GE(cases, 12);
 }
 
 }  // namespace
