@@ -95,8 +95,14 @@ std::vector<Model> Models() {
     m.frozen.emplace_back("sr", Int64Scalar(16000));
     models.push_back(std::move(m));
   }
-  for (const char* f : {"mlsd/mlsd_320x320_tiny", "mlsd/mlsd_512x512_large",
-                        "blazeface/face_detection_front_128x128_barracuda",
+  // M-LSD's decoder amplifies float32 rounding: ONNX Runtime with and without
+  // its graph optimizations differs by up to 0.025 (tests/onnx/ort_oracle_test).
+  for (const char* f : {"mlsd_320x320_tiny", "mlsd_512x512_large"}) {
+    Model m = Named(f, cache + "/mlsd/" + f + ".onnx");
+    m.atol = 5e-2;
+    models.push_back(std::move(m));
+  }
+  for (const char* f : {"blazeface/face_detection_front_128x128_barracuda",
                         "blazeface/face_detection_back_256x256_barracuda"}) {
     models.push_back(Named(fs::path(f).filename().string(), cache + "/" + f + ".onnx"));
   }

@@ -39,7 +39,15 @@ struct OracleCase {
   double rtol = 1e-3;
   double atol = 1e-4;
   bool slow = false;
+  // Small enough to run under the sanitizers' (Debug, ASan) build too.
+  bool small = false;
 };
+
+#if defined(__SANITIZE_ADDRESS__)
+constexpr bool kSanitized = true;
+#else
+constexpr bool kSanitized = false;
+#endif
 
 OracleCase At(std::string path) {
   OracleCase c;
@@ -59,6 +67,11 @@ void CheckAgainstOrt(const OracleCase& c) {
     GTEST_SKIP() << c.path << " is missing: run scripts/fetch-models (needs the npm registry)";
   }
   if (std::string why = testing::OrtUnavailableReason(); !why.empty()) GTEST_SKIP() << why;
+  if (kSanitized && !c.small) {
+    GTEST_SKIP() << c.path
+                 << ": the reference executor takes minutes under ASan; the plain build "
+                    "runs it";
+  }
   if (c.slow && std::getenv("EGRET_SLOW_TESTS") == nullptr) {
     GTEST_SKIP() << c.path << " takes minutes on the reference executor; set EGRET_SLOW_TESTS=1";
   }
@@ -117,9 +130,18 @@ TEST(OrtOracle, BlazeFaceBack) {
   CheckAgainstOrt(At(ModelCache() + "/blazeface/face_detection_back_256x256_barracuda.onnx"));
 }
 
-TEST(OrtOracle, MlsdTiny) { CheckAgainstOrt(At(ModelCache() + "/mlsd/mlsd_320x320_tiny.onnx")); }
+// M-LSD's decoder amplifies float32 rounding: ONNX Runtime itself, with its
+// graph optimizations on and off, differs by up to 0.025 on the offsets of
+// these models (measured on the seed-3 input of tests/onnx/ort_run.js, 420 of
+// 102400 elements beyond 1e-3 relative), so the bar is absolute 0.05.
+OracleCase Mlsd(const std::string& file) {
+  OracleCase c = At(ModelCache() + "/mlsd/" + file);
+  c.atol = 5e-2;
+  return c;
+}
 
-TEST(OrtOracle, MlsdLarge) { CheckAgainstOrt(At(ModelCache() + "/mlsd/mlsd_512x512_large.onnx")); }
+TEST(OrtOracle, MlsdTiny) { CheckAgainstOrt(Mlsd("mlsd_320x320_tiny.onnx")); }
+TEST(OrtOracle, MlsdLarge) { CheckAgainstOrt(Mlsd("mlsd_512x512_large.onnx")); }
 
 // Silero VAD streams 512 samples at 16 kHz with a [2, 1, 128] LSTM state; the
 // sample rate decides which branch of the model's If runs.
@@ -127,6 +149,7 @@ OracleCase Silero(const std::string& file) {
   OracleCase c = At(ModelCache() + "/silero/" + file);
   c.import.input_shapes = {{"input", {1, 512}}, {"state", {2, 1, 128}}};
   c.frozen.emplace_back("sr", Int64Scalar(16000));
+  c.small = true;
   return c;
 }
 
