@@ -201,8 +201,11 @@ TEST(OnnxConformance, NodeTests) {
   }
   std::cout << absl::StrFormat("ONNX conformance: %d passed, %d failed, %d skipped (of %d)\n",
                                passed, failed, skipped, cases.size());
-  // Guard against a silent regression that skips everything.
-  EXPECT_GE(passed, 150);
+  // Guard against a silent regression that skips more: the cases skipped
+  // today are for element types, sequence/optional types and ops egret
+  // cannot represent (docs/onnx-import.md).
+  EXPECT_LE(skipped, 150);
+  EXPECT_GE(passed, 800);
 }
 
 // The recurrent cases (W, R, B are graph inputs there) with their parameters

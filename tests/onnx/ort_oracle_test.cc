@@ -6,8 +6,8 @@
 // no kernel for are listed as not verified.
 //
 // Skips, with a message, when node, onnxruntime-node or a model is missing
-// (scripts/fetch-models needs the npm registry). The 1024x1024 IS-Net
-// networks take minutes on the reference executor: they run only with
+// (scripts/fetch-models needs the npm registry). The 1024x1024 float16 IS-Net
+// takes minutes on the reference executor: it runs only with
 // EGRET_SLOW_TESTS=1.
 #include "tests/onnx/ort_oracle.h"
 
@@ -167,7 +167,14 @@ OracleCase IsNet(const std::string& file) {
 }
 
 TEST(OrtOracle, IsNetFp16) { CheckAgainstOrt(IsNet("isnet_fp16.onnx")); }
-TEST(OrtOracle, IsNetQuint8) { CheckAgainstOrt(IsNet("isnet_quint8.onnx")); }
+
+// The quantized IS-Net runs in under a minute (its ConvInteger kernel works
+// on the stored integers): part of the plain suite.
+TEST(OrtOracle, IsNetQuint8) {
+  OracleCase c = IsNet("isnet_quint8.onnx");
+  c.slow = false;
+  CheckAgainstOrt(c);
+}
 
 }  // namespace
 }  // namespace egret
