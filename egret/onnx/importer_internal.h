@@ -464,6 +464,7 @@ void RegisterIndexHandlers(HandlerTable& t);         // import_index.cc
 void RegisterEinsumHandlers(HandlerTable& t);        // import_einsum.cc
 void RegisterControlFlowHandlers(HandlerTable& t);   // import_control_flow.cc
 void RegisterRecurrentHandlers(HandlerTable& t);     // import_recurrent.cc
+void RegisterNormalizationHandlers(HandlerTable& t);  // import_normalization.cc
 
 // The Gather op for the current node's data (input 0) and indices (input 1)
 // along `axis` (import_index.cc).

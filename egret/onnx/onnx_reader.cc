@@ -18,6 +18,7 @@ const HandlerTable& Handlers() {
     RegisterEinsumHandlers(*t);
     RegisterControlFlowHandlers(*t);
     RegisterRecurrentHandlers(*t);
+    RegisterNormalizationHandlers(*t);
     return t;
   }();
   return *kTable;

@@ -335,5 +335,19 @@ TEST(OnnxNorm, GroupAndInstanceNormalization) {
   EXPECT_THAT(Out(instance), ElementsAre(-1, 1, -1, 1));
 }
 
+// Gelu's tanh approximation (kept opaque by the importer) against its
+// formula: at x = 1, 0.5 (1 + tanh(sqrt(2 / pi) * 1.044715)) = 0.841192.
+TEST(OnnxGelu, TanhApproximation) {
+  OnnxNode tanh_gelu{
+      "onnx.Gelu", {F32({3}, {1, 0, -1})}, {{"approximate", std::string("tanh")}}, {F32Type({3})}};
+  std::vector<double> v = Out(tanh_gelu);
+  ASSERT_EQ(v.size(), 3u);
+  EXPECT_NEAR(v[0], 0.841192, 1e-6);
+  EXPECT_EQ(v[1], 0);
+  EXPECT_NEAR(v[2], -0.158808, 1e-6);
+  OnnxNode erf_gelu{"onnx.Gelu", {F32({1}, {1})}, {}, {F32Type({1})}};
+  EXPECT_NEAR(Out(erf_gelu)[0], 0.841345, 1e-6);
+}
+
 }  // namespace
 }  // namespace egret

@@ -206,5 +206,42 @@ TEST(OrtMappedOracle, Conv1dAndConvTranspose1d) {
   }
 }
 
+// LayerNormalization (opset 17) maps onto LayerNorm: over the last axis of a
+// 3-D tensor, and over C, H, W of a Conv-fed (NHWC inside egret) activation,
+// which egret takes in its NCHW form; without a bias. Gelu (opset 20, erf
+// form) maps onto Gelu.
+TEST(OrtMappedOracle, LayerNormalizationAndGelu) {
+  {
+    OnnxBuilder b(17);
+    b.Input("x", {2, 3, 8});
+    std::vector<float> scale(8), bias(8);
+    for (int i = 0; i < 8; ++i) scale[i] = 0.5f + 0.1f * i, bias[i] = 0.05f * i - 0.2f;
+    b.Initializer("s", {8}, scale);
+    b.Initializer("b", {8}, bias);
+    auto* n = b.Node("LayerNormalization", {"x", "s", "b"}, {"y"});
+    OnnxBuilder::AttrFloat(n, "epsilon", 1e-3f);
+    b.Output("y");
+    CheckAgainstOrt("layernorm_last_axis", b);
+  }
+  {
+    OnnxBuilder b(17);
+    ConvInput(b, 4, 3, 5);
+    std::vector<float> scale(4 * 3 * 5);
+    for (size_t i = 0; i < scale.size(); ++i) scale[i] = 0.02f * static_cast<float>(i % 17) + 0.6f;
+    b.Initializer("s", {4, 3, 5}, scale);
+    auto* n = b.Node("LayerNormalization", {"a", "s"}, {"y"});
+    OnnxBuilder::AttrInt(n, "axis", 1);
+    b.Output("y");
+    CheckAgainstOrt("layernorm_chw_of_nhwc", b);
+  }
+  {
+    OnnxBuilder b(20);
+    ConvInput(b, 4, 3, 5);
+    b.Node("Gelu", {"a"}, {"y"});
+    b.Output("y");
+    CheckAgainstOrt("gelu_erf", b);
+  }
+}
+
 }  // namespace
 }  // namespace egret

@@ -23,6 +23,21 @@ Result MapWith(const KernelContext& c, F f) {
   return OnnxResult(c, v);
 }
 
+// Gelu (opset 20): the exact erf form, or with approximate = "tanh"
+// 0.5 x (1 + tanh(sqrt(2 / pi) (x + 0.044715 x^3))).
+Result Gelu(const KernelContext& c) {
+  const std::string approximate = OnnxArgs(c).Str("approximate", "none");
+  if (approximate == "tanh") {
+    return MapWith(c, [](double x) {
+      return 0.5 * x * (1.0 + std::tanh(std::sqrt(2.0 / M_PI) * (x + 0.044715 * x * x * x)));
+    });
+  }
+  if (approximate != "none") {
+    return KernelError(c, absl::StrFormat("unknown approximate '%s'", approximate));
+  }
+  return MapWith(c, [](double x) { return 0.5 * x * (1.0 + std::erf(x / std::sqrt(2.0))); });
+}
+
 Result Elu(const KernelContext& c) {
   const double alpha = OnnxArgs(c).Float("alpha", 1.0);
   return MapWith(c, [alpha](double x) { return x < 0 ? alpha * std::expm1(x) : x; });
@@ -157,6 +172,7 @@ Result MeanVarianceNormalization(const KernelContext& c) {
 }  // namespace
 
 void RegisterOnnxActivationKernels(KernelTable& t) {
+  t.emplace("onnx.Gelu", Gelu);
   t.emplace("onnx.Elu", Elu);
   t.emplace("onnx.Selu", Selu);
   t.emplace("onnx.Celu", Celu);

@@ -1,0 +1,51 @@
+// LayerNormalization (opset 17) onto egret's LayerNorm, and Gelu (opset 20)
+// in its exact (erf) form onto egret's Gelu. LayerNormalization normalizes
+// over the dims axis..rank-1 of the ONNX (NCHW) layout, which is not a suffix
+// of the NHWC layout for a 4-D activation: such an operand is taken in its
+// NCHW form. A LayerNormalization whose Mean or InvStdDev output is used, and
+// the tanh approximation of Gelu, stay opaque (their ONNX kernels run them).
+#include "egret/onnx/importer_internal.h"
+
+namespace egret::onnx_import {
+
+namespace {
+
+absl::Status DoLayerNormalization(Importer& im) {
+  if (im.OutputUsed(1) || im.OutputUsed(2)) {
+    return Unmapped("its Mean or InvStdDev output is used");
+  }
+  if (!im.Has(1)) return absl::InvalidArgumentError("Scale is missing");
+  const TensorType& x = im.In(0).type;
+  EGRET_ASSIGN_OR_RETURN(int axis, NormalizeAxis(im.AttrInt("axis", -1), x.rank(), "axis"));
+  EGRET_ASSIGN_OR_RETURN(ValueRef xr, im.Get(im.InName(0), kPlain));
+  EGRET_ASSIGN_OR_RETURN(ValueRef scale, im.Get(im.InName(1), kPlain));
+  ValueRef bias;
+  if (im.Has(2)) {
+    EGRET_ASSIGN_OR_RETURN(bias, im.Get(im.InName(2), kPlain));
+  } else {
+    bias =
+        im.ConstNode(std::make_shared<const Tensor>(TensorType(x.dtype, {1})), im.Out() + "/bias");
+  }
+  EGRET_ASSIGN_OR_RETURN(
+      ValueRef r,
+      im.Emit("LayerNorm",
+              {xr, scale, bias, im.FloatConst(im.AttrFloat("epsilon", 1e-5)), im.IntConst(axis)},
+              im.Out()));
+  im.SetValue(im.Out(), r, kPlain);
+  return absl::OkStatus();
+}
+
+absl::Status DoGelu(Importer& im) {
+  const std::string approximate = im.AttrStr("approximate", "none");
+  if (approximate != "none") return Unmapped("the tanh approximation of Gelu");
+  return im.Unary("Gelu", im.InName(0), im.Out());
+}
+
+}  // namespace
+
+void RegisterNormalizationHandlers(HandlerTable& t) {
+  t["LayerNormalization"] = DoLayerNormalization;
+  t["Gelu"] = DoGelu;
+}
+
+}  // namespace egret::onnx_import
