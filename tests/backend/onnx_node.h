@@ -5,6 +5,8 @@
 #ifndef EGRET_TESTS_BACKEND_ONNX_NODE_H_
 #define EGRET_TESTS_BACKEND_ONNX_NODE_H_
 
+#include <gtest/gtest.h>
+
 #include <memory>
 #include <optional>
 #include <string>
@@ -62,6 +64,28 @@ struct OnnxNode {
     return Execute(g, {});
   }
 };
+
+// One input of an opaque node given as its type and storage values.
+struct OnnxInput {
+  TensorType type;
+  std::vector<double> values;
+};
+
+// Runs one opaque node `op` on constant inputs (all present), with the given
+// attributes and declared output types: OnnxNode in one call.
+inline absl::StatusOr<std::vector<Tensor>> RunOnnx(std::string op, std::vector<OnnxInput> inputs,
+                                                   std::vector<TensorType> outputs,
+                                                   Attributes attrs = {}) {
+  OnnxNode node{std::move(op), {}, std::move(attrs), std::move(outputs)};
+  for (OnnxInput& in : inputs) node.inputs.emplace_back(Tensor::FromValues(in.type, in.values));
+  return node.Run();
+}
+
+// The message of a failed run ("" and a test failure when it succeeded).
+inline std::string ErrorOf(const absl::StatusOr<std::vector<Tensor>>& r) {
+  EXPECT_FALSE(r.ok());
+  return r.ok() ? "" : std::string(r.status().message());
+}
 
 }  // namespace egret::testing
 

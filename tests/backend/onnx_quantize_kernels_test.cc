@@ -21,14 +21,13 @@
 #include <vector>
 
 #include "egret/backend/executor.h"
-#include "graph_builder.h"
+#include "onnx_node.h"
 
 namespace egret {
 namespace {
 
 using ::testing::ElementsAre;
 using ::testing::ElementsAreArray;
-using testing::GraphBuilder;
 using ::testing::HasSubstr;
 
 TensorType F32(Dims d) { return TensorType(DType::kFloat32, std::move(d)); }
@@ -36,39 +35,15 @@ TensorType U8(Dims d) { return TensorType(DType::kQUInt8, std::move(d)); }
 TensorType I8(Dims d) { return TensorType(DType::kQInt8, std::move(d)); }
 TensorType I32(Dims d) { return TensorType(DType::kInt32, std::move(d)); }
 
-// One input of an opaque node: its type and storage values.
-struct In {
-  TensorType type;
-  std::vector<double> values;
-};
-
-// Runs a graph of one opaque node `op` on constant inputs, with the given
-// attributes and declared output types.
-absl::StatusOr<std::vector<Tensor>> RunOnnx(std::string op, std::vector<In> inputs,
-                                            std::vector<TensorType> outputs,
-                                            Attributes attrs = {}) {
-  GraphBuilder b;
-  Node n;
-  n.op = std::move(op);
-  n.name = "node";
-  for (In& in : inputs) n.inputs.push_back(b.Const(std::move(in.type), std::move(in.values)));
-  n.outputs.assign(outputs.begin(), outputs.end());
-  n.attrs = std::move(attrs);
-  const NodeId id = b.graph().AddNode(std::move(n));
-  for (size_t k = 0; k < outputs.size(); ++k) b.Output({id, static_cast<uint32_t>(k)});
-  return Execute(b.graph(), {});
-}
+using In = testing::OnnxInput;
+using testing::ErrorOf;
+using testing::RunOnnx;
 
 // The stored values of a tensor (for an ONNX integer tensor, its integers).
 std::vector<double> Stored(const Tensor& t) {
   std::vector<double> v;
   for (int64_t i = 0; i < t.num_elements(); ++i) v.push_back(t.GetValue(i));
   return v;
-}
-
-std::string ErrorOf(const absl::StatusOr<std::vector<Tensor>>& r) {
-  EXPECT_FALSE(r.ok());
-  return r.ok() ? "" : std::string(r.status().message());
 }
 
 In Scalar(float v) { return {F32({}), {v}}; }
