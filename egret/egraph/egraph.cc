@@ -96,7 +96,10 @@ EGraph::EGraph(OpTable ops)
       hashcons_(std::make_unique<Hashcons>(store_.get())),
       const_op_(Symbol::Intern(kConstOp)),
       shape_op_(Symbol::Intern(kShapeOp)),
-      out_op_(Symbol::Intern(kOutOp)) {}
+      out_op_(Symbol::Intern(kOutOp)),
+      cast_op_(Symbol::Intern("Cast")),
+      quantize_op_(Symbol::Intern("Quantize")),
+      dequantize_op_(Symbol::Intern("Dequantize")) {}
 EGraph::~EGraph() = default;
 EGraph::EGraph(EGraph&&) noexcept = default;
 EGraph& EGraph::operator=(EGraph&&) noexcept = default;
@@ -161,7 +164,19 @@ NodeIdx EGraph::StoreNode(const ENodeView& node, absl::Span<const Id> ch, bool u
   return n;
 }
 
-absl::StatusOr<Id> EGraph::Add(const ENodeView& node, TypeId type) {
+Payload EGraph::PayloadFor(const ENodeView& node, TypeId type) const {
+  if (node.payload != kNoPayload && (node.payload & kTypePayloadBit) == 0) return node.payload;
+  if (node.op == cast_op_ || node.op == quantize_op_ || node.op == dequantize_op_ ||
+      IsQuantized(types_.Get(type).dtype)) {
+    return kTypePayloadBit | type;
+  }
+  return kNoPayload;
+}
+
+absl::StatusOr<Id> EGraph::Add(const ENodeView& in, TypeId type) {
+  const ENodeView node{in.op, in.op == const_op_ || in.op == shape_op_ ? in.payload
+                                                                       : PayloadFor(in, type),
+                       in.children};
   if (absl::Status s = CheckArity(node); !s.ok()) return s;
   absl::InlinedVector<Id, 8> ch(node.children.begin(), node.children.end());
   for (Id& c : ch) c = Find(c);
@@ -185,9 +200,12 @@ absl::StatusOr<Id> EGraph::Add(const ENodeView& node, TypeId type) {
   return c;
 }
 
-absl::StatusOr<Id> EGraph::AddToClass(const ENodeView& node, Id cls) {
+absl::StatusOr<Id> EGraph::AddToClass(const ENodeView& in, Id cls) {
   cls = Find(cls);
   const TypeId type = class_type_[cls];
+  const ENodeView node{in.op, in.op == const_op_ || in.op == shape_op_ ? in.payload
+                                                                       : PayloadFor(in, type),
+                       in.children};
   // Volatile nodes get a class of their own; a "$Const" sets class data.
   if (IsUnhashedOp(node.op) || node.op == const_op_) return Add(node, type);
   if (absl::Status s = CheckArity(node); !s.ok()) return s;

@@ -304,6 +304,9 @@ class EGraph {
   mutable uint64_t op_index_epoch_ = ~uint64_t{0};
   mutable size_t op_index_ids_ = 0;
   Symbol const_op_, shape_op_, out_op_;
+  Symbol cast_op_, quantize_op_, dequantize_op_;
+  // `node`'s payload, or the type payload (enode.h) when its type is declared.
+  Payload PayloadFor(const ENodeView& node, TypeId type) const;
 };
 
 }  // namespace egret

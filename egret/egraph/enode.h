@@ -5,7 +5,12 @@
 //   "$Const": index of the constant in the e-graph's constant pool;
 //   "$Shape": the TypeId of its Int32 output type (the dims are the value);
 //   opaque ops: index of their Attributes in the attribute pool (0 = none);
-//   any other op: a small integer attribute chosen by the caller, or 0.
+//   any other op: a small integer attribute chosen by the caller, or 0;
+//   but a node whose output type is not a function of its operands (Cast,
+//   Quantize and Dequantize, and any node with a quantized result: its
+//   encoding is declared) and that has no attributes gets
+//   kTypePayloadBit | its output TypeId from EGraph::Add, so that
+//   Quantize[T1](x) and Quantize[T2](x) are two values, not a conflict.
 #ifndef EGRET_EGRAPH_ENODE_H_
 #define EGRET_EGRAPH_ENODE_H_
 
@@ -20,6 +25,7 @@ namespace egret {
 
 using Payload = uint32_t;
 inline constexpr Payload kNoPayload = 0;
+inline constexpr Payload kTypePayloadBit = Payload{1} << 31;
 
 // A non-owning view of an e-node (how e-nodes are passed to the e-graph and
 // read back from it).

@@ -68,7 +68,7 @@ Payload AttributePool::Intern(const Attributes& attrs) {
 
 const Attributes& AttributePool::Get(Payload p) const {
   static const Attributes* empty = new Attributes();
-  return p == kNoPayload ? *empty : values_[p - 1];
+  return p == kNoPayload || (p & kTypePayloadBit) != 0 ? *empty : values_[p - 1];
 }
 
 }  // namespace egret

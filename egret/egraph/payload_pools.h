@@ -34,7 +34,7 @@ class AttributePool {
   // kNoPayload for empty attributes, otherwise a payload >= 1; equal
   // attributes give equal payloads.
   Payload Intern(const Attributes& attrs);
-  // The attributes of a payload (empty for kNoPayload).
+  // The attributes of a payload (empty for kNoPayload and type payloads).
   const Attributes& Get(Payload p) const;
 
  private:

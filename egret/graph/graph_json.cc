@@ -261,6 +261,7 @@ class Reader {
   absl::Status GetDouble(const Json& j, const std::string& ptr, double* out) const;
 
   absl::StatusOr<TensorType> ReadType(const Json& j, const std::string& ptr) const;
+  absl::Status ReadPerAxis(const Json& j, const std::string& ptr, TensorType* type) const;
   absl::StatusOr<AttrValue> ReadAttr(const Json& j, const std::string& ptr) const;
   // {"from": [names], "rules": [names]}, both optional.
   absl::Status ReadProvenance(const Json& j, const std::string& ptr, Provenance* out) const;
@@ -333,7 +334,8 @@ absl::Status Reader::GetDouble(const Json& j, const std::string& ptr, double* ou
 
 absl::StatusOr<TensorType> Reader::ReadType(const Json& j, const std::string& ptr) const {
   EGRET_RETURN_IF_ERROR(Expect(j, ptr, j.is_object(), "an object (a tensor type)"));
-  EGRET_RETURN_IF_ERROR(CheckMembers(j, ptr, {"dtype", "shape", "zero_offset", "stepsize"}));
+  EGRET_RETURN_IF_ERROR(
+      CheckMembers(j, ptr, {"dtype", "shape", "zero_offset", "stepsize", "per_axis"}));
   TensorType type;
   auto dt = j.find("dtype");
   if (dt == j.end()) return Fail(ptr, "missing member 'dtype'");
@@ -382,7 +384,40 @@ absl::StatusOr<TensorType> Reader::ReadType(const Json& j, const std::string& pt
     }
     type.stepsize = static_cast<float>(v);
   }
+  if (auto q = j.find("per_axis"); q != j.end()) {
+    EGRET_RETURN_IF_ERROR(ReadPerAxis(*q, Child(ptr, "per_axis"), &type));
+  }
   return type;
+}
+
+absl::Status Reader::ReadPerAxis(const Json& j, const std::string& ptr, TensorType* type) const {
+  EGRET_RETURN_IF_ERROR(Expect(j, ptr, j.is_object(), "an object (a per-axis encoding)"));
+  EGRET_RETURN_IF_ERROR(CheckMembers(j, ptr, {"axis", "zero_offsets", "stepsizes"}));
+  for (const char* key : {"axis", "zero_offsets", "stepsizes"}) {
+    if (!j.contains(key)) return Fail(ptr, absl::StrCat("missing member '", key, "'"));
+  }
+  int64_t axis = 0;
+  EGRET_RETURN_IF_ERROR(GetInt(j.at("axis"), Child(ptr, "axis"), &axis));
+  std::vector<float> steps;
+  std::vector<int32_t> zeros;
+  const std::string sptr = Child(ptr, "stepsizes"), zptr = Child(ptr, "zero_offsets");
+  const Json& sj = j.at("stepsizes");
+  const Json& zj = j.at("zero_offsets");
+  EGRET_RETURN_IF_ERROR(Expect(sj, sptr, sj.is_array(), "an array of numbers"));
+  EGRET_RETURN_IF_ERROR(Expect(zj, zptr, zj.is_array(), "an array of integers"));
+  for (size_t i = 0; i < sj.size(); ++i) {
+    EGRET_RETURN_IF_ERROR(Expect(sj[i], Child(sptr, i), sj[i].is_number(), "a number"));
+    steps.push_back(static_cast<float>(std::clamp(sj[i].get<double>(), -1e38, 1e38)));
+  }
+  for (size_t i = 0; i < zj.size(); ++i) {
+    int64_t z = 0;
+    EGRET_RETURN_IF_ERROR(GetInt(zj[i], Child(zptr, i), &z));
+    zeros.push_back(static_cast<int32_t>(std::clamp<int64_t>(z, INT32_MIN, INT32_MAX)));
+  }
+  const int a = static_cast<int>(std::clamp<int64_t>(axis, -1, kMaxRank));
+  absl::Status st = type->SetPerAxis(a, std::move(steps), std::move(zeros));
+  if (!st.ok()) return Fail(ptr, std::string(st.message()));
+  return absl::OkStatus();
 }
 
 absl::Status Reader::ReadProvenance(const Json& j, const std::string& ptr, Provenance* out) const {
@@ -866,6 +901,16 @@ Json TypeJson(const TensorType& t) {
   Json shape = Json::array();
   for (int64_t d : t.dims) shape.push_back(d);
   j["shape"] = std::move(shape);
+  if (t.per_axis) {
+    Json q = Json::object();
+    q["axis"] = t.per_axis->axis;
+    Json steps = Json::array();
+    for (float f : t.per_axis->stepsizes) steps.push_back(FloatJson(f));
+    q["stepsizes"] = std::move(steps);
+    q["zero_offsets"] = t.per_axis->zero_offsets;
+    j["per_axis"] = std::move(q);
+    return j;
+  }
   if (t.zero_offset != 0) j["zero_offset"] = t.zero_offset;
   if (t.stepsize != 1.0f) j["stepsize"] = FloatJson(t.stepsize);
   return j;

@@ -66,6 +66,8 @@ struct ShapeContext {
   // The output type with `dims` whose encoding comes from declared output k
   // or, by default, from data input `from` (see the header's rule).
   absl::StatusOr<TensorType> Out(Dims dims, int from, size_t k = 0) const;
+  // Out for a data input quantized per axis and no declared type.
+  absl::StatusOr<TensorType> PerAxisOut(Dims dims, const TensorType& src) const;
   // The output type with `dims` for an output whose dtype is the op's own
   // rather than its input's (Bool comparisons, integer indices): declared
   // output k's dtype when one is declared, which must be in `allowed`, else
@@ -96,6 +98,7 @@ absl::StatusOr<TensorType> ShapeContext::Out(Dims dims, int from, size_t k) cons
       return Error("needs a declared output type (the dtype or encoding to convert to)");
     }
     if (op == "Dequantize") return TensorType(DType::kFloat32, std::move(dims));
+    if (src.per_axis) return PerAxisOut(std::move(dims), src);
     return TensorType(src.dtype, std::move(dims), src.zero_offset, src.stepsize);
   }
   DType dt = declared->dtype;
@@ -116,7 +119,26 @@ absl::StatusOr<TensorType> ShapeContext::Out(Dims dims, int from, size_t k) cons
     return Error(absl::StrFormat("declared output dtype %s does not fit input %s (%s)",
                                  DTypeName(dt), def.InputName(from), src.ToString()));
   }
-  return TensorType(dt, std::move(dims), declared->zero_offset, declared->stepsize);
+  TensorType out(dt, std::move(dims), declared->zero_offset, declared->stepsize);
+  if (declared->per_axis && IsQuantized(dt)) {
+    const AxisQuantization& q = *declared->per_axis;
+    absl::Status st = out.SetPerAxis(q.axis, q.stepsizes, q.zero_offsets);
+    if (!st.ok()) return Error(absl::StrCat("declared output type: ", st.message()));
+  }
+  return out;
+}
+
+absl::StatusOr<TensorType> ShapeContext::PerAxisOut(Dims dims, const TensorType& src) const {
+  // An op that keeps every element where it is keeps the channels; Transpose
+  // moves the axis (InferTranspose); anything else would need to know where
+  // each channel went, so it must be told the output type.
+  if (dims != src.dims || op == "Transpose") {
+    return Error(absl::StrFormat(
+        "input %s is quantized per axis; %s needs a declared output type", src.ToString(), op));
+  }
+  TensorType t = src;
+  t.dims = std::move(dims);
+  return t;
 }
 
 absl::StatusOr<TensorType> ShapeContext::OutOfType(Dims dims, DType dflt,
@@ -420,6 +442,10 @@ ShapeResult InferTranspose(const ShapeContext& c) {
     }
     seen[p] = true;
     out.push_back(c.D(0)[p]);
+  }
+  if (c.T(0).per_axis &&
+      (c.options.declared.empty() || !IsConcrete(c.options.declared[0].dtype))) {
+    return One(c.T(0).Permuted(std::vector<int>(perm.begin(), perm.end())));
   }
   return One(c.Out(std::move(out), 0));
 }

@@ -136,6 +136,10 @@ double Tensor::GetValue(int64_t i) const {
 double Tensor::GetReal(int64_t i) const {
   double q = GetValue(i);
   if (!IsQuantized(type_.dtype)) return q;
+  if (type_.per_axis) {
+    const int64_t c = type_.ChannelOf(i);
+    return static_cast<double>(type_.StepsizeAt(c)) * (q - type_.ZeroOffsetAt(c));
+  }
   return static_cast<double>(type_.stepsize) * (q - type_.zero_offset);
 }
 
@@ -181,7 +185,19 @@ void Tensor::SetReal(int64_t i, double r) {
     SetValue(i, r);
     return;
   }
-  SetValue(i, r / static_cast<double>(type_.stepsize) + type_.zero_offset);
+  const int64_t c = type_.ChannelOf(i);
+  SetValue(i, QuantizeReal(r, type_.StepsizeAt(c), type_.ZeroOffsetAt(c)));
+}
+
+double QuantizeReal(double r, float stepsize, int32_t zero_offset) {
+  if (std::isnan(r)) return zero_offset;
+  // As ONNX Runtime: the division in float32, halves to even.
+  const float x = static_cast<float>(r) / stepsize;
+  if (!std::isfinite(x)) return x;
+  float whole = std::floor(x);
+  const float frac = x - whole;
+  if (frac > 0.5f || (frac == 0.5f && std::fmod(whole, 2.0f) != 0.0f)) whole += 1.0f;
+  return static_cast<double>(whole) + zero_offset;
 }
 
 }  // namespace egret

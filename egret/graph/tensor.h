@@ -35,7 +35,8 @@ class Tensor {
   double GetReal(int64_t i) const;
   // Stores v converted to the dtype (rounded and saturated).
   void SetValue(int64_t i, double v);
-  // Stores the quantization of real value r (for non-quantized types, r).
+  // Stores the quantization of real value r (for non-quantized types, r):
+  // QuantizeReal with element i's encoding, saturated.
   void SetReal(int64_t i, double r);
 
   friend bool operator==(const Tensor& a, const Tensor& b) {
@@ -50,6 +51,12 @@ class Tensor {
 // Constant data is immutable and shared: a graph copy, an e-graph class and an
 // extracted graph all point at the same bytes.
 using ConstTensorPtr = std::shared_ptr<const Tensor>;
+
+// The unsaturated stored value of real `r` in encoding (stepsize,
+// zero_offset), as ONNX's QuantizeLinear computes it: r / stepsize in
+// float32, rounded to the nearest integer with halves to even, plus
+// zero_offset. NaN gives zero_offset.
+double QuantizeReal(double r, float stepsize, int32_t zero_offset);
 
 // IEEE half-precision conversions (round to nearest even).
 uint16_t FloatToHalf(float f);

@@ -104,7 +104,9 @@ absl::Status Importer::DoConv() {
   EGRET_ASSIGN_OR_RETURN(auto pads, ConvPads({x.type.dims[2], x.type.dims[3]}, k, s, d));
   // Filter [cout, cin/g, kh, kw] -> [kh, kw, cin/g, cout].
   ValueRef filter;
-  if (w.constant) {
+  if (w.quantized) {
+    EGRET_ASSIGN_OR_RETURN(filter, DequantizedWeight(InName(1), {2, 3, 1, 0}, "/hwio"));
+  } else if (w.constant) {
     TensorType ft = w.type;
     ft.dims = {k[0], k[1], w.type.dims[1], cout};
     filter = ConstNode(std::make_shared<const Tensor>(
@@ -352,7 +354,13 @@ absl::Status Importer::DoGemm() {
   // weights [n, k]
   ValueRef weights;
   bool alpha_done = alpha == 1.0;
-  if (b.constant) {
+  if (b.quantized && alpha_done) {
+    if (tb) {
+      EGRET_ASSIGN_OR_RETURN(weights, Get(InName(1), kPlain));
+    } else {
+      EGRET_ASSIGN_OR_RETURN(weights, DequantizedWeight(InName(1), {1, 0}, "/t"));
+    }
+  } else if (b.constant) {
     ConstTensorPtr wt = b.constant;
     if (!tb) wt = Transposed2d(b);
     if (!alpha_done) {
@@ -389,7 +397,10 @@ absl::Status Importer::DoGemm() {
   std::string add_c;  // a C added after the FullyConnected
   if (Has(2) && beta != 0) {
     const Value& c = In(2);
-    if (c.constant && (c.type.num_elements() == n || c.type.num_elements() == 1) &&
+    if (c.quantized && beta == 1.0 && c.type.rank() == 1 && c.type.num_elements() == n) {
+      EGRET_ASSIGN_OR_RETURN(auto bias, Get(InName(2), kPlain));
+      ins.push_back(bias);
+    } else if (c.constant && (c.type.num_elements() == n || c.type.num_elements() == 1) &&
         (c.type.rank() <= 1 || (c.type.rank() == 2 && c.type.dims[0] == 1))) {
       std::vector<double> bias(n);
       for (int64_t i = 0; i < n; ++i) {
@@ -421,7 +432,12 @@ absl::Status Importer::DoMatMul() {
   if (ra == 0 || rb == 0) return absl::InvalidArgumentError("operands must have rank >= 1");
   if (b.constant && rb == 2 && !(a.constant && ra == 1)) {
     // x @ B == FullyConnected(x, B^T).
-    ValueRef weights = ConstNode(Transposed2d(b), InName(1) + "/t");
+    ValueRef weights;
+    if (b.quantized) {
+      EGRET_ASSIGN_OR_RETURN(weights, DequantizedWeight(InName(1), {1, 0}, "/t"));
+    } else {
+      weights = ConstNode(Transposed2d(b), InName(1) + "/t");
+    }
     EGRET_ASSIGN_OR_RETURN(auto ain, Get(InName(0), kPlain));
     EGRET_ASSIGN_OR_RETURN(auto r, Emit("FullyConnected", {ain, weights}, Out()));
     SetValue(Out(), r, kPlain);

@@ -119,6 +119,16 @@ struct Value {
   bool splat = false;                              // constant whose elements are all equal
   Layout native = kPlain;                          // the layout of the node that computes it
   ValueRef ref[2] = {{kNoNode, 0}, {kNoNode, 0}};  // per layout, when built
+  // A DequantizeLinear of a constant (import_quantize.cc): `constant` holds
+  // the real values, `quantized` the stored integers with their encoding
+  // (ONNX layout). The egret graph reads it as Dequantize(quantized), so that
+  // rules see quantized weights.
+  ConstTensorPtr quantized;
+  // A QuantizeLinear of a computed tensor: the egret Quantize node (layout
+  // `native`), whose type carries the encoding. ONNX sees the stored
+  // integers, so ref[] holds them in the plain encoding, built on first use
+  // (a reinterpreting Cast); DequantizeLinear reads `encoded` directly.
+  ValueRef encoded = {kNoNode, 0};
 };
 
 inline bool IsNhwcActivation(const Value& v) {
@@ -279,6 +289,11 @@ class Importer {
     Value& v = values_.at(name);
     if (v.type.rank() != 4) want = kPlain;
     if (v.ref[want].node != kNoNode) return v.ref[want];
+    if (v.constant && v.quantized) return GetDequantized(name, want);
+    if (!v.constant && v.encoded.node != kNoNode && v.ref[v.native].node == kNoNode) {
+      EGRET_RETURN_IF_ERROR(BuildPlainFromEncoded(name));
+      if (v.ref[want].node != kNoNode) return v.ref[want];
+    }
     if (v.constant) {
       ConstTensorPtr data = v.constant;
       if (want == kNhwc) {
@@ -299,6 +314,18 @@ class Importer {
     v.ref[want] = t;
     return t;
   }
+  // Get for a constant with `quantized` data: Dequantize of the quantized
+  // constant in `want` layout (import_quantize.cc).
+  absl::StatusOr<ValueRef> GetDequantized(const std::string& name, Layout want);
+  // Dequantize of the quantized data of constant `name` (which must have
+  // them) transposed by `perm`, named name + suffix (import_quantize.cc).
+  absl::StatusOr<ValueRef> DequantizedWeight(const std::string& name, const std::vector<int>& perm,
+                                             std::string_view suffix);
+  // For an `encoded` value: its plain-encoding form (import_quantize.cc).
+  absl::Status BuildPlainFromEncoded(const std::string& name);
+  // Runs the handler of `node`, a node the importer made up (a step of a
+  // QLinear op's lowering), as if it were the current node.
+  absl::Status RunSynthetic(const onnx::NodeProto& node);
   absl::StatusOr<ValueRef> Native(const std::string& name) {
     const Value& v = values_.at(name);
     return Get(name, v.constant ? kPlain : v.native);
@@ -464,6 +491,12 @@ void RegisterIndexHandlers(HandlerTable& t);         // import_index.cc
 void RegisterEinsumHandlers(HandlerTable& t);        // import_einsum.cc
 void RegisterControlFlowHandlers(HandlerTable& t);   // import_control_flow.cc
 void RegisterRecurrentHandlers(HandlerTable& t);     // import_recurrent.cc
+void RegisterQuantizeHandlers(HandlerTable& t);       // import_quantize.cc
+
+// Every handler, keyed by ONNX op type; ops of another domain than ONNX's
+// are keyed "<domain>.<op type>" ("com.microsoft.QLinearAdd").
+const HandlerTable& Handlers();
+
 void RegisterNormalizationHandlers(HandlerTable& t);  // import_normalization.cc
 
 // The Gather op for the current node's data (input 0) and indices (input 1)

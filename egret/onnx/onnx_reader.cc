@@ -19,6 +19,7 @@ const HandlerTable& Handlers() {
     RegisterControlFlowHandlers(*t);
     RegisterRecurrentHandlers(*t);
     RegisterNormalizationHandlers(*t);
+    RegisterQuantizeHandlers(*t);
     return t;
   }();
   return *kTable;
@@ -226,7 +227,8 @@ absl::Status Importer::ImportNode(const onnx::NodeProto& node) {
   const NodeId first = static_cast<NodeId>(g_.num_nodes());
   const HandlerTable& handlers = Handlers();
   const bool default_domain = node.domain().empty() || node.domain() == "ai.onnx";
-  auto it = default_domain ? handlers.find(node.op_type()) : handlers.end();
+  auto it = handlers.find(default_domain ? node.op_type()
+                                         : absl::StrCat(node.domain(), ".", node.op_type()));
   absl::Status s;
   if (it == handlers.end()) {
     s = DoOpaque("");

@@ -171,8 +171,7 @@ Tensor TransposeTensor(const Tensor& t, absl::Span<const int> perm) {
   const int rank = static_cast<int>(in.size());
   Dims out_dims(rank);
   for (int i = 0; i < rank; ++i) out_dims[i] = in[perm[i]];
-  TensorType type = t.type();
-  type.dims = out_dims;
+  TensorType type = t.type().Permuted(std::vector<int>(perm.begin(), perm.end()));
   Tensor out(type);
   const int64_t n = t.num_elements();
   if (n == 0) return out;
@@ -198,9 +197,31 @@ Tensor TransposeTensor(const Tensor& t, absl::Span<const int> perm) {
   return *Tensor::FromBytes(type, std::move(bytes));
 }
 
+namespace {
+int64_t Product(const Dims& d, size_t from, size_t to) {
+  int64_t p = 1;
+  for (size_t i = from; i < to && i < d.size(); ++i) p *= d[i];
+  return p;
+}
+}  // namespace
+
 Tensor ReshapeTensor(const Tensor& t, Dims dims) {
   TensorType type = t.type();
   type.dims = std::move(dims);
+  if (const auto& q = t.type().per_axis) {
+    // The channels stay where they are when some new axis has the old axis's
+    // size and the same number of elements after it.
+    const Dims& old = t.type().dims;
+    const int64_t inner = Product(old, q->axis + 1, old.size());
+    type.per_axis.reset();
+    for (int a = 0; a < type.rank(); ++a) {
+      if (type.dims[a] == old[q->axis] && Product(type.dims, a + 1, type.dims.size()) == inner) {
+        (void)type.SetPerAxis(a, q->stepsizes, q->zero_offsets);
+        break;
+      }
+    }
+    if (!type.per_axis) type.ClearQuantization();
+  }
   return *Tensor::FromBytes(type, std::vector<uint8_t>(t.bytes().begin(), t.bytes().end()));
 }
 

@@ -324,6 +324,7 @@ absl::StatusOr<ModFn> OutputTypeMod(ReplCompiler& c, const Expr& e) {
     t.dtype = *d;
     t.zero_offset = static_cast<int32_t>(zo);
     t.stepsize = static_cast<float>(ss);
+    t.per_axis.reset();
     return true;
   });
 }
@@ -332,8 +333,7 @@ absl::StatusOr<ModFn> MultiOutMod(ReplCompiler&, const Expr&) {
   return ModFn([](BuildState&, TensorType& t) {
     t.dtype = DType::kMulti;
     t.dims.clear();
-    t.zero_offset = 0;
-    t.stepsize = 1.0f;
+    t.ClearQuantization();
     return true;
   });
 }

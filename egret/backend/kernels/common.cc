@@ -27,6 +27,10 @@ std::vector<double> ReadReals(const Tensor& t) {
   const bool q = IsQuantized(ty.dtype);
   const double scale = q ? ty.stepsize : 1.0;
   const double zero = q ? ty.zero_offset : 0.0;
+  if (ty.per_axis) {
+    for (size_t i = 0; i < out.size(); ++i) out[i] = t.GetReal(static_cast<int64_t>(i));
+    return out;
+  }
   switch (ty.dtype) {
     case DType::kFloat32:
       ReadAs<float>(t, 1.0, 0.0, out);

@@ -199,7 +199,7 @@ Result CumulativeSum(const KernelContext& c) {
 Tensor TakeElements(const Tensor& in, const TensorType& type, absl::Span<const int64_t> src) {
   const TensorType& it = in.type();
   if (it.dtype == type.dtype && it.zero_offset == type.zero_offset &&
-      it.stepsize == type.stepsize) {
+      it.stepsize == type.stepsize && !it.per_axis && !type.per_axis) {
     const size_t es = static_cast<size_t>(ElementSize(type.dtype));
     std::vector<uint8_t> bytes(static_cast<size_t>(type.byte_size()));
     for (size_t i = 0; i < src.size() && (i + 1) * es <= bytes.size(); ++i) {

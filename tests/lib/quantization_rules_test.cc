@@ -1,0 +1,168 @@
+// rules/lib/quantization.rules: a "Dequantize -> float op -> Quantize" island
+// becomes the op on the quantized tensors, in the Quantize's encoding, with
+// per-channel weights kept; requantizations fold. Each test builds the QDQ
+// form a quantizer writes, optimizes it with the shipped library and checks
+// what is left, and that the reference executor computes the same outputs
+// within one quantization step.
+#include <string>
+#include <vector>
+
+#include "../backend/graph_builder.h"
+#include "egret/pipeline/optimize.h"
+#include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
+#include "shipped_library.h"
+
+namespace egret {
+namespace {
+
+using testing::GraphBuilder;
+
+int CountOp(const Graph& g, const std::string& op) {
+  int n = 0;
+  for (const Node& node : g.nodes()) n += node.op == op;
+  return n;
+}
+
+const Node* FindOp(const Graph& g, const std::string& op) {
+  for (const Node& node : g.nodes()) {
+    if (node.op == op) return &node;
+  }
+  return nullptr;
+}
+
+// A QUInt8 type; the dims are filled in by shape inference when left empty.
+// (Built field by field: moving an empty Dims into the TensorType
+// constructor trips a GCC false "uninitialized" warning.)
+TensorType QU8(int32_t zero, float step, const Dims& d = Dims()) {
+  TensorType t;
+  t.dtype = DType::kQUInt8;
+  t.dims = d;
+  t.zero_offset = zero;
+  t.stepsize = step;
+  return t;
+}
+
+// Weights [3,3,cin,cout] as QInt8, symmetric, one stepsize per output channel.
+ValueRef PerChannelWeights(GraphBuilder& b, int cin, int cout) {
+  TensorType t(DType::kQInt8, {3, 3, cin, cout});
+  std::vector<float> steps;
+  for (int c = 0; c < cout; ++c) steps.push_back(0.01f + 0.002f * c);
+  EXPECT_TRUE(t.SetPerAxis(3, steps, std::vector<int32_t>(cout, 0)).ok());
+  std::vector<double> q(9 * cin * cout);
+  for (size_t i = 0; i < q.size(); ++i) q[i] = static_cast<double>((i * 37) % 255) - 127;
+  return b.Const(t, q);
+}
+
+// Int32 bias quantized per channel with stepsize in_step * weight step.
+ValueRef Bias(GraphBuilder& b, int cout, float in_step) {
+  TensorType t(DType::kQInt32, {cout});
+  std::vector<float> steps;
+  for (int c = 0; c < cout; ++c) steps.push_back(in_step * (0.01f + 0.002f * c));
+  EXPECT_TRUE(t.SetPerAxis(0, steps, std::vector<int32_t>(cout, 0)).ok());
+  std::vector<double> q;
+  for (int c = 0; c < cout; ++c) q.push_back(100.0 * c - 300.0);
+  return b.Const(t, q);
+}
+
+ValueRef Dq(GraphBuilder& b, ValueRef x) { return b.Op("Dequantize", {x}); }
+
+// x (float) -> Q -> DQ -> Conv2d(DQ w, DQ b) -> Relu -> Q -> DQ: the QDQ form.
+Graph QdqConvRelu(const std::string& conv) {
+  GraphBuilder b;
+  const int cin = 4, cout = conv == "DepthWiseConv2d" ? 4 : 8;
+  ValueRef x = b.InputF32({1, 6, 6, cin});
+  ValueRef xq = b.Op("Quantize", {x}, {QU8(128, 0.02f)});
+  ValueRef w = PerChannelWeights(b, conv == "DepthWiseConv2d" ? 1 : cin, cout);
+  ValueRef y = b.Op(conv, {Dq(b, xq), Dq(b, w), Dq(b, Bias(b, cout, 0.02f)), b.Shape({1, 1, 1, 1}),
+                           b.Shape({1, 1, 1, 1}), b.Shape({1, 1, 1, 1})});
+  ValueRef r = b.Op("Relu", {y});
+  ValueRef yq = b.Op("Quantize", {r}, {QU8(0, 0.05f)});
+  b.Output(Dq(b, yq));
+  return std::move(b.graph());
+}
+
+OptimizeResult OptimizeAndVerify(const Graph& g, double atol) {
+  DiagnosticList diags;
+  absl::StatusOr<OptimizeResult> r = Optimize(g, testing::ShippedLibrary(), {}, &diags);
+  EXPECT_TRUE(r.ok()) << r.status();
+  if (!r.ok()) return OptimizeResult();
+  EXPECT_TRUE(r->rule_issues.empty()) << ToJson(*r)["rule_issues"].dump();
+  EXPECT_LT(r->output_cost, r->input_cost);
+  testing::ExpectSameOutputs(g, r->graph, 7, {.rtol = 0, .atol = atol});
+  return *std::move(r);
+}
+
+TEST(QuantizationRulesTest, ConvIslandBecomesQuantizedConvWithPerChannelWeights) {
+  for (const char* conv : {"Conv2d", "DepthWiseConv2d"}) {
+    SCOPED_TRACE(conv);
+    Graph in = QdqConvRelu(conv);
+    OptimizeResult r = OptimizeAndVerify(in, 0.05 + 1e-6);  // one output step
+    const Graph& out = r.graph;
+    const Node* c = FindOp(out, conv);
+    ASSERT_NE(c, nullptr);
+    // The convolution reads the quantized input and weights and writes the
+    // Quantize's encoding; the Relu is its fused clamp.
+    EXPECT_EQ(out.TypeOf(c->inputs[0]).dtype, DType::kQUInt8);
+    const TensorType& wt = out.TypeOf(c->inputs[1]);
+    EXPECT_EQ(wt.dtype, DType::kQInt8);
+    ASSERT_NE(wt.per_axis, nullptr);
+    EXPECT_EQ(wt.per_axis->axis, 3);
+    EXPECT_EQ(out.TypeOf(c->inputs[2]).dtype, DType::kQInt32);
+    EXPECT_EQ(c->outputs[0], QU8(0, 0.05f, {1, 6, 6, std::string(conv) == "Conv2d" ? 8 : 4}));
+    EXPECT_EQ(CountOp(out, "Relu") + CountOp(out, "ReluMinMax"), 0);
+    // Only the graph's own boundary conversions are left.
+    EXPECT_EQ(CountOp(out, "Quantize"), 1);
+    EXPECT_EQ(CountOp(out, "Dequantize"), 1);
+  }
+}
+
+TEST(QuantizationRulesTest, AddIslandBecomesQuantizedAdd) {
+  GraphBuilder b;
+  ValueRef x = b.InputF32({1, 4, 4, 8});
+  ValueRef z = b.InputF32({1, 4, 4, 8});
+  ValueRef xq = b.Op("Quantize", {x}, {QU8(120, 0.03f)});
+  ValueRef zq = b.Op("Quantize", {z}, {QU8(130, 0.025f)});
+  ValueRef s = b.Op("ElementWiseAdd", {Dq(b, xq), Dq(b, zq)});
+  b.Output(Dq(b, b.Op("Quantize", {s}, {QU8(128, 0.05f)})));
+  OptimizeResult r = OptimizeAndVerify(b.graph(), 0.05 + 1e-6);
+  const Node* add = FindOp(r.graph, "ElementWiseAdd");
+  ASSERT_NE(add, nullptr);
+  EXPECT_EQ(r.graph.TypeOf(add->inputs[0]).dtype, DType::kQUInt8);
+  EXPECT_EQ(add->outputs[0], QU8(128, 0.05f, {1, 4, 4, 8}));
+  EXPECT_EQ(CountOp(r.graph, "Dequantize"), 1);
+}
+
+// A float op with no quantized operand is left alone: the rules need a
+// Dequantize on every data input.
+TEST(QuantizationRulesTest, FloatOperandKeepsTheIslandFloat) {
+  GraphBuilder b;
+  ValueRef x = b.InputF32({1, 4, 4, 8});
+  ValueRef z = b.InputF32({1, 4, 4, 8});
+  ValueRef xq = b.Op("Quantize", {x}, {QU8(120, 0.03f)});
+  ValueRef s = b.Op("ElementWiseAdd", {Dq(b, xq), z});
+  b.Output(Dq(b, b.Op("Quantize", {s}, {QU8(128, 0.05f)})));
+  DiagnosticList diags;
+  absl::StatusOr<OptimizeResult> r = Optimize(b.graph(), testing::ShippedLibrary(), {}, &diags);
+  ASSERT_TRUE(r.ok()) << r.status();
+  const Node* add = FindOp(r->graph, "ElementWiseAdd");
+  ASSERT_NE(add, nullptr);
+  EXPECT_EQ(add->outputs[0].dtype, DType::kFloat32);
+}
+
+// Quantize(Dequantize(x)) into another encoding is one requantizing
+// Quantize; into x's own encoding it is x.
+TEST(QuantizationRulesTest, RequantizationFolds) {
+  GraphBuilder b;
+  ValueRef x = b.Input(QU8(100, 0.02f, {1, 4, 4, 8}));
+  ValueRef same = b.Op("Quantize", {Dq(b, x)}, {QU8(100, 0.02f)});
+  ValueRef other = b.Op("Quantize", {Dq(b, x)}, {QU8(90, 0.04f)});
+  b.Output(same);
+  b.Output(other);
+  OptimizeResult r = OptimizeAndVerify(b.graph(), 0.04 + 1e-6);
+  EXPECT_EQ(CountOp(r.graph, "Dequantize"), 0);
+  EXPECT_EQ(CountOp(r.graph, "Quantize"), 1);
+}
+
+}  // namespace
+}  // namespace egret
