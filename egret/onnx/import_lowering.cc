@@ -11,6 +11,11 @@ absl::StatusOr<ValueRef> Importer::BroadcastNhwc(const std::string& name) {
   if (v.type.rank() == 4) return Get(name, kNhwc);
   Dims d4(4 - v.type.rank(), 1);
   d4.insert(d4.end(), v.type.dims.begin(), v.type.dims.end());
+  if (v.constant && v.quantized) {  // a DequantizeLinear of a constant: stays one
+    Tensor q = TransposeTensor(ReshapeTensor(*v.quantized, d4), kToNhwc);
+    ValueRef c = ConstNode(std::make_shared<const Tensor>(std::move(q)), name + "/quantized/nhwc");
+    return Emit("Dequantize", {c}, name + "/nhwc", {ScalarType(v.constant->type().dtype)});
+  }
   if (v.constant) {
     Tensor t = TransposeTensor(ReshapeTensor(*v.constant, d4), kToNhwc);
     return ConstNode(std::make_shared<const Tensor>(std::move(t)), name + "/nhwc");

@@ -82,9 +82,9 @@ TEST(EGraphTest, UnionRefusesDifferentTypes) {
 TEST(EGraphTest, HashConsHitWithOtherTypeIsConflict) {
   EGraph g;
   Id a = Leaf(g, "a");
-  AddOp(g, "Cast", {a}, TensorType(DType::kFloat16, {4}));
+  AddOp(g, "Relu", {a}, TensorType(DType::kFloat16, {4}));
   absl::StatusOr<Id> r =
-      g.Add(ENodeView{Symbol::Intern("Cast"), 0, {&a, 1}}, TensorType(DType::kInt32, {4}));
+      g.Add(ENodeView{Symbol::Intern("Relu"), 0, {&a, 1}}, TensorType(DType::kInt32, {4}));
   ASSERT_FALSE(r.ok());
   EXPECT_THAT(r.status().message(), HasSubstr("Float16[4]"));
   EXPECT_THAT(r.status().message(), HasSubstr("Int32[4]"));
@@ -94,12 +94,35 @@ TEST(EGraphTest, HashConsHitWithOtherTypeIsConflict) {
 TEST(EGraphTest, CongruenceWithDifferentTypesIsRefusedNotMerged) {
   EGraph g;
   Id a = Leaf(g, "a"), b = Leaf(g, "b");
-  Id fa = AddOp(g, "Cast", {a}, TensorType(DType::kFloat16, {4}));
-  Id fb = AddOp(g, "Cast", {b}, TensorType(DType::kInt32, {4}));
+  Id fa = AddOp(g, "Relu", {a}, TensorType(DType::kFloat16, {4}));
+  Id fb = AddOp(g, "Relu", {b}, TensorType(DType::kInt32, {4}));
   EXPECT_TRUE(Merge(g, a, b));
   g.Rebuild();
   EXPECT_NE(g.Find(fa), g.Find(fb));
   EXPECT_EQ(g.num_conflicts(), 1u);
+  EXPECT_TRUE(CheckInvariants(g).ok()) << CheckInvariants(g);
+}
+
+// A conversion's output type, and a quantized result's encoding, are part of
+// the node: Quantize[T1](x) and Quantize[T2](x) are two values, not a
+// conflict, and they stay two after their operands merge.
+TEST(EGraphTest, DeclaredTypesAreOperandsOfConversions) {
+  EGraph g;
+  Id a = Leaf(g, "a"), b = Leaf(g, "b");
+  const TensorType t1(DType::kQUInt8, {4}, 128, 0.5f), t2(DType::kQUInt8, {4}, 0, 0.25f);
+  Id qa1 = AddOp(g, "Quantize", {a}, t1);
+  Id qa2 = AddOp(g, "Quantize", {a}, t2);
+  Id qb1 = AddOp(g, "Quantize", {b}, t1);
+  Id ca = AddOp(g, "Cast", {a}, TensorType(DType::kFloat16, {4}));
+  Id cb = AddOp(g, "Cast", {a}, TensorType(DType::kInt32, {4}));
+  EXPECT_NE(qa1, qa2);
+  EXPECT_NE(ca, cb);
+  EXPECT_EQ(AddOp(g, "Quantize", {a}, t1), qa1);  // still hash-consed
+  EXPECT_TRUE(Merge(g, a, b));
+  g.Rebuild();
+  EXPECT_EQ(g.Find(qa1), g.Find(qb1));
+  EXPECT_NE(g.Find(qa1), g.Find(qa2));
+  EXPECT_EQ(g.num_conflicts(), 0u);
   EXPECT_TRUE(CheckInvariants(g).ok()) << CheckInvariants(g);
 }
 

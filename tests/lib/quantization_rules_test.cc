@@ -4,6 +4,7 @@
 // form a quantizer writes, optimizes it with the shipped library and checks
 // what is left, and that the reference executor computes the same outputs
 // within one quantization step.
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -131,6 +132,26 @@ TEST(QuantizationRulesTest, AddIslandBecomesQuantizedAdd) {
   EXPECT_EQ(r.graph.TypeOf(add->inputs[0]).dtype, DType::kQUInt8);
   EXPECT_EQ(add->outputs[0], QU8(128, 0.05f, {1, 4, 4, 8}));
   EXPECT_EQ(CountOp(r.graph, "Dequantize"), 1);
+}
+
+// A float scalar constant (x * 1/6 in a HardSwish the quantizer left in
+// float) is quantized exactly: QInt8 with stepsize |c| storing +-1.
+TEST(QuantizationRulesTest, ScalarConstantIsQuantizedExactly) {
+  for (double c : {1.0 / 6, -2.5}) {
+    SCOPED_TRACE(c);
+    GraphBuilder b;
+    ValueRef x = b.InputF32({1, 4, 4, 8});
+    ValueRef xq = b.Op("Quantize", {x}, {QU8(120, 0.03f)});
+    ValueRef m = b.Op("ElementWiseMultiply", {Dq(b, xq), b.F32({1, 1, 1, 1}, {c})});
+    b.Output(Dq(b, b.Op("Quantize", {m}, {QU8(128, 0.02f)})));
+    OptimizeResult r = OptimizeAndVerify(b.graph(), 0.02 + 1e-6);
+    const Node* mul = FindOp(r.graph, "ElementWiseMultiply");
+    ASSERT_NE(mul, nullptr);
+    const TensorType& k = r.graph.TypeOf(mul->inputs[1]);
+    EXPECT_EQ(k.dtype, DType::kQInt8);
+    EXPECT_FLOAT_EQ(k.stepsize, static_cast<float>(std::abs(c)));
+    EXPECT_EQ(mul->outputs[0].dtype, DType::kQUInt8);
+  }
 }
 
 // A float op with no quantized operand is left alone: the rules need a

@@ -66,8 +66,8 @@ std::vector<std::string> FloatIslands(const Graph& g) {
 // of a quantized tensor in these networks.
 double OutputStep(const Graph& g) {
   double step = 0;
-  for (const ValueRef& o : g.outputs()) {
-    const Node& n = g.node(o.node);
+  for (const GraphOutput& o : g.outputs()) {
+    const Node& n = g.node(o.value.node);
     if (n.op != "Dequantize") continue;
     step = std::max<double>(step, g.TypeOf(n.inputs[0]).stepsize);
   }
@@ -89,6 +89,7 @@ void CheckNetwork(const std::string& file) {
   DiagnosticList diags;
   absl::StatusOr<OptimizeResult> r = Optimize(*g, testing::ShippedLibrary(), {}, &diags);
   ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_TRUE(r->rule_issues.empty()) << r->rule_issues[0].rule;
   EXPECT_LT(r->output_cost, r->input_cost);
   EXPECT_EQ(FloatIslands(r->graph), std::vector<std::string>());
   EXPECT_FALSE(FloatIslands(*g).empty());  // the check can fail
