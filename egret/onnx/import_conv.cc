@@ -137,6 +137,33 @@ absl::Status Importer::DoConv() {
   return absl::OkStatus();
 }
 
+// The filter of a grouped ConvTranspose weight W [cin, cout/g, kh, kw] as
+// egret's [kh, kw, cin/g, cout]: filter[ky,kx,k,gi*cg+j] = W[gi*ing+k, j, ky, kx].
+absl::StatusOr<ValueRef> Importer::GroupedTransposeFilter(const Value& w, int64_t g,
+                                                          const std::string& name) {
+  const int64_t cin = w.type.dims[0], cg = w.type.dims[1], cout = cg * g, ing = cin / g;
+  const int64_t kh = w.type.dims[2], kw = w.type.dims[3];
+  TensorType ft = w.type;
+  ft.dims = {kh, kw, ing, cout};
+  std::vector<uint8_t> bytes(static_cast<size_t>(ft.byte_size()));
+  const size_t es = static_cast<size_t>(ElementSize(ft.dtype));
+  const uint8_t* src = w.constant->bytes().data();
+  for (int64_t gi = 0; gi < g; ++gi) {
+    for (int64_t kk = 0; kk < ing; ++kk) {
+      for (int64_t j = 0; j < cg; ++j) {
+        for (int64_t ky = 0; ky < kh; ++ky) {
+          for (int64_t kx = 0; kx < kw; ++kx) {
+            int64_t from = (((gi * ing + kk) * cg + j) * kh + ky) * kw + kx;
+            int64_t to = ((ky * kw + kx) * ing + kk) * cout + gi * cg + j;
+            std::memcpy(&bytes[to * es], src + from * es, es);
+          }
+        }
+      }
+    }
+  }
+  return ConstNode(std::make_shared<const Tensor>(*Tensor::FromBytes(ft, bytes)), name);
+}
+
 absl::Status Importer::DoConvTranspose() {
   if (!options_.nhwc) return Unmapped("ConvTranspose needs the NHWC layout");
   if (In(0).type.rank() == 3) return Conv1dAs2d(&Importer::DoConvTranspose);
@@ -152,7 +179,7 @@ absl::Status Importer::DoConvTranspose() {
                                                       DimsStr(w.type.dims), g,
                                                       DimsStr(x.type.dims)));
   }
-  const int64_t cg = w.type.dims[1], cout = cg * g, ing = cin / g;
+  const int64_t cg = w.type.dims[1], cout = cg * g;
   const int64_t kh = w.type.dims[2], kw = w.type.dims[3];
   std::vector<int64_t> s = AttrInts("strides").value_or(std::vector<int64_t>{1, 1});
   std::vector<int64_t> d = AttrInts("dilations").value_or(std::vector<int64_t>{1, 1});
@@ -191,27 +218,13 @@ absl::Status Importer::DoConvTranspose() {
   for (int64_t v : pads) {
     if (v < 0) return Unmapped("negative pads");
   }
-  // filter[ky,kx,k,gi*cg+j] = W[gi*ing+k, j, ky, kx]
-  TensorType ft = w.type;
-  ft.dims = {kh, kw, ing, cout};
-  std::vector<uint8_t> bytes(static_cast<size_t>(ft.byte_size()));
-  const size_t es = static_cast<size_t>(ElementSize(ft.dtype));
-  const uint8_t* src = w.constant->bytes().data();
-  for (int64_t gi = 0; gi < g; ++gi) {
-    for (int64_t kk = 0; kk < ing; ++kk) {
-      for (int64_t j = 0; j < cg; ++j) {
-        for (int64_t ky = 0; ky < kh; ++ky) {
-          for (int64_t kx = 0; kx < kw; ++kx) {
-            int64_t from = (((gi * ing + kk) * cg + j) * kh + ky) * kw + kx;
-            int64_t to = ((ky * kw + kx) * ing + kk) * cout + gi * cg + j;
-            std::memcpy(&bytes[to * es], src + from * es, es);
-          }
-        }
-      }
-    }
+  ValueRef filter;
+  if (w.quantized && g == 1) {
+    // [cin, cout, kh, kw] -> [kh, kw, cin, cout], the encoding's axis with it.
+    EGRET_ASSIGN_OR_RETURN(filter, DequantizedWeight(InName(1), {2, 3, 0, 1}, "/hwio"));
+  } else {
+    EGRET_ASSIGN_OR_RETURN(filter, GroupedTransposeFilter(w, g, InName(1) + "/hwio"));
   }
-  ValueRef filter =
-      ConstNode(std::make_shared<const Tensor>(*Tensor::FromBytes(ft, bytes)), InName(1) + "/hwio");
   ValueRef bias;
   if (Has(2)) {
     EGRET_ASSIGN_OR_RETURN(auto b, Get(InName(2), kPlain));

@@ -393,6 +393,8 @@ class Importer {
   absl::Status DoLrn();
   absl::Status DoConv();
   absl::Status DoConvTranspose();
+  absl::StatusOr<ValueRef> GroupedTransposeFilter(const Value& w, int64_t g,
+                                                  const std::string& name);
   absl::Status Conv1dAs2d(absl::Status (Importer::*conv2d)());
   absl::Status DoPool();
   absl::Status DoBatchNorm();
