@@ -123,6 +123,9 @@ absl::Status Importer::DoConv() {
   if (Has(2)) {
     EGRET_ASSIGN_OR_RETURN(auto b, Get(InName(2), kPlain));
     bias = b;
+  } else if (w.quantized) {
+    // A quantized convolution's bias is Int32: zeros are exact in any encoding.
+    EGRET_ASSIGN_OR_RETURN(bias, ZeroQuantizedBias(cout, x.type.dtype, Out() + "/bias"));
   } else {
     bias = ConstNode(std::make_shared<const Tensor>(TensorType(x.type.dtype, {cout})),
                      Out() + "/bias");
@@ -229,6 +232,9 @@ absl::Status Importer::DoConvTranspose() {
   if (Has(2)) {
     EGRET_ASSIGN_OR_RETURN(auto b, Get(InName(2), kPlain));
     bias = b;
+  } else if (w.quantized) {
+    // A quantized convolution's bias is Int32: zeros are exact in any encoding.
+    EGRET_ASSIGN_OR_RETURN(bias, ZeroQuantizedBias(cout, x.type.dtype, Out() + "/bias"));
   } else {
     bias = ConstNode(std::make_shared<const Tensor>(TensorType(x.type.dtype, {cout})),
                      Out() + "/bias");

@@ -346,6 +346,13 @@ absl::StatusOr<ValueRef> Importer::GetDequantized(const std::string& name, Layou
   return r;
 }
 
+absl::StatusOr<ValueRef> Importer::ZeroQuantizedBias(int64_t n, DType dtype,
+                                                     const std::string& name) {
+  ValueRef c = ConstNode(std::make_shared<const Tensor>(TensorType(DType::kQInt32, {n})),
+                         name + "/quantized");
+  return Emit("Dequantize", {c}, name, {ScalarType(dtype)});
+}
+
 absl::Status Importer::BuildPlainFromEncoded(const std::string& name) {
   const Value& v = values_.at(name);
   const ValueRef encoded = v.encoded;

@@ -321,6 +321,9 @@ class Importer {
   // them) transposed by `perm`, named name + suffix (import_quantize.cc).
   absl::StatusOr<ValueRef> DequantizedWeight(const std::string& name, const std::vector<int>& perm,
                                              std::string_view suffix);
+  // Dequantize (to `dtype`) of a QInt32 [n] constant of zeros: the bias of
+  // a convolution with quantized weights and none given (import_quantize.cc).
+  absl::StatusOr<ValueRef> ZeroQuantizedBias(int64_t n, DType dtype, const std::string& name);
   // For an `encoded` value: its plain-encoding form (import_quantize.cc).
   absl::Status BuildPlainFromEncoded(const std::string& name);
   // Runs the handler of `node`, a node the importer made up (a step of a

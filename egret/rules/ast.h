@@ -122,6 +122,7 @@ enum class ExprKind : uint8_t {
   kDimOf,  // DIM_OF(opref, d)
   kStepsizeOf,
   kZeroOffsetOf,
+  kQuantAxisOf,  // egret's: the per-axis quantization axis, -1 per tensor
   kDTypeOf,
   kElementSizeOf,
   kInputsOf,

@@ -412,6 +412,9 @@ Scalar RankOf(const PropertyInput& p) { return Scalar::Size(p.type.rank()); }
 Scalar DimOf(const PropertyInput& p) { return Scalar::Size(p.type.dim(static_cast<int>(p.extra))); }
 Scalar StepsizeOf(const PropertyInput& p) { return Scalar::Float(p.type.stepsize); }
 Scalar ZeroOffsetOf(const PropertyInput& p) { return Scalar::Int(p.type.zero_offset); }
+Scalar QuantAxisOf(const PropertyInput& p) {
+  return Scalar::Int(p.type.per_axis ? p.type.per_axis->axis : -1);
+}
 Scalar DTypeOf(const PropertyInput& p) { return Scalar::OfDType(p.type.dtype); }
 Scalar ElementSizeOf(const PropertyInput& p) { return Scalar::Size(ElementSize(p.type.dtype)); }
 Scalar OutputsOf(const PropertyInput& p) { return Scalar::Size(OutputCount(p.g, p.cls)); }
@@ -605,6 +608,7 @@ constexpr GuardEvaluator kRows[] = {
     {ExprKind::kDimOf, Property<DimOf>},
     {ExprKind::kStepsizeOf, Property<StepsizeOf, true>},
     {ExprKind::kZeroOffsetOf, Property<ZeroOffsetOf>},
+    {ExprKind::kQuantAxisOf, Property<QuantAxisOf>},
     {ExprKind::kDTypeOf, Property<DTypeOf>},
     {ExprKind::kElementSizeOf, Property<ElementSizeOf>},
     {ExprKind::kInputsOf, Property<InputsOf>},

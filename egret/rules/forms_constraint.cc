@@ -156,6 +156,8 @@ constexpr FormRow kRows[] = {
      Returns(Type::kFloat, {R::kOperandRef})},
     {ExprKind::kZeroOffsetOf, "ZERO_OFFSET_OF", kConstraint, "e", nullptr,
      Returns(Type::kInt, {R::kOperandRef})},
+    {ExprKind::kQuantAxisOf, "QUANT_AXIS_OF", kConstraint, "e", nullptr,
+     Returns(Type::kInt, {R::kOperandRef})},
     {ExprKind::kDTypeOf, "DTYPE_OF", kConstraint, "e", nullptr,
      Returns(Type::kDType, {R::kOperandRef})},
     {ExprKind::kElementSizeOf, "ELEMENTSIZE_OF", kConstraint, "e", nullptr,

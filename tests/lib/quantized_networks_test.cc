@@ -8,8 +8,11 @@
 //   - the optimized graph agrees with ONNX Runtime running the original
 //     model, within one quantization step of each output.
 //
-// Skips, with a message, when a network or ONNX Runtime is missing
-// (scripts/fetch-models makes them; it needs the npm registry).
+// Small models built here check the same for the forms a quantizer writes:
+// a QDQ convolution without a bias, and QLinearConv.
+//
+// The networks' tests skip, with a message, when a network or ONNX Runtime is
+// missing (scripts/fetch-models makes them; it needs the npm registry).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -22,6 +25,7 @@
 #include "egret/onnx/onnx_reader.h"
 #include "egret/pipeline/optimize.h"
 #include "shipped_library.h"
+#include "tests/onnx/onnx_builder.h"
 #include "tests/onnx/ort_oracle.h"
 
 namespace egret {
@@ -42,7 +46,8 @@ bool HasQuantizedForm(const std::string& op) {
   return kOps.contains(op);
 }
 
-// "Quantize(op(Dequantize(..), ..))" islands left in `g`, as "op" names.
+// "Quantize(op(Dequantize(..), ..))" islands left in `g`, as "op" names (a
+// Dequantize behind a Transpose or Reshape counts).
 std::vector<std::string> FloatIslands(const Graph& g) {
   std::vector<std::string> out;
   for (const Node& q : g.nodes()) {
@@ -55,21 +60,27 @@ std::vector<std::string> FloatIslands(const Graph& g) {
       if (p.op == kShapeOp || (p.op == kConstOp && !IsFloat(p.outputs[0].dtype))) continue;
       if (p.op == kConstOp) continue;  // float parameters (clamps, scales)
       any = true;
-      all_dequantized = all_dequantized && p.op == "Dequantize";
+      // A Dequantize, also behind a layout change.
+      const bool moved = (p.op == "Transpose" || p.op == "Reshape") &&
+                         g.node(p.inputs[0].node).op == "Dequantize";
+      all_dequantized = all_dequantized && (p.op == "Dequantize" || moved);
     }
     if (any && all_dequantized) out.push_back(op.op);
   }
   return out;
 }
 
-// The largest quantization step of the graph's outputs: each is a Dequantize
-// of a quantized tensor in these networks.
+// The largest quantization step of the graph's outputs: that of the
+// quantized tensor a Dequantize output reads, or of a quantized output.
 double OutputStep(const Graph& g) {
   double step = 0;
   for (const GraphOutput& o : g.outputs()) {
     const Node& n = g.node(o.value.node);
-    if (n.op != "Dequantize") continue;
-    step = std::max<double>(step, g.TypeOf(n.inputs[0]).stepsize);
+    if (IsQuantized(g.TypeOf(o.value).dtype)) {
+      step = std::max<double>(step, g.TypeOf(o.value).stepsize);
+    } else if (n.op == "Dequantize") {
+      step = std::max<double>(step, g.TypeOf(n.inputs[0]).stepsize);
+    }
   }
   return step;
 }
@@ -106,6 +117,96 @@ void CheckNetwork(const std::string& file) {
   EXPECT_EQ(cmp->verified, cmp->outputs);
   std::printf("%s: cost %.6g -> %.6g, max |egret - ONNX Runtime| %.3g (step %.3g)\n",
               file.c_str(), r->input_cost, r->output_cost, cmp->max_abs, step);
+}
+
+using P = onnx::TensorProto;
+
+// Int8 weights [cout, cin, 3, 3], one scale per output channel (axis 0).
+void PerChannelWeights(testing::OnnxBuilder& b, int cout, int cin) {
+  std::string raw;
+  for (int i = 0; i < cout * cin * 9; ++i) raw.push_back(static_cast<char>((i * 37) % 255 - 127));
+  b.InitializerRaw("w", {cout, cin, 3, 3}, P::INT8, raw);
+  std::vector<float> scales;
+  for (int c = 0; c < cout; ++c) scales.push_back(0.01f + 0.002f * c);
+  b.Initializer("w_scale", {cout}, scales);
+  b.InitializerRaw("w_zero", {cout}, P::INT8, std::string(cout, '\0'));
+}
+
+// The quantized convolution `g` optimizes to: its input, filter and output
+// types.
+struct QuantizedConv {
+  TensorType in, filter, bias, out;
+};
+QuantizedConv OptimizedConv(const Graph& g) {
+  DiagnosticList diags;
+  absl::StatusOr<OptimizeResult> r = Optimize(g, testing::ShippedLibrary(), {}, &diags);
+  EXPECT_TRUE(r.ok()) << r.status();
+  if (!r.ok()) return {};
+  EXPECT_TRUE(r->rule_issues.empty()) << r->rule_issues[0].rule;
+  EXPECT_EQ(FloatIslands(r->graph), std::vector<std::string>());
+  testing::ExpectSameOutputs(g, r->graph, 5, {.rtol = 0, .atol = OutputStep(g) * 1.0001 + 1e-9});
+  for (const Node& n : r->graph.nodes()) {
+    if (n.op != "Conv2d") continue;
+    return {r->graph.TypeOf(n.inputs[0]), r->graph.TypeOf(n.inputs[1]),
+            r->graph.TypeOf(n.inputs[2]), n.outputs[0]};
+  }
+  ADD_FAILURE() << "no Conv2d";
+  return {};
+}
+
+// x -> QuantizeLinear -> DequantizeLinear -> Conv (weights DequantizeLinear
+// per channel, no bias) -> QuantizeLinear -> DequantizeLinear.
+TEST(QuantizedImport, QdqConvolutionWithoutBias) {
+  testing::OnnxBuilder b;
+  b.Input("x", {1, 3, 8, 8});
+  b.Initializer("x_scale", {}, {0.02f});
+  b.InitializerRaw("x_zero", {}, P::UINT8, std::string(1, static_cast<char>(128)));
+  b.Initializer("y_scale", {}, {0.05f});
+  b.InitializerRaw("y_zero", {}, P::UINT8, std::string(1, static_cast<char>(10)));
+  PerChannelWeights(b, 4, 3);
+  b.Node("QuantizeLinear", {"x", "x_scale", "x_zero"}, {"xq"});
+  b.Node("DequantizeLinear", {"xq", "x_scale", "x_zero"}, {"xd"});
+  testing::OnnxBuilder::AttrInt(b.Node("DequantizeLinear", {"w", "w_scale", "w_zero"}, {"wd"}),
+                                "axis", 0);
+  b.Node("Conv", {"xd", "wd"}, {"y"});
+  b.Node("QuantizeLinear", {"y", "y_scale", "y_zero"}, {"yq"});
+  b.Node("DequantizeLinear", {"yq", "y_scale", "y_zero"}, {"out"});
+  b.Output("out");
+  absl::StatusOr<Graph> g = ParseOnnx(b.Bytes(), "qdq_conv.onnx");
+  ASSERT_TRUE(g.ok()) << g.status();
+  QuantizedConv c = OptimizedConv(*g);
+  EXPECT_EQ(c.in, TensorType(DType::kQUInt8, {1, 8, 8, 3}, 128, 0.02f));
+  EXPECT_EQ(c.filter.dtype, DType::kQInt8);
+  ASSERT_NE(c.filter.per_axis, nullptr);
+  EXPECT_EQ(c.filter.per_axis->axis, 3);  // [cout,cin,kh,kw] axis 0 -> [kh,kw,cin,cout] axis 3
+  EXPECT_FLOAT_EQ(c.filter.per_axis->stepsizes[3], 0.016f);
+  EXPECT_EQ(c.bias.dtype, DType::kQInt32);
+  EXPECT_EQ(c.out, TensorType(DType::kQUInt8, {1, 6, 6, 4}, 10, 0.05f));
+}
+
+// QLinearConv on a uint8 graph input, with an int32 bias: lowered to the QDQ
+// form, then one quantized Conv2d again.
+TEST(QuantizedImport, QLinearConvBecomesOneQuantizedConv) {
+  testing::OnnxBuilder b;
+  b.Input("x", {1, 3, 8, 8}, P::UINT8);
+  b.Initializer("x_scale", {}, {0.02f});
+  b.InitializerRaw("x_zero", {}, P::UINT8, std::string(1, static_cast<char>(128)));
+  b.Initializer("y_scale", {}, {0.05f});
+  b.InitializerRaw("y_zero", {}, P::UINT8, std::string(1, static_cast<char>(10)));
+  PerChannelWeights(b, 4, 3);
+  b.InitializerInt32("bias", {4}, {100, -200, 300, 0});
+  b.Node("QLinearConv", {"x", "x_scale", "x_zero", "w", "w_scale", "w_zero", "y_scale", "y_zero",
+                         "bias"},
+         {"y"});
+  b.Output("y");
+  absl::StatusOr<Graph> g = ParseOnnx(b.Bytes(), "qlinearconv.onnx");
+  ASSERT_TRUE(g.ok()) << g.status();
+  for (const Node& n : g->nodes()) EXPECT_EQ(n.op.rfind("onnx.", 0), std::string::npos) << n.op;
+  QuantizedConv c = OptimizedConv(*g);
+  EXPECT_EQ(c.in, TensorType(DType::kQUInt8, {1, 8, 8, 3}, 128, 0.02f));
+  ASSERT_NE(c.bias.per_axis, nullptr);
+  EXPECT_FLOAT_EQ(c.bias.per_axis->stepsizes[1], 0.02f * 0.012f);
+  EXPECT_EQ(c.out, TensorType(DType::kQUInt8, {1, 6, 6, 4}, 10, 0.05f));
 }
 
 TEST(QuantizedNetworks, MobileNetStyle) { CheckNetwork("qdq_mobilenet.onnx"); }
