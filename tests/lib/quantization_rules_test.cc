@@ -19,18 +19,8 @@ namespace {
 
 using testing::GraphBuilder;
 
-int CountOp(const Graph& g, const std::string& op) {
-  int n = 0;
-  for (const Node& node : g.nodes()) n += node.op == op;
-  return n;
-}
-
-const Node* FindOp(const Graph& g, const std::string& op) {
-  for (const Node& node : g.nodes()) {
-    if (node.op == op) return &node;
-  }
-  return nullptr;
-}
+using testing::CountOp;
+using testing::FindOp;
 
 // A QUInt8 type; the dims are filled in by shape inference when left empty.
 // (Built field by field: moving an empty Dims into the TensorType
@@ -83,15 +73,13 @@ Graph QdqConvRelu(const std::string& conv) {
   return std::move(b.graph());
 }
 
+// Optimizes with the library; the outputs agree within `atol` (one step of
+// the output's encoding: the float island and the quantized op round once
+// each, at different places). The quantized form must be cheaper.
 OptimizeResult OptimizeAndVerify(const Graph& g, double atol) {
-  DiagnosticList diags;
-  absl::StatusOr<OptimizeResult> r = Optimize(g, testing::ShippedLibrary(), {}, &diags);
-  EXPECT_TRUE(r.ok()) << r.status();
-  if (!r.ok()) return OptimizeResult();
-  EXPECT_TRUE(r->rule_issues.empty()) << ToJson(*r)["rule_issues"].dump();
-  EXPECT_LT(r->output_cost, r->input_cost);
-  testing::ExpectSameOutputs(g, r->graph, 7, {.rtol = 0, .atol = atol});
-  return *std::move(r);
+  OptimizeResult r = testing::OptimizeWithLibrary(g, 7, {.rtol = 0, .atol = atol});
+  EXPECT_LT(r.output_cost, r.input_cost);
+  return r;
 }
 
 TEST(QuantizationRulesTest, ConvIslandBecomesQuantizedConvWithPerChannelWeights) {

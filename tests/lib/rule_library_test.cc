@@ -18,23 +18,12 @@ using testing::GraphBuilder;
 
 const rules::RuleSet& Library() { return testing::ShippedLibrary(); }
 
-int CountOp(const Graph& g, const std::string& op) {
-  int n = 0;
-  for (const Node& node : g.nodes()) n += node.op == op;
-  return n;
-}
+using testing::CountOp;
 
-// Optimizes `g` with the library and checks what must hold for every rule:
-// no rule issue, cost not higher, same outputs on random inputs.
+// Optimizes `g` with the library and checks what must hold for every rule
+// (testing::OptimizeWithLibrary).
 Graph OptimizeAndVerify(const Graph& g) {
-  DiagnosticList diags;
-  absl::StatusOr<OptimizeResult> r = Optimize(g, Library(), {}, &diags);
-  EXPECT_TRUE(r.ok()) << r.status();
-  if (!r.ok()) return Graph();
-  EXPECT_TRUE(r->rule_issues.empty()) << ToJson(*r)["rule_issues"].dump();
-  EXPECT_LE(r->output_cost, r->input_cost);
-  testing::ExpectSameOutputs(g, r->graph, 7, {.rtol = 1e-4, .atol = 1e-5});
-  return std::move(r->graph);
+  return std::move(testing::OptimizeWithLibrary(g, 7, {.rtol = 1e-4, .atol = 1e-5}).graph);
 }
 
 std::vector<double> Ramp(int n, double from, double step) {

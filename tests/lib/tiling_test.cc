@@ -16,11 +16,7 @@ namespace {
 
 using testing::GraphBuilder;
 
-int CountOp(const Graph& g, const std::string& op) {
-  int n = 0;
-  for (const Node& node : g.nodes()) n += node.op == op;
-  return n;
-}
+using testing::CountOp;
 
 std::vector<double> Ramp(int64_t n, double from, double step) {
   std::vector<double> v(n);
@@ -31,14 +27,7 @@ std::vector<double> Ramp(int64_t n, double from, double step) {
 // Optimizes `g` with the shipped library and checks the result on the
 // reference executor.
 OptimizeResult OptimizeAndVerify(const Graph& g) {
-  DiagnosticList diags;
-  absl::StatusOr<OptimizeResult> r = Optimize(g, testing::ShippedLibrary(), {}, &diags);
-  EXPECT_TRUE(r.ok()) << r.status();
-  if (!r.ok()) return OptimizeResult();
-  EXPECT_TRUE(r->rule_issues.empty()) << ToJson(*r)["rule_issues"].dump();
-  EXPECT_LE(r->output_cost, r->input_cost);
-  testing::ExpectSameOutputs(g, r->graph, 11, {.rtol = 1e-4, .atol = 1e-4});
-  return *std::move(r);
+  return testing::OptimizeWithLibrary(g, 11, {.rtol = 1e-4, .atol = 1e-4});
 }
 
 // The output dims of the pieces a Concat joins, in order.
