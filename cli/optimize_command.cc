@@ -2,7 +2,7 @@
 //     [--option NAME=VALUE]... [--iter-limit N] [--node-limit N] [--time-limit S]
 //     [--extractor NAME] [--phase-mode keep|reseed] [--costs FILE]
 //     [--no-fold] [--htp-only] [-o OUT] [--dot FILE] [--report FILE] [--progress]
-//     [--verify [--seed N] [--rtol R] [--atol A]]
+//     [--verify [--seed N] [--rtol R] [--atol A] [--quant-steps S]]
 //
 // Optimizes GRAPH with the rules (pipeline/optimize.h; without --rules, the
 // shipped library rules/lib/*.rules), prints the cost, size,
@@ -310,6 +310,9 @@ void RegisterOptimizeCommand(CLI::App& app, int* exit_code) {
       ->check(CLI::NonNegativeNumber);
   cmd->add_option("--atol", args->verify_options.atol,
                   "--verify's absolute tolerance (default 1e-5)")
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--quant-steps", args->verify_options.quant_steps,
+                  "--verify: quantized outputs may also differ by this many steps (default 1)")
       ->check(CLI::NonNegativeNumber);
   cmd->callback([args, exit_code] { *exit_code = RunOptimize(*args); });
 }

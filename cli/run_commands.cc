@@ -106,7 +106,7 @@ int RunCommand(const std::string& path, const std::string& inputs_dir, uint64_t 
 }
 
 int VerifyCommand(const std::string& a_path, const std::string& b_path,
-                  const std::string& inputs_dir, uint64_t seed, double rtol, double atol,
+                  const std::string& inputs_dir, uint64_t seed, const VerifyOptions& tolerance,
                   const GraphInputFlags& input) {
   auto a = input.Load(a_path);
   if (!a.ok()) return Report(a.status());
@@ -114,7 +114,7 @@ int VerifyCommand(const std::string& a_path, const std::string& b_path,
   if (!b.ok()) return Report(b.status());
   auto inputs = Inputs(*a, inputs_dir, seed);
   if (!inputs.ok()) return Report(inputs.status());
-  auto report = VerifyGraphs(*a, a_path, *b, b_path, *inputs, {.rtol = rtol, .atol = atol});
+  auto report = VerifyGraphs(*a, a_path, *b, b_path, *inputs, tolerance);
   if (!report.ok()) return Report(report.status());
   std::cout << report->ToString();
   return report->ok() ? kExitOk : kExitCheckFailed;
@@ -145,7 +145,7 @@ void RegisterRunCommands(CLI::App& app, int* exit_code) {
   struct VerifyArgs {
     std::string a, b, inputs;
     uint64_t seed = 0;
-    double rtol = 1e-4, atol = 1e-5;
+    VerifyOptions tolerance;
     GraphInputFlags input;
   };
   auto v_args = std::make_shared<VerifyArgs>();
@@ -157,14 +157,17 @@ void RegisterRunCommands(CLI::App& app, int* exit_code) {
   verify->add_option("B", v_args->b, "Graph to check against A")->required();
   auto* vin = verify->add_option("--inputs", v_args->inputs, "Directory of <input name>.npy files");
   verify->add_option("--seed", v_args->seed, "Seed for random inputs (default 0)")->excludes(vin);
-  verify->add_option("--rtol", v_args->rtol, "Relative tolerance (default 1e-4)")
+  verify->add_option("--rtol", v_args->tolerance.rtol, "Relative tolerance (default 1e-4)")
       ->check(CLI::NonNegativeNumber);
-  verify->add_option("--atol", v_args->atol, "Absolute tolerance (default 1e-5)")
+  verify->add_option("--atol", v_args->tolerance.atol, "Absolute tolerance (default 1e-5)")
+      ->check(CLI::NonNegativeNumber);
+  verify->add_option("--quant-steps", v_args->tolerance.quant_steps,
+                     "Quantized outputs may also differ by this many steps (default 1)")
       ->check(CLI::NonNegativeNumber);
   v_args->input.AddTo(verify);
   verify->callback([v_args, exit_code] {
-    *exit_code = VerifyCommand(v_args->a, v_args->b, v_args->inputs, v_args->seed, v_args->rtol,
-                               v_args->atol, v_args->input);
+    *exit_code = VerifyCommand(v_args->a, v_args->b, v_args->inputs, v_args->seed,
+                               v_args->tolerance, v_args->input);
   });
 }
 

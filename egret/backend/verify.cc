@@ -1,5 +1,6 @@
 #include "egret/backend/verify.h"
 
+#include <algorithm>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -38,8 +39,12 @@ std::string VerifyReport::ToString() const {
     }
     absl::StrAppendFormat(&out,
                           "output %s: max abs error %g, max rel error %g, %d of %d elements "
-                          "outside tolerance: %s\n",
+                          "outside tolerance%s: %s\n",
                           o.label, o.diff.max_abs, o.diff.max_rel, o.diff.mismatches, o.elements,
+                          o.atol > options.atol
+                              ? absl::StrFormat(" (atol %g: %g quantization step)", o.atol,
+                                                options.quant_steps)
+                              : "",
                           o.diff.within_tolerance() ? "ok" : "FAIL");
   }
   const size_t skipped = not_verified();
@@ -60,6 +65,17 @@ std::string VerifyReport::Failures() const {
         out.empty() ? "" : "; ", o.label, o.diff.mismatches, o.elements, o.diff.max_abs);
   }
   return out;
+}
+
+double QuantizationStep(const Graph& g, size_t k) {
+  const ValueRef v = g.outputs()[k].value;
+  const TensorType& t = g.TypeOf(v);
+  if (IsQuantized(t.dtype)) return t.stepsize;
+  const Node& n = g.node(v.node);
+  if (n.op == "Dequantize" && !n.inputs.empty() && IsQuantized(g.TypeOf(n.inputs[0]).dtype)) {
+    return g.TypeOf(n.inputs[0]).stepsize;
+  }
+  return 0;
 }
 
 std::string OutputLabel(const Graph& g, size_t k) {
@@ -99,7 +115,10 @@ absl::StatusOr<ReferenceOutputs> RunReference(const Graph& reference,
   absl::StatusOr<std::vector<Tensor>> outputs = Execute(reference, inputs, run);
   if (!outputs.ok()) return Named(reference_name, outputs.status());
   out.outputs = *std::move(outputs);
-  for (size_t k = 0; k < out.outputs.size(); ++k) out.labels.push_back(OutputLabel(reference, k));
+  for (size_t k = 0; k < out.outputs.size(); ++k) {
+    out.labels.push_back(OutputLabel(reference, k));
+    out.steps.push_back(QuantizationStep(reference, k));
+  }
   return out;
 }
 
@@ -121,7 +140,10 @@ absl::StatusOr<VerifyReport> VerifyAgainst(const ReferenceOutputs& expected, con
   VerifyReport report;
   report.options = options;
   for (size_t k = 0; k < actual->size(); ++k) {
-    OutputCheck check{expected.labels[k], OutputDiff(), 0, ""};
+    const double step = k < expected.steps.size() ? expected.steps[k] : 0;
+    // (The 1e-4 absorbs the float32 rounding of dequantized values.)
+    OutputCheck check{expected.labels[k], OutputDiff(), 0,
+                      std::max(options.atol, options.quant_steps * step * (1 + 1e-4)), ""};
     if (k < expected.unavailable.size() && !expected.unavailable[k].empty()) {
       check.not_verified = absl::StrCat("the reference ", expected.unavailable[k]);
     } else if (!unavailable[k].empty()) {
@@ -129,7 +151,7 @@ absl::StatusOr<VerifyReport> VerifyAgainst(const ReferenceOutputs& expected, con
     } else {
       absl::StatusOr<std::vector<OutputDiff>> diff =
           CompareOutputs(absl::MakeConstSpan(&(*actual)[k], 1),
-                         absl::MakeConstSpan(&expected.outputs[k], 1), options.rtol, options.atol);
+                         absl::MakeConstSpan(&expected.outputs[k], 1), options.rtol, check.atol);
       if (!diff.ok()) {
         return Named(candidate_name,
                      absl::Status(diff.status().code(),

@@ -23,12 +23,19 @@ struct VerifyOptions {
   // reference's value).
   double rtol = 1e-4;
   double atol = 1e-5;
+  // An output that is quantized, or the Dequantize of a quantized tensor, in
+  // the reference may also differ by this many steps of that encoding (its
+  // largest stepsize): a quantized op rounds once where the float island it
+  // replaces (Dequantize -> op -> Quantize) rounded twice. The output's atol
+  // is then max(atol, quant_steps * step).
+  double quant_steps = 1.0;
 };
 
 struct OutputCheck {
   std::string label;     // the reference's output name, or "#k" when unnamed
   OutputDiff diff;       // candidate against reference
   int64_t elements = 0;  // elements compared
+  double atol = 0;       // the absolute tolerance it was compared with
   // Why the output was not compared ("" when it was): the reference or the
   // candidate cannot compute it, because it depends on an op with no
   // reference kernel (e.g. an opaque onnx.If). Not a failure.
@@ -56,6 +63,9 @@ struct VerifyReport {
 
 // The name of graph output k, or "#k" when it has none.
 std::string OutputLabel(const Graph& g, size_t k);
+// The quantization step of graph output k: its stepsize when it is quantized,
+// that of the tensor it dequantizes when a Dequantize computes it, else 0.
+double QuantizationStep(const Graph& g, size_t k);
 
 // Runs `reference` and `candidate` on `inputs` (one per graph input, of the
 // reference's input types) and compares their outputs. An output either graph
@@ -76,6 +86,7 @@ absl::StatusOr<VerifyReport> VerifyGraphs(const Graph& reference, std::string_vi
 struct ReferenceOutputs {
   std::vector<Tensor> outputs;      // the reference's outputs on the inputs it ran on
   std::vector<std::string> labels;  // OutputLabel of each
+  std::vector<double> steps;        // QuantizationStep of each
   // Per output, why the reference could not compute it ("" when it did; the
   // output is then a Tensor of the unknown TensorType()).
   std::vector<std::string> unavailable;

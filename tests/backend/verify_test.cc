@@ -63,6 +63,41 @@ TEST(VerifyTest, SubtractRewrittenToAddFails) {
   EXPECT_TRUE(r->ok());
 }
 
+// x -> Quantize[QUInt8(0, step)] -> Dequantize, with x scaled by `k` first:
+// the output is a dequantized tensor of stepsize `step`.
+Graph Quantized(double k, float step) {
+  GraphBuilder b;
+  ValueRef x = b.InputF32({64});
+  ValueRef scaled = b.Op("ElementWiseMultiply", {x, b.F32({1}, {k})});
+  TensorType t;  // (field by field: GCC warns falsely on the constructor here)
+  t.dtype = DType::kQUInt8;
+  t.zero_offset = 128;
+  t.stepsize = step;
+  ValueRef q = b.Op("Quantize", {scaled}, {t});
+  b.graph().AddOutput(b.Op("Dequantize", {q}), "z");
+  return std::move(b.graph());
+}
+
+// A quantized output may differ by one step of its encoding (a quantized op
+// rounds once where the float island it replaces rounded twice), and no more.
+TEST(VerifyTest, QuantizedOutputsMayDifferByOneStep) {
+  const float step = 0.05f;
+  // x * 1.02 against x: a few elements move to the next step, none by two.
+  absl::StatusOr<VerifyReport> r = Check(Quantized(1.0, step), Quantized(1.02, step));
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_GT(r->outputs[0].diff.max_abs, 0.9 * step);
+  EXPECT_TRUE(r->ok()) << r->ToString();
+  EXPECT_THAT(r->ToString(), HasSubstr("(atol 0.05"));
+  EXPECT_THAT(r->ToString(), HasSubstr("1 quantization step"));
+  // Without the allowance, or off by several steps, it fails.
+  r = Check(Quantized(1.0, step), Quantized(1.02, step), {.quant_steps = 0});
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_FALSE(r->ok());
+  r = Check(Quantized(1.0, step), Quantized(1.5, step));
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_FALSE(r->ok());
+}
+
 TEST(VerifyTest, OneReferenceRunServesSeveralCandidates) {
   Graph a = Binary("ElementWiseSubtract");
   absl::StatusOr<std::vector<Tensor>> in = MakeRandomInputs(a, 7);
