@@ -152,8 +152,8 @@ std::string AgainstOrt(const Model& m, const Graph& g) {
 // "onnx.LSTM x2, onnx.If x1", or "none".
 std::string OffHtp(const OptimizeResult& r) {
   std::string out;
-  for (const auto& [op, n] : r.off_htp) {
-    absl::StrAppendFormat(&out, "%s%s x%d", out.empty() ? "" : ", ", op, n);
+  for (const auto& [op, o] : r.off_htp) {
+    absl::StrAppendFormat(&out, "%s%s x%d", out.empty() ? "" : ", ", op, o.nodes);
   }
   return out.empty() ? "none" : out;
 }

@@ -248,6 +248,9 @@ int RunOptimize(const OptimizeArgs& args) {
   std::printf("ops: %s\n", OpChanges(r->ops).c_str());
   if (!r->off_htp.empty()) {
     std::printf("runs off the HTP: %s\n", DescribeOpCounts(r->off_htp).c_str());
+    for (const auto& [op, o] : r->off_htp) {
+      for (const std::string& why : o.reasons) std::printf("  %s: %s\n", op.c_str(), why.c_str());
+    }
   }
   std::printf(
       "peak memory: %lld bytes before, %lld bytes after (naive order %lld), arena %lld bytes, "

@@ -37,7 +37,7 @@ OptimizeResult FromPipelineResult(egret::OptimizeResult r) {
   out.output_cost = r.output_cost;
   out.peak_bytes = r.memory.peak_bytes;
   for (const auto& [op, counts] : r.ops) out.ops.push_back({op, counts.before, counts.after});
-  out.off_htp.assign(r.off_htp.begin(), r.off_htp.end());
+  for (auto& [op, o] : r.off_htp) out.off_htp.push_back({op, o.nodes, std::move(o.reasons)});
   absl::flat_hash_map<std::string, size_t> index;  // rule -> its entry in out.rules
   for (const PhaseSummary& phase : r.saturation.phases) {
     for (const RuleActivity& a : phase.rules) {  // none for a phase skipped after a limit

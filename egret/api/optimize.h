@@ -83,9 +83,17 @@ struct OptimizeResult {
     int64_t after = 0;   // in `graph`
   };
   std::vector<OpCount> ops;
-  // Ops of `graph` with no HTP implementation, run off the HTP (a CPU
-  // fallback, priced as such), and how many nodes of each, in op order.
-  std::vector<std::pair<std::string, int64_t>> off_htp;
+  // Ops of `graph` with nodes no HTP implementation computes (the op has
+  // none, or none for the nodes' tensor types), run off the HTP (a CPU
+  // fallback, priced as such): how many nodes of each and why ("no
+  // implementation of onnx.LSTM is registered", "no Float32 implementation
+  // of Conv2d (registered: QUInt8 crouton)"), in op order.
+  struct OffHtpOp {
+    std::string op;
+    int64_t nodes = 0;
+    std::vector<std::string> reasons;  // distinct, sorted
+  };
+  std::vector<OffHtpOp> off_htp;
 
   // Every rewrite that ran, in the order first run: a loaded rule under its
   // label "PASS@file:line" (the file is its RuleSource's name), a built-in

@@ -3,8 +3,10 @@
 #include <optional>
 #include <utility>
 
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_format.h"
 #include "egret/cost/cost_expr.h"
+#include "egret/cost/impl_types.h"
 #include "egret/graph/dtype.h"
 #include "nlohmann/json.hpp"
 
@@ -23,9 +25,19 @@ bool MentionsDisable(const rules::CostExpr& e) {
 
 CostTable CostTableFromRegistry(const rules::OpRegistry& registry, DiagnosticList* diags) {
   CostTable table;
+  absl::flat_hash_set<std::string> unknown_types;  // warned about once each
   for (const rules::OpImplementation& impl : registry.all()) {
     ImplCost c;
     c.impl = impl.impl;
+    if (diags != nullptr) {
+      for (const std::string& type : ImplTypesOf(impl.impl).unknown) {
+        if (!unknown_types.insert(type).second) continue;
+        diags->Warning(impl.loc, absl::StrFormat("implementation '%s' of '%s' declares the tensor "
+                                                 "type '%s', which egret does not know; it "
+                                                 "matches every dtype",
+                                                 impl.impl, impl.op_name, type));
+      }
+    }
     c.disabled = MentionsDisable(impl.cost);
     std::string function;
     std::optional<double> v = EstimateCost(impl.cost, &function);

@@ -20,7 +20,10 @@ namespace egret::cost {
 // cost, also inside arithmetic (COST_OF(f, SNAIL)/2 is SNAIL/2). A cost that
 // needs a cost function (COST_OF_F, *_COST_F_*), which egret cannot run, counts
 // as GLACIAL, with a warning at the implementation's location in `diags` (when
-// given). A cost that mentions DISABLE marks the implementation disabled.
+// given). A cost that mentions DISABLE marks the implementation disabled. A
+// template argument naming a tensor type egret does not know (cost/
+// impl_types.h; such an implementation matches every dtype) is a warning too,
+// once per type name.
 CostTable CostTableFromRegistry(const rules::OpRegistry& registry, DiagnosticList* diags = nullptr);
 
 // Reads a JSON cost table into `table`'s overrides:

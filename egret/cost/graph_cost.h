@@ -15,28 +15,58 @@
 
 namespace egret::cost {
 
-// The cost of a node of `op` with outputs `outputs` (bytes summed; the dtype
-// is that of the first) reading `inputs` (their bytes make up the working set
-// with the outputs'; callers leave out "$Shape" inputs, whose dims are their
-// value, not a size).
+// An input (operand) of a node, as pricing sees it.
+struct NodeInput {
+  const TensorType* type = nullptr;  // not null
+  // Produced by a "$Shape" node: its dims are its value, it occupies no
+  // memory, so it is not part of the working set (nor a data operand).
+  bool shape_value = false;
+};
+
+// The NodeProfile (hvx_cost_model.h) of a node of `op` with outputs `outputs`
+// reading `inputs`, all of them in operand order: the first output's dtype
+// (multi_output when there are several), the outputs' bytes summed, the bytes of
+// the inputs other than "$Shape" values, and the dtypes and ranks of the data
+// operands: the inputs the op table (graph/op_table.h) does not mark as
+// parameters, all of them for an op it does not know, "$Shape" values never.
+NodeProfile ProfileOf(std::string_view op, absl::Span<const TensorType> outputs,
+                      absl::Span<const NodeInput> inputs);
+
+// model.Cost(op, ProfileOf(op, outputs, inputs)).
 NodeCost NodeCostOf(const HvxCostModel& model, std::string_view op,
-                    absl::Span<const TensorType> outputs, absl::Span<const TensorType> inputs);
+                    absl::Span<const TensorType> outputs, absl::Span<const NodeInput> inputs);
 
 // The cost of node `n` of `g` (its inputs are nodes of `g`; `n` itself need
-// not be added yet): NodeCostOf its outputs and the types of its inputs other
-// than "$Shape" values.
+// not be added yet): NodeCostOf its outputs and inputs, an input produced by
+// a "$Shape" node being a shape value.
 NodeCost GraphNodeCost(const HvxCostModel& model, const Graph& g, const Node& n);
 
-// The DAG cost of `g` (every node paid once). Sets *missing_op (when not null)
-// to the first op without an implementation and returns +infinity then.
-double GraphCost(const Graph& g, const HvxCostModel& model, std::string* missing_op);
+// The first node of a graph that no HTP implementation can compute (with the
+// CPU fallback off).
+struct UncomputableNode {
+  std::string op;
+  std::string reason;  // NodeCost::reason
+};
+
+// The DAG cost of `g` (every node paid once). Sets *missing (when not null)
+// to the first node that cannot be computed (no eligible implementation and
+// no CPU fallback) and returns +infinity then.
+double GraphCost(const Graph& g, const HvxCostModel& model, UncomputableNode* missing);
+
+// The attribute an off-HTP node of an annotated graph gets besides kImplAttr
+// (whose value is then kOffHtpImpl): why no HTP implementation computes it
+// (NodeCost::reason).
+inline constexpr std::string_view kOffHtpReasonAttr = "egret.off_htp_reason";
 
 // Writes the implementation and cost of every computing node of `g` (all but
 // "$Const", "$Shape" and "*Input") under `model` into its kImplAttr and
-// kCostAttr attributes (graph/graph.h), in node order. Returns the first node
-// whose op has no registered implementation, with the nodes before it
-// annotated, or kNoNode when every node was priced.
-NodeId AnnotateImplementations(const HvxCostModel& model, Graph* g);
+// kCostAttr attributes (graph/graph.h), in node order, and for a node priced
+// as off the HTP why into kOffHtpReasonAttr (removed from the others).
+// Returns the first node that cannot be computed (no eligible
+// implementation, no CPU fallback), with the nodes before it annotated and
+// its NodeCost in *blocked (when not null), or kNoNode when every node was
+// priced.
+NodeId AnnotateImplementations(const HvxCostModel& model, Graph* g, NodeCost* blocked = nullptr);
 
 }  // namespace egret::cost
 

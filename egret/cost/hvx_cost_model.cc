@@ -3,6 +3,11 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
 
 namespace egret::cost {
 namespace {
@@ -18,6 +23,13 @@ std::string_view BaseName(std::string_view op) {
 }
 
 }  // namespace
+
+std::string NoHtpImplementationText(const NodeCost& c) {
+  if (c.no_htp == NoHtpImpl::kNotForTypes) {
+    return absl::StrCat("has no implementation for its types: ", c.reason);
+  }
+  return "has no registered implementation";
+}
 
 int64_t HvxCostModel::Vectors(int64_t output_bytes) {
   if (output_bytes <= kHvxVectorBytes) return 1;
@@ -35,8 +47,14 @@ double HvxCostModel::SpillCost(int64_t working_set_bytes, int64_t vtcm_bytes) {
   return kSpillCyclesPerVector * std::ceil(over / static_cast<double>(kHvxVectorBytes));
 }
 
-NodeCost HvxCostModel::Cost(std::string_view op, std::string_view dtype, int64_t output_bytes,
-                            int64_t input_bytes) const {
+HvxCostModel::HvxCostModel(CostTable table, int64_t vtcm_bytes)
+    : table_(std::move(table)), vtcm_bytes_(vtcm_bytes > 0 ? vtcm_bytes : kDefaultVtcmBytes) {
+  for (auto& [op, impls] : table_.ops) {
+    for (ImplCost& c : impls) c.types = ImplTypesOf(c.impl);
+  }
+}
+
+NodeCost HvxCostModel::Cost(std::string_view op, const NodeProfile& node) const {
   NodeCost out;
   if (IsFreeOp(op)) {
     out.computable = true;
@@ -44,6 +62,7 @@ NodeCost HvxCostModel::Cost(std::string_view op, std::string_view dtype, int64_t
     out.impl = "free";
     return out;
   }
+  const int64_t output_bytes = node.output_bytes, input_bytes = node.input_bytes;
   const double vectors = static_cast<double>(Vectors(output_bytes));
   // Saturating: the working set of a huge tensor must not overflow.
   const int64_t working_set = output_bytes > std::numeric_limits<int64_t>::max() - input_bytes
@@ -55,10 +74,12 @@ NodeCost HvxCostModel::Cost(std::string_view op, std::string_view dtype, int64_t
     const double v = Scaled(cost, /*hvx=*/true, vectors) + spill;
     return std::isnan(v) ? kMaxComputeCost : std::min(v, kMaxComputeCost);
   };
+  const NodeTypes types{node.multi_output ? DType::kMulti : node.dtype, node.data_dtypes,
+                        node.max_rank};
   for (std::string_view name : {op, BaseName(op)}) {
     auto ov = table_.overrides.find(std::string(name));
     if (ov != table_.overrides.end()) {
-      auto it = ov->second.find(std::string(dtype));
+      auto it = ov->second.find(std::string(DTypeName(node.dtype)));
       if (it == ov->second.end()) it = ov->second.find("*");
       if (it != ov->second.end()) {
         out.computable = true;
@@ -77,7 +98,10 @@ NodeCost HvxCostModel::Cost(std::string_view op, std::string_view dtype, int64_t
     bool all_no_op = true;
     double best = std::numeric_limits<double>::infinity();
     const ImplCost* best_impl = nullptr;
+    const ImplCost* first_eligible = nullptr;
     for (const ImplCost& c : impls->second) {
+      if (!IsEligible(c.types, types)) continue;
+      if (first_eligible == nullptr) first_eligible = &c;
       all_no_op &= c.no_op;
       const double v = c.disabled         ? kDisabledCost
                        : c.hvx && !c.copy ? hvx_cost(c.cost, vectors)
@@ -87,15 +111,29 @@ NodeCost HvxCostModel::Cost(std::string_view op, std::string_view dtype, int64_t
         best_impl = &c;
       }
     }
+    if (first_eligible == nullptr) {
+      // Registered, but not for these types: the node runs off the HTP (a
+      // suffixed op's own implementations decide; the base op's are not
+      // consulted).
+      std::vector<const ImplTypes*> registered;
+      for (const ImplCost& c : impls->second) registered.push_back(&c.types);
+      out.no_htp = NoHtpImpl::kNotForTypes;
+      out.reason = IneligibleReason(name, registered, types);
+      break;
+    }
     out.computable = true;
     if (all_no_op) {
       out.cost = kFreeCost;
-      out.impl = impls->second.front().impl;
+      out.impl = first_eligible->impl;
     } else {
       out.cost = best;
       out.impl = best_impl->impl;
     }
     return out;
+  }
+  if (out.no_htp == NoHtpImpl::kNone) {
+    out.no_htp = NoHtpImpl::kNotRegistered;
+    out.reason = "no implementation of " + std::string(op) + " is registered";
   }
   if (cpu_fallback_) {
     out.computable = true;

@@ -4,7 +4,13 @@
 // the model is built and tested without rule files. docs/cost-model.md
 // describes it; in short:
 //
-//   - An op's cost is that of its cheapest implementation. An HVX
+//   - An op's cost is that of its cheapest implementation eligible for the
+//     node's tensor types (cost/impl_types.h: an implementation declaring
+//     dtypes D, e.g. <QUint8CroutonTensor>, computes a node whose output
+//     dtype is in D and whose data operands supply the rest of D; a
+//     crouton one only ranks <= 4; a generic <Tensor> one every node). An
+//     op with implementations none of which is eligible runs off the HTP as
+//     below, and NodeCost::reason says why. An HVX
 //     implementation's cost is per 128-byte vector of output: it is
 //     multiplied by max(1, ceil(output bytes / 128)). The product saturates
 //     at kMaxComputeCost.
@@ -30,7 +36,9 @@
 //     always preferred. With set_cpu_fallback(false) such an op cannot be
 //     chosen instead (Cost() says so).
 //   - Overrides (e.g. from `--costs FILE`) replace the registry's cost of an
-//     op, for one dtype or all; an override is a cost per HVX vector.
+//     op, for one dtype (the node's output dtype) or all, whatever the
+//     implementations' declared types; an override is a cost per HVX
+//     vector.
 //   - An op name with a dotted implementation suffix ("Relu.fp16") falls back
 //     to the base op's implementations when it has none of its own.
 #ifndef EGRET_COST_HVX_COST_MODEL_H_
@@ -43,6 +51,8 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "egret/cost/impl_types.h"
+#include "egret/graph/dtype.h"
 
 namespace egret::cost {
 
@@ -71,12 +81,15 @@ inline constexpr double kSpillCyclesPerVector = 8;
 
 // One registered implementation of an op.
 struct ImplCost {
-  std::string impl;       // the implementation as written, e.g. "(reluImpl<QUint8>)"
+  std::string impl;       // the implementation as written, e.g. "(reluImpl<QUint8CroutonTensor>)"
   double cost = 0;        // cycles (per HVX vector when `hvx`)
   bool hvx = false;       // RESOURCE_HVX: scaled by the output's vector count
   bool no_op = false;     // NULL_EXEC or INPLACE_NOP: computes nothing
   bool disabled = false;  // DISABLE: costs kDisabledCost (`cost` is ignored)
   bool copy = false;      // IS_COPY or IS_DMA: streams its data, pays no spill term
+  // The tensor types `impl` declares: set by HvxCostModel's constructor
+  // (ImplTypesOf(impl)); whatever is here before is replaced.
+  ImplTypes types = {};
 };
 
 // Cost overrides: op -> dtype name ("QUInt8", ...; "*" = every dtype) -> cost
@@ -89,12 +102,52 @@ struct CostTable {
   CostOverrides overrides;
 };
 
+// Why a node has no HTP implementation.
+enum class NoHtpImpl : uint8_t {
+  kNone,           // it has one (or is free, or overridden)
+  kNotRegistered,  // its op has no implementation at all
+  kNotForTypes,    // its op has implementations, none eligible for its types
+};
+
 struct NodeCost {
-  bool computable = false;  // false: no implementation and no CPU fallback
+  bool computable = false;  // false: no eligible implementation and no CPU fallback
   bool off_htp = false;     // computed by the CPU fallback (impl "off-HTP")
   double cost = 0;          // when computable
   std::string impl;  // the chosen implementation ("free", "override", "off-HTP", or as written)
+  // Set when the node has no HTP implementation (then off_htp, or not
+  // computable without the CPU fallback): which case, and a sentence for
+  // reports and errors: "no implementation of onnx.LSTM is registered", "no
+  // Float32 implementation of Conv2d (registered: QUInt8 crouton)"
+  // (cost/impl_types.h: IneligibleReason).
+  NoHtpImpl no_htp = NoHtpImpl::kNone;
+  std::string reason;
 };
+
+// What the model reads of a node besides its op.
+struct NodeProfile {
+  // The output's dtype (the first output's, for a node with several): it
+  // selects overrides and, with data_dtypes and max_rank, the eligible
+  // implementations. Not concrete (Unknown; Multi, the type of a
+  // multi-output e-class) means unknown: every implementation is eligible.
+  DType dtype = DType::kUnknown;
+  // A node with several outputs. Its implementations are not matched against
+  // types (every one is eligible), as for its e-class, whose type is Multi,
+  // so that extraction and the graph price it alike.
+  bool multi_output = false;
+  int64_t output_bytes = 0;  // summed over the outputs
+  // Bytes of the inputs, weights and other constants included ("$Shape"
+  // values excluded): with output_bytes, the VTCM working set.
+  int64_t input_bytes = 0;
+  // The dtypes of the data (non-parameter) operands, with repeats.
+  std::vector<DType> data_dtypes;
+  int max_rank = 0;  // the largest rank of the outputs and data operands
+};
+
+// The end of an error about a node priced `c`, which has no HTP
+// implementation, after "op 'Conv2d' (...) ": "has no registered
+// implementation" (kNotRegistered), or "has no implementation for its types:
+// <reason>" (kNotForTypes).
+std::string NoHtpImplementationText(const NodeCost& c);
 
 // The implementation name of a node priced by the CPU fallback.
 inline constexpr std::string_view kOffHtpImpl = "off-HTP";
@@ -102,14 +155,12 @@ inline constexpr std::string_view kOffHtpImpl = "off-HTP";
 class HvxCostModel {
  public:
   // `vtcm_bytes` <= 0 means kDefaultVtcmBytes.
-  explicit HvxCostModel(CostTable table, int64_t vtcm_bytes = kDefaultVtcmBytes)
-      : table_(std::move(table)), vtcm_bytes_(vtcm_bytes > 0 ? vtcm_bytes : kDefaultVtcmBytes) {}
+  // Reads the declared tensor types of every implementation of `table`.
+  explicit HvxCostModel(CostTable table, int64_t vtcm_bytes = kDefaultVtcmBytes);
 
-  // The cost of a node of `op` whose output has dtype `dtype` (its QNN name)
-  // and `output_bytes` bytes, and whose inputs have `input_bytes` bytes in
-  // all (weights and other constants included).
-  NodeCost Cost(std::string_view op, std::string_view dtype, int64_t output_bytes,
-                int64_t input_bytes = 0) const;
+  // The cost of a node of `op` with the types and sizes of `node`
+  // (graph_cost.h's NodeCostOf fills it from tensor types).
+  NodeCost Cost(std::string_view op, const NodeProfile& node) const;
 
   // max(1, ceil(bytes / 128)).
   static int64_t Vectors(int64_t output_bytes);

@@ -41,7 +41,9 @@ absl::StatusOr<EGraphProblem> BuildProblem(const EGraph& g, const cost::HvxCostM
     bool ok;
   };
   std::vector<std::vector<NodeInfo>> nodes(order.size());
-  std::vector<TensorType> ins;
+  // Why each node that is not ok has no implementation, for the error.
+  absl::flat_hash_map<NodeIdx, cost::NodeCost> uncomputable;
+  std::vector<cost::NodeInput> ins;
   const Symbol shape_op = Symbol::Intern(kShapeOp);
   for (size_t i = 0; i < order.size(); ++i) {
     const TensorType& t = g.TypeOf(order[i]);
@@ -50,10 +52,11 @@ absl::StatusOr<EGraphProblem> BuildProblem(const EGraph& g, const cost::HvxCostM
       ins.clear();
       for (Id ch : g.Node(n).children) {
         const Id c = g.Find(ch);
-        if (g.ClassNodesWithOp(c, shape_op).empty()) ins.push_back(g.TypeOf(c));
+        ins.push_back(cost::NodeInput{&g.TypeOf(c), !g.ClassNodesWithOp(c, shape_op).empty()});
       }
       cost::NodeCost c = cost::NodeCostOf(model, g.NodeOp(n).str(), {t}, ins);
       nodes[i].push_back(NodeInfo{n, c.cost, c.computable});
+      if (!c.computable) uncomputable.emplace(n, std::move(c));
     }
   }
   // Computable classes by propagation from the leaves (a worklist, so a deep
@@ -106,10 +109,10 @@ absl::StatusOr<EGraphProblem> BuildProblem(const EGraph& g, const cost::HvxCostM
         if (!ni.ok) {
           std::string origin = describe ? describe(ni.n) : "";
           return absl::InvalidArgumentError(absl::StrFormat(
-              "output class %d (%s) cannot be computed: op '%s' (class %d, %s%s%s) has no "
-              "registered implementation",
-              order[ri], g.TypeOf(order[ri]).ToString(), g.NodeOp(ni.n).str(), order[i],
-              g.TypeOf(order[i]).ToString(), origin.empty() ? "" : ", ", origin));
+              "output class %d (%s) cannot be computed: op '%s' (class %d, %s%s%s) %s", order[ri],
+              g.TypeOf(order[ri]).ToString(), g.NodeOp(ni.n).str(), order[i],
+              g.TypeOf(order[i]).ToString(), origin.empty() ? "" : ", ", origin,
+              cost::NoHtpImplementationText(uncomputable.at(ni.n))));
         }
         for (Id ch : g.Node(ni.n).children) {
           size_t ci = index.at(g.Find(ch));

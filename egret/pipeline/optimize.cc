@@ -159,7 +159,10 @@ absl::StatusOr<OptimizeResult> Optimize(const Graph& input, const rules::RuleSet
   time.compile_ms = clock.Lap();
 
   result.input_nodes = input.num_nodes();
-  result.input_cost = cost::GraphCost(input, prep.model, &result.input_cost_missing_op);
+  cost::UncomputableNode missing;
+  result.input_cost = cost::GraphCost(input, prep.model, &missing);
+  result.input_cost_missing_op = std::move(missing.op);
+  result.input_cost_missing_reason = std::move(missing.reason);
   EGRET_ASSIGN_OR_RETURN(Seeded s, Seed(input));
   time.import_ms = clock.Lap();
 
@@ -188,7 +191,7 @@ absl::StatusOr<OptimizeResult> Optimize(const Graph& input, const rules::RuleSet
   result.provenance_records = ProvenanceRecordsOf(prep.rules);
   result.rule_issues = RuleIssuesOf(prep.rules);
   result.ops = OpCountChanges(input, result.graph);
-  result.off_htp = OffHtpOpCounts(result.graph);
+  result.off_htp = OffHtpOpsOf(result.graph);
   result.provenance = SummarizeProvenance(result.graph);
   time.total_ms = clock.SinceStartMs();
   result.peak_rss_bytes = PeakRssBytes();

@@ -72,6 +72,9 @@ nlohmann::json ToJson(const OptimizeResult& r) {
   j["output_nodes"] = r.graph.num_nodes();
   j["input_cost"] = CostJson(r.input_cost);
   if (!r.input_cost_missing_op.empty()) j["input_cost_missing_op"] = r.input_cost_missing_op;
+  if (!r.input_cost_missing_reason.empty()) {
+    j["input_cost_missing_reason"] = r.input_cost_missing_reason;
+  }
   j["output_cost"] = CostJson(r.output_cost);
   j["extraction"] = {{"extractor", r.extraction.extractor},
                      {"dag_cost", CostJson(r.extraction.dag_cost)},
@@ -98,7 +101,9 @@ nlohmann::json ToJson(const OptimizeResult& r) {
   Json ops = Json::object();
   for (const auto& [op, c] : r.ops) ops[op] = {{"before", c.before}, {"after", c.after}};
   j["ops"] = std::move(ops);
-  j["off_htp"] = r.off_htp;
+  Json off_htp = Json::object();
+  for (const auto& [op, o] : r.off_htp) off_htp[op] = {{"nodes", o.nodes}, {"reasons", o.reasons}};
+  j["off_htp"] = std::move(off_htp);
   j["provenance"] = ProvenanceJson(r.provenance);
   Json issues = Json::array();
   for (const RuleIssue& i : r.rule_issues) issues.push_back(RuleIssueJson(i));

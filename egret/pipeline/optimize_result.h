@@ -20,6 +20,7 @@
 #include "egret/backend/memory_plan.h"
 #include "egret/egraph/runner.h"
 #include "egret/graph/graph.h"
+#include "egret/pipeline/op_counts.h"
 #include "egret/pipeline/phase_mode.h"
 #include "nlohmann/json_fwd.hpp"
 
@@ -141,11 +142,13 @@ struct OptimizeResult {
   size_t input_nodes = 0;  // "input_nodes"
   // "input_cost" / "output_cost": DAG cost of the input and output graphs
   // under the same cost model. With cpu_fallback off (--htp-only),
-  // input_cost is +inf (JSON null) when the input uses an op without
-  // implementation, named by input_cost_missing_op ("", and no JSON key,
-  // otherwise).
+  // input_cost is +inf (JSON null) when the input has a node no
+  // implementation computes, whose op is input_cost_missing_op and why
+  // input_cost_missing_reason (cost::NodeCost::reason; both "", and no JSON
+  // keys, otherwise).
   double input_cost = 0;
   std::string input_cost_missing_op;
+  std::string input_cost_missing_reason;
   double output_cost = 0;
   ExtractionSummary extraction;  // "extraction"
   // "enodes", "eclasses", "peak_enodes", "iterations", "stop_reason",
@@ -159,9 +162,10 @@ struct OptimizeResult {
   MemoryPlan memory;
   InputMemory input_memory;
   std::map<std::string, OpCount> ops;  // "ops": per computing op
-  // "off_htp": op -> nodes of `graph` that run off the HTP (no HTP
-  // implementation: priced and run as a CPU fallback).
-  std::map<std::string, int64_t> off_htp;
+  // "off_htp": op -> the nodes of `graph` that run off the HTP (no HTP
+  // implementation eligible for their types: priced and run as a CPU
+  // fallback) and why; JSON {"nodes": N, "reasons": [...]}.
+  std::map<std::string, OffHtpOps> off_htp;
   ProvenanceSummary provenance;  // "provenance"
   StageTimes time;               // "time_ms"
   size_t peak_rss_bytes = 0;     // "peak_rss_bytes": this process's, at the end

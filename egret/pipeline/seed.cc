@@ -84,13 +84,14 @@ absl::StatusOr<Graph> LowerSeeded(const Seeded& s, absl::flat_hash_map<Id, NodeI
   absl::StatusOr<Graph> g = LowerChoice(s.eg, req, &trace);
   if (!g.ok()) return g.status();
   if (model != nullptr) {
-    if (NodeId bad = cost::AnnotateImplementations(*model, &*g); bad != kNoNode) {
+    cost::NodeCost blocked;
+    if (NodeId bad = cost::AnnotateImplementations(*model, &*g, &blocked); bad != kNoNode) {
       const NodeIdx n = trace.enode[bad];
       const Id c = s.eg.NodeClass(n);
       const std::string origin = DescribeENode(s, n);
       return absl::InvalidArgumentError(absl::StrFormat(
-          "class %d (%s)%s%s: op '%s' has no registered implementation", c,
-          s.eg.TypeOf(c).ToString(), origin.empty() ? "" : " ", origin, g->node(bad).op));
+          "class %d (%s)%s%s: op '%s' %s", c, s.eg.TypeOf(c).ToString(), origin.empty() ? "" : " ",
+          origin, g->node(bad).op, cost::NoHtpImplementationText(blocked)));
     }
   }
   AttachProvenance(s.eg, s.sources, trace, &*g);

@@ -13,6 +13,15 @@
 namespace egret::cost {
 namespace {
 
+// A node of one output of dtype `d` and `out` bytes reading `in` bytes.
+NodeProfile P(DType d, int64_t out, int64_t in = 0) {
+  NodeProfile p;
+  p.dtype = d;
+  p.output_bytes = out;
+  p.input_bytes = in;
+  return p;
+}
+
 TEST(CostModelTest, SymbolicCostsEvaluateWhatTheyCanAndWarnOtherwise) {
   DiagnosticList diags;
   rules::RuleSet set = rules::LoadRuleText(
@@ -62,8 +71,8 @@ TEST(CostTableTest, OverridesReplaceTheRegistrysCostPerDtype) {
   EXPECT_TRUE(t.ops["Reshape"][0].no_op);
   EXPECT_EQ(t.overrides["Relu"]["QUInt8"], 3);
   EXPECT_EQ(t.overrides["Conv2d"]["*"], 9);
-  EXPECT_EQ(HvxCostModel(t).Cost("Relu", "QUInt8", 256).cost, 6);
-  EXPECT_EQ(HvxCostModel(t).Cost("Relu", "Int32", 256).impl, "a");
+  EXPECT_EQ(HvxCostModel(t).Cost("Relu", P(DType::kQUInt8, 256)).cost, 6);
+  EXPECT_EQ(HvxCostModel(t).Cost("Relu", P(DType::kInt32, 256)).impl, "a");
 }
 
 TEST(CostTableTest, BadOverrideFilesNameTheFile) {

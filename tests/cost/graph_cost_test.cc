@@ -41,7 +41,8 @@ TEST(GraphCostTest, NodeCostSumsOutputBytesAndCountsInputsInTheWorkingSet) {
   const HvxCostModel m(Table(), /*vtcm_bytes=*/1024);
   // Outputs 256 + 256 bytes: 4 vectors at 2. Working set 512 + 1024 bytes:
   // 512 over the capacity, 4 vectors spilled.
-  NodeCost c = NodeCostOf(m, "Add", {QU8({256}), QU8({256})}, {QU8({512}), QU8({512})});
+  const TensorType in = QU8({512});
+  NodeCost c = NodeCostOf(m, "Add", {QU8({256}), QU8({256})}, {NodeInput{&in}, NodeInput{&in}});
   ASSERT_TRUE(c.computable);
   EXPECT_EQ(c.impl, "add");
   EXPECT_EQ(c.cost, 4 * 2 + 4 * kSpillCyclesPerVector);
@@ -53,6 +54,30 @@ TEST(GraphCostTest, NodeCostSumsOutputBytesAndCountsInputsInTheWorkingSet) {
   EXPECT_EQ(NodeCostOf(mo, "Add", {QU8({128}), TensorType(DType::kFloat32, {32})}, {}).cost, 10);
   EXPECT_EQ(NodeCostOf(mo, "Add", {TensorType(DType::kFloat32, {32}), QU8({128})}, {}).cost, 14);
   EXPECT_TRUE(NodeCostOf(m, "Mystery", {QU8({128})}, {}).off_htp);
+}
+
+TEST(GraphCostTest, ProfileSeparatesDataOperandsFromParametersAndShapeValues) {
+  // Conv2d: in, filter, bias are data; stride, pads, dilation parameters.
+  const TensorType x(DType::kQUInt8, {1, 8, 8, 4}), w(DType::kQInt8, {3, 3, 4, 4});
+  const TensorType b(DType::kInt32, {4}), stride(DType::kInt32, {1, 1, 1, 1, 1});
+  const TensorType pads(DType::kFloat32, {2, 2});  // a "$Const" parameter: counts as bytes
+  const std::vector<NodeInput> ins = {
+      {&x}, {&w}, {&b}, {&stride, /*shape_value=*/true}, {&pads}, {&stride, /*shape_value=*/true}};
+  const NodeProfile p = ProfileOf("Conv2d", {TensorType(DType::kQUInt8, {1, 8, 8, 4})}, ins);
+  EXPECT_EQ(p.dtype, DType::kQUInt8);
+  EXPECT_FALSE(p.multi_output);
+  EXPECT_EQ(p.data_dtypes, (std::vector<DType>{DType::kQUInt8, DType::kQInt8, DType::kInt32}));
+  EXPECT_EQ(p.max_rank, 4);
+  EXPECT_EQ(p.output_bytes, 256);
+  EXPECT_EQ(p.input_bytes, 256 + 144 + 16 + 16);  // no "$Shape" bytes
+  // An op the op table does not know: every input but "$Shape" values is data.
+  const NodeProfile q = ProfileOf("onnx.Mystery", {x, x}, ins);
+  EXPECT_EQ(q.data_dtypes.size(), 4u);
+  EXPECT_TRUE(q.multi_output);
+  EXPECT_EQ(q.output_bytes, 512);
+  // A rank-5 data operand raises max_rank.
+  const TensorType r5(DType::kFloat32, {1, 2, 3, 4, 5});
+  EXPECT_EQ(ProfileOf("ElementWiseAdd", {r5}, {NodeInput{&r5}, NodeInput{&r5}}).max_rank, 5);
 }
 
 TEST(GraphCostTest, ShapeInputsAreNotPartOfTheWorkingSet) {
@@ -69,7 +94,8 @@ TEST(GraphCostTest, ShapeInputsAreNotPartOfTheWorkingSet) {
   // "$Shape" input's 4 KiB do not count.
   const double want = 8 * 3 + 8 * kSpillCyclesPerVector;
   EXPECT_EQ(GraphNodeCost(m, g, g.node(r)).cost, want);
-  EXPECT_EQ(NodeCostOf(m, "Reshape", g.node(r).outputs, {QU8({1024})}).cost, want);
+  const TensorType in = QU8({1024});
+  EXPECT_EQ(NodeCostOf(m, "Reshape", g.node(r).outputs, {NodeInput{&in}}).cost, want);
   // The graph: the input and the shape are free, the reshape as above.
   const double total = GraphCost(g, m, nullptr);
   EXPECT_NEAR(total, want, 1e-9);
@@ -85,9 +111,10 @@ TEST(GraphCostTest, WithoutCpuFallbackAnOpWithoutImplementationMakesTheGraphCost
   const NodeId b = AddOp(g, "Mystery", {a}, QU8({128}));
   const NodeId c = AddOp(g, "Unknown", {b}, QU8({128}));
   g.AddOutput(ValueRef{c, 0});
-  std::string missing;
+  UncomputableNode missing;
   EXPECT_EQ(GraphCost(g, m, &missing), std::numeric_limits<double>::infinity());
-  EXPECT_EQ(missing, "Mystery");  // the first one
+  EXPECT_EQ(missing.op, "Mystery");  // the first one
+  EXPECT_EQ(missing.reason, "no implementation of Mystery is registered");
   EXPECT_EQ(GraphCost(g, m, nullptr), std::numeric_limits<double>::infinity());
 }
 
@@ -114,9 +141,9 @@ TEST(GraphCostTest, BundledExamplesCostWhatTheyCost) {
     ASSERT_TRUE(set.ok()) << set.status();
     ASSERT_FALSE(diags.has_errors()) << diags.ToString();
     const HvxCostModel m = MakeCostModel(set->ops, {}, g->options());
-    std::string missing;
+    UncomputableNode missing;
     EXPECT_EQ(GraphCost(*g, m, &missing), c.cost);
-    EXPECT_EQ(missing, "");
+    EXPECT_EQ(missing.op, "");
   }
 }
 

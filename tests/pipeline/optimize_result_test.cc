@@ -179,10 +179,10 @@ TEST(OptimizeResultTest, EveryReportKeyIsInTheDocs) {
     }
   };
   for (const Json& rep : reports) {
-    // Not "ops" (keyed by op) nor "by_rule" (keyed by rule).
+    // Not "ops" and "off_htp" (keyed by op) nor "by_rule" (keyed by rule).
     for (const auto& [k, v] : rep.items()) {
       keys.push_back(k);
-      if (k == "ops") {
+      if (k == "ops" || k == "off_htp") {
         for (const auto& [op, c] : v.items()) walk(c, walk);
       } else if (k == "provenance") {
         for (const auto& [pk, pv] : v.items()) {
@@ -194,7 +194,8 @@ TEST(OptimizeResultTest, EveryReportKeyIsInTheDocs) {
       }
     }
   }
-  for (const char* k : {"skipped", "dag_cost", "input_cost_missing_op", "type_mismatches"}) {
+  for (const char* k : {"skipped", "dag_cost", "input_cost_missing_op", "input_cost_missing_reason",
+                        "type_mismatches"}) {
     EXPECT_THAT(keys, ::testing::Contains(k));
   }
   for (const std::string& k : keys) {
@@ -297,6 +298,7 @@ TEST(OptimizeResultTest, MissingInputOpAndRuleIssues) {
   ASSERT_TRUE(r.ok()) << r.status();
   // A has no implementation: the input's cost is unknown.
   EXPECT_EQ(r->input_cost_missing_op, "A");
+  EXPECT_EQ(r->input_cost_missing_reason, "no implementation of A is registered");
   EXPECT_DOUBLE_EQ(r->output_cost, 1);
   ASSERT_EQ(r->rule_issues.size(), 1u);
   const RuleIssue& issue = r->rule_issues[0];
@@ -307,6 +309,7 @@ TEST(OptimizeResultTest, MissingInputOpAndRuleIssues) {
   const Json rep = ToJson(*r);
   EXPECT_EQ(rep["input_cost"], nullptr);
   EXPECT_EQ(rep["input_cost_missing_op"], "A");
+  EXPECT_EQ(rep["input_cost_missing_reason"], "no implementation of A is registered");
   EXPECT_EQ(rep["rule_issues"][0]["location"], issue.location);
   EXPECT_EQ(rep["rule_issues"][0]["messages"], Json(issue.messages));
 }

@@ -311,9 +311,48 @@ TEST(PipelineTest, OpWithoutImplementationRunsOffTheHtp) {
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_EQ(CountOp(r->graph, "Relu"), 2);
   EXPECT_EQ(CountOp(r->graph, "onnx.LSTM"), 1);
-  EXPECT_EQ(r->off_htp, (std::map<std::string, int64_t>{{"onnx.LSTM", 1}}));
+  EXPECT_EQ(r->off_htp,
+            (std::map<std::string, OffHtpOps>{
+                {"onnx.LSTM", OffHtpOps{1, {"no implementation of onnx.LSTM is registered"}}}}));
+  EXPECT_EQ(ToJson(*r)["off_htp"], nlohmann::json::parse(R"({"onnx.LSTM": {"nodes": 1, "reasons": [
+                "no implementation of onnx.LSTM is registered"]}})"));
   EXPECT_LT(r->output_cost, r->input_cost);
   EXPECT_GT(r->output_cost, cost::kOffHtpFixedCost);
+}
+
+// An op whose implementations are all for other tensor types runs off the
+// HTP too, and the result says why.
+TEST(PipelineTest, OpWithImplementationsOnlyForOtherTypesRunsOffTheHtpWithTheReason) {
+  Graph g;
+  const TensorType f(DType::kFloat32, {1, 4, 4, 8});
+  NodeId x = g.AddInput("x", f);
+  NodeId r = AddOp(g, "Relu", {x}, f, "r");
+  NodeId n = AddOp(g, "Neg", {r}, f, "n");
+  g.AddOutput(ValueRef{n, 0}, "out");
+  const rules::RuleSet set = Rules(
+      "DEF_PACKAGE_OP_AND_COST_AND_FLAGS((reluImpl<QUint8CroutonTensor>), \"Relu\", 2, "
+      "RESOURCE_HVX)\n"
+      "DEF_PACKAGE_OP_AND_COST_AND_FLAGS((negImpl<Tensor>), \"Neg\", 2, RESOURCE_HVX)\n");
+  absl::StatusOr<OptimizeResult> res = RunOpt(g, set);
+  ASSERT_TRUE(res.ok()) << res.status();
+  const std::string why = "no Float32 implementation of Relu (registered: QUInt8 crouton)";
+  EXPECT_EQ(res->off_htp, (std::map<std::string, OffHtpOps>{{"Relu", OffHtpOps{1, {why}}}}));
+  EXPECT_GT(res->output_cost, cost::kOffHtpFixedCost);
+  for (const Node& node : res->graph.nodes()) {
+    if (node.op != "Relu") continue;
+    EXPECT_EQ(std::get<std::string>(node.attrs.at(std::string(kImplAttr))), cost::kOffHtpImpl);
+    EXPECT_EQ(std::get<std::string>(node.attrs.at("egret.off_htp_reason")), why);
+  }
+  // With the CPU fallback off the output cannot be computed, for that reason.
+  OptimizeOptions htp_only;
+  htp_only.cpu_fallback = false;
+  res = RunOpt(g, set, htp_only);
+  ASSERT_FALSE(res.ok());
+  EXPECT_THAT(
+      std::string(res.status().message()),
+      ::testing::HasSubstr("op 'Relu' (class 1, Float32[1,4,4,8], from input node 'r') has no "
+                           "implementation for its types: " +
+                           why));
 }
 
 TEST(PipelineTest, UncomputableOutputNamesTheOp) {
