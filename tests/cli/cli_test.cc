@@ -576,8 +576,9 @@ TEST_F(CliTest, OptimizeVerifyPassesOnTheExampleAndSummarizes) {
   Result r = Run({"optimize", kExample, "--rules", kExampleRules, "--verify", "-o",
                   Path("out.json"), "--report", Path("report.json"), "--dot", Path("direct.dot")});
   ASSERT_EQ(r.code, 0) << r.err;
+  // The example's outputs are QUInt8 with stepsize 0.1: one step is allowed.
   EXPECT_THAT(r.out, HasSubstr("output out: max abs error 0, max rel error 0, 0 of 2048 "
-                               "elements outside tolerance: ok\n"));
+                               "elements outside tolerance (atol 0.1: 1 quantization step): ok\n"));
   EXPECT_THAT(r.out, HasSubstr("output out_skip: "));
   EXPECT_THAT(r.out, HasSubstr("verify: ok (rtol 0.0001, atol 1e-05)\n"));
   // Two commuted adds merge; the double Relu goes.
