@@ -8,13 +8,23 @@
 // in its own process; its peak RSS covers import, optimization and
 // verification.
 //
+// Quantized networks (an imported graph with a Quantize node: the QDQ
+// networks scripts/make-qdq-models writes, ONNX's QLinear and integer ops)
+// also get a row in a second table, "Quantized networks": HVX cost before and
+// after, the ops left computing in float and the "Dequantize -> op ->
+// Quantize" islands left (bench/quantized_stats.h), and the largest
+// |egret - ONNX Runtime| of the *optimized* graph on each output, in
+// quantization steps of that output. Their verify and ONNX Runtime
+// tolerances in the main table are one step of their coarsest output (rtol 0)
+// when every output is a Dequantize.
+//
 //   model_results [--out FILE.md] [--no-verify] [--no-ort] [--only NAME]
 //                 [--phase-mode keep|reseed]
 //
 // Networks: ../shared/models/onnx-light/*.onnx and the npm networks that
 // scripts/fetch-models caches ($EGRET_MODEL_CACHE, default
-// ~/.cache/egret/models: PP-OCR, silero VAD, M-LSD, BlazeFace, IS-Net;
-// skipped with a note when missing).
+// ~/.cache/egret/models: PP-OCR, silero VAD, M-LSD, BlazeFace, IS-Net, and
+// the QDQ networks in qdq/; skipped with a note when missing).
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -24,9 +34,13 @@
 #include <utility>
 #include <vector>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_split.h"
 #include "bench/child_run.h"
+#include "bench/quantized_stats.h"
 #include "bench/shipped_rules.h"
+#include "egret/backend/executor.h"
 #include "egret/backend/test_data.h"
 #include "egret/backend/verify.h"
 #include "egret/onnx/onnx_reader.h"
@@ -113,14 +127,33 @@ std::vector<Model> Models() {
     m.rtol = m.atol = 1e-2;
     models.push_back(std::move(m));
   }
+  // Statically quantized (QDQ, per-channel weights) networks,
+  // docs/quantized-models.md; their tolerances are set from their output
+  // steps (Tolerances below).
+  for (const char* f : {"qdq_resnet50", "qdq_mobilenet", "qdq_ppocr_cls"}) {
+    models.push_back(Named(f, cache + "/qdq/" + f + ".onnx"));
+  }
   return models;
 }
 
-std::string Verify(const Model& m, const Graph& in, const Graph& out) {
+struct Tolerance {
+  double rtol, atol;
+};
+
+// The model's tolerances; for a quantized network whose outputs are all
+// Dequantize nodes, one quantization step of its coarsest output (rtol 0).
+Tolerance Tolerances(const Model& m, const Graph& g) {
+  if (!IsQuantizedNetwork(g)) return {m.rtol, m.atol};
+  std::vector<double> steps = OutputSteps(g);
+  if (steps.empty() || *std::min_element(steps.begin(), steps.end()) <= 0) return {m.rtol, m.atol};
+  return {0, *std::max_element(steps.begin(), steps.end()) * 1.0001};
+}
+
+std::string Verify(const Tolerance& tol, const Graph& in, const Graph& out) {
   absl::StatusOr<std::vector<Tensor>> inputs = MakeRandomInputs(in, 1);
   if (!inputs.ok()) return std::string(inputs.status().message());
   absl::StatusOr<VerifyReport> report =
-      VerifyGraphs(in, "input", out, "output", *inputs, {.rtol = m.rtol, .atol = m.atol});
+      VerifyGraphs(in, "input", out, "output", *inputs, {.rtol = tol.rtol, .atol = tol.atol});
   if (!report.ok()) return std::string(report.status().message());
   double max_abs = 0;
   for (const OutputCheck& o : report->outputs) max_abs = std::max(max_abs, o.diff.max_abs);
@@ -133,12 +166,12 @@ std::string Verify(const Model& m, const Graph& in, const Graph& out) {
 
 // egret's reference executor on the imported graph against ONNX Runtime on
 // the model: the largest difference, or why there is none.
-std::string AgainstOrt(const Model& m, const Graph& g) {
+std::string AgainstOrt(const Model& m, const Tolerance& tol, const Graph& g) {
   if (!testing::OrtUnavailableReason().empty()) return "-";
   absl::StatusOr<std::vector<Tensor>> inputs = MakeRandomInputs(g, 1);
   if (!inputs.ok()) return std::string(inputs.status().message());
   absl::StatusOr<testing::OracleComparison> c =
-      testing::CompareWithOrt(m.path, g, *inputs, m.frozen, m.rtol, m.atol);
+      testing::CompareWithOrt(m.path, g, *inputs, m.frozen, tol.rtol, tol.atol);
   if (!c.ok()) return absl::StrFormat("error: %s", c.status().message());
   std::string out =
       absl::StrFormat("%s %.2g", c->mismatches.empty() ? "ok" : "DIFFERS", c->max_abs);
@@ -158,8 +191,81 @@ std::string OffHtp(const OptimizeResult& r) {
   return out.empty() ? "none" : out;
 }
 
-// One table row ("| ... |\n"), or a note ("- name: ...\n") when the network
-// cannot be imported or optimized.
+// The optimized graph `out` of the network imported as `in` against ONNX
+// Runtime running the model, on the same seeded inputs: per output, the
+// largest |egret - ONNX Runtime| in quantization steps of the output
+// ("logits 0.98"), or in absolute terms for an output that is not a
+// Dequantize ("y 0.0021 abs"). `*over` is set when a quantized output is
+// more than one step off (or the comparison could not be made).
+std::string StepsAgainstOrt(const Model& m, const Graph& in, const Graph& out, bool* over) {
+  *over = false;
+  if (!testing::OrtUnavailableReason().empty()) return "-";
+  *over = true;
+  absl::StatusOr<std::vector<Tensor>> inputs = MakeRandomInputs(in, 1);
+  if (!inputs.ok()) return absl::StrFormat("error: %s", inputs.status().message());
+  std::vector<std::pair<std::string, Tensor>> feeds = m.frozen;
+  for (size_t i = 0; i < inputs->size(); ++i) {
+    feeds.emplace_back(in.node(in.inputs()[i]).name, (*inputs)[i]);
+  }
+  std::vector<TensorType> types;
+  for (const GraphOutput& o : out.outputs()) types.push_back(out.TypeOf(o.value));
+  absl::StatusOr<testing::OrtOutputs> expected = testing::RunOnOrt(m.path, feeds, types);
+  if (!expected.ok()) return absl::StrFormat("error: %s", expected.status().message());
+  std::vector<std::string> unavailable;
+  absl::StatusOr<std::vector<Tensor>> actual = Execute(out, *inputs, {.unavailable = &unavailable});
+  if (!actual.ok()) return absl::StrFormat("error: %s", actual.status().message());
+  const std::vector<double> steps = OutputSteps(in);
+  if (steps.size() != out.outputs().size()) {
+    return absl::StrFormat("error: %d outputs before optimization, %d after", steps.size(),
+                           out.outputs().size());
+  }
+  std::string text;
+  bool any_over = false;
+  for (size_t k = 0; k < steps.size(); ++k) {
+    const std::string& name = out.outputs()[k].name;
+    if (name != expected->names[k]) {
+      return absl::StrFormat("error: output %d is '%s' in egret's graph, '%s' in ONNX Runtime's", k,
+                             name, expected->names[k]);
+    }
+    if (!text.empty()) text += ", ";
+    if (!unavailable[k].empty()) {
+      absl::StrAppendFormat(&text, "%s not computed (%s)", name, unavailable[k]);
+      any_over = true;
+      continue;
+    }
+    absl::StatusOr<std::vector<OutputDiff>> d = CompareOutputs(
+        absl::MakeConstSpan(&(*actual)[k], 1), absl::MakeConstSpan(&expected->tensors[k], 1), 0, 0);
+    if (!d.ok()) return absl::StrFormat("error: output %s: %s", name, d.status().message());
+    const double max_abs = (*d)[0].max_abs;
+    if (steps[k] > 0) {
+      const double in_steps = max_abs / steps[k];
+      absl::StrAppendFormat(&text, "%s %.3g (step %.3g)", name, in_steps, steps[k]);
+      any_over = any_over || !(in_steps <= 1.0001);
+    } else {
+      absl::StrAppendFormat(&text, "%s %.2g abs", name, max_abs);
+    }
+  }
+  *over = any_over;
+  return absl::StrFormat("%s %s", any_over ? "OVER ONE STEP:" : "ok", text);
+}
+
+// The row of the quantized table ("Q| ... |\n", the "Q" dropped by Main).
+std::string QuantizedRow(const Model& m, const Graph& in, const OptimizeResult& r, bool ort) {
+  const QuantizedStats before = CountQuantizedStats(in);
+  const QuantizedStats after = CountQuantizedStats(r.graph);
+  bool over = false;
+  std::string steps = ort ? StepsAgainstOrt(m, in, r.graph, &over) : "not run";
+  return absl::StrFormat(
+      "Q| %s | %d / %d -> %d / %d | %.6g | %.6g | %.2f%% | %d -> %d | %s | %d -> %d | %s | %s |\n",
+      m.name, before.quantize, before.dequantize, after.quantize, after.dequantize, r.input_cost,
+      r.output_cost, 100.0 * (1.0 - r.output_cost / r.input_cost), before.num_float_ops(),
+      after.num_float_ops(), TopKinds(after.float_ops, 4), before.num_islands(),
+      after.num_islands(), TopKinds(after.islands, 4), steps);
+}
+
+// One table row ("| ... |\n"), followed for a quantized network by its row
+// of the quantized table ("Q| ... |\n"); or a note ("- name: ...\n") when
+// the network cannot be imported or optimized.
 std::string RunModel(const Model& m, const rules::RuleSet& lib, bool verify, bool ort,
                      const OptimizeOptions& options) {
   Clock::time_point t0 = Clock::now();
@@ -173,12 +279,13 @@ std::string RunModel(const Model& m, const rules::RuleSet& lib, bool verify, boo
   if (!r.ok()) {
     return absl::StrFormat("- %s: optimize failed: %s\n", m.name, r.status().message());
   }
+  const Tolerance tol = Tolerances(m, *g);
   const SaturationSummary& sat = r->saturation;
   t0 = Clock::now();
-  std::string v = verify ? Verify(m, *g, r->graph) : "not run";
+  std::string v = verify ? Verify(tol, *g, r->graph) : "not run";
   const double verify_ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
-  std::string o = ort ? AgainstOrt(m, *g) : "not run";
-  return absl::StrFormat(
+  std::string o = ort ? AgainstOrt(m, tol, *g) : "not run";
+  std::string row = absl::StrFormat(
       "| %s | %d -> %d | %s | %.6g | %.6g | %.2f%% | %d | %d | %d | %s | %.0f | %.0f | %.0f | %.0f "
       "| "
       "%.0f | %s | %s |\n",
@@ -186,6 +293,8 @@ std::string RunModel(const Model& m, const rules::RuleSet& lib, bool verify, boo
       100.0 * (1.0 - r->output_cost / r->input_cost), sat.enodes, sat.eclasses, sat.iterations,
       StopReasonName(sat.stop_reason), import_ms, r->time.saturate_ms, r->time.extract_and_lower_ms,
       verify_ms, static_cast<double>(PeakRssBytes()) / (1 << 20), v, o);
+  if (IsQuantizedNetwork(*g)) row += QuantizedRow(m, *g, *r, ort);
+  return row;
 }
 
 int Main(int argc, char** argv) {
@@ -224,6 +333,7 @@ int Main(int argc, char** argv) {
       "verify ms | peak RSS MiB | verify | vs ONNX Runtime (max abs) |\n"
       "|---|---|---|---:|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|---|---|\n";
   std::string notes;
+  std::string quantized;  // rows of the quantized table
   int failures = 0;
   for (const Model& m : Models()) {
     if (!only.empty() && m.name != only) continue;
@@ -235,22 +345,43 @@ int Main(int argc, char** argv) {
     std::fprintf(stderr, "model_results: %s ...\n", m.name.c_str());
     // Each network runs in a child process, so that its peak RSS is its own.
     const ChildRun run = RunInChild([&] { return RunModel(m, *lib, verify, ort, options); });
-    const std::string& line = run.output;
-    if (!run.exited_ok || line.empty()) {
+    if (!run.exited_ok || run.output.empty()) {
       notes += absl::StrFormat("- %s: the run crashed\n", m.name);
       ++failures;
-    } else if (line[0] == '-') {
-      notes += line;
+      continue;
+    }
+    if (run.output[0] == '-') {
+      notes += run.output;
       ++failures;
-    } else {
-      md += line;
-      if (verify && line.find("| ok (") == std::string::npos) ++failures;
-      if (line.find("DIFFERS") != std::string::npos || line.find("| error:") != std::string::npos) {
+      continue;
+    }
+    for (absl::string_view line : absl::StrSplit(run.output, '\n', absl::SkipEmpty())) {
+      if (absl::StartsWith(line, "Q|")) {
+        quantized += absl::StrCat(line.substr(1), "\n");
+        if (line.find("| OVER ONE STEP") != absl::string_view::npos ||
+            line.find("| error:") != absl::string_view::npos) {
+          ++failures;
+        }
+        continue;
+      }
+      md += absl::StrCat(line, "\n");
+      if (verify && line.find("| ok (") == absl::string_view::npos) ++failures;
+      if (line.find("DIFFERS") != absl::string_view::npos ||
+          line.find("| error:") != absl::string_view::npos) {
         ++failures;
       }
     }
   }
   md += notes;
+  if (!quantized.empty()) {
+    md +=
+        "\nQuantized networks\n\n"
+        "| network | Quantize / Dequantize before -> after | HVX cost before | after | lower by | "
+        "float ops before -> after | left in float | D->op->Q islands before -> after | islands "
+        "left | max \\|egret - ONNX Runtime\\| per output, in output steps |\n"
+        "|---|---|---:|---:|---:|---|---|---|---|---|\n" +
+        quantized;
+  }
   if (out_path.empty()) {
     std::fputs(md.c_str(), stdout);
   } else {
