@@ -8,8 +8,9 @@
 // in its own process; its peak RSS covers import, optimization and
 // verification.
 //
-// Quantized networks (an imported graph with a Quantize node: the QDQ
-// networks scripts/make-qdq-models writes, ONNX's QLinear and integer ops)
+// Quantized networks (an imported graph with a Quantize or Dequantize node:
+// the QDQ networks scripts/make-qdq-models writes, ONNX's QLinear and integer
+// ops)
 // also get a row in a second table, "Quantized networks": HVX cost before and
 // after, the ops left computing in float and the "Dequantize -> op ->
 // Quantize" islands left (bench/quantized_stats.h), and the largest

@@ -27,14 +27,34 @@ bool HasFloatOutput(const Node& n) {
                      [](const TensorType& t) { return IsFloat(t.dtype); });
 }
 
+// The producer of `v`, looking through data movement with one data operand
+// (Transpose, Reshape, a slice): the importer puts NCHW <-> NHWC Transposes
+// between a Dequantize and the op reading it.
+const Node& ThroughDataMovement(const Graph& g, ValueRef v) {
+  for (;;) {
+    const Node& n = g.node(v.node);
+    const OpDef* def = FindOpDef(n.op);
+    if (def == nullptr || def->group != OpGroup::kDataMovement) return n;
+    int data = 0;
+    ValueRef next;
+    for (size_t i = 0; i < n.inputs.size(); ++i) {
+      if (def->IsParam(static_cast<int>(i))) continue;
+      ++data;
+      next = n.inputs[i];
+    }
+    if (data != 1) return n;
+    v = next;
+  }
+}
+
 bool IsIsland(const Graph& g, const Node& op) {
   const OpDef* def = FindOpDef(op.op);
   bool any = false;
   for (size_t i = 0; i < op.inputs.size(); ++i) {
     if (def != nullptr && def->IsParam(static_cast<int>(i))) continue;
-    const Node& p = g.node(op.inputs[i].node);
-    if (p.op == kConstOp || p.op == kShapeOp) continue;
-    if (p.op != "Dequantize") return false;
+    const Node& direct = g.node(op.inputs[i].node);
+    if (direct.op == kConstOp || direct.op == kShapeOp) continue;
+    if (ThroughDataMovement(g, op.inputs[i]).op != "Dequantize") return false;
     any = true;
   }
   return any;
@@ -44,7 +64,7 @@ bool IsIsland(const Graph& g, const Node& op) {
 
 bool IsQuantizedNetwork(const Graph& g) {
   return std::any_of(g.nodes().begin(), g.nodes().end(),
-                     [](const Node& n) { return n.op == "Quantize"; });
+                     [](const Node& n) { return n.op == "Quantize" || n.op == "Dequantize"; });
 }
 
 int64_t QuantizedStats::num_float_ops() const {

@@ -15,9 +15,10 @@
 
 namespace egret {
 
-// True when `g` has a Quantize node: a quantized network in the sense of the
-// quantized table (QDQ, QLinear and integer ONNX ops all import onto Quantize
-// and Dequantize).
+// True when `g` has a Quantize or Dequantize node: a quantized network in the
+// sense of the quantized table (QDQ, QLinear and integer ONNX ops all import
+// onto Quantize and Dequantize; a dynamically quantized network whose
+// DynamicQuantizeLinear stays opaque has only Dequantize nodes).
 bool IsQuantizedNetwork(const Graph& g);
 
 struct QuantizedStats {
@@ -33,8 +34,10 @@ struct QuantizedStats {
   // Op -> "Quantize(op(Dequantize(a), Dequantize(b), ...))" islands: a
   // Quantize whose producer's data operands are all Dequantize nodes
   // (parameters, $Const and $Shape operands aside; at least one
-  // Dequantize). The op is neither a special op nor Cast, Quantize or
-  // Dequantize.
+  // Dequantize), also when reached through data movement with one data
+  // operand (Quantize(Conv2d(Transpose(Dequantize(x)), ...)): the
+  // importer's layout Transposes). The op is neither a special op nor Cast,
+  // Quantize or Dequantize.
   std::map<std::string, int64_t> islands;
 
   int64_t num_float_ops() const;

@@ -22,14 +22,15 @@ TensorType QU8(int32_t zero, float step) {
   return t;
 }
 
-// x -> Q -> DQ -> Relu -> Q(a) -> DQ -> Reshape -> Sigmoid -> Add(+DQ(a)) ->
+// x -> Q -> DQ -> Transpose -> Relu -> Q(a) -> DQ -> Reshape -> Sigmoid -> Add(+DQ(a)) ->
 // Q(0.05) -> DQ -> output 0; the Sigmoid's float result is also output 1.
 Graph Network() {
   GraphBuilder b;
   ValueRef x = b.InputF32({1, 4, 4, 2});
   ValueRef xq = b.Op("Quantize", {x}, {QU8(128, 0.02f)});
-  ValueRef relu = b.Op("Relu", {b.Op("Dequantize", {xq})});
-  ValueRef a = b.Op("Quantize", {relu}, {QU8(0, 0.01f)});  // island: Relu
+  ValueRef t = b.Op("Transpose", {b.Op("Dequantize", {xq}), b.Shape({0, 2, 3, 1})});
+  ValueRef relu = b.Op("Relu", {t});
+  ValueRef a = b.Op("Quantize", {relu}, {QU8(0, 0.01f)});  // island: Relu, through the Transpose
   ValueRef da = b.Op("Dequantize", {a});
   ValueRef r = b.Op("Reshape", {da, b.Shape({1, 32})});
   ValueRef rq = b.Op("Quantize", {r}, {QU8(0, 0.01f)});  // island: Reshape
@@ -47,11 +48,13 @@ TEST(QuantizedStatsTest, CountsFloatOpsIslandsAndConversions) {
   QuantizedStats s = CountQuantizedStats(g);
   EXPECT_EQ(s.quantize, 4);
   EXPECT_EQ(s.dequantize, 4);
-  // Relu, Sigmoid and the Add compute in float; the Reshapes move data.
+  // Relu, Sigmoid and the Add compute in float; Transpose and Reshapes move
+  // data.
   EXPECT_EQ(s.float_ops,
             (std::map<std::string, int64_t>{{"ElementWiseAdd", 1}, {"Relu", 1}, {"Sigmoid", 1}}));
   EXPECT_EQ(s.num_float_ops(), 3);
-  // The Reshape's $Shape operand is a parameter; the Add reads a float op.
+  // The Relu reads its Dequantize through a Transpose; the Reshape's $Shape
+  // operand is a parameter; the Add reads a float op.
   EXPECT_EQ(s.islands, (std::map<std::string, int64_t>{{"Relu", 1}, {"Reshape", 1}}));
   EXPECT_EQ(s.num_islands(), 2);
   EXPECT_EQ(TopKinds(s.float_ops, 2), "ElementWiseAdd x1, Relu x1 (+1 more)");
@@ -75,6 +78,18 @@ TEST(QuantizedStatsTest, FloatNetworkIsNotQuantized) {
   EXPECT_EQ(s.num_float_ops(), 2);
   EXPECT_EQ(s.num_islands(), 0);
   EXPECT_EQ(TopKinds(s.float_ops, 4), "Relu x1, Sigmoid x1");
+}
+
+TEST(QuantizedStatsTest, DequantizedWeightsMakeANetworkQuantized) {
+  // A dynamically quantized network: the activations' DynamicQuantizeLinear
+  // is opaque, the weights are Dequantized constants.
+  GraphBuilder b;
+  ValueRef x = b.InputF32({1, 8});
+  TensorType wt = QU8(128, 0.5f);
+  wt.dims = {1, 8};
+  ValueRef w = b.Op("Dequantize", {b.Const(wt, {1, 2, 3, 4, 5, 6, 7, 8})});
+  b.Output(b.Op("ElementWiseMultiply", {x, w}));
+  EXPECT_TRUE(IsQuantizedNetwork(b.graph()));
 }
 
 }  // namespace
