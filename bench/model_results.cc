@@ -15,9 +15,10 @@
 // after, the ops left computing in float and the "Dequantize -> op ->
 // Quantize" islands left (bench/quantized_stats.h), and the largest
 // |egret - ONNX Runtime| of the *optimized* graph on each output, in
-// quantization steps of that output. Their verify and ONNX Runtime
-// tolerances in the main table are one step of their coarsest output (rtol 0)
-// when every output is a Dequantize.
+// quantization steps of that output. In the main table, verify allows a
+// quantized output one step of its encoding (VerifyOptions::quant_steps), and
+// the ONNX Runtime comparison one step of the coarsest output (rtol 0) when
+// every output is a Dequantize.
 //
 //   model_results [--out FILE.md] [--no-verify] [--no-ort] [--only NAME]
 //                 [--phase-mode keep|reseed]
@@ -141,8 +142,10 @@ struct Tolerance {
   double rtol, atol;
 };
 
-// The model's tolerances; for a quantized network whose outputs are all
-// Dequantize nodes, one quantization step of its coarsest output (rtol 0).
+// The tolerances of the ONNX Runtime comparison: the model's; for a quantized
+// network whose outputs are all Dequantize nodes, one quantization step of
+// its coarsest output (rtol 0). (Verify needs no such thing: VerifyGraphs
+// allows each quantized output one step of its own encoding.)
 Tolerance Tolerances(const Model& m, const Graph& g) {
   if (!IsQuantizedNetwork(g)) return {m.rtol, m.atol};
   std::vector<double> steps = OutputSteps(g);
@@ -150,11 +153,11 @@ Tolerance Tolerances(const Model& m, const Graph& g) {
   return {0, *std::max_element(steps.begin(), steps.end()) * 1.0001};
 }
 
-std::string Verify(const Tolerance& tol, const Graph& in, const Graph& out) {
+std::string Verify(const Model& m, const Graph& in, const Graph& out) {
   absl::StatusOr<std::vector<Tensor>> inputs = MakeRandomInputs(in, 1);
   if (!inputs.ok()) return std::string(inputs.status().message());
   absl::StatusOr<VerifyReport> report =
-      VerifyGraphs(in, "input", out, "output", *inputs, {.rtol = tol.rtol, .atol = tol.atol});
+      VerifyGraphs(in, "input", out, "output", *inputs, {.rtol = m.rtol, .atol = m.atol});
   if (!report.ok()) return std::string(report.status().message());
   double max_abs = 0;
   for (const OutputCheck& o : report->outputs) max_abs = std::max(max_abs, o.diff.max_abs);
@@ -299,7 +302,7 @@ std::string RunModel(const Model& m, const rules::RuleSet& lib, bool verify, boo
   const Tolerance tol = Tolerances(m, *g);
   const SaturationSummary& sat = r->saturation;
   t0 = Clock::now();
-  std::string v = verify ? Verify(tol, *g, r->graph) : "not run";
+  std::string v = verify ? Verify(m, *g, r->graph) : "not run";
   const double verify_ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
   std::string o = ort ? AgainstOrt(m, tol, *g) : "not run";
   std::string row = absl::StrFormat(
