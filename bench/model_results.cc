@@ -10,10 +10,9 @@
 //
 // Quantized networks (an imported graph with a Quantize or Dequantize node:
 // the QDQ networks scripts/make-qdq-models writes, ONNX's QLinear and integer
-// ops)
-// also get a row in a second table, "Quantized networks": HVX cost before and
-// after, the ops left computing in float and the "Dequantize -> op ->
-// Quantize" islands left (bench/quantized_stats.h), and the largest
+// ops) also get a row in a second table, "Quantized networks": HVX cost
+// before and after, the ops left computing in float and the "Dequantize ->
+// op -> Quantize" islands left (bench/quantized_stats.h), and the largest
 // |egret - ONNX Runtime| of the *optimized* graph on each output, in
 // quantization steps of that output. In the main table, verify allows a
 // quantized output one step of its encoding (VerifyOptions::quant_steps), and
