@@ -211,7 +211,15 @@ TEST(QuantizedImport, QLinearConvBecomesOneQuantizedConv) {
 
 TEST(QuantizedNetworks, MobileNetStyle) { CheckNetwork("qdq_mobilenet.onnx"); }
 TEST(QuantizedNetworks, PpOcrClassifier) { CheckNetwork("qdq_ppocr_cls.onnx"); }
-TEST(QuantizedNetworks, ResNet50) { CheckNetwork("qdq_resnet50.onnx"); }
+TEST(QuantizedNetworks, ResNet50) {
+#if defined(__SANITIZE_ADDRESS__)
+  // Minutes under the sanitizers, where the optimizer's time limit stops the
+  // saturation before the quantization pass; the two smaller networks cover
+  // the same code there.
+  GTEST_SKIP() << "ResNet-50 is too slow for the sanitizers' build";
+#endif
+  CheckNetwork("qdq_resnet50.onnx");
+}
 
 }  // namespace
 }  // namespace egret
