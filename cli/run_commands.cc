@@ -161,8 +161,9 @@ void RegisterRunCommands(CLI::App& app, int* exit_code) {
       ->check(CLI::NonNegativeNumber);
   verify->add_option("--atol", v_args->tolerance.atol, "Absolute tolerance (default 1e-5)")
       ->check(CLI::NonNegativeNumber);
-  verify->add_option("--quant-steps", v_args->tolerance.quant_steps,
-                     "Quantized outputs may also differ by this many steps (default 1)")
+  verify
+      ->add_option("--quant-steps", v_args->tolerance.quant_steps,
+                   "Quantized outputs may also differ by this many steps (default 1)")
       ->check(CLI::NonNegativeNumber);
   v_args->input.AddTo(verify);
   verify->callback([v_args, exit_code] {

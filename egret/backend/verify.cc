@@ -37,15 +37,15 @@ std::string VerifyReport::ToString() const {
       absl::StrAppendFormat(&out, "output %s: not verified: %s\n", o.label, o.not_verified);
       continue;
     }
-    absl::StrAppendFormat(&out,
-                          "output %s: max abs error %g, max rel error %g, %d of %d elements "
-                          "outside tolerance%s: %s\n",
-                          o.label, o.diff.max_abs, o.diff.max_rel, o.diff.mismatches, o.elements,
-                          o.atol > options.atol
-                              ? absl::StrFormat(" (atol %g: %g quantization step)", o.atol,
-                                                options.quant_steps)
-                              : "",
-                          o.diff.within_tolerance() ? "ok" : "FAIL");
+    absl::StrAppendFormat(
+        &out,
+        "output %s: max abs error %g, max rel error %g, %d of %d elements "
+        "outside tolerance%s: %s\n",
+        o.label, o.diff.max_abs, o.diff.max_rel, o.diff.mismatches, o.elements,
+        o.atol > options.atol
+            ? absl::StrFormat(" (atol %g: %g quantization step)", o.atol, options.quant_steps)
+            : "",
+        o.diff.within_tolerance() ? "ok" : "FAIL");
   }
   const size_t skipped = not_verified();
   absl::StrAppendFormat(

@@ -174,8 +174,8 @@ Payload EGraph::PayloadFor(const ENodeView& node, TypeId type) const {
 }
 
 absl::StatusOr<Id> EGraph::Add(const ENodeView& in, TypeId type) {
-  const ENodeView node{in.op, in.op == const_op_ || in.op == shape_op_ ? in.payload
-                                                                       : PayloadFor(in, type),
+  const ENodeView node{in.op,
+                       in.op == const_op_ || in.op == shape_op_ ? in.payload : PayloadFor(in, type),
                        in.children};
   if (absl::Status s = CheckArity(node); !s.ok()) return s;
   absl::InlinedVector<Id, 8> ch(node.children.begin(), node.children.end());
@@ -203,8 +203,8 @@ absl::StatusOr<Id> EGraph::Add(const ENodeView& in, TypeId type) {
 absl::StatusOr<Id> EGraph::AddToClass(const ENodeView& in, Id cls) {
   cls = Find(cls);
   const TypeId type = class_type_[cls];
-  const ENodeView node{in.op, in.op == const_op_ || in.op == shape_op_ ? in.payload
-                                                                       : PayloadFor(in, type),
+  const ENodeView node{in.op,
+                       in.op == const_op_ || in.op == shape_op_ ? in.payload : PayloadFor(in, type),
                        in.children};
   // Volatile nodes get a class of their own; a "$Const" sets class data.
   if (IsUnhashedOp(node.op) || node.op == const_op_) return Add(node, type);

@@ -133,8 +133,8 @@ absl::StatusOr<TensorType> ShapeContext::PerAxisOut(Dims dims, const TensorType&
   // moves the axis (InferTranspose); anything else would need to know where
   // each channel went, so it must be told the output type.
   if (dims != src.dims || op == "Transpose") {
-    return Error(absl::StrFormat(
-        "input %s is quantized per axis; %s needs a declared output type", src.ToString(), op));
+    return Error(absl::StrFormat("input %s is quantized per axis; %s needs a declared output type",
+                                 src.ToString(), op));
   }
   TensorType t = src;
   t.dims = std::move(dims);
@@ -443,8 +443,7 @@ ShapeResult InferTranspose(const ShapeContext& c) {
     seen[p] = true;
     out.push_back(c.D(0)[p]);
   }
-  if (c.T(0).per_axis &&
-      (c.options.declared.empty() || !IsConcrete(c.options.declared[0].dtype))) {
+  if (c.T(0).per_axis && (c.options.declared.empty() || !IsConcrete(c.options.declared[0].dtype))) {
     return One(c.T(0).Permuted(std::vector<int>(perm.begin(), perm.end())));
   }
   return One(c.Out(std::move(out), 0));

@@ -91,8 +91,7 @@ absl::StatusOr<Tensor> Tensor::FromBytes(TensorType type, std::vector<uint8_t> b
   }
   if (static_cast<int64_t>(bytes.size()) != type.byte_size()) {
     return absl::InvalidArgumentError(absl::StrCat("tensor of type ", type.ToString(), " needs ",
-                                                   type.byte_size(), " bytes, got ",
-                                                   bytes.size()));
+                                                   type.byte_size(), " bytes, got ", bytes.size()));
   }
   Tensor t(TensorType{});
   t.type_ = std::move(type);

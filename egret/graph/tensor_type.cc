@@ -19,8 +19,8 @@ int64_t TensorType::byte_size() const { return num_elements() * ElementSize(dtyp
 absl::Status TensorType::SetPerAxis(int axis, std::vector<float> stepsizes,
                                     std::vector<int32_t> zero_offsets) {
   if (!IsQuantized(dtype)) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("per-axis quantization needs a quantized dtype, not ", std::string(DTypeName(dtype))));
+    return absl::InvalidArgumentError(absl::StrCat(
+        "per-axis quantization needs a quantized dtype, not ", std::string(DTypeName(dtype))));
   }
   if (axis < 0 || axis >= rank()) {
     return absl::InvalidArgumentError(
@@ -28,17 +28,18 @@ absl::Status TensorType::SetPerAxis(int axis, std::vector<float> stepsizes,
   }
   if (stepsizes.size() != zero_offsets.size() ||
       static_cast<int64_t>(stepsizes.size()) != dims[axis]) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "per-axis quantization along axis ", axis, " of [", absl::StrJoin(dims, ","), "] needs ",
-        dims[axis], " stepsizes and zero offsets, got ", stepsizes.size(), " and ",
-        zero_offsets.size()));
+    return absl::InvalidArgumentError(absl::StrCat("per-axis quantization along axis ", axis,
+                                                   " of [", absl::StrJoin(dims, ","), "] needs ",
+                                                   dims[axis], " stepsizes and zero offsets, got ",
+                                                   stepsizes.size(), " and ", zero_offsets.size()));
   }
   if (stepsizes.empty()) {
     return absl::InvalidArgumentError("per-axis quantization of an empty axis");
   }
   for (float s : stepsizes) {
     if (!(s > 0.0f) || !std::isfinite(s)) {
-      return absl::InvalidArgumentError(absl::StrCat("stepsize ", s, " is not positive and finite"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("stepsize ", s, " is not positive and finite"));
     }
   }
   for (int32_t z : zero_offsets) {
@@ -100,7 +101,8 @@ bool TensorType::SameEncoding(const TensorType& other) const {
 }
 
 std::string TensorType::ToString() const {
-  std::string out = absl::StrCat(std::string(std::string(DTypeName(dtype))), "[", absl::StrJoin(dims, ","), "]");
+  std::string out =
+      absl::StrCat(std::string(std::string(DTypeName(dtype))), "[", absl::StrJoin(dims, ","), "]");
   if (per_axis) {
     absl::StrAppend(&out, "(axis=", per_axis->axis, ",z=", zero_offset,
                     std::all_of(per_axis->zero_offsets.begin(), per_axis->zero_offsets.end(),

@@ -24,8 +24,8 @@ using Dims = absl::InlinedVector<int64_t, 4>;
 // their Int32 biases. Immutable and shared between the types that carry it.
 struct AxisQuantization {
   int axis = 0;
-  std::vector<float> stepsizes;      // > 0 and finite, one per channel
-  std::vector<int32_t> zero_offsets; // as many as stepsizes
+  std::vector<float> stepsizes;       // > 0 and finite, one per channel
+  std::vector<int32_t> zero_offsets;  // as many as stepsizes
 };
 
 // dtype, dims (rank = dims.size()), and the quantization encoding: the real

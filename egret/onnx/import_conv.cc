@@ -420,7 +420,7 @@ absl::Status Importer::DoGemm() {
       EGRET_ASSIGN_OR_RETURN(auto bias, Get(InName(2), kPlain));
       ins.push_back(bias);
     } else if (c.constant && (c.type.num_elements() == n || c.type.num_elements() == 1) &&
-        (c.type.rank() <= 1 || (c.type.rank() == 2 && c.type.dims[0] == 1))) {
+               (c.type.rank() <= 1 || (c.type.rank() == 2 && c.type.dims[0] == 1))) {
       std::vector<double> bias(n);
       for (int64_t i = 0; i < n; ++i) {
         bias[i] = beta * c.constant->GetReal(c.type.num_elements() == 1 ? 0 : i);

@@ -71,8 +71,8 @@ absl::StatusOr<TensorType> Encoding(Importer& im, int si, int zi, const Dims& di
     t.stepsize = steps[0];
     return t;
   }
-  EGRET_ASSIGN_OR_RETURN(
-      int axis, NormalizeAxis(im.AttrInt("axis", default_axis), static_cast<int>(dims.size()), "axis"));
+  EGRET_ASSIGN_OR_RETURN(int axis, NormalizeAxis(im.AttrInt("axis", default_axis),
+                                                 static_cast<int>(dims.size()), "axis"));
   EGRET_RETURN_IF_ERROR(t.SetPerAxis(axis, std::move(steps), std::move(zeros)));
   return t;
 }
@@ -123,7 +123,9 @@ absl::Status DoQuantizeLinear(Importer& im) {
 absl::Status DoDequantizeLinear(Importer& im) {
   const Value& x = im.In(0);
   std::optional<DType> qdt = QuantizedStorage(x.type.dtype);
-  if (!qdt) return Unmapped(absl::StrCat("dequantizing ", std::string(DTypeName(x.type.dtype)), " is not mapped"));
+  if (!qdt)
+    return Unmapped(
+        absl::StrCat("dequantizing ", std::string(DTypeName(x.type.dtype)), " is not mapped"));
   if (!im.Has(1)) return absl::InvalidArgumentError("the scale is missing");
   const DType fdt = im.In(1).type.dtype;
   if (!IsFloat(fdt)) return Unmapped("the scale is not a float tensor");
@@ -201,16 +203,17 @@ class Lowering {
   absl::StatusOr<std::string> Dequantize(int x, int scale, int zero, int64_t axis,
                                          std::string_view what) {
     std::string out = Temp(what);
-    EGRET_RETURN_IF_ERROR(Run("DequantizeLinear",
-                              {im_.InName(x), im_.InName(scale), im_.Has(zero) ? im_.InName(zero) : ""},
-                              out, {}, {{"axis", axis}}));
+    EGRET_RETURN_IF_ERROR(
+        Run("DequantizeLinear",
+            {im_.InName(x), im_.InName(scale), im_.Has(zero) ? im_.InName(zero) : ""}, out, {},
+            {{"axis", axis}}));
     return out;
   }
 
   // QuantizeLinear(y, scale, zero) -> the current node's output.
   absl::Status Quantize(const std::string& y, int scale, int zero) {
-    return Run("QuantizeLinear",
-               {y, im_.InName(scale), im_.Has(zero) ? im_.InName(zero) : ""}, base_);
+    return Run("QuantizeLinear", {y, im_.InName(scale), im_.Has(zero) ? im_.InName(zero) : ""},
+               base_);
   }
 
  private:
@@ -242,12 +245,13 @@ absl::Status DoQLinearConv(Importer& im) {
     const int64_t n = static_cast<int64_t>(bs.size());
     std::string scale = low.Const("bias_scale", n == 1 ? Dims{} : Dims{n}, bs);
     std::string db = low.Temp("bias");
-    EGRET_RETURN_IF_ERROR(low.Run("DequantizeLinear", {im.InName(8), scale}, db, {}, {{"axis", 0}}));
+    EGRET_RETURN_IF_ERROR(
+        low.Run("DequantizeLinear", {im.InName(8), scale}, db, {}, {{"axis", 0}}));
     conv_in.push_back(db);
   }
   std::string y = low.Temp("conv");
-  EGRET_RETURN_IF_ERROR(low.Run("Conv", conv_in, y,
-                                {"auto_pad", "dilations", "group", "kernel_shape", "pads", "strides"}));
+  EGRET_RETURN_IF_ERROR(low.Run(
+      "Conv", conv_in, y, {"auto_pad", "dilations", "group", "kernel_shape", "pads", "strides"}));
   return low.Quantize(y, 6, 7);
 }
 
@@ -274,13 +278,15 @@ absl::Status IntegerProduct(Importer& im, const std::string& op, int64_t w_axis,
   if (im.Has(2)) {
     if (im.In(2).type.num_elements() != 1) return Unmapped("the input zero point is not a scalar");
     std::string z = low.Temp("x_zero"), centred = low.Temp("x_centred");
-    EGRET_RETURN_IF_ERROR(low.Run("Cast", {im.InName(2)}, z, {}, {{"to", onnx::TensorProto::FLOAT}}));
+    EGRET_RETURN_IF_ERROR(
+        low.Run("Cast", {im.InName(2)}, z, {}, {{"to", onnx::TensorProto::FLOAT}}));
     EGRET_RETURN_IF_ERROR(low.Run("Sub", {x, z}, centred));
     x = centred;
   }
   const int64_t nz = im.Has(3) ? im.In(3).type.num_elements() : 1;
   const int64_t rank_w = im.In(1).type.rank();
-  std::string one = low.Const("one", nz == 1 ? Dims{} : Dims{nz}, std::vector<double>(static_cast<size_t>(nz), 1.0));
+  std::string one = low.Const("one", nz == 1 ? Dims{} : Dims{nz},
+                              std::vector<double>(static_cast<size_t>(nz), 1.0));
   std::string w = low.Temp("w");
   EGRET_RETURN_IF_ERROR(low.Run("DequantizeLinear",
                                 {im.InName(1), one, im.Has(3) ? im.InName(3) : ""}, w, {},
@@ -298,8 +304,8 @@ absl::Status QLinearElementwise(Importer& im, const std::string& op, int num_inp
   Lowering low(im);
   std::vector<std::string> ins;
   for (int k = 0; k < num_inputs; ++k) {
-    EGRET_ASSIGN_OR_RETURN(auto d, low.Dequantize(3 * k, 3 * k + 1, 3 * k + 2, 1,
-                                                  absl::StrCat("in", k)));
+    EGRET_ASSIGN_OR_RETURN(auto d,
+                           low.Dequantize(3 * k, 3 * k + 1, 3 * k + 2, 1, absl::StrCat("in", k)));
     ins.push_back(d);
   }
   std::string y = low.Temp(op);
@@ -332,7 +338,8 @@ absl::StatusOr<ValueRef> Importer::DequantizedWeight(const std::string& name,
   for (size_t i = 0; i < perm.size(); ++i) identity = identity && perm[i] == static_cast<int>(i);
   if (!identity) q = std::make_shared<const Tensor>(TransposeTensor(*q, perm));
   ValueRef c = ConstNode(std::move(q), absl::StrCat(name, "/quantized", std::string(suffix)));
-  return Emit("Dequantize", {c}, absl::StrCat(name, std::string(suffix)), {ScalarType(v.constant->type().dtype)});
+  return Emit("Dequantize", {c}, absl::StrCat(name, std::string(suffix)),
+              {ScalarType(v.constant->type().dtype)});
 }
 
 absl::StatusOr<ValueRef> Importer::GetDequantized(const std::string& name, Layout want) {

@@ -496,7 +496,7 @@ void RegisterIndexHandlers(HandlerTable& t);         // import_index.cc
 void RegisterEinsumHandlers(HandlerTable& t);        // import_einsum.cc
 void RegisterControlFlowHandlers(HandlerTable& t);   // import_control_flow.cc
 void RegisterRecurrentHandlers(HandlerTable& t);     // import_recurrent.cc
-void RegisterQuantizeHandlers(HandlerTable& t);       // import_quantize.cc
+void RegisterQuantizeHandlers(HandlerTable& t);      // import_quantize.cc
 
 // Every handler, keyed by ONNX op type; ops of another domain than ONNX's
 // are keyed "<domain>.<op type>" ("com.microsoft.QLinearAdd").

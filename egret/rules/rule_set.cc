@@ -62,9 +62,8 @@ RuleSet LoadRuleText(std::string_view text, const std::string& filename,
 
 std::vector<std::string> ShippedRuleFiles(const std::string& dir) {
   std::vector<std::string> files;
-  for (const char* f :
-       {"hvx_ops.rules", "cleanup.rules", "algebra.rules", "fusion.rules", "quantization.rules",
-        "tiling.rules"}) {
+  for (const char* f : {"hvx_ops.rules", "cleanup.rules", "algebra.rules", "fusion.rules",
+                        "quantization.rules", "tiling.rules"}) {
     files.push_back(dir + "/" + f);
   }
   return files;

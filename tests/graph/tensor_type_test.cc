@@ -2,13 +2,14 @@
 // the conversions between stored and real values Tensor makes with them
 // (ONNX's QuantizeLinear rounding: halves to even, saturated), and the JSON
 // form of a per-axis encoding.
+#include "egret/graph/tensor_type.h"
+
 #include <string>
 #include <vector>
 
 #include "egret/graph/graph.h"
 #include "egret/graph/graph_json.h"
 #include "egret/graph/tensor.h"
-#include "egret/graph/tensor_type.h"
 #include "gtest/gtest.h"
 
 namespace egret {
@@ -48,10 +49,10 @@ TEST(TensorTypeTest, QuantizingRoundsHalvesToEvenAndSaturates) {
 
 TEST(TensorTypeTest, PerAxisRejectsWhatCannotBeRepresented) {
   TensorType t(DType::kQInt8, {2, 3});
-  EXPECT_FALSE(t.SetPerAxis(2, {1, 1, 1}, {0, 0, 0}).ok());     // no such axis
-  EXPECT_FALSE(t.SetPerAxis(1, {1, 1}, {0, 0}).ok());           // 2 channels for 3
-  EXPECT_FALSE(t.SetPerAxis(1, {1, 0, 1}, {0, 0, 0}).ok());     // a zero step
-  EXPECT_FALSE(t.SetPerAxis(1, {1, 1, 1}, {0, 200, 0}).ok());   // 200 is no int8
+  EXPECT_FALSE(t.SetPerAxis(2, {1, 1, 1}, {0, 0, 0}).ok());    // no such axis
+  EXPECT_FALSE(t.SetPerAxis(1, {1, 1}, {0, 0}).ok());          // 2 channels for 3
+  EXPECT_FALSE(t.SetPerAxis(1, {1, 0, 1}, {0, 0, 0}).ok());    // a zero step
+  EXPECT_FALSE(t.SetPerAxis(1, {1, 1, 1}, {0, 200, 0}).ok());  // 200 is no int8
   TensorType f(DType::kFloat32, {2, 3});
   EXPECT_FALSE(f.SetPerAxis(1, {1, 1, 1}, {0, 0, 0}).ok());
   EXPECT_EQ(t.per_axis, nullptr);
@@ -78,8 +79,8 @@ TEST(TensorTypeTest, EqualityHashAndPermutationFollowTheChannels) {
 TEST(TensorTypeTest, PerAxisEncodingRoundTripsThroughJson) {
   Graph g;
   TensorType t = PerChannel(DType::kQInt8, {2, 3}, 1, {0.5f, 0.25f, 0.125f}, {0, 1, 2});
-  NodeId c = g.AddConstant("w", std::make_shared<const Tensor>(
-                                    Tensor::FromValues(t, {1, 2, 3, -4, -5, -6})));
+  NodeId c = g.AddConstant(
+      "w", std::make_shared<const Tensor>(Tensor::FromValues(t, {1, 2, 3, -4, -5, -6})));
   Node n;
   n.op = "Dequantize";
   n.inputs.push_back({c, 0});

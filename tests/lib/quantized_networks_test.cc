@@ -35,14 +35,33 @@ namespace fs = std::filesystem;
 
 // The ops quantization.rules gives a quantized form.
 bool HasQuantizedForm(const std::string& op) {
-  static const absl::flat_hash_set<std::string> kOps = {
-      "Conv2d",          "DepthWiseConv2d",     "TransposeConv2d",     "FullyConnected",
-      "MatMul",          "ElementWiseAdd",      "ElementWiseSubtract", "ElementWiseMultiply",
-      "ElementWiseMaximum", "ElementWiseMinimum", "ReluMinMax",        "Sigmoid",
-      "Tanh",            "HardSwish",           "Gelu",                "HardSigmoid",
-      "Softmax",         "Reshape",             "Transpose",           "Slice_shape",
-      "StridedSlice",    "PoolMax2d",           "PoolAvg2d",           "ReduceMean",
-      "ResizeBilinear",  "ResizeNearestNeighbor", "Concat"};
+  static const absl::flat_hash_set<std::string> kOps = {"Conv2d",
+                                                        "DepthWiseConv2d",
+                                                        "TransposeConv2d",
+                                                        "FullyConnected",
+                                                        "MatMul",
+                                                        "ElementWiseAdd",
+                                                        "ElementWiseSubtract",
+                                                        "ElementWiseMultiply",
+                                                        "ElementWiseMaximum",
+                                                        "ElementWiseMinimum",
+                                                        "ReluMinMax",
+                                                        "Sigmoid",
+                                                        "Tanh",
+                                                        "HardSwish",
+                                                        "Gelu",
+                                                        "HardSigmoid",
+                                                        "Softmax",
+                                                        "Reshape",
+                                                        "Transpose",
+                                                        "Slice_shape",
+                                                        "StridedSlice",
+                                                        "PoolMax2d",
+                                                        "PoolAvg2d",
+                                                        "ReduceMean",
+                                                        "ResizeBilinear",
+                                                        "ResizeNearestNeighbor",
+                                                        "Concat"};
   return kOps.contains(op);
 }
 
@@ -61,8 +80,8 @@ std::vector<std::string> FloatIslands(const Graph& g) {
       if (p.op == kConstOp) continue;  // float parameters (clamps, scales)
       any = true;
       // A Dequantize, also behind a layout change.
-      const bool moved = (p.op == "Transpose" || p.op == "Reshape") &&
-                         g.node(p.inputs[0].node).op == "Dequantize";
+      const bool moved =
+          (p.op == "Transpose" || p.op == "Reshape") && g.node(p.inputs[0].node).op == "Dequantize";
       all_dequantized = all_dequantized && (p.op == "Dequantize" || moved);
     }
     if (any && all_dequantized) out.push_back(op.op);
@@ -117,8 +136,8 @@ void CheckNetwork(const std::string& file) {
   ASSERT_TRUE(cmp.ok()) << cmp.status();
   EXPECT_TRUE(cmp->mismatches.empty()) << cmp->mismatches[0];
   EXPECT_EQ(cmp->verified, cmp->outputs);
-  std::printf("%s: cost %.6g -> %.6g, max |egret - ONNX Runtime| %.3g (step %.3g)\n",
-              file.c_str(), r->input_cost, r->output_cost, cmp->max_abs, step);
+  std::printf("%s: cost %.6g -> %.6g, max |egret - ONNX Runtime| %.3g (step %.3g)\n", file.c_str(),
+              r->input_cost, r->output_cost, cmp->max_abs, step);
 }
 
 using P = onnx::TensorProto;
@@ -197,9 +216,8 @@ TEST(QuantizedImport, QLinearConvBecomesOneQuantizedConv) {
   b.InitializerRaw("y_zero", {}, P::UINT8, std::string(1, static_cast<char>(10)));
   PerChannelWeights(b, 4, 3);
   b.InitializerInt32("bias", {4}, {100, -200, 300, 0});
-  b.Node("QLinearConv", {"x", "x_scale", "x_zero", "w", "w_scale", "w_zero", "y_scale", "y_zero",
-                         "bias"},
-         {"y"});
+  b.Node("QLinearConv",
+         {"x", "x_scale", "x_zero", "w", "w_scale", "w_zero", "y_scale", "y_zero", "bias"}, {"y"});
   b.Output("y");
   absl::StatusOr<Graph> g = ParseOnnx(b.Bytes(), "qlinearconv.onnx");
   ASSERT_TRUE(g.ok()) << g.status();
