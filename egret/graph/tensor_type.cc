@@ -101,8 +101,7 @@ bool TensorType::SameEncoding(const TensorType& other) const {
 }
 
 std::string TensorType::ToString() const {
-  std::string out =
-      absl::StrCat(std::string(std::string(DTypeName(dtype))), "[", absl::StrJoin(dims, ","), "]");
+  std::string out = absl::StrCat(std::string(DTypeName(dtype)), "[", absl::StrJoin(dims, ","), "]");
   if (per_axis) {
     absl::StrAppend(&out, "(axis=", per_axis->axis, ",z=", zero_offset,
                     std::all_of(per_axis->zero_offsets.begin(), per_axis->zero_offsets.end(),

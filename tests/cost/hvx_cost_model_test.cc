@@ -10,18 +10,12 @@
 #include "egret/rules/op_registry.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/cost/node_profile.h"
 
 namespace egret::cost {
 namespace {
 
-// A node of one output of dtype `d` and `out` bytes reading `in` bytes.
-NodeProfile P(DType d, int64_t out, int64_t in = 0) {
-  NodeProfile p;
-  p.dtype = d;
-  p.output_bytes = out;
-  p.input_bytes = in;
-  return p;
-}
+using testing::P;
 
 TEST(CostModelTest, CheapestImplementationScaledByHvxVectors) {
   CostTable t;
