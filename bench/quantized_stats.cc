@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "absl/strings/str_format.h"
+#include "egret/backend/verify.h"
 #include "egret/graph/dtype.h"
 #include "egret/graph/op_table.h"
 
@@ -100,10 +101,9 @@ QuantizedStats CountQuantizedStats(const Graph& g) {
 
 std::vector<double> OutputSteps(const Graph& g) {
   std::vector<double> steps;
-  for (const GraphOutput& o : g.outputs()) {
-    const Node& n = g.node(o.value.node);
-    steps.push_back(n.op == "Dequantize" && !n.inputs.empty() ? g.TypeOf(n.inputs[0]).stepsize
-                                                              : 0.0);
+  for (size_t k = 0; k < g.outputs().size(); ++k) {
+    const bool dequantized = g.node(g.outputs()[k].value.node).op == "Dequantize";
+    steps.push_back(dequantized ? QuantizationStep(g, k) : 0.0);
   }
   return steps;
 }

@@ -165,6 +165,7 @@ NodeIdx EGraph::StoreNode(const ENodeView& node, absl::Span<const Id> ch, bool u
 }
 
 Payload EGraph::PayloadFor(const ENodeView& node, TypeId type) const {
+  if (node.op == const_op_ || node.op == shape_op_) return node.payload;
   if (node.payload != kNoPayload && (node.payload & kTypePayloadBit) == 0) return node.payload;
   if (node.op == cast_op_ || node.op == quantize_op_ || node.op == dequantize_op_ ||
       IsQuantized(types_.Get(type).dtype)) {
@@ -174,9 +175,7 @@ Payload EGraph::PayloadFor(const ENodeView& node, TypeId type) const {
 }
 
 absl::StatusOr<Id> EGraph::Add(const ENodeView& in, TypeId type) {
-  const ENodeView node{in.op,
-                       in.op == const_op_ || in.op == shape_op_ ? in.payload : PayloadFor(in, type),
-                       in.children};
+  const ENodeView node{in.op, PayloadFor(in, type), in.children};
   if (absl::Status s = CheckArity(node); !s.ok()) return s;
   absl::InlinedVector<Id, 8> ch(node.children.begin(), node.children.end());
   for (Id& c : ch) c = Find(c);
@@ -203,9 +202,7 @@ absl::StatusOr<Id> EGraph::Add(const ENodeView& in, TypeId type) {
 absl::StatusOr<Id> EGraph::AddToClass(const ENodeView& in, Id cls) {
   cls = Find(cls);
   const TypeId type = class_type_[cls];
-  const ENodeView node{in.op,
-                       in.op == const_op_ || in.op == shape_op_ ? in.payload : PayloadFor(in, type),
-                       in.children};
+  const ENodeView node{in.op, PayloadFor(in, type), in.children};
   // Volatile nodes get a class of their own; a "$Const" sets class data.
   if (IsUnhashedOp(node.op) || node.op == const_op_) return Add(node, type);
   if (absl::Status s = CheckArity(node); !s.ok()) return s;

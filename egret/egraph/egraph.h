@@ -305,7 +305,9 @@ class EGraph {
   mutable size_t op_index_ids_ = 0;
   Symbol const_op_, shape_op_, out_op_;
   Symbol cast_op_, quantize_op_, dequantize_op_;
-  // `node`'s payload, or the type payload (enode.h) when its type is declared.
+  // The payload `node` is stored with: its own, or the type payload
+  // (enode.h) when its output type is declared ("$Const" and "$Shape" keep
+  // theirs: a constant index and a TypeId).
   Payload PayloadFor(const ENodeView& node, TypeId type) const;
 };
 

@@ -129,10 +129,10 @@ absl::StatusOr<TensorType> ShapeContext::Out(Dims dims, int from, size_t k) cons
 }
 
 absl::StatusOr<TensorType> ShapeContext::PerAxisOut(Dims dims, const TensorType& src) const {
-  // An op that keeps every element where it is keeps the channels; Transpose
-  // moves the axis (InferTranspose); anything else would need to know where
-  // each channel went, so it must be told the output type.
-  if (dims != src.dims || op == "Transpose") {
+  // An op that keeps every element where it is keeps the channels (Transpose
+  // moves the axis itself, in InferTranspose); anything else would need to
+  // know where each channel went, so it must be told the output type.
+  if (dims != src.dims) {
     return Error(absl::StrFormat("input %s is quantized per axis; %s needs a declared output type",
                                  src.ToString(), op));
   }

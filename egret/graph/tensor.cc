@@ -188,15 +188,19 @@ void Tensor::SetReal(int64_t i, double r) {
   SetValue(i, QuantizeReal(r, type_.StepsizeAt(c), type_.ZeroOffsetAt(c)));
 }
 
+float RoundHalfToEven(float x) {
+  if (!std::isfinite(x)) return x;
+  const float f = std::floor(x);
+  const float diff = x - f;  // exact: the fraction of a float is a float
+  if (diff > 0.5f) return f + 1.0f;
+  if (diff < 0.5f) return f;
+  return std::fmod(f, 2.0f) == 0.0f ? f : f + 1.0f;
+}
+
 double QuantizeReal(double r, float stepsize, int32_t zero_offset) {
   if (std::isnan(r)) return zero_offset;
   // As ONNX Runtime: the division in float32, halves to even.
-  const float x = static_cast<float>(r) / stepsize;
-  if (!std::isfinite(x)) return x;
-  float whole = std::floor(x);
-  const float frac = x - whole;
-  if (frac > 0.5f || (frac == 0.5f && std::fmod(whole, 2.0f) != 0.0f)) whole += 1.0f;
-  return static_cast<double>(whole) + zero_offset;
+  return static_cast<double>(RoundHalfToEven(static_cast<float>(r) / stepsize)) + zero_offset;
 }
 
 }  // namespace egret

@@ -52,6 +52,10 @@ class Tensor {
 // extracted graph all point at the same bytes.
 using ConstTensorPtr = std::shared_ptr<const Tensor>;
 
+// Rounds to the nearest integer, halves to the even one, whatever the
+// floating-point environment's rounding mode (ONNX's rounding).
+float RoundHalfToEven(float x);
+
 // The unsaturated stored value of real `r` in encoding (stepsize,
 // zero_offset), as ONNX's QuantizeLinear computes it: r / stepsize in
 // float32, rounded to the nearest integer with halves to even, plus

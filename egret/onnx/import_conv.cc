@@ -119,17 +119,7 @@ absl::Status Importer::DoConv() {
                            Emit("Transpose", {wr, ShapeParam({2, 3, 1, 0})}, InName(1) + "/hwio"));
     filter = t;
   }
-  ValueRef bias;
-  if (Has(2)) {
-    EGRET_ASSIGN_OR_RETURN(auto b, Get(InName(2), kPlain));
-    bias = b;
-  } else if (w.quantized) {
-    // A quantized convolution's bias is Int32: zeros are exact in any encoding.
-    EGRET_ASSIGN_OR_RETURN(bias, ZeroQuantizedBias(cout, x.type.dtype, Out() + "/bias"));
-  } else {
-    bias = ConstNode(std::make_shared<const Tensor>(TensorType(x.type.dtype, {cout})),
-                     Out() + "/bias");
-  }
+  EGRET_ASSIGN_OR_RETURN(ValueRef bias, ConvBias(cout));
   const bool depthwise = g > 1 && g == cin && w.type.dims[1] == 1;
   EGRET_ASSIGN_OR_RETURN(auto xin, Get(InName(0), kNhwc));
   EGRET_ASSIGN_OR_RETURN(auto r, Emit(depthwise ? "DepthWiseConv2d" : "Conv2d",
@@ -138,6 +128,17 @@ absl::Status Importer::DoConv() {
                                       Out()));
   SetValue(Out(), r, kNhwc);
   return absl::OkStatus();
+}
+
+absl::StatusOr<ValueRef> Importer::ConvBias(int64_t cout) {
+  if (Has(2)) return Get(InName(2), kPlain);
+  const DType dt = In(0).type.dtype;
+  if (In(1).quantized) {
+    // A quantized convolution's bias is Int32: zeros are exact in any encoding.
+    return DequantizeConstant(std::make_shared<const Tensor>(TensorType(DType::kQInt32, {cout})),
+                              dt, Out() + "/bias");
+  }
+  return ConstNode(std::make_shared<const Tensor>(TensorType(dt, {cout})), Out() + "/bias");
 }
 
 // The filter of a grouped ConvTranspose weight W [cin, cout/g, kh, kw] as
@@ -228,17 +229,7 @@ absl::Status Importer::DoConvTranspose() {
   } else {
     EGRET_ASSIGN_OR_RETURN(filter, GroupedTransposeFilter(w, g, InName(1) + "/hwio"));
   }
-  ValueRef bias;
-  if (Has(2)) {
-    EGRET_ASSIGN_OR_RETURN(auto b, Get(InName(2), kPlain));
-    bias = b;
-  } else if (w.quantized) {
-    // A quantized convolution's bias is Int32: zeros are exact in any encoding.
-    EGRET_ASSIGN_OR_RETURN(bias, ZeroQuantizedBias(cout, x.type.dtype, Out() + "/bias"));
-  } else {
-    bias = ConstNode(std::make_shared<const Tensor>(TensorType(x.type.dtype, {cout})),
-                     Out() + "/bias");
-  }
+  EGRET_ASSIGN_OR_RETURN(ValueRef bias, ConvBias(cout));
   EGRET_ASSIGN_OR_RETURN(auto xin, Get(InName(0), kNhwc));
   EGRET_ASSIGN_OR_RETURN(auto r,
                          Emit("TransposeConv2d",

@@ -13,8 +13,8 @@ absl::StatusOr<ValueRef> Importer::BroadcastNhwc(const std::string& name) {
   d4.insert(d4.end(), v.type.dims.begin(), v.type.dims.end());
   if (v.constant && v.quantized) {  // a DequantizeLinear of a constant: stays one
     Tensor q = TransposeTensor(ReshapeTensor(*v.quantized, d4), kToNhwc);
-    ValueRef c = ConstNode(std::make_shared<const Tensor>(std::move(q)), name + "/quantized/nhwc");
-    return Emit("Dequantize", {c}, name + "/nhwc", {ScalarType(v.constant->type().dtype)});
+    return DequantizeConstant(std::make_shared<const Tensor>(std::move(q)),
+                              v.constant->type().dtype, name + "/nhwc");
   }
   if (v.constant) {
     Tensor t = TransposeTensor(ReshapeTensor(*v.constant, d4), kToNhwc);

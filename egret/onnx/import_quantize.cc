@@ -329,6 +329,12 @@ absl::Status DoQLinearConcat(Importer& im) {
 
 }  // namespace
 
+absl::StatusOr<ValueRef> Importer::DequantizeConstant(ConstTensorPtr q, DType dtype,
+                                                      const std::string& name) {
+  ValueRef c = ConstNode(std::move(q), name + "/quantized");
+  return Emit("Dequantize", {c}, name, {ScalarType(dtype)});
+}
+
 absl::StatusOr<ValueRef> Importer::DequantizedWeight(const std::string& name,
                                                      const std::vector<int>& perm,
                                                      std::string_view suffix) {
@@ -337,9 +343,8 @@ absl::StatusOr<ValueRef> Importer::DequantizedWeight(const std::string& name,
   bool identity = true;
   for (size_t i = 0; i < perm.size(); ++i) identity = identity && perm[i] == static_cast<int>(i);
   if (!identity) q = std::make_shared<const Tensor>(TransposeTensor(*q, perm));
-  ValueRef c = ConstNode(std::move(q), absl::StrCat(name, "/quantized", std::string(suffix)));
-  return Emit("Dequantize", {c}, absl::StrCat(name, std::string(suffix)),
-              {ScalarType(v.constant->type().dtype)});
+  return DequantizeConstant(std::move(q), v.constant->type().dtype,
+                            absl::StrCat(name, std::string(suffix)));
 }
 
 absl::StatusOr<ValueRef> Importer::GetDequantized(const std::string& name, Layout want) {
@@ -351,13 +356,6 @@ absl::StatusOr<ValueRef> Importer::GetDequantized(const std::string& name, Layou
   EGRET_ASSIGN_OR_RETURN(ValueRef r, DequantizedWeight(name, perm, want == kNhwc ? "/nhwc" : ""));
   values_.at(name).ref[want] = r;
   return r;
-}
-
-absl::StatusOr<ValueRef> Importer::ZeroQuantizedBias(int64_t n, DType dtype,
-                                                     const std::string& name) {
-  ValueRef c = ConstNode(std::make_shared<const Tensor>(TensorType(DType::kQInt32, {n})),
-                         name + "/quantized");
-  return Emit("Dequantize", {c}, name, {ScalarType(dtype)});
 }
 
 absl::Status Importer::BuildPlainFromEncoded(const std::string& name) {

@@ -321,9 +321,10 @@ class Importer {
   // them) transposed by `perm`, named name + suffix (import_quantize.cc).
   absl::StatusOr<ValueRef> DequantizedWeight(const std::string& name, const std::vector<int>& perm,
                                              std::string_view suffix);
-  // Dequantize (to `dtype`) of a QInt32 [n] constant of zeros: the bias of
-  // a convolution with quantized weights and none given (import_quantize.cc).
-  absl::StatusOr<ValueRef> ZeroQuantizedBias(int64_t n, DType dtype, const std::string& name);
+  // Dequantize (to `dtype`), named `name`, of the quantized constant `q`
+  // (named name + "/quantized") (import_quantize.cc).
+  absl::StatusOr<ValueRef> DequantizeConstant(ConstTensorPtr q, DType dtype,
+                                              const std::string& name);
   // For an `encoded` value: its plain-encoding form (import_quantize.cc).
   absl::Status BuildPlainFromEncoded(const std::string& name);
   // Runs the handler of `node`, a node the importer made up (a step of a
@@ -396,6 +397,10 @@ class Importer {
   absl::Status DoLrn();
   absl::Status DoConv();
   absl::Status DoConvTranspose();
+  // The bias operand of the current Conv or ConvTranspose, `cout` channels:
+  // input 2, else zeros (a dequantized QInt32 when the weights are quantized,
+  // so that the quantization rules see a quantized bias).
+  absl::StatusOr<ValueRef> ConvBias(int64_t cout);
   absl::StatusOr<ValueRef> GroupedTransposeFilter(const Value& w, int64_t g,
                                                   const std::string& name);
   absl::Status Conv1dAs2d(absl::Status (Importer::*conv2d)());

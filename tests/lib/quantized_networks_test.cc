@@ -1,8 +1,8 @@
 // Statically quantized networks end to end (docs/quantized-models.md): QDQ
 // ONNX networks with per-channel weights (scripts/make-qdq-models) are
 // imported, optimized with the shipped library and checked three ways:
-//   - no "Dequantize -> op -> Quantize" island is left where the op has a
-//     quantized form in rules/lib/quantization.rules;
+//   - no "Dequantize -> op -> Quantize" island is left (bench/quantized_stats.h
+//     counts them, for any op);
 //   - the reference executor computes the same outputs before and after
 //     (within one quantization step of each output);
 //   - the optimized graph agrees with ONNX Runtime running the original
@@ -20,8 +20,9 @@
 #include <string>
 #include <vector>
 
-#include "absl/container/flat_hash_set.h"
+#include "bench/quantized_stats.h"
 #include "egret/backend/test_data.h"
+#include "egret/backend/verify.h"
 #include "egret/onnx/onnx_reader.h"
 #include "egret/pipeline/optimize.h"
 #include "shipped_library.h"
@@ -33,76 +34,16 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// The ops quantization.rules gives a quantized form.
-bool HasQuantizedForm(const std::string& op) {
-  static const absl::flat_hash_set<std::string> kOps = {"Conv2d",
-                                                        "DepthWiseConv2d",
-                                                        "TransposeConv2d",
-                                                        "FullyConnected",
-                                                        "MatMul",
-                                                        "ElementWiseAdd",
-                                                        "ElementWiseSubtract",
-                                                        "ElementWiseMultiply",
-                                                        "ElementWiseMaximum",
-                                                        "ElementWiseMinimum",
-                                                        "ReluMinMax",
-                                                        "Sigmoid",
-                                                        "Tanh",
-                                                        "HardSwish",
-                                                        "Gelu",
-                                                        "HardSigmoid",
-                                                        "Softmax",
-                                                        "Reshape",
-                                                        "Transpose",
-                                                        "Slice_shape",
-                                                        "StridedSlice",
-                                                        "PoolMax2d",
-                                                        "PoolAvg2d",
-                                                        "ReduceMean",
-                                                        "ResizeBilinear",
-                                                        "ResizeNearestNeighbor",
-                                                        "Concat"};
-  return kOps.contains(op);
-}
-
-// "Quantize(op(Dequantize(..), ..))" islands left in `g`, as "op" names (a
-// Dequantize behind a Transpose or Reshape counts).
-std::vector<std::string> FloatIslands(const Graph& g) {
-  std::vector<std::string> out;
-  for (const Node& q : g.nodes()) {
-    if (q.op != "Quantize") continue;
-    const Node& op = g.node(q.inputs[0].node);
-    if (!HasQuantizedForm(op.op)) continue;
-    bool all_dequantized = true, any = false;
-    for (const ValueRef& in : op.inputs) {
-      const Node& p = g.node(in.node);
-      if (p.op == kShapeOp || (p.op == kConstOp && !IsFloat(p.outputs[0].dtype))) continue;
-      if (p.op == kConstOp) continue;  // float parameters (clamps, scales)
-      any = true;
-      // A Dequantize, also behind a layout change.
-      const bool moved =
-          (p.op == "Transpose" || p.op == "Reshape") && g.node(p.inputs[0].node).op == "Dequantize";
-      all_dequantized = all_dequantized && (p.op == "Dequantize" || moved);
-    }
-    if (any && all_dequantized) out.push_back(op.op);
-  }
-  return out;
-}
-
-// The largest quantization step of the graph's outputs: that of the
-// quantized tensor a Dequantize output reads, or of a quantized output.
+// The largest quantization step of the graph's outputs (QuantizationStep).
 double OutputStep(const Graph& g) {
   double step = 0;
-  for (const GraphOutput& o : g.outputs()) {
-    const Node& n = g.node(o.value.node);
-    if (IsQuantized(g.TypeOf(o.value).dtype)) {
-      step = std::max<double>(step, g.TypeOf(o.value).stepsize);
-    } else if (n.op == "Dequantize") {
-      step = std::max<double>(step, g.TypeOf(n.inputs[0]).stepsize);
-    }
-  }
+  for (size_t k = 0; k < g.outputs().size(); ++k) step = std::max(step, QuantizationStep(g, k));
   return step;
 }
+
+// The ops of the "Dequantize -> op -> Quantize" islands left in `g`
+// (bench/quantized_stats.h), "none" when there are none.
+std::string Islands(const Graph& g) { return TopKinds(CountQuantizedStats(g).islands, 100); }
 
 void CheckNetwork(const std::string& file) {
   const std::string path = testing::ModelCache() + "/qdq/" + file;
@@ -123,8 +64,8 @@ void CheckNetwork(const std::string& file) {
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_TRUE(r->rule_issues.empty()) << r->rule_issues[0].rule;
   EXPECT_LT(r->output_cost, r->input_cost);
-  EXPECT_EQ(FloatIslands(r->graph), std::vector<std::string>());
-  EXPECT_FALSE(FloatIslands(*g).empty());  // the check can fail
+  EXPECT_EQ(Islands(r->graph), "none");
+  EXPECT_NE(Islands(*g), "none");  // the check can fail
   const double step = OutputStep(*g);
   ASSERT_GT(step, 0);
   testing::ExpectSameOutputs(*g, r->graph, 3, {.rtol = 0, .atol = step * 1.0001});
@@ -164,7 +105,7 @@ QuantizedConv OptimizedConv(const Graph& g) {
   EXPECT_TRUE(r.ok()) << r.status();
   if (!r.ok()) return {};
   EXPECT_TRUE(r->rule_issues.empty()) << r->rule_issues[0].rule;
-  EXPECT_EQ(FloatIslands(r->graph), std::vector<std::string>());
+  EXPECT_EQ(Islands(r->graph), "none");
   testing::ExpectSameOutputs(g, r->graph, 5, {.rtol = 0, .atol = OutputStep(g) * 1.0001 + 1e-9});
   for (const Node& n : r->graph.nodes()) {
     if (n.op != "Conv2d") continue;

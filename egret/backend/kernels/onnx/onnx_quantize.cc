@@ -93,15 +93,6 @@ std::vector<float> ReadFloats(const Tensor& t) {
   return out;
 }
 
-float RoundHalfToEven(float x) {
-  if (!std::isfinite(x)) return x;
-  const float f = std::floor(x);
-  const float diff = x - f;  // exact: the fraction of a float is a float
-  if (diff > 0.5f) return f + 1.0f;
-  if (diff < 0.5f) return f;
-  return std::fmod(f, 2.0f) == 0.0f ? f : f + 1.0f;
-}
-
 namespace {
 // saturate(round(v) + zero); NaN saturates to the low end, as ONNX Runtime's
 // x86 kernels (MAXPS keeps the bound when the value is NaN).

@@ -82,9 +82,7 @@ Tensor MakeStoredTensor(const TensorType& type, absl::Span<const int32_t> q);
 // The float32 values of a float tensor (Float32 or Float16), exactly.
 std::vector<float> ReadFloats(const Tensor& t);
 
-// Rounds to the nearest integer, halves to the even one, whatever the
-// floating-point environment's rounding mode.
-float RoundHalfToEven(float x);
+// (RoundHalfToEven, the rounding these ops share, is egret/graph/tensor.h's.)
 
 // ONNX's QuantizeLinear of one value: saturate(round(x / scale) + zero), the
 // division in float32, halves to even; NaN gives `zero`.
