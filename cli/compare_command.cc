@@ -1,6 +1,6 @@
 // egret compare GRAPH... [--rules FILE...] [--strategies LIST] [--csv FILE]
 //     [--markdown FILE] [--plot FILE.svg] [--dim NAME=N]... [--iter-limit N]
-//     [--node-limit N] [--time-limit S] [--seed N]
+//     [--node-limit N] [--time-limit S] [--seed N] [--plugin LIB]...
 //
 // Runs strategies of pipeline/strategies.h (default: DefaultStrategies(),
 // greedy, cse, eqsat-tree, eqsat-dag, eqsat-ilp) on every graph with the same
@@ -14,6 +14,7 @@
 #include <cstdio>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -22,6 +23,7 @@
 #include "absl/strings/str_split.h"
 #include "cli/commands.h"
 #include "cli/graph_input.h"
+#include "cli/plugin_option.h"
 #include "egret/pipeline/compare_report.h"
 #include "egret/pipeline/strategies.h"
 #include "egret/rules/rule_set.h"
@@ -42,6 +44,7 @@ struct CompareArgs {
   size_t node_limit = 100000;
   double time_limit = 30.0;
   uint64_t seed = 0;
+  std::vector<std::string> plugins;
   GraphInputFlags input;
 };
 
@@ -70,9 +73,11 @@ int RunCompare(const CompareArgs& args) {
   for (const std::string& path : args.graphs) {
     if (absl::StatusOr<Graph> g = load(path); !g.ok()) return ExitCodeFor(g.status());
   }
+  std::optional<RuleFunctions> fns = LoadRuleFunctions(args.plugins);
+  if (!fns) return kExitBadInput;
   DiagnosticList diags;
   const std::vector<std::string> rule_files = args.rules.empty() ? DefaultRuleFiles() : args.rules;
-  absl::StatusOr<rules::RuleSet> set = rules::LoadRuleFiles(rule_files, {}, &diags);
+  absl::StatusOr<rules::RuleSet> set = LoadRulesWith(rule_files, {}, *fns, &diags);
   std::cerr << diags.ToString();
   if (!set.ok()) {
     std::fprintf(stderr, "egret: error: %s\n", std::string(set.status().message()).c_str());
@@ -86,6 +91,7 @@ int RunCompare(const CompareArgs& args) {
   options.optimize.limits.seconds = args.time_limit;
   options.optimize.ilp_time_limit_seconds = args.time_limit;
   options.seed = args.seed;
+  options.optimize.functions = &fns->library;
   std::vector<CompareRow> rows;
   int exit = kExitOk;
   for (size_t i = 0; i < args.graphs.size(); ++i) {
@@ -168,6 +174,7 @@ void RegisterCompareCommand(CLI::App& app, int* exit_code) {
                   "eqsat: seconds for saturation and for the ILP (default 30)")
       ->check(CLI::PositiveNumber);
   cmd->add_option("--seed", args->seed, "Seed for the verification inputs (default 0)");
+  AddPluginOption(cmd, &args->plugins);
   cmd->callback([args, exit_code] { *exit_code = RunCompare(*args); });
 }
 

@@ -2,7 +2,7 @@
 //     [--option NAME=VALUE]... [--iter-limit N] [--node-limit N] [--time-limit S]
 //     [--extractor NAME] [--phase-mode keep|reseed] [--costs FILE]
 //     [--no-fold] [--htp-only] [-o OUT] [--dot FILE] [--report FILE] [--progress]
-//     [--verify [--seed N] [--rtol R] [--atol A] [--quant-steps S]]
+//     [--verify [--seed N] [--rtol R] [--atol A] [--quant-steps S]] [--plugin LIB]...
 //
 // Optimizes GRAPH with the rules (pipeline/optimize.h; without --rules, the
 // shipped library rules/lib/*.rules), prints the cost, size,
@@ -16,7 +16,9 @@
 // it writes nothing. Progress lines go to stderr when it is a terminal or
 // with --progress. Exit 0 on success, 1 when the rules fail to check or
 // compile, the graph cannot be computed or --verify fails, 2 for unreadable or
-// malformed input.
+// malformed input (or a bad --plugin). A rule that calls an external function
+// that is neither built in nor loaded from a --plugin is not run: each call is
+// a warning, and the "rules:" line and the report's "rules_skipped" count them.
 #include <unistd.h>
 
 #include <algorithm>
@@ -33,9 +35,11 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
 #include "cli/commands.h"
 #include "cli/extractor_option.h"
 #include "cli/graph_input.h"
+#include "cli/plugin_option.h"
 #include "egret/backend/test_data.h"
 #include "egret/backend/verify.h"
 #include "egret/cost/cost_table.h"
@@ -70,6 +74,7 @@ struct OptimizeArgs {
   bool htp_only = false;
   bool verify = false;
   uint64_t seed = 0;
+  std::vector<std::string> plugins;
   VerifyOptions verify_options;
   GraphInputFlags input;
 };
@@ -180,6 +185,10 @@ int RunOptimize(const OptimizeArgs& args) {
     options.cost_overrides = std::move(table.overrides);
   }
 
+  std::optional<RuleFunctions> fns = LoadRuleFunctions(args.plugins);
+  if (!fns) return kExitBadInput;
+  options.functions = &fns->library;
+
   absl::StatusOr<Graph> graph = args.input.Load(args.graph);
   if (!graph.ok()) {
     std::fprintf(stderr, "%s\n", std::string(graph.status().message()).c_str());
@@ -190,7 +199,7 @@ int RunOptimize(const OptimizeArgs& args) {
   pp.include_dirs = args.include_dirs;
   pp.defines = args.defines;
   const std::vector<std::string> rule_files = args.rules.empty() ? DefaultRuleFiles() : args.rules;
-  absl::StatusOr<rules::RuleSet> set = rules::LoadRuleFiles(rule_files, pp, &diags);
+  absl::StatusOr<rules::RuleSet> set = LoadRulesWith(rule_files, pp, *fns, &diags);
   std::cerr << diags.ToString();
   if (!set.ok()) {
     std::fprintf(stderr, "egret: error: %s\n", std::string(set.status().message()).c_str());
@@ -245,6 +254,19 @@ int RunOptimize(const OptimizeArgs& args) {
   const SaturationSummary& sat = r->saturation;
   std::printf("e-graph: %zu enodes, %zu eclasses, %zu iterations, stop: %s\n", sat.enodes,
               sat.eclasses, sat.iterations, std::string(StopReasonName(sat.stop_reason)).c_str());
+  std::printf("rules: %zu compiled, %zu skipped", r->rules_compiled, r->rules_skipped.size());
+  if (!r->rules_skipped.empty()) {
+    std::vector<std::string> names;
+    for (const SkippedRuleSummary& k : r->rules_skipped) {
+      for (const SkippedRuleSummary::Missing& m : k.missing_functions) {
+        if (std::find(names.begin(), names.end(), m.function) == names.end()) {
+          names.push_back(m.function);
+        }
+      }
+    }
+    std::printf(" (no implementation of: %s)", absl::StrJoin(names, ", ").c_str());
+  }
+  std::printf("\n");
   std::printf("ops: %s\n", OpChanges(r->ops).c_str());
   if (!r->off_htp.empty()) {
     std::printf("runs off the HTP: %s\n", DescribeOpCounts(r->off_htp).c_str());
@@ -314,6 +336,7 @@ void RegisterOptimizeCommand(CLI::App& app, int* exit_code) {
   cmd->add_option("--atol", args->verify_options.atol,
                   "--verify's absolute tolerance (default 1e-5)")
       ->check(CLI::NonNegativeNumber);
+  AddPluginOption(cmd, &args->plugins);
   cmd->add_option("--quant-steps", args->verify_options.quant_steps,
                   "--verify: quantized outputs may also differ by this many steps (default 1)")
       ->check(CLI::NonNegativeNumber);

@@ -1,9 +1,12 @@
 // egret rules check|list|dump: read rule files (op-package sources or .rules
 // files) through the rule front end and report on them.
 //
-//   egret rules check [-I DIR]... [-D NAME[=VALUE]]... [--no-prelude] FILE...
+//   egret rules check [-I DIR]... [-D NAME[=VALUE]]... [--no-prelude] [--plugin LIB]... FILE...
 //       diagnostics on stderr, then "N rules, M op implementations, E errors,
-//       W warnings" on stdout; exit 1 if any error, 2 if a file is unreadable.
+//       W warnings" on stdout, followed by ", S rules not run (no
+//       implementation of: f, g)" when rules call external functions that are
+//       neither built in nor in a --plugin (each such call is a warning);
+//       exit 1 if any error, 2 if a file is unreadable or a plugin bad.
 //   egret rules list [options] FILE...
 //       one row per rule: pass spec, priority, root op, file:line.
 //   egret rules dump --json [options] FILE...
@@ -17,6 +20,7 @@
 
 #include "absl/strings/str_format.h"
 #include "cli/commands.h"
+#include "cli/plugin_option.h"
 #include "egret/cost/cost_expr.h"
 #include "egret/rules/rule_set.h"
 #include "egret/support/diagnostic.h"
@@ -29,6 +33,7 @@ struct RulesArgs {
   std::vector<std::string> files;
   std::vector<std::string> include_dirs;
   std::vector<std::string> defines;
+  std::vector<std::string> plugins;
   bool no_prelude = false;
   bool json = false;
 };
@@ -42,16 +47,25 @@ void AddCommonOptions(CLI::App* cmd, RulesArgs* args) {
   cmd->add_option("-D", args->defines, "Define a macro: NAME or NAME=VALUE")
       ->allow_extra_args(false);
   cmd->add_flag("--no-prelude", args->no_prelude, "Do not predefine egret's helper macros");
+  AddPluginOption(cmd, &args->plugins);
 }
 
-// Loads the files; prints the diagnostics on stderr. Returns the exit code
-// for a failure to read a file (2) through *exit, or the set.
-std::optional<rules::RuleSet> Load(const RulesArgs& args, DiagnosticList* diags, int* exit) {
+// Loads the plugins and the files; prints the diagnostics on stderr. Returns
+// the exit code for a bad plugin or a failure to read a file (2) through
+// *exit, or the set; `skipped` (may be null) gets the rules that call a
+// function with no implementation.
+std::optional<rules::RuleSet> Load(const RulesArgs& args, DiagnosticList* diags, int* exit,
+                                   std::vector<rules::SkippedRule>* skipped = nullptr) {
+  std::optional<RuleFunctions> fns = LoadRuleFunctions(args.plugins);
+  if (!fns) {
+    *exit = kExitBadInput;
+    return std::nullopt;
+  }
   rules::PreprocessOptions options;
   options.include_dirs = args.include_dirs;
   options.defines = args.defines;
   options.use_prelude = !args.no_prelude;
-  absl::StatusOr<rules::RuleSet> set = rules::LoadRuleFiles(args.files, options, diags);
+  absl::StatusOr<rules::RuleSet> set = LoadRulesWith(args.files, options, *fns, diags, skipped);
   std::cerr << diags->ToString();
   if (!set.ok()) {
     std::cerr << set.status().message() << "\n";
@@ -67,11 +81,17 @@ std::string RootOp(const rules::Rule& r) { return r.match.op; }
 int RunCheck(const RulesArgs& args) {
   DiagnosticList diags;
   int exit = kExitOk;
-  std::optional<rules::RuleSet> set = Load(args, &diags, &exit);
+  std::vector<rules::SkippedRule> skipped;
+  std::optional<rules::RuleSet> set = Load(args, &diags, &exit, &skipped);
   if (!set) return exit;
-  std::cout << absl::StrFormat("%d rules, %d op implementations, %d errors, %d warnings\n",
+  std::cout << absl::StrFormat("%d rules, %d op implementations, %d errors, %d warnings",
                                set->rules.size(), set->ops.size(), diags.error_count(),
                                diags.warning_count());
+  if (!skipped.empty()) {
+    std::cout << absl::StrFormat(", %d rule%s not run (no implementation of: %s)", skipped.size(),
+                                 skipped.size() == 1 ? "" : "s", MissingFunctionNames(skipped));
+  }
+  std::cout << "\n";
   return exit;
 }
 

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "egret/api/functions_internal.h"
+#include "egret/rules/plugin_loader.h"
 
 namespace egret::api {
 namespace {
@@ -87,6 +88,12 @@ void Functions::AddReplace(std::string name, ReplaceFn fn) {
         if (!value->has_value()) return std::nullopt;
         return Add(g, **std::move(value));
       });
+}
+
+absl::Status Functions::LoadPlugin(const std::string& path) {
+  absl::StatusOr<rules::PluginInfo> info =
+      rules::LoadPlugin(path, &impl_->library, &impl_->declared);
+  return info.ok() ? absl::OkStatus() : info.status();
 }
 
 }  // namespace egret::api

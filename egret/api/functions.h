@@ -27,6 +27,7 @@
 #include <string>
 #include <variant>
 
+#include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
 #include "egret/graph/tensor.h"
@@ -85,6 +86,13 @@ class Functions {
   void AddConstraint(std::string name, ConstraintFn fn);
   void AddShapeFn(std::string name, int num_args, ShapeFn fn);
   void AddReplace(std::string name, ReplaceFn fn);
+
+  // Loads a function plugin: a shared library built against the C ABI of
+  // egret/rules/plugin_abi.h (docs/plugins.md), whose functions are added as
+  // by the Add* calls (replacing those of the same name and kind). Errors are
+  // one line "<path>: error: ..." (kNotFound for a missing file,
+  // kInvalidArgument otherwise); nothing is added then.
+  absl::Status LoadPlugin(const std::string& path);
 
   struct Impl;  // egret's own representation (api/functions_internal.h)
   const Impl& impl() const { return *impl_; }

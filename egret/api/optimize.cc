@@ -3,6 +3,7 @@
 #include <utility>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/strings/str_cat.h"
 #include "egret/api/rules_internal.h"
 #include "egret/extract/extractor_registry.h"
 #include "egret/pipeline/optimize.h"
@@ -49,6 +50,13 @@ OptimizeResult FromPipelineResult(egret::OptimizeResult r) {
   }
   for (RuleIssue& issue : r.rule_issues) {
     out.rule_issues.push_back({std::move(issue.rule), std::move(issue.messages)});
+  }
+  for (SkippedRuleSummary& k : r.rules_skipped) {
+    std::vector<std::string> reasons;
+    for (const SkippedRuleSummary::Missing& m : k.missing_functions) {
+      reasons.push_back(absl::StrCat(m.form, " function '", m.function, "' (", m.location, ")"));
+    }
+    out.skipped_rules.push_back({std::move(k.rule), std::move(reasons)});
   }
   out.stop_reason = std::string(StopReasonName(r.saturation.stop_reason));
   out.iterations = static_cast<int64_t>(r.saturation.iterations);

@@ -117,6 +117,16 @@ struct OptimizeResult {
   };
   std::vector<RuleIssue> rule_issues;
 
+  // Rules that were not run because they call an external function with no
+  // implementation in the Functions the rules were loaded with: the rule and
+  // one reason per missing function ("SHAPEFN_APPLY function 'f'
+  // (file:line:col)").
+  struct SkippedRule {
+    std::string rule;
+    std::vector<std::string> reasons;
+  };
+  std::vector<SkippedRule> skipped_rules;
+
   // How saturation ended: "Saturated", "IterationLimit", "NodeLimit",
   // "ClassLimit", "TimeLimit" or "MemoryLimit"; and iterations over all phases.
   std::string stop_reason;

@@ -4,6 +4,7 @@
 
 #include "egret/api/functions_internal.h"
 #include "egret/api/rules_internal.h"
+#include "egret/rules/function_binding.h"
 
 namespace egret::api {
 
@@ -19,6 +20,7 @@ absl::StatusOr<Rules> Rules::Load(const std::vector<RuleSource>& sources,
   absl::StatusOr<rules::RuleSet> set =
       rules::LoadRuleSources(sources, functions.impl().declared, pp, diags);
   if (!set.ok()) return set.status();
+  rules::WarnSkippedRules(rules::RulesWithUnboundCalls(*set, functions.impl().library), diags);
   for (size_t i = first; i < diags->all().size(); ++i) {
     const Diagnostic& d = diags->all()[i];
     if (d.severity == Severity::kError) {

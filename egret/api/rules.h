@@ -36,10 +36,12 @@ struct RuleOptions {
 // external functions it was loaded with. Move-only.
 class Rules {
  public:
-  // Preprocesses, parses and checks `sources` in order; a rule may call any
-  // function of `functions`, or of an EXTERNAL_SHAPEFN annotation in any
-  // source (the optimizer then needs an implementation of it registered in
-  // `functions` too). Every diagnostic, warnings included, goes to `diags`
+  // Preprocesses, parses and checks `sources` in order. A rule that calls an
+  // external function `functions` has no implementation of (built in,
+  // registered or from a plugin) is kept, with one warning per such function,
+  // and not run by Optimize (OptimizeResult::skipped_rules lists it); a call
+  // of a function of `functions` or of an EXTERNAL_SHAPEFN annotation is held
+  // to its number of operands. Every diagnostic, warnings included, goes to `diags`
   // as "file:line:col: error: ..." with the source's name as the file
   // (`diags` may be null).
   // Errors: kNotFound / kResourceExhausted when a file cannot be read;

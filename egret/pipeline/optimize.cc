@@ -42,14 +42,16 @@ class StageClock {
 // What saturation and extraction run with.
 struct Prepared {
   std::vector<rules::CompiledRule> rules;
-  std::vector<Rewrite> extra;  // built-in equivalences and constant folding
+  std::vector<SkippedRuleSummary> skipped;  // rules left out (no implementation of a function)
+  std::vector<Rewrite> extra;               // built-in equivalences and constant folding
   cost::HvxCostModel model;
 };
 
 absl::StatusOr<Prepared> Prepare(const Graph& input, const rules::RuleSet& rule_set,
                                  const OptimizeOptions& options, DiagnosticList* diags) {
+  std::vector<SkippedRuleSummary> skipped;
   EGRET_ASSIGN_OR_RETURN(std::vector<rules::CompiledRule> compiled,
-                         CompileForGraph(input, rule_set, options, diags));
+                         CompileForGraph(input, rule_set, options, diags, &skipped));
   std::vector<Rewrite> extra;
   if (options.builtin_rewrites) extra = BuiltinRewrites(OpTable::Default());
   if (options.constant_folding) {
@@ -59,7 +61,7 @@ absl::StatusOr<Prepared> Prepare(const Graph& input, const rules::RuleSet& rule_
   cost::HvxCostModel model = cost::MakeCostModel(rule_set.ops, options.cost_overrides,
                                                  EffectiveOptions(input, options), diags);
   model.set_cpu_fallback(options.cpu_fallback);
-  return Prepared{std::move(compiled), std::move(extra), std::move(model)};
+  return Prepared{std::move(compiled), std::move(skipped), std::move(extra), std::move(model)};
 }
 
 struct Extracted {
@@ -114,15 +116,25 @@ Options EffectiveOptions(const Graph& input, const OptimizeOptions& options) {
   return out;
 }
 
-absl::StatusOr<std::vector<rules::CompiledRule>> CompileForGraph(const Graph& input,
-                                                                 const rules::RuleSet& rule_set,
-                                                                 const OptimizeOptions& options,
-                                                                 DiagnosticList* diags) {
+absl::StatusOr<std::vector<rules::CompiledRule>> CompileForGraph(
+    const Graph& input, const rules::RuleSet& rule_set, const OptimizeOptions& options,
+    DiagnosticList* diags, std::vector<SkippedRuleSummary>* skipped) {
   rules::CompileOptions co;
   co.options = EffectiveOptions(input, options);
   co.functions = options.functions;
   const int errors_before = diags->error_count();
-  std::vector<rules::CompiledRule> compiled = rules::CompileRules(rule_set, co, diags);
+  std::vector<rules::SkippedRule> left_out;
+  std::vector<rules::CompiledRule> compiled = rules::CompileRules(rule_set, co, diags, &left_out);
+  if (skipped != nullptr) {
+    for (const rules::SkippedRule& r : left_out) {
+      SkippedRuleSummary k{r.rule, r.loc.ToString(), {}};
+      for (const rules::UnboundCall& c : r.calls) {
+        k.missing_functions.push_back(
+            {c.function, std::string(rules::ExprKindName(c.form)), c.origin.loc.ToString()});
+      }
+      skipped->push_back(std::move(k));
+    }
+  }
   if (diags->error_count() > errors_before) {
     return absl::FailedPreconditionError(
         absl::StrFormat("%d rule(s) failed to compile", diags->error_count() - errors_before));
@@ -188,6 +200,7 @@ absl::StatusOr<OptimizeResult> Optimize(const Graph& input, const rules::RuleSet
   time.memory_plan_ms = clock.Lap();
 
   result.rules_compiled = prep.rules.size();
+  result.rules_skipped = prep.skipped;
   result.provenance_records = ProvenanceRecordsOf(prep.rules);
   result.rule_issues = RuleIssuesOf(prep.rules);
   result.ops = OpCountChanges(input, result.graph);

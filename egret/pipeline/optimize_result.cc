@@ -87,6 +87,16 @@ nlohmann::json ToJson(const OptimizeResult& r) {
   j["stop_reason"] = StopReasonName(s.stop_reason);
   j["phase_mode"] = PhaseModeName(s.phase_mode);
   j["rules_compiled"] = r.rules_compiled;
+  Json skipped = Json::array();
+  for (const SkippedRuleSummary& k : r.rules_skipped) {
+    Json missing = Json::array();
+    for (const SkippedRuleSummary::Missing& m : k.missing_functions) {
+      missing.push_back({{"function", m.function}, {"form", m.form}, {"location", m.location}});
+    }
+    skipped.push_back(
+        {{"rule", k.rule}, {"location", k.location}, {"missing_functions", std::move(missing)}});
+  }
+  j["rules_skipped"] = std::move(skipped);
   j["merge_conflicts"] = s.merge_conflicts;
   Json phases = Json::array();
   for (const PhaseSummary& p : s.phases) phases.push_back(PhaseJson(p));

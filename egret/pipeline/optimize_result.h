@@ -121,6 +121,20 @@ struct RuleIssue {
   std::vector<std::string> messages;  // "messages": the first few, one line each
 };
 
+// A valid rule that was not run because it calls an external function with
+// no implementation loaded ("rules_skipped[]"; rules/function_binding.h).
+struct SkippedRuleSummary {
+  std::string rule;      // "rule": its label
+  std::string location;  // "location": "file:line:col" of the rule
+  // "missing_functions[]": one per function and calling form, at its first call.
+  struct Missing {
+    std::string function;  // "function": its name
+    std::string form;      // "form": e.g. "SHAPEFN_APPLY"
+    std::string location;  // "location": "file:line:col" of the call
+  };
+  std::vector<Missing> missing_functions;
+};
+
 // Wall time of each stage in milliseconds ("time_ms").
 struct StageTimes {
   double compile_ms = 0;            // "compile": rules, built-ins, cost model
@@ -154,7 +168,10 @@ struct OptimizeResult {
   // "enodes", "eclasses", "peak_enodes", "iterations", "stop_reason",
   // "phase_mode", "merge_conflicts", "phases" (top-level keys).
   SaturationSummary saturation;
-  size_t rules_compiled = 0;           // "rules_compiled"
+  size_t rules_compiled = 0;  // "rules_compiled"
+  // "rules_skipped": valid rules left out for a function with no
+  // implementation (neither compiled nor run).
+  std::vector<SkippedRuleSummary> rules_skipped;
   size_t provenance_records = 0;       // "provenance_records": WITH_SAME_ID / WITH_SPLIT_HISTORY
   std::vector<RuleIssue> rule_issues;  // "rule_issues"
   // "memory": `graph`'s memory plan (its peak_bytes, arena_bytes, total_bytes,

@@ -56,11 +56,12 @@ Options EffectiveOptions(const Graph& input, const OptimizeOptions& options);
 
 // Compiles `rule_set` for `input` (its options overridden by
 // options.option_overrides, options.functions); rules that fail are reported
-// in `diags` and fail the call (kFailedPrecondition).
-absl::StatusOr<std::vector<rules::CompiledRule>> CompileForGraph(const Graph& input,
-                                                                 const rules::RuleSet& rule_set,
-                                                                 const OptimizeOptions& options,
-                                                                 DiagnosticList* diags);
+// in `diags` and fail the call (kFailedPrecondition). Rules calling a function
+// options.functions does not implement are left out and listed in `skipped`
+// (may be null).
+absl::StatusOr<std::vector<rules::CompiledRule>> CompileForGraph(
+    const Graph& input, const rules::RuleSet& rule_set, const OptimizeOptions& options,
+    DiagnosticList* diags, std::vector<SkippedRuleSummary>* skipped = nullptr);
 
 }  // namespace egret
 

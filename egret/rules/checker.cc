@@ -289,12 +289,11 @@ bool Checker::LeaveSplit() {
 
 void Checker::CheckExternal(Expr& e, size_t given) {
   const ExternalFunction* f = ext_.Find(e.name);
-  if (f == nullptr) {
-    Error(e, absl::StrCat("unknown external function '", e.name,
-                          "' (not built in, and not declared by an EXTERNAL_SHAPEFN annotation "
-                          "comment)"));
-    return;
-  }
+  // An undeclared function is not an error: whether an implementation is
+  // loaded is for the binding to the function library (function_binding.h),
+  // which keeps the rule and skips it when none is. Only declared functions
+  // have a known arity.
+  if (f == nullptr) return;
   if (std::optional<size_t> n = f->RuleArity();
       n && e.kind != ExprKind::kExternalConstraint && *n != given) {
     Error(e, absl::StrCat("external function '", e.name, "' takes ", *n, " operand",

@@ -21,8 +21,11 @@
 //  - the replacement is not "*" and no root SELECT can yield "*";
 //  - the 3-operand WITH_SPLIT_HISTORY has an integer constant second operand;
 //    a constant second operand of ROUNDUP is a power of 2;
-//  - external functions are known (built in or declared by an annotation),
-//    with the declared number of operands.
+//  - calls of declared external functions (built in, registered, loaded from
+//    a plugin or declared by an annotation) have the declared number of
+//    operands. An undeclared function is not an error here: a rule calling a
+//    function with no implementation is kept, and reported and skipped when
+//    the rules are bound to a function library (function_binding.h).
 // Warnings: gen_ShapeOf of a shape construction (redundant).
 #ifndef EGRET_RULES_CHECKER_H_
 #define EGRET_RULES_CHECKER_H_

@@ -64,8 +64,8 @@ class Checker {
   // body used the tag.
   void EnterSplit(const std::string& tag) { scopes_.push_back({tag, false}); }
   bool LeaveSplit();
-  // An external function call: known, and with the declared arity (`given`
-  // operands) unless it is an EXTERNAL_CONSTRAINT.
+  // An external function call: when declared, with the declared arity
+  // (`given` operands) unless it is an EXTERNAL_CONSTRAINT.
   void CheckExternal(Expr& e, size_t given);
   bool HasTag(const std::string& tag) const { return tags_.contains(tag); }
 

@@ -73,15 +73,27 @@ absl::StatusOr<CompiledMatch> CompileMatch(const MatchNode& match) {
   return out;
 }
 
-absl::StatusOr<CompiledRule> CompileRule(const Rule& rule, const CompileOptions& options) {
+namespace {
+
+const FunctionLibrary& Builtins() {
   static const FunctionLibrary* builtins = new FunctionLibrary(FunctionLibrary::WithBuiltins());
-  const FunctionLibrary* functions = options.functions ? options.functions : builtins;
+  return *builtins;
+}
+
+}  // namespace
+
+std::string RuleLabel(const Rule& rule) {
+  return absl::StrFormat("%s@%s:%d", rule.PassSpec(), rule.loc().file, rule.loc().line);
+}
+
+absl::StatusOr<CompiledRule> CompileRule(const Rule& rule, const CompileOptions& options) {
+  const FunctionLibrary* functions = options.functions ? options.functions : &Builtins();
   absl::StatusOr<CompiledMatch> match = CompileMatch(rule.match);
   if (!match.ok()) return match.status();
   CompiledRule out;
   out.priority = rule.priority;
   out.loc = rule.loc();
-  out.label = absl::StrFormat("%s@%s:%d", rule.PassSpec(), rule.loc().file, rule.loc().line);
+  out.label = RuleLabel(rule);
   out.log = std::make_shared<RuleLog>();
   // The bindings must outlive nothing: compiled closures copy the slots.
   ExprEnv env;
@@ -110,10 +122,18 @@ absl::StatusOr<CompiledRule> CompileRule(const Rule& rule, const CompileOptions&
 }
 
 std::vector<CompiledRule> CompileRules(const RuleSet& set, const CompileOptions& options,
-                                       DiagnosticList* diags) {
+                                       DiagnosticList* diags, std::vector<SkippedRule>* skipped) {
+  const FunctionLibrary& functions = options.functions ? *options.functions : Builtins();
   std::vector<CompiledRule> out;
   for (size_t i = 0; i < set.rules.size(); ++i) {
     if (i < set.valid.size() && !set.valid[i]) continue;
+    if (std::vector<UnboundCall> calls = UnboundCalls(set.rules[i], functions); !calls.empty()) {
+      if (skipped != nullptr) {
+        skipped->push_back(
+            SkippedRule{RuleLabel(set.rules[i]), set.rules[i].loc(), std::move(calls)});
+      }
+      continue;
+    }
     absl::StatusOr<CompiledRule> r = CompileRule(set.rules[i], options);
     if (!r.ok()) {
       Diagnostic d;

@@ -23,6 +23,7 @@
 #include "egret/egraph/rewrite.h"
 #include "egret/graph/graph.h"
 #include "egret/rules/ast.h"
+#include "egret/rules/function_binding.h"
 #include "egret/rules/replacement.h"
 #include "egret/rules/rule_set.h"
 #include "egret/rules/shape_functions.h"
@@ -52,13 +53,20 @@ struct CompiledMatch {
 };
 absl::StatusOr<CompiledMatch> CompileMatch(const MatchNode& match);
 
-// Compiles one rule. Errors are "file:line:col: error: ..." messages.
+// A rule's label in reports: "PASS_SPEC@file:line".
+std::string RuleLabel(const Rule& rule);
+
+// Compiles one rule. Errors are "file:line:col: error: ..." messages (a call
+// of an external function the library does not implement is one).
 absl::StatusOr<CompiledRule> CompileRule(const Rule& rule, const CompileOptions& options);
 
 // Every valid rule of `set`, in file order; a rule that fails to compile is
-// reported in `diags` (as an error) and left out.
+// reported in `diags` (as an error) and left out. A rule that calls an
+// external function options.functions does not implement (function_binding.h)
+// is left out too, without a diagnostic, and listed in `skipped` (may be null).
 std::vector<CompiledRule> CompileRules(const RuleSet& set, const CompileOptions& options,
-                                       DiagnosticList* diags);
+                                       DiagnosticList* diags,
+                                       std::vector<SkippedRule>* skipped = nullptr);
 
 // The rules grouped by priority, ascending: (priority, indices into rules).
 std::vector<std::pair<int64_t, std::vector<size_t>>> GroupByPriority(

@@ -118,13 +118,32 @@ TEST(RulesTest, DiagnosticsNameThePseudoFile) {
   EXPECT_EQ(diags.all()[0].loc.file, "<my rules>");
 }
 
-TEST(RulesTest, AnUnregisteredExternalFunctionIsAnError) {
+// A rule calling a function with no implementation loads with a warning and
+// is skipped by Optimize, which lists it with the reason.
+TEST(RulesTest, ARuleCallingAnUnregisteredFunctionIsSkipped) {
   DiagnosticList diags;
   absl::StatusOr<Rules> rules = Load(kDoubleRelu, Functions(), &diags);
-  ASSERT_FALSE(rules.ok());
-  EXPECT_NE(rules.status().message().find("unknown external function 'allow'"),
-            std::string_view::npos)
-      << rules.status();
+  ASSERT_TRUE(rules.ok()) << rules.status();
+  EXPECT_FALSE(diags.has_errors()) << diags.ToString();
+  ASSERT_EQ(diags.warning_count(), 1) << diags.ToString();
+  EXPECT_EQ(diags.all()[0].ToString(),
+            "<test>:4:3: warning: external function 'allow' has no EXTERNAL_CONSTRAINT "
+            "implementation (not built in, registered or loaded from a --plugin): the rule "
+            "GRAPH_CLEANUP@<test>:2 is kept but not run");
+  absl::StatusOr<OptimizeResult> r = Optimize(DoubleRelu(), *rules, {}, &diags);
+  ASSERT_TRUE(r.ok()) << r.status();
+  ASSERT_EQ(r->skipped_rules.size(), 1u);
+  EXPECT_EQ(r->skipped_rules[0].rule, "GRAPH_CLEANUP@<test>:2");
+  EXPECT_EQ(r->skipped_rules[0].reasons,
+            (std::vector<std::string>{"EXTERNAL_CONSTRAINT function 'allow' (<test>:4:3)"}));
+  EXPECT_EQ(FindRule(*r, "GRAPH_CLEANUP@<test>:2"), nullptr);
+  EXPECT_EQ(r->ops[0].after, 2);  // not rewritten
+
+  // A missing plugin is a one-line error naming it.
+  Functions fns;
+  absl::Status s = fns.LoadPlugin("/nonexistent/libfns.so");
+  EXPECT_EQ(s.code(), absl::StatusCode::kNotFound);
+  EXPECT_EQ(s.message(), "/nonexistent/libfns.so: error: cannot open plugin: no such file");
 }
 
 TEST(RulesTest, FilesAndTextsLoadTogether) {

@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <optional>
 #include <sstream>
 
@@ -712,6 +713,117 @@ TEST_F(CliTest, CompareBadInputAndFailedVerify) {
   EXPECT_THAT(r.err, HasSubstr("greedy: the result computes different outputs"));
   EXPECT_THAT(*ReadFile(Path("c.csv")), HasSubstr(",cse,"));
   EXPECT_THAT(*ReadFile(Path("c.csv")), HasSubstr(",FAIL\n"));
+}
+
+// Function plugins (--plugin, docs/plugins.md) with examples/plugin/: its rules
+// call functions egret does not build in, so without the plugin they are
+// reported and skipped; with it they run and the result verifies.
+const std::string kPluginRules =
+    std::string(EGRET_SOURCE_DIR) + "/examples/plugin/maxpool_rules.cc";
+const std::string kPluginGraph =
+    std::string(EGRET_SOURCE_DIR) + "/examples/plugin/padded_pool.json";
+constexpr char kMissing[] =
+    "no implementation of: has_spatial_padding, pad_total_for_qnn, reshape_hw_to_4d, "
+    "pad_before_for_qnn";
+
+TEST_F(CliTest, RulesCheckWarnsAboutFunctionsWithoutImplementation) {
+  Result r = Run({"rules", "check", kPluginRules});
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.out, absl::StrCat("2 rules, 3 op implementations, 0 errors, 6 warnings, 2 rules not "
+                                "run (",
+                                kMissing, ")\n"));
+  std::vector<std::string> lines = absl::StrSplit(r.err, '\n', absl::SkipEmpty());
+  ASSERT_EQ(lines.size(), 6u) << r.err;
+  EXPECT_EQ(lines[1], absl::StrCat(kPluginRules,
+                                   ":26:18: warning: external function 'pad_total_for_qnn' has no "
+                                   "SHAPEFN_APPLY implementation (not built in, registered or "
+                                   "loaded from a --plugin): the rule EARLY+10@",
+                                   kPluginRules, ":21 is kept but not run"));
+  for (const std::string& l : lines) EXPECT_THAT(l, HasSubstr(": warning: external function '"));
+
+  for (const char* cmd : {"check", "list", "dump"}) {
+    std::vector<std::string> args = {"rules", cmd, kPluginRules, "--plugin", EGRET_EXAMPLE_PLUGIN};
+    if (std::string(cmd) == "dump") args.push_back("--json");
+    r = Run(args);
+    EXPECT_EQ(r.code, 0) << cmd << ": " << r.err;
+    EXPECT_EQ(r.err, "") << cmd;
+  }
+  EXPECT_EQ(Run({"rules", "check", "--plugin", EGRET_EXAMPLE_PLUGIN, kPluginRules}).out,
+            "2 rules, 3 op implementations, 0 errors, 0 warnings\n");
+}
+
+TEST_F(CliTest, OptimizeSkipsRulesWithoutImplementationAndRunsThemWithAPlugin) {
+  Result r = Run({"optimize", kPluginGraph, "--rules", kPluginRules, "--verify", "--report",
+                  Path("skipped.json")});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr(absl::StrCat("rules: 0 compiled, 2 skipped (", kMissing, ")\n")));
+  EXPECT_THAT(r.out, HasSubstr("ops: PoolMax2d 1 -> 1\n"));
+  nlohmann::json rep = ReadJson("skipped.json");
+  EXPECT_EQ(rep["rules_compiled"], 0);
+  ASSERT_EQ(rep["rules_skipped"].size(), 2u) << rep.dump();
+  EXPECT_EQ(rep["rules_skipped"][0]["rule"], absl::StrCat("EARLY+10@", kPluginRules, ":21"));
+  EXPECT_EQ(rep["rules_skipped"][0]["missing_functions"][1],
+            nlohmann::json({{"function", "pad_total_for_qnn"},
+                            {"form", "SHAPEFN_APPLY"},
+                            {"location", absl::StrCat(kPluginRules, ":26:18")}}));
+
+  // With the plugin both rules run, and the result computes the same.
+  r = Run({"optimize", kPluginGraph, "--rules", kPluginRules, "--plugin", EGRET_EXAMPLE_PLUGIN,
+           "--verify", "--report", Path("report.json"), "-o", Path("out.json")});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.err, "");
+  EXPECT_THAT(r.out, HasSubstr("rules: 2 compiled, 0 skipped\n"));
+  EXPECT_THAT(r.out, HasSubstr("verify: ok"));
+  rep = ReadJson("report.json");
+  EXPECT_EQ(rep["rules_skipped"], nlohmann::json::array());
+  EXPECT_EQ(rep["rule_issues"], nlohmann::json::array()) << rep["rule_issues"].dump();
+  std::map<std::string, int64_t> applied;
+  for (const auto& phase : rep["phases"]) {
+    for (const auto& rule : phase["rules"])
+      applied[rule["rule"]] += rule["applications"].get<int64_t>();
+  }
+  EXPECT_GT((applied[absl::StrCat("EARLY+10@", kPluginRules, ":21")]), 0) << rep["phases"].dump();
+  EXPECT_GT((applied[absl::StrCat("EARLY+11@", kPluginRules, ":42")]), 0) << rep["phases"].dump();
+
+  // Priced so that the rewritten forms win, the plugin's shapes decide the
+  // result, and it still verifies.
+  Write("costs.json", R"({"Pad": -100, "Slice_shape": -100})");
+  r = Run({"optimize", kPluginGraph, "--rules", kPluginRules, "--plugin", EGRET_EXAMPLE_PLUGIN,
+           "--verify", "--costs", Path("costs.json"), "-o", Path("forced.json")});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("verify: ok"));
+  EXPECT_THAT(r.out, HasSubstr("Pad 0 -> 1"));
+  EXPECT_THAT(r.out, HasSubstr("Slice_shape 0 -> 1"));
+}
+
+TEST_F(CliTest, BadPluginsExitTwoWithOneLine) {
+  Write("libnot_a_plugin.so", "just text\n");
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {Path("absent.so"), "cannot open plugin: no such file"},
+      {Path("libnot_a_plugin.so"), "cannot load plugin (not a loadable shared library?)"},
+      {EGRET_BAD_PLUGIN_NO_ENTRY, "not an egret plugin"},
+      {EGRET_BAD_PLUGIN_VERSION, "plugin ABI version 999, but this egret loads version 1"},
+      {EGRET_BAD_PLUGIN_REGISTER, "egret_plugin_register failed: this plugin refuses to register"},
+      {EGRET_BAD_PLUGIN_NAME, "bad name 'bad-name'"},
+  };
+  for (const auto& [plugin, what] : cases) {
+    for (std::vector<std::string> args :
+         {std::vector<std::string>{"rules", "check", kPluginRules},
+          std::vector<std::string>{"optimize", kPluginGraph, "--rules", kPluginRules, "-o",
+                                   Path("out.json")},
+          std::vector<std::string>{"compare", kPluginGraph, "--rules", kPluginRules}}) {
+      args.push_back("--plugin");
+      args.push_back(plugin);
+      Result r = Run(args);
+      SCOPED_TRACE(absl::StrJoin(args, " "));
+      EXPECT_EQ(r.code, 2);
+      EXPECT_EQ(r.err, absl::StrCat(r.FirstErrLine(), "\n"));  // one line
+      EXPECT_THAT(r.FirstErrLine(), StartsWith(absl::StrCat(plugin, ": error: ")));
+      EXPECT_THAT(r.FirstErrLine(), HasSubstr(what));
+      EXPECT_EQ(r.out, "");
+      EXPECT_FALSE(fs::exists(Path("out.json")));
+    }
+  }
 }
 
 }  // namespace

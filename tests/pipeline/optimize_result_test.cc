@@ -117,13 +117,29 @@ TEST(OptimizeResultTest, ReportHasTheDocumentedKeys) {
   absl::StatusOr<OptimizeResult> r = OptimizeExample(PhaseMode::kReseed);
   ASSERT_TRUE(r.ok()) << r.status();
   const Json rep = ToJson(*r);
-  EXPECT_EQ(KeysOf(rep),
-            (Keys{"input_nodes",     "output_nodes",  "input_cost",  "output_cost",
-                  "extraction",      "enodes",        "eclasses",    "peak_enodes",
-                  "iterations",      "stop_reason",   "phase_mode",  "rules_compiled",
-                  "merge_conflicts", "phases",        "rule_issues", "provenance_records",
-                  "provenance",      "memory",        "ops",         "off_htp",
-                  "time_ms",         "peak_rss_bytes"}));
+  EXPECT_EQ(KeysOf(rep), (Keys{"input_nodes",
+                               "output_nodes",
+                               "input_cost",
+                               "output_cost",
+                               "extraction",
+                               "enodes",
+                               "eclasses",
+                               "peak_enodes",
+                               "iterations",
+                               "stop_reason",
+                               "phase_mode",
+                               "rules_compiled",
+                               "rules_skipped",
+                               "merge_conflicts",
+                               "phases",
+                               "rule_issues",
+                               "provenance_records",
+                               "provenance",
+                               "memory",
+                               "ops",
+                               "off_htp",
+                               "time_ms",
+                               "peak_rss_bytes"}));
   EXPECT_EQ(KeysOf(rep["extraction"]), (Keys{"extractor", "dag_cost", "tree_cost"}));
   EXPECT_EQ(KeysOf(rep["memory"]),
             (Keys{"peak_bytes", "arena_bytes", "total_bytes", "naive_peak_bytes",
