@@ -30,7 +30,8 @@ std::string ImplementedForms(const FunctionLibrary& lib, const std::string& name
   std::string out;
   for (ExprKind k : {ExprKind::kExternalConstraint, ExprKind::kShapeFnApply,
                      ExprKind::kAutoSplitShapeFnApply, ExprKind::kExternalReplace}) {
-    if (Implemented(lib, k, name)) absl::StrAppend(&out, out.empty() ? "" : ", ", ExprKindName(k));
+    if (Implemented(lib, k, name))
+      absl::StrAppend(&out, out.empty() ? "" : ", ", std::string(ExprKindName(k)));
   }
   return out;
 }
@@ -49,8 +50,8 @@ void Collect(const Expr& e, const FunctionLibrary& lib,
 }  // namespace
 
 std::string UnboundCall::ToString() const {
-  return absl::StrCat(ExprKindName(form), " function '", function, "' (", origin.loc.ToString(),
-                      ")");
+  return absl::StrCat(std::string(ExprKindName(form)), " function '", function, "' (",
+                      origin.loc.ToString(), ")");
 }
 
 std::string SkippedRule::Reason() const {
@@ -87,10 +88,10 @@ void WarnSkippedRules(const std::vector<SkippedRule>& skipped, DiagnosticList* d
           c.implemented_as.empty()
               ? "not built in, registered or loaded from a --plugin"
               : absl::StrCat("it is implemented for ", c.implemented_as, " only");
-      diags->Add(DiagnosticAt(
-          Severity::kWarning, c.origin,
-          absl::StrCat("external function '", c.function, "' has no ", ExprKindName(c.form),
-                       " implementation (", why, "): the rule ", r.rule, " is kept but not run")));
+      diags->Add(DiagnosticAt(Severity::kWarning, c.origin,
+                              absl::StrCat("external function '", c.function, "' has no ",
+                                           std::string(ExprKindName(c.form)), " implementation (",
+                                           why, "): the rule ", r.rule, " is kept but not run")));
     }
   }
 }

@@ -26,13 +26,13 @@ constexpr int64_t kShapeFnCapacity = 1 << 16;
 using Handle = std::shared_ptr<void>;
 
 // The first line of a callback's NUL-terminated message (or a stand-in).
-std::string MessageOf(const char* buf, std::string_view fallback) {
+std::string MessageOf(const char* buf, const std::string& fallback) {
   std::string m(buf, strnlen(buf, kErrorSize));
   m = m.substr(0, m.find('\n'));
   return m.empty() ? std::string(fallback) : m;
 }
 
-bool IsIdentifier(std::string_view s) {
+bool IsIdentifier(const std::string& s) {
   if (s.empty() || absl::ascii_isdigit(static_cast<unsigned char>(s[0]))) return false;
   for (char c : s) {
     if (!absl::ascii_isalnum(static_cast<unsigned char>(c)) && c != '_') return false;
@@ -165,7 +165,7 @@ absl::StatusOr<Id> AddResult(EGraph& g, const ResultData& r) {
   }
 }
 
-absl::Status CallFailed(std::string_view name, const char* error) {
+absl::Status CallFailed(const std::string& name, const char* error) {
   return absl::InvalidArgumentError(MessageOf(error, absl::StrCat(name, " failed")));
 }
 
@@ -178,7 +178,7 @@ struct Pending {
   std::vector<ExternalFunction> declarations;
   std::vector<std::string> names;
 
-  bool Check(const char* name, bool has_fn, int32_t num_operands, std::string_view kind) {
+  bool Check(const char* name, bool has_fn, int32_t num_operands, const std::string& kind) {
     if (!bad.empty()) return false;
     if (name == nullptr || !IsIdentifier(name)) {
       bad = absl::StrFormat("registers a %s function with a bad name '%s' (not a C identifier)",
@@ -193,7 +193,7 @@ struct Pending {
   }
 
   void Declare(const std::string& name, std::string return_type, int32_t num_operands,
-               std::string_view kind) {
+               const std::string& kind) {
     ExternalFunction f;
     f.name = name;
     f.return_type = std::move(return_type);
@@ -301,7 +301,7 @@ int RegisterReplace(void* context, const char* name, egret_replace_fn fn, void* 
   return 0;
 }
 
-absl::Status Bad(const std::string& path, std::string_view what) {
+absl::Status Bad(const std::string& path, const std::string& what) {
   return absl::InvalidArgumentError(absl::StrCat(path, ": error: ", what));
 }
 

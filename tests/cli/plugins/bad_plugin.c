@@ -33,6 +33,7 @@ EGRET_PLUGIN_EXPORT int egret_plugin_register(const egret_plugin_host* host, cha
                                               size_t error_size) {
 #if defined(BAD_REGISTER)
   (void)host;
+  (void)shape;
   snprintf(error, error_size, "this plugin refuses to register\nsecond line");
   return 1;
 #else
