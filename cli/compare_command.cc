@@ -1,6 +1,6 @@
 // egret compare GRAPH... [--rules FILE...] [--strategies LIST] [--csv FILE]
 //     [--markdown FILE] [--plot FILE.svg] [--dim NAME=N]... [--iter-limit N]
-//     [--node-limit N] [--time-limit S] [--seed N] [--plugin LIB]...
+//     [--node-limit N] [--time-limit S] [--seed N] [--plugin LIB]... [--flag NAME]...
 //
 // Runs strategies of pipeline/strategies.h (default: DefaultStrategies(),
 // greedy, cse, eqsat-tree, eqsat-dag, eqsat-ilp) on every graph with the same
@@ -24,6 +24,7 @@
 #include "cli/commands.h"
 #include "cli/graph_input.h"
 #include "cli/plugin_option.h"
+#include "cli/rule_flags_option.h"
 #include "egret/pipeline/compare_report.h"
 #include "egret/pipeline/strategies.h"
 #include "egret/rules/rule_set.h"
@@ -45,6 +46,7 @@ struct CompareArgs {
   double time_limit = 30.0;
   uint64_t seed = 0;
   std::vector<std::string> plugins;
+  std::vector<std::string> flags;
   GraphInputFlags input;
 };
 
@@ -63,6 +65,8 @@ int RunCompare(const CompareArgs& args) {
       strategies.push_back(*s);
     }
   }
+  std::optional<uint32_t> flags = RuleFlagsOption("compare", args.flags);
+  if (!flags) return kExitBadInput;
   // Every graph is read once up front (bad input fails before any run) and
   // again when its turn comes, so that only one graph is resident at a time.
   auto load = [&args](const std::string& path) {
@@ -92,6 +96,7 @@ int RunCompare(const CompareArgs& args) {
   options.optimize.ilp_time_limit_seconds = args.time_limit;
   options.seed = args.seed;
   options.optimize.functions = &fns->library;
+  options.optimize.rule_flags = *flags;
   std::vector<CompareRow> rows;
   int exit = kExitOk;
   for (size_t i = 0; i < args.graphs.size(); ++i) {
@@ -175,6 +180,7 @@ void RegisterCompareCommand(CLI::App& app, int* exit_code) {
       ->check(CLI::PositiveNumber);
   cmd->add_option("--seed", args->seed, "Seed for the verification inputs (default 0)");
   AddPluginOption(cmd, &args->plugins);
+  AddRuleFlagsOption(cmd, &args->flags);
   cmd->callback([args, exit_code] { *exit_code = RunCompare(*args); });
 }
 

@@ -1,14 +1,15 @@
 // egret optimize GRAPH [--rules FILE...] [--dim NAME=N]... [-I DIR]... [-D NAME[=VALUE]]...
 //     [--option NAME=VALUE]... [--iter-limit N] [--node-limit N] [--time-limit S]
 //     [--extractor NAME] [--phase-mode keep|reseed] [--costs FILE]
-//     [--no-fold] [--htp-only] [-o OUT] [--dot FILE] [--report FILE] [--progress]
-//     [--verify [--seed N] [--rtol R] [--atol A] [--quant-steps S]] [--plugin LIB]...
+//     [--no-fold] [--htp-only] [--flag NAME]... [-o OUT] [--dot FILE] [--report FILE]
+//     [--progress] [--verify [--seed N] [--rtol R] [--atol A] [--quant-steps S]] [--plugin LIB]...
 //
 // Optimizes GRAPH with the rules (pipeline/optimize.h; without --rules, the
 // shipped library rules/lib/*.rules), prints the cost, size,
 // op counts, the ops that run off the HTP (no HTP implementation: a CPU
 // fallback; --htp-only makes them an error), peak memory and provenance
-// summary on stdout, writes the result
+// summary on stdout (and how many rules were left out because a --flag they
+// need was not given: rules/rule_flags.h), writes the result
 // graph (-o; .json, or .dot), its Graphviz drawing with implementation, cost
 // and provenance per node (--dot) and a JSON report (--report). With --verify it first runs the
 // input and the result on the reference executor on the same seeded random
@@ -40,6 +41,7 @@
 #include "cli/extractor_option.h"
 #include "cli/graph_input.h"
 #include "cli/plugin_option.h"
+#include "cli/rule_flags_option.h"
 #include "egret/backend/test_data.h"
 #include "egret/backend/verify.h"
 #include "egret/cost/cost_table.h"
@@ -60,6 +62,7 @@ struct OptimizeArgs {
   std::vector<std::string> include_dirs;
   std::vector<std::string> defines;
   std::vector<std::string> options;
+  std::vector<std::string> flags;
   size_t iter_limit = 30;
   size_t node_limit = 100000;
   double time_limit = 30.0;
@@ -149,6 +152,9 @@ int RunOptimize(const OptimizeArgs& args) {
     }
     options.option_overrides[name] = value;
   }
+  std::optional<uint32_t> flags = RuleFlagsOption("optimize", args.flags);
+  if (!flags) return kExitBadInput;
+  options.rule_flags = *flags;
   const extract::Extractor* extractor = ExtractorOption("optimize", args.extractor);
   if (extractor == nullptr) return kExitBadInput;
   std::optional<PhaseMode> mode = ParsePhaseMode(args.phase_mode);
@@ -266,6 +272,7 @@ int RunOptimize(const OptimizeArgs& args) {
     }
     std::printf(" (no implementation of: %s)", absl::StrJoin(names, ", ").c_str());
   }
+  if (r->rules_left_out.count > 0) std::printf(", %s", r->rules_left_out.ToString().c_str());
   std::printf("\n");
   std::printf("ops: %s\n", OpChanges(r->ops).c_str());
   if (!r->off_htp.empty()) {
@@ -318,6 +325,7 @@ void RegisterOptimizeCommand(CLI::App& app, int* exit_code) {
                   "keep (default): one e-graph for every phase; reseed: extract between phases");
   cmd->add_option("--costs", args->costs, "JSON cost table overriding the rule files' costs");
   cmd->add_flag("--no-fold", args->no_fold, "Do not fold constants");
+  AddRuleFlagsOption(cmd, &args->flags);
   cmd->add_flag("--htp-only", args->htp_only,
                 "Fail when an op has no HTP implementation, instead of running it off the HTP "
                 "(priced as a CPU fallback)");

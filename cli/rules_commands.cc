@@ -1,12 +1,16 @@
 // egret rules check|list|dump: read rule files (op-package sources or .rules
 // files) through the rule front end and report on them.
 //
-//   egret rules check [-I DIR]... [-D NAME[=VALUE]]... [--no-prelude] [--plugin LIB]... FILE...
+//   egret rules check [-I DIR]... [-D NAME[=VALUE]]... [--no-prelude] [--plugin LIB]...
+//                     [--flag NAME]... FILE...
 //       diagnostics on stderr, then "N rules, M op implementations, E errors,
 //       W warnings" on stdout, followed by ", S rules not run (no
 //       implementation of: f, g)" when rules call external functions that are
-//       neither built in nor in a --plugin (each such call is a warning);
-//       exit 1 if any error, 2 if a file is unreadable or a plugin bad.
+//       neither built in nor in a --plugin (each such call is a warning), and
+//       by ", K rules left out (they need --flag relaxed_precision)" when rules
+//       are gated by a rule flag whose --flag was not given
+//       (rules/rule_flags.h); exit 1 if any error, 2 if a file is unreadable,
+//       a plugin bad or a --flag unknown.
 //   egret rules list [options] FILE...
 //       one row per rule: pass spec, priority, root op, file:line.
 //   egret rules dump --json [options] FILE...
@@ -21,7 +25,9 @@
 #include "absl/strings/str_format.h"
 #include "cli/commands.h"
 #include "cli/plugin_option.h"
+#include "cli/rule_flags_option.h"
 #include "egret/cost/cost_expr.h"
+#include "egret/rules/rule_flags.h"
 #include "egret/rules/rule_set.h"
 #include "egret/support/diagnostic.h"
 #include "nlohmann/json.hpp"
@@ -36,6 +42,7 @@ struct RulesArgs {
   std::vector<std::string> plugins;
   bool no_prelude = false;
   bool json = false;
+  std::vector<std::string> flags;  // check only
 };
 
 void AddCommonOptions(CLI::App* cmd, RulesArgs* args) {
@@ -79,6 +86,8 @@ std::optional<rules::RuleSet> Load(const RulesArgs& args, DiagnosticList* diags,
 std::string RootOp(const rules::Rule& r) { return r.match.op; }
 
 int RunCheck(const RulesArgs& args) {
+  std::optional<uint32_t> flags = RuleFlagsOption("rules check", args.flags);
+  if (!flags) return kExitBadInput;
   DiagnosticList diags;
   int exit = kExitOk;
   std::vector<rules::SkippedRule> skipped;
@@ -90,6 +99,9 @@ int RunCheck(const RulesArgs& args) {
   if (!skipped.empty()) {
     std::cout << absl::StrFormat(", %d rule%s not run (no implementation of: %s)", skipped.size(),
                                  skipped.size() == 1 ? "" : "s", MissingFunctionNames(skipped));
+  }
+  if (const rules::LeftOutRules left = rules::RulesLeftOut(*set, *flags); left.count > 0) {
+    std::cout << ", " << left.ToString();
   }
   std::cout << "\n";
   return exit;
@@ -172,6 +184,7 @@ void RegisterRulesCommands(CLI::App& app, int* exit_code) {
     CLI::App* check = rules->add_subcommand(
         "check", "Preprocess, parse and check rule files; print diagnostics and a summary");
     AddCommonOptions(check, args.get());
+    AddRuleFlagsOption(check, &args->flags);
     check->callback([args, exit_code] { *exit_code = RunCheck(*args); });
   }
   {

@@ -7,14 +7,17 @@
 #include "egret/api/rules_internal.h"
 #include "egret/extract/extractor_registry.h"
 #include "egret/pipeline/optimize.h"
+#include "egret/rules/rule_flags.h"
 #include "egret/support/status_macros.h"
 
 namespace egret::api {
 namespace {
 
 egret::OptimizeOptions PipelineOptions(const OptimizeOptions& options,
-                                       const extract::Extractor* extractor, const Rules& rules) {
+                                       const extract::Extractor* extractor, const Rules& rules,
+                                       uint32_t rule_flags) {
   egret::OptimizeOptions o;
+  o.rule_flags = rule_flags;
   o.option_overrides = options.option_overrides;
   o.limits.iterations = static_cast<size_t>(options.max_iterations);
   o.limits.nodes = static_cast<size_t>(options.max_enodes);
@@ -58,6 +61,8 @@ OptimizeResult FromPipelineResult(egret::OptimizeResult r) {
     }
     out.skipped_rules.push_back({std::move(k.rule), std::move(reasons)});
   }
+  out.rules_left_out = static_cast<int64_t>(r.rules_left_out.count);
+  out.rules_left_out_need = std::move(r.rules_left_out.needed);
   out.stop_reason = std::string(StopReasonName(r.saturation.stop_reason));
   out.iterations = static_cast<int64_t>(r.saturation.iterations);
   out.extractor = std::move(r.extraction.extractor);
@@ -84,9 +89,11 @@ absl::StatusOr<OptimizeResult> Optimize(const Graph& input, const Rules& rules,
   if (absl::Status s = input.Validate(); !s.ok()) return s;
   EGRET_ASSIGN_OR_RETURN(const extract::Extractor* extractor,
                          extract::LookupExtractor(options.extractor));
+  EGRET_ASSIGN_OR_RETURN(const uint32_t rule_flags, rules::ParseRunFlags(options.rule_flags));
   EGRET_ASSIGN_OR_RETURN(
       egret::OptimizeResult r,
-      egret::Optimize(input, rules.impl().set, PipelineOptions(options, extractor, rules), diags));
+      egret::Optimize(input, rules.impl().set,
+                      PipelineOptions(options, extractor, rules, rule_flags), diags));
   return FromPipelineResult(std::move(r));
 }
 

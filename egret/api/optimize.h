@@ -64,6 +64,12 @@ struct OptimizeOptions {
   bool htp_only = false;
   // Values for the rules' OPTION_* constraints, over the graph's own options.
   Options option_overrides;
+  // Switches that let gated rules run (`egret optimize --flag NAME`): a rule
+  // flagged relaxed_precision_flag runs only with "relaxed_precision", one
+  // flagged fold_relu_flag only with "fold_relu" (the rule flags' spellings
+  // are accepted too). The other rule flags need no switch
+  // (docs/rule-language.md). An unknown name is an error.
+  std::vector<std::string> rule_flags;
   // When set, called with one line (no newline) per iteration and per phase.
   std::function<void(const std::string&)> progress;
 };
@@ -108,6 +114,12 @@ struct OptimizeResult {
   };
   std::vector<RuleUse> rules;
 
+  // Rules left out because a switch they need was not in
+  // OptimizeOptions::rule_flags, and the switches that would bring them in
+  // ("relaxed_precision"), in the order of the help text.
+  int64_t rules_left_out = 0;
+  std::vector<std::string> rules_left_out_need;
+
   // Rules whose rewrites misfired at run time (a built node of the wrong
   // type, an external function's error, ...): the rule and its messages.
   // Such a rewrite is skipped; the result is still valid.
@@ -145,7 +157,8 @@ struct OptimizeResult {
 // Optimizes `input` with `rules`. `input` must be valid (Graph::Validate).
 // An op with no implementation in `rules` is kept and priced as a CPU
 // fallback (listed in off_htp). Errors: kInvalidArgument for an invalid
-// graph, an unknown extractor (the message lists the known ones) or, with
+// graph, an unknown extractor or rule flag (the message lists the known
+// ones) or, with
 // htp_only, an output no HTP implementation can compute (naming the op);
 // kFailedPrecondition when a rule
 // fails to compile (each reported in `diags`, which may be null).

@@ -49,6 +49,8 @@ CostTable CostTableFromRegistry(const rules::OpRegistry& registry, DiagnosticLis
     }
     c.cost = v.value_or(rules::kCostGlacial);
     c.hvx = (impl.flag_bits & rules::kResourceHvx) != 0;
+    c.hmx = (impl.flag_bits & rules::kResourceHmx) != 0;
+    c.is_const = (impl.flag_bits & rules::kIsConst) != 0;
     c.no_op = (impl.flag_bits & (rules::kNullExec | rules::kInplaceNop)) != 0;
     c.copy = (impl.flag_bits & (rules::kIsCopy | rules::kIsDma)) != 0;
     table.ops[impl.op_name].push_back(std::move(c));

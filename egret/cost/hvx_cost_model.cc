@@ -104,6 +104,8 @@ NodeCost HvxCostModel::Cost(std::string_view op, const NodeProfile& node) const 
       if (first_eligible == nullptr) first_eligible = &c;
       all_no_op &= c.no_op;
       const double v = c.disabled         ? kDisabledCost
+                       : c.is_const       ? kFreeCost
+                       : c.hmx            ? hvx_cost(c.cost / kHmxThroughputFactor, vectors)
                        : c.hvx && !c.copy ? hvx_cost(c.cost, vectors)
                                           : Scaled(c.cost, c.hvx, vectors);
       if (v < best) {

@@ -17,9 +17,19 @@
 //   - A DISABLE implementation costs kDisabledCost, a tier above anything the
 //     scaling can reach (even summed over 2^22 nodes at kMaxComputeCost), so
 //     a DISABLE node is chosen only when nothing else computes the class.
+//   - HMX: an implementation flagged RESOURCE_HMX runs on the matrix unit.
+//     Its cost is written in the same unit as an HVX one (cycles per 128-byte
+//     vector of output, as HVX would take) and is divided by
+//     kHmxThroughputFactor, then scaled by the output's vectors and given the
+//     VTCM spill term like an HVX implementation (HMX reads and writes VTCM
+//     too). So an HMX convolution registered with the same figure as its HVX
+//     twin is chosen over it, at an eighth of its cost.
 //   - "$Const", "$Shape", "$Out", graph inputs (volatile "*" ops) and ops
 //     whose every implementation is a no-op (NULL_EXEC / INPLACE_NOP) cost
-//     FREE (2^-64).
+//     FREE (2^-64). So does an IS_CONST implementation: its output never
+//     changes, so the HTP computes it while preparing the graph (constant
+//     propagation) and never runs it; egret folds it when it can
+//     (pipeline/constant_fold.h) and prices what it cannot fold as free.
 //   - VTCM capacity: an HVX implementation whose working set (output bytes
 //     plus the bytes of all its inputs, weights included) exceeds the
 //     model's VTCM capacity also pays kSpillCyclesPerVector for every
@@ -74,6 +84,15 @@ inline constexpr int64_t kDefaultVtcmBytes = int64_t{8} << 20;
 // computed there (4096 cycles, 4x the dearest HVX op per vector).
 inline constexpr double kOffHtpFixedCost = 1048576.0;  // 2^20
 inline constexpr double kOffHtpCyclesPerVector = 4096;
+// How many times fewer cycles an HMX implementation takes than the cost
+// written for it in HVX terms. HMX is the HTP's matrix unit, used for
+// convolutions and matrix products: it accumulates whole tiles of 8- or
+// 16-bit products per step where HVX does one 128-byte vector of
+// multiply-accumulates per instruction, roughly an order of magnitude more
+// multiply-accumulates per cycle for these ops. egret takes 8, a documented
+// estimate (docs/cost-model.md), not a measurement: `--costs FILE` replaces
+// an op's cost with a measured one.
+inline constexpr double kHmxThroughputFactor = 8;
 // Cycles an HVX op pays per 128-byte vector of working set over the VTCM
 // capacity: the vector is written to DDR and read back by DMA, at about 32
 // bytes per cycle each way (docs/cost-model.md).
@@ -87,6 +106,8 @@ struct ImplCost {
   bool no_op = false;     // NULL_EXEC or INPLACE_NOP: computes nothing
   bool disabled = false;  // DISABLE: costs kDisabledCost (`cost` is ignored)
   bool copy = false;      // IS_COPY or IS_DMA: streams its data, pays no spill term
+  bool hmx = false;       // RESOURCE_HMX: as hvx, divided by kHmxThroughputFactor
+  bool is_const = false;  // IS_CONST: computed while preparing the graph, costs FREE
   // The tensor types `impl` declares: set by HvxCostModel's constructor
   // (ImplTypesOf(impl)); whatever is here before is replaced.
   ImplTypes types = {};

@@ -1,30 +1,70 @@
 #include "egret/pipeline/constant_fold.h"
 
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "egret/backend/executor.h"
 #include "egret/graph/graph.h"
+#include "egret/graph/op_table.h"
 
 namespace egret {
+
+FoldPolicy::OpFlags FoldPolicy::FlagsOf(std::string_view op) const {
+  if (ops.empty()) return {};
+  auto it = ops.find(std::string(op));
+  if (it == ops.end()) it = ops.find(std::string(BaseOpName(op)));
+  return it == ops.end() ? OpFlags{} : it->second;
+}
+
+FoldPolicy FoldPolicyFor(const rules::OpRegistry& registry, int64_t max_elements) {
+  FoldPolicy p;
+  p.max_elements = max_elements;
+  absl::flat_hash_map<std::string, bool> all_const;
+  for (const rules::OpImplementation& impl : registry.all()) {
+    FoldPolicy::OpFlags& f = p.ops[impl.op_name];
+    f.inhibit |= (impl.flag_bits & rules::kInhibitConstProp) != 0;
+    all_const.try_emplace(impl.op_name, true).first->second &=
+        (impl.flag_bits & rules::kIsConst) != 0;
+  }
+  for (auto& [op, f] : p.ops) f.is_const = all_const[op];
+  // Keep the flagged ops, and the unflagged "X.suffix" whose base "X" is
+  // flagged (it has implementations of its own, which decide).
+  auto flagged = [&p](std::string_view op) {
+    auto it = p.ops.find(std::string(op));
+    return it != p.ops.end() && (it->second.inhibit || it->second.is_const);
+  };
+  std::vector<std::string> drop;
+  for (const auto& [op, f] : p.ops) {
+    if (!flagged(op) && (BaseOpName(op) == op || !flagged(BaseOpName(op)))) drop.push_back(op);
+  }
+  for (const std::string& op : drop) p.ops.erase(op);
+  return p;
+}
+
 namespace {
 
 // The node of class c that can be folded, if any.
-std::optional<NodeIdx> Foldable(const EGraph& g, Id c, int64_t max_elements) {
+std::optional<NodeIdx> Foldable(const EGraph& g, Id c, const FoldPolicy& policy) {
+  const int64_t max_elements = policy.max_elements;
   static const Symbol const_op = Symbol::Intern(kConstOp);
   static const Symbol shape_op = Symbol::Intern(kShapeOp);
   static const Symbol out_op = Symbol::Intern(kOutOp);
   c = g.Find(c);
   const TensorType& t = g.TypeOf(c);
-  if (!IsConcrete(t.dtype) || t.num_elements() > max_elements) return std::nullopt;
+  if (!IsConcrete(t.dtype)) return std::nullopt;
   if (!g.ClassNodesWithOp(c, const_op).empty() || !g.ClassNodesWithOp(c, shape_op).empty()) {
     return std::nullopt;
   }
   for (NodeIdx n : g.ClassNodes(c)) {
     if (!g.IsLive(n)) continue;
     ENodeView v = g.Node(n);
-    if (v.op == out_op || v.op.is_volatile() || v.children.empty()) continue;
-    if (!HasKernel(v.op.str())) continue;
+    if (v.op == out_op || v.op.is_volatile()) continue;
+    const FoldPolicy::OpFlags flags = policy.FlagsOf(v.op.str());
+    if (flags.inhibit || !HasKernel(v.op.str())) continue;
+    // An op with no inputs is volatile unless IS_CONST; an IS_CONST op's
+    // output is folded whatever its size.
+    if (!flags.is_const && (v.children.empty() || t.num_elements() > max_elements)) continue;
     bool all_const = true;
     for (Id ch : v.children) {
       Id cc = g.Find(ch);
@@ -46,11 +86,18 @@ std::optional<NodeIdx> Foldable(const EGraph& g, Id c, int64_t max_elements) {
 }  // namespace
 
 absl::StatusOr<Rewrite> ConstantFoldRewrite(int64_t max_elements) {
-  Guard guard = [max_elements](const EGraph& g, const MatchView& m) {
-    return Foldable(g, m.root, max_elements).has_value();
+  FoldPolicy policy;
+  policy.max_elements = max_elements;
+  return ConstantFoldRewrite(std::move(policy));
+}
+
+absl::StatusOr<Rewrite> ConstantFoldRewrite(FoldPolicy policy) {
+  auto shared = std::make_shared<const FoldPolicy>(std::move(policy));
+  Guard guard = [shared](const EGraph& g, const MatchView& m) {
+    return Foldable(g, m.root, *shared).has_value();
   };
-  Applier applier = [max_elements](EGraph& g, const MatchView& m) -> std::optional<Id> {
-    std::optional<NodeIdx> n = Foldable(g, m.root, max_elements);
+  Applier applier = [shared](EGraph& g, const MatchView& m) -> std::optional<Id> {
+    std::optional<NodeIdx> n = Foldable(g, m.root, *shared);
     if (!n) return std::nullopt;
     ENodeView v = g.Node(*n);
     Graph one;

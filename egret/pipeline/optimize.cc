@@ -14,6 +14,7 @@
 #include "egret/pipeline/seed_internal.h"
 #include "egret/pipeline/summarize_internal.h"
 #include "egret/rules/compiler.h"
+#include "egret/rules/rule_flags.h"
 #include "egret/support/status_macros.h"
 
 namespace egret {
@@ -55,7 +56,8 @@ absl::StatusOr<Prepared> Prepare(const Graph& input, const rules::RuleSet& rule_
   std::vector<Rewrite> extra;
   if (options.builtin_rewrites) extra = BuiltinRewrites(OpTable::Default());
   if (options.constant_folding) {
-    EGRET_ASSIGN_OR_RETURN(Rewrite fold, ConstantFoldRewrite(options.fold_max_elements));
+    EGRET_ASSIGN_OR_RETURN(
+        Rewrite fold, ConstantFoldRewrite(FoldPolicyFor(rule_set.ops, options.fold_max_elements)));
     extra.push_back(std::move(fold));
   }
   cost::HvxCostModel model = cost::MakeCostModel(rule_set.ops, options.cost_overrides,
@@ -122,6 +124,7 @@ absl::StatusOr<std::vector<rules::CompiledRule>> CompileForGraph(
   rules::CompileOptions co;
   co.options = EffectiveOptions(input, options);
   co.functions = options.functions;
+  co.rule_flags = options.rule_flags;
   const int errors_before = diags->error_count();
   std::vector<rules::SkippedRule> left_out;
   std::vector<rules::CompiledRule> compiled = rules::CompileRules(rule_set, co, diags, &left_out);
@@ -201,6 +204,7 @@ absl::StatusOr<OptimizeResult> Optimize(const Graph& input, const rules::RuleSet
 
   result.rules_compiled = prep.rules.size();
   result.rules_skipped = prep.skipped;
+  result.rules_left_out = rules::RulesLeftOut(rule_set, options.rule_flags);
   result.provenance_records = ProvenanceRecordsOf(prep.rules);
   result.rule_issues = RuleIssuesOf(prep.rules);
   result.ops = OpCountChanges(input, result.graph);

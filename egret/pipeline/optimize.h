@@ -60,6 +60,10 @@ struct OptimizeOptions {
   bool builtin_rewrites = true;
   // External function implementations; null: the built-ins.
   const rules::FunctionLibrary* functions = nullptr;
+  // The switches of the run (`--flag NAME`; rules/rule_flags.h: RuleFlag bits
+  // of RunFlags()): a rule with a gating flag (relaxed_precision_flag,
+  // fold_relu_flag) runs only when its switch is on.
+  uint32_t rule_flags = 0;
   // Called with one line per iteration and per phase (no newline).
   std::function<void(const std::string&)> progress;
 };

@@ -22,6 +22,7 @@
 #include "egret/graph/graph.h"
 #include "egret/pipeline/op_counts.h"
 #include "egret/pipeline/phase_mode.h"
+#include "egret/rules/rule_flags.h"
 #include "nlohmann/json_fwd.hpp"
 
 namespace egret {
@@ -172,6 +173,10 @@ struct OptimizeResult {
   // "rules_skipped": valid rules left out for a function with no
   // implementation (neither compiled nor run).
   std::vector<SkippedRuleSummary> rules_skipped;
+  // "rules_left_out": {"count": N, "needed": ["relaxed_precision", ...]}: the
+  // valid rules not run because a switch they need (rules/rule_flags.h) was
+  // not given, and those switches.
+  rules::LeftOutRules rules_left_out;
   size_t provenance_records = 0;       // "provenance_records": WITH_SAME_ID / WITH_SPLIT_HISTORY
   std::vector<RuleIssue> rule_issues;  // "rule_issues"
   // "memory": `graph`'s memory plan (its peak_bytes, arena_bytes, total_bytes,

@@ -36,6 +36,9 @@ struct CompileOptions {
   Options options;
   // Implementations of external functions; null means the built-ins only.
   const FunctionLibrary* functions = nullptr;
+  // The run's switches (rule_flags.h: RuleFlag bits of RunFlags()): a rule
+  // carrying a gating flag that is not among them is left out.
+  uint32_t rule_flags = 0;
 };
 
 struct CompiledRule {
@@ -60,10 +63,11 @@ std::string RuleLabel(const Rule& rule);
 // of an external function the library does not implement is one).
 absl::StatusOr<CompiledRule> CompileRule(const Rule& rule, const CompileOptions& options);
 
-// Every valid rule of `set`, in file order; a rule that fails to compile is
-// reported in `diags` (as an error) and left out. A rule that calls an
-// external function options.functions does not implement (function_binding.h)
-// is left out too, without a diagnostic, and listed in `skipped` (may be null).
+// Every valid rule of `set` that runs with options.rule_flags (rule_flags.h:
+// RuleRuns), in file order; a rule that fails to compile is reported in
+// `diags` (as an error) and left out. A rule that calls an external function
+// options.functions does not implement (function_binding.h) is left out too,
+// without a diagnostic, and listed in `skipped` (may be null).
 std::vector<CompiledRule> CompileRules(const RuleSet& set, const CompileOptions& options,
                                        DiagnosticList* diags,
                                        std::vector<SkippedRule>* skipped = nullptr);

@@ -90,5 +90,58 @@ TEST(CostTableTest, BadOverrideFilesNameTheFile) {
   EXPECT_EQ(t.overrides["Add"]["Int32"], 4);
 }
 
+// RESOURCE_HMX: an implementation on the matrix unit is priced like an HVX
+// one (per output vector, spill term included) divided by
+// kHmxThroughputFactor, so an HMX Conv2d registered with its HVX twin's figure
+// is chosen, at an eighth of the cost.
+TEST(CostTableTest, HmxImplementationIsPricedWithTheThroughputFactor) {
+  DiagnosticList diags;
+  rules::RuleSet set = rules::LoadRuleText(
+      "DEF_PACKAGE_OP_AND_COST_AND_FLAGS((convHvx<QUint8CroutonTensor>), \"Conv2d\", 1024, "
+      "RESOURCE_HVX)\n"
+      "DEF_PACKAGE_OP_AND_COST_AND_FLAGS((convHmx<QUint8CroutonTensor>), \"Conv2d\", 1024, "
+      "RESOURCE_HMX)\n"
+      "DEF_PACKAGE_OP_AND_COST_AND_FLAGS((mmHvx<PlainFloatTensor>), \"MatMul\", 512, "
+      "RESOURCE_HVX)\n",
+      "hmx.rules", {}, &diags);
+  ASSERT_FALSE(diags.has_errors()) << diags.ToString();
+  CostTable t = CostTableFromRegistry(set.ops);
+  ASSERT_EQ(t.ops["Conv2d"].size(), 2u);
+  EXPECT_FALSE(t.ops["Conv2d"][0].hmx);
+  EXPECT_TRUE(t.ops["Conv2d"][1].hmx);
+  const HvxCostModel m(t, /*vtcm_bytes=*/1 << 20);
+  // 4 output vectors: HVX 4 * 1024, HMX 4 * 1024 / 8.
+  const NodeCost c = m.Cost("Conv2d", P(DType::kQUInt8, 512));
+  EXPECT_EQ(c.impl, "(convHmx<QUint8CroutonTensor>)");
+  EXPECT_EQ(c.cost, 4 * 1024 / kHmxThroughputFactor);
+  // Over the VTCM capacity HMX pays the spill term like HVX: 8 cycles per
+  // vector over it.
+  const int64_t out = 1 << 20, in = 1024;  // 8 vectors over
+  const double vectors = static_cast<double>(out / kHvxVectorBytes);
+  EXPECT_EQ(m.Cost("Conv2d", P(DType::kQUInt8, out, in)).cost,
+            vectors * 1024 / kHmxThroughputFactor + 8 * kSpillCyclesPerVector);
+  // An op with no HMX implementation keeps its HVX price.
+  EXPECT_EQ(m.Cost("MatMul", P(DType::kFloat32, 512)).cost, 4 * 512);
+}
+
+// IS_CONST: the implementation's output never changes; the HTP computes it
+// while preparing the graph, so it costs nothing when the graph runs.
+TEST(CostTableTest, IsConstImplementationIsFree) {
+  DiagnosticList diags;
+  rules::RuleSet set = rules::LoadRuleText(
+      "DEF_PACKAGE_OP_AND_COST_AND_FLAGS((tableImpl<Tensor>), \"MakeTable\", SNAIL, "
+      "RESOURCE_HVX, IS_CONST)\n"
+      "DEF_PACKAGE_OP_AND_COST_AND_FLAGS((tableImpl<Tensor>), \"RunTable\", SNAIL, "
+      "RESOURCE_HVX)\n",
+      "const.rules", {}, &diags);
+  ASSERT_FALSE(diags.has_errors()) << diags.ToString();
+  const HvxCostModel m(CostTableFromRegistry(set.ops));
+  const NodeCost c = m.Cost("MakeTable", P(DType::kFloat32, 4096));
+  ASSERT_TRUE(c.computable);
+  EXPECT_EQ(c.cost, kFreeCost);
+  EXPECT_EQ(c.impl, "(tableImpl<Tensor>)");
+  EXPECT_EQ(m.Cost("RunTable", P(DType::kFloat32, 4096)).cost, 32 * rules::kCostSnail);
+}
+
 }  // namespace
 }  // namespace egret::cost

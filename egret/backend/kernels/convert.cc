@@ -1,4 +1,4 @@
-// Cast, Quantize and Dequantize.
+// Cast, QNN_Cast, Quantize and Dequantize.
 #include <cmath>
 
 #include "egret/backend/kernels/kernels_internal.h"
@@ -25,8 +25,9 @@ Result Cast(const KernelContext& c) {
   return result;
 }
 
-// Quantize and Dequantize keep the real value; the output type's encoding
-// does the rest (q = round(r / stepsize) + zero_offset, saturated).
+// QNN_Cast, Quantize and Dequantize keep the real value; the output type's
+// encoding does the rest (q = round(r / stepsize) + zero_offset, saturated;
+// a float output rounds to its precision, an Int32 one to an integer).
 Result Requantize(const KernelContext& c) {
   std::vector<Tensor> result;
   result.push_back(MakeTensor(c.outputs[0], ReadReals(c.In(0))));
@@ -37,6 +38,7 @@ Result Requantize(const KernelContext& c) {
 
 void RegisterConvertKernels(KernelTable& t) {
   t.emplace("Cast", Cast);
+  t.emplace("QNN_Cast", Requantize);
   t.emplace("Quantize", Requantize);
   t.emplace("Dequantize", Requantize);
 }

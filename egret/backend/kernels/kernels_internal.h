@@ -50,7 +50,7 @@ void RegisterReduceKernels(KernelTable& t);       // Reduce*
 void RegisterShapeKernels(KernelTable& t);        // Reshape .. Pad
 void RegisterPoolKernels(KernelTable& t);         // PoolMax2d, PoolAvg2d
 void RegisterResizeKernels(KernelTable& t);       // Resize*
-void RegisterConvertKernels(KernelTable& t);      // Cast, Quantize, Dequantize
+void RegisterConvertKernels(KernelTable& t);      // Cast, QNN_Cast, Quantize, Dequantize
 void RegisterLogicKernels(KernelTable& t);        // ElementWiseEqual .. ElementWiseSelect
 void RegisterIndexKernels(KernelTable& t);        // Tile, Gather, Argmax .. CumulativeSum
 
