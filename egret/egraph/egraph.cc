@@ -98,6 +98,7 @@ EGraph::EGraph(OpTable ops)
       shape_op_(Symbol::Intern(kShapeOp)),
       out_op_(Symbol::Intern(kOutOp)),
       cast_op_(Symbol::Intern("Cast")),
+      qnn_cast_op_(Symbol::Intern("QNN_Cast")),
       quantize_op_(Symbol::Intern("Quantize")),
       dequantize_op_(Symbol::Intern("Dequantize")) {}
 EGraph::~EGraph() = default;
@@ -167,8 +168,8 @@ NodeIdx EGraph::StoreNode(const ENodeView& node, absl::Span<const Id> ch, bool u
 Payload EGraph::PayloadFor(const ENodeView& node, TypeId type) const {
   if (node.op == const_op_ || node.op == shape_op_) return node.payload;
   if (node.payload != kNoPayload && (node.payload & kTypePayloadBit) == 0) return node.payload;
-  if (node.op == cast_op_ || node.op == quantize_op_ || node.op == dequantize_op_ ||
-      IsQuantized(types_.Get(type).dtype)) {
+  if (node.op == cast_op_ || node.op == qnn_cast_op_ || node.op == quantize_op_ ||
+      node.op == dequantize_op_ || IsQuantized(types_.Get(type).dtype)) {
     return kTypePayloadBit | type;
   }
   return kNoPayload;

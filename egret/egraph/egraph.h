@@ -304,7 +304,7 @@ class EGraph {
   mutable uint64_t op_index_epoch_ = ~uint64_t{0};
   mutable size_t op_index_ids_ = 0;
   Symbol const_op_, shape_op_, out_op_;
-  Symbol cast_op_, quantize_op_, dequantize_op_;
+  Symbol cast_op_, qnn_cast_op_, quantize_op_, dequantize_op_;
   // The payload `node` is stored with: its own, or the type payload
   // (enode.h) when its output type is declared ("$Const" and "$Shape" keep
   // theirs: a constant index and a TypeId).

@@ -7,7 +7,7 @@
 //   opaque ops: index of their Attributes in the attribute pool (0 = none);
 //   any other op: a small integer attribute chosen by the caller, or 0;
 //   but a node whose output type is not a function of its operands (Cast,
-//   Quantize and Dequantize, and any node with a quantized result: its
+//   QNN_Cast, Quantize and Dequantize, and any node with a quantized result: its
 //   encoding is declared) and that has no attributes gets
 //   kTypePayloadBit | its output TypeId from EGraph::Add, so that
 //   Quantize[T1](x) and Quantize[T2](x) are two values, not a conflict.

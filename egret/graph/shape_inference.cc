@@ -94,7 +94,7 @@ absl::StatusOr<TensorType> ShapeContext::Out(Dims dims, int from, size_t k) cons
   }
   const TensorType& src = T(from);
   if (declared == nullptr) {
-    if (op == "Cast" || op == "Quantize") {
+    if (op == "Cast" || op == "QNN_Cast" || op == "Quantize") {
       return Error("needs a declared output type (the dtype or encoding to convert to)");
     }
     if (op == "Dequantize") return TensorType(DType::kFloat32, std::move(dims));
@@ -106,7 +106,7 @@ absl::StatusOr<TensorType> ShapeContext::Out(Dims dims, int from, size_t k) cons
     return Error(absl::StrFormat("declared output dtype %s holds no data", DTypeName(dt)));
   }
   bool ok;
-  if (op == "Cast") {
+  if (op == "Cast" || op == "QNN_Cast") {
     ok = true;
   } else if (op == "Quantize") {
     ok = IsQuantized(dt);

@@ -62,8 +62,8 @@ std::optional<NodeIdx> Foldable(const EGraph& g, Id c, const FoldPolicy& policy)
     if (v.op == out_op || v.op.is_volatile()) continue;
     const FoldPolicy::OpFlags flags = policy.FlagsOf(v.op.str());
     if (flags.inhibit || !HasKernel(v.op.str())) continue;
-    // An op with no inputs is volatile unless IS_CONST; an IS_CONST op's
-    // output is folded whatever its size.
+    // An op with no inputs is volatile unless IS_CONST; an IS_CONST op is
+    // folded whatever the sizes of its output and inputs.
     if (!flags.is_const && (v.children.empty() || t.num_elements() > max_elements)) continue;
     bool all_const = true;
     for (Id ch : v.children) {
@@ -73,7 +73,7 @@ std::optional<NodeIdx> Foldable(const EGraph& g, Id c, const FoldPolicy& policy)
       // every fold: slicing a 100M-element weight into pieces would take
       // minutes.
       if ((g.ConstantOf(cc) == nullptr && !shape) ||
-          (!shape && g.TypeOf(cc).num_elements() > max_elements)) {
+          (!shape && !flags.is_const && g.TypeOf(cc).num_elements() > max_elements)) {
         all_const = false;
         break;
       }

@@ -22,9 +22,9 @@
 //     HTP computes such ops once, while preparing the graph, and never
 //     serializes them for the run). egret folds it like any op with constant
 //     inputs, and also when it has no inputs at all (an op with no inputs is
-//     otherwise volatile) and whatever the size of its output (it cannot be
-//     left for the run, so max_elements does not apply to its output; the
-//     bound on its inputs does). An IS_CONST op egret cannot fold (no
+//     otherwise volatile) and whatever the sizes of its output and inputs
+//     (it cannot be left for the run, so max_elements does not apply). An
+//     IS_CONST op egret cannot fold (no
 //     reference kernel, or inputs egret does not know) stays a node, priced
 //     FREE by the cost model (cost/hvx_cost_model.h): a constant producer
 //     whose value the HTP computes before the graph runs.

@@ -245,8 +245,8 @@ absl::StatusOr<StrategyResult> RunStrategy(Strategy strategy, const Graph& input
       const Clock::time_point t_rewrite = Clock::now();
       std::optional<Rewrite> fold;
       if (options.optimize.constant_folding) {
-        absl::StatusOr<Rewrite> f = ConstantFoldRewrite(
-            FoldPolicyFor(rule_set.ops, options.optimize.fold_max_elements));
+        absl::StatusOr<Rewrite> f =
+            ConstantFoldRewrite(FoldPolicyFor(rule_set.ops, options.optimize.fold_max_elements));
         if (!f.ok()) return f.status();
         fold = *std::move(f);
       }

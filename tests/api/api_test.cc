@@ -396,6 +396,33 @@ TEST(OptimizeTest, InvalidGraphAndLimits) {
   EXPECT_EQ(r->stop_reason, "IterationLimit");
 }
 
+// A rule flagged relaxed_precision_flag runs only when rule_flags asks for
+// it; the result counts the rules it left out.
+TEST(OptimizeTest, RuleFlagsLetGatedRulesRun) {
+  constexpr char kGated[] = R"(
+DEF_PACKAGE_OPTIMIZATION_WITH_FLAGS(GRAPH_CLEANUP, relaxed_precision_flag,
+  Op("Relu", LET("inner", Op("Relu", "x"))), OK, "inner")
+)";
+  absl::StatusOr<Rules> rules = Load(kGated, Functions(), nullptr);
+  ASSERT_TRUE(rules.ok()) << rules.status();
+  absl::StatusOr<OptimizeResult> off = Optimize(DoubleRelu(), *rules, {}, nullptr);
+  ASSERT_TRUE(off.ok()) << off.status();
+  EXPECT_EQ(off->rules_left_out, 1);
+  EXPECT_EQ(off->rules_left_out_need, std::vector<std::string>{"relaxed_precision"});
+  EXPECT_DOUBLE_EQ(off->output_cost, 64);  // two Relus, 16 vectors at 2 cycles each
+  OptimizeOptions options;
+  options.rule_flags = {"relaxed_precision"};
+  absl::StatusOr<OptimizeResult> on = Optimize(DoubleRelu(), *rules, options, nullptr);
+  ASSERT_TRUE(on.ok()) << on.status();
+  EXPECT_EQ(on->rules_left_out, 0);
+  EXPECT_DOUBLE_EQ(on->output_cost, 32);  // one Relu
+  options.rule_flags = {"relaxed_precision", "half"};
+  absl::StatusOr<OptimizeResult> bad = Optimize(DoubleRelu(), *rules, options, nullptr);
+  EXPECT_EQ(bad.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(bad.status().message(),
+            "unknown rule flag 'half' (known: relaxed_precision, fold_relu)");
+}
+
 TEST(GraphFilesTest, SaveAndLoadRoundTrip) {
   const std::string path = ::testing::TempDir() + "/api_graph.json";
   Graph g = DoubleRelu();

@@ -24,6 +24,7 @@ namespace {
 
 namespace fs = std::filesystem;
 using ::testing::HasSubstr;
+using ::testing::Not;
 using ::testing::StartsWith;
 
 const std::string kExample = std::string(EGRET_SOURCE_DIR) + "/examples/residual_block.json";
@@ -666,6 +667,68 @@ TEST_F(CliTest, OptimizeVerifyCatchesAWrongRuleAndWritesNothing) {
                                 "(--verify); nothing written\n"));
   EXPECT_FALSE(fs::exists(Path("out.json")));
   EXPECT_FALSE(fs::exists(Path("report.json")));
+}
+
+const std::string kFp16Graph = std::string(EGRET_SOURCE_DIR) + "/tests/lib/testdata/relu_fp16.json";
+const std::string kFp16Rules =
+    std::string(EGRET_SOURCE_DIR) + "/tests/lib/testdata/relu_fp16.rules";
+
+// Rules flagged relaxed_precision_flag run only with --flag relaxed_precision:
+// without it the graph is unchanged and the run says how many rules it left
+// out; with it Relu runs in Float16 and --verify passes at the default
+// tolerance.
+TEST_F(CliTest, RelaxedPrecisionRulesRunOnlyWithTheirFlag) {
+  Result r = Run({"rules", "check", kFp16Rules});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.out,
+            "7 rules, 6 op implementations, 0 errors, 0 warnings\n"
+            "3 rules left out (they need --flag relaxed_precision)\n");
+  r = Run({"rules", "check", "--flag", "relaxed_precision", kFp16Rules});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.out, "7 rules, 6 op implementations, 0 errors, 0 warnings\n");
+
+  r = Run({"optimize", kFp16Graph, "--rules", kFp16Rules, "--verify", "-o", Path("plain.json"),
+           "--report", Path("plain_report.json")});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("rules: 3 rules left out (they need --flag relaxed_precision)\n"));
+  EXPECT_THAT(r.out, HasSubstr("ops: Cast 2 -> 2, ElementWiseMaximum 1 -> 1, Relu 1 -> 1\n"));
+  EXPECT_EQ(ReadJson("plain_report.json")["rules_left_out"]["count"], 3);
+
+  r = Run({"optimize", kFp16Graph, "--rules", kFp16Rules, "--flag", "relaxed_precision", "--verify",
+           "-o", Path("out.json"), "--report", Path("report.json")});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("verify: ok (rtol 0.0001, atol 1e-05)\n"));
+  EXPECT_THAT(r.out, Not(HasSubstr("left out")));
+  EXPECT_THAT(r.out, HasSubstr("Relu 1 -> 0, Relu.fp16 0 -> 1\n"));
+  EXPECT_EQ(ReadJson("report.json")["rules_left_out"]["count"], 0);
+  absl::StatusOr<Graph> g = ReadGraphJson(Path("out.json"));
+  ASSERT_TRUE(g.ok()) << g.status();
+  int fp16_ops = 0;
+  for (const Node& n : g->nodes()) {
+    if (n.op == "Relu.fp16" || n.op == "ElementWiseMaximum") {
+      EXPECT_EQ(n.outputs[0].dtype, DType::kFloat16) << n.op;
+      ++fp16_ops;
+    }
+  }
+  EXPECT_EQ(fp16_ops, 2);
+}
+
+// An unknown --flag is bad input (exit 2) naming the known ones, on every
+// command that takes it.
+TEST_F(CliTest, UnknownRuleFlagIsAnError) {
+  const std::string known = "(known: relaxed_precision, fold_relu)";
+  Result r = Run(
+      {"optimize", kFp16Graph, "--rules", kFp16Rules, "--flag", "fp16", "-o", Path("out.json")});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_EQ(r.err, "egret optimize: error: --flag: unknown rule flag 'fp16' " + known + "\n");
+  EXPECT_FALSE(fs::exists(Path("out.json")));
+  r = Run({"compare", kFp16Graph, "--rules", kFp16Rules, "--flag", "cse_after_if"});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_EQ(r.FirstErrLine(),
+            "egret compare: error: --flag: unknown rule flag 'cse_after_if' " + known);
+  r = Run({"rules", "check", "--flag", "x", kFp16Rules});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_EQ(r.FirstErrLine(), "egret rules check: error: --flag: unknown rule flag 'x' " + known);
 }
 
 // Every strategy on the example, twice over: one CSV row per graph and

@@ -130,6 +130,7 @@ TEST(OptimizeResultTest, ReportHasTheDocumentedKeys) {
                                "phase_mode",
                                "rules_compiled",
                                "rules_skipped",
+                               "rules_left_out",
                                "merge_conflicts",
                                "phases",
                                "rule_issues",
@@ -141,6 +142,7 @@ TEST(OptimizeResultTest, ReportHasTheDocumentedKeys) {
                                "time_ms",
                                "peak_rss_bytes"}));
   EXPECT_EQ(KeysOf(rep["extraction"]), (Keys{"extractor", "dag_cost", "tree_cost"}));
+  EXPECT_EQ(rep["rules_left_out"], Json::parse(R"({"count": 0, "needed": []})"));
   EXPECT_EQ(KeysOf(rep["memory"]),
             (Keys{"peak_bytes", "arena_bytes", "total_bytes", "naive_peak_bytes",
                   "lower_bound_bytes", "input_peak_bytes", "input_naive_peak_bytes"}));

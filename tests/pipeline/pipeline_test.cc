@@ -292,6 +292,74 @@ TEST(PipelineTest, ConstantFoldingSkipsOpsReadingConstantsOverTheBound) {
   EXPECT_EQ(CountOp(r2->graph, "Slice_shape"), 1);
 }
 
+// The op flags of the registered implementations steer folding as the HTP's
+// constant propagation: INHIBIT_CONST_PROP keeps an op with constant inputs
+// (on any of its implementations; "X.suffix" without its own follows "X"),
+// IS_CONST (on all of them) folds whatever the output's size.
+TEST(PipelineTest, ConstantFoldingFollowsTheOpFlags) {
+  auto graph = [](std::string_view op) {
+    Graph g;
+    NodeId x = g.AddInput("x", TensorType(DType::kFloat32, {3}));
+    NodeId c1 = g.AddConstant("c1", std::make_shared<const Tensor>(Tensor::FromValues(
+                                        TensorType(DType::kFloat32, {3}), {1, 2, 3})));
+    NodeId c2 = g.AddConstant("c2", std::make_shared<const Tensor>(Tensor::FromValues(
+                                        TensorType(DType::kFloat32, {3}), {10, 20, 30})));
+    NodeId sum = AddOp(g, std::string(op), {c1, c2}, TensorType(DType::kFloat32, {3}), "sum");
+    NodeId out = AddOp(g, "ElementWiseMultiply", {x, sum}, TensorType(DType::kFloat32, {3}), "out");
+    g.AddOutput(ValueRef{out, 0}, "out");
+    return g;
+  };
+  auto adds_left = [](const Graph& g, const rules::RuleSet& set, const OptimizeOptions& o) {
+    absl::StatusOr<OptimizeResult> r = RunOpt(g, set, o);
+    EXPECT_TRUE(r.ok()) << r.status();
+    return r.ok() ? CountOp(r->graph, "ElementWiseAdd") + CountOp(r->graph, "ElementWiseAdd.x")
+                  : -1;
+  };
+  const std::string mul = "DEF_PACKAGE_OP_AND_COST_AND_FLAGS(m, \"ElementWiseMultiply\", 5)\n";
+  const Graph g = graph("ElementWiseAdd");
+  const rules::RuleSet plain =
+      Rules(mul + "DEF_PACKAGE_OP_AND_COST_AND_FLAGS(a, \"ElementWiseAdd\", 5, RESOURCE_HVX)\n");
+  const rules::RuleSet inhibit =
+      Rules(mul +
+            "DEF_PACKAGE_OP_AND_COST_AND_FLAGS(a, \"ElementWiseAdd\", 5, RESOURCE_HVX)\n"
+            "DEF_PACKAGE_OP_AND_COST_AND_FLAGS(b, \"ElementWiseAdd\", 5, Flags::RESOURCE_HVX, "
+            "Flags::INHIBIT_CONST_PROP)\n");
+  const rules::RuleSet is_const = Rules(
+      mul +
+      "DEF_PACKAGE_OP_AND_COST_AND_FLAGS(a, \"ElementWiseAdd\", 5, RESOURCE_HVX, IS_CONST)\n");
+  const rules::RuleSet some_const =
+      Rules(mul +
+            "DEF_PACKAGE_OP_AND_COST_AND_FLAGS(a, \"ElementWiseAdd\", 5, RESOURCE_HVX, IS_CONST)\n"
+            "DEF_PACKAGE_OP_AND_COST_AND_FLAGS(b, \"ElementWiseAdd\", 5, RESOURCE_HVX)\n");
+  OptimizeOptions bounded;
+  bounded.fold_max_elements = 2;
+  EXPECT_EQ(adds_left(g, plain, {}), 0);
+  EXPECT_EQ(adds_left(g, inhibit, {}), 1);
+  EXPECT_EQ(adds_left(g, plain, bounded), 1);
+  EXPECT_EQ(adds_left(g, is_const, bounded), 0);    // the output bound does not apply
+  EXPECT_EQ(adds_left(g, some_const, bounded), 1);  // one implementation runs at run time
+  // Folding off: the IS_CONST op stays, priced FREE (the HTP computes it while
+  // preparing the graph).
+  OptimizeOptions no_fold;
+  no_fold.constant_folding = false;
+  absl::StatusOr<OptimizeResult> r = RunOpt(g, is_const, no_fold);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(CountOp(r->graph, "ElementWiseAdd"), 1);
+  EXPECT_NEAR(r->output_cost, 5, 1e-9);  // the multiply alone
+  // A suffixed op with no implementations of its own has its base op's flags.
+  const Graph gx = graph("ElementWiseAdd.x");
+  EXPECT_EQ(adds_left(gx, plain, {}), 0);
+  EXPECT_EQ(adds_left(gx, inhibit, {}), 1);
+  // The policy the optimizer builds from a registry.
+  const FoldPolicy p = FoldPolicyFor(inhibit.ops, 7);
+  EXPECT_EQ(p.max_elements, 7);
+  EXPECT_TRUE(p.FlagsOf("ElementWiseAdd").inhibit);
+  EXPECT_TRUE(p.FlagsOf("ElementWiseAdd.x").inhibit);
+  EXPECT_FALSE(p.FlagsOf("ElementWiseMultiply").inhibit);
+  EXPECT_TRUE(FoldPolicyFor(is_const.ops).FlagsOf("ElementWiseAdd").is_const);
+  EXPECT_FALSE(FoldPolicyFor(some_const.ops).FlagsOf("ElementWiseAdd").is_const);
+}
+
 // An op with no implementation (an opaque ONNX op, say) does not stop the
 // run: it stays, priced as a CPU fallback, everything around it is
 // optimized, and the result lists it as running off the HTP.
