@@ -681,8 +681,8 @@ TEST_F(CliTest, RelaxedPrecisionRulesRunOnlyWithTheirFlag) {
   Result r = Run({"rules", "check", kFp16Rules});
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_EQ(r.out,
-            "7 rules, 6 op implementations, 0 errors, 0 warnings\n"
-            "3 rules left out (they need --flag relaxed_precision)\n");
+            "7 rules, 6 op implementations, 0 errors, 0 warnings, 3 rules left out (they need "
+            "--flag relaxed_precision)\n");
   r = Run({"rules", "check", "--flag", "relaxed_precision", kFp16Rules});
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_EQ(r.out, "7 rules, 6 op implementations, 0 errors, 0 warnings\n");
@@ -690,7 +690,8 @@ TEST_F(CliTest, RelaxedPrecisionRulesRunOnlyWithTheirFlag) {
   r = Run({"optimize", kFp16Graph, "--rules", kFp16Rules, "--verify", "-o", Path("plain.json"),
            "--report", Path("plain_report.json")});
   ASSERT_EQ(r.code, 0) << r.err;
-  EXPECT_THAT(r.out, HasSubstr("rules: 3 rules left out (they need --flag relaxed_precision)\n"));
+  EXPECT_THAT(r.out, HasSubstr("rules: 4 compiled, 0 skipped, 3 rules left out (they need --flag "
+                               "relaxed_precision)\n"));
   EXPECT_THAT(r.out, HasSubstr("ops: Cast 2 -> 2, ElementWiseMaximum 1 -> 1, Relu 1 -> 1\n"));
   EXPECT_EQ(ReadJson("plain_report.json")["rules_left_out"]["count"], 3);
 
