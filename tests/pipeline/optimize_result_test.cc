@@ -117,30 +117,14 @@ TEST(OptimizeResultTest, ReportHasTheDocumentedKeys) {
   absl::StatusOr<OptimizeResult> r = OptimizeExample(PhaseMode::kReseed);
   ASSERT_TRUE(r.ok()) << r.status();
   const Json rep = ToJson(*r);
-  EXPECT_EQ(KeysOf(rep), (Keys{"input_nodes",
-                               "output_nodes",
-                               "input_cost",
-                               "output_cost",
-                               "extraction",
-                               "enodes",
-                               "eclasses",
-                               "peak_enodes",
-                               "iterations",
-                               "stop_reason",
-                               "phase_mode",
-                               "rules_compiled",
-                               "rules_skipped",
-                               "rules_left_out",
-                               "merge_conflicts",
-                               "phases",
-                               "rule_issues",
-                               "provenance_records",
-                               "provenance",
-                               "memory",
-                               "ops",
-                               "off_htp",
-                               "time_ms",
-                               "peak_rss_bytes"}));
+  EXPECT_EQ(KeysOf(rep), (Keys{"input_nodes",   "output_nodes",   "input_cost",
+                               "output_cost",   "extraction",     "enodes",
+                               "eclasses",      "peak_enodes",    "iterations",
+                               "stop_reason",   "phase_mode",     "rules_compiled",
+                               "rules_skipped", "rules_left_out", "merge_conflicts",
+                               "phases",        "rule_issues",    "provenance_records",
+                               "provenance",    "memory",         "ops",
+                               "off_htp",       "time_ms",        "peak_rss_bytes"}));
   EXPECT_EQ(KeysOf(rep["extraction"]), (Keys{"extractor", "dag_cost", "tree_cost"}));
   EXPECT_EQ(rep["rules_left_out"], Json::parse(R"({"count": 0, "needed": []})"));
   EXPECT_EQ(KeysOf(rep["memory"]),
