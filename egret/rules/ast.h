@@ -125,6 +125,7 @@ enum class ExprKind : uint8_t {
   kQuantAxisOf,  // egret's: the per-axis quantization axis, -1 per tensor
   kDTypeOf,
   kElementSizeOf,
+  kDataSize,  // bytes of the output data: element size x element count
   kInputsOf,
   kOutputsOf,
   // --- predicates on operands ---
@@ -179,16 +180,19 @@ inline constexpr size_t kNumExprKinds = static_cast<size_t>(ExprKind::kShapeFnAp
 // typing are.
 std::string_view ExprKindName(ExprKind k);
 
-// The place a node was written, as diagnostics report it. `loc` is where the
-// token was written in the user's files (for a token spelled inside egret's
-// prelude, where that prelude macro was used). When the token came out of a
-// preprocessor macro, `pp_macro` names the outermost macro and `macro_loc` is
-// the other end of the expansion: the macro's use (when `loc` is inside a
-// user's macro body or a macro argument) or the prelude spelling.
+// The place a node was written, as diagnostics report it. `loc` is in the
+// user's file: where the token was written when that is the file's own text
+// (including a macro argument), else, for a token a macro body wrote (a
+// macro of the file, of a header or of egret's prelude), where the outermost
+// macro was used. When the token came out of a preprocessor macro, `pp_macro`
+// names that macro and `macro_loc` is the other end: the macro's use (for an
+// argument token) or, when `macro_loc_is_spelling`, where the macro body
+// wrote the token.
 struct Origin {
   SourceLocation loc;
   std::string pp_macro;
   SourceLocation macro_loc;
+  bool macro_loc_is_spelling = false;
 };
 
 struct Expr;

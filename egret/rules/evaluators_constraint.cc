@@ -417,6 +417,9 @@ Scalar QuantAxisOf(const PropertyInput& p) {
 }
 Scalar DTypeOf(const PropertyInput& p) { return Scalar::OfDType(p.type.dtype); }
 Scalar ElementSizeOf(const PropertyInput& p) { return Scalar::Size(ElementSize(p.type.dtype)); }
+Scalar DataSize(const PropertyInput& p) {
+  return Scalar::Size(p.type.num_elements() * ElementSize(p.type.dtype));
+}
 Scalar OutputsOf(const PropertyInput& p) { return Scalar::Size(OutputCount(p.g, p.cls)); }
 Scalar IsEmpty(const PropertyInput& p) { return Scalar::Bool(p.type.num_elements() == 0); }
 Scalar IsEmptyDim(const PropertyInput& p) {
@@ -611,6 +614,7 @@ constexpr GuardEvaluator kRows[] = {
     {ExprKind::kQuantAxisOf, Property<QuantAxisOf>},
     {ExprKind::kDTypeOf, Property<DTypeOf>},
     {ExprKind::kElementSizeOf, Property<ElementSizeOf>},
+    {ExprKind::kDataSize, Property<DataSize>},
     {ExprKind::kInputsOf, Property<InputsOf>},
     {ExprKind::kOutputsOf, Property<OutputsOf>},
     {ExprKind::kSameEncoding, SameAs<SameEncoding>},

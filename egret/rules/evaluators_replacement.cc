@@ -122,7 +122,7 @@ template <DType kDType, bool kFill>
 absl::StatusOr<BuildFn> GenConst(ReplCompiler& c, const Expr& e) {
   absl::StatusOr<std::vector<ScalarFn>> vals = c.Scalars(e, 0);
   if (!vals.ok()) return vals.status();
-  return BuildFn([vals = *std::move(vals)](BuildState& st, const ModList*) -> Id {
+  return BuildFn([vals = *std::move(vals)](BuildState& st, const ModList* mods) -> Id {
     EvalState s = st.Eval();
     auto value = [](Scalar v) {
       return kDType == DType::kFloat32 ? v.AsFloat() : static_cast<double>(v.AsInt());
@@ -140,6 +140,13 @@ absl::StatusOr<BuildFn> GenConst(ReplCompiler& c, const Expr& e) {
     }
     if (s.failed) return st.Fail("a gen_Const operand failed to evaluate");
     TensorType t(kDType, Dims{1, 1, 1, static_cast<int64_t>(data.size())});
+    if (mods != nullptr) {  // WITH_SAME_OUTPUT(x, gen_Const...): x's type and dims
+      if (!ApplyMods(st, mods, t)) return kNoId;
+      if (t.num_elements() != static_cast<int64_t>(data.size())) {
+        return st.Fail(absl::StrCat("a constant of ", data.size(), " values cannot take the type ",
+                                    t.ToString()));
+      }
+    }
     auto tensor = std::make_shared<const Tensor>(Tensor::FromValues(t, data));
     return st.g->AddConstant(tensor);
   });

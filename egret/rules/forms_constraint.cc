@@ -162,6 +162,8 @@ constexpr FormRow kRows[] = {
      Returns(Type::kDType, {R::kOperandRef})},
     {ExprKind::kElementSizeOf, "ELEMENTSIZE_OF", kConstraint, "e", nullptr,
      Returns(Type::kSize, {R::kOperandRef})},
+    {ExprKind::kDataSize, "DATA_SIZE", kConstraint, "e", nullptr,
+     Returns(Type::kSize, {R::kOperandRef})},
     {ExprKind::kInputsOf, "INPUTS_OF", kConstraint, "e", nullptr,
      Returns(Type::kSize, {R::kOperandRef})},
     {ExprKind::kOutputsOf, "OUTPUTS_OF", kConstraint, "e", nullptr,

@@ -93,6 +93,19 @@ Type TypeWithSplitHistory(Checker& c, Expr& e, bool) {
   return Type::kOp;
 }
 
+// WITH_SAME_OUTPUT(x, op): op built with x's output (dtype, encoding, dims).
+// The last operand may also be a constructed constant (gen_Const*): its
+// values are stored in x's dtype and encoding with x's dims (the element
+// counts must agree when the rule is applied); the result is then a
+// constructed constant.
+Type TypeWithSameOutput(Checker& c, Expr& e, bool) {
+  c.CheckOperand(e, 0);
+  Type last = c.Check(*e.args[1]);
+  if (last == Type::kNode) return Type::kNode;
+  c.Want(e, 1, last, OperandRule::kLastOp);
+  return last == Type::kInvalid ? Type::kInvalid : Type::kOp;
+}
+
 // WITH_OUTPUT_TYPE(dtype, zero_offset, stepsize, op): the three type operands
 // are typed before they are held to their rules, then op.
 Type TypeWithOutputType(Checker& c, Expr& e, bool) {
@@ -146,7 +159,7 @@ constexpr FormRow kRows[] = {
     {ExprKind::kWithType, "WITH_TYPE", kReplacement, "ee", nullptr,
      Returns(Type::kOp, {R::kNonOpRef, R::kLastOp})},
     {ExprKind::kWithSameOutput, "WITH_SAME_OUTPUT", kReplacement, "ee", nullptr,
-     Returns(Type::kOp, {R::kNonOpRef, R::kLastOp})},
+     Custom(TypeWithSameOutput, Returns(Type::kOp, {R::kNonOpRef, R::kLastOp}))},
     {ExprKind::kWithOutputType, "WITH_OUTPUT_TYPE", kReplacement, "eeee", nullptr,
      Custom(TypeWithOutputType,
             Returns(Type::kOp, {R::kDType, R::kZeroOffset, R::kStepSize, R::kLastOp}))},

@@ -9,8 +9,12 @@
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "egret/rules/cpp_cast.h"
 #include "egret/rules/form_table.h"
+#include "egret/rules/number_literal.h"
+#include "egret/rules/pass_spec.h"
 #include "egret/rules/pass_groups.h"
 #include "egret/rules/prelude.h"
 
@@ -19,111 +23,16 @@ namespace {
 
 constexpr int kMaxDepth = 200;
 
+// The forms that define a rule; DEF_OPTIM and DEF_OPT are the SDK's internal
+// spellings of the two (its helper macros such as CONVERT_BINARY_OP_TO_FP16
+// expand to them).
+bool IsOptimizationForm(std::string_view name) {
+  return name == "DEF_PACKAGE_OPTIMIZATION" || name == "DEF_PACKAGE_OPTIMIZATION_WITH_FLAGS" ||
+         name == "DEF_OPTIM" || name == "DEF_OPT";
+}
+
 // ---------------------------------------------------------------------------
 // Numbers
-
-struct NumberValue {
-  bool is_float = false;
-  bool is_size = false;  // U suffix
-  int64_t i = 0;
-  double f = 0;
-  std::string error;    // non-empty: not a valid constant
-  std::string warning;  // e.g. octal constant
-};
-
-NumberValue ParseNumber(std::string_view text, bool negative) {
-  NumberValue v;
-  const std::string shown = absl::StrCat(negative ? "-" : "", std::string(text));
-  const bool hex = text.size() > 1 && text[0] == '0' && (text[1] == 'x' || text[1] == 'X');
-  const bool is_float = hex ? text.find_first_of(".pP") != std::string_view::npos
-                            : text.find_first_of(".eE") != std::string_view::npos;
-  if (is_float) {
-    std::string body(text);
-    if (!body.empty() &&
-        (body.back() == 'f' || body.back() == 'F' || body.back() == 'l' || body.back() == 'L')) {
-      body.pop_back();
-    }
-    char* end = nullptr;
-    errno = 0;
-    double d = std::strtod(body.c_str(), &end);
-    if (body.empty() || end != body.c_str() + body.size()) {
-      v.error = absl::StrCat("invalid floating constant '", shown, "'");
-      return v;
-    }
-    v.is_float = true;
-    v.f = negative ? -d : d;
-    return v;
-  }
-  // Integer: digits then a suffix of u/U and l/L/ll/LL in either order.
-  size_t end = text.size();
-  int u = 0, l = 0;
-  while (end > 0) {
-    char c = text[end - 1];
-    if (c == 'u' || c == 'U') {
-      ++u;
-    } else if (c == 'l' || c == 'L') {
-      ++l;
-    } else {
-      break;
-    }
-    --end;
-  }
-  std::string_view digits = text.substr(0, end);
-  if (u > 1 || l > 2 || digits.empty()) {
-    v.error = absl::StrCat("invalid integer constant '", shown, "'");
-    return v;
-  }
-  int base = 10;
-  if (hex) {
-    base = 16;
-    digits.remove_prefix(2);
-  } else if (digits.size() > 1 && digits[0] == '0' && (digits[1] == 'b' || digits[1] == 'B')) {
-    base = 2;
-    digits.remove_prefix(2);
-  } else if (digits.size() > 1 && digits[0] == '0') {
-    base = 8;
-  }
-  if (digits.empty()) {
-    v.error = absl::StrCat("invalid integer constant '", shown, "'");
-    return v;
-  }
-  uint64_t value = 0;
-  for (char c : digits) {
-    int d;
-    if (c >= '0' && c <= '9') {
-      d = c - '0';
-    } else if (c >= 'a' && c <= 'f') {
-      d = c - 'a' + 10;
-    } else if (c >= 'A' && c <= 'F') {
-      d = c - 'A' + 10;
-    } else if (c == '\'') {
-      continue;  // C++14 digit separator
-    } else {
-      d = 99;
-    }
-    if (d >= base) {
-      v.error = base == 8 ? absl::StrCat("invalid digit '", std::string(1, c),
-                                         "' in octal constant '", shown, "'")
-                          : absl::StrCat("invalid integer constant '", shown, "'");
-      return v;
-    }
-    if (value > (std::numeric_limits<uint64_t>::max() - d) / base) {
-      v.error = absl::StrCat("integer constant '", shown, "' is too large");
-      return v;
-    }
-    value = value * base + d;
-  }
-  if (value > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) {
-    v.error = absl::StrCat("integer constant '", shown, "' is too large");
-    return v;
-  }
-  if (base == 8 && value >= 8) {
-    v.warning = absl::StrCat("octal constant '", std::string(text), "' has the value ", value);
-  }
-  v.is_size = u > 0;
-  v.i = negative ? -static_cast<int64_t>(value) : static_cast<int64_t>(value);
-  return v;
-}
 
 // ---------------------------------------------------------------------------
 // Raw trees: the shape of an argument before it is given a meaning.
@@ -171,7 +80,7 @@ class Parser {
 
   void ParseOptimization(size_t form, const std::vector<Range>& args, bool with_flags);
   void ParseOpForm(size_t form, const std::vector<Range>& args);
-  bool ParsePassSpec(Range r, Rule* rule);
+  bool ParsePassSpec(Range r, const Token& form, Rule* rule);
   void ParseRuleFlags(Range r, Rule* rule);
   std::optional<std::string> ParseStringArg(Range r, const char* what);
   std::optional<CostExpr> ParseCost(size_t& i, size_t end, int depth);
@@ -180,8 +89,18 @@ class Parser {
 
   // Raw trees.
   bool ParseRawRange(Range r, Raw* out, const char* what);
+  // An operand: primaries joined by + - * / % (only numeric constants may be
+  // joined; they are folded to one constant as C computes it).
   bool ParseRaw(size_t& i, size_t end, Raw* out, int depth);
+  bool ParseInfixRaw(size_t& i, size_t end, Raw* out, int depth, int level);
+  bool FoldArithmetic(size_t op, Raw* lhs, const Raw& rhs);
+  bool ParsePrimaryRaw(size_t& i, size_t end, Raw* out, int depth);
   void ParseStringRaw(size_t& i, size_t end, Raw* out);
+  // An arithmetic type name at i (`std::` allowed): advances i past it.
+  std::optional<CppType> ReadTypeName(size_t& i, size_t end) const;
+  // `out` = the cast of `operand` to `type` written at token `at`: a
+  // constant folded as C++ converts it, else UINT / INT / FLOAT(operand).
+  bool MakeCast(size_t at, const CppType& type, Raw operand, Raw* out);
 
   // Meanings.
   bool ConvertMatch(const Raw& r, MatchNode* out, bool root);
@@ -197,6 +116,7 @@ class Parser {
   const std::vector<Token>& toks_;
   DiagnosticList* diags_;
   ParsedFile out_;
+  bool old_scheme_noted_ = false;  // the note about the deprecated pass numbering
 };
 
 ParsedFile Parser::Run() {
@@ -209,8 +129,7 @@ ParsedFile Parser::Run() {
       ++i;
       continue;
     }
-    const bool optimization =
-        t.text == "DEF_PACKAGE_OPTIMIZATION" || t.text == "DEF_PACKAGE_OPTIMIZATION_WITH_FLAGS";
+    const bool optimization = IsOptimizationForm(t.text);
     const bool op_form = t.text == "DEF_PACKAGE_OP" ||
                          t.text == "DEF_PACKAGE_OP_AND_COST_AND_FLAGS" ||
                          t.text == "DEF_PACKAGE_OP_AND_COST_F_AND_FLAGS";
@@ -256,7 +175,8 @@ ParsedFile Parser::Run() {
       if (after.IsPunct("(") || after.IsPunct(",")) {
         Error(after, absl::StrCat("'", after.text, "' may not follow the closing ')' of ", t.text));
       }
-      ParseOptimization(i, args, t.text == "DEF_PACKAGE_OPTIMIZATION_WITH_FLAGS");
+      ParseOptimization(i, args,
+                        t.text == "DEF_PACKAGE_OPTIMIZATION_WITH_FLAGS" || t.text == "DEF_OPTIM");
     } else if (op_form) {
       ParseOpForm(i, args);
     } else if (t.text == "DEF_TENSOR_PROPERTIES") {
@@ -284,9 +204,7 @@ ParsedFile Parser::Run() {
 
 bool Parser::IsRuleFormAt(size_t i) const {
   const Token& t = toks_[i];
-  return t.kind == TokenKind::kIdentifier && t.at_line_start &&
-         (t.text == "DEF_PACKAGE_OPTIMIZATION" ||
-          t.text == "DEF_PACKAGE_OPTIMIZATION_WITH_FLAGS") &&
+  return t.kind == TokenKind::kIdentifier && t.at_line_start && IsOptimizationForm(t.text) &&
          Tok(i + 1).IsPunct("(");
 }
 
@@ -357,7 +275,7 @@ void Parser::ParseOptimization(size_t form, const std::vector<Range>& args, bool
   Rule rule;
   rule.origin = OriginOf(ft);
   rule.form = ft.text;
-  bool ok = ParsePassSpec(args[0], &rule);
+  bool ok = ParsePassSpec(args[0], ft, &rule);
   size_t k = 1;
   if (with_flags) ParseRuleFlags(args[k++], &rule);
   Raw match, constraint, replacement;
@@ -372,56 +290,46 @@ void Parser::ParseOptimization(size_t form, const std::vector<Range>& args, bool
   out_.rules.push_back(std::move(rule));
 }
 
-bool Parser::ParsePassSpec(Range r, Rule* rule) {
-  if (r.begin == r.end || toks_[r.begin].kind != TokenKind::kIdentifier) {
-    Error(Tok(r.begin), "expected a pass-group name (e.g. GRAPH_CLEANUP or TILING+10)");
+bool Parser::ParsePassSpec(Range r, const Token& form, Rule* rule) {
+  PassSpecValue v = EvaluatePassSpec(toks_, r.begin, r.end);
+  if (!v.ok) {
+    Error(Tok(v.error_tok), v.error);
     return false;
   }
-  const Token& name = toks_[r.begin];
-  rule->pass_name = name.text;
-  rule->pass_origin = OriginOf(name);
-  std::optional<int64_t> base = PassGroupValue(name.text);
-  bool ok = true;
-  if (!base) {
-    Error(name, absl::StrCat("unknown pass group '", name.text, "'"));
-    ok = false;
-  }
-  size_t i = r.begin + 1;
-  if (i < r.end) {
-    if (!toks_[i].IsPunct("+")) {
-      Error(toks_[i],
-            absl::StrCat("expected '+' or ',' after the pass group, found '", toks_[i].text, "'"));
-      return false;
-    }
-    ++i;
-    if (i >= r.end || toks_[i].kind != TokenKind::kNumber) {
-      Error(Tok(i), "expected a decimal offset after '+'");
-      return false;
-    }
-    const Token& num = toks_[i];
-    bool plain = !num.text.empty() && (num.text == "0" || num.text[0] != '0');
-    for (char c : num.text) plain &= absl::ascii_isdigit(static_cast<unsigned char>(c));
-    if (!plain) {
-      Error(num, absl::StrCat("the pass offset must be a plain decimal constant without sign or "
-                              "suffix, not '",
-                              num.text, "'"));
-      return false;
-    }
-    NumberValue v = ParseNumber(num.text, false);
-    if (!v.error.empty() || v.i > (int64_t{1} << 40)) {
-      Error(num, absl::StrCat("pass offset '", num.text, "' is too large"));
-      return false;
-    }
-    rule->has_offset = true;
-    rule->pass_offset = v.i;
-    ++i;
-    if (i < r.end) {
-      Error(toks_[i], absl::StrCat("unexpected '", toks_[i].text, "' in the pass spec"));
-      return false;
+  rule->pass_origin = OriginOf(Tok(r.begin));
+  int64_t priority = v.priority;
+  if (form.old_pass_scheme && v.names.empty()) {
+    priority = MapOldSchemePriority(priority);
+    if (!old_scheme_noted_) {
+      old_scheme_noted_ = true;
+      Diagnostic d = DiagnosticAt(Severity::kNote, rule->pass_origin,
+                                  "the headers in effect number the passes in the deprecated "
+                                  "scheme (EARLY is 2000); their priorities are mapped onto the "
+                                  "current pass groups (docs/rule-language.md)");
+      diags_->Add(std::move(d));
     }
   }
-  rule->priority = base.value_or(0) + rule->pass_offset;
-  return ok;
+  if (priority < 0) {
+    Error(Tok(r.begin), absl::StrCat("the pass position may not be negative (", priority, ")"));
+    return false;
+  }
+  // Spelled as the group written first when the expression starts with it
+  // (TILING+10), else as the group the priority falls into.
+  const Token& first = Tok(r.begin);
+  std::optional<int64_t> named = first.kind == TokenKind::kIdentifier && v.names.size() == 1 &&
+                                         v.names[0] == first.text && !form.old_pass_scheme
+                                     ? PassGroupValue(first.text)
+                                     : std::nullopt;
+  if (named && *named <= priority) {
+    rule->pass_name = first.text;
+  } else {
+    rule->pass_name = std::string(PassGroupAt(priority));
+  }
+  const int64_t base = *PassGroupValue(rule->pass_name);
+  rule->pass_offset = priority - base;
+  rule->has_offset = rule->pass_offset != 0 || r.end - r.begin > 1;
+  rule->priority = priority;
+  return true;
 }
 
 void Parser::ParseRuleFlags(Range r, Rule* rule) {
@@ -699,6 +607,80 @@ void Parser::ParseStringRaw(size_t& i, size_t end, Raw* out) {
 }
 
 bool Parser::ParseRaw(size_t& i, size_t end, Raw* out, int depth) {
+  return ParseInfixRaw(i, end, out, depth, 0);
+}
+
+bool Parser::ParseInfixRaw(size_t& i, size_t end, Raw* out, int depth, int level) {
+  if (level == 2) return ParsePrimaryRaw(i, end, out, depth);
+  if (!ParseInfixRaw(i, end, out, depth, level + 1)) return false;
+  auto is_op = [&](const Token& t) {
+    return level == 0 ? t.IsPunct("+") || t.IsPunct("-")
+                      : t.IsPunct("*") || t.IsPunct("/") || t.IsPunct("%");
+  };
+  while (i < end && is_op(toks_[i])) {
+    const size_t op = i++;
+    Raw rhs;
+    if (!ParseInfixRaw(i, end, &rhs, depth + 1, level + 1)) return false;
+    if (!FoldArithmetic(op, out, rhs)) return false;
+  }
+  return true;
+}
+
+bool Parser::FoldArithmetic(size_t op, Raw* lhs, const Raw& rhs) {
+  const std::string& o = toks_[op].text;
+  if (lhs->kind != Raw::kNumber || rhs.kind != Raw::kNumber) {
+    Error(Tok(op), absl::StrCat("'", o,
+                                "' may only join numeric constants in a rule (use ADD, SUB, MUL, "
+                                "DIV or REM for values)"));
+    return false;
+  }
+  NumberValue a = ParseNumber(lhs->text, lhs->negative);
+  NumberValue b = ParseNumber(rhs.text, rhs.negative);
+  for (const NumberValue* v : {&a, &b}) {
+    if (!v->error.empty()) {
+      Error(Tok(op), v->error);
+      return false;
+    }
+  }
+  Raw r;
+  r.kind = Raw::kNumber;
+  r.tok = lhs->tok;
+  if (a.is_float || b.is_float) {
+    const double x = a.is_float ? a.f : static_cast<double>(a.i);
+    const double y = b.is_float ? b.f : static_cast<double>(b.i);
+    if (o == "%") {
+      Error(Tok(op), "'%' needs integer operands");
+      return false;
+    }
+    const double v = o == "+" ? x + y : o == "-" ? x - y : o == "*" ? x * y : x / y;
+    if (!std::isfinite(v)) {
+      Error(Tok(op), "the value of this constant expression is not finite");
+      return false;
+    }
+    r.negative = v < 0;
+    r.text = absl::StrFormat("%.17g", std::fabs(v));
+    if (r.text.find_first_of(".e") == std::string::npos) r.text += ".0";
+  } else {
+    const __int128 x = a.i, y = b.i;
+    if ((o == "/" || o == "%") && y == 0) {
+      Error(Tok(op), "division by zero in a constant expression");
+      return false;
+    }
+    const __int128 v = o == "+" ? x + y : o == "-" ? x - y : o == "*" ? x * y : o == "/" ? x / y
+                                                                                        : x % y;
+    if (v > std::numeric_limits<int64_t>::max() || v < -std::numeric_limits<int64_t>::max()) {
+      Error(Tok(op), "the value of this constant expression is too large");
+      return false;
+    }
+    r.negative = v < 0;
+    const uint64_t mag = static_cast<uint64_t>(v < 0 ? -v : v);
+    r.text = absl::StrCat(mag, a.is_size || b.is_size ? "u" : "");
+  }
+  *lhs = std::move(r);
+  return true;
+}
+
+bool Parser::ParsePrimaryRaw(size_t& i, size_t end, Raw* out, int depth) {
   if (depth > kMaxDepth) {
     Error(Tok(i), "expression nested too deeply");
     return false;
@@ -719,6 +701,26 @@ bool Parser::ParseRaw(size_t& i, size_t end, Raw* out, int depth) {
       ++i;
       return true;
     case TokenKind::kPunct:
+      if (t.text == "(") {
+        size_t j = i + 1;
+        std::optional<CppType> type = ReadTypeName(j, end);
+        if (type && j < end && toks_[j].IsPunct(")")) {  // C-style cast
+          const size_t at = i;
+          i = j + 1;
+          Raw operand;
+          if (!ParsePrimaryRaw(i, end, &operand, depth + 1)) return false;
+          return MakeCast(at, *type, std::move(operand), out);
+        }
+        // A parenthesized constant expression: (2 * 1024).
+        ++i;
+        if (!ParseRaw(i, end, out, depth + 1)) return false;
+        if (i >= end || !toks_[i].IsPunct(")")) {
+          Error(Tok(i), absl::StrCat("expected ')', found '", Tok(i).text, "'"));
+          return false;
+        }
+        ++i;
+        return true;
+      }
       if ((t.text == "-" || t.text == "+") && i + 1 < end &&
           toks_[i + 1].kind == TokenKind::kNumber) {
         out->kind = Raw::kNumber;
@@ -735,6 +737,67 @@ bool Parser::ParseRaw(size_t& i, size_t end, Raw* out, int depth) {
     default:
       Error(t, absl::StrCat("expected an expression, found '", t.text, "'"));
       return false;
+  }
+  if (t.text == "FROM_DEFAULT_PACKAGE" && i + 1 < end && toks_[i + 1].IsPunct("(")) {
+    // The op of the default package: the op name itself, whichever
+    // definition the headers give the macro (the preprocessor never expands
+    // it).
+    const size_t at = i;
+    i += 2;
+    if (i >= end || toks_[i].kind != TokenKind::kString) {
+      Error(Tok(i), "FROM_DEFAULT_PACKAGE expects an op name (a string constant)");
+      return false;
+    }
+    ParseStringRaw(i, end, out);
+    if (i >= end || !toks_[i].IsPunct(")")) {
+      Error(Tok(i), absl::StrCat("expected ')' at the end of FROM_DEFAULT_PACKAGE, found '",
+                                 Tok(i).text, "'"));
+      return false;
+    }
+    ++i;
+    (void)at;
+    return true;
+  }
+  if (t.text == "static_cast") {
+    const size_t at = i;
+    ++i;
+    std::optional<CppType> type;
+    if (i < end && toks_[i].IsPunct("<")) {
+      ++i;
+      type = ReadTypeName(i, end);
+    }
+    if (!type || i >= end || !toks_[i].IsPunct(">") || i + 1 >= end ||
+        !toks_[i + 1].IsPunct("(")) {
+      Error(Tok(i), "expected static_cast<T>(value) with an arithmetic type T");
+      return false;
+    }
+    i += 2;
+    Raw operand;
+    if (!ParseRaw(i, end, &operand, depth + 1)) return false;
+    if (i >= end || !toks_[i].IsPunct(")")) {
+      Error(Tok(i), absl::StrCat("expected ')' at the end of static_cast, found '", Tok(i).text,
+                                 "'"));
+      return false;
+    }
+    ++i;
+    return MakeCast(at, *type, std::move(operand), out);
+  }
+  {
+    size_t j = i;
+    std::optional<CppType> type = ReadTypeName(j, end);
+    if (type && j < end && toks_[j].IsPunct("(")) {  // functional cast: size_t(x)
+      const size_t at = i;
+      i = j + 1;
+      Raw operand;
+      if (!ParseRaw(i, end, &operand, depth + 1)) return false;
+      if (i >= end || !toks_[i].IsPunct(")")) {
+        Error(Tok(i), absl::StrCat("expected ')' at the end of the cast, found '", Tok(i).text,
+                                   "'"));
+        return false;
+      }
+      ++i;
+      return MakeCast(at, *type, std::move(operand), out);
+    }
   }
   out->tok = i;
   out->text = t.text;
@@ -774,6 +837,77 @@ bool Parser::ParseRaw(size_t& i, size_t end, Raw* out, int depth) {
     }
   }
   out->kind = Raw::kIdent;
+  return true;
+}
+
+std::optional<CppType> Parser::ReadTypeName(size_t& i, size_t end) const {
+  size_t j = i;
+  if (j + 1 < end && toks_[j].IsIdent("std") && toks_[j + 1].IsPunct("::")) j += 2;
+  std::string words;
+  while (j < end && toks_[j].kind == TokenKind::kIdentifier && IsCppTypeWord(toks_[j].text)) {
+    if (!words.empty()) words += ' ';
+    words += toks_[j].text;
+    ++j;
+  }
+  std::optional<CppType> t = CppTypeNamed(words);
+  if (t) i = j;
+  return t;
+}
+
+bool Parser::MakeCast(size_t at, const CppType& type, Raw operand, Raw* out) {
+  const bool is_int = type.kind == CppType::Kind::kSigned || type.kind == CppType::Kind::kUnsigned;
+  if (operand.kind == Raw::kNumber) {
+    // A constant: the value the cast gives, as a constant of the cast's type.
+    NumberValue v = ParseNumber(operand.text, operand.negative);
+    if (!v.error.empty()) {
+      Error(operand, v.error);
+      return false;
+    }
+    *out = Raw{};
+    out->tok = at;
+    if (type.kind == CppType::Kind::kBool) {
+      out->kind = Raw::kIdent;
+      out->text = (v.is_float ? v.f != 0 : v.i != 0) ? "true" : "false";
+      return true;
+    }
+    out->kind = Raw::kNumber;
+    if (is_int) {
+      std::optional<int64_t> n =
+          v.is_float ? CastFloatToInteger(v.f, type) : std::optional(CastInteger(v.i, type));
+      if (!n) {
+        Error(Tok(at), absl::StrCat("the value of '", operand.negative ? "-" : "", operand.text,
+                                    "' does not fit the type of the cast"));
+        return false;
+      }
+      out->negative = *n < 0;
+      const uint64_t mag = *n < 0 ? uint64_t{0} - static_cast<uint64_t>(*n)
+                                  : static_cast<uint64_t>(*n);
+      out->text = absl::StrCat(mag, type.kind == CppType::Kind::kUnsigned ? "u" : "");
+      return true;
+    }
+    double f = v.is_float ? v.f : static_cast<double>(v.i);
+    if (type.bits == 32) f = static_cast<float>(f);
+    if (!std::isfinite(f)) {
+      Error(Tok(at), "the value of the cast is not finite");
+      return false;
+    }
+    out->negative = f < 0;
+    out->text = absl::StrFormat("%.17g", std::fabs(f));
+    if (out->text.find_first_of(".e") == std::string::npos) out->text += ".0";
+    return true;
+  }
+  if (!is_int && type.kind != CppType::Kind::kFloat) {
+    Error(Tok(at), "a cast to bool is only allowed of a constant");
+    return false;
+  }
+  // Any other value: UINT / INT / FLOAT of it.
+  *out = Raw{};
+  out->kind = Raw::kCall;
+  out->tok = at;
+  out->text = type.kind == CppType::Kind::kUnsigned ? "UINT"
+              : type.kind == CppType::Kind::kSigned ? "INT"
+                                                    : "FLOAT";
+  out->args.push_back(std::move(operand));
   return true;
 }
 
@@ -1028,12 +1162,17 @@ Origin OriginOf(const Token& t) {
     return o;
   }
   o.pp_macro = t.expanded_from;
-  if (IsPreludeLocation(t.loc)) {
-    o.loc = t.expansion_loc;
-    o.macro_loc = t.loc;
-  } else {
+  const SourceLocation& use = t.expansion_loc;
+  const bool written_at_use =
+      t.loc.file == use.file &&
+      std::make_pair(t.loc.line, t.loc.col) >= std::make_pair(use.line, use.col);
+  if (written_at_use) {
     o.loc = t.loc;
-    o.macro_loc = t.expansion_loc;
+    o.macro_loc = use;
+  } else {
+    o.loc = use;
+    o.macro_loc = t.loc;
+    o.macro_loc_is_spelling = true;
   }
   return o;
 }
@@ -1045,7 +1184,9 @@ Diagnostic DiagnosticAt(Severity severity, const Origin& origin, std::string mes
   d.message = std::move(message);
   if (!origin.pp_macro.empty()) {
     d.notes.emplace_back(origin.macro_loc,
-                         absl::StrCat("in expansion of macro '", origin.pp_macro, "'"));
+                         absl::StrCat(origin.macro_loc_is_spelling ? "expanded from macro '"
+                                                                   : "in expansion of macro '",
+                                      origin.pp_macro, "'"));
   }
   return d;
 }

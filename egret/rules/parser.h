@@ -51,13 +51,15 @@ struct ParsedFile {
 // checker.h).
 ParsedFile ParseRuleTokens(const std::vector<Token>& tokens, DiagnosticList* diags);
 
-// Where a token was written, as reported in diagnostics: the token's own
-// place, except for tokens spelled inside egret's prelude, which are reported
-// where the prelude macro was used.
+// Where a token was written, as reported in diagnostics (Origin in ast.h):
+// the token's own place when the user's file wrote it there (also as a macro
+// argument), else the use of the outermost macro that produced it, with the
+// spelling inside the macro body kept as the note location.
 Origin OriginOf(const Token& t);
 
-// A diagnostic at `origin`, with an "in expansion of macro 'X'" note when the
-// origin came out of a preprocessor macro.
+// A diagnostic at `origin`, with a note when the origin came out of a
+// preprocessor macro: "in expansion of macro 'X'" at the macro's use, or
+// "expanded from macro 'X'" at the spelling in the macro's body.
 Diagnostic DiagnosticAt(Severity severity, const Origin& origin, std::string message);
 
 }  // namespace egret::rules

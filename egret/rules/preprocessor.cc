@@ -22,13 +22,28 @@ namespace fs = std::filesystem;
 constexpr std::string_view kCommandLineFile = "<command line>";
 constexpr std::string_view kBuiltinFile = "<built-in>";
 
-// Rule forms that are never macro-expanded, whatever a header defines.
-bool IsRuleFormName(std::string_view name) {
+// Rule forms that start a rule (DEF_OPTIM / DEF_OPT: the SDK's internal
+// spellings, which its helper macros such as CONVERT_BINARY_OP_TO_FP16 use).
+bool IsOptimizationFormName(std::string_view name) {
   return name == "DEF_PACKAGE_OPTIMIZATION" || name == "DEF_PACKAGE_OPTIMIZATION_WITH_FLAGS" ||
-         name == "DEF_PACKAGE_OP" || name == "DEF_PACKAGE_OP_AND_COST_AND_FLAGS" ||
-         name == "DEF_PACKAGE_OP_AND_COST_F_AND_FLAGS" || name == "DEF_TENSOR_PROPERTIES" ||
-         name == "DEF_PACKAGE_PARAM_ORDER";
+         name == "DEF_OPTIM" || name == "DEF_OPT";
 }
+
+// Names the parser reads itself and that are never macro-expanded, whatever
+// a header defines: the rule forms and FROM_DEFAULT_PACKAGE (which the SDK
+// defines as a C++ call).
+bool IsRuleFormName(std::string_view name) {
+  return IsOptimizationFormName(name) || name == "DEF_PACKAGE_OP" ||
+         name == "DEF_PACKAGE_OP_AND_COST_AND_FLAGS" ||
+         name == "DEF_PACKAGE_OP_AND_COST_F_AND_FLAGS" || name == "DEF_TENSOR_PROPERTIES" ||
+         name == "DEF_PACKAGE_PARAM_ORDER" || name == "FROM_DEFAULT_PACKAGE";
+}
+
+// The legacy pass names with their values in the deprecated numbering.
+constexpr std::pair<std::string_view, std::string_view> kOldPassValues[] = {
+    {"GRAPH_CLEANUP", "100"}, {"PRE_QNN", "500"}, {"QNN", "1000"},
+    {"EARLY", "2000"},        {"MIDDLE", "3000"}, {"LATE", "4000"},
+};
 
 bool IsHash(const Token& t) { return t.IsPunct("#") || t.IsPunct("%:"); }
 bool IsHashHash(const Token& t) { return t.IsPunct("##") || t.IsPunct("%:%:"); }
@@ -748,7 +763,11 @@ class Preprocessor {
     }
     const std::string path = FindInclude(header, files_[fi].dir);
     if (path.empty()) {
-      diags_->Warning(at, absl::StrFormat("cannot find include file \"%s\"; skipped", header));
+      // A <...> header that is not found is a system or compiler header
+      // (<cmath>, <vector>): it holds no rules, so it is skipped silently.
+      if (!angled) {
+        diags_->Warning(at, absl::StrFormat("cannot find include file \"%s\"; skipped", header));
+      }
       return;
     }
     std::error_code ec;
@@ -1011,8 +1030,24 @@ class Preprocessor {
                                            options_.max_tokens));
         return;
       }
+      if (t.tok.kind == TokenKind::kIdentifier && IsOptimizationFormName(t.tok.text)) {
+        t.tok.old_pass_scheme = OldPassSchemeInEffect();
+      }
       out->push_back(std::move(t));
     }
+  }
+
+  // True when a legacy pass name is defined with its deprecated value
+  // (EARLY as 2000, ...): the headers in effect use the old numbering.
+  bool OldPassSchemeInEffect() {
+    for (const auto& [name, value] : kOldPassValues) {
+      MacroPtr m = Lookup(std::string(name));
+      if (m != nullptr && !m->function_like && m->body.size() == 1 &&
+          m->body[0].text == value) {
+        return true;
+      }
+    }
+    return false;
   }
 
   std::vector<PPToken> ExpandList(std::vector<PPToken> tokens, int depth) {
@@ -1340,8 +1375,13 @@ Diagnostic DiagnosticAt(const Token& tok, Severity severity, std::string message
   const bool written_at_use =
       tok.loc.file == use.file &&
       std::make_pair(tok.loc.line, tok.loc.col) >= std::make_pair(use.line, use.col);
-  d.loc = written_at_use ? tok.loc : use;
-  d.notes.emplace_back(use, absl::StrFormat("in expansion of macro '%s'", tok.expanded_from));
+  if (written_at_use) {
+    d.loc = tok.loc;
+    d.notes.emplace_back(use, absl::StrFormat("in expansion of macro '%s'", tok.expanded_from));
+  } else {
+    d.loc = use;
+    d.notes.emplace_back(tok.loc, absl::StrFormat("expanded from macro '%s'", tok.expanded_from));
+  }
   return d;
 }
 

@@ -78,9 +78,11 @@ absl::StatusOr<PreprocessedFile> PreprocessText(std::string_view text, const std
                                                 DiagnosticList* diags);
 
 // A diagnostic about `tok` that points into the user's file: at the token
-// itself when it was written there, else (a token a macro body wrote) at the
-// use of the outermost macro; a token from an expansion also gets the note
-// "in expansion of macro 'X'" at that use. Parser and checker errors use this.
+// itself when it was written there (also as a macro argument; note "in
+// expansion of macro 'X'" at the macro's use), else (a token a macro body
+// wrote, in the file, a header or the prelude) at the use of the outermost
+// macro, with the note "expanded from macro 'X'" at the spelling in the body.
+// Parser and checker errors use the same rule (OriginOf, parser.h).
 Diagnostic DiagnosticAt(const Token& tok, Severity severity, std::string message);
 
 // Writes tokens back as text: a space where space_before is set and a newline

@@ -34,6 +34,11 @@ struct Token {
   // before it on the same logical line (used by # stringizing, and to print
   // tokens back as text).
   bool space_before = false;
+  // On the name of a rule form (DEF_PACKAGE_OPTIMIZATION, ...): true when the
+  // headers in effect where the rule was read define the legacy pass names
+  // with the deprecated numbering (EARLY as 2000, ...). The parser then maps
+  // the rule's numeric priority onto the current pass groups.
+  bool old_pass_scheme = false;
   // When the token came out of a macro expansion: the outermost macro's name
   // and the location of its use in the user's file. Empty otherwise.
   std::string expanded_from;
