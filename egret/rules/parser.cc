@@ -245,6 +245,17 @@ std::string Parser::TextOf(Range r) const {
 }
 
 std::optional<std::string> Parser::ParseStringArg(Range r, const char* what) {
+  if (r.begin != r.end && toks_[r.begin].IsIdent("FROM_DEFAULT_PACKAGE")) {
+    size_t i = r.begin;
+    Raw raw;
+    if (!ParsePrimaryRaw(i, r.end, &raw, 0)) return std::nullopt;
+    if (i != r.end) {
+      Error(Tok(i), absl::StrCat("unexpected '", Tok(i).text, "' after the ", what));
+      return std::nullopt;
+    }
+    if (raw.bad_string) return std::nullopt;
+    return raw.text;
+  }
   if (r.begin == r.end || toks_[r.begin].kind != TokenKind::kString) {
     Error(Tok(r.begin), absl::StrCat("expected a string constant (", what, ")"));
     return std::nullopt;

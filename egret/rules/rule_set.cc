@@ -1,6 +1,9 @@
 #include "egret/rules/rule_set.h"
 
+#include <string>
 #include <utility>
+
+#include "absl/container/flat_hash_set.h"
 
 #include "egret/rules/checker.h"
 
@@ -35,10 +38,17 @@ absl::StatusOr<RuleSet> LoadRuleSources(const std::vector<RuleSource>& sources,
                                         const PreprocessOptions& options, DiagnosticList* diags) {
   RuleSet set;
   set.externals = std::move(externals);
+  // Files that include the same headers get the same header diagnostics
+  // (a missing include inside an SDK header): each is reported once.
+  absl::flat_hash_set<std::string> reported;
   for (const RuleSource& source : sources) {
+    DiagnosticList file_diags;
     absl::StatusOr<PreprocessedFile> pp =
-        source.text ? PreprocessText(*source.text, source.name, options, diags)
-                    : PreprocessFile(source.name, options, diags);
+        source.text ? PreprocessText(*source.text, source.name, options, &file_diags)
+                    : PreprocessFile(source.name, options, &file_diags);
+    for (const Diagnostic& d : file_diags.all()) {
+      if (reported.insert(d.ToString()).second) diags->Add(d);
+    }
     if (!pp.ok()) return pp.status();
     AddParsed(*std::move(pp), diags, &set);
   }

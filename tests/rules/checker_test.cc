@@ -156,11 +156,11 @@ TEST(RuleSetTest, MacroDiagnosticsCarryExpansionNotes) {
             "<egret-prelude>:" +
                 std::to_string(d.all()[0].notes.empty() ? 0 : d.all()[0].notes[0].first.line) +
                 ":" + std::to_string(d.all()[0].notes.empty() ? 0 : d.all()[0].notes[0].first.col) +
-                ": note: in expansion of macro 'TILE_HEIGHT'");
+                ": note: expanded from macro 'TILE_HEIGHT'");
   ASSERT_EQ(d.all()[1].notes.size(), 1u);
   EXPECT_EQ(d.all()[1].ToString(),
-            "m.cc:1:19: error: dtype values can only be compared with EQ and NE, not LT\n"
-            "m.cc:3:20: note: in expansion of macro 'MY_BAD'");
+            "m.cc:3:20: error: dtype values can only be compared with EQ and NE, not LT\n"
+            "m.cc:1:19: note: expanded from macro 'MY_BAD'");
   EXPECT_EQ(set.rules.size(), 1u);
   EXPECT_FALSE(set.valid[0]);
 }

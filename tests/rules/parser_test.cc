@@ -115,16 +115,99 @@ TEST(ParserTest, PassGroupsAndFlags) {
 TEST(ParserTest, PassSpecErrors) {
   EXPECT_EQ(FirstError("DEF_PACKAGE_OPTIMIZATION(NOT_A_PASS, Op(\"A\"), OK, Op(\"B\"))\n"),
             "t.rules:1:26: error: unknown pass group 'NOT_A_PASS'");
-  EXPECT_EQ(FirstError("DEF_PACKAGE_OPTIMIZATION(EARLY+010, Op(\"A\"), OK, Op(\"B\"))\n"),
-            "t.rules:1:32: error: the pass offset must be a plain decimal constant without sign "
-            "or suffix, not '010'");
-  EXPECT_EQ(FirstError("DEF_PACKAGE_OPTIMIZATION(EARLY+5u, Op(\"A\"), OK, Op(\"B\"))\n"),
-            "t.rules:1:32: error: the pass offset must be a plain decimal constant without sign "
-            "or suffix, not '5u'");
-  EXPECT_EQ(FirstError("DEF_PACKAGE_OPTIMIZATION(EARLY-5, Op(\"A\"), OK, Op(\"B\"))\n"),
-            "t.rules:1:31: error: expected '+' or ',' after the pass group, found '-'");
-  EXPECT_EQ(FirstError("DEF_PACKAGE_OPTIMIZATION(EARLY+-5, Op(\"A\"), OK, Op(\"B\"))\n"),
-            "t.rules:1:32: error: expected a decimal offset after '+'");
+  EXPECT_EQ(FirstError("DEF_PACKAGE_OPTIMIZATION(EARLY+1.5, Op(\"A\"), OK, Op(\"B\"))\n"),
+            "t.rules:1:32: error: the pass position must be an integer, not '1.5'");
+  EXPECT_EQ(FirstError("DEF_PACKAGE_OPTIMIZATION(EARLY/0, Op(\"A\"), OK, Op(\"B\"))\n"),
+            "t.rules:1:31: error: division by zero in the pass position");
+  EXPECT_EQ(FirstError("DEF_PACKAGE_OPTIMIZATION(EARLY+, Op(\"A\"), OK, Op(\"B\"))\n"),
+            "t.rules:1:32: error: expected a number or a pass-group name");
+  EXPECT_EQ(FirstError("DEF_PACKAGE_OPTIMIZATION(BEGIN-1, Op(\"A\"), OK, Op(\"B\"))\n"),
+            "t.rules:1:26: error: the pass position may not be negative (-1)");
+  EXPECT_EQ(FirstError("DEF_PACKAGE_OPTIMIZATION(EARLY 1, Op(\"A\"), OK, Op(\"B\"))\n"),
+            "t.rules:1:32: error: unexpected '1' in the pass position");
+}
+
+// With the SDK headers the pass names arrive as numbers: any integer constant
+// expression is a pass position, spelled as the group it falls into.
+TEST(ParserTest, PassPositionsAreIntegerConstantExpressions) {
+  struct Case {
+    const char* spec;
+    int64_t priority;
+    const char* shown;
+  };
+  const Case cases[] = {
+      {"3050", 3050, "EARLY"},
+      {"3050 + 1", 3051, "EARLY+1"},
+      {"EARLY + 010", 3058, "EARLY+8"},
+      {"EARLY+5u", 3055, "EARLY+5"},
+      {"EARLY - 5", 3045, "ANALYSIS+45"},
+      {"(int)11000 + 2ULL", 11002, "TILING+2"},
+      {"size_t(TILING) + static_cast<int32_t>(4)", 11004, "TILING+4"},
+      {"2 * (1000 + 500) - 0x10", 2984, "QNN+934"},
+      {"CLEANUP_GRAPH+130", 230, "CLEANUP_GRAPH+130"},
+      {"21100", 21100, "LAYOUT_AND_PLACEMENT"},
+  };
+  for (const Case& c : cases) {
+    Parsed p = Parse(std::string("DEF_PACKAGE_OPTIMIZATION(") + c.spec +
+                     ", Op(\"A\", \"x\"), OK, \"x\")\n");
+    ASSERT_EQ(p.file.rules.size(), 1u) << c.spec << ": " << p.diags.ToString();
+    EXPECT_EQ(p.file.rules[0].priority, c.priority) << c.spec;
+    EXPECT_EQ(p.file.rules[0].PassSpec(), c.shown) << c.spec;
+  }
+}
+
+// Casts, literal suffixes and constant arithmetic in operands evaluate as C++
+// computes them.
+TEST(ParserTest, CastsAndConstantArithmeticInOperands) {
+  EXPECT_EQ(Constraint("GT(DIM_DEPTH(\"x\"), size_t(256))"),
+            Constraint("GT(DIM_DEPTH(\"x\"), 256u)"));
+  EXPECT_EQ(Constraint("EQ((int)3, 3)"), Constraint("EQ(3, 3)"));
+  EXPECT_EQ(Constraint("EQ(uint32_t(2), 2ULL)"), Constraint("EQ(2u, 2u)"));
+  EXPECT_EQ(Constraint("EQ(static_cast<int32_t>(7.9), 7)"), Constraint("EQ(7, 7)"));
+  EXPECT_EQ(Constraint("EQ((uint8_t)300, 44u)"), Constraint("EQ(44u, 44u)"));
+  EXPECT_EQ(Constraint("EQ((int8_t)200, -56)"), Constraint("EQ(-56, -56)"));
+  EXPECT_EQ(Constraint("GT(STEPSIZE_OF(\"x\"), (float)1)"),
+            Constraint("GT(STEPSIZE_OF(\"x\"), 1.0)"));
+  EXPECT_EQ(Constraint("EQ(MUL(2, 3), 2 * 1024 + 1)"), Constraint("EQ(MUL(2, 3), 2049)"));
+  EXPECT_EQ(Constraint("EQ(7, (14 / 2))"), Constraint("EQ(7, 7)"));
+  EXPECT_EQ(Constraint("LT(1.5f * 2, 4.0)"), Constraint("LT(3.0, 4.0)"));
+  // Casts of values become UINT / INT / FLOAT.
+  EXPECT_EQ(Constraint("GT(int(DIM_DEPTH(\"x\")), 1)"),
+            Constraint("GT(INT(DIM_DEPTH(\"x\")), 1)"));
+  EXPECT_EQ(Constraint("GT(double(DIM_DEPTH(\"x\")), 1.0)"),
+            Constraint("GT(FLOAT(DIM_DEPTH(\"x\")), 1.0)"));
+  DiagnosticList d;
+  Constraint("GT(DIM_DEPTH(\"x\") * 2, 1)", &d);
+  EXPECT_THAT(d.ToString(), HasSubstr("'*' may only join numeric constants"));
+}
+
+// FROM_DEFAULT_PACKAGE("X") is the op name "X" wherever an op name is read.
+TEST(ParserTest, FromDefaultPackageIsTheOpName) {
+  Parsed p = Parse(
+      "DEF_PACKAGE_OPTIMIZATION(EARLY, Op(FROM_DEFAULT_PACKAGE(\"Mul\"), \"x\", "
+      "LET(\"c\", Op(FROM_DEFAULT_PACKAGE(\"Cast\"), \"y\"))), OK, "
+      "Op(FROM_DEFAULT_PACKAGE(\"Relu\"), \"x\"))\n"
+      "DEF_PACKAGE_OP((impl<A>), FROM_DEFAULT_PACKAGE(\"MyOp\"))\n");
+  ASSERT_EQ(p.file.rules.size(), 1u) << p.diags.ToString();
+  EXPECT_EQ(p.file.rules[0].match.op, "Mul");
+  EXPECT_EQ(p.file.rules[0].match.operands[1].operands[0].op, "Cast");
+  EXPECT_EQ(p.file.rules[0].replacement->name, "Relu");
+  ASSERT_EQ(p.file.ops.size(), 1u);
+  EXPECT_EQ(p.file.ops[0].op_name, "MyOp");
+  EXPECT_EQ(FirstError("DEF_PACKAGE_OPTIMIZATION(EARLY, Op(\"A\", \"x\"), OK, "
+                       "Op(FROM_DEFAULT_PACKAGE(x), \"x\"))\n"),
+            "t.rules:1:75: error: FROM_DEFAULT_PACKAGE expects an op name (a string constant)");
+}
+
+// DEF_OPTIM / DEF_OPT, the SDK's internal spellings, are rules too.
+TEST(ParserTest, DefOptimAndDefOpt) {
+  Parsed p = Parse(
+      "DEF_OPTIM(LATE + 2, relaxed_precision_flag, Op(\"A\", \"x\"), OK, \"x\")\n"
+      "DEF_OPT(TILING, Op(\"B\", \"x\"), OK, \"x\")\n");
+  ASSERT_EQ(p.file.rules.size(), 2u) << p.diags.ToString();
+  EXPECT_EQ(p.file.rules[0].priority, 21052);
+  EXPECT_EQ(p.file.rules[0].flag_bits, kRelaxedPrecision);
+  EXPECT_EQ(p.file.rules[1].priority, 11000);
 }
 
 TEST(ParserTest, TopLevelLineRules) {

@@ -1,6 +1,6 @@
-// Errors inside macro expansions point into this file: at the macro's use
-// for tokens written by egret's prelude, at the spelling for tokens written
-// by this file's own macros (each with an "in expansion of macro" note).
+// Errors inside macro expansions point at the macro's use in this file, for
+// tokens written by egret's prelude and by this file's own macros alike (each
+// with an "expanded from macro" note at the spelling in the macro's body).
 #define BAD_CHECK(x) GT(DTYPE_OF(x), 1)
 
 DEF_PACKAGE_OPTIMIZATION(EARLY,
@@ -9,6 +9,6 @@ DEF_PACKAGE_OPTIMIZATION(EARLY,
   AND(TILE_HEIGHT,
       // expected-error@+1:21 {{operand tag "nope" does not appear in the match}}
       IS_QUANT_TYPE("nope"),
-      // expected-error@4:22 {{dtype values can only be compared with EQ and NE, not GT}}
+      // expected-error@+1:7 {{dtype values can only be compared with EQ and NE, not GT}}
       BAD_CHECK("x")),
   "x")
