@@ -14,8 +14,8 @@
 #include "egret/rules/cpp_cast.h"
 #include "egret/rules/form_table.h"
 #include "egret/rules/number_literal.h"
-#include "egret/rules/pass_spec.h"
 #include "egret/rules/pass_groups.h"
+#include "egret/rules/pass_spec.h"
 #include "egret/rules/prelude.h"
 
 namespace egret::rules {
@@ -677,8 +677,11 @@ bool Parser::FoldArithmetic(size_t op, Raw* lhs, const Raw& rhs) {
       Error(Tok(op), "division by zero in a constant expression");
       return false;
     }
-    const __int128 v = o == "+" ? x + y : o == "-" ? x - y : o == "*" ? x * y : o == "/" ? x / y
-                                                                                        : x % y;
+    const __int128 v = o == "+"   ? x + y
+                       : o == "-" ? x - y
+                       : o == "*" ? x * y
+                       : o == "/" ? x / y
+                                  : x % y;
     if (v > std::numeric_limits<int64_t>::max() || v < -std::numeric_limits<int64_t>::max()) {
       Error(Tok(op), "the value of this constant expression is too large");
       return false;
@@ -777,8 +780,7 @@ bool Parser::ParsePrimaryRaw(size_t& i, size_t end, Raw* out, int depth) {
       ++i;
       type = ReadTypeName(i, end);
     }
-    if (!type || i >= end || !toks_[i].IsPunct(">") || i + 1 >= end ||
-        !toks_[i + 1].IsPunct("(")) {
+    if (!type || i >= end || !toks_[i].IsPunct(">") || i + 1 >= end || !toks_[i + 1].IsPunct("(")) {
       Error(Tok(i), "expected static_cast<T>(value) with an arithmetic type T");
       return false;
     }
@@ -786,8 +788,8 @@ bool Parser::ParsePrimaryRaw(size_t& i, size_t end, Raw* out, int depth) {
     Raw operand;
     if (!ParseRaw(i, end, &operand, depth + 1)) return false;
     if (i >= end || !toks_[i].IsPunct(")")) {
-      Error(Tok(i), absl::StrCat("expected ')' at the end of static_cast, found '", Tok(i).text,
-                                 "'"));
+      Error(Tok(i),
+            absl::StrCat("expected ')' at the end of static_cast, found '", Tok(i).text, "'"));
       return false;
     }
     ++i;
@@ -802,8 +804,8 @@ bool Parser::ParsePrimaryRaw(size_t& i, size_t end, Raw* out, int depth) {
       Raw operand;
       if (!ParseRaw(i, end, &operand, depth + 1)) return false;
       if (i >= end || !toks_[i].IsPunct(")")) {
-        Error(Tok(i), absl::StrCat("expected ')' at the end of the cast, found '", Tok(i).text,
-                                   "'"));
+        Error(Tok(i),
+              absl::StrCat("expected ')' at the end of the cast, found '", Tok(i).text, "'"));
         return false;
       }
       ++i;
@@ -891,8 +893,8 @@ bool Parser::MakeCast(size_t at, const CppType& type, Raw operand, Raw* out) {
         return false;
       }
       out->negative = *n < 0;
-      const uint64_t mag = *n < 0 ? uint64_t{0} - static_cast<uint64_t>(*n)
-                                  : static_cast<uint64_t>(*n);
+      const uint64_t mag =
+          *n < 0 ? uint64_t{0} - static_cast<uint64_t>(*n) : static_cast<uint64_t>(*n);
       out->text = absl::StrCat(mag, type.kind == CppType::Kind::kUnsigned ? "u" : "");
       return true;
     }
@@ -1174,9 +1176,8 @@ Origin OriginOf(const Token& t) {
   }
   o.pp_macro = t.expanded_from;
   const SourceLocation& use = t.expansion_loc;
-  const bool written_at_use =
-      t.loc.file == use.file &&
-      std::make_pair(t.loc.line, t.loc.col) >= std::make_pair(use.line, use.col);
+  const bool written_at_use = t.loc.file == use.file && std::make_pair(t.loc.line, t.loc.col) >=
+                                                            std::make_pair(use.line, use.col);
   if (written_at_use) {
     o.loc = t.loc;
     o.macro_loc = use;

@@ -5,6 +5,7 @@
 // Recognized forms, each starting a line (tokens elsewhere are skipped):
 //   DEF_PACKAGE_OPTIMIZATION(pass_spec, match, constraint, replacement)
 //   DEF_PACKAGE_OPTIMIZATION_WITH_FLAGS(pass_spec, flags, match, constraint, replacement)
+//   DEF_OPT / DEF_OPTIM: the same two (the SDK's internal spellings)
 //   DEF_PACKAGE_OP(impl, "Op")
 //   DEF_PACKAGE_OP_AND_COST_AND_FLAGS(impl, "Op", cost, FLAGS...)
 //   DEF_PACKAGE_OP_AND_COST_F_AND_FLAGS(impl, "Op", cost_fn, FLAGS...)

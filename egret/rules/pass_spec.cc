@@ -33,9 +33,7 @@ class PassExpr {
   }
 
  private:
-  const Token& Tok(size_t i) const {
-    return toks_[i < toks_.size() ? i : toks_.size() - 1];
-  }
+  const Token& Tok(size_t i) const { return toks_[i < toks_.size() ? i : toks_.size() - 1]; }
   bool Punct(std::string_view p) const { return i_ < end_ && toks_[i_].IsPunct(p); }
   PassSpecValue Fail(size_t at, std::string msg) {
     if (out_.error.empty()) {
@@ -187,7 +185,7 @@ PassSpecValue EvaluatePassSpec(const std::vector<Token>& toks, size_t begin, siz
 int64_t MapOldSchemePriority(int64_t p) {
   // (old start, current group) in ascending old value.
   static constexpr std::pair<int64_t, std::string_view> kOld[] = {
-      {0, "BEGIN"},   {100, "GRAPH_CLEANUP"}, {500, "PRE_QNN"}, {1000, "QNN"},
+      {0, "BEGIN"},    {100, "GRAPH_CLEANUP"}, {500, "PRE_QNN"}, {1000, "QNN"},
       {2000, "EARLY"}, {3000, "MIDDLE"},       {4000, "LATE"},
   };
   if (p < 0) return p;

@@ -1042,8 +1042,7 @@ class Preprocessor {
   bool OldPassSchemeInEffect() {
     for (const auto& [name, value] : kOldPassValues) {
       MacroPtr m = Lookup(std::string(name));
-      if (m != nullptr && !m->function_like && m->body.size() == 1 &&
-          m->body[0].text == value) {
+      if (m != nullptr && !m->function_like && m->body.size() == 1 && m->body[0].text == value) {
         return true;
       }
     }

@@ -5,7 +5,8 @@
 // Supported: #define (object-like, function-like, variadic with __VA_ARGS__,
 // GNU named variadics `args...`, `, ##__VA_ARGS__`, __VA_OPT__), # and ##,
 // #undef, #include "..." / <...> (searched beside the including file, then in
-// the -I directories; a missing file is a warning and is skipped), #pragma
+// the -I directories; a missing "..." file is a warning and is skipped, a
+// missing <...> file, a system header, is skipped silently), #pragma
 // once and include guards, #if/#ifdef/#ifndef/#elif/#elifdef/#elifndef/#else/
 // #endif with defined(), __has_include and full integer constant expressions
 // (unknown identifiers are 0), #error, #warning, #line. Other directives
@@ -13,10 +14,13 @@
 // not expanded again inside its own expansion).
 //
 // The rule forms DEF_PACKAGE_OPTIMIZATION, DEF_PACKAGE_OPTIMIZATION_WITH_FLAGS,
-// DEF_PACKAGE_OP, DEF_PACKAGE_OP_AND_COST_AND_FLAGS,
-// DEF_PACKAGE_OP_AND_COST_F_AND_FLAGS, DEF_TENSOR_PROPERTIES and
-// DEF_PACKAGE_PARAM_ORDER are never expanded, even when a header defines them
-// (defined() still sees such a definition).
+// DEF_OPTIM, DEF_OPT, DEF_PACKAGE_OP, DEF_PACKAGE_OP_AND_COST_AND_FLAGS,
+// DEF_PACKAGE_OP_AND_COST_F_AND_FLAGS, DEF_TENSOR_PROPERTIES,
+// DEF_PACKAGE_PARAM_ORDER and FROM_DEFAULT_PACKAGE (which the parser reads
+// itself) are never expanded, even when a header defines them (defined()
+// still sees such a definition). Each rule-form name that reaches the output
+// records in Token::old_pass_scheme whether a legacy pass name (EARLY, LATE,
+// ...) is then defined with its deprecated value.
 //
 // Predefined: __cplusplus (201703L), __FILE__, __LINE__, __COUNTER__, __EGRET__
 // (1), and the prelude's helper macros (prelude.h) unless use_prelude is false.

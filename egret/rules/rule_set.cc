@@ -4,7 +4,6 @@
 #include <utility>
 
 #include "absl/container/flat_hash_set.h"
-
 #include "egret/rules/checker.h"
 
 namespace egret::rules {

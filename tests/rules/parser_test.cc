@@ -172,8 +172,7 @@ TEST(ParserTest, CastsAndConstantArithmeticInOperands) {
   EXPECT_EQ(Constraint("EQ(7, (14 / 2))"), Constraint("EQ(7, 7)"));
   EXPECT_EQ(Constraint("LT(1.5f * 2, 4.0)"), Constraint("LT(3.0, 4.0)"));
   // Casts of values become UINT / INT / FLOAT.
-  EXPECT_EQ(Constraint("GT(int(DIM_DEPTH(\"x\")), 1)"),
-            Constraint("GT(INT(DIM_DEPTH(\"x\")), 1)"));
+  EXPECT_EQ(Constraint("GT(int(DIM_DEPTH(\"x\")), 1)"), Constraint("GT(INT(DIM_DEPTH(\"x\")), 1)"));
   EXPECT_EQ(Constraint("GT(double(DIM_DEPTH(\"x\")), 1.0)"),
             Constraint("GT(FLOAT(DIM_DEPTH(\"x\")), 1.0)"));
   DiagnosticList d;

@@ -97,5 +97,99 @@ TEST(SdkLikeHeadersTest, ErrorInAUserMacroIsReportedAtItsUse) {
   EXPECT_EQ(d.message.find("error:"), std::string::npos);
 }
 
+// Every helper macro of the SDK's rule header, as the prelude defines it,
+// reads and type-checks.
+TEST(PreludeHelpersTest, EveryHelperChecks) {
+  const std::vector<std::string> bools = {"IS_SHAPE_1x1x1x1xc(\"act\")",
+                                          "IS_1HD_H1D(\"act\", \"w\")",
+                                          "ELEMWISE_TOOBIG(\"act\", \"w\", \"*\")",
+                                          "GOOD_WEIGHTS(\"w\", \"act\", 32)",
+                                          "GOOD_WEIGHTS_QUANT(\"w\", \"act\", 32)",
+                                          "DWC_GOOD_WEIGHTS(\"w\", \"act\", 32)",
+                                          "CAN_FINE_SPLIT",
+                                          "DO_BIG_WIDTH_SPLIT",
+                                          "SHOULD_AUTOTHREAD",
+                                          "SHOULD_AUTOTHREAD1(\"act\")",
+                                          "SHOULD_AUTOTHREAD2(\"act\", \"w\")",
+                                          "SHOULD_AUTOTHREAD3(\"act\", \"w\", \"s\")",
+                                          "SHOULD_AUTOTHREAD_UNARY",
+                                          "SHOULD_AUTOTHREAD_UNARY1(\"act\")",
+                                          "GOOD_WIDTH_DEPTHTOSPACE_CHECK(\"act\", \"*\", 128)",
+                                          "WIDTH_TO_HEIGHTX_CONSTRAINT(\"act\")",
+                                          "HEIGHT_TO_WIDTH_CONSTRAINT(\"act\")",
+                                          "IS_NOT_SCALAR(\"act\")",
+                                          "SHOULD_TILE(GT(DIM_WIDTH(\"act\"), 8))"};
+  const std::vector<std::string> sizes = {
+      "TCM_MAXTENSOR_HALF_SIZE",
+      "BIG_WIDTH_SIZE",
+      "ELEMWISE_TILE_SIZE(\"act\")",
+      "WEIGHT_STORAGE(\"w\", 32)",
+      "ACT_STORAGE_EST(\"w\", \"act\", 32)",
+      "DWC_ACT_STORAGE_EST(\"w\", \"act\", 32)",
+      "SMART_CHANNEL_SIZE(\"w\", \"act\")",
+      "SMART_CHANNEL_SIZE_QUANT(\"w\", \"act\")",
+      "DWC_SMART_CHANNEL_SIZE(\"w\", \"act\")",
+      "MAX_CHANNEL_SIZE(\"act\")",
+      "MIN_WIDTH_OF(\"act\")",
+      "MIN_WIDTH",
+      "ESTIMATE_TENSOR_SIZE(\"act\")",
+      "ESTIMATE_SIZE(\"act\", \"w\", \"*\")",
+      "ESTIMATE_SIZE_QUANT(\"act\", \"w\", \"*\")",
+      "GET_IN_SIZE(8, 3, 1, 1)",
+      "ESTIMATE_MIN_SIZE(\"act\", \"w\", \"s\", 1, 1)",
+      "ESTIMATE_SIZE_ALIGNED_SLICE(\"act\", \"s\", \"*\")",
+      "MAX_GOOD_WIDTH_CONV(\"act\", \"w\", \"*\", 1, 1, TCM_MAXTENSOR_SIZE)",
+      "MAX_GOOD_WIDTH_CONV_QUANT(\"act\", \"w\", \"*\", 2, 1, TCM_MAXTENSOR_SIZE)",
+      "MAX_GOOD_WIDTH(\"act\", \"w\", \"*\", TCM_MAXTENSOR_SIZE)",
+      "EVEN_TILE_UNDER_CUSTOM(DIM_WIDTH(\"*\"), 64, 8)",
+      "EVEN_TILE_UNDER_CUTOFF2_CUSTOM(DIM_WIDTH(\"*\"), 64, 8)",
+      "SMART_EARLY_WIDTH_S2(\"act\", \"w\", \"*\", TCM_MAXTENSOR_SIZE, 16)",
+      "SMART_EARLY_WIDTH_ADAPTIVE_ROUNDING_S2(\"act\", \"w\", \"*\", TCM_MAXTENSOR_SIZE)",
+      "MAX_GOOD_WIDTH_CHANSHUF(\"act\", \"*\", TCM_MAXTENSOR_SIZE)",
+      "MAX_GOOD_WIDTH_QUANTIZE(\"act\", \"*\", TCM_MAXTENSOR_SIZE)",
+      "MAX_GOOD_WIDTH_ELEMWISE(\"act\", \"w\", \"*\", TCM_MAXTENSOR_SIZE)",
+      "ESTIMATE_H1_MATMUL_SIZE(\"act\", \"w\")",
+      "SMART_BATCHNORM_WIDTH(\"act\", \"w\", \"*\", 256)",
+      "SMART_WIDTH_DEPTHTOSPACE(\"act\", \"*\", 128)",
+      "CHUNK_NOT_USED",
+      "FLAT_TENSOR_SIZE(\"act\")",
+      "DATA_SIZE(\"act\")"};
+  const std::vector<std::string> replacements = {"REARRANGE_FROM_W1_OP(\"act\")",
+                                                 "REARRANGE_TO_W1(Op(\"X\", \"act\"))",
+                                                 "REARRANGE_FROM_H1(\"act\")",
+                                                 "REARRANGE_TO_H1(Op(\"X\", \"act\"))",
+                                                 "Op(\"X\", HEIGHTX_SHAPE(\"act\"))",
+                                                 "Op(\"X\", HEIGHT84_SHAPE(\"act\"))",
+                                                 "Op(\"X\", HEIGHT_TO_WIDTH_SHAPE(\"act\"))",
+                                                 "Op(\"X\", SHAPE_FROM_W1(\"act\"))",
+                                                 "MAKE_OP_FP16_AND_INSERT_CAST(Op(\"X\", \"act\"))",
+                                                 "CAST_TO_FP32(Op(\"X\", \"act\"))",
+                                                 "CAST_TO_FP16(\"act\")",
+                                                 "Op(\"X\", CONST_ZERO_OFF(\"act\"))"};
+  const std::vector<std::string> matches = {
+      "Op(\"Conv\", OPCONST_DDR(\"c\"))",
+      "Op(\"Conv\", OPCONST_FLAT_DDR(\"c\"))",
+      "Op(\"Conv\", OPCONST_TCM(\"c\"))",
+      "Op(\"Conv\", OPCONST_FLAT_TCM(\"c\"))",
+      "Op(\"Conv\", FP16_CONST_CAST(\"c\", \"y\"))",
+      "Op(\"Conv\", FP16_CONST_CASTSLICE(\"c\", \"y\", \"z\"))"};
+  std::string text;
+  auto rule = [&](const std::string& match, const std::string& cst, const std::string& repl) {
+    text += "DEF_PACKAGE_OPTIMIZATION(EARLY, " + match + ", " + cst + ", " + repl + ")\n";
+  };
+  const std::string conv = "Op(\"Conv\", \"act\", \"w\", \"s\")";
+  for (const std::string& b : bools) rule(conv, b, "\"act\"");
+  for (const std::string& v : sizes) rule(conv, "GE(" + v + ", 0)", "\"act\"");
+  for (const std::string& r : replacements) rule(conv, "OK", r);
+  for (const std::string& m : matches) rule(m, "OK", "\"c\"");
+  text += "CONVERT_BINARY_OP_TO_FP16(\"Add\", \"a\", \"b\")\n";
+  DiagnosticList diags;
+  RuleSet set = LoadRuleText(text, "helpers.cc", {}, &diags);
+  EXPECT_EQ(diags.error_count(), 0) << diags.ToString();
+  EXPECT_EQ(set.rules.size(),
+            bools.size() + sizes.size() + replacements.size() + matches.size() + 1);
+  EXPECT_EQ(set.rules.back().priority, 230);  // CLEANUP_GRAPH + 130
+}
+
 }  // namespace
 }  // namespace egret::rules
