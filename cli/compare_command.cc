@@ -1,6 +1,7 @@
 // egret compare GRAPH... [--rules FILE...] [--strategies LIST] [--csv FILE]
 //     [--markdown FILE] [--plot FILE.svg] [--dim NAME=N]... [--iter-limit N]
-//     [--node-limit N] [--time-limit S] [--seed N] [--plugin LIB]... [--flag NAME]...
+//     [--node-limit N] [--time-limit S] [--memory-limit BYTES] [--seed N] [--plugin LIB]... [--flag
+//     NAME]...
 //
 // Runs strategies of pipeline/strategies.h (default: DefaultStrategies(),
 // greedy, cse, eqsat-tree, eqsat-dag, eqsat-ilp) on every graph with the same
@@ -23,6 +24,7 @@
 #include "absl/strings/str_split.h"
 #include "cli/commands.h"
 #include "cli/graph_input.h"
+#include "cli/limit_options.h"
 #include "cli/plugin_option.h"
 #include "cli/rule_flags_option.h"
 #include "egret/pipeline/compare_report.h"
@@ -41,9 +43,7 @@ struct CompareArgs {
   std::string csv;
   std::string markdown;
   std::string plot;
-  size_t iter_limit = 30;
-  size_t node_limit = 100000;
-  double time_limit = 30.0;
+  LimitFlags limits;
   uint64_t seed = 0;
   std::vector<std::string> plugins;
   std::vector<std::string> flags;
@@ -51,6 +51,8 @@ struct CompareArgs {
 };
 
 int RunCompare(const CompareArgs& args) {
+  std::optional<RunnerLimits> limits = ParseLimitFlags("compare", args.limits);
+  if (!limits) return kExitBadInput;
   std::vector<Strategy> strategies = DefaultStrategies();
   if (!args.strategies.empty()) {
     strategies.clear();
@@ -90,10 +92,8 @@ int RunCompare(const CompareArgs& args) {
   if (diags.has_errors()) return kExitCheckFailed;
 
   StrategyOptions options;
-  options.optimize.limits.iterations = args.iter_limit;
-  options.optimize.limits.nodes = args.node_limit;
-  options.optimize.limits.seconds = args.time_limit;
-  options.optimize.ilp_time_limit_seconds = args.time_limit;
+  options.optimize.limits = *limits;
+  options.optimize.ilp_time_limit_seconds = limits->seconds;
   options.seed = args.seed;
   options.optimize.functions = &fns->library;
   options.optimize.rule_flags = *flags;
@@ -173,11 +173,7 @@ void RegisterCompareCommand(CLI::App& app, int* exit_code) {
   cmd->add_option("--markdown", args->markdown, "Write a Markdown table here");
   cmd->add_option("--plot", args->plot, "Write an SVG bar chart of cost relative to greedy here");
   args->input.AddTo(cmd);
-  cmd->add_option("--iter-limit", args->iter_limit, "eqsat: iterations per phase (default 30)");
-  cmd->add_option("--node-limit", args->node_limit, "eqsat: most e-nodes (default 100000)");
-  cmd->add_option("--time-limit", args->time_limit,
-                  "eqsat: seconds for saturation and for the ILP (default 30)")
-      ->check(CLI::PositiveNumber);
+  AddLimitOptions(cmd, &args->limits, "eqsat: ");
   cmd->add_option("--seed", args->seed, "Seed for the verification inputs (default 0)");
   AddPluginOption(cmd, &args->plugins);
   AddRuleFlagsOption(cmd, &args->flags);

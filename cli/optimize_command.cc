@@ -1,5 +1,6 @@
 // egret optimize GRAPH [--rules FILE...] [--dim NAME=N]... [-I DIR]... [-D NAME[=VALUE]]...
 //     [--option NAME=VALUE]... [--iter-limit N] [--node-limit N] [--time-limit S]
+//     [--memory-limit BYTES]
 //     [--extractor NAME] [--phase-mode keep|reseed] [--costs FILE]
 //     [--no-fold] [--htp-only] [--flag NAME]... [-o OUT] [--dot FILE] [--report FILE]
 //     [--progress] [--verify [--seed N] [--rtol R] [--atol A] [--quant-steps S]] [--plugin LIB]...
@@ -40,6 +41,7 @@
 #include "cli/commands.h"
 #include "cli/extractor_option.h"
 #include "cli/graph_input.h"
+#include "cli/limit_options.h"
 #include "cli/plugin_option.h"
 #include "cli/rule_flags_option.h"
 #include "egret/backend/test_data.h"
@@ -63,9 +65,7 @@ struct OptimizeArgs {
   std::vector<std::string> defines;
   std::vector<std::string> options;
   std::vector<std::string> flags;
-  size_t iter_limit = 30;
-  size_t node_limit = 100000;
-  double time_limit = 30.0;
+  LimitFlags limits;
   std::string extractor;
   std::string phase_mode = "keep";
   std::string costs;
@@ -163,17 +163,12 @@ int RunOptimize(const OptimizeArgs& args) {
                  args.phase_mode.c_str());
     return kExitBadInput;
   }
-  if (!(args.time_limit > 0) || !std::isfinite(args.time_limit)) {
-    std::fprintf(stderr,
-                 "egret optimize: error: --time-limit must be a positive number of seconds\n");
-    return kExitBadInput;
-  }
+  std::optional<RunnerLimits> limits = ParseLimitFlags("optimize", args.limits);
+  if (!limits) return kExitBadInput;
   options.extractor = extractor;
   options.phase_mode = *mode;
-  options.limits.iterations = args.iter_limit;
-  options.limits.nodes = args.node_limit;
-  options.limits.seconds = args.time_limit;
-  options.ilp_time_limit_seconds = args.time_limit;
+  options.limits = *limits;
+  options.ilp_time_limit_seconds = limits->seconds;
   options.constant_folding = !args.no_fold;
   options.cpu_fallback = !args.htp_only;
   if (!args.costs.empty()) {
@@ -233,20 +228,16 @@ int RunOptimize(const OptimizeArgs& args) {
     }
   }
   if (args.verify && !VerifyResult(args, *graph, r->graph)) return kExitCheckFailed;
-  if (!args.output.empty()) {
-    if (absl::Status s = SaveGraph(r->graph, args.output); !s.ok()) {
-      std::fprintf(stderr, "%s\n", std::string(s.message()).c_str());
-      return ExitCodeFor(s);
-    }
-  }
-  if (!args.dot.empty()) {
-    if (absl::Status s = SaveGraph(r->graph, args.dot, GraphFormat::kDot); !s.ok()) {
-      std::fprintf(stderr, "%s\n", std::string(s.message()).c_str());
-      return ExitCodeFor(s);
-    }
-  }
-  if (!args.report.empty()) {
-    if (absl::Status s = WriteFileAtomically(args.report, ToJson(*r).dump(2) + "\n"); !s.ok()) {
+  // -o, --dot and --report are written together: all staged first, then
+  // committed, so that a failure leaves none of them changed.
+  {
+    FileTransaction txn;
+    absl::Status s = absl::OkStatus();
+    if (!args.output.empty()) s = StageGraph(r->graph, args.output, &txn);
+    if (s.ok() && !args.dot.empty()) s = StageGraph(r->graph, args.dot, &txn, GraphFormat::kDot);
+    if (s.ok() && !args.report.empty()) s = txn.Stage(args.report, ToJson(*r).dump(2) + "\n");
+    if (s.ok()) s = txn.Commit();
+    if (!s.ok()) {
       std::fprintf(stderr, "%s\n", std::string(s.message()).c_str());
       return ExitCodeFor(s);
     }
@@ -260,6 +251,8 @@ int RunOptimize(const OptimizeArgs& args) {
   const SaturationSummary& sat = r->saturation;
   std::printf("e-graph: %zu enodes, %zu eclasses, %zu iterations, stop: %s\n", sat.enodes,
               sat.eclasses, sat.iterations, std::string(StopReasonName(sat.stop_reason)).c_str());
+  std::printf("extraction: %s, stop: %s\n", r->extraction.extractor.c_str(),
+              r->extraction.time_limit_hit ? "TimeLimit (best so far)" : "Finished");
   std::printf("rules: %zu compiled, %zu skipped", r->rules_compiled, r->rules_skipped.size());
   if (!r->rules_skipped.empty()) {
     std::vector<std::string> names;
@@ -317,9 +310,7 @@ void RegisterOptimizeCommand(CLI::App& app, int* exit_code) {
   cmd->add_option("-I", args->include_dirs, "Add a directory to the #include search path");
   cmd->add_option("-D", args->defines, "Define a macro: NAME or NAME=VALUE");
   cmd->add_option("--option", args->options, "Set a graph option for OPTION_*: NAME=VALUE");
-  cmd->add_option("--iter-limit", args->iter_limit, "Iterations per phase (default 30)");
-  cmd->add_option("--node-limit", args->node_limit, "Most e-nodes (default 100000)");
-  cmd->add_option("--time-limit", args->time_limit, "Seconds for saturation (default 30)");
+  AddLimitOptions(cmd, &args->limits);
   AddExtractorOption(cmd, &args->extractor);
   cmd->add_option("--phase-mode", args->phase_mode,
                   "keep (default): one e-graph for every phase; reseed: extract between phases");

@@ -6,6 +6,8 @@
 #ifndef EGRET_EXTRACT_EXTRACTOR_H_
 #define EGRET_EXTRACT_EXTRACTOR_H_
 
+#include <chrono>
+#include <optional>
 #include <string_view>
 
 #include "absl/status/statusor.h"
@@ -18,6 +20,10 @@ namespace egret::extract {
 struct ExtractOptions {
   // Wall-clock limit in seconds, for extractors that take one (ilp).
   double time_limit_seconds = 10.0;
+  // When set, the extractors that can stop early do so by this time with the
+  // best choice found so far: dag's local search stops at it, ilp's time limit
+  // is cut to it. (tree and greedy have no early stop; they are linear-ish.)
+  std::optional<std::chrono::steady_clock::time_point> deadline;
 };
 
 // What an extractor returns.

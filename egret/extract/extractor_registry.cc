@@ -1,5 +1,7 @@
 #include "egret/extract/extractor_registry.h"
 
+#include <algorithm>
+#include <chrono>
 #include <iterator>
 #include <utility>
 
@@ -27,12 +29,22 @@ constexpr Extractor kExtractors[] = {
      [](const ExtractionProblem& p, const ExtractOptions&) { return Output(ExtractGreedyDag(p)); },
      /*proves_optimality=*/false, /*compared_by_default=*/false},
     {"dag", "DAG-aware heuristic: greedy cost sets and the tree choice, improved by local search",
-     [](const ExtractionProblem& p, const ExtractOptions&) { return Output(ExtractDag(p)); }},
+     [](const ExtractionProblem& p, const ExtractOptions& options) {
+       DagOptions dag;
+       dag.deadline = options.deadline;
+       return Output(ExtractDag(p, dag));
+     }},
     {"ilp", "exact DAG cost by a 0-1 integer program (CBC), within the time limit",
      [](const ExtractionProblem& p,
         const ExtractOptions& options) -> absl::StatusOr<ExtractorOutput> {
        IlpOptions ilp;
        ilp.time_limit_seconds = options.time_limit_seconds;
+       if (options.deadline) {
+         ilp.time_limit_seconds = std::min(
+             ilp.time_limit_seconds,
+             std::chrono::duration<double>(*options.deadline - std::chrono::steady_clock::now())
+                 .count());
+       }
        absl::StatusOr<IlpResult> r = ExtractIlp(p, ilp);
        if (!r.ok()) return r.status();
        ExtractorOutput out;

@@ -562,7 +562,9 @@ absl::Status Reader::LoadSidecar(const Json& j, const std::string& ptr) {
   EGRET_RETURN_IF_ERROR(GetInt(*b, Child(ptr, "bytes"), &bytes));
   std::string path =
       sidecar_dir_.empty() ? name : absl::StrCat(std::string(sidecar_dir_), "/", name);
-  absl::StatusOr<std::string> data = ReadFile(path, max_file_bytes_);
+  // Confined to the graph's directory: a symlink is refused unread.
+  absl::StatusOr<std::string> data =
+      ReadFileInDir(std::string(sidecar_dir_), name, max_file_bytes_);
   if (!data.ok()) {
     std::string why_s(data.status().message());
     std::string_view why = why_s;
@@ -1047,10 +1049,29 @@ void DumpPretty(const Json& j, int indent, std::string* out) {
   out->push_back(j.is_object() ? '}' : ']');
 }
 
+// "g.json.0123456789abcdef.bin" for "g.json" and a sidecar's contents.
+std::string SidecarNameFor(std::string_view base, std::string_view sidecar) {
+  return absl::StrCat(std::string(base), ".", Hex64(Fnv1a64(sidecar)), ".bin");
+}
+
+// Whether `name` is a sidecar name the writer may have made for `base`:
+// base + ".bin" (before content-named sidecars) or base + ".<16 hex>.bin".
+bool IsSidecarNameOf(std::string_view name, std::string_view base) {
+  if (name.size() <= base.size() || name.substr(0, base.size()) != base) return false;
+  std::string_view rest = name.substr(base.size());
+  if (rest == ".bin") return true;
+  if (rest.size() != 1 + 16 + 4 || rest[0] != '.' || rest.substr(17) != ".bin") return false;
+  for (char c : rest.substr(1, 16)) {
+    if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) return false;
+  }
+  return true;
+}
+
 // Builds the JSON text; large constants are appended to *sidecar (when not
-// null) and referenced from the text.
+// null) and referenced from the text, which names the sidecar
+// SidecarNameFor(graph_file_name, *sidecar).
 absl::StatusOr<std::string> Serialize(const Graph& graph, const GraphWriteOptions& options,
-                                      std::string_view sidecar_name, std::string* sidecar) {
+                                      std::string_view graph_file_name, std::string* sidecar) {
   EGRET_RETURN_IF_ERROR(graph.Validate());
   const size_t n = graph.num_nodes();
 
@@ -1146,7 +1167,7 @@ absl::StatusOr<std::string> Serialize(const Graph& graph, const GraphWriteOption
   }
   if (sidecar != nullptr && !sidecar->empty()) {
     Json sc = Json::object();
-    sc["file"] = std::string(sidecar_name);
+    sc["file"] = SidecarNameFor(graph_file_name, *sidecar);
     sc["bytes"] = static_cast<int64_t>(sidecar->size());
     sc["fnv1a64"] = Hex64(Fnv1a64(*sidecar));
     root["sidecar"] = std::move(sc);
@@ -1217,15 +1238,38 @@ absl::StatusOr<Graph> ReadGraphJson(const std::string& path, uint64_t max_file_b
   return ParseGraphJson(*text, path, dir, max_file_bytes);
 }
 
+absl::Status StageGraphJson(const Graph& graph, const std::string& path,
+                            const GraphWriteOptions& options, FileTransaction* txn) {
+  const std::filesystem::path p(path);
+  const std::string base = p.filename().string();
+  const std::string dir = p.parent_path().string();
+  std::string sidecar;
+  absl::StatusOr<std::string> text = Serialize(graph, options, base, &sidecar);
+  if (!text.ok()) return text.status();
+  std::string sidecar_name;
+  if (!sidecar.empty()) {
+    sidecar_name = SidecarNameFor(base, sidecar);
+    // The sidecar first: the JSON naming it is committed after it.
+    EGRET_RETURN_IF_ERROR(
+        txn->Stage(dir.empty() ? sidecar_name : absl::StrCat(dir, "/", sidecar_name), sidecar));
+  }
+  EGRET_RETURN_IF_ERROR(txn->Stage(path, *text));
+  // Sidecars of the graph this one replaces go once the new JSON is in place.
+  std::error_code ec;
+  for (const auto& e : std::filesystem::directory_iterator(dir.empty() ? "." : dir, ec)) {
+    const std::string name = e.path().filename().string();
+    if (name != sidecar_name && IsSidecarNameOf(name, base)) {
+      txn->RemoveAfterCommit(e.path().string());
+    }
+  }
+  return absl::OkStatus();
+}
+
 absl::Status WriteGraphJson(const Graph& graph, const std::string& path,
                             const GraphWriteOptions& options) {
-  std::string sidecar;
-  const std::string sidecar_path = path + ".bin";
-  absl::StatusOr<std::string> text =
-      Serialize(graph, options, std::filesystem::path(sidecar_path).filename().string(), &sidecar);
-  if (!text.ok()) return text.status();
-  if (!sidecar.empty()) EGRET_RETURN_IF_ERROR(WriteFileAtomically(sidecar_path, sidecar));
-  return WriteFileAtomically(path, *text);
+  FileTransaction txn;
+  EGRET_RETURN_IF_ERROR(StageGraphJson(graph, path, options, &txn));
+  return txn.Commit();
 }
 
 absl::StatusOr<std::string> GraphToJsonString(const Graph& graph) {

@@ -4,8 +4,9 @@
 // A graph file holds the graph name, options, nodes (op, name, inputs by name,
 // typed outputs, attributes, constant data), graph inputs and named graph
 // outputs. Small "$Const" data is written inline as a JSON array of storage
-// values; larger data goes to a binary sidecar file "<path>.bin" and is
-// referenced by byte offset and length. Reading a written file gives back an
+// values; larger data goes to a binary sidecar file "<path>.<hash>.bin" (named
+// by the FNV-1a hash of its contents) and is referenced by byte offset and
+// length. Reading a written file gives back an
 // equal graph (node ids follow the order of "nodes").
 //
 // Readers reject bad input with kInvalidArgument (or the ReadFile codes for
@@ -39,8 +40,9 @@ struct GraphWriteOptions {
 };
 
 // Reads the graph file at `path`; a sidecar it refers to is looked up in the
-// same directory. Each file read is limited to `max_file_bytes`. The returned
-// graph passes Validate().
+// same directory and must be a regular file there (a symbolic link is
+// refused: support/file_io.h ReadFileInDir). Each file read is limited to `max_file_bytes`. The
+// returned graph passes Validate().
 absl::StatusOr<Graph> ReadGraphJson(const std::string& path,
                                     uint64_t max_file_bytes = kDefaultMaxFileBytes);
 
@@ -51,14 +53,23 @@ absl::StatusOr<Graph> ParseGraphJson(std::string_view text, std::string_view fil
                                      std::string_view sidecar_dir,
                                      uint64_t max_file_bytes = kDefaultMaxFileBytes);
 
-// Writes `graph` to `path`, and its large constants to "<path>.bin" (only when
-// there are some). Both files are replaced atomically: the sidecar first, then
-// the JSON, which records the sidecar's size and checksum so that a reader
-// never silently pairs a JSON file with a stale sidecar. Nodes without a name
-// get a generated unique one ("<op>_<id>"). Fails without writing anything
-// when the graph does not pass Validate().
+// Writes `graph` to `path`, and its large constants to the sidecar
+// "<name>.<16 hex digits>.bin" beside it (only when there are some), named by
+// the FNV-1a hash of the sidecar's contents. The pair is replaced so that
+// readers see the old pair or the new one, never a mix: the new sidecar (a
+// new name) is committed first, then the JSON naming it, then the sidecars of
+// the replaced graph ("<name>.bin", "<name>.<16 hex>.bin") are removed. The
+// JSON also records the sidecar's size and checksum. Nodes without a name get
+// a generated unique one ("<op>_<id>"). Fails without writing anything when
+// the graph does not pass Validate() or a file cannot be staged.
 absl::Status WriteGraphJson(const Graph& graph, const std::string& path,
                             const GraphWriteOptions& options = {});
+
+// WriteGraphJson's files staged in `txn` (support/file_io.h), to be committed
+// with the other files of the transaction: a caller writing a graph and a
+// report together commits both or neither.
+absl::Status StageGraphJson(const Graph& graph, const std::string& path,
+                            const GraphWriteOptions& options, FileTransaction* txn);
 
 // The JSON text of `graph` with every constant inline (no sidecar), in the
 // same normalized form WriteGraphJson writes. Fails when the graph does not

@@ -7,6 +7,7 @@
 #include "egret/graph/graph_json.h"
 #include "egret/onnx/onnx_reader.h"
 #include "egret/support/enum_names.h"
+#include "egret/support/status_macros.h"
 
 namespace egret {
 
@@ -59,11 +60,18 @@ absl::StatusOr<Graph> LoadGraph(const std::string& path, const OnnxImportOptions
 
 absl::Status SaveGraph(const Graph& graph, const std::string& path,
                        std::optional<GraphFormat> format) {
+  FileTransaction txn;
+  EGRET_RETURN_IF_ERROR(StageGraph(graph, path, &txn, format));
+  return txn.Commit();
+}
+
+absl::Status StageGraph(const Graph& graph, const std::string& path, FileTransaction* txn,
+                        std::optional<GraphFormat> format) {
   switch (format.value_or(GraphFormatFromPath(path).value_or(GraphFormat::kJson))) {
     case GraphFormat::kJson:
-      return WriteGraphJson(graph, path);
+      return StageGraphJson(graph, path, GraphWriteOptions{}, txn);
     case GraphFormat::kDot:
-      return WriteGraphDot(graph, path);
+      return txn->Stage(path, GraphToDot(graph));
     case GraphFormat::kOnnx:
       return absl::UnimplementedError(
           absl::StrCat(path, ": error: writing ONNX models is not supported yet"));

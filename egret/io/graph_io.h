@@ -51,6 +51,11 @@ absl::StatusOr<Graph> LoadGraph(const std::string& path, const OnnxImportOptions
 absl::Status SaveGraph(const Graph& graph, const std::string& path,
                        std::optional<GraphFormat> format = std::nullopt);
 
+// SaveGraph's files staged in `txn` (support/file_io.h), committed with the
+// transaction's other files (all or none).
+absl::Status StageGraph(const Graph& graph, const std::string& path, FileTransaction* txn,
+                        std::optional<GraphFormat> format = std::nullopt);
+
 }  // namespace egret
 
 #endif  // EGRET_IO_GRAPH_IO_H_

@@ -1,5 +1,6 @@
 #include "egret/pipeline/optimize.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <utility>
@@ -73,14 +74,17 @@ struct Extracted {
 };
 
 // Extracts the cheapest graph of `s` with options.extractor and lowers it
-// (annotated with implementations and costs when `annotate`).
+// (annotated with implementations and costs when `annotate`); the extractor
+// stops early at `deadline` where it can (extract/extractor.h).
 absl::StatusOr<Extracted> ExtractGraph(const Seeded& s, const cost::HvxCostModel& model,
-                                       const OptimizeOptions& options, bool annotate) {
+                                       const OptimizeOptions& options, bool annotate,
+                                       std::chrono::steady_clock::time_point deadline) {
   absl::StatusOr<extract::EGraphProblem> p = extract::BuildProblem(
       s.eg, model, s.Roots(), [&s](NodeIdx n) { return DescribeENode(s, n); });
   if (!p.ok()) return p.status();
   extract::ExtractOptions eo;
   eo.time_limit_seconds = options.ilp_time_limit_seconds;
+  eo.deadline = deadline;
   absl::StatusOr<extract::ExtractResult> r = extract::Extract(p->problem, *options.extractor, eo);
   if (!r.ok()) return r.status();
   absl::flat_hash_map<Id, NodeIdx> choice;
@@ -96,8 +100,10 @@ absl::StatusOr<Extracted> ExtractGraph(const Seeded& s, const cost::HvxCostModel
 // PhaseMode::kReseed's step between phases: `s` becomes a fresh seeding of
 // its best graph, whose DAG cost is returned.
 absl::StatusOr<double> Reseed(Seeded& s, const cost::HvxCostModel& model,
-                              const OptimizeOptions& options) {
-  EGRET_ASSIGN_OR_RETURN(Extracted ex, ExtractGraph(s, model, options, /*annotate=*/false));
+                              const OptimizeOptions& options,
+                              std::chrono::steady_clock::time_point deadline) {
+  EGRET_ASSIGN_OR_RETURN(Extracted ex,
+                         ExtractGraph(s, model, options, /*annotate=*/false, deadline));
   EGRET_ASSIGN_OR_RETURN(s, Seed(ex.graph));
   return ex.dag_cost;
 }
@@ -167,6 +173,11 @@ size_t PeakRssBytes() {
 absl::StatusOr<OptimizeResult> Optimize(const Graph& input, const rules::RuleSet& rule_set,
                                         const OptimizeOptions& options, DiagnosticList* diags) {
   StageClock clock;
+  // The time limit covers the whole call: saturation and extraction.
+  const auto deadline =
+      std::chrono::steady_clock::now() +
+      std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+          std::chrono::duration<double>(std::clamp(options.limits.seconds, 0.0, 1e9)));
   OptimizeResult result;
   StageTimes& time = result.time;
 
@@ -186,15 +197,19 @@ absl::StatusOr<OptimizeResult> Optimize(const Graph& input, const rules::RuleSet
   sr.extra = prep.extra;
   sr.options = &options;
   sr.seconds = options.limits.seconds - clock.SinceStartMs() / 1e3;
-  sr.reseed = [&](Seeded& current) { return Reseed(current, prep.model, options); };
+  sr.reseed = [&](Seeded& current) { return Reseed(current, prep.model, options, deadline); };
   EGRET_ASSIGN_OR_RETURN(Saturated sat, Saturate(s, sr));
   result.saturation = std::move(sat.summary);
   time.saturate_ms = sat.saturate_ms;
   clock.Lap();
 
-  EGRET_ASSIGN_OR_RETURN(Extracted ex, ExtractGraph(s, prep.model, options, /*annotate=*/true));
+  EGRET_ASSIGN_OR_RETURN(Extracted ex,
+                         ExtractGraph(s, prep.model, options, /*annotate=*/true, deadline));
   result.graph = std::move(ex.graph);
   result.extraction = {std::string(options.extractor->name), ex.dag_cost, ex.tree_cost};
+  // Past the deadline, the extractor returned its best so far (or saturation
+  // used up the time and extraction had none left to improve).
+  result.extraction.time_limit_hit = std::chrono::steady_clock::now() >= deadline;
   time.extract_and_lower_ms = clock.Lap() + sat.reseed_ms;
   result.output_cost = cost::GraphCost(result.graph, prep.model, nullptr);
 

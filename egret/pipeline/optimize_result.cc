@@ -78,7 +78,8 @@ nlohmann::json ToJson(const OptimizeResult& r) {
   j["output_cost"] = CostJson(r.output_cost);
   j["extraction"] = {{"extractor", r.extraction.extractor},
                      {"dag_cost", CostJson(r.extraction.dag_cost)},
-                     {"tree_cost", CostJson(r.extraction.tree_cost)}};
+                     {"tree_cost", CostJson(r.extraction.tree_cost)},
+                     {"stop_reason", r.extraction.time_limit_hit ? "TimeLimit" : "Finished"}};
   const SaturationSummary& s = r.saturation;
   j["enodes"] = s.enodes;
   j["eclasses"] = s.eclasses;

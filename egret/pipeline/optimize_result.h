@@ -79,6 +79,10 @@ struct ExtractionSummary {
   // once / once per use (JSON null when infinite).
   double dag_cost = 0;
   double tree_cost = 0;
+  // "stop_reason": "TimeLimit" when extraction ended at the run's time limit
+  // (OptimizeOptions::limits.seconds covers saturation and extraction) with
+  // its best choice so far; else "Finished".
+  bool time_limit_hit = false;
 };
 
 // The input graph's memory under the same planner as the output's
