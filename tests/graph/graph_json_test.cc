@@ -3,6 +3,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <sys/stat.h>
+
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -22,6 +24,21 @@ using ::testing::HasSubstr;
 using ::testing::StartsWith;
 
 // A fresh, empty directory per test.
+// The sidecar WriteGraphJson wrote beside `json_path` ("<name>.<16 hex>.bin"),
+// or "" when there is none.
+std::string SidecarPath(const std::string& json_path) {
+  const fs::path p(json_path);
+  const std::string prefix = p.filename().string() + ".";
+  for (const auto& e : fs::directory_iterator(p.parent_path())) {
+    const std::string name = e.path().filename().string();
+    if (name.size() == prefix.size() + 16 + 4 && name.rfind(prefix, 0) == 0 &&
+        name.substr(name.size() - 4) == ".bin") {
+      return e.path().string();
+    }
+  }
+  return "";
+}
+
 std::string TestDir() {
   const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
   fs::path dir = fs::path(::testing::TempDir()) /
@@ -182,9 +199,10 @@ TEST(GraphJson, RoundTripsEveryFieldThroughFileAndSidecar) {
   std::string dir = TestDir();
   std::string path = dir + "/g.json";
   ASSERT_TRUE(WriteGraphJson(g, path).ok());
-  ASSERT_TRUE(fs::exists(path + ".bin"));
+  const std::string sidecar = SidecarPath(path);
+  ASSERT_FALSE(sidecar.empty());
   // w (4608 bytes, shared by w1 and w2) once, then b (20000 bytes) at a 64-byte boundary.
-  EXPECT_EQ(fs::file_size(path + ".bin"), 4608u + 20000u);
+  EXPECT_EQ(fs::file_size(sidecar), 4608u + 20000u);
 
   absl::StatusOr<Graph> back = ReadGraphJson(path);
   ASSERT_TRUE(back.ok()) << back.status();
@@ -202,8 +220,8 @@ TEST(GraphJson, WritingIsAFixpointAndNormalized) {
   ASSERT_TRUE(WriteGraphJson(*a, dir + "/b.json").ok());
   std::string text_a = *ReadFile(dir + "/a.json");
   std::string text_b = *ReadFile(dir + "/b.json");
-  EXPECT_EQ(absl::StrReplaceAll(text_a, {{"a.json.bin", "b.json.bin"}}), text_b);
-  EXPECT_EQ(*ReadFile(dir + "/a.json.bin"), *ReadFile(dir + "/b.json.bin"));
+  EXPECT_EQ(absl::StrReplaceAll(text_a, {{"\"a.json.", "\"b.json."}}), text_b);
+  EXPECT_EQ(*ReadFile(SidecarPath(dir + "/a.json")), *ReadFile(SidecarPath(dir + "/b.json")));
   // Header first, float stepsize in its shortest form, defaults left out.
   EXPECT_THAT(text_a, StartsWith("{\n  \"format\": \"egret-graph\",\n  \"version\": 1,\n"));
   EXPECT_THAT(text_a, HasSubstr("{\"dtype\": \"QUInt8\", \"shape\": [1, 8, 8, 16], "
@@ -540,6 +558,9 @@ class SidecarTest : public ::testing::Test {
     path_ = dir_ + "/g.json";
     ASSERT_TRUE(WriteGraphJson(FullGraph(), path_).ok());
     text_ = *ReadFile(path_);
+    sidecar_ = SidecarPath(path_);
+    ASSERT_FALSE(sidecar_.empty());
+    sidecar_name_ = fs::path(sidecar_).filename().string();
   }
   absl::Status ReadBack() { return ReadGraphJson(path_).status(); }
   std::string At(std::string_view marker) {
@@ -547,31 +568,32 @@ class SidecarTest : public ::testing::Test {
     EXPECT_NE(offset, std::string::npos) << marker;
     return LocationOf(path_, text_, offset).ToString();
   }
-  std::string dir_, path_, text_;
+  std::string dir_, path_, text_, sidecar_, sidecar_name_;
 };
 
 TEST_F(SidecarTest, MissingSidecar) {
-  fs::remove(path_ + ".bin");
+  fs::remove(sidecar_);
   absl::Status s = ReadBack();
   EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(std::string(s.message()),
-            absl::StrCat(At("\"g.json.bin\""), ": error: at /sidecar/file: cannot read sidecar '",
-                         path_, ".bin': cannot open: No such file or directory"));
+            absl::StrCat(At(absl::StrCat("\"", sidecar_name_, "\"")),
+                         ": error: at /sidecar/file: cannot read sidecar '", sidecar_,
+                         "': cannot open: No such file or directory"));
 }
 
 TEST_F(SidecarTest, ShortSidecar) {
-  std::string data = *ReadFile(path_ + ".bin");
-  WriteText(path_ + ".bin", data.substr(0, data.size() - 10));
+  std::string data = *ReadFile(sidecar_);
+  WriteText(sidecar_, data.substr(0, data.size() - 10));
   absl::Status s = ReadBack();
   EXPECT_EQ(std::string(s.message()),
-            absl::StrCat(At("24608"), ": error: at /sidecar/bytes: sidecar '", path_,
-                         ".bin' has 24598 bytes, expected 24608"));
+            absl::StrCat(At("24608"), ": error: at /sidecar/bytes: sidecar '", sidecar_,
+                         "' has 24598 bytes, expected 24608"));
 }
 
 TEST_F(SidecarTest, CorruptSidecar) {
-  std::string data = *ReadFile(path_ + ".bin");
+  std::string data = *ReadFile(sidecar_);
   data[100] ^= 1;
-  WriteText(path_ + ".bin", data);
+  WriteText(sidecar_, data);
   absl::Status s = ReadBack();
   EXPECT_THAT(std::string(s.message()),
               StartsWith(LocationOf(path_, text_, text_.find("\"fnv1a64\": ") + 11).ToString()));
@@ -604,7 +626,8 @@ TEST_F(SidecarTest, LengthMismatch) {
 }
 
 TEST_F(SidecarTest, SidecarMustBeAPlainFileName) {
-  std::string broken = absl::StrReplaceAll(text_, {{"\"g.json.bin\"", "\"../g.json.bin\""}});
+  std::string broken =
+      absl::StrReplaceAll(text_, {{absl::StrCat("\"", sidecar_name_, "\""), "\"../g.json.bin\""}});
   WriteText(path_, broken);
   text_ = broken;
   absl::Status s = ReadBack();
@@ -612,6 +635,66 @@ TEST_F(SidecarTest, SidecarMustBeAPlainFileName) {
             absl::StrCat(At("\"../g.json.bin\""),
                          ": error: at /sidecar/file: sidecar '../g.json.bin' must be a plain file "
                          "name (it lives beside the graph file)"));
+}
+
+// A sidecar that is a symbolic link is refused unread, even when it points to
+// a good copy of itself (here outside the graph's folder), and the message
+// tells nothing about the target.
+TEST_F(SidecarTest, SymlinkedSidecarIsRefused) {
+  const std::string outside = dir_ + "_outside";
+  fs::remove_all(outside);
+  fs::create_directories(outside);
+  fs::rename(sidecar_, outside + "/secret.bin");
+  fs::create_symlink(outside + "/secret.bin", sidecar_);
+  absl::Status s = ReadBack();
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(s.message()), HasSubstr("is a symbolic link"));
+  EXPECT_THAT(std::string(s.message()), ::testing::Not(HasSubstr("secret")));
+  EXPECT_THAT(std::string(s.message()), ::testing::Not(HasSubstr("24608 bytes")));
+  fs::remove_all(outside);
+}
+
+// A FIFO in the sidecar's place fails at once instead of blocking.
+TEST_F(SidecarTest, FifoSidecarFailsFast) {
+  fs::remove(sidecar_);
+  ASSERT_EQ(mkfifo(sidecar_.c_str(), 0600), 0);
+  absl::Status s = ReadBack();
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(s.message()), HasSubstr("is not a regular file"));
+}
+
+// Rewriting a graph replaces the pair: the new content-named sidecar, then
+// the JSON, then the old sidecar is removed. The state in between (the old
+// JSON with both sidecars present) still reads as the old graph.
+TEST_F(SidecarTest, RewriteReplacesThePairAndTheMidpointReadsOld) {
+  Graph other = FullGraph();
+  {
+    Node& b = other.mutable_node(other.FindNode("b"));
+    Tensor t = *b.constant;
+    t.SetValue(0, 42);  // different sidecar contents, so a different sidecar name
+    b.constant = std::make_shared<const Tensor>(std::move(t));
+    b.name = "b_renamed";
+  }
+  const std::string other_dir = dir_ + "_other";
+  fs::remove_all(other_dir);
+  fs::create_directories(other_dir);
+  ASSERT_TRUE(WriteGraphJson(other, other_dir + "/g.json").ok());
+  // Midpoint: the new sidecar is in place, the JSON is still the old one.
+  const std::string new_sidecar = SidecarPath(other_dir + "/g.json");
+  ASSERT_NE(fs::path(new_sidecar).filename().string(), sidecar_name_);
+  fs::copy_file(new_sidecar, dir_ + "/" + fs::path(new_sidecar).filename().string());
+  EXPECT_TRUE(ReadBack().ok()) << ReadBack();
+  // The full rewrite: one sidecar left, and it is the one the JSON names.
+  ASSERT_TRUE(WriteGraphJson(other, path_).ok());
+  int sidecars = 0;
+  for (const auto& e : fs::directory_iterator(dir_)) {
+    if (e.path().extension() == ".bin") ++sidecars;
+  }
+  EXPECT_EQ(sidecars, 1);
+  absl::StatusOr<Graph> back = ReadGraphJson(path_);
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_NE(back->FindNode("b_renamed"), kNoNode);
+  fs::remove_all(other_dir);
 }
 
 }  // namespace
