@@ -2,6 +2,8 @@
 // first line of stderr and that failures write no output.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -888,6 +890,130 @@ TEST_F(CliTest, BadPluginsExitTwoWithOneLine) {
       EXPECT_FALSE(fs::exists(Path("out.json")));
     }
   }
+}
+
+// Special files as inputs fail at once with one line and exit 2: a FIFO as
+// the graph, as a rules file, as a --costs file and as an npy input. (Without
+// the check each would wait for a writer forever; ctest's timeout would catch
+// a regression.)
+TEST_F(CliTest, FifoInputsFailFastWithOneLine) {
+  ASSERT_EQ(mkfifo(Path("pipe.json").c_str(), 0600), 0);
+  const std::string kLine = "is not a regular file";
+  Result r = Run({"optimize", Path("pipe.json"), "-o", Path("out.json")});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_THAT(r.FirstErrLine(), HasSubstr(kLine));
+  EXPECT_EQ(r.err.find('\n'), r.err.size() - 1) << r.err;
+  EXPECT_FALSE(fs::exists(Path("out.json")));
+  r = Run({"optimize", kExample, "--rules", Path("pipe.json")});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_THAT(r.FirstErrLine(), HasSubstr(kLine));
+  r = Run({"optimize", kExample, "--costs", Path("pipe.json")});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_THAT(r.FirstErrLine(), HasSubstr(kLine));
+  fs::create_directories(Path("in"));
+  ASSERT_EQ(mkfifo(Path("in/x.npy").c_str(), 0600), 0);
+  r = Run({"run", kExample, "--inputs", Path("in")});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_THAT(r.FirstErrLine(), HasSubstr(kLine));
+}
+
+// -o to a device or a FIFO is refused (exit 2) and leaves the node as it was,
+// with nothing else written.
+TEST_F(CliTest, OutputToASpecialFileIsRefused) {
+  ASSERT_EQ(mkfifo(Path("pipe").c_str(), 0600), 0);
+  Result r = Run({"optimize", kExample, "--rules", kExampleRules, "-o", Path("pipe"), "--report",
+                  Path("report.json")});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_THAT(r.FirstErrLine(), HasSubstr("is not a regular file"));
+  EXPECT_TRUE(fs::is_fifo(Path("pipe")));
+  EXPECT_FALSE(fs::exists(Path("report.json")));
+  if (geteuid() == 0) {  // a private copy of /dev/null's device numbers
+    ASSERT_EQ(mknod(Path("null").c_str(), S_IFCHR | 0600, makedev(1, 3)), 0);
+    r = Run({"optimize", kExample, "--rules", kExampleRules, "-o", Path("null")});
+    EXPECT_EQ(r.code, 2);
+    EXPECT_TRUE(fs::is_character_file(Path("null")));
+  }
+}
+
+// -o, --dot and --report are all or nothing: when the report cannot be
+// written, the graph (and its old contents) are left as they were.
+TEST_F(CliTest, ReportFailureLeavesNoPartialOutput) {
+  Write("out.json", "old");
+  Result r = Run({"optimize", kExample, "--rules", kExampleRules, "-o", Path("out.json"), "--dot",
+                  Path("out.dot"), "--report", Path("missing/report.json")});
+  EXPECT_NE(r.code, 0);
+  EXPECT_THAT(r.FirstErrLine(), HasSubstr("missing/report.json"));
+  EXPECT_EQ(ReadFile(Path("out.json")).value_or(""), "old");
+  EXPECT_FALSE(fs::exists(Path("out.dot")));
+  // Nothing but the old output and the captured streams.
+  std::vector<std::string> names;
+  for (const auto& e : fs::directory_iterator(dir_)) names.push_back(e.path().filename());
+  EXPECT_THAT(names, ::testing::UnorderedElementsAre("out.json", "stdout", "stderr"));
+}
+
+// A memory limit below what the process already uses stops saturation at
+// once with the reason in the summary and the report; the result (the input,
+// extracted) and the report are still written.
+TEST_F(CliTest, TinyMemoryLimitStopsWithReasonAndStillWrites) {
+  Result r = OptimizeExample(kExampleRules, {"--memory-limit", "1M"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("stop: MemoryLimit"));
+  nlohmann::json report = nlohmann::json::parse(*ReadFile(Path("report.json")));
+  EXPECT_EQ(report["stop_reason"], "MemoryLimit");
+  EXPECT_TRUE(ReadGraphJson(Path("out.json")).ok());
+}
+
+// The time limit covers extraction: with no time left after saturation the
+// extractor returns its best so far and says so (stop reason TimeLimit).
+TEST_F(CliTest, TimeLimitCoversExtraction) {
+  for (const std::string extractor : {"dag", "ilp"}) {
+    SCOPED_TRACE(extractor);
+    Result r = OptimizeExample(kExampleRules, {"--time-limit", "1e-6", "--extractor", extractor});
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_THAT(r.out, HasSubstr("stop: TimeLimit"));
+    EXPECT_THAT(r.out, HasSubstr(absl::StrCat("extraction: ", extractor, ", stop: TimeLimit")));
+    nlohmann::json report = nlohmann::json::parse(*ReadFile(Path("report.json")));
+    EXPECT_EQ(report["extraction"]["stop_reason"], "TimeLimit");
+    EXPECT_TRUE(ReadGraphJson(Path("out.json")).ok());
+  }
+  // A generous limit: extraction finishes.
+  Result r = OptimizeExample(kExampleRules, {"--time-limit", "60"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("extraction: dag, stop: Finished"));
+}
+
+// Zero, negative or malformed limits are errors (exit 2, one line), not "no
+// limit"; `none` says no limit explicitly.
+TEST_F(CliTest, ZeroOrNegativeLimitsExitTwo) {
+  for (const auto& [flag, value] : std::vector<std::pair<std::string, std::string>>{
+           {"--node-limit", "-1"},
+           {"--node-limit", "0"},
+           {"--iter-limit", "0"},
+           {"--iter-limit", "-3"},
+           {"--time-limit", "0"},
+           {"--time-limit", "-1"},
+           {"--time-limit", "nan"},
+           {"--memory-limit", "0"},
+           {"--memory-limit", "-1G"},
+           {"--memory-limit", "12Q"}}) {
+    SCOPED_TRACE(flag + " " + value);
+    Result r = OptimizeExample(kExampleRules, {flag, value});
+    EXPECT_EQ(r.code, 2);
+    EXPECT_EQ(r.FirstErrLine(),
+              absl::StrCat("egret optimize: error: ", flag, " must be ",
+                           flag == "--time-limit"     ? "a positive number of seconds"
+                           : flag == "--memory-limit" ? "a positive number of bytes (K, M, G, T "
+                                                        "suffixes)"
+                                                      : "a positive integer",
+                           " or 'none', not '", value, "'"));
+    EXPECT_FALSE(fs::exists(Path("out.json")));
+  }
+  Result r = Run({"compare", kExample, "--node-limit", "0"});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_THAT(r.FirstErrLine(), StartsWith("egret compare: error: --node-limit"));
+  r = OptimizeExample(kExampleRules, {"--node-limit", "none", "--iter-limit", "none",
+                                      "--memory-limit", "none", "--time-limit", "none"});
+  EXPECT_EQ(r.code, 0) << r.err;
 }
 
 }  // namespace

@@ -3,7 +3,9 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "egret/graph/shape_inference.h"
@@ -90,6 +92,80 @@ TEST(GraphIo, BundledExampleIsConsistent) {
     ++checked;
   }
   EXPECT_EQ(checked, 8);
+}
+
+// A graph with a constant large enough for the sidecar.
+Graph WithSidecar(float value) {
+  Graph g;
+  TensorType type(DType::kFloat32, {8192});
+  NodeId x = g.AddInput("x", type);
+  Tensor t(type);
+  for (int64_t i = 0; i < t.num_elements(); ++i) t.SetValue(i, value);
+  NodeId c = g.AddConstant("c", std::make_shared<const Tensor>(std::move(t)));
+  Node add;
+  add.op = "ElementWiseAdd";
+  add.name = "a";
+  add.inputs = {{x, 0}, {c, 0}};
+  add.outputs = {type};
+  g.AddOutput({g.AddNode(add), 0}, "y");
+  return g;
+}
+
+std::vector<std::string> Names(const std::string& dir) {
+  std::vector<std::string> out;
+  for (const auto& e : fs::directory_iterator(dir)) out.push_back(e.path().filename().string());
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+// A graph, its sidecar and a report staged in one transaction: dropped, the
+// old pair is untouched and no temporary is left; committed, the new pair
+// replaces it and the old sidecar is gone.
+TEST(GraphIo, GraphAndReportCommitTogether) {
+  std::string dir = Dir("txn");
+  const std::string path = dir + "/g.json";
+  ASSERT_TRUE(SaveGraph(WithSidecar(1), path).ok());
+  const std::vector<std::string> before = Names(dir);
+  ASSERT_EQ(before.size(), 2u);  // g.json and its sidecar
+  {
+    FileTransaction txn;
+    ASSERT_TRUE(StageGraph(WithSidecar(2), path, &txn).ok());
+    EXPECT_FALSE(txn.Stage(dir + "/missing/report.json", "{}").ok());
+  }
+  EXPECT_EQ(Names(dir), before);
+  absl::StatusOr<Graph> g = LoadGraph(path);
+  ASSERT_TRUE(g.ok()) << g.status();
+  EXPECT_EQ(g->node(g->FindNode("c")).constant->GetValue(0), 1);
+  {
+    FileTransaction txn;
+    ASSERT_TRUE(StageGraph(WithSidecar(2), path, &txn).ok());
+    ASSERT_TRUE(txn.Stage(dir + "/report.json", "{}").ok());
+    ASSERT_TRUE(txn.Commit().ok());
+  }
+  std::vector<std::string> after = Names(dir);
+  EXPECT_EQ(after.size(), 3u);  // g.json, the new sidecar, report.json
+  EXPECT_EQ(std::find(after.begin(), after.end(), before[1]), after.end()) << before[1];
+  g = LoadGraph(path);
+  ASSERT_TRUE(g.ok()) << g.status();
+  EXPECT_EQ(g->node(g->FindNode("c")).constant->GetValue(0), 2);
+}
+
+// LoadGraph refuses a sidecar that is a symbolic link, even to the right data.
+TEST(GraphIo, SymlinkedSidecarIsRefused) {
+  std::string dir = Dir("symlink");
+  std::string outside = Dir("symlink_outside");
+  ASSERT_TRUE(SaveGraph(WithSidecar(1), dir + "/g.json").ok());
+  std::string sidecar;
+  for (const std::string& n : Names(dir)) {
+    if (n != "g.json") sidecar = dir + "/" + n;
+  }
+  ASSERT_FALSE(sidecar.empty());
+  fs::rename(sidecar, outside + "/data");
+  fs::create_symlink(outside + "/data", sidecar);
+  absl::StatusOr<Graph> g = LoadGraph(dir + "/g.json");
+  EXPECT_EQ(g.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(g.status().message()), ::testing::HasSubstr("is a symbolic link"));
+  EXPECT_THAT(std::string(g.status().message()), ::testing::Not(::testing::HasSubstr("outside")));
 }
 
 }  // namespace
