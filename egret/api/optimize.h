@@ -45,7 +45,9 @@ struct OptimizeOptions {
   double ilp_time_limit_seconds = 10.0;
   // Saturation limits: iterations per phase; e-nodes, seconds and bytes of
   // e-graph memory (0: unlimited) for the whole run. Reaching one is not an
-  // error: the best graph found so far is extracted (see stop_reason).
+  // error: the best graph found so far is extracted (see stop_reason). The
+  // seconds cover extraction too: the extractor gets what is left (dag's
+  // local search stops at the deadline, ilp_time_limit_seconds is cut to it).
   int64_t max_iterations = 30;
   int64_t max_enodes = 10'000;
   double time_limit_seconds = 5.0;

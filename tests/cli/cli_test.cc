@@ -985,17 +985,17 @@ TEST_F(CliTest, TimeLimitCoversExtraction) {
 // Zero, negative or malformed limits are errors (exit 2, one line), not "no
 // limit"; `none` says no limit explicitly.
 TEST_F(CliTest, ZeroOrNegativeLimitsExitTwo) {
-  for (const auto& [flag, value] : std::vector<std::pair<std::string, std::string>>{
-           {"--node-limit", "-1"},
-           {"--node-limit", "0"},
-           {"--iter-limit", "0"},
-           {"--iter-limit", "-3"},
-           {"--time-limit", "0"},
-           {"--time-limit", "-1"},
-           {"--time-limit", "nan"},
-           {"--memory-limit", "0"},
-           {"--memory-limit", "-1G"},
-           {"--memory-limit", "12Q"}}) {
+  for (const auto& [flag, value] :
+       std::vector<std::pair<std::string, std::string>>{{"--node-limit", "-1"},
+                                                        {"--node-limit", "0"},
+                                                        {"--iter-limit", "0"},
+                                                        {"--iter-limit", "-3"},
+                                                        {"--time-limit", "0"},
+                                                        {"--time-limit", "-1"},
+                                                        {"--time-limit", "nan"},
+                                                        {"--memory-limit", "0"},
+                                                        {"--memory-limit", "-1G"},
+                                                        {"--memory-limit", "12Q"}}) {
     SCOPED_TRACE(flag + " " + value);
     Result r = OptimizeExample(kExampleRules, {flag, value});
     EXPECT_EQ(r.code, 2);

@@ -1,6 +1,5 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
-
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
@@ -74,7 +73,8 @@ TEST(FileIo, ReadWriteAndLimits) {
 }
 
 fs::path FreshDir(const std::string& name) {
-  fs::path dir = fs::path(::testing::TempDir()) / absl::StrCat("egret_file_io_", name, "_", getpid());
+  fs::path dir =
+      fs::path(::testing::TempDir()) / absl::StrCat("egret_file_io_", name, "_", getpid());
   fs::remove_all(dir);
   fs::create_directories(dir);
   return dir;
@@ -93,8 +93,9 @@ TEST(FileIo, SpecialFilesAreRefusedWithoutBlocking) {
   absl::StatusOr<std::string> r = ReadFile(fifo);
   EXPECT_EQ(r.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(r.status().message(),
-            absl::StrCat(fifo, ": error: is not a regular file (a FIFO, device or socket cannot "
-                               "be read)"));
+            absl::StrCat(fifo,
+                         ": error: is not a regular file (a FIFO, device or socket cannot "
+                         "be read)"));
   EXPECT_EQ(ReadFileInDir(dir.string(), "pipe").status().code(),
             absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(ReadFile("/dev/zero").status().code(), absl::StatusCode::kInvalidArgument);
