@@ -88,6 +88,14 @@ std::optional<size_t> ParseByteSize(std::string_view text) {
   return static_cast<size_t>(v << shift);
 }
 
+std::optional<size_t> ParseMemoryLimit(std::string_view command, const std::string& text) {
+  if (text.empty()) return DefaultMemoryLimitBytes();
+  if (text == "none") return 0;
+  if (std::optional<size_t> b = ParseByteSize(text)) return *b;
+  Fail(command, "--memory-limit", "a positive number of bytes (K, M, G, T suffixes)", text);
+  return std::nullopt;
+}
+
 std::optional<RunnerLimits> ParseLimitFlags(std::string_view command, const LimitFlags& flags) {
   RunnerLimits limits;
   if (!ParseCount(command, "--iter-limit", flags.iterations, &limits.iterations) ||
@@ -105,17 +113,9 @@ std::optional<RunnerLimits> ParseLimitFlags(std::string_view command, const Limi
     }
     limits.seconds = std::min(s, kNoTimeLimitSeconds);
   }
-  if (flags.memory.empty()) {
-    limits.memory_bytes = DefaultMemoryLimitBytes();
-  } else if (flags.memory == "none") {
-    limits.memory_bytes = 0;
-  } else if (std::optional<size_t> b = ParseByteSize(flags.memory)) {
-    limits.memory_bytes = *b;
-  } else {
-    Fail(command, "--memory-limit", "a positive number of bytes (K, M, G, T suffixes)",
-         flags.memory);
-    return std::nullopt;
-  }
+  std::optional<size_t> memory = ParseMemoryLimit(command, flags.memory);
+  if (!memory) return std::nullopt;
+  limits.memory_bytes = *memory;
   limits.memory_from_rss = true;
   return limits;
 }

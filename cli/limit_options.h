@@ -35,6 +35,11 @@ size_t DefaultMemoryLimitBytes();
 // (zero, negative, fractional, overflowing, unknown suffix).
 std::optional<size_t> ParseByteSize(std::string_view text);
 
+// --memory-limit's value: "" -> DefaultMemoryLimitBytes(), "none" -> 0 (no
+// limit), else ParseByteSize; otherwise prints the one-line error (as below)
+// and returns nullopt.
+std::optional<size_t> ParseMemoryLimit(std::string_view command, const std::string& text);
+
 // The runner limits for `flags`: iterations per phase, nodes, seconds (`none`:
 // 1e9 s, about 31 years) and memory (measured as the process's resident set
 // size). Otherwise prints "egret COMMAND: error: --node-limit must be a

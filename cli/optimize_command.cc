@@ -111,11 +111,13 @@ std::string FormatCost(double c) {
 // Runs the input and the optimized graph on the same random inputs and prints
 // the error per output; false (after a one-line error) when they differ or
 // cannot be run.
-bool VerifyResult(const OptimizeArgs& args, const Graph& input, const Graph& optimized) {
+bool VerifyResult(const OptimizeArgs& args, const Graph& input, const Graph& optimized,
+                  size_t memory_limit) {
   absl::StatusOr<std::vector<Tensor>> inputs = MakeRandomInputs(input, args.seed);
+  VerifyOptions vo = args.verify_options;
+  vo.max_live_bytes = static_cast<int64_t>(memory_limit);
   absl::StatusOr<VerifyReport> v =
-      inputs.ok() ? VerifyGraphs(input, args.graph, optimized, "optimized graph", *inputs,
-                                 args.verify_options)
+      inputs.ok() ? VerifyGraphs(input, args.graph, optimized, "optimized graph", *inputs, vo)
                   : absl::StatusOr<VerifyReport>(inputs.status());
   if (!v.ok()) {
     std::fprintf(stderr, "%s\n", std::string(v.status().message()).c_str());
@@ -227,7 +229,9 @@ int RunOptimize(const OptimizeArgs& args) {
       std::fprintf(stderr, "egret optimize: warning: %s\n", m.c_str());
     }
   }
-  if (args.verify && !VerifyResult(args, *graph, r->graph)) return kExitCheckFailed;
+  if (args.verify && !VerifyResult(args, *graph, r->graph, limits->memory_bytes)) {
+    return kExitCheckFailed;
+  }
   // -o, --dot and --report are written together: all staged first, then
   // committed, so that a failure leaves none of them changed.
   {

@@ -1,6 +1,6 @@
-// egret run GRAPH [--inputs DIR | --random SEED] [-o DIR]: runs a graph on the
-// reference executor.
-// egret verify A B [--inputs DIR | --seed N] [--rtol R] [--atol A]: runs two
+// egret run GRAPH [--inputs DIR | --random SEED] [-o DIR] [--memory-limit BYTES]: runs a
+// graph on the reference executor.
+// egret verify A B [--inputs DIR | --seed N] [--rtol R] [--atol A] [--memory-limit BYTES]: runs two
 // graphs on the same inputs and compares their outputs.
 //
 // Input files are DIR/<input name>.npy (DIR/input<k>.npy for an unnamed
@@ -14,6 +14,7 @@
 #include "absl/strings/str_format.h"
 #include "cli/commands.h"
 #include "cli/graph_input.h"
+#include "cli/limit_options.h"
 #include "egret/backend/executor.h"
 #include "egret/backend/npy.h"
 #include "egret/backend/test_data.h"
@@ -24,6 +25,10 @@
 
 namespace egret::cli {
 namespace {
+
+constexpr const char* kMemoryLimitHelp =
+    "Most bytes of computed values alive at once, with K/M/G/T suffix (default 75% of physical "
+    "memory; 'none'); over it the run fails";
 
 int Report(const absl::Status& status) {
   std::cerr << status.message() << "\n";
@@ -60,13 +65,17 @@ absl::StatusOr<std::vector<Tensor>> Inputs(const Graph& g, const std::string& di
 }
 
 int RunCommand(const std::string& path, const std::string& inputs_dir, uint64_t seed,
-               const std::string& out_dir, const GraphInputFlags& input) {
+               const std::string& out_dir, const GraphInputFlags& input,
+               const std::string& memory_limit) {
+  std::optional<size_t> memory = ParseMemoryLimit("run", memory_limit);
+  if (!memory) return kExitBadInput;
   auto g = input.Load(path);
   if (!g.ok()) return Report(g.status());
   auto inputs = Inputs(*g, inputs_dir, seed);
   if (!inputs.ok()) return Report(inputs.status());
   ExecuteStats stats;
-  auto outputs = Execute(*g, *inputs, {.stats = &stats});
+  auto outputs =
+      Execute(*g, *inputs, {.max_live_bytes = static_cast<int64_t>(*memory), .stats = &stats});
   if (!outputs.ok()) {
     return Report(absl::Status(outputs.status().code(),
                                absl::StrFormat("%s: error: %s", path, outputs.status().message())));
@@ -106,8 +115,11 @@ int RunCommand(const std::string& path, const std::string& inputs_dir, uint64_t 
 }
 
 int VerifyCommand(const std::string& a_path, const std::string& b_path,
-                  const std::string& inputs_dir, uint64_t seed, const VerifyOptions& tolerance,
-                  const GraphInputFlags& input) {
+                  const std::string& inputs_dir, uint64_t seed, VerifyOptions tolerance,
+                  const GraphInputFlags& input, const std::string& memory_limit) {
+  std::optional<size_t> memory = ParseMemoryLimit("verify", memory_limit);
+  if (!memory) return kExitBadInput;
+  tolerance.max_live_bytes = static_cast<int64_t>(*memory);
   auto a = input.Load(a_path);
   if (!a.ok()) return Report(a.status());
   auto b = input.Load(b_path);
@@ -124,7 +136,7 @@ int VerifyCommand(const std::string& a_path, const std::string& b_path,
 
 void RegisterRunCommands(CLI::App& app, int* exit_code) {
   struct RunArgs {
-    std::string graph, inputs, out;
+    std::string graph, inputs, out, memory_limit;
     uint64_t seed = 0;
     GraphInputFlags input;
   };
@@ -137,13 +149,14 @@ void RegisterRunCommands(CLI::App& app, int* exit_code) {
       ->excludes(in_opt);
   run->add_option("-o,--output", run_args->out, "Directory to write <output name>.npy files to");
   run_args->input.AddTo(run);
+  run->add_option("--memory-limit", run_args->memory_limit, kMemoryLimitHelp);
   run->callback([run_args, exit_code] {
     *exit_code = RunCommand(run_args->graph, run_args->inputs, run_args->seed, run_args->out,
-                            run_args->input);
+                            run_args->input, run_args->memory_limit);
   });
 
   struct VerifyArgs {
-    std::string a, b, inputs;
+    std::string a, b, inputs, memory_limit;
     uint64_t seed = 0;
     VerifyOptions tolerance;
     GraphInputFlags input;
@@ -166,9 +179,10 @@ void RegisterRunCommands(CLI::App& app, int* exit_code) {
                    "Quantized outputs may also differ by this many steps (default 1)")
       ->check(CLI::NonNegativeNumber);
   v_args->input.AddTo(verify);
+  verify->add_option("--memory-limit", v_args->memory_limit, kMemoryLimitHelp);
   verify->callback([v_args, exit_code] {
     *exit_code = VerifyCommand(v_args->a, v_args->b, v_args->inputs, v_args->seed,
-                               v_args->tolerance, v_args->input);
+                               v_args->tolerance, v_args->input, v_args->memory_limit);
   });
 }
 

@@ -101,16 +101,19 @@ absl::StatusOr<VerifyReport> VerifyGraphs(const Graph& reference, std::string_vi
                                        reference_name, ta.ToString())));
     }
   }
-  absl::StatusOr<ReferenceOutputs> expected = RunReference(reference, reference_name, inputs);
+  absl::StatusOr<ReferenceOutputs> expected =
+      RunReference(reference, reference_name, inputs, options.max_live_bytes);
   if (!expected.ok()) return expected.status();
   return VerifyAgainst(*expected, candidate, candidate_name, inputs, options);
 }
 
 absl::StatusOr<ReferenceOutputs> RunReference(const Graph& reference,
                                               std::string_view reference_name,
-                                              absl::Span<const Tensor> inputs) {
+                                              absl::Span<const Tensor> inputs,
+                                              int64_t max_live_bytes) {
   ReferenceOutputs out;
   ExecuteOptions run;
+  run.max_live_bytes = max_live_bytes;
   run.unavailable = &out.unavailable;
   absl::StatusOr<std::vector<Tensor>> outputs = Execute(reference, inputs, run);
   if (!outputs.ok()) return Named(reference_name, outputs.status());
@@ -128,6 +131,7 @@ absl::StatusOr<VerifyReport> VerifyAgainst(const ReferenceOutputs& expected, con
                                            const VerifyOptions& options) {
   std::vector<std::string> unavailable;
   ExecuteOptions run;
+  run.max_live_bytes = options.max_live_bytes;
   run.unavailable = &unavailable;
   absl::StatusOr<std::vector<Tensor>> actual = Execute(candidate, inputs, run);
   if (!actual.ok()) return Named(candidate_name, actual.status());

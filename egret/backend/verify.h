@@ -29,6 +29,10 @@ struct VerifyOptions {
   // replaces (Dequantize -> op -> Quantize) rounded twice. The output's atol
   // is then max(atol, quant_steps * step).
   double quant_steps = 1.0;
+  // Each executor run fails with kResourceExhausted when its computed values
+  // alive at once would exceed this many bytes (ExecuteOptions::
+  // max_live_bytes); 0: no limit.
+  int64_t max_live_bytes = 0;
 };
 
 struct OutputCheck {
@@ -94,7 +98,8 @@ struct ReferenceOutputs {
 // Runs `reference` on `inputs`; an error starts with `reference_name`.
 absl::StatusOr<ReferenceOutputs> RunReference(const Graph& reference,
                                               std::string_view reference_name,
-                                              absl::Span<const Tensor> inputs);
+                                              absl::Span<const Tensor> inputs,
+                                              int64_t max_live_bytes = 0);
 // Runs `candidate` on `inputs` (those `expected` was computed on) and compares
 // its outputs with `expected`'s, as VerifyGraphs does after its input check;
 // an error starts with `candidate_name`.

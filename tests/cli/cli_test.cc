@@ -1016,5 +1016,21 @@ TEST_F(CliTest, ZeroOrNegativeLimitsExitTwo) {
   EXPECT_EQ(r.code, 0) << r.err;
 }
 
+// The executor honours the memory limit too (`run`, `verify`, `optimize
+// --verify`): over it the run fails with one line instead of growing.
+TEST_F(CliTest, ExecutorHonoursTheMemoryLimit) {
+  Result r = Run({"run", kExample, "--memory-limit", "1K"});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_THAT(r.FirstErrLine(), HasSubstr("1024"));
+  r = Run({"verify", kExample, kExample, "--memory-limit", "1K"});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_THAT(r.FirstErrLine(), HasSubstr("1024"));
+  r = Run({"run", kExample, "--memory-limit", "0"});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_THAT(r.FirstErrLine(), StartsWith("egret run: error: --memory-limit must be"));
+  r = Run({"run", kExample, "--memory-limit", "64M"});
+  EXPECT_EQ(r.code, 0) << r.err;
+}
+
 }  // namespace
 }  // namespace egret
