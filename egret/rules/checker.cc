@@ -294,10 +294,10 @@ void Checker::CheckExternal(Expr& e, size_t given) {
   // which keeps the rule and skips it when none is. Only declared functions
   // have a known arity.
   if (f == nullptr) return;
-  if (std::optional<size_t> n = f->RuleArity();
-      n && e.kind != ExprKind::kExternalConstraint && *n != given) {
-    Error(e, absl::StrCat("external function '", e.name, "' takes ", *n, " operand",
-                          *n == 1 ? "" : "s", " in ", FormName(e), ", got ", given));
+  if (e.kind != ExprKind::kExternalConstraint && !f->AcceptsArity(given)) {
+    const bool one = f->RuleArity() == 1 && f->optional_operands == 0 && f->also_accepts.empty();
+    Error(e, absl::StrCat("external function '", e.name, "' takes ", f->ArityText(), " operand",
+                          one ? "" : "s", " in ", FormName(e), ", got ", given));
   }
 }
 

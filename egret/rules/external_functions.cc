@@ -1,5 +1,6 @@
 #include "egret/rules/external_functions.h"
 
+#include <algorithm>
 #include <utility>
 
 #include "absl/strings/ascii.h"
@@ -7,12 +8,6 @@
 
 namespace egret::rules {
 namespace {
-
-bool IsContextParam(std::string_view type) {
-  return type.find("Replacement") != std::string_view::npos ||
-         type.find("Split_Context") != std::string_view::npos ||
-         type.find("OpDef") != std::string_view::npos;
-}
 
 std::string_view Trim(std::string_view s) {
   while (!s.empty() && absl::ascii_isspace(static_cast<unsigned char>(s.front())))
@@ -36,7 +31,35 @@ std::vector<std::string_view> SplitSemicolons(std::string_view s) {
 
 bool IsIdentChar(char c) { return absl::ascii_isalnum(static_cast<unsigned char>(c)) || c == '_'; }
 
+// The type name of a parameter: its first identifier that is not a
+// qualifier, with namespaces dropped ("hnnx::Split_Context const &s" ->
+// "Split_Context", "const OpRef &" -> "OpRef").
+std::string_view TypeNameOf(std::string_view param) {
+  size_t i = 0;
+  while (i < param.size()) {
+    if (!IsIdentChar(param[i])) {
+      ++i;
+      continue;
+    }
+    size_t start = i;
+    while (i < param.size() && IsIdentChar(param[i])) ++i;
+    std::string_view word = param.substr(start, i - start);
+    if (word == "const" || word == "volatile" || word == "struct" || word == "class") continue;
+    if (i + 1 < param.size() && param[i] == ':' && param[i + 1] == ':') {
+      i += 2;  // a namespace qualifier: the name follows
+      continue;
+    }
+    return word;
+  }
+  return {};
+}
+
 }  // namespace
+
+bool IsContextParam(std::string_view type) {
+  std::string_view name = TypeNameOf(type);
+  return name == "split" || name == "Split_Context" || name == "Replacement" || name == "OpDef";
+}
 
 std::optional<size_t> ExternalFunction::RuleArity() const {
   if (variadic) return std::nullopt;
@@ -47,26 +70,53 @@ std::optional<size_t> ExternalFunction::RuleArity() const {
   return n;
 }
 
+bool ExternalFunction::AcceptsArity(size_t n) const {
+  std::optional<size_t> max = RuleArity();
+  if (!max) return true;
+  if (n <= *max && n + optional_operands >= *max) return true;
+  for (size_t a : also_accepts) {
+    if (a == n) return true;
+  }
+  return false;
+}
+
+std::string ExternalFunction::ArityText() const {
+  std::optional<size_t> max = RuleArity();
+  if (!max) return "any number of";
+  std::string out = optional_operands == 0
+                        ? absl::StrCat(*max)
+                        : absl::StrCat(*max - std::min(optional_operands, *max), " to ", *max);
+  for (size_t a : also_accepts) absl::StrAppend(&out, " or ", a);
+  return out;
+}
+
 ExternalFunctionRegistry ExternalFunctionRegistry::WithBuiltins() {
   ExternalFunctionRegistry r;
-  auto add = [&r](std::string name, std::vector<std::string> params, bool variadic) {
+  auto add = [&r](std::string name, std::vector<std::string> params, size_t optional,
+                  std::string ret = "OpRef") {
     ExternalFunction f;
     f.name = std::move(name);
-    f.return_type = "OpRef";
+    f.return_type = std::move(ret);
     f.params = std::move(params);
-    f.variadic = variadic;
+    f.optional_operands = optional;
     f.builtin = true;
     r.Register(std::move(f));
   };
   const std::string rpx = "Replacement &";
   const std::string ctx = "Split_Context const &";
-  add("simple_split_start", {rpx, ctx, "OpRef"}, false);
-  add("simple_split_size", {rpx, ctx, "OpRef"}, false);
-  add("simpledim_split_start", {rpx, ctx, "OpRef", "int"}, false);
-  add("simpledim_split_size", {rpx, ctx, "OpRef", "int"}, false);
-  // (in, stride, taps, dilation); TYPICAL_CONV_SLICE defaults the dilation to 1.
-  add("conv_valid_split_start", {rpx, ctx, "OpRef", "int", "int", "int"}, false);
-  add("conv_valid_split_size", {rpx, ctx, "OpRef", "int", "int", "int"}, false);
+  add("simple_split_start", {rpx, ctx, "OpRef"}, 0);
+  add("simple_split_size", {rpx, ctx, "OpRef"}, 0);
+  add("simpledim_split_start", {rpx, ctx, "OpRef", "int"}, 0);
+  add("simpledim_split_size", {rpx, ctx, "OpRef", "int"}, 0);
+  // (in, stride, taps, dilation): egret's TYPICAL_CONV_SLICE passes all four
+  // to both; the SDK's passes (in, stride) to the start, whose taps and
+  // dilation are unused, and (in, stride, taps, dilation) to the size. The
+  // stride is an int or an operand (a stride shape).
+  add("conv_valid_split_start", {rpx, ctx, "OpRef", "stride", "int", "int"}, 2);
+  add("conv_valid_split_size", {rpx, ctx, "OpRef", "stride", "int", "int"}, 1);
+  // Constraints on the e-graph's uses of an operand (shape_functions.h).
+  add("has_only_one_consumer", {"OpRef"}, 0, "bool");
+  add("has_n_consumers", {"OpRef", "int"}, 0, "bool");
   return r;
 }
 
@@ -132,6 +182,13 @@ void ExternalFunctionRegistry::AddAnnotation(const SourceLocation& loc, std::str
           start = i + 1;
         }
       }
+    }
+    if (auto it = fns_.find(f.name); it != fns_.end() && it->second.builtin) {
+      // Re-declaring a built-in: keep it, and accept the declared count too.
+      if (std::optional<size_t> n = f.RuleArity(); n && !it->second.AcceptsArity(*n)) {
+        it->second.also_accepts.push_back(*n);
+      }
+      continue;
     }
     Register(std::move(f));
   }

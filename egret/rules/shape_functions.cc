@@ -4,9 +4,12 @@
 #include <cmath>
 #include <limits>
 #include <utility>
+#include <vector>
 
+#include "absl/container/flat_hash_set.h"
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "egret/graph/graph.h"
 
 namespace egret::rules {
 namespace {
@@ -65,6 +68,51 @@ absl::StatusOr<Id> SizeShape(EGraph& g, const Dims& in, int dim, int64_t size,
   return g.AddShape(out);
 }
 
+// The stride along `dim` from argument i: a number, or an operand holding
+// strides (a "$Shape" or a constant) with one value per dim of `in`, or two
+// (height, width) for a 4-d `in`, or one for every dim.
+absl::StatusOr<int64_t> StrideArg(const EGraph& g, absl::Span<const FnArg> args, size_t i,
+                                  const Dims& in, int dim, std::string_view fn) {
+  if (i >= args.size() || !args[i].is_operand) return IntArg(args, i, fn);
+  const Id cls = g.Find(args[i].operand);
+  std::vector<int64_t> values;
+  if (ConstTensorPtr c = g.ConstantOf(cls)) {
+    for (int64_t k = 0; k < c->num_elements(); ++k) {
+      values.push_back(static_cast<int64_t>(c->GetValue(k)));
+    }
+  } else if (!g.ClassNodesWithOp(cls, Symbol::Intern(kShapeOp)).empty()) {
+    const Dims& d = g.TypeOf(cls).dims;
+    values.assign(d.begin(), d.end());
+  } else {
+    return absl::InvalidArgumentError(
+        absl::StrCat(std::string(fn), ": the stride operand is neither a constant nor a $Shape"));
+  }
+  if (values.size() == in.size() && dim >= 0 && dim < static_cast<int>(in.size())) {
+    return values[dim];
+  }
+  if (values.size() == 2 && in.size() == 4 && (dim == 1 || dim == 2)) return values[dim - 1];
+  if (values.size() == 1) return values[0];
+  return absl::InvalidArgumentError(absl::StrCat(std::string(fn), ": a stride operand of ",
+                                                 values.size(), " values does not fit split dim ",
+                                                 dim, " of a rank-", in.size(), " operand"));
+}
+
+// The operand's consumers in the e-graph: the distinct classes (other than
+// its own) holding a live node that takes the operand's class as an input.
+size_t ConsumerCount(const EGraph& g, Id operand) {
+  const Id cls = g.Find(operand);
+  absl::flat_hash_set<Id> users;
+  for (NodeIdx n : g.ClassParents(cls)) {
+    if (!g.IsLive(n)) continue;
+    const Id user = g.NodeClass(n);
+    if (user == cls) continue;
+    bool uses = false;
+    for (Id child : g.Node(n).children) uses |= g.Find(child) == cls;
+    if (uses) users.insert(user);
+  }
+  return users.size();
+}
+
 }  // namespace
 
 int64_t Scalar::AsInt() const {
@@ -112,8 +160,9 @@ FunctionLibrary FunctionLibrary::WithBuiltins() {
       [](EGraph& g, const SplitContext& s, absl::Span<const FnArg> a) -> absl::StatusOr<Id> {
         absl::StatusOr<Dims> in = OperandDims(g, a, 0, "conv_valid_split_start");
         if (!in.ok()) return in.status();
-        absl::StatusOr<int64_t> stride = IntArg(a, 1, "conv_valid_split_start");
+        absl::StatusOr<int64_t> stride = StrideArg(g, a, 1, *in, s.dim, "conv_valid_split_start");
         if (!stride.ok()) return stride.status();
+        // Operands 2 and 3 (taps, dilation) do not move the start.
         return StartShape(g, *in, s.dim, s.start * *stride, "conv_valid_split_start");
       });
   lib.RegisterAutoSplitShapeFn(
@@ -121,17 +170,25 @@ FunctionLibrary FunctionLibrary::WithBuiltins() {
       [](EGraph& g, const SplitContext& s, absl::Span<const FnArg> a) -> absl::StatusOr<Id> {
         absl::StatusOr<Dims> in = OperandDims(g, a, 0, "conv_valid_split_size");
         if (!in.ok()) return in.status();
-        absl::StatusOr<int64_t> stride = IntArg(a, 1, "conv_valid_split_size");
+        if (absl::Status st = CheckDim(*in, s.dim, "conv_valid_split_size"); !st.ok()) return st;
+        absl::StatusOr<int64_t> stride = StrideArg(g, a, 1, *in, s.dim, "conv_valid_split_size");
         absl::StatusOr<int64_t> taps = IntArg(a, 2, "conv_valid_split_size");
         absl::StatusOr<int64_t> dil = IntArg(a, 3, "conv_valid_split_size", 1);
         if (!stride.ok()) return stride.status();
         if (!taps.ok()) return taps.status();
         if (!dil.ok()) return dil.status();
-        if (absl::Status st = CheckDim(*in, s.dim, "conv_valid_split_size"); !st.ok()) return st;
         int64_t size = (s.size - 1) * *stride + (*taps - 1) * *dil + 1;
         int64_t avail = (*in)[s.dim] - s.start * *stride;
         return SizeShape(g, *in, s.dim, std::max<int64_t>(0, std::min(size, avail)),
                          "conv_valid_split_size");
+      });
+  lib.RegisterConstraint("has_only_one_consumer",
+                         [](const EGraph& g, Id operand, absl::Span<const Scalar>) {
+                           return ConsumerCount(g, operand) == 1;
+                         });
+  lib.RegisterConstraint(
+      "has_n_consumers", [](const EGraph& g, Id operand, absl::Span<const Scalar> args) {
+        return !args.empty() && static_cast<int64_t>(ConsumerCount(g, operand)) == args[0].AsInt();
       });
   return lib;
 }

@@ -19,11 +19,24 @@
 //   simple_split_size(in)               in's dims with SPLIT_SIZE at SPLIT_DIM
 //   simpledim_split_start(in, d)        like simple_split_start but at dim d
 //   simpledim_split_size(in, d)         like simple_split_size but at dim d
-//   conv_valid_split_start(in, stride, taps[, dilation])
+//   conv_valid_split_start(in, stride[, taps[, dilation]])
 //       input rows a VALID convolution needs for output rows [start, start+size):
-//       start*stride at SPLIT_DIM
+//       start*stride at SPLIT_DIM (taps and dilation, which egret's
+//       TYPICAL_CONV_SLICE passes and the SDK's does not, are unused)
 //   conv_valid_split_size(in, stride, taps[, dilation])
 //       (size-1)*stride + (taps-1)*dilation + 1 at SPLIT_DIM (clamped to in's dim)
+//   `stride` is a number or an operand holding the strides (a "$Shape" or a
+//   constant: one value per dim of `in`, or (height, width) for a 4-d `in`).
+// Built-in constraints (EXTERNAL_CONSTRAINT(fn, "x", ...)):
+//   has_only_one_consumer(x)            x's class has exactly one consumer
+//   has_n_consumers(x, n)               x's class has exactly n consumers
+//   A consumer is a distinct e-class, other than x's own, with a live node
+//   that takes x's class as an input. This approximates the graph's uses:
+//   alternatives that rewrites added (a fused op beside the ops it replaces
+//   in one class) are one consumer, but a consumer that a rewrite replaced
+//   by a node of another class still counts, so the count can only be too
+//   high, and has_only_one_consumer errs towards false. Graph outputs are
+//   not consumers.
 #ifndef EGRET_RULES_SHAPE_FUNCTIONS_H_
 #define EGRET_RULES_SHAPE_FUNCTIONS_H_
 
