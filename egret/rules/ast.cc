@@ -104,6 +104,8 @@ std::string ToString(const Expr& e) {
       return absl::StrCat("DType::", std::string(DTypeName(e.dtype)));
     case ExprKind::kTag:
       return Quote(e.name);
+    case ExprKind::kCppName:
+      return e.name;
     default:
       break;
   }

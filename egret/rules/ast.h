@@ -70,6 +70,8 @@ enum class ExprKind : uint8_t {
   kSizeConst,        // integer constant with U suffix: int_value
   kFloatConst,       // float constant, INF, NEG_INF: float_value
   kDTypeConst,       // DType::X: dtype
+  kCppName,          // a bare identifier egret does not know, in a constraint: name
+                     // (a C++ name the package supplies; the rule is kept but not run)
   kLayoutChunkSize,  // LAYOUT_CHUNKSIZE(class, n): name = class, int_value = n
   // --- graph options: name = option name ---
   kOptionInt,

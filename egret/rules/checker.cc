@@ -206,9 +206,33 @@ void Checker::FindInside(const MatchNode& m, const std::string& tag) {
 
 // --- expressions ---
 
+Type Checker::AdoptCppName(Expr& e, Type want) {
+  if (e.type == Type::kInvalid) return e.type;
+  if (IsNumType(want) || want == Type::kBool || want == Type::kDType) e.type = want;
+  return e.type;
+}
+
+// A type a value of `rule` may have (the first it accepts), for a C++ name.
+static Type ExampleType(OperandRule rule) {
+  for (Type t : {Type::kBool, Type::kInt, Type::kFloat, Type::kDType}) {
+    if (SpecOf(rule).accepts(t)) return t;
+  }
+  return Type::kInvalid;
+}
+
 bool Checker::Want(Expr& e, size_t i, Type t, OperandRule rule) {
   if (t == Type::kInvalid) return false;
   const OperandRuleSpec& spec = SpecOf(rule);
+  if (e.args[i]->kind == ExprKind::kCppName && rule != OperandRule::kAny) {
+    // A C++ name takes the type its place wants, when that is a value.
+    Type want = ExampleType(rule);
+    if (want == Type::kInvalid) {
+      Error(*e.args[i], absl::StrCat("unknown name '", e.args[i]->name, "' (the ", Ordinal(i),
+                                     " operand of ", FormName(e), " must be ", spec.what, ")"));
+      return false;
+    }
+    t = AdoptCppName(*e.args[i], want);
+  }
   if ((rule == OperandRule::kNonOpRef || rule == OperandRule::kNonOpShape) && t == Type::kOp) {
     Error(*e.args[i], absl::StrCat("the ", Ordinal(i), " operand of ", FormName(e),
                                    " must not be an op construction"));

@@ -68,6 +68,11 @@ class Checker {
   // (`given` operands) unless it is an EXTERNAL_CONSTRAINT.
   void CheckExternal(Expr& e, size_t given);
   bool HasTag(const std::string& tag) const { return tags_.contains(tag); }
+  bool in_constraint() const { return in_constraint_; }
+  // Gives the C++ name `e` (ExprKind::kCppName) the type `want` of the place
+  // it is used in when that is a scalar or dtype type (else leaves it a
+  // bool); returns its type.
+  Type AdoptCppName(Expr& e, Type want);
 
  private:
   struct Scope {

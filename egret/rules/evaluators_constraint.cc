@@ -26,6 +26,10 @@ ScalarFn Const(Scalar v) {
 absl::StatusOr<ScalarFn> BoolConst(ExprCompiler&, const Expr& e) {
   return Const(Scalar::Bool(e.int_value != 0));
 }
+// Rules with a C++ name are left out before compiling (function_binding.h).
+absl::StatusOr<ScalarFn> CppName(ExprCompiler&, const Expr& e) {
+  return ErrorAt(e, absl::StrFormat("'%s' is a C++ name egret cannot evaluate", e.name));
+}
 absl::StatusOr<ScalarFn> IntConst(ExprCompiler&, const Expr& e) {
   return Const(Scalar::Int(e.int_value));
 }
@@ -568,6 +572,7 @@ constexpr GuardEvaluator kRows[] = {
     {ExprKind::kSizeConst, SizeConst},
     {ExprKind::kFloatConst, FloatConst},
     {ExprKind::kDTypeConst, DTypeConst},
+    {ExprKind::kCppName, CppName},
     {ExprKind::kTag, nullptr, TagRef},
     {ExprKind::kLayoutChunkSize, LayoutChunkSize},
     {ExprKind::kOptionInt, Option<OptionInt>},

@@ -33,6 +33,8 @@ Type TypeSelect(Checker& c, Expr& e, bool at_root) {
   Type a = c.Check(*e.args[1], at_root);
   Type b = c.Check(*e.args[2], at_root);
   if (a == Type::kInvalid || b == Type::kInvalid) return Type::kInvalid;
+  if (e.args[1]->kind == ExprKind::kCppName) a = c.AdoptCppName(*e.args[1], b);
+  if (e.args[2]->kind == ExprKind::kCppName) b = c.AdoptCppName(*e.args[2], a);
   if (IsNumType(a) && IsNumType(b)) return PromoteTypes(a, b);
   if (a == b) return a;
   if (IsReplacementType(a) && IsReplacementType(b)) {
@@ -62,6 +64,9 @@ Type TypeComparison(Checker& c, Expr& e, bool equality) {
   Type a = c.Check(*e.args[0]);
   Type b = c.Check(*e.args[1]);
   if (a == Type::kInvalid || b == Type::kInvalid) return Type::kBool;
+  // A C++ name compares with anything of a comparable type.
+  if (e.args[0]->kind == ExprKind::kCppName) a = c.AdoptCppName(*e.args[0], b);
+  if (e.args[1]->kind == ExprKind::kCppName) b = c.AdoptCppName(*e.args[1], a);
   if (IsNumType(a) && IsNumType(b)) return Type::kBool;
   if (equality && a == b && (a == Type::kDType || a == Type::kBool)) return Type::kBool;
   if (!equality && (a == Type::kDType || b == Type::kDType)) {
@@ -74,6 +79,18 @@ Type TypeComparison(Checker& c, Expr& e, bool equality) {
 }
 Type TypeEquality(Checker& c, Expr& e, bool) { return TypeComparison(c, e, true); }
 Type TypeOrdering(Checker& c, Expr& e, bool) { return TypeComparison(c, e, false); }
+
+// A C++ name (an identifier egret does not know) stands for a value the
+// package's C++ computes. Only a constraint may hold one; its type is that of
+// the place it is used in (AdoptCppName): bool until an operand rule or the
+// other side of a comparison says otherwise.
+Type TypeCppName(Checker& c, Expr& e, bool) {
+  if (!c.in_constraint()) {
+    c.Error(e, absl::StrCat("unknown name '", e.name, "'"));
+    return Type::kInvalid;
+  }
+  return Type::kBool;
+}
 
 Type TypeSplitVariable(Checker& c, Expr& e, bool) { return c.SplitRef(e); }
 
@@ -91,6 +108,7 @@ constexpr FormRow kRows[] = {
     {ExprKind::kSizeConst, "size", kConstraint, nullptr, nullptr, Returns(Type::kSize)},
     {ExprKind::kFloatConst, "float", kConstraint, nullptr, nullptr, Returns(Type::kFloat)},
     {ExprKind::kDTypeConst, "dtype", kConstraint, nullptr, nullptr, Returns(Type::kDType)},
+    {ExprKind::kCppName, "cpp_name", kConstraint, nullptr, nullptr, Custom(TypeCppName)},
     {ExprKind::kTag, "tag", kReference, nullptr, nullptr, Custom(TypeTag)},
     // Layouts and graph options.
     {ExprKind::kLayoutChunkSize, "LAYOUT_CHUNKSIZE", kConstraint, "ni", nullptr,

@@ -20,6 +20,8 @@ bool Implemented(const FunctionLibrary& lib, ExprKind form, const std::string& n
       return lib.FindAutoSplitShapeFn(name) != nullptr;
     case ExprKind::kExternalReplace:
       return lib.FindReplace(name) != nullptr;
+    case ExprKind::kCppName:
+      return false;  // a C++ value egret cannot compute
     default:
       return true;
   }
@@ -50,6 +52,9 @@ void Collect(const Expr& e, const FunctionLibrary& lib,
 }  // namespace
 
 std::string UnboundCall::ToString() const {
+  if (form == ExprKind::kCppName) {
+    return absl::StrCat("C++ name '", function, "' (", origin.loc.ToString(), ")");
+  }
   return absl::StrCat(std::string(ExprKindName(form)), " function '", function, "' (",
                       origin.loc.ToString(), ")");
 }
@@ -84,6 +89,13 @@ std::vector<SkippedRule> RulesWithUnboundCalls(const RuleSet& set, const Functio
 void WarnSkippedRules(const std::vector<SkippedRule>& skipped, DiagnosticList* diags) {
   for (const SkippedRule& r : skipped) {
     for (const UnboundCall& c : r.calls) {
+      if (c.form == ExprKind::kCppName) {
+        diags->Add(DiagnosticAt(
+            Severity::kWarning, c.origin,
+            absl::StrCat("'", c.function, "' is a C++ name egret cannot evaluate: the rule ",
+                         r.rule, " is kept but not run")));
+        continue;
+      }
       const std::string why =
           c.implemented_as.empty()
               ? "not built in, registered or loaded from a --plugin"

@@ -8,6 +8,10 @@
 // (compiler.h: CompileRules) leaves it out, listing it among the skipped
 // rules. Loading an implementation (FunctionLibrary::Register*, a plugin:
 // plugin_loader.h) makes it run.
+//
+// A C++ name in a constraint (ExprKind::kCppName: an identifier egret does
+// not know, such as a flag the package's C++ defines) is treated the same
+// way: an unbound call that no library implements.
 #ifndef EGRET_RULES_FUNCTION_BINDING_H_
 #define EGRET_RULES_FUNCTION_BINDING_H_
 
@@ -21,7 +25,8 @@
 
 namespace egret::rules {
 
-// One call of a function with no implementation.
+// One call of a function with no implementation, or one C++ name
+// (form kCppName, `function` the name).
 struct UnboundCall {
   std::string function;
   ExprKind form = ExprKind::kShapeFnApply;  // the calling form
@@ -52,9 +57,10 @@ std::vector<UnboundCall> UnboundCalls(const Rule& rule, const FunctionLibrary& l
 // Every valid rule of `set` with an unbound call, in file order.
 std::vector<SkippedRule> RulesWithUnboundCalls(const RuleSet& set, const FunctionLibrary& library);
 
-// One warning per unbound call of `skipped`, at the call: "no implementation
-// of external function 'f' (SHAPEFN_APPLY) is loaded: the rule PASS@file:line
-// is kept but not run (implement it in a plugin: --plugin)".
+// One warning per unbound call of `skipped`, at the call: "external function
+// 'f' has no SHAPEFN_APPLY implementation (...): the rule PASS@file:line is
+// kept but not run", or for a C++ name "'X' is a C++ name egret cannot
+// evaluate: the rule PASS@file:line is kept but not run".
 void WarnSkippedRules(const std::vector<SkippedRule>& skipped, DiagnosticList* diags);
 
 }  // namespace egret::rules

@@ -1055,12 +1055,17 @@ ExprPtr Parser::Convert(const Raw& r) {
                                          : -std::numeric_limits<double>::infinity();
         return e;
       }
-      if (FindForm(r.text) != nullptr || FindMacro(r.text) != nullptr) {
+      if (FindForm(r.text) != nullptr || FindMacro(r.text) != nullptr || r.text == "LET" ||
+          r.text == "OpVarIn") {
         Error(r, absl::StrCat("'", r.text, "' needs operands in parentheses"));
-      } else {
-        Error(r, absl::StrCat("unknown name '", r.text, "'"));
+        return nullptr;
       }
-      return nullptr;
+      // Any other identifier is a C++ name the package supplies: the checker
+      // accepts it in a constraint (a rule egret keeps but cannot run) and
+      // reports it elsewhere as an unknown name.
+      ExprPtr e = NewExpr(ExprKind::kCppName, origin);
+      e->name = r.text;
+      return e;
     }
     case Raw::kCall:
       return ConvertCall(r);
