@@ -6,6 +6,7 @@
 
 #include "compile_test_util.h"
 #include "egret/egraph/matcher.h"
+#include "egret/rules/function_binding.h"
 #include "gtest/gtest.h"
 
 namespace egret {
@@ -247,6 +248,74 @@ TEST(GuardCompileTest, UnregisteredExternalConstraintIsAnErrorAtTheRule) {
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.status().message().find("test.rules:2:"), std::string::npos) << r.status();
   EXPECT_NE(r.status().message().find("nowhere"), std::string::npos);
+}
+
+// has_only_one_consumer / has_n_consumers count the distinct e-classes that
+// use an operand: here x feeds Relu and Sigmoid, "c" only Foo.
+class GuardConsumersTest : public GuardTest {
+ protected:
+  void SetUp() override {
+    Graph g;
+    x_ = g.AddInput("x", QU8({1, 4, 4, 300}, 3, 0.5f));
+    NodeId c = AddConst(g, TensorType(DType::kInt32, {4}), {-7, 2, 3, 5}, "c");
+    NodeId f = AddConst(g, TensorType(DType::kFloat32, {2}), {1.5, -2.0}, "f");
+    NodeId s = AddShapeNode(g, {1, 2, 3});
+    NodeId relu = AddOp(g, "Relu", {x_}, QU8({1, 4, 4, 300}, 3, 0.5f), "relu");
+    NodeId sig = AddOp(g, "Sigmoid", {x_}, QU8({1, 4, 4, 300}, 3, 0.5f), "sig");
+    root_ = AddOp(g, "Foo", {relu, c, f, s}, QU8({1, 4, 4, 300}, 3, 0.5f), "foo");
+    g.AddOutput(ValueRef{root_, 0}, "out");
+    g.AddOutput(ValueRef{sig, 0}, "out2");
+    graph_ = std::move(g);
+    im_ = std::make_unique<testing::Imported>(testing::Import(graph_));
+  }
+};
+
+TEST_F(GuardConsumersTest, BuiltinConsumerCounts) {
+  const rules::FunctionLibrary lib = rules::FunctionLibrary::WithBuiltins();
+  EXPECT_FALSE(Holds("EXTERNAL_CONSTRAINT(has_only_one_consumer, \"x\")", &lib));
+  EXPECT_TRUE(Holds("EXTERNAL_CONSTRAINT(has_n_consumers, \"x\", 2)", &lib));
+  EXPECT_FALSE(Holds("EXTERNAL_CONSTRAINT(has_n_consumers, \"x\", 1)", &lib));
+  EXPECT_TRUE(Holds("EXTERNAL_CONSTRAINT(has_only_one_consumer, \"c\")", &lib));
+  EXPECT_TRUE(Holds("EXTERNAL_CONSTRAINT(has_only_one_consumer, \"r\")", &lib));
+  EXPECT_TRUE(Holds("EXTERNAL_CONSTRAINT(has_n_consumers, \"c\", 1)", &lib));
+  // Alternatives merged into one consumer class count once: a second node
+  // using x in Relu's class leaves x with two consumers.
+  const Id relu = im_->eg.Find(im_->cls[4]);
+  const Id in[] = {im_->cls[x_]};
+  ENode gelu(Symbol::Intern("Gelu"), in);
+  ASSERT_TRUE(im_->eg.AddToClass(gelu.view(), relu).ok());
+  im_->eg.Rebuild();
+  EXPECT_TRUE(Holds("EXTERNAL_CONSTRAINT(has_n_consumers, \"x\", 2)", &lib));
+}
+
+// A rule whose constraint is a C++ name egret cannot evaluate is left out of
+// compilation and listed as skipped, whatever the library holds.
+TEST(GuardCompileTest, RuleWithACppNameIsSkipped) {
+  DiagnosticList diags;
+  rules::RuleSet set = rules::LoadRuleText(
+      "DEF_PACKAGE_OPTIMIZATION(BEGIN, Op(\"Foo\", \"x\"), AND(MY_PKG_FLAG, "
+      "GT(DIM_DEPTH(\"x\"), MY_PKG_LIMIT)), \"x\")\n"
+      "DEF_PACKAGE_OPTIMIZATION(BEGIN, Op(\"Bar\", \"x\"), OK, \"x\")\n",
+      "test.rules", {}, &diags);
+  EXPECT_FALSE(diags.has_errors()) << diags.ToString();
+  ASSERT_EQ(set.rules.size(), 2u);
+  std::vector<rules::SkippedRule> skipped;
+  const rules::FunctionLibrary lib = rules::FunctionLibrary::WithBuiltins();
+  rules::CompileOptions co;
+  co.functions = &lib;
+  std::vector<rules::CompiledRule> compiled = rules::CompileRules(set, co, &diags, &skipped);
+  EXPECT_EQ(compiled.size(), 1u);
+  ASSERT_EQ(skipped.size(), 1u);
+  ASSERT_EQ(skipped[0].calls.size(), 2u);
+  EXPECT_EQ(skipped[0].calls[0].function, "MY_PKG_FLAG");
+  EXPECT_EQ(skipped[0].calls[1].function, "MY_PKG_LIMIT");
+  EXPECT_EQ(skipped[0].calls[0].form, rules::ExprKind::kCppName);
+  DiagnosticList warnings;
+  rules::WarnSkippedRules(skipped, &warnings);
+  ASSERT_EQ(warnings.all().size(), 2u);
+  EXPECT_EQ(warnings.all()[0].ToString(),
+            "test.rules:1:53: warning: 'MY_PKG_FLAG' is a C++ name egret cannot evaluate: the "
+            "rule BEGIN@test.rules:1 is kept but not run");
 }
 
 }  // namespace

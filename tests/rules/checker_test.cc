@@ -103,6 +103,108 @@ TEST(CheckerTest, DuplicatedMacroOperandsReportOnce) {
             "t.rules:1:63: error: operand tag \"q\" does not appear in the match");
 }
 
+// The annotation vocabulary: split, Split_Context, Replacement and OpDef are
+// context parameters (however decorated); op, OpRef, int, ... are operands.
+TEST(CheckerTest, AnnotationContextParameters) {
+  EXPECT_TRUE(IsContextParam("split"));
+  EXPECT_TRUE(IsContextParam("hnnx::Split_Context const &info"));
+  EXPECT_TRUE(IsContextParam("Replacement &"));
+  EXPECT_TRUE(IsContextParam("const OpDef &"));
+  EXPECT_FALSE(IsContextParam("op"));
+  EXPECT_FALSE(IsContextParam("OpRef const &split"));
+  EXPECT_FALSE(IsContextParam("int"));
+  ExternalFunctionRegistry ext = ExternalFunctionRegistry::WithBuiltins();
+  DiagnosticList d;
+  ext.AddAnnotation({"t.rules", 1, 1},
+                    "{ qshape piece_start(split,op,int); qshape padded(op,op,op); }", &d);
+  EXPECT_FALSE(d.has_errors()) << d.ToString();
+  EXPECT_EQ(ext.Find("piece_start")->RuleArity(), 2u);
+  EXPECT_EQ(ext.Find("padded")->RuleArity(), 3u);
+  Checked c = Check(
+      "DEF_PACKAGE_OPTIMIZATION(EARLY, Op(\"A\", \"x\"), OK, AUTOSPLIT(1, \"t\", 8, "
+      "WITH_SIZE(AUTOSPLIT_SHAPEFN_APPLY(piece_start, \"t\", \"x\", 1), Op(\"B\", \"x\"))))\n",
+      ext);
+  EXPECT_TRUE(c.ok) << c.diags.ToString();
+}
+
+// An annotation re-declaring a built-in with another parameter list adds its
+// operand count; the built-in's own forms (with optional trailing operands)
+// stay correct.
+TEST(CheckerTest, AnnotationOfABuiltinKeepsItsForms) {
+  auto rule = [](const std::string& fn, const std::string& operands) {
+    return "DEF_PACKAGE_OPTIMIZATION(EARLY, Op(\"A\", \"x\", \"s\"), OK, AUTOSPLIT(1, \"t\", 8, "
+           "WITH_SIZE(AUTOSPLIT_SHAPEFN_APPLY(" +
+           fn + ", \"t\", " + operands + "), Op(\"B\", \"x\"))))\n";
+  };
+  ExternalFunctionRegistry ext = ExternalFunctionRegistry::WithBuiltins();
+  DiagnosticList d;
+  ext.AddAnnotation({"h.h", 3, 1},
+                    "{ qshape conv_valid_split_start(split,op,op); "
+                    "qshape conv_valid_split_size(split,op,op,int,int); "
+                    "qshape simple_split_start(split,op,op); }",
+                    &d);
+  EXPECT_FALSE(d.has_errors()) << d.ToString();
+  ASSERT_NE(ext.Find("conv_valid_split_start"), nullptr);
+  EXPECT_TRUE(ext.Find("conv_valid_split_start")->builtin);
+  for (const char* ops : {"\"x\", \"s\"", "\"x\", 2, 3", "\"x\", 2, 3, 1"}) {
+    Checked c = Check(rule("conv_valid_split_start", ops), ext);
+    EXPECT_TRUE(c.ok) << ops << ": " << c.diags.ToString();
+  }
+  for (const char* ops : {"\"x\", \"s\", 3, 1", "\"x\", 2, 3"}) {
+    Checked c = Check(rule("conv_valid_split_size", ops), ext);
+    EXPECT_TRUE(c.ok) << ops << ": " << c.diags.ToString();
+  }
+  Checked bad = Check(rule("conv_valid_split_start", "\"x\""), ext);
+  EXPECT_FALSE(bad.ok);
+  EXPECT_THAT(bad.diags.ToString(),
+              HasSubstr("external function 'conv_valid_split_start' takes 2 to 4 operands in "
+                        "AUTOSPLIT_SHAPEFN_APPLY, got 1"));
+  EXPECT_TRUE(Check(rule("simple_split_start", "\"x\""), ext).ok);
+  EXPECT_TRUE(Check(rule("simple_split_start", "\"x\", \"s\""), ext).ok);
+  bad = Check(rule("simple_split_start", "\"x\", \"s\", 1"), ext);
+  EXPECT_THAT(bad.diags.ToString(), HasSubstr("takes 1 or 2 operands"));
+}
+
+// An identifier egret does not know is a C++ name in a constraint, typed by
+// its place; elsewhere, and misspelled rule-language forms, stay errors.
+TEST(CheckerTest, CppNamesInConstraints) {
+  auto rule = [](const std::string& cst, const std::string& rpl = "\"x\"") {
+    return "DEF_PACKAGE_OPTIMIZATION(EARLY, Op(\"A\", \"x\"), " + cst + ", " + rpl + ")\n";
+  };
+  Checked c = Check(rule("PKG_READY"));
+  EXPECT_TRUE(c.ok) << c.diags.ToString();
+  ASSERT_EQ(c.file.rules.size(), 1u);
+  EXPECT_EQ(c.file.rules[0].constraint->kind, ExprKind::kCppName);
+  EXPECT_EQ(c.file.rules[0].constraint->type, Type::kBool);
+  c =
+      Check(rule("AND(PKG_READY, GT(DIM_DEPTH(\"x\"), PKG_LIMIT), "
+                 "EQ(DTYPE_OF(\"x\"), PKG_DTYPE), LT(PKG_LO, 2.5))"));
+  EXPECT_TRUE(c.ok) << c.diags.ToString();
+  const Expr& and_ = *c.file.rules[0].constraint;
+  EXPECT_EQ(and_.args[0]->type, Type::kBool);
+  EXPECT_EQ(and_.args[1]->args[1]->type, Type::kSize);
+  EXPECT_EQ(and_.args[2]->args[1]->type, Type::kDType);
+  EXPECT_EQ(and_.args[3]->args[0]->type, Type::kFloat);
+  // Errors: in a replacement, where an operand is wanted, a misspelled form,
+  // a form without operands, an unknown tag, a qualified name.
+  struct Bad {
+    std::string text;
+    std::string message;
+  };
+  for (const Bad& b : std::vector<Bad>{
+           {rule("OK", "Op(\"B\", PKG_INPUT)"), "unknown name 'PKG_INPUT'"},
+           {rule("EQ(DIM_OF(PKG_REF, 0), 1)"), "unknown name 'PKG_REF' (the first operand"},
+           {rule("EQQ(1, 1)"), "unknown function 'EQQ'"},
+           {rule("AND"), "'AND' needs operands in parentheses"},
+           {rule("EQ(DIM_DEPTH(\"q\"), 1)"), "operand tag \"q\" does not appear in the match"},
+           {rule("pkg::ready"), "unknown name 'pkg::ready'"},
+       }) {
+    Checked e = Check(b.text);
+    EXPECT_FALSE(e.ok && e.file.rules.size() == 1) << b.text;
+    EXPECT_THAT(e.diags.ToString(), HasSubstr(b.message)) << b.text;
+  }
+}
+
 TEST(CheckerTest, UnknownAndDeclaredExternalFunctions) {
   const std::string rule =
       "DEF_PACKAGE_OPTIMIZATION(EARLY, Op(\"A\", \"x\"), EXTERNAL_CONSTRAINT(f, \"x\", 1), "
