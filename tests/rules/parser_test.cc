@@ -257,15 +257,17 @@ TEST(ParserTest, ReportsSeveralErrorsPerRun) {
   Parsed p = Parse(
       "DEF_PACKAGE_OPTIMIZATION(EARLY, Op(\"A\"), FOO(1), Op(\"B\"))\n"
       "DEF_PACKAGE_OPTIMIZATION(EARLY, Op(\"A\"), OK, Op(\"B\", DIM_OF(\"x\")))\n"
-      "DEF_PACKAGE_OPTIMIZATION(EARLY, Op(\"A\"), AND(OK, bogus), Op(\"B\"))\n"
+      "DEF_PACKAGE_OPTIMIZATION(EARLY, Op(\"A\"), AND(OK, pkg::bogus), Op(\"B\"))\n"
       "DEF_PACKAGE_OPTIMIZATION(EARLY, Op(\"A\"), OK, Op(\"B\"))\n");
   std::vector<std::string> got;
   for (const Diagnostic& d : p.diags.all()) {
     got.push_back(FormatDiagnostic(d.loc, d.severity, d.message));
   }
-  EXPECT_THAT(got, ElementsAre("t.rules:1:42: error: unknown function 'FOO'",
-                               "t.rules:2:54: error: DIM_OF expects 2 operands, got 1",
-                               "t.rules:3:50: error: unknown name 'bogus'"));
+  EXPECT_THAT(
+      got,
+      ElementsAre("t.rules:1:42: error: unknown function 'FOO'",
+                  "t.rules:2:54: error: DIM_OF expects 2 operands, got 1",
+                  "t.rules:3:50: error: unknown name 'pkg::bogus' (only DType::<tag> is allowed)"));
   EXPECT_EQ(p.file.rules.size(), 1u);
 }
 
