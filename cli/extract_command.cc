@@ -14,6 +14,7 @@
 #include "cli/extractor_option.h"
 #include "egret/extract/egraph_serialize.h"
 #include "egret/extract/extractor.h"
+#include "egret/graph/json_text.h"
 #include "egret/support/diagnostic.h"
 #include "nlohmann/json.hpp"
 
@@ -49,6 +50,14 @@ int RunExtract(const ExtractArgs& args) {
                  std::string(result.status().message()).c_str());
     return ExitCodeFor(result.status());
   }
+  // The tree cost pays a shared class at every use, so it can overflow where
+  // the DAG cost does not: an answer of "inf" is an error, not a cost.
+  if (!std::isfinite(result->tree_cost) || !std::isfinite(result->dag_cost)) {
+    std::fprintf(stderr, "%s: error: the extracted term's %s cost overflows (%g)\n",
+                 args.path.c_str(), std::isfinite(result->tree_cost) ? "DAG" : "tree",
+                 std::isfinite(result->tree_cost) ? result->dag_cost : result->tree_cost);
+    return kExitBadInput;
+  }
   double ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   if (args.json) {
@@ -71,7 +80,7 @@ int RunExtract(const ExtractArgs& args) {
         out["bound"] = nullptr;
       }
     }
-    std::printf("%s\n", out.dump().c_str());
+    std::printf("%s\n", DumpJson(out).c_str());
   } else {
     std::printf("tree cost: %.17g\ndag cost: %.17g\n", result->tree_cost, result->dag_cost);
     if (extractor->proves_optimality) {

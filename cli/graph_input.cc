@@ -6,6 +6,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
+#include "egret/graph/checked_math.h"
 #include "egret/io/graph_io.h"
 #include "egret/onnx/onnx_reader.h"
 #include "egret/rules/rule_set.h"
@@ -17,7 +18,7 @@ void GraphInputFlags::AddTo(CLI::App* cmd) {
                   "NAME=N: size of a symbolic ONNX input dim (repeatable; .onnx only)");
   cmd->add_option("--default-dim", default_dim_,
                   "Size of any other symbolic ONNX input dim (default: such a dim is an error)")
-      ->check(CLI::PositiveNumber);
+      ->check(CLI::Range(int64_t{1}, kMaxElements));
   cmd->add_option("--input-shape", input_shapes_,
                   "INPUT=AxBx..: the whole shape of an ONNX graph input (repeatable; .onnx only)");
   cmd->add_option("--input-value", input_values_,
@@ -31,9 +32,10 @@ absl::StatusOr<Graph> GraphInputFlags::Load(const std::string& path) const {
   for (const std::string& d : dims_) {
     const size_t eq = d.rfind('=');
     int64_t n = 0;
-    if (eq == std::string::npos || eq == 0 || !absl::SimpleAtoi(d.substr(eq + 1), &n) || n < 1) {
-      return absl::InvalidArgumentError(
-          absl::StrFormat("egret: error: --dim '%s': expected NAME=N with N >= 1", d));
+    if (eq == std::string::npos || eq == 0 || !absl::SimpleAtoi(d.substr(eq + 1), &n) || n < 1 ||
+        n > kMaxElements) {
+      return absl::InvalidArgumentError(absl::StrFormat(
+          "egret: error: --dim '%s': expected NAME=N with 1 <= N <= %s", d, kMaxElementsText));
     }
     options.dim_params[d.substr(0, eq)] = n;
   }
@@ -43,8 +45,8 @@ absl::StatusOr<Graph> GraphInputFlags::Load(const std::string& path) const {
     bool ok = eq != std::string::npos && eq > 0 && eq + 1 < s.size();
     for (absl::string_view part : absl::StrSplit(ok ? s.substr(eq + 1) : "", 'x')) {
       int64_t n = 0;
-      ok =
-          ok && absl::SimpleAtoi(part, &n) && n >= 1 && dims.size() < static_cast<size_t>(kMaxRank);
+      ok = ok && absl::SimpleAtoi(part, &n) && n >= 1 && n <= kMaxElements &&
+           dims.size() < static_cast<size_t>(kMaxRank);
       dims.push_back(n);
     }
     if (!ok) {

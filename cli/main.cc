@@ -1,5 +1,11 @@
 // egret: command-line entry point. Subcommands live in their own files
 // (cli/commands.h); this file only wires them up and maps errors to exit codes.
+#include <algorithm>
+#include <cstdio>
+#include <new>
+#include <stdexcept>
+#include <string>
+
 #include "CLI/CLI.hpp"
 #include "cli/commands.h"
 #include "egret/support/diagnostic.h"
@@ -24,6 +30,20 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     int rc = app.exit(e);
     return rc == 0 ? egret::kExitOk : egret::kExitBadInput;
+  } catch (const std::bad_alloc&) {
+    // A legal input too large for this machine's memory; the readers reject
+    // what is too large for any machine (shapes above 2^56 elements).
+    std::fputs("egret: error: out of memory: the input is too large for this machine\n", stderr);
+    return egret::kExitBadInput;
+  } catch (const std::length_error&) {
+    std::fputs("egret: error: out of memory: the input is too large for this machine\n", stderr);
+    return egret::kExitBadInput;
+  } catch (const std::exception& e) {
+    // Nothing else should get here; if it does, one line and a clean exit.
+    std::string what = e.what();
+    std::replace(what.begin(), what.end(), '\n', ' ');
+    std::fprintf(stderr, "egret: error: internal error: %s\n", what.c_str());
+    return egret::kExitBadInput;
   }
   return exit_code;
 }

@@ -47,6 +47,7 @@
 #include "egret/backend/test_data.h"
 #include "egret/backend/verify.h"
 #include "egret/cost/cost_table.h"
+#include "egret/graph/json_text.h"
 #include "egret/io/graph_io.h"
 #include "egret/pipeline/op_counts.h"
 #include "egret/pipeline/optimize.h"
@@ -239,7 +240,7 @@ int RunOptimize(const OptimizeArgs& args) {
     absl::Status s = absl::OkStatus();
     if (!args.output.empty()) s = StageGraph(r->graph, args.output, &txn);
     if (s.ok() && !args.dot.empty()) s = StageGraph(r->graph, args.dot, &txn, GraphFormat::kDot);
-    if (s.ok() && !args.report.empty()) s = txn.Stage(args.report, ToJson(*r).dump(2) + "\n");
+    if (s.ok() && !args.report.empty()) s = txn.Stage(args.report, DumpJson(ToJson(*r), 2) + "\n");
     if (s.ok()) s = txn.Commit();
     if (!s.ok()) {
       std::fprintf(stderr, "%s\n", std::string(s.message()).c_str());

@@ -27,6 +27,7 @@
 #include "cli/plugin_option.h"
 #include "cli/rule_flags_option.h"
 #include "egret/cost/cost_expr.h"
+#include "egret/graph/json_text.h"
 #include "egret/rules/rule_flags.h"
 #include "egret/rules/rule_set.h"
 #include "egret/support/diagnostic.h"
@@ -170,7 +171,7 @@ int RunDump(const RulesArgs& args) {
                                          {"params", fn->params},
                                          {"loc", fn->loc.ToString()}});
   }
-  std::cout << out.dump(2) << "\n";
+  std::cout << DumpJson(out, 2) << "\n";
   return exit;
 }
 

@@ -3,6 +3,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "egret/graph/json_text.h"
 #include "nlohmann/json.hpp"
 
 namespace egret {
@@ -55,7 +56,7 @@ std::string ToSerializedJson(const EGraph& g, absl::Span<const Id> roots, const 
   out["nodes"] = std::move(nodes);
   out["class_data"] = std::move(class_data);
   out["root_eclasses"] = std::move(root_list);
-  return out.dump(1) + "\n";
+  return DumpJson(out, 1) + "\n";
 }
 
 std::string ToDot(const EGraph& g, absl::Span<const Id> roots) {

@@ -26,7 +26,8 @@ struct RawNode {
   std::string_view eclass;
   double cost = 1.0;
   uint32_t child_begin = 0, child_end = 0;
-  size_t offset = 0;  // of the node's key
+  size_t offset = 0;       // of the node's key
+  size_t cost_offset = 0;  // of its cost, when given
 };
 
 // A small JSON scanner specialised to the egraph-serialize schema. Strings
@@ -347,6 +348,7 @@ absl::Status Parser::ParseNode(RawNode* node) {
     if (key == "cost") {
       SkipWs();
       size_t at = pos_;
+      node->cost_offset = at;
       if (absl::Status st = ParseNumber(&node->cost); !st.ok()) return st;
       if (!std::isfinite(node->cost)) return Error(at, "cost is not finite");
       return absl::OkStatus();
@@ -427,6 +429,20 @@ absl::StatusOr<ExtractionProblem> Parser::Run() {
     auto [it, inserted] = class_index.emplace(n.eclass, 0);
     if (inserted) it->second = builder.AddClass(std::string(n.eclass));
     node_cls[i] = it->second;
+  }
+  // Every total an extractor computes (a DAG cost, a bound) is at most the
+  // sum of all costs' magnitudes; when that sum overflows, no total can be
+  // trusted, so the file is rejected at the cost that makes it overflow.
+  double magnitude = 0;
+  for (const RawNode& n : nodes_) {
+    magnitude += std::fabs(n.cost);
+    if (!std::isfinite(magnitude)) {
+      path_ = {".nodes"};
+      PushKey(n.id);
+      path_.push_back(".cost");
+      return Error(n.cost_offset,
+                   "the costs add up to more than the largest double; every total would overflow");
+    }
   }
   std::vector<ClassId> kids;
   for (uint32_t i = 0; i < nodes_.size(); ++i) {

@@ -5,6 +5,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
+#include "egret/graph/checked_math.h"
 
 namespace egret {
 
@@ -73,8 +74,8 @@ absl::Status Graph::Validate(NodeId* culprit) const {
                     absl::StrCat("output ", k, " has rank ", t.rank(), " (max ", kMaxRank, ")"));
       }
       if (t.dtype == DType::kUnknown) return fail(id, absl::StrCat("output ", k, " has no dtype"));
-      for (int64_t d : t.dims) {
-        if (d < 0) return fail(id, absl::StrCat("output ", k, " has a negative dim"));
+      if (absl::Status st = CheckShape(t.dims); !st.ok()) {
+        return fail(id, absl::StrCat("output ", k, ": ", st.message()));
       }
     }
     for (size_t i = 0; i < n.inputs.size(); ++i) {

@@ -14,6 +14,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "egret/graph/checked_math.h"
 #include "egret/support/diagnostic.h"
 #include "egret/support/status_macros.h"
 #include "nlohmann/json.hpp"
@@ -27,9 +28,6 @@ constexpr std::string_view kFormatName = "egret-graph";
 constexpr int64_t kFormatVersion = 1;
 // Sidecar entries start at multiples of this (friendly to mmap and vector loads).
 constexpr int64_t kSidecarAlign = 64;
-// Shapes with more elements than this are rejected (byte sizes stay far from
-// int64 overflow for every dtype).
-constexpr int64_t kMaxElements = int64_t{1} << 56;
 
 // ---------------------------------------------------------------------------
 // Locating a JSON pointer in the text (used on the error path only).
@@ -141,6 +139,57 @@ size_t LocateValue(std::string_view text, std::string_view pointer) {
 // offset), so that pathological input is refused before nlohmann builds it.
 // Stops early (nullopt) at a byte no JSON text can hold there: the parser
 // reports that error first, with its own position.
+// In valid JSON `text`, the offset of the first key that repeats a key of
+// the same object, and that key (decoded); nullopt when there is none.
+std::optional<std::pair<size_t, std::string>> FindDuplicateKey(std::string_view text) {
+  std::vector<absl::flat_hash_set<std::string>> objects;  // one per open object
+  std::vector<bool> is_object;                            // per open container
+  bool expect_key = false;
+  for (size_t p = 0; p < text.size(); ++p) {
+    switch (text[p]) {
+      case '{':
+        is_object.push_back(true);
+        objects.emplace_back();
+        expect_key = true;
+        break;
+      case '[':
+        is_object.push_back(false);
+        break;
+      case '}':
+      case ']':
+        if (!is_object.empty()) {
+          if (is_object.back()) objects.pop_back();
+          is_object.pop_back();
+        }
+        expect_key = false;
+        break;
+      case ',':
+        expect_key = !is_object.empty() && is_object.back();
+        break;
+      case '"': {
+        const size_t end = SkipString(text, p);
+        if (expect_key && !objects.empty()) {
+          std::string_view raw = text.substr(p + 1, end - p - 2);
+          std::string key(raw);
+          if (raw.find('\\') != std::string_view::npos) {
+            try {
+              key = Json::parse(text.substr(p, end - p)).get<std::string>();
+            } catch (const Json::exception&) {
+            }
+          }
+          if (!objects.back().insert(key).second) return std::make_pair(p, key);
+          expect_key = false;
+        }
+        p = end - 1;
+        break;
+      }
+      default:
+        break;
+    }
+  }
+  return std::nullopt;
+}
+
 std::optional<size_t> FindTooDeep(std::string_view text, int max_depth) {
   int depth = 0;
   for (size_t p = 0; p < text.size(); ++p) {
@@ -355,16 +404,17 @@ absl::StatusOr<TensorType> Reader::ReadType(const Json& j, const std::string& pt
     if (sh->size() > static_cast<size_t>(kMaxRank)) {
       return Fail(sptr, absl::StrCat("rank ", sh->size(), " exceeds the maximum of ", kMaxRank));
     }
-    int64_t elements = 1;
     for (size_t i = 0; i < sh->size(); ++i) {
       int64_t d = 0;
       EGRET_RETURN_IF_ERROR(GetInt((*sh)[i], Child(sptr, i), &d));
       if (d < 0) return Fail(Child(sptr, i), absl::StrCat("negative dim ", d));
-      if (d != 0 && elements > kMaxElements / d) {
-        return Fail(sptr, absl::StrCat("shape has more than 2^56 elements"));
+      if (d > kMaxElements) {
+        return Fail(Child(sptr, i), absl::StrCat("dim ", d, " is above ", kMaxElementsText));
       }
-      elements *= d;
       type.dims.push_back(d);
+    }
+    if (!ElementCount(type.dims).has_value()) {
+      return Fail(sptr, absl::StrCat("shape has more than ", kMaxElementsText, " elements"));
     }
   }
   if (auto z = j.find("zero_offset"); z != j.end()) {
@@ -554,7 +604,8 @@ absl::Status Reader::LoadSidecar(const Json& j, const std::string& ptr) {
   std::string name;
   const std::string fptr = Child(ptr, "file");
   EGRET_RETURN_IF_ERROR(GetString(*f, fptr, &name));
-  if (name.empty() || name == "." || name == ".." || name.find('/') != std::string::npos) {
+  if (name.empty() || name == "." || name == ".." || name.find('/') != std::string::npos ||
+      name.find('\0') != std::string::npos) {
     return Fail(fptr, absl::StrCat("sidecar ", Quote(name),
                                    " must be a plain file name (it lives beside the graph file)"));
   }
@@ -1190,7 +1241,9 @@ absl::StatusOr<std::string> Serialize(const Graph& graph, const GraphWriteOption
     DumpPretty(root, 0, &text);
   } catch (const Json::exception& e) {
     // E.g. a node name that is not valid UTF-8.
-    return absl::InvalidArgumentError(absl::StrCat("cannot write the graph as JSON: ", e.what()));
+    return absl::InvalidArgumentError(absl::StrCat(
+        "cannot write the graph as JSON: ", e.id == 316 ? "a name is not valid UTF-8 (" : "(",
+        e.what(), ")"));
   }
   text.push_back('\n');
   return text;
@@ -1221,6 +1274,12 @@ absl::StatusOr<Graph> ParseGraphJson(std::string_view text, std::string_view fil
     return BadInput(SourceLocation{std::string(filename), 0, 0},
                     absl::StrCat("invalid JSON: ", OneLine(e.what())));
   }
+  // nlohmann keeps one of two equal keys silently; a graph file with one is
+  // ambiguous, so it is an error.
+  if (auto dup = FindDuplicateKey(text)) {
+    return BadInput(LocationOf(filename, text, dup->first),
+                    absl::StrCat("duplicate key ", Quote(dup->second)));
+  }
   try {
     Reader reader(text, filename, sidecar_dir, max_file_bytes);
     return reader.Read(root);
@@ -1245,7 +1304,10 @@ absl::Status StageGraphJson(const Graph& graph, const std::string& path,
   const std::string dir = p.parent_path().string();
   std::string sidecar;
   absl::StatusOr<std::string> text = Serialize(graph, options, base, &sidecar);
-  if (!text.ok()) return text.status();
+  if (!text.ok()) {
+    return absl::Status(text.status().code(),
+                        absl::StrCat(path, ": error: ", text.status().message()));
+  }
   std::string sidecar_name;
   if (!sidecar.empty()) {
     sidecar_name = SidecarNameFor(base, sidecar);

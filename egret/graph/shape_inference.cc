@@ -3,11 +3,14 @@
 #include <algorithm>
 #include <cmath>
 #include <initializer_list>
+#include <limits>
+#include <optional>
 #include <string>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "egret/graph/checked_math.h"
 #include "egret/graph/shape_functions_internal.h"
 #include "egret/support/status_macros.h"
 
@@ -240,18 +243,24 @@ ShapeResult InferConv(const ShapeContext& c) {
   for (int64_t p : pads) {
     if (p < 0) return c.Error(absl::StrCat("pads must not be negative, got ", p));
   }
-  const int64_t eff_h = (fh - 1) * dilation[1] + 1;
-  const int64_t eff_w = (fw - 1) * dilation[2] + 1;
+  // Saturating: strides, pads and dilations come from the file.
+  const int64_t eff_h = SaturatingAdd(SaturatingMul(fh - 1, dilation[1]), 1);
+  const int64_t eff_w = SaturatingAdd(SaturatingMul(fw - 1, dilation[2]), 1);
   int64_t oh, ow;
   if (transposed) {
-    oh = (x[1] - 1) * stride[1] + eff_h - pads[0] - pads[1] + out_pad[1];
-    ow = (x[2] - 1) * stride[2] + eff_w - pads[2] - pads[3] + out_pad[2];
+    auto extent = [](int64_t in, int64_t stride, int64_t eff, int64_t lo, int64_t hi,
+                     int64_t extra) {
+      int64_t e = SaturatingAdd(SaturatingMul(in - 1, stride), eff);
+      return SaturatingAdd(SaturatingSub(SaturatingSub(e, lo), hi), extra);
+    };
+    oh = extent(x[1], stride[1], eff_h, pads[0], pads[1], out_pad[1]);
+    ow = extent(x[2], stride[2], eff_w, pads[2], pads[3], out_pad[2]);
     if (oh <= 0 || ow <= 0) {
       return c.Error(absl::StrFormat("pads remove the whole output (%dx%d)", oh, ow));
     }
   } else {
-    const int64_t ph = x[1] + pads[0] + pads[1];
-    const int64_t pw = x[2] + pads[2] + pads[3];
+    const int64_t ph = SaturatingAdd(SaturatingAdd(x[1], pads[0]), pads[1]);
+    const int64_t pw = SaturatingAdd(SaturatingAdd(x[2], pads[2]), pads[3]);
     if (ph < eff_h || pw < eff_w) {
       return c.Error(absl::StrFormat(
           "padded input %dx%d is smaller than the (dilated) filter %dx%d", ph, pw, eff_h, eff_w));
@@ -409,7 +418,7 @@ ShapeResult InferReshape(const ShapeContext& c) {
       return c.Error(absl::StrCat("shape ", absl::StrJoin(shape, ","),
                                   " has a negative dim (at most one -1 is allowed)"));
     } else {
-      known *= shape[i];
+      known = SaturatingMul(known, shape[i]);
     }
   }
   const int64_t n = c.T(0).num_elements();
@@ -462,7 +471,7 @@ ShapeResult InferConcat(const ShapeContext& c) {
       return c.Error(absl::StrFormat("input %d %s does not match input 1 %s except on axis %d", i,
                                      DimsStr(d), DimsStr(c.D(1)), axis));
     }
-    out[axis] += d[axis];
+    out[axis] = SaturatingAdd(out[axis], d[axis]);
   }
   return One(c.Out(std::move(out), 1));
 }
@@ -472,7 +481,7 @@ ShapeResult InferSliceShape(const ShapeContext& c) {
   EGRET_ASSIGN_OR_RETURN(auto start, c.IntsN(1, rank));
   EGRET_ASSIGN_OR_RETURN(auto size, c.IntsN(2, rank));
   for (size_t i = 0; i < rank; ++i) {
-    if (start[i] < 0 || size[i] < 0 || start[i] + size[i] > c.D(0)[i]) {
+    if (start[i] < 0 || size[i] < 0 || SaturatingAdd(start[i], size[i]) > c.D(0)[i]) {
       return c.Error(absl::StrFormat("start %d size %d is outside dim %d (%d)", start[i], size[i],
                                      i, c.D(0)[i]));
     }
@@ -506,7 +515,7 @@ ShapeResult InferSplit(const ShapeContext& c) {
   int64_t sum = 0;
   for (int64_t s : sizes) {
     if (s < 0) return c.Error("sizes must not be negative");
-    sum += s;
+    sum = SaturatingAdd(sum, s);
   }
   if (sum != c.D(0)[axis]) {
     return c.Error(absl::StrFormat("sizes [%s] add up to %d, not dim %d (%d)",
@@ -544,7 +553,7 @@ ShapeResult InferPad(const ShapeContext& c) {
       return c.Error(absl::StrFormat("pad %d on dim %d (%d) is too large for mode %d",
                                      std::max(lo, hi), i, d, mode));
     }
-    out.push_back(d + lo + hi);
+    out.push_back(SaturatingAdd(SaturatingAdd(d, lo), hi));
   }
   return One(c.Out(std::move(out), 0));
 }
@@ -569,7 +578,7 @@ ShapeResult InferPool(const ShapeContext& c) {
     if (lo >= window[1 + i] || hi >= window[1 + i]) {
       return c.Error("pads must be smaller than the window");
     }
-    int64_t padded = x[1 + i] + lo + hi;
+    int64_t padded = SaturatingAdd(SaturatingAdd(x[1 + i], lo), hi);
     if (padded < window[1 + i]) {
       return c.Error(
           absl::StrFormat("window %d is larger than the padded input %d", window[1 + i], padded));
@@ -662,7 +671,7 @@ ShapeResult InferTile(const ShapeContext& c) {
   Dims out = c.D(0);
   for (size_t i = 0; i < rank; ++i) {
     if (m[i] < 0) return c.Error(absl::StrCat("multiple ", m[i], " is negative"));
-    out[i] *= m[i];
+    out[i] = SaturatingMul(out[i], m[i]);
   }
   return One(c.Out(std::move(out), 0));
 }
@@ -771,11 +780,14 @@ bool NormalizeStridedRange(int64_t dim, int64_t begin, int64_t end, int64_t stri
   if (stride > 0) {
     begin = std::clamp<int64_t>(begin, 0, dim);
     end = std::clamp<int64_t>(end, 0, dim);
-    *count = end > begin ? (end - begin + stride - 1) / stride : 0;
+    *count = end > begin ? (end - begin - 1) / stride + 1 : 0;  // no overflow for any stride
   } else {
     begin = std::clamp<int64_t>(begin, -1, dim - 1);
     end = std::clamp<int64_t>(end, -1, dim - 1);
-    *count = begin > end ? (begin - end - stride - 1) / -stride : 0;
+    const int64_t step = stride == std::numeric_limits<int64_t>::min()
+                             ? std::numeric_limits<int64_t>::max()
+                             : -stride;
+    *count = begin > end ? (begin - end - 1) / step + 1 : 0;
   }
   *first = begin;
   return true;
@@ -796,11 +808,13 @@ absl::StatusOr<std::vector<int64_t>> ReadIntParam(const OperandInfo& param, std:
   std::vector<int64_t> out(t.num_elements());
   for (int64_t i = 0; i < t.num_elements(); ++i) {
     double v = t.GetValue(i);
-    if (v != std::floor(v) || !std::isfinite(v)) {
+    std::optional<int64_t> n = DoubleToInt64(v, std::numeric_limits<int64_t>::min() / 2,
+                                             std::numeric_limits<int64_t>::max() / 2);
+    if (v != std::floor(v) || !n.has_value()) {
       return absl::InvalidArgumentError(
           absl::StrFormat("%s must hold integers, element %d is %g", what, i, v));
     }
-    out[i] = static_cast<int64_t>(v);
+    out[i] = *n;
   }
   return out;
 }
@@ -878,7 +892,16 @@ absl::StatusOr<std::vector<TensorType>> InferOutputTypes(std::string_view op,
   if (def->shape_fn == nullptr) {
     return absl::InternalError(absl::StrFormat("%s: no shape function", base));
   }
-  return def->shape_fn(shape_internal::ShapeContext{base, *def, inputs, options});
+  absl::StatusOr<std::vector<TensorType>> out =
+      def->shape_fn(shape_internal::ShapeContext{base, *def, inputs, options});
+  if (!out.ok()) return out;
+  // One check for every shape function: no output above the element cap.
+  for (size_t k = 0; k < out->size(); ++k) {
+    if (absl::Status s = CheckShape((*out)[k].dims); !s.ok()) {
+      return absl::InvalidArgumentError(absl::StrFormat("%s: output %d: %s", base, k, s.message()));
+    }
+  }
+  return out;
 }
 
 absl::StatusOr<std::vector<TensorType>> InferNodeOutputTypes(const Graph& g, NodeId id) {

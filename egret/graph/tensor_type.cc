@@ -5,16 +5,13 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "egret/graph/checked_math.h"
 
 namespace egret {
 
-int64_t TensorType::num_elements() const {
-  int64_t n = 1;
-  for (int64_t d : dims) n *= d;
-  return n;
-}
+int64_t TensorType::num_elements() const { return SaturatingProduct(dims); }
 
-int64_t TensorType::byte_size() const { return num_elements() * ElementSize(dtype); }
+int64_t TensorType::byte_size() const { return SaturatingMul(num_elements(), ElementSize(dtype)); }
 
 absl::Status TensorType::SetPerAxis(int axis, std::vector<float> stepsizes,
                                     std::vector<int32_t> zero_offsets) {
@@ -67,7 +64,7 @@ void TensorType::ClearQuantization() {
 int64_t TensorType::ChannelOf(int64_t i) const {
   if (!per_axis) return 0;
   int64_t inner = 1;
-  for (int d = per_axis->axis + 1; d < rank(); ++d) inner *= dims[d];
+  for (int d = per_axis->axis + 1; d < rank(); ++d) inner = SaturatingMul(inner, dims[d]);
   return (i / inner) % dims[per_axis->axis];
 }
 

@@ -50,9 +50,12 @@ struct TensorType {
       : dtype(t), dims(std::move(d)), zero_offset(zero), stepsize(step) {}
 
   int rank() const { return static_cast<int>(dims.size()); }
-  // Product of dims (1 for a scalar of rank 0).
+  // Product of dims (1 for a scalar of rank 0, 0 when a dim is 0), saturated
+  // at INT64_MAX: readers and shape inference keep it at most kMaxElements
+  // (egret/graph/checked_math.h), so saturation only shows on a type built
+  // by hand and never validated.
   int64_t num_elements() const;
-  // num_elements() * ElementSize(dtype).
+  // num_elements() * ElementSize(dtype), saturated like num_elements().
   int64_t byte_size() const;
   // Dimension d, or 1 when d is past the rank (the HTP reads missing leading
   // dims of a rank-4 view as 1).

@@ -23,8 +23,11 @@ absl::StatusOr<std::vector<int64_t>> Importer::ConvPads(const Dims& in_hw,
     return absl::InvalidArgumentError(absl::StrCat("unknown auto_pad '", auto_pad, "'"));
   }
   for (int i = 0; i < 2; ++i) {
-    int64_t out = (in_hw[i] + s[i] - 1) / s[i];
-    int64_t total = std::max<int64_t>(0, (out - 1) * s[i] + (k[i] - 1) * d[i] + 1 - in_hw[i]);
+    // Saturating: strides, kernel sizes and dilations come from the file.
+    int64_t out = SaturatingSub(SaturatingAdd(in_hw[i], s[i]), 1) / s[i];
+    int64_t span = SaturatingAdd(SaturatingMul(out - 1, s[i]),
+                                 SaturatingAdd(SaturatingMul(k[i] - 1, d[i]), 1));
+    int64_t total = std::max<int64_t>(0, SaturatingSub(span, in_hw[i]));
     int64_t small = total / 2, big = total - small;
     pads[2 * i] = auto_pad == "SAME_UPPER" ? small : big;
     pads[2 * i + 1] = auto_pad == "SAME_UPPER" ? big : small;
@@ -91,7 +94,7 @@ absl::Status Importer::DoConv() {
   }
   const int64_t g = AttrInt("group", 1);
   const int64_t cin = x.type.dims[1], cout = w.type.dims[0];
-  if (g <= 0 || w.type.dims[1] * g != cin || cout % g != 0) {
+  if (g <= 0 || SaturatingMul(w.type.dims[1], g) != cin || cout % g != 0) {
     return absl::InvalidArgumentError(absl::StrFormat("weight %s and group %d do not fit input %s",
                                                       DimsStr(w.type.dims), g,
                                                       DimsStr(x.type.dims)));
@@ -183,7 +186,8 @@ absl::Status Importer::DoConvTranspose() {
                                                       DimsStr(w.type.dims), g,
                                                       DimsStr(x.type.dims)));
   }
-  const int64_t cg = w.type.dims[1], cout = cg * g;
+  const int64_t cg = w.type.dims[1], cout = SaturatingMul(cg, g);
+  if (cout > kMaxElements) return absl::InvalidArgumentError("group makes too many channels");
   const int64_t kh = w.type.dims[2], kw = w.type.dims[3];
   std::vector<int64_t> s = AttrInts("strides").value_or(std::vector<int64_t>{1, 1});
   std::vector<int64_t> d = AttrInts("dilations").value_or(std::vector<int64_t>{1, 1});
@@ -202,11 +206,18 @@ absl::Status Importer::DoConvTranspose() {
         if (out_shape->size() < 2) return absl::InvalidArgumentError("bad output_shape");
         want[i] = (*out_shape)[out_shape->size() - 2 + i];
       } else {
-        want[i] = x.type.dims[2 + i] * s[i];
+        want[i] = SaturatingMul(x.type.dims[2 + i], s[i]);
       }
-      int64_t total = s[i] * (x.type.dims[2 + i] - 1) + op[i] + (k[i] - 1) * d[i] + 1 - want[i];
+      if (want[i] < 0 || want[i] > kMaxElements) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("output size ", want[i], " is out of range"));
+      }
+      // Saturating: the attributes come from the file.
+      int64_t span = SaturatingAdd(SaturatingMul(s[i], x.type.dims[2 + i] - 1), op[i]);
+      span = SaturatingAdd(span, SaturatingAdd(SaturatingMul(k[i] - 1, d[i]), 1));
+      int64_t total = SaturatingSub(span, want[i]);
       if (total < 0) {
-        op[i] -= total;
+        op[i] = SaturatingSub(op[i], total);
         total = 0;
       }
       int64_t small = total / 2, big = total - small;
@@ -269,12 +280,12 @@ absl::Status Importer::DoPool() {
     if (AttrInt("ceil_mode", 0) != 0) {
       const int64_t in[2] = {h, w};
       for (int i = 0; i < 2; ++i) {
-        int64_t padded = in[i] + pads[2 * i] + pads[2 * i + 1];
-        int64_t out = (padded - k[i] + s[i] - 1) / s[i] + 1;
-        int64_t extra = (out - 1) * s[i] + k[i] - padded;
+        int64_t padded = SaturatingAdd(SaturatingAdd(in[i], pads[2 * i]), pads[2 * i + 1]);
+        int64_t out = SaturatingSub(SaturatingAdd(padded - k[i], s[i]), 1) / s[i] + 1;
+        int64_t extra = SaturatingSub(SaturatingAdd(SaturatingMul(out - 1, s[i]), k[i]), padded);
         if (extra > 0) {
           if (count_pad) return Unmapped("ceil_mode with count_include_pad");
-          pads[2 * i + 1] += extra;
+          pads[2 * i + 1] = SaturatingAdd(pads[2 * i + 1], extra);
         }
       }
     }

@@ -36,7 +36,7 @@ absl::Status Importer::DoReshape() {
         return absl::InvalidArgumentError(absl::StrCat("shape has a negative size ", s));
       }
       out.push_back(s);
-      known *= s;
+      known = SaturatingMul(known, s);
     }
     if (infer >= 0) {
       if (known == 0 || x.type.num_elements() % known != 0) {
@@ -78,6 +78,9 @@ absl::Status Importer::DoReshape() {
     } else {
       EGRET_ASSIGN_OR_RETURN(auto a, ConstInts(1, "axes"));
       axes = std::move(a);
+    }
+    if (axes.size() > static_cast<size_t>(kMaxRank)) {
+      return absl::InvalidArgumentError(absl::StrCat("unsqueezes ", axes.size(), " axes"));
     }
     const int out_rank = rank + static_cast<int>(axes.size());
     std::vector<bool> one(out_rank, false);
@@ -458,7 +461,13 @@ absl::Status Importer::DoResize() {
   if (out.empty()) {
     if (scales.size() != 4) return absl::InvalidArgumentError("scales must have 4 values");
     for (int i = 0; i < 4; ++i) {
-      out.push_back(static_cast<int64_t>(std::floor(static_cast<double>(in[i]) * scales[i])));
+      std::optional<int64_t> size =
+          DoubleToInt64(std::floor(static_cast<double>(in[i]) * scales[i]), 0, kMaxElements);
+      if (!size.has_value()) {
+        return absl::InvalidArgumentError(
+            absl::StrFormat("scale %g of dim %d (%d) gives no valid size", scales[i], i, in[i]));
+      }
+      out.push_back(*size);
       // egret maps coordinates with out/in: the given scale must be that ratio.
       double ratio = in[i] == 0 ? 1 : static_cast<double>(out[i]) / static_cast<double>(in[i]);
       if (std::fabs(ratio - scales[i]) > 1e-6 * std::max(1.0, scales[i])) {

@@ -65,7 +65,7 @@ absl::Status Importer::ReshapeTo(const std::string& in, const Dims& dims, const 
   int64_t n = 1;
   for (int64_t d : dims) {
     if (d < 0) return absl::InvalidArgumentError(absl::StrCat("bad output dims ", DimsStr(dims)));
-    n *= d;
+    n = SaturatingMul(n, d);
   }
   if (n != v.type.num_elements()) {
     return absl::InvalidArgumentError(

@@ -232,6 +232,9 @@ absl::Status Unroller::Run() {
   w_ = im.In(1).constant.get();
   r_ = im.In(2).constant.get();
   hidden_ = im.AttrInt("hidden_size", r_->type().rank() == 3 ? r_->type().dims[2] : 0);
+  if (hidden_ < 0 || hidden_ > kMaxElements) {
+    return absl::InvalidArgumentError(absl::StrCat("hidden_size ", hidden_, " is out of range"));
+  }
   const int64_t gh = gates_ * hidden_;
   if (w_->type().dims != Dims{dirs, gh, in} || r_->type().dims != Dims{dirs, gh, hidden_} ||
       w_->type().dtype != x.type.dtype || r_->type().dtype != x.type.dtype) {

@@ -40,6 +40,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "egret/graph/checked_math.h"
 #include "egret/graph/shape_inference.h"
 #include "egret/onnx/onnx_reader.h"
 #include "egret/onnx/onnx_tensor_internal.h"
@@ -95,7 +96,7 @@ inline std::string DimsStr(const Dims& d) { return absl::StrCat("[", absl::StrJo
 
 inline int64_t Product(const Dims& d, size_t from, size_t to) {
   int64_t p = 1;
-  for (size_t i = from; i < to && i < d.size(); ++i) p *= d[i];
+  for (size_t i = from; i < to && i < d.size(); ++i) p = SaturatingMul(p, d[i]);
   return p;
 }
 
@@ -444,6 +445,10 @@ class Importer {
   absl::Status ImportNodes(const std::vector<const onnx::NodeProto*>& nodes);
   // Maps one node (its handler, else an opaque node), then folds it.
   absl::Status ImportNode(const onnx::NodeProto& node);
+  // OK when `node` has as many inputs and outputs as its ONNX schema (at
+  // opset_) allows and names every required input, so that handlers may read
+  // them; ops without a schema (other domains) pass.
+  absl::Status CheckArity(const onnx::NodeProto& node) const;
 
   // ---- constant folding (import_folding.cc)
   // When the current node's inputs are all constants, computes the outputs

@@ -2,7 +2,10 @@
 // to its handler, compacting the result) and the public entry points.
 #include "egret/onnx/onnx_reader.h"
 
+#include <new>
+
 #include "egret/onnx/importer_internal.h"
+#include "onnx/defs/schema.h"
 
 namespace egret {
 namespace onnx_import {
@@ -222,6 +225,33 @@ absl::StatusOr<std::vector<int>> Importer::SortNodes(
   return order;
 }
 
+absl::Status Importer::CheckArity(const onnx::NodeProto& node) const {
+  const bool default_domain = node.domain().empty() || node.domain() == "ai.onnx";
+  if (!default_domain) return absl::OkStatus();
+  const onnx::OpSchema* schema =
+      onnx::OpSchemaRegistry::Schema(node.op_type(), std::max(opset_, 1), "");
+  if (schema == nullptr) return absl::OkStatus();
+  if (node.input_size() < schema->min_input() || node.input_size() > schema->max_input()) {
+    return absl::InvalidArgumentError(absl::StrFormat("has %d inputs; opset %d's %s takes %d to %d",
+                                                      node.input_size(), opset_, node.op_type(),
+                                                      schema->min_input(), schema->max_input()));
+  }
+  if (node.output_size() < schema->min_output() || node.output_size() > schema->max_output()) {
+    return absl::InvalidArgumentError(
+        absl::StrFormat("has %d outputs; opset %d's %s gives %d to %d", node.output_size(), opset_,
+                        node.op_type(), schema->min_output(), schema->max_output()));
+  }
+  const auto& formal = schema->inputs();
+  for (int i = 0; i < node.input_size() && i < static_cast<int>(formal.size()); ++i) {
+    if (node.input(i).empty() &&
+        formal[i].GetOption() == onnx::OpSchema::FormalParameterOption::Single) {
+      return absl::InvalidArgumentError(
+          absl::StrFormat("required input %d (%s) is empty", i, formal[i].GetName()));
+    }
+  }
+  return absl::OkStatus();
+}
+
 absl::Status Importer::ImportNode(const onnx::NodeProto& node) {
   cur_ = &node;
   const NodeId first = static_cast<NodeId>(g_.num_nodes());
@@ -229,12 +259,24 @@ absl::Status Importer::ImportNode(const onnx::NodeProto& node) {
   const bool default_domain = node.domain().empty() || node.domain() == "ai.onnx";
   auto it = handlers.find(default_domain ? node.op_type()
                                          : absl::StrCat(node.domain(), ".", node.op_type()));
+  EGRET_RETURN_IF_ERROR(CheckArity(node));
   absl::Status s;
-  if (it == handlers.end()) {
-    s = DoOpaque("");
-  } else {
-    s = it->second(*this);
-    if (IsUnmapped(s)) s = DoOpaque(std::string(s.message()));
+  // A malformed node the checks above miss (an op of another domain, read
+  // past its inputs) makes protobuf or the standard library throw: an error
+  // of this node, never an abort.
+  try {
+    if (it == handlers.end()) {
+      s = DoOpaque("");
+    } else {
+      s = it->second(*this);
+      if (IsUnmapped(s)) s = DoOpaque(std::string(s.message()));
+    }
+  } catch (const std::bad_alloc&) {
+    throw;  // the caller's: too large an input, not a malformed node
+  } catch (const std::exception& e) {
+    std::string what = e.what();
+    std::replace(what.begin(), what.end(), '\n', ' ');
+    s = absl::InvalidArgumentError(absl::StrCat("malformed node: ", what));
   }
   cur_ = &node;  // a subgraph's nodes were current meanwhile
   EGRET_RETURN_IF_ERROR(s);

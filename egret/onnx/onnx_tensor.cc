@@ -5,7 +5,9 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "egret/graph/checked_math.h"
 #include "egret/onnx/onnx_tensor_internal.h"
+#include "egret/support/status_macros.h"
 
 namespace egret::onnx_internal {
 namespace {
@@ -81,6 +83,7 @@ std::string OnnxTypeName(int32_t elem_type) {
 absl::StatusOr<TensorType> MakeType(int32_t elem_type, Dims dims) {
   absl::StatusOr<DType> dt = DTypeFromOnnx(elem_type);
   if (!dt.ok()) return dt.status();
+  EGRET_RETURN_IF_ERROR(CheckShape(dims));
   return TensorType(*dt, std::move(dims));
 }
 
@@ -92,20 +95,15 @@ absl::StatusOr<Tensor> TensorFromProto(const onnx::TensorProto& proto) {
   if (proto.segment().begin() != 0 || proto.segment().end() != 0) {
     return absl::UnimplementedError(absl::StrCat(label, " is segmented (not supported)"));
   }
-  Dims dims;
-  int64_t n = 1;
   if (proto.dims_size() > kMaxRank) {
     return absl::InvalidArgumentError(
         absl::StrFormat("%s has rank %d, more than %d", label, proto.dims_size(), kMaxRank));
   }
-  for (int64_t d : proto.dims()) {
-    if (d < 0 || (d > 0 && n > (int64_t{1} << 40) / d)) {
-      return absl::InvalidArgumentError(
-          absl::StrFormat("%s has bad dims [%s]", label, absl::StrJoin(proto.dims(), ",")));
-    }
-    dims.push_back(d);
-    n *= d;
+  Dims dims(proto.dims().begin(), proto.dims().end());
+  if (absl::Status s = CheckShape(dims); !s.ok()) {
+    return absl::InvalidArgumentError(absl::StrFormat("%s: %s", label, s.message()));
   }
+  const int64_t n = SaturatingProduct(dims);
   absl::StatusOr<DType> dt = DTypeFromOnnx(proto.data_type());
   if (!dt.ok()) return absl::UnimplementedError(absl::StrCat(label, ": ", dt.status().message()));
   TensorType type(*dt, std::move(dims));
@@ -120,11 +118,17 @@ absl::StatusOr<Tensor> TensorFromProto(const onnx::TensorProto& proto) {
     }
     return Tensor::FromBytes(type, std::vector<uint8_t>(raw.begin(), raw.end()));
   }
-  std::vector<uint8_t> bytes(count * esize);
   auto mismatch = [&](int have) {
     return absl::InvalidArgumentError(
         absl::StrFormat("%s: holds %d values, %s needs %d", label, have, type.ToString(), count));
   };
+  // The values are counted before anything is allocated: the dims alone may
+  // ask for far more than the file holds.
+  const int have = proto.data_type() == P::FLOAT   ? proto.float_data_size()
+                   : proto.data_type() == P::INT64 ? proto.int64_data_size()
+                                                   : proto.int32_data_size();
+  if (static_cast<size_t>(have) != count) return mismatch(have);
+  std::vector<uint8_t> bytes(count * esize);
   switch (proto.data_type()) {
     case P::FLOAT:
       if (static_cast<size_t>(proto.float_data_size()) != count) {
