@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <limits>
 #include <string>
 
 #include "cli/commands.h"
@@ -52,10 +53,13 @@ int RunExtract(const ExtractArgs& args) {
   }
   // The tree cost pays a shared class at every use, so it can overflow where
   // the DAG cost does not: an answer of "inf" is an error, not a cost.
-  if (!std::isfinite(result->tree_cost) || !std::isfinite(result->dag_cost)) {
+  // (The largest double itself is the tree extractor's saturated overflow.)
+  auto overflows = [](double v) { return !(std::fabs(v) < std::numeric_limits<double>::max()); };
+  if (overflows(result->tree_cost) || overflows(result->dag_cost)) {
+    const bool tree = overflows(result->tree_cost);
     std::fprintf(stderr, "%s: error: the extracted term's %s cost overflows (%g)\n",
-                 args.path.c_str(), std::isfinite(result->tree_cost) ? "DAG" : "tree",
-                 std::isfinite(result->tree_cost) ? result->dag_cost : result->tree_cost);
+                 args.path.c_str(), tree ? "tree" : "DAG",
+                 tree ? result->tree_cost : result->dag_cost);
     return kExitBadInput;
   }
   double ms =

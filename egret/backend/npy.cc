@@ -66,6 +66,27 @@ std::string EncodeNpy(const Tensor& t) {
   return out;
 }
 
+namespace {
+
+// Header text for an error message: one line, control and non-ASCII bytes
+// escaped (\xNN), at most 80 characters of it, "..." when cut.
+std::string HeaderExcerpt(std::string_view text) {
+  constexpr size_t kMaxShown = 80;
+  std::string out;
+  for (size_t i = 0; i < text.size() && i < kMaxShown; ++i) {
+    const unsigned char c = static_cast<unsigned char>(text[i]);
+    if (c >= 0x20 && c < 0x7f) {
+      out.push_back(static_cast<char>(c));
+    } else {
+      absl::StrAppend(&out, absl::StrFormat("\\x%02x", c));
+    }
+  }
+  if (text.size() > kMaxShown) out += "...";
+  return out;
+}
+
+}  // namespace
+
 absl::StatusOr<Tensor> ReadNpy(const std::string& path, const TensorType& type) {
   auto bad = [&](std::string_view msg) { return BadInput(SourceLocation{path, 0, 0}, msg); };
   auto data = ReadFile(path);
@@ -96,7 +117,7 @@ absl::StatusOr<Tensor> ReadNpy(const std::string& path, const TensorType& type) 
   if (alt.size() > 1 && (alt[1] == '<' || alt[1] == '|')) alt[1] = alt[1] == '<' ? '=' : '<';
   if (!has_descr(want_descr) && !has_descr(alt)) {
     return bad(absl::StrFormat("element type must be %s for %s (header: %s)", want_descr,
-                               type.ToString(), header));
+                               type.ToString(), HeaderExcerpt(header)));
   }
   if (header.find("'fortran_order': False") == std::string::npos) {
     return bad("fortran_order arrays are not supported");
@@ -109,7 +130,8 @@ absl::StatusOr<Tensor> ReadNpy(const std::string& path, const TensorType& type) 
   shape.erase(std::remove(shape.begin(), shape.end(), ' '), shape.end());
   want_shape.erase(std::remove(want_shape.begin(), want_shape.end(), ' '), want_shape.end());
   if (shape != want_shape) {
-    return bad(absl::StrFormat("shape %s does not match %s", shape, type.ToString()));
+    return bad(
+        absl::StrFormat("shape %s does not match %s", HeaderExcerpt(shape), type.ToString()));
   }
   const size_t body = start + header_len;
   std::vector<uint8_t> bytes(s.begin() + body, s.end());

@@ -36,6 +36,27 @@ TEST(Npy, HeaderFollowsTheFormat) {
   EXPECT_EQ(bytes.size(), 10 + header_len + 24);
 }
 
+// A header with newlines and binary bytes is echoed on one line, escaped
+// and cut short.
+TEST(Npy, BadHeaderIsEchoedOnOneLineEscapedAndTruncated) {
+  std::string header = "{'descr': '<i8',\n'fortran_order': False,\n'shape': (3,), }";
+  header += std::string(200, '\x01');
+  header += '\n';
+  std::string bytes("\x93NUMPY\x01\x00", 8);
+  bytes.push_back(static_cast<char>(header.size() & 0xff));
+  bytes.push_back(static_cast<char>(header.size() >> 8));
+  bytes += header;
+  const std::string path = TempPath("bad_header.npy");
+  ASSERT_TRUE(WriteFileAtomically(path, bytes).ok());
+  absl::StatusOr<Tensor> t = ReadNpy(path, TensorType(DType::kFloat32, {3}));
+  ASSERT_FALSE(t.ok());
+  const std::string msg(t.status().message());
+  EXPECT_EQ(msg.find('\n'), std::string::npos) << msg;
+  EXPECT_THAT(msg, HasSubstr("(header: {'descr': '<i8',\\x0a'fortran_order'"));
+  EXPECT_THAT(msg, HasSubstr("\\x01...)"));
+  EXPECT_LT(msg.size(), path.size() + 300);
+}
+
 TEST(Npy, RoundTripsEveryStorageType) {
   for (TensorType type :
        {TensorType(DType::kFloat32, {3}), TensorType(DType::kFloat16, {1, 3}),

@@ -313,6 +313,75 @@ TEST_F(CliTest, BadInputSuiteExitsTwoAndWritesNothing) {
   EXPECT_THAT(Run({"info", Path("dangling.json")}).err, HasSubstr("no node named 'nope'"));
 }
 
+// Legal but too large for any machine's memory: 2^56 Float32 elements
+// (2^58 bytes). `run` ends with one line and exit 2, not an abort.
+TEST_F(CliTest, RunOnAHugeLegalInputExitsTwo) {
+  Write("huge.json", R"({"format": "egret-graph", "version": 1, "nodes": [
+  {"name": "x", "op": "*Input", "outputs": [{"dtype": "Float32", "shape": [134217728, 536870912]}]},
+  {"name": "r", "op": "Relu", "inputs": ["x"], "outputs": [{"dtype": "Float32", "shape": [134217728, 536870912]}]}],
+  "outputs": [{"value": "r"}]})");
+  Result r = Run({"run", Path("huge.json")});
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_EQ(r.err, "egret: error: out of memory: the input is too large for this machine\n");
+}
+
+// An ONNX node without the inputs its schema requires (a Relu with none):
+// once a protobuf CHECK abort, now one line naming the file and node.
+TEST_F(CliTest, OnnxNodeWithoutInputsExitsTwo) {
+  // ModelProto{ir_version 7, opset 13, graph{node{op_type Relu, output y},
+  // output{y: float[4]}}}, encoded by hand.
+  const std::string model(
+      "\x08\x07\x3a\x1f\x0a\x09\x12\x01\x79\x22\x04\x52\x65\x6c\x75\x12\x01\x67\x62\x0f\x0a\x01"
+      "\x79\x12\x0a\x0a\x08\x08\x01\x12\x04\x0a\x02\x08\x04\x42\x04\x0a\x00\x10\x0d",
+      41);
+  Write("m.onnx", model);
+  Result r = Run({"info", Path("m.onnx")});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_EQ(r.err, absl::StrCat(Path("m.onnx"),
+                                ": error: node #0 (Relu): has 0 inputs; opset 13's Relu takes 1 "
+                                "to 1\n"));
+}
+
+TEST_F(CliTest, HugeDimFlagsAreRejected) {
+  Result r = Run({"info", kExample, "--default-dim", "72057594037927937"});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_EQ(r.FirstErrLine(),
+            "egret: error: --default-dim: Value 72057594037927937 not in range 1 to "
+            "72057594037927936 (see --help)");
+  r = Run({"info", kExample, "--dim", "N=72057594037927937"});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_EQ(r.err,
+            "egret: error: --dim 'N=72057594037927937': expected NAME=N with 1 <= N <= 2^56\n");
+}
+
+// Costs whose totals overflow: the tree extractor printed "inf" with exit 0
+// and the DAG extractor "produced an invalid choice"; now both exit 2.
+TEST_F(CliTest, ExtractRejectsOverflowingCosts) {
+  Write("sum.json", R"({"nodes": {
+  "a": {"op": "x", "eclass": "A", "cost": 1e308, "children": []},
+  "b": {"op": "y", "eclass": "B", "cost": 1e308, "children": ["a"]}}, "root_eclasses": ["B"]})");
+  for (const char* x : {"tree", "dag"}) {
+    Result r = Run({"extract", Path("sum.json"), "--extractor", x});
+    EXPECT_EQ(r.code, 2) << x;
+    EXPECT_EQ(r.err, absl::StrCat(Path("sum.json"),
+                                  ":3:43: error: $.nodes.b.cost: the costs add up to more than "
+                                  "the largest double; every total would overflow\n"));
+  }
+  // Each class uses the one below twice: the tree cost doubles per level and
+  // overflows (2^40 * 1e300) while the DAG cost (40 * 1e300) does not.
+  std::string text = "{\"nodes\": {\"n0\": {\"op\": \"leaf\", \"eclass\": \"c0\", \"cost\": 1e300}";
+  for (int i = 1; i <= 40; ++i) {
+    absl::StrAppend(&text, ",\n\"n", i, "\": {\"op\": \"f\", \"eclass\": \"c", i,
+                    "\", \"cost\": 1e300, \"children\": [\"n", i - 1, "\", \"n", i - 1, "\"]}");
+  }
+  absl::StrAppend(&text, "}, \"root_eclasses\": [\"c40\"]}");
+  Write("shared.json", text);
+  Result r = Run({"extract", Path("shared.json"), "--extractor", "tree"});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_EQ(r.err, absl::StrCat(Path("shared.json"),
+                                ": error: the extracted term's tree cost overflows (inf)\n"));
+}
+
 TEST_F(CliTest, ConvertNormalizesJson) {
   Result r = Run({"convert", kExample, "-o", Path("out.json")});
   ASSERT_EQ(r.code, 0) << r.err;

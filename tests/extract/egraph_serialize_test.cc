@@ -79,6 +79,12 @@ TEST(EgraphSerializeTest, BadInputGivesOneLineErrorWithPlaceAndPath) {
        "\"root_eclasses\": [\"c\"]}",
        "number out of range"},
       {"", "expected a JSON object"},
+      // Finite costs whose sum overflows: every total would be inf.
+      {"{\"nodes\": {\"a\": {\"op\": \"x\", \"eclass\": \"c\", \"cost\": 1e308},\n"
+       "\"b\": {\"op\": \"y\", \"eclass\": \"c\", \"cost\": 1e308}}, \"root_eclasses\": [\"c\"]}",
+       "g.json:2:41: error: $.nodes.b.cost: the costs add up to more than the largest double; "
+       "every "
+       "total would overflow"},
   };
   for (const BadCase& c : cases) {
     absl::StatusOr<ExtractionProblem> p = ParseEgraphSerialize(c.text, "g.json");

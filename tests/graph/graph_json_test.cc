@@ -384,6 +384,13 @@ std::vector<BadCase> BadCases() {
        WithNodes(
            R"({"name": "x", "op": "*Input", "outputs": [{"dtype": "Int32", "shape": [4294967296, 4294967296]}]})"),
        "[4294967296", "at /nodes/0/outputs/0/shape: shape has more than 2^56 elements"},
+      {"DimAboveCap",
+       WithNodes(
+           R"({"name": "x", "op": "*Input", "outputs": [{"dtype": "Int32", "shape": [0, 72057594037927937]}]})"),
+       "72057594037927937", "at /nodes/0/outputs/0/shape/1: dim 72057594037927937 is above 2^56"},
+      {"DuplicateKey",
+       WithNodes(R"({"name": "x", "op": "*Input", "name": "y", "outputs": [{"dtype": "Int32"}]})"),
+       "\"name\": \"y\"", "duplicate key 'name'"},
       {"ZeroOffsetNotInt32",
        WithNodes(
            R"({"name": "x", "op": "*Input", "outputs": [{"dtype": "QUInt8", "zero_offset": 3000000000}]})"),
@@ -694,6 +701,32 @@ TEST_F(SidecarTest, RewriteReplacesThePairAndTheMidpointReadsOld) {
   ASSERT_TRUE(back.ok()) << back.status();
   EXPECT_NE(back->FindNode("b_renamed"), kNoNode);
   fs::remove_all(other_dir);
+}
+
+// A NUL escaped in the name would cut the path the file system sees short
+// (reading "g.json.bin" for "g.json.bin\u0000x"): an error, not a truncation.
+TEST_F(SidecarTest, SidecarNameWithNulIsAnError) {
+  std::string broken = absl::StrReplaceAll(
+      text_,
+      {{absl::StrCat("\"", sidecar_name_, "\""), absl::StrCat("\"", sidecar_name_, "\\u0000x\"")}});
+  WriteText(path_, broken);
+  text_ = broken;
+  absl::Status s = ReadBack();
+  EXPECT_EQ(std::string(s.message()),
+            absl::StrCat(At(absl::StrCat("\"", sidecar_name_, "\\u0000x\"")),
+                         ": error: at /sidecar/file: sidecar '", sidecar_name_,
+                         "\\x00x' must be a plain file name (it lives beside the graph file)"));
+}
+
+// A shape with a 0 dim has no elements however large its other dims.
+TEST(GraphJson, ZeroElementShapeWithHugeDimsIsAccepted) {
+  absl::StatusOr<Graph> g = ParseGraphJson(
+      R"({"format": "egret-graph", "version": 1, "nodes": [
+  {"name": "x", "op": "*Input", "outputs": [{"dtype": "Float32", "shape": [4294967296, 4294967296, 0]}]}],
+  "outputs": [{"value": "x"}]})",
+      "g.json", "");
+  ASSERT_TRUE(g.ok()) << g.status();
+  EXPECT_EQ(g->node(0).outputs[0].num_elements(), 0);
 }
 
 }  // namespace

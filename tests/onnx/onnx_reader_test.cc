@@ -93,6 +93,64 @@ std::vector<double> ConvNchw(const std::vector<float>& x, Dims xd, const std::ve
   return out;
 }
 
+// A node with fewer inputs than its schema requires is rejected before any
+// handler reads them (it used to abort on a protobuf CHECK).
+TEST(OnnxReader, NodeWithoutItsInputsIsAnError) {
+  OnnxBuilder b;
+  b.Node("Relu", {}, {"y"});
+  b.Output("y", {4});
+  absl::StatusOr<Graph> g = ParseOnnx(b.Bytes(), "m.onnx");
+  ASSERT_FALSE(g.ok());
+  EXPECT_EQ(g.status().message(),
+            "m.onnx: error: node #0 (Relu): has 0 inputs; opset 13's Relu takes 1 to 1");
+  OnnxBuilder e;
+  e.Input("x", {4});
+  e.Node("Add", {"x", ""}, {"y"});
+  e.Output("y");
+  g = ParseOnnx(e.Bytes(), "m.onnx");
+  ASSERT_FALSE(g.ok());
+  EXPECT_EQ(g.status().message(), "m.onnx: error: node #0 (Add): required input 1 (B) is empty");
+}
+
+// Shapes whose element count overflows int64 are errors wherever they come
+// from: a symbolic dim's size, a Reshape's shape, a Tile's multiples.
+TEST(OnnxReader, OverflowingShapesAreErrors) {
+  {
+    OnnxBuilder b;
+    b.InputSymbolic("x", "N", 4);
+    b.Node("Relu", {"x"}, {"y"});
+    b.Output("y");
+    OnnxImportOptions options;
+    options.dim_params["N"] = (int64_t{1} << 55) + 1;  // [N, 4]: just above 2^56 elements
+    absl::StatusOr<Graph> g = ParseOnnx(b.Bytes(), "m.onnx", options);
+    ASSERT_FALSE(g.ok());
+    EXPECT_THAT(std::string(g.status().message()),
+                HasSubstr("m.onnx: error: graph input 'x': shape ["));
+    EXPECT_THAT(std::string(g.status().message()), HasSubstr("] has more than 2^56 elements"));
+  }
+  {
+    OnnxBuilder b;
+    b.Input("x", {1, 1});
+    b.InitializerInt64("s", {3}, {int64_t{1} << 40, int64_t{1} << 40, 1});
+    b.Node("Reshape", {"x", "s"}, {"y"});
+    b.Output("y");
+    absl::StatusOr<Graph> g = ParseOnnx(b.Bytes(), "m.onnx");
+    ASSERT_FALSE(g.ok());
+    EXPECT_THAT(std::string(g.status().message()), HasSubstr("m.onnx: error: node #0 (Reshape): "));
+  }
+  {
+    OnnxBuilder b;
+    b.Input("x", {4294967296, 1});
+    b.InitializerInt64("m", {2}, {1, 4294967296});
+    b.Node("Tile", {"x", "m"}, {"y"});
+    b.Output("y");
+    absl::StatusOr<Graph> g = ParseOnnx(b.Bytes(), "m.onnx");
+    ASSERT_FALSE(g.ok());
+    EXPECT_THAT(std::string(g.status().message()),
+                HasSubstr("shape [4294967296,4294967296] has more than 2^56 elements"));
+  }
+}
+
 TEST(OnnxReader, ConvBecomesNhwcWithBoundaryTransposes) {
   OnnxBuilder b;
   b.Input("x", {1, 3, 6, 5});
