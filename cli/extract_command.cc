@@ -38,7 +38,9 @@ int RunExtract(const ExtractArgs& args) {
     return kExitBadInput;
   }
   auto start = std::chrono::steady_clock::now();
-  absl::StatusOr<extract::ExtractionProblem> problem = extract::ReadEgraphSerializeFile(args.path);
+  extract::EgraphSourceMap where;
+  absl::StatusOr<extract::ExtractionProblem> problem =
+      extract::ReadEgraphSerializeFile(args.path, &where);
   if (!problem.ok()) {
     std::fprintf(stderr, "%s\n", std::string(problem.status().message()).c_str());
     return ExitCodeFor(problem.status());
@@ -47,9 +49,10 @@ int RunExtract(const ExtractArgs& args) {
   options.time_limit_seconds = args.time_limit;
   absl::StatusOr<extract::ExtractResult> result = extract::Extract(*problem, *extractor, options);
   if (!result.ok()) {
-    std::fprintf(stderr, "%s: error: %s\n", args.path.c_str(),
-                 std::string(result.status().message()).c_str());
-    return ExitCodeFor(result.status());
+    // A cycle or a negative-cost cycle names a class: point at its first node.
+    absl::Status located = where.Locate(result.status(), args.path);
+    std::fprintf(stderr, "%s\n", std::string(located.message()).c_str());
+    return ExitCodeFor(located);
   }
   // The tree cost pays a shared class at every use, so it can overflow where
   // the DAG cost does not: an answer of "inf" is an error, not a cost.

@@ -35,6 +35,15 @@ int Report(const absl::Status& status) {
   return ExitCodeFor(status);
 }
 
+// A failed run of the executor: going over --memory-limit (kResourceExhausted,
+// the only limit the executor has) is a limit hit, exit 1, not bad input;
+// anything else maps as ExitCodeFor.
+int ReportRunFailure(const absl::Status& status) {
+  std::cerr << status.message() << "\n";
+  return status.code() == absl::StatusCode::kResourceExhausted ? kExitCheckFailed
+                                                                : ExitCodeFor(status);
+}
+
 // A file-system-safe name: letters, digits, '_', '-', '.'; others become '_'.
 std::string FileStem(const std::string& name, std::string_view fallback, size_t k) {
   if (name.empty()) return absl::StrFormat("%s%d", fallback, k);
@@ -77,8 +86,8 @@ int RunCommand(const std::string& path, const std::string& inputs_dir, uint64_t 
   auto outputs =
       Execute(*g, *inputs, {.max_live_bytes = static_cast<int64_t>(*memory), .stats = &stats});
   if (!outputs.ok()) {
-    return Report(absl::Status(outputs.status().code(),
-                               absl::StrFormat("%s: error: %s", path, outputs.status().message())));
+    return ReportRunFailure(absl::Status(
+        outputs.status().code(), absl::StrFormat("%s: error: %s", path, outputs.status().message())));
   }
   if (!out_dir.empty()) {
     std::error_code ec;
@@ -127,7 +136,7 @@ int VerifyCommand(const std::string& a_path, const std::string& b_path,
   auto inputs = Inputs(*a, inputs_dir, seed);
   if (!inputs.ok()) return Report(inputs.status());
   auto report = VerifyGraphs(*a, a_path, *b, b_path, *inputs, tolerance);
-  if (!report.ok()) return Report(report.status());
+  if (!report.ok()) return ReportRunFailure(report.status());
   std::cout << report->ToString();
   return report->ok() ? kExitOk : kExitCheckFailed;
 }

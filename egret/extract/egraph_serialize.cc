@@ -12,6 +12,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "egret/extract/class_error.h"
 #include "egret/support/diagnostic.h"
 #include "egret/support/file_io.h"
 
@@ -35,7 +36,8 @@ struct RawNode {
 // in `arena_`. Every error records the byte offset and the JSON path.
 class Parser {
  public:
-  Parser(std::string_view text, std::string_view file) : text_(text), file_(file) {}
+  Parser(std::string_view text, std::string_view file, EgraphSourceMap* where)
+      : text_(text), file_(file), where_(where) {}
 
   absl::StatusOr<ExtractionProblem> Run();
 
@@ -97,6 +99,7 @@ class Parser {
 
   std::string_view text_;
   std::string_view file_;
+  EgraphSourceMap* where_;
   size_t pos_ = 0;
   std::vector<std::string> path_;
   std::deque<std::string> arena_;
@@ -420,6 +423,7 @@ absl::StatusOr<ExtractionProblem> Parser::Run() {
   node_index.reserve(nodes_.size());
   ExtractionProblemBuilder builder;
   std::vector<ClassId> node_cls(nodes_.size());
+  std::vector<size_t> class_offsets;  // of each class's first node, increasing
   for (uint32_t i = 0; i < nodes_.size(); ++i) {
     const RawNode& n = nodes_[i];
     if (!node_index.emplace(n.id, i).second) {
@@ -427,7 +431,10 @@ absl::StatusOr<ExtractionProblem> Parser::Run() {
       return Error(n.offset, absl::StrCat("duplicate node id \"", std::string(n.id), "\""));
     }
     auto [it, inserted] = class_index.emplace(n.eclass, 0);
-    if (inserted) it->second = builder.AddClass(std::string(n.eclass));
+    if (inserted) {
+      it->second = builder.AddClass(std::string(n.eclass));
+      class_offsets.push_back(n.offset);
+    }
     node_cls[i] = it->second;
   }
   // Every total an extractor computes (a DAG cost, a bound) is at most the
@@ -479,21 +486,49 @@ absl::StatusOr<ExtractionProblem> Parser::Run() {
   absl::StatusOr<ExtractionProblem> p = std::move(builder).Build();
   if (!p.ok())
     return BadInput(SourceLocation{std::string(file_)}, std::string(p.status().message()));
+  if (where_ != nullptr) {
+    // One pass over the text: the offsets increase with the class id.
+    where_->class_location.clear();
+    where_->class_location.reserve(class_offsets.size());
+    size_t at = 0;
+    int line = 1, col = 1;
+    for (size_t offset : class_offsets) {
+      for (; at < offset && at < text_.size(); ++at) {
+        if (text_[at] == '\n') {
+          ++line;
+          col = 1;
+        } else {
+          ++col;
+        }
+      }
+      where_->class_location.push_back(SourceLocation{std::string(file_), line, col});
+    }
+  }
   return p;
 }
 
 }  // namespace
 
-absl::StatusOr<ExtractionProblem> ParseEgraphSerialize(std::string_view text,
-                                                       std::string_view file) {
-  Parser parser(text, file);
+absl::Status EgraphSourceMap::Locate(const absl::Status& status, std::string_view file) const {
+  if (status.ok()) return status;
+  SourceLocation loc{std::string(file)};
+  if (std::optional<ClassId> c = ErrorClass(status); c && *c < class_location.size()) {
+    loc = class_location[*c];
+  }
+  return absl::Status(status.code(), FormatDiagnostic(loc, Severity::kError, status.message()));
+}
+
+absl::StatusOr<ExtractionProblem> ParseEgraphSerialize(std::string_view text, std::string_view file,
+                                                       EgraphSourceMap* where) {
+  Parser parser(text, file, where);
   return parser.Run();
 }
 
-absl::StatusOr<ExtractionProblem> ReadEgraphSerializeFile(const std::string& path) {
+absl::StatusOr<ExtractionProblem> ReadEgraphSerializeFile(const std::string& path,
+                                                          EgraphSourceMap* where) {
   absl::StatusOr<std::string> text = ReadFile(path);
   if (!text.ok()) return text.status();
-  return ParseEgraphSerialize(*text, path);
+  return ParseEgraphSerialize(*text, path, where);
 }
 
 }  // namespace egret::extract

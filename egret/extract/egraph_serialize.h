@@ -16,19 +16,37 @@
 #include <string>
 #include <string_view>
 
+#include <vector>
+
+#include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "egret/extract/problem.h"
+#include "egret/support/diagnostic.h"
 
 namespace egret::extract {
 
+// Where each class of a parsed problem is in its file: the key of the class's
+// first node, indexed by ClassId.
+struct EgraphSourceMap {
+  std::vector<SourceLocation> class_location;
+
+  // `status` (an extraction error) as "<file>:<line>:<col>: error: <message>"
+  // when it carries a class (class_error.h) this map places, else
+  // "<file>: error: <message>"; the code is kept.
+  absl::Status Locate(const absl::Status& status, std::string_view file) const;
+};
+
 // Parses `text`. On bad input returns kInvalidArgument whose message is one
 // line: "<file>:<line>:<col>: error: <JSON path>: <what is wrong>", e.g.
-// `g.json:7:15: error: $.nodes["3"].cost: expected a number`.
+// `g.json:7:15: error: $.nodes["3"].cost: expected a number`. On success
+// fills `where` when it is given.
 absl::StatusOr<ExtractionProblem> ParseEgraphSerialize(std::string_view text,
-                                                       std::string_view file = "<input>");
+                                                       std::string_view file = "<input>",
+                                                       EgraphSourceMap* where = nullptr);
 
 // Reads and parses the file at `path` (see support/file_io.h for read errors).
-absl::StatusOr<ExtractionProblem> ReadEgraphSerializeFile(const std::string& path);
+absl::StatusOr<ExtractionProblem> ReadEgraphSerializeFile(const std::string& path,
+                                                          EgraphSourceMap* where = nullptr);
 
 }  // namespace egret::extract
 

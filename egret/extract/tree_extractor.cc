@@ -6,6 +6,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "egret/extract/class_error.h"
 
 namespace egret::extract {
 
@@ -44,8 +45,10 @@ absl::StatusOr<TreeCosts> ComputeTreeCosts(const ExtractionProblem& p) {
     out.choice.node[c] = n;
     height[c] = h + 1;
     if (height[c] > nc) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "class '", p.class_name(c), "' is on a cycle of negative cost; no tree cost exists"));
+      return WithErrorClass(
+          absl::InvalidArgumentError(absl::StrCat(
+              "class '", p.class_name(c), "' is on a cycle of negative cost; no tree cost exists")),
+          c);
     }
     for (ENodeId parent : p.parents(c)) {
       if (!queued[parent]) {
@@ -82,9 +85,12 @@ absl::Status UncomputableRootError(const ExtractionProblem& p, const std::vector
     }
     c = next;
   }
-  return absl::InvalidArgumentError(
-      absl::StrCat("root class '", p.class_name(root),
-                   "' cannot be extracted: no node of it has an acyclic term (", why, ")"));
+  // Points at the class that blocks the root (on a cycle), when it has nodes.
+  return WithErrorClass(
+      absl::InvalidArgumentError(
+          absl::StrCat("root class '", p.class_name(root),
+                       "' cannot be extracted: no node of it has an acyclic term (", why, ")")),
+      p.class_size(c) == 0 ? root : c);
 }
 
 absl::StatusOr<Choice> ExtractTree(const ExtractionProblem& p) {

@@ -20,7 +20,8 @@ struct TreeCosts {
 };
 
 // Computes TreeCosts. Fails (kInvalidArgument) only when negative costs form
-// a cycle whose tree cost decreases without bound.
+// a cycle whose tree cost decreases without bound; the error carries a class
+// on it (class_error.h).
 absl::StatusOr<TreeCosts> ComputeTreeCosts(const ExtractionProblem& p);
 
 // The tree-optimal choice, restricted to the classes reachable from the
@@ -28,7 +29,8 @@ absl::StatusOr<TreeCosts> ComputeTreeCosts(const ExtractionProblem& p);
 // names the root and a class that blocks it.
 absl::StatusOr<Choice> ExtractTree(const ExtractionProblem& p);
 
-// The error ExtractTree returns for a root class whose tree cost is infinite.
+// The error ExtractTree returns for a root class whose tree cost is infinite;
+// it carries the class on the cycle that blocks it (class_error.h).
 absl::Status UncomputableRootError(const ExtractionProblem& p, const std::vector<double>& cost,
                                    ClassId root);
 

@@ -190,6 +190,29 @@ std::optional<std::pair<size_t, std::string>> FindDuplicateKey(std::string_view 
   return std::nullopt;
 }
 
+// In `text` (JSON that nlohmann refused with "number overflow"), the offset
+// and spelling of the first number literal outside a string that does not fit
+// a double (1e400); nullopt when there is none.
+std::optional<std::pair<size_t, std::string>> FindOverflowingNumber(std::string_view text) {
+  for (size_t p = 0; p < text.size(); ++p) {
+    const char c = text[p];
+    if (c == '"') {
+      p = SkipString(text, p) - 1;
+      continue;
+    }
+    if (c != '-' && !(c >= '0' && c <= '9')) continue;
+    size_t end = p + 1;
+    while (end < text.size() &&
+           std::string_view("0123456789.eE+-").find(text[end]) != std::string_view::npos) {
+      ++end;
+    }
+    std::string token(text.substr(p, end - p));
+    if (std::isinf(std::strtod(token.c_str(), nullptr))) return std::make_pair(p, token);
+    p = end - 1;
+  }
+  return std::nullopt;
+}
+
 std::optional<size_t> FindTooDeep(std::string_view text, int max_depth) {
   int depth = 0;
   for (size_t p = 0; p < text.size(); ++p) {
@@ -343,6 +366,12 @@ absl::Status Reader::CheckMembers(const Json& obj, const std::string& ptr,
 }
 
 absl::Status Reader::GetInt(const Json& j, const std::string& ptr, int64_t* out) const {
+  // An integer literal beyond uint64 (99999999999999999999) reaches here as
+  // a float; say so rather than "expected an integer".
+  if (j.is_number_float() && std::abs(j.get<double>()) >= 0x1p63 &&
+      std::trunc(j.get<double>()) == j.get<double>()) {
+    return Fail(ptr, "integer out of range");
+  }
   EGRET_RETURN_IF_ERROR(Expect(j, ptr, j.is_number_integer(), "an integer"));
   if (j.is_number_unsigned() &&
       j.get<uint64_t>() > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) {
@@ -1271,6 +1300,12 @@ absl::StatusOr<Graph> ParseGraphJson(std::string_view text, std::string_view fil
     return BadInput(LocationOf(filename, text, offset),
                     absl::StrCat("invalid JSON: ", OneLine(what)));
   } catch (const Json::exception& e) {
+    // nlohmann's "number overflow" (a literal beyond a double, 1e400) has no
+    // position: find the literal.
+    if (auto big = FindOverflowingNumber(text)) {
+      return BadInput(LocationOf(filename, text, big->first),
+                      absl::StrCat("number ", OneLine(big->second), " is out of range"));
+    }
     return BadInput(SourceLocation{std::string(filename), 0, 0},
                     absl::StrCat("invalid JSON: ", OneLine(e.what())));
   }

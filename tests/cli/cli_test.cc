@@ -1086,14 +1086,18 @@ TEST_F(CliTest, ZeroOrNegativeLimitsExitTwo) {
 }
 
 // The executor honours the memory limit too (`run`, `verify`, `optimize
-// --verify`): over it the run fails with one line instead of growing.
+// --verify`): over it the run fails with one line instead of growing. A limit
+// hit is exit 1 (the input is fine); a bad limit is exit 2.
 TEST_F(CliTest, ExecutorHonoursTheMemoryLimit) {
   Result r = Run({"run", kExample, "--memory-limit", "1K"});
-  EXPECT_EQ(r.code, 2);
-  EXPECT_THAT(r.FirstErrLine(), HasSubstr("1024"));
+  EXPECT_EQ(r.code, 1);
+  EXPECT_THAT(r.FirstErrLine(), StartsWith(absl::StrCat(kExample, ": error: node ")));
+  EXPECT_THAT(r.FirstErrLine(), HasSubstr("over the limit of 1024"));
+  EXPECT_EQ(r.err, r.FirstErrLine() + "\n");
   r = Run({"verify", kExample, kExample, "--memory-limit", "1K"});
-  EXPECT_EQ(r.code, 2);
-  EXPECT_THAT(r.FirstErrLine(), HasSubstr("1024"));
+  EXPECT_EQ(r.code, 1);
+  EXPECT_THAT(r.FirstErrLine(), HasSubstr("over the limit of 1024"));
+  EXPECT_EQ(r.err, r.FirstErrLine() + "\n");
   r = Run({"run", kExample, "--memory-limit", "0"});
   EXPECT_EQ(r.code, 2);
   EXPECT_THAT(r.FirstErrLine(), StartsWith("egret run: error: --memory-limit must be"));

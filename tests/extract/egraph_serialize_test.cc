@@ -1,7 +1,11 @@
 #include "egret/extract/egraph_serialize.h"
 
+#include <optional>
 #include <string>
 
+#include "absl/strings/str_cat.h"
+#include "egret/extract/class_error.h"
+#include "egret/extract/tree_extractor.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
@@ -107,6 +111,64 @@ TEST(EgraphSerializeTest, MissingFileIsNotFound) {
   absl::StatusOr<ExtractionProblem> p = ReadEgraphSerializeFile("/nonexistent/x.json");
   ASSERT_FALSE(p.ok());
   EXPECT_THAT(std::string(p.status().message()), HasSubstr("/nonexistent/x.json"));
+}
+
+// The source map places every class at the key of its first node, and an
+// extraction error naming a class (a cycle, a negative-cost cycle) at it.
+TEST(EgraphSerializeTest, SourceMapPlacesClassesAndTheirErrors) {
+  EgraphSourceMap where;
+  absl::StatusOr<ExtractionProblem> p = ParseEgraphSerialize(
+      "{\"nodes\": {\n"
+      "  \"a\": {\"op\": \"f\", \"eclass\": \"A\", \"children\": [\"b\"]},\n"
+      "  \"b\": {\"op\": \"g\", \"eclass\": \"B\", \"children\": [\"a\"]},\n"
+      "  \"c\": {\"op\": \"h\", \"eclass\": \"A\"}},\n"
+      " \"root_eclasses\": [\"A\"]}",
+      "g.json", &where);
+  ASSERT_TRUE(p.ok()) << p.status();
+  ASSERT_EQ(where.class_location.size(), 2u);
+  ClassId a = static_cast<ClassId>(p->FindClass("A"));
+  ClassId b = static_cast<ClassId>(p->FindClass("B"));
+  EXPECT_EQ(where.class_location[a].ToString(), "g.json:2:3");
+  EXPECT_EQ(where.class_location[b].ToString(), "g.json:3:3");
+
+  absl::Status located =
+      where.Locate(WithErrorClass(absl::FailedPreconditionError("on a cycle"), b), "g.json");
+  EXPECT_EQ(located.code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_EQ(located.message(), "g.json:3:3: error: on a cycle");
+  // No class, or one the map does not know: the file only.
+  EXPECT_EQ(where.Locate(absl::InvalidArgumentError("bad"), "g.json").message(),
+            "g.json: error: bad");
+  EXPECT_EQ(where.Locate(WithErrorClass(absl::InvalidArgumentError("bad"), 7), "g.json").message(),
+            "g.json: error: bad");
+  EXPECT_EQ(ErrorClass(absl::InvalidArgumentError("bad")), std::nullopt);
+  EXPECT_TRUE(WithErrorClass(absl::OkStatus(), a).ok());
+}
+
+TEST(EgraphSerializeTest, TreeExtractionErrorsCarryTheirClass) {
+  // B's only node needs A, and A's only node needs B.
+  absl::StatusOr<ExtractionProblem> cyclic = ParseEgraphSerialize(
+      R"({"nodes": {"a": {"op": "f", "eclass": "A", "children": ["b"]},
+                    "b": {"op": "g", "eclass": "B", "children": ["a"]}},
+          "root_eclasses": ["B"]})");
+  ASSERT_TRUE(cyclic.ok()) << cyclic.status();
+  absl::StatusOr<Choice> c = ExtractTree(*cyclic);
+  ASSERT_FALSE(c.ok());
+  EXPECT_THAT(std::string(c.status().message()), HasSubstr("every path is cyclic"));
+  EXPECT_EQ(ErrorClass(c.status()), static_cast<ClassId>(cyclic->FindClass("B")));
+  // A cycle of negative cost: A -> B -> A, each turn cheaper.
+  absl::StatusOr<ExtractionProblem> negative = ParseEgraphSerialize(
+      R"({"nodes": {"a": {"op": "f", "eclass": "A", "cost": -1, "children": ["b"]},
+                    "b": {"op": "x", "eclass": "B", "cost": 1},
+                    "c": {"op": "g", "eclass": "B", "cost": -5, "children": ["a"]}},
+          "root_eclasses": ["A"]})");
+  ASSERT_TRUE(negative.ok()) << negative.status();
+  absl::StatusOr<TreeCosts> t = ComputeTreeCosts(*negative);
+  ASSERT_FALSE(t.ok());
+  EXPECT_THAT(std::string(t.status().message()), HasSubstr("cycle of negative cost"));
+  std::optional<ClassId> on = ErrorClass(t.status());
+  ASSERT_TRUE(on.has_value());
+  EXPECT_THAT(std::string(t.status().message()),
+              HasSubstr(absl::StrCat("class '", negative->class_name(*on), "'")));
 }
 
 }  // namespace

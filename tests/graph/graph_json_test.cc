@@ -388,6 +388,32 @@ std::vector<BadCase> BadCases() {
        WithNodes(
            R"({"name": "x", "op": "*Input", "outputs": [{"dtype": "Int32", "shape": [0, 72057594037927937]}]})"),
        "72057594037927937", "at /nodes/0/outputs/0/shape/1: dim 72057594037927937 is above 2^56"},
+      // Huge numbers: a float-spelled dim, an integer beyond uint64 (which
+      // the JSON parser holds as a double) and literals beyond a double.
+      {"DimIsHugeFloat",
+       WithNodes(
+           R"({"name": "x", "op": "*Input", "outputs": [{"dtype": "Int32", "shape": [2, 1e30]}]})"),
+       "1e30", "at /nodes/0/outputs/0/shape/1: integer out of range"},
+      {"DimBeyondUint64",
+       WithNodes(
+           R"({"name": "x", "op": "*Input", "outputs": [{"dtype": "Int32", "shape": [99999999999999999999]}]})"),
+       "99999999999999999999", "at /nodes/0/outputs/0/shape/0: integer out of range"},
+      {"NegativeDimBeyondInt64",
+       WithNodes(
+           R"({"name": "x", "op": "*Input", "outputs": [{"dtype": "Int32", "shape": [-99999999999999999999]}]})"),
+       "-99999999999999999999", "at /nodes/0/outputs/0/shape/0: integer out of range"},
+      {"DimBeyondDouble",
+       WithNodes(
+           R"({"name": "x", "op": "*Input", "outputs": [{"dtype": "Int32", "shape": [1e400]}]})"),
+       "1e400", "number 1e400 is out of range"},
+      {"DataBeyondDouble",
+       WithNodes(
+           R"({"name": "c", "op": "$Const", "outputs": [{"dtype": "Float32", "shape": [2]}], "data": [1, -2E+999]})"),
+       "-2E+999", "number -2E+999 is out of range"},
+      {"HugeIntegerBeyondDoubleInAString",
+       WithNodes(
+           R"({"name": "1e400", "op": "*Input", "outputs": [{"dtype": "Int32", "shape": [1e999]}]})"),
+       "1e999", "number 1e999 is out of range"},
       {"DuplicateKey",
        WithNodes(R"({"name": "x", "op": "*Input", "name": "y", "outputs": [{"dtype": "Int32"}]})"),
        "\"name\": \"y\"", "duplicate key 'name'"},
