@@ -41,7 +41,7 @@ int Report(const absl::Status& status) {
 int ReportRunFailure(const absl::Status& status) {
   std::cerr << status.message() << "\n";
   return status.code() == absl::StatusCode::kResourceExhausted ? kExitCheckFailed
-                                                                : ExitCodeFor(status);
+                                                               : ExitCodeFor(status);
 }
 
 // A file-system-safe name: letters, digits, '_', '-', '.'; others become '_'.
@@ -86,8 +86,9 @@ int RunCommand(const std::string& path, const std::string& inputs_dir, uint64_t 
   auto outputs =
       Execute(*g, *inputs, {.max_live_bytes = static_cast<int64_t>(*memory), .stats = &stats});
   if (!outputs.ok()) {
-    return ReportRunFailure(absl::Status(
-        outputs.status().code(), absl::StrFormat("%s: error: %s", path, outputs.status().message())));
+    return ReportRunFailure(
+        absl::Status(outputs.status().code(),
+                     absl::StrFormat("%s: error: %s", path, outputs.status().message())));
   }
   if (!out_dir.empty()) {
     std::error_code ec;

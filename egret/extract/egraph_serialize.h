@@ -15,7 +15,6 @@
 
 #include <string>
 #include <string_view>
-
 #include <vector>
 
 #include "absl/status/status.h"

@@ -382,6 +382,35 @@ TEST_F(CliTest, ExtractRejectsOverflowingCosts) {
                                 ": error: the extracted term's tree cost overflows (inf)\n"));
 }
 
+// An e-graph with no extraction (a root whose every term is cyclic, a cycle
+// of negative cost) names the file, line and column of the class on the cycle.
+TEST_F(CliTest, ExtractCycleErrorsPointAtTheClass) {
+  Write("cycle.json", R"({"nodes": {
+"a": {"op": "f", "eclass": "A", "children": ["b"]},
+"b": {"op": "g", "eclass": "B", "children": ["a"]}},
+"root_eclasses": ["B"]})");
+  Write("negative.json", R"({"nodes": {
+"a": {"op": "f", "eclass": "A", "cost": -1, "children": ["b"]},
+"b": {"op": "x", "eclass": "B", "cost": 1},
+"c": {"op": "g", "eclass": "B", "cost": -5, "children": ["a"]}},
+"root_eclasses": ["A"]})");
+  for (const char* x : {"tree", "dag", "ilp"}) {
+    Result r = Run({"extract", Path("cycle.json"), "--extractor", x});
+    EXPECT_EQ(r.code, 2) << x;
+    EXPECT_EQ(r.err, absl::StrCat(Path("cycle.json"),
+                                  ":3:1: error: root class 'B' cannot be extracted: no node of it "
+                                  "has an acyclic term (every path is cyclic through class "
+                                  "'B')\n"))
+        << x;
+    r = Run({"extract", Path("negative.json"), "--extractor", x});
+    EXPECT_EQ(r.code, 2) << x;
+    EXPECT_EQ(r.err, absl::StrCat(Path("negative.json"),
+                                  ":4:1: error: class 'B' is on a cycle of negative cost; no tree "
+                                  "cost exists\n"))
+        << x;
+  }
+}
+
 TEST_F(CliTest, ConvertNormalizesJson) {
   Result r = Run({"convert", kExample, "-o", Path("out.json")});
   ASSERT_EQ(r.code, 0) << r.err;
