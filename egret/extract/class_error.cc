@@ -18,7 +18,7 @@ absl::Status WithErrorClass(absl::Status status, ClassId c) {
 }
 
 std::optional<ClassId> ErrorClass(const absl::Status& status) {
-  std::optional<absl::Cord> payload = status.GetPayload(kClassPayload);
+  auto payload = status.GetPayload(kClassPayload);  // absl::optional<absl::Cord>
   if (!payload) return std::nullopt;
   std::string text(*payload);
   ClassId c = 0;

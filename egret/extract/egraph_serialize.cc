@@ -515,7 +515,8 @@ absl::Status EgraphSourceMap::Locate(const absl::Status& status, std::string_vie
   if (std::optional<ClassId> c = ErrorClass(status); c && *c < class_location.size()) {
     loc = class_location[*c];
   }
-  return absl::Status(status.code(), FormatDiagnostic(loc, Severity::kError, status.message()));
+  return absl::Status(status.code(),
+                      FormatDiagnostic(loc, Severity::kError, std::string(status.message())));
 }
 
 absl::StatusOr<ExtractionProblem> ParseEgraphSerialize(std::string_view text, std::string_view file,
