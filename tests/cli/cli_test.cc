@@ -383,7 +383,8 @@ TEST_F(CliTest, ExtractRejectsOverflowingCosts) {
 }
 
 // An e-graph with no extraction (a root whose every term is cyclic, a cycle
-// of negative cost) names the file, line and column of the class on the cycle.
+// of negative cost) names the file, line and column of the class on the cycle
+// (its first node: "b" for class B).
 TEST_F(CliTest, ExtractCycleErrorsPointAtTheClass) {
   Write("cycle.json", R"({"nodes": {
 "a": {"op": "f", "eclass": "A", "children": ["b"]},
@@ -405,7 +406,7 @@ TEST_F(CliTest, ExtractCycleErrorsPointAtTheClass) {
     r = Run({"extract", Path("negative.json"), "--extractor", x});
     EXPECT_EQ(r.code, 2) << x;
     EXPECT_EQ(r.err, absl::StrCat(Path("negative.json"),
-                                  ":4:1: error: class 'B' is on a cycle of negative cost; no tree "
+                                  ":3:1: error: class 'B' is on a cycle of negative cost; no tree "
                                   "cost exists\n"))
         << x;
   }
