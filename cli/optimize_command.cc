@@ -51,6 +51,7 @@
 #include "egret/io/graph_io.h"
 #include "egret/pipeline/op_counts.h"
 #include "egret/pipeline/optimize.h"
+#include "egret/rules/ast.h"
 #include "egret/rules/rule_set.h"
 #include "egret/support/diagnostic.h"
 #include "egret/support/file_io.h"
@@ -260,15 +261,14 @@ int RunOptimize(const OptimizeArgs& args) {
               r->extraction.time_limit_hit ? "TimeLimit (best so far)" : "Finished");
   std::printf("rules: %zu compiled, %zu skipped", r->rules_compiled, r->rules_skipped.size());
   if (!r->rules_skipped.empty()) {
-    std::vector<std::string> names;
+    const std::string cpp_name(rules::ExprKindName(rules::ExprKind::kCppName));
+    std::vector<std::string> functions, cpp_names;
     for (const SkippedRuleSummary& k : r->rules_skipped) {
       for (const SkippedRuleSummary::Missing& m : k.missing_functions) {
-        if (std::find(names.begin(), names.end(), m.function) == names.end()) {
-          names.push_back(m.function);
-        }
+        (m.form == cpp_name ? cpp_names : functions).push_back(m.function);
       }
     }
-    std::printf(" (no implementation of: %s)", absl::StrJoin(names, ", ").c_str());
+    std::printf(" (%s)", MissingNamesText(functions, cpp_names).c_str());
   }
   if (r->rules_left_out.count > 0) std::printf(", %s", r->rules_left_out.ToString().c_str());
   std::printf("\n");

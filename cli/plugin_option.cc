@@ -5,6 +5,7 @@
 
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "egret/rules/function_binding.h"
 #include "egret/rules/plugin_loader.h"
 
@@ -44,16 +45,32 @@ absl::StatusOr<rules::RuleSet> LoadRulesWith(const std::vector<std::string>& fil
   return set;
 }
 
-std::string MissingFunctionNames(const std::vector<rules::SkippedRule>& skipped) {
-  absl::flat_hash_set<std::string> seen;
-  std::string out;
-  for (const rules::SkippedRule& r : skipped) {
-    for (const rules::UnboundCall& c : r.calls) {
-      if (seen.insert(c.function).second)
-        absl::StrAppend(&out, out.empty() ? "" : ", ", c.function);
+std::string MissingNamesText(const std::vector<std::string>& functions,
+                             const std::vector<std::string>& cpp_names) {
+  auto distinct = [](const std::vector<std::string>& names) {
+    absl::flat_hash_set<std::string> seen;
+    std::vector<std::string> out;
+    for (const std::string& n : names) {
+      if (seen.insert(n).second) out.push_back(n);
     }
+    return absl::StrJoin(out, ", ");
+  };
+  std::string out;
+  if (!functions.empty()) absl::StrAppend(&out, "no implementation of: ", distinct(functions));
+  if (!cpp_names.empty()) {
+    absl::StrAppend(&out, out.empty() ? "" : "; ", "C++ names: ", distinct(cpp_names));
   }
   return out;
+}
+
+std::string MissingNamesText(const std::vector<rules::SkippedRule>& skipped) {
+  std::vector<std::string> functions, cpp_names;
+  for (const rules::SkippedRule& r : skipped) {
+    for (const rules::UnboundCall& c : r.calls) {
+      (c.form == rules::ExprKind::kCppName ? cpp_names : functions).push_back(c.function);
+    }
+  }
+  return MissingNamesText(functions, cpp_names);
 }
 
 }  // namespace egret::cli

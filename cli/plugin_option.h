@@ -40,9 +40,14 @@ absl::StatusOr<rules::RuleSet> LoadRulesWith(const std::vector<std::string>& fil
                                              const RuleFunctions& fns, DiagnosticList* diags,
                                              std::vector<rules::SkippedRule>* skipped = nullptr);
 
-// "pad_total_for_qnn, reshape_hw_to_4d": the distinct missing functions of
-// `skipped`, in order of first appearance.
-std::string MissingFunctionNames(const std::vector<rules::SkippedRule>& skipped);
+// What skipped rules lack, for a summary line: "no implementation of: f, g;
+// C++ names: X" lists the functions with no implementation apart from the C++
+// names of constraints (rules/function_binding.h); a part with no names is
+// left out ("C++ names: X"). Each list keeps the names' order, without repeats.
+std::string MissingNamesText(const std::vector<std::string>& functions,
+                             const std::vector<std::string>& cpp_names);
+// The text for the unbound calls of `skipped`, in order of first appearance.
+std::string MissingNamesText(const std::vector<rules::SkippedRule>& skipped);
 
 }  // namespace egret::cli
 

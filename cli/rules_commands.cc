@@ -98,8 +98,8 @@ int RunCheck(const RulesArgs& args) {
                                set->rules.size(), set->ops.size(), diags.error_count(),
                                diags.warning_count());
   if (!skipped.empty()) {
-    std::cout << absl::StrFormat(", %d rule%s not run (no implementation of: %s)", skipped.size(),
-                                 skipped.size() == 1 ? "" : "s", MissingFunctionNames(skipped));
+    std::cout << absl::StrFormat(", %d rule%s not run (%s)", skipped.size(),
+                                 skipped.size() == 1 ? "" : "s", MissingNamesText(skipped));
   }
   if (const rules::LeftOutRules left = rules::RulesLeftOut(*set, *flags); left.count > 0) {
     std::cout << ", " << left.ToString();

@@ -961,6 +961,42 @@ TEST_F(CliTest, OptimizeSkipsRulesWithoutImplementationAndRunsThemWithAPlugin) {
   EXPECT_THAT(r.out, HasSubstr("Slice_shape 0 -> 1"));
 }
 
+// A C++ name in a constraint (SPECIAL_CONDITION) is not a function: the
+// summaries list it apart from the functions with no implementation.
+TEST_F(CliTest, SummariesListCppNamesApartFromMissingFunctions) {
+  Write("cpp_names.rules", R"(
+DEF_PACKAGE_OPTIMIZATION(EARLY, Op("PoolMax2d", "In", "W", "S", "P"),
+  AND(SPECIAL_CONDITION, MY_FLAG), Op("PoolMax2d", "In", "W", "S", "P"))
+)");
+  Write("both.rules", R"(
+DEF_PACKAGE_OPTIMIZATION(EARLY, Op("PoolMax2d", "In", "W", "S", "P"),
+  SPECIAL_CONDITION, Op("PoolMax2d", "In", "W", "S", "P"))
+DEF_PACKAGE_OPTIMIZATION(EARLY + 1, Op("PoolMax2d", "In", "W", "S", "P"),
+  AND(SPECIAL_CONDITION, EXTERNAL_CONSTRAINT(my_check, "P")),
+  Op("PoolMax2d", "In", SHAPEFN_APPLY(my_window, "W"), "S", "P"))
+)");
+  Result r = Run({"rules", "check", Path("cpp_names.rules")});
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.out,
+            "1 rules, 0 op implementations, 0 errors, 2 warnings, 1 rule not run (C++ names: "
+            "SPECIAL_CONDITION, MY_FLAG)\n");
+  constexpr char kBoth[] =
+      "(no implementation of: my_check, my_window; C++ names: SPECIAL_CONDITION)";
+  r = Run({"rules", "check", Path("both.rules")});
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.out, absl::StrCat("2 rules, 0 op implementations, 0 errors, 4 warnings, 2 rules not "
+                                "run ",
+                                kBoth, "\n"));
+
+  r = Run({"optimize", kPluginGraph, "--rules", Path("both.rules"), "--report", Path("both.json")});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr(absl::StrCat("rules: 0 compiled, 2 skipped ", kBoth, "\n")));
+  nlohmann::json rep = ReadJson("both.json");
+  ASSERT_EQ(rep["rules_skipped"].size(), 2u) << rep.dump();
+  EXPECT_EQ(rep["rules_skipped"][0]["missing_functions"][0]["function"], "SPECIAL_CONDITION");
+  EXPECT_EQ(rep["rules_skipped"][0]["missing_functions"][0]["form"], "cpp_name");
+}
+
 TEST_F(CliTest, BadPluginsExitTwoWithOneLine) {
   Write("libnot_a_plugin.so", "just text\n");
   const std::vector<std::pair<std::string, std::string>> cases = {
