@@ -11,6 +11,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
+#include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "egret/extract/class_error.h"
 #include "egret/support/diagnostic.h"
@@ -49,8 +50,11 @@ class Parser {
     return BadInput(LocationOf(file_, text_, offset), absl::StrCat(path, ": ", std::string(what)));
   }
   void PushKey(std::string_view key) {
-    path_.push_back(IsIdent(key) ? absl::StrCat(".", std::string(key))
-                                 : absl::StrCat("[\"", std::string(key), "\"]"));
+    path_.push_back(
+        IsIdent(key)
+            ? absl::StrCat(".", std::string(key))
+            // Escaped: a key may hold '\n' or '"' (one-line errors).
+            : absl::StrCat("[\"", absl::CEscape(absl::string_view(key.data(), key.size())), "\"]"));
   }
   void PushIndex(size_t i) { path_.push_back(absl::StrCat("[", i, "]")); }
   void Pop() { path_.pop_back(); }

@@ -18,6 +18,7 @@ namespace egret {
 namespace {
 
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 std::string TempPath(const std::string& name) {
   return (std::filesystem::path(::testing::TempDir()) / name).string();
@@ -90,6 +91,8 @@ TEST(Npy, RejectsMismatchesWithTheFileName) {
               HasSubstr(path + ": error: shape (2,) does not match Float32[3]"));
   auto wrong_type = ReadNpy(path, TensorType(DType::kInt32, {2}));
   EXPECT_THAT(std::string(wrong_type.status().message()), HasSubstr("element type must be '<i4'"));
+  // The header quoted in the error ends in '\n' in the file; the error is one line.
+  EXPECT_THAT(std::string(wrong_type.status().message()), Not(HasSubstr("\n")));
   std::string junk = TempPath("junk.npy");
   ASSERT_TRUE(WriteFileAtomically(junk, "hello").ok());
   EXPECT_THAT(std::string(ReadNpy(junk, t.type()).status().message()),

@@ -1,29 +1,16 @@
 // libFuzzer target for the rule front end: any bytes go through the
-// preprocessor (with the prelude) and, when built with EGRET_FUZZ_PARSER,
-// through the parser and checker too. Nothing may crash, hang, leak or break
-// the token-stream contract. Built and run by run_fuzz.cmake (clang only).
+// preprocessor (with the prelude), then through the parser and checker. Nothing may crash, hang,
+// leak or break the token-stream contract. Built and run by run_fuzz.cmake (clang only).
 #include <cstddef>
 #include <cstdint>
-#include <cstdio>
-#include <cstdlib>
 #include <string>
 #include <string_view>
 
 #include "egret/rules/preprocessor.h"
-#ifdef EGRET_FUZZ_PARSER
 #include "egret/rules/rule_set.h"
-#endif
+#include "fuzz_util.h"
 
-namespace {
-
-void Check(bool ok, const char* what) {
-  if (!ok) {
-    std::fprintf(stderr, "contract broken: %s\n", what);
-    std::abort();
-  }
-}
-
-}  // namespace
+using egret::fuzz::Check;
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace egret::rules;
@@ -47,10 +34,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   Check(pp->tokens.back().kind == TokenKind::kEnd, "no kEnd at the end");
   for (const egret::Diagnostic& d : diags.all()) Check(!d.message.empty(), "empty diagnostic");
   (void)TokensToText(pp->tokens);
-#ifdef EGRET_FUZZ_PARSER
   egret::DiagnosticList diags2;
   RuleSet rules = LoadRuleText(text, "fuzz.cc", options, &diags2);
   (void)rules;
-#endif
   return 0;
 }
