@@ -49,12 +49,14 @@ class Parser {
     for (const std::string& p : path_) path += p;
     return BadInput(LocationOf(file_, text_, offset), absl::StrCat(path, ": ", std::string(what)));
   }
+  // `s` in double quotes, C-escaped: a key or id may hold '\n' or '"', and
+  // an error stays one line.
+  static std::string Quoted(std::string_view s) {
+    return absl::StrCat("\"", absl::CEscape(absl::string_view(s.data(), s.size())), "\"");
+  }
   void PushKey(std::string_view key) {
-    path_.push_back(
-        IsIdent(key)
-            ? absl::StrCat(".", std::string(key))
-            // Escaped: a key may hold '\n' or '"' (one-line errors).
-            : absl::StrCat("[\"", absl::CEscape(absl::string_view(key.data(), key.size())), "\"]"));
+    path_.push_back(IsIdent(key) ? absl::StrCat(".", std::string(key))
+                                 : absl::StrCat("[", Quoted(key), "]"));
   }
   void PushIndex(size_t i) { path_.push_back(absl::StrCat("[", i, "]")); }
   void Pop() { path_.pop_back(); }
@@ -432,7 +434,7 @@ absl::StatusOr<ExtractionProblem> Parser::Run() {
     const RawNode& n = nodes_[i];
     if (!node_index.emplace(n.id, i).second) {
       path_ = {".nodes"};
-      return Error(n.offset, absl::StrCat("duplicate node id \"", std::string(n.id), "\""));
+      return Error(n.offset, absl::StrCat("duplicate node id ", Quoted(n.id)));
     }
     auto [it, inserted] = class_index.emplace(n.eclass, 0);
     if (inserted) {
@@ -467,7 +469,7 @@ absl::StatusOr<ExtractionProblem> Parser::Run() {
         path_.push_back(".children");
         PushIndex(k - n.child_begin);
         return Error(child_offsets_[k],
-                     absl::StrCat("child \"", std::string(children_[k]), "\" names no node"));
+                     absl::StrCat("child ", Quoted(children_[k]), " names no node"));
       }
       kids.push_back(node_cls[it->second]);
     }
@@ -479,7 +481,7 @@ absl::StatusOr<ExtractionProblem> Parser::Run() {
       path_ = {".root_eclasses"};
       PushIndex(r);
       return Error(root_offsets_[r],
-                   absl::StrCat("root class \"", std::string(roots_[r]), "\" has no nodes"));
+                   absl::StrCat("root class ", Quoted(roots_[r]), " has no nodes"));
     }
     builder.AddRoot(it->second);
   }

@@ -2,7 +2,7 @@
 # for SECONDS seconds on its committed seed corpus (tests/fuzz/corpus/<target>).
 # Invoked by ctest (tests/CMakeLists.txt, test fuzz):
 #   cmake -DSOURCE=<repo> -DBUILD=<dir> -DCLANGXX=<clang++> -DSECONDS=15
-#         [-DGENERATOR=Ninja] [-DEGRET_LIBRARY=<libegret.a>] [-DTARGETS=a;b]
+#         [-DGENERATOR=Ninja] [-DEGRET_LIBRARY=<libegret.a>] [-DTARGETS=a,b]
 #         [-DSEED=1] -P run_fuzz.cmake
 # Fails on the first target that crashes, leaks, hangs (10 s per input),
 # exceeds 2 GB or trips UBSan; the input is left in BUILD/<target>-*.
@@ -14,9 +14,11 @@ endforeach()
 if(NOT GENERATOR)
   set(GENERATOR Ninja)
 endif()
+# Only the targets named are built and run (all of them by default).
 if(NOT TARGETS)
   set(TARGETS rules_fuzz graph_json_fuzz onnx_fuzz egraph_fuzz npy_fuzz cli_fuzz)
 endif()
+string(REPLACE "," ";" TARGETS "${TARGETS}")
 # A fixed seed makes a run reproducible (up to how many inputs fit in the time).
 if(NOT SEED)
   set(SEED 1)
@@ -30,7 +32,12 @@ execute_process(
 if(rc)
   message(FATAL_ERROR "configuring the fuzz build failed (${rc})")
 endif()
-execute_process(COMMAND ${CMAKE_COMMAND} --build ${BUILD} -j 2 RESULT_VARIABLE rc)
+set(build_targets ${TARGETS})
+if(NOT EGRET_LIBRARY)
+  list(REMOVE_ITEM build_targets cli_fuzz)
+endif()
+execute_process(COMMAND ${CMAKE_COMMAND} --build ${BUILD} -j 2 --target ${build_targets}
+                RESULT_VARIABLE rc)
 if(rc)
   message(FATAL_ERROR "building the fuzz targets failed (${rc})")
 endif()
