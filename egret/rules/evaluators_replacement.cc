@@ -56,14 +56,24 @@ absl::StatusOr<BuildFn> NewOp(ReplCompiler& c, const Expr& e) {
   if (!ins.ok()) return ins.status();
   Symbol op = Symbol::Intern(e.name);
   return BuildFn([ins = *std::move(ins), op](BuildState& st, const ModList* mods) -> Id {
+    TensorType t = st.default_type;
+    if (!ApplyMods(st, mods, t)) return kNoId;
+    // A modifier sets the output of every Op() in its last operand: the ops
+    // this one's operands construct inherit its type (not the root's) unless
+    // a modifier of their own says otherwise. So in
+    //   WITH_OUTPUT_TYPE(DType::Float16, 0, 1.0f, Op("Relu", WITH_SIZE("In", Op("Cast", "In"))))
+    // the Cast converts In to Float16.
+    const TensorType outer = std::exchange(st.default_type, t);
     absl::InlinedVector<Id, 6> ch;
     for (const BuildFn& f : ins) {
       Id c = f(st, nullptr);
-      if (c == kNoId) return kNoId;
+      if (c == kNoId) {
+        st.default_type = outer;
+        return kNoId;
+      }
       ch.push_back(c);
     }
-    TensorType t = st.default_type;
-    if (!ApplyMods(st, mods, t)) return kNoId;
+    st.default_type = outer;
     return AddTyped(st, op, kNoPayload, ch, t);
   });
 }

@@ -228,6 +228,32 @@ TEST(ReplacementTest, ModifiersSetTheOutputType) {
   EXPECT_EQ(type(5), TensorType(DType::kFloat32, {9, 2, 2, 8}));  // ResizeDim applies last
 }
 
+// A modifier sets the output of every Op() in its last operand: an op built
+// inside another inherits the enclosing op's type, not the root's, unless it
+// has a modifier of its own. This is how op packages write a Float16 island:
+// the inner Cast converts x to Float16 because the Relu around it is Float16.
+TEST(ReplacementTest, NestedOpsInheritTheEnclosingOpsType) {
+  Graph g;
+  NodeId x = g.AddInput("x", TensorType(DType::kFloat32, {1, 4, 4, 8}));
+  NodeId root = AddOp(g, "Foo", {x}, TensorType(DType::kFloat32, {1, 2, 2, 8}));
+  testing::Imported im = testing::Import(g);
+  auto rules = testing::CompileAll(testing::LoadRules(
+      Rule("Op(\"Foo\", \"x\")", "OK",
+           "Op(\"Back\", WITH_OUTPUT_TYPE(DType::Float16, 0, 1.0f, "
+           "Op(\"Half\", WITH_SIZE(\"x\", Op(\"ToHalf\", \"x\")), Op(\"Plain\", \"x\"))))")));
+  testing::Saturate(im.eg, rules, 1);
+  ENodeView back = NodeWithOp(im.eg, im.cls[root], "Back");
+  ASSERT_EQ(back.children.size(), 1u);
+  const Id half_cls = im.eg.Find(back.children[0]);
+  EXPECT_EQ(im.eg.TypeOf(half_cls), TensorType(DType::kFloat16, {1, 2, 2, 8}));
+  ENodeView half = NodeWithOp(im.eg, half_cls, "Half");
+  ASSERT_EQ(half.children.size(), 2u);
+  // Float16 from the enclosing Half, dims from its own WITH_SIZE.
+  EXPECT_EQ(im.eg.TypeOf(im.eg.Find(half.children[0])), TensorType(DType::kFloat16, {1, 4, 4, 8}));
+  // No modifier of its own: all of Half's output.
+  EXPECT_EQ(im.eg.TypeOf(im.eg.Find(half.children[1])), TensorType(DType::kFloat16, {1, 2, 2, 8}));
+}
+
 TEST(ReplacementTest, GenShapeAndGenConstBuildRealData) {
   Graph g;
   NodeId x = g.AddInput("x", QU8({4}));
