@@ -18,6 +18,18 @@ void RegisterOptimizeCommand(CLI::App& app, int* exit_code);  // optimize
 void RegisterCompareCommand(CLI::App& app, int* exit_code);   // compare
 void RegisterOpsCommand(CLI::App& app, int* exit_code);       // ops
 
+// Every subcommand above, in the order `egret --help` lists them (main.cc and
+// the command-line fuzz target build the same app).
+inline void RegisterAllCommands(CLI::App& app, int* exit_code) {
+  RegisterGraphCommands(app, exit_code);
+  RegisterRulesCommands(app, exit_code);
+  RegisterExtractCommand(app, exit_code);
+  RegisterRunCommands(app, exit_code);
+  RegisterOptimizeCommand(app, exit_code);
+  RegisterCompareCommand(app, exit_code);
+  RegisterOpsCommand(app, exit_code);
+}
+
 }  // namespace egret::cli
 
 #endif  // EGRET_CLI_COMMANDS_H_

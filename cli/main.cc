@@ -18,13 +18,7 @@ int main(int argc, char** argv) {
     return std::string("egret: error: ") + e.what() + " (see --help)\n";
   });
   int exit_code = egret::kExitOk;
-  egret::cli::RegisterGraphCommands(app, &exit_code);
-  egret::cli::RegisterRulesCommands(app, &exit_code);
-  egret::cli::RegisterExtractCommand(app, &exit_code);
-  egret::cli::RegisterRunCommands(app, &exit_code);
-  egret::cli::RegisterOptimizeCommand(app, &exit_code);
-  egret::cli::RegisterCompareCommand(app, &exit_code);
-  egret::cli::RegisterOpsCommand(app, &exit_code);
+  egret::cli::RegisterAllCommands(app, &exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

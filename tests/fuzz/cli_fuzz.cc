@@ -53,13 +53,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   CLI::App app{"egret: equality-saturation graph optimizer for Hexagon HTP/HVX"};
   app.require_subcommand(1);
   int exit_code = 0;
-  egret::cli::RegisterGraphCommands(app, &exit_code);
-  egret::cli::RegisterRulesCommands(app, &exit_code);
-  egret::cli::RegisterExtractCommand(app, &exit_code);
-  egret::cli::RegisterRunCommands(app, &exit_code);
-  egret::cli::RegisterOptimizeCommand(app, &exit_code);
-  egret::cli::RegisterCompareCommand(app, &exit_code);
-  egret::cli::RegisterOpsCommand(app, &exit_code);
+  egret::cli::RegisterAllCommands(app, &exit_code);
   std::vector<std::function<void()>> kept;
   DisarmCallbacks(&app, &kept);
   try {
