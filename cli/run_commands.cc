@@ -19,6 +19,7 @@
 #include "egret/backend/npy.h"
 #include "egret/backend/test_data.h"
 #include "egret/backend/verify.h"
+#include "egret/graph/checked_math.h"
 #include "egret/io/graph_io.h"
 #include "egret/support/diagnostic.h"
 #include "egret/support/file_io.h"
@@ -68,7 +69,21 @@ absl::StatusOr<std::vector<Tensor>> LoadInputs(const Graph& g, const std::string
   return inputs;
 }
 
-absl::StatusOr<std::vector<Tensor>> Inputs(const Graph& g, const std::string& dir, uint64_t seed) {
+// The graph's inputs, read from `dir` or made from `seed`. Inputs that
+// together need more than `memory_limit` bytes are refused before anything
+// is allocated: the memory limit is hit (kResourceExhausted, exit 1), as when
+// the executor's live values outgrow it.
+absl::StatusOr<std::vector<Tensor>> Inputs(const Graph& g, const std::string& path,
+                                           const std::string& dir, uint64_t seed,
+                                           size_t memory_limit) {
+  int64_t bytes = 0;
+  for (NodeId id : g.inputs()) bytes = SaturatingAdd(bytes, g.node(id).outputs[0].byte_size());
+  if (static_cast<uint64_t>(bytes) > memory_limit) {
+    return absl::ResourceExhaustedError(
+        absl::StrFormat("%s: error: the graph's inputs need %d bytes, over the limit of %d bytes "
+                        "(--memory-limit)",
+                        path, bytes, memory_limit));
+  }
   if (!dir.empty()) return LoadInputs(g, dir);
   return MakeRandomInputs(g, seed);
 }
@@ -80,8 +95,8 @@ int RunCommand(const std::string& path, const std::string& inputs_dir, uint64_t 
   if (!memory) return kExitBadInput;
   auto g = input.Load(path);
   if (!g.ok()) return Report(g.status());
-  auto inputs = Inputs(*g, inputs_dir, seed);
-  if (!inputs.ok()) return Report(inputs.status());
+  auto inputs = Inputs(*g, path, inputs_dir, seed, *memory);
+  if (!inputs.ok()) return ReportRunFailure(inputs.status());
   ExecuteStats stats;
   auto outputs =
       Execute(*g, *inputs, {.max_live_bytes = static_cast<int64_t>(*memory), .stats = &stats});
@@ -134,8 +149,8 @@ int VerifyCommand(const std::string& a_path, const std::string& b_path,
   if (!a.ok()) return Report(a.status());
   auto b = input.Load(b_path);
   if (!b.ok()) return Report(b.status());
-  auto inputs = Inputs(*a, inputs_dir, seed);
-  if (!inputs.ok()) return Report(inputs.status());
+  auto inputs = Inputs(*a, a_path, inputs_dir, seed, *memory);
+  if (!inputs.ok()) return ReportRunFailure(inputs.status());
   auto report = VerifyGraphs(*a, a_path, *b, b_path, *inputs, tolerance);
   if (!report.ok()) return ReportRunFailure(report.status());
   std::cout << report->ToString();
