@@ -257,8 +257,10 @@ int RunOptimize(const OptimizeArgs& args) {
   const SaturationSummary& sat = r->saturation;
   std::printf("e-graph: %zu enodes, %zu eclasses, %zu iterations, stop: %s\n", sat.enodes,
               sat.eclasses, sat.iterations, std::string(StopReasonName(sat.stop_reason)).c_str());
-  std::printf("extraction: %s, stop: %s\n", r->extraction.extractor.c_str(),
-              r->extraction.time_limit_hit ? "TimeLimit (best so far)" : "Finished");
+  const ExtractionSummary& ext = r->extraction;
+  std::printf("extraction: %s, stop: %s%s\n", ext.extractor.c_str(),
+              std::string(ext.StopReason()).c_str(),
+              ext.time_limit_hit || ext.memory_limit_hit ? " (best so far)" : "");
   std::printf("rules: %zu compiled, %zu skipped", r->rules_compiled, r->rules_skipped.size());
   if (!r->rules_skipped.empty()) {
     const std::string cpp_name(rules::ExprKindName(rules::ExprKind::kCppName));

@@ -1,7 +1,5 @@
 #include "egret/egraph/runner.h"
 
-#include <unistd.h>
-
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -12,21 +10,12 @@
 #include "egret/egraph/invariants.h"
 #include "egret/egraph/matcher.h"
 #include "egret/support/enum_names.h"
+#include "egret/support/process_memory.h"
 
 namespace egret {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-size_t ReadRssBytes() {
-  std::FILE* f = std::fopen("/proc/self/statm", "r");
-  if (f == nullptr) return 0;
-  unsigned long size = 0, resident = 0;
-  int n = std::fscanf(f, "%lu %lu", &size, &resident);
-  std::fclose(f);
-  if (n != 2) return 0;
-  return static_cast<size_t>(resident) * static_cast<size_t>(sysconf(_SC_PAGESIZE));
-}
 
 // Matches are applied in chunks of this many while a rule with no match
 // limit is searched, so that match buffers stay small.
@@ -49,7 +38,7 @@ class RunState {
   double Elapsed() const { return std::chrono::duration<double>(Clock::now() - start_).count(); }
   size_t MemoryBytes(bool allow_rss) {
     if (o_.limits.memory_from_rss) {
-      if (allow_rss) last_rss_ = ReadRssBytes();
+      if (allow_rss) last_rss_ = static_cast<size_t>(ResidentBytes());
       return last_rss_;
     }
     return g_.ApproxMemoryBytes() + buffer_.capacity() * sizeof(uint32_t) +

@@ -1,5 +1,6 @@
 #include "egret/extract/dag_extractor.h"
 
+#include <chrono>
 #include <cmath>
 #include <functional>
 #include <limits>
@@ -23,13 +24,31 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 // set is only materialised when the node becomes its class's best.
 //
 // Sets grow with the depth of the DAG, so on a long chain the pass is
-// quadratic in time and memory. `max_work` bounds the set entries read and
-// written; past it the pass gives up (nullopt).
-std::optional<Choice> GreedyCostSets(const ExtractionProblem& p,
-                                     int64_t max_work = std::numeric_limits<int64_t>::max()) {
+// quadratic in time and memory. The limits bound the set entries read and
+// written, the bytes the sets hold and the time; past one the pass gives up
+// (nullopt) and says which in `report`.
+struct CostSetLimits {
+  int64_t max_work = std::numeric_limits<int64_t>::max();
+  int64_t max_bytes = 0;  // 0: none
+  std::optional<std::chrono::steady_clock::time_point> deadline;
+};
+
+std::optional<Choice> GreedyCostSets(const ExtractionProblem& p, const CostSetLimits& limits = {},
+                                     DagOptions::Report* report = nullptr) {
+  using Entry = std::pair<ClassId, double>;
   int64_t work = 0;
+  int64_t set_bytes = 0;  // capacity of every set, in bytes
+  uint32_t ticks = 0;
+  auto give_up = [&](bool memory, bool time) -> std::optional<Choice> {
+    if (report != nullptr) {
+      report->cost_sets_gave_up = true;
+      report->memory_limit_hit |= memory;
+      report->time_limit_hit |= time;
+    }
+    return std::nullopt;
+  };
   const size_t nc = p.num_classes(), nn = p.num_nodes();
-  std::vector<std::vector<std::pair<ClassId, double>>> set(nc);
+  std::vector<std::vector<Entry>> set(nc);
   std::vector<double> total(nc, kInf);
   Choice choice(nc);
   std::vector<uint32_t> stamp(nc, 0);
@@ -37,8 +56,8 @@ std::optional<Choice> GreedyCostSets(const ExtractionProblem& p,
   // Nodes are evaluated cheapest-first (keyed by the total of the class that
   // last changed under them), which settles most classes once, like
   // Dijkstra; a FIFO order can re-price long chains quadratically often.
-  using Entry = std::pair<double, ENodeId>;
-  std::priority_queue<Entry, std::vector<Entry>, std::greater<Entry>> queue;
+  using Keyed = std::pair<double, ENodeId>;
+  std::priority_queue<Keyed, std::vector<Keyed>, std::greater<Keyed>> queue;
   std::vector<double> queued_key(nn, kInf);
   for (ENodeId n = 0; n < nn; ++n) {
     if (p.children(n).empty()) {
@@ -58,6 +77,10 @@ std::optional<Choice> GreedyCostSets(const ExtractionProblem& p,
     queue.pop();
     if (key != queued_key[n]) continue;  // stale duplicate
     queued_key[n] = kInf;
+    if (limits.deadline && (++ticks & 1023) == 0 &&
+        std::chrono::steady_clock::now() >= *limits.deadline) {
+      return give_up(/*memory=*/false, /*time=*/true);
+    }
     const ClassId c = p.node_class(n);
     bool ok = true;
     for (ClassId ch : p.children(n)) {
@@ -71,7 +94,7 @@ std::optional<Choice> GreedyCostSets(const ExtractionProblem& p,
     stamp[c] = s;  // a child set containing c means a cycle
     double value = p.cost(n);
     for (ClassId ch : p.children(n)) work += static_cast<int64_t>(set[ch].size());
-    if (work > max_work) return std::nullopt;
+    if (work > limits.max_work) return give_up(false, false);
     for (ClassId ch : p.children(n)) {
       for (const auto& [d, w] : set[ch]) {
         if (stamp[d] == s) {
@@ -86,7 +109,7 @@ std::optional<Choice> GreedyCostSets(const ExtractionProblem& p,
     if (!ok || !(value < total[c])) continue;
     // Materialise the new set.
     const uint32_t s2 = next_stamp();
-    std::vector<std::pair<ClassId, double>> merged;
+    std::vector<Entry> merged;
     merged.emplace_back(c, p.cost(n));
     stamp[c] = s2;
     for (ClassId ch : p.children(n)) {
@@ -98,6 +121,11 @@ std::optional<Choice> GreedyCostSets(const ExtractionProblem& p,
       }
     }
     work += static_cast<int64_t>(merged.size());
+    merged.shrink_to_fit();
+    set_bytes +=
+        (static_cast<int64_t>(merged.capacity()) - static_cast<int64_t>(set[c].capacity())) *
+        static_cast<int64_t>(sizeof(Entry));
+    if (limits.max_bytes > 0 && set_bytes > limits.max_bytes) return give_up(true, false);
     set[c] = std::move(merged);
     total[c] = value;
     choice.node[c] = n;
@@ -155,6 +183,9 @@ class LocalSearch {
   }
 
   const Choice& choice() const { return choice_; }
+  // Whether Run stopped at the deadline rather than at a local optimum or
+  // the work budget.
+  bool deadline_hit() const { return deadline_hit_; }
 
  private:
   bool TryIntroduce(ClassId s) {
@@ -270,12 +301,15 @@ class LocalSearch {
   std::optional<std::chrono::steady_clock::time_point> deadline_;
   uint32_t ticks_ = 0;
 
+  bool deadline_hit_ = false;
+
   // False once the work budget is spent or the deadline (checked every 256
   // calls) has passed.
   bool HasBudget() {
     if (budget_ <= 0) return false;
     if (deadline_ && (++ticks_ & 255) == 0 && std::chrono::steady_clock::now() >= *deadline_) {
       budget_ = 0;
+      deadline_hit_ = true;
     }
     return budget_ > 0;
   }
@@ -299,7 +333,8 @@ absl::StatusOr<Choice> ExtractGreedyDag(const ExtractionProblem& p) {
   for (ClassId r : p.roots()) {
     if (std::isinf(tree->cost[r])) return UncomputableRootError(p, tree->cost, r);
   }
-  Choice greedy = RestrictToReachable(p, *GreedyCostSets(p));
+  std::optional<Choice> sets = GreedyCostSets(p);
+  Choice greedy = RestrictToReachable(p, *sets);
   if (!ValidateChoice(p, greedy).ok()) return RestrictToReachable(p, tree->choice);
   return greedy;
 }
@@ -313,8 +348,12 @@ absl::StatusOr<Choice> ExtractDag(const ExtractionProblem& p, const DagOptions& 
   int64_t edges = 0;
   for (ClassId c = 0; c < p.num_classes(); ++c) edges += static_cast<int64_t>(p.parents(c).size());
   std::vector<Choice> candidates;
-  std::optional<Choice> sets = GreedyCostSets(
-      p, options.cost_set_work_factor * (static_cast<int64_t>(p.num_nodes()) + edges) + (1 << 20));
+  CostSetLimits limits;
+  limits.max_work =
+      options.cost_set_work_factor * (static_cast<int64_t>(p.num_nodes()) + edges) + (1 << 20);
+  limits.max_bytes = options.memory_budget_bytes;
+  limits.deadline = options.deadline;
+  std::optional<Choice> sets = GreedyCostSets(p, limits, options.report);
   if (sets) {
     Choice greedy = RestrictToReachable(p, *sets);
     if (ValidateChoice(p, greedy).ok()) candidates.push_back(std::move(greedy));
@@ -331,6 +370,7 @@ absl::StatusOr<Choice> ExtractDag(const ExtractionProblem& p, const DagOptions& 
     if (options.local_search) {
       LocalSearch search(p, Complete(p, cand, tree->choice), budget, options.deadline);
       search.Run();
+      if (search.deadline_hit() && options.report != nullptr) options.report->time_limit_hit = true;
       result = RestrictToReachable(p, search.choice());
     }
     double cost = DagCost(p, result);

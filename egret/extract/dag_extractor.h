@@ -9,8 +9,8 @@
 // cost drops (reference-counted, so a switch costs only the part of the DAG
 // it changes). The better result is returned, so the DAG cost is never worse
 // than the tree extractor's. Cost sets grow with the DAG's depth (quadratic
-// work on a long chain of blocks): step 1 gives up past a work bound, leaving
-// the tree choice and the local search.
+// work on a long chain of blocks): step 1 gives up past a work bound, a memory
+// budget or the deadline, leaving the tree choice and the local search.
 #ifndef EGRET_EXTRACT_DAG_EXTRACTOR_H_
 #define EGRET_EXTRACT_DAG_EXTRACTOR_H_
 
@@ -33,9 +33,20 @@ struct DagOptions {
   // Upper bound on step 1's cost-set entries read and written, as a multiple
   // of (nodes + child edges), plus 2^20. Deterministic.
   int64_t cost_set_work_factor = 64;
-  // When set, the local search also stops at this time (keeping what it has
-  // improved so far): callers with a time limit (the ILP's warm start) pass it.
+  // When set, step 1 gives up at this time and the local search stops at it
+  // (keeping what it has improved so far).
   std::optional<std::chrono::steady_clock::time_point> deadline;
+  // Bytes step 1's cost sets may hold at once (0: no bound); past it step 1
+  // gives up. The sets are the heuristic's only allocation that can grow
+  // faster than the problem (quadratically on a long chain); everything else
+  // is a few arrays of one entry per class or node.
+  int64_t memory_budget_bytes = 0;
+  // When set, filled in: which limit, if any, cut a step short.
+  struct Report {
+    bool cost_sets_gave_up = false;  // step 1 was abandoned (for any reason below)
+    bool memory_limit_hit = false;   // ... because of memory_budget_bytes
+    bool time_limit_hit = false;     // step 1 or the local search stopped at the deadline
+  }* report = nullptr;
 };
 
 // The greedy cost-set choice alone (step 1), restricted to the classes

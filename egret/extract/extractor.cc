@@ -12,6 +12,8 @@ absl::StatusOr<ExtractResult> Extract(const ExtractionProblem& p, const Extracto
   out.choice = std::move(r->choice);
   out.optimal = r->optimal;
   out.bound = r->bound;
+  out.time_limit_hit = r->time_limit_hit;
+  out.memory_limit_hit = r->memory_limit_hit;
   out.tree_cost = TreeCost(p, out.choice);
   out.dag_cost = DagCost(p, out.choice);
   return out;

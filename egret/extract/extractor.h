@@ -7,6 +7,7 @@
 #define EGRET_EXTRACT_EXTRACTOR_H_
 
 #include <chrono>
+#include <cstdint>
 #include <optional>
 #include <string_view>
 
@@ -24,6 +25,12 @@ struct ExtractOptions {
   // best choice found so far: dag's local search stops at it, ilp's time limit
   // is cut to it. (tree and greedy have no early stop; they are linear-ish.)
   std::optional<std::chrono::steady_clock::time_point> deadline;
+  // Bytes the extractor may allocate beyond what the process holds when it
+  // starts (0: no bound), for extractors whose memory can grow faster than
+  // the problem: dag's cost sets give up past it (its other candidate
+  // remains), ilp's solver is stopped past it (its warm start remains).
+  // tree and greedy allocate a few arrays of one entry per class or node.
+  int64_t memory_budget_bytes = 0;
 };
 
 // What an extractor returns.
@@ -33,6 +40,10 @@ struct ExtractorOutput {
   // is proven DAG-optimal, and the proven lower bound on the DAG cost.
   bool optimal = false;
   double bound = 0;
+  // A limit of ExtractOptions cut the extractor short; the choice is its best
+  // so far.
+  bool time_limit_hit = false;
+  bool memory_limit_hit = false;
 };
 
 // An extractor: fails with kInvalidArgument when a root cannot be extracted
@@ -59,6 +70,9 @@ struct ExtractResult {
   // As in ExtractorOutput (proves_optimality extractors only).
   bool optimal = false;
   double bound = 0;
+  // As in ExtractorOutput.
+  bool time_limit_hit = false;
+  bool memory_limit_hit = false;
 };
 
 // Runs `extractor` and measures both costs of its choice. Fails like the

@@ -31,14 +31,23 @@ constexpr Extractor kExtractors[] = {
     {"dag", "DAG-aware heuristic: greedy cost sets and the tree choice, improved by local search",
      [](const ExtractionProblem& p, const ExtractOptions& options) {
        DagOptions dag;
+       DagOptions::Report report;
        dag.deadline = options.deadline;
-       return Output(ExtractDag(p, dag));
+       dag.memory_budget_bytes = options.memory_budget_bytes;
+       dag.report = &report;
+       absl::StatusOr<ExtractorOutput> out = Output(ExtractDag(p, dag));
+       if (out.ok()) {
+         out->time_limit_hit = report.time_limit_hit;
+         out->memory_limit_hit = report.memory_limit_hit;
+       }
+       return out;
      }},
     {"ilp", "exact DAG cost by a 0-1 integer program (CBC), within the time limit",
      [](const ExtractionProblem& p,
         const ExtractOptions& options) -> absl::StatusOr<ExtractorOutput> {
        IlpOptions ilp;
        ilp.time_limit_seconds = options.time_limit_seconds;
+       ilp.memory_budget_bytes = options.memory_budget_bytes;
        if (options.deadline) {
          ilp.time_limit_seconds = std::min(
              ilp.time_limit_seconds,
@@ -51,6 +60,8 @@ constexpr Extractor kExtractors[] = {
        out.choice = std::move(r->choice);
        out.optimal = r->optimal;
        out.bound = r->bound;
+       out.time_limit_hit = r->time_limit_hit;
+       out.memory_limit_hit = r->memory_limit_hit;
        return out;
      },
      /*proves_optimality=*/true},

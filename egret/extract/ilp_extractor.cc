@@ -21,6 +21,7 @@
 #include "egret/extract/dag_extractor.h"
 #include "egret/extract/tree_extractor.h"
 #include "egret/extract/validate.h"
+#include "egret/support/process_memory.h"
 
 namespace egret::extract {
 namespace {
@@ -35,10 +36,11 @@ double SecondsUntil(Clock::time_point deadline) {
 
 // What CBC returned.
 struct SolveOutcome {
-  bool finished = false;     // CBC returned before the deadline
-  bool proven = false;       // it proved its incumbent optimal
-  double bound = -kInf;      // its best possible objective
-  std::vector<double> best;  // its best solution's first columns (empty: none)
+  bool finished = false;       // CBC returned before the deadline
+  bool memory_killed = false;  // the child was killed past the memory budget
+  bool proven = false;         // it proved its incumbent optimal
+  double bound = -kInf;        // its best possible objective
+  std::vector<double> best;    // its best solution's first columns (empty: none)
 };
 
 // Writes all of `data`; false on error.
@@ -73,7 +75,10 @@ SolveOutcome SolveHere(Cbc_Model* model, int32_t num_columns) {
 // the child sends its outcome through a pipe. CBC's own limit is set a little
 // before the deadline, so that it normally stops by itself with its best
 // solution. If no process can be started, CBC runs here under its own limit.
-SolveOutcome SolveByDeadline(Cbc_Model* model, int32_t num_columns, Clock::time_point deadline) {
+// With a memory budget (> 0), the child's resident bytes above this
+// process's are polled every 50 ms and the child is killed past the budget.
+SolveOutcome SolveByDeadline(Cbc_Model* model, int32_t num_columns, Clock::time_point deadline,
+                             int64_t memory_budget_bytes) {
   const double remaining = SecondsUntil(deadline);
   Cbc_setMaximumSeconds(model, std::max(0.01, remaining - std::min(0.5, 0.1 * remaining)));
   int fds[2];
@@ -95,11 +100,18 @@ SolveOutcome SolveByDeadline(Cbc_Model* model, int32_t num_columns, Clock::time_
   close(fds[1]);
   std::string data;
   bool eof = false;
+  bool memory_killed = false;
+  const int64_t parent_bytes = memory_budget_bytes > 0 ? ResidentBytes() : 0;
+  const double max_wait_ms = memory_budget_bytes > 0 ? 50.0 : 60000.0;
   while (!eof) {
     const double left = SecondsUntil(deadline);
     if (left <= 0) break;
+    if (memory_budget_bytes > 0 && ResidentBytes(pid) - parent_bytes > memory_budget_bytes) {
+      memory_killed = true;
+      break;
+    }
     pollfd pfd{fds[0], POLLIN, 0};
-    int ready = poll(&pfd, 1, static_cast<int>(std::min(std::ceil(left * 1000), 60000.0)));
+    int ready = poll(&pfd, 1, static_cast<int>(std::min(std::ceil(left * 1000), max_wait_ms)));
     if (ready < 0 && errno != EINTR) break;
     if (ready <= 0) continue;
     char buf[65536];
@@ -117,6 +129,7 @@ SolveOutcome SolveByDeadline(Cbc_Model* model, int32_t num_columns, Clock::time_
   while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
   SolveOutcome out;
+  out.memory_killed = memory_killed;
   const size_t header = 3 * sizeof(double);
   if (!eof || !WIFEXITED(status) || WEXITSTATUS(status) != 0 || data.size() < header) return out;
   double h[3];
@@ -241,9 +254,11 @@ class IlpBuilder {
  public:
   IlpBuilder(const ExtractionProblem& p, const TreeCosts& tree) : p_(p), tree_(tree) {}
 
-  // Solves until `deadline`; returns `warm` (not optimal) if no better is
-  // found by then.
-  absl::StatusOr<IlpResult> Run(Choice warm, Clock::time_point deadline);
+  // Solves until `deadline`, within `memory_budget_bytes` of solver memory
+  // (0: unbounded); returns `warm` (not optimal) if no better is found by
+  // then.
+  absl::StatusOr<IlpResult> Run(Choice warm, Clock::time_point deadline,
+                                int64_t memory_budget_bytes);
 
  private:
   void Prune();
@@ -398,7 +413,8 @@ void IlpBuilder::Expand(ClassId c, Choice* out) const {
   }
 }
 
-absl::StatusOr<IlpResult> IlpBuilder::Run(Choice warm, Clock::time_point deadline) {
+absl::StatusOr<IlpResult> IlpBuilder::Run(Choice warm, Clock::time_point deadline,
+                                          int64_t memory_budget_bytes) {
   const size_t nc = p_.num_classes(), nn = p_.num_nodes();
   Prune();
   Collapse();
@@ -553,7 +569,10 @@ absl::StatusOr<IlpResult> IlpBuilder::Run(Choice warm, Clock::time_point deadlin
   }
 
   // Out of time already (pruning and building the model count too).
-  if (SecondsUntil(deadline) <= 0) return result;
+  if (SecondsUntil(deadline) <= 0) {
+    result.time_limit_hit = true;
+    return result;
+  }
 
   Cbc_Model* model = Cbc_newModel();
   Cbc_loadProblem(model, ncols, static_cast<int>(row_lb_.size()), start.data(), index.data(),
@@ -571,8 +590,9 @@ absl::StatusOr<IlpResult> IlpBuilder::Run(Choice warm, Clock::time_point deadlin
     for (int32_t j = 0; j < num_binaries; ++j) idx[j] = j;
     Cbc_setMIPStartI(model, num_binaries, idx.data(), start_values.data());
   }
-  const SolveOutcome solved = SolveByDeadline(model, num_binaries, deadline);
+  const SolveOutcome solved = SolveByDeadline(model, num_binaries, deadline, memory_budget_bytes);
   result.solver_used = true;
+  result.memory_limit_hit = solved.memory_killed;
   const bool proven = solved.finished && solved.proven;
   const double bound = solved.bound;
   if (!solved.best.empty()) {
@@ -608,6 +628,9 @@ absl::StatusOr<IlpResult> IlpBuilder::Run(Choice warm, Clock::time_point deadlin
     result.bound = std::isfinite(bound) && bound > -1e29 ? std::min(bound, result.cost) : -kInf;
     result.optimal = result.cost <= result.bound + tol;
   }
+  // CBC ends without a proof only at its time limit (set just before the
+  // deadline) or when it is killed at the deadline or past the memory budget.
+  result.time_limit_hit = !result.optimal && !result.memory_limit_hit;
   return result;
 }
 
@@ -623,18 +646,24 @@ absl::StatusOr<IlpResult> ExtractIlp(const ExtractionProblem& p, const IlpOption
     if (std::isinf(tree->cost[r])) return UncomputableRootError(p, tree->cost, r);
   }
   Choice warm;
+  DagOptions::Report warm_report;
   if (options.warm_start.has_value() && ValidateChoice(p, *options.warm_start).ok()) {
     warm = RestrictToReachable(p, *options.warm_start);
   } else {
     DagOptions dag_options;
     dag_options.deadline = deadline;  // the warm start is paid from the time limit too
+    dag_options.memory_budget_bytes = options.memory_budget_bytes;
+    dag_options.report = &warm_report;
     absl::StatusOr<Choice> dag = ExtractDag(p, dag_options);
     if (!dag.ok()) return dag.status();
     warm = *std::move(dag);
   }
   IlpBuilder builder(p, *tree);
-  absl::StatusOr<IlpResult> result = builder.Run(std::move(warm), deadline);
+  absl::StatusOr<IlpResult> result =
+      builder.Run(std::move(warm), deadline, options.memory_budget_bytes);
   if (result.ok()) {
+    result->memory_limit_hit |= warm_report.memory_limit_hit;
+    result->time_limit_hit |= warm_report.time_limit_hit;
     if (absl::Status s = ValidateChoice(p, result->choice); !s.ok()) {
       return absl::InternalError(
           absl::StrCat("ILP extractor produced an invalid choice: ", std::string(s.message())));

@@ -37,6 +37,13 @@ struct IlpOptions {
   double time_limit_seconds = 10.0;
   // Warm start (a valid choice); when absent, ExtractDag's choice is used.
   std::optional<Choice> warm_start;
+  // Bytes the extraction may allocate beyond what the process holds when it
+  // starts (0: no bound). Checked where memory grows: the warm start's cost
+  // sets (DagOptions::memory_budget_bytes), the model's size before it is
+  // handed to CBC, and the solver's child process, whose resident memory
+  // above the parent's is polled and which is killed past the budget. The
+  // result is then the best choice so far, with memory_limit_hit.
+  int64_t memory_budget_bytes = 0;
 };
 
 struct IlpResult {
@@ -48,6 +55,10 @@ struct IlpResult {
   int64_t model_columns = 0;
   int64_t model_rows = 0;
   bool solver_used = false;
+  // The memory budget cut the extraction short (see IlpOptions).
+  bool memory_limit_hit = false;
+  // The time limit cut it short: CBC was stopped, or never started.
+  bool time_limit_hit = false;
 };
 
 // Fails like ExtractTree when a root cannot be computed, or kInternal if CBC

@@ -16,6 +16,7 @@
 #include "egret/pipeline/summarize_internal.h"
 #include "egret/rules/compiler.h"
 #include "egret/rules/rule_flags.h"
+#include "egret/support/process_memory.h"
 #include "egret/support/status_macros.h"
 
 namespace egret {
@@ -71,6 +72,8 @@ struct Extracted {
   Graph graph;
   double dag_cost = 0;
   double tree_cost = 0;
+  bool time_limit_hit = false;    // the extractor stopped at the deadline
+  bool memory_limit_hit = false;  // ... or at the memory limit
 };
 
 // Extracts the cheapest graph of `s` with options.extractor and lowers it
@@ -85,6 +88,8 @@ absl::StatusOr<Extracted> ExtractGraph(const Seeded& s, const cost::HvxCostModel
   extract::ExtractOptions eo;
   eo.time_limit_seconds = options.ilp_time_limit_seconds;
   eo.deadline = deadline;
+  // What the memory limit leaves after the e-graph and the problem.
+  eo.memory_budget_bytes = MemoryHeadroom(static_cast<int64_t>(options.limits.memory_bytes));
   absl::StatusOr<extract::ExtractResult> r = extract::Extract(p->problem, *options.extractor, eo);
   if (!r.ok()) return r.status();
   absl::flat_hash_map<Id, NodeIdx> choice;
@@ -94,7 +99,8 @@ absl::StatusOr<Extracted> ExtractGraph(const Seeded& s, const cost::HvxCostModel
   }
   absl::StatusOr<Graph> g = LowerSeeded(s, std::move(choice), annotate ? &model : nullptr);
   if (!g.ok()) return g.status();
-  return Extracted{*std::move(g), r->dag_cost, r->tree_cost};
+  return Extracted{*std::move(g), r->dag_cost, r->tree_cost, r->time_limit_hit,
+                   r->memory_limit_hit};
 }
 
 // PhaseMode::kReseed's step between phases: `s` becomes a fresh seeding of
@@ -209,7 +215,9 @@ absl::StatusOr<OptimizeResult> Optimize(const Graph& input, const rules::RuleSet
   result.extraction = {std::string(options.extractor->name), ex.dag_cost, ex.tree_cost};
   // Past the deadline, the extractor returned its best so far (or saturation
   // used up the time and extraction had none left to improve).
-  result.extraction.time_limit_hit = std::chrono::steady_clock::now() >= deadline;
+  result.extraction.time_limit_hit =
+      ex.time_limit_hit || std::chrono::steady_clock::now() >= deadline;
+  result.extraction.memory_limit_hit = ex.memory_limit_hit;
   time.extract_and_lower_ms = clock.Lap() + sat.reseed_ms;
   result.output_cost = cost::GraphCost(result.graph, prep.model, nullptr);
 

@@ -79,7 +79,7 @@ nlohmann::json ToJson(const OptimizeResult& r) {
   j["extraction"] = {{"extractor", r.extraction.extractor},
                      {"dag_cost", CostJson(r.extraction.dag_cost)},
                      {"tree_cost", CostJson(r.extraction.tree_cost)},
-                     {"stop_reason", r.extraction.time_limit_hit ? "TimeLimit" : "Finished"}};
+                     {"stop_reason", r.extraction.StopReason()}};
   const SaturationSummary& s = r.saturation;
   j["enodes"] = s.enodes;
   j["eclasses"] = s.eclasses;

@@ -79,10 +79,16 @@ struct ExtractionSummary {
   // once / once per use (JSON null when infinite).
   double dag_cost = 0;
   double tree_cost = 0;
-  // "stop_reason": "TimeLimit" when extraction ended at the run's time limit
-  // (OptimizeOptions::limits.seconds covers saturation and extraction) with
-  // its best choice so far; else "Finished".
+  // "stop_reason": "MemoryLimit" when the extractor stopped a step at the
+  // run's memory limit (extract::ExtractOptions::memory_budget_bytes: what
+  // the limit leaves after the e-graph), "TimeLimit" when extraction ended at
+  // the run's time limit (OptimizeOptions::limits.seconds covers saturation
+  // and extraction); either way with its best choice so far. Else "Finished".
   bool time_limit_hit = false;
+  bool memory_limit_hit = false;
+  std::string_view StopReason() const {
+    return memory_limit_hit ? "MemoryLimit" : time_limit_hit ? "TimeLimit" : "Finished";
+  }
 };
 
 // The input graph's memory under the same planner as the output's

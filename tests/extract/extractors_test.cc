@@ -1,4 +1,5 @@
 // Hand-made e-graphs with known tree and DAG optima, for all three extractors.
+#include <chrono>
 #include <cmath>
 #include <string>
 #include <string_view>
@@ -325,6 +326,76 @@ TEST(ExtractorsTest, DeepResidualChainWhoseTreeCostOverflows) {
   absl::StatusOr<Choice> c = ExtractDag(p, o);
   ASSERT_TRUE(c.ok()) << c.status();
   EXPECT_DOUBLE_EQ(DagCost(p, *c), 1 + 4.0 * blocks);
+}
+
+// A residual chain of `blocks` blocks (R_i = add(R_{i-1}, conv(R_{i-1}))): its
+// cost sets grow with the depth, ~blocks^2 entries in all.
+ExtractionProblem ResidualChain(int blocks) {
+  std::vector<std::string> classes{"R0"};
+  std::vector<NodeSpec> nodes{{"R0", "in", 1, {}}};
+  for (int i = 1; i <= blocks; ++i) {
+    const std::string r = "R" + std::to_string(i), c = "C" + std::to_string(i),
+                      prev = "R" + std::to_string(i - 1);
+    classes.insert(classes.end(), {r, c});
+    nodes.push_back({c, "conv", 3, {prev}});
+    nodes.push_back({r, "add", 1, {prev, c}});
+  }
+  return Make(classes, nodes, {"R" + std::to_string(blocks)});
+}
+
+TEST(ExtractorsTest, DagCostSetsGiveUpAtTheMemoryBudgetAndSayWhy) {
+  // 300 blocks: the cost sets hold ~180k entries (~2.9 MB), well inside the
+  // work bound, so only the memory budget can stop them.
+  ExtractionProblem p = ResidualChain(300);
+  DagOptions o;
+  DagOptions::Report unbounded;
+  o.report = &unbounded;
+  absl::StatusOr<Choice> c = ExtractDag(p, o);
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_FALSE(unbounded.cost_sets_gave_up);
+  EXPECT_FALSE(unbounded.memory_limit_hit);
+
+  DagOptions::Report bounded;
+  o.report = &bounded;
+  o.memory_budget_bytes = 64 << 10;
+  c = ExtractDag(p, o);
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_TRUE(bounded.cost_sets_gave_up);
+  EXPECT_TRUE(bounded.memory_limit_hit);
+  EXPECT_FALSE(bounded.time_limit_hit);
+  // The tree candidate and the local search remain, and find the optimum.
+  EXPECT_TRUE(ValidateChoice(p, *c).ok());
+  EXPECT_DOUBLE_EQ(DagCost(p, *c), 1 + 4.0 * 300);
+}
+
+TEST(ExtractorsTest, DagStopsAtAPassedDeadlineWithAValidChoice) {
+  ExtractionProblem p = ResidualChain(2000);
+  DagOptions o;
+  DagOptions::Report report;
+  o.report = &report;
+  o.deadline = std::chrono::steady_clock::now();
+  absl::StatusOr<Choice> c = ExtractDag(p, o);
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_TRUE(report.time_limit_hit);
+  EXPECT_TRUE(report.cost_sets_gave_up);
+  EXPECT_FALSE(report.memory_limit_hit);
+  EXPECT_TRUE(ValidateChoice(p, *c).ok());
+}
+
+TEST(ExtractorsTest, RegistryRowsReportTheLimitThatStoppedThem) {
+  ExtractionProblem p = ResidualChain(300);
+  const Extractor* dag = FindExtractor("dag");
+  ASSERT_NE(dag, nullptr);
+  ExtractOptions o;
+  o.memory_budget_bytes = 64 << 10;
+  absl::StatusOr<ExtractResult> r = Extract(p, *dag, o);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_TRUE(r->memory_limit_hit);
+  EXPECT_FALSE(r->time_limit_hit);
+  o.memory_budget_bytes = 0;
+  r = Extract(p, *dag, o);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_FALSE(r->memory_limit_hit);
 }
 
 }  // namespace

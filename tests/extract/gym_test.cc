@@ -131,5 +131,37 @@ TEST(GymTest, IlpHonoursItsTimeLimitOnTheLargestFile) {
   EXPECT_TRUE(ilp->solver_used);
 }
 
+TEST(GymTest, IlpStopsItsSolverAtTheMemoryBudget) {
+  std::vector<std::string> files = GymFiles();
+  if (files.empty()) GTEST_SKIP() << "no extraction-gym sample under " << EGRET_SHARED_DIR;
+  const std::string largest =
+      *std::max_element(files.begin(), files.end(), [](const std::string& a, const std::string& b) {
+        return std::filesystem::file_size(a) < std::filesystem::file_size(b);
+      });
+  SCOPED_TRACE(largest);
+  absl::StatusOr<ExtractionProblem> p = ReadEgraphSerializeFile(largest);
+  ASSERT_TRUE(p.ok()) << p.status();
+  absl::StatusOr<Choice> dag = ExtractDag(*p);
+  ASSERT_TRUE(dag.ok()) << dag.status();
+  // The warm start is given, so only the solver's child process can meet the
+  // budget: 1 MiB above this process is less than CBC needs for this file.
+  IlpOptions options;
+  options.warm_start = *dag;
+  options.time_limit_seconds = 30;
+  options.memory_budget_bytes = 1 << 20;
+  const auto start = std::chrono::steady_clock::now();
+  absl::StatusOr<IlpResult> ilp = ExtractIlp(*p, options);
+  const double elapsed =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  ASSERT_TRUE(ilp.ok()) << ilp.status();
+  EXPECT_TRUE(ilp->solver_used);
+  EXPECT_TRUE(ilp->memory_limit_hit);
+  EXPECT_FALSE(ilp->time_limit_hit);
+  EXPECT_FALSE(ilp->optimal);
+  EXPECT_LT(elapsed, 15) << "the solver was not stopped at the budget";
+  ASSERT_TRUE(ValidateChoice(*p, ilp->choice).ok());
+  EXPECT_LE(ilp->cost, DagCost(*p, *dag) + Tol(DagCost(*p, *dag)));
+}
+
 }  // namespace
 }  // namespace egret::extract
