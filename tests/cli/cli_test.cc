@@ -1095,14 +1095,17 @@ TEST_F(CliTest, ReportFailureLeavesNoPartialOutput) {
 }
 
 // A memory limit below what the process already uses stops saturation at
-// once with the reason in the summary and the report; the result (the input,
+// once, and leaves extraction no room for the DAG heuristic's cost sets, with
+// the reasons in the summary and the report; the result (the input,
 // extracted) and the report are still written.
 TEST_F(CliTest, TinyMemoryLimitStopsWithReasonAndStillWrites) {
   Result r = OptimizeExample(kExampleRules, {"--memory-limit", "1M"});
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_THAT(r.out, HasSubstr("stop: MemoryLimit"));
+  EXPECT_THAT(r.out, HasSubstr("extraction: dag, stop: MemoryLimit (best so far)"));
   nlohmann::json report = nlohmann::json::parse(*ReadFile(Path("report.json")));
   EXPECT_EQ(report["stop_reason"], "MemoryLimit");
+  EXPECT_EQ(report["extraction"]["stop_reason"], "MemoryLimit");
   EXPECT_TRUE(ReadGraphJson(Path("out.json")).ok());
 }
 
