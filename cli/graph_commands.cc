@@ -1,6 +1,7 @@
 // egret info GRAPH: what a graph holds, and its planned peak memory.
-// egret convert IN -o OUT [--format json|dot]: normalizes a graph file or
-// renders it as Graphviz DOT.
+// egret convert IN -o OUT [--format json|dot|onnx] [--onnx-standard-only]:
+// normalizes a graph file, renders it as Graphviz DOT or writes it as ONNX
+// (docs/onnx-export.md), either way: JSON <-> ONNX.
 #include <algorithm>
 #include <iostream>
 #include <memory>
@@ -109,12 +110,14 @@ int RunInfo(const std::string& path, const GraphInputFlags& input) {
 }
 
 int RunConvert(const std::string& in, const std::string& out, const std::string& format,
-               const GraphInputFlags& input) {
+               bool onnx_standard_only, const GraphInputFlags& input) {
   std::optional<GraphFormat> fmt;
   if (!format.empty()) fmt = ParseGraphFormat(format);  // checked by CLI11
   absl::StatusOr<Graph> g = input.Load(in);
   if (!g.ok()) return Report(g.status());
-  absl::Status s = SaveGraph(*g, out, fmt);
+  OnnxWriteOptions onnx;
+  onnx.standard_only = onnx_standard_only;
+  absl::Status s = SaveGraph(*g, out, fmt, onnx);
   if (!s.ok()) return Report(s);
   return kExitOk;
 }
@@ -134,7 +137,8 @@ void RegisterGraphCommands(CLI::App& app, int* exit_code) {
   }
   {
     CLI::App* convert = app.add_subcommand(
-        "convert", "Read a graph and write it normalized (.json) or as Graphviz DOT (.dot)");
+        "convert",
+        "Read a graph and write it normalized (.json), as ONNX (.onnx) or as Graphviz DOT (.dot)");
     auto in = std::make_shared<std::string>();
     auto out = std::make_shared<std::string>();
     auto format = std::make_shared<std::string>();
@@ -146,9 +150,13 @@ void RegisterGraphCommands(CLI::App& app, int* exit_code) {
     convert
         ->add_option("--format", *format,
                      "Output format, overriding the extension (default: by extension, else json)")
-        ->check(CLI::IsMember({"json", "dot"}));
-    convert->callback([in, out, format, input, exit_code] {
-      *exit_code = RunConvert(*in, *out, *format, *input);
+        ->check(CLI::IsMember({"json", "dot", "onnx"}));
+    auto standard_only = std::make_shared<bool>(false);
+    convert->add_flag("--onnx-standard-only", *standard_only,
+                      "ONNX output: default-domain ops only; a node that needs the egret.htp or "
+                      "another domain is an error and nothing is written");
+    convert->callback([in, out, format, standard_only, input, exit_code] {
+      *exit_code = RunConvert(*in, *out, *format, *standard_only, *input);
     });
   }
 }

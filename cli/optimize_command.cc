@@ -2,7 +2,8 @@
 //     [--option NAME=VALUE]... [--iter-limit N] [--node-limit N] [--time-limit S]
 //     [--memory-limit BYTES]
 //     [--extractor NAME] [--phase-mode keep|reseed] [--costs FILE]
-//     [--no-fold] [--htp-only] [--flag NAME]... [-o OUT] [--dot FILE] [--report FILE]
+//     [--no-fold] [--htp-only] [--flag NAME]... [-o OUT] [--onnx-standard-only] [--dot FILE]
+//     [--report FILE]
 //     [--progress] [--verify [--seed N] [--rtol R] [--atol A] [--quant-steps S]] [--plugin LIB]...
 //
 // Optimizes GRAPH with the rules (pipeline/optimize.h; without --rules, the
@@ -11,7 +12,9 @@
 // fallback; --htp-only makes them an error), peak memory and provenance
 // summary on stdout (and how many rules were left out because a --flag they
 // need was not given: rules/rule_flags.h), writes the result
-// graph (-o; .json, or .dot), its Graphviz drawing with implementation, cost
+// graph (-o; .json, .onnx (docs/onnx-export.md; with --onnx-standard-only,
+// default-domain ONNX ops only, else exit 1 naming the first node that needs
+// another), or .dot), its Graphviz drawing with implementation, cost
 // and provenance per node (--dot) and a JSON report (--report). With --verify it first runs the
 // input and the result on the reference executor on the same seeded random
 // inputs (backend/verify.h) and prints the error per output; when they differ
@@ -77,6 +80,7 @@ struct OptimizeArgs {
   bool progress = false;
   bool no_fold = false;
   bool htp_only = false;
+  bool onnx_standard_only = false;
   bool verify = false;
   uint64_t seed = 0;
   std::vector<std::string> plugins;
@@ -239,7 +243,9 @@ int RunOptimize(const OptimizeArgs& args) {
   {
     FileTransaction txn;
     absl::Status s = absl::OkStatus();
-    if (!args.output.empty()) s = StageGraph(r->graph, args.output, &txn);
+    OnnxWriteOptions onnx;
+    onnx.standard_only = args.onnx_standard_only;
+    if (!args.output.empty()) s = StageGraph(r->graph, args.output, &txn, std::nullopt, onnx);
     if (s.ok() && !args.dot.empty()) s = StageGraph(r->graph, args.dot, &txn, GraphFormat::kDot);
     if (s.ok() && !args.report.empty()) s = txn.Stage(args.report, DumpJson(ToJson(*r), 2) + "\n");
     if (s.ok()) s = txn.Commit();
@@ -328,6 +334,9 @@ void RegisterOptimizeCommand(CLI::App& app, int* exit_code) {
                 "Fail when an op has no HTP implementation, instead of running it off the HTP "
                 "(priced as a CPU fallback)");
   cmd->add_option("-o,--output", args->output, "Write the optimized graph here");
+  cmd->add_flag("--onnx-standard-only", args->onnx_standard_only,
+                "With -o OUT.onnx: write default-domain ONNX ops only; a node that needs the "
+                "egret.htp or another domain is an error (exit 1) and nothing is written");
   cmd->add_option("--dot", args->dot,
                   "Also write it as Graphviz DOT (implementation, cost and provenance per node)");
   cmd->add_option("--report", args->report, "Write the JSON report here");

@@ -6,6 +6,7 @@
 #include "egret/graph/graph_dot.h"
 #include "egret/graph/graph_json.h"
 #include "egret/onnx/onnx_reader.h"
+#include "egret/onnx/onnx_writer.h"
 #include "egret/support/enum_names.h"
 #include "egret/support/status_macros.h"
 
@@ -59,22 +60,23 @@ absl::StatusOr<Graph> LoadGraph(const std::string& path, const OnnxImportOptions
 }
 
 absl::Status SaveGraph(const Graph& graph, const std::string& path,
-                       std::optional<GraphFormat> format) {
+                       std::optional<GraphFormat> format, const OnnxWriteOptions& onnx) {
   FileTransaction txn;
-  EGRET_RETURN_IF_ERROR(StageGraph(graph, path, &txn, format));
+  EGRET_RETURN_IF_ERROR(StageGraph(graph, path, &txn, format, onnx));
   return txn.Commit();
 }
 
 absl::Status StageGraph(const Graph& graph, const std::string& path, FileTransaction* txn,
-                        std::optional<GraphFormat> format) {
+                        std::optional<GraphFormat> format, const OnnxWriteOptions& onnx) {
   switch (format.value_or(GraphFormatFromPath(path).value_or(GraphFormat::kJson))) {
     case GraphFormat::kJson:
       return StageGraphJson(graph, path, GraphWriteOptions{}, txn);
     case GraphFormat::kDot:
       return txn->Stage(path, GraphToDot(graph));
-    case GraphFormat::kOnnx:
-      return absl::UnimplementedError(
-          absl::StrCat(path, ": error: writing ONNX models is not supported yet"));
+    case GraphFormat::kOnnx: {
+      EGRET_ASSIGN_OR_RETURN(std::string bytes, WriteOnnxBytes(graph, path, onnx));
+      return txn->Stage(path, bytes);
+    }
   }
   return absl::InternalError("unreachable");
 }

@@ -14,6 +14,7 @@
 #include "absl/status/statusor.h"
 #include "egret/graph/graph.h"
 #include "egret/onnx/onnx_reader.h"
+#include "egret/onnx/onnx_writer.h"
 #include "egret/support/file_io.h"
 
 namespace egret {
@@ -21,7 +22,7 @@ namespace egret {
 enum class GraphFormat {
   kJson,  // egret's JSON format (graph_json.h), extension .json
   kDot,   // Graphviz DOT (graph_dot.h), extension .dot; write only
-  kOnnx,  // ONNX model (onnx_reader.h), extension .onnx; read only
+  kOnnx,  // ONNX model (onnx_reader.h, onnx_writer.h), extension .onnx
 };
 
 // "json", "dot", "onnx".
@@ -46,15 +47,18 @@ absl::StatusOr<Graph> LoadGraph(const std::string& path,
 absl::StatusOr<Graph> LoadGraph(const std::string& path, const OnnxImportOptions& onnx);
 
 // Writes `graph` to `path` in `format` (by default, the format of the
-// extension, and JSON for an unknown one), atomically. kUnimplemented for ONNX
-// (no writer).
+// extension, and JSON for an unknown one), atomically. ONNX goes through
+// WriteOnnxBytes (onnx_writer.h) with `onnx` and is checked by ONNX's checker
+// before anything is written.
 absl::Status SaveGraph(const Graph& graph, const std::string& path,
-                       std::optional<GraphFormat> format = std::nullopt);
+                       std::optional<GraphFormat> format = std::nullopt,
+                       const OnnxWriteOptions& onnx = {});
 
 // SaveGraph's files staged in `txn` (support/file_io.h), committed with the
 // transaction's other files (all or none).
 absl::Status StageGraph(const Graph& graph, const std::string& path, FileTransaction* txn,
-                        std::optional<GraphFormat> format = std::nullopt);
+                        std::optional<GraphFormat> format = std::nullopt,
+                        const OnnxWriteOptions& onnx = {});
 
 }  // namespace egret
 

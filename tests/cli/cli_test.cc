@@ -442,6 +442,21 @@ TEST_F(CliTest, ConvertToDotByExtensionOrFlag) {
   EXPECT_EQ(*ReadFile(Path("g.txt")), dot);
 }
 
+// JSON -> ONNX -> JSON (docs/onnx-export.md), by extension or --format.
+TEST_F(CliTest, ConvertToOnnxAndBack) {
+  Result r = Run({"convert", kExample, "-o", Path("g.onnx"), "--onnx-standard-only"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.out, "");
+  r = Run({"convert", Path("g.onnx"), "-o", Path("back.json")});
+  ASSERT_EQ(r.code, 0) << r.err;
+  absl::StatusOr<Graph> back = ReadGraphJson(Path("back.json"));
+  ASSERT_TRUE(back.ok()) << back.status();
+  ASSERT_EQ(back->outputs().size(), 2u);
+  r = Run({"convert", kExample, "-o", Path("g.bin"), "--format", "onnx"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(*ReadFile(Path("g.bin")), *ReadFile(Path("g.onnx")));
+}
+
 TEST_F(CliTest, FailedConvertWritesNothing) {
   Write("bad.json", "{\"format\": \"egret-graph\", \"version\": 1, \"nodes\": 3}");
   Result r = Run({"convert", Path("bad.json"), "-o", Path("out.json")});
@@ -453,13 +468,23 @@ TEST_F(CliTest, FailedConvertWritesNothing) {
 
   r = Run({"convert", kExample, "-o", Path("out.json"), "--format", "svg"});
   EXPECT_EQ(r.code, 2);
-  EXPECT_EQ(r.err, "egret: error: --format: svg not in {json,dot} (see --help)\n");
+  EXPECT_EQ(r.err, "egret: error: --format: svg not in {json,dot,onnx} (see --help)\n");
   EXPECT_FALSE(fs::exists(Path("out.json")));
 
-  r = Run({"convert", kExample, "-o", Path("out.onnx")});
-  EXPECT_EQ(r.code, 2);
-  EXPECT_EQ(r.err,
-            absl::StrCat(Path("out.onnx"), ": error: writing ONNX models is not supported yet\n"));
+  // A graph with symmetric padding (no standard ONNX Pad mode) in
+  // standard-only ONNX: a failed check naming the node, nothing written.
+  Write("sym.json", R"({"format": "egret-graph", "version": 1, "nodes": [
+    {"name": "x", "op": "*Input", "outputs": [{"dtype": "Float32", "shape": [1, 4, 4, 2]}]},
+    {"name": "pads", "op": "$Shape", "outputs": [{"dtype": "Int32", "shape": [0, 0, 1, 1, 1, 1, 0, 0]}]},
+    {"name": "mode", "op": "$Shape", "outputs": [{"dtype": "Int32", "shape": [1]}]},
+    {"name": "p", "op": "Pad", "inputs": ["x", "pads", "mode"],
+     "outputs": [{"dtype": "Float32", "shape": [1, 6, 6, 2]}]}],
+    "inputs": ["x"], "outputs": [{"value": "p", "name": "y"}]})");
+  r = Run({"convert", Path("sym.json"), "-o", Path("out.onnx"), "--onnx-standard-only"});
+  EXPECT_EQ(r.code, 1);
+  EXPECT_EQ(r.err, absl::StrCat(Path("out.onnx"),
+                                ": error: node 'p' (#3), op Pad: Pad mode 1 (symmetric) has no "
+                                "standard ONNX op (standard-only)\n"));
   EXPECT_FALSE(fs::exists(Path("out.onnx")));
 
   // An unwritable destination: the output cannot be produced (exit 1).

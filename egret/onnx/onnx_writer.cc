@@ -1,0 +1,617 @@
+#include "egret/onnx/onnx_writer.h"
+
+#include <cmath>
+#include <limits>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "egret/graph/op_table.h"
+#include "egret/graph/shape_inference.h"
+#include "egret/onnx/onnx_tensor_internal.h"
+#include "egret/onnx/writer_internal.h"
+#include "egret/support/status_macros.h"
+#include "onnx/checker.h"
+
+namespace egret {
+namespace onnx_export {
+
+namespace {
+
+using onnx_internal::OnnxFromDType;
+using onnx_internal::TensorToProto;
+using onnx_internal::TransposeTensor;
+
+std::string PermKey(const std::string& name, const std::vector<int>& perm) {
+  return absl::StrCat(name, "|", absl::StrJoin(perm, ","));
+}
+
+ValueRef v0(NodeId id) { return ValueRef{id, 0}; }
+
+bool IsIdentity(const std::vector<int>& perm) {
+  for (size_t i = 0; i < perm.size(); ++i) {
+    if (perm[i] != static_cast<int>(i)) return false;
+  }
+  return true;
+}
+
+absl::StatusOr<int32_t> ElemType(const TensorType& t) {
+  std::optional<int32_t> e = OnnxFromDType(t.dtype);
+  if (!e) return absl::UnimplementedError(absl::StrCat("no ONNX type for ", t.ToString()));
+  return *e;
+}
+
+void SetValueInfo(onnx::ValueInfoProto* vi, const std::string& name, const TensorType& t,
+                  int32_t elem) {
+  vi->set_name(name);
+  auto* tt = vi->mutable_type()->mutable_tensor_type();
+  tt->set_elem_type(elem);
+  auto* shape = tt->mutable_shape();
+  for (int64_t d : t.dims) shape->add_dim()->set_dim_value(d);
+}
+
+std::string DocString(const Node& n) {
+  std::string doc = absl::StrCat("egret op ", n.op);
+  if (auto it = n.attrs.find(kImplAttr); it != n.attrs.end()) {
+    if (const auto* s = std::get_if<std::string>(&it->second)) absl::StrAppend(&doc, "; impl ", *s);
+  }
+  if (auto it = n.attrs.find(kCostAttr); it != n.attrs.end()) {
+    if (const auto* d = std::get_if<double>(&it->second))
+      absl::StrAppendFormat(&doc, "; cost %g", *d);
+  }
+  if (!n.provenance.from.empty()) {
+    absl::StrAppend(&doc, "; from ", absl::StrJoin(n.provenance.from, ","));
+  }
+  if (!n.provenance.rules.empty()) {
+    absl::StrAppend(&doc, "; rules ", absl::StrJoin(n.provenance.rules, ","));
+  }
+  return doc;
+}
+
+}  // namespace
+
+absl::Status Writer::NodeError(absl::StatusCode code, const std::string& msg) const {
+  return absl::Status(code, absl::StrFormat("%s: error: node %s, op %s: %s", file_,
+                                            g_.NodeLabel(cur_), Cur().op, msg));
+}
+
+absl::Status Writer::NonStandard(std::string_view why) {
+  if (options_.standard_only) {
+    return NodeError(absl::StatusCode::kFailedPrecondition,
+                     absl::StrCat(std::string(why), " has no standard ONNX op (standard-only)"));
+  }
+  return EmitCustom();
+}
+
+absl::StatusOr<std::vector<int64_t>> Writer::Ints(int i) const {
+  OperandInfo info;
+  const Node& p = g_.node(In(i).node);
+  info.type = &InType(i);
+  info.value = p.constant.get();
+  info.is_shape = p.op == kShapeOp;
+  return ReadIntParam(info, Cur().op);
+}
+
+absl::StatusOr<int64_t> Writer::Int(int i) const {
+  OperandInfo info;
+  const Node& p = g_.node(In(i).node);
+  info.type = &InType(i);
+  info.value = p.constant.get();
+  info.is_shape = p.op == kShapeOp;
+  return ReadIntScalarParam(info, Cur().op);
+}
+
+absl::StatusOr<double> Writer::Float(int i) const {
+  OperandInfo info;
+  const Node& p = g_.node(In(i).node);
+  info.type = &InType(i);
+  info.value = p.constant.get();
+  info.is_shape = p.op == kShapeOp;
+  return ReadFloatScalarParam(info, Cur().op);
+}
+
+DType Writer::ComputeDType() const {
+  const DType out = OutType(0).dtype;
+  if (IsFloat(out)) return out;
+  if (IsQuantized(out)) return DType::kFloat32;
+  for (int i = 0; i < NumIn(); ++i) {
+    const OpDef* def = FindOpDef(Cur().op);
+    if (def && def->IsParam(i)) continue;
+    const DType in = InType(i).dtype;
+    if (IsFloat(in)) return in;
+    if (IsQuantized(in)) return DType::kFloat32;
+    break;
+  }
+  return DType::kUnknown;
+}
+
+std::string Writer::Fresh(std::string_view base) {
+  std::string b = base.empty() ? std::string("t") : std::string(base);
+  std::string name = b;
+  for (int k = 1; used_.contains(name); ++k) name = absl::StrCat(b, "_", k);
+  used_.insert(name);
+  return name;
+}
+
+std::string Writer::UniqueNodeName(const std::string& base) {
+  std::string name = base;
+  for (int k = 1; node_names_.contains(name); ++k) name = absl::StrCat(base, "_", k);
+  node_names_.insert(name);
+  return name;
+}
+
+std::string Writer::Temp(std::string_view suffix) {
+  const std::string& n = Cur().name;
+  return Fresh(absl::StrCat(n.empty() ? absl::StrCat("n", cur_) : n, "/", std::string(suffix)));
+}
+
+std::string Writer::Initializer(const Tensor& t, std::string_view base) {
+  std::string name = Fresh(base);
+  onnx::TensorProto* p = gp_->add_initializer();
+  TensorToProto(t, p);
+  p->set_name(name);
+  types_[name] = t.type();
+  return name;
+}
+
+std::string Writer::Int64s(const std::vector<int64_t>& v) {
+  std::string key = absl::StrCat("i64:", absl::StrJoin(v, ","));
+  auto it = scalar_cache_.find(key);
+  if (it != scalar_cache_.end()) return it->second;
+  std::vector<double> d(v.begin(), v.end());
+  Tensor t = Tensor::FromValues(TensorType(DType::kInt64, {static_cast<int64_t>(v.size())}), d);
+  std::string name = Initializer(t, "const_i64");
+  scalar_cache_[key] = name;
+  return name;
+}
+
+std::string Writer::FloatScalar(double v, DType dt) {
+  std::string key = absl::StrFormat("f%d:%.17g", static_cast<int>(dt), v);
+  auto it = scalar_cache_.find(key);
+  if (it != scalar_cache_.end()) return it->second;
+  TensorType type;
+  type.dtype = dt;
+  Tensor t = Tensor::FromValues(type, {&v, 1});
+  std::string name = Initializer(t, "const_f");
+  scalar_cache_[key] = name;
+  return name;
+}
+
+onnx::NodeProto* Writer::Add(std::string_view op_type, std::vector<std::string> inputs,
+                             std::vector<std::string> outputs, std::string_view domain) {
+  onnx::NodeProto* n = gp_->add_node();
+  n->set_op_type(std::string(op_type));
+  if (!domain.empty()) {
+    n->set_domain(std::string(domain));
+    domains_.insert(std::string(domain));
+  }
+  const std::string base = Cur().name.empty() ? absl::StrCat("n", cur_) : Cur().name;
+  n->set_name(UniqueNodeName(
+      gp_->node_size() == first_node_ + 1 ? base : absl::StrCat(base, "/", std::string(op_type))));
+  for (auto& i : inputs) n->add_input(std::move(i));
+  for (auto& o : outputs) n->add_output(std::move(o));
+  return n;
+}
+
+void Writer::AttrInt(onnx::NodeProto* n, std::string_view name, int64_t v) {
+  auto* a = n->add_attribute();
+  a->set_name(std::string(name));
+  a->set_type(onnx::AttributeProto::INT);
+  a->set_i(v);
+}
+void Writer::AttrFloat(onnx::NodeProto* n, std::string_view name, double v) {
+  auto* a = n->add_attribute();
+  a->set_name(std::string(name));
+  a->set_type(onnx::AttributeProto::FLOAT);
+  a->set_f(static_cast<float>(v));
+}
+void Writer::AttrStr(onnx::NodeProto* n, std::string_view name, std::string_view v) {
+  auto* a = n->add_attribute();
+  a->set_name(std::string(name));
+  a->set_type(onnx::AttributeProto::STRING);
+  a->set_s(std::string(v));
+}
+void Writer::AttrInts(onnx::NodeProto* n, std::string_view name, const std::vector<int64_t>& v) {
+  auto* a = n->add_attribute();
+  a->set_name(std::string(name));
+  a->set_type(onnx::AttributeProto::INTS);
+  for (int64_t x : v) a->add_ints(x);
+}
+void Writer::AttrFloats(onnx::NodeProto* n, std::string_view name, const std::vector<double>& v) {
+  auto* a = n->add_attribute();
+  a->set_name(std::string(name));
+  a->set_type(onnx::AttributeProto::FLOATS);
+  for (double x : v) a->add_floats(static_cast<float>(x));
+}
+
+// QuantizeLinear/DequantizeLinear's scale and zero point for `t`, and the
+// axis (-1: per tensor) and domain (16-bit types: com.microsoft).
+struct QdqParams {
+  std::string scale, zero;
+  int axis = -1;
+  std::string domain;
+};
+
+static QdqParams MakeQdq(Writer& w, const TensorType& t) {
+  QdqParams q;
+  TensorType zt;
+  zt.dtype = t.dtype;
+  TensorType st;
+  st.dtype = DType::kFloat32;
+  if (t.per_axis) {
+    const auto& pa = *t.per_axis;
+    q.axis = pa.axis;
+    const int64_t c = static_cast<int64_t>(pa.stepsizes.size());
+    zt.dims = {c};
+    st.dims = {c};
+    Tensor zs(zt), ss(st);
+    for (int64_t i = 0; i < c; ++i) {
+      zs.SetValue(i, pa.zero_offsets[i]);
+      ss.SetValue(i, pa.stepsizes[i]);
+    }
+    q.scale = w.Initializer(ss, "scale");
+    q.zero = w.Initializer(zs, "zero_point");
+  } else {
+    Tensor zs(zt), ss(st);
+    zs.SetValue(0, t.zero_offset);
+    ss.SetValue(0, t.stepsize);
+    q.scale = w.Initializer(ss, "scale");
+    q.zero = w.Initializer(zs, "zero_point");
+  }
+  if (t.dtype == DType::kQUInt16 || t.dtype == DType::kQInt16) q.domain = "com.microsoft";
+  return q;
+}
+
+std::string Writer::RealOfName(const std::string& name, DType dt) {
+  const TensorType& t = types_.at(name);
+  if (dt == DType::kUnknown) return name;
+  if (!IsQuantized(t.dtype) && !IsFloat(t.dtype)) return name;
+  if (t.dtype == dt) return name;
+  std::string key = absl::StrCat(name, "|", static_cast<int>(dt));
+  auto it = real_cache_.find(key);
+  if (it != real_cache_.end()) return it->second;
+  std::string out;
+  TensorType ft = t;
+  ft.ClearQuantization();
+  if (IsQuantized(t.dtype)) {
+    QdqParams q = MakeQdq(*this, t);
+    out = Fresh(absl::StrCat(name, "/real"));
+    onnx::NodeProto* n = Add("DequantizeLinear", {name, q.scale, q.zero}, {out}, q.domain);
+    if (q.axis >= 0) AttrInt(n, "axis", q.axis);
+    ft.dtype = DType::kFloat32;
+    types_[out] = ft;
+    if (dt != DType::kFloat32) {
+      std::string cast = Fresh(absl::StrCat(name, "/", std::string(DTypeName(dt))));
+      AttrInt(Add("Cast", {out}, {cast}), "to", *OnnxFromDType(dt));
+      ft.dtype = dt;
+      types_[cast] = ft;
+      out = cast;
+    }
+  } else {
+    out = Fresh(absl::StrCat(name, "/", std::string(DTypeName(dt))));
+    AttrInt(Add("Cast", {name}, {out}), "to", *OnnxFromDType(dt));
+    ft.dtype = dt;
+    types_[out] = ft;
+  }
+  real_cache_[key] = out;
+  return out;
+}
+
+std::string Writer::Permuted(ValueRef v, const std::vector<int>& perm) {
+  const std::string& name = Name(v);
+  if (IsIdentity(perm)) return name;
+  const std::string key = PermKey(name, perm);
+  auto it = permuted_cache_.find(key);
+  if (it != permuted_cache_.end()) return it->second;
+  const Node& p = g_.node(v.node);
+  std::string out;
+  if (p.op == kConstOp && p.constant) {
+    out = Initializer(TransposeTensor(*p.constant, perm), absl::StrCat(name, "/perm"));
+  } else {
+    out = Fresh(absl::StrCat(name, "/", perm == kNhwcToNchw ? "nchw" : "perm"));
+    std::vector<int64_t> p64(perm.begin(), perm.end());
+    AttrInts(Add("Transpose", {name}, {out}), "perm", p64);
+    types_[out] = types_.at(name).Permuted(perm);
+  }
+  permuted_cache_[key] = out;
+  return out;
+}
+
+void Writer::CachePermuted(ValueRef v, const std::vector<int>& perm, const std::string& name) {
+  permuted_cache_[PermKey(Name(v), perm)] = name;
+}
+
+std::string Writer::RealOutName(int k, DType dt, bool nchw) {
+  if (!nchw && !NeedsConversion(OutType(k), dt)) return OutName(k);
+  return Temp(nchw ? "nchw" : "real");
+}
+
+std::string Writer::Clamp(const std::string& x, DType dt, double lo, double hi) {
+  std::string out = Temp("clamp");
+  if (lo == 0 && std::isinf(hi) && hi > 0) {
+    Add("Relu", {x}, {out});
+  } else {
+    Add("Clip", {x, FloatScalar(lo, dt), FloatScalar(hi, dt)}, {out});
+  }
+  return out;
+}
+
+absl::Status Writer::FinishReal(int k, const std::string& real, DType dt,
+                                const std::vector<int>& layout_perm) {
+  TensorType t = OutType(k);
+  std::vector<int> inverse;
+  if (!layout_perm.empty()) {
+    inverse.resize(layout_perm.size());
+    for (size_t i = 0; i < layout_perm.size(); ++i) inverse[layout_perm[i]] = static_cast<int>(i);
+    t = t.Permuted(inverse);  // the output's type in `real`'s layout
+  }
+  const std::string target = layout_perm.empty() ? OutName(k) : Temp("stored");
+  std::string stored = real;
+  if (IsQuantized(t.dtype)) {
+    if (t.dtype == DType::kQInt32) {
+      return NonStandard("a QInt32 result has no QuantizeLinear");
+    }
+    QdqParams q = MakeQdq(*this, t);
+    onnx::NodeProto* n = Add("QuantizeLinear", {real, q.scale, q.zero}, {target}, q.domain);
+    if (q.axis >= 0) AttrInt(n, "axis", q.axis);
+    stored = target;
+  } else if (NeedsConversion(t, dt)) {
+    AttrInt(Add("Cast", {real}, {target}), "to", *OnnxFromDType(t.dtype));
+    stored = target;
+  } else if (real != target) {
+    Add("Identity", {real}, {target});
+    stored = target;
+  }
+  types_[stored] = t;
+  if (!layout_perm.empty()) {
+    std::vector<int64_t> p64(layout_perm.begin(), layout_perm.end());
+    AttrInts(Add("Transpose", {stored}, {OutName(k)}), "perm", p64);
+    types_[OutName(k)] = OutType(k);
+    CachePermuted(Out(k), inverse, stored);
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Writer::EmitCustom() {
+  const Node& n = Cur();
+  std::vector<std::string> ins;
+  for (int i = 0; i < NumIn(); ++i) {
+    const Node& p = g_.node(In(i).node);
+    if (p.op == kShapeOp) {
+      std::vector<double> d(InType(i).dims.begin(), InType(i).dims.end());
+      Tensor t = Tensor::FromValues(TensorType(DType::kInt32, {static_cast<int64_t>(d.size())}), d);
+      ins.push_back(Initializer(t, absl::StrCat(Name(In(i)), "/shape")));
+    } else {
+      ins.push_back(Name(In(i)));
+    }
+  }
+  std::vector<std::string> outs;
+  int count = static_cast<int>(n.outputs.size());
+  if (n.outputs.size() == 1 && n.outputs[0].dtype == DType::kMulti) {
+    auto it = multi_count_.find(cur_);
+    count = it == multi_count_.end() ? 1 : it->second;
+    for (int k = 0; k < count; ++k) {
+      outs.push_back(absl::StrCat(OutName(0), ":", k));
+      used_.insert(outs.back());
+    }
+  } else {
+    for (int k = 0; k < count; ++k) outs.push_back(OutName(k));
+  }
+  onnx::NodeProto* p = Add(BaseOpName(n.op), ins, outs, kEgretOnnxDomain);
+  AttrStr(p, "egret_op", n.op);
+  for (const auto& [key, value] : n.attrs) {
+    if (key == kImplAttr) {
+      if (const auto* s = std::get_if<std::string>(&value)) AttrStr(p, "implementation", *s);
+    } else if (key == kCostAttr) {
+      if (const auto* d = std::get_if<double>(&value)) AttrFloat(p, "cost", *d);
+    }
+  }
+  std::vector<int64_t> zeros;
+  std::vector<double> steps;
+  std::vector<int64_t> dtypes;
+  for (const TensorType& t : n.outputs) {
+    zeros.push_back(t.zero_offset);
+    steps.push_back(t.stepsize);
+    dtypes.push_back(static_cast<int64_t>(t.dtype));
+  }
+  AttrInts(p, "out_dtypes", dtypes);
+  AttrInts(p, "out_zero_offsets", zeros);
+  AttrFloats(p, "out_stepsizes", steps);
+  // Typed in value_info: no ONNX tool can infer the type of a custom op.
+  for (int k = 0; k < static_cast<int>(n.outputs.size()); ++k) {
+    if (n.outputs[k].dtype == DType::kMulti) continue;
+    types_[OutName(k)] = n.outputs[k];
+    EGRET_ASSIGN_OR_RETURN(int32_t elem, ElemType(n.outputs[k]));
+    SetValueInfo(gp_->add_value_info(), OutName(k), n.outputs[k], elem);
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Writer::EmitOpaque() {
+  const Node& n = Cur();
+  std::string_view rest = std::string_view(n.op).substr(5);  // after "onnx."
+  std::string domain, op_type(rest);
+  if (size_t dot = rest.rfind('.'); dot != std::string_view::npos) {
+    domain = std::string(rest.substr(0, dot));
+    op_type = std::string(rest.substr(dot + 1));
+    if (options_.standard_only) {
+      return NodeError(absl::StatusCode::kFailedPrecondition,
+                       absl::StrCat("domain '", domain, "' is not standard ONNX (standard-only)"));
+    }
+  }
+  std::vector<std::string> ins, outs;
+  for (int i = 0; i < NumIn(); ++i) ins.push_back(Name(In(i)));
+  for (int k = 0; k < static_cast<int>(n.outputs.size()); ++k) outs.push_back(OutName(k));
+  onnx::NodeProto* p = Add(op_type, ins, outs, domain);
+  for (const auto& [key, value] : n.attrs) {
+    if (key.rfind("egret.", 0) == 0) continue;
+    if (const auto* i = std::get_if<int64_t>(&value)) AttrInt(p, key, *i);
+    if (const auto* d = std::get_if<double>(&value)) AttrFloat(p, key, *d);
+    if (const auto* s = std::get_if<std::string>(&value)) AttrStr(p, key, *s);
+    if (const auto* is = std::get_if<std::vector<int64_t>>(&value)) AttrInts(p, key, *is);
+    if (const auto* fs = std::get_if<std::vector<double>>(&value)) AttrFloats(p, key, *fs);
+  }
+  for (int k = 0; k < static_cast<int>(n.outputs.size()); ++k) types_[OutName(k)] = n.outputs[k];
+  return absl::OkStatus();
+}
+
+absl::StatusOr<onnx::ModelProto> Writer::Run() {
+  if (absl::Status s = g_.Validate(); !s.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat(file_, ": error: ", std::string(s.message())));
+  }
+  EGRET_ASSIGN_OR_RETURN(std::vector<NodeId> order, g_.TopologicalOrder());
+  onnx::ModelProto model;
+  model.set_ir_version(8);
+  model.set_producer_name("egret");
+  model.set_doc_string("written by egret (docs/onnx-export.md)");
+  gp_ = model.mutable_graph();
+  gp_->set_name(g_.name().empty() ? "egret" : g_.name());
+
+  // Names: graph output names first (ONNX Runtime feeds and fetches by them),
+  // then every value: its node's name, ":k" for output k > 0.
+  for (const GraphOutput& o : g_.outputs()) {
+    if (!o.name.empty()) used_.insert(o.name);
+  }
+  for (NodeId id : order) {
+    const Node& n = g_.node(id);
+    std::string base = n.name.empty() ? absl::StrCat("n", id) : n.name;
+    for (size_t k = 0; k < n.outputs.size(); ++k) {
+      ValueRef v{id, static_cast<uint32_t>(k)};
+      std::string want = k == 0 ? base : absl::StrCat(base, ":", k);
+      // A value that is one named graph output (and not an input) takes the
+      // output's name, so no Identity is needed.
+      int uses = 0;
+      std::string out_name;
+      for (const GraphOutput& o : g_.outputs()) {
+        if (o.value == v) {
+          ++uses;
+          out_name = o.name;
+        }
+      }
+      if (uses == 1 && !out_name.empty() && n.op != kInputOp) {
+        names_[v] = out_name;
+      } else {
+        names_[v] = Fresh(want);
+      }
+    }
+    if (n.outputs.size() == 1 && n.outputs[0].dtype == DType::kMulti) {
+      for (int k = 0; k < 16; ++k) used_.insert(PieceName(v0(id), k));
+    }
+  }
+  // Multi producers: how many outputs their $Out readers select from.
+  for (NodeId id : order) {
+    const Node& n = g_.node(id);
+    if (n.op != kOutOp || n.inputs.size() < 2) continue;
+    const Node& sel = g_.node(n.inputs[1].node);
+    const Dims& d = sel.outputs[0].dims;
+    if (sel.op != kShapeOp || d.empty()) continue;
+    int& c = multi_count_[n.inputs[0].node];
+    c = std::max<int>(c, static_cast<int>(d.back()) + 1);
+    if (d.size() >= 2) c = std::max<int>(c, static_cast<int>(d[d.size() - 2]));
+  }
+
+  for (NodeId id : g_.inputs()) {
+    const Node& n = g_.node(id);
+    EGRET_ASSIGN_OR_RETURN(int32_t elem, ElemType(n.outputs[0]));
+    SetValueInfo(gp_->add_input(), Name({id, 0}), n.outputs[0], elem);
+    types_[Name({id, 0})] = n.outputs[0];
+  }
+  for (NodeId id : order) {
+    cur_ = id;
+    const Node& n = g_.node(id);
+    if (n.op == kInputOp) continue;
+    if (n.op == kShapeOp) continue;  // read as parameters; Int32 tensors where used as data
+    if (n.op == kConstOp) {
+      onnx::TensorProto* p = gp_->add_initializer();
+      TensorToProto(*n.constant, p);
+      p->set_name(Name({id, 0}));
+      p->set_doc_string(DocString(n));
+      types_[Name({id, 0})] = n.constant->type();
+      continue;
+    }
+    first_node_ = gp_->node_size();
+    absl::Status s;
+    if (n.op.rfind("onnx.", 0) == 0) {
+      s = EmitOpaque();
+    } else if (!IsKnownOp(n.op)) {
+      s = NonStandard("an op egret's table does not know");
+    } else {
+      s = WriteNode(*this);
+    }
+    if (!s.ok()) {
+      if (s.message().find(": error: ") != std::string_view::npos) return s;
+      return NodeError(s.code(), std::string(s.message()));
+    }
+    if (gp_->node_size() > first_node_)
+      gp_->mutable_node(first_node_)->set_doc_string(DocString(n));
+  }
+  cur_ = kNoNode;
+  for (size_t k = 0; k < g_.outputs().size(); ++k) {
+    const GraphOutput& o = g_.outputs()[k];
+    const TensorType& t = g_.TypeOf(o.value);
+    std::string name = o.name.empty() ? absl::StrCat("output", k) : o.name;
+    if (o.name.empty()) name = Fresh(name);
+    if (Name(o.value) != name) {
+      onnx::NodeProto* n = gp_->add_node();
+      n->set_op_type("Identity");
+      n->set_name(UniqueNodeName(absl::StrCat(name, "/identity")));
+      n->add_input(Name(o.value));
+      n->add_output(name);
+    }
+    EGRET_ASSIGN_OR_RETURN(int32_t elem, ElemType(t));
+    SetValueInfo(gp_->add_output(), name, t, elem);
+  }
+  auto* os = model.add_opset_import();
+  os->set_domain("");
+  os->set_version(kOnnxWriteOpset);
+  for (const std::string& d : domains_) {
+    auto* o = model.add_opset_import();
+    o->set_domain(d);
+    o->set_version(1);
+  }
+  return model;
+}
+
+}  // namespace onnx_export
+
+absl::Status CheckOnnxBytes(std::string_view bytes, std::string_view file) {
+  onnx::ModelProto model;
+  if (!model.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(std::string(file), ": error: not a serialized ONNX model"));
+  }
+  try {
+    onnx::checker::check_model(model);
+  } catch (const std::exception& e) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(std::string(file), ": error: the ONNX checker rejects the model: ", e.what()));
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::string> WriteOnnxBytes(const Graph& graph, std::string_view file,
+                                           const OnnxWriteOptions& options) {
+  onnx_export::Writer w(graph, std::string(file), options);
+  EGRET_ASSIGN_OR_RETURN(onnx::ModelProto model, w.Run());
+  std::string bytes;
+  if (model.ByteSizeLong() > static_cast<size_t>(std::numeric_limits<int32_t>::max()) ||
+      !model.SerializeToString(&bytes)) {
+    return absl::UnimplementedError(
+        absl::StrCat(std::string(file),
+                     ": error: the model is over 2 GB; ONNX external data is not written yet"));
+  }
+  if (absl::Status s = CheckOnnxBytes(bytes, file); !s.ok()) {
+    return absl::InternalError(s.message());
+  }
+  return bytes;
+}
+
+absl::Status CheckOnnxStandard(const Graph& graph, std::string_view file) {
+  OnnxWriteOptions options;
+  options.standard_only = true;
+  onnx_export::Writer w(graph, std::string(file), options);
+  return w.Run().status();
+}
+
+}  // namespace egret

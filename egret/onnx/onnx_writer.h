@@ -1,0 +1,68 @@
+// Writing egret graphs as ONNX models (onnx::ModelProto, via Debian's libonnx).
+//
+// docs/onnx-export.md has the full op mapping. In short:
+//   - models are written at ONNX opset kOnnxWriteOpset (17, the newest the
+//     Debian checker knows; Gelu, opset 20, is written as its Erf form);
+//   - every op of egret's table (docs/ops.md) becomes standard ONNX ops:
+//     NHWC ops (Conv2d, pools, Resize, LRN, ...) are written as their NCHW
+//     ONNX op between two Transposes, fused clamps as a following Clip (or
+//     Relu), fused biases as Conv's bias; the graph's own inputs and outputs
+//     keep their types, so a model imported from NCHW ONNX (whose boundary
+//     Transposes are graph nodes) is NCHW again at its boundary;
+//   - a quantized value is its stored integers; ops computing on real values
+//     read it through DequantizeLinear and write it through QuantizeLinear
+//     (per-axis encodings use the axis attribute); data movement on one
+//     encoding moves the integers directly;
+//   - constants are initializers; opaque "onnx.<Op>" nodes are written back as
+//     that op (domain "onnx.<domain>.<Op>") with their attributes;
+//   - what no standard op expresses (an op outside the table, Pad mode 1,
+//     16-bit quantization, grouped TransposeConv2d) is a node of the custom
+//     domain "egret.htp" (16-bit QDQ: com.microsoft), unless
+//     OnnxWriteOptions::standard_only, which fails naming the node;
+//   - node names are egret's; the doc_string of the first ONNX node written
+//     for an egret node carries its op, implementation, cost and provenance.
+// Limitation: the whole model is one protobuf (< 2 GB); no external data.
+#ifndef EGRET_ONNX_ONNX_WRITER_H_
+#define EGRET_ONNX_ONNX_WRITER_H_
+
+#include <string>
+#include <string_view>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "egret/graph/graph.h"
+
+namespace egret {
+
+inline constexpr int kOnnxWriteOpset = 17;
+// The custom domain of ops ONNX lacks.
+inline constexpr std::string_view kEgretOnnxDomain = "egret.htp";
+
+struct OnnxWriteOptions {
+  // Fail (kFailedPrecondition, naming the first such node) instead of
+  // writing a node outside ONNX's default domain.
+  bool standard_only = false;
+};
+
+// The serialized ModelProto of `graph`, checked by onnx::checker::check_model.
+// `file` names the destination in errors: "out.onnx: error: node 'p' (#3),
+// op Pad: Pad mode 1 (symmetric) has no standard ONNX op (standard-only)".
+// kInvalidArgument for a graph
+// that does not validate, kUnimplemented for what cannot be written (a
+// dtype ONNX lacks, a model over 2 GB), kInternal when the checker rejects
+// the result (a writer defect); with standard_only, kFailedPrecondition
+// for a node that needs another domain.
+absl::StatusOr<std::string> WriteOnnxBytes(const Graph& graph, std::string_view file,
+                                           const OnnxWriteOptions& options = {});
+
+// onnx::checker::check_model on serialized model bytes; kInvalidArgument
+// with the checker's message.
+absl::Status CheckOnnxBytes(std::string_view bytes, std::string_view file);
+
+// Whether `graph` can be written with standard_only: OK, or the error
+// WriteOnnxBytes would give.
+absl::Status CheckOnnxStandard(const Graph& graph, std::string_view file);
+
+}  // namespace egret
+
+#endif  // EGRET_ONNX_ONNX_WRITER_H_

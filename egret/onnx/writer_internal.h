@@ -1,0 +1,159 @@
+// Private to the onnx stage: the ONNX writer's state and toolkit, shared by
+// the driver (onnx_writer.cc) and the op mappings (write_*.cc).
+//
+// The writer walks the graph in topological order. Each egret value is
+// written as one ONNX tensor holding its *stored* numbers (the integers of a
+// quantized value); Real() gives a value as real numbers in a float dtype
+// (DequantizeLinear, Cast), Permuted() the stored numbers transposed (folded
+// for constants), both cached. A mapping emits ONNX nodes for the current
+// egret node and ends each output with FinishReal (the float result,
+// quantized or cast into the output's type) or writes the stored result
+// straight into OutName(k).
+#ifndef EGRET_ONNX_WRITER_INTERNAL_H_
+#define EGRET_ONNX_WRITER_INTERNAL_H_
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
+#include "egret/graph/graph.h"
+#include "egret/onnx/onnx_writer.h"
+#include "onnx/onnx_pb.h"
+
+namespace egret::onnx_export {
+
+// NHWC <-> NCHW.
+inline const std::vector<int> kNhwcToNchw = {0, 3, 1, 2};
+inline const std::vector<int> kNchwToNhwc = {0, 2, 3, 1};
+
+class Writer {
+ public:
+  Writer(const Graph& g, std::string file, const OnnxWriteOptions& options)
+      : g_(g), file_(std::move(file)), options_(options) {}
+
+  absl::StatusOr<onnx::ModelProto> Run();
+
+  // ---- errors
+  // "file: error: node 'n' (Op): msg" for the current node.
+  absl::Status NodeError(absl::StatusCode code, const std::string& msg) const;
+  // A node with no standard ONNX op: an error with standard_only, else OK
+  // after writing it in the custom domain (EmitCustom).
+  absl::Status NonStandard(std::string_view why);
+
+  // ---- the current node
+  const Node& Cur() const { return g_.node(cur_); }
+  int NumIn() const { return static_cast<int>(Cur().inputs.size()); }
+  ValueRef In(int i) const { return Cur().inputs[i]; }
+  const TensorType& InType(int i) const { return g_.TypeOf(In(i)); }
+  const TensorType& OutType(int k = 0) const { return Cur().outputs[k]; }
+  ValueRef Out(int k = 0) const { return ValueRef{cur_, static_cast<uint32_t>(k)}; }
+  absl::StatusOr<std::vector<int64_t>> Ints(int i) const;
+  absl::StatusOr<int64_t> Int(int i) const;
+  absl::StatusOr<double> Float(int i) const;
+  // The float dtype the current node computes in: its output's, Float32 for
+  // a quantized output, else input 0's (Float32 when quantized), else
+  // kUnknown (integers and Bools: stored numbers).
+  DType ComputeDType() const;
+
+  // ---- tensors
+  // The ONNX name of a value's stored numbers.
+  const std::string& Name(ValueRef v) const { return names_.at(v); }
+  std::string OutName(int k = 0) const { return Name(Out(k)); }
+  // A tensor name not used yet, from `base`.
+  std::string Fresh(std::string_view base);
+  // A node name not used yet (ONNX Runtime wants them unique), from `base`.
+  std::string UniqueNodeName(const std::string& base);
+  // The stored type of tensor `name` (as egret types it).
+  const TensorType& TypeOfName(const std::string& name) const { return types_.at(name); }
+  // Adds an initializer holding `t` (stored numbers), returns its name.
+  std::string Initializer(const Tensor& t, std::string_view base);
+  std::string Int64s(const std::vector<int64_t>& v);
+  // A scalar (or, with `dims`, splat) initializer of float dtype `dt`.
+  std::string FloatScalar(double v, DType dt);
+  // Tensor `name` (egret stored type `type`) as real numbers in `dt`
+  // (kUnknown: unchanged); cached.
+  std::string RealOfName(const std::string& name, DType dt);
+  std::string Real(ValueRef v, DType dt) { return RealOfName(Name(v), dt); }
+  std::string RealIn(int i) { return Real(In(i), ComputeDType()); }
+  // The stored numbers of `v` with dims permuted (out dim d = dim perm[d]);
+  // a constant is folded, anything else is a Transpose; cached.
+  std::string Permuted(ValueRef v, const std::vector<int>& perm);
+  // Records that the stored numbers of `v` permuted by `perm` are `name`.
+  void CachePermuted(ValueRef v, const std::vector<int>& perm, const std::string& name);
+
+  // ---- nodes
+  onnx::NodeProto* Add(std::string_view op_type, std::vector<std::string> inputs,
+                       std::vector<std::string> outputs, std::string_view domain = "");
+  // A temporary output name for the current node ("name/suffix").
+  std::string Temp(std::string_view suffix);
+  // Output k of the current node from float tensor `real` (dtype `dt`):
+  // QuantizeLinear into a quantized output, Cast into another float dtype,
+  // else renamed (Identity-free when `real` is a Temp). `layout_perm`, when
+  // not empty, is the permutation from `real`'s layout to the output's (the
+  // NCHW result of an NHWC op: kNchwToNhwc); the stored numbers in `real`'s
+  // layout are cached as Permuted(out, inverse).
+  absl::Status FinishReal(int k, const std::string& real, DType dt,
+                          const std::vector<int>& layout_perm = {});
+  // The name FinishReal will accept without a copy for a result in `dt`: the
+  // output's own name when no conversion follows.
+  std::string RealOutName(int k, DType dt, bool nchw);
+  // A float result in `dt` needs a QuantizeLinear or Cast to become an
+  // output of type `t`.
+  static bool NeedsConversion(const TensorType& t, DType dt) {
+    return IsQuantized(t.dtype) || (IsFloat(t.dtype) && IsFloat(dt) && t.dtype != dt);
+  }
+  // `x` (float, dtype dt) clamped to [lo, hi]: Relu for [0, inf), else Clip.
+  std::string Clamp(const std::string& x, DType dt, double lo, double hi);
+  // The names of the pieces of Multi value `v` (Split, TopK) and of output k.
+  std::string PieceName(ValueRef v, int k) const { return absl::StrCat(Name(v), ":", k); }
+
+  // ---- attributes
+  static void AttrInt(onnx::NodeProto* n, std::string_view name, int64_t v);
+  static void AttrFloat(onnx::NodeProto* n, std::string_view name, double v);
+  static void AttrStr(onnx::NodeProto* n, std::string_view name, std::string_view v);
+  static void AttrInts(onnx::NodeProto* n, std::string_view name, const std::vector<int64_t>& v);
+  static void AttrFloats(onnx::NodeProto* n, std::string_view name, const std::vector<double>& v);
+
+  // ---- whole-node mappings
+  // The current node in domain egret.htp: every input's stored numbers
+  // ($Shape parameters as Int32 tensors of their dims), the op string and
+  // implementation, cost and output encodings as attributes.
+  absl::Status EmitCustom();
+  // An opaque "onnx.<Op>" node as that ONNX op.
+  absl::Status EmitOpaque();
+
+  const Graph& g_;
+  std::string file_;
+  OnnxWriteOptions options_;
+  NodeId cur_ = kNoNode;
+  int first_node_ = 0;  // the first ONNX node written for the current node
+  onnx::GraphProto* gp_ = nullptr;
+  std::set<std::string, std::less<>> domains_;  // non-default domains used
+  absl::flat_hash_map<ValueRef, std::string> names_;
+  absl::flat_hash_set<std::string> used_;        // tensor names
+  absl::flat_hash_set<std::string> node_names_;  // node names
+  std::map<std::string, TensorType, std::less<>> types_;
+  std::map<std::string, std::string, std::less<>> real_cache_;      // name|dt -> name
+  std::map<std::string, std::string, std::less<>> permuted_cache_;  // name|perm -> name
+  absl::flat_hash_map<NodeId, int> multi_count_;                    // outputs of Multi producers
+  std::map<std::string, std::string, std::less<>> scalar_cache_;
+};
+
+// The mapping of the current node onto standard ONNX ops (write_ops.cc and
+// the family files), or NonStandard. OK when written. The family functions
+// set *handled when the op is theirs.
+absl::Status WriteNode(Writer& w);
+absl::Status WriteNhwcNode(Writer& w, bool* handled);    // write_nhwc.cc
+absl::Status WriteLayoutNode(Writer& w, bool* handled);  // write_data_movement.cc
+
+}  // namespace egret::onnx_export
+
+#endif  // EGRET_ONNX_WRITER_INTERNAL_H_

@@ -1,0 +1,228 @@
+// ONNX out, checked by ONNX Runtime: each network is imported, optimized with
+// the shipped rule library, written as standard-only ONNX (checked by ONNX's
+// C++ checker), and the original model and the written one run on ONNX
+// Runtime's CPU provider (tests/onnx/ort_oracle.h) on the same seeded inputs;
+// their outputs must agree (float tolerance, one quantization step for the
+// QDQ networks).
+//
+// Both sides run on ONNX Runtime, so no network waits for egret's reference
+// executor; the cost per network is import + optimize + two ONNX Runtime
+// sessions. The set is the cheapest that covers each family of
+// docs/results.md: SqueezeNet and ShuffleNet (onnx-light), the three PP-OCR
+// networks, BlazeFace, Silero VAD (control flow folded, LSTM unrolled) and
+// the QDQ MobileNet and PP-OCR classifier. Skips, with a message, when node,
+// onnxruntime-node or a model is missing.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "egret/backend/test_data.h"
+#include "egret/backend/verify.h"
+#include "egret/onnx/onnx_reader.h"
+#include "egret/onnx/onnx_writer.h"
+#include "egret/pipeline/optimize.h"
+#include "tests/lib/shipped_library.h"
+#include "tests/onnx/ort_oracle.h"
+
+namespace egret {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::ModelCache;
+
+struct ExportCase {
+  std::string path;
+  OnnxImportOptions import;
+  std::vector<std::pair<std::string, Tensor>> frozen;
+  double rtol = 1e-3;
+  double atol = 1e-4;
+  bool quantized = false;  // outputs may differ by one step of their encoding
+  bool slow = false;       // only with EGRET_SLOW_TESTS=1
+};
+
+#if defined(__SANITIZE_ADDRESS__)
+constexpr bool kSanitized = true;
+#else
+constexpr bool kSanitized = false;
+#endif
+
+void CheckExport(const ExportCase& c) {
+  if (!fs::exists(c.path)) {
+    GTEST_SKIP() << c.path << " is missing: run scripts/fetch-models (needs the npm registry)";
+  }
+  if (std::string why = testing::OrtUnavailableReason(); !why.empty()) GTEST_SKIP() << why;
+  if (kSanitized) GTEST_SKIP() << "ONNX Runtime runs in the plain build";
+  if (c.slow && std::getenv("EGRET_SLOW_TESTS") == nullptr) {
+    GTEST_SKIP() << c.path << " takes more than a few seconds; set EGRET_SLOW_TESTS=1";
+  }
+  const auto start = std::chrono::steady_clock::now();
+  OnnxImportOptions import = c.import;
+  for (const auto& [name, t] : c.frozen) import.input_values.emplace(name, t);
+  absl::StatusOr<Graph> g = ReadOnnx(c.path, import);
+  ASSERT_TRUE(g.ok()) << g.status();
+  DiagnosticList diags;
+  absl::StatusOr<OptimizeResult> r = Optimize(*g, testing::ShippedLibrary(), {}, &diags);
+  ASSERT_TRUE(r.ok()) << r.status();
+
+  const std::string out =
+      absl::StrCat(::testing::TempDir(), "/egret_", fs::path(c.path).stem().string(), ".onnx");
+  OnnxWriteOptions options;
+  options.standard_only = true;
+  absl::StatusOr<std::string> bytes = WriteOnnxBytes(r->graph, out, options);
+  ASSERT_TRUE(bytes.ok()) << bytes.status();
+  ASSERT_TRUE(CheckOnnxBytes(*bytes, out).ok());
+  {
+    std::ofstream f(out, std::ios::binary);
+    f.write(bytes->data(), static_cast<std::streamsize>(bytes->size()));
+    ASSERT_TRUE(f.good());
+  }
+
+  absl::StatusOr<std::vector<Tensor>> inputs = MakeRandomInputs(*g, /*seed=*/1);
+  ASSERT_TRUE(inputs.ok()) << inputs.status();
+  std::vector<std::pair<std::string, Tensor>> feeds = c.frozen, egret_feeds;
+  for (size_t i = 0; i < inputs->size(); ++i) {
+    feeds.emplace_back(g->node(g->inputs()[i]).name, (*inputs)[i]);
+    egret_feeds.emplace_back(g->node(g->inputs()[i]).name, (*inputs)[i]);
+  }
+  std::vector<TensorType> types;
+  for (const GraphOutput& o : g->outputs()) types.push_back(g->TypeOf(o.value));
+  absl::StatusOr<testing::OrtOutputs> want = testing::RunOnOrt(c.path, feeds, types);
+  ASSERT_TRUE(want.ok()) << want.status();
+  absl::StatusOr<testing::OrtOutputs> got = testing::RunOnOrt(out, egret_feeds, types);
+  ASSERT_TRUE(got.ok()) << got.status();
+  ASSERT_EQ(got->names, want->names);
+  double max_abs = 0;
+  for (size_t k = 0; k < want->tensors.size(); ++k) {
+    double atol = c.atol;
+    if (c.quantized) {
+      const double step = std::max(QuantizationStep(*g, k), QuantizationStep(r->graph, k));
+      atol = std::max(atol, step * 1.0001);
+    }
+    absl::StatusOr<std::vector<OutputDiff>> d =
+        CompareOutputs(absl::MakeConstSpan(&got->tensors[k], 1),
+                       absl::MakeConstSpan(&want->tensors[k], 1), c.rtol, atol);
+    ASSERT_TRUE(d.ok()) << d.status();
+    max_abs = std::max(max_abs, (*d)[0].max_abs);
+    EXPECT_TRUE((*d)[0].within_tolerance()) << want->names[k] << ": " << (*d)[0].mismatches
+                                            << " elements differ, max abs " << (*d)[0].max_abs;
+  }
+  std::printf(
+      "ONNX export vs original on ONNX Runtime: %s: %zu outputs, max abs %g (%zu nodes, %.1f s)\n",
+      fs::path(c.path).filename().c_str(), want->tensors.size(), max_abs, r->graph.num_nodes(),
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+  fs::remove(out);
+}
+
+std::string Light(const std::string& name) {
+  return absl::StrCat(EGRET_SHARED_DIR, "/models/onnx-light/", name);
+}
+
+ExportCase At(std::string path) {
+  ExportCase c;
+  c.path = std::move(path);
+  return c;
+}
+
+TEST(OnnxExportOrt, Squeezenet) { CheckExport(At(Light("light_squeezenet.onnx"))); }
+TEST(OnnxExportOrt, Shufflenet) { CheckExport(At(Light("light_shufflenet.onnx"))); }
+
+TEST(OnnxExportOrt, PpOcrClassifier) {
+  ExportCase c = At(ModelCache() + "/ppocr/ch_ppocr_mobile_v2.0_cls_infer.onnx");
+  c.import.dim_params = {{"p2o.DynamicDimension.0", 1},
+                         {"p2o.DynamicDimension.1", 48},
+                         {"p2o.DynamicDimension.2", 192}};
+  CheckExport(c);
+}
+
+TEST(OnnxExportOrt, PpOcrRecognizer) {
+  ExportCase c = At(ModelCache() + "/ppocr/ch_PP-OCRv4_rec_infer.onnx");
+  c.import.input_shapes = {{"x", {1, 3, 48, 320}}};
+  CheckExport(c);
+}
+
+TEST(OnnxExportOrt, PpOcrDetector) {
+  ExportCase c = At(ModelCache() + "/ppocr/ch_PP-OCRv4_det_infer.onnx");
+  c.import.input_shapes = {{"x", {1, 3, 160, 160}}};
+  CheckExport(c);
+}
+
+TEST(OnnxExportOrt, BlazeFaceFront) {
+  CheckExport(At(ModelCache() + "/blazeface/face_detection_front_128x128_barracuda.onnx"));
+}
+
+TEST(OnnxExportOrt, SileroVadV5) {
+  ExportCase c = At(ModelCache() + "/silero/silero_vad_v5.onnx");
+  c.import.input_shapes = {{"input", {1, 512}}, {"state", {2, 1, 128}}};
+  TensorType t;
+  t.dtype = DType::kInt64;
+  c.frozen.emplace_back("sr", Tensor::FromValues(t, std::vector<double>{16000}));
+  CheckExport(c);
+}
+
+ExportCase Qdq(const std::string& file) {
+  ExportCase c = At(ModelCache() + "/qdq/" + file);
+  c.quantized = true;
+  return c;
+}
+
+TEST(OnnxExportOrt, QdqMobilenet) { CheckExport(Qdq("qdq_mobilenet.onnx")); }
+TEST(OnnxExportOrt, QdqPpOcrClassifier) { CheckExport(Qdq("qdq_ppocr_cls.onnx")); }
+
+ExportCase Slow(ExportCase c) {
+  c.slow = true;
+  return c;
+}
+
+// The rest of docs/results.md: big weights (AlexNet, ZFNet, VGG), deep
+// networks, 512x512 and 1024x1024 inputs. EGRET_SLOW_TESTS=1.
+TEST(OnnxExportOrt, InceptionV1) { CheckExport(Slow(At(Light("light_inception_v1.onnx")))); }
+TEST(OnnxExportOrt, InceptionV2) { CheckExport(Slow(At(Light("light_inception_v2.onnx")))); }
+TEST(OnnxExportOrt, Resnet50) { CheckExport(Slow(At(Light("light_resnet50.onnx")))); }
+TEST(OnnxExportOrt, Densenet121) { CheckExport(Slow(At(Light("light_densenet121.onnx")))); }
+TEST(OnnxExportOrt, Alexnet) { CheckExport(Slow(At(Light("light_bvlc_alexnet.onnx")))); }
+TEST(OnnxExportOrt, Zfnet512) { CheckExport(Slow(At(Light("light_zfnet512.onnx")))); }
+TEST(OnnxExportOrt, Vgg19) { CheckExport(Slow(At(Light("light_vgg19.onnx")))); }
+TEST(OnnxExportOrt, BlazeFaceBack) {
+  CheckExport(Slow(At(ModelCache() + "/blazeface/face_detection_back_256x256_barracuda.onnx")));
+}
+TEST(OnnxExportOrt, SileroVadV6) {
+  ExportCase c = At(ModelCache() + "/silero/silero_vad_v6.onnx");
+  c.import.input_shapes = {{"input", {1, 512}}, {"state", {2, 1, 128}}};
+  TensorType t;
+  t.dtype = DType::kInt64;
+  c.frozen.emplace_back("sr", Tensor::FromValues(t, std::vector<double>{16000}));
+  CheckExport(Slow(c));
+}
+// M-LSD's decoder amplifies float32 rounding (see ort_oracle_test.cc): 0.05.
+TEST(OnnxExportOrt, MlsdTiny) {
+  ExportCase c = Slow(At(ModelCache() + "/mlsd/mlsd_320x320_tiny.onnx"));
+  c.atol = 5e-2;
+  CheckExport(c);
+}
+TEST(OnnxExportOrt, MlsdLarge) {
+  ExportCase c = Slow(At(ModelCache() + "/mlsd/mlsd_512x512_large.onnx"));
+  c.atol = 5e-2;
+  CheckExport(c);
+}
+TEST(OnnxExportOrt, IsNetFp16) {
+  ExportCase c = Slow(At(ModelCache() + "/isnet/isnet_fp16.onnx"));
+  c.rtol = c.atol = 1e-2;
+  CheckExport(c);
+}
+TEST(OnnxExportOrt, IsNetQuint8) {
+  ExportCase c = Slow(At(ModelCache() + "/isnet/isnet_quint8.onnx"));
+  c.rtol = c.atol = 1e-2;
+  CheckExport(c);
+}
+TEST(OnnxExportOrt, QdqResnet50) { CheckExport(Slow(Qdq("qdq_resnet50.onnx"))); }
+
+}  // namespace
+}  // namespace egret
