@@ -423,6 +423,8 @@ class Importer {
   absl::Status DoResize();
   absl::Status DoReduce();
   absl::Status DoOpaque(std::string_view reason);
+  // A node of egret's ONNX domain, egret.htp, as its egret op (import_egret.cc).
+  absl::Status DoEgretNode();
   // ONNX's shape inference run on a model holding just the current node, its
   // inputs and what its subgraphs read from outside typed as imported (small
   // constants with their data); nullopt when inference fails.

@@ -5,6 +5,7 @@
 #include <new>
 
 #include "egret/onnx/importer_internal.h"
+#include "egret/onnx/onnx_writer.h"
 #include "onnx/defs/schema.h"
 
 namespace egret {
@@ -265,7 +266,9 @@ absl::Status Importer::ImportNode(const onnx::NodeProto& node) {
   // past its inputs) makes protobuf or the standard library throw: an error
   // of this node, never an abort.
   try {
-    if (it == handlers.end()) {
+    if (node.domain() == kEgretOnnxDomain) {
+      s = DoEgretNode();
+    } else if (it == handlers.end()) {
       s = DoOpaque("");
     } else {
       s = it->second(*this);

@@ -1,5 +1,6 @@
 #include "egret/onnx/onnx_writer.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <utility>
@@ -440,12 +441,25 @@ absl::Status Writer::EmitOpaque() {
                        absl::StrCat("domain '", domain, "' is not standard ONNX (standard-only)"));
     }
   }
+  // The importer records the ONNX input positions that were left out
+  // ("onnx.absent_inputs"); they are empty names again.
+  std::vector<int64_t> absent;
+  if (auto it = n.attrs.find("onnx.absent_inputs"); it != n.attrs.end()) {
+    if (const auto* v = std::get_if<std::vector<int64_t>>(&it->second)) absent = *v;
+  }
   std::vector<std::string> ins, outs;
-  for (int i = 0; i < NumIn(); ++i) ins.push_back(Name(In(i)));
+  for (int i = 0, pos = 0; i < NumIn(); ++pos) {
+    if (std::find(absent.begin(), absent.end(), pos) != absent.end()) {
+      ins.push_back("");
+    } else {
+      ins.push_back(Name(In(i++)));
+    }
+  }
   for (int k = 0; k < static_cast<int>(n.outputs.size()); ++k) outs.push_back(OutName(k));
   onnx::NodeProto* p = Add(op_type, ins, outs, domain);
   for (const auto& [key, value] : n.attrs) {
-    if (key.rfind("egret.", 0) == 0) continue;
+    // egret's own annotations and the importer's ("onnx.opset", ...).
+    if (key.rfind("egret.", 0) == 0 || key.rfind("onnx.", 0) == 0) continue;
     if (const auto* i = std::get_if<int64_t>(&value)) AttrInt(p, key, *i);
     if (const auto* d = std::get_if<double>(&value)) AttrFloat(p, key, *d);
     if (const auto* s = std::get_if<std::string>(&value)) AttrStr(p, key, *s);
@@ -562,6 +576,16 @@ absl::StatusOr<onnx::ModelProto> Writer::Run() {
     EGRET_ASSIGN_OR_RETURN(int32_t elem, ElemType(t));
     SetValueInfo(gp_->add_output(), name, t, elem);
   }
+  // Constants every reader took in another layout (a filter transposed to
+  // OIHW) are not written twice: initializers nothing reads are dropped.
+  absl::flat_hash_set<std::string> read;
+  for (const auto& n : gp_->node()) read.insert(n.input().begin(), n.input().end());
+  for (const auto& o : gp_->output()) read.insert(o.name());
+  google::protobuf::RepeatedPtrField<onnx::TensorProto> kept;
+  for (auto& t : *gp_->mutable_initializer()) {
+    if (read.contains(t.name())) kept.Add()->Swap(&t);
+  }
+  gp_->mutable_initializer()->Swap(&kept);
   auto* os = model.add_opset_import();
   os->set_domain("");
   os->set_version(kOnnxWriteOpset);

@@ -161,6 +161,24 @@ TEST(OnnxWriter, CustomDomainCarriesImplementationAndCost) {
   bool domain = false;
   for (const auto& os : m.opset_import()) domain = domain || os.domain() == kEgretOnnxDomain;
   EXPECT_TRUE(domain);
+
+  // The importer reads it back as the egret op, with its implementation and
+  // cost, computing the same values.
+  absl::StatusOr<Graph> back = ParseOnnx(*bytes, "o.onnx");
+  ASSERT_TRUE(back.ok()) << back.status();
+  const Node* pad = nullptr;
+  for (const Node& node : back->nodes()) {
+    if (node.op == "Pad") pad = &node;
+  }
+  ASSERT_NE(pad, nullptr);
+  EXPECT_EQ(std::get<std::string>(pad->attrs.at(std::string(kImplAttr))), "Pad.ref");
+  EXPECT_EQ(std::get<double>(pad->attrs.at(std::string(kCostAttr))), 12.5);
+  absl::StatusOr<std::vector<Tensor>> inputs = MakeRandomInputs(g, 3);
+  ASSERT_TRUE(inputs.ok());
+  absl::StatusOr<VerifyReport> report = VerifyGraphs(g, "g", *back, "back", *inputs);
+  ASSERT_TRUE(report.ok()) << report.status();
+  EXPECT_TRUE(report->ok()) << report->ToString();
+  EXPECT_EQ(report->outputs[0].diff.max_abs, 0);
 }
 
 TEST(OnnxWriter, StandardOnlyNamesTheFirstNonStandardNode) {
