@@ -2,6 +2,7 @@
 
 #include "egret/egraph/egraph.h"
 #include "egret/egraph/invariants.h"
+#include "egret/graph/op_table.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "test_util.h"
@@ -301,6 +302,25 @@ TEST(OpTableTest, DefaultsAndParse) {
   EXPECT_THAT(bad.message(), HasSubstr("ops.txt:1"));
   EXPECT_THAT(bad.message(), HasSubstr("fancy"));
   EXPECT_FALSE(t.Parse("\nY arity=1 commutative\n", "o").ok());
+}
+
+// Every default trait is keyed by an op of the op table: a trait under a name
+// no op has (as `ElementWiseNeg` once was, leaving Neg(Neg(a)) uncancelled)
+// never applies.
+TEST(OpTableTest, DefaultTraitsNameExistingOps) {
+  const OpTable t = OpTable::Default();
+  EXPECT_FALSE(t.Entries().empty());
+  for (const auto& [op, traits] : t.Entries()) {
+    EXPECT_TRUE(IsKnownOp(op.str())) << op.str();
+    const OpDef* def = FindOpDef(op.str());
+    ASSERT_NE(def, nullptr) << op.str();
+    EXPECT_EQ(traits.involution, def->algebra.involution) << op.str();
+    EXPECT_EQ(traits.commutative, def->algebra.commutative) << op.str();
+  }
+  const OpTraits* neg = t.Find(Symbol::Intern("Neg"));
+  ASSERT_NE(neg, nullptr);
+  EXPECT_TRUE(neg->involution);
+  EXPECT_EQ(t.Find(Symbol::Intern("ElementWiseNeg")), nullptr);
 }
 
 }  // namespace
