@@ -77,7 +77,7 @@ struct Config {
 };
 
 // The stages reported, in column order (a strategy fills those it has).
-constexpr const char* kStages[] = {"compile",     "import",  "saturate", "extract_and_lower",
+constexpr const char* kStages[] = {"compile",     "seed",    "saturate", "extract_and_lower",
                                    "memory_plan", "rewrite", "select",   "total"};
 // Ops whose count after optimization shows the library recognized a block.
 constexpr const char* kFusedOps[] = {"LayerNorm", "Gelu", "Softmax", "Batchnorm", "Conv2d"};
@@ -212,7 +212,7 @@ std::vector<std::pair<double, double>> Points(const std::vector<Row>& rows, Synt
 
 std::vector<std::string> StagesOf(Strategy st) {
   if (st == Strategy::kGreedy) return {"rewrite", "select", "total"};
-  return {"import", "saturate", "extract_and_lower", "memory_plan", "total"};
+  return {"seed", "saturate", "extract_and_lower", "memory_plan", "total"};
 }
 
 std::string FitCell(const std::vector<std::pair<double, double>>& pts, double min_x) {
@@ -293,7 +293,7 @@ std::string Markdown(const Config& cfg, const std::vector<Row>& rows, const std:
       "Times in ms. *e-nodes*: the e-graph's peak (eqsat only). *ops after*: fused ops and "
       "what is left of Batchnorm/Conv2d in the result.\n\n"
       "| family | nodes | strategy | status | nodes after | HVX cost before -> after | "
-      "e-nodes | import | saturate | extract+lower | memory plan | rewrite | select | total | "
+      "e-nodes | seed | saturate | extract+lower | memory plan | rewrite | select | total | "
       "peak RSS MiB | verify | ops after |\n"
       "|---|---:|---|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---|\n";
   for (const Row& r : rows) {
@@ -307,7 +307,7 @@ std::string Markdown(const Config& cfg, const std::vector<Row>& rows, const std:
         f && r.strategy != Strategy::kGreedy ? absl::StrCat(r.result["egraph_nodes"].get<int64_t>())
                                              : "");
     for (const char* s :
-         {"import", "saturate", "extract_and_lower", "memory_plan", "rewrite", "select", "total"}) {
+         {"seed", "saturate", "extract_and_lower", "memory_plan", "rewrite", "select", "total"}) {
       absl::StrAppend(&md, " | ", Cell(StageMs(r, s)));
     }
     absl::StrAppendFormat(&md, " | %s | %s | %s |\n", Cell(RssMib(r)),

@@ -112,12 +112,15 @@ absl::StatusOr<ReferenceOutputs> RunReference(const Graph& reference,
                                               absl::Span<const Tensor> inputs,
                                               int64_t max_live_bytes) {
   ReferenceOutputs out;
+  ExecuteStats stats;
   ExecuteOptions run;
   run.max_live_bytes = max_live_bytes;
   run.unavailable = &out.unavailable;
+  run.stats = &stats;
   absl::StatusOr<std::vector<Tensor>> outputs = Execute(reference, inputs, run);
   if (!outputs.ok()) return Named(reference_name, outputs.status());
   out.outputs = *std::move(outputs);
+  out.peak_live_bytes = stats.peak_live_bytes;
   for (size_t k = 0; k < out.outputs.size(); ++k) {
     out.labels.push_back(OutputLabel(reference, k));
     out.steps.push_back(QuantizationStep(reference, k));
@@ -130,9 +133,11 @@ absl::StatusOr<VerifyReport> VerifyAgainst(const ReferenceOutputs& expected, con
                                            absl::Span<const Tensor> inputs,
                                            const VerifyOptions& options) {
   std::vector<std::string> unavailable;
+  ExecuteStats stats;
   ExecuteOptions run;
   run.max_live_bytes = options.max_live_bytes;
   run.unavailable = &unavailable;
+  run.stats = &stats;
   absl::StatusOr<std::vector<Tensor>> actual = Execute(candidate, inputs, run);
   if (!actual.ok()) return Named(candidate_name, actual.status());
   if (actual->size() != expected.outputs.size()) {
@@ -143,6 +148,8 @@ absl::StatusOr<VerifyReport> VerifyAgainst(const ReferenceOutputs& expected, con
   // Compare the outputs both graphs computed; the rest are not verified.
   VerifyReport report;
   report.options = options;
+  report.reference_peak_live_bytes = expected.peak_live_bytes;
+  report.candidate_peak_live_bytes = stats.peak_live_bytes;
   for (size_t k = 0; k < actual->size(); ++k) {
     const double step = k < expected.steps.size() ? expected.steps[k] : 0;
     OutputCheck check{expected.labels[k], OutputDiff(), 0,

@@ -49,6 +49,10 @@ struct OutputCheck {
 struct VerifyReport {
   VerifyOptions options;
   std::vector<OutputCheck> outputs;  // one per graph output, in order
+  // The most bytes of computed values alive at once in the executor's run of
+  // the reference and of the candidate (ExecuteStats::peak_live_bytes).
+  int64_t reference_peak_live_bytes = 0;
+  int64_t candidate_peak_live_bytes = 0;
 
   // Every compared output is within tolerance (outputs not verified do not
   // count).
@@ -94,6 +98,7 @@ struct ReferenceOutputs {
   // Per output, why the reference could not compute it ("" when it did; the
   // output is then a Tensor of the unknown TensorType()).
   std::vector<std::string> unavailable;
+  int64_t peak_live_bytes = 0;  // the run's ExecuteStats::peak_live_bytes
 };
 // Runs `reference` on `inputs`; an error starts with `reference_name`.
 absl::StatusOr<ReferenceOutputs> RunReference(const Graph& reference,

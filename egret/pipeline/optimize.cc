@@ -196,7 +196,7 @@ absl::StatusOr<OptimizeResult> Optimize(const Graph& input, const rules::RuleSet
   result.input_cost_missing_op = std::move(missing.op);
   result.input_cost_missing_reason = std::move(missing.reason);
   EGRET_ASSIGN_OR_RETURN(Seeded s, Seed(input));
-  time.import_ms = clock.Lap();
+  time.seed_ms = clock.Lap();
 
   SaturateRequest sr;
   sr.rules = &prep.rules;

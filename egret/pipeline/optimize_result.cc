@@ -61,9 +61,16 @@ Json RuleIssueJson(const RuleIssue& i) {
 }  // namespace
 
 std::vector<std::pair<std::string_view, double>> StageTimes::Named() const {
-  return {{"compile", compile_ms},         {"import", import_ms},
-          {"saturate", saturate_ms},       {"extract_and_lower", extract_and_lower_ms},
-          {"memory_plan", memory_plan_ms}, {"total", total_ms}};
+  std::vector<std::pair<std::string_view, double>> out;
+  if (read_ms) out.emplace_back("read", *read_ms);
+  out.insert(out.end(), {{"compile", compile_ms},
+                         {"seed", seed_ms},
+                         {"saturate", saturate_ms},
+                         {"extract_and_lower", extract_and_lower_ms},
+                         {"memory_plan", memory_plan_ms}});
+  if (verify_ms) out.emplace_back("verify", *verify_ms);
+  out.emplace_back("total", total_ms);
+  return out;
 }
 
 nlohmann::json ToJson(const OptimizeResult& r) {
@@ -125,6 +132,12 @@ nlohmann::json ToJson(const OptimizeResult& r) {
   for (const auto& [stage, ms] : r.time.Named()) time_ms[std::string(stage)] = ms;
   j["time_ms"] = std::move(time_ms);
   j["peak_rss_bytes"] = r.peak_rss_bytes;
+  if (r.verify) {
+    j["verify"] = {{"ok", r.verify->ok},
+                   {"reference_peak_live_bytes", r.verify->reference_peak_live_bytes},
+                   {"candidate_peak_live_bytes", r.verify->candidate_peak_live_bytes},
+                   {"peak_rss_bytes", r.verify->peak_rss_bytes}};
+  }
   return j;
 }
 

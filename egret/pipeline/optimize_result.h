@@ -146,17 +146,43 @@ struct SkippedRuleSummary {
   std::vector<Missing> missing_functions;
 };
 
-// Wall time of each stage in milliseconds ("time_ms").
+// Wall time of each stage in milliseconds ("time_ms"). Optimize times the
+// stages from compile to memory_plan; a caller that also reads the model file
+// or verifies the result (`egret optimize`, `--verify`) adds those stages and
+// makes total cover them.
 struct StageTimes {
+  // "read": reading the model file into a graph (ONNX import included); set
+  // by the caller that read it, absent otherwise.
+  std::optional<double> read_ms;
   double compile_ms = 0;            // "compile": rules, built-ins, cost model
-  double import_ms = 0;             // "import": the input graph into the e-graph
+  double seed_ms = 0;               // "seed": the input graph into the e-graph
   double saturate_ms = 0;           // "saturate": all phases (re-seeding excluded)
   double extract_and_lower_ms = 0;  // "extract_and_lower": final and re-seeding extractions
   double memory_plan_ms = 0;        // "memory_plan"
-  double total_ms = 0;              // "total"
+  // "verify": running the input and the result on the reference executor and
+  // comparing their outputs; set by the caller that verified, absent otherwise.
+  std::optional<double> verify_ms;
+  // "total": Optimize's wall time (compile to memory_plan, with the small
+  // steps between them) plus read and verify when set.
+  double total_ms = 0;
 
-  // (key, milliseconds) in pipeline order, the keys as in "time_ms".
+  // (key, milliseconds) in pipeline order, the keys as in "time_ms"; read and
+  // verify only when set.
   std::vector<std::pair<std::string_view, double>> Named() const;
+};
+
+// The cost of checking the result on the reference executor ("verify"; set
+// by the caller that verified it, e.g. `egret optimize --verify`).
+struct VerifySummary {
+  bool ok = false;  // "ok": every compared output within tolerance
+  // "reference_peak_live_bytes" / "candidate_peak_live_bytes": the most
+  // bytes of computed values alive at once in the executor's run of the
+  // input and of the result (ExecuteStats::peak_live_bytes).
+  int64_t reference_peak_live_bytes = 0;
+  int64_t candidate_peak_live_bytes = 0;
+  // "peak_rss_bytes": this process's peak RSS once verification ended (it
+  // covers everything before it too: it is a high-water mark).
+  size_t peak_rss_bytes = 0;
 };
 
 struct OptimizeResult {
@@ -198,9 +224,10 @@ struct OptimizeResult {
   // implementation eligible for their types: priced and run as a CPU
   // fallback) and why; JSON {"nodes": N, "reasons": [...]}.
   std::map<std::string, OffHtpOps> off_htp;
-  ProvenanceSummary provenance;  // "provenance"
-  StageTimes time;               // "time_ms"
-  size_t peak_rss_bytes = 0;     // "peak_rss_bytes": this process's, at the end
+  ProvenanceSummary provenance;         // "provenance"
+  StageTimes time;                      // "time_ms"
+  size_t peak_rss_bytes = 0;            // "peak_rss_bytes": this process's, at the end of Optimize
+  std::optional<VerifySummary> verify;  // "verify", when set
 };
 
 // The `--report` JSON of `result` (every key above; no graph).

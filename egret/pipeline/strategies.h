@@ -90,7 +90,7 @@ struct StrategyResult {
   // Computing ops (not inputs, constants, shapes) gained / lost, by name.
   std::map<std::string, int64_t> ops_added, ops_removed;
   double time_ms = 0;  // optimization only (verification excluded)
-  // time_ms by stage. Eqsat: Optimize()'s report "time_ms" (compile, import,
+  // time_ms by stage. Eqsat: Optimize()'s report "time_ms" (compile, seed,
   // saturate, extract_and_lower, memory_plan, total). Greedy and cse: compile
   // and rewrite (greedy only), select (CSE and implementation selection).
   std::map<std::string, double> stage_ms;

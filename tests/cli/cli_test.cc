@@ -734,6 +734,36 @@ TEST_F(CliTest, OptimizeVerifyPassesOnTheExampleAndSummarizes) {
                 rep["ops"].value("ReluMinMax", nlohmann::json{{"after", 0}})["after"].get<int>(),
             2);
 
+  // Verification reports its time and memory: a "time" line whose stages run
+  // from reading the file to verifying, a "verify cost" line, and the same
+  // in the report.
+  EXPECT_THAT(r.out, HasSubstr("\ntime: read "));
+  EXPECT_THAT(r.out, HasSubstr(" ms, compile "));
+  EXPECT_THAT(r.out, HasSubstr(" ms, seed "));
+  EXPECT_THAT(r.out, HasSubstr(" ms, verify "));
+  EXPECT_THAT(r.out, HasSubstr("\nverify cost: "));
+  std::vector<std::string> stages;
+  double sum = 0;
+  for (const auto& [stage, ms] : rep["time_ms"].items()) {
+    stages.push_back(stage);
+    if (stage != "total") sum += ms.get<double>();
+  }
+  EXPECT_THAT(stages, ::testing::UnorderedElementsAre("read", "compile", "seed", "saturate",
+                                                      "extract_and_lower", "memory_plan", "verify",
+                                                      "total"));
+  // total spans the stages and the small steps between them.
+  EXPECT_GE(rep["time_ms"]["total"].get<double>(), sum * (1 - 1e-9));
+  EXPECT_GT(rep["time_ms"]["verify"].get<double>(), 0);
+  const nlohmann::json& v = rep["verify"];
+  EXPECT_EQ(v["ok"], true);
+  // The executor runs the input in file order and does not count graph
+  // inputs: its peak is at most the plan's file-order peak, which does.
+  EXPECT_GT(v["reference_peak_live_bytes"].get<int64_t>(), 0);
+  EXPECT_LE(v["reference_peak_live_bytes"].get<int64_t>(),
+            mem["input_naive_peak_bytes"].get<int64_t>());
+  EXPECT_GT(v["candidate_peak_live_bytes"].get<int64_t>(), 0);
+  EXPECT_GE(v["peak_rss_bytes"].get<int64_t>(), rep["peak_rss_bytes"].get<int64_t>());
+
   // The report says where the merged nodes came from.
   ASSERT_EQ(rep["provenance"]["nodes"].size(), 2u);
   EXPECT_EQ(rep["provenance"]["nodes"][0]["from"], nlohmann::json({"add_a", "add_b"}));
@@ -1185,6 +1215,33 @@ TEST_F(CliTest, ZeroOrNegativeLimitsExitTwo) {
   r = OptimizeExample(kExampleRules, {"--node-limit", "none", "--iter-limit", "none",
                                       "--memory-limit", "none", "--time-limit", "none"});
   EXPECT_EQ(r.code, 0) << r.err;
+}
+
+// `run --save-inputs` writes the seeded inputs as --inputs reads them: a run on
+// the saved files computes exactly the outputs of the seeded run. Both print
+// the time of reading and of the run.
+TEST_F(CliTest, RunSavesItsSeededInputsForAnotherRun) {
+  Result seeded = Run(
+      {"run", kExample, "--random", "7", "--save-inputs", Path("in"), "-o", Path("out_seeded")});
+  ASSERT_EQ(seeded.code, 0) << seeded.err;
+  EXPECT_THAT(seeded.out, HasSubstr("\ntime: read "));
+  EXPECT_THAT(seeded.out, HasSubstr(" ms, run "));
+  ASSERT_TRUE(fs::exists(Path("in/x.npy")));
+  Result loaded = Run({"run", kExample, "--inputs", Path("in"), "-o", Path("out_loaded")});
+  ASSERT_EQ(loaded.code, 0) << loaded.err;
+  // The summaries agree up to the time line; the output files byte for byte.
+  EXPECT_EQ(seeded.out.substr(0, seeded.out.find("time: ")),
+            loaded.out.substr(0, loaded.out.find("time: ")));
+  size_t files = 0;
+  for (const auto& e : fs::directory_iterator(Path("out_seeded"))) {
+    ++files;
+    EXPECT_EQ(*ReadFile(e.path().string()),
+              *ReadFile(Path("out_loaded/" + e.path().filename().string())));
+  }
+  EXPECT_GT(files, 0u);
+  // A different seed gives different inputs.
+  ASSERT_EQ(Run({"run", kExample, "--random", "8", "--save-inputs", Path("in8")}).code, 0);
+  EXPECT_NE(*ReadFile(Path("in/x.npy")), *ReadFile(Path("in8/x.npy")));
 }
 
 // The executor honours the memory limit too (`run`, `verify`, `optimize

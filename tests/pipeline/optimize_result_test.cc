@@ -131,7 +131,7 @@ TEST(OptimizeResultTest, ReportHasTheDocumentedKeys) {
             (Keys{"peak_bytes", "arena_bytes", "total_bytes", "naive_peak_bytes",
                   "lower_bound_bytes", "input_peak_bytes", "input_naive_peak_bytes"}));
   EXPECT_EQ(KeysOf(rep["time_ms"]),
-            (Keys{"compile", "import", "saturate", "extract_and_lower", "memory_plan", "total"}));
+            (Keys{"compile", "seed", "saturate", "extract_and_lower", "memory_plan", "total"}));
   EXPECT_EQ(KeysOf(rep["provenance"]),
             (Keys{"rewritten_nodes", "merged_input_nodes", "by_rule", "nodes"}));
   ASSERT_FALSE(rep["provenance"]["nodes"].empty());

@@ -160,8 +160,8 @@ TEST(StrategyTest, StageTimesAndVerificationSwitch) {
               ElementsAre("compile", "rewrite", "select"));
   EXPECT_THAT(stages(RunS(Strategy::kCse, ReluChain(2), set)), ElementsAre("select"));
   const StrategyResult e = RunS(EqsatDag(), ReluChain(2), set);
-  EXPECT_THAT(stages(e), ElementsAre("compile", "extract_and_lower", "import", "memory_plan",
-                                     "saturate", "total"));
+  EXPECT_THAT(stages(e), ElementsAre("compile", "extract_and_lower", "memory_plan", "saturate",
+                                     "seed", "total"));
   EXPECT_TRUE(e.verified) << e.verify_message;
   EXPECT_EQ(e.stop_reason, "Saturated");
   EXPECT_EQ(RunS(Strategy::kGreedy, ReluChain(2), set).stop_reason, "Fixpoint");
