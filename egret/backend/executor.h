@@ -23,8 +23,17 @@
 namespace egret {
 
 struct ExecuteStats {
-  int64_t nodes_run = 0;        // nodes computed by a kernel
-  int64_t peak_live_bytes = 0;  // most bytes of computed values alive at once
+  int64_t nodes_run = 0;  // nodes computed by a kernel
+  // Most bytes of computed values alive at once (TensorType::byte_size() of
+  // each; a node's inputs and outputs are alive together). Counted as the
+  // memory plan counts its buffers (backend/memory_plan.h) for the order the
+  // executor runs in, Graph::TopologicalOrder(), except that graph inputs
+  // (borrowed from the caller) are not counted. For a graph with no Multi
+  // node whose nodes all feed an output, it is MemoryPlan::naive_peak_bytes
+  // when the graph has no inputs, else at most that and at least that less
+  // the inputs' bytes (tests/backend/executor_memory_test.cc). Kernels' scratch memory (e.g.
+  // operands widened to double) comes on top, for the node being run.
+  int64_t peak_live_bytes = 0;
 };
 
 struct ExecuteOptions {
