@@ -3,11 +3,11 @@
 // inputs `egret run --random 0` uses (backend/test_data.h), timed per run in
 // wall time (real time: the executor may use several threads).
 //
-// Networks: ../shared/models/onnx-light/*.onnx and PP-OCR det/rec/cls from the
-// model cache (scripts/fetch-models; tests/onnx/ort_oracle.h: ModelCache), at
-// the input sizes docs/results.md uses. A network whose file is missing is
-// skipped with a message on stderr. Reading and importing the model and
-// making the inputs are not timed.
+// Networks: ../shared/models/onnx-light/*.onnx, and PP-OCR det/rec/cls and
+// BlazeFace (as bench/executor_vs_ort.js) from the model cache (scripts/fetch-models;
+// tests/onnx/ort_oracle.h: ModelCache), at the input sizes docs/results.md uses. A network whose
+// file is missing is skipped with a message on stderr. Reading and importing the model and making
+// the inputs are not timed.
 //
 // Counters: nodes (nodes computed per run), peak_live_MiB (the executor's
 // ExecuteStats::peak_live_bytes) and peak_rss_MiB (the process's peak RSS
@@ -72,6 +72,10 @@ std::vector<Network> Networks() {
                            {"p2o.DynamicDimension.1", o.h},
                            {"p2o.DynamicDimension.2", o.w}};
     out.push_back(std::move(n));
+  }
+  for (const char* f :
+       {"face_detection_front_128x128_barracuda", "face_detection_back_256x256_barracuda"}) {
+    out.push_back({f, testing::ModelCache() + "/blazeface/" + f + ".onnx", {}});
   }
   return out;
 }
