@@ -388,6 +388,9 @@ void RegisterOptimizeCommand(CLI::App& app, int* exit_code) {
   cmd->add_option("--quant-steps", args->verify_options.quant_steps,
                   "--verify: quantized outputs may also differ by this many steps (default 1)")
       ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--threads", args->verify_options.threads,
+                  "--verify: threads the reference executor may use (default 0: every core)")
+      ->check(CLI::NonNegativeNumber);
   cmd->callback([args, exit_code] { *exit_code = RunOptimize(*args); });
 }
 

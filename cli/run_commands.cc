@@ -1,5 +1,5 @@
 // egret run GRAPH [--inputs DIR | --random SEED] [--save-inputs DIR] [-o DIR]
-//     [--memory-limit BYTES]: runs a graph on the reference executor and prints
+//     [--memory-limit BYTES] [--threads N]: runs a graph on the reference executor and prints
 // a summary per output, the nodes run, the peak live bytes and the time of
 // reading GRAPH and of the run, wall and CPU time of all threads ("time: read
 // 12.5 ms, run 310.2 ms (cpu 305.8 ms)").
@@ -34,6 +34,10 @@
 
 namespace egret::cli {
 namespace {
+
+constexpr const char* kThreadsHelp =
+    "Threads the reference executor may use (default 0: every core); results are the same run "
+    "to run for a given count";
 
 constexpr const char* kMemoryLimitHelp =
     "Most bytes of computed values alive at once, with K/M/G/T suffix (default 75% of physical "
@@ -132,7 +136,7 @@ double MsSince(std::chrono::steady_clock::time_point start) {
 
 int RunCommand(const std::string& path, const std::string& inputs_dir, uint64_t seed,
                const std::string& save_inputs, const std::string& out_dir,
-               const GraphInputFlags& input, const std::string& memory_limit) {
+               const GraphInputFlags& input, const std::string& memory_limit, int threads) {
   std::optional<size_t> memory = ParseMemoryLimit("run", memory_limit);
   if (!memory) return kExitBadInput;
   const auto read_start = std::chrono::steady_clock::now();
@@ -147,8 +151,9 @@ int RunCommand(const std::string& path, const std::string& inputs_dir, uint64_t 
   ExecuteStats stats;
   const auto run_start = std::chrono::steady_clock::now();
   const double cpu_start = CpuMs();
-  auto outputs =
-      Execute(*g, *inputs, {.max_live_bytes = static_cast<int64_t>(*memory), .stats = &stats});
+  auto outputs = Execute(
+      *g, *inputs,
+      {.max_live_bytes = static_cast<int64_t>(*memory), .stats = &stats, .threads = threads});
   const double run_ms = MsSince(run_start);
   const double run_cpu_ms = CpuMs() - cpu_start;
   if (!outputs.ok()) {
@@ -211,6 +216,7 @@ void RegisterRunCommands(CLI::App& app, int* exit_code) {
   struct RunArgs {
     std::string graph, inputs, save_inputs, out, memory_limit;
     uint64_t seed = 0;
+    int threads = 0;
     GraphInputFlags input;
   };
   auto run_args = std::make_shared<RunArgs>();
@@ -226,10 +232,11 @@ void RegisterRunCommands(CLI::App& app, int* exit_code) {
   run->add_option("-o,--output", run_args->out, "Directory to write <output name>.npy files to");
   run_args->input.AddTo(run);
   run->add_option("--memory-limit", run_args->memory_limit, kMemoryLimitHelp);
+  run->add_option("--threads", run_args->threads, kThreadsHelp)->check(CLI::NonNegativeNumber);
   run->callback([run_args, exit_code] {
     *exit_code =
         RunCommand(run_args->graph, run_args->inputs, run_args->seed, run_args->save_inputs,
-                   run_args->out, run_args->input, run_args->memory_limit);
+                   run_args->out, run_args->input, run_args->memory_limit, run_args->threads);
   });
 
   struct VerifyArgs {
@@ -257,6 +264,8 @@ void RegisterRunCommands(CLI::App& app, int* exit_code) {
       ->check(CLI::NonNegativeNumber);
   v_args->input.AddTo(verify);
   verify->add_option("--memory-limit", v_args->memory_limit, kMemoryLimitHelp);
+  verify->add_option("--threads", v_args->tolerance.threads, kThreadsHelp)
+      ->check(CLI::NonNegativeNumber);
   verify->callback([v_args, exit_code] {
     *exit_code = VerifyCommand(v_args->a, v_args->b, v_args->inputs, v_args->seed,
                                v_args->tolerance, v_args->input, v_args->memory_limit);

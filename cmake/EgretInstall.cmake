@@ -49,6 +49,8 @@ foreach(lib IN LISTS _egret_libs)
     list(APPEND _egret_packages ONNX)
   elseif(lib MATCHES "^CLI11::")
     list(APPEND _egret_packages CLI11)
+  elseif(lib MATCHES "^DNNL::")
+    list(APPEND _egret_packages dnnl)
   elseif(lib MATCHES "^-|^[a-z0-9_]+$")
     # A plain library name or linker flag: nothing to find.
   else()

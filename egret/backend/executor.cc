@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "egret/backend/kernels/dnnl_support.h"
 #include "egret/backend/kernels/kernels_internal.h"
 #include "egret/graph/op_table.h"
 #include "egret/graph/shape_inference.h"
@@ -65,6 +66,7 @@ absl::StatusOr<std::vector<Tensor>> Execute(const Graph& g, absl::Span<const Ten
   if (absl::Status s = g.Validate(); !s.ok()) return s;
   if (absl::Status s = CheckInputs(g, inputs); !s.ok()) return s;
   const size_t n = g.num_nodes();
+  const backend_internal::ThreadScope threads(options.threads);
 
   // Nodes the outputs depend on, and how many uses of each remain.
   std::vector<bool> live(n, false);

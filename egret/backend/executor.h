@@ -1,12 +1,17 @@
 // The reference executor: a plain CPU interpreter for egret's op vocabulary
 // (docs/ops.md), the ground truth that `egret run` and `egret verify` use.
 //
-// Every op is computed on real values in double precision: quantized inputs
-// are dequantized (stepsize * (q - zero_offset)), Float16 is widened, and each
-// result is stored in its node's declared output type (quantized outputs as
-// round(r / stepsize + zero_offset), saturated). Only the nodes the graph
-// outputs depend on are run, in topological order, and each intermediate value
-// is freed after its last use.
+// Every op is computed on real values: quantized inputs are dequantized
+// (stepsize * (q - zero_offset)), Float16 is widened, and each result is
+// stored once in its node's declared output type (quantized outputs as
+// round(r / stepsize + zero_offset), saturated). The heavy ops (Conv2d,
+// DepthWiseConv2d, TransposeConv2d, FullyConnected, MatMul, PoolMax2d,
+// PoolAvg2d) run on oneDNN in float32: operands rounded to float, products
+// accumulated in float32. Every other op, and a heavy op whose shape oneDNN
+// does not take, is computed in double. Results are identical run to run for
+// a given ExecuteOptions::threads. Only the nodes the graph outputs depend on
+// are run, in topological order, and each intermediate value is freed after
+// its last use.
 #ifndef EGRET_BACKEND_EXECUTOR_H_
 #define EGRET_BACKEND_EXECUTOR_H_
 
@@ -50,6 +55,9 @@ struct ExecuteOptions {
   // ("" for each output that was computed; a missing output is returned as
   // a Tensor of the unknown TensorType()).
   std::vector<std::string>* unavailable = nullptr;
+  // Threads the kernels may use (oneDNN's OpenMP regions); 0: every core.
+  // Results are the same run to run for a given count.
+  int threads = 0;
 };
 
 // Runs `g` on `inputs` (one per graph input, in g.inputs() order, each of

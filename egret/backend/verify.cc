@@ -102,7 +102,7 @@ absl::StatusOr<VerifyReport> VerifyGraphs(const Graph& reference, std::string_vi
     }
   }
   absl::StatusOr<ReferenceOutputs> expected =
-      RunReference(reference, reference_name, inputs, options.max_live_bytes);
+      RunReference(reference, reference_name, inputs, options.max_live_bytes, options.threads);
   if (!expected.ok()) return expected.status();
   return VerifyAgainst(*expected, candidate, candidate_name, inputs, options);
 }
@@ -110,11 +110,12 @@ absl::StatusOr<VerifyReport> VerifyGraphs(const Graph& reference, std::string_vi
 absl::StatusOr<ReferenceOutputs> RunReference(const Graph& reference,
                                               std::string_view reference_name,
                                               absl::Span<const Tensor> inputs,
-                                              int64_t max_live_bytes) {
+                                              int64_t max_live_bytes, int threads) {
   ReferenceOutputs out;
   ExecuteStats stats;
   ExecuteOptions run;
   run.max_live_bytes = max_live_bytes;
+  run.threads = threads;
   run.unavailable = &out.unavailable;
   run.stats = &stats;
   absl::StatusOr<std::vector<Tensor>> outputs = Execute(reference, inputs, run);
@@ -136,6 +137,7 @@ absl::StatusOr<VerifyReport> VerifyAgainst(const ReferenceOutputs& expected, con
   ExecuteStats stats;
   ExecuteOptions run;
   run.max_live_bytes = options.max_live_bytes;
+  run.threads = options.threads;
   run.unavailable = &unavailable;
   run.stats = &stats;
   absl::StatusOr<std::vector<Tensor>> actual = Execute(candidate, inputs, run);

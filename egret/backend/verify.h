@@ -33,6 +33,9 @@ struct VerifyOptions {
   // alive at once would exceed this many bytes (ExecuteOptions::
   // max_live_bytes); 0: no limit.
   int64_t max_live_bytes = 0;
+  // Threads each executor run may use (ExecuteOptions::threads); 0: every
+  // core.
+  int threads = 0;
 };
 
 struct OutputCheck {
@@ -104,7 +107,7 @@ struct ReferenceOutputs {
 absl::StatusOr<ReferenceOutputs> RunReference(const Graph& reference,
                                               std::string_view reference_name,
                                               absl::Span<const Tensor> inputs,
-                                              int64_t max_live_bytes = 0);
+                                              int64_t max_live_bytes = 0, int threads = 0);
 // Runs `candidate` on `inputs` (those `expected` was computed on) and compares
 // its outputs with `expected`'s, as VerifyGraphs does after its input check;
 // an error starts with `candidate_name`.

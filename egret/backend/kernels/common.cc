@@ -35,6 +35,15 @@ std::vector<double> ReadReals(const Tensor& t) {
     case DType::kFloat32:
       ReadAs<float>(t, 1.0, 0.0, out);
       break;
+    case DType::kFloat16: {
+      const uint8_t* p = t.bytes().data();
+      for (size_t i = 0; i < out.size(); ++i) {
+        uint16_t h;
+        std::memcpy(&h, p + i * 2, 2);
+        out[i] = HalfToFloat(h);
+      }
+      break;
+    }
     case DType::kQUInt8:
       ReadAs<uint8_t>(t, scale, zero, out);
       break;
@@ -51,7 +60,7 @@ std::vector<double> ReadReals(const Tensor& t) {
     case DType::kInt32:
       ReadAs<int32_t>(t, scale, zero, out);
       break;
-    default:  // Float16, Int64, Bool: through the generic accessor.
+    default:  // Int64, Bool: through the generic accessor.
       for (size_t i = 0; i < out.size(); ++i) out[i] = t.GetReal(static_cast<int64_t>(i));
       break;
   }
@@ -59,8 +68,7 @@ std::vector<double> ReadReals(const Tensor& t) {
 }
 
 Tensor MakeTensor(const TensorType& type, absl::Span<const double> reals) {
-  Tensor t(type);
-  const int64_t n = std::min<int64_t>(t.num_elements(), static_cast<int64_t>(reals.size()));
+  const int64_t n = std::min<int64_t>(type.num_elements(), static_cast<int64_t>(reals.size()));
   if (type.dtype == DType::kFloat32) {
     std::vector<float> f(reals.begin(), reals.begin() + n);
     auto bytes = std::vector<uint8_t>(reinterpret_cast<const uint8_t*>(f.data()),
@@ -68,6 +76,16 @@ Tensor MakeTensor(const TensorType& type, absl::Span<const double> reals) {
     bytes.resize(static_cast<size_t>(type.byte_size()), 0);
     return *Tensor::FromBytes(type, std::move(bytes));
   }
+  if (type.dtype == DType::kFloat16) {
+    // As Tensor::SetValue: rounded to float, then to half.
+    std::vector<uint8_t> bytes(static_cast<size_t>(type.byte_size()), 0);
+    for (int64_t i = 0; i < n; ++i) {
+      const uint16_t h = FloatToHalf(static_cast<float>(reals[i]));
+      std::memcpy(bytes.data() + i * 2, &h, 2);
+    }
+    return *Tensor::FromBytes(type, std::move(bytes));
+  }
+  Tensor t(type);
   for (int64_t i = 0; i < n; ++i) t.SetReal(i, reals[i]);
   return t;
 }

@@ -1,4 +1,10 @@
-// Convolutions in NHWC with filters [fh, fw, in_depth / groups, out_depth].
+// Convolutions in NHWC with filters [fh, fw, in_depth / groups, out_depth],
+// computed by oneDNN's convolution and deconvolution primitives in float32
+// (dnnl_support.h); the double loops below are the fallback for shapes oneDNN
+// rejects.
+#include <optional>
+
+#include "egret/backend/kernels/dnnl_support.h"
 #include "egret/backend/kernels/kernels_internal.h"
 #include "egret/support/status_macros.h"
 
@@ -29,10 +35,135 @@ absl::StatusOr<ConvParams> ReadConvParams(const KernelContext& c) {
   return p;
 }
 
+// The filter of a convolution or deconvolution as oneDNN's grouped weights
+// {groups, out / groups, in / groups, fh, fw}, described in place over
+// egret's [fh, fw, in / groups, out] storage: output channel g * og + j of
+// group g is column g * og + j.
+dnnl::memory::desc GroupedWeightsDesc(int64_t groups, int64_t fh, int64_t fw, int64_t fcin,
+                                      int64_t cout) {
+  const int64_t og = cout / groups;
+  return StridedDesc({groups, og, fcin, fh, fw}, {og, 1, cout, fw * fcin * cout, fcin * cout});
+}
+
+dnnl::memory::desc NhwcDesc(const Dims& d) {
+  return dnnl::memory::desc({d[0], d[3], d[1], d[2]}, dnnl::memory::data_type::f32,
+                            dnnl::memory::format_tag::nhwc);
+}
+
+// Runs a convolution-like primitive whose weights oneDNN lays out itself:
+// reorders the filter into the primitive's layout, then executes it.
+template <typename PrimitiveDesc, typename Primitive>
+std::vector<float> RunConvLike(const PrimitiveDesc& pd, const dnnl::memory::desc& wdesc,
+                               std::vector<float>& x, std::vector<float>& w,
+                               std::vector<float>& bias, int64_t out_elements) {
+  const dnnl::engine& eng = CpuEngine();
+  dnnl::stream s(eng);
+  std::vector<float> out(static_cast<size_t>(out_elements));
+  dnnl::memory wuser(wdesc, eng, w.data());
+  dnnl::memory wmem = wuser;
+  if (pd.weights_desc() != wdesc) {
+    wmem = dnnl::memory(pd.weights_desc(), eng);
+    dnnl::reorder(wuser, wmem).execute(s, wuser, wmem);
+  }
+  dnnl::memory xmem(pd.src_desc(), eng, x.data());
+  dnnl::memory bmem(pd.bias_desc(), eng, bias.data());
+  dnnl::memory omem(pd.dst_desc(), eng, out.data());
+  Primitive(pd).execute(s, {{DNNL_ARG_SRC, xmem},
+                            {DNNL_ARG_WEIGHTS, wmem},
+                            {DNNL_ARG_BIAS, bmem},
+                            {DNNL_ARG_DST, omem}});
+  s.wait();
+  return out;
+}
+
+// Conv2d and DepthWiseConv2d on oneDNN, or nullopt when oneDNN does not
+// take the shape.
+std::optional<std::vector<float>> DnnlConv(const KernelContext& c, const ConvParams& p) {
+  const Dims& xd = c.InDims(0);
+  const Dims& wd = c.InDims(1);
+  const Dims& od = c.outputs[0].dims;
+  if (xd.size() != 4 || wd.size() != 4 || od.size() != 4) return std::nullopt;
+  const int64_t cin = xd[3], fh = wd[0], fw = wd[1], fcin = wd[2], cout = wd[3];
+  if (c.outputs[0].num_elements() == 0 || c.In(0).num_elements() == 0) return std::nullopt;
+  const bool depthwise = c.op == "DepthWiseConv2d";
+  const int64_t groups = depthwise ? cin : cin / fcin;
+  const int64_t pad_bottom = (od[1] - 1) * p.sh + (fh - 1) * p.dh + 1 - xd[1] - p.pad_top;
+  const int64_t pad_right = (od[2] - 1) * p.sw + (fw - 1) * p.dw + 1 - xd[2] - p.pad_left;
+  if (p.pad_top < 0 || p.pad_left < 0 || pad_bottom < 0 || pad_right < 0) return std::nullopt;
+  try {
+    using dnnl::memory;
+    const memory::desc wdesc = GroupedWeightsDesc(groups, fh, fw, depthwise ? 1 : fcin, cout);
+    const memory::desc wany({groups, cout / groups, depthwise ? 1 : fcin, fh, fw},
+                            memory::data_type::f32, memory::format_tag::any);
+    const memory::desc bdesc({cout}, memory::data_type::f32, memory::format_tag::a);
+    dnnl::convolution_forward::desc d(dnnl::prop_kind::forward_inference,
+                                      dnnl::algorithm::convolution_direct, NhwcDesc(xd), wany,
+                                      bdesc, NhwcDesc(od), {p.sh, p.sw}, {p.dh - 1, p.dw - 1},
+                                      {p.pad_top, p.pad_left}, {pad_bottom, pad_right});
+    dnnl::convolution_forward::primitive_desc pd(d, CpuEngine());
+    std::vector<float> x = ReadRealsF32(c.In(0));
+    std::vector<float> w = ReadRealsF32(c.In(1));
+    std::vector<float> bias = ReadRealsF32(c.In(2));
+    return RunConvLike<dnnl::convolution_forward::primitive_desc, dnnl::convolution_forward>(
+        pd, wdesc, x, w, bias, c.outputs[0].num_elements());
+  } catch (const dnnl::error&) {
+    return std::nullopt;
+  }
+}
+
+// TransposeConv2d on oneDNN's deconvolution, or nullopt.
+std::optional<std::vector<float>> DnnlTransposeConv(const KernelContext& c, const ConvParams& p) {
+  const Dims& xd = c.InDims(0);
+  const Dims& wd = c.InDims(1);
+  const Dims& od = c.outputs[0].dims;
+  if (xd.size() != 4 || wd.size() != 4 || od.size() != 4) return std::nullopt;
+  const int64_t cin = xd[3], fh = wd[0], fw = wd[1], fcin = wd[2], cout = wd[3];
+  if (c.outputs[0].num_elements() == 0 || c.In(0).num_elements() == 0) return std::nullopt;
+  const int64_t groups = cin / fcin;
+  // oneDNN's deconvolution is the adjoint of the convolution from dst to src.
+  const int64_t pad_bottom = (xd[1] - 1) * p.sh + (fh - 1) * p.dh + 1 - od[1] - p.pad_top;
+  const int64_t pad_right = (xd[2] - 1) * p.sw + (fw - 1) * p.dw + 1 - od[2] - p.pad_left;
+  if (p.pad_top < 0 || p.pad_left < 0) return std::nullopt;
+  try {
+    using dnnl::memory;
+    const memory::desc wdesc = GroupedWeightsDesc(groups, fh, fw, fcin, cout);
+    const memory::desc wany({groups, cout / groups, fcin, fh, fw}, memory::data_type::f32,
+                            memory::format_tag::any);
+    const memory::desc bdesc({cout}, memory::data_type::f32, memory::format_tag::a);
+    dnnl::deconvolution_forward::desc d(dnnl::prop_kind::forward_inference,
+                                        dnnl::algorithm::deconvolution_direct, NhwcDesc(xd), wany,
+                                        bdesc, NhwcDesc(od), {p.sh, p.sw}, {p.dh - 1, p.dw - 1},
+                                        {p.pad_top, p.pad_left}, {pad_bottom, pad_right});
+    dnnl::deconvolution_forward::primitive_desc pd(d, CpuEngine());
+    std::vector<float> x = ReadRealsF32(c.In(0));
+    std::vector<float> w = ReadRealsF32(c.In(1));
+    std::vector<float> bias = ReadRealsF32(c.In(2));
+    return RunConvLike<dnnl::deconvolution_forward::primitive_desc, dnnl::deconvolution_forward>(
+        pd, wdesc, x, w, bias, c.outputs[0].num_elements());
+  } catch (const dnnl::error&) {
+    return std::nullopt;
+  }
+}
+
+// The fused activation clamp of a float result (inputs first, first + 1).
+absl::Status ClampResult(const KernelContext& c, int first, std::vector<float>& out) {
+  if (!c.Has(first)) return absl::OkStatus();
+  EGRET_ASSIGN_OR_RETURN(auto lo, ReadFloatScalarParam(c.inputs[first], "act_min"));
+  EGRET_ASSIGN_OR_RETURN(auto hi, ReadFloatScalarParam(c.inputs[first + 1], "act_max"));
+  ClampFloats(out, lo, hi);
+  return absl::OkStatus();
+}
+
 // Conv2d and DepthWiseConv2d: a gather over the receptive field of each
 // output element.
 Result Conv(const KernelContext& c) {
   EGRET_ASSIGN_OR_RETURN(auto p, ReadConvParams(c));
+  if (std::optional<std::vector<float>> f = DnnlConv(c, p)) {
+    EGRET_RETURN_IF_ERROR(ClampResult(c, 6, *f));
+    std::vector<Tensor> result;
+    result.push_back(FloatsToTensor(c.outputs[0], *f));
+    return result;
+  }
   const std::vector<double> x = ReadReals(c.In(0));
   const std::vector<double> w = ReadReals(c.In(1));
   const std::vector<double> bias = ReadReals(c.In(2));
@@ -90,6 +221,11 @@ Result Conv(const KernelContext& c) {
 // filter taps reach (the adjoint of Conv2d with the same parameters).
 Result TransposeConv(const KernelContext& c) {
   EGRET_ASSIGN_OR_RETURN(auto p, ReadConvParams(c));
+  if (std::optional<std::vector<float>> f = DnnlTransposeConv(c, p)) {
+    std::vector<Tensor> result;
+    result.push_back(FloatsToTensor(c.outputs[0], *f));
+    return result;
+  }
   const std::vector<double> x = ReadReals(c.In(0));
   const std::vector<double> w = ReadReals(c.In(1));
   const std::vector<double> bias = ReadReals(c.In(2));

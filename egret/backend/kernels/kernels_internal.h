@@ -1,11 +1,17 @@
 // Private to the backend: the kernel interface, the per-family registration
 // functions and the helpers the reference kernels share.
 //
-// Every reference kernel computes on real values: inputs are read as doubles
-// (quantized storage dequantized with stepsize * (q - zero_offset), Float16
-// widened), the op is computed in double, and the result is stored in the
+// Every reference kernel computes on real values: inputs are read as real
+// numbers (quantized storage dequantized with stepsize * (q - zero_offset),
+// Float16 widened), the op is computed, and the result is stored once in the
 // output type (quantized outputs rounded to nearest, ties away from zero, and
 // saturated). This is the "dequantize -> float op -> quantize" rule.
+//
+// Precision: the convolutions, FullyConnected, MatMul and the 2-D pools run
+// on oneDNN in float32 (operands rounded to float once, float32
+// accumulation; dnnl_support.h), falling back to a double loop for a shape
+// oneDNN rejects; every other kernel reads doubles (ReadReals) and computes
+// in double.
 #ifndef EGRET_BACKEND_KERNELS_KERNELS_INTERNAL_H_
 #define EGRET_BACKEND_KERNELS_KERNELS_INTERNAL_H_
 

@@ -1,8 +1,12 @@
 // PoolMax2d and PoolAvg2d over NHWC windows. Padded positions never win a max
-// and, unless count_pad is 1, do not count in an average.
+// and, unless count_pad is 1, do not count in an average. Computed by
+// oneDNN's pooling primitive in float32 (dnnl_support.h); the double loop is
+// the fallback for windows oneDNN does not take.
 #include <algorithm>
 #include <limits>
+#include <optional>
 
+#include "egret/backend/kernels/dnnl_support.h"
 #include "egret/backend/kernels/kernels_internal.h"
 #include "egret/support/status_macros.h"
 
@@ -10,6 +14,54 @@ namespace egret::backend_internal {
 namespace {
 
 using Result = absl::StatusOr<std::vector<Tensor>>;
+
+std::optional<std::vector<float>> DnnlPool(const KernelContext& c, bool is_max, bool count_pad,
+                                           const std::vector<int64_t>& window,
+                                           const std::vector<int64_t>& stride,
+                                           const std::vector<int64_t>& pads) {
+  const Dims& xd = c.InDims(0);
+  const Dims& od = c.outputs[0].dims;
+  if (xd.size() != 4 || od.size() != 4 || window.size() < 3 || stride.size() < 3 ||
+      pads.size() < 3) {
+    return std::nullopt;
+  }
+  if (c.outputs[0].num_elements() == 0 || c.In(0).num_elements() == 0) return std::nullopt;
+  const int64_t kh = window[1], kw = window[2], sh = stride[1], sw = stride[2];
+  const int64_t pt = pads[0], pl = pads[2];
+  const int64_t pb = (od[1] - 1) * sh + kh - xd[1] - pt;
+  const int64_t pr = (od[2] - 1) * sw + kw - xd[2] - pl;
+  // Every window must overlap the input (the loop kernel gives 0 for a
+  // window wholly in the padding, oneDNN does not define it); a count_pad
+  // average divides by the whole window, which oneDNN does only when the
+  // window stays inside the padded input.
+  if (pt < 0 || pl < 0 || pb < 0 || pr < 0 || pt >= kh || pl >= kw || pb >= kh || pr >= kw) {
+    return std::nullopt;
+  }
+  if (!is_max && count_pad && (pb > pads[1] || pr > pads[3])) return std::nullopt;
+  try {
+    using dnnl::memory;
+    const dnnl::engine& eng = CpuEngine();
+    const memory::desc xdesc({xd[0], xd[3], xd[1], xd[2]}, memory::data_type::f32,
+                             memory::format_tag::nhwc);
+    const memory::desc odesc({od[0], od[3], od[1], od[2]}, memory::data_type::f32,
+                             memory::format_tag::nhwc);
+    const dnnl::algorithm alg = is_max      ? dnnl::algorithm::pooling_max
+                                : count_pad ? dnnl::algorithm::pooling_avg_include_padding
+                                            : dnnl::algorithm::pooling_avg_exclude_padding;
+    dnnl::pooling_forward::desc d(dnnl::prop_kind::forward_inference, alg, xdesc, odesc, {sh, sw},
+                                  {kh, kw}, {pt, pl}, {pb, pr});
+    dnnl::pooling_forward::primitive_desc pd(d, eng);
+    std::vector<float> x = ReadRealsF32(c.In(0));
+    std::vector<float> out(static_cast<size_t>(c.outputs[0].num_elements()));
+    dnnl::stream s(eng);
+    dnnl::memory xmem(xdesc, eng, x.data()), omem(odesc, eng, out.data());
+    dnnl::pooling_forward(pd).execute(s, {{DNNL_ARG_SRC, xmem}, {DNNL_ARG_DST, omem}});
+    s.wait();
+    return out;
+  } catch (const dnnl::error&) {
+    return std::nullopt;
+  }
+}
 
 Result Pool(const KernelContext& c) {
   EGRET_ASSIGN_OR_RETURN(auto window, ReadIntParam(c.inputs[1], "window"));
@@ -21,6 +73,11 @@ Result Pool(const KernelContext& c) {
     count_pad = cp;
   }
   const bool is_max = c.op == "PoolMax2d";
+  if (auto f = DnnlPool(c, is_max, count_pad != 0, window, stride, pads)) {
+    std::vector<Tensor> result;
+    result.push_back(FloatsToTensor(c.outputs[0], *f));
+    return result;
+  }
   const std::vector<double> x = ReadReals(c.In(0));
   const Dims& xd = c.InDims(0);
   const Dims& od = c.outputs[0].dims;

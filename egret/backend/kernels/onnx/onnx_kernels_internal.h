@@ -7,7 +7,8 @@
 // its output types are the ones the importer declared (there is no shape
 // function). The importer drops absent optional inputs and lists their ONNX
 // positions in the "onnx.absent_inputs" attribute; OnnxArgs maps positions
-// back. Kernels compute in double, like every reference kernel.
+// back. Kernels compute in double (ReadReals), like every reference kernel
+// that does not run on oneDNN (kernels_internal.h).
 #ifndef EGRET_BACKEND_KERNELS_ONNX_ONNX_KERNELS_INTERNAL_H_
 #define EGRET_BACKEND_KERNELS_ONNX_ONNX_KERNELS_INTERNAL_H_
 

@@ -1,0 +1,136 @@
+#include "egret/backend/kernels/dnnl_support.h"
+
+#include <algorithm>
+#include <cstring>
+#include <thread>
+
+// The OpenMP runtime's thread-count calls (OpenMP API 5.0, section 3.2),
+// declared here rather than through <omp.h>, which only an -fopenmp
+// compiler provides: egret's own sources are not OpenMP code, they only set
+// the count that libdnnl's OpenMP regions use (libgomp is linked).
+extern "C" {
+int omp_get_max_threads(void);
+void omp_set_num_threads(int num_threads);
+}
+
+namespace egret::backend_internal {
+namespace {
+
+template <typename T>
+void Dequantize(const Tensor& t, double scale, double zero, std::vector<float>& out) {
+  const uint8_t* p = t.bytes().data();
+  for (size_t i = 0; i < out.size(); ++i) {
+    T v;
+    std::memcpy(&v, p + i * sizeof(T), sizeof(T));
+    out[i] = static_cast<float>(scale * (static_cast<double>(v) - zero));
+  }
+}
+
+thread_local int current_threads = 0;  // 0: no ThreadScope
+
+int AllCores() {
+  const unsigned n = std::thread::hardware_concurrency();
+  return n == 0 ? 1 : static_cast<int>(n);
+}
+
+}  // namespace
+
+const dnnl::engine& CpuEngine() {
+  static const dnnl::engine* const kEngine = new dnnl::engine(dnnl::engine::kind::cpu, 0);
+  return *kEngine;
+}
+
+std::vector<float> ReadRealsF32(const Tensor& t) {
+  std::vector<float> out(static_cast<size_t>(t.num_elements()));
+  const TensorType& ty = t.type();
+  const uint8_t* p = t.bytes().data();
+  if (ty.per_axis) {
+    for (size_t i = 0; i < out.size(); ++i) {
+      out[i] = static_cast<float>(t.GetReal(static_cast<int64_t>(i)));
+    }
+    return out;
+  }
+  const double scale = IsQuantized(ty.dtype) ? ty.stepsize : 1.0;
+  const double zero = IsQuantized(ty.dtype) ? ty.zero_offset : 0.0;
+  switch (ty.dtype) {
+    case DType::kFloat32:
+      if (!out.empty()) std::memcpy(out.data(), p, out.size() * sizeof(float));
+      break;
+    case DType::kFloat16:
+      for (size_t i = 0; i < out.size(); ++i) {
+        uint16_t h;
+        std::memcpy(&h, p + i * 2, 2);
+        out[i] = HalfToFloat(h);
+      }
+      break;
+    case DType::kQUInt8:
+      Dequantize<uint8_t>(t, scale, zero, out);
+      break;
+    case DType::kQInt8:
+      Dequantize<int8_t>(t, scale, zero, out);
+      break;
+    case DType::kQUInt16:
+      Dequantize<uint16_t>(t, scale, zero, out);
+      break;
+    case DType::kQInt16:
+      Dequantize<int16_t>(t, scale, zero, out);
+      break;
+    case DType::kQInt32:
+    case DType::kInt32:
+      Dequantize<int32_t>(t, scale, zero, out);
+      break;
+    default:  // Int64, Bool
+      for (size_t i = 0; i < out.size(); ++i) {
+        out[i] = static_cast<float>(t.GetReal(static_cast<int64_t>(i)));
+      }
+      break;
+  }
+  return out;
+}
+
+Tensor FloatsToTensor(const TensorType& type, absl::Span<const float> values) {
+  const size_t n =
+      std::min(static_cast<size_t>(std::max<int64_t>(type.num_elements(), 0)), values.size());
+  if (type.dtype == DType::kFloat32) {
+    std::vector<uint8_t> bytes(static_cast<size_t>(type.byte_size()), 0);
+    if (n > 0) std::memcpy(bytes.data(), values.data(), n * sizeof(float));
+    return *Tensor::FromBytes(type, std::move(bytes));
+  }
+  if (type.dtype == DType::kFloat16) {
+    std::vector<uint8_t> bytes(static_cast<size_t>(type.byte_size()), 0);
+    for (size_t i = 0; i < n; ++i) {
+      const uint16_t h = FloatToHalf(values[i]);
+      std::memcpy(bytes.data() + i * 2, &h, 2);
+    }
+    return *Tensor::FromBytes(type, std::move(bytes));
+  }
+  Tensor t(type);
+  for (size_t i = 0; i < n; ++i) t.SetReal(static_cast<int64_t>(i), values[i]);
+  return t;
+}
+
+void ClampFloats(std::vector<float>& v, double lo, double hi) {
+  for (float& x : v) {
+    const double d = std::min(std::max(static_cast<double>(x), lo), hi);
+    x = static_cast<float>(d);
+  }
+}
+
+dnnl::memory::desc StridedDesc(const dnnl::memory::dims& dims, const dnnl::memory::dims& strides) {
+  return dnnl::memory::desc(dims, dnnl::memory::data_type::f32, strides);
+}
+
+ThreadScope::ThreadScope(int threads)
+    : previous_(current_threads), omp_previous_(omp_get_max_threads()) {
+  current_threads = threads > 0 ? threads : AllCores();
+  omp_set_num_threads(current_threads);
+}
+
+ThreadScope::~ThreadScope() {
+  current_threads = previous_;
+  omp_set_num_threads(omp_previous_);
+}
+
+int KernelThreads() { return current_threads > 0 ? current_threads : AllCores(); }
+
+}  // namespace egret::backend_internal

@@ -1,0 +1,66 @@
+// Private to the backend: what the oneDNN-backed reference kernels share.
+//
+// oneDNN computes in float32: operands are read as float (Float16 widened
+// exactly, quantized storage dequantized as stepsize * (q - zero_offset)
+// rounded once to float), the primitive accumulates in float32, and the
+// result is stored once in the output type (see FloatsToTensor). A kernel
+// tries its oneDNN form first and falls back to its plain double loop when
+// oneDNN rejects the shape (e.g. a negative implicit padding), so every case
+// the loops covered still runs.
+//
+// Threads: oneDNN (Debian's libdnnl) runs on GNU OpenMP. ThreadScope sets the
+// OpenMP thread count of the calling thread for the duration of one
+// Execute(); primitives read it when they are created and run. oneDNN's
+// forward primitives are deterministic for a given thread count.
+#ifndef EGRET_BACKEND_KERNELS_DNNL_SUPPORT_H_
+#define EGRET_BACKEND_KERNELS_DNNL_SUPPORT_H_
+
+#include <vector>
+
+#include "absl/types/span.h"
+#include "egret/graph/tensor.h"
+#include "oneapi/dnnl/dnnl.hpp"
+
+namespace egret::backend_internal {
+
+// The process's CPU engine (created on first use).
+const dnnl::engine& CpuEngine();
+
+// The real values of every element of t, rounded to float.
+std::vector<float> ReadRealsF32(const Tensor& t);
+
+// A tensor of `type` holding `values`: Float32 copied, every other dtype
+// stored as Tensor::SetReal stores the value (Float16 rounded to nearest
+// even, quantized rounded and saturated).
+Tensor FloatsToTensor(const TensorType& type, absl::Span<const float> values);
+
+// Clamps every value into [lo, hi], compared in double (as the loop
+// kernels' ApplyActivationClamp).
+void ClampFloats(std::vector<float>& v, double lo, double hi);
+
+// A plain row-major float32 memory descriptor of `dims` in oneDNN's axis
+// order with explicit element `strides`.
+dnnl::memory::desc StridedDesc(const dnnl::memory::dims& dims, const dnnl::memory::dims& strides);
+
+// Sets the number of threads oneDNN (and the loop kernels that use threads)
+// may use on this thread until destroyed, then restores the previous count.
+// `threads` <= 0 means every core.
+class ThreadScope {
+ public:
+  explicit ThreadScope(int threads);
+  ~ThreadScope();
+  ThreadScope(const ThreadScope&) = delete;
+  ThreadScope& operator=(const ThreadScope&) = delete;
+
+ private:
+  int previous_;      // this thread's previous KernelThreads() setting
+  int omp_previous_;  // and its previous OpenMP thread count
+};
+
+// The thread count set by the innermost ThreadScope of this thread (every
+// core when there is none).
+int KernelThreads();
+
+}  // namespace egret::backend_internal
+
+#endif  // EGRET_BACKEND_KERNELS_DNNL_SUPPORT_H_
