@@ -11,12 +11,14 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <random>
 #include <string>
 #include <vector>
 
 #include "egret/backend/executor.h"
+#include "egret/backend/kernels/kernels_internal.h"
 #include "graph_builder.h"
 
 namespace egret {
@@ -388,6 +390,35 @@ TEST(DnnlDeterminism, SameBytesEveryRunAndThreadCount) {
       EXPECT_TRUE(again[0] == first[0]);
     }
   }
+}
+
+// ---------------------------------------------------------------------------
+// The fast Float16 conversions every kernel uses agree bit for bit with
+// egret's reference conversions (egret/graph/tensor.h).
+
+TEST(HalfConversions, AgreeWithTensorConversions) {
+  int mismatches = 0;
+  for (uint32_t h = 0; h < 65536; ++h) {
+    const float want = HalfToFloat(static_cast<uint16_t>(h));
+    const float got = backend_internal::WidenHalf(static_cast<uint16_t>(h));
+    if (std::memcmp(&want, &got, sizeof(float)) != 0) ++mismatches;
+    // Each half, the midpoints to its neighbour (ties to even) and values
+    // just beside them narrow as FloatToHalf narrows them.
+    const float next = HalfToFloat(static_cast<uint16_t>(h + 1));
+    const float mid = want + (next - want) / 2;
+    for (float f : {want, mid, std::nextafter(mid, 0.0f), std::nextafter(mid, next)}) {
+      if (backend_internal::NarrowToHalf(f) != FloatToHalf(f)) ++mismatches;
+    }
+  }
+  std::mt19937 rng(50);
+  std::uniform_int_distribution<uint32_t> bits;
+  for (int i = 0; i < 100000; ++i) {
+    const uint32_t b = bits(rng);
+    float f;
+    std::memcpy(&f, &b, sizeof(f));
+    if (backend_internal::NarrowToHalf(f) != FloatToHalf(f)) ++mismatches;
+  }
+  EXPECT_EQ(mismatches, 0);
 }
 
 }  // namespace

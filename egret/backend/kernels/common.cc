@@ -1,3 +1,5 @@
+#include <immintrin.h>
+
 #include <cmath>
 #include <cstring>
 
@@ -19,7 +21,30 @@ void ReadAs(const Tensor& t, double scale, double zero, std::vector<double>& out
   }
 }
 
+const float* HalfTable() {
+  static const float* const kTable = [] {
+    auto* t = new float[65536];
+    for (uint32_t h = 0; h < 65536; ++h) t[h] = HalfToFloat(static_cast<uint16_t>(h));
+    return t;
+  }();
+  return kTable;
+}
+
+__attribute__((target("f16c"))) uint16_t F16cNarrow(float f) {
+  return static_cast<uint16_t>(_cvtss_sh(f, _MM_FROUND_TO_NEAREST_INT));
+}
+
+const bool kHasF16c = __builtin_cpu_supports("f16c");
+
 }  // namespace
+
+float WidenHalf(uint16_t h) { return HalfTable()[h]; }
+
+uint16_t NarrowToHalf(float f) {
+  // NaN payloads are FloatToHalf's (a quiet NaN), not the hardware's.
+  if (kHasF16c && !std::isnan(f)) return F16cNarrow(f);
+  return FloatToHalf(f);
+}
 
 std::vector<double> ReadReals(const Tensor& t) {
   std::vector<double> out(static_cast<size_t>(t.num_elements()));
@@ -40,7 +65,7 @@ std::vector<double> ReadReals(const Tensor& t) {
       for (size_t i = 0; i < out.size(); ++i) {
         uint16_t h;
         std::memcpy(&h, p + i * 2, 2);
-        out[i] = HalfToFloat(h);
+        out[i] = WidenHalf(h);
       }
       break;
     }
@@ -80,7 +105,7 @@ Tensor MakeTensor(const TensorType& type, absl::Span<const double> reals) {
     // As Tensor::SetValue: rounded to float, then to half.
     std::vector<uint8_t> bytes(static_cast<size_t>(type.byte_size()), 0);
     for (int64_t i = 0; i < n; ++i) {
-      const uint16_t h = FloatToHalf(static_cast<float>(reals[i]));
+      const uint16_t h = NarrowToHalf(static_cast<float>(reals[i]));
       std::memcpy(bytes.data() + i * 2, &h, 2);
     }
     return *Tensor::FromBytes(type, std::move(bytes));

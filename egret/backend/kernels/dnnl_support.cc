@@ -4,6 +4,8 @@
 #include <cstring>
 #include <thread>
 
+#include "egret/backend/kernels/kernels_internal.h"
+
 // The OpenMP runtime's thread-count calls (OpenMP API 5.0, section 3.2),
 // declared here rather than through <omp.h>, which only an -fopenmp
 // compiler provides: egret's own sources are not OpenMP code, they only set
@@ -60,7 +62,7 @@ std::vector<float> ReadRealsF32(const Tensor& t) {
       for (size_t i = 0; i < out.size(); ++i) {
         uint16_t h;
         std::memcpy(&h, p + i * 2, 2);
-        out[i] = HalfToFloat(h);
+        out[i] = WidenHalf(h);
       }
       break;
     case DType::kQUInt8:
@@ -99,7 +101,7 @@ Tensor FloatsToTensor(const TensorType& type, absl::Span<const float> values) {
   if (type.dtype == DType::kFloat16) {
     std::vector<uint8_t> bytes(static_cast<size_t>(type.byte_size()), 0);
     for (size_t i = 0; i < n; ++i) {
-      const uint16_t h = FloatToHalf(values[i]);
+      const uint16_t h = NarrowToHalf(values[i]);
       std::memcpy(bytes.data() + i * 2, &h, 2);
     }
     return *Tensor::FromBytes(type, std::move(bytes));
