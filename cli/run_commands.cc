@@ -167,7 +167,8 @@ int RunCommand(const std::string& path, const std::string& inputs_dir, uint64_t 
   for (size_t k = 0; k < outputs->size(); ++k) {
     const Tensor& t = (*outputs)[k];
     double lo = INFINITY, hi = -INFINITY, sum = 0;
-    for (int64_t i = 0; i < t.num_elements(); ++i) {
+    const int64_t n = t.num_elements();
+    for (int64_t i = 0; i < n; ++i) {
       double v = t.GetReal(i);
       lo = std::min(lo, v);
       hi = std::max(hi, v);

@@ -43,7 +43,8 @@ absl::StatusOr<std::vector<Tensor>> MakeRandomInputs(const Graph& g, uint64_t se
     }
     Rng rng(seed * 0x100000001b3ull + i);
     Tensor t(type);
-    for (int64_t k = 0; k < t.num_elements(); ++k) {
+    const int64_t n = t.num_elements();
+    for (int64_t k = 0; k < n; ++k) {
       if (IsFloat(type.dtype)) {
         t.SetValue(k, 2.0 * rng.Uniform() - 1.0);
       } else if (IsQuantized(type.dtype)) {

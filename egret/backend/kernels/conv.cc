@@ -85,6 +85,10 @@ std::optional<std::vector<float>> DnnlConv(const KernelContext& c, const ConvPar
   if (xd.size() != 4 || wd.size() != 4 || od.size() != 4) return std::nullopt;
   const int64_t cin = xd[3], fh = wd[0], fw = wd[1], fcin = wd[2], cout = wd[3];
   if (c.outputs[0].num_elements() == 0 || c.In(0).num_elements() == 0) return std::nullopt;
+  for (int i = 0; i < 3; ++i) {
+    if (!FloatComputable(c.In(i).type())) return std::nullopt;
+  }
+  if (!FloatComputable(c.outputs[0])) return std::nullopt;
   const bool depthwise = c.op == "DepthWiseConv2d";
   const int64_t groups = depthwise ? cin : cin / fcin;
   const int64_t pad_bottom = (od[1] - 1) * p.sh + (fh - 1) * p.dh + 1 - xd[1] - p.pad_top;
@@ -119,6 +123,10 @@ std::optional<std::vector<float>> DnnlTransposeConv(const KernelContext& c, cons
   if (xd.size() != 4 || wd.size() != 4 || od.size() != 4) return std::nullopt;
   const int64_t cin = xd[3], fh = wd[0], fw = wd[1], fcin = wd[2], cout = wd[3];
   if (c.outputs[0].num_elements() == 0 || c.In(0).num_elements() == 0) return std::nullopt;
+  for (int i = 0; i < 3; ++i) {
+    if (!FloatComputable(c.In(i).type())) return std::nullopt;
+  }
+  if (!FloatComputable(c.outputs[0])) return std::nullopt;
   const int64_t groups = cin / fcin;
   // oneDNN's deconvolution is the adjoint of the convolution from dst to src.
   const int64_t pad_bottom = (xd[1] - 1) * p.sh + (fh - 1) * p.dh + 1 - od[1] - p.pad_top;

@@ -37,6 +37,10 @@ int AllCores() {
 
 }  // namespace
 
+bool FloatComputable(const TensorType& type) {
+  return type.dtype == DType::kFloat32 || type.dtype == DType::kFloat16 || IsQuantized(type.dtype);
+}
+
 const dnnl::engine& CpuEngine() {
   static const dnnl::engine* const kEngine = new dnnl::engine(dnnl::engine::kind::cpu, 0);
   return *kEngine;

@@ -23,6 +23,12 @@
 
 namespace egret::backend_internal {
 
+// Whether a value of `type` may be computed in float32: Float32, Float16 or
+// a quantized dtype. Integer (Int32, Int64) and Bool values stay on the
+// double loops, which are exact for integers up to 2^53 (constant folding
+// relies on that).
+bool FloatComputable(const TensorType& type);
+
 // The process's CPU engine (created on first use).
 const dnnl::engine& CpuEngine();
 

@@ -43,6 +43,10 @@ std::optional<std::vector<float>> DnnlFullyConnected(const KernelContext& c) {
   const int64_t units = c.InDims(1)[0], depth = c.InDims(1)[1];
   const int64_t n_in = c.In(0).num_elements();
   if (depth == 0 || units == 0 || n_in == 0) return std::nullopt;
+  for (int i = 0; i < 3 && c.Has(i); ++i) {
+    if (!FloatComputable(c.In(i).type())) return std::nullopt;
+  }
+  if (!FloatComputable(c.outputs[0])) return std::nullopt;
   const int64_t rows = n_in / depth;
   std::vector<float> x = ReadRealsF32(c.In(0));
   std::vector<float> w = ReadRealsF32(c.In(1));
@@ -63,6 +67,10 @@ std::optional<std::vector<float>> DnnlBatchedMatMul(const KernelContext& c) {
   if (ad.size() < 2 || bd.size() < 2 || rank < 2 || rank > DNNL_MAX_NDIMS) return std::nullopt;
   if (c.outputs[0].num_elements() == 0 || c.In(0).num_elements() == 0 ||
       c.In(1).num_elements() == 0) {
+    return std::nullopt;
+  }
+  if (!FloatComputable(c.In(0).type()) || !FloatComputable(c.In(1).type()) ||
+      !FloatComputable(c.outputs[0])) {
     return std::nullopt;
   }
   // Both operands padded with leading 1s to the output's rank (oneDNN

@@ -26,6 +26,7 @@ std::optional<std::vector<float>> DnnlPool(const KernelContext& c, bool is_max, 
     return std::nullopt;
   }
   if (c.outputs[0].num_elements() == 0 || c.In(0).num_elements() == 0) return std::nullopt;
+  if (!FloatComputable(c.In(0).type()) || !FloatComputable(c.outputs[0])) return std::nullopt;
   const int64_t kh = window[1], kw = window[2], sh = stride[1], sw = stride[2];
   const int64_t pt = pads[0], pl = pads[2];
   const int64_t pb = (od[1] - 1) * sh + kh - xd[1] - pt;
