@@ -75,7 +75,10 @@ So for quantized ops whose output encoding is a free choice (Conv2d, FullyConnec
 ElementWiseAdd, Softmax, ...), the producer of the graph chooses it and egret keeps it.
 
 **Numeric semantics** (the reference executor): every op computes on real values in
-double precision. A quantized element `q` is the real `stepsize * (q - zero_offset)`;
+double precision, except Conv2d, DepthWiseConv2d, TransposeConv2d, FullyConnected,
+MatMul, PoolMax2d and PoolAvg2d on Float32, Float16 or quantized values, which run on
+oneDNN in float32 (operands rounded to float once, float32 accumulation, the result
+rounded once to the output type). A quantized element `q` is the real `stepsize * (q - zero_offset)`;
 a result `r` is stored in a quantized output as `round(r / stepsize + zero_offset)`
 (ties away from zero), saturated to the storage range. Float16 is computed through
 float. Integer outputs (Int32, Int64) round to nearest, except integer division, which
