@@ -24,6 +24,13 @@ endfunction()
 if(EGRET_SANITIZE)
   add_compile_options(-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined)
   add_link_options(-fsanitize=address,undefined)
+  # With clang, the sanitizer build also carries libFuzzer's coverage
+  # instrumentation, so that the fuzz targets (tests/fuzz/in_tree.cmake) link
+  # the same stage objects as the tests instead of a second build.
+  if(CMAKE_CXX_COMPILER_ID MATCHES "Clang")
+    add_compile_options(-fsanitize=fuzzer-no-link)
+    set(EGRET_FUZZ_IN_TREE ON)
+  endif()
 endif()
 
 function(egret_stage name)

@@ -1,6 +1,7 @@
 # Configures and builds the fuzz project (tests/fuzz/), then runs each target
 # for SECONDS seconds on its committed seed corpus (tests/fuzz/corpus/<target>).
-# Invoked by ctest (tests/CMakeLists.txt, test fuzz):
+# For fuzzing campaigns (docs/reliability.md); ctest builds the targets in the
+# sanitizer build instead (tests/fuzz/in_tree.cmake). Usage:
 #   cmake -DSOURCE=<repo> -DBUILD=<dir> -DCLANGXX=<clang++> -DSECONDS=15
 #         [-DGENERATOR=Ninja] [-DEGRET_LIBRARY=<libegret.a>] [-DTARGETS=a,b]
 #         [-DSEED=1] -P run_fuzz.cmake
@@ -47,28 +48,11 @@ foreach(target IN LISTS TARGETS)
     message(STATUS "${target}: not built, skipped")
     continue()
   endif()
-  # New inputs go to the build directory, never into the source tree.
-  set(work ${BUILD}/corpus/${target})
-  file(MAKE_DIRECTORY ${work})
-  set(dict "")
-  string(REGEX REPLACE "_fuzz$" "" base ${target})
-  if(EXISTS ${SOURCE}/tests/fuzz/${base}.dict)
-    set(dict -dict=${SOURCE}/tests/fuzz/${base}.dict)
-  endif()
-  # libFuzzer's per-input log goes to a file; on failure its tail (the report
-  # and the crashing input's name) is printed.
-  set(log ${BUILD}/${target}.log)
   execute_process(
-    COMMAND ${BUILD}/${target} -seed=${SEED} -max_total_time=${SECONDS} -timeout=10
-            -rss_limit_mb=2048 -max_len=8192 -print_final_stats=1 ${dict}
-            -artifact_prefix=${BUILD}/${target}- ${work} ${SOURCE}/tests/fuzz/corpus/${base}
-    RESULT_VARIABLE rc
-    OUTPUT_FILE ${log}
-    ERROR_FILE ${log})
+    COMMAND ${CMAKE_COMMAND} -DFUZZER=${BUILD}/${target} -DSOURCE=${SOURCE} -DWORK=${BUILD}
+            -DSECONDS=${SECONDS} -DSEED=${SEED} -P ${CMAKE_CURRENT_LIST_DIR}/run_target.cmake
+    RESULT_VARIABLE rc)
   if(rc)
-    execute_process(COMMAND tail -n 60 ${log})
-    message(FATAL_ERROR "${target} found a failure (exit ${rc}); the input is in ${BUILD}/")
+    message(FATAL_ERROR "${target} failed")
   endif()
-  file(STRINGS ${log} stats REGEX "^stat::number_of_executed_units")
-  message(STATUS "${target} ran clean for ${SECONDS} s (seed ${SEED}): ${stats}")
 endforeach()
