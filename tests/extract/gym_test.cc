@@ -109,7 +109,7 @@ TEST(GymTest, IlpHonoursItsTimeLimitOnTheLargestFile) {
   absl::StatusOr<Choice> dag = ExtractDag(*p);
   ASSERT_TRUE(dag.ok()) << dag.status();
   IlpOptions options;
-#if defined(__SANITIZE_ADDRESS__)
+#if defined(EGRET_SANITIZED)
   // Everything before the solver (reading, tree costs, the warm start) runs
   // several times slower under the sanitizers: give the solver room to start.
   options.time_limit_seconds = 6;

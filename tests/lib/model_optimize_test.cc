@@ -45,7 +45,7 @@ void OptimizeModel(const std::string& path, const OnnxImportOptions& import, boo
   testing::ExpectSameOutputs(*g, r->graph, 1, {.rtol = 1e-3, .atol = 1e-4});
 }
 
-#if defined(__SANITIZE_ADDRESS__)
+#if defined(EGRET_SANITIZED)
 constexpr bool kRunExecutor = false;
 #else
 constexpr bool kRunExecutor = true;

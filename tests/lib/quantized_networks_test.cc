@@ -173,7 +173,7 @@ TEST(QuantizedImport, QLinearConvBecomesOneQuantizedConv) {
 TEST(QuantizedNetworks, MobileNetStyle) { CheckNetwork("qdq_mobilenet.onnx"); }
 TEST(QuantizedNetworks, PpOcrClassifier) { CheckNetwork("qdq_ppocr_cls.onnx"); }
 TEST(QuantizedNetworks, ResNet50) {
-#if defined(__SANITIZE_ADDRESS__)
+#if defined(EGRET_SANITIZED)
   // Minutes under the sanitizers, where the optimizer's time limit stops the
   // saturation before the quantization pass; the two smaller networks cover
   // the same code there.

@@ -43,7 +43,7 @@ struct OracleCase {
   bool small = false;
 };
 
-#if defined(__SANITIZE_ADDRESS__)
+#if defined(EGRET_SANITIZED)
 constexpr bool kSanitized = true;
 #else
 constexpr bool kSanitized = false;
