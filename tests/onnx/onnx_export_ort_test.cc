@@ -51,7 +51,7 @@ struct ExportCase {
   bool slow = false;       // only with EGRET_SLOW_TESTS=1
 };
 
-#if defined(__SANITIZE_ADDRESS__)
+#if defined(EGRET_SANITIZED)
 constexpr bool kSanitized = true;
 #else
 constexpr bool kSanitized = false;
