@@ -14,6 +14,7 @@
 #include "egret/egraph/matcher.h"
 #include "egret/egraph/pattern.h"
 #include "egret/egraph/runner.h"
+#include "egret/support/process_memory.h"
 
 namespace egret {
 namespace {
@@ -34,18 +35,6 @@ Id LeftNestedSum(EGraph& g, int n) {
   for (int i = 1; i < n; ++i)
     acc = Add(g, add, {acc, Add(g, Symbol::Intern("x" + std::to_string(i)), {}, t)}, t);
   return acc;
-}
-
-size_t PeakRssBytes() {
-  std::FILE* f = std::fopen("/proc/self/status", "r");
-  if (f == nullptr) return 0;
-  char line[256];
-  size_t kb = 0;
-  while (std::fgets(line, sizeof line, f)) {
-    if (std::sscanf(line, "VmHWM: %zu kB", &kb) == 1) break;
-  }
-  std::fclose(f);
-  return kb * 1024;
 }
 
 // Saturates comm+assoc of ElementWiseAdd over a left-nested sum of N leaves.
@@ -83,7 +72,7 @@ void BM_CommAssocSaturation(benchmark::State& state) {
       benchmark::Counter(static_cast<double>(nodes), benchmark::Counter::kIsIterationInvariantRate);
   state.counters["bytes_per_enode"] = static_cast<double>(bytes) / static_cast<double>(nodes);
   state.counters["egraph_MiB"] = static_cast<double>(bytes) / (1 << 20);
-  state.counters["peak_rss_MiB"] = static_cast<double>(PeakRssBytes()) / (1 << 20);
+  state.counters["peak_rss_MiB"] = static_cast<double>(egret::PeakResidentBytes()) / (1 << 20);
 }
 BENCHMARK(BM_CommAssocSaturation)
     ->ArgsProduct({{6, 7, 8, 9, 10, 11}, {0, 1}, {1, 0}})

@@ -30,6 +30,7 @@
 #include "benchmark/benchmark.h"
 #include "egret/backend/test_data.h"
 #include "egret/onnx/onnx_reader.h"
+#include "egret/support/process_memory.h"
 #include "tests/onnx/ort_oracle.h"
 
 namespace egret {
@@ -80,18 +81,6 @@ std::vector<Network> Networks() {
   return out;
 }
 
-size_t PeakRssBytes() {
-  std::FILE* f = std::fopen("/proc/self/status", "r");
-  if (f == nullptr) return 0;
-  char line[256];
-  size_t kb = 0;
-  while (std::fgets(line, sizeof line, f) != nullptr) {
-    if (std::sscanf(line, "VmHWM: %zu kB", &kb) == 1) break;
-  }
-  std::fclose(f);
-  return kb * 1024;
-}
-
 void BM_Execute(benchmark::State& state, const Network& net) {
   absl::StatusOr<Graph> g = ReadOnnx(net.path, net.import);
   if (!g.ok()) {
@@ -115,7 +104,7 @@ void BM_Execute(benchmark::State& state, const Network& net) {
   state.SetItemsProcessed(state.iterations() * stats.nodes_run);
   state.counters["nodes"] = static_cast<double>(stats.nodes_run);
   state.counters["peak_live_MiB"] = static_cast<double>(stats.peak_live_bytes) / (1 << 20);
-  state.counters["peak_rss_MiB"] = static_cast<double>(PeakRssBytes()) / (1 << 20);
+  state.counters["peak_rss_MiB"] = static_cast<double>(egret::PeakResidentBytes()) / (1 << 20);
 }
 
 }  // namespace

@@ -164,17 +164,7 @@ bool ResetPeakRss() {
   return std::fclose(f) == 0 && ok;
 }
 
-size_t PeakRssBytes() {
-  std::FILE* f = std::fopen("/proc/self/status", "r");
-  if (f == nullptr) return 0;
-  char line[256];
-  size_t kb = 0;
-  while (std::fgets(line, sizeof line, f) != nullptr) {
-    if (std::sscanf(line, "VmHWM: %zu kB", &kb) == 1) break;
-  }
-  std::fclose(f);
-  return kb * 1024;
-}
+size_t PeakRssBytes() { return static_cast<size_t>(PeakResidentBytes()); }
 
 absl::StatusOr<OptimizeResult> Optimize(const Graph& input, const rules::RuleSet& rule_set,
                                         const OptimizeOptions& options, DiagnosticList* diags) {

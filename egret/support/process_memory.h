@@ -14,6 +14,9 @@ namespace egret {
 // Resident set size of process `pid` (0: this process), in bytes.
 int64_t ResidentBytes(pid_t pid = 0);
 
+// The most this process has had resident (Linux's VmHWM), in bytes.
+int64_t PeakResidentBytes();
+
 // The memory an extra allocation may use under `limit_bytes` (0: no limit):
 // the limit less this process's resident bytes now, at least 1 when the
 // limit is already reached (so a caller's "0 = unlimited" cannot be hit by

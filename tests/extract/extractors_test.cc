@@ -299,35 +299,6 @@ TEST(ExtractorsTest, DagBeatsTreeOnLayeredSharing) {
   EXPECT_TRUE(ilp->optimal);
 }
 
-TEST(ExtractorsTest, DeepResidualChainWhoseTreeCostOverflows) {
-  // R_i = add(R_{i-1}, conv(R_{i-1})): the tree cost doubles per block and
-  // passes the largest double after ~1024 blocks; the DAG stays small. Every
-  // extractor must still find it (the tree one with a saturated cost).
-  const int blocks = 1200;
-  std::vector<std::string> classes{"R0"};
-  std::vector<NodeSpec> nodes{{"R0", "in", 1, {}}};
-  for (int i = 1; i <= blocks; ++i) {
-    const std::string r = "R" + std::to_string(i), c = "C" + std::to_string(i),
-                      prev = "R" + std::to_string(i - 1);
-    classes.insert(classes.end(), {r, c});
-    nodes.push_back({c, "conv", 3, {prev}});
-    nodes.push_back({r, "add", 1, {prev, c}});
-  }
-  ExtractionProblem p = Make(classes, nodes, {"R" + std::to_string(blocks)});
-  for (std::string_view kind : {"tree", "dag"}) {
-    absl::StatusOr<ExtractResult> r = ExtractWith(p, kind);
-    ASSERT_TRUE(r.ok()) << kind << ": " << r.status();
-    EXPECT_DOUBLE_EQ(r->dag_cost, 1 + 4.0 * blocks) << kind;
-  }
-  // The cost sets hold ~blocks^2 entries here: with no work budget beyond the
-  // fixed 2^20, step 1 gives up and the tree choice plus local search remain.
-  DagOptions o;
-  o.cost_set_work_factor = 0;
-  absl::StatusOr<Choice> c = ExtractDag(p, o);
-  ASSERT_TRUE(c.ok()) << c.status();
-  EXPECT_DOUBLE_EQ(DagCost(p, *c), 1 + 4.0 * blocks);
-}
-
 // A residual chain of `blocks` blocks (R_i = add(R_{i-1}, conv(R_{i-1}))): its
 // cost sets grow with the depth, ~blocks^2 entries in all.
 ExtractionProblem ResidualChain(int blocks) {
@@ -341,6 +312,26 @@ ExtractionProblem ResidualChain(int blocks) {
     nodes.push_back({r, "add", 1, {prev, c}});
   }
   return Make(classes, nodes, {"R" + std::to_string(blocks)});
+}
+
+TEST(ExtractorsTest, DeepResidualChainWhoseTreeCostOverflows) {
+  // R_i = add(R_{i-1}, conv(R_{i-1})): the tree cost doubles per block and
+  // passes the largest double after ~1024 blocks; the DAG stays small. Every
+  // extractor must still find it (the tree one with a saturated cost).
+  const int blocks = 1200;
+  ExtractionProblem p = ResidualChain(blocks);
+  for (std::string_view kind : {"tree", "dag"}) {
+    absl::StatusOr<ExtractResult> r = ExtractWith(p, kind);
+    ASSERT_TRUE(r.ok()) << kind << ": " << r.status();
+    EXPECT_DOUBLE_EQ(r->dag_cost, 1 + 4.0 * blocks) << kind;
+  }
+  // The cost sets hold ~blocks^2 entries here: with no work budget beyond the
+  // fixed 2^20, step 1 gives up and the tree choice plus local search remain.
+  DagOptions o;
+  o.cost_set_work_factor = 0;
+  absl::StatusOr<Choice> c = ExtractDag(p, o);
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_DOUBLE_EQ(DagCost(p, *c), 1 + 4.0 * blocks);
 }
 
 TEST(ExtractorsTest, DagCostSetsGiveUpAtTheMemoryBudgetAndSayWhy) {

@@ -32,6 +32,14 @@ std::vector<std::string> GymFiles() {
   return files;
 }
 
+// The largest file of `files` (not empty).
+std::string Largest(const std::vector<std::string>& files) {
+  return *std::max_element(files.begin(), files.end(),
+                           [](const std::string& a, const std::string& b) {
+                             return std::filesystem::file_size(a) < std::filesystem::file_size(b);
+                           });
+}
+
 double Tol(double x) { return 1e-6 * std::max(1.0, std::abs(x)); }
 
 TEST(GymTest, HeuristicsAreValidOnEveryFile) {
@@ -99,10 +107,7 @@ TEST(GymTest, IlpOnSmallFilesIsValidAndNeverWorse) {
 TEST(GymTest, IlpHonoursItsTimeLimitOnTheLargestFile) {
   std::vector<std::string> files = GymFiles();
   if (files.empty()) GTEST_SKIP() << "no extraction-gym sample under " << EGRET_SHARED_DIR;
-  const std::string largest =
-      *std::max_element(files.begin(), files.end(), [](const std::string& a, const std::string& b) {
-        return std::filesystem::file_size(a) < std::filesystem::file_size(b);
-      });
+  const std::string largest = Largest(files);
   SCOPED_TRACE(largest);
   absl::StatusOr<ExtractionProblem> p = ReadEgraphSerializeFile(largest);
   ASSERT_TRUE(p.ok()) << p.status();
@@ -134,10 +139,7 @@ TEST(GymTest, IlpHonoursItsTimeLimitOnTheLargestFile) {
 TEST(GymTest, IlpStopsItsSolverAtTheMemoryBudget) {
   std::vector<std::string> files = GymFiles();
   if (files.empty()) GTEST_SKIP() << "no extraction-gym sample under " << EGRET_SHARED_DIR;
-  const std::string largest =
-      *std::max_element(files.begin(), files.end(), [](const std::string& a, const std::string& b) {
-        return std::filesystem::file_size(a) < std::filesystem::file_size(b);
-      });
+  const std::string largest = Largest(files);
   SCOPED_TRACE(largest);
   absl::StatusOr<ExtractionProblem> p = ReadEgraphSerializeFile(largest);
   ASSERT_TRUE(p.ok()) << p.status();
