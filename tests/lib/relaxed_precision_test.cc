@@ -175,7 +175,7 @@ TEST(RelaxedPrecisionTest, Float32InputsAreRoundedToFloat16) {
 // QNN_Cast keeps the real value and stores it in the declared type.
 TEST(RelaxedPrecisionTest, QnnCastConvertsValues) {
   const Dims dims = {4};
-  auto cast = [&dims](TensorType from, std::vector<double> values, TensorType to) {
+  auto cast = [](TensorType from, std::vector<double> values, TensorType to) {
     GraphBuilder b;
     b.Output(b.Op("QNN_Cast", {b.Input(from)}, {to}));
     Tensor in = Tensor::FromValues(from, values);

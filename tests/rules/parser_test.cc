@@ -345,8 +345,9 @@ TEST(ParserTest, EveryConstraintForm) {
       "AND(SAME_ENCODING(\"x\",\"*\"),SAME_OP(\"x\",\"x\"),IS_OP(\"x\",\"Relu\"))",
       "AND(IS_EMPTY(\"x\"),IS_EMPTY_DIM(\"x\",2),PRODUCER_FOR(\"x\",\"Conv\"))",
       "EQ(CONSTVAL_INT(\"x\",0),CONSTVAL_INT(\"x\",0,1))",
-      "AND(CONSTVAL_INT_VALID(\"x\",0),CONSTVAL_INT_VALID(\"x\",1,2),CONSTVAL_FLOAT_VALID(\"x\",0)"
-      ")",
+      // One literal in two pieces (parenthesized: not a missing comma).
+      ("AND(CONSTVAL_INT_VALID(\"x\",0),CONSTVAL_INT_VALID(\"x\",1,2),CONSTVAL_FLOAT_VALID(\"x\",0)"
+       ")"),
       "LT(CONSTVAL_FLOAT(\"x\",0),INF)",
       "EXTERNAL_CONSTRAINT(my_check,\"x\",RANK_OF(\"x\"),1.5)",
       "EQ(SELECT(true,\"x\",\"*\"),\"x\")",
