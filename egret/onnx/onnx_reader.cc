@@ -6,6 +6,7 @@
 
 #include "egret/onnx/importer_internal.h"
 #include "egret/onnx/onnx_writer.h"
+#include "egret/support/diagnostic.h"
 #include "onnx/defs/schema.h"
 
 namespace egret {
@@ -392,7 +393,12 @@ absl::StatusOr<Graph> ParseOnnx(std::string_view bytes, std::string_view file,
         absl::StrFormat("%s: error: not a valid ONNX model (protobuf parse failed)", file));
   }
   onnx_import::Importer importer(std::string(file), model, options);
-  return importer.Run();
+  absl::StatusOr<Graph> g = importer.Run();
+  // Messages quote names from the model, which may hold any bytes: keep the
+  // error on one line.
+  if (!g.ok())
+    return absl::Status(g.status().code(), EscapeControlChars(std::string(g.status().message())));
+  return g;
 }
 
 absl::StatusOr<Graph> ReadOnnx(const std::string& path, const OnnxImportOptions& options) {

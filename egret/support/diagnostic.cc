@@ -1,6 +1,7 @@
 #include "egret/support/diagnostic.h"
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 
 namespace egret {
 
@@ -80,6 +81,26 @@ int ExitCodeFor(const absl::Status& status) {
     default:
       return kExitCheckFailed;
   }
+}
+
+std::string EscapeControlChars(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (char ch : text) {
+    const unsigned char c = static_cast<unsigned char>(ch);
+    if (c == '\n') {
+      out += "\\n";
+    } else if (c == '\r') {
+      out += "\\r";
+    } else if (c == '\t') {
+      out += "\\t";
+    } else if (c < 0x20 || c == 0x7f) {
+      out += absl::StrFormat("\\x%02x", c);
+    } else {
+      out += ch;
+    }
+  }
+  return out;
 }
 
 }  // namespace egret

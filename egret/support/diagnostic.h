@@ -79,6 +79,11 @@ inline constexpr int kExitBadInput = 2;
 // (2); everything else that is not OK is a failed check (1).
 int ExitCodeFor(const absl::Status& status);
 
+// `text` with every control character (newline, carriage return, NUL, ...)
+// written as a C escape (\n, \r, \x00), so that a message quoting names
+// taken from an input file stays on one line.
+std::string EscapeControlChars(std::string_view text);
+
 }  // namespace egret
 
 #endif  // EGRET_SUPPORT_DIAGNOSTIC_H_

@@ -47,6 +47,13 @@ TEST(Diagnostic, ExitCodes) {
   EXPECT_EQ(ExitCodeFor(absl::FailedPreconditionError("x")), kExitCheckFailed);
 }
 
+TEST(Diagnostic, EscapeControlCharsKeepsAMessageOnOneLine) {
+  EXPECT_EQ(EscapeControlChars("graph input 'x\n\r\t' is not a tensor"),
+            "graph input 'x\\n\\r\\t' is not a tensor");
+  EXPECT_EQ(EscapeControlChars(std::string("a\0b\x7f\x01", 5)), "a\\x00b\\x7f\\x01");
+  EXPECT_EQ(EscapeControlChars("caf\xc3\xa9 'q'"), "caf\xc3\xa9 'q'");  // UTF-8 and quotes kept
+}
+
 TEST(FileIo, ReadWriteAndLimits) {
   fs::path dir = fs::path(::testing::TempDir()) / "egret_support_file_io";
   fs::remove_all(dir);
