@@ -3,6 +3,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <type_traits>
 
 #include "absl/strings/str_format.h"
 #include "egret/backend/kernels/kernels_internal.h"
@@ -12,13 +13,15 @@
 namespace egret::backend_internal {
 namespace {
 
-template <typename T>
-void ReadAs(const Tensor& t, double scale, double zero, std::vector<double>& out) {
+// out[i] = scale * (element i as T - zero), computed in double and stored
+// as Out (rounded once when Out is float).
+template <typename T, typename Out>
+void ReadAs(const Tensor& t, double scale, double zero, std::vector<Out>& out) {
   const uint8_t* p = t.bytes().data();
   for (size_t i = 0; i < out.size(); ++i) {
     T v;
     std::memcpy(&v, p + i * sizeof(T), sizeof(T));
-    out[i] = scale * (static_cast<double>(v) - zero);
+    out[i] = static_cast<Out>(scale * (static_cast<double>(v) - zero));
   }
 }
 
@@ -53,29 +56,35 @@ uint16_t NarrowToHalf(float f) {
   return FloatToHalf(f);
 }
 
-std::vector<double> ReadReals(const Tensor& t) {
-  std::vector<double> out(static_cast<size_t>(t.num_elements()));
+template <typename Out>
+std::vector<Out> ReadRealsAs(const Tensor& t) {
+  std::vector<Out> out(static_cast<size_t>(t.num_elements()));
   const TensorType& ty = t.type();
   const bool q = IsQuantized(ty.dtype);
   const double scale = q ? ty.stepsize : 1.0;
   const double zero = q ? ty.zero_offset : 0.0;
+  const uint8_t* p = t.bytes().data();
   if (ty.per_axis) {
-    for (size_t i = 0; i < out.size(); ++i) out[i] = t.GetReal(static_cast<int64_t>(i));
+    for (size_t i = 0; i < out.size(); ++i) {
+      out[i] = static_cast<Out>(t.GetReal(static_cast<int64_t>(i)));
+    }
     return out;
   }
   switch (ty.dtype) {
     case DType::kFloat32:
-      ReadAs<float>(t, 1.0, 0.0, out);
+      if constexpr (std::is_same_v<Out, float>) {
+        if (!out.empty()) std::memcpy(out.data(), p, out.size() * sizeof(float));
+      } else {
+        ReadAs<float>(t, 1.0, 0.0, out);
+      }
       break;
-    case DType::kFloat16: {
-      const uint8_t* p = t.bytes().data();
+    case DType::kFloat16:
       for (size_t i = 0; i < out.size(); ++i) {
         uint16_t h;
         std::memcpy(&h, p + i * 2, 2);
         out[i] = WidenHalf(h);
       }
       break;
-    }
     case DType::kQUInt8:
       ReadAs<uint8_t>(t, scale, zero, out);
       break;
@@ -93,11 +102,18 @@ std::vector<double> ReadReals(const Tensor& t) {
       ReadAs<int32_t>(t, scale, zero, out);
       break;
     default:  // Int64, Bool: through the generic accessor.
-      for (size_t i = 0; i < out.size(); ++i) out[i] = t.GetReal(static_cast<int64_t>(i));
+      for (size_t i = 0; i < out.size(); ++i) {
+        out[i] = static_cast<Out>(t.GetReal(static_cast<int64_t>(i)));
+      }
       break;
   }
   return out;
 }
+
+template std::vector<double> ReadRealsAs<double>(const Tensor& t);
+template std::vector<float> ReadRealsAs<float>(const Tensor& t);
+
+std::vector<double> ReadReals(const Tensor& t) { return ReadRealsAs<double>(t); }
 
 Tensor MakeTensor(const TensorType& type, absl::Span<const double> reals) {
   const int64_t n = std::min<int64_t>(type.num_elements(), static_cast<int64_t>(reals.size()));

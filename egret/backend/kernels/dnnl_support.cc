@@ -18,16 +18,6 @@ void omp_set_num_threads(int num_threads);
 namespace egret::backend_internal {
 namespace {
 
-template <typename T>
-void Dequantize(const Tensor& t, double scale, double zero, std::vector<float>& out) {
-  const uint8_t* p = t.bytes().data();
-  for (size_t i = 0; i < out.size(); ++i) {
-    T v;
-    std::memcpy(&v, p + i * sizeof(T), sizeof(T));
-    out[i] = static_cast<float>(scale * (static_cast<double>(v) - zero));
-  }
-}
-
 thread_local int current_threads = 0;  // 0: no ThreadScope
 
 int AllCores() {
@@ -46,53 +36,7 @@ const dnnl::engine& CpuEngine() {
   return *kEngine;
 }
 
-std::vector<float> ReadRealsF32(const Tensor& t) {
-  std::vector<float> out(static_cast<size_t>(t.num_elements()));
-  const TensorType& ty = t.type();
-  const uint8_t* p = t.bytes().data();
-  if (ty.per_axis) {
-    for (size_t i = 0; i < out.size(); ++i) {
-      out[i] = static_cast<float>(t.GetReal(static_cast<int64_t>(i)));
-    }
-    return out;
-  }
-  const double scale = IsQuantized(ty.dtype) ? ty.stepsize : 1.0;
-  const double zero = IsQuantized(ty.dtype) ? ty.zero_offset : 0.0;
-  switch (ty.dtype) {
-    case DType::kFloat32:
-      if (!out.empty()) std::memcpy(out.data(), p, out.size() * sizeof(float));
-      break;
-    case DType::kFloat16:
-      for (size_t i = 0; i < out.size(); ++i) {
-        uint16_t h;
-        std::memcpy(&h, p + i * 2, 2);
-        out[i] = WidenHalf(h);
-      }
-      break;
-    case DType::kQUInt8:
-      Dequantize<uint8_t>(t, scale, zero, out);
-      break;
-    case DType::kQInt8:
-      Dequantize<int8_t>(t, scale, zero, out);
-      break;
-    case DType::kQUInt16:
-      Dequantize<uint16_t>(t, scale, zero, out);
-      break;
-    case DType::kQInt16:
-      Dequantize<int16_t>(t, scale, zero, out);
-      break;
-    case DType::kQInt32:
-    case DType::kInt32:
-      Dequantize<int32_t>(t, scale, zero, out);
-      break;
-    default:  // Int64, Bool
-      for (size_t i = 0; i < out.size(); ++i) {
-        out[i] = static_cast<float>(t.GetReal(static_cast<int64_t>(i)));
-      }
-      break;
-  }
-  return out;
-}
+std::vector<float> ReadRealsF32(const Tensor& t) { return ReadRealsAs<float>(t); }
 
 Tensor FloatsToTensor(const TensorType& type, absl::Span<const float> values) {
   const size_t n =

@@ -65,6 +65,12 @@ const KernelTable& Kernels();
 
 // The real values of every element of t.
 std::vector<double> ReadReals(const Tensor& t);
+// The same values as Out (double or float: instantiated for both), each
+// computed in double and rounded once; ReadReals is ReadRealsAs<double>.
+template <typename Out>
+std::vector<Out> ReadRealsAs(const Tensor& t);
+extern template std::vector<double> ReadRealsAs<double>(const Tensor& t);
+extern template std::vector<float> ReadRealsAs<float>(const Tensor& t);
 // HalfToFloat and FloatToHalf (egret/graph/tensor.h), bit for bit, faster:
 // a table for widening, the CPU's F16C conversion (round to nearest even)
 // for narrowing finite and infinite values when the CPU has it.
