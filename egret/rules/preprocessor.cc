@@ -1,5 +1,6 @@
 #include "egret/rules/preprocessor.h"
 
+#include <cassert>
 #include <algorithm>
 #include <filesystem>
 #include <memory>
@@ -211,20 +212,14 @@ class Preprocessor {
   }
 
   PreprocessedFile Run(std::string_view text, const std::string& filename) {
-    DefineBuiltins();
-    if (options_.use_prelude) {
-      // The prelude is constant: lex it once per process.
-      static const std::shared_ptr<const SourceFile> prelude = [] {
-        auto src = std::make_shared<SourceFile>();
-        src->path = std::string(kPreludeFileName);
-        DiagnosticList none;
-        src->lexed = LexDetailed(PreludeText(), src->path, &none);
-        return src;
-      }();
-      in_prelude_ = true;
-      ProcessAuxiliary(prelude);
-      in_prelude_ = false;
-    }
+    // The built-in macros and the prelude are the same for every file: they
+    // are read once per process and each run starts from a copy of the
+    // resulting table (a rule file's preprocessing no longer re-reads the
+    // 100-odd prelude definitions first).
+    const InitialMacros& initial = Initial(options_.use_prelude);
+    macros_ = initial.macros;
+    name_ids_ = initial.name_ids;
+    counter_ = initial.counter;
     for (size_t i = 0; i < options_.defines.size() && !aborted_; ++i) {
       const std::string& d = options_.defines[i];
       const size_t eq = d.find('=');
@@ -290,6 +285,33 @@ class Preprocessor {
   }
 
   // ---- Macros ----
+
+  // The macro table after the built-ins (and the prelude, when used).
+  struct InitialMacros {
+    absl::flat_hash_map<std::string, MacroPtr> macros;
+    absl::flat_hash_map<std::string, int> name_ids;
+    int counter = 0;
+  };
+
+  static const InitialMacros& Initial(bool with_prelude) {
+    static const InitialMacros* const tables[2] = {MakeInitial(false), MakeInitial(true)};
+    return *tables[with_prelude ? 1 : 0];
+  }
+
+  static const InitialMacros* MakeInitial(bool with_prelude) {
+    static const PreprocessOptions defaults;
+    DiagnosticList diags;
+    Preprocessor pp(defaults, &diags);
+    pp.DefineBuiltins();
+    if (with_prelude) {
+      pp.in_prelude_ = true;
+      pp.ProcessAuxiliary(PreludeText(), std::string(kPreludeFileName));
+      pp.in_prelude_ = false;
+    }
+    // The prelude is egret's own text: a diagnostic in it is a bug here.
+    assert(!diags.has_errors() && !pp.aborted_);
+    return new InitialMacros{std::move(pp.macros_), std::move(pp.name_ids_), pp.counter_};
+  }
 
   int NameId(const std::string& name) {
     auto [it, inserted] = name_ids_.try_emplace(name, static_cast<int>(name_ids_.size()) + 1);
