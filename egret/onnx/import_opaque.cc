@@ -20,9 +20,50 @@ TensorType FromOnnxTypeOrUnknown(const onnx::TypeProto& tp, bool* ok) {
   return TensorType(*dt, d);
 }
 
+// Whether the ranks and attribute lengths of a convolution or pooling node
+// agree, as ONNX requires: X (and W) of one rank r >= 2, kernel_shape,
+// strides, dilations, output_padding and output_shape of r - 2 values, pads
+// of 2 (r - 2). ONNX 1.12's shape inference for these ops trusts that and
+// reads past the end of the input shape when it does not (a segfault, found
+// by fuzzing: F5 in docs/reliability.md), so a node that disagrees is never
+// handed to it. `rank(i)` is input i's rank, or -1 when unknown or absent.
+template <typename RankOf>
+bool ConvPoolShapesAgree(const onnx::NodeProto& node, RankOf rank) {
+  static const absl::flat_hash_map<std::string_view, std::pair<int, int>> kXW = {
+      {"Conv", {0, 1}},        {"ConvInteger", {0, 1}}, {"ConvTranspose", {0, 1}},
+      {"QLinearConv", {0, 3}}, {"AveragePool", {0, -1}}, {"MaxPool", {0, -1}},
+      {"LpPool", {0, -1}},     {"MaxUnpool", {0, -1}}};
+  if (!node.domain().empty() && node.domain() != "ai.onnx") return true;
+  auto it = kXW.find(node.op_type());
+  if (it == kXW.end()) return true;
+  const int r = rank(it->second.first);
+  if (r < 2) return false;
+  if (it->second.second >= 0 && node.input_size() > it->second.second &&
+      !node.input(it->second.second).empty() && rank(it->second.second) != r) {
+    return false;
+  }
+  for (const onnx::AttributeProto& a : node.attribute()) {
+    const int64_t n = a.ints_size();
+    if (a.name() == "pads" ? n != 2 * (r - 2)
+                           : (a.name() == "kernel_shape" || a.name() == "strides" ||
+                              a.name() == "dilations" || a.name() == "output_padding" ||
+                              a.name() == "output_shape") &&
+                                 n != r - 2) {
+      return false;
+    }
+  }
+  return true;
+}
+
 }  // namespace
 
 std::optional<onnx::ModelProto> Importer::InferCurrentNode() {
+  auto rank = [&](int i) -> int {
+    if (i >= cur_->input_size() || !Has(i)) return -1;
+    auto it = values_.find(InName(i));
+    return it == values_.end() ? -1 : static_cast<int>(it->second.type.dims.size());
+  };
+  if (!ConvPoolShapesAgree(*cur_, rank)) return std::nullopt;
   onnx::ModelProto m;
   m.set_ir_version(model_.ir_version() > 0 ? model_.ir_version() : 7);
   *m.mutable_opset_import() = model_.opset_import();

@@ -112,6 +112,31 @@ TEST(OnnxReader, NodeWithoutItsInputsIsAnError) {
   EXPECT_EQ(g.status().message(), "m.onnx: error: node #0 (Add): required input 1 (B) is empty");
 }
 
+// A convolution or pooling node egret does not map (here: on a rank-2 X,
+// no spatial axis) whose ranks or attribute lengths disagree (a rank-4 W,
+// four pads, a 2-D kernel_shape) is a clean error: ONNX 1.12's shape
+// inference, which types unmapped nodes, read past the input's shape on
+// such a node and segfaulted (F5 in docs/reliability.md, found by fuzzing).
+TEST(OnnxReader, ConvAndPoolWithDisagreeingRanksAreErrorsNotCrashes) {
+  for (const std::string op : {"Conv", "MaxPool", "AveragePool", "ConvTranspose"}) {
+    SCOPED_TRACE(op);
+    OnnxBuilder b;
+    const bool pool = op.find("Pool") != std::string::npos;
+    b.Input("x", {1, 1});
+    b.Initializer("w", {2, 1, 3, 3}, std::vector<float>(18, 0.5f));
+    onnx::NodeProto* n = b.Node(op, pool ? std::vector<std::string>{"x"}
+                                         : std::vector<std::string>{"x", "w"},
+                                {"y"});
+    OnnxBuilder::AttrInts(n, "pads", {1, 1, 1, 1});
+    if (pool) OnnxBuilder::AttrInts(n, "kernel_shape", {3, 3});
+    b.Output("y");
+    absl::StatusOr<Graph> g = ParseOnnx(b.Bytes(), "m.onnx");
+    ASSERT_FALSE(g.ok());
+    EXPECT_THAT(std::string(g.status().message()), ::testing::StartsWith("m.onnx: error: node"));
+    EXPECT_THAT(std::string(g.status().message()), HasSubstr("unmapped op"));
+  }
+}
+
 // Shapes whose element count overflows int64 are errors wherever they come
 // from: a symbolic dim's size, a Reshape's shape, a Tile's multiples.
 TEST(OnnxReader, OverflowingShapesAreErrors) {
