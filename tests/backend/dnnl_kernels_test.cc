@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "egret/backend/executor.h"
+#include "egret/backend/kernels/dnnl_support.h"
 #include "egret/backend/kernels/kernels_internal.h"
 #include "graph_builder.h"
 
@@ -363,6 +364,24 @@ TEST(DnnlPool, MaxAndAverageWithPadding) {
             35);
   CheckPool("PoolMax2d", {1, 7, 7, 8}, {1, 3, 3, 1}, {1, 2, 2, 1}, {1, 1, 1, 1}, -1, DType::kQUInt8,
             36);
+}
+
+// The last input rows and columns unread (ResNet's 1x1 stride-2 projection
+// over an even size, a 3x3 stride-2 window that ends one row short): oneDNN
+// gets no trailing padding for these and must still agree.
+TEST(DnnlConv2d, StrideLeavesTheLastRowsUnread) {
+  EXPECT_EQ(backend_internal::DnnlTrailingPad(2, 2), 2);
+  EXPECT_EQ(backend_internal::DnnlTrailingPad(-1, 2), 0);
+  EXPECT_EQ(backend_internal::DnnlTrailingPad(-2, 3), 0);
+  EXPECT_EQ(backend_internal::DnnlTrailingPad(-2, 2), std::nullopt);
+  CheckConv(Case("Conv2d", {1, 8, 8, 16}, {1, 1, 16, 32}, {1, 2, 2, 1}, {0, 0, 0, 0}, {1, 1, 1, 1}),
+            5);
+  CheckConv(Case("Conv2d", {1, 8, 9, 4}, {3, 3, 4, 8}, {1, 2, 3, 1}, {0, 0, 0, 0}, {1, 1, 1, 1}),
+            6);
+  CheckPool("PoolMax2d", {1, 8, 8, 16}, {1, 3, 3, 1}, {1, 2, 2, 1}, {0, 0, 0, 0}, -1,
+            DType::kFloat32, 37);
+  CheckPool("PoolAvg2d", {1, 8, 8, 16}, {1, 3, 3, 1}, {1, 2, 2, 1}, {0, 0, 0, 0}, 1,
+            DType::kFloat32, 38);
 }
 
 // ---------------------------------------------------------------------------

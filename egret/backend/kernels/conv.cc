@@ -91,9 +91,12 @@ std::optional<std::vector<float>> DnnlConv(const KernelContext& c, const ConvPar
   if (!FloatComputable(c.outputs[0])) return std::nullopt;
   const bool depthwise = c.op == "DepthWiseConv2d";
   const int64_t groups = depthwise ? cin : cin / fcin;
-  const int64_t pad_bottom = (od[1] - 1) * p.sh + (fh - 1) * p.dh + 1 - xd[1] - p.pad_top;
-  const int64_t pad_right = (od[2] - 1) * p.sw + (fw - 1) * p.dw + 1 - xd[2] - p.pad_left;
-  if (p.pad_top < 0 || p.pad_left < 0 || pad_bottom < 0 || pad_right < 0) return std::nullopt;
+  const std::optional<int64_t> pb =
+      DnnlTrailingPad((od[1] - 1) * p.sh + (fh - 1) * p.dh + 1 - xd[1] - p.pad_top, p.sh);
+  const std::optional<int64_t> pr =
+      DnnlTrailingPad((od[2] - 1) * p.sw + (fw - 1) * p.dw + 1 - xd[2] - p.pad_left, p.sw);
+  if (p.pad_top < 0 || p.pad_left < 0 || !pb || !pr) return std::nullopt;
+  const int64_t pad_bottom = *pb, pad_right = *pr;
   try {
     using dnnl::memory;
     const memory::desc wdesc = GroupedWeightsDesc(groups, fh, fw, depthwise ? 1 : fcin, cout);

@@ -31,6 +31,12 @@ bool FloatComputable(const TensorType& type) {
   return type.dtype == DType::kFloat32 || type.dtype == DType::kFloat16 || IsQuantized(type.dtype);
 }
 
+std::optional<int64_t> DnnlTrailingPad(int64_t exact, int64_t stride) {
+  if (exact >= 0) return exact;
+  if (exact > -stride) return 0;
+  return std::nullopt;
+}
+
 const dnnl::engine& CpuEngine() {
   static const dnnl::engine* const kEngine = new dnnl::engine(dnnl::engine::kind::cpu, 0);
   return *kEngine;

@@ -15,6 +15,7 @@
 #ifndef EGRET_BACKEND_KERNELS_DNNL_SUPPORT_H_
 #define EGRET_BACKEND_KERNELS_DNNL_SUPPORT_H_
 
+#include <optional>
 #include <vector>
 
 #include "absl/types/span.h"
@@ -28,6 +29,15 @@ namespace egret::backend_internal {
 // double loops, which are exact for integers up to 2^53 (constant folding
 // relies on that).
 bool FloatComputable(const TensorType& type);
+
+// The trailing (bottom or right) padding to give oneDNN for a window sliding
+// with `stride`, where `exact` is the padding that makes the last window end
+// exactly at the padded edge: `exact` itself when it is not negative; 0 when
+// it is negative by less than the stride (the last -exact input rows are
+// never read, and oneDNN's floor division gives the same output size with no
+// padding, as in a 1x1 stride-2 convolution over an even size); nullopt
+// otherwise (a shape oneDNN cannot express).
+std::optional<int64_t> DnnlTrailingPad(int64_t exact, int64_t stride);
 
 // The process's CPU engine (created on first use).
 const dnnl::engine& CpuEngine();

@@ -29,8 +29,10 @@ std::optional<std::vector<float>> DnnlPool(const KernelContext& c, bool is_max, 
   if (!FloatComputable(c.In(0).type()) || !FloatComputable(c.outputs[0])) return std::nullopt;
   const int64_t kh = window[1], kw = window[2], sh = stride[1], sw = stride[2];
   const int64_t pt = pads[0], pl = pads[2];
-  const int64_t pb = (od[1] - 1) * sh + kh - xd[1] - pt;
-  const int64_t pr = (od[2] - 1) * sw + kw - xd[2] - pl;
+  const std::optional<int64_t> trailing_b = DnnlTrailingPad((od[1] - 1) * sh + kh - xd[1] - pt, sh);
+  const std::optional<int64_t> trailing_r = DnnlTrailingPad((od[2] - 1) * sw + kw - xd[2] - pl, sw);
+  if (!trailing_b || !trailing_r) return std::nullopt;
+  const int64_t pb = *trailing_b, pr = *trailing_r;
   // Every window must overlap the input (the loop kernel gives 0 for a
   // window wholly in the padding, oneDNN does not define it); a count_pad
   // average divides by the whole window, which oneDNN does only when the
