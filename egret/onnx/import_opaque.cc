@@ -30,7 +30,7 @@ TensorType FromOnnxTypeOrUnknown(const onnx::TypeProto& tp, bool* ok) {
 template <typename RankOf>
 bool ConvPoolShapesAgree(const onnx::NodeProto& node, RankOf rank) {
   static const absl::flat_hash_map<std::string_view, std::pair<int, int>> kXW = {
-      {"Conv", {0, 1}},        {"ConvInteger", {0, 1}}, {"ConvTranspose", {0, 1}},
+      {"Conv", {0, 1}},        {"ConvInteger", {0, 1}},  {"ConvTranspose", {0, 1}},
       {"QLinearConv", {0, 3}}, {"AveragePool", {0, -1}}, {"MaxPool", {0, -1}},
       {"LpPool", {0, -1}},     {"MaxUnpool", {0, -1}}};
   if (!node.domain().empty() && node.domain() != "ai.onnx") return true;
@@ -44,11 +44,11 @@ bool ConvPoolShapesAgree(const onnx::NodeProto& node, RankOf rank) {
   }
   for (const onnx::AttributeProto& a : node.attribute()) {
     const int64_t n = a.ints_size();
-    if (a.name() == "pads" ? n != 2 * (r - 2)
-                           : (a.name() == "kernel_shape" || a.name() == "strides" ||
-                              a.name() == "dilations" || a.name() == "output_padding" ||
-                              a.name() == "output_shape") &&
-                                 n != r - 2) {
+    if (a.name() == "pads"
+            ? n != 2 * (r - 2)
+            : (a.name() == "kernel_shape" || a.name() == "strides" || a.name() == "dilations" ||
+               a.name() == "output_padding" || a.name() == "output_shape") &&
+                  n != r - 2) {
       return false;
     }
   }

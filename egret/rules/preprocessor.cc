@@ -1,7 +1,7 @@
 #include "egret/rules/preprocessor.h"
 
-#include <cassert>
 #include <algorithm>
+#include <cassert>
 #include <filesystem>
 #include <memory>
 #include <optional>

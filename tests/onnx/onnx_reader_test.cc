@@ -124,9 +124,8 @@ TEST(OnnxReader, ConvAndPoolWithDisagreeingRanksAreErrorsNotCrashes) {
     const bool pool = op.find("Pool") != std::string::npos;
     b.Input("x", {1, 1});
     b.Initializer("w", {2, 1, 3, 3}, std::vector<float>(18, 0.5f));
-    onnx::NodeProto* n = b.Node(op, pool ? std::vector<std::string>{"x"}
-                                         : std::vector<std::string>{"x", "w"},
-                                {"y"});
+    onnx::NodeProto* n = b.Node(
+        op, pool ? std::vector<std::string>{"x"} : std::vector<std::string>{"x", "w"}, {"y"});
     OnnxBuilder::AttrInts(n, "pads", {1, 1, 1, 1});
     if (pool) OnnxBuilder::AttrInts(n, "kernel_shape", {3, 3});
     b.Output("y");

@@ -11,24 +11,30 @@ namespace {
 using Result = absl::StatusOr<std::vector<Tensor>>;
 
 double Clamp(double x, double lo, double hi) { return std::min(std::max(x, lo), hi); }
+// In float when every operand is Float32 (a selection: exact, see
+// AllFloat32): the bounds rounded to float, which monotone rounding allows.
+template <typename T>
+T ClampAs(T x, double lo, double hi) {
+  return std::min(std::max(x, static_cast<T>(lo)), static_cast<T>(hi));
+}
 
 Result Relu(const KernelContext& c) {
-  return MapUnary(c, [](double x) { return std::max(x, 0.0); });
+  return MapUnaryExactInFloat(c, [](auto x) { return std::max(x, decltype(x){0}); });
 }
 Result Relu1(const KernelContext& c) {
-  return MapUnary(c, [](double x) { return Clamp(x, -1.0, 1.0); });
+  return MapUnaryExactInFloat(c, [](auto x) { return ClampAs(x, -1.0, 1.0); });
 }
 Result Relu6(const KernelContext& c) {
-  return MapUnary(c, [](double x) { return Clamp(x, 0.0, 6.0); });
+  return MapUnaryExactInFloat(c, [](auto x) { return ClampAs(x, 0.0, 6.0); });
 }
 Result ReluX(const KernelContext& c) {
   EGRET_ASSIGN_OR_RETURN(auto hi, ReadFloatScalarParam(c.inputs[1], "ReluX max"));
-  return MapUnary(c, [hi](double x) { return Clamp(x, 0.0, hi); });
+  return MapUnaryExactInFloat(c, [hi](auto x) { return ClampAs(x, 0.0, hi); });
 }
 Result ReluMinMax(const KernelContext& c) {
   EGRET_ASSIGN_OR_RETURN(auto lo, ReadFloatScalarParam(c.inputs[1], "ReluMinMax min"));
   EGRET_ASSIGN_OR_RETURN(auto hi, ReadFloatScalarParam(c.inputs[2], "ReluMinMax max"));
-  return MapUnary(c, [lo, hi](double x) { return Clamp(x, lo, hi); });
+  return MapUnaryExactInFloat(c, [lo, hi](auto x) { return ClampAs(x, lo, hi); });
 }
 Result Sigmoid(const KernelContext& c) {
   return MapUnary(c, [](double x) { return 1.0 / (1.0 + std::exp(-x)); });
@@ -60,10 +66,10 @@ Result Sqrt(const KernelContext& c) {
   return MapUnary(c, [](double x) { return std::sqrt(x); });
 }
 Result Neg(const KernelContext& c) {
-  return MapUnary(c, [](double x) { return -x; });
+  return MapUnaryExactInFloat(c, [](auto x) { return -x; });
 }
 Result Abs(const KernelContext& c) {
-  return MapUnary(c, [](double x) { return std::fabs(x); });
+  return MapUnaryExactInFloat(c, [](auto x) { return std::fabs(x); });
 }
 
 }  // namespace

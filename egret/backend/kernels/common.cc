@@ -1,6 +1,7 @@
 #include <cpuid.h>
 #include <immintrin.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <type_traits>
@@ -136,6 +137,39 @@ Tensor MakeTensor(const TensorType& type, absl::Span<const double> reals) {
   Tensor t(type);
   for (int64_t i = 0; i < n; ++i) t.SetReal(i, reals[i]);
   return t;
+}
+
+Tensor FloatsToTensor(const TensorType& type, absl::Span<const float> values) {
+  const size_t n =
+      std::min(static_cast<size_t>(std::max<int64_t>(type.num_elements(), 0)), values.size());
+  if (type.dtype == DType::kFloat32) {
+    std::vector<uint8_t> bytes(static_cast<size_t>(type.byte_size()), 0);
+    if (n > 0) std::memcpy(bytes.data(), values.data(), n * sizeof(float));
+    return *Tensor::FromBytes(type, std::move(bytes));
+  }
+  if (type.dtype == DType::kFloat16) {
+    std::vector<uint8_t> bytes(static_cast<size_t>(type.byte_size()), 0);
+    for (size_t i = 0; i < n; ++i) {
+      const uint16_t h = NarrowToHalf(values[i]);
+      std::memcpy(bytes.data() + i * 2, &h, 2);
+    }
+    return *Tensor::FromBytes(type, std::move(bytes));
+  }
+  Tensor t(type);
+  for (size_t i = 0; i < n; ++i) t.SetReal(static_cast<int64_t>(i), values[i]);
+  return t;
+}
+
+bool AllFloat32(const KernelContext& c) {
+  for (size_t i = 0; i < c.inputs.size(); ++i) {
+    if (c.Has(static_cast<int>(i)) && c.In(static_cast<int>(i)).type().dtype != DType::kFloat32) {
+      return false;
+    }
+  }
+  for (const TensorType& t : c.outputs) {
+    if (t.dtype != DType::kFloat32) return false;
+  }
+  return true;
 }
 
 std::vector<int64_t> RowMajorStrides(const Dims& dims) {

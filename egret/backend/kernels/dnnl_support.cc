@@ -44,27 +44,6 @@ const dnnl::engine& CpuEngine() {
 
 std::vector<float> ReadRealsF32(const Tensor& t) { return ReadRealsAs<float>(t); }
 
-Tensor FloatsToTensor(const TensorType& type, absl::Span<const float> values) {
-  const size_t n =
-      std::min(static_cast<size_t>(std::max<int64_t>(type.num_elements(), 0)), values.size());
-  if (type.dtype == DType::kFloat32) {
-    std::vector<uint8_t> bytes(static_cast<size_t>(type.byte_size()), 0);
-    if (n > 0) std::memcpy(bytes.data(), values.data(), n * sizeof(float));
-    return *Tensor::FromBytes(type, std::move(bytes));
-  }
-  if (type.dtype == DType::kFloat16) {
-    std::vector<uint8_t> bytes(static_cast<size_t>(type.byte_size()), 0);
-    for (size_t i = 0; i < n; ++i) {
-      const uint16_t h = NarrowToHalf(values[i]);
-      std::memcpy(bytes.data() + i * 2, &h, 2);
-    }
-    return *Tensor::FromBytes(type, std::move(bytes));
-  }
-  Tensor t(type);
-  for (size_t i = 0; i < n; ++i) t.SetReal(static_cast<int64_t>(i), values[i]);
-  return t;
-}
-
 void ClampFloats(std::vector<float>& v, double lo, double hi) {
   for (float& x : v) {
     const double d = std::min(std::max(static_cast<double>(x), lo), hi);

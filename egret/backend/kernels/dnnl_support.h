@@ -45,11 +45,6 @@ const dnnl::engine& CpuEngine();
 // The real values of every element of t, rounded to float.
 std::vector<float> ReadRealsF32(const Tensor& t);
 
-// A tensor of `type` holding `values`: Float32 copied, every other dtype
-// stored as Tensor::SetReal stores the value (Float16 rounded to nearest
-// even, quantized rounded and saturated).
-Tensor FloatsToTensor(const TensorType& type, absl::Span<const float> values);
-
 // Clamps every value into [lo, hi], compared in double (as the loop
 // kernels' ApplyActivationClamp).
 void ClampFloats(std::vector<float>& v, double lo, double hi);

@@ -8,39 +8,51 @@ namespace {
 
 bool IsIntegerType(DType t) { return t == DType::kInt32 || t == DType::kInt64; }
 
+// f is a generic lambda: called with floats when the operation is exact in
+// float (exact_in_float, see AllFloat32) and every operand is Float32, with
+// doubles otherwise.
 template <typename F>
-absl::StatusOr<std::vector<Tensor>> Binary(const KernelContext& c, F f) {
+absl::StatusOr<std::vector<Tensor>> Binary(const KernelContext& c, F f,
+                                           bool exact_in_float = true) {
+  std::vector<Tensor> result;
+  if (exact_in_float && AllFloat32(c)) {
+    const std::vector<float> out =
+        BroadcastBinaryAs<float>(ReadRealsAs<float>(c.In(0)), c.InDims(0),
+                                 ReadRealsAs<float>(c.In(1)), c.InDims(1), c.outputs[0].dims, f);
+    result.push_back(FloatsToTensor(c.outputs[0], out));
+    return result;
+  }
   const std::vector<double> out = BroadcastBinary(
       ReadReals(c.In(0)), c.InDims(0), ReadReals(c.In(1)), c.InDims(1), c.outputs[0].dims, f);
-  std::vector<Tensor> result;
   result.push_back(MakeTensor(c.outputs[0], out));
   return result;
 }
 
 absl::StatusOr<std::vector<Tensor>> Add(const KernelContext& c) {
-  return Binary(c, [](double x, double y) { return x + y; });
+  return Binary(c, [](auto x, auto y) { return x + y; });
 }
 absl::StatusOr<std::vector<Tensor>> Subtract(const KernelContext& c) {
-  return Binary(c, [](double x, double y) { return x - y; });
+  return Binary(c, [](auto x, auto y) { return x - y; });
 }
 absl::StatusOr<std::vector<Tensor>> Multiply(const KernelContext& c) {
-  return Binary(c, [](double x, double y) { return x * y; });
+  return Binary(c, [](auto x, auto y) { return x * y; });
 }
 absl::StatusOr<std::vector<Tensor>> Divide(const KernelContext& c) {
   // Integer division truncates toward zero, as in C and ONNX.
   if (IsIntegerType(c.outputs[0].dtype)) {
     return Binary(c, [](double x, double y) { return y == 0 ? 0.0 : std::trunc(x / y); });
   }
-  return Binary(c, [](double x, double y) { return x / y; });
+  return Binary(c, [](auto x, auto y) { return x / y; });
 }
 absl::StatusOr<std::vector<Tensor>> Maximum(const KernelContext& c) {
-  return Binary(c, [](double x, double y) { return std::isnan(x) || x > y ? x : y; });
+  return Binary(c, [](auto x, auto y) { return std::isnan(x) || x > y ? x : y; });
 }
 absl::StatusOr<std::vector<Tensor>> Minimum(const KernelContext& c) {
-  return Binary(c, [](double x, double y) { return std::isnan(x) || x < y ? x : y; });
+  return Binary(c, [](auto x, auto y) { return std::isnan(x) || x < y ? x : y; });
 }
 absl::StatusOr<std::vector<Tensor>> Power(const KernelContext& c) {
-  return Binary(c, [](double x, double y) { return std::pow(x, y); });
+  return Binary(
+      c, [](double x, double y) { return std::pow(x, y); }, /*exact_in_float=*/false);
 }
 
 }  // namespace

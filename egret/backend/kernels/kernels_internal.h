@@ -78,6 +78,19 @@ float WidenHalf(uint16_t h);
 uint16_t NarrowToHalf(float f);
 // A tensor of `type` holding the given real values (quantized as above).
 Tensor MakeTensor(const TensorType& type, absl::Span<const double> reals);
+// A tensor of `type` holding `values`: Float32 copied, every other dtype
+// stored as Tensor::SetReal stores the value (Float16 rounded to nearest
+// even, quantized rounded and saturated).
+Tensor FloatsToTensor(const TensorType& type, absl::Span<const float> values);
+
+// Whether every input given and every output of the node is Float32: then a
+// kernel whose operation is one correctly rounded IEEE operation (+ - * /,
+// sqrt) or a selection (max, min, clamp, negation, absolute value) may
+// compute in float directly. The result is the same bits as computing in
+// double and rounding once: double's 53-bit significand is wide enough
+// (53 >= 2 * 24 + 2) that the double result rounds to the float one, and
+// rounding is monotone, so it commutes with max/min.
+bool AllFloat32(const KernelContext& c);
 // Row-major strides of dims (in elements).
 std::vector<int64_t> RowMajorStrides(const Dims& dims);
 
@@ -91,6 +104,18 @@ std::vector<Tensor> MapUnary(const KernelContext& c, F f) {
   return out;
 }
 
+// MapUnary for an f that is exact in float (see AllFloat32): f is called
+// with floats when the input and output are Float32, with doubles otherwise.
+template <typename F>
+std::vector<Tensor> MapUnaryExactInFloat(const KernelContext& c, F f) {
+  if (!AllFloat32(c)) return MapUnary(c, f);
+  std::vector<float> v = ReadRealsAs<float>(c.In(0));
+  for (float& x : v) x = f(x);
+  std::vector<Tensor> out;
+  out.push_back(FloatsToTensor(c.outputs[0], v));
+  return out;
+}
+
 // Per axis of `out`, the stride of a tensor of dims `in` broadcast to `out`
 // by numpy's rules (axes aligned at the right; 0 where `in` has 1 or lacks
 // the axis). `in` must broadcast to `out`.
@@ -98,22 +123,43 @@ std::vector<int64_t> BroadcastStrides(const Dims& in, const Dims& out);
 
 // out[i] = f(a[ia], b[ib]) over the elements of `out_dims`, with `a` (dims
 // a_dims) and `b` (dims b_dims) broadcast to it by numpy's rules. Both must
-// broadcast to out_dims (see BroadcastDims).
-template <typename F>
-std::vector<double> BroadcastBinary(absl::Span<const double> a, const Dims& a_dims,
-                                    absl::Span<const double> b, const Dims& b_dims,
-                                    const Dims& out_dims, F f) {
+// broadcast to out_dims (see BroadcastDims). T is double or float. The
+// innermost axis is one tight loop (vectorizable when both operands run
+// along it or one is constant along it, as a per-channel operand in NHWC).
+template <typename T, typename F>
+std::vector<T> BroadcastBinaryAs(absl::Span<const T> a, const Dims& a_dims, absl::Span<const T> b,
+                                 const Dims& b_dims, const Dims& out_dims, F f) {
   const int rank = static_cast<int>(out_dims.size());
-  const std::vector<int64_t> sa = BroadcastStrides(a_dims, out_dims);
-  const std::vector<int64_t> sb = BroadcastStrides(b_dims, out_dims);
   int64_t n = 1;
   for (int64_t d : out_dims) n *= d;
-  std::vector<double> out(static_cast<size_t>(n));
+  std::vector<T> out(static_cast<size_t>(n));
+  if (n == 0) return out;
+  if (rank == 0) {
+    out[0] = f(a[0], b[0]);
+    return out;
+  }
+  const std::vector<int64_t> sa = BroadcastStrides(a_dims, out_dims);
+  const std::vector<int64_t> sb = BroadcastStrides(b_dims, out_dims);
+  const int64_t inner = out_dims[rank - 1];
+  const int64_t sa_in = sa[rank - 1], sb_in = sb[rank - 1];
   std::vector<int64_t> idx(rank, 0);
   int64_t ia = 0, ib = 0;
-  for (int64_t i = 0; i < n; ++i) {
-    out[i] = f(a[ia], b[ib]);
-    for (int d = rank - 1; d >= 0; --d) {
+  for (int64_t o = 0; o < n; o += inner) {
+    T* dst = out.data() + o;
+    const T* pa = a.data() + ia;
+    const T* pb = b.data() + ib;
+    if (sa_in == 1 && sb_in == 1) {
+      for (int64_t j = 0; j < inner; ++j) dst[j] = f(pa[j], pb[j]);
+    } else if (sa_in == 1 && sb_in == 0) {
+      const T y = *pb;
+      for (int64_t j = 0; j < inner; ++j) dst[j] = f(pa[j], y);
+    } else if (sa_in == 0 && sb_in == 1) {
+      const T x = *pa;
+      for (int64_t j = 0; j < inner; ++j) dst[j] = f(x, pb[j]);
+    } else {
+      for (int64_t j = 0; j < inner; ++j) dst[j] = f(pa[j * sa_in], pb[j * sb_in]);
+    }
+    for (int d = rank - 2; d >= 0; --d) {
       ++idx[d];
       ia += sa[d];
       ib += sb[d];
@@ -124,6 +170,14 @@ std::vector<double> BroadcastBinary(absl::Span<const double> a, const Dims& a_di
     }
   }
   return out;
+}
+
+// BroadcastBinaryAs in double.
+template <typename F>
+std::vector<double> BroadcastBinary(absl::Span<const double> a, const Dims& a_dims,
+                                    absl::Span<const double> b, const Dims& b_dims,
+                                    const Dims& out_dims, F f) {
+  return BroadcastBinaryAs<double>(a, a_dims, b, b_dims, out_dims, f);
 }
 
 // out[i] = in[sum_d map[d][i_d] * stride_d] for an output of dims
