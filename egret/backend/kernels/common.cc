@@ -143,8 +143,10 @@ Tensor FloatsToTensor(const TensorType& type, absl::Span<const float> values) {
   const size_t n =
       std::min(static_cast<size_t>(std::max<int64_t>(type.num_elements(), 0)), values.size());
   if (type.dtype == DType::kFloat32) {
-    std::vector<uint8_t> bytes(static_cast<size_t>(type.byte_size()), 0);
-    if (n > 0) std::memcpy(bytes.data(), values.data(), n * sizeof(float));
+    // One copy (no zero fill first); a short `values` is padded with zeros.
+    const uint8_t* begin = reinterpret_cast<const uint8_t*>(values.data());
+    std::vector<uint8_t> bytes(begin, begin + n * sizeof(float));
+    bytes.resize(static_cast<size_t>(type.byte_size()), 0);
     return *Tensor::FromBytes(type, std::move(bytes));
   }
   if (type.dtype == DType::kFloat16) {
