@@ -4,6 +4,7 @@
 
 #include <new>
 
+#include "egret/onnx/import_regroup_internal.h"
 #include "egret/onnx/importer_internal.h"
 #include "egret/onnx/onnx_writer.h"
 #include "egret/support/diagnostic.h"
@@ -391,6 +392,10 @@ absl::StatusOr<Graph> ParseOnnx(std::string_view bytes, std::string_view file,
       !model.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) {
     return absl::InvalidArgumentError(
         absl::StrFormat("%s: error: not a valid ONNX model (protobuf parse failed)", file));
+  }
+  // A model egret wrote reads back node for node when its records verify.
+  if (std::optional<Graph> g = onnx_import::RegroupEgretModel(model, options)) {
+    return *std::move(g);
   }
   onnx_import::Importer importer(std::string(file), model, options);
   absl::StatusOr<Graph> g = importer.Run();

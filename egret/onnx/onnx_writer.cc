@@ -10,6 +10,7 @@
 #include "absl/strings/str_join.h"
 #include "egret/graph/op_table.h"
 #include "egret/graph/shape_inference.h"
+#include "egret/onnx/egret_record_internal.h"
 #include "egret/onnx/onnx_tensor_internal.h"
 #include "egret/onnx/writer_internal.h"
 #include "egret/support/status_macros.h"
@@ -309,6 +310,14 @@ std::string Writer::Permuted(ValueRef v, const std::vector<int>& perm) {
   std::string out;
   if (p.op == kConstOp && p.constant) {
     out = Initializer(TransposeTensor(*p.constant, perm), absl::StrCat(name, "/perm"));
+    // The constant's own initializer is dropped when nothing else reads it:
+    // this one records what it was made from.
+    if (absl::StatusOr<std::string> r = onnx_record::ValueRecord(p.name, p.constant->type(), name);
+        r.ok()) {
+      gp_->mutable_initializer(gp_->initializer_size() - 1)
+          ->set_doc_string(absl::StrCat(onnx_record::kPermutedTag, absl::StrJoin(perm, ","), "\n",
+                                        onnx_record::kRecordTag, *r));
+    }
   } else {
     out = Fresh(absl::StrCat(name, "/", perm == kNhwcToNchw ? "nchw" : "perm"));
     std::vector<int64_t> p64(perm.begin(), perm.end());
@@ -528,9 +537,16 @@ absl::StatusOr<onnx::ModelProto> Writer::Run() {
   for (NodeId id : g_.inputs()) {
     const Node& n = g_.node(id);
     EGRET_ASSIGN_OR_RETURN(int32_t elem, ElemType(n.outputs[0]));
-    SetValueInfo(gp_->add_input(), Name({id, 0}), n.outputs[0], elem);
+    onnx::ValueInfoProto* vi = gp_->add_input();
+    SetValueInfo(vi, Name({id, 0}), n.outputs[0], elem);
+    if (absl::StatusOr<std::string> r =
+            onnx_record::ValueRecord(n.name, n.outputs[0], Name({id, 0}));
+        r.ok()) {
+      vi->set_doc_string(absl::StrCat(onnx_record::kRecordTag, *r));
+    }
     types_[Name({id, 0})] = n.outputs[0];
   }
+  int groups = 0;
   for (NodeId id : order) {
     cur_ = id;
     const Node& n = g_.node(id);
@@ -540,7 +556,13 @@ absl::StatusOr<onnx::ModelProto> Writer::Run() {
       onnx::TensorProto* p = gp_->add_initializer();
       TensorToProto(*n.constant, p);
       p->set_name(Name({id, 0}));
-      p->set_doc_string(DocString(n));
+      std::string doc = DocString(n);
+      if (absl::StatusOr<std::string> r =
+              onnx_record::ValueRecord(n.name, n.constant->type(), Name({id, 0}));
+          r.ok()) {
+        absl::StrAppend(&doc, "\n", onnx_record::kRecordTag, *r);
+      }
+      p->set_doc_string(doc);
       types_[Name({id, 0})] = n.constant->type();
       continue;
     }
@@ -557,8 +579,19 @@ absl::StatusOr<onnx::ModelProto> Writer::Run() {
       if (s.message().find(": error: ") != std::string_view::npos) return s;
       return NodeError(s.code(), std::string(s.message()));
     }
-    if (gp_->node_size() > first_node_)
-      gp_->mutable_node(first_node_)->set_doc_string(DocString(n));
+    // Every ONNX node written for egret node `id` carries its group tag (the
+    // group's number, counting in the order written); the first one also the
+    // doc string and the record (egret_record_internal.h).
+    const std::string group = absl::StrCat(onnx_record::kGroupTag, groups++);
+    for (int i = first_node_; i < gp_->node_size(); ++i) {
+      std::string doc = i == first_node_ ? absl::StrCat(DocString(n), "\n", group) : group;
+      if (i == first_node_) {
+        absl::StatusOr<std::string> r =
+            onnx_record::NodeRecord(g_, id, [this](ValueRef v) { return Name(v); });
+        if (r.ok()) absl::StrAppend(&doc, "\n", onnx_record::kRecordTag, *r);
+      }
+      gp_->mutable_node(i)->set_doc_string(doc);
+    }
   }
   cur_ = kNoNode;
   for (size_t k = 0; k < g_.outputs().size(); ++k) {

@@ -1,0 +1,57 @@
+// Private to the onnx stage: the records the writer leaves in the ONNX files
+// it writes so that the importer can read each egret node back as itself
+// (docs/onnx-export.md, "Records"). Doc strings hold one tag per line:
+//   "egret-group <id>"        on every ONNX node written for egret node <id>;
+//   "egret-record <json>"     on the first of them, on each graph input and on
+//                             each initializer of a "$Const": a small egret
+//                             graph (graph/graph_json.h, one line) holding the
+//                             node, see NodeRecord;
+//   "egret-permuted <perm>"   on an initializer holding a constant transposed
+//                             at write time (out dim d = dim perm[d]), with the
+//                             record of the constant it was made from.
+#ifndef EGRET_ONNX_EGRET_RECORD_INTERNAL_H_
+#define EGRET_ONNX_EGRET_RECORD_INTERNAL_H_
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "absl/status/statusor.h"
+#include "egret/graph/graph.h"
+
+namespace egret::onnx_record {
+
+inline constexpr char kGroupTag[] = "egret-group ";
+inline constexpr char kRecordTag[] = "egret-record ";
+inline constexpr char kPermutedTag[] = "egret-permuted ";
+// Names of record inputs that stand for ONNX tensors start with this.
+inline constexpr char kTensorPrefix[] = "%";
+// Record copies of unnamed "$Shape" and "$Const" nodes are named this + the
+// node's id; the reader gives them back their empty name.
+inline constexpr char kUnnamedPrefix[] = "#";
+
+// The text after `tag` on the first line of `doc` that starts with it.
+std::optional<std::string_view> DocLine(std::string_view doc, std::string_view tag);
+
+// The record of node `id` of `g`: a graph holding a copy of the node whose
+// inputs are
+//   - "$Shape" producers: copies of them (same name, kUnnamedPrefix + id
+//     when unnamed, and type);
+//   - "$Const" producers of parameter inputs (op_table.h OpDef::IsParam),
+//     which ONNX holds as attributes only: copies of them, data included;
+//   - any other value: an "*Input" named "%" + its ONNX tensor name
+//     (`onnx_name`), typed as the value;
+// and whose graph outputs are the node's outputs in order, named by their
+// ONNX tensor names. One line of graph JSON.
+absl::StatusOr<std::string> NodeRecord(const Graph& g, NodeId id,
+                                       const std::function<std::string(ValueRef)>& onnx_name);
+
+// The record of a graph input or constant: a graph with one "*Input" named
+// `egret_name` of type `type`, output named `onnx_name`.
+absl::StatusOr<std::string> ValueRecord(const std::string& egret_name, const TensorType& type,
+                                        const std::string& onnx_name);
+
+}  // namespace egret::onnx_record
+
+#endif  // EGRET_ONNX_EGRET_RECORD_INTERNAL_H_
