@@ -7,6 +7,9 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cctype>
+#include <filesystem>
 #include <map>
 #include <set>
 #include <string>
@@ -98,6 +101,44 @@ void ExpectSameGraph(const Graph& a, const Graph& b) {
   }
 }
 
+// `back` (read from ONNX) computes what `g` computes on seeded inputs:
+// float outputs to 1e-6, quantized outputs within one step (the plain import
+// computes a quantized op as Dequantize -> float op -> Quantize).
+void ExpectSameValues(const Graph& g, const std::string& path, const Graph& back) {
+  absl::StatusOr<std::vector<Tensor>> inputs = MakeRandomInputs(g, 7);
+  ASSERT_TRUE(inputs.ok()) << inputs.status();
+  // Feed the read-back graph the same stored numbers in its input types.
+  std::vector<Tensor> back_inputs;
+  for (size_t i = 0; i < inputs->size(); ++i) {
+    const TensorType& t = back.node(back.inputs()[i]).outputs[0];
+    std::vector<uint8_t> raw((*inputs)[i].bytes().begin(), (*inputs)[i].bytes().end());
+    absl::StatusOr<Tensor> x = Tensor::FromBytes(t, raw);
+    ASSERT_TRUE(x.ok()) << x.status();
+    back_inputs.push_back(*x);
+  }
+  absl::StatusOr<ReferenceOutputs> ref = RunReference(g, path, *inputs);
+  ASSERT_TRUE(ref.ok()) << ref.status();
+  absl::StatusOr<ReferenceOutputs> got = RunReference(back, "out.onnx", back_inputs);
+  ASSERT_TRUE(got.ok()) << got.status();
+  for (size_t k = 0; k < ref->outputs.size(); ++k) {
+    const Tensor& a = ref->outputs[k];
+    const Tensor& b = got->outputs[k];
+    ASSERT_EQ(a.num_elements(), b.num_elements());
+    const double step = IsQuantized(a.type().dtype) ? a.type().stepsize : 0;
+    double max_abs = 0;
+    for (int64_t e = 0; e < a.num_elements(); ++e) {
+      // The read-back output holds the same stored numbers; compare real values.
+      const double av = a.GetReal(e);
+      const double bv = IsQuantized(a.type().dtype)
+                            ? a.type().stepsize * (b.GetValue(e) - a.type().zero_offset)
+                            : b.GetReal(e);
+      max_abs = std::max(max_abs, std::abs(av - bv));
+    }
+    EXPECT_LE(max_abs, step + 1e-6) << "output " << k;
+    std::printf("round trip %s output %zu: max abs %g (step %g)\n", path.c_str(), k, max_abs, step);
+  }
+}
+
 // JSON -> ONNX -> egret: the same graph node for node (ExpectSameGraph:
 // the importer reads the writer's records back, docs/onnx-export.md
 // "Records"), and the same values on seeded inputs.
@@ -139,46 +180,176 @@ void RoundTrip(const std::string& path, bool expect_standard) {
     EXPECT_EQ(back->outputs()[k].name, want);
     EXPECT_EQ(back->TypeOf(back->outputs()[k].value).dims, g->TypeOf(g->outputs()[k].value).dims);
   }
-  absl::StatusOr<std::vector<Tensor>> inputs = MakeRandomInputs(*g, 7);
-  ASSERT_TRUE(inputs.ok()) << inputs.status();
-  // Feed the read-back graph the same stored numbers in its input types.
-  std::vector<Tensor> back_inputs;
-  for (size_t i = 0; i < inputs->size(); ++i) {
-    const TensorType& t = back->node(back->inputs()[i]).outputs[0];
-    std::vector<uint8_t> raw((*inputs)[i].bytes().begin(), (*inputs)[i].bytes().end());
-    absl::StatusOr<Tensor> x = Tensor::FromBytes(t, raw);
-    ASSERT_TRUE(x.ok()) << x.status();
-    back_inputs.push_back(*x);
-  }
-  absl::StatusOr<ReferenceOutputs> ref = RunReference(*g, path, *inputs);
-  ASSERT_TRUE(ref.ok()) << ref.status();
-  absl::StatusOr<ReferenceOutputs> got = RunReference(*back, "out.onnx", back_inputs);
-  ASSERT_TRUE(got.ok()) << got.status();
-  for (size_t k = 0; k < ref->outputs.size(); ++k) {
-    const Tensor& a = ref->outputs[k];
-    const Tensor& b = got->outputs[k];
-    ASSERT_EQ(a.num_elements(), b.num_elements());
-    const double step = IsQuantized(a.type().dtype) ? a.type().stepsize : 0;
-    double max_abs = 0;
-    for (int64_t e = 0; e < a.num_elements(); ++e) {
-      // The read-back output holds the same stored numbers; compare real values.
-      const double av = a.GetReal(e);
-      const double bv = IsQuantized(a.type().dtype)
-                            ? a.type().stepsize * (b.GetValue(e) - a.type().zero_offset)
-                            : b.GetReal(e);
-      max_abs = std::max(max_abs, std::abs(av - bv));
+  ExpectSameValues(*g, path, *back);
+}
+
+// Every JSON test graph in the repository: examples/**/*.json and
+// tests/**/testdata/*.json (the fuzz corpora are not test graphs: some are
+// invalid on purpose). None is excluded: the writer accepts all of them, in
+// standard ONNX.
+std::vector<std::string> JsonTestGraphs() {
+  namespace fs = std::filesystem;
+  std::vector<std::string> out;
+  for (const char* dir : {"examples", "tests"}) {
+    for (const auto& e : fs::recursive_directory_iterator(Src(dir))) {
+      const fs::path& p = e.path();
+      if (!e.is_regular_file() || p.extension() != ".json") continue;
+      if (std::string(dir) == "tests" && p.parent_path().filename() != "testdata") continue;
+      out.push_back(fs::relative(p, EGRET_SOURCE_DIR).string());
     }
-    EXPECT_LE(max_abs, step + 1e-6) << "output " << k;
-    std::printf("round trip %s output %zu: max abs %g (step %g)\n", path.c_str(), k, max_abs, step);
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+class JsonGraphRoundTrip : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(JsonGraphRoundTrip, NodeForNode) { RoundTrip(Src(GetParam()), true); }
+
+INSTANTIATE_TEST_SUITE_P(OnnxWriter, JsonGraphRoundTrip, ::testing::ValuesIn(JsonTestGraphs()),
+                         [](const ::testing::TestParamInfo<std::string>& info) {
+                           std::string name;
+                           for (char c : info.param) name.push_back(std::isalnum(c) ? c : '_');
+                           return name;
+                         });
+
+// The glob finds the graphs the round trip must cover (a moved directory
+// would otherwise pass with nothing to test): the examples, the quantized
+// residual block and the graph of multi-node spellings.
+TEST(OnnxWriter, RoundTripCoversTheTestGraphs) {
+  std::vector<std::string> all = JsonTestGraphs();
+  EXPECT_GE(all.size(), 5u);
+  for (const char* want : {"examples/residual_block.json", "examples/inception_block.json",
+                           "examples/plugin/padded_pool.json", "tests/lib/testdata/relu_fp16.json",
+                           "tests/onnx/testdata/multi_node_ops.json"}) {
+    EXPECT_NE(std::find(all.begin(), all.end(), want), all.end()) << want;
   }
 }
 
-TEST(OnnxWriter, ResidualBlockRoundTrips) { RoundTrip(Src("examples/residual_block.json"), true); }
-TEST(OnnxWriter, InceptionBlockRoundTrips) {
-  RoundTrip(Src("examples/inception_block.json"), true);
+// ---- Edited files fall back to the plain import (docs/onnx-export.md,
+// "Records"): what the ONNX nodes compute wins over the records.
+
+bool HasOp(const Graph& g, std::string_view op) {
+  for (const Node& n : g.nodes()) {
+    if (n.op == op) return true;
+  }
+  return false;
 }
-TEST(OnnxWriter, PaddedPoolRoundTrips) { RoundTrip(Src("examples/plugin/padded_pool.json"), true); }
-TEST(OnnxWriter, ReluFp16RoundTrips) { RoundTrip(Src("tests/lib/testdata/relu_fp16.json"), true); }
+
+// The written model of the JSON graph at `rel`.
+onnx::ModelProto Written(const std::string& rel, Graph* g) {
+  absl::StatusOr<Graph> loaded = LoadGraph(Src(rel));
+  EXPECT_TRUE(loaded.ok()) << loaded.status();
+  *g = *loaded;
+  absl::StatusOr<std::string> bytes = WriteOnnxBytes(*g, "out.onnx");
+  EXPECT_TRUE(bytes.ok()) << bytes.status();
+  return Parse(bytes.ok() ? *bytes : "");
+}
+
+// The first ONNX node of op type `op`.
+onnx::NodeProto* FindOnnxNode(onnx::ModelProto& m, std::string_view op) {
+  for (auto& n : *m.mutable_graph()->mutable_node()) {
+    if (n.op_type() == op) return &n;
+  }
+  return nullptr;
+}
+
+TEST(OnnxWriter, EditedConvAttributeFallsBackToThePlainImport) {
+  Graph g;
+  onnx::ModelProto m = Written("examples/residual_block.json", &g);
+  // Shift the first Conv's window: ONNX pads [top, left, bottom, right]
+  // 1,1,1,1 -> 2,2,0,0 (same output dims, other values).
+  onnx::NodeProto* conv = FindOnnxNode(m, "Conv");
+  ASSERT_NE(conv, nullptr);
+  bool edited = false;
+  for (auto& a : *conv->mutable_attribute()) {
+    if (a.name() != "pads") continue;
+    a.clear_ints();
+    for (int64_t v : {2, 2, 0, 0}) a.add_ints(v);
+    edited = true;
+  }
+  ASSERT_TRUE(edited);
+  absl::StatusOr<Graph> back = ParseOnnx(m.SerializeAsString(), "edited.onnx");
+  ASSERT_TRUE(back.ok()) << back.status();
+  // The plain import: QDQ pairs read back as Dequantize -> float Conv.
+  EXPECT_FALSE(HasOp(g, "Dequantize"));
+  EXPECT_TRUE(HasOp(*back, "Dequantize"));
+  // What the file says: the first Conv2d with pads [top, bottom, left,
+  // right] = [2, 0, 2, 0].
+  Graph want = g;
+  absl::StatusOr<std::vector<NodeId>> order = want.TopologicalOrder();
+  ASSERT_TRUE(order.ok());
+  Node pads;
+  pads.op = std::string(kShapeOp);
+  pads.name = "edited_pads";
+  pads.outputs.push_back(TensorType(DType::kInt32, {2, 0, 2, 0}));
+  const NodeId p = want.AddNode(pads);
+  for (NodeId id : *order) {
+    if (want.node(id).op != "Conv2d") continue;
+    want.mutable_node(id).inputs[4] = ValueRef{p, 0};
+    break;
+  }
+  ASSERT_TRUE(want.Validate().ok());
+  ExpectSameValues(want, "want.json", *back);
+}
+
+TEST(OnnxWriter, DeletedNodeOfAGroupFallsBackToThePlainImport) {
+  Graph g;
+  onnx::ModelProto m = Written("tests/onnx/testdata/multi_node_ops.json", &g);
+  // NotEqual is written Equal -> Not: delete the Not, the Equal writes its
+  // output. The file now computes Equal.
+  auto* nodes = m.mutable_graph()->mutable_node();
+  int not_index = -1;
+  for (int i = 0; i < nodes->size(); ++i) {
+    if (nodes->Get(i).op_type() == "Not") not_index = i;
+  }
+  ASSERT_GT(not_index, 0);
+  const std::string out = nodes->Get(not_index).output(0);
+  const std::string tmp = nodes->Get(not_index).input(0);
+  for (auto& n : *nodes) {
+    for (auto& o : *n.mutable_output()) {
+      if (o == tmp) o = out;
+    }
+  }
+  nodes->DeleteSubrange(not_index, 1);
+  absl::StatusOr<Graph> back = ParseOnnx(m.SerializeAsString(), "edited.onnx");
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_FALSE(HasOp(*back, "ElementWiseNotEqual"));
+  EXPECT_TRUE(HasOp(*back, "ElementWiseEqual"));
+  Graph want = g;
+  const NodeId ne = want.FindNode("ne");
+  ASSERT_NE(ne, kNoNode);
+  want.mutable_node(ne).op = "ElementWiseEqual";
+  ExpectSameValues(want, "want.json", *back);
+}
+
+// A record that does not say what its ONNX nodes compute (here: Gelu's
+// record claims Relu), or one that is not JSON, is ignored: the file is
+// imported as any other, without an error.
+TEST(OnnxWriter, LyingOrMalformedRecordsFallBackToThePlainImport) {
+  for (const bool lie : {true, false}) {
+    SCOPED_TRACE(lie ? "lying record" : "malformed record");
+    Graph g;
+    onnx::ModelProto m = Written("tests/onnx/testdata/multi_node_ops.json", &g);
+    bool edited = false;
+    for (auto& n : *m.mutable_graph()->mutable_node()) {
+      std::string doc = n.doc_string();
+      const std::string from = lie ? "\"op\": \"Gelu\"" : "egret-record {";
+      const size_t at = doc.find(from);
+      if (at == std::string::npos) continue;
+      doc.replace(at, from.size(), lie ? "\"op\": \"Relu\"" : "egret-record {]");
+      n.set_doc_string(doc);
+      edited = true;
+    }
+    ASSERT_TRUE(edited);
+    absl::StatusOr<Graph> back = ParseOnnx(m.SerializeAsString(), "edited.onnx");
+    ASSERT_TRUE(back.ok()) << back.status();
+    EXPECT_FALSE(HasOp(*back, "Relu"));
+    EXPECT_FALSE(HasOp(*back, "Gelu"));
+    EXPECT_TRUE(HasOp(*back, "Erf"));  // Gelu's pieces, imported one by one
+    ExpectSameValues(g, "multi_node_ops.json", *back);
+  }
+}
 
 // A small float graph: input [1,4,4,2] -> Pad(mode) -> out.
 Graph PadGraph(int64_t mode) {
