@@ -88,4 +88,13 @@ absl::StatusOr<std::string> ValueRecord(const std::string& egret_name, const Ten
   return OneLine(*json);
 }
 
+absl::StatusOr<std::string> GraphRecord(const Graph& g) {
+  Graph mini;
+  mini.set_name(g.name());
+  mini.mutable_options() = g.options();
+  absl::StatusOr<std::string> json = GraphToJsonString(mini);
+  if (!json.ok()) return json.status();
+  return OneLine(*json);
+}
+
 }  // namespace egret::onnx_record

@@ -8,7 +8,8 @@
 //                             node, see NodeRecord;
 //   "egret-permuted <perm>"   on an initializer holding a constant transposed
 //                             at write time (out dim d = dim perm[d]), with the
-//                             record of the constant it was made from.
+//                             record of the constant it was made from;
+// and the model's metadata_props hold kGraphKey -> GraphRecord.
 #ifndef EGRET_ONNX_EGRET_RECORD_INTERNAL_H_
 #define EGRET_ONNX_EGRET_RECORD_INTERNAL_H_
 
@@ -31,6 +32,9 @@ inline constexpr char kTensorPrefix[] = "%";
 // node's id; the reader gives them back their empty name.
 inline constexpr char kUnnamedPrefix[] = "#";
 
+// Model metadata_props key of the graph record (GraphRecord).
+inline constexpr char kGraphKey[] = "egret.graph";
+
 // The text after `tag` on the first line of `doc` that starts with it.
 std::optional<std::string_view> DocLine(std::string_view doc, std::string_view tag);
 
@@ -51,6 +55,10 @@ absl::StatusOr<std::string> NodeRecord(const Graph& g, NodeId id,
 // `egret_name` of type `type`, output named `onnx_name`.
 absl::StatusOr<std::string> ValueRecord(const std::string& egret_name, const TensorType& type,
                                         const std::string& onnx_name);
+
+// The record of the graph itself: a graph with no nodes holding `g`'s name
+// and options (graph-format.md "options"), which ONNX has no place for.
+absl::StatusOr<std::string> GraphRecord(const Graph& g);
 
 }  // namespace egret::onnx_record
 

@@ -291,7 +291,18 @@ std::optional<Graph> RegroupEgretModel(const onnx::ModelProto& model,
       !options.input_shapes.empty()) {
     return std::nullopt;
   }
-  return Regrouper(model, options).Run();
+  std::optional<Graph> g = Regrouper(model, options).Run();
+  if (!g) return std::nullopt;
+  // The options, which nothing in ONNX says otherwise (a missing or
+  // malformed graph record leaves them empty).
+  for (const auto& kv : model.metadata_props()) {
+    if (kv.key() != onnx_record::kGraphKey || kv.value().find("\"sidecar\"") != std::string::npos) {
+      continue;
+    }
+    absl::StatusOr<Graph> r = ParseGraphJson(kv.value(), "record", "", options.max_file_bytes);
+    if (r.ok()) g->mutable_options() = r->options();
+  }
+  return g;
 }
 
 }  // namespace egret::onnx_import

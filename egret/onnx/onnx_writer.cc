@@ -488,6 +488,11 @@ absl::StatusOr<onnx::ModelProto> Writer::Run() {
   model.set_ir_version(8);
   model.set_producer_name("egret");
   model.set_doc_string("written by egret (docs/onnx-export.md)");
+  if (absl::StatusOr<std::string> r = onnx_record::GraphRecord(g_); r.ok()) {
+    auto* kv = model.add_metadata_props();
+    kv->set_key(onnx_record::kGraphKey);
+    kv->set_value(*r);
+  }
   gp_ = model.mutable_graph();
   gp_->set_name(g_.name().empty() ? "egret" : g_.name());
 

@@ -42,6 +42,8 @@ onnx::ModelProto Parse(const std::string& bytes) {
 // and `b` has as many unnamed nodes; the same graph inputs and outputs in
 // order. Node ids may differ.
 void ExpectSameGraph(const Graph& a, const Graph& b) {
+  EXPECT_EQ(a.name(), b.name());
+  EXPECT_TRUE(a.options() == b.options());
   auto by_name = [](const Graph& g, int* unnamed) {
     std::map<std::string, NodeId> m;
     for (NodeId id = 0; id < g.num_nodes(); ++id) {
