@@ -23,6 +23,11 @@
 //     imported.
 // Nodes are emitted in topological order whatever the order in the file, and
 // nodes no graph output depends on are dropped.
+// A model egret wrote (producer_name "egret") is read back node for node
+// from the records the writer left in it when they verify (the writer must
+// reproduce the file from the rebuilt graph; docs/onnx-export.md "Records");
+// otherwise, or with options other than the defaults for layout and inputs,
+// it is imported as above.
 #ifndef EGRET_ONNX_ONNX_READER_H_
 #define EGRET_ONNX_ONNX_READER_H_
 

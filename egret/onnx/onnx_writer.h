@@ -20,7 +20,9 @@
 //     domain "egret.htp" (16-bit QDQ: com.microsoft), unless
 //     OnnxWriteOptions::standard_only, which fails naming the node;
 //   - node names are egret's; the doc_string of the first ONNX node written
-//     for an egret node carries its op, implementation, cost and provenance.
+//     for an egret node carries its op, implementation, cost and provenance;
+//   - doc strings and metadata_props carry records (egret_record_internal.h)
+//     from which the importer reads the model back node for node.
 // Limitation: the whole model is one protobuf (< 2 GB); no external data.
 #ifndef EGRET_ONNX_ONNX_WRITER_H_
 #define EGRET_ONNX_ONNX_WRITER_H_
