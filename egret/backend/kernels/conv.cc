@@ -108,9 +108,9 @@ std::optional<std::vector<float>> DnnlConv(const KernelContext& c, const ConvPar
                                       bdesc, NhwcDesc(od), {p.sh, p.sw}, {p.dh - 1, p.dw - 1},
                                       {p.pad_top, p.pad_left}, {pad_bottom, pad_right});
     dnnl::convolution_forward::primitive_desc pd(d, CpuEngine());
-    std::vector<float> x = ReadRealsF32(c.In(0));
-    std::vector<float> w = ReadRealsF32(c.In(1));
-    std::vector<float> bias = ReadRealsF32(c.In(2));
+    std::vector<float> x = ReadRealsAs<float>(c.In(0));
+    std::vector<float> w = ReadRealsAs<float>(c.In(1));
+    std::vector<float> bias = ReadRealsAs<float>(c.In(2));
     return RunConvLike<dnnl::convolution_forward::primitive_desc, dnnl::convolution_forward>(
         pd, wdesc, x, w, bias, c.outputs[0].num_elements());
   } catch (const dnnl::error&) {
@@ -146,9 +146,9 @@ std::optional<std::vector<float>> DnnlTransposeConv(const KernelContext& c, cons
                                         bdesc, NhwcDesc(od), {p.sh, p.sw}, {p.dh - 1, p.dw - 1},
                                         {p.pad_top, p.pad_left}, {pad_bottom, pad_right});
     dnnl::deconvolution_forward::primitive_desc pd(d, CpuEngine());
-    std::vector<float> x = ReadRealsF32(c.In(0));
-    std::vector<float> w = ReadRealsF32(c.In(1));
-    std::vector<float> bias = ReadRealsF32(c.In(2));
+    std::vector<float> x = ReadRealsAs<float>(c.In(0));
+    std::vector<float> w = ReadRealsAs<float>(c.In(1));
+    std::vector<float> bias = ReadRealsAs<float>(c.In(2));
     return RunConvLike<dnnl::deconvolution_forward::primitive_desc, dnnl::deconvolution_forward>(
         pd, wdesc, x, w, bias, c.outputs[0].num_elements());
   } catch (const dnnl::error&) {

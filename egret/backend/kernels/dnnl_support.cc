@@ -42,8 +42,6 @@ const dnnl::engine& CpuEngine() {
   return *kEngine;
 }
 
-std::vector<float> ReadRealsF32(const Tensor& t) { return ReadRealsAs<float>(t); }
-
 void ClampFloats(std::vector<float>& v, double lo, double hi) {
   for (float& x : v) {
     const double d = std::min(std::max(static_cast<double>(x), lo), hi);

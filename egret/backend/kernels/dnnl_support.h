@@ -42,9 +42,6 @@ std::optional<int64_t> DnnlTrailingPad(int64_t exact, int64_t stride);
 // The process's CPU engine (created on first use).
 const dnnl::engine& CpuEngine();
 
-// The real values of every element of t, rounded to float.
-std::vector<float> ReadRealsF32(const Tensor& t);
-
 // Clamps every value into [lo, hi], compared in double (as the loop
 // kernels' ApplyActivationClamp).
 void ClampFloats(std::vector<float>& v, double lo, double hi);

@@ -48,10 +48,10 @@ std::optional<std::vector<float>> DnnlFullyConnected(const KernelContext& c) {
   }
   if (!FloatComputable(c.outputs[0])) return std::nullopt;
   const int64_t rows = n_in / depth;
-  std::vector<float> x = ReadRealsF32(c.In(0));
-  std::vector<float> w = ReadRealsF32(c.In(1));
+  std::vector<float> x = ReadRealsAs<float>(c.In(0));
+  std::vector<float> w = ReadRealsAs<float>(c.In(1));
   std::vector<float> bias(static_cast<size_t>(units), 0.0f);
-  if (c.Has(2)) bias = ReadRealsF32(c.In(2));
+  if (c.Has(2)) bias = ReadRealsAs<float>(c.In(2));
   const dnnl::memory::desc ad = StridedDesc({rows, depth}, {depth, 1});
   const dnnl::memory::desc bd = StridedDesc({depth, units}, {1, depth});  // weights[u, k]
   const dnnl::memory::desc biasd = StridedDesc({1, units}, {units, 1});
@@ -86,8 +86,8 @@ std::optional<std::vector<float>> DnnlBatchedMatMul(const KernelContext& c) {
     return s;
   };
   const dnnl::memory::dims pa = padded(ad), pb = padded(bd), po(od.begin(), od.end());
-  std::vector<float> a = ReadRealsF32(c.In(0));
-  std::vector<float> b = ReadRealsF32(c.In(1));
+  std::vector<float> a = ReadRealsAs<float>(c.In(0));
+  std::vector<float> b = ReadRealsAs<float>(c.In(1));
   return DnnlMatMul(StridedDesc(pa, row_major(pa)), a, StridedDesc(pb, row_major(pb)), b, nullptr,
                     nullptr, StridedDesc(po, row_major(po)), c.outputs[0].num_elements());
 }

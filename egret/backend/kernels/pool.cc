@@ -54,7 +54,7 @@ std::optional<std::vector<float>> DnnlPool(const KernelContext& c, bool is_max, 
     dnnl::pooling_forward::desc d(dnnl::prop_kind::forward_inference, alg, xdesc, odesc, {sh, sw},
                                   {kh, kw}, {pt, pl}, {pb, pr});
     dnnl::pooling_forward::primitive_desc pd(d, eng);
-    std::vector<float> x = ReadRealsF32(c.In(0));
+    std::vector<float> x = ReadRealsAs<float>(c.In(0));
     std::vector<float> out(static_cast<size_t>(c.outputs[0].num_elements()));
     dnnl::stream s(eng);
     dnnl::memory xmem(xdesc, eng, x.data()), omem(odesc, eng, out.data());
