@@ -25,6 +25,13 @@ std::string OneLine(std::string_view json) {
   return out;
 }
 
+// `g` as graph JSON on one line.
+absl::StatusOr<std::string> OneLineJson(const Graph& g) {
+  absl::StatusOr<std::string> json = GraphToJsonString(g);
+  if (!json.ok()) return json.status();
+  return OneLine(*json);
+}
+
 }  // namespace
 
 std::optional<std::string_view> DocLine(std::string_view doc, std::string_view tag) {
@@ -73,9 +80,7 @@ absl::StatusOr<std::string> NodeRecord(const Graph& g, NodeId id,
     const ValueRef v{id, static_cast<uint32_t>(k)};
     mini.AddOutput(ValueRef{main, static_cast<uint32_t>(k)}, onnx_name(v));
   }
-  absl::StatusOr<std::string> json = GraphToJsonString(mini);
-  if (!json.ok()) return json.status();
-  return OneLine(*json);
+  return OneLineJson(mini);
 }
 
 absl::StatusOr<std::string> ValueRecord(const std::string& egret_name, const TensorType& type,
@@ -83,18 +88,14 @@ absl::StatusOr<std::string> ValueRecord(const std::string& egret_name, const Ten
   Graph mini;
   const NodeId id = mini.AddInput(egret_name, type);
   mini.AddOutput(ValueRef{id, 0}, onnx_name);
-  absl::StatusOr<std::string> json = GraphToJsonString(mini);
-  if (!json.ok()) return json.status();
-  return OneLine(*json);
+  return OneLineJson(mini);
 }
 
 absl::StatusOr<std::string> GraphRecord(const Graph& g) {
   Graph mini;
   mini.set_name(g.name());
   mini.mutable_options() = g.options();
-  absl::StatusOr<std::string> json = GraphToJsonString(mini);
-  if (!json.ok()) return json.status();
-  return OneLine(*json);
+  return OneLineJson(mini);
 }
 
 }  // namespace egret::onnx_record

@@ -42,15 +42,15 @@ bool ConvPoolShapesAgree(const onnx::NodeProto& node, RankOf rank) {
       !node.input(it->second.second).empty() && rank(it->second.second) != r) {
     return false;
   }
+  const int spatial = r - 2;
   for (const onnx::AttributeProto& a : node.attribute()) {
-    const int64_t n = a.ints_size();
-    if (a.name() == "pads"
-            ? n != 2 * (r - 2)
-            : (a.name() == "kernel_shape" || a.name() == "strides" || a.name() == "dilations" ||
-               a.name() == "output_padding" || a.name() == "output_shape") &&
-                  n != r - 2) {
-      return false;
-    }
+    const std::string& k = a.name();
+    const int want = k == "pads" ? 2 * spatial
+                     : k == "kernel_shape" || k == "strides" || k == "dilations" ||
+                             k == "output_padding" || k == "output_shape"
+                         ? spatial
+                         : -1;  // not a per-axis list
+    if (want >= 0 && a.ints_size() != want) return false;
   }
   return true;
 }
