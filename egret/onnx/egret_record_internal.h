@@ -9,6 +9,9 @@
 //   "egret-permuted <perm>"   on an initializer holding a constant transposed
 //                             at write time (out dim d = dim perm[d]), with the
 //                             record of the constant it was made from;
+//   "egret-splat"             on a ConstantOfShape node that stands for a
+//                             splat initializer of the same name, followed by
+//                             that initializer's doc string;
 // and the model's metadata_props hold kGraphKey -> GraphRecord.
 #ifndef EGRET_ONNX_EGRET_RECORD_INTERNAL_H_
 #define EGRET_ONNX_EGRET_RECORD_INTERNAL_H_
@@ -26,6 +29,7 @@ namespace egret::onnx_record {
 inline constexpr char kGroupTag[] = "egret-group ";
 inline constexpr char kRecordTag[] = "egret-record ";
 inline constexpr char kPermutedTag[] = "egret-permuted ";
+inline constexpr char kSplatTag[] = "egret-splat";
 // Names of record inputs that stand for ONNX tensors start with this.
 inline constexpr char kTensorPrefix[] = "%";
 // Record copies of unnamed "$Shape" and "$Const" nodes are named this + the

@@ -1,5 +1,7 @@
 #include <algorithm>
 #include <charconv>
+#include <cstring>
+#include <deque>
 #include <exception>
 #include <memory>
 #include <string>
@@ -7,6 +9,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "egret/graph/checked_math.h"
 #include "egret/graph/graph_json.h"
 #include "egret/graph/op_table.h"
 #include "egret/graph/shape_inference.h"
@@ -23,6 +26,7 @@ using onnx_record::DocLine;
 using onnx_record::kGroupTag;
 using onnx_record::kPermutedTag;
 using onnx_record::kRecordTag;
+using onnx_record::kSplatTag;
 using onnx_record::kTensorPrefix;
 using onnx_record::kUnnamedPrefix;
 
@@ -90,6 +94,10 @@ class Regrouper {
   bool Group(const onnx::NodeProto& first);
   // A copy of record node `p` ("$Shape" or "$Const"), shared by name.
   std::optional<ValueRef> Copy(const Node& p);
+  // Takes initializer `t` (its name must be new).
+  bool AddInitializer(const onnx::TensorProto& t);
+  // The initializer a kSplatTag ConstantOfShape node stands for, added.
+  bool AddSplat(const onnx::NodeProto& node);
 
   const onnx::GraphProto& gp_;
   uint64_t max_bytes_;
@@ -98,7 +106,60 @@ class Regrouper {
   absl::flat_hash_map<std::string, const onnx::TensorProto*> initializers_;
   absl::flat_hash_map<std::string, const onnx::TensorProto*> permuted_;  // by source name
   absl::flat_hash_map<std::string, NodeId> copies_;                      // by egret name
+  std::deque<onnx::TensorProto> splats_;  // the initializers AddSplat made
 };
+
+bool Regrouper::AddInitializer(const onnx::TensorProto& t) {
+  if (!initializers_.emplace(t.name(), &t).second) return false;
+  if (DocLine(t.doc_string(), kPermutedTag)) {
+    std::optional<ValueInfo> info = ParseValueRecord(t.doc_string(), max_bytes_);
+    if (info) permuted_.emplace(info->onnx_name, &t);
+  }
+  return true;
+}
+
+bool Regrouper::AddSplat(const onnx::NodeProto& node) {
+  if (node.op_type() != "ConstantOfShape" || !node.domain().empty() || node.input_size() != 1 ||
+      node.output_size() != 1 || node.attribute_size() != 1 ||
+      node.attribute(0).name() != "value" || !node.attribute(0).has_t()) {
+    return false;
+  }
+  const onnx::TensorProto& value = node.attribute(0).t();
+  auto shape_it = initializers_.find(node.input(0));
+  if (shape_it == initializers_.end() || value.dims_size() != 1 || value.dims(0) != 1 ||
+      value.raw_data().empty()) {
+    return false;
+  }
+  absl::StatusOr<Tensor> shape = onnx_internal::TensorFromProto(*shape_it->second);
+  if (!shape.ok() || shape->type().dtype != DType::kInt64 || shape->type().rank() != 1) {
+    return false;
+  }
+  std::vector<int64_t> dims(static_cast<size_t>(shape->num_elements()));
+  if (dims.size() > static_cast<size_t>(kMaxRank)) return false;
+  std::memcpy(dims.data(), shape->bytes().data(), dims.size() * sizeof(int64_t));
+  // The same limit as the file: a small file must not expand into a huge
+  // tensor here.
+  const std::string& element = value.raw_data();
+  std::optional<int64_t> n = ElementCount(dims);
+  if (!n || *n == 0 ||
+      static_cast<uint64_t>(*n) > max_bytes_ / static_cast<uint64_t>(element.size())) {
+    return false;
+  }
+  onnx::TensorProto& t = splats_.emplace_back();
+  t.set_name(node.output(0));
+  for (int64_t d : dims) t.add_dims(d);
+  t.set_data_type(value.data_type());
+  std::string raw;
+  raw.reserve(static_cast<size_t>(*n) * element.size());
+  for (int64_t i = 0; i < *n; ++i) raw.append(element);
+  t.set_raw_data(std::move(raw));
+  // The doc string the initializer had: the node's, after the tag line.
+  const std::string& doc = node.doc_string();
+  const size_t eol = doc.find('\n');
+  if (eol == std::string::npos || doc.substr(0, eol) != kSplatTag) return false;
+  t.set_doc_string(doc.substr(eol + 1));
+  return AddInitializer(t);
+}
 
 std::optional<ValueRef> Regrouper::Value(const std::string& name) {
   if (auto it = values_.find(name); it != values_.end()) return it->second;
@@ -227,11 +288,10 @@ bool Regrouper::Group(const onnx::NodeProto& first) {
 std::optional<Graph> Regrouper::Run() {
   g_.set_name(gp_.name());
   for (const auto& t : gp_.initializer()) {
-    if (!initializers_.emplace(t.name(), &t).second) return std::nullopt;
-    if (DocLine(t.doc_string(), kPermutedTag)) {
-      std::optional<ValueInfo> info = ParseValueRecord(t.doc_string(), max_bytes_);
-      if (info) permuted_.emplace(info->onnx_name, &t);
-    }
+    if (!AddInitializer(t)) return std::nullopt;
+  }
+  for (const auto& node : gp_.node()) {
+    if (DocLine(node.doc_string(), kSplatTag) && !AddSplat(node)) return std::nullopt;
   }
   for (const auto& in : gp_.input()) {
     std::optional<ValueInfo> info = ParseValueRecord(in.doc_string(), max_bytes_);
@@ -248,6 +308,7 @@ std::optional<Graph> Regrouper::Run() {
   for (const auto& node : gp_.node()) {
     std::optional<std::string_view> tag = DocLine(node.doc_string(), kGroupTag);
     if (!tag) {
+      if (DocLine(node.doc_string(), kSplatTag)) continue;  // AddSplat took it
       if (node.op_type() != "Identity" || !node.domain().empty() || node.input_size() != 1 ||
           node.output_size() != 1) {
         return std::nullopt;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <utility>
 
@@ -479,6 +480,83 @@ absl::Status Writer::EmitOpaque() {
   return absl::OkStatus();
 }
 
+namespace {
+
+// Whether ConstantOfShape (opset 9 to kOnnxWriteOpset) may hold an element
+// of ONNX type `t`.
+bool ConstantOfShapeHolds(int32_t t) {
+  using P = onnx::TensorProto;
+  switch (t) {
+    case P::FLOAT16:
+    case P::FLOAT:
+    case P::DOUBLE:
+    case P::INT8:
+    case P::INT16:
+    case P::INT32:
+    case P::INT64:
+    case P::UINT8:
+    case P::UINT16:
+    case P::UINT32:
+    case P::UINT64:
+    case P::BOOL:
+      return true;
+    default:
+      return false;
+  }
+}
+
+// The bytes of one element when every element of `t` has them, else empty.
+std::string_view SplatElement(const onnx::TensorProto& t, int64_t min_elements) {
+  if (!ConstantOfShapeHolds(t.data_type()) || t.dims_size() == 0) return {};
+  int64_t n = 1;
+  for (int64_t d : t.dims()) n *= d;  // the dims of a tensor egret holds: legal
+  const std::string& raw = t.raw_data();
+  if (n < min_elements || raw.size() % static_cast<size_t>(n) != 0) return {};
+  const size_t esize = raw.size() / static_cast<size_t>(n);
+  for (size_t off = esize; off < raw.size(); off += esize) {
+    if (std::memcmp(raw.data(), raw.data() + off, esize) != 0) return {};
+  }
+  return std::string_view(raw).substr(0, esize);
+}
+
+}  // namespace
+
+void Writer::WriteSplatsAsConstantOfShape() {
+  google::protobuf::RepeatedPtrField<onnx::TensorProto> kept;
+  google::protobuf::RepeatedPtrField<onnx::NodeProto> nodes;
+  std::vector<onnx::TensorProto> shapes;
+  for (auto& t : *gp_->mutable_initializer()) {
+    const std::string_view element = SplatElement(t, kMinSplatElements);
+    if (element.empty()) {
+      kept.Add()->Swap(&t);
+      continue;
+    }
+    onnx::TensorProto& shape = shapes.emplace_back();
+    shape.set_name(Fresh(absl::StrCat(t.name(), "/shape")));
+    shape.set_data_type(onnx::TensorProto::INT64);
+    shape.add_dims(t.dims_size());
+    for (int64_t d : t.dims()) shape.add_int64_data(d);
+    onnx::NodeProto* n = nodes.Add();
+    n->set_op_type("ConstantOfShape");
+    n->set_name(UniqueNodeName(absl::StrCat(t.name(), "/splat")));
+    n->add_input(shape.name());
+    n->add_output(t.name());
+    n->set_doc_string(absl::StrCat(onnx_record::kSplatTag, "\n", t.doc_string()));
+    auto* a = n->add_attribute();
+    a->set_name("value");
+    a->set_type(onnx::AttributeProto::TENSOR);
+    onnx::TensorProto* v = a->mutable_t();
+    v->set_data_type(t.data_type());
+    v->add_dims(1);
+    v->set_raw_data(std::string(element));
+  }
+  for (onnx::TensorProto& s : shapes) kept.Add()->Swap(&s);
+  gp_->mutable_initializer()->Swap(&kept);
+  if (nodes.empty()) return;
+  for (auto& n : *gp_->mutable_node()) nodes.Add()->Swap(&n);
+  gp_->mutable_node()->Swap(&nodes);
+}
+
 absl::StatusOr<onnx::ModelProto> Writer::Run() {
   if (absl::Status s = g_.Validate(); !s.ok()) {
     return absl::InvalidArgumentError(absl::StrCat(file_, ": error: ", std::string(s.message())));
@@ -624,6 +702,7 @@ absl::StatusOr<onnx::ModelProto> Writer::Run() {
     if (read.contains(t.name())) kept.Add()->Swap(&t);
   }
   gp_->mutable_initializer()->Swap(&kept);
+  WriteSplatsAsConstantOfShape();
   auto* os = model.add_opset_import();
   os->set_domain("");
   os->set_version(kOnnxWriteOpset);

@@ -13,7 +13,8 @@
 //     read it through DequantizeLinear and write it through QuantizeLinear
 //     (per-axis encodings use the axis attribute); data movement on one
 //     encoding moves the integers directly;
-//   - constants are initializers; opaque "onnx.<Op>" nodes are written back as
+//   - constants are initializers, splat ones (one repeated element, at least
+//     Writer::kMinSplatElements) ConstantOfShape nodes; opaque "onnx.<Op>" nodes are written back as
 //     that op (domain "onnx.<domain>.<Op>") with their attributes;
 //   - what no standard op expresses (an op outside the table, Pad mode 1,
 //     16-bit quantization, grouped TransposeConv2d) is a node of the custom

@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstring>
 #include <filesystem>
 #include <map>
 #include <set>
@@ -221,9 +222,10 @@ INSTANTIATE_TEST_SUITE_P(OnnxWriter, JsonGraphRoundTrip, ::testing::ValuesIn(Jso
 TEST(OnnxWriter, RoundTripCoversTheTestGraphs) {
   std::vector<std::string> all = JsonTestGraphs();
   EXPECT_GE(all.size(), 5u);
-  for (const char* want : {"examples/residual_block.json", "examples/inception_block.json",
-                           "examples/plugin/padded_pool.json", "tests/lib/testdata/relu_fp16.json",
-                           "tests/onnx/testdata/multi_node_ops.json"}) {
+  for (const char* want :
+       {"examples/residual_block.json", "examples/inception_block.json",
+        "examples/plugin/padded_pool.json", "tests/lib/testdata/relu_fp16.json",
+        "tests/onnx/testdata/multi_node_ops.json", "tests/onnx/testdata/splat_weights.json"}) {
     EXPECT_NE(std::find(all.begin(), all.end(), want), all.end()) << want;
   }
 }
@@ -435,6 +437,101 @@ TEST(OnnxWriter, StandardOnlyNamesTheFirstNonStandardNode) {
   ASSERT_EQ(m.graph().node_size(), 1);
   EXPECT_EQ(m.graph().node(0).op_type(), "Pad");
   EXPECT_EQ(m.graph().node(0).domain(), "");
+}
+
+// ---- Splat constants (docs/onnx-export.md "Splat constants").
+
+// The constant `name` of the written model: an initializer, or a
+// ConstantOfShape node's output.
+enum class Held { kNowhere, kInitializer, kConstantOfShape };
+Held HeldAs(const onnx::ModelProto& m, const std::string& name) {
+  for (const auto& t : m.graph().initializer()) {
+    if (t.name() == name) return Held::kInitializer;
+  }
+  for (const auto& n : m.graph().node()) {
+    if (n.op_type() == "ConstantOfShape" && n.output(0) == name) return Held::kConstantOfShape;
+  }
+  return Held::kNowhere;
+}
+
+// splat_weights.json: a Conv2d whose 3x3x8x8 filter is all 0.02 (written
+// transposed to OIHW) and an Add of a [1,8,8,8] constant of 0.5s. Both are
+// ConstantOfShape nodes, not 576 and 512 stored floats; the 8-element bias
+// (under Writer::kMinSplatElements, and not a splat) stays an initializer.
+// The records still read the model back node for node (the JsonGraphRoundTrip
+// test of this file checks values too).
+TEST(OnnxWriter, SplatConstantsAreConstantOfShapeNodes) {
+  Graph g;
+  onnx::ModelProto m = Written("tests/onnx/testdata/splat_weights.json", &g);
+  EXPECT_EQ(HeldAs(m, "half"), Held::kConstantOfShape);
+  EXPECT_EQ(HeldAs(m, "b"), Held::kInitializer);
+  int splats = 0, permuted = 0;
+  for (const auto& n : m.graph().node()) {
+    if (n.op_type() != "ConstantOfShape") continue;
+    ++splats;
+    // The tag, then the initializer's own doc string: its value record (the
+    // filter's also says how it was transposed).
+    EXPECT_EQ(n.doc_string().rfind("egret-splat\n", 0), 0u) << n.doc_string();
+    EXPECT_THAT(n.doc_string(), HasSubstr("egret-record {"));
+    permuted += n.doc_string().find("egret-permuted ") != std::string::npos;
+    ASSERT_EQ(n.attribute_size(), 1);
+    ASSERT_EQ(n.attribute(0).t().raw_data().size(), sizeof(float));
+    float v = 0;
+    std::memcpy(&v, n.attribute(0).t().raw_data().data(), sizeof v);
+    EXPECT_TRUE(v == 0.5f || v == 0.02f) << v;
+  }
+  EXPECT_EQ(splats, 2);
+  EXPECT_EQ(permuted, 1);
+  for (const auto& t : m.graph().initializer()) EXPECT_LT(t.ByteSizeLong(), 1000u) << t.name();
+  absl::StatusOr<Graph> back = ParseOnnx(m.SerializeAsString(), "splat.onnx");
+  ASSERT_TRUE(back.ok()) << back.status();
+  ExpectSameGraph(g, *back);
+}
+
+// An edited splat value is what the file computes: the plain import.
+TEST(OnnxWriter, EditedSplatFallsBackToThePlainImport) {
+  Graph g;
+  onnx::ModelProto m = Written("tests/onnx/testdata/splat_weights.json", &g);
+  bool edited = false;
+  for (auto& n : *m.mutable_graph()->mutable_node()) {
+    if (n.op_type() != "ConstantOfShape" || n.output(0) != "half") continue;
+    const float v = 0.75f;
+    n.mutable_attribute(0)->mutable_t()->set_raw_data(&v, sizeof v);
+    edited = true;
+  }
+  ASSERT_TRUE(edited);
+  absl::StatusOr<Graph> back = ParseOnnx(m.SerializeAsString(), "edited.onnx");
+  ASSERT_TRUE(back.ok()) << back.status();
+  Graph want = g;
+  const NodeId half = want.FindNode("half");
+  ASSERT_NE(half, kNoNode);
+  std::vector<double> values(512, 0.75);
+  want.mutable_node(half).constant =
+      std::make_shared<const Tensor>(Tensor::FromValues(want.node(half).outputs[0], values));
+  ExpectSameValues(want, "want.json", *back);
+}
+
+// A splat whose shape claims 2^40 elements is neither expanded by the
+// records reader nor taken by the plain import: a one-line error, no
+// allocation of terabytes.
+TEST(OnnxWriter, HugeSplatShapeIsAnErrorNotAnAllocation) {
+  Graph g;
+  onnx::ModelProto m = Written("tests/onnx/testdata/splat_weights.json", &g);
+  std::string shape;
+  for (const auto& n : m.graph().node()) {
+    if (n.op_type() == "ConstantOfShape" && n.output(0) == "half") shape = n.input(0);
+  }
+  bool edited = false;
+  for (auto& t : *m.mutable_graph()->mutable_initializer()) {
+    if (t.name() != shape) continue;
+    t.clear_int64_data();
+    for (int64_t d : {1024, 1024, 1024, 1024}) t.add_int64_data(d);
+    edited = true;
+  }
+  ASSERT_TRUE(edited);
+  absl::StatusOr<Graph> back = ParseOnnx(m.SerializeAsString(), "huge.onnx");
+  ASSERT_FALSE(back.ok());
+  EXPECT_THAT(back.status().message(), HasSubstr("huge.onnx"));
 }
 
 TEST(OnnxWriter, InvalidGraphIsBadInput) {
