@@ -83,19 +83,58 @@ function(egret_finish_library)
   target_link_libraries(egret PUBLIC ${libs})
 endfunction()
 
+# Every test includes GoogleTest, gmock, Abseil's Status and strings and the
+# standard library: parsed once into one precompiled header (EGRET_PCH), not
+# once per test file. egret's own headers stay out of it, so that editing one
+# rebuilds only the tests that include it. The PCH target compiles with the
+# tests' warnings and definitions (REUSE_FROM needs the same flags).
+function(egret_test_pch_target out)
+  if(NOT EGRET_PCH)
+    set(${out} "" PARENT_SCOPE)
+    return()
+  endif()
+  if(NOT TARGET egret_test_pch)
+    file(WRITE ${PROJECT_BINARY_DIR}/egret_test_pch.cc "// the precompiled header's own source\n")
+    add_library(egret_test_pch OBJECT ${PROJECT_BINARY_DIR}/egret_test_pch.cc)
+    egret_apply_warnings(egret_test_pch)
+    egret_test_flags(egret_test_pch)
+    target_link_libraries(egret_test_pch PRIVATE GTest::gtest GTest::gmock absl::statusor
+                          absl::strings)
+    target_precompile_headers(egret_test_pch PRIVATE
+      <algorithm> <cmath> <cstdint> <filesystem> <fstream> <map> <memory> <optional> <set>
+      <string> <string_view> <utility> <vector>
+      <gtest/gtest.h> <gmock/gmock.h>
+      <absl/status/status.h> <absl/status/statusor.h> <absl/strings/str_cat.h>)
+  endif()
+  set(${out} egret_test_pch PARENT_SCOPE)
+endfunction()
+
+# What every test target (and the tests' PCH) compiles with besides the
+# warnings: the paths the tests read, and -O1 outside Debug builds. Test code
+# is assertions around library calls; -O2 made it a third slower to compile
+# and the tests no faster.
+function(egret_test_flags target)
+  target_compile_options(${target} PRIVATE $<$<NOT:$<CONFIG:Debug>>:-O1>)
+  target_compile_definitions(${target} PRIVATE
+    EGRET_SOURCE_DIR="${PROJECT_SOURCE_DIR}"
+    EGRET_SHARED_DIR="${PROJECT_SOURCE_DIR}/../shared"
+    EGRET_BINARY_DIR="${PROJECT_BINARY_DIR}")
+endfunction()
+
 function(egret_test name)
   cmake_parse_arguments(ARG "" "" "SOURCES;STAGES;LIBS;LABELS" ${ARGN})
   add_executable(${name} ${ARG_SOURCES})
   egret_apply_warnings(${name})
+  egret_test_pch_target(pch)
+  if(pch)
+    target_precompile_headers(${name} REUSE_FROM ${pch})
+  endif()
   egret_stage_closure(closure ${ARG_STAGES})
   foreach(s IN LISTS closure)
     target_link_libraries(${name} PRIVATE egret_${s})
   endforeach()
   target_link_libraries(${name} PRIVATE ${ARG_LIBS} GTest::gtest GTest::gtest_main GTest::gmock)
-  target_compile_definitions(${name} PRIVATE
-    EGRET_SOURCE_DIR="${PROJECT_SOURCE_DIR}"
-    EGRET_SHARED_DIR="${PROJECT_SOURCE_DIR}/../shared"
-    EGRET_BINARY_DIR="${PROJECT_BINARY_DIR}")
+  egret_test_flags(${name})
   gtest_discover_tests(${name} WORKING_DIRECTORY ${PROJECT_BINARY_DIR}
     PROPERTIES LABELS "${ARG_LABELS}" DISCOVERY_TIMEOUT 60)
 endfunction()

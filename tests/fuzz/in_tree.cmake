@@ -34,8 +34,6 @@ egret_fuzz_target(graph_json_fuzz STAGES graph)
 egret_fuzz_target(onnx_fuzz STAGES onnx)
 egret_fuzz_target(egraph_fuzz STAGES extract)
 egret_fuzz_target(npy_fuzz STAGES executor)
-# The command line: cli/*.cc without main.cc, over the whole library.
-file(GLOB cli_sources ${PROJECT_SOURCE_DIR}/cli/*.cc)
-list(FILTER cli_sources EXCLUDE REGEX "/main\\.cc$")
-egret_fuzz_target(cli_fuzz SOURCES ${cli_sources} LIBS egret CLI11::CLI11)
-target_compile_definitions(cli_fuzz PRIVATE EGRET_RULES_DIR="${PROJECT_SOURCE_DIR}/egret/rules/lib")
+# The command line: the egret command's objects (all but main.cc), over the
+# whole library.
+egret_fuzz_target(cli_fuzz LIBS egret_cli_commands)
