@@ -18,6 +18,11 @@ void RegisterOptimizeCommand(CLI::App& app, int* exit_code);  // optimize
 void RegisterCompareCommand(CLI::App& app, int* exit_code);   // compare
 void RegisterOpsCommand(CLI::App& app, int* exit_code);       // ops
 
+// The help of --onnx-external-data (convert, optimize).
+inline constexpr char kOnnxExternalDataHelp[] =
+    "ONNX output: initializers of 1 KiB or more go to OUT.data beside OUT.onnx (ONNX external "
+    "data; always done for a model over protobuf's 2 GB)";
+
 // Every subcommand above, in the order `egret --help` lists them (main.cc and
 // the command-line fuzz target build the same app).
 inline void RegisterAllCommands(CLI::App& app, int* exit_code) {

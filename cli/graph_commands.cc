@@ -1,5 +1,6 @@
 // egret info GRAPH: what a graph holds, and its planned peak memory.
-// egret convert IN -o OUT [--format json|dot|onnx] [--onnx-standard-only]:
+// egret convert IN -o OUT [--format json|dot|onnx] [--onnx-standard-only]
+//               [--onnx-external-data]:
 // normalizes a graph file, renders it as Graphviz DOT or writes it as ONNX
 // (docs/onnx-export.md), either way: JSON <-> ONNX.
 #include <algorithm>
@@ -110,13 +111,11 @@ int RunInfo(const std::string& path, const GraphInputFlags& input) {
 }
 
 int RunConvert(const std::string& in, const std::string& out, const std::string& format,
-               bool onnx_standard_only, const GraphInputFlags& input) {
+               const OnnxWriteOptions& onnx, const GraphInputFlags& input) {
   std::optional<GraphFormat> fmt;
   if (!format.empty()) fmt = ParseGraphFormat(format);  // checked by CLI11
   absl::StatusOr<Graph> g = input.Load(in);
   if (!g.ok()) return Report(g.status());
-  OnnxWriteOptions onnx;
-  onnx.standard_only = onnx_standard_only;
   absl::Status s = SaveGraph(*g, out, fmt, onnx);
   if (!s.ok()) return Report(s);
   return kExitOk;
@@ -151,12 +150,13 @@ void RegisterGraphCommands(CLI::App& app, int* exit_code) {
         ->add_option("--format", *format,
                      "Output format, overriding the extension (default: by extension, else json)")
         ->check(CLI::IsMember({"json", "dot", "onnx"}));
-    auto standard_only = std::make_shared<bool>(false);
-    convert->add_flag("--onnx-standard-only", *standard_only,
+    auto onnx = std::make_shared<OnnxWriteOptions>();
+    convert->add_flag("--onnx-standard-only", onnx->standard_only,
                       "ONNX output: default-domain ops only; a node that needs the egret.htp or "
                       "another domain is an error and nothing is written");
-    convert->callback([in, out, format, standard_only, input, exit_code] {
-      *exit_code = RunConvert(*in, *out, *format, *standard_only, *input);
+    convert->add_flag("--onnx-external-data", onnx->external_data, kOnnxExternalDataHelp);
+    convert->callback([in, out, format, onnx, input, exit_code] {
+      *exit_code = RunConvert(*in, *out, *format, *onnx, *input);
     });
   }
 }

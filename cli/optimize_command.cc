@@ -2,7 +2,8 @@
 //     [--option NAME=VALUE]... [--iter-limit N] [--node-limit N] [--time-limit S]
 //     [--memory-limit BYTES]
 //     [--extractor NAME] [--phase-mode keep|reseed] [--costs FILE]
-//     [--no-fold] [--htp-only] [--flag NAME]... [-o OUT] [--onnx-standard-only] [--dot FILE]
+//     [--no-fold] [--htp-only] [--flag NAME]... [-o OUT] [--onnx-standard-only]
+//     [--onnx-external-data] [--dot FILE]
 //     [--report FILE]
 //     [--progress] [--verify [--seed N] [--rtol R] [--atol A] [--quant-steps S]] [--plugin LIB]...
 //
@@ -85,6 +86,7 @@ struct OptimizeArgs {
   bool no_fold = false;
   bool htp_only = false;
   bool onnx_standard_only = false;
+  bool onnx_external_data = false;
   bool verify = false;
   uint64_t seed = 0;
   std::vector<std::string> plugins;
@@ -269,6 +271,7 @@ int RunOptimize(const OptimizeArgs& args) {
     absl::Status s = absl::OkStatus();
     OnnxWriteOptions onnx;
     onnx.standard_only = args.onnx_standard_only;
+    onnx.external_data = args.onnx_external_data;
     if (!args.output.empty()) s = StageGraph(r->graph, args.output, &txn, std::nullopt, onnx);
     if (s.ok() && !args.dot.empty()) s = StageGraph(r->graph, args.dot, &txn, GraphFormat::kDot);
     if (s.ok() && !args.report.empty()) s = txn.Stage(args.report, DumpJson(ToJson(*r), 2) + "\n");
@@ -370,6 +373,7 @@ void RegisterOptimizeCommand(CLI::App& app, int* exit_code) {
   cmd->add_flag("--onnx-standard-only", args->onnx_standard_only,
                 "With -o OUT.onnx: write default-domain ONNX ops only; a node that needs the "
                 "egret.htp or another domain is an error (exit 1) and nothing is written");
+  cmd->add_flag("--onnx-external-data", args->onnx_external_data, kOnnxExternalDataHelp);
   cmd->add_option("--dot", args->dot,
                   "Also write it as Graphviz DOT (implementation, cost and provenance per node)");
   cmd->add_option("--report", args->report, "Write the JSON report here");

@@ -1,6 +1,7 @@
 #include "egret/io/graph_io.h"
 
 #include <cctype>
+#include <filesystem>
 
 #include "absl/strings/str_cat.h"
 #include "egret/graph/graph_dot.h"
@@ -74,8 +75,13 @@ absl::Status StageGraph(const Graph& graph, const std::string& path, FileTransac
     case GraphFormat::kDot:
       return txn->Stage(path, GraphToDot(graph));
     case GraphFormat::kOnnx: {
-      EGRET_ASSIGN_OR_RETURN(std::string bytes, WriteOnnxBytes(graph, path, onnx));
-      return txn->Stage(path, bytes);
+      EGRET_ASSIGN_OR_RETURN(OnnxFiles files, WriteOnnxFiles(graph, path, onnx));
+      if (!files.data.empty()) {
+        const std::filesystem::path data =
+            std::filesystem::path(path).parent_path() / files.data_name;
+        EGRET_RETURN_IF_ERROR(txn->Stage(data.string(), files.data));
+      }
+      return txn->Stage(path, files.model);
     }
   }
   return absl::InternalError("unreachable");

@@ -2,12 +2,16 @@
 // to its handler, compacting the result) and the public entry points.
 #include "egret/onnx/onnx_reader.h"
 
+#include <filesystem>
+#include <limits>
 #include <new>
 
+#include "egret/onnx/external_data_internal.h"
 #include "egret/onnx/import_regroup_internal.h"
 #include "egret/onnx/importer_internal.h"
 #include "egret/onnx/onnx_writer.h"
 #include "egret/support/diagnostic.h"
+#include "egret/support/status_macros.h"
 #include "onnx/defs/schema.h"
 
 namespace egret {
@@ -385,14 +389,20 @@ bool IsOnnxOpMapped(std::string_view op_type) {
   return onnx_import::Handlers().contains(std::string(op_type));
 }
 
-absl::StatusOr<Graph> ParseOnnx(std::string_view bytes, std::string_view file,
-                                const OnnxImportOptions& options) {
+namespace {
+
+absl::StatusOr<onnx::ModelProto> ParseModel(std::string_view bytes, std::string_view file) {
   onnx::ModelProto model;
   if (bytes.size() > static_cast<size_t>(std::numeric_limits<int>::max()) ||
       !model.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) {
     return absl::InvalidArgumentError(
         absl::StrFormat("%s: error: not a valid ONNX model (protobuf parse failed)", file));
   }
+  return model;
+}
+
+absl::StatusOr<Graph> ImportModel(const onnx::ModelProto& model, std::string_view file,
+                                  const OnnxImportOptions& options) {
   // A model egret wrote reads back node for node when its records verify.
   if (std::optional<Graph> g = onnx_import::RegroupEgretModel(model, options)) {
     return *std::move(g);
@@ -406,10 +416,27 @@ absl::StatusOr<Graph> ParseOnnx(std::string_view bytes, std::string_view file,
   return g;
 }
 
+}  // namespace
+
+absl::StatusOr<Graph> ParseOnnx(std::string_view bytes, std::string_view file,
+                                const OnnxImportOptions& options) {
+  EGRET_ASSIGN_OR_RETURN(onnx::ModelProto model, ParseModel(bytes, file));
+  return ImportModel(model, file, options);
+}
+
 absl::StatusOr<Graph> ReadOnnx(const std::string& path, const OnnxImportOptions& options) {
   absl::StatusOr<std::string> bytes = ReadFile(path, options.max_file_bytes);
   if (!bytes.ok()) return bytes.status();
-  return ParseOnnx(*bytes, path, options);
+  EGRET_ASSIGN_OR_RETURN(onnx::ModelProto model, ParseModel(*bytes, path));
+  if (onnx_internal::HasExternalData(model)) {
+    const std::string dir = std::filesystem::path(path).parent_path().string();
+    if (absl::Status s = onnx_internal::LoadExternalData(&model, dir, options.max_file_bytes);
+        !s.ok()) {
+      return absl::Status(s.code(),
+                          EscapeControlChars(absl::StrCat(path, ": error: ", s.message())));
+    }
+  }
+  return ImportModel(model, path, options);
 }
 
 absl::StatusOr<Tensor> ReadOnnxTensor(const std::string& path, uint64_t max_file_bytes) {

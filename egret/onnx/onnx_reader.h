@@ -79,11 +79,14 @@ struct OnnxImportOptions {
 //   "model.onnx: error: node 'conv1' (Conv): weight must be 4-D, got [3,3]".
 // kInvalidArgument: malformed protobuf or a model that breaks ONNX's rules;
 // kUnimplemented: a valid model egret cannot represent (an element type egret
-// lacks, external tensor data, an unmapped op whose output type is unknown);
-// kNotFound / kResourceExhausted as for ReadFile.
+// lacks, an unmapped op whose output type is unknown);
+// kNotFound / kResourceExhausted as for ReadFile. External tensor data is
+// read from files beside `path` (docs/onnx-import.md "External data").
 absl::StatusOr<Graph> ReadOnnx(const std::string& path, const OnnxImportOptions& options = {});
 
 // ReadOnnx on serialized ModelProto bytes; `file` names them in errors.
+// External tensor data is kUnimplemented (there is no directory to read it
+// from).
 absl::StatusOr<Graph> ParseOnnx(std::string_view bytes, std::string_view file,
                                 const OnnxImportOptions& options = {});
 

@@ -90,7 +90,8 @@ absl::StatusOr<TensorType> MakeType(int32_t elem_type, Dims dims) {
 absl::StatusOr<Tensor> TensorFromProto(const onnx::TensorProto& proto) {
   std::string label = proto.name().empty() ? "tensor" : absl::StrCat("tensor '", proto.name(), "'");
   if (proto.data_location() == P::EXTERNAL || proto.external_data_size() > 0) {
-    return absl::UnimplementedError(absl::StrCat(label, " has external data (not supported)"));
+    return absl::UnimplementedError(
+        absl::StrCat(label, " has external data, which is read only with the model from its file"));
   }
   if (proto.segment().begin() != 0 || proto.segment().end() != 0) {
     return absl::UnimplementedError(absl::StrCat(label, " is segmented (not supported)"));

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <filesystem>
 #include <limits>
 #include <utility>
 
@@ -12,6 +13,7 @@
 #include "egret/graph/op_table.h"
 #include "egret/graph/shape_inference.h"
 #include "egret/onnx/egret_record_internal.h"
+#include "egret/onnx/external_data_internal.h"
 #include "egret/onnx/onnx_tensor_internal.h"
 #include "egret/onnx/writer_internal.h"
 #include "egret/support/status_macros.h"
@@ -716,12 +718,9 @@ absl::StatusOr<onnx::ModelProto> Writer::Run() {
 
 }  // namespace onnx_export
 
-absl::Status CheckOnnxBytes(std::string_view bytes, std::string_view file) {
-  onnx::ModelProto model;
-  if (!model.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(std::string(file), ": error: not a serialized ONNX model"));
-  }
+namespace {
+
+absl::Status CheckModel(const onnx::ModelProto& model, std::string_view file) {
   try {
     onnx::checker::check_model(model);
   } catch (const std::exception& e) {
@@ -731,21 +730,65 @@ absl::Status CheckOnnxBytes(std::string_view bytes, std::string_view file) {
   return absl::OkStatus();
 }
 
+}  // namespace
+
+absl::Status CheckOnnxBytes(std::string_view bytes, std::string_view file) {
+  onnx::ModelProto model;
+  if (!model.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(std::string(file), ": error: not a serialized ONNX model"));
+  }
+  return CheckModel(model, file);
+}
+
+namespace {
+
+bool OverProtobufLimit(const onnx::ModelProto& model) {
+  return model.ByteSizeLong() > static_cast<size_t>(std::numeric_limits<int32_t>::max());
+}
+
+// The checked bytes of `model` (kInternal when the checker rejects it: a
+// writer defect). The checker runs on the model in memory, before its
+// initializers move to external data, whose file is not written yet.
+absl::StatusOr<std::string> Serialize(onnx::ModelProto model, std::string_view file,
+                                      std::string* external_data, const std::string& data_name) {
+  if (absl::Status s = CheckModel(model, file); !s.ok()) return absl::InternalError(s.message());
+  if (external_data != nullptr) {
+    *external_data = onnx_internal::MoveToExternalData(&model, data_name, kExternalDataMinBytes);
+  }
+  std::string bytes;
+  if (OverProtobufLimit(model) || !model.SerializeToString(&bytes)) {
+    return absl::UnimplementedError(absl::StrCat(
+        std::string(file), ": error: the model is over 2 GB",
+        external_data == nullptr ? " (protobuf's limit); write it with its initializers as "
+                                   "external data"
+                                 : " without its external data (protobuf's limit)"));
+  }
+  return bytes;
+}
+
+}  // namespace
+
 absl::StatusOr<std::string> WriteOnnxBytes(const Graph& graph, std::string_view file,
                                            const OnnxWriteOptions& options) {
   onnx_export::Writer w(graph, std::string(file), options);
   EGRET_ASSIGN_OR_RETURN(onnx::ModelProto model, w.Run());
-  std::string bytes;
-  if (model.ByteSizeLong() > static_cast<size_t>(std::numeric_limits<int32_t>::max()) ||
-      !model.SerializeToString(&bytes)) {
-    return absl::UnimplementedError(
-        absl::StrCat(std::string(file),
-                     ": error: the model is over 2 GB; ONNX external data is not written yet"));
+  return Serialize(std::move(model), file, nullptr, "");
+}
+
+absl::StatusOr<OnnxFiles> WriteOnnxFiles(const Graph& graph, std::string_view path,
+                                         const OnnxWriteOptions& options) {
+  onnx_export::Writer w(graph, std::string(path), options);
+  EGRET_ASSIGN_OR_RETURN(onnx::ModelProto model, w.Run());
+  OnnxFiles files;
+  const bool external = options.external_data || OverProtobufLimit(model);
+  if (external) {
+    files.data_name = absl::StrCat(std::filesystem::path(path).filename().string(), ".data");
   }
-  if (absl::Status s = CheckOnnxBytes(bytes, file); !s.ok()) {
-    return absl::InternalError(s.message());
-  }
-  return bytes;
+  EGRET_ASSIGN_OR_RETURN(files.model, Serialize(std::move(model), path,
+                                                external ? &files.data : nullptr, files.data_name));
+  if (files.data.empty()) files.data_name.clear();
+  return files;
 }
 
 absl::Status CheckOnnxStandard(const Graph& graph, std::string_view file) {

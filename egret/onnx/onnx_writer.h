@@ -14,8 +14,8 @@
 //     (per-axis encodings use the axis attribute); data movement on one
 //     encoding moves the integers directly;
 //   - constants are initializers, splat ones (one repeated element, at least
-//     Writer::kMinSplatElements) ConstantOfShape nodes; opaque "onnx.<Op>" nodes are written back as
-//     that op (domain "onnx.<domain>.<Op>") with their attributes;
+//     Writer::kMinSplatElements) ConstantOfShape nodes; opaque "onnx.<Op>" nodes are written back
+//     as that op (domain "onnx.<domain>.<Op>") with their attributes;
 //   - what no standard op expresses (an op outside the table, Pad mode 1,
 //     16-bit quantization, grouped TransposeConv2d) is a node of the custom
 //     domain "egret.htp" (16-bit QDQ: com.microsoft), unless
@@ -24,10 +24,12 @@
 //     for an egret node carries its op, implementation, cost and provenance;
 //   - doc strings and metadata_props carry records (egret_record_internal.h)
 //     from which the importer reads the model back node for node.
-// Limitation: the whole model is one protobuf (< 2 GB); no external data.
+//   - initializers of 1 KiB or more can go to an external data file
+//     (WriteOnnxFiles; always, for a model over 2 GB).
 #ifndef EGRET_ONNX_ONNX_WRITER_H_
 #define EGRET_ONNX_ONNX_WRITER_H_
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 
@@ -45,6 +47,22 @@ struct OnnxWriteOptions {
   // Fail (kFailedPrecondition, naming the first such node) instead of
   // writing a node outside ONNX's default domain.
   bool standard_only = false;
+  // WriteOnnxFiles: write initializers of kExternalDataMinBytes or more to
+  // the external data file. Done regardless for a model that would
+  // otherwise exceed protobuf's 2 GB.
+  bool external_data = false;
+};
+
+// Initializers at least this large go to the external data file.
+inline constexpr uint64_t kExternalDataMinBytes = 1024;
+
+// A written model and its external data (docs/onnx-export.md "External
+// data"): `data`, when not empty, belongs in the file `data_name` beside the
+// model, which names it in each moved initializer's external_data.
+struct OnnxFiles {
+  std::string model;
+  std::string data_name;
+  std::string data;
 };
 
 // The serialized ModelProto of `graph`, checked by onnx::checker::check_model.
@@ -57,6 +75,13 @@ struct OnnxWriteOptions {
 // for a node that needs another domain.
 absl::StatusOr<std::string> WriteOnnxBytes(const Graph& graph, std::string_view file,
                                            const OnnxWriteOptions& options = {});
+
+// As WriteOnnxBytes, for the model file `path`; its external data file is
+// "<file name of path>.data". A model over 2 GB moves its large initializers
+// there, whatever OnnxWriteOptions::external_data says (so only a model
+// whose other parts exceed 2 GB is refused).
+absl::StatusOr<OnnxFiles> WriteOnnxFiles(const Graph& graph, std::string_view path,
+                                         const OnnxWriteOptions& options = {});
 
 // onnx::checker::check_model on serialized model bytes; kInvalidArgument
 // with the checker's message.

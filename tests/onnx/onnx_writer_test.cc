@@ -11,6 +11,8 @@
 #include <cctype>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <map>
 #include <set>
 #include <string>
@@ -532,6 +534,123 @@ TEST(OnnxWriter, HugeSplatShapeIsAnErrorNotAnAllocation) {
   absl::StatusOr<Graph> back = ParseOnnx(m.SerializeAsString(), "huge.onnx");
   ASSERT_FALSE(back.ok());
   EXPECT_THAT(back.status().message(), HasSubstr("huge.onnx"));
+}
+
+// ---- External data (docs/onnx-export.md "External data").
+
+namespace fs = std::filesystem;
+
+// A fresh directory for one test's files.
+std::string FreshDir(const std::string& name) {
+  const std::string dir = ::testing::TempDir() + "/egret_external_" + name;
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  return dir;
+}
+
+// inception_block.json with external data: its filters of 1 KiB or more
+// (2304 and 3456 floats, ...) are in m.onnx.data, the rest inline; read back
+// node for node.
+TEST(OnnxWriter, ExternalDataHoldsTheLargeInitializersAndReadsBack) {
+  absl::StatusOr<Graph> g = LoadGraph(Src("examples/inception_block.json"));
+  ASSERT_TRUE(g.ok()) << g.status();
+  const std::string dir = FreshDir("roundtrip");
+  OnnxWriteOptions options;
+  options.external_data = true;
+  ASSERT_TRUE(SaveGraph(*g, dir + "/m.onnx", std::nullopt, options).ok());
+  ASSERT_TRUE(fs::exists(dir + "/m.onnx.data"));
+  onnx::ModelProto m;
+  {
+    std::ifstream f(dir + "/m.onnx", std::ios::binary);
+    ASSERT_TRUE(m.ParseFromIstream(&f));
+  }
+  int external = 0, inline_small = 0;
+  for (const auto& t : m.graph().initializer()) {
+    if (t.data_location() == onnx::TensorProto::EXTERNAL) {
+      ++external;
+      EXPECT_FALSE(t.has_raw_data());
+      EXPECT_EQ(t.external_data(0).key(), "location");
+      EXPECT_EQ(t.external_data(0).value(), "m.onnx.data");
+    } else {
+      ++inline_small;
+      EXPECT_LT(t.raw_data().size(), kExternalDataMinBytes) << t.name();
+    }
+  }
+  EXPECT_GE(external, 4);
+  EXPECT_GE(inline_small, 4);
+  absl::StatusOr<Graph> back = LoadGraph(dir + "/m.onnx");
+  ASSERT_TRUE(back.ok()) << back.status();
+  ExpectSameGraph(*g, *back);
+  ExpectSameValues(*g, "inception_block.json", *back);
+  // Without its file's directory (bytes only), external data is an error
+  // that says so.
+  std::ifstream f(dir + "/m.onnx", std::ios::binary);
+  std::string bytes((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  absl::StatusOr<Graph> from_bytes = ParseOnnx(bytes, "m.onnx");
+  ASSERT_FALSE(from_bytes.ok());
+  EXPECT_THAT(from_bytes.status().message(), HasSubstr("external data"));
+}
+
+// Hostile external data: each edit of the first external initializer is a
+// one-line error naming the model file and the tensor, never a read outside
+// the model's directory, a crash or a partial import.
+TEST(OnnxWriter, HostileExternalDataIsAnError) {
+  absl::StatusOr<Graph> g = LoadGraph(Src("examples/inception_block.json"));
+  ASSERT_TRUE(g.ok()) << g.status();
+  const std::string dir = FreshDir("hostile");
+  OnnxWriteOptions options;
+  options.external_data = true;
+  absl::StatusOr<OnnxFiles> files = WriteOnnxFiles(*g, dir + "/m.onnx", options);
+  ASSERT_TRUE(files.ok()) << files.status();
+  {
+    std::ofstream f(dir + "/" + files->data_name, std::ios::binary);
+    f << files->data;
+  }
+  std::ofstream(dir + "/../egret_outside.data") << std::string(1 << 16, 'x');
+  fs::create_symlink(dir + "/" + files->data_name, dir + "/link.data");
+  struct Edit {
+    std::string key, value, want;
+  };
+  const std::vector<Edit> edits = {
+      {"location", "../egret_outside.data", "not a plain file name"},
+      {"location", "/etc/passwd", "not a plain file name"},
+      {"location", "missing.data", "cannot open"},
+      {"location", "link.data", "symbolic link"},
+      {"location", "", "without a location"},
+      {"offset", "99999999999", "past the end"},
+      {"offset", "-1", "not a number"},
+      {"length", "99999999999", "past the end"},
+  };
+  for (const Edit& e : edits) {
+    SCOPED_TRACE(e.key + "=" + e.value);
+    onnx::ModelProto m = Parse(files->model);
+    onnx::TensorProto* t = nullptr;
+    for (auto& i : *m.mutable_graph()->mutable_initializer()) {
+      if (i.data_location() == onnx::TensorProto::EXTERNAL) {
+        t = &i;
+        break;
+      }
+    }
+    ASSERT_NE(t, nullptr);
+    bool set = false;
+    for (auto& kv : *t->mutable_external_data()) {
+      if (kv.key() == e.key) {
+        kv.set_value(e.value);
+        set = true;
+      }
+    }
+    ASSERT_TRUE(set);
+    const std::string path = dir + "/edited.onnx";
+    {
+      std::ofstream f(path, std::ios::binary);
+      f << m.SerializeAsString();
+    }
+    absl::StatusOr<Graph> back = LoadGraph(path);
+    ASSERT_FALSE(back.ok());
+    EXPECT_THAT(back.status().message(), HasSubstr(path + ": error: initializer '"));
+    EXPECT_THAT(back.status().message(), HasSubstr(e.want));
+    EXPECT_EQ(back.status().message().find('\n'), std::string_view::npos);
+  }
 }
 
 TEST(OnnxWriter, InvalidGraphIsBadInput) {

@@ -1,0 +1,127 @@
+#include <utility>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "egret/onnx/external_data_internal.h"
+#include "egret/support/file_io.h"
+
+namespace egret::onnx_internal {
+
+namespace {
+
+bool IsExternal(const onnx::TensorProto& t) {
+  return t.data_location() == onnx::TensorProto::EXTERNAL || t.external_data_size() > 0;
+}
+
+template <typename Fn>
+absl::Status ForEachTensor(onnx::ModelProto* model, Fn&& fn) {
+  onnx::GraphProto* g = model->mutable_graph();
+  for (auto& t : *g->mutable_initializer()) {
+    if (absl::Status s = fn(&t, absl::StrCat("initializer '", t.name(), "'")); !s.ok()) return s;
+  }
+  for (auto& n : *g->mutable_node()) {
+    if (n.op_type() != "Constant" || !n.domain().empty()) continue;
+    for (auto& a : *n.mutable_attribute()) {
+      if (!a.has_t()) continue;
+      const std::string label = absl::StrCat("Constant node '", n.name(), "'");
+      if (absl::Status s = fn(a.mutable_t(), label); !s.ok()) return s;
+    }
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+bool HasExternalData(const onnx::ModelProto& model) {
+  for (const auto& t : model.graph().initializer()) {
+    if (IsExternal(t)) return true;
+  }
+  for (const auto& n : model.graph().node()) {
+    for (const auto& a : n.attribute()) {
+      if (a.has_t() && IsExternal(a.t())) return true;
+    }
+  }
+  return false;
+}
+
+absl::Status LoadExternalData(onnx::ModelProto* model, const std::string& dir,
+                              uint64_t max_file_bytes) {
+  absl::flat_hash_map<std::string, std::string> files;  // location -> contents
+  return ForEachTensor(model, [&](onnx::TensorProto* t, const std::string& label) {
+    if (!IsExternal(*t)) return absl::OkStatus();
+    std::string location;
+    bool has_offset = false, has_length = false;
+    uint64_t offset = 0, length = 0;
+    for (const auto& kv : t->external_data()) {
+      if (kv.key() == "location") {
+        location = kv.value();
+      } else if (kv.key() == "offset") {
+        has_offset = true;
+        if (!absl::SimpleAtoi(kv.value(), &offset)) {
+          return absl::InvalidArgumentError(
+              absl::StrCat(label, ": external data offset '", kv.value(), "' is not a number"));
+        }
+      } else if (kv.key() == "length") {
+        has_length = true;
+        if (!absl::SimpleAtoi(kv.value(), &length)) {
+          return absl::InvalidArgumentError(
+              absl::StrCat(label, ": external data length '", kv.value(), "' is not a number"));
+        }
+      }
+    }
+    if (location.empty()) {
+      return absl::InvalidArgumentError(absl::StrCat(label, ": external data without a location"));
+    }
+    auto it = files.find(location);
+    if (it == files.end()) {
+      absl::StatusOr<std::string> bytes = ReadFileInDir(dir, location, max_file_bytes);
+      if (!bytes.ok()) {
+        return absl::Status(bytes.status().code(),
+                            absl::StrCat(label, ": external data: ", bytes.status().message()));
+      }
+      it = files.emplace(location, *std::move(bytes)).first;
+    }
+    const std::string& data = it->second;
+    if (!has_offset) offset = 0;
+    if (offset > data.size()) {
+      return absl::InvalidArgumentError(absl::StrCat(label, ": external data offset ", offset,
+                                                     " is past the end of '", location, "' (",
+                                                     data.size(), " bytes)"));
+    }
+    if (!has_length) length = data.size() - offset;
+    if (length > data.size() - offset) {
+      return absl::InvalidArgumentError(absl::StrCat(label, ": external data offset ", offset,
+                                                     " + length ", length, " is past the end of '",
+                                                     location, "' (", data.size(), " bytes)"));
+    }
+    t->clear_external_data();
+    t->clear_data_location();
+    t->set_raw_data(data.substr(offset, length));
+    return absl::OkStatus();
+  });
+}
+
+std::string MoveToExternalData(onnx::ModelProto* model, const std::string& location,
+                               uint64_t min_bytes) {
+  std::string blob;
+  for (auto& t : *model->mutable_graph()->mutable_initializer()) {
+    if (!t.has_raw_data() || t.raw_data().size() < min_bytes) continue;
+    blob.resize((blob.size() + 63) / 64 * 64, '\0');
+    const size_t offset = blob.size();
+    blob.append(t.raw_data());
+    t.clear_raw_data();
+    t.set_data_location(onnx::TensorProto::EXTERNAL);
+    auto add = [&](const char* key, std::string value) {
+      auto* kv = t.add_external_data();
+      kv->set_key(key);
+      kv->set_value(std::move(value));
+    };
+    add("location", location);
+    add("offset", absl::StrCat(offset));
+    add("length", absl::StrCat(blob.size() - offset));
+  }
+  return blob;
+}
+
+}  // namespace egret::onnx_internal
