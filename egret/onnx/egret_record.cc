@@ -68,6 +68,7 @@ absl::StatusOr<std::string> NodeRecord(const Graph& g, NodeId id,
         m = mini.AddNode(std::move(s));
       } else if (p.op == kConstOp && def != nullptr && def->IsParam(static_cast<int>(i))) {
         m = mini.AddConstant(std::move(name), p.constant);
+        mini.mutable_node(m).provenance = p.provenance;
       } else {
         m = mini.AddInput(absl::StrCat(kTensorPrefix, onnx_name(in)), g.TypeOf(in));
       }
@@ -84,9 +85,11 @@ absl::StatusOr<std::string> NodeRecord(const Graph& g, NodeId id,
 }
 
 absl::StatusOr<std::string> ValueRecord(const std::string& egret_name, const TensorType& type,
-                                        const std::string& onnx_name) {
+                                        const std::string& onnx_name,
+                                        const Provenance& provenance) {
   Graph mini;
   const NodeId id = mini.AddInput(egret_name, type);
+  mini.mutable_node(id).provenance = provenance;
   mini.AddOutput(ValueRef{id, 0}, onnx_name);
   return OneLineJson(mini);
 }

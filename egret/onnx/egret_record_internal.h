@@ -56,9 +56,10 @@ absl::StatusOr<std::string> NodeRecord(const Graph& g, NodeId id,
                                        const std::function<std::string(ValueRef)>& onnx_name);
 
 // The record of a graph input or constant: a graph with one "*Input" named
-// `egret_name` of type `type`, output named `onnx_name`.
+// `egret_name` of type `type` carrying the value's `provenance`, output named
+// `onnx_name`.
 absl::StatusOr<std::string> ValueRecord(const std::string& egret_name, const TensorType& type,
-                                        const std::string& onnx_name);
+                                        const std::string& onnx_name, const Provenance& provenance);
 
 // The record of the graph itself: a graph with no nodes holding `g`'s name
 // and options (graph-format.md "options"), which ONNX has no place for.

@@ -46,6 +46,7 @@ struct ValueInfo {
   std::string egret_name;
   TensorType type;
   std::string onnx_name;
+  Provenance provenance;
 };
 
 std::optional<ValueInfo> ParseValueRecord(std::string_view doc, uint64_t max_bytes) {
@@ -53,7 +54,8 @@ std::optional<ValueInfo> ParseValueRecord(std::string_view doc, uint64_t max_byt
   if (!g || g->num_nodes() != 1 || g->node(0).op != kInputOp || g->outputs().size() != 1) {
     return std::nullopt;
   }
-  return ValueInfo{g->node(0).name, g->node(0).outputs[0], g->outputs()[0].name};
+  return ValueInfo{g->node(0).name, g->node(0).outputs[0], g->outputs()[0].name,
+                   g->node(0).provenance};
 }
 
 // Every field of the two graphs but the order of the initializers.
@@ -215,6 +217,7 @@ std::optional<ValueRef> Regrouper::Constant(const std::string& name) {
   if (!typed.ok()) return std::nullopt;
   const NodeId id =
       g_.AddConstant(info->egret_name, std::make_shared<const Tensor>(*std::move(typed)));
+  g_.mutable_node(id).provenance = std::move(info->provenance);
   values_[name] = ValueRef{id, 0};
   return ValueRef{id, 0};
 }
@@ -298,7 +301,9 @@ std::optional<Graph> Regrouper::Run() {
     if (!info || info->onnx_name != in.name() || values_.contains(in.name())) {
       return std::nullopt;
     }
-    values_[in.name()] = ValueRef{g_.AddInput(info->egret_name, info->type), 0};
+    const NodeId id = g_.AddInput(info->egret_name, info->type);
+    g_.mutable_node(id).provenance = std::move(info->provenance);
+    values_[in.name()] = ValueRef{id, 0};
   }
   // Groups are runs of ONNX nodes with one group tag; what follows the last
   // group is the Identity nodes of graph outputs named apart from their value.

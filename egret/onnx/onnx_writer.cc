@@ -315,7 +315,8 @@ std::string Writer::Permuted(ValueRef v, const std::vector<int>& perm) {
     out = Initializer(TransposeTensor(*p.constant, perm), absl::StrCat(name, "/perm"));
     // The constant's own initializer is dropped when nothing else reads it:
     // this one records what it was made from.
-    if (absl::StatusOr<std::string> r = onnx_record::ValueRecord(p.name, p.constant->type(), name);
+    if (absl::StatusOr<std::string> r =
+            onnx_record::ValueRecord(p.name, p.constant->type(), name, p.provenance);
         r.ok()) {
       gp_->mutable_initializer(gp_->initializer_size() - 1)
           ->set_doc_string(absl::StrCat(onnx_record::kPermutedTag, absl::StrJoin(perm, ","), "\n",
@@ -625,7 +626,7 @@ absl::StatusOr<onnx::ModelProto> Writer::Run() {
     onnx::ValueInfoProto* vi = gp_->add_input();
     SetValueInfo(vi, Name({id, 0}), n.outputs[0], elem);
     if (absl::StatusOr<std::string> r =
-            onnx_record::ValueRecord(n.name, n.outputs[0], Name({id, 0}));
+            onnx_record::ValueRecord(n.name, n.outputs[0], Name({id, 0}), n.provenance);
         r.ok()) {
       vi->set_doc_string(absl::StrCat(onnx_record::kRecordTag, *r));
     }
@@ -643,7 +644,7 @@ absl::StatusOr<onnx::ModelProto> Writer::Run() {
       p->set_name(Name({id, 0}));
       std::string doc = DocString(n);
       if (absl::StatusOr<std::string> r =
-              onnx_record::ValueRecord(n.name, n.constant->type(), Name({id, 0}));
+              onnx_record::ValueRecord(n.name, n.constant->type(), Name({id, 0}), n.provenance);
           r.ok()) {
         absl::StrAppend(&doc, "\n", onnx_record::kRecordTag, *r);
       }
