@@ -14,17 +14,20 @@ bool IsExternal(const onnx::TensorProto& t) {
   return t.data_location() == onnx::TensorProto::EXTERNAL || t.external_data_size() > 0;
 }
 
+// Calls fn(tensor, label) for every external tensor of the main graph: its
+// initializers and its nodes' tensor attributes (the set HasExternalData
+// tests), stopping at the first error.
 template <typename Fn>
-absl::Status ForEachTensor(onnx::ModelProto* model, Fn&& fn) {
+absl::Status ForEachExternalTensor(onnx::ModelProto* model, Fn&& fn) {
   onnx::GraphProto* g = model->mutable_graph();
   for (auto& t : *g->mutable_initializer()) {
+    if (!IsExternal(t)) continue;
     if (absl::Status s = fn(&t, absl::StrCat("initializer '", t.name(), "'")); !s.ok()) return s;
   }
   for (auto& n : *g->mutable_node()) {
-    if (n.op_type() != "Constant" || !n.domain().empty()) continue;
     for (auto& a : *n.mutable_attribute()) {
-      if (!a.has_t()) continue;
-      const std::string label = absl::StrCat("Constant node '", n.name(), "'");
+      if (!a.has_t() || !IsExternal(a.t())) continue;
+      const std::string label = absl::StrCat("node '", n.name(), "' attribute '", a.name(), "'");
       if (absl::Status s = fn(a.mutable_t(), label); !s.ok()) return s;
     }
   }
@@ -48,16 +51,14 @@ bool HasExternalData(const onnx::ModelProto& model) {
 absl::Status LoadExternalData(onnx::ModelProto* model, const std::string& dir,
                               uint64_t max_file_bytes) {
   absl::flat_hash_map<std::string, std::string> files;  // location -> contents
-  return ForEachTensor(model, [&](onnx::TensorProto* t, const std::string& label) {
-    if (!IsExternal(*t)) return absl::OkStatus();
+  return ForEachExternalTensor(model, [&](onnx::TensorProto* t, const std::string& label) {
     std::string location;
-    bool has_offset = false, has_length = false;
+    bool has_length = false;
     uint64_t offset = 0, length = 0;
     for (const auto& kv : t->external_data()) {
       if (kv.key() == "location") {
         location = kv.value();
       } else if (kv.key() == "offset") {
-        has_offset = true;
         if (!absl::SimpleAtoi(kv.value(), &offset)) {
           return absl::InvalidArgumentError(
               absl::StrCat(label, ": external data offset '", kv.value(), "' is not a number"));
@@ -83,7 +84,6 @@ absl::Status LoadExternalData(onnx::ModelProto* model, const std::string& dir,
       it = files.emplace(location, *std::move(bytes)).first;
     }
     const std::string& data = it->second;
-    if (!has_offset) offset = 0;
     if (offset > data.size()) {
       return absl::InvalidArgumentError(absl::StrCat(label, ": external data offset ", offset,
                                                      " is past the end of '", location, "' (",

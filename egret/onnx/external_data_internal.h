@@ -14,11 +14,12 @@
 
 namespace egret::onnx_internal {
 
-// Whether any initializer or Constant value of the main graph is external.
+// Whether any initializer or node tensor attribute (a Constant's or
+// ConstantOfShape's `value`, ...) of the main graph is external.
 bool HasExternalData(const onnx::ModelProto& model);
 
-// Reads every external tensor of the main graph (initializers, and the
-// `value` of Constant nodes) into its raw_data, leaving it as if it had been
+// Reads every external tensor of the main graph (those HasExternalData
+// looks at) into its raw_data, leaving it as if it had been
 // stored inline. A location must be a plain file name in `dir` (no '/'; a
 // symbolic link is refused unfollowed: egret/support/file_io.h
 // ReadFileInDir), each file at most `max_file_bytes`, read once however many

@@ -126,6 +126,10 @@ bool Regrouper::AddSplat(const onnx::NodeProto& node) {
       node.attribute(0).name() != "value" || !node.attribute(0).has_t()) {
     return false;
   }
+  // The doc string the initializer had: the node's, after the tag line.
+  const std::string& doc = node.doc_string();
+  const size_t eol = doc.find('\n');
+  if (eol == std::string::npos || doc.substr(0, eol) != kSplatTag) return false;
   const onnx::TensorProto& value = node.attribute(0).t();
   auto shape_it = initializers_.find(node.input(0));
   if (shape_it == initializers_.end() || value.dims_size() != 1 || value.dims(0) != 1 ||
@@ -155,10 +159,6 @@ bool Regrouper::AddSplat(const onnx::NodeProto& node) {
   raw.reserve(static_cast<size_t>(*n) * element.size());
   for (int64_t i = 0; i < *n; ++i) raw.append(element);
   t.set_raw_data(std::move(raw));
-  // The doc string the initializer had: the node's, after the tag line.
-  const std::string& doc = node.doc_string();
-  const size_t eol = doc.find('\n');
-  if (eol == std::string::npos || doc.substr(0, eol) != kSplatTag) return false;
   t.set_doc_string(doc.substr(eol + 1));
   return AddInitializer(t);
 }

@@ -12,7 +12,6 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <iterator>
 #include <map>
 #include <set>
 #include <string>
@@ -23,6 +22,7 @@
 #include "egret/backend/verify.h"
 #include "egret/io/graph_io.h"
 #include "egret/onnx/onnx_reader.h"
+#include "egret/support/file_io.h"
 #include "onnx/onnx_pb.h"
 
 namespace egret {
@@ -548,22 +548,30 @@ std::string FreshDir(const std::string& name) {
   return dir;
 }
 
-// inception_block.json with external data: its filters of 1 KiB or more
-// (2304 and 3456 floats, ...) are in m.onnx.data, the rest inline; read back
-// node for node.
-TEST(OnnxWriter, ExternalDataHoldsTheLargeInitializersAndReadsBack) {
+// inception_block.json, whose filters of 1 KiB or more (2304 and 3456
+// floats, ...) go to the external data file.
+Graph InceptionBlock() {
   absl::StatusOr<Graph> g = LoadGraph(Src("examples/inception_block.json"));
-  ASSERT_TRUE(g.ok()) << g.status();
-  const std::string dir = FreshDir("roundtrip");
+  EXPECT_TRUE(g.ok()) << g.status();
+  return g.ok() ? *std::move(g) : Graph();
+}
+
+OnnxWriteOptions WithExternalData() {
   OnnxWriteOptions options;
   options.external_data = true;
-  ASSERT_TRUE(SaveGraph(*g, dir + "/m.onnx", std::nullopt, options).ok());
+  return options;
+}
+
+// Written with external data: the large filters in m.onnx.data, the rest
+// inline; read back node for node.
+TEST(OnnxWriter, ExternalDataHoldsTheLargeInitializersAndReadsBack) {
+  const Graph g = InceptionBlock();
+  const std::string dir = FreshDir("roundtrip");
+  ASSERT_TRUE(SaveGraph(g, dir + "/m.onnx", std::nullopt, WithExternalData()).ok());
   ASSERT_TRUE(fs::exists(dir + "/m.onnx.data"));
-  onnx::ModelProto m;
-  {
-    std::ifstream f(dir + "/m.onnx", std::ios::binary);
-    ASSERT_TRUE(m.ParseFromIstream(&f));
-  }
+  absl::StatusOr<std::string> bytes = ReadFile(dir + "/m.onnx");
+  ASSERT_TRUE(bytes.ok()) << bytes.status();
+  const onnx::ModelProto m = Parse(*bytes);
   int external = 0, inline_small = 0;
   for (const auto& t : m.graph().initializer()) {
     if (t.data_location() == onnx::TensorProto::EXTERNAL) {
@@ -580,27 +588,53 @@ TEST(OnnxWriter, ExternalDataHoldsTheLargeInitializersAndReadsBack) {
   EXPECT_GE(inline_small, 4);
   absl::StatusOr<Graph> back = LoadGraph(dir + "/m.onnx");
   ASSERT_TRUE(back.ok()) << back.status();
-  ExpectSameGraph(*g, *back);
-  ExpectSameValues(*g, "inception_block.json", *back);
+  ExpectSameGraph(g, *back);
+  ExpectSameValues(g, "inception_block.json", *back);
   // Without its file's directory (bytes only), external data is an error
   // that says so.
-  std::ifstream f(dir + "/m.onnx", std::ios::binary);
-  std::string bytes((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
-  absl::StatusOr<Graph> from_bytes = ParseOnnx(bytes, "m.onnx");
+  absl::StatusOr<Graph> from_bytes = ParseOnnx(*bytes, "m.onnx");
   ASSERT_FALSE(from_bytes.ok());
   EXPECT_THAT(from_bytes.status().message(), HasSubstr("external data"));
+}
+
+// A node's tensor attribute may be external too: a Constant node whose
+// `value` is one of the filters in m.onnx.data is read like an initializer.
+TEST(OnnxWriter, ExternalConstantNodeValueIsRead) {
+  const Graph g = InceptionBlock();
+  const std::string dir = FreshDir("constant");
+  absl::StatusOr<OnnxFiles> files = WriteOnnxFiles(g, dir + "/m.onnx", WithExternalData());
+  ASSERT_TRUE(files.ok()) << files.status();
+  std::ofstream(dir + "/" + files->data_name, std::ios::binary) << files->data;
+  onnx::ModelProto m = Parse(files->model);
+  auto* inits = m.mutable_graph()->mutable_initializer();
+  int at = -1;
+  for (int i = 0; i < inits->size() && at < 0; ++i) {
+    if (inits->Get(i).data_location() == onnx::TensorProto::EXTERNAL) at = i;
+  }
+  ASSERT_GE(at, 0);
+  onnx::NodeProto* c = m.mutable_graph()->add_node();
+  c->set_op_type("Constant");
+  c->set_name("external_constant");
+  c->add_output(inits->Get(at).name());
+  auto* a = c->add_attribute();
+  a->set_name("value");
+  a->set_type(onnx::AttributeProto::TENSOR);
+  *a->mutable_t() = inits->Get(at);
+  a->mutable_t()->clear_name();
+  inits->DeleteSubrange(at, 1);
+  std::ofstream(dir + "/const.onnx", std::ios::binary) << m.SerializeAsString();
+  absl::StatusOr<Graph> back = LoadGraph(dir + "/const.onnx");
+  ASSERT_TRUE(back.ok()) << back.status();
+  ExpectSameValues(g, "inception_block.json", *back);
 }
 
 // Hostile external data: each edit of the first external initializer is a
 // one-line error naming the model file and the tensor, never a read outside
 // the model's directory, a crash or a partial import.
 TEST(OnnxWriter, HostileExternalDataIsAnError) {
-  absl::StatusOr<Graph> g = LoadGraph(Src("examples/inception_block.json"));
-  ASSERT_TRUE(g.ok()) << g.status();
   const std::string dir = FreshDir("hostile");
-  OnnxWriteOptions options;
-  options.external_data = true;
-  absl::StatusOr<OnnxFiles> files = WriteOnnxFiles(*g, dir + "/m.onnx", options);
+  absl::StatusOr<OnnxFiles> files =
+      WriteOnnxFiles(InceptionBlock(), dir + "/m.onnx", WithExternalData());
   ASSERT_TRUE(files.ok()) << files.status();
   {
     std::ofstream f(dir + "/" + files->data_name, std::ios::binary);
