@@ -1,8 +1,9 @@
 // egret run GRAPH [--inputs DIR | --random SEED] [--save-inputs DIR] [-o DIR]
-//     [--memory-limit BYTES] [--threads N]: runs a graph on the reference executor and prints
-// a summary per output, the nodes run, the peak live bytes and the time of
+//     [--memory-limit BYTES] [--threads N] [--profile]: runs a graph on the reference executor
+// and prints a summary per output, the nodes run, the peak live bytes and the time of
 // reading GRAPH and of the run, wall and CPU time of all threads ("time: read
-// 12.5 ms, run 310.2 ms (cpu 305.8 ms)").
+// 12.5 ms, run 310.2 ms (cpu 305.8 ms)"); --profile adds each op's node count
+// and kernel time.
 // --save-inputs writes the inputs it ran on (with --random, the seeded ones)
 // as --inputs reads them, to feed another runtime the same values.
 // egret verify A B [--inputs DIR | --seed N] [--rtol R] [--atol A] [--memory-limit BYTES]: runs two
@@ -136,7 +137,8 @@ double MsSince(std::chrono::steady_clock::time_point start) {
 
 int RunCommand(const std::string& path, const std::string& inputs_dir, uint64_t seed,
                const std::string& save_inputs, const std::string& out_dir,
-               const GraphInputFlags& input, const std::string& memory_limit, int threads) {
+               const GraphInputFlags& input, const std::string& memory_limit, int threads,
+               bool profile) {
   std::optional<size_t> memory = ParseMemoryLimit("run", memory_limit);
   if (!memory) return kExitBadInput;
   const auto read_start = std::chrono::steady_clock::now();
@@ -190,6 +192,13 @@ int RunCommand(const std::string& path, const std::string& inputs_dir, uint64_t 
                                stats.peak_live_bytes);
   std::cout << absl::StrFormat("time: read %.1f ms, run %.1f ms (cpu %.1f ms)\n", read_ms, run_ms,
                                run_cpu_ms);
+  if (profile) {
+    std::cout << "profile (op, nodes, ms, % of run):\n";
+    for (const OpTime& op : stats.ops) {
+      std::cout << absl::StrFormat("  %-24s %5d %9.2f %5.1f%%\n", op.op, op.nodes, op.ms,
+                                   run_ms > 0 ? 100 * op.ms / run_ms : 0.0);
+    }
+  }
   return kExitOk;
 }
 
@@ -218,6 +227,7 @@ void RegisterRunCommands(CLI::App& app, int* exit_code) {
     std::string graph, inputs, save_inputs, out, memory_limit;
     uint64_t seed = 0;
     int threads = 0;
+    bool profile = false;
     GraphInputFlags input;
   };
   auto run_args = std::make_shared<RunArgs>();
@@ -234,10 +244,12 @@ void RegisterRunCommands(CLI::App& app, int* exit_code) {
   run_args->input.AddTo(run);
   run->add_option("--memory-limit", run_args->memory_limit, kMemoryLimitHelp);
   run->add_option("--threads", run_args->threads, kThreadsHelp)->check(CLI::NonNegativeNumber);
+  run->add_flag("--profile", run_args->profile,
+                "Print each op's node count and kernel time, slowest first");
   run->callback([run_args, exit_code] {
-    *exit_code =
-        RunCommand(run_args->graph, run_args->inputs, run_args->seed, run_args->save_inputs,
-                   run_args->out, run_args->input, run_args->memory_limit, run_args->threads);
+    *exit_code = RunCommand(run_args->graph, run_args->inputs, run_args->seed,
+                            run_args->save_inputs, run_args->out, run_args->input,
+                            run_args->memory_limit, run_args->threads, run_args->profile);
   });
 
   struct VerifyArgs {

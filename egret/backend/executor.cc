@@ -1,7 +1,10 @@
 #include "egret/backend/executor.h"
 
+#include <algorithm>
+#include <chrono>
 #include <memory>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "egret/backend/kernels/dnnl_support.h"
@@ -94,6 +97,11 @@ absl::StatusOr<std::vector<Tensor>> Execute(const Graph& g, absl::Span<const Ten
   std::vector<Slot> slots(n);
   int64_t live_bytes = 0;
   ExecuteStats stats;
+  struct OpTotal {
+    int64_t nodes = 0;
+    std::chrono::steady_clock::duration time{};
+  };
+  absl::flat_hash_map<std::string_view, OpTotal> op_totals;
 
   // Frees the inputs of `node` whose last use this was.
   auto release_inputs = [&](const Node& node) {
@@ -140,9 +148,16 @@ absl::StatusOr<std::vector<Tensor>> Execute(const Graph& g, absl::Span<const Ten
       }
     }
 
+    const auto node_start = std::chrono::steady_clock::now();
     // Gather the operands.
     const OpDef* def = FindOpDef(node.op);
     std::vector<OperandInfo> ops(node.inputs.size());
+    // Values this node may take over (KernelContext::reusable), with their
+    // types copied: a kernel that moves a value's storage out leaves its
+    // Tensor empty, and ops[i].type must stay valid.
+    std::vector<Tensor*> reusable(node.inputs.size(), nullptr);
+    std::vector<TensorType> reused_types;
+    reused_types.reserve(node.inputs.size());
     for (size_t i = 0; i < node.inputs.size(); ++i) {
       const ValueRef& in = node.inputs[i];
       const Node& p = g.node(in.node);
@@ -162,8 +177,18 @@ absl::StatusOr<std::vector<Tensor>> Execute(const Graph& g, absl::Span<const Ten
         o.type = &p.outputs[0];
         o.multi = ps.multi_types;
       } else {
-        o.type = &ps.tensors[in.output]->type();
-        o.value = ps.tensors[in.output].get();
+        const std::shared_ptr<const Tensor>& t = ps.tensors[in.output];
+        o.type = &t->type();
+        o.value = t.get();
+        // Last use of a value this run computed and alone owns: the node
+        // reads it once (uses counts every read), nothing shares it.
+        if (uses[in.node] == 1 && !is_output[in.node] && p.op != kInputOp && p.op != kConstOp &&
+            t.use_count() == 1) {
+          // Owned by this run alone (made by a kernel), so not truly const.
+          reusable[i] = const_cast<Tensor*>(t.get());
+          reused_types.push_back(t->type());
+          o.type = &reused_types.back();
+        }
       }
     }
 
@@ -237,7 +262,7 @@ absl::StatusOr<std::vector<Tensor>> Execute(const Graph& g, absl::Span<const Ten
             absl::StrFormat("node %s: live values would take %d bytes, over the limit of %d",
                             g.NodeLabel(id), live_bytes + bytes, options.max_live_bytes));
       }
-      KernelContext ctx{kernel_name, ops, out_types, &node.attrs};
+      KernelContext ctx{kernel_name, ops, out_types, &node.attrs, reusable};
       auto result = it->second(ctx);
       if (!result.ok()) {
         // Keeps the kernel's code: Unimplemented (a case a reference kernel
@@ -261,7 +286,17 @@ absl::StatusOr<std::vector<Tensor>> Execute(const Graph& g, absl::Span<const Ten
     stats.peak_live_bytes = std::max(stats.peak_live_bytes, live_bytes);
 
     release_inputs(node);
+    OpTotal& total = op_totals[KernelName(node.op)];
+    ++total.nodes;
+    total.time += std::chrono::steady_clock::now() - node_start;
   }
+  for (const auto& [op, total] : op_totals) {
+    stats.ops.push_back({std::string(op), total.nodes,
+                         std::chrono::duration<double, std::milli>(total.time).count()});
+  }
+  std::sort(stats.ops.begin(), stats.ops.end(), [](const OpTime& a, const OpTime& b) {
+    return a.ms != b.ms ? a.ms > b.ms : a.op < b.op;
+  });
 
   std::vector<Tensor> out;
   out.reserve(g.outputs().size());

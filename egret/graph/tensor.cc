@@ -84,6 +84,14 @@ float HalfToFloat(uint16_t h) {
 Tensor::Tensor(TensorType type)
     : type_(std::move(type)), bytes_(static_cast<size_t>(type_.byte_size()), 0) {}
 
+bool Tensor::Retype(TensorType type) {
+  if (!IsConcrete(type.dtype) || type.byte_size() != static_cast<int64_t>(bytes_.size())) {
+    return false;
+  }
+  type_ = std::move(type);
+  return true;
+}
+
 absl::StatusOr<Tensor> Tensor::FromBytes(TensorType type, std::vector<uint8_t> bytes) {
   if (!IsConcrete(type.dtype)) {
     return absl::InvalidArgumentError(

@@ -28,6 +28,15 @@ class Tensor {
   const TensorType& type() const { return type_; }
   int64_t num_elements() const { return type_.num_elements(); }
   absl::Span<const uint8_t> bytes() const { return bytes_; }
+  // The element bytes, for a producer that fills them in place (the
+  // executor's kernels).
+  absl::Span<uint8_t> mutable_bytes() { return absl::MakeSpan(bytes_); }
+
+  // Gives the same bytes a new type of the same byte size (a reshape keeps
+  // dtype and encoding; a kernel reusing an input's storage may change
+  // them). False, and nothing changed, when the byte sizes differ or the
+  // dtype is not concrete.
+  bool Retype(TensorType type);
 
   // Storage value of element i (for quantized types, the integer q).
   double GetValue(int64_t i) const;

@@ -139,6 +139,38 @@ Tensor MakeTensor(const TensorType& type, absl::Span<const double> reals) {
   return t;
 }
 
+FloatsIn::FloatsIn(const Tensor& t) {
+  if (t.type().dtype == DType::kFloat32) {
+    // Tensor storage is allocated by operator new: aligned for float.
+    data_ = reinterpret_cast<const float*>(t.bytes().data());
+  } else {
+    converted_ = ReadRealsAs<float>(t);
+    data_ = converted_.data();
+  }
+  size_ = static_cast<size_t>(t.num_elements());
+}
+
+FloatsOut::FloatsOut(const TensorType& type, Tensor* reuse) : type_(type), tensor_(TensorType{}) {
+  size_ = static_cast<size_t>(std::max<int64_t>(type.num_elements(), 0));
+  if (type.dtype != DType::kFloat32) {
+    scratch_.resize(size_);
+    data_ = scratch_.data();
+    return;
+  }
+  if (reuse != nullptr && reuse->type().byte_size() == type.byte_size()) {
+    tensor_ = std::move(*reuse);
+    tensor_.Retype(type);
+  } else {
+    tensor_ = Tensor(type);
+  }
+  data_ = reinterpret_cast<float*>(tensor_.mutable_bytes().data());
+}
+
+Tensor FloatsOut::Finish() {
+  if (type_.dtype == DType::kFloat32) return std::move(tensor_);
+  return FloatsToTensor(type_, scratch_);
+}
+
 Tensor FloatsToTensor(const TensorType& type, absl::Span<const float> values) {
   const size_t n =
       std::min(static_cast<size_t>(std::max<int64_t>(type.num_elements(), 0)), values.size());
@@ -190,31 +222,15 @@ std::vector<int64_t> BroadcastStrides(const Dims& in, const Dims& out) {
 
 std::vector<double> GatherAxes(absl::Span<const double> in, const Dims& in_dims,
                                const std::vector<std::vector<int64_t>>& map, double fill) {
-  const int rank = static_cast<int>(map.size());
-  const std::vector<int64_t> stride = RowMajorStrides(in_dims);
   int64_t n = 1;
   for (const auto& m : map) n *= static_cast<int64_t>(m.size());
   std::vector<double> out(static_cast<size_t>(n));
-  if (n == 0) return out;
-  std::vector<int64_t> idx(rank, 0);
-  for (int64_t i = 0; i < n; ++i) {
-    int64_t off = 0;
-    bool valid = true;
-    for (int d = 0; d < rank; ++d) {
-      int64_t j = map[d][idx[d]];
-      if (j < 0) {
-        valid = false;
-        break;
-      }
-      off += j * stride[d];
-    }
-    out[i] = valid ? in[off] : fill;
-    for (int d = rank - 1; d >= 0; --d) {
-      if (++idx[d] < static_cast<int64_t>(map[d].size())) break;
-      idx[d] = 0;
-    }
-  }
+  GatherAxesInto<double>(in.data(), in_dims, map, fill, out.data());
   return out;
+}
+
+bool CopiesBytes(const TensorType& in, const TensorType& out) {
+  return IsConcrete(in.dtype) && in.SameEncoding(out) && !in.per_axis && !out.per_axis;
 }
 
 absl::Status ApplyActivationClamp(const KernelContext& c, int first, std::vector<double>& out) {

@@ -51,51 +51,50 @@ dnnl::memory::desc NhwcDesc(const Dims& d) {
 }
 
 // Runs a convolution-like primitive whose weights oneDNN lays out itself:
-// reorders the filter into the primitive's layout, then executes it.
+// reorders the filter into the primitive's layout, then executes it, writing
+// `out`.
 template <typename PrimitiveDesc, typename Primitive>
-std::vector<float> RunConvLike(const PrimitiveDesc& pd, const dnnl::memory::desc& wdesc,
-                               std::vector<float>& x, std::vector<float>& w,
-                               std::vector<float>& bias, int64_t out_elements) {
+void RunConvLike(const PrimitiveDesc& pd, const dnnl::memory::desc& wdesc, const FloatsIn& x,
+                 const FloatsIn& w, const FloatsIn& bias, float* out) {
   const dnnl::engine& eng = CpuEngine();
   dnnl::stream s(eng);
-  std::vector<float> out(static_cast<size_t>(out_elements));
-  dnnl::memory wuser(wdesc, eng, w.data());
+  // oneDNN takes non-const handles; it only reads sources and weights.
+  dnnl::memory wuser(wdesc, eng, const_cast<float*>(w.data()));
   dnnl::memory wmem = wuser;
   if (pd.weights_desc() != wdesc) {
     wmem = dnnl::memory(pd.weights_desc(), eng);
     dnnl::reorder(wuser, wmem).execute(s, wuser, wmem);
   }
-  dnnl::memory xmem(pd.src_desc(), eng, x.data());
-  dnnl::memory bmem(pd.bias_desc(), eng, bias.data());
-  dnnl::memory omem(pd.dst_desc(), eng, out.data());
+  dnnl::memory xmem(pd.src_desc(), eng, const_cast<float*>(x.data()));
+  dnnl::memory bmem(pd.bias_desc(), eng, const_cast<float*>(bias.data()));
+  dnnl::memory omem(pd.dst_desc(), eng, out);
   Primitive(pd).execute(s, {{DNNL_ARG_SRC, xmem},
                             {DNNL_ARG_WEIGHTS, wmem},
                             {DNNL_ARG_BIAS, bmem},
                             {DNNL_ARG_DST, omem}});
   s.wait();
-  return out;
 }
 
-// Conv2d and DepthWiseConv2d on oneDNN, or nullopt when oneDNN does not
+// Conv2d and DepthWiseConv2d on oneDNN into `out`; false when oneDNN does not
 // take the shape.
-std::optional<std::vector<float>> DnnlConv(const KernelContext& c, const ConvParams& p) {
+bool DnnlConv(const KernelContext& c, const ConvParams& p, FloatsOut& out) {
   const Dims& xd = c.InDims(0);
   const Dims& wd = c.InDims(1);
   const Dims& od = c.outputs[0].dims;
-  if (xd.size() != 4 || wd.size() != 4 || od.size() != 4) return std::nullopt;
+  if (xd.size() != 4 || wd.size() != 4 || od.size() != 4) return false;
   const int64_t cin = xd[3], fh = wd[0], fw = wd[1], fcin = wd[2], cout = wd[3];
-  if (c.outputs[0].num_elements() == 0 || c.In(0).num_elements() == 0) return std::nullopt;
+  if (c.outputs[0].num_elements() == 0 || c.In(0).num_elements() == 0) return false;
   for (int i = 0; i < 3; ++i) {
-    if (!FloatComputable(c.In(i).type())) return std::nullopt;
+    if (!FloatComputable(c.In(i).type())) return false;
   }
-  if (!FloatComputable(c.outputs[0])) return std::nullopt;
+  if (!FloatComputable(c.outputs[0])) return false;
   const bool depthwise = c.op == "DepthWiseConv2d";
   const int64_t groups = depthwise ? cin : cin / fcin;
   const std::optional<int64_t> pb =
       DnnlTrailingPad((od[1] - 1) * p.sh + (fh - 1) * p.dh + 1 - xd[1] - p.pad_top, p.sh);
   const std::optional<int64_t> pr =
       DnnlTrailingPad((od[2] - 1) * p.sw + (fw - 1) * p.dw + 1 - xd[2] - p.pad_left, p.sw);
-  if (p.pad_top < 0 || p.pad_left < 0 || !pb || !pr) return std::nullopt;
+  if (p.pad_top < 0 || p.pad_left < 0 || !pb || !pr) return false;
   const int64_t pad_bottom = *pb, pad_right = *pr;
   try {
     using dnnl::memory;
@@ -108,33 +107,34 @@ std::optional<std::vector<float>> DnnlConv(const KernelContext& c, const ConvPar
                                       bdesc, NhwcDesc(od), {p.sh, p.sw}, {p.dh - 1, p.dw - 1},
                                       {p.pad_top, p.pad_left}, {pad_bottom, pad_right});
     dnnl::convolution_forward::primitive_desc pd(d, CpuEngine());
-    std::vector<float> x = ReadRealsAs<float>(c.In(0));
-    std::vector<float> w = ReadRealsAs<float>(c.In(1));
-    std::vector<float> bias = ReadRealsAs<float>(c.In(2));
-    return RunConvLike<dnnl::convolution_forward::primitive_desc, dnnl::convolution_forward>(
-        pd, wdesc, x, w, bias, c.outputs[0].num_elements());
+    const FloatsIn x(c.In(0));
+    const FloatsIn w(c.In(1));
+    const FloatsIn bias(c.In(2));
+    RunConvLike<dnnl::convolution_forward::primitive_desc, dnnl::convolution_forward>(
+        pd, wdesc, x, w, bias, out.data());
+    return true;
   } catch (const dnnl::error&) {
-    return std::nullopt;
+    return false;
   }
 }
 
-// TransposeConv2d on oneDNN's deconvolution, or nullopt.
-std::optional<std::vector<float>> DnnlTransposeConv(const KernelContext& c, const ConvParams& p) {
+// TransposeConv2d on oneDNN's deconvolution into `out`, or false.
+bool DnnlTransposeConv(const KernelContext& c, const ConvParams& p, FloatsOut& out) {
   const Dims& xd = c.InDims(0);
   const Dims& wd = c.InDims(1);
   const Dims& od = c.outputs[0].dims;
-  if (xd.size() != 4 || wd.size() != 4 || od.size() != 4) return std::nullopt;
+  if (xd.size() != 4 || wd.size() != 4 || od.size() != 4) return false;
   const int64_t cin = xd[3], fh = wd[0], fw = wd[1], fcin = wd[2], cout = wd[3];
-  if (c.outputs[0].num_elements() == 0 || c.In(0).num_elements() == 0) return std::nullopt;
+  if (c.outputs[0].num_elements() == 0 || c.In(0).num_elements() == 0) return false;
   for (int i = 0; i < 3; ++i) {
-    if (!FloatComputable(c.In(i).type())) return std::nullopt;
+    if (!FloatComputable(c.In(i).type())) return false;
   }
-  if (!FloatComputable(c.outputs[0])) return std::nullopt;
+  if (!FloatComputable(c.outputs[0])) return false;
   const int64_t groups = cin / fcin;
   // oneDNN's deconvolution is the adjoint of the convolution from dst to src.
   const int64_t pad_bottom = (xd[1] - 1) * p.sh + (fh - 1) * p.dh + 1 - od[1] - p.pad_top;
   const int64_t pad_right = (xd[2] - 1) * p.sw + (fw - 1) * p.dw + 1 - od[2] - p.pad_left;
-  if (p.pad_top < 0 || p.pad_left < 0) return std::nullopt;
+  if (p.pad_top < 0 || p.pad_left < 0) return false;
   try {
     using dnnl::memory;
     const memory::desc wdesc = GroupedWeightsDesc(groups, fh, fw, fcin, cout);
@@ -146,18 +146,19 @@ std::optional<std::vector<float>> DnnlTransposeConv(const KernelContext& c, cons
                                         bdesc, NhwcDesc(od), {p.sh, p.sw}, {p.dh - 1, p.dw - 1},
                                         {p.pad_top, p.pad_left}, {pad_bottom, pad_right});
     dnnl::deconvolution_forward::primitive_desc pd(d, CpuEngine());
-    std::vector<float> x = ReadRealsAs<float>(c.In(0));
-    std::vector<float> w = ReadRealsAs<float>(c.In(1));
-    std::vector<float> bias = ReadRealsAs<float>(c.In(2));
-    return RunConvLike<dnnl::deconvolution_forward::primitive_desc, dnnl::deconvolution_forward>(
-        pd, wdesc, x, w, bias, c.outputs[0].num_elements());
+    const FloatsIn x(c.In(0));
+    const FloatsIn w(c.In(1));
+    const FloatsIn bias(c.In(2));
+    RunConvLike<dnnl::deconvolution_forward::primitive_desc, dnnl::deconvolution_forward>(
+        pd, wdesc, x, w, bias, out.data());
+    return true;
   } catch (const dnnl::error&) {
-    return std::nullopt;
+    return false;
   }
 }
 
 // The fused activation clamp of a float result (inputs first, first + 1).
-absl::Status ClampResult(const KernelContext& c, int first, std::vector<float>& out) {
+absl::Status ClampResult(const KernelContext& c, int first, absl::Span<float> out) {
   if (!c.Has(first)) return absl::OkStatus();
   EGRET_ASSIGN_OR_RETURN(auto lo, ReadFloatScalarParam(c.inputs[first], "act_min"));
   EGRET_ASSIGN_OR_RETURN(auto hi, ReadFloatScalarParam(c.inputs[first + 1], "act_max"));
@@ -169,10 +170,10 @@ absl::Status ClampResult(const KernelContext& c, int first, std::vector<float>& 
 // output element.
 Result Conv(const KernelContext& c) {
   EGRET_ASSIGN_OR_RETURN(auto p, ReadConvParams(c));
-  if (std::optional<std::vector<float>> f = DnnlConv(c, p)) {
-    EGRET_RETURN_IF_ERROR(ClampResult(c, 6, *f));
+  if (FloatsOut out(c.outputs[0]); DnnlConv(c, p, out)) {
+    EGRET_RETURN_IF_ERROR(ClampResult(c, 6, out.span()));
     std::vector<Tensor> result;
-    result.push_back(FloatsToTensor(c.outputs[0], *f));
+    result.push_back(out.Finish());
     return result;
   }
   const std::vector<double> x = ReadReals(c.In(0));
@@ -232,9 +233,9 @@ Result Conv(const KernelContext& c) {
 // filter taps reach (the adjoint of Conv2d with the same parameters).
 Result TransposeConv(const KernelContext& c) {
   EGRET_ASSIGN_OR_RETURN(auto p, ReadConvParams(c));
-  if (std::optional<std::vector<float>> f = DnnlTransposeConv(c, p)) {
+  if (FloatsOut out(c.outputs[0]); DnnlTransposeConv(c, p, out)) {
     std::vector<Tensor> result;
-    result.push_back(FloatsToTensor(c.outputs[0], *f));
+    result.push_back(out.Finish());
     return result;
   }
   const std::vector<double> x = ReadReals(c.In(0));

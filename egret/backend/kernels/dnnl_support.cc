@@ -42,7 +42,7 @@ const dnnl::engine& CpuEngine() {
   return *kEngine;
 }
 
-void ClampFloats(std::vector<float>& v, double lo, double hi) {
+void ClampFloats(absl::Span<float> v, double lo, double hi) {
   for (float& x : v) {
     const double d = std::min(std::max(static_cast<double>(x), lo), hi);
     x = static_cast<float>(d);

@@ -44,7 +44,7 @@ const dnnl::engine& CpuEngine();
 
 // Clamps every value into [lo, hi], compared in double (as the loop
 // kernels' ApplyActivationClamp).
-void ClampFloats(std::vector<float>& v, double lo, double hi);
+void ClampFloats(absl::Span<float> v, double lo, double hi);
 
 // A plain row-major float32 memory descriptor of `dims` in oneDNN's axis
 // order with explicit element `strides`.

@@ -16,10 +16,15 @@ absl::StatusOr<std::vector<Tensor>> Binary(const KernelContext& c, F f,
                                            bool exact_in_float = true) {
   std::vector<Tensor> result;
   if (exact_in_float && AllFloat32(c)) {
-    const std::vector<float> out =
-        BroadcastBinaryAs<float>(ReadRealsAs<float>(c.In(0)), c.InDims(0),
-                                 ReadRealsAs<float>(c.In(1)), c.InDims(1), c.outputs[0].dims, f);
-    result.push_back(FloatsToTensor(c.outputs[0], out));
+    const FloatsIn a(c.In(0));
+    const FloatsIn b(c.In(1));
+    // In place over an operand of the output's shape the executor gives up.
+    const Dims& od = c.outputs[0].dims;
+    Tensor* reuse = c.InDims(0) == od ? c.Reusable(0) : nullptr;
+    if (reuse == nullptr && c.InDims(1) == od) reuse = c.Reusable(1);
+    FloatsOut out(c.outputs[0], reuse);
+    BroadcastBinaryInto<float>(a.data(), c.InDims(0), b.data(), c.InDims(1), od, out.data(), f);
+    result.push_back(out.Finish());
     return result;
   }
   const std::vector<double> out = BroadcastBinary(

@@ -15,6 +15,7 @@
 #ifndef EGRET_BACKEND_KERNELS_KERNELS_INTERNAL_H_
 #define EGRET_BACKEND_KERNELS_KERNELS_INTERNAL_H_
 
+#include <algorithm>
 #include <cstdint>
 #include <string_view>
 #include <vector>
@@ -38,8 +39,18 @@ struct KernelContext {
   absl::Span<const TensorType> outputs;
   // The node's attributes (the ONNX attributes of an opaque "onnx.<Op>" node).
   const Attributes* attrs = nullptr;
+  // Per input (or empty), the value itself when the kernel may take its
+  // storage (move it into an output, or overwrite it in place): the
+  // executor's own value at its last use, read once by this node, not a
+  // graph input, constant or output. nullptr otherwise. Its bytes are the
+  // same as In(i)'s; a kernel that reuses them must finish reading the input
+  // first or read each element before writing it.
+  absl::Span<Tensor* const> reusable;
 
   bool Has(int i) const { return i < static_cast<int>(inputs.size()); }
+  Tensor* Reusable(int i) const {
+    return i < static_cast<int>(reusable.size()) ? reusable[i] : nullptr;
+  }
   const Tensor& In(int i) const { return *inputs[i].value; }
   const Dims& InDims(int i) const { return inputs[i].type->dims; }
 };
@@ -83,6 +94,49 @@ Tensor MakeTensor(const TensorType& type, absl::Span<const double> reals);
 // even, quantized rounded and saturated).
 Tensor FloatsToTensor(const TensorType& type, absl::Span<const float> values);
 
+// The Float32 elements of a tensor: a view of its own bytes when it is
+// stored as Float32, else its real values converted once (ReadRealsAs).
+class FloatsIn {
+ public:
+  explicit FloatsIn(const Tensor& t);
+  FloatsIn(const FloatsIn&) = delete;
+  FloatsIn& operator=(const FloatsIn&) = delete;
+
+  const float* data() const { return data_; }
+  size_t size() const { return size_; }
+  absl::Span<const float> span() const { return {data_, size_}; }
+
+ private:
+  std::vector<float> converted_;
+  const float* data_ = nullptr;
+  size_t size_ = 0;
+};
+
+// Where a kernel computing in float writes its result. A Float32 output is
+// written in place: into the storage of `reuse` (an input the executor lets
+// the kernel take, KernelContext::reusable) when it has the output's byte
+// size, else into a fresh tensor. Any other output goes to scratch floats
+// that Finish() stores in the output type (FloatsToTensor).
+class FloatsOut {
+ public:
+  explicit FloatsOut(const TensorType& type, Tensor* reuse = nullptr);
+  FloatsOut(const FloatsOut&) = delete;
+  FloatsOut& operator=(const FloatsOut&) = delete;
+
+  float* data() { return data_; }
+  size_t size() const { return size_; }
+  absl::Span<float> span() { return {data_, size_}; }
+  // The output tensor; call once, after the last write.
+  Tensor Finish();
+
+ private:
+  TensorType type_;
+  Tensor tensor_;  // the Float32 output written in place
+  std::vector<float> scratch_;
+  float* data_ = nullptr;
+  size_t size_ = 0;
+};
+
 // Whether every input given and every output of the node is Float32: then a
 // kernel whose operation is one correctly rounded IEEE operation (+ - * /,
 // sqrt) or a selection (max, min, clamp, negation, absolute value) may
@@ -94,12 +148,37 @@ bool AllFloat32(const KernelContext& c);
 // Row-major strides of dims (in elements).
 std::vector<int64_t> RowMajorStrides(const Dims& dims);
 
-// The common shape of a unary kernel: out[i] = f(in[i]).
+// dst[i] = f(src[i]) for i < n, where dst is src (in place) or does not
+// overlap it. Both cases are loops the compiler vectorizes: one pointer, or
+// two it may assume apart (a loop over possibly overlapping pointers falls
+// back to scalar code exactly when they are equal).
+template <typename F>
+void MapFloats(const float* src, float* dst, size_t n, F f) {
+  if (src == dst) {
+    for (size_t i = 0; i < n; ++i) dst[i] = f(dst[i]);
+    return;
+  }
+  const float* __restrict in = src;
+  float* __restrict out = dst;
+  for (size_t i = 0; i < n; ++i) out[i] = f(in[i]);
+}
+
+// The common shape of a unary kernel: out[i] = f(in[i]), f computed in
+// double. Float32 to Float32 streams (each element widened, mapped and
+// rounded once, in place when the executor gives the input up).
 template <typename F>
 std::vector<Tensor> MapUnary(const KernelContext& c, F f) {
+  std::vector<Tensor> out;
+  if (AllFloat32(c)) {
+    const FloatsIn in(c.In(0));
+    FloatsOut o(c.outputs[0], c.Reusable(0));
+    MapFloats(in.data(), o.data(), o.size(),
+              [&f](float x) { return static_cast<float>(f(static_cast<double>(x))); });
+    out.push_back(o.Finish());
+    return out;
+  }
   std::vector<double> v = ReadReals(c.In(0));
   for (double& x : v) x = f(x);
-  std::vector<Tensor> out;
   out.push_back(MakeTensor(c.outputs[0], v));
   return out;
 }
@@ -109,10 +188,11 @@ std::vector<Tensor> MapUnary(const KernelContext& c, F f) {
 template <typename F>
 std::vector<Tensor> MapUnaryExactInFloat(const KernelContext& c, F f) {
   if (!AllFloat32(c)) return MapUnary(c, f);
-  std::vector<float> v = ReadRealsAs<float>(c.In(0));
-  for (float& x : v) x = f(x);
+  const FloatsIn in(c.In(0));
+  FloatsOut o(c.outputs[0], c.Reusable(0));
+  MapFloats(in.data(), o.data(), o.size(), f);
   std::vector<Tensor> out;
-  out.push_back(FloatsToTensor(c.outputs[0], v));
+  out.push_back(o.Finish());
   return out;
 }
 
@@ -126,17 +206,18 @@ std::vector<int64_t> BroadcastStrides(const Dims& in, const Dims& out);
 // broadcast to out_dims (see BroadcastDims). T is double or float. The
 // innermost axis is one tight loop (vectorizable when both operands run
 // along it or one is constant along it, as a per-channel operand in NHWC).
+// `out` may be `a` or `b` when that operand has out_dims (each element is
+// read before it is written).
 template <typename T, typename F>
-std::vector<T> BroadcastBinaryAs(absl::Span<const T> a, const Dims& a_dims, absl::Span<const T> b,
-                                 const Dims& b_dims, const Dims& out_dims, F f) {
+void BroadcastBinaryInto(const T* a, const Dims& a_dims, const T* b, const Dims& b_dims,
+                         const Dims& out_dims, T* out, F f) {
   const int rank = static_cast<int>(out_dims.size());
   int64_t n = 1;
   for (int64_t d : out_dims) n *= d;
-  std::vector<T> out(static_cast<size_t>(n));
-  if (n == 0) return out;
+  if (n == 0) return;
   if (rank == 0) {
     out[0] = f(a[0], b[0]);
-    return out;
+    return;
   }
   const std::vector<int64_t> sa = BroadcastStrides(a_dims, out_dims);
   const std::vector<int64_t> sb = BroadcastStrides(b_dims, out_dims);
@@ -145,9 +226,9 @@ std::vector<T> BroadcastBinaryAs(absl::Span<const T> a, const Dims& a_dims, absl
   std::vector<int64_t> idx(rank, 0);
   int64_t ia = 0, ib = 0;
   for (int64_t o = 0; o < n; o += inner) {
-    T* dst = out.data() + o;
-    const T* pa = a.data() + ia;
-    const T* pb = b.data() + ib;
+    T* dst = out + o;
+    const T* pa = a + ia;
+    const T* pb = b + ib;
     if (sa_in == 1 && sb_in == 1) {
       for (int64_t j = 0; j < inner; ++j) dst[j] = f(pa[j], pb[j]);
     } else if (sa_in == 1 && sb_in == 0) {
@@ -169,6 +250,16 @@ std::vector<T> BroadcastBinaryAs(absl::Span<const T> a, const Dims& a_dims, absl
       idx[d] = 0;
     }
   }
+}
+
+// BroadcastBinaryInto a new vector.
+template <typename T, typename F>
+std::vector<T> BroadcastBinaryAs(absl::Span<const T> a, const Dims& a_dims, absl::Span<const T> b,
+                                 const Dims& b_dims, const Dims& out_dims, F f) {
+  int64_t n = 1;
+  for (int64_t d : out_dims) n *= d;
+  std::vector<T> out(static_cast<size_t>(n));
+  BroadcastBinaryInto<T>(a.data(), a_dims, b.data(), b_dims, out_dims, out.data(), f);
   return out;
 }
 
@@ -182,9 +273,82 @@ std::vector<double> BroadcastBinary(absl::Span<const double> a, const Dims& a_di
 
 // out[i] = in[sum_d map[d][i_d] * stride_d] for an output of dims
 // (map[d].size(), ...); an index of -1 yields `fill`. Slices, pads, splits
-// and nearest-neighbour resizing are all this.
+// and nearest-neighbour resizing are all this. T is any element type
+// (double for real values, an unsigned type of the element's size for
+// stored bytes, see WithStorageType); `out` holds the output's elements.
+template <typename T>
+void GatherAxesInto(const T* in, const Dims& in_dims, const std::vector<std::vector<int64_t>>& map,
+                    T fill, T* out) {
+  const int rank = static_cast<int>(map.size());
+  int64_t n = 1;
+  for (const auto& m : map) n *= static_cast<int64_t>(m.size());
+  if (n == 0) return;
+  if (rank == 0) {
+    out[0] = in[0];
+    return;
+  }
+  const std::vector<int64_t> stride = RowMajorStrides(in_dims);
+  const std::vector<int64_t>& last = map[rank - 1];
+  const int64_t inner = static_cast<int64_t>(last.size());
+  const int64_t last_stride = stride[rank - 1];
+  std::vector<int64_t> idx(rank, 0);  // idx[rank - 1] stays 0
+  for (int64_t o = 0; o < n; o += inner) {
+    int64_t base = 0;
+    bool valid = true;
+    for (int d = 0; d + 1 < rank; ++d) {
+      const int64_t j = map[d][idx[d]];
+      if (j < 0) {
+        valid = false;
+        break;
+      }
+      base += j * stride[d];
+    }
+    T* dst = out + o;
+    if (!valid) {
+      std::fill(dst, dst + inner, fill);
+    } else {
+      for (int64_t k = 0; k < inner; ++k) {
+        dst[k] = last[k] < 0 ? fill : in[base + last[k] * last_stride];
+      }
+    }
+    for (int d = rank - 2; d >= 0; --d) {
+      if (++idx[d] < static_cast<int64_t>(map[d].size())) break;
+      idx[d] = 0;
+    }
+  }
+}
+
+// GatherAxesInto a new vector of doubles.
 std::vector<double> GatherAxes(absl::Span<const double> in, const Dims& in_dims,
                                const std::vector<std::vector<int64_t>>& map, double fill);
+
+// Whether a kernel that only moves elements (reshape, transpose, slice,
+// concat...) may copy their stored bytes from a value of type `in` to one of
+// type `out`: the same dtype and encoding, one encoding for all elements.
+bool CopiesBytes(const TensorType& in, const TensorType& out);
+
+// Calls f(T{}) with T the unsigned integer type of `size` bytes (1, 2, 4 or
+// 8): the storage of any dtype's elements, for kernels that copy bytes.
+// False, and f not called, for another size.
+template <typename F>
+bool WithStorageType(int size, F f) {
+  switch (size) {
+    case 1:
+      f(uint8_t{});
+      return true;
+    case 2:
+      f(uint16_t{});
+      return true;
+    case 4:
+      f(uint32_t{});
+      return true;
+    case 8:
+      f(uint64_t{});
+      return true;
+    default:
+      return false;
+  }
+}
 
 // For each element of an output of dims `out`, the flat index of the element
 // of an input of dims `in` that numpy broadcasting reads (logic.cc).

@@ -13,65 +13,74 @@ namespace {
 using Result = absl::StatusOr<std::vector<Tensor>>;
 
 // dst = src x weights (+ bias) on oneDNN's matmul for the given descriptors
-// (row-major unless the caller's strides say otherwise), or nullopt when
-// oneDNN rejects them.
-std::optional<std::vector<float>> DnnlMatMul(const dnnl::memory::desc& ad, std::vector<float>& a,
-                                             const dnnl::memory::desc& bd, std::vector<float>& b,
-                                             const dnnl::memory::desc* biasd,
-                                             std::vector<float>* bias, const dnnl::memory::desc& od,
-                                             int64_t out_elements) {
+// (row-major unless the caller's strides say otherwise), written to `out`;
+// false when oneDNN rejects them.
+bool DnnlMatMul(const dnnl::memory::desc& ad, const float* a, const dnnl::memory::desc& bd,
+                const float* b, const dnnl::memory::desc* biasd, const float* bias,
+                const dnnl::memory::desc& od, float* out) {
   try {
     const dnnl::engine& eng = CpuEngine();
     auto d =
         biasd != nullptr ? dnnl::matmul::desc(ad, bd, *biasd, od) : dnnl::matmul::desc(ad, bd, od);
     dnnl::matmul::primitive_desc pd(d, eng);
-    std::vector<float> out(static_cast<size_t>(out_elements));
     dnnl::stream s(eng);
-    dnnl::memory amem(ad, eng, a.data()), bmem(bd, eng, b.data()), omem(od, eng, out.data());
+    // oneDNN takes non-const handles; it only reads the operands.
+    dnnl::memory amem(ad, eng, const_cast<float*>(a)), bmem(bd, eng, const_cast<float*>(b)),
+        omem(od, eng, out);
     std::unordered_map<int, dnnl::memory> args = {
         {DNNL_ARG_SRC, amem}, {DNNL_ARG_WEIGHTS, bmem}, {DNNL_ARG_DST, omem}};
-    if (biasd != nullptr) args.emplace(DNNL_ARG_BIAS, dnnl::memory(*biasd, eng, bias->data()));
+    if (biasd != nullptr) {
+      args.emplace(DNNL_ARG_BIAS, dnnl::memory(*biasd, eng, const_cast<float*>(bias)));
+    }
     dnnl::matmul(pd).execute(s, args);
     s.wait();
-    return out;
+    return true;
   } catch (const dnnl::error&) {
-    return std::nullopt;
+    return false;
   }
 }
 
-std::optional<std::vector<float>> DnnlFullyConnected(const KernelContext& c) {
+bool DnnlFullyConnected(const KernelContext& c, FloatsOut& out) {
   const int64_t units = c.InDims(1)[0], depth = c.InDims(1)[1];
   const int64_t n_in = c.In(0).num_elements();
-  if (depth == 0 || units == 0 || n_in == 0) return std::nullopt;
+  if (depth == 0 || units == 0 || n_in == 0) return false;
   for (int i = 0; i < 3 && c.Has(i); ++i) {
-    if (!FloatComputable(c.In(i).type())) return std::nullopt;
+    if (!FloatComputable(c.In(i).type())) return false;
   }
-  if (!FloatComputable(c.outputs[0])) return std::nullopt;
+  if (!FloatComputable(c.outputs[0])) return false;
   const int64_t rows = n_in / depth;
-  std::vector<float> x = ReadRealsAs<float>(c.In(0));
-  std::vector<float> w = ReadRealsAs<float>(c.In(1));
-  std::vector<float> bias(static_cast<size_t>(units), 0.0f);
-  if (c.Has(2)) bias = ReadRealsAs<float>(c.In(2));
+  const FloatsIn x(c.In(0));
+  const FloatsIn w(c.In(1));
+  std::vector<float> zeros;
+  std::optional<FloatsIn> given_bias;
+  const float* bias;
+  if (c.Has(2)) {
+    given_bias.emplace(c.In(2));
+    bias = given_bias->data();
+  } else {
+    zeros.assign(static_cast<size_t>(units), 0.0f);
+    bias = zeros.data();
+  }
   const dnnl::memory::desc ad = StridedDesc({rows, depth}, {depth, 1});
   const dnnl::memory::desc bd = StridedDesc({depth, units}, {1, depth});  // weights[u, k]
   const dnnl::memory::desc biasd = StridedDesc({1, units}, {units, 1});
   const dnnl::memory::desc od = StridedDesc({rows, units}, {units, 1});
-  return DnnlMatMul(ad, x, bd, w, &biasd, &bias, od, c.outputs[0].num_elements());
+  return DnnlMatMul(ad, x.data(), bd, w.data(), &biasd, bias, od, out.data());
 }
 
-std::optional<std::vector<float>> DnnlBatchedMatMul(const KernelContext& c) {
+bool DnnlBatchedMatMul(const KernelContext& c, FloatsOut& out) {
   const Dims& ad = c.InDims(0);
   const Dims& bd = c.InDims(1);
   const Dims& od = c.outputs[0].dims;
   const size_t rank = od.size();
-  if (ad.size() < 2 || bd.size() < 2 || rank < 2 || rank > DNNL_MAX_NDIMS) return std::nullopt;
+  if (ad.size() < 2 || bd.size() < 2 || rank < 2 || rank > DNNL_MAX_NDIMS) return false;
   if (c.outputs[0].num_elements() == 0 || c.In(0).num_elements() == 0 ||
       c.In(1).num_elements() == 0) {
-    return std::nullopt;
+    return false;
   }
   if (!FloatComputable(c.In(0).type()) || !FloatComputable(c.In(1).type()) ||
       !FloatComputable(c.outputs[0])) {
-    return std::nullopt;
+    return false;
   }
   // Both operands padded with leading 1s to the output's rank (oneDNN
   // broadcasts batch axes of size 1).
@@ -86,22 +95,22 @@ std::optional<std::vector<float>> DnnlBatchedMatMul(const KernelContext& c) {
     return s;
   };
   const dnnl::memory::dims pa = padded(ad), pb = padded(bd), po(od.begin(), od.end());
-  std::vector<float> a = ReadRealsAs<float>(c.In(0));
-  std::vector<float> b = ReadRealsAs<float>(c.In(1));
-  return DnnlMatMul(StridedDesc(pa, row_major(pa)), a, StridedDesc(pb, row_major(pb)), b, nullptr,
-                    nullptr, StridedDesc(po, row_major(po)), c.outputs[0].num_elements());
+  const FloatsIn a(c.In(0));
+  const FloatsIn b(c.In(1));
+  return DnnlMatMul(StridedDesc(pa, row_major(pa)), a.data(), StridedDesc(pb, row_major(pb)),
+                    b.data(), nullptr, nullptr, StridedDesc(po, row_major(po)), out.data());
 }
 
 // out[n, u] = bias[u] + sum_k in[n, k] * weights[u, k], n over all leading dims.
 Result FullyConnected(const KernelContext& c) {
-  if (std::optional<std::vector<float>> f = DnnlFullyConnected(c)) {
+  if (FloatsOut out(c.outputs[0]); DnnlFullyConnected(c, out)) {
     if (c.Has(3)) {
       EGRET_ASSIGN_OR_RETURN(auto lo, ReadFloatScalarParam(c.inputs[3], "act_min"));
       EGRET_ASSIGN_OR_RETURN(auto hi, ReadFloatScalarParam(c.inputs[4], "act_max"));
-      ClampFloats(*f, lo, hi);
+      ClampFloats(out.span(), lo, hi);
     }
     std::vector<Tensor> result;
-    result.push_back(FloatsToTensor(c.outputs[0], *f));
+    result.push_back(out.Finish());
     return result;
   }
   const std::vector<double> x = ReadReals(c.In(0));
@@ -126,9 +135,9 @@ Result FullyConnected(const KernelContext& c) {
 
 // numpy matmul for rank >= 2 with broadcast batch dims.
 Result MatMul(const KernelContext& c) {
-  if (std::optional<std::vector<float>> f = DnnlBatchedMatMul(c)) {
+  if (FloatsOut out(c.outputs[0]); DnnlBatchedMatMul(c, out)) {
     std::vector<Tensor> result;
-    result.push_back(FloatsToTensor(c.outputs[0], *f));
+    result.push_back(out.Finish());
     return result;
   }
   const std::vector<double> a = ReadReals(c.In(0));

@@ -95,14 +95,16 @@ Result Batchnorm(const KernelContext& c) {
       c.In(0).num_elements() % static_cast<int64_t>(ch) == 0) {
     // The same arithmetic (in double, rounded once) without a double copy of
     // the tensor, one channel row at a time.
-    std::vector<float> v = ReadRealsAs<float>(c.In(0));
-    for (size_t row = 0; row < v.size(); row += ch) {
-      float* p = v.data() + row;
+    const FloatsIn x(c.In(0));
+    FloatsOut y(c.outputs[0], c.Reusable(0));
+    for (size_t row = 0; row < y.size(); row += ch) {
+      const float* p = x.data() + row;
+      float* q = y.data() + row;
       for (size_t k = 0; k < ch; ++k) {
-        p[k] = static_cast<float>(static_cast<double>(p[k]) * scale[k] + offset[k]);
+        q[k] = static_cast<float>(static_cast<double>(p[k]) * scale[k] + offset[k]);
       }
     }
-    out.push_back(FloatsToTensor(c.outputs[0], v));
+    out.push_back(y.Finish());
     return out;
   }
   std::vector<double> v = ReadReals(c.In(0));

@@ -15,32 +15,32 @@ namespace {
 
 using Result = absl::StatusOr<std::vector<Tensor>>;
 
-std::optional<std::vector<float>> DnnlPool(const KernelContext& c, bool is_max, bool count_pad,
-                                           const std::vector<int64_t>& window,
-                                           const std::vector<int64_t>& stride,
-                                           const std::vector<int64_t>& pads) {
+// The pool on oneDNN into `out`; false when oneDNN does not take the window.
+bool DnnlPool(const KernelContext& c, bool is_max, bool count_pad,
+              const std::vector<int64_t>& window, const std::vector<int64_t>& stride,
+              const std::vector<int64_t>& pads, FloatsOut& out) {
   const Dims& xd = c.InDims(0);
   const Dims& od = c.outputs[0].dims;
   if (xd.size() != 4 || od.size() != 4 || window.size() < 3 || stride.size() < 3 ||
       pads.size() < 3) {
-    return std::nullopt;
+    return false;
   }
-  if (c.outputs[0].num_elements() == 0 || c.In(0).num_elements() == 0) return std::nullopt;
-  if (!FloatComputable(c.In(0).type()) || !FloatComputable(c.outputs[0])) return std::nullopt;
+  if (c.outputs[0].num_elements() == 0 || c.In(0).num_elements() == 0) return false;
+  if (!FloatComputable(c.In(0).type()) || !FloatComputable(c.outputs[0])) return false;
   const int64_t kh = window[1], kw = window[2], sh = stride[1], sw = stride[2];
   const int64_t pt = pads[0], pl = pads[2];
   const std::optional<int64_t> trailing_b = DnnlTrailingPad((od[1] - 1) * sh + kh - xd[1] - pt, sh);
   const std::optional<int64_t> trailing_r = DnnlTrailingPad((od[2] - 1) * sw + kw - xd[2] - pl, sw);
-  if (!trailing_b || !trailing_r) return std::nullopt;
+  if (!trailing_b || !trailing_r) return false;
   const int64_t pb = *trailing_b, pr = *trailing_r;
   // Every window must overlap the input (the loop kernel gives 0 for a
   // window wholly in the padding, oneDNN does not define it); a count_pad
   // average divides by the whole window, which oneDNN does only when the
   // window stays inside the padded input.
   if (pt < 0 || pl < 0 || pb < 0 || pr < 0 || pt >= kh || pl >= kw || pb >= kh || pr >= kw) {
-    return std::nullopt;
+    return false;
   }
-  if (!is_max && count_pad && (pb > pads[1] || pr > pads[3])) return std::nullopt;
+  if (!is_max && count_pad && (pb > pads[1] || pr > pads[3])) return false;
   try {
     using dnnl::memory;
     const dnnl::engine& eng = CpuEngine();
@@ -54,15 +54,15 @@ std::optional<std::vector<float>> DnnlPool(const KernelContext& c, bool is_max, 
     dnnl::pooling_forward::desc d(dnnl::prop_kind::forward_inference, alg, xdesc, odesc, {sh, sw},
                                   {kh, kw}, {pt, pl}, {pb, pr});
     dnnl::pooling_forward::primitive_desc pd(d, eng);
-    std::vector<float> x = ReadRealsAs<float>(c.In(0));
-    std::vector<float> out(static_cast<size_t>(c.outputs[0].num_elements()));
+    const FloatsIn x(c.In(0));
     dnnl::stream s(eng);
-    dnnl::memory xmem(xdesc, eng, x.data()), omem(odesc, eng, out.data());
+    // oneDNN takes a non-const handle; it only reads the source.
+    dnnl::memory xmem(xdesc, eng, const_cast<float*>(x.data())), omem(odesc, eng, out.data());
     dnnl::pooling_forward(pd).execute(s, {{DNNL_ARG_SRC, xmem}, {DNNL_ARG_DST, omem}});
     s.wait();
-    return out;
+    return true;
   } catch (const dnnl::error&) {
-    return std::nullopt;
+    return false;
   }
 }
 
@@ -76,9 +76,9 @@ Result Pool(const KernelContext& c) {
     count_pad = cp;
   }
   const bool is_max = c.op == "PoolMax2d";
-  if (auto f = DnnlPool(c, is_max, count_pad != 0, window, stride, pads)) {
+  if (FloatsOut out(c.outputs[0]); DnnlPool(c, is_max, count_pad != 0, window, stride, pads, out)) {
     std::vector<Tensor> result;
-    result.push_back(FloatsToTensor(c.outputs[0], *f));
+    result.push_back(out.Finish());
     return result;
   }
   const std::vector<double> x = ReadReals(c.In(0));

@@ -1,5 +1,6 @@
 // Data movement: Reshape, Transpose, Concat, Slice_shape, StridedSlice,
 // Split and Pad.
+#include <cstring>
 #include <numeric>
 
 #include "egret/backend/kernels/kernels_internal.h"
@@ -29,25 +30,64 @@ std::vector<std::vector<int64_t>> IdentityMap(const Dims& d) {
   return m;
 }
 
-Result Reshape(const KernelContext& c) {
-  // Same elements in the same order; re-encoded when the output type differs.
-  return Single(MakeTensor(c.outputs[0], ReadReals(c.In(0))));
+// The elements of `in` gathered by `map` (GatherAxesInto) into a tensor of
+// `type`: stored bytes copied when CopiesBytes, else real values converted.
+Tensor GatherTensor(const Tensor& in, const TensorType& type,
+                    const std::vector<std::vector<int64_t>>& map) {
+  if (CopiesBytes(in.type(), type)) {
+    Tensor out(type);
+    if (WithStorageType(ElementSize(type.dtype), [&](auto zero) {
+          using T = decltype(zero);
+          GatherAxesInto<T>(reinterpret_cast<const T*>(in.bytes().data()), in.type().dims, map,
+                            zero, reinterpret_cast<T*>(out.mutable_bytes().data()));
+        })) {
+      return out;
+    }
+  }
+  return MakeTensor(type, GatherAxes(ReadReals(in), in.type().dims, map, 0));
 }
 
-Result Transpose(const KernelContext& c) {
-  EGRET_ASSIGN_OR_RETURN(auto perm, ReadIntParam(c.inputs[1], "perm"));
-  const std::vector<double> v = ReadReals(c.In(0));
-  const std::vector<int64_t> in_stride = RowMajorStrides(c.InDims(0));
-  const Dims& od = c.outputs[0].dims;
+Result Reshape(const KernelContext& c) {
+  // Same elements in the same order: the bytes themselves when the encoding
+  // stays (taken over when the executor gives the input up), else re-encoded.
+  const TensorType& out = c.outputs[0];
+  if (CopiesBytes(*c.inputs[0].type, out)) {
+    if (Tensor* reuse = c.Reusable(0); reuse != nullptr) {
+      Tensor t = std::move(*reuse);
+      if (t.Retype(out)) return Single(std::move(t));
+      *reuse = std::move(t);
+    }
+    const absl::Span<const uint8_t> b = c.In(0).bytes();
+    auto t = Tensor::FromBytes(out, std::vector<uint8_t>(b.begin(), b.end()));
+    if (t.ok()) return Single(*std::move(t));
+  }
+  return Single(MakeTensor(out, ReadReals(c.In(0))));
+}
+
+// out[i] = in[perm-mapped i] for T elements; the innermost output axis is
+// one strided loop.
+template <typename T>
+void TransposeInto(const T* in, const Dims& in_dims, const std::vector<int64_t>& perm,
+                   const Dims& od, T* out) {
   const int rank = static_cast<int>(od.size());
+  int64_t n = 1;
+  for (int64_t d : od) n *= d;
+  if (n == 0) return;
+  if (rank == 0) {
+    out[0] = in[0];
+    return;
+  }
+  const std::vector<int64_t> in_stride = RowMajorStrides(in_dims);
   std::vector<int64_t> s(rank);
   for (int d = 0; d < rank; ++d) s[d] = in_stride[perm[d]];
-  std::vector<double> out(v.size());
+  const int64_t inner = od[rank - 1], step = s[rank - 1];
   std::vector<int64_t> idx(rank, 0);
   int64_t off = 0;
-  for (size_t i = 0; i < out.size(); ++i) {
-    out[i] = v[off];
-    for (int d = rank - 1; d >= 0; --d) {
+  for (int64_t o = 0; o < n; o += inner) {
+    T* dst = out + o;
+    const T* src = in + off;
+    for (int64_t k = 0; k < inner; ++k) dst[k] = src[k * step];
+    for (int d = rank - 2; d >= 0; --d) {
       ++idx[d];
       off += s[d];
       if (idx[d] < od[d]) break;
@@ -55,6 +95,24 @@ Result Transpose(const KernelContext& c) {
       idx[d] = 0;
     }
   }
+}
+
+Result Transpose(const KernelContext& c) {
+  EGRET_ASSIGN_OR_RETURN(auto perm, ReadIntParam(c.inputs[1], "perm"));
+  const Dims& od = c.outputs[0].dims;
+  if (CopiesBytes(c.In(0).type(), c.outputs[0])) {
+    Tensor out(c.outputs[0]);
+    if (WithStorageType(ElementSize(out.type().dtype), [&](auto zero) {
+          using T = decltype(zero);
+          TransposeInto<T>(reinterpret_cast<const T*>(c.In(0).bytes().data()), c.InDims(0), perm,
+                           od, reinterpret_cast<T*>(out.mutable_bytes().data()));
+        })) {
+      return Single(std::move(out));
+    }
+  }
+  const std::vector<double> v = ReadReals(c.In(0));
+  std::vector<double> out(v.size());
+  TransposeInto<double>(v.data(), c.InDims(0), perm, od, out.data());
   return Single(MakeTensor(c.outputs[0], out));
 }
 
@@ -65,9 +123,29 @@ Result Concat(const KernelContext& c) {
   int64_t outer = 1, inner = 1;
   for (int d = 0; d < axis; ++d) outer *= od[d];
   for (size_t d = axis + 1; d < od.size(); ++d) inner *= od[d];
+  const int64_t row = od[axis] * inner;
+  bool bytes = IsConcrete(c.outputs[0].dtype);
+  for (size_t i = 1; i < c.inputs.size(); ++i) {
+    bytes = bytes && CopiesBytes(c.In(static_cast<int>(i)).type(), c.outputs[0]);
+  }
+  if (bytes) {
+    // Row by row, each input's chunk copied as stored.
+    const int64_t es = ElementSize(c.outputs[0].dtype);
+    Tensor out(c.outputs[0]);
+    uint8_t* dst = out.mutable_bytes().data();
+    int64_t col = 0;
+    for (size_t i = 1; i < c.inputs.size(); ++i) {
+      const uint8_t* src = c.In(static_cast<int>(i)).bytes().data();
+      const int64_t chunk = c.InDims(static_cast<int>(i))[axis] * inner * es;
+      for (int64_t o = 0; o < outer && chunk > 0; ++o) {
+        std::memcpy(dst + o * row * es + col, src + o * chunk, static_cast<size_t>(chunk));
+      }
+      col += chunk;
+    }
+    return Single(std::move(out));
+  }
   std::vector<double> out(static_cast<size_t>(c.outputs[0].num_elements()));
   int64_t col = 0;  // offset of this input's chunk inside one outer row
-  const int64_t row = od[axis] * inner;
   for (size_t i = 1; i < c.inputs.size(); ++i) {
     const std::vector<double> v = ReadReals(c.In(static_cast<int>(i)));
     const int64_t chunk = c.InDims(static_cast<int>(i))[axis] * inner;
@@ -84,7 +162,7 @@ Result SliceShape(const KernelContext& c) {
   const Dims& od = c.outputs[0].dims;
   std::vector<std::vector<int64_t>> map;
   for (size_t d = 0; d < od.size(); ++d) map.push_back(Iota(start[d], od[d]));
-  return Single(MakeTensor(c.outputs[0], GatherAxes(ReadReals(c.In(0)), c.InDims(0), map, 0)));
+  return Single(GatherTensor(c.In(0), c.outputs[0], map));
 }
 
 Result StridedSlice(const KernelContext& c) {
@@ -98,21 +176,20 @@ Result StridedSlice(const KernelContext& c) {
     NormalizeStridedRange(in[d], begin[d], end[d], strides[d], &first, &count);
     map.push_back(Iota(first, count, strides[d]));
   }
-  return Single(MakeTensor(c.outputs[0], GatherAxes(ReadReals(c.In(0)), in, map, 0)));
+  return Single(GatherTensor(c.In(0), c.outputs[0], map));
 }
 
 Result Split(const KernelContext& c) {
   const Dims& in = c.InDims(0);
   EGRET_ASSIGN_OR_RETURN(auto axis_raw, ReadIntScalarParam(c.inputs[1], "Split axis"));
   EGRET_ASSIGN_OR_RETURN(auto axis, NormalizeAxis(axis_raw, static_cast<int>(in.size()), "axis"));
-  const std::vector<double> v = ReadReals(c.In(0));
   std::vector<std::vector<int64_t>> map = IdentityMap(in);
   std::vector<Tensor> out;
   int64_t first = 0;
   for (const TensorType& t : c.outputs) {
     map[axis] = Iota(first, t.dims[axis]);
     first += t.dims[axis];
-    out.push_back(MakeTensor(t, GatherAxes(v, in, map, 0)));
+    out.push_back(GatherTensor(c.In(0), t, map));
   }
   return out;
 }
@@ -150,6 +227,13 @@ Result Pad(const KernelContext& c) {
   std::vector<std::vector<int64_t>> map(in.size());
   for (size_t d = 0; d < in.size(); ++d) {
     for (int64_t j = 0; j < od[d]; ++j) map[d].push_back(PadSource(j, pads[2 * d], in[d], mode));
+  }
+  if (c.outputs[0].dtype == DType::kFloat32 && CopiesBytes(c.In(0).type(), c.outputs[0])) {
+    Tensor out(c.outputs[0]);
+    GatherAxesInto<float>(reinterpret_cast<const float*>(c.In(0).bytes().data()), in, map,
+                          static_cast<float>(value),
+                          reinterpret_cast<float*>(out.mutable_bytes().data()));
+    return Single(std::move(out));
   }
   return Single(MakeTensor(c.outputs[0], GatherAxes(ReadReals(c.In(0)), in, map, value)));
 }
