@@ -9,6 +9,11 @@
 // file is missing is skipped with a message on stderr. Reading and importing the model and making
 // the inputs are not timed.
 //
+// Each network runs with 1 thread and with every core (`threads:N` in the
+// name; ExecuteOptions::threads). The first run of a process creates the
+// oneDNN primitives (JIT compilation); later ones find them in oneDNN's
+// primitive cache, so these are warm figures (`egret run --repeat`).
+//
 // Counters: nodes (nodes computed per run), peak_live_MiB (the executor's
 // ExecuteStats::peak_live_bytes) and peak_rss_MiB (the process's peak RSS
 // after the network's runs; a high-water mark over the networks run so far,
@@ -24,6 +29,7 @@
 #include <filesystem>
 #include <map>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -94,7 +100,8 @@ void BM_Execute(benchmark::State& state, const Network& net) {
   }
   ExecuteStats stats;
   for (auto _ : state) {
-    absl::StatusOr<std::vector<Tensor>> out = Execute(*g, *inputs, {.stats = &stats});
+    absl::StatusOr<std::vector<Tensor>> out =
+        Execute(*g, *inputs, {.stats = &stats, .threads = static_cast<int>(state.range(0))});
     if (!out.ok()) {
       state.SkipWithError(std::string(out.status().message()).c_str());
       return;
@@ -121,6 +128,9 @@ int main(int argc, char** argv) {
       continue;
     }
     benchmark::RegisterBenchmark(("BM_Execute/" + n.name).c_str(), egret::BM_Execute, n)
+        ->ArgName("threads")
+        ->Arg(1)
+        ->Arg(static_cast<int>(std::max(1u, std::thread::hardware_concurrency())))
         ->Unit(benchmark::kMillisecond)
         ->UseRealTime();
   }

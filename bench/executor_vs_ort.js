@@ -1,32 +1,32 @@
 #!/usr/bin/env node
 // egret's reference executor (`egret run`) against ONNX Runtime's CPU
 // provider (npm onnxruntime-node, from the model cache scripts/fetch-models
-// fills), side by side on the same networks and the same inputs, and prints a
-// Markdown table: per network the median run time of each over --runs runs.
+// fills), side by side on the same networks and the same inputs; prints one
+// Markdown table per thread count (1, and N = all cores unless --threads).
 //
 //   node bench/executor_vs_ort.js [--egret build/cli/egret] [--runs 3]
-//       [--seed 0] [--filter REGEX] [--threads N]
+//       [--repeat 4] [--seed 0] [--filter REGEX] [--threads N]
 //
-// Networks: ../shared/models/onnx-light/*.onnx, PP-OCR det/rec/cls and
-// BlazeFace from the model cache ($EGRET_MODEL_CACHE, else
-// ~/.cache/egret/models), at the input sizes docs/results.md uses; a missing
-// one is skipped with a message on stderr.
+// Networks: every network of docs/results.md: ../shared/models/onnx-light,
+// and from the model cache ($EGRET_MODEL_CACHE, else ~/.cache/egret/models)
+// PP-OCR, BlazeFace, silero VAD, M-LSD, IS-Net and the QDQ networks, at the
+// input sizes docs/results.md uses; a missing one is skipped with a message
+// on stderr.
 //
-// Per network: `egret run --random SEED --save-inputs DIR` makes the seeded
-// inputs (backend/test_data.h) and writes them as .npy files, which ONNX
-// Runtime is fed (that run is egret's first sample: each `egret run` is a
-// fresh process, so none is a warm-up); two sessions are created
-// (intraOpNumThreads 1 and N, N = all cores unless --threads;
-// interOpNumThreads 1; graph optimizations on) and run once each to warm up;
-// then --runs rounds, each running `egret run` (but for the first) and each
-// session once, interleaved, so that load from other processes hits all
-// alike. egret's time is the executor's own ("time: ... run X ms" of `egret
-// run`: reading and importing the model are not in it), ONNX Runtime's the
-// wall time of session.run; for 1 thread also CPU time (egret's "cpu", and
-// this process's process.cpuUsage() around session.run). When `egret run
-// --help` lists --threads, egret runs with --threads 1 and --threads N beside
-// the matching session; else egret runs single-threaded and both ratios use
-// that time (the table says so). Exit 0 when every network present ran, 1 otherwise.
+// Per network: `egret run --random SEED --save-inputs DIR` writes the seeded
+// inputs (backend/test_data.h) as .npy files, which ONNX Runtime is fed. Then
+// --runs rounds; in each, per thread count, one `egret run --repeat R
+// --threads T` process and one new ONNX Runtime session (intraOpNumThreads
+// T, interOpNumThreads 1, graph optimizations on) run R times, interleaved so
+// that load from other processes hits both alike.
+//   - warm: the median of runs 2..R: egret's "time of runs 2-R" line (its
+//     oneDNN kernels compiled and cached), ONNX Runtime's session.run.
+//   - first: egret's first run in its process ("time: ... run X ms": reading
+//     and importing the model are not in it), and ONNX Runtime's session
+//     creation (graph optimization, weight prepacking) plus its first run.
+// CPU time is all threads': egret's "cpu", and this process's
+// process.cpuUsage() around session.run. Reported: medians over the rounds.
+// Exit 0 when every network present ran, 1 otherwise.
 'use strict';
 const fs = require('fs');
 const os = require('os');
@@ -36,7 +36,7 @@ const { spawnSync } = require('child_process');
 const root = path.resolve(__dirname, '..');
 
 function parseArgs(argv) {
-  const a = { egret: path.join(root, 'build/cli/egret'), runs: 3, seed: 0, filter: '',
+  const a = { egret: path.join(root, 'build/cli/egret'), runs: 3, repeat: 4, seed: 0, filter: '',
               threads: os.cpus().length };
   for (let i = 0; i < argv.length; ++i) {
     const key = argv[i].replace(/^--/, '');
@@ -46,7 +46,9 @@ function parseArgs(argv) {
     const v = argv[++i];
     a[key] = typeof a[key] === 'number' ? Number(v) : v;
   }
-  if (!(a.runs >= 1) || !(a.threads >= 1)) throw new Error('--runs and --threads must be >= 1');
+  if (!(a.runs >= 1) || !(a.threads >= 1) || !(a.repeat >= 2)) {
+    throw new Error('--runs and --threads must be >= 1, --repeat >= 2');
+  }
   return a;
 }
 
@@ -76,6 +78,19 @@ function networks() {
   for (const f of ['face_detection_front_128x128_barracuda',
                    'face_detection_back_256x256_barracuda']) {
     out.push({ name: f, file: path.join(cache, 'blazeface', f + '.onnx'), flags: [] });
+  }
+  // Silero VAD: 512 samples at 16 kHz; egret freezes the sample rate (it
+  // decides the model's If), ONNX Runtime is fed it.
+  for (const f of ['silero_vad_v5', 'silero_vad_v6']) {
+    out.push({ name: f, file: path.join(cache, 'silero', f + '.onnx'),
+               flags: ['--input-shape', 'input=1x512', '--input-shape', 'state=2x1x128',
+                       '--input-value', 'sr=16000'],
+               ortFeeds: (ort) => ({ sr: new ort.Tensor('int64', BigInt64Array.from([16000n]), []) }) });
+  }
+  for (const f of ['mlsd/mlsd_320x320_tiny', 'mlsd/mlsd_512x512_large', 'isnet/isnet_fp16',
+                   'isnet/isnet_quint8', 'qdq/qdq_resnet50', 'qdq/qdq_mobilenet',
+                   'qdq/qdq_ppocr_cls']) {
+    out.push({ name: path.basename(f), file: path.join(cache, f + '.onnx'), flags: [] });
   }
   return out;
 }
@@ -115,28 +130,33 @@ function median(xs) {
   return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
 }
 
-// Runs `egret run` and returns its executor's { wall, cpu } time in ms.
+// Runs `egret run --repeat R` and returns its executor's first run and the
+// median of its later runs: { first: { wall, cpu }, warm: { wall, cpu } } in ms.
 function egretRun(args, net, extra) {
   const r = spawnSync(args.egret, ['run', net.file, ...net.flags, '--random', String(args.seed),
-                                   ...extra], { encoding: 'utf8', maxBuffer: 64 << 20 });
+                                   '--repeat', String(args.repeat), ...extra],
+                      { encoding: 'utf8', maxBuffer: 64 << 20 });
   if (r.status !== 0) {
     throw new Error(`egret run ${net.name} failed (exit ${r.status}): ${(r.stderr || '').trim()}`);
   }
   const m = /^time: .*\brun ([0-9.]+) ms \(cpu ([0-9.]+) ms\)$/m.exec(r.stdout);
-  if (!m) {
-    throw new Error(`egret run ${net.name}: no "time: ... run X ms (cpu Y ms)" line in its output`);
+  const w = /^time of runs 2-[0-9]+: median ([0-9.]+) ms \(cpu ([0-9.]+) ms\)/m.exec(r.stdout);
+  if (!m || !w) {
+    throw new Error(`egret run ${net.name}: no "time: ... run X ms (cpu Y ms)" and ` +
+                    '"time of runs 2-N: median X ms (cpu Y ms)" lines in its output');
   }
-  return { wall: Number(m[1]), cpu: Number(m[2]) };
+  return { first: { wall: Number(m[1]), cpu: Number(m[2]) },
+           warm: { wall: Number(w[1]), cpu: Number(w[2]) } };
 }
 
-// One session.run: { wall, cpu } in ms (cpu: this process's, all threads).
-async function ortRun(session, feeds) {
+// Times fn(): { wall, cpu } in ms (cpu: this process's, all threads).
+async function timed(fn) {
   const c0 = process.cpuUsage();
   const t0 = process.hrtime.bigint();
-  await session.run(feeds);
+  const value = await fn();
   const wall = Number(process.hrtime.bigint() - t0) / 1e6;
   const c = process.cpuUsage(c0);
-  return { wall, cpu: (c.user + c.system) / 1e3 };
+  return { wall, cpu: (c.user + c.system) / 1e3, value };
 }
 
 async function main() {
@@ -148,13 +168,14 @@ async function main() {
   if (!fs.existsSync(args.egret)) throw new Error(`${args.egret} is missing: build egret first`);
   const ort = require(ortDir);
   const ortVersion = JSON.parse(fs.readFileSync(path.join(ortDir, 'package.json'), 'utf8')).version;
-  const help = spawnSync(args.egret, ['run', '--help'], { encoding: 'utf8' }).stdout || '';
-  const egretThreads = /--threads\b/.test(help);
   const configs = [1, args.threads];
   const filter = new RegExp(args.filter);
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'egret_vs_ort_'));
-  const rows = [];
+  const rows = [];  // per network: { name, per config: { egret: {first, warm}, ort: {first, warm} } }
   let failed = false;
+  const makeSession = (file, t) => ort.InferenceSession.create(file, {
+    executionProviders: ['cpu'], intraOpNumThreads: t, interOpNumThreads: 1,
+    graphOptimizationLevel: 'all', logSeverityLevel: 3 });
   for (const net of networks().filter((n) => filter.test(n.name))) {
     if (!fs.existsSync(net.file)) {
       process.stderr.write(`executor_vs_ort: skipping ${net.name}: ${net.file} is missing\n`);
@@ -162,47 +183,50 @@ async function main() {
     }
     try {
       const dir = path.join(tmp, net.name);
-      // egret's first run also writes the seeded inputs; each `egret run` is
-      // a fresh process, so it needs no warm-up and this is its first sample.
-      const egretThreadFlags = (c) => (egretThreads ? ['--threads', String(configs[c])] : []);
-      const first = egretRun(args, net, ['--save-inputs', dir, ...egretThreadFlags(0)]);
-      const sessions = [];
-      for (const t of configs) {
-        sessions.push(await ort.InferenceSession.create(net.file, {
-          executionProviders: ['cpu'], intraOpNumThreads: t, interOpNumThreads: 1,
-          graphOptimizationLevel: 'all', logSeverityLevel: 3 }));
+      const saved = spawnSync(args.egret, ['run', net.file, ...net.flags, '--random',
+                                           String(args.seed), '--save-inputs', dir],
+                              { encoding: 'utf8', maxBuffer: 64 << 20 });
+      if (saved.status !== 0) {
+        throw new Error(`egret run ${net.name} failed (exit ${saved.status}): ` +
+                        (saved.stderr || '').trim());
       }
-      // Graph inputs egret saved; the others (ONNX initializers listed as
-      // inputs) keep their initializer values in both runtimes.
-      const feeds = {};
-      for (const name of sessions[0].inputNames) {
+      // Graph inputs egret saved, and the ones it froze; the others (ONNX
+      // initializers listed as inputs) keep their initializer values in both.
+      const names = (await makeSession(net.file, 1)).inputNames;
+      const feeds = net.ortFeeds ? net.ortFeeds(ort) : {};
+      for (const name of names) {
         const file = path.join(dir, fileStem(name) + '.npy');
         if (fs.existsSync(file)) feeds[name] = readNpy(ort, file);
       }
-      for (const s of sessions) await ortRun(s, feeds);
-      const egretMs = configs.map(() => []);
-      const ortMs = configs.map(() => []);
+      const samples = configs.map(() => ({ egretFirst: [], egretWarm: [], ortFirst: [], ortWarm: [] }));
       for (let r = 0; r < args.runs; ++r) {
         for (let c = 0; c < configs.length; ++c) {
-          if (r === 0 && c === 0) {
-            egretMs[c].push(first);
-          } else if (egretThreads || c === 0) {
-            egretMs[c].push(egretRun(args, net, egretThreadFlags(c)));
+          const e = egretRun(args, net, ['--threads', String(configs[c])]);
+          samples[c].egretFirst.push(e.first);
+          samples[c].egretWarm.push(e.warm);
+          // ONNX Runtime's first run: creating the session (graph
+          // optimization, weight prepacking) and running it once.
+          const first = await timed(async () => {
+            const s = await makeSession(net.file, configs[c]);
+            await s.run(feeds);
+            return s;
+          });
+          samples[c].ortFirst.push(first);
+          const session = first.value;
+          for (let k = 1; k < args.repeat; ++k) {
+            samples[c].ortWarm.push(await timed(() => session.run(feeds)));
           }
-          ortMs[c].push(await ortRun(sessions[c], feeds));
+          if (session.release) await session.release();
         }
       }
-      const row = { name: net.name, egret: [], ort: [] };
-      const pick = (xs, k) => median(xs.map((x) => x[k]));
-      for (let c = 0; c < configs.length; ++c) {
-        const e = egretMs[egretThreads ? c : 0];
-        row.egret.push({ wall: pick(e, 'wall'), cpu: pick(e, 'cpu') });
-        row.ort.push({ wall: pick(ortMs[c], 'wall'), cpu: pick(ortMs[c], 'cpu') });
-      }
+      const pick = (xs) => ({ wall: median(xs.map((x) => x.wall)), cpu: median(xs.map((x) => x.cpu)) });
+      const row = { name: net.name, configs: samples.map((s) => ({
+        egret: { first: pick(s.egretFirst), warm: pick(s.egretWarm) },
+        ort: { first: pick(s.ortFirst), warm: pick(s.ortWarm) } })) };
       rows.push(row);
-      process.stderr.write(`executor_vs_ort: ${net.name}: egret ${row.egret.map((x) => x.wall.toFixed(1))} ms, ` +
-                           `ONNX Runtime ${row.ort.map((x) => x.wall.toFixed(1))} ms\n`);
-      for (const s of sessions) if (s.release) await s.release();
+      process.stderr.write(`executor_vs_ort: ${net.name}: warm egret ` +
+                           `${row.configs.map((x) => x.egret.warm.wall.toFixed(1))} ms, ONNX Runtime ` +
+                           `${row.configs.map((x) => x.ort.warm.wall.toFixed(1))} ms\n`);
     } catch (e) {
       failed = true;
       process.stderr.write(`executor_vs_ort: ${net.name}: error: ${e.message.split('\n')[0]}\n`);
@@ -210,30 +234,35 @@ async function main() {
   }
   fs.rmSync(tmp, { recursive: true, force: true });
 
-  const n = args.threads;
-  const egretNote = egretThreads ? '' : ' egret ran single-threaded (`egret run` has no --threads), ' +
-                                        'so both egret columns are the same runs.';
-  let md = `ONNX Runtime ${ortVersion} CPU provider; median of ${args.runs} interleaved runs; ` +
-           `seed ${args.seed}; wall time of one run in ms, and for 1 thread also CPU time ` +
-           `(less sensitive to other load on the machine).${egretNote}\n\n`;
-  md += `| network | egret 1 thread | ORT 1 thread | ratio | egret CPU | ORT CPU | CPU ratio | ` +
-        `egret ${egretThreads ? n + ' threads' : '(1 thread)'} | ORT ${n} threads | ratio |\n`;
-  md += '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n';
-  const ratios = [[], [], []];
   const f = (x) => (x >= 100 ? x.toFixed(0) : x.toFixed(1));
-  for (const r of rows) {
-    const parts = [[r.egret[0].wall, r.ort[0].wall], [r.egret[0].cpu, r.ort[0].cpu],
-                   [r.egret[1].wall, r.ort[1].wall]];
-    const cells = [r.name];
-    parts.forEach(([e, o], k) => {
-      ratios[k].push(e / o);
-      cells.push(f(e), f(o), (e / o).toFixed(1) + 'x');
-    });
-    md += `| ${cells.join(' | ')} |\n`;
-  }
-  if (rows.length) {
-    md += `| median ratio | | | ${median(ratios[0]).toFixed(1)}x | | | ` +
-          `${median(ratios[1]).toFixed(1)}x | | | ${median(ratios[2]).toFixed(1)}x |\n`;
+  let md = `ONNX Runtime ${ortVersion} CPU provider; ${args.runs} rounds, each one \`egret run ` +
+           `--repeat ${args.repeat}\` process and one new ONNX Runtime session run ${args.repeat} ` +
+           `times, per thread count; medians; seed ${args.seed}; wall times in ms. "First" is ` +
+           `egret's first run in its process and ONNX Runtime's session creation plus first run; ` +
+           `"warm" the median of the later runs.\n`;
+  for (let c = 0; c < configs.length; ++c) {
+    md += `\n${configs[c]} thread${configs[c] > 1 ? 's' : ''}:\n\n`;
+    md += '| network | egret warm | ORT warm | ratio | egret warm CPU | ORT warm CPU | CPU ratio | ' +
+          'egret first | ORT first | ratio |\n';
+    md += '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n';
+    const ratios = [[], [], []];
+    for (const r of rows) {
+      const x = r.configs[c];
+      const parts = [[x.egret.warm.wall, x.ort.warm.wall], [x.egret.warm.cpu, x.ort.warm.cpu],
+                     [x.egret.first.wall, x.ort.first.wall]];
+      const cells = [r.name];
+      parts.forEach(([e, o], k) => {
+        ratios[k].push(e / o);
+        cells.push(f(e), f(o), (e / o).toFixed(2) + 'x');
+      });
+      md += `| ${cells.join(' | ')} |\n`;
+    }
+    if (rows.length) {
+      const worst = (xs) => Math.max(...xs).toFixed(2);
+      md += `| median ratio (worst) | | | ${median(ratios[0]).toFixed(2)}x (${worst(ratios[0])}x) | | | ` +
+            `${median(ratios[1]).toFixed(2)}x (${worst(ratios[1])}x) | | | ` +
+            `${median(ratios[2]).toFixed(2)}x (${worst(ratios[2])}x) |\n`;
+    }
   }
   process.stdout.write(md);
   process.exit(failed ? 1 : 0);

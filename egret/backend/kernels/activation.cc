@@ -12,7 +12,7 @@ using Result = absl::StatusOr<std::vector<Tensor>>;
 
 double Clamp(double x, double lo, double hi) { return std::min(std::max(x, lo), hi); }
 // In float when every operand is Float32 (a selection: exact, see
-// AllFloat32): the bounds rounded to float, which monotone rounding allows.
+// AllFloats): the bounds rounded to float, which monotone rounding allows.
 template <typename T>
 T ClampAs(T x, double lo, double hi) {
   return std::min(std::max(x, static_cast<T>(lo)), static_cast<T>(hi));

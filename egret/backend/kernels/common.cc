@@ -47,9 +47,61 @@ bool CpuHasF16c() {
 
 const bool kHasF16c = CpuHasF16c();
 
+// Eight halves at a time through F16C, the lanes holding a NaN (whose
+// payload the hardware treats differently) through the table.
+__attribute__((target("avx,f16c"))) void F16cWiden(const uint16_t* in, size_t n, float* out) {
+  const float* table = HalfTable();
+  size_t i = 0;
+  const __m128i exp_mask = _mm_set1_epi16(0x7C00), mant_mask = _mm_set1_epi16(0x03FF);
+  for (; i + 8 <= n; i += 8) {
+    const __m128i h = _mm_loadu_si128(reinterpret_cast<const __m128i*>(in + i));
+    const __m128i inf_or_nan = _mm_cmpeq_epi16(_mm_and_si128(h, exp_mask), exp_mask);
+    const __m128i zero_mant = _mm_cmpeq_epi16(_mm_and_si128(h, mant_mask), _mm_setzero_si128());
+    if (_mm_movemask_epi8(_mm_andnot_si128(zero_mant, inf_or_nan)) != 0) {
+      for (size_t k = i; k < i + 8; ++k) out[k] = table[in[k]];
+      continue;
+    }
+    _mm256_storeu_ps(out + i, _mm256_cvtph_ps(h));
+  }
+  for (; i < n; ++i) out[i] = table[in[i]];
+}
+
+// Eight floats at a time, rounded to nearest even; NaN lanes through
+// FloatToHalf (its quiet NaN, not the hardware's payload).
+__attribute__((target("avx,f16c"))) void F16cNarrowAll(const float* in, size_t n, uint16_t* out) {
+  size_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    const __m256 f = _mm256_loadu_ps(in + i);
+    if (_mm256_movemask_ps(_mm256_cmp_ps(f, f, _CMP_UNORD_Q)) != 0) {
+      for (size_t k = i; k < i + 8; ++k) out[k] = FloatToHalf(in[k]);
+      continue;
+    }
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(out + i),
+                     _mm256_cvtps_ph(f, _MM_FROUND_TO_NEAREST_INT));
+  }
+  for (; i < n; ++i) out[i] = std::isnan(in[i]) ? FloatToHalf(in[i]) : F16cNarrow(in[i]);
+}
+
 }  // namespace
 
 float WidenHalf(uint16_t h) { return HalfTable()[h]; }
+
+void WidenHalves(const uint16_t* in, size_t n, float* out) {
+  if (kHasF16c) {
+    F16cWiden(in, n, out);
+    return;
+  }
+  const float* table = HalfTable();
+  for (size_t i = 0; i < n; ++i) out[i] = table[in[i]];
+}
+
+void NarrowToHalves(const float* in, size_t n, uint16_t* out) {
+  if (kHasF16c) {
+    F16cNarrowAll(in, n, out);
+    return;
+  }
+  for (size_t i = 0; i < n; ++i) out[i] = FloatToHalf(in[i]);
+}
 
 uint16_t NarrowToHalf(float f) {
   // NaN payloads are FloatToHalf's (a quiet NaN), not the hardware's.
@@ -80,10 +132,15 @@ std::vector<Out> ReadRealsAs(const Tensor& t) {
       }
       break;
     case DType::kFloat16:
-      for (size_t i = 0; i < out.size(); ++i) {
-        uint16_t h;
-        std::memcpy(&h, p + i * 2, 2);
-        out[i] = WidenHalf(h);
+      if constexpr (std::is_same_v<Out, float>) {
+        // Tensor storage is allocated by operator new: aligned for uint16_t.
+        WidenHalves(reinterpret_cast<const uint16_t*>(p), out.size(), out.data());
+      } else {
+        for (size_t i = 0; i < out.size(); ++i) {
+          uint16_t h;
+          std::memcpy(&h, p + i * 2, 2);
+          out[i] = WidenHalf(h);
+        }
       }
       break;
     case DType::kQUInt8:
@@ -182,26 +239,22 @@ Tensor FloatsToTensor(const TensorType& type, absl::Span<const float> values) {
     return *Tensor::FromBytes(type, std::move(bytes));
   }
   if (type.dtype == DType::kFloat16) {
-    std::vector<uint8_t> bytes(static_cast<size_t>(type.byte_size()), 0);
-    for (size_t i = 0; i < n; ++i) {
-      const uint16_t h = NarrowToHalf(values[i]);
-      std::memcpy(bytes.data() + i * 2, &h, 2);
-    }
-    return *Tensor::FromBytes(type, std::move(bytes));
+    Tensor t(type);
+    NarrowToHalves(values.data(), n, reinterpret_cast<uint16_t*>(t.mutable_bytes().data()));
+    return t;
   }
   Tensor t(type);
   for (size_t i = 0; i < n; ++i) t.SetReal(static_cast<int64_t>(i), values[i]);
   return t;
 }
 
-bool AllFloat32(const KernelContext& c) {
-  for (size_t i = 0; i < c.inputs.size(); ++i) {
-    if (c.Has(static_cast<int>(i)) && c.In(static_cast<int>(i)).type().dtype != DType::kFloat32) {
-      return false;
-    }
+bool AllFloats(const KernelContext& c) {
+  auto is_float = [](DType t) { return t == DType::kFloat32 || t == DType::kFloat16; };
+  for (const OperandInfo& in : c.inputs) {
+    if (in.type == nullptr || !is_float(in.type->dtype)) return false;
   }
   for (const TensorType& t : c.outputs) {
-    if (t.dtype != DType::kFloat32) return false;
+    if (!is_float(t.dtype)) return false;
   }
   return true;
 }

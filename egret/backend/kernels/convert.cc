@@ -1,4 +1,5 @@
 // Cast, QNN_Cast, Quantize and Dequantize.
+#include <algorithm>
 #include <cmath>
 
 #include "egret/backend/kernels/kernels_internal.h"
@@ -14,13 +15,28 @@ using Result = absl::StatusOr<std::vector<Tensor>>;
 Result Cast(const KernelContext& c) {
   const Tensor& in = c.In(0);
   const TensorType& ot = c.outputs[0];
+  std::vector<Tensor> result;
+  // The same dtype: the stored values themselves. Float16 <-> Float32: as
+  // below (a float widened exactly; a float narrowed as SetValue does).
+  if (in.type().dtype == ot.dtype && IsConcrete(ot.dtype)) {
+    const absl::Span<const uint8_t> b = in.bytes();
+    result.push_back(*Tensor::FromBytes(ot, std::vector<uint8_t>(b.begin(), b.end())));
+    return result;
+  }
+  if ((in.type().dtype == DType::kFloat16 && ot.dtype == DType::kFloat32) ||
+      (in.type().dtype == DType::kFloat32 && ot.dtype == DType::kFloat16)) {
+    const FloatsIn x(in);
+    FloatsOut y(ot);
+    std::copy(x.data(), x.data() + x.size(), y.data());
+    result.push_back(y.Finish());
+    return result;
+  }
   Tensor out(ot);
   const bool truncate = IsFloat(in.type().dtype) && !IsFloat(ot.dtype);
   for (int64_t i = 0; i < in.num_elements(); ++i) {
     double v = in.GetValue(i);
     out.SetValue(i, truncate && ot.dtype != DType::kBool ? std::trunc(v) : v);
   }
-  std::vector<Tensor> result;
   result.push_back(std::move(out));
   return result;
 }

@@ -9,13 +9,13 @@ namespace {
 bool IsIntegerType(DType t) { return t == DType::kInt32 || t == DType::kInt64; }
 
 // f is a generic lambda: called with floats when the operation is exact in
-// float (exact_in_float, see AllFloat32) and every operand is Float32, with
+// float (exact_in_float, see AllFloats) and every operand is Float32 or Float16, with
 // doubles otherwise.
 template <typename F>
 absl::StatusOr<std::vector<Tensor>> Binary(const KernelContext& c, F f,
                                            bool exact_in_float = true) {
   std::vector<Tensor> result;
-  if (exact_in_float && AllFloat32(c)) {
+  if (exact_in_float && AllFloats(c)) {
     const FloatsIn a(c.In(0));
     const FloatsIn b(c.In(1));
     // In place over an operand of the output's shape the executor gives up.

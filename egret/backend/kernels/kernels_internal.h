@@ -87,6 +87,9 @@ extern template std::vector<float> ReadRealsAs<float>(const Tensor& t);
 // for narrowing finite and infinite values when the CPU has it.
 float WidenHalf(uint16_t h);
 uint16_t NarrowToHalf(float f);
+// The same over n values, eight at a time where the CPU has F16C.
+void WidenHalves(const uint16_t* in, size_t n, float* out);
+void NarrowToHalves(const float* in, size_t n, uint16_t* out);
 // A tensor of `type` holding the given real values (quantized as above).
 Tensor MakeTensor(const TensorType& type, absl::Span<const double> reals);
 // A tensor of `type` holding `values`: Float32 copied, every other dtype
@@ -137,14 +140,16 @@ class FloatsOut {
   size_t size_ = 0;
 };
 
-// Whether every input given and every output of the node is Float32: then a
-// kernel whose operation is one correctly rounded IEEE operation (+ - * /,
-// sqrt) or a selection (max, min, clamp, negation, absolute value) may
-// compute in float directly. The result is the same bits as computing in
-// double and rounding once: double's 53-bit significand is wide enough
-// (53 >= 2 * 24 + 2) that the double result rounds to the float one, and
-// rounding is monotone, so it commutes with max/min.
-bool AllFloat32(const KernelContext& c);
+// Whether every input given and every output of the node is Float32 or
+// Float16: then a kernel whose operation is one correctly rounded IEEE
+// operation (+ - * /, sqrt) or a selection (max, min, clamp, negation,
+// absolute value) may compute in float directly. The result is the same bits
+// as computing in double and rounding once: double's 53-bit significand is
+// wide enough (53 >= 2 * 24 + 2) that the double result rounds to the float
+// one, and rounding is monotone, so it commutes with max/min. (Every Float16
+// value is a float, and a Float16 output is stored from the float either way:
+// the double paths round to float, then to half, as Tensor::SetValue does.)
+bool AllFloats(const KernelContext& c);
 // Row-major strides of dims (in elements).
 std::vector<int64_t> RowMajorStrides(const Dims& dims);
 
@@ -169,7 +174,7 @@ void MapFloats(const float* src, float* dst, size_t n, F f) {
 template <typename F>
 std::vector<Tensor> MapUnary(const KernelContext& c, F f) {
   std::vector<Tensor> out;
-  if (AllFloat32(c)) {
+  if (AllFloats(c)) {
     const FloatsIn in(c.In(0));
     FloatsOut o(c.outputs[0], c.Reusable(0));
     MapFloats(in.data(), o.data(), o.size(),
@@ -183,11 +188,12 @@ std::vector<Tensor> MapUnary(const KernelContext& c, F f) {
   return out;
 }
 
-// MapUnary for an f that is exact in float (see AllFloat32): f is called
-// with floats when the input and output are Float32, with doubles otherwise.
+// MapUnary for an f that is exact in float (see AllFloats): f is called
+// with floats when the input and output are Float32 or Float16, with doubles
+// otherwise.
 template <typename F>
 std::vector<Tensor> MapUnaryExactInFloat(const KernelContext& c, F f) {
-  if (!AllFloat32(c)) return MapUnary(c, f);
+  if (!AllFloats(c)) return MapUnary(c, f);
   const FloatsIn in(c.In(0));
   FloatsOut o(c.outputs[0], c.Reusable(0));
   MapFloats(in.data(), o.data(), o.size(), f);
