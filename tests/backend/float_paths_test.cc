@@ -1,10 +1,12 @@
-// The Float32 paths of the elementwise kernels (binary arithmetic with
-// broadcasting, the clamps, negation, absolute value, Batchnorm) give
-// exactly the bits of the executor's definition: compute in double, round
-// once to float. Operands are random floats from 2^-35 to 2^26, with NaN,
-// infinities and signed zeros mixed in, in the broadcast shapes
-// the fast loops special-case (same shape, per-channel, scalar) and the
-// general strided case.
+// The Float32 and Float16 paths of the elementwise kernels (binary arithmetic
+// with broadcasting, the clamps, negation, absolute value, Batchnorm, Cast)
+// give exactly the bits of the executor's definition: compute in double, round
+// once to float (and a Float16 result from that float to half). Operands are
+// random floats from 2^-35 to 2^26, with NaN, infinities and signed zeros
+// mixed in, in the broadcast shapes the fast loops special-case (same shape,
+// per-channel, scalar) and the general strided case. Kernels that take over
+// an input's storage at its last use (KernelContext::reusable) never touch a
+// value another node, or the caller, still reads.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -16,6 +18,7 @@
 #include <vector>
 
 #include "egret/backend/executor.h"
+#include "egret/graph/tensor.h"
 #include "graph_builder.h"
 
 namespace egret {
@@ -175,6 +178,216 @@ TEST(Float32Paths, ClampsNegationAbsAndBatchnormAreBitExact) {
   for (size_t i = 0; i < x.size(); ++i) {
     const float want = static_cast<float>(x[i] * scale[i % 8] + offset[i % 8]);
     if (!SameFloat(got[i], want)) ++mismatches;
+  }
+  EXPECT_EQ(mismatches, 0);
+}
+
+// Computed (not constant) values, so that kernels may reuse their storage:
+// n = Neg(x) feeds two readers, is read twice by one node, or is a graph
+// output; each case must leave n intact for every other reader.
+TEST(ReusedStorage, ValuesStillReadElsewhereAreNeverOverwritten) {
+  std::mt19937 rng(13);
+  const Dims d = {2, 3, 4, 8};
+  const std::vector<double> x = RandomFloats(Count(d), rng);
+  auto run = [&](auto build) {
+    GraphBuilder g;
+    ValueRef n = g.Op("Neg", {g.F32(d, x)});
+    for (ValueRef out : build(g, n)) g.Output(out);
+    ExecuteOptions options;
+    options.threads = 1;
+    auto r = Execute(g.graph(), {}, options);
+    EXPECT_TRUE(r.ok()) << r.status();
+    std::vector<std::vector<float>> outs;
+    for (const Tensor& t : r.ok() ? *r : std::vector<Tensor>{}) {
+      std::vector<float> v(static_cast<size_t>(t.num_elements()));
+      std::memcpy(v.data(), t.bytes().data(), v.size() * sizeof(float));
+      outs.push_back(std::move(v));
+    }
+    return outs;
+  };
+  auto expect_all = [&](const std::vector<float>& got, auto f) {
+    ASSERT_EQ(got.size(), x.size());
+    int mismatches = 0;
+    for (size_t i = 0; i < x.size(); ++i) {
+      if (!SameFloat(got[i], static_cast<float>(f(x[i])))) ++mismatches;
+    }
+    EXPECT_EQ(mismatches, 0);
+  };
+  auto neg = [](double v) { return -v; };
+  auto relu_neg = [](double v) { return std::max(-v, 0.0); };
+  {
+    SCOPED_TRACE("two readers");
+    auto outs = run([](GraphBuilder& g, ValueRef n) {
+      return std::vector<ValueRef>{g.Op("Relu", {n}), g.Op("Abs", {n})};
+    });
+    ASSERT_EQ(outs.size(), 2u);
+    expect_all(outs[0], relu_neg);
+    expect_all(outs[1], [](double v) { return std::fabs(v); });
+  }
+  {
+    SCOPED_TRACE("read twice by one node");
+    auto outs = run([](GraphBuilder& g, ValueRef n) {
+      return std::vector<ValueRef>{g.Op("ElementWiseSubtract", {n, g.Op("Relu", {n})}), n};
+    });
+    ASSERT_EQ(outs.size(), 2u);
+    expect_all(outs[0], [](double v) { return -v - std::max(-v, 0.0); });
+    expect_all(outs[1], neg);
+  }
+  {
+    SCOPED_TRACE("a graph output");
+    auto outs = run([](GraphBuilder& g, ValueRef n) {
+      return std::vector<ValueRef>{g.Op("Relu", {n}), n};
+    });
+    ASSERT_EQ(outs.size(), 2u);
+    expect_all(outs[0], relu_neg);
+    expect_all(outs[1], neg);
+  }
+  {
+    SCOPED_TRACE("last use: in place, through a reshape and a broadcast add");
+    auto outs = run([&](GraphBuilder& g, ValueRef n) {
+      ValueRef r = g.Op("Reshape", {g.Op("Relu", {n}), g.Shape({6, 32})});
+      ValueRef sum = g.Op("ElementWiseAdd", {g.F32({32}, std::vector<double>(32, 0.5)), r});
+      return std::vector<ValueRef>{g.Op("Batchnorm", {sum, g.F32({32}, std::vector<double>(32, 2)),
+                                                      g.F32({32}, std::vector<double>(32, 1))})};
+    });
+    ASSERT_EQ(outs.size(), 1u);
+    expect_all(outs[0], [](double v) {
+      return static_cast<double>(static_cast<float>(std::max(-v, 0.0) + 0.5)) * 2 + 1;
+    });
+  }
+}
+
+// The Float16 value nearest (ties to even) the float nearest v, as the
+// executor stores a Float16 result.
+uint16_t HalfOf(double v) { return FloatToHalf(static_cast<float>(v)); }
+
+std::vector<uint16_t> RunFloat16(GraphBuilder& b, ValueRef out) {
+  b.Output(out);
+  ExecuteOptions options;
+  options.threads = 1;
+  auto r = Execute(b.graph(), {}, options);
+  EXPECT_TRUE(r.ok()) << r.status();
+  std::vector<uint16_t> v;
+  if (!r.ok()) return v;
+  const Tensor& t = (*r)[0];
+  EXPECT_EQ(t.type().dtype, DType::kFloat16);
+  v.resize(static_cast<size_t>(t.num_elements()));
+  std::memcpy(v.data(), t.bytes().data(), v.size() * sizeof(uint16_t));
+  return v;
+}
+
+bool SameHalf(uint16_t a, uint16_t b) {
+  return a == b || (std::isnan(HalfToFloat(a)) && std::isnan(HalfToFloat(b)));
+}
+
+// Float16 operands (random halves, NaN, infinities, subnormals) through the
+// float paths: each result is the double result rounded to float, then to
+// half, bit for bit; operands computed by a node, so reusable, and constants.
+TEST(Float16Paths, ElementwiseAndCastAreBitExact) {
+  std::mt19937 rng(14);
+  const Dims d = {3, 5, 16};
+  auto random_halves = [&] {
+    std::uniform_int_distribution<int> bits(0, 0xFFFF);
+    std::vector<double> v;
+    for (int64_t i = 0; i < Count(d); ++i) v.push_back(HalfToFloat(static_cast<uint16_t>(bits(rng))));
+    return v;
+  };
+  const std::vector<double> a = random_halves(), b = random_halves();
+  auto f16 = [&](GraphBuilder& g, const std::vector<double>& v) {
+    return g.Const(TensorType(DType::kFloat16, d), v);
+  };
+  const std::vector<BinaryCase> binary = {
+      {"ElementWiseAdd", [](double x, double y) { return x + y; }},
+      {"ElementWiseMultiply", [](double x, double y) { return x * y; }},
+      {"ElementWiseDivide", [](double x, double y) { return x / y; }},
+      {"ElementWiseMaximum", [](double x, double y) { return std::isnan(x) || x > y ? x : y; }}};
+  for (const BinaryCase& op : binary) {
+    SCOPED_TRACE(op.op);
+    GraphBuilder g;
+    // Relu(a) is computed: an operand the kernel may take over.
+    ValueRef lhs = g.Op("Relu", {f16(g, a)});
+    const std::vector<uint16_t> got = RunFloat16(g, g.Op(op.op, {lhs, f16(g, b)}));
+    ASSERT_EQ(got.size(), a.size());
+    int mismatches = 0;
+    for (size_t i = 0; i < a.size(); ++i) {
+      const double relu = a[i] < 0 ? 0.0 : a[i];  // as std::max(x, 0): -0 and NaN stay
+      if (!SameHalf(got[i], HalfOf(op.f(relu, b[i])))) ++mismatches;
+    }
+    EXPECT_EQ(mismatches, 0);
+  }
+  {
+    SCOPED_TRACE("Sigmoid (computed in double)");
+    GraphBuilder g;
+    const std::vector<uint16_t> got = RunFloat16(g, g.Op("Sigmoid", {f16(g, a)}));
+    ASSERT_EQ(got.size(), a.size());
+    int mismatches = 0;
+    for (size_t i = 0; i < a.size(); ++i) {
+      if (!SameHalf(got[i], HalfOf(1.0 / (1.0 + std::exp(-a[i]))))) ++mismatches;
+    }
+    EXPECT_EQ(mismatches, 0);
+  }
+}
+
+// Cast widens every one of the 65536 halves exactly (NaN payloads as
+// HalfToFloat keeps them) and narrows floats as FloatToHalf does: halfway
+// cases, overflow, subnormals, NaNs with payloads.
+TEST(Float16Paths, CastConvertsEveryHalfAndNarrowsLikeFloatToHalf) {
+  // Stored bit for bit (a constant made from values would canonicalize NaNs).
+  std::vector<uint8_t> bytes;
+  for (uint32_t h = 0; h < 65536; ++h) {
+    bytes.push_back(static_cast<uint8_t>(h & 0xFF));
+    bytes.push_back(static_cast<uint8_t>(h >> 8));
+  }
+  absl::StatusOr<Tensor> halves = Tensor::FromBytes(TensorType(DType::kFloat16, {65536}), bytes);
+  ASSERT_TRUE(halves.ok()) << halves.status();
+  GraphBuilder g;
+  ValueRef in = {g.graph().AddConstant("halves", std::make_shared<Tensor>(*std::move(halves))), 0};
+  ValueRef wide = g.Op("Cast", {in}, {TensorType(DType::kFloat32, {65536})});
+  const std::vector<float> got = RunFloat32(g, wide);
+  ASSERT_EQ(got.size(), 65536u);
+  int mismatches = 0;
+  for (uint32_t h = 0; h < 65536; ++h) {
+    const float want = HalfToFloat(static_cast<uint16_t>(h));
+    if (std::memcmp(&got[h], &want, sizeof(float)) != 0) ++mismatches;
+  }
+  EXPECT_EQ(mismatches, 0);
+
+  std::mt19937 rng(15);
+  std::uniform_int_distribution<uint32_t> bits;
+  std::vector<float> floats;
+  for (uint32_t h = 0; h < 65536; h += 7) {
+    const float f = HalfToFloat(static_cast<uint16_t>(h));
+    floats.push_back(f);
+    // Just above, at and below the halfway point to the next half.
+    uint32_t u;
+    std::memcpy(&u, &f, sizeof u);
+    for (uint32_t delta : {0xFFFu, 0x1000u, 0x1001u}) {
+      const uint32_t w = u + delta;
+      float g2;
+      std::memcpy(&g2, &w, sizeof g2);
+      floats.push_back(g2);
+    }
+  }
+  for (int i = 0; i < 4096; ++i) {
+    const uint32_t u = bits(rng);
+    float f;
+    std::memcpy(&f, &u, sizeof f);
+    floats.push_back(f);  // NaNs with random payloads among them
+  }
+  const int64_t n = static_cast<int64_t>(floats.size());
+  GraphBuilder g2;
+  ValueRef src = g2.Const(TensorType(DType::kFloat32, {n}),
+                          std::vector<double>(floats.begin(), floats.end()));
+  // Through a computed value too (Neg twice), which the Cast may reuse.
+  ValueRef twice = g2.Op("Neg", {g2.Op("Neg", {src})});
+  const std::vector<uint16_t> narrow =
+      RunFloat16(g2, g2.Op("Cast", {twice}, {TensorType(DType::kFloat16, {n})}));
+  ASSERT_EQ(static_cast<int64_t>(narrow.size()), n);
+  mismatches = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    // The constant holds the float through double (a signalling NaN quieted).
+    const uint16_t want = FloatToHalf(static_cast<float>(static_cast<double>(floats[i])));
+    if (narrow[i] != want) ++mismatches;
   }
   EXPECT_EQ(mismatches, 0);
 }

@@ -6,15 +6,12 @@
 // no kernel for are listed as not verified.
 //
 // Skips, with a message, when node, onnxruntime-node or a model is missing
-// (scripts/fetch-models needs the npm registry). The 1024x1024 float16 IS-Net
-// takes minutes on the reference executor: it runs only with
-// EGRET_SLOW_TESTS=1.
+// (scripts/fetch-models needs the npm registry).
 #include "tests/onnx/ort_oracle.h"
 
 #include <gtest/gtest.h>
 
 #include <cstdio>
-#include <cstdlib>
 #include <filesystem>
 #include <string>
 #include <utility>
@@ -38,7 +35,6 @@ struct OracleCase {
   std::vector<std::pair<std::string, Tensor>> frozen;
   double rtol = 1e-3;
   double atol = 1e-4;
-  bool slow = false;
   // Small enough to run under the sanitizers' (Debug, ASan) build too.
   bool small = false;
 };
@@ -71,9 +67,6 @@ void CheckAgainstOrt(const OracleCase& c) {
     GTEST_SKIP() << c.path
                  << ": the reference executor takes minutes under ASan; the plain build "
                     "runs it";
-  }
-  if (c.slow && std::getenv("EGRET_SLOW_TESTS") == nullptr) {
-    GTEST_SKIP() << c.path << " takes minutes on the reference executor; set EGRET_SLOW_TESTS=1";
   }
   OnnxImportOptions import = c.import;
   for (const auto& [name, t] : c.frozen) import.input_values.emplace(name, t);
@@ -162,19 +155,12 @@ TEST(OrtOracle, SileroVadV6) { CheckAgainstOrt(Silero("silero_vad_v6.onnx")); }
 OracleCase IsNet(const std::string& file) {
   OracleCase c = At(ModelCache() + "/isnet/" + file);
   c.rtol = c.atol = 1e-2;
-  c.slow = true;
   return c;
 }
 
 TEST(OrtOracle, IsNetFp16) { CheckAgainstOrt(IsNet("isnet_fp16.onnx")); }
 
-// The quantized IS-Net runs in under a minute (its ConvInteger kernel works
-// on the stored integers): part of the plain suite.
-TEST(OrtOracle, IsNetQuint8) {
-  OracleCase c = IsNet("isnet_quint8.onnx");
-  c.slow = false;
-  CheckAgainstOrt(c);
-}
+TEST(OrtOracle, IsNetQuint8) { CheckAgainstOrt(IsNet("isnet_quint8.onnx")); }
 
 }  // namespace
 }  // namespace egret
