@@ -118,6 +118,7 @@ void BM_Execute(benchmark::State& state, const Network& net) {
 }  // namespace egret
 
 int main(int argc, char** argv) {
+  egret::KeepFreedMemoryForReuse();  // as the egret command does
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
   for (const egret::Network& n : egret::Networks()) {

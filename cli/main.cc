@@ -8,9 +8,13 @@
 
 #include "CLI/CLI.hpp"
 #include "cli/commands.h"
+#include "egret/backend/executor.h"
 #include "egret/support/diagnostic.h"
 
 int main(int argc, char** argv) {
+  // The executor (run, verify, optimize --verify) frees and reallocates
+  // values node by node: keep that memory in the process.
+  egret::KeepFreedMemoryForReuse();
   CLI::App app{"egret: equality-saturation graph optimizer for Hexagon HTP/HVX"};
   app.require_subcommand(1);
   // Usage errors are one line on stderr, like every other egret error.

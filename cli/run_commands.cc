@@ -275,10 +275,10 @@ void RegisterRunCommands(CLI::App& app, int* exit_code) {
   run->add_flag("--profile", run_args->profile,
                 "Print each op's node count and kernel time, slowest first");
   run->callback([run_args, exit_code] {
-    *exit_code = RunCommand(run_args->graph, run_args->inputs, run_args->seed,
-                            run_args->save_inputs, run_args->out, run_args->input,
-                            run_args->memory_limit, run_args->threads, run_args->repeat,
-                            run_args->profile);
+    *exit_code =
+        RunCommand(run_args->graph, run_args->inputs, run_args->seed, run_args->save_inputs,
+                   run_args->out, run_args->input, run_args->memory_limit, run_args->threads,
+                   run_args->repeat, run_args->profile);
   });
 
   struct VerifyArgs {

@@ -1,5 +1,9 @@
 #include "egret/backend/executor.h"
 
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
+
 #include <algorithm>
 #include <chrono>
 #include <memory>
@@ -57,6 +61,17 @@ std::string_view KernelName(std::string_view op) {
 }
 
 }  // namespace
+
+bool KeepFreedMemoryForReuse() {
+#if defined(__GLIBC__)
+  // 32 MiB is the largest threshold glibc takes on 64-bit systems.
+  const bool mmap_ok = mallopt(M_MMAP_THRESHOLD, 32 << 20) == 1;
+  const bool trim_ok = mallopt(M_TRIM_THRESHOLD, 1 << 30) == 1;
+  return mmap_ok && trim_ok;
+#else
+  return false;
+#endif
+}
 
 bool HasKernel(std::string_view op) {
   std::string_view base = BaseOpName(op);

@@ -81,6 +81,17 @@ struct ExecuteOptions {
 absl::StatusOr<std::vector<Tensor>> Execute(const Graph& g, absl::Span<const Tensor> inputs,
                                             const ExecuteOptions& options = {});
 
+// Asks the C library's allocator (glibc's malloc) to keep freed memory for
+// reuse instead of returning it to the system: allocations up to 32 MiB come
+// from the heap rather than fresh mappings, and the heap is trimmed only past
+// 1 GiB free. The executor allocates and frees each value per node; with
+// glibc's defaults every megabyte-sized value was new pages to fault in and
+// zero, which made small networks' runs up to twice as slow. Process-wide
+// (it changes malloc for everyone), so a program opts in: the egret command
+// and bench/executor call it at start. Returns false where it has no effect
+// (not glibc, or a setting refused).
+bool KeepFreedMemoryForReuse();
+
 // True when the reference executor has a kernel for `op` (dotted
 // implementation suffixes are ignored: "Relu.fp16" runs as "Relu"). The
 // special ops "$Const", "$Shape", "$Out" and "*Input" count as executable.

@@ -289,7 +289,8 @@ TEST(Float16Paths, ElementwiseAndCastAreBitExact) {
   auto random_halves = [&] {
     std::uniform_int_distribution<int> bits(0, 0xFFFF);
     std::vector<double> v;
-    for (int64_t i = 0; i < Count(d); ++i) v.push_back(HalfToFloat(static_cast<uint16_t>(bits(rng))));
+    for (int64_t i = 0; i < Count(d); ++i)
+      v.push_back(HalfToFloat(static_cast<uint16_t>(bits(rng))));
     return v;
   };
   const std::vector<double> a = random_halves(), b = random_halves();
@@ -376,8 +377,8 @@ TEST(Float16Paths, CastConvertsEveryHalfAndNarrowsLikeFloatToHalf) {
   }
   const int64_t n = static_cast<int64_t>(floats.size());
   GraphBuilder g2;
-  ValueRef src = g2.Const(TensorType(DType::kFloat32, {n}),
-                          std::vector<double>(floats.begin(), floats.end()));
+  ValueRef src =
+      g2.Const(TensorType(DType::kFloat32, {n}), std::vector<double>(floats.begin(), floats.end()));
   // Through a computed value too (Neg twice), which the Cast may reuse.
   ValueRef twice = g2.Op("Neg", {g2.Op("Neg", {src})});
   const std::vector<uint16_t> narrow =

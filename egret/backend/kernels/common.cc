@@ -2,6 +2,7 @@
 #include <immintrin.h>
 
 #include <algorithm>
+#include <cfenv>
 #include <cmath>
 #include <cstring>
 #include <type_traits>
@@ -14,15 +15,124 @@
 namespace egret::backend_internal {
 namespace {
 
+// Calls f(begin, end, stepsize, zero_offset) for consecutive runs of the
+// elements of `t` that share an encoding (the whole tensor when it has one,
+// else each run of a per-axis channel), or, when `t`'s per-axis channels are
+// its last axis (runs of one element), rows(channels, rows, stepsizes,
+// zero_offsets) once, for rows of channels elements each.
+template <typename F, typename Rows>
+void ForEachEncodingRun(const TensorType& t, F f, Rows rows) {
+  const int64_t n = t.num_elements();
+  if (!t.per_axis) {
+    f(int64_t{0}, n, t.stepsize, t.zero_offset);
+    return;
+  }
+  const int axis = t.per_axis->axis;
+  int64_t inner = 1;
+  for (int d = axis + 1; d < t.rank(); ++d) inner *= t.dims[d];
+  const int64_t channels = t.dims[axis];
+  if (inner == 0 || channels == 0) return;
+  if (inner == 1) {
+    std::vector<double> steps(static_cast<size_t>(channels)), zeros(steps.size());
+    for (int64_t c = 0; c < channels; ++c) {
+      steps[c] = t.StepsizeAt(c);
+      zeros[c] = t.ZeroOffsetAt(c);
+    }
+    rows(channels, n / channels, steps.data(), zeros.data());
+    return;
+  }
+  for (int64_t start = 0, c = 0; start < n; start += inner, c = c + 1 == channels ? 0 : c + 1) {
+    f(start, start + inner, t.StepsizeAt(c), t.ZeroOffsetAt(c));
+  }
+}
+
 // out[i] = scale * (element i as T - zero), computed in double and stored
-// as Out (rounded once when Out is float).
+// as Out (rounded once when Out is float), each element with its own
+// encoding (per-tensor or per-axis).
 template <typename T, typename Out>
-void ReadAs(const Tensor& t, double scale, double zero, std::vector<Out>& out) {
-  const uint8_t* p = t.bytes().data();
-  for (size_t i = 0; i < out.size(); ++i) {
-    T v;
-    std::memcpy(&v, p + i * sizeof(T), sizeof(T));
-    out[i] = static_cast<Out>(scale * (static_cast<double>(v) - zero));
+void ReadAs(const Tensor& t, bool quantized, Out* out) {
+  const T* p = reinterpret_cast<const T*>(t.bytes().data());  // operator new: aligned
+  if (!quantized) {
+    const int64_t n = t.num_elements();
+    for (int64_t i = 0; i < n; ++i) out[i] = static_cast<Out>(static_cast<double>(p[i]));
+    return;
+  }
+  ForEachEncodingRun(
+      t.type(),
+      [&](int64_t begin, int64_t end, float stepsize, int32_t zero) {
+        const double scale = stepsize, z = zero;
+        for (int64_t i = begin; i < end; ++i) {
+          out[i] = static_cast<Out>(scale * (static_cast<double>(p[i]) - z));
+        }
+      },
+      [&](int64_t channels, int64_t rows, const double* scale, const double* z) {
+        for (int64_t r = 0; r < rows; ++r) {
+          const T* q = p + r * channels;
+          Out* o = out + r * channels;
+          for (int64_t c = 0; c < channels; ++c) {
+            o[c] = static_cast<Out>(scale[c] * (static_cast<double>(q[c]) - z[c]));
+          }
+        }
+      });
+}
+
+// x rounded to an integer, halves to even, when the rounding mode is the
+// default round-to-nearest-even: adding and subtracting 2^23 leaves a float
+// below 2^23 rounded by the addition itself (one that large is an integer
+// already). A loop of it vectorizes, where std::nearbyint is a libm call.
+inline float RoundToEvenInNearestMode(float x) {
+  constexpr float kTwo23 = 8388608.0f;
+  const float a = std::fabs(x);
+  if (!(a < kTwo23)) return x;  // an integer, infinite or NaN
+  return std::copysign((a + kTwo23) - kTwo23, x);
+}
+
+// Stores each float of x quantized into `type`'s storage T: as
+// Tensor::SetReal (QuantizeReal: the division in float, halves to even, plus
+// the zero offset; NaN to the zero offset), saturated. kNearest: the rounding
+// mode is the default round-to-nearest-even (RoundToEvenInNearestMode, a
+// loop that vectorizes); else RoundHalfToEven.
+template <typename T, bool kNearest>
+void QuantizeAs(const float* x, const TensorType& type, uint8_t* bytes) {
+  T* out = reinterpret_cast<T*>(bytes);  // operator new: aligned
+  // In float for storage of at most 16 bits: a rounded quotient below 2^24
+  // in magnitude plus a zero offset of at most 2^16 is exact, and a larger
+  // one saturates either way. In double for 32-bit storage.
+  using Acc = std::conditional_t<sizeof(T) <= 2, float, double>;
+  const Acc lo = static_cast<Acc>(StorageMin(type.dtype));
+  const Acc hi = static_cast<Acc>(StorageMax(type.dtype));
+  auto one = [lo, hi](float v, float step, Acc zero) {
+    const float r = v / step;
+    const float rounded = kNearest ? RoundToEvenInNearestMode(r) : RoundHalfToEven(r);
+    Acc q = zero + static_cast<Acc>(rounded);
+    q = std::isnan(v) ? zero : q;
+    q = q < lo ? lo : q;
+    q = q > hi ? hi : q;
+    return static_cast<T>(q);
+  };
+  ForEachEncodingRun(
+      type,
+      [&](int64_t begin, int64_t end, float stepsize, int32_t zero) {
+        const Acc z = static_cast<Acc>(zero);
+        for (int64_t i = begin; i < end; ++i) out[i] = one(x[i], stepsize, z);
+      },
+      [&](int64_t channels, int64_t rows, const double* step, const double* zero) {
+        std::vector<float> steps(step, step + channels);  // stepsizes are floats
+        std::vector<Acc> zeros(zero, zero + channels);    // and zero offsets int32
+        for (int64_t r = 0; r < rows; ++r) {
+          for (int64_t c = 0; c < channels; ++c) {
+            out[r * channels + c] = one(x[r * channels + c], steps[c], zeros[c]);
+          }
+        }
+      });
+}
+
+template <typename T>
+void QuantizeAs(const float* x, const TensorType& type, uint8_t* bytes) {
+  if (std::fegetround() == FE_TONEAREST) {
+    QuantizeAs<T, true>(x, type, bytes);
+  } else {
+    QuantizeAs<T, false>(x, type, bytes);
   }
 }
 
@@ -114,21 +224,13 @@ std::vector<Out> ReadRealsAs(const Tensor& t) {
   std::vector<Out> out(static_cast<size_t>(t.num_elements()));
   const TensorType& ty = t.type();
   const bool q = IsQuantized(ty.dtype);
-  const double scale = q ? ty.stepsize : 1.0;
-  const double zero = q ? ty.zero_offset : 0.0;
   const uint8_t* p = t.bytes().data();
-  if (ty.per_axis) {
-    for (size_t i = 0; i < out.size(); ++i) {
-      out[i] = static_cast<Out>(t.GetReal(static_cast<int64_t>(i)));
-    }
-    return out;
-  }
   switch (ty.dtype) {
     case DType::kFloat32:
       if constexpr (std::is_same_v<Out, float>) {
         if (!out.empty()) std::memcpy(out.data(), p, out.size() * sizeof(float));
       } else {
-        ReadAs<float>(t, 1.0, 0.0, out);
+        ReadAs<float>(t, false, out.data());
       }
       break;
     case DType::kFloat16:
@@ -144,20 +246,20 @@ std::vector<Out> ReadRealsAs(const Tensor& t) {
       }
       break;
     case DType::kQUInt8:
-      ReadAs<uint8_t>(t, scale, zero, out);
+      ReadAs<uint8_t>(t, q, out.data());
       break;
     case DType::kQInt8:
-      ReadAs<int8_t>(t, scale, zero, out);
+      ReadAs<int8_t>(t, q, out.data());
       break;
     case DType::kQUInt16:
-      ReadAs<uint16_t>(t, scale, zero, out);
+      ReadAs<uint16_t>(t, q, out.data());
       break;
     case DType::kQInt16:
-      ReadAs<int16_t>(t, scale, zero, out);
+      ReadAs<int16_t>(t, q, out.data());
       break;
     case DType::kQInt32:
     case DType::kInt32:
-      ReadAs<int32_t>(t, scale, zero, out);
+      ReadAs<int32_t>(t, q, out.data());
       break;
     default:  // Int64, Bool: through the generic accessor.
       for (size_t i = 0; i < out.size(); ++i) {
@@ -166,6 +268,31 @@ std::vector<Out> ReadRealsAs(const Tensor& t) {
       break;
   }
   return out;
+}
+
+bool QuantizeFloats(absl::Span<const float> x, Tensor& out) {
+  const TensorType& type = out.type();
+  if (static_cast<int64_t>(x.size()) < type.num_elements()) return false;
+  uint8_t* bytes = out.mutable_bytes().data();
+  switch (type.dtype) {
+    case DType::kQUInt8:
+      QuantizeAs<uint8_t>(x.data(), type, bytes);
+      return true;
+    case DType::kQInt8:
+      QuantizeAs<int8_t>(x.data(), type, bytes);
+      return true;
+    case DType::kQUInt16:
+      QuantizeAs<uint16_t>(x.data(), type, bytes);
+      return true;
+    case DType::kQInt16:
+      QuantizeAs<int16_t>(x.data(), type, bytes);
+      return true;
+    case DType::kQInt32:
+      QuantizeAs<int32_t>(x.data(), type, bytes);
+      return true;
+    default:
+      return false;
+  }
 }
 
 template std::vector<double> ReadRealsAs<double>(const Tensor& t);
@@ -192,6 +319,11 @@ Tensor MakeTensor(const TensorType& type, absl::Span<const double> reals) {
     return *Tensor::FromBytes(type, std::move(bytes));
   }
   Tensor t(type);
+  if (IsQuantized(type.dtype) && n == type.num_elements()) {
+    // SetReal divides the value rounded to float: the same, in one loop.
+    const std::vector<float> f(reals.begin(), reals.begin() + n);
+    if (QuantizeFloats(f, t)) return t;
+  }
   for (int64_t i = 0; i < n; ++i) t.SetReal(i, reals[i]);
   return t;
 }
@@ -244,6 +376,7 @@ Tensor FloatsToTensor(const TensorType& type, absl::Span<const float> values) {
     return t;
   }
   Tensor t(type);
+  if (n == values.size() && QuantizeFloats(values, t)) return t;
   for (size_t i = 0; i < n; ++i) t.SetReal(static_cast<int64_t>(i), values[i]);
   return t;
 }

@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "egret/backend/kernels/dnnl_support.h"
 #include "egret/backend/kernels/kernels_internal.h"
 
 namespace egret::backend_internal {
@@ -46,6 +47,27 @@ Result Cast(const KernelContext& c) {
 // a float output rounds to its precision, an Int32 one to an integer).
 Result Requantize(const KernelContext& c) {
   std::vector<Tensor> result;
+  const TensorType& ot = c.outputs[0];
+  // Through floats when that is exact: a float or quantized value read as
+  // float (ReadRealsAs rounds its real value once), stored in a float type
+  // (a Float16 from that float, as MakeTensor does) or quantized (SetReal
+  // divides the value rounded to float).
+  if (FloatComputable(*c.inputs[0].type) &&
+      (ot.dtype == DType::kFloat32 || ot.dtype == DType::kFloat16 || IsQuantized(ot.dtype))) {
+    const FloatsIn x(c.In(0));
+    if (IsQuantized(ot.dtype)) {
+      Tensor out(ot);
+      if (QuantizeFloats(x.span(), out)) {
+        result.push_back(std::move(out));
+        return result;
+      }
+    } else {
+      FloatsOut y(ot);
+      std::copy(x.data(), x.data() + x.size(), y.data());
+      result.push_back(y.Finish());
+      return result;
+    }
+  }
   result.push_back(MakeTensor(c.outputs[0], ReadReals(c.In(0))));
   return result;
 }

@@ -90,6 +90,10 @@ uint16_t NarrowToHalf(float f);
 // The same over n values, eight at a time where the CPU has F16C.
 void WidenHalves(const uint16_t* in, size_t n, float* out);
 void NarrowToHalves(const float* in, size_t n, uint16_t* out);
+// Stores x (at least out's element count) into `out`, whose dtype is
+// quantized, as Tensor::SetReal stores each value (per-tensor or per-axis
+// encoding, saturated); false, and nothing stored, for another dtype.
+bool QuantizeFloats(absl::Span<const float> x, Tensor& out);
 // A tensor of `type` holding the given real values (quantized as above).
 Tensor MakeTensor(const TensorType& type, absl::Span<const double> reals);
 // A tensor of `type` holding `values`: Float32 copied, every other dtype
