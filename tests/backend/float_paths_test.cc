@@ -393,5 +393,65 @@ TEST(Float16Paths, CastConvertsEveryHalfAndNarrowsLikeFloatToHalf) {
   EXPECT_EQ(mismatches, 0);
 }
 
+// Quantize and Dequantize loop over typed storage; each element must be what
+// Tensor::SetReal / GetReal give it (per-tensor, per-axis on the last and on a
+// leading axis, every quantized dtype), for random values, NaN, infinities,
+// exact halfway quotients and values far out of range.
+TEST(QuantizePaths, QuantizeAndDequantizeMatchSetRealAndGetReal) {
+  std::mt19937 rng(16);
+  const Dims d = {3, 4, 6};
+  std::vector<double> x = RandomFloats(Count(d), rng);
+  for (size_t i = 0; i < x.size(); i += 5) x[i] = 0.25 * static_cast<double>(i % 41) - 5.0;
+  auto per_axis = [&](int axis, int32_t z) {
+    auto q = std::make_shared<AxisQuantization>();
+    q->axis = axis;
+    for (int64_t c = 0; c < d[axis]; ++c) {
+      q->stepsizes.push_back(0.25f * static_cast<float>(c + 1));
+      q->zero_offsets.push_back(z + static_cast<int32_t>(c));
+    }
+    return q;
+  };
+  for (DType dt :
+       {DType::kQUInt8, DType::kQInt8, DType::kQUInt16, DType::kQInt16, DType::kQInt32}) {
+    const int32_t z = dt == DType::kQUInt8 || dt == DType::kQUInt16 ? 7 : -3;
+    std::vector<TensorType> types = {TensorType(dt, d, z, 0.5f), TensorType(dt, d, z, 0.5f),
+                                     TensorType(dt, d, z, 0.5f)};
+    types[1].per_axis = per_axis(2, z);
+    types[2].per_axis = per_axis(0, z);
+    for (const TensorType& qt : types) {
+      SCOPED_TRACE(qt.ToString());
+      GraphBuilder g;
+      ValueRef q = g.Op("Quantize", {g.Op("Neg", {g.F32(d, x)})}, {qt});
+      ValueRef back = g.Op("Dequantize", {q}, {TensorType(DType::kFloat32, d)});
+      g.Output(q);
+      g.Output(back);
+      ExecuteOptions options;
+      options.threads = 1;
+      auto r = Execute(g.graph(), {}, options);
+      ASSERT_TRUE(r.ok()) << r.status();
+      Tensor want(qt);
+      for (int64_t i = 0; i < Count(d); ++i) {
+        want.SetReal(i, static_cast<double>(-static_cast<float>(x[static_cast<size_t>(i)])));
+      }
+      int stored_mismatches = 0;
+      for (int64_t i = 0; i < Count(d); ++i) {
+        if ((*r)[0].GetValue(i) != want.GetValue(i)) {
+          if (++stored_mismatches <= 3) {
+            ADD_FAILURE() << "element " << i << " of " << -static_cast<float>(x[i]) << ": stored "
+                          << (*r)[0].GetValue(i) << ", SetReal stores " << want.GetValue(i);
+          }
+        }
+      }
+      EXPECT_EQ(stored_mismatches, 0);
+      int mismatches = 0;
+      for (int64_t i = 0; i < Count(d); ++i) {
+        const float f = static_cast<float>(want.GetReal(i));
+        if (!SameFloat(static_cast<float>((*r)[1].GetReal(i)), f)) ++mismatches;
+      }
+      EXPECT_EQ(mismatches, 0);
+    }
+  }
+}
+
 }  // namespace
 }  // namespace egret
