@@ -453,5 +453,40 @@ TEST(QuantizePaths, QuantizeAndDequantizeMatchSetRealAndGetReal) {
   }
 }
 
+// The streaming kernels split their loops over the threads (ParallelFor) once
+// a tensor has 2 * 32768 elements; every thread count gives the same bytes
+// as one thread.
+TEST(ThreadedPaths, EveryThreadCountGivesTheSameBits) {
+  std::mt19937 rng(17);
+  const Dims d = {1, 48, 40, 72};  // 138,240 elements: split in two and more
+  const std::vector<double> x = RandomFloats(Count(d), rng);
+  std::vector<double> ch = RandomFloats(72, rng);
+  GraphBuilder g;
+  ValueRef in = g.F32(d, x);
+  ValueRef relu = g.Op("Relu", {g.Op("Neg", {in})});
+  ValueRef sum = g.Op("ElementWiseAdd", {relu, g.F32({72}, ch)});
+  ValueRef bn = g.Op("Batchnorm", {sum, g.F32({72}, ch), g.F32({72}, ch)});
+  ValueRef tr = g.Op("Transpose", {bn, g.Ints({0, 3, 1, 2})});
+  ValueRef half = g.Op("Cast", {tr}, {TensorType(DType::kFloat16, {1, 72, 48, 40})});
+  ValueRef sig = g.Op("Sigmoid", {half});
+  ValueRef q = g.Op("Quantize", {sum}, {TensorType(DType::kQUInt8, d, 128, 0.05f)});
+  ValueRef dq = g.Op("Dequantize", {q}, {TensorType(DType::kFloat32, d)});
+  for (ValueRef v : {tr, sig, q, dq}) g.Output(v);
+  std::vector<std::vector<Tensor>> runs;
+  for (int threads : {1, 2, 3}) {
+    ExecuteOptions options;
+    options.threads = threads;
+    auto r = Execute(g.graph(), {}, options);
+    ASSERT_TRUE(r.ok()) << r.status();
+    runs.push_back(*std::move(r));
+  }
+  for (size_t k = 1; k < runs.size(); ++k) {
+    ASSERT_EQ(runs[k].size(), runs[0].size());
+    for (size_t o = 0; o < runs[0].size(); ++o) {
+      EXPECT_TRUE(runs[k][o] == runs[0][o]) << "output " << o << " with " << k + 1 << " threads";
+    }
+  }
+}
+
 }  // namespace
 }  // namespace egret

@@ -18,13 +18,15 @@ namespace {
 // Calls f(begin, end, stepsize, zero_offset) for consecutive runs of the
 // elements of `t` that share an encoding (the whole tensor when it has one,
 // else each run of a per-axis channel), or, when `t`'s per-axis channels are
-// its last axis (runs of one element), rows(channels, rows, stepsizes,
-// zero_offsets) once, for rows of channels elements each.
+// its last axis (runs of one element), rows(channels, first, last,
+// stepsizes, zero_offsets) for rows [first, last) of channels elements each.
+// Whole-tensor runs and rows are split over the threads (ParallelFor).
 template <typename F, typename Rows>
 void ForEachEncodingRun(const TensorType& t, F f, Rows rows) {
   const int64_t n = t.num_elements();
   if (!t.per_axis) {
-    f(int64_t{0}, n, t.stepsize, t.zero_offset);
+    ParallelFor(n, kElementwiseGrain,
+                [&](int64_t begin, int64_t end) { f(begin, end, t.stepsize, t.zero_offset); });
     return;
   }
   const int axis = t.per_axis->axis;
@@ -38,7 +40,10 @@ void ForEachEncodingRun(const TensorType& t, F f, Rows rows) {
       steps[c] = t.StepsizeAt(c);
       zeros[c] = t.ZeroOffsetAt(c);
     }
-    rows(channels, n / channels, steps.data(), zeros.data());
+    ParallelFor(n / channels, std::max<int64_t>(1, kElementwiseGrain / channels),
+                [&](int64_t first, int64_t last) {
+                  rows(channels, first, last, steps.data(), zeros.data());
+                });
     return;
   }
   for (int64_t start = 0, c = 0; start < n; start += inner, c = c + 1 == channels ? 0 : c + 1) {
@@ -65,8 +70,8 @@ void ReadAs(const Tensor& t, bool quantized, Out* out) {
           out[i] = static_cast<Out>(scale * (static_cast<double>(p[i]) - z));
         }
       },
-      [&](int64_t channels, int64_t rows, const double* scale, const double* z) {
-        for (int64_t r = 0; r < rows; ++r) {
+      [&](int64_t channels, int64_t first, int64_t last, const double* scale, const double* z) {
+        for (int64_t r = first; r < last; ++r) {
           const T* q = p + r * channels;
           Out* o = out + r * channels;
           for (int64_t c = 0; c < channels; ++c) {
@@ -116,10 +121,10 @@ void QuantizeAs(const float* x, const TensorType& type, uint8_t* bytes) {
         const Acc z = static_cast<Acc>(zero);
         for (int64_t i = begin; i < end; ++i) out[i] = one(x[i], stepsize, z);
       },
-      [&](int64_t channels, int64_t rows, const double* step, const double* zero) {
+      [&](int64_t channels, int64_t first, int64_t last, const double* step, const double* zero) {
         std::vector<float> steps(step, step + channels);  // stepsizes are floats
         std::vector<Acc> zeros(zero, zero + channels);    // and zero offsets int32
-        for (int64_t r = 0; r < rows; ++r) {
+        for (int64_t r = first; r < last; ++r) {
           for (int64_t c = 0; c < channels; ++c) {
             out[r * channels + c] = one(x[r * channels + c], steps[c], zeros[c]);
           }
@@ -197,20 +202,26 @@ __attribute__((target("avx,f16c"))) void F16cNarrowAll(const float* in, size_t n
 float WidenHalf(uint16_t h) { return HalfTable()[h]; }
 
 void WidenHalves(const uint16_t* in, size_t n, float* out) {
-  if (kHasF16c) {
-    F16cWiden(in, n, out);
-    return;
-  }
-  const float* table = HalfTable();
-  for (size_t i = 0; i < n; ++i) out[i] = table[in[i]];
+  ParallelFor(static_cast<int64_t>(n), kElementwiseGrain, [&](int64_t begin, int64_t end) {
+    const size_t m = static_cast<size_t>(end - begin);
+    if (kHasF16c) {
+      F16cWiden(in + begin, m, out + begin);
+      return;
+    }
+    const float* table = HalfTable();
+    for (size_t i = 0; i < m; ++i) out[begin + i] = table[in[begin + i]];
+  });
 }
 
 void NarrowToHalves(const float* in, size_t n, uint16_t* out) {
-  if (kHasF16c) {
-    F16cNarrowAll(in, n, out);
-    return;
-  }
-  for (size_t i = 0; i < n; ++i) out[i] = FloatToHalf(in[i]);
+  ParallelFor(static_cast<int64_t>(n), kElementwiseGrain, [&](int64_t begin, int64_t end) {
+    const size_t m = static_cast<size_t>(end - begin);
+    if (kHasF16c) {
+      F16cNarrowAll(in + begin, m, out + begin);
+      return;
+    }
+    for (size_t i = 0; i < m; ++i) out[begin + i] = FloatToHalf(in[begin + i]);
+  });
 }
 
 uint16_t NarrowToHalf(float f) {

@@ -23,6 +23,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
+#include "egret/backend/kernels/parallel.h"
 #include "egret/graph/graph.h"
 #include "egret/graph/shape_inference.h"
 #include "egret/graph/tensor.h"
@@ -163,13 +164,16 @@ std::vector<int64_t> RowMajorStrides(const Dims& dims);
 // back to scalar code exactly when they are equal).
 template <typename F>
 void MapFloats(const float* src, float* dst, size_t n, F f) {
-  if (src == dst) {
-    for (size_t i = 0; i < n; ++i) dst[i] = f(dst[i]);
-    return;
-  }
-  const float* __restrict in = src;
-  float* __restrict out = dst;
-  for (size_t i = 0; i < n; ++i) out[i] = f(in[i]);
+  ParallelFor(static_cast<int64_t>(n), kElementwiseGrain, [&](int64_t begin, int64_t end) {
+    if (src == dst) {
+      float* p = dst + begin;
+      for (int64_t i = 0; i < end - begin; ++i) p[i] = f(p[i]);
+      return;
+    }
+    const float* __restrict in = src + begin;
+    float* __restrict out = dst + begin;
+    for (int64_t i = 0; i < end - begin; ++i) out[i] = f(in[i]);
+  });
 }
 
 // The common shape of a unary kernel: out[i] = f(in[i]), f computed in
@@ -217,7 +221,7 @@ std::vector<int64_t> BroadcastStrides(const Dims& in, const Dims& out);
 // innermost axis is one tight loop (vectorizable when both operands run
 // along it or one is constant along it, as a per-channel operand in NHWC).
 // `out` may be `a` or `b` when that operand has out_dims (each element is
-// read before it is written).
+// read before it is written). Rows are split over the threads (ParallelFor).
 template <typename T, typename F>
 void BroadcastBinaryInto(const T* a, const Dims& a_dims, const T* b, const Dims& b_dims,
                          const Dims& out_dims, T* out, F f) {
@@ -233,33 +237,44 @@ void BroadcastBinaryInto(const T* a, const Dims& a_dims, const T* b, const Dims&
   const std::vector<int64_t> sb = BroadcastStrides(b_dims, out_dims);
   const int64_t inner = out_dims[rank - 1];
   const int64_t sa_in = sa[rank - 1], sb_in = sb[rank - 1];
-  std::vector<int64_t> idx(rank, 0);
-  int64_t ia = 0, ib = 0;
-  for (int64_t o = 0; o < n; o += inner) {
-    T* dst = out + o;
-    const T* pa = a + ia;
-    const T* pb = b + ib;
-    if (sa_in == 1 && sb_in == 1) {
-      for (int64_t j = 0; j < inner; ++j) dst[j] = f(pa[j], pb[j]);
-    } else if (sa_in == 1 && sb_in == 0) {
-      const T y = *pb;
-      for (int64_t j = 0; j < inner; ++j) dst[j] = f(pa[j], y);
-    } else if (sa_in == 0 && sb_in == 1) {
-      const T x = *pa;
-      for (int64_t j = 0; j < inner; ++j) dst[j] = f(x, pb[j]);
-    } else {
-      for (int64_t j = 0; j < inner; ++j) dst[j] = f(pa[j * sa_in], pb[j * sb_in]);
+  // Rows of `inner` output elements, split over the threads.
+  auto rows = [&](int64_t first, int64_t last) {
+    std::vector<int64_t> idx(rank, 0);
+    int64_t ia = 0, ib = 0;
+    for (int64_t r = first, d = rank - 2; d >= 0; --d) {  // the indices of row `first`
+      idx[d] = r % out_dims[d];
+      r /= out_dims[d];
+      ia += idx[d] * sa[d];
+      ib += idx[d] * sb[d];
     }
-    for (int d = rank - 2; d >= 0; --d) {
-      ++idx[d];
-      ia += sa[d];
-      ib += sb[d];
-      if (idx[d] < out_dims[d]) break;
-      ia -= sa[d] * out_dims[d];
-      ib -= sb[d] * out_dims[d];
-      idx[d] = 0;
+    for (int64_t row = first; row < last; ++row) {
+      T* dst = out + row * inner;
+      const T* pa = a + ia;
+      const T* pb = b + ib;
+      if (sa_in == 1 && sb_in == 1) {
+        for (int64_t j = 0; j < inner; ++j) dst[j] = f(pa[j], pb[j]);
+      } else if (sa_in == 1 && sb_in == 0) {
+        const T y = *pb;
+        for (int64_t j = 0; j < inner; ++j) dst[j] = f(pa[j], y);
+      } else if (sa_in == 0 && sb_in == 1) {
+        const T x = *pa;
+        for (int64_t j = 0; j < inner; ++j) dst[j] = f(x, pb[j]);
+      } else {
+        for (int64_t j = 0; j < inner; ++j) dst[j] = f(pa[j * sa_in], pb[j * sb_in]);
+      }
+      for (int d = rank - 2; d >= 0; --d) {
+        ++idx[d];
+        ia += sa[d];
+        ib += sb[d];
+        if (idx[d] < out_dims[d]) break;
+        ia -= sa[d] * out_dims[d];
+        ib -= sb[d] * out_dims[d];
+        idx[d] = 0;
+      }
     }
-  }
+  };
+  ParallelFor(n / inner, std::max<int64_t>(1, kElementwiseGrain / std::max<int64_t>(inner, 1)),
+              rows);
 }
 
 // BroadcastBinaryInto a new vector.

@@ -97,13 +97,17 @@ Result Batchnorm(const KernelContext& c) {
     // the tensor, one channel row at a time.
     const FloatsIn x(c.In(0));
     FloatsOut y(c.outputs[0], c.Reusable(0));
-    for (size_t row = 0; row < y.size(); row += ch) {
-      const float* p = x.data() + row;
-      float* q = y.data() + row;
-      for (size_t k = 0; k < ch; ++k) {
-        q[k] = static_cast<float>(static_cast<double>(p[k]) * scale[k] + offset[k]);
-      }
-    }
+    const int64_t rows = static_cast<int64_t>(y.size() / ch);
+    ParallelFor(rows, std::max<int64_t>(1, kElementwiseGrain / static_cast<int64_t>(ch)),
+                [&](int64_t first, int64_t last) {
+                  for (int64_t row = first; row < last; ++row) {
+                    const float* p = x.data() + row * ch;
+                    float* q = y.data() + row * ch;
+                    for (size_t k = 0; k < ch; ++k) {
+                      q[k] = static_cast<float>(static_cast<double>(p[k]) * scale[k] + offset[k]);
+                    }
+                  }
+                });
     out.push_back(y.Finish());
     return out;
   }

@@ -81,20 +81,29 @@ void TransposeInto(const T* in, const Dims& in_dims, const std::vector<int64_t>&
   std::vector<int64_t> s(rank);
   for (int d = 0; d < rank; ++d) s[d] = in_stride[perm[d]];
   const int64_t inner = od[rank - 1], step = s[rank - 1];
-  std::vector<int64_t> idx(rank, 0);
-  int64_t off = 0;
-  for (int64_t o = 0; o < n; o += inner) {
-    T* dst = out + o;
-    const T* src = in + off;
-    for (int64_t k = 0; k < inner; ++k) dst[k] = src[k * step];
-    for (int d = rank - 2; d >= 0; --d) {
-      ++idx[d];
-      off += s[d];
-      if (idx[d] < od[d]) break;
-      off -= s[d] * od[d];
-      idx[d] = 0;
+  // Rows of `inner` output elements, split over the threads.
+  auto rows = [&](int64_t first, int64_t last) {
+    std::vector<int64_t> idx(rank, 0);
+    int64_t off = 0;
+    for (int64_t r = first, d = rank - 2; d >= 0; --d) {  // the indices of row `first`
+      idx[d] = r % od[d];
+      r /= od[d];
+      off += idx[d] * s[d];
     }
-  }
+    for (int64_t row = first; row < last; ++row) {
+      T* dst = out + row * inner;
+      const T* src = in + off;
+      for (int64_t k = 0; k < inner; ++k) dst[k] = src[k * step];
+      for (int d = rank - 2; d >= 0; --d) {
+        ++idx[d];
+        off += s[d];
+        if (idx[d] < od[d]) break;
+        off -= s[d] * od[d];
+        idx[d] = 0;
+      }
+    }
+  };
+  ParallelFor(n / inner, std::max<int64_t>(1, kElementwiseGrain / inner), rows);
 }
 
 Result Transpose(const KernelContext& c) {
