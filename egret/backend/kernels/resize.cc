@@ -60,7 +60,6 @@ Result Resize(const KernelContext& c) {
   }
   const Dims& xd = c.InDims(0);
   const Dims& od = c.outputs[0].dims;
-  const std::vector<double> x = ReadReals(c.In(0));
   if (mode == 0) {
     std::vector<std::vector<int64_t>> map(4);
     for (int64_t i = 0; i < xd[0]; ++i) map[0].push_back(i);
@@ -72,7 +71,19 @@ Result Resize(const KernelContext& c) {
       }
     }
     std::vector<Tensor> result;
-    result.push_back(MakeTensor(c.outputs[0], GatherAxes(x, xd, map, 0)));
+    if (CopiesBytes(c.In(0).type(), c.outputs[0])) {
+      // Each output element is an input element: its stored bytes.
+      Tensor out(c.outputs[0]);
+      if (WithStorageType(ElementSize(out.type().dtype), [&](auto zero) {
+            using T = decltype(zero);
+            GatherAxesInto<T>(reinterpret_cast<const T*>(c.In(0).bytes().data()), xd, map, zero,
+                              reinterpret_cast<T*>(out.mutable_bytes().data()));
+          })) {
+        result.push_back(std::move(out));
+        return result;
+      }
+    }
+    result.push_back(MakeTensor(c.outputs[0], GatherAxes(ReadReals(c.In(0)), xd, map, 0)));
     return result;
   }
   // Bilinear: per axis, the two neighbours and the weight of the second.
@@ -91,23 +102,46 @@ Result Resize(const KernelContext& c) {
     }
   }
   const int64_t ih = xd[1], iw = xd[2], ch = xd[3];
-  std::vector<double> out(static_cast<size_t>(c.outputs[0].num_elements()));
-  size_t o = 0;
-  for (int64_t b = 0; b < od[0]; ++b) {
-    for (const Tap& ty : taps[0]) {
-      for (const Tap& tx : taps[1]) {
-        auto at = [&](int64_t y, int64_t xx, int64_t k) {
-          return x[((b * ih + y) * iw + xx) * ch + k];
-        };
-        for (int64_t k = 0; k < ch; ++k) {
-          double top = at(ty.i0, tx.i0, k) * (1 - tx.f) + at(ty.i0, tx.i1, k) * tx.f;
-          double bot = at(ty.i1, tx.i0, k) * (1 - tx.f) + at(ty.i1, tx.i1, k) * tx.f;
-          out[o++] = top * (1 - ty.f) + bot * ty.f;
-        }
-      }
-    }
-  }
+  // Output row (b, oy) of ow * ch values, each interpolated in double from
+  // in[] (T: double, or float when the values are floats) and stored by
+  // store(index, value).
+  auto rows = [&](const auto* in, auto store) {
+    const int64_t oh = od[1], row = od[2] * ch;
+    ParallelFor(od[0] * oh, std::max<int64_t>(1, kElementwiseGrain / std::max<int64_t>(row, 1)),
+                [&](int64_t first, int64_t last) {
+                  for (int64_t r = first; r < last; ++r) {
+                    const int64_t b = r / oh;
+                    const Tap& ty = taps[0][r % oh];
+                    int64_t o = r * row;
+                    for (const Tap& tx : taps[1]) {
+                      auto at = [&](int64_t y, int64_t xx, int64_t k) {
+                        return static_cast<double>(in[((b * ih + y) * iw + xx) * ch + k]);
+                      };
+                      for (int64_t k = 0; k < ch; ++k) {
+                        double top = at(ty.i0, tx.i0, k) * (1 - tx.f) + at(ty.i0, tx.i1, k) * tx.f;
+                        double bot = at(ty.i1, tx.i0, k) * (1 - tx.f) + at(ty.i1, tx.i1, k) * tx.f;
+                        store(o++, top * (1 - ty.f) + bot * ty.f);
+                      }
+                    }
+                  }
+                });
+  };
   std::vector<Tensor> result;
+  auto is_float = [](DType t) { return t == DType::kFloat32 || t == DType::kFloat16; };
+  if (is_float(c.In(0).type().dtype) && is_float(c.outputs[0].dtype)) {
+    // The same arithmetic from the input's floats (exactly its values), each
+    // result rounded to float once, as MakeTensor stores a double.
+    const FloatsIn x(c.In(0));
+    FloatsOut y(c.outputs[0]);
+    float* out = y.data();
+    rows(x.data(), [out](int64_t i, double v) { out[i] = static_cast<float>(v); });
+    result.push_back(y.Finish());
+    return result;
+  }
+  const std::vector<double> x = ReadReals(c.In(0));
+  std::vector<double> out(static_cast<size_t>(c.outputs[0].num_elements()));
+  double* dst = out.data();
+  rows(x.data(), [dst](int64_t i, double v) { dst[i] = v; });
   result.push_back(MakeTensor(c.outputs[0], out));
   return result;
 }
