@@ -8,10 +8,15 @@
 // DepthWiseConv2d, TransposeConv2d, FullyConnected, MatMul, PoolMax2d,
 // PoolAvg2d) run on oneDNN in float32: operands rounded to float, products
 // accumulated in float32. Every other op, and a heavy op whose shape oneDNN
-// does not take, is computed in double. Results are identical run to run for
-// a given ExecuteOptions::threads. Only the nodes the graph outputs depend on
-// are run, in topological order, and each intermediate value is freed after
-// its last use.
+// does not take, is defined as computed in double; where computing in float
+// gives the same bits (one correctly rounded operation or a selection on
+// Float32 and Float16 operands) the kernel does that, and ops that only move
+// elements copy their stored bytes (tests/backend/float_paths_test.cc checks
+// both bit for bit). Results are identical run to run for a given
+// ExecuteOptions::threads, and the streaming kernels give the same bits for
+// every thread count. Only the nodes the graph outputs depend on are run, in
+// topological order; each intermediate value is freed after its last use,
+// or its storage taken over by the node that reads it last.
 #ifndef EGRET_BACKEND_EXECUTOR_H_
 #define EGRET_BACKEND_EXECUTOR_H_
 
@@ -65,7 +70,8 @@ struct ExecuteOptions {
   // ("" for each output that was computed; a missing output is returned as
   // a Tensor of the unknown TensorType()).
   std::vector<std::string>* unavailable = nullptr;
-  // Threads the kernels may use (oneDNN's OpenMP regions); 0: every core.
+  // Threads the kernels may use (oneDNN's OpenMP regions, and the streaming
+  // kernels' loops on the same OpenMP team); 0: every core.
   // Results are the same run to run for a given count.
   int threads = 0;
 };

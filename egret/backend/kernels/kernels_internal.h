@@ -4,14 +4,24 @@
 // Every reference kernel computes on real values: inputs are read as real
 // numbers (quantized storage dequantized with stepsize * (q - zero_offset),
 // Float16 widened), the op is computed, and the result is stored once in the
-// output type (quantized outputs rounded to nearest, ties away from zero, and
+// output type (quantized outputs as QuantizeReal: the value rounded to float,
+// divided by the stepsize in float, halves to even, plus the zero offset,
 // saturated). This is the "dequantize -> float op -> quantize" rule.
 //
 // Precision: the convolutions, FullyConnected, MatMul and the 2-D pools run
 // on oneDNN in float32 (operands rounded to float once, float32
 // accumulation; dnnl_support.h), falling back to a double loop for a shape
-// oneDNN rejects; every other kernel reads doubles (ReadReals) and computes
-// in double.
+// oneDNN rejects; every other kernel is defined as reading doubles
+// (ReadReals) and computing in double. A kernel may take a faster path that
+// gives the same bits: float arithmetic where AllFloats says it is exact,
+// reading floats (FloatsIn) where its double arithmetic starts from values
+// that are floats, copying stored bytes where it only moves elements
+// (CopiesBytes), typed quantize/dequantize loops (QuantizeFloats).
+//
+// Speed: a kernel writes its output in place (FloatsOut, Tensor::
+// mutable_bytes), may take over an input's storage at its last use
+// (KernelContext::reusable), and splits streaming loops over the threads
+// (ParallelFor, parallel.h).
 #ifndef EGRET_BACKEND_KERNELS_KERNELS_INTERNAL_H_
 #define EGRET_BACKEND_KERNELS_KERNELS_INTERNAL_H_
 
@@ -225,25 +235,46 @@ std::vector<int64_t> BroadcastStrides(const Dims& in, const Dims& out);
 template <typename T, typename F>
 void BroadcastBinaryInto(const T* a, const Dims& a_dims, const T* b, const Dims& b_dims,
                          const Dims& out_dims, T* out, F f) {
-  const int rank = static_cast<int>(out_dims.size());
   int64_t n = 1;
   for (int64_t d : out_dims) n *= d;
   if (n == 0) return;
-  if (rank == 0) {
+  if (out_dims.empty()) {
     out[0] = f(a[0], b[0]);
     return;
   }
-  const std::vector<int64_t> sa = BroadcastStrides(a_dims, out_dims);
-  const std::vector<int64_t> sb = BroadcastStrides(b_dims, out_dims);
-  const int64_t inner = out_dims[rank - 1];
+  // Axes merged where both operands run on across them (contiguous, or
+  // broadcast along both), size-1 axes dropped: a scalar or same-shape
+  // operand makes one long row, a per-channel one rows of the channels.
+  const std::vector<int64_t> full_sa = BroadcastStrides(a_dims, out_dims);
+  const std::vector<int64_t> full_sb = BroadcastStrides(b_dims, out_dims);
+  std::vector<int64_t> dims, sa, sb;
+  for (size_t d = 0; d < out_dims.size(); ++d) {
+    if (out_dims[d] == 1) continue;
+    if (!dims.empty() && sa.back() == full_sa[d] * out_dims[d] &&
+        sb.back() == full_sb[d] * out_dims[d]) {
+      dims.back() *= out_dims[d];
+      sa.back() = full_sa[d];
+      sb.back() = full_sb[d];
+      continue;
+    }
+    dims.push_back(out_dims[d]);
+    sa.push_back(full_sa[d]);
+    sb.push_back(full_sb[d]);
+  }
+  if (dims.empty()) {
+    out[0] = f(a[0], b[0]);
+    return;
+  }
+  const int rank = static_cast<int>(dims.size());
+  const int64_t inner = dims[rank - 1];
   const int64_t sa_in = sa[rank - 1], sb_in = sb[rank - 1];
   // Rows of `inner` output elements, split over the threads.
   auto rows = [&](int64_t first, int64_t last) {
     std::vector<int64_t> idx(rank, 0);
     int64_t ia = 0, ib = 0;
     for (int64_t r = first, d = rank - 2; d >= 0; --d) {  // the indices of row `first`
-      idx[d] = r % out_dims[d];
-      r /= out_dims[d];
+      idx[d] = r % dims[d];
+      r /= dims[d];
       ia += idx[d] * sa[d];
       ib += idx[d] * sb[d];
     }
@@ -266,15 +297,35 @@ void BroadcastBinaryInto(const T* a, const Dims& a_dims, const T* b, const Dims&
         ++idx[d];
         ia += sa[d];
         ib += sb[d];
-        if (idx[d] < out_dims[d]) break;
-        ia -= sa[d] * out_dims[d];
-        ib -= sb[d] * out_dims[d];
+        if (idx[d] < dims[d]) break;
+        ia -= sa[d] * dims[d];
+        ib -= sb[d] * dims[d];
         idx[d] = 0;
       }
     }
   };
-  ParallelFor(n / inner, std::max<int64_t>(1, kElementwiseGrain / std::max<int64_t>(inner, 1)),
-              rows);
+  if (rank == 1) {
+    // One row: split the row itself.
+    ParallelFor(inner, kElementwiseGrain, [&](int64_t begin, int64_t end) {
+      const T* pa = a + begin * sa_in;
+      const T* pb = b + begin * sb_in;
+      T* dst = out + begin;
+      const int64_t m = end - begin;
+      if (sa_in == 1 && sb_in == 1) {
+        for (int64_t j = 0; j < m; ++j) dst[j] = f(pa[j], pb[j]);
+      } else if (sa_in == 1 && sb_in == 0) {
+        const T y = *pb;
+        for (int64_t j = 0; j < m; ++j) dst[j] = f(pa[j], y);
+      } else if (sa_in == 0 && sb_in == 1) {
+        const T x = *pa;
+        for (int64_t j = 0; j < m; ++j) dst[j] = f(x, pb[j]);
+      } else {
+        for (int64_t j = 0; j < m; ++j) dst[j] = f(pa[j * sa_in], pb[j * sb_in]);
+      }
+    });
+    return;
+  }
+  ParallelFor(n / inner, std::max<int64_t>(1, kElementwiseGrain / inner), rows);
 }
 
 // BroadcastBinaryInto a new vector.
