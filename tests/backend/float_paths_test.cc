@@ -453,6 +453,48 @@ TEST(QuantizePaths, QuantizeAndDequantizeMatchSetRealAndGetReal) {
   }
 }
 
+// Cast between every pair of dtypes stores what Tensor::GetValue and
+// SetValue give element by element (its definition): floats to integers
+// truncated, then rounded and saturated; anything to Bool "not zero"; NaN,
+// infinities, halfway values and values out of every range included.
+TEST(CastPaths, EveryDtypePairMatchesGetValueAndSetValue) {
+  std::mt19937 rng(18);
+  std::vector<double> values = {0.0,   -0.0,   0.5,   -0.5,   1.5,   2.5,
+                                -2.5,  127.5,  128.0, -129.0, 255.5, 256,
+                                65535, -32769, 1e10,  -1e10,  3e38,  std::nan("")};
+  std::uniform_real_distribution<double> wide(-70000.0, 70000.0);
+  while (values.size() < 5000) values.push_back(std::round(wide(rng) * 4) / 4);
+  values.push_back(std::numeric_limits<double>::infinity());
+  values.push_back(-std::numeric_limits<double>::infinity());
+  const int64_t n = static_cast<int64_t>(values.size());
+  const std::vector<DType> dtypes = {
+      DType::kFloat32, DType::kFloat16, DType::kInt32,   DType::kInt64,  DType::kBool,
+      DType::kQUInt8,  DType::kQInt8,   DType::kQUInt16, DType::kQInt16, DType::kQInt32};
+  for (DType from : dtypes) {
+    // The input as `from` stores the values (Tensor::FromValues).
+    const TensorType in_type(from, {n});
+    const Tensor in = Tensor::FromValues(in_type, values);
+    for (DType to : dtypes) {
+      SCOPED_TRACE(std::string(DTypeName(from)) + " -> " + std::string(DTypeName(to)));
+      GraphBuilder g;
+      ValueRef src = {g.graph().AddConstant("in", std::make_shared<Tensor>(in)), 0};
+      ValueRef cast = g.Op("Cast", {src}, {TensorType(to, {n})});
+      g.Output(cast);
+      ExecuteOptions options;
+      options.threads = 2;
+      auto r = Execute(g.graph(), {}, options);
+      ASSERT_TRUE(r.ok()) << r.status();
+      Tensor want{TensorType(to, {n})};
+      const bool truncate = IsFloat(from) && !IsFloat(to) && to != DType::kBool;
+      for (int64_t i = 0; i < n; ++i) {
+        const double v = in.GetValue(i);
+        want.SetValue(i, truncate ? std::trunc(v) : v);
+      }
+      EXPECT_TRUE((*r)[0] == want);
+    }
+  }
+}
+
 // The streaming kernels split their loops over the threads (ParallelFor) once
 // a tensor has 2 * 32768 elements; every thread count gives the same bytes
 // as one thread.

@@ -1,5 +1,6 @@
 // Cast, QNN_Cast, Quantize and Dequantize.
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 
 #include "egret/backend/kernels/dnnl_support.h"
@@ -9,6 +10,106 @@ namespace egret::backend_internal {
 namespace {
 
 using Result = absl::StatusOr<std::vector<Tensor>>;
+
+// Reads stored values [begin, begin + n) of `t` as Tensor::GetValue does.
+template <typename T>
+void LoadValues(const Tensor& t, int64_t begin, int64_t n, double* v) {
+  const T* p = reinterpret_cast<const T*>(t.bytes().data()) + begin;  // operator new: aligned
+  for (int64_t i = 0; i < n; ++i) v[i] = static_cast<double>(p[i]);
+}
+
+bool LoadValues(const Tensor& t, int64_t begin, int64_t n, double* v) {
+  switch (t.type().dtype) {
+    case DType::kQUInt8:
+    case DType::kBool:
+      LoadValues<uint8_t>(t, begin, n, v);
+      return true;
+    case DType::kQInt8:
+      LoadValues<int8_t>(t, begin, n, v);
+      return true;
+    case DType::kQUInt16:
+      LoadValues<uint16_t>(t, begin, n, v);
+      return true;
+    case DType::kQInt16:
+      LoadValues<int16_t>(t, begin, n, v);
+      return true;
+    case DType::kFloat16: {
+      const uint16_t* p = reinterpret_cast<const uint16_t*>(t.bytes().data()) + begin;
+      for (int64_t i = 0; i < n; ++i) v[i] = WidenHalf(p[i]);
+      return true;
+    }
+    case DType::kFloat32:
+      LoadValues<float>(t, begin, n, v);
+      return true;
+    case DType::kInt32:
+    case DType::kQInt32:
+      LoadValues<int32_t>(t, begin, n, v);
+      return true;
+    case DType::kInt64:
+      LoadValues<int64_t>(t, begin, n, v);
+      return true;
+    default:
+      return false;
+  }
+}
+
+// Stores v[0, n) at [begin, begin + n) of `t` as Tensor::SetValue does:
+// integers rounded (halves away from zero) and saturated, NaN as 0.
+template <typename T>
+void StoreRounded(const double* v, int64_t n, Tensor& t, int64_t begin) {
+  T* p = reinterpret_cast<T*>(t.mutable_bytes().data()) + begin;
+  const int64_t lo = StorageMin(t.type().dtype), hi = StorageMax(t.type().dtype);
+  const double lo_d = static_cast<double>(lo), hi_d = static_cast<double>(hi);
+  for (int64_t i = 0; i < n; ++i) {
+    if (std::isnan(v[i])) {
+      p[i] = 0;
+      continue;
+    }
+    const double r = std::round(v[i]);
+    p[i] = r <= lo_d ? static_cast<T>(lo) : r >= hi_d ? static_cast<T>(hi) : static_cast<T>(r);
+  }
+}
+
+bool StoreValues(const double* v, int64_t n, Tensor& t, int64_t begin) {
+  switch (t.type().dtype) {
+    case DType::kQUInt8:
+      StoreRounded<uint8_t>(v, n, t, begin);
+      return true;
+    case DType::kQInt8:
+      StoreRounded<int8_t>(v, n, t, begin);
+      return true;
+    case DType::kQUInt16:
+      StoreRounded<uint16_t>(v, n, t, begin);
+      return true;
+    case DType::kQInt16:
+      StoreRounded<int16_t>(v, n, t, begin);
+      return true;
+    case DType::kInt32:
+    case DType::kQInt32:
+      StoreRounded<int32_t>(v, n, t, begin);
+      return true;
+    case DType::kInt64:
+      StoreRounded<int64_t>(v, n, t, begin);
+      return true;
+    case DType::kBool: {
+      uint8_t* p = t.mutable_bytes().data() + begin;
+      for (int64_t i = 0; i < n; ++i) p[i] = v[i] != 0.0 ? 1 : 0;
+      return true;
+    }
+    case DType::kFloat32: {
+      float* p = reinterpret_cast<float*>(t.mutable_bytes().data()) + begin;
+      for (int64_t i = 0; i < n; ++i) p[i] = static_cast<float>(v[i]);
+      return true;
+    }
+    case DType::kFloat16: {
+      uint16_t* p = reinterpret_cast<uint16_t*>(t.mutable_bytes().data()) + begin;
+      for (int64_t i = 0; i < n; ++i) p[i] = NarrowToHalf(static_cast<float>(v[i]));
+      return true;
+    }
+    default:
+      return false;
+  }
+}
 
 // Cast converts stored numbers: float to an integer type truncates toward
 // zero, anything to Bool is "not zero", other conversions round and saturate.
@@ -33,10 +134,29 @@ Result Cast(const KernelContext& c) {
     return result;
   }
   Tensor out(ot);
-  const bool truncate = IsFloat(in.type().dtype) && !IsFloat(ot.dtype);
-  for (int64_t i = 0; i < in.num_elements(); ++i) {
-    double v = in.GetValue(i);
-    out.SetValue(i, truncate && ot.dtype != DType::kBool ? std::trunc(v) : v);
+  const bool truncate = IsFloat(in.type().dtype) && !IsFloat(ot.dtype) && ot.dtype != DType::kBool;
+  // Typed loops over blocks of values, as GetValue and SetValue convert one.
+  constexpr int64_t kBlock = 4096;
+  std::atomic<bool> typed{true};
+  ParallelFor(in.num_elements(), kElementwiseGrain, [&](int64_t first, int64_t last) {
+    double v[kBlock];
+    for (int64_t begin = first; begin < last && typed; begin += kBlock) {
+      const int64_t n = std::min(kBlock, last - begin);
+      if (!LoadValues(in, begin, n, v)) {
+        typed = false;
+        return;
+      }
+      if (truncate) {
+        for (int64_t i = 0; i < n; ++i) v[i] = std::trunc(v[i]);
+      }
+      if (!StoreValues(v, n, out, begin)) typed = false;
+    }
+  });
+  if (!typed) {  // a dtype the loops do not cover: element by element
+    for (int64_t i = 0; i < in.num_elements(); ++i) {
+      const double v = in.GetValue(i);
+      out.SetValue(i, truncate ? std::trunc(v) : v);
+    }
   }
   result.push_back(std::move(out));
   return result;
