@@ -68,19 +68,26 @@ bool SameFloat(float a, float b) {
   return std::memcmp(&a, &b, sizeof(float)) == 0;
 }
 
-std::vector<float> RunFloat32(GraphBuilder& b, ValueRef out) {
+// Runs b with `out` as its output on one thread; its elements as stored, of
+// dtype `want` (T: float for Float32, uint16_t for Float16).
+template <typename T>
+std::vector<T> RunAs(GraphBuilder& b, ValueRef out, DType want) {
   b.Output(out);
   ExecuteOptions options;
   options.threads = 1;
   auto r = Execute(b.graph(), {}, options);
   EXPECT_TRUE(r.ok()) << r.status();
-  std::vector<float> v;
+  std::vector<T> v;
   if (!r.ok()) return v;
   const Tensor& t = (*r)[0];
-  EXPECT_EQ(t.type().dtype, DType::kFloat32);
+  EXPECT_EQ(t.type().dtype, want);
   v.resize(static_cast<size_t>(t.num_elements()));
-  std::memcpy(v.data(), t.bytes().data(), v.size() * sizeof(float));
+  std::memcpy(v.data(), t.bytes().data(), v.size() * sizeof(T));
   return v;
+}
+
+std::vector<float> RunFloat32(GraphBuilder& b, ValueRef out) {
+  return RunAs<float>(b, out, DType::kFloat32);
 }
 
 // The element of a (dims ad) that numpy broadcasting reads for element i of
@@ -262,18 +269,7 @@ TEST(ReusedStorage, ValuesStillReadElsewhereAreNeverOverwritten) {
 uint16_t HalfOf(double v) { return FloatToHalf(static_cast<float>(v)); }
 
 std::vector<uint16_t> RunFloat16(GraphBuilder& b, ValueRef out) {
-  b.Output(out);
-  ExecuteOptions options;
-  options.threads = 1;
-  auto r = Execute(b.graph(), {}, options);
-  EXPECT_TRUE(r.ok()) << r.status();
-  std::vector<uint16_t> v;
-  if (!r.ok()) return v;
-  const Tensor& t = (*r)[0];
-  EXPECT_EQ(t.type().dtype, DType::kFloat16);
-  v.resize(static_cast<size_t>(t.num_elements()));
-  std::memcpy(v.data(), t.bytes().data(), v.size() * sizeof(uint16_t));
-  return v;
+  return RunAs<uint16_t>(b, out, DType::kFloat16);
 }
 
 bool SameHalf(uint16_t a, uint16_t b) {

@@ -268,6 +268,26 @@ void BroadcastBinaryInto(const T* a, const Dims& a_dims, const T* b, const Dims&
   const int rank = static_cast<int>(dims.size());
   const int64_t inner = dims[rank - 1];
   const int64_t sa_in = sa[rank - 1], sb_in = sb[rank - 1];
+  // m elements along the innermost axis: one tight loop per stride case.
+  auto run = [&](T* dst, const T* pa, const T* pb, int64_t m) {
+    if (sa_in == 1 && sb_in == 1) {
+      for (int64_t j = 0; j < m; ++j) dst[j] = f(pa[j], pb[j]);
+    } else if (sa_in == 1 && sb_in == 0) {
+      const T y = *pb;
+      for (int64_t j = 0; j < m; ++j) dst[j] = f(pa[j], y);
+    } else if (sa_in == 0 && sb_in == 1) {
+      const T x = *pa;
+      for (int64_t j = 0; j < m; ++j) dst[j] = f(x, pb[j]);
+    } else {
+      for (int64_t j = 0; j < m; ++j) dst[j] = f(pa[j * sa_in], pb[j * sb_in]);
+    }
+  };
+  if (rank == 1) {  // one row: split the row itself over the threads
+    ParallelFor(inner, kElementwiseGrain, [&](int64_t begin, int64_t end) {
+      run(out + begin, a + begin * sa_in, b + begin * sb_in, end - begin);
+    });
+    return;
+  }
   // Rows of `inner` output elements, split over the threads.
   auto rows = [&](int64_t first, int64_t last) {
     std::vector<int64_t> idx(rank, 0);
@@ -279,20 +299,7 @@ void BroadcastBinaryInto(const T* a, const Dims& a_dims, const T* b, const Dims&
       ib += idx[d] * sb[d];
     }
     for (int64_t row = first; row < last; ++row) {
-      T* dst = out + row * inner;
-      const T* pa = a + ia;
-      const T* pb = b + ib;
-      if (sa_in == 1 && sb_in == 1) {
-        for (int64_t j = 0; j < inner; ++j) dst[j] = f(pa[j], pb[j]);
-      } else if (sa_in == 1 && sb_in == 0) {
-        const T y = *pb;
-        for (int64_t j = 0; j < inner; ++j) dst[j] = f(pa[j], y);
-      } else if (sa_in == 0 && sb_in == 1) {
-        const T x = *pa;
-        for (int64_t j = 0; j < inner; ++j) dst[j] = f(x, pb[j]);
-      } else {
-        for (int64_t j = 0; j < inner; ++j) dst[j] = f(pa[j * sa_in], pb[j * sb_in]);
-      }
+      run(out + row * inner, a + ia, b + ib, inner);
       for (int d = rank - 2; d >= 0; --d) {
         ++idx[d];
         ia += sa[d];
@@ -304,27 +311,6 @@ void BroadcastBinaryInto(const T* a, const Dims& a_dims, const T* b, const Dims&
       }
     }
   };
-  if (rank == 1) {
-    // One row: split the row itself.
-    ParallelFor(inner, kElementwiseGrain, [&](int64_t begin, int64_t end) {
-      const T* pa = a + begin * sa_in;
-      const T* pb = b + begin * sb_in;
-      T* dst = out + begin;
-      const int64_t m = end - begin;
-      if (sa_in == 1 && sb_in == 1) {
-        for (int64_t j = 0; j < m; ++j) dst[j] = f(pa[j], pb[j]);
-      } else if (sa_in == 1 && sb_in == 0) {
-        const T y = *pb;
-        for (int64_t j = 0; j < m; ++j) dst[j] = f(pa[j], y);
-      } else if (sa_in == 0 && sb_in == 1) {
-        const T x = *pa;
-        for (int64_t j = 0; j < m; ++j) dst[j] = f(x, pb[j]);
-      } else {
-        for (int64_t j = 0; j < m; ++j) dst[j] = f(pa[j * sa_in], pb[j * sb_in]);
-      }
-    });
-    return;
-  }
   ParallelFor(n / inner, std::max<int64_t>(1, kElementwiseGrain / inner), rows);
 }
 
