@@ -19,7 +19,8 @@ namespace {
 // elements of `t` that share an encoding (the whole tensor when it has one,
 // else each run of a per-axis channel), or, when `t`'s per-axis channels are
 // its last axis (runs of one element), rows(channels, first, last,
-// stepsizes, zero_offsets) for rows [first, last) of channels elements each.
+// stepsizes, zero_offsets) for rows [first, last) of channels elements each,
+// with the per-axis arrays themselves (one entry per channel).
 // Whole-tensor runs and rows are split over the threads (ParallelFor).
 template <typename F, typename Rows>
 void ForEachEncodingRun(const TensorType& t, F f, Rows rows) {
@@ -35,15 +36,10 @@ void ForEachEncodingRun(const TensorType& t, F f, Rows rows) {
   const int64_t channels = t.dims[axis];
   if (inner == 0 || channels == 0) return;
   if (inner == 1) {
-    std::vector<double> steps(static_cast<size_t>(channels)), zeros(steps.size());
-    for (int64_t c = 0; c < channels; ++c) {
-      steps[c] = t.StepsizeAt(c);
-      zeros[c] = t.ZeroOffsetAt(c);
-    }
+    const float* steps = t.per_axis->stepsizes.data();
+    const int32_t* zeros = t.per_axis->zero_offsets.data();
     ParallelFor(n / channels, std::max<int64_t>(1, kElementwiseGrain / channels),
-                [&](int64_t first, int64_t last) {
-                  rows(channels, first, last, steps.data(), zeros.data());
-                });
+                [&](int64_t first, int64_t last) { rows(channels, first, last, steps, zeros); });
     return;
   }
   for (int64_t start = 0, c = 0; start < n; start += inner, c = c + 1 == channels ? 0 : c + 1) {
@@ -70,12 +66,13 @@ void ReadAs(const Tensor& t, bool quantized, Out* out) {
           out[i] = static_cast<Out>(scale * (static_cast<double>(p[i]) - z));
         }
       },
-      [&](int64_t channels, int64_t first, int64_t last, const double* scale, const double* z) {
+      [&](int64_t channels, int64_t first, int64_t last, const float* scale, const int32_t* z) {
         for (int64_t r = first; r < last; ++r) {
           const T* q = p + r * channels;
           Out* o = out + r * channels;
           for (int64_t c = 0; c < channels; ++c) {
-            o[c] = static_cast<Out>(scale[c] * (static_cast<double>(q[c]) - z[c]));
+            o[c] = static_cast<Out>(static_cast<double>(scale[c]) *
+                                    (static_cast<double>(q[c]) - static_cast<double>(z[c])));
           }
         }
       });
@@ -121,12 +118,10 @@ void QuantizeAs(const float* x, const TensorType& type, uint8_t* bytes) {
         const Acc z = static_cast<Acc>(zero);
         for (int64_t i = begin; i < end; ++i) out[i] = one(x[i], stepsize, z);
       },
-      [&](int64_t channels, int64_t first, int64_t last, const double* step, const double* zero) {
-        std::vector<float> steps(step, step + channels);  // stepsizes are floats
-        std::vector<Acc> zeros(zero, zero + channels);    // and zero offsets int32
+      [&](int64_t channels, int64_t first, int64_t last, const float* step, const int32_t* zero) {
         for (int64_t r = first; r < last; ++r) {
           for (int64_t c = 0; c < channels; ++c) {
-            out[r * channels + c] = one(x[r * channels + c], steps[c], zeros[c]);
+            out[r * channels + c] = one(x[r * channels + c], step[c], static_cast<Acc>(zero[c]));
           }
         }
       });
@@ -194,7 +189,7 @@ __attribute__((target("avx,f16c"))) void F16cNarrowAll(const float* in, size_t n
     _mm_storeu_si128(reinterpret_cast<__m128i*>(out + i),
                      _mm256_cvtps_ph(f, _MM_FROUND_TO_NEAREST_INT));
   }
-  for (; i < n; ++i) out[i] = std::isnan(in[i]) ? FloatToHalf(in[i]) : F16cNarrow(in[i]);
+  for (; i < n; ++i) out[i] = NarrowToHalf(in[i]);
 }
 
 }  // namespace
@@ -428,6 +423,16 @@ std::vector<double> GatherAxes(absl::Span<const double> in, const Dims& in_dims,
 
 bool CopiesBytes(const TensorType& in, const TensorType& out) {
   return IsConcrete(in.dtype) && in.SameEncoding(out) && !in.per_axis && !out.per_axis;
+}
+
+Tensor GatherTensor(const Tensor& in, const TensorType& type,
+                    const std::vector<std::vector<int64_t>>& map) {
+  if (std::optional<Tensor> out = MoveStoredElements(in, type, [&](const auto* from, auto* to) {
+        GatherAxesInto(from, in.type().dims, map, std::remove_pointer_t<decltype(to)>{}, to);
+      })) {
+    return *std::move(out);
+  }
+  return MakeTensor(type, GatherAxes(ReadReals(in), in.type().dims, map, 0));
 }
 
 absl::Status ApplyActivationClamp(const KernelContext& c, int first, std::vector<double>& out) {

@@ -50,12 +50,16 @@ dnnl::memory::desc NhwcDesc(const Dims& d) {
                             dnnl::memory::format_tag::nhwc);
 }
 
-// Runs a convolution-like primitive whose weights oneDNN lays out itself:
+// Runs a convolution-like primitive on the node's input, filter and bias
+// (inputs 0-2, read as floats), whose weights oneDNN lays out itself:
 // reorders the filter into the primitive's layout, then executes it, writing
 // `out`.
 template <typename PrimitiveDesc, typename Primitive>
-void RunConvLike(const PrimitiveDesc& pd, const dnnl::memory::desc& wdesc, const FloatsIn& x,
-                 const FloatsIn& w, const FloatsIn& bias, float* out) {
+void RunConvLike(const PrimitiveDesc& pd, const dnnl::memory::desc& wdesc, const KernelContext& c,
+                 float* out) {
+  const FloatsIn x(c.In(0));
+  const FloatsIn w(c.In(1));
+  const FloatsIn bias(c.In(2));
   const dnnl::engine& eng = CpuEngine();
   dnnl::stream s(eng);
   // oneDNN takes non-const handles; it only reads sources and weights.
@@ -107,11 +111,8 @@ bool DnnlConv(const KernelContext& c, const ConvParams& p, FloatsOut& out) {
                                       bdesc, NhwcDesc(od), {p.sh, p.sw}, {p.dh - 1, p.dw - 1},
                                       {p.pad_top, p.pad_left}, {pad_bottom, pad_right});
     dnnl::convolution_forward::primitive_desc pd(d, CpuEngine());
-    const FloatsIn x(c.In(0));
-    const FloatsIn w(c.In(1));
-    const FloatsIn bias(c.In(2));
-    RunConvLike<dnnl::convolution_forward::primitive_desc, dnnl::convolution_forward>(
-        pd, wdesc, x, w, bias, out.data());
+    RunConvLike<dnnl::convolution_forward::primitive_desc, dnnl::convolution_forward>(pd, wdesc, c,
+                                                                                      out.data());
     return true;
   } catch (const dnnl::error&) {
     return false;
@@ -146,11 +147,8 @@ bool DnnlTransposeConv(const KernelContext& c, const ConvParams& p, FloatsOut& o
                                         bdesc, NhwcDesc(od), {p.sh, p.sw}, {p.dh - 1, p.dw - 1},
                                         {p.pad_top, p.pad_left}, {pad_bottom, pad_right});
     dnnl::deconvolution_forward::primitive_desc pd(d, CpuEngine());
-    const FloatsIn x(c.In(0));
-    const FloatsIn w(c.In(1));
-    const FloatsIn bias(c.In(2));
     RunConvLike<dnnl::deconvolution_forward::primitive_desc, dnnl::deconvolution_forward>(
-        pd, wdesc, x, w, bias, out.data());
+        pd, wdesc, c, out.data());
     return true;
   } catch (const dnnl::error&) {
     return false;

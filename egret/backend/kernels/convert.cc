@@ -111,6 +111,16 @@ bool StoreValues(const double* v, int64_t n, Tensor& t, int64_t begin) {
   }
 }
 
+// `in`'s values read as floats (FloatsIn) and stored in `type`, a Float32
+// or Float16 (FloatsOut): for a float or quantized `in`, the real value
+// rounded to float, then to the output's precision.
+Tensor FloatsAs(const Tensor& in, const TensorType& type) {
+  const FloatsIn x(in);
+  FloatsOut y(type);
+  std::copy(x.data(), x.data() + x.size(), y.data());
+  return y.Finish();
+}
+
 // Cast converts stored numbers: float to an integer type truncates toward
 // zero, anything to Bool is "not zero", other conversions round and saturate.
 // Quantized storage values are converted as the integers they are.
@@ -127,10 +137,7 @@ Result Cast(const KernelContext& c) {
   }
   if ((in.type().dtype == DType::kFloat16 && ot.dtype == DType::kFloat32) ||
       (in.type().dtype == DType::kFloat32 && ot.dtype == DType::kFloat16)) {
-    const FloatsIn x(in);
-    FloatsOut y(ot);
-    std::copy(x.data(), x.data() + x.size(), y.data());
-    result.push_back(y.Finish());
+    result.push_back(FloatsAs(in, ot));
     return result;
   }
   Tensor out(ot);
@@ -174,17 +181,14 @@ Result Requantize(const KernelContext& c) {
   // divides the value rounded to float).
   if (FloatComputable(*c.inputs[0].type) &&
       (ot.dtype == DType::kFloat32 || ot.dtype == DType::kFloat16 || IsQuantized(ot.dtype))) {
+    if (!IsQuantized(ot.dtype)) {
+      result.push_back(FloatsAs(c.In(0), ot));
+      return result;
+    }
     const FloatsIn x(c.In(0));
-    if (IsQuantized(ot.dtype)) {
-      Tensor out(ot);
-      if (QuantizeFloats(x.span(), out)) {
-        result.push_back(std::move(out));
-        return result;
-      }
-    } else {
-      FloatsOut y(ot);
-      std::copy(x.data(), x.data() + x.size(), y.data());
-      result.push_back(y.Finish());
+    Tensor out(ot);
+    if (QuantizeFloats(x.span(), out)) {
+      result.push_back(std::move(out));
       return result;
     }
   }

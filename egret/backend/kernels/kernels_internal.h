@@ -27,6 +27,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <optional>
 #include <string_view>
 #include <vector>
 
@@ -389,6 +390,12 @@ std::vector<double> GatherAxes(absl::Span<const double> in, const Dims& in_dims,
 // type `out`: the same dtype and encoding, one encoding for all elements.
 bool CopiesBytes(const TensorType& in, const TensorType& out);
 
+// The elements of `in` gathered by `map` (GatherAxesInto, fill 0) into a
+// tensor of `type`: stored bytes moved when CopiesBytes, else real values
+// converted.
+Tensor GatherTensor(const Tensor& in, const TensorType& type,
+                    const std::vector<std::vector<int64_t>>& map);
+
 // Calls f(T{}) with T the unsigned integer type of `size` bytes (1, 2, 4 or
 // 8): the storage of any dtype's elements, for kernels that copy bytes.
 // False, and f not called, for another size.
@@ -410,6 +417,23 @@ bool WithStorageType(int size, F f) {
     default:
       return false;
   }
+}
+
+// For a kernel that only moves elements: when CopiesBytes(in.type(), type),
+// a tensor of `type` whose stored elements f(const T* in, T* out) writes, T
+// the unsigned type of the element's size (WithStorageType); nullopt
+// otherwise, and the kernel converts real values instead.
+template <typename F>
+std::optional<Tensor> MoveStoredElements(const Tensor& in, const TensorType& type, F f) {
+  if (!CopiesBytes(in.type(), type)) return std::nullopt;
+  Tensor out(type);
+  const bool moved = WithStorageType(ElementSize(type.dtype), [&](auto zero) {
+    using T = decltype(zero);
+    f(reinterpret_cast<const T*>(in.bytes().data()),  // operator new: aligned
+      reinterpret_cast<T*>(out.mutable_bytes().data()));
+  });
+  if (!moved) return std::nullopt;
+  return out;
 }
 
 // For each element of an output of dims `out`, the flat index of the element

@@ -71,19 +71,7 @@ Result Resize(const KernelContext& c) {
       }
     }
     std::vector<Tensor> result;
-    if (CopiesBytes(c.In(0).type(), c.outputs[0])) {
-      // Each output element is an input element: its stored bytes.
-      Tensor out(c.outputs[0]);
-      if (WithStorageType(ElementSize(out.type().dtype), [&](auto zero) {
-            using T = decltype(zero);
-            GatherAxesInto<T>(reinterpret_cast<const T*>(c.In(0).bytes().data()), xd, map, zero,
-                              reinterpret_cast<T*>(out.mutable_bytes().data()));
-          })) {
-        result.push_back(std::move(out));
-        return result;
-      }
-    }
-    result.push_back(MakeTensor(c.outputs[0], GatherAxes(ReadReals(c.In(0)), xd, map, 0)));
+    result.push_back(GatherTensor(c.In(0), c.outputs[0], map));  // each an input element
     return result;
   }
   // Bilinear: per axis, the two neighbours and the weight of the second.

@@ -30,23 +30,6 @@ std::vector<std::vector<int64_t>> IdentityMap(const Dims& d) {
   return m;
 }
 
-// The elements of `in` gathered by `map` (GatherAxesInto) into a tensor of
-// `type`: stored bytes copied when CopiesBytes, else real values converted.
-Tensor GatherTensor(const Tensor& in, const TensorType& type,
-                    const std::vector<std::vector<int64_t>>& map) {
-  if (CopiesBytes(in.type(), type)) {
-    Tensor out(type);
-    if (WithStorageType(ElementSize(type.dtype), [&](auto zero) {
-          using T = decltype(zero);
-          GatherAxesInto<T>(reinterpret_cast<const T*>(in.bytes().data()), in.type().dims, map,
-                            zero, reinterpret_cast<T*>(out.mutable_bytes().data()));
-        })) {
-      return out;
-    }
-  }
-  return MakeTensor(type, GatherAxes(ReadReals(in), in.type().dims, map, 0));
-}
-
 Result Reshape(const KernelContext& c) {
   // Same elements in the same order: the bytes themselves when the encoding
   // stays (taken over when the executor gives the input up), else re-encoded.
@@ -109,15 +92,10 @@ void TransposeInto(const T* in, const Dims& in_dims, const std::vector<int64_t>&
 Result Transpose(const KernelContext& c) {
   EGRET_ASSIGN_OR_RETURN(auto perm, ReadIntParam(c.inputs[1], "perm"));
   const Dims& od = c.outputs[0].dims;
-  if (CopiesBytes(c.In(0).type(), c.outputs[0])) {
-    Tensor out(c.outputs[0]);
-    if (WithStorageType(ElementSize(out.type().dtype), [&](auto zero) {
-          using T = decltype(zero);
-          TransposeInto<T>(reinterpret_cast<const T*>(c.In(0).bytes().data()), c.InDims(0), perm,
-                           od, reinterpret_cast<T*>(out.mutable_bytes().data()));
-        })) {
-      return Single(std::move(out));
-    }
+  if (std::optional<Tensor> out = MoveStoredElements(
+          c.In(0), c.outputs[0],
+          [&](const auto* in, auto* o) { TransposeInto(in, c.InDims(0), perm, od, o); })) {
+    return Single(*std::move(out));
   }
   const std::vector<double> v = ReadReals(c.In(0));
   std::vector<double> out(v.size());
