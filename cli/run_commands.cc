@@ -216,10 +216,12 @@ int RunCommand(const std::string& path, const std::string& inputs_dir, uint64_t 
                                  *std::min_element(again_ms.begin(), again_ms.end()));
   }
   if (profile) {
-    std::cout << "profile (op, nodes, ms, % of run):\n";
+    // The stats are the last run's.
+    const double last_ms = again_ms.empty() ? run_ms : again_ms.back();
+    std::cout << absl::StrFormat("profile of run %d (op, nodes, ms, %% of the run):\n", repeat);
     for (const OpTime& op : stats.ops) {
       std::cout << absl::StrFormat("  %-24s %5d %9.2f %5.1f%%\n", op.op, op.nodes, op.ms,
-                                   run_ms > 0 ? 100 * op.ms / run_ms : 0.0);
+                                   last_ms > 0 ? 100 * op.ms / last_ms : 0.0);
     }
   }
   return kExitOk;

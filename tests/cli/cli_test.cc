@@ -1217,6 +1217,34 @@ TEST_F(CliTest, ZeroOrNegativeLimitsExitTwo) {
   EXPECT_EQ(r.code, 0) << r.err;
 }
 
+// `run --repeat N` runs N times in one process and adds the median of runs
+// 2..N; `--profile` lists every op that ran with its node count, slowest
+// first. The outputs are those of one run; a repeat count below 1 is a
+// one-line usage error.
+TEST_F(CliTest, RunRepeatsAndProfiles) {
+  Result once = Run({"run", kExample, "--random", "3", "-o", Path("once")});
+  ASSERT_EQ(once.code, 0) << once.err;
+  EXPECT_THAT(once.out, Not(HasSubstr("time of runs")));
+  Result r =
+      Run({"run", kExample, "--random", "3", "--repeat", "3", "--profile", "-o", Path("thrice")});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("\ntime of runs 2-3: median "));
+  EXPECT_THAT(r.out, HasSubstr("\nprofile of run 3 (op, nodes, ms, % of the run):\n"));
+  // The example's ops (examples/residual_block.json) each have a line.
+  for (const char* op : {"Conv2d", "Relu", "ElementWiseAdd"}) {
+    EXPECT_THAT(r.out, HasSubstr(absl::StrCat("\n  ", op, " "))) << op;
+  }
+  EXPECT_EQ(once.out.substr(0, once.out.find("time: ")), r.out.substr(0, r.out.find("time: ")));
+  for (const auto& e : fs::directory_iterator(Path("once"))) {
+    EXPECT_EQ(*ReadFile(e.path().string()),
+              *ReadFile(Path("thrice/" + e.path().filename().string())));
+  }
+  Result bad = Run({"run", kExample, "--repeat", "0"});
+  EXPECT_EQ(bad.code, 2);
+  EXPECT_THAT(bad.FirstErrLine(), HasSubstr("--repeat"));
+  EXPECT_EQ(bad.err.find('\n'), bad.err.size() - 1) << bad.err;
+}
+
 // `run --save-inputs` writes the seeded inputs as --inputs reads them: a run on
 // the saved files computes exactly the outputs of the seeded run. Both print
 // the time of reading and of the run.
