@@ -159,8 +159,11 @@ int RunCommand(const std::string& path, const std::string& inputs_dir, uint64_t 
     if (absl::Status s = SaveInputs(*g, *inputs, save_inputs); !s.ok()) return Report(s);
   }
   ExecuteStats stats;
-  const ExecuteOptions options{
-      .max_live_bytes = static_cast<int64_t>(*memory), .stats = &stats, .threads = threads};
+  ExecuteCache cache;  // later runs reuse the filters the first one laid out
+  const ExecuteOptions options{.max_live_bytes = static_cast<int64_t>(*memory),
+                               .stats = &stats,
+                               .threads = threads,
+                               .cache = &cache};
   const auto run_start = std::chrono::steady_clock::now();
   const double cpu_start = CpuMs();
   auto outputs = Execute(*g, *inputs, options);

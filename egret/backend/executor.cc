@@ -54,6 +54,41 @@ absl::Status CheckInputs(const Graph& g, absl::Span<const Tensor> inputs) {
   return absl::OkStatus();
 }
 
+// Ops whose kernels read a quantized operand as its real value rounded to
+// float, exactly what a Dequantize to Float32 stores, and which compute on
+// 8-bit quantized operands in integers (backend/kernels/conv.cc): they read
+// inputs 0-2 through a Dequantize.
+bool ReadsThroughDequantize(std::string_view op) {
+  const std::string_view base = BaseOpName(op);
+  return base == "Conv2d" || base == "DepthWiseConv2d";
+}
+
+// For each node, a bit per input (inputs 0-2) that it reads through a
+// Dequantize: the input is a Dequantize of a quantized value to Float32 of
+// the same dims, and the node's op ReadsThroughDequantize. The node then
+// reads the quantized value instead, and the Dequantize is not run unless
+// something else reads it.
+std::vector<uint8_t> DequantizeReadThrough(const Graph& g) {
+  std::vector<uint8_t> through(g.num_nodes(), 0);
+  for (NodeId id = 0; id < g.num_nodes(); ++id) {
+    const Node& node = g.node(id);
+    if (!ReadsThroughDequantize(node.op)) continue;
+    for (size_t i = 0; i < node.inputs.size() && i < 3; ++i) {
+      const Node& dq = g.node(node.inputs[i].node);
+      if (BaseOpName(dq.op) != "Dequantize" || dq.inputs.size() != 1 || dq.outputs.size() != 1 ||
+          dq.outputs[0].dtype != DType::kFloat32) {
+        continue;
+      }
+      const ValueRef& src = dq.inputs[0];
+      const Node& q = g.node(src.node);
+      if (q.op == kShapeOp || src.output >= q.outputs.size()) continue;
+      const TensorType& qt = q.outputs[src.output];
+      if (IsQuantized(qt.dtype) && qt.dims == dq.outputs[0].dims) through[id] |= 1u << i;
+    }
+  }
+  return through;
+}
+
 std::string_view KernelName(std::string_view op) {
   // An op egret does not know (an opaque "onnx.<Op>" node) is looked up by
   // its full name: its dots are not an implementation suffix.
@@ -61,6 +96,10 @@ std::string_view KernelName(std::string_view op) {
 }
 
 }  // namespace
+
+ExecuteCache::ExecuteCache() : constants_(std::make_unique<backend_internal::ConstantCache>()) {}
+ExecuteCache::~ExecuteCache() = default;
+int64_t ExecuteCache::bytes() const { return constants_->bytes(); }
 
 bool KeepFreedMemoryForReuse() {
 #if defined(__GLIBC__)
@@ -86,6 +125,13 @@ absl::StatusOr<std::vector<Tensor>> Execute(const Graph& g, absl::Span<const Ten
   const size_t n = g.num_nodes();
   const backend_internal::ThreadScope threads(options.threads);
 
+  // The value each input is read from: its own, or a Dequantize's input.
+  const std::vector<uint8_t> through = DequantizeReadThrough(g);
+  auto source = [&](NodeId id, size_t i) -> const ValueRef& {
+    const ValueRef& in = g.node(id).inputs[i];
+    return (through[id] >> i & 1) != 0 ? g.node(in.node).inputs[0] : in;
+  };
+
   // Nodes the outputs depend on, and how many uses of each remain.
   std::vector<bool> live(n, false);
   std::vector<NodeId> stack;
@@ -95,12 +141,12 @@ absl::StatusOr<std::vector<Tensor>> Execute(const Graph& g, absl::Span<const Ten
     stack.pop_back();
     if (live[id]) continue;
     live[id] = true;
-    for (const ValueRef& in : g.node(id).inputs) stack.push_back(in.node);
+    for (size_t i = 0; i < g.node(id).inputs.size(); ++i) stack.push_back(source(id, i).node);
   }
   std::vector<int64_t> uses(n, 0);
   for (NodeId id = 0; id < n; ++id) {
     if (!live[id]) continue;
-    for (const ValueRef& in : g.node(id).inputs) ++uses[in.node];
+    for (size_t i = 0; i < g.node(id).inputs.size(); ++i) ++uses[source(id, i).node];
   }
   std::vector<bool> is_output(n, false);
   for (const GraphOutput& o : g.outputs()) is_output[o.value.node] = true;
@@ -119,8 +165,9 @@ absl::StatusOr<std::vector<Tensor>> Execute(const Graph& g, absl::Span<const Ten
   absl::flat_hash_map<std::string_view, OpTotal> op_totals;
 
   // Frees the inputs of `node` whose last use this was.
-  auto release_inputs = [&](const Node& node) {
-    for (const ValueRef& in : node.inputs) {
+  auto release_inputs = [&](NodeId id) {
+    for (size_t i = 0; i < g.node(id).inputs.size(); ++i) {
+      const ValueRef& in = source(id, i);
       if (--uses[in.node] == 0 && !is_output[in.node]) {
         live_bytes -= slots[in.node].bytes;
         slots[in.node] = Slot();
@@ -150,15 +197,16 @@ absl::StatusOr<std::vector<Tensor>> Execute(const Graph& g, absl::Span<const Ten
 
     // A node depending on one that could not run cannot run either.
     if (options.unavailable != nullptr) {
-      for (const ValueRef& in : node.inputs) {
-        if (slots[in.node].blocked_by != kNoNode) slot.blocked_by = slots[in.node].blocked_by;
+      for (size_t i = 0; i < node.inputs.size(); ++i) {
+        const NodeId from = source(id, i).node;
+        if (slots[from].blocked_by != kNoNode) slot.blocked_by = slots[from].blocked_by;
       }
       if (slot.blocked_by == kNoNode && BaseOpName(node.op) != kOutOp &&
           !Kernels().contains(KernelName(node.op))) {
         slot.blocked_by = id;
       }
       if (slot.blocked_by != kNoNode) {
-        release_inputs(node);
+        release_inputs(id);
         continue;
       }
     }
@@ -173,8 +221,11 @@ absl::StatusOr<std::vector<Tensor>> Execute(const Graph& g, absl::Span<const Ten
     std::vector<Tensor*> reusable(node.inputs.size(), nullptr);
     std::vector<TensorType> reused_types;
     reused_types.reserve(node.inputs.size());
+    // The inputs that are graph constants, for the cache of derived values.
+    std::vector<std::shared_ptr<const Tensor>> constants;
+    if (options.cache != nullptr) constants.resize(node.inputs.size());
     for (size_t i = 0; i < node.inputs.size(); ++i) {
-      const ValueRef& in = node.inputs[i];
+      const ValueRef& in = source(id, i);
       const Node& p = g.node(in.node);
       const Slot& ps = slots[in.node];
       OperandInfo& o = ops[i];
@@ -195,10 +246,11 @@ absl::StatusOr<std::vector<Tensor>> Execute(const Graph& g, absl::Span<const Ten
         const std::shared_ptr<const Tensor>& t = ps.tensors[in.output];
         o.type = &t->type();
         o.value = t.get();
+        if (p.op == kConstOp && !constants.empty()) constants[i] = t;
         // Last use of a value this run computed and alone owns: the node
         // reads it once (uses counts every read), nothing shares it.
         if (uses[in.node] == 1 && !is_output[in.node] && p.op != kInputOp && p.op != kConstOp &&
-            t.use_count() == 1) {
+            t.use_count() == 1 && (through[id] >> i & 1) == 0) {
           // Owned by this run alone (made by a kernel), so not truly const.
           reusable[i] = const_cast<Tensor*>(t.get());
           reused_types.push_back(t->type());
@@ -211,8 +263,17 @@ absl::StatusOr<std::vector<Tensor>> Execute(const Graph& g, absl::Span<const Ten
     // egret does not know has none: its declared types are the truth.
     InferOptions infer;
     infer.declared = node.outputs;
+    // Inputs read through a Dequantize are typed as the Dequantize's output.
+    std::vector<OperandInfo> infer_ops;
+    if (through[id] != 0) {
+      infer_ops = ops;
+      for (size_t i = 0; i < node.inputs.size(); ++i) {
+        if ((through[id] >> i & 1) != 0)
+          infer_ops[i].type = &g.node(node.inputs[i].node).outputs[0];
+      }
+    }
     auto inferred = def != nullptr
-                        ? InferOutputTypes(node.op, ops, infer)
+                        ? InferOutputTypes(node.op, through[id] != 0 ? infer_ops : ops, infer)
                         : absl::StatusOr<std::vector<TensorType>>(
                               std::vector<TensorType>(node.outputs.begin(), node.outputs.end()));
     if (!inferred.ok()) {
@@ -277,7 +338,13 @@ absl::StatusOr<std::vector<Tensor>> Execute(const Graph& g, absl::Span<const Ten
             absl::StrFormat("node %s: live values would take %d bytes, over the limit of %d",
                             g.NodeLabel(id), live_bytes + bytes, options.max_live_bytes));
       }
-      KernelContext ctx{kernel_name, ops, out_types, &node.attrs, reusable};
+      KernelContext ctx{kernel_name,
+                        ops,
+                        out_types,
+                        &node.attrs,
+                        reusable,
+                        constants,
+                        options.cache != nullptr ? &options.cache->constants() : nullptr};
       auto result = it->second(ctx);
       if (!result.ok()) {
         // Keeps the kernel's code: Unimplemented (a case a reference kernel
@@ -300,7 +367,7 @@ absl::StatusOr<std::vector<Tensor>> Execute(const Graph& g, absl::Span<const Ten
     live_bytes += slot.bytes;
     stats.peak_live_bytes = std::max(stats.peak_live_bytes, live_bytes);
 
-    release_inputs(node);
+    release_inputs(id);
     OpTotal& total = op_totals[KernelName(node.op)];
     ++total.nodes;
     total.time += std::chrono::steady_clock::now() - node_start;

@@ -7,20 +7,28 @@
 // round(r / stepsize + zero_offset), saturated). The heavy ops (Conv2d,
 // DepthWiseConv2d, TransposeConv2d, FullyConnected, MatMul, PoolMax2d,
 // PoolAvg2d) run on oneDNN in float32: operands rounded to float, products
-// accumulated in float32. Every other op, and a heavy op whose shape oneDNN
-// does not take, is defined as computed in double; where computing in float
-// gives the same bits (one correctly rounded operation or a selection on
-// Float32 and Float16 operands) the kernel does that, and ops that only move
-// elements copy their stored bytes (tests/backend/float_paths_test.cc checks
-// both bit for bit). Results are identical run to run for a given
-// ExecuteOptions::threads, and the streaming kernels give the same bits for
-// every thread count. Only the nodes the graph outputs depend on are run, in
-// topological order; each intermediate value is freed after its last use,
-// or its storage taken over by the node that reads it last.
+// accumulated in float32, except a Conv2d or DepthWiseConv2d of an 8-bit
+// input quantized per tensor and an 8-bit filter (per tensor or per output
+// channel) whose q - zero values fit int8: that one is exact, the integer
+// sum of (qx - zx)(qw - zw) over the taps inside the input (oneDNN's int8
+// kernels), times sx * sw, plus the bias, computed in double and rounded
+// once. A convolution reads an input, filter or bias that is a Dequantize to
+// Float32 as the quantized value itself (what it reads as float is what the
+// Dequantize would store), so an ONNX QDQ graph's convolutions are exact
+// too, and a Dequantize nothing else reads is not run. Every other op, and a
+// heavy op whose shape oneDNN does not take, is defined as computed in double; where computing in
+// float gives the same bits (one correctly rounded operation or a selection on Float32 and Float16
+// operands) the kernel does that, and ops that only move elements copy their stored bytes
+// (tests/backend/float_paths_test.cc checks both bit for bit). Results are identical run to run for
+// a given ExecuteOptions::threads, and the streaming kernels give the same bits for every thread
+// count. Only the nodes the graph outputs depend on are run, in topological order; each
+// intermediate value is freed after its last use, or its storage taken over by the node that reads
+// it last.
 #ifndef EGRET_BACKEND_EXECUTOR_H_
 #define EGRET_BACKEND_EXECUTOR_H_
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -56,6 +64,34 @@ struct ExecuteStats {
   std::vector<OpTime> ops;
 };
 
+namespace backend_internal {
+class ConstantCache;
+}
+
+// What repeated runs of graphs reuse: values derived from their constants
+// alone, made on the first run that needs them. Today that is each
+// convolution filter in the layout its oneDNN primitive wants (for int8, with
+// oneDNN's zero-point compensation), which otherwise costs a run about as
+// much as the convolution. An entry holds shared ownership of the constant
+// it came from (Node::constant), so it can never be taken for a later tensor
+// at the same address; a cache may serve several graphs and grows until it
+// is destroyed. Results are the same with or without a cache. One run at a
+// time.
+class ExecuteCache {
+ public:
+  ExecuteCache();
+  ~ExecuteCache();
+  ExecuteCache(const ExecuteCache&) = delete;
+  ExecuteCache& operator=(const ExecuteCache&) = delete;
+
+  // Bytes of derived values held.
+  int64_t bytes() const;
+  backend_internal::ConstantCache& constants() { return *constants_; }
+
+ private:
+  std::unique_ptr<backend_internal::ConstantCache> constants_;
+};
+
 struct ExecuteOptions {
   // Fail with kResourceExhausted when computed values alive at once would
   // exceed this many bytes (graph inputs and constants are not counted).
@@ -74,6 +110,9 @@ struct ExecuteOptions {
   // kernels' loops on the same OpenMP team); 0: every core.
   // Results are the same run to run for a given count.
   int threads = 0;
+  // When set, values derived from the graph's constants are kept there and
+  // taken from there by later runs (ExecuteCache).
+  ExecuteCache* cache = nullptr;
 };
 
 // Runs `g` on `inputs` (one per graph input, in g.inputs() order, each of

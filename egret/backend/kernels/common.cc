@@ -10,6 +10,7 @@
 #include "absl/strings/str_format.h"
 #include "egret/backend/kernels/kernels_internal.h"
 #include "egret/backend/kernels/onnx/onnx_kernels_internal.h"
+#include "egret/backend/kernels/simd.h"
 #include "egret/support/status_macros.h"
 
 namespace egret::backend_internal {
@@ -47,6 +48,31 @@ void ForEachEncodingRun(const TensorType& t, F f, Rows rows) {
   }
 }
 
+// out[i] = scale * (p[i] - zero) for i in [0, n), computed in double and
+// stored as Out. Restrict pointers and locals: a store through Out* may not
+// alias the inputs, so the loop vectorizes (through captured references it
+// reloaded every pointer per element).
+// For storage of at most 16 bits and a float result, in float: q - zero is
+// exact in float (at most 17 bits), and one float multiplication rounds the
+// product, which double computes exactly (24 + 17 bits), once: the same bits.
+template <typename T, typename Out>
+void DequantizeRun(const T* __restrict p, int64_t n, double scale, double zero,
+                   Out* __restrict out) {
+  if constexpr (sizeof(T) <= 2 && std::is_same_v<Out, float>) {
+    const float s = static_cast<float>(scale), z = static_cast<float>(zero);
+    WithWidestVectors([=]() __attribute__((always_inline)) {
+      const T* __restrict in = p;
+      float* __restrict o = out;
+      const int64_t count = n;
+      for (int64_t i = 0; i < count; ++i) o[i] = s * (static_cast<float>(in[i]) - z);
+    });
+  } else {
+    for (int64_t i = 0; i < n; ++i) {
+      out[i] = static_cast<Out>(scale * (static_cast<double>(p[i]) - zero));
+    }
+  }
+}
+
 // out[i] = scale * (element i as T - zero), computed in double and stored
 // as Out (rounded once when Out is float), each element with its own
 // encoding (per-tensor or per-axis).
@@ -60,16 +86,14 @@ void ReadAs(const Tensor& t, bool quantized, Out* out) {
   }
   ForEachEncodingRun(
       t.type(),
-      [&](int64_t begin, int64_t end, float stepsize, int32_t zero) {
-        const double scale = stepsize, z = zero;
-        for (int64_t i = begin; i < end; ++i) {
-          out[i] = static_cast<Out>(scale * (static_cast<double>(p[i]) - z));
-        }
+      [p, out](int64_t begin, int64_t end, float stepsize, int32_t zero) {
+        DequantizeRun(p + begin, end - begin, stepsize, zero, out + begin);
       },
-      [&](int64_t channels, int64_t first, int64_t last, const float* scale, const int32_t* z) {
+      [p, out](int64_t channels, int64_t first, int64_t last, const float* __restrict scale,
+               const int32_t* __restrict z) {
         for (int64_t r = first; r < last; ++r) {
-          const T* q = p + r * channels;
-          Out* o = out + r * channels;
+          const T* __restrict q = p + r * channels;
+          Out* __restrict o = out + r * channels;
           for (int64_t c = 0; c < channels; ++c) {
             o[c] = static_cast<Out>(static_cast<double>(scale[c]) *
                                     (static_cast<double>(q[c]) - static_cast<double>(z[c])));
@@ -82,46 +106,76 @@ void ReadAs(const Tensor& t, bool quantized, Out* out) {
 // default round-to-nearest-even: adding and subtracting 2^23 leaves a float
 // below 2^23 rounded by the addition itself (one that large is an integer
 // already). A loop of it vectorizes, where std::nearbyint is a libm call.
-inline float RoundToEvenInNearestMode(float x) {
+[[gnu::always_inline]] inline float RoundToEvenInNearestMode(float x) {
   constexpr float kTwo23 = 8388608.0f;
   const float a = std::fabs(x);
-  if (!(a < kTwo23)) return x;  // an integer, infinite or NaN
-  return std::copysign((a + kTwo23) - kTwo23, x);
+  const float rounded = std::copysign((a + kTwo23) - kTwo23, x);
+  return a < kTwo23 ? rounded : x;  // else an integer, infinite or NaN
 }
 
-// Stores each float of x quantized into `type`'s storage T: as
-// Tensor::SetReal (QuantizeReal: the division in float, halves to even, plus
-// the zero offset; NaN to the zero offset), saturated. kNearest: the rounding
-// mode is the default round-to-nearest-even (RoundToEvenInNearestMode, a
-// loop that vectorizes); else RoundHalfToEven.
+// Each float of x quantized into storage T: as Tensor::SetReal
+// (QuantizeReal: the division in float, halves to even, plus the zero
+// offset; NaN to the zero offset), saturated. In float for storage of at
+// most 16 bits: a rounded quotient below 2^24 in magnitude plus a zero
+// offset of at most 2^16 is exact, and a larger one saturates either way. In
+// double for 32-bit storage.
+template <typename T>
+using QuantizeAcc = std::conditional_t<sizeof(T) <= 2, float, double>;
+
+template <typename T, bool kNearest>
+[[gnu::always_inline]] inline T QuantizeOne(float v, float step, QuantizeAcc<T> zero,
+                                            QuantizeAcc<T> lo, QuantizeAcc<T> hi) {
+  using Acc = QuantizeAcc<T>;
+  const float r = v / step;
+  const float rounded = kNearest ? RoundToEvenInNearestMode(r) : RoundHalfToEven(r);
+  Acc q = zero + static_cast<Acc>(rounded);
+  q = v != v ? zero : q;
+  q = q < lo ? lo : q;
+  q = q > hi ? hi : q;
+  return static_cast<T>(q);
+}
+
+// A run of one encoding. Restrict pointers and locals, so that the stores
+// through T* (a character type for 8-bit storage, which may alias anything)
+// do not make the compiler reload the operands per element: the kNearest
+// loop vectorizes.
+template <typename T, bool kNearest>
+void QuantizeRun(const float* __restrict x, int64_t n, float step, QuantizeAcc<T> zero,
+                 QuantizeAcc<T> lo, QuantizeAcc<T> hi, T* __restrict out) {
+  WithWidestVectors([=]() __attribute__((always_inline)) {
+    // Locals: stores through T* (a character type) could alias the closure.
+    const float* __restrict in = x;
+    T* __restrict o = out;
+    const int64_t count = n;
+    const float s = step;
+    const QuantizeAcc<T> z = zero, l = lo, h = hi;
+    for (int64_t i = 0; i < count; ++i) o[i] = QuantizeOne<T, kNearest>(in[i], s, z, l, h);
+  });
+}
+
+// Stores each float of x quantized into `type`'s storage T (QuantizeOne),
+// each element with its own encoding. kNearest: the rounding mode is the
+// default round-to-nearest-even (RoundToEvenInNearestMode, a loop that
+// vectorizes); else RoundHalfToEven.
 template <typename T, bool kNearest>
 void QuantizeAs(const float* x, const TensorType& type, uint8_t* bytes) {
+  using Acc = QuantizeAcc<T>;
   T* out = reinterpret_cast<T*>(bytes);  // operator new: aligned
-  // In float for storage of at most 16 bits: a rounded quotient below 2^24
-  // in magnitude plus a zero offset of at most 2^16 is exact, and a larger
-  // one saturates either way. In double for 32-bit storage.
-  using Acc = std::conditional_t<sizeof(T) <= 2, float, double>;
   const Acc lo = static_cast<Acc>(StorageMin(type.dtype));
   const Acc hi = static_cast<Acc>(StorageMax(type.dtype));
-  auto one = [lo, hi](float v, float step, Acc zero) {
-    const float r = v / step;
-    const float rounded = kNearest ? RoundToEvenInNearestMode(r) : RoundHalfToEven(r);
-    Acc q = zero + static_cast<Acc>(rounded);
-    q = std::isnan(v) ? zero : q;
-    q = q < lo ? lo : q;
-    q = q > hi ? hi : q;
-    return static_cast<T>(q);
-  };
   ForEachEncodingRun(
       type,
-      [&](int64_t begin, int64_t end, float stepsize, int32_t zero) {
-        const Acc z = static_cast<Acc>(zero);
-        for (int64_t i = begin; i < end; ++i) out[i] = one(x[i], stepsize, z);
+      [x, out, lo, hi](int64_t begin, int64_t end, float stepsize, int32_t zero) {
+        QuantizeRun<T, kNearest>(x + begin, end - begin, stepsize, static_cast<Acc>(zero), lo, hi,
+                                 out + begin);
       },
-      [&](int64_t channels, int64_t first, int64_t last, const float* step, const int32_t* zero) {
+      [x, out, lo, hi](int64_t channels, int64_t first, int64_t last, const float* __restrict step,
+                       const int32_t* __restrict zero) {
         for (int64_t r = first; r < last; ++r) {
+          const float* __restrict xr = x + r * channels;
+          T* __restrict o = out + r * channels;
           for (int64_t c = 0; c < channels; ++c) {
-            out[r * channels + c] = one(x[r * channels + c], step[c], static_cast<Acc>(zero[c]));
+            o[c] = QuantizeOne<T, kNearest>(xr[c], step[c], static_cast<Acc>(zero[c]), lo, hi);
           }
         }
       });

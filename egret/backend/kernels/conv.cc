@@ -1,11 +1,17 @@
 // Convolutions in NHWC with filters [fh, fw, in_depth / groups, out_depth],
 // computed by oneDNN's convolution and deconvolution primitives in float32
 // (dnnl_support.h); the double loops below are the fallback for shapes oneDNN
-// rejects.
+// rejects. A convolution of 8-bit quantized operands is computed exactly, in
+// integers (DnnlQuantizedConv).
+#include <cmath>
+#include <cstring>
+#include <memory>
 #include <optional>
 
 #include "egret/backend/kernels/dnnl_support.h"
 #include "egret/backend/kernels/kernels_internal.h"
+#include "egret/backend/kernels/parallel.h"
+#include "egret/backend/kernels/simd.h"
 #include "egret/support/status_macros.h"
 
 namespace egret::backend_internal {
@@ -50,6 +56,27 @@ dnnl::memory::desc NhwcDesc(const Dims& d) {
                             dnnl::memory::format_tag::nhwc);
 }
 
+// The filter (input 1) in `want`, the primitive's layout: `user` itself
+// when that is the layout, else reordered from it by make_user() (which may
+// refuse: nullopt), through the run's ConstantCache when the filter is a
+// graph constant.
+std::optional<dnnl::memory> FilterIn(const KernelContext& c, const dnnl::memory::desc& want,
+                                     absl::FunctionRef<std::optional<dnnl::memory>()> make_user) {
+  auto reordered = [&]() -> std::optional<dnnl::memory> {
+    std::optional<dnnl::memory> user = make_user();
+    if (!user || user->get_desc() == want) return user;
+    dnnl::memory m(want, CpuEngine());
+    dnnl::stream s(CpuEngine());
+    dnnl::reorder(*user, m).execute(s, *user, m);
+    s.wait();
+    return m;
+  };
+  if (const std::shared_ptr<const Tensor>* w = c.Constant(1)) {
+    return c.cache->Get(*w, want, reordered);
+  }
+  return reordered();
+}
+
 // Runs a convolution-like primitive on the node's input, filter and bias
 // (inputs 0-2, read as floats), whose weights oneDNN lays out itself:
 // reorders the filter into the primitive's layout, then executes it, writing
@@ -58,17 +85,15 @@ template <typename PrimitiveDesc, typename Primitive>
 void RunConvLike(const PrimitiveDesc& pd, const dnnl::memory::desc& wdesc, const KernelContext& c,
                  float* out) {
   const FloatsIn x(c.In(0));
-  const FloatsIn w(c.In(1));
   const FloatsIn bias(c.In(2));
   const dnnl::engine& eng = CpuEngine();
+  std::optional<FloatsIn> w;
+  const dnnl::memory wmem = *FilterIn(c, pd.weights_desc(), [&]() -> std::optional<dnnl::memory> {
+    w.emplace(c.In(1));
+    // oneDNN takes non-const handles; it only reads sources and weights.
+    return dnnl::memory(wdesc, eng, const_cast<float*>(w->data()));
+  });
   dnnl::stream s(eng);
-  // oneDNN takes non-const handles; it only reads sources and weights.
-  dnnl::memory wuser(wdesc, eng, const_cast<float*>(w.data()));
-  dnnl::memory wmem = wuser;
-  if (pd.weights_desc() != wdesc) {
-    wmem = dnnl::memory(pd.weights_desc(), eng);
-    dnnl::reorder(wuser, wmem).execute(s, wuser, wmem);
-  }
   dnnl::memory xmem(pd.src_desc(), eng, const_cast<float*>(x.data()));
   dnnl::memory bmem(pd.bias_desc(), eng, const_cast<float*>(bias.data()));
   dnnl::memory omem(pd.dst_desc(), eng, out);
@@ -77,6 +102,135 @@ void RunConvLike(const PrimitiveDesc& pd, const dnnl::memory::desc& wdesc, const
                             {DNNL_ARG_BIAS, bmem},
                             {DNNL_ARG_DST, omem}});
   s.wait();
+}
+
+// The stepsize of each output channel of a filter [fh, fw, fcin, cout]
+// 8-bit quantized per tensor or per output channel (axis 3), or nullopt.
+std::optional<std::vector<double>> Int8FilterStepsizes(const TensorType& t) {
+  if (t.dtype != DType::kQInt8 && t.dtype != DType::kQUInt8) return std::nullopt;
+  if (t.per_axis && t.per_axis->axis != 3) return std::nullopt;
+  std::vector<double> step(t.dims[3]);
+  for (size_t k = 0; k < step.size(); ++k) step[k] = t.StepsizeAt(static_cast<int64_t>(k));
+  return step;
+}
+
+// The int8 values oneDNN multiplies for such a filter: q - zero of each
+// stored element (zero: its output channel's zero offset). The stored bytes
+// when they are that already, else `scratch` filled; nullptr when some
+// q - zero falls outside int8.
+const int8_t* Int8FilterValues(const Tensor& w, std::vector<int8_t>& scratch) {
+  const TensorType& t = w.type();
+  const int64_t cout = t.dims[3];
+  std::vector<int32_t> zero(cout);
+  bool shift = t.dtype == DType::kQUInt8;
+  for (int64_t k = 0; k < cout; ++k) {
+    zero[k] = t.ZeroOffsetAt(k);
+    shift = shift || zero[k] != 0;
+  }
+  const uint8_t* bytes = w.bytes().data();
+  if (!shift) return reinterpret_cast<const int8_t*>(bytes);
+  const int64_t n = t.num_elements();
+  scratch.resize(n);
+  for (int64_t i = 0; i < n; ++i) {
+    const int32_t q = t.dtype == DType::kQUInt8
+                          ? static_cast<int32_t>(bytes[i])
+                          : static_cast<int32_t>(static_cast<int8_t>(bytes[i]));
+    const int32_t v = q - zero[i % cout];
+    if (v < -128 || v > 127) return nullptr;
+    scratch[i] = static_cast<int8_t>(v);
+  }
+  return scratch.data();
+}
+
+// Conv2d and DepthWiseConv2d of an 8-bit input quantized per tensor and an
+// 8-bit filter (Int8FilterValues), computed exactly: oneDNN sums the products
+// (qx - zx)(qw - zw) in int32 (src zero point; padding contributes 0), and
+// each output is sx * sw[c] * sum + bias[c] in double, rounded once to float.
+// False when the operands are not of that form, a sum could overflow int32,
+// or oneDNN does not take the shape.
+bool DnnlQuantizedConv(const KernelContext& c, const ConvParams& p, int64_t pad_bottom,
+                       int64_t pad_right, FloatsOut& out) {
+  const TensorType& xt = c.In(0).type();
+  if ((xt.dtype != DType::kQUInt8 && xt.dtype != DType::kQInt8) || xt.per_axis) return false;
+  const Dims& xd = c.InDims(0);
+  const Dims& wd = c.InDims(1);
+  const Dims& od = c.outputs[0].dims;
+  const int64_t cin = xd[3], fh = wd[0], fw = wd[1], fcin = wd[2], cout = wd[3];
+  // |qx - zx| <= 255 and |qw - zw| <= 128: the sum of fh * fw * fcin
+  // products stays inside int32.
+  if (fh * fw * fcin * 255 * 128 > INT32_MAX) return false;
+  const std::optional<std::vector<double>> wstep = Int8FilterStepsizes(c.In(1).type());
+  if (!wstep) return false;
+  const bool depthwise = c.op == "DepthWiseConv2d";
+  const int64_t groups = depthwise ? cin : cin / fcin;
+  const int64_t og = cout / groups;
+  try {
+    using dnnl::memory;
+    const memory::data_type xtype =
+        xt.dtype == DType::kQUInt8 ? memory::data_type::u8 : memory::data_type::s8;
+    const memory::dims wdims = {groups, og, depthwise ? 1 : fcin, fh, fw};
+    const memory::desc wdesc(wdims, memory::data_type::s8,
+                             memory::dims{og, 1, cout, fw * fcin * cout, fcin * cout});
+    const memory::desc wany(wdims, memory::data_type::s8, memory::format_tag::any);
+    const memory::desc xdesc({xd[0], xd[3], xd[1], xd[2]}, xtype, memory::format_tag::nhwc);
+    const memory::desc odesc({od[0], od[3], od[1], od[2]}, memory::data_type::s32,
+                             memory::format_tag::nhwc);
+    dnnl::convolution_forward::desc d(
+        dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct, xdesc, wany, odesc,
+        {p.sh, p.sw}, {p.dh - 1, p.dw - 1}, {p.pad_top, p.pad_left}, {pad_bottom, pad_right});
+    dnnl::primitive_attr attr;
+    attr.set_zero_points(DNNL_ARG_SRC, 0, {DNNL_RUNTIME_S32_VAL});
+    dnnl::convolution_forward::primitive_desc pd(d, attr, CpuEngine());
+    const dnnl::engine& eng = CpuEngine();
+    dnnl::stream s(eng);
+    std::vector<int8_t> scratch;
+    const std::optional<dnnl::memory> wmem =
+        FilterIn(c, pd.weights_desc(), [&]() -> std::optional<dnnl::memory> {
+          const int8_t* values = Int8FilterValues(c.In(1), scratch);
+          if (values == nullptr) return std::nullopt;
+          // oneDNN takes non-const handles; it only reads sources and weights.
+          return dnnl::memory(wdesc, eng, const_cast<int8_t*>(values));
+        });
+    if (!wmem) return false;
+    // oneDNN takes non-const handles; it only reads sources and weights.
+    dnnl::memory xmem(pd.src_desc(), eng, const_cast<uint8_t*>(c.In(0).bytes().data()));
+    int32_t zx = xt.zero_offset;
+    dnnl::memory zmem({{1}, memory::data_type::s32, memory::format_tag::a}, eng, &zx);
+    // Every sum is written by the primitive: no zero fill.
+    const int64_t n = c.outputs[0].num_elements();
+    const std::unique_ptr<int32_t[]> sums(new int32_t[n]);
+    dnnl::memory omem(pd.dst_desc(), eng, sums.get());
+    dnnl::convolution_forward(pd).execute(s, {{DNNL_ARG_SRC, xmem},
+                                              {DNNL_ARG_WEIGHTS, *wmem},
+                                              {DNNL_ARG_DST, omem},
+                                              {DNNL_ARG_ATTR_ZERO_POINTS | DNNL_ARG_SRC, zmem}});
+    s.wait();
+    const std::vector<double> bias = ReadReals(c.In(2));
+    std::vector<double> scale(cout);
+    for (int64_t k = 0; k < cout; ++k) {
+      scale[k] = static_cast<double>(xt.stepsize) * (*wstep)[k];
+    }
+    float* const o = out.data();
+    const int32_t* const sum = sums.get();
+    const double* const sc = scale.data();
+    const double* const b = bias.data();
+    const int64_t rows = n / cout;
+    ParallelFor(rows, std::max<int64_t>(1, kElementwiseGrain / cout),
+                [=](int64_t first, int64_t last) {
+                  WithWidestVectors([=]() __attribute__((always_inline)) {
+                    for (int64_t r = first; r < last; ++r) {
+                      const int32_t* __restrict sr = sum + r * cout;
+                      float* __restrict orow = o + r * cout;
+                      for (int64_t k = 0; k < cout; ++k) {
+                        orow[k] = static_cast<float>(sc[k] * sr[k] + b[k]);
+                      }
+                    }
+                  });
+                });
+    return true;
+  } catch (const dnnl::error&) {
+    return false;
+  }
 }
 
 // Conv2d and DepthWiseConv2d on oneDNN into `out`; false when oneDNN does not
@@ -100,6 +254,7 @@ bool DnnlConv(const KernelContext& c, const ConvParams& p, FloatsOut& out) {
       DnnlTrailingPad((od[2] - 1) * p.sw + (fw - 1) * p.dw + 1 - xd[2] - p.pad_left, p.sw);
   if (p.pad_top < 0 || p.pad_left < 0 || !pb || !pr) return false;
   const int64_t pad_bottom = *pb, pad_right = *pr;
+  if (DnnlQuantizedConv(c, p, pad_bottom, pad_right, out)) return true;
   try {
     using dnnl::memory;
     const memory::desc wdesc = GroupedWeightsDesc(groups, fh, fw, depthwise ? 1 : fcin, cout);

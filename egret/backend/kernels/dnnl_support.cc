@@ -53,6 +53,23 @@ dnnl::memory::desc StridedDesc(const dnnl::memory::dims& dims, const dnnl::memor
   return dnnl::memory::desc(dims, dnnl::memory::data_type::f32, strides);
 }
 
+std::optional<dnnl::memory> ConstantCache::Get(
+    const std::shared_ptr<const Tensor>& constant, const dnnl::memory::desc& desc,
+    absl::FunctionRef<std::optional<dnnl::memory>()> make) {
+  auto it = entries_.find(constant.get());
+  if (it != entries_.end()) {
+    for (const Entry& e : it->second) {
+      if (e.desc == desc) return e.memory;
+    }
+  }
+  std::optional<dnnl::memory> m = make();
+  if (m) {
+    bytes_ += static_cast<int64_t>(desc.get_size());
+    entries_[constant.get()].push_back({constant, desc, *m});
+  }
+  return m;
+}
+
 ThreadScope::ThreadScope(int threads)
     : previous_(current_threads), omp_previous_(omp_get_max_threads()) {
   current_threads = threads > 0 ? threads : AllCores();

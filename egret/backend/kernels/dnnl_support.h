@@ -15,9 +15,12 @@
 #ifndef EGRET_BACKEND_KERNELS_DNNL_SUPPORT_H_
 #define EGRET_BACKEND_KERNELS_DNNL_SUPPORT_H_
 
+#include <memory>
 #include <optional>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
+#include "absl/functional/function_ref.h"
 #include "absl/types/span.h"
 #include "egret/graph/tensor.h"
 #include "oneapi/dnnl/dnnl.hpp"
@@ -49,6 +52,33 @@ void ClampFloats(absl::Span<float> v, double lo, double hi);
 // A plain row-major float32 memory descriptor of `dims` in oneDNN's axis
 // order with explicit element `strides`.
 dnnl::memory::desc StridedDesc(const dnnl::memory::dims& dims, const dnnl::memory::dims& strides);
+
+// Values derived from graph constants that later runs reuse: a convolution
+// filter reordered into its primitive's layout (for int8, with oneDNN's
+// zero-point compensation), which otherwise costs as much per run as the
+// convolution itself. Each entry is keyed by the constant's address and the
+// layout, and holds shared ownership of the constant, so the address cannot
+// be reused by another tensor while the entry exists. The derivation from a
+// constant is determined by the layout's data type: s8 is q - zero of 8-bit
+// quantized storage (ReadInt8Filter), f32 the real value rounded to float.
+class ConstantCache {
+ public:
+  // The memory derived from `constant` in layout `desc`: the cached one, or
+  // make()'s result, cached unless it is nullopt (not derivable).
+  std::optional<dnnl::memory> Get(const std::shared_ptr<const Tensor>& constant,
+                                  const dnnl::memory::desc& desc,
+                                  absl::FunctionRef<std::optional<dnnl::memory>()> make);
+  int64_t bytes() const { return bytes_; }
+
+ private:
+  struct Entry {
+    std::shared_ptr<const Tensor> constant;
+    dnnl::memory::desc desc;
+    dnnl::memory memory;
+  };
+  absl::flat_hash_map<const Tensor*, std::vector<Entry>> entries_;
+  int64_t bytes_ = 0;
+};
 
 // Sets the number of threads oneDNN (and the loop kernels that use threads)
 // may use on this thread until destroyed, then restores the previous count.

@@ -27,6 +27,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string_view>
 #include <vector>
@@ -40,6 +41,8 @@
 #include "egret/graph/tensor.h"
 
 namespace egret::backend_internal {
+
+class ConstantCache;  // dnnl_support.h
 
 // What a kernel sees. Every data input has a value; a parameter input has a
 // value or is a "$Shape" (read parameters with ReadIntParam and friends). The
@@ -58,8 +61,19 @@ struct KernelContext {
   // same as In(i)'s; a kernel that reuses them must finish reading the input
   // first or read each element before writing it.
   absl::Span<Tensor* const> reusable;
+  // Per input (or empty), the graph constant it is (shared ownership), else
+  // null; and the run's cache of values derived from constants (or null).
+  // Filled only when the run has a cache (ExecuteOptions::cache).
+  absl::Span<const std::shared_ptr<const Tensor>> constants;
+  ConstantCache* cache = nullptr;
 
   bool Has(int i) const { return i < static_cast<int>(inputs.size()); }
+  // The graph constant input i is when the run caches derived values, else null.
+  const std::shared_ptr<const Tensor>* Constant(int i) const {
+    return cache != nullptr && i < static_cast<int>(constants.size()) && constants[i] != nullptr
+               ? &constants[i]
+               : nullptr;
+  }
   Tensor* Reusable(int i) const {
     return i < static_cast<int>(reusable.size()) ? reusable[i] : nullptr;
   }
