@@ -103,8 +103,11 @@ int64_t ExecuteCache::bytes() const { return constants_->bytes(); }
 
 bool KeepFreedMemoryForReuse() {
 #if defined(__GLIBC__)
-  // 32 MiB is the largest threshold glibc takes on 64-bit systems.
-  const bool mmap_ok = mallopt(M_MMAP_THRESHOLD, 32 << 20) == 1;
+  // No allocation is a mapping of its own (M_MMAP_MAX 0; a threshold
+  // would stop at glibc's 32 MiB cap, and a 1024x1024 network's values are
+  // 64 MiB and more), so every freed value goes back to the heap for the
+  // next node.
+  const bool mmap_ok = mallopt(M_MMAP_MAX, 0) == 1;
   const bool trim_ok = mallopt(M_TRIM_THRESHOLD, 1 << 30) == 1;
   return mmap_ok && trim_ok;
 #else

@@ -14,6 +14,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <functional>
 #include <random>
@@ -135,6 +136,45 @@ TEST(OnnxQuantizeKernels, DynamicQuantizeLinearOfOneSignedTensors) {
   ASSERT_TRUE(zeros.ok()) << zeros.status();
   EXPECT_EQ((*zeros)[1].GetValue(0), 1.0);
   EXPECT_THAT(Stored((*zeros)[0]), ElementsAre(0, 0, 0, 0));
+}
+
+// Long inputs take the vectorized range and quantize loops: every element is
+// ONNX's formula, saturate(round(x / scale) + zero) in float32 with halves
+// to even, written out here; a NaN anywhere gives 0 for it (ONNX Runtime's
+// saturation of NaN), and leaves the range of the others alone.
+TEST(OnnxQuantizeKernels, DynamicQuantizeLinearOfLongInputsIsTheFormula) {
+  std::mt19937 rng(3);
+  std::uniform_real_distribution<float> u(-3.0f, 7.0f);
+  for (int64_t n : {16, 1000, 4099}) {
+    for (bool with_nan : {false, true}) {
+      SCOPED_TRACE(std::to_string(n) + (with_nan ? " with NaN" : ""));
+      std::vector<double> x;
+      for (int64_t i = 0; i < n; ++i) x.push_back(u(rng));
+      x[n / 3] = 2.5f;  // a quotient at a half, probably not; a value anyway
+      if (with_nan) x[n - 7] = std::nan("");
+      float lo = 0, hi = 0;
+      for (double v : x) {
+        lo = std::isnan(v) ? lo : std::min(lo, static_cast<float>(v));
+        hi = std::isnan(v) ? hi : std::max(hi, static_cast<float>(v));
+      }
+      const float scale = (hi - lo) / 255.0f;
+      const float zero = std::nearbyint(std::clamp(0.0f - lo / scale, 0.0f, 255.0f));
+      const std::vector<TensorType> outs = {U8({n}), F32({}), U8({})};
+      auto r = RunOnnx("onnx.DynamicQuantizeLinear", {{F32({n}), x}}, outs);
+      ASSERT_TRUE(r.ok()) << r.status();
+      EXPECT_EQ((*r)[1].GetValue(0), scale);
+      EXPECT_EQ((*r)[2].GetValue(0), zero);
+      int mismatches = 0;
+      for (int64_t i = 0; i < n; ++i) {
+        const float q = std::nearbyint(static_cast<float>(x[i]) / scale) + zero;
+        const double want = std::isnan(x[i]) ? 0.0 : std::clamp(q, 0.0f, 255.0f);
+        if ((*r)[0].GetValue(i) != want && ++mismatches <= 5) {
+          ADD_FAILURE() << "element " << i << " (x " << x[i] << "): got " << (*r)[0].GetValue(i)
+                        << ", want " << want;
+        }
+      }
+    }
+  }
 }
 
 // ---------------------------------------------------------------------------

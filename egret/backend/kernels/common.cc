@@ -355,6 +355,49 @@ bool QuantizeFloats(absl::Span<const float> x, Tensor& out) {
   }
 }
 
+FloatRange RangeWithZero(absl::Span<const float> x) {
+  // Sixteen independent minima and maxima in SSE registers (GCC leaves the
+  // plain loop scalar): _mm_min_ps(v, lo) is exactly `v < lo ? v : lo`, and
+  // min and max do not depend on the order they are taken in (a NaN never
+  // compares, and -0 < +0 is false). v - v is NaN exactly for a NaN or an
+  // infinity, so `odd` says whether to look for a NaN. Memory-bound: wider
+  // vectors would not help.
+  const float* const p = x.data();
+  const int64_t n = static_cast<int64_t>(x.size());
+  constexpr int kStep = 16;
+  const int64_t whole = n - n % kStep;
+  __m128 lo[4], hi[4], odd[4];
+  for (int k = 0; k < 4; ++k) lo[k] = hi[k] = odd[k] = _mm_setzero_ps();
+  for (int64_t i = 0; i < whole; i += kStep) {
+    for (int k = 0; k < 4; ++k) {
+      const __m128 v = _mm_loadu_ps(p + i + 4 * k);
+      lo[k] = _mm_min_ps(v, lo[k]);
+      hi[k] = _mm_max_ps(v, hi[k]);
+      odd[k] = _mm_add_ps(odd[k], _mm_sub_ps(v, v));
+    }
+  }
+  FloatRange r;
+  bool any_odd = false;
+  for (int k = 0; k < 4; ++k) {
+    float l[4], h[4], o[4];
+    _mm_storeu_ps(l, lo[k]);
+    _mm_storeu_ps(h, hi[k]);
+    _mm_storeu_ps(o, odd[k]);
+    for (int j = 0; j < 4; ++j) {
+      r.lo = l[j] < r.lo ? l[j] : r.lo;
+      r.hi = h[j] > r.hi ? h[j] : r.hi;
+      any_odd = any_odd || o[j] != 0.0f;
+    }
+  }
+  for (int64_t i = whole; i < n; ++i) {
+    r.lo = p[i] < r.lo ? p[i] : r.lo;
+    r.hi = p[i] > r.hi ? p[i] : r.hi;
+    r.has_nan = r.has_nan || p[i] != p[i];
+  }
+  for (int64_t i = 0; any_odd && !r.has_nan && i < whole; ++i) r.has_nan = p[i] != p[i];
+  return r;
+}
+
 template std::vector<double> ReadRealsAs<double>(const Tensor& t);
 template std::vector<float> ReadRealsAs<float>(const Tensor& t);
 

@@ -120,6 +120,14 @@ void NarrowToHalves(const float* in, size_t n, uint16_t* out);
 // quantized, as Tensor::SetReal stores each value (per-tensor or per-axis
 // encoding, saturated); false, and nothing stored, for another dtype.
 bool QuantizeFloats(absl::Span<const float> x, Tensor& out);
+
+// The least and greatest of x and 0 (NaN skipped, so -0 never replaces the
+// initial +0), and whether x holds a NaN.
+struct FloatRange {
+  float lo = 0.0f, hi = 0.0f;
+  bool has_nan = false;
+};
+FloatRange RangeWithZero(absl::Span<const float> x);
 // A tensor of `type` holding the given real values (quantized as above).
 Tensor MakeTensor(const TensorType& type, absl::Span<const double> reals);
 // A tensor of `type` holding `values`: Float32 copied, every other dtype

@@ -1,5 +1,6 @@
 // Data movement: Reshape, Transpose, Concat, Slice_shape, StridedSlice,
 // Split and Pad.
+#include <algorithm>
 #include <cstring>
 #include <numeric>
 
@@ -47,8 +48,52 @@ Result Reshape(const KernelContext& c) {
   return Single(MakeTensor(out, ReadReals(c.In(0))));
 }
 
+// A transpose that moves the input's last axis to output axis `a` (not the
+// last), as NCHW <-> NHWC do. Read along the output's last axis, the input
+// is strided (by H * W floats for NCHW to NHWC: every element on its own
+// page); so for each index of the other output axes, the od[a] x od[last]
+// matrix is moved in square tiles, reading the input's rows and writing the
+// output's rows within one tile's cache lines. s[d]: the input stride of
+// output axis d (s[a] is 1).
+template <typename T>
+void TransposeTiled(const T* in, const std::vector<int64_t>& s, int a, const Dims& od, T* out) {
+  constexpr int64_t kTile = 32;
+  const int rank = static_cast<int>(od.size()), last = rank - 1;
+  const std::vector<int64_t> os = RowMajorStrides(od);
+  const int64_t rows = od[a], cols = od[last];
+  const int64_t in_col = s[last], out_row = os[a];
+  int64_t outer = 1;
+  for (int d = 0; d < rank; ++d) {
+    if (d != a && d != last) outer *= od[d];
+  }
+  ParallelFor(outer, std::max<int64_t>(1, kElementwiseGrain / (rows * cols)),
+              [&](int64_t first, int64_t end) {
+                for (int64_t o = first; o < end; ++o) {
+                  int64_t rest = o, in_off = 0, out_off = 0;
+                  for (int d = last - 1; d >= 0; --d) {
+                    if (d == a) continue;
+                    const int64_t i = rest % od[d];
+                    rest /= od[d];
+                    in_off += i * s[d];
+                    out_off += i * os[d];
+                  }
+                  for (int64_t r0 = 0; r0 < rows; r0 += kTile) {
+                    const int64_t r1 = std::min(rows, r0 + kTile);
+                    for (int64_t c0 = 0; c0 < cols; c0 += kTile) {
+                      const int64_t c1 = std::min(cols, c0 + kTile);
+                      for (int64_t c = c0; c < c1; ++c) {
+                        const T* src = in + in_off + c * in_col;
+                        T* dst = out + out_off + c;
+                        for (int64_t r = r0; r < r1; ++r) dst[r * out_row] = src[r];
+                      }
+                    }
+                  }
+                }
+              });
+}
+
 // out[i] = in[perm-mapped i] for T elements; the innermost output axis is
-// one strided loop.
+// one strided loop, or TransposeTiled's tiles.
 template <typename T>
 void TransposeInto(const T* in, const Dims& in_dims, const std::vector<int64_t>& perm,
                    const Dims& od, T* out) {
@@ -63,6 +108,11 @@ void TransposeInto(const T* in, const Dims& in_dims, const std::vector<int64_t>&
   const std::vector<int64_t> in_stride = RowMajorStrides(in_dims);
   std::vector<int64_t> s(rank);
   for (int d = 0; d < rank; ++d) s[d] = in_stride[perm[d]];
+  const int a = static_cast<int>(std::find(perm.begin(), perm.end(), rank - 1) - perm.begin());
+  if (a < rank - 1 && od[a] > 1 && od[rank - 1] > 1) {
+    TransposeTiled(in, s, a, od, out);
+    return;
+  }
   const int64_t inner = od[rank - 1], step = s[rank - 1];
   // Rows of `inner` output elements, split over the threads.
   auto rows = [&](int64_t first, int64_t last) {

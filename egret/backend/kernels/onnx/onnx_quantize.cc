@@ -276,19 +276,26 @@ Result DynamicQuantizeLinear(const KernelContext& c) {
   }
   EGRET_RETURN_IF_ERROR(CheckOutputCount(c, 0, x.num_elements()));
   const IntRange range{0, 255};
-  const std::vector<float> xs = ReadFloats(x);
-  float lo = 0.0f, hi = 0.0f;  // the range always includes 0
-  for (float v : xs) {
-    if (v < lo) lo = v;
-    if (v > hi) hi = v;
-  }
+  const FloatsIn xs(x);
+  const FloatRange r = RangeWithZero(xs.span());  // the range always includes 0
+  const float lo = r.lo, hi = r.hi;
   const float scale = hi == lo ? 1.0f : (hi - lo) / 255.0f;
   const float initial_zero = 0.0f - lo / scale;
   const auto zero = static_cast<int32_t>(RoundHalfToEven(std::clamp(initial_zero, 0.0f, 255.0f)));
-  std::vector<int32_t> q(xs.size());
-  for (size_t i = 0; i < xs.size(); ++i) q[i] = QuantizeValue(xs[i], scale, zero, range);
   std::vector<Tensor> out;
-  out.push_back(MakeStoredTensor(yt, q));
+  if (!r.has_nan && std::isfinite(scale) && scale > 0.0f) {
+    // QuantizeValue is QuantizeFloats' rounding (Tensor::SetReal's) for
+    // every quotient but NaN (to the range's low end here, to the zero point
+    // there), which a NaN x, or a zero or infinite scale, would give.
+    Tensor y(TensorType(DType::kQUInt8, yt.dims, zero, scale));
+    QuantizeFloats(xs.span(), y);
+    y.Retype(yt);
+    out.push_back(std::move(y));
+  } else {
+    std::vector<int32_t> q(xs.size());
+    for (size_t i = 0; i < xs.size(); ++i) q[i] = QuantizeValue(xs.data()[i], scale, zero, range);
+    out.push_back(MakeStoredTensor(yt, q));
+  }
   if (c.outputs.size() > 1) {
     EGRET_RETURN_IF_ERROR(CheckOutputCount(c, 1, 1));
     out.push_back(MakeTensor(c.outputs[1], {static_cast<double>(scale)}));
