@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <chrono>
 #include <memory>
+#include <utility>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
@@ -153,6 +154,28 @@ absl::StatusOr<std::vector<Tensor>> Execute(const Graph& g, absl::Span<const Ten
   }
   std::vector<bool> is_output(n, false);
   for (const GraphOutput& o : g.outputs()) is_output[o.value.node] = true;
+  // Convolutions whose Float32 result only a Quantize reads store it in the
+  // Quantize's type straight away (the int8 kernel quantizes while the
+  // result is in cache), and the Quantize takes that value: exactly what it
+  // computes from the floats (FloatsOut stores a quantized type as
+  // QuantizeFloats does). store_for[conv] = quantize, stored_by[quantize] =
+  // conv.
+  std::vector<NodeId> store_for(n, kNoNode), stored_by(n, kNoNode);
+  for (NodeId id = 0; id < n; ++id) {
+    const Node& q = g.node(id);
+    if (!live[id] || BaseOpName(q.op) != "Quantize" || q.inputs.size() != 1 ||
+        q.outputs.size() != 1 || !IsQuantized(q.outputs[0].dtype)) {
+      continue;
+    }
+    const ValueRef& in = q.inputs[0];
+    const Node& conv = g.node(in.node);
+    if (ReadsThroughDequantize(conv.op) && conv.outputs.size() == 1 &&
+        conv.outputs[0].dtype == DType::kFloat32 && conv.outputs[0].dims == q.outputs[0].dims &&
+        uses[in.node] == 1 && !is_output[in.node]) {
+      store_for[in.node] = id;
+      stored_by[id] = in.node;
+    }
+  }
   std::vector<int64_t> input_index(n, -1);
   for (size_t i = 0; i < g.inputs().size(); ++i) input_index[g.inputs()[i]] = i;
 
@@ -212,6 +235,16 @@ absl::StatusOr<std::vector<Tensor>> Execute(const Graph& g, absl::Span<const Ten
         release_inputs(id);
         continue;
       }
+    }
+
+    if (stored_by[id] != kNoNode) {
+      // Computed by the convolution it reads (store_for): take its value.
+      Slot& from = slots[stored_by[id]];
+      slot.tensors = std::move(from.tensors);
+      slot.bytes = std::exchange(from.bytes, 0);
+      release_inputs(id);
+      ++op_totals[KernelName(node.op)].nodes;
+      continue;
     }
 
     const auto node_start = std::chrono::steady_clock::now();
@@ -302,8 +335,9 @@ absl::StatusOr<std::vector<Tensor>> Execute(const Graph& g, absl::Span<const Ten
         }
       }
     }
-    const std::vector<TensorType> out_types =
+    std::vector<TensorType> out_types =
         multi ? *inferred : std::vector<TensorType>(node.outputs.begin(), node.outputs.end());
+    if (store_for[id] != kNoNode) out_types[0] = g.node(store_for[id]).outputs[0];
 
     // Run.
     if (BaseOpName(node.op) == kOutOp) {

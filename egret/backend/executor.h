@@ -15,7 +15,9 @@
 // once. A convolution reads an input, filter or bias that is a Dequantize to
 // Float32 as the quantized value itself (what it reads as float is what the
 // Dequantize would store), so an ONNX QDQ graph's convolutions are exact
-// too, and a Dequantize nothing else reads is not run. Every other op, and a
+// too, and a Dequantize nothing else reads is not run; and a convolution
+// whose Float32 result only a Quantize reads stores it in the Quantize's type
+// itself (exactly what the Quantize would store). Every other op, and a
 // heavy op whose shape oneDNN does not take, is defined as computed in double; where computing in
 // float gives the same bits (one correctly rounded operation or a selection on Float32 and Float16
 // operands) the kernel does that, and ops that only move elements copy their stored bytes
@@ -127,11 +129,13 @@ absl::StatusOr<std::vector<Tensor>> Execute(const Graph& g, absl::Span<const Ten
                                             const ExecuteOptions& options = {});
 
 // Asks the C library's allocator (glibc's malloc) to keep freed memory for
-// reuse instead of returning it to the system: allocations up to 32 MiB come
-// from the heap rather than fresh mappings, and the heap is trimmed only past
+// reuse instead of returning it to the system: every allocation comes from
+// the heap rather than a fresh mapping, and the heap is trimmed only past
 // 1 GiB free. The executor allocates and frees each value per node; with
 // glibc's defaults every megabyte-sized value was new pages to fault in and
-// zero, which made small networks' runs up to twice as slow. Process-wide
+// zero, which made small networks' runs up to twice as slow (and a 1024x1024
+// network's 64 MiB values, past the largest threshold glibc takes, cost it
+// 15 % of its run). Process-wide
 // (it changes malloc for everyone), so a program opts in: the egret command
 // and bench/executor call it at start. Returns false where it has no effect
 // (not glibc, or a setting refused).

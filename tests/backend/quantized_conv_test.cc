@@ -18,6 +18,7 @@
 #endif
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <memory>
@@ -162,13 +163,19 @@ void ExpectSameBits(const std::vector<float>& got, const std::vector<float>& wan
 // The convolution of the dequantized constants, with a Float32 output (a
 // quantized Conv2d's output is quantized; this is how ONNX QDQ graphs
 // import: the convolution reads the quantized values, DequantizeReadThrough).
-std::vector<float> RunQuantized(const QConv& k, const Operands& o, ExecuteStats* stats = nullptr) {
+// With `clamp`, the fused activation inputs act_min = -0.25, act_max = 0.5.
+std::vector<float> RunQuantized(const QConv& k, const Operands& o, ExecuteStats* stats = nullptr,
+                                bool clamp = false) {
   GraphBuilder b;
   const TensorType f32(DType::kFloat32, {});
   std::vector<ValueRef> in = {b.Op("Dequantize", {b.Const(o.x, o.xq)}, {f32}),
                               b.Op("Dequantize", {b.Const(o.f, o.fq)}, {f32}),
                               b.Op("Dequantize", {b.Const(o.bias, o.bias_q)}, {f32})};
   for (ValueRef p : ConvParams(b, k)) in.push_back(p);
+  if (clamp) {
+    in.push_back(b.Scalar(-0.25));
+    in.push_back(b.Scalar(0.5));
+  }
   b.Output(b.Op(k.op, in, {f32}));
   return RunOnce(b, stats);
 }
@@ -260,6 +267,19 @@ TEST(QuantizedConv, InputZeroOffsetsAndSignednessAndFilterZeroOffsets) {
   for (size_t i = 0; i < got.size(); ++i) EXPECT_NEAR(got[i], want[i], 1e-4) << i;
 }
 
+// A fused activation clamps the exact value (compared in double).
+TEST(QuantizedConv, FusedClampBoundsTheExactValues) {
+  QConv k;
+  k.x = {1, 16, 16, 32};
+  k.f = {3, 3, 32, 32};
+  k.pads = {1, 1, 1, 1};
+  std::mt19937 rng(16);
+  const Operands o = MakeOperands(k, rng);
+  std::vector<float> want = Exact(k, o);
+  for (float& v : want) v = static_cast<float>(std::min(std::max<double>(v, -0.25), 0.5));
+  ExpectSameBits(RunQuantized(k, o, nullptr, /*clamp=*/true), want);
+}
+
 TEST(QuantizedConv, GroupsAndDepthwiseMultipliers) {
   QConv k;
   k.x = {1, 7, 6, 8};
@@ -315,6 +335,57 @@ TEST(DequantizeReadThrough, ConvOfDequantizedValuesIsConvOfTheQuantizedValues) {
   ASSERT_TRUE(r.ok()) << r.status();
   ExpectSameBits(Floats((*r)[0]), want);
   EXPECT_EQ(stats.nodes_run, 3);  // Dequantize of x, the convolution, Relu
+}
+
+// A convolution whose Float32 result only a Quantize reads stores it in the
+// Quantize's type itself: the same bytes as the Quantize of the floats (a
+// graph where the floats are also an output, so both run), the Quantize not
+// run; with and without a fused activation clamp, and for a float filter
+// (the float kernel) as well as the int8 one.
+TEST(StoreThroughQuantize, ConvStoresTheQuantizeTypeItself) {
+  QConv k;
+  k.x = {1, 9, 9, 24};
+  k.f = {3, 3, 24, 40};
+  k.pads = {1, 1, 1, 1};
+  std::mt19937 rng(15);
+  const Operands o = MakeOperands(k, rng);
+  const TensorType f32(DType::kFloat32, {});
+  const TensorType q8(DType::kQUInt8, {}, 77, 0.011f);
+  for (bool clamp : {false, true}) {
+    for (bool float_filter : {false, true}) {
+      SCOPED_TRACE(std::string(clamp ? "clamped" : "") + (float_filter ? " float filter" : ""));
+      // Builds DQ(x), filter, DQ(bias) -> conv -> Quantize; `also_float`
+      // makes the conv's floats a graph output too.
+      auto build = [&](GraphBuilder& b, bool also_float) {
+        ValueRef filter = b.Op("Dequantize", {b.Const(o.f, o.fq)}, {f32});
+        if (float_filter) filter = b.Op("Relu", {filter});  // not a Dequantize: read as floats
+        std::vector<ValueRef> in = {b.Op("Dequantize", {b.Const(o.x, o.xq)}, {f32}), filter,
+                                    b.Op("Dequantize", {b.Const(o.bias, o.bias_q)}, {f32})};
+        for (ValueRef p : ConvParams(b, k)) in.push_back(p);
+        if (clamp) {
+          in.push_back(b.Scalar(-0.25));
+          in.push_back(b.Scalar(0.5));
+        }
+        ValueRef conv = b.Op(k.op, in, {f32});
+        b.Output(b.Op("Quantize", {conv}, {q8}));
+        if (also_float) b.Output(conv);
+      };
+      GraphBuilder fused, apart;
+      build(fused, false);
+      build(apart, true);
+      ExecuteOptions options;
+      options.threads = 1;
+      ExecuteStats stats;
+      options.stats = &stats;
+      auto a = Execute(apart.graph(), {}, options);
+      ASSERT_TRUE(a.ok()) << a.status();
+      const int64_t apart_run = stats.nodes_run;
+      auto f = Execute(fused.graph(), {}, options);
+      ASSERT_TRUE(f.ok()) << f.status();
+      EXPECT_TRUE((*f)[0] == (*a)[0]);
+      EXPECT_EQ(stats.nodes_run, apart_run - 1);  // the Quantize
+    }
+  }
 }
 
 // Runs with a cache take the filters laid out by the first run: the same

@@ -355,6 +355,37 @@ bool QuantizeFloats(absl::Span<const float> x, Tensor& out) {
   }
 }
 
+bool QuantizeFloatsInto(const float* x, int64_t n, const TensorType& type, uint8_t* bytes) {
+  if (type.per_axis) return false;
+  auto run = [&](auto* out) {
+    using T = std::remove_pointer_t<decltype(out)>;
+    using Acc = QuantizeAcc<T>;
+    const Acc lo = static_cast<Acc>(StorageMin(type.dtype));
+    const Acc hi = static_cast<Acc>(StorageMax(type.dtype));
+    const Acc zero = static_cast<Acc>(type.zero_offset);
+    if (std::fegetround() == FE_TONEAREST) {
+      QuantizeRun<T, true>(x, n, type.stepsize, zero, lo, hi, out);
+    } else {
+      QuantizeRun<T, false>(x, n, type.stepsize, zero, lo, hi, out);
+    }
+    return true;
+  };
+  switch (type.dtype) {
+    case DType::kQUInt8:
+      return run(reinterpret_cast<uint8_t*>(bytes));
+    case DType::kQInt8:
+      return run(reinterpret_cast<int8_t*>(bytes));
+    case DType::kQUInt16:
+      return run(reinterpret_cast<uint16_t*>(bytes));
+    case DType::kQInt16:
+      return run(reinterpret_cast<int16_t*>(bytes));
+    case DType::kQInt32:
+      return run(reinterpret_cast<int32_t*>(bytes));
+    default:
+      return false;
+  }
+}
+
 FloatRange RangeWithZero(absl::Span<const float> x) {
   // Sixteen independent minima and maxima in SSE registers (GCC leaves the
   // plain loop scalar): _mm_min_ps(v, lo) is exactly `v < lo ? v : lo`, and

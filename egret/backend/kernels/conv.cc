@@ -25,6 +25,11 @@ struct ConvParams {
   int64_t sh, sw, pad_top, pad_left, dh = 1, dw = 1;
 };
 
+// A fused activation's clamp of the result to [lo, hi] (compared in double).
+struct Clamp {
+  double lo, hi;
+};
+
 absl::StatusOr<ConvParams> ReadConvParams(const KernelContext& c) {
   ConvParams p;
   EGRET_ASSIGN_OR_RETURN(auto stride, ReadIntParam(c.inputs[3], "stride"));
@@ -148,19 +153,20 @@ const int8_t* Int8FilterValues(const Tensor& w, std::vector<int8_t>& scratch) {
 // each output is sx * sw[c] * sum + bias[c] in double, rounded once to float.
 // False when the operands are not of that form, a sum could overflow int32,
 // or oneDNN does not take the shape.
-bool DnnlQuantizedConv(const KernelContext& c, const ConvParams& p, int64_t pad_bottom,
-                       int64_t pad_right, FloatsOut& out) {
+std::optional<Tensor> DnnlQuantizedConv(const KernelContext& c, const ConvParams& p,
+                                        int64_t pad_bottom, int64_t pad_right,
+                                        const std::optional<Clamp>& clamp) {
   const TensorType& xt = c.In(0).type();
-  if ((xt.dtype != DType::kQUInt8 && xt.dtype != DType::kQInt8) || xt.per_axis) return false;
+  if ((xt.dtype != DType::kQUInt8 && xt.dtype != DType::kQInt8) || xt.per_axis) return std::nullopt;
   const Dims& xd = c.InDims(0);
   const Dims& wd = c.InDims(1);
   const Dims& od = c.outputs[0].dims;
   const int64_t cin = xd[3], fh = wd[0], fw = wd[1], fcin = wd[2], cout = wd[3];
   // |qx - zx| <= 255 and |qw - zw| <= 128: the sum of fh * fw * fcin
   // products stays inside int32.
-  if (fh * fw * fcin * 255 * 128 > INT32_MAX) return false;
+  if (fh * fw * fcin * 255 * 128 > INT32_MAX) return std::nullopt;
   const std::optional<std::vector<double>> wstep = Int8FilterStepsizes(c.In(1).type());
-  if (!wstep) return false;
+  if (!wstep) return std::nullopt;
   const bool depthwise = c.op == "DepthWiseConv2d";
   const int64_t groups = depthwise ? cin : cin / fcin;
   const int64_t og = cout / groups;
@@ -191,7 +197,7 @@ bool DnnlQuantizedConv(const KernelContext& c, const ConvParams& p, int64_t pad_
           // oneDNN takes non-const handles; it only reads sources and weights.
           return dnnl::memory(wdesc, eng, const_cast<int8_t*>(values));
         });
-    if (!wmem) return false;
+    if (!wmem) return std::nullopt;
     // oneDNN takes non-const handles; it only reads sources and weights.
     dnnl::memory xmem(pd.src_desc(), eng, const_cast<uint8_t*>(c.In(0).bytes().data()));
     int32_t zx = xt.zero_offset;
@@ -210,51 +216,78 @@ bool DnnlQuantizedConv(const KernelContext& c, const ConvParams& p, int64_t pad_
     for (int64_t k = 0; k < cout; ++k) {
       scale[k] = static_cast<double>(xt.stepsize) * (*wstep)[k];
     }
-    float* const o = out.data();
+    // The output: Float32 written in place; an output with one encoding
+    // quantized chunk by chunk (the floats never leave the cache); any
+    // other type through floats (FloatsOut).
+    const TensorType& ot = c.outputs[0];
+    const bool direct = ot.dtype == DType::kFloat32 || (IsQuantized(ot.dtype) && !ot.per_axis);
+    std::optional<FloatsOut> floats;
+    Tensor result(direct ? ot : TensorType());
+    if (!direct) floats.emplace(ot);
+    float* const fout = direct ? (ot.dtype == DType::kFloat32
+                                      ? reinterpret_cast<float*>(result.mutable_bytes().data())
+                                      : nullptr)
+                               : floats->data();
+    uint8_t* const qout = fout == nullptr ? result.mutable_bytes().data() : nullptr;
+    const int64_t esize = ElementSize(ot.dtype);
     const int32_t* const sum = sums.get();
     const double* const sc = scale.data();
     const double* const b = bias.data();
     const int64_t rows = n / cout;
-    ParallelFor(rows, std::max<int64_t>(1, kElementwiseGrain / cout),
-                [=](int64_t first, int64_t last) {
-                  WithWidestVectors([=]() __attribute__((always_inline)) {
-                    for (int64_t r = first; r < last; ++r) {
-                      const int32_t* __restrict sr = sum + r * cout;
-                      float* __restrict orow = o + r * cout;
-                      for (int64_t k = 0; k < cout; ++k) {
-                        orow[k] = static_cast<float>(sc[k] * sr[k] + b[k]);
+    const int64_t rows_per_chunk = std::max<int64_t>(1, 4096 / cout);
+    ParallelFor(rows, std::max<int64_t>(rows_per_chunk, kElementwiseGrain / cout),
+                [&](int64_t first, int64_t last) {
+                  std::vector<float> chunk(fout == nullptr ? rows_per_chunk * cout : 0);
+                  for (int64_t r0 = first; r0 < last; r0 += rows_per_chunk) {
+                    const int64_t r1 = std::min(last, r0 + rows_per_chunk);
+                    float* const o = fout != nullptr ? fout + r0 * cout : chunk.data();
+                    const int32_t* const s0 = sum + r0 * cout;
+                    const int64_t nr = r1 - r0;
+                    WithWidestVectors([=]() __attribute__((always_inline)) {
+                      for (int64_t r = 0; r < nr; ++r) {
+                        const int32_t* __restrict sr = s0 + r * cout;
+                        float* __restrict orow = o + r * cout;
+                        for (int64_t k = 0; k < cout; ++k) {
+                          orow[k] = static_cast<float>(sc[k] * sr[k] + b[k]);
+                        }
                       }
+                    });
+                    if (clamp) ClampFloats(absl::MakeSpan(o, nr * cout), clamp->lo, clamp->hi);
+                    if (qout != nullptr) {
+                      QuantizeFloatsInto(o, nr * cout, ot, qout + r0 * cout * esize);
                     }
-                  });
+                  }
                 });
-    return true;
+    if (!direct) return floats->Finish();
+    return result;
   } catch (const dnnl::error&) {
-    return false;
+    return std::nullopt;
   }
 }
 
-// Conv2d and DepthWiseConv2d on oneDNN into `out`; false when oneDNN does not
-// take the shape.
-bool DnnlConv(const KernelContext& c, const ConvParams& p, FloatsOut& out) {
+// Conv2d and DepthWiseConv2d on oneDNN, the result clamped when `clamp` is
+// set; nullopt when oneDNN does not take the shape.
+std::optional<Tensor> DnnlConv(const KernelContext& c, const ConvParams& p,
+                               const std::optional<Clamp>& clamp) {
   const Dims& xd = c.InDims(0);
   const Dims& wd = c.InDims(1);
   const Dims& od = c.outputs[0].dims;
-  if (xd.size() != 4 || wd.size() != 4 || od.size() != 4) return false;
+  if (xd.size() != 4 || wd.size() != 4 || od.size() != 4) return std::nullopt;
   const int64_t cin = xd[3], fh = wd[0], fw = wd[1], fcin = wd[2], cout = wd[3];
-  if (c.outputs[0].num_elements() == 0 || c.In(0).num_elements() == 0) return false;
+  if (c.outputs[0].num_elements() == 0 || c.In(0).num_elements() == 0) return std::nullopt;
   for (int i = 0; i < 3; ++i) {
-    if (!FloatComputable(c.In(i).type())) return false;
+    if (!FloatComputable(c.In(i).type())) return std::nullopt;
   }
-  if (!FloatComputable(c.outputs[0])) return false;
+  if (!FloatComputable(c.outputs[0])) return std::nullopt;
   const bool depthwise = c.op == "DepthWiseConv2d";
   const int64_t groups = depthwise ? cin : cin / fcin;
   const std::optional<int64_t> pb =
       DnnlTrailingPad((od[1] - 1) * p.sh + (fh - 1) * p.dh + 1 - xd[1] - p.pad_top, p.sh);
   const std::optional<int64_t> pr =
       DnnlTrailingPad((od[2] - 1) * p.sw + (fw - 1) * p.dw + 1 - xd[2] - p.pad_left, p.sw);
-  if (p.pad_top < 0 || p.pad_left < 0 || !pb || !pr) return false;
+  if (p.pad_top < 0 || p.pad_left < 0 || !pb || !pr) return std::nullopt;
   const int64_t pad_bottom = *pb, pad_right = *pr;
-  if (DnnlQuantizedConv(c, p, pad_bottom, pad_right, out)) return true;
+  if (std::optional<Tensor> t = DnnlQuantizedConv(c, p, pad_bottom, pad_right, clamp)) return t;
   try {
     using dnnl::memory;
     const memory::desc wdesc = GroupedWeightsDesc(groups, fh, fw, depthwise ? 1 : fcin, cout);
@@ -266,11 +299,13 @@ bool DnnlConv(const KernelContext& c, const ConvParams& p, FloatsOut& out) {
                                       bdesc, NhwcDesc(od), {p.sh, p.sw}, {p.dh - 1, p.dw - 1},
                                       {p.pad_top, p.pad_left}, {pad_bottom, pad_right});
     dnnl::convolution_forward::primitive_desc pd(d, CpuEngine());
+    FloatsOut out(c.outputs[0]);
     RunConvLike<dnnl::convolution_forward::primitive_desc, dnnl::convolution_forward>(pd, wdesc, c,
                                                                                       out.data());
-    return true;
+    if (clamp) ClampFloats(out.span(), clamp->lo, clamp->hi);
+    return out.Finish();
   } catch (const dnnl::error&) {
-    return false;
+    return std::nullopt;
   }
 }
 
@@ -310,23 +345,22 @@ bool DnnlTransposeConv(const KernelContext& c, const ConvParams& p, FloatsOut& o
   }
 }
 
-// The fused activation clamp of a float result (inputs first, first + 1).
-absl::Status ClampResult(const KernelContext& c, int first, absl::Span<float> out) {
-  if (!c.Has(first)) return absl::OkStatus();
+// The fused activation clamp's bounds (inputs first, first + 1), or none.
+absl::StatusOr<std::optional<Clamp>> ReadClamp(const KernelContext& c, int first) {
+  if (!c.Has(first)) return std::nullopt;
   EGRET_ASSIGN_OR_RETURN(auto lo, ReadFloatScalarParam(c.inputs[first], "act_min"));
   EGRET_ASSIGN_OR_RETURN(auto hi, ReadFloatScalarParam(c.inputs[first + 1], "act_max"));
-  ClampFloats(out, lo, hi);
-  return absl::OkStatus();
+  return Clamp{lo, hi};
 }
 
 // Conv2d and DepthWiseConv2d: a gather over the receptive field of each
 // output element.
 Result Conv(const KernelContext& c) {
   EGRET_ASSIGN_OR_RETURN(auto p, ReadConvParams(c));
-  if (FloatsOut out(c.outputs[0]); DnnlConv(c, p, out)) {
-    EGRET_RETURN_IF_ERROR(ClampResult(c, 6, out.span()));
+  EGRET_ASSIGN_OR_RETURN(const std::optional<Clamp> clamp, ReadClamp(c, 6));
+  if (std::optional<Tensor> t = DnnlConv(c, p, clamp)) {
     std::vector<Tensor> result;
-    result.push_back(out.Finish());
+    result.push_back(*std::move(t));
     return result;
   }
   const std::vector<double> x = ReadReals(c.In(0));

@@ -120,6 +120,11 @@ void NarrowToHalves(const float* in, size_t n, uint16_t* out);
 // quantized, as Tensor::SetReal stores each value (per-tensor or per-axis
 // encoding, saturated); false, and nothing stored, for another dtype.
 bool QuantizeFloats(absl::Span<const float> x, Tensor& out);
+// The same for n floats into the storage of consecutive elements starting at
+// `bytes`, for a quantized `type` with one encoding (not per-axis); false,
+// and nothing stored, otherwise. Lets a kernel quantize its result chunk by
+// chunk while the chunk is in cache.
+bool QuantizeFloatsInto(const float* x, int64_t n, const TensorType& type, uint8_t* bytes);
 
 // The least and greatest of x and 0 (NaN skipped, so -0 never replaces the
 // initial +0), and whether x holds a NaN.
