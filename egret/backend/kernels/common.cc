@@ -280,25 +280,25 @@ uint16_t NarrowToHalf(float f) {
 }
 
 template <typename Out>
-std::vector<Out> ReadRealsAs(const Tensor& t) {
-  std::vector<Out> out(static_cast<size_t>(t.num_elements()));
+void ReadRealsInto(const Tensor& t, Out* out) {
+  const size_t n = static_cast<size_t>(t.num_elements());
   const TensorType& ty = t.type();
   const bool q = IsQuantized(ty.dtype);
   const uint8_t* p = t.bytes().data();
   switch (ty.dtype) {
     case DType::kFloat32:
       if constexpr (std::is_same_v<Out, float>) {
-        if (!out.empty()) std::memcpy(out.data(), p, out.size() * sizeof(float));
+        if (n > 0) std::memcpy(out, p, n * sizeof(float));
       } else {
-        ReadAs<float>(t, false, out.data());
+        ReadAs<float>(t, false, out);
       }
       break;
     case DType::kFloat16:
       if constexpr (std::is_same_v<Out, float>) {
         // Tensor storage is allocated by operator new: aligned for uint16_t.
-        WidenHalves(reinterpret_cast<const uint16_t*>(p), out.size(), out.data());
+        WidenHalves(reinterpret_cast<const uint16_t*>(p), n, out);
       } else {
-        for (size_t i = 0; i < out.size(); ++i) {
+        for (size_t i = 0; i < n; ++i) {
           uint16_t h;
           std::memcpy(&h, p + i * 2, 2);
           out[i] = WidenHalf(h);
@@ -306,27 +306,33 @@ std::vector<Out> ReadRealsAs(const Tensor& t) {
       }
       break;
     case DType::kQUInt8:
-      ReadAs<uint8_t>(t, q, out.data());
+      ReadAs<uint8_t>(t, q, out);
       break;
     case DType::kQInt8:
-      ReadAs<int8_t>(t, q, out.data());
+      ReadAs<int8_t>(t, q, out);
       break;
     case DType::kQUInt16:
-      ReadAs<uint16_t>(t, q, out.data());
+      ReadAs<uint16_t>(t, q, out);
       break;
     case DType::kQInt16:
-      ReadAs<int16_t>(t, q, out.data());
+      ReadAs<int16_t>(t, q, out);
       break;
     case DType::kQInt32:
     case DType::kInt32:
-      ReadAs<int32_t>(t, q, out.data());
+      ReadAs<int32_t>(t, q, out);
       break;
     default:  // Int64, Bool: through the generic accessor.
-      for (size_t i = 0; i < out.size(); ++i) {
+      for (size_t i = 0; i < n; ++i) {
         out[i] = static_cast<Out>(t.GetReal(static_cast<int64_t>(i)));
       }
       break;
   }
+}
+
+template <typename Out>
+std::vector<Out> ReadRealsAs(const Tensor& t) {
+  std::vector<Out> out(static_cast<size_t>(t.num_elements()));
+  ReadRealsInto(t, out.data());
   return out;
 }
 
@@ -431,6 +437,7 @@ FloatRange RangeWithZero(absl::Span<const float> x) {
 
 template std::vector<double> ReadRealsAs<double>(const Tensor& t);
 template std::vector<float> ReadRealsAs<float>(const Tensor& t);
+template void ReadRealsInto<float>(const Tensor& t, float* out);
 
 std::vector<double> ReadReals(const Tensor& t) { return ReadRealsAs<double>(t); }
 

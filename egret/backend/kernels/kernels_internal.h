@@ -108,6 +108,10 @@ template <typename Out>
 std::vector<Out> ReadRealsAs(const Tensor& t);
 extern template std::vector<double> ReadRealsAs<double>(const Tensor& t);
 extern template std::vector<float> ReadRealsAs<float>(const Tensor& t);
+// The same, into out[0, t.num_elements()).
+template <typename Out>
+void ReadRealsInto(const Tensor& t, Out* out);
+extern template void ReadRealsInto<float>(const Tensor& t, float* out);
 // HalfToFloat and FloatToHalf (egret/graph/tensor.h), bit for bit, faster:
 // a table for widening, the CPU's F16C conversion (round to nearest even)
 // for narrowing finite and infinite values when the CPU has it.
