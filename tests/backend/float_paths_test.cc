@@ -459,8 +459,7 @@ TEST(QuantizePaths, QuantizeAndDequantizeMatchSetRealAndGetReal) {
 // tensor whose dims cross the 32-element tiles of the NCHW <-> NHWC path
 // (and are not multiples of them), every element lands where the index
 // formula says, for 1-, 2-, 4- and 8-byte dtypes and 1 and 2 threads.
-TEST(TransposePaths, EveryPermutationPutsEveryElementInPlace) {
-  const Dims dims = {2, 37, 33, 5};
+void CheckEveryPermutation(const Dims& dims) {
   const int64_t n = Count(dims);
   std::vector<double> values(n);
   for (int64_t i = 0; i < n; ++i) values[i] = static_cast<double>(i % 97);
@@ -501,6 +500,14 @@ TEST(TransposePaths, EveryPermutationPutsEveryElementInPlace) {
       }
     }
   } while (std::next_permutation(perm.begin(), perm.end()));
+}
+
+TEST(TransposePaths, EveryPermutationPutsEveryElementInPlace) {
+  // The second shape has an axis of size 1, which the kernel drops before
+  // merging the axes that stay consecutive.
+  for (const Dims& dims : {Dims{2, 37, 33, 5}, Dims{37, 1, 33, 5}}) {
+    CheckEveryPermutation(dims);
+  }
 }
 
 TEST(CastPaths, EveryDtypePairMatchesGetValueAndSetValue) {

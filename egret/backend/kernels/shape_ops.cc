@@ -139,17 +139,68 @@ void TransposeInto(const T* in, const Dims& in_dims, const std::vector<int64_t>&
   ParallelFor(n / inner, std::max<int64_t>(1, kElementwiseGrain / inner), rows);
 }
 
+// The same transpose on as few axes as it takes: input axes of size 1
+// dropped, and output axes that are also consecutive, in order, in the
+// input merged into one (ShuffleNet's channel shuffle [0, 2, 1, 3, 4] of
+// [1, 4, 68, 14, 14] is [1, 0, 2] of [4, 68, 196]), so that the rows the
+// loops copy are as long as they can be. Sets `dims`, `perm` and `od`.
+void SimplifyTranspose(const Dims& in_dims, const std::vector<int64_t>& in_perm, Dims& dims,
+                       std::vector<int64_t>& perm, Dims& od) {
+  const int rank = static_cast<int>(in_dims.size());
+  std::vector<int64_t> kept(rank, -1);  // new index of each input axis kept
+  Dims d;
+  for (int i = 0; i < rank; ++i) {
+    if (in_dims[i] != 1) {
+      kept[i] = static_cast<int64_t>(d.size());
+      d.push_back(in_dims[i]);
+    }
+  }
+  std::vector<int64_t> p;
+  for (int64_t a : in_perm) {
+    if (kept[a] >= 0) p.push_back(kept[a]);
+  }
+  // Runs of output axes reading consecutive input axes.
+  std::vector<std::pair<int64_t, int64_t>> runs;  // [first, last] input axes, in output order
+  for (int64_t a : p) {
+    if (!runs.empty() && a == runs.back().second + 1) {
+      runs.back().second = a;
+    } else {
+      runs.emplace_back(a, a);
+    }
+  }
+  // Each run becomes one axis; their input order is that of their first axes.
+  std::vector<int64_t> order(runs.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::sort(order.begin(), order.end(),
+            [&](int64_t x, int64_t y) { return runs[x].first < runs[y].first; });
+  std::vector<int64_t> axis_of_run(runs.size());
+  for (size_t j = 0; j < order.size(); ++j) axis_of_run[order[j]] = static_cast<int64_t>(j);
+  dims.assign(runs.size(), 1);
+  for (size_t r = 0; r < runs.size(); ++r) {
+    for (int64_t a = runs[r].first; a <= runs[r].second; ++a) dims[axis_of_run[r]] *= d[a];
+  }
+  perm = axis_of_run;
+  if (dims.empty()) {  // every axis of size 1
+    dims = {1};
+    perm = {0};
+  }
+  od.clear();
+  for (int64_t a : perm) od.push_back(dims[a]);
+}
+
 Result Transpose(const KernelContext& c) {
-  EGRET_ASSIGN_OR_RETURN(auto perm, ReadIntParam(c.inputs[1], "perm"));
-  const Dims& od = c.outputs[0].dims;
+  EGRET_ASSIGN_OR_RETURN(auto given, ReadIntParam(c.inputs[1], "perm"));
+  Dims dims, od;
+  std::vector<int64_t> perm;
+  SimplifyTranspose(c.InDims(0), given, dims, perm, od);
   if (std::optional<Tensor> out = MoveStoredElements(
           c.In(0), c.outputs[0],
-          [&](const auto* in, auto* o) { TransposeInto(in, c.InDims(0), perm, od, o); })) {
+          [&](const auto* in, auto* o) { TransposeInto(in, dims, perm, od, o); })) {
     return Single(*std::move(out));
   }
   const std::vector<double> v = ReadReals(c.In(0));
   std::vector<double> out(v.size());
-  TransposeInto<double>(v.data(), c.InDims(0), perm, od, out.data());
+  TransposeInto<double>(v.data(), dims, perm, od, out.data());
   return Single(MakeTensor(c.outputs[0], out));
 }
 
