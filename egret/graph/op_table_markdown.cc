@@ -78,10 +78,15 @@ ElementWiseAdd, Softmax, ...), the producer of the graph chooses it and egret ke
 double precision, except Conv2d, DepthWiseConv2d, TransposeConv2d, FullyConnected,
 MatMul, PoolMax2d and PoolAvg2d on Float32, Float16 or quantized values, which run on
 oneDNN in float32 (operands rounded to float once, float32 accumulation, the result
-rounded once to the output type). A quantized element `q` is the real `stepsize * (q - zero_offset)`;
-a result `r` is stored in a quantized output as `round(r / stepsize + zero_offset)`
-(ties away from zero), saturated to the storage range. Float16 is computed through
-float. Integer outputs (Int32, Int64) round to nearest, except integer division, which
+rounded once to the output type). A Conv2d or DepthWiseConv2d of an 8-bit input
+quantized per tensor and an 8-bit filter (per tensor or per output channel) is exact
+instead: the integer sum of `(qx - zx) * (qw - zw)` over the taps inside the input,
+times `sx * sw`, plus the bias, in double, rounded once (a convolution reads a
+Dequantize's input through it, so ONNX QDQ graphs get the same). A quantized element
+`q` is the real `stepsize * (q - zero_offset)`; a result `r` is stored in a quantized
+output as `round(float(r) / stepsize) + zero_offset`, the division in float32 and
+halves to even (as ONNX Runtime), saturated to the storage range, NaN to the zero
+offset. Float16 is computed through float. Integer outputs (Int32, Int64) round to nearest, except integer division, which
 truncates toward zero.
 
 ## Reading the tables
