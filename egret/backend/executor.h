@@ -58,8 +58,11 @@ struct ExecuteStats {
   // (borrowed from the caller) are not counted. For a graph with no Multi
   // node whose nodes all feed an output, it is MemoryPlan::naive_peak_bytes
   // when the graph has no inputs, else at most that and at least that less
-  // the inputs' bytes (tests/backend/executor_memory_test.cc). Kernels' scratch memory (e.g.
-  // operands widened to double) comes on top, for the node being run.
+  // the inputs' bytes (tests/backend/executor_memory_test.cc). Values the
+  // executor never makes do not count: a Dequantize a convolution reads
+  // through, a convolution's Float32 result stored as its Quantize's type
+  // (see the file comment). Kernels' scratch memory (e.g. operands widened
+  // to double) comes on top, for the node being run.
   int64_t peak_live_bytes = 0;
   // Per op that ran, its nodes and time, slowest first (`egret run
   // --profile`). The per-node clock reads cost about 50 ns a node.
