@@ -98,7 +98,9 @@ std::string_view KernelName(std::string_view op) {
 
 }  // namespace
 
-ExecuteCache::ExecuteCache() : constants_(std::make_unique<backend_internal::ConstantCache>()) {}
+ExecuteCache::ExecuteCache()
+    : constants_(std::make_unique<backend_internal::ConstantCache>()),
+      primitives_(std::make_unique<backend_internal::PrimitiveCache>()) {}
 ExecuteCache::~ExecuteCache() = default;
 int64_t ExecuteCache::bytes() const { return constants_->bytes(); }
 
@@ -381,7 +383,8 @@ absl::StatusOr<std::vector<Tensor>> Execute(const Graph& g, absl::Span<const Ten
                         &node.attrs,
                         reusable,
                         constants,
-                        options.cache != nullptr ? &options.cache->constants() : nullptr};
+                        options.cache != nullptr ? &options.cache->constants() : nullptr,
+                        options.cache != nullptr ? &options.cache->primitives() : nullptr};
       auto result = it->second(ctx);
       if (!result.ok()) {
         // Keeps the kernel's code: Unimplemented (a case a reference kernel

@@ -71,17 +71,17 @@ struct ExecuteStats {
 
 namespace backend_internal {
 class ConstantCache;
-}
+class PrimitiveCache;
+}  // namespace backend_internal
 
 // What repeated runs of graphs reuse: values derived from their constants
-// alone, made on the first run that needs them. Today that is each
-// convolution filter in the layout its oneDNN primitive wants (for int8, with
-// oneDNN's zero-point compensation), which otherwise costs a run about as
-// much as the convolution. An entry holds shared ownership of the constant
-// it came from (Node::constant), so it can never be taken for a later tensor
-// at the same address; a cache may serve several graphs and grows until it
-// is destroyed. Results are the same with or without a cache. One run at a
-// time.
+// alone, made on the first run that needs them, and oneDNN primitives. Today
+// that is each convolution filter in the layout its oneDNN primitive wants
+// (for int8, with oneDNN's zero-point compensation), which otherwise costs a
+// run about as much as the convolution, and each convolution's primitive. An entry holds shared
+// ownership of the constant it came from (Node::constant), so it can never be taken for a later
+// tensor at the same address; a cache may serve several graphs and grows until it is destroyed.
+// Results are the same with or without a cache. One run at a time.
 class ExecuteCache {
  public:
   ExecuteCache();
@@ -92,9 +92,11 @@ class ExecuteCache {
   // Bytes of derived values held.
   int64_t bytes() const;
   backend_internal::ConstantCache& constants() { return *constants_; }
+  backend_internal::PrimitiveCache& primitives() { return *primitives_; }
 
  private:
   std::unique_ptr<backend_internal::ConstantCache> constants_;
+  std::unique_ptr<backend_internal::PrimitiveCache> primitives_;
 };
 
 struct ExecuteOptions {

@@ -388,8 +388,11 @@ TEST(StoreThroughQuantize, ConvStoresTheQuantizeTypeItself) {
   }
 }
 
-// Runs with a cache take the filters laid out by the first run: the same
-// bits as runs without one, and no new entries after the first run.
+// Runs with a cache take the filters laid out, and the primitives made, by
+// the first run: the same bits as runs without one, and no new entries
+// after the first run. Two float convolutions of identical input, filter
+// and output shapes differ only in dilation and padding: a primitive made
+// for one must not serve the other.
 TEST(ExecuteCacheTest, LaidOutFiltersAreReusedWithoutChangingABit) {
   QConv k;
   k.x = {1, 10, 10, 32};
@@ -410,7 +413,14 @@ TEST(ExecuteCacheTest, LaidOutFiltersAreReusedWithoutChangingABit) {
   for (double& v : wf) v = u(rng);
   std::vector<ValueRef> in2 = {y, b.F32({3, 3, 32, 8}, wf), b.F32({8}, bf)};
   for (ValueRef p : ConvParams(b, k)) in2.push_back(p);
-  b.Output(b.Op("Conv2d", in2));
+  ValueRef z = b.Op("Conv2d", in2);
+  // 3x3 taps dilated by 2, padded by 2: the same 10x10 output.
+  QConv dilated = k;
+  dilated.pads = {2, 2, 2, 2};
+  dilated.dilation = {1, 2, 2, 1};
+  std::vector<ValueRef> in3 = {y, b.F32({3, 3, 32, 8}, wf), b.F32({8}, bf)};
+  for (ValueRef p : ConvParams(b, dilated)) in3.push_back(p);
+  b.Output(b.Op("ElementWiseAdd", {z, b.Op("Conv2d", in3)}));
 
   const std::vector<float> plain = RunOnce(b);
   ExecuteCache cache;

@@ -82,13 +82,42 @@ std::optional<dnnl::memory> FilterIn(const KernelContext& c, const dnnl::memory:
   return reordered();
 }
 
+// A primitive with the descriptor it was made from (PrimitiveCache's value).
+template <typename Pd, typename Prim>
+struct WithDesc {
+  Pd pd;
+  Prim prim;
+};
+using ConvPrimitive =
+    WithDesc<dnnl::convolution_forward::primitive_desc, dnnl::convolution_forward>;
+using DeconvPrimitive =
+    WithDesc<dnnl::deconvolution_forward::primitive_desc, dnnl::deconvolution_forward>;
+
+// PrimitiveCache kinds.
+enum PrimitiveKind : int64_t { kInt8Conv = 1, kFloatConv = 2, kFloatDeconv = 3 };
+
+// The key of a convolution-like primitive: its kind, the thread count, the
+// source data type, the three shapes, groups and the window parameters with
+// the trailing paddings.
+std::vector<int64_t> ConvKey(PrimitiveKind kind, int64_t src_type, const KernelContext& c,
+                             int64_t groups, const ConvParams& p, int64_t pad_bottom,
+                             int64_t pad_right) {
+  std::vector<int64_t> key = {kind, KernelThreads(), src_type,   groups,     p.sh,     p.sw, p.dh,
+                              p.dw, p.pad_top,       p.pad_left, pad_bottom, pad_right};
+  for (const Dims* d : {&c.InDims(0), &c.InDims(1), &c.outputs[0].dims}) {
+    key.push_back(static_cast<int64_t>(d->size()));
+    key.insert(key.end(), d->begin(), d->end());
+  }
+  return key;
+}
+
 // Runs a convolution-like primitive on the node's input, filter and bias
 // (inputs 0-2, read as floats), whose weights oneDNN lays out itself:
 // reorders the filter into the primitive's layout, then executes it, writing
 // `out`.
 template <typename PrimitiveDesc, typename Primitive>
-void RunConvLike(const PrimitiveDesc& pd, const dnnl::memory::desc& wdesc, const KernelContext& c,
-                 float* out) {
+void RunConvLike(const PrimitiveDesc& pd, const Primitive& prim, const dnnl::memory::desc& wdesc,
+                 const KernelContext& c, float* out) {
   const FloatsIn x(c.In(0));
   const FloatsIn bias(c.In(2));
   const dnnl::engine& eng = CpuEngine();
@@ -102,10 +131,10 @@ void RunConvLike(const PrimitiveDesc& pd, const dnnl::memory::desc& wdesc, const
   dnnl::memory xmem(pd.src_desc(), eng, const_cast<float*>(x.data()));
   dnnl::memory bmem(pd.bias_desc(), eng, const_cast<float*>(bias.data()));
   dnnl::memory omem(pd.dst_desc(), eng, out);
-  Primitive(pd).execute(s, {{DNNL_ARG_SRC, xmem},
-                            {DNNL_ARG_WEIGHTS, wmem},
-                            {DNNL_ARG_BIAS, bmem},
-                            {DNNL_ARG_DST, omem}});
+  prim.execute(s, {{DNNL_ARG_SRC, xmem},
+                   {DNNL_ARG_WEIGHTS, wmem},
+                   {DNNL_ARG_BIAS, bmem},
+                   {DNNL_ARG_DST, omem}});
   s.wait();
 }
 
@@ -181,12 +210,19 @@ std::optional<Tensor> DnnlQuantizedConv(const KernelContext& c, const ConvParams
     const memory::desc xdesc({xd[0], xd[3], xd[1], xd[2]}, xtype, memory::format_tag::nhwc);
     const memory::desc odesc({od[0], od[3], od[1], od[2]}, memory::data_type::s32,
                              memory::format_tag::nhwc);
-    dnnl::convolution_forward::desc d(
-        dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct, xdesc, wany, odesc,
-        {p.sh, p.sw}, {p.dh - 1, p.dw - 1}, {p.pad_top, p.pad_left}, {pad_bottom, pad_right});
-    dnnl::primitive_attr attr;
-    attr.set_zero_points(DNNL_ARG_SRC, 0, {DNNL_RUNTIME_S32_VAL});
-    dnnl::convolution_forward::primitive_desc pd(d, attr, CpuEngine());
+    const ConvPrimitive made = CachedPrimitive<ConvPrimitive>(
+        c.primitives,
+        ConvKey(kInt8Conv, static_cast<int64_t>(xtype), c, groups, p, pad_bottom, pad_right), [&] {
+          dnnl::convolution_forward::desc d(dnnl::prop_kind::forward_inference,
+                                            dnnl::algorithm::convolution_direct, xdesc, wany, odesc,
+                                            {p.sh, p.sw}, {p.dh - 1, p.dw - 1},
+                                            {p.pad_top, p.pad_left}, {pad_bottom, pad_right});
+          dnnl::primitive_attr attr;
+          attr.set_zero_points(DNNL_ARG_SRC, 0, {DNNL_RUNTIME_S32_VAL});
+          dnnl::convolution_forward::primitive_desc pd(d, attr, CpuEngine());
+          return ConvPrimitive{pd, dnnl::convolution_forward(pd)};
+        });
+    const dnnl::convolution_forward::primitive_desc& pd = made.pd;
     const dnnl::engine& eng = CpuEngine();
     dnnl::stream s(eng);
     std::vector<int8_t> scratch;
@@ -206,10 +242,10 @@ std::optional<Tensor> DnnlQuantizedConv(const KernelContext& c, const ConvParams
     const int64_t n = c.outputs[0].num_elements();
     const std::unique_ptr<int32_t[]> sums(new int32_t[n]);
     dnnl::memory omem(pd.dst_desc(), eng, sums.get());
-    dnnl::convolution_forward(pd).execute(s, {{DNNL_ARG_SRC, xmem},
-                                              {DNNL_ARG_WEIGHTS, *wmem},
-                                              {DNNL_ARG_DST, omem},
-                                              {DNNL_ARG_ATTR_ZERO_POINTS | DNNL_ARG_SRC, zmem}});
+    made.prim.execute(s, {{DNNL_ARG_SRC, xmem},
+                          {DNNL_ARG_WEIGHTS, *wmem},
+                          {DNNL_ARG_DST, omem},
+                          {DNNL_ARG_ATTR_ZERO_POINTS | DNNL_ARG_SRC, zmem}});
     s.wait();
     const std::vector<double> bias = ReadReals(c.In(2));
     std::vector<double> scale(cout);
@@ -294,14 +330,17 @@ std::optional<Tensor> DnnlConv(const KernelContext& c, const ConvParams& p,
     const memory::desc wany({groups, cout / groups, depthwise ? 1 : fcin, fh, fw},
                             memory::data_type::f32, memory::format_tag::any);
     const memory::desc bdesc({cout}, memory::data_type::f32, memory::format_tag::a);
-    dnnl::convolution_forward::desc d(dnnl::prop_kind::forward_inference,
-                                      dnnl::algorithm::convolution_direct, NhwcDesc(xd), wany,
-                                      bdesc, NhwcDesc(od), {p.sh, p.sw}, {p.dh - 1, p.dw - 1},
-                                      {p.pad_top, p.pad_left}, {pad_bottom, pad_right});
-    dnnl::convolution_forward::primitive_desc pd(d, CpuEngine());
+    const ConvPrimitive made = CachedPrimitive<ConvPrimitive>(
+        c.primitives, ConvKey(kFloatConv, 0, c, groups, p, pad_bottom, pad_right), [&] {
+          dnnl::convolution_forward::desc d(dnnl::prop_kind::forward_inference,
+                                            dnnl::algorithm::convolution_direct, NhwcDesc(xd), wany,
+                                            bdesc, NhwcDesc(od), {p.sh, p.sw}, {p.dh - 1, p.dw - 1},
+                                            {p.pad_top, p.pad_left}, {pad_bottom, pad_right});
+          dnnl::convolution_forward::primitive_desc pd(d, CpuEngine());
+          return ConvPrimitive{pd, dnnl::convolution_forward(pd)};
+        });
     FloatsOut out(c.outputs[0]);
-    RunConvLike<dnnl::convolution_forward::primitive_desc, dnnl::convolution_forward>(pd, wdesc, c,
-                                                                                      out.data());
+    RunConvLike(made.pd, made.prim, wdesc, c, out.data());
     if (clamp) ClampFloats(out.span(), clamp->lo, clamp->hi);
     return out.Finish();
   } catch (const dnnl::error&) {
@@ -332,13 +371,16 @@ bool DnnlTransposeConv(const KernelContext& c, const ConvParams& p, FloatsOut& o
     const memory::desc wany({groups, cout / groups, fcin, fh, fw}, memory::data_type::f32,
                             memory::format_tag::any);
     const memory::desc bdesc({cout}, memory::data_type::f32, memory::format_tag::a);
-    dnnl::deconvolution_forward::desc d(dnnl::prop_kind::forward_inference,
-                                        dnnl::algorithm::deconvolution_direct, NhwcDesc(xd), wany,
-                                        bdesc, NhwcDesc(od), {p.sh, p.sw}, {p.dh - 1, p.dw - 1},
-                                        {p.pad_top, p.pad_left}, {pad_bottom, pad_right});
-    dnnl::deconvolution_forward::primitive_desc pd(d, CpuEngine());
-    RunConvLike<dnnl::deconvolution_forward::primitive_desc, dnnl::deconvolution_forward>(
-        pd, wdesc, c, out.data());
+    const DeconvPrimitive made = CachedPrimitive<DeconvPrimitive>(
+        c.primitives, ConvKey(kFloatDeconv, 0, c, groups, p, pad_bottom, pad_right), [&] {
+          dnnl::deconvolution_forward::desc d(
+              dnnl::prop_kind::forward_inference, dnnl::algorithm::deconvolution_direct,
+              NhwcDesc(xd), wany, bdesc, NhwcDesc(od), {p.sh, p.sw}, {p.dh - 1, p.dw - 1},
+              {p.pad_top, p.pad_left}, {pad_bottom, pad_right});
+          dnnl::deconvolution_forward::primitive_desc pd(d, CpuEngine());
+          return DeconvPrimitive{pd, dnnl::deconvolution_forward(pd)};
+        });
+    RunConvLike(made.pd, made.prim, wdesc, c, out.data());
     return true;
   } catch (const dnnl::error&) {
     return false;

@@ -42,7 +42,8 @@
 
 namespace egret::backend_internal {
 
-class ConstantCache;  // dnnl_support.h
+class ConstantCache;   // dnnl_support.h
+class PrimitiveCache;  // dnnl_support.h
 
 // What a kernel sees. Every data input has a value; a parameter input has a
 // value or is a "$Shape" (read parameters with ReadIntParam and friends). The
@@ -66,6 +67,8 @@ struct KernelContext {
   // Filled only when the run has a cache (ExecuteOptions::cache).
   absl::Span<const std::shared_ptr<const Tensor>> constants;
   ConstantCache* cache = nullptr;
+  // The run's cache of oneDNN primitives (ExecuteOptions::cache), or null.
+  PrimitiveCache* primitives = nullptr;
 
   bool Has(int i) const { return i < static_cast<int>(inputs.size()); }
   // The graph constant input i is when the run caches derived values, else null.
