@@ -179,9 +179,11 @@ const int8_t* Int8FilterValues(const Tensor& w, std::vector<int8_t>& scratch) {
 // Conv2d and DepthWiseConv2d of an 8-bit input quantized per tensor and an
 // 8-bit filter (Int8FilterValues), computed exactly: oneDNN sums the products
 // (qx - zx)(qw - zw) in int32 (src zero point; padding contributes 0), and
-// each output is sx * sw[c] * sum + bias[c] in double, rounded once to float.
-// False when the operands are not of that form, a sum could overflow int32,
-// or oneDNN does not take the shape.
+// each output is sx * sw[c] * sum + bias[c] in double, rounded once to float,
+// clamped when `clamp` is set, and stored in the output type (a quantized
+// type with one encoding chunk by chunk, QuantizeFloatsInto). Nullopt when
+// the operands are not of that form, a sum could overflow int32, or oneDNN
+// does not take the shape.
 std::optional<Tensor> DnnlQuantizedConv(const KernelContext& c, const ConvParams& p,
                                         int64_t pad_bottom, int64_t pad_right,
                                         const std::optional<Clamp>& clamp) {
