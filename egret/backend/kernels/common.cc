@@ -336,34 +336,43 @@ std::vector<Out> ReadRealsAs(const Tensor& t) {
   return out;
 }
 
-bool QuantizeFloats(absl::Span<const float> x, Tensor& out) {
-  const TensorType& type = out.type();
-  if (static_cast<int64_t>(x.size()) < type.num_elements()) return false;
-  uint8_t* bytes = out.mutable_bytes().data();
-  switch (type.dtype) {
+// Calls f(T*) with `bytes` as the storage type T of quantized `dtype`;
+// false, and f not called, for another dtype.
+template <typename F>
+bool WithQuantizedStorage(DType dtype, uint8_t* bytes, F f) {
+  switch (dtype) {
     case DType::kQUInt8:
-      QuantizeAs<uint8_t>(x.data(), type, bytes);
+      f(reinterpret_cast<uint8_t*>(bytes));
       return true;
     case DType::kQInt8:
-      QuantizeAs<int8_t>(x.data(), type, bytes);
+      f(reinterpret_cast<int8_t*>(bytes));
       return true;
     case DType::kQUInt16:
-      QuantizeAs<uint16_t>(x.data(), type, bytes);
+      f(reinterpret_cast<uint16_t*>(bytes));
       return true;
     case DType::kQInt16:
-      QuantizeAs<int16_t>(x.data(), type, bytes);
+      f(reinterpret_cast<int16_t*>(bytes));
       return true;
     case DType::kQInt32:
-      QuantizeAs<int32_t>(x.data(), type, bytes);
+      f(reinterpret_cast<int32_t*>(bytes));
       return true;
     default:
       return false;
   }
 }
 
+bool QuantizeFloats(absl::Span<const float> x, Tensor& out) {
+  const TensorType& type = out.type();
+  if (static_cast<int64_t>(x.size()) < type.num_elements()) return false;
+  return WithQuantizedStorage(type.dtype, out.mutable_bytes().data(), [&](auto* storage) {
+    using T = std::remove_pointer_t<decltype(storage)>;
+    QuantizeAs<T>(x.data(), type, reinterpret_cast<uint8_t*>(storage));
+  });
+}
+
 bool QuantizeFloatsInto(const float* x, int64_t n, const TensorType& type, uint8_t* bytes) {
   if (type.per_axis) return false;
-  auto run = [&](auto* out) {
+  return WithQuantizedStorage(type.dtype, bytes, [&](auto* out) {
     using T = std::remove_pointer_t<decltype(out)>;
     using Acc = QuantizeAcc<T>;
     const Acc lo = static_cast<Acc>(StorageMin(type.dtype));
@@ -374,22 +383,7 @@ bool QuantizeFloatsInto(const float* x, int64_t n, const TensorType& type, uint8
     } else {
       QuantizeRun<T, false>(x, n, type.stepsize, zero, lo, hi, out);
     }
-    return true;
-  };
-  switch (type.dtype) {
-    case DType::kQUInt8:
-      return run(reinterpret_cast<uint8_t*>(bytes));
-    case DType::kQInt8:
-      return run(reinterpret_cast<int8_t*>(bytes));
-    case DType::kQUInt16:
-      return run(reinterpret_cast<uint16_t*>(bytes));
-    case DType::kQInt16:
-      return run(reinterpret_cast<int16_t*>(bytes));
-    case DType::kQInt32:
-      return run(reinterpret_cast<int32_t*>(bytes));
-    default:
-      return false;
-  }
+  });
 }
 
 FloatRange RangeWithZero(absl::Span<const float> x) {
@@ -570,11 +564,18 @@ Tensor GatherTensor(const Tensor& in, const TensorType& type,
   return MakeTensor(type, GatherAxes(ReadReals(in), in.type().dims, map, 0));
 }
 
-absl::Status ApplyActivationClamp(const KernelContext& c, int first, std::vector<double>& out) {
-  if (!c.Has(first)) return absl::OkStatus();
+absl::StatusOr<std::optional<ActivationClamp>> ReadActivationClamp(const KernelContext& c,
+                                                                   int first) {
+  if (!c.Has(first)) return std::nullopt;
   EGRET_ASSIGN_OR_RETURN(auto lo, ReadFloatScalarParam(c.inputs[first], "act_min"));
   EGRET_ASSIGN_OR_RETURN(auto hi, ReadFloatScalarParam(c.inputs[first + 1], "act_max"));
-  for (double& v : out) v = std::min(std::max(v, lo), hi);
+  return ActivationClamp{lo, hi};
+}
+
+absl::Status ApplyActivationClamp(const KernelContext& c, int first, std::vector<double>& out) {
+  EGRET_ASSIGN_OR_RETURN(const std::optional<ActivationClamp> clamp, ReadActivationClamp(c, first));
+  if (!clamp) return absl::OkStatus();
+  for (double& v : out) v = std::min(std::max(v, clamp->lo), clamp->hi);
   return absl::OkStatus();
 }
 

@@ -25,11 +25,6 @@ struct ConvParams {
   int64_t sh, sw, pad_top, pad_left, dh = 1, dw = 1;
 };
 
-// A fused activation's clamp of the result to [lo, hi] (compared in double).
-struct Clamp {
-  double lo, hi;
-};
-
 absl::StatusOr<ConvParams> ReadConvParams(const KernelContext& c) {
   ConvParams p;
   EGRET_ASSIGN_OR_RETURN(auto stride, ReadIntParam(c.inputs[3], "stride"));
@@ -186,7 +181,7 @@ const int8_t* Int8FilterValues(const Tensor& w, std::vector<int8_t>& scratch) {
 // does not take the shape.
 std::optional<Tensor> DnnlQuantizedConv(const KernelContext& c, const ConvParams& p,
                                         int64_t pad_bottom, int64_t pad_right,
-                                        const std::optional<Clamp>& clamp) {
+                                        const std::optional<ActivationClamp>& clamp) {
   const TensorType& xt = c.In(0).type();
   if ((xt.dtype != DType::kQUInt8 && xt.dtype != DType::kQInt8) || xt.per_axis) return std::nullopt;
   const Dims& xd = c.InDims(0);
@@ -254,19 +249,20 @@ std::optional<Tensor> DnnlQuantizedConv(const KernelContext& c, const ConvParams
     for (int64_t k = 0; k < cout; ++k) {
       scale[k] = static_cast<double>(xt.stepsize) * (*wstep)[k];
     }
-    // The output: Float32 written in place; an output with one encoding
-    // quantized chunk by chunk (the floats never leave the cache); any
-    // other type through floats (FloatsOut).
+    // The output: one with a single quantized encoding is quantized chunk
+    // by chunk (the floats never leave the cache); any other goes through
+    // FloatsOut (a Float32 one written in place).
     const TensorType& ot = c.outputs[0];
-    const bool direct = ot.dtype == DType::kFloat32 || (IsQuantized(ot.dtype) && !ot.per_axis);
+    const bool quantize_chunks = IsQuantized(ot.dtype) && !ot.per_axis;
+    std::optional<Tensor> quantized;
     std::optional<FloatsOut> floats;
-    Tensor result(direct ? ot : TensorType());
-    if (!direct) floats.emplace(ot);
-    float* const fout = direct ? (ot.dtype == DType::kFloat32
-                                      ? reinterpret_cast<float*>(result.mutable_bytes().data())
-                                      : nullptr)
-                               : floats->data();
-    uint8_t* const qout = fout == nullptr ? result.mutable_bytes().data() : nullptr;
+    if (quantize_chunks) {
+      quantized.emplace(ot);
+    } else {
+      floats.emplace(ot);
+    }
+    float* const fout = floats ? floats->data() : nullptr;
+    uint8_t* const qout = quantized ? quantized->mutable_bytes().data() : nullptr;
     const int64_t esize = ElementSize(ot.dtype);
     const int32_t* const sum = sums.get();
     const double* const sc = scale.data();
@@ -296,8 +292,8 @@ std::optional<Tensor> DnnlQuantizedConv(const KernelContext& c, const ConvParams
                     }
                   }
                 });
-    if (!direct) return floats->Finish();
-    return result;
+    if (quantized) return *std::move(quantized);
+    return floats->Finish();
   } catch (const dnnl::error&) {
     return std::nullopt;
   }
@@ -306,7 +302,7 @@ std::optional<Tensor> DnnlQuantizedConv(const KernelContext& c, const ConvParams
 // Conv2d and DepthWiseConv2d on oneDNN, the result clamped when `clamp` is
 // set; nullopt when oneDNN does not take the shape.
 std::optional<Tensor> DnnlConv(const KernelContext& c, const ConvParams& p,
-                               const std::optional<Clamp>& clamp) {
+                               const std::optional<ActivationClamp>& clamp) {
   const Dims& xd = c.InDims(0);
   const Dims& wd = c.InDims(1);
   const Dims& od = c.outputs[0].dims;
@@ -389,19 +385,11 @@ bool DnnlTransposeConv(const KernelContext& c, const ConvParams& p, FloatsOut& o
   }
 }
 
-// The fused activation clamp's bounds (inputs first, first + 1), or none.
-absl::StatusOr<std::optional<Clamp>> ReadClamp(const KernelContext& c, int first) {
-  if (!c.Has(first)) return std::nullopt;
-  EGRET_ASSIGN_OR_RETURN(auto lo, ReadFloatScalarParam(c.inputs[first], "act_min"));
-  EGRET_ASSIGN_OR_RETURN(auto hi, ReadFloatScalarParam(c.inputs[first + 1], "act_max"));
-  return Clamp{lo, hi};
-}
-
 // Conv2d and DepthWiseConv2d: a gather over the receptive field of each
 // output element.
 Result Conv(const KernelContext& c) {
   EGRET_ASSIGN_OR_RETURN(auto p, ReadConvParams(c));
-  EGRET_ASSIGN_OR_RETURN(const std::optional<Clamp> clamp, ReadClamp(c, 6));
+  EGRET_ASSIGN_OR_RETURN(const std::optional<ActivationClamp> clamp, ReadActivationClamp(c, 6));
   if (std::optional<Tensor> t = DnnlConv(c, p, clamp)) {
     std::vector<Tensor> result;
     result.push_back(*std::move(t));

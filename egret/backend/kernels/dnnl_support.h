@@ -60,7 +60,7 @@ dnnl::memory::desc StridedDesc(const dnnl::memory::dims& dims, const dnnl::memor
 // layout, and holds shared ownership of the constant, so the address cannot
 // be reused by another tensor while the entry exists. The derivation from a
 // constant is determined by the layout's data type: s8 is q - zero of 8-bit
-// quantized storage (ReadInt8Filter), f32 the real value rounded to float.
+// quantized storage (conv.cc's Int8FilterValues), f32 the real value rounded to float.
 class ConstantCache {
  public:
   // The memory derived from `constant` in layout `desc`: the cached one, or

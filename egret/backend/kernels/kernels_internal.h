@@ -480,8 +480,14 @@ std::vector<int64_t> BroadcastSources(const Dims& in, const Dims& out);
 Tensor TakeElements(const Tensor& in, const TensorType& type, absl::Span<const int64_t> src);
 
 // The optional fused activation of Conv2d, DepthWiseConv2d and
-// FullyConnected: when inputs `first` (act_min) and `first + 1` (act_max) are
-// given, clamps every value of `out` into [act_min, act_max].
+// FullyConnected: inputs `first` (act_min) and `first + 1` (act_max), when
+// given, bound the result (compared in double; ClampFloats for floats).
+struct ActivationClamp {
+  double lo, hi;
+};
+absl::StatusOr<std::optional<ActivationClamp>> ReadActivationClamp(const KernelContext& c,
+                                                                   int first);
+// Clamps every value of `out` into the fused activation's bounds, if any.
 absl::Status ApplyActivationClamp(const KernelContext& c, int first, std::vector<double>& out);
 
 // One-line error naming the op.

@@ -104,11 +104,8 @@ bool DnnlBatchedMatMul(const KernelContext& c, FloatsOut& out) {
 // out[n, u] = bias[u] + sum_k in[n, k] * weights[u, k], n over all leading dims.
 Result FullyConnected(const KernelContext& c) {
   if (FloatsOut out(c.outputs[0]); DnnlFullyConnected(c, out)) {
-    if (c.Has(3)) {
-      EGRET_ASSIGN_OR_RETURN(auto lo, ReadFloatScalarParam(c.inputs[3], "act_min"));
-      EGRET_ASSIGN_OR_RETURN(auto hi, ReadFloatScalarParam(c.inputs[4], "act_max"));
-      ClampFloats(out.span(), lo, hi);
-    }
+    EGRET_ASSIGN_OR_RETURN(const std::optional<ActivationClamp> clamp, ReadActivationClamp(c, 3));
+    if (clamp) ClampFloats(out.span(), clamp->lo, clamp->hi);
     std::vector<Tensor> result;
     result.push_back(out.Finish());
     return result;

@@ -115,8 +115,7 @@ Result Resize(const KernelContext& c) {
                 });
   };
   std::vector<Tensor> result;
-  auto is_float = [](DType t) { return t == DType::kFloat32 || t == DType::kFloat16; };
-  if (is_float(c.In(0).type().dtype) && is_float(c.outputs[0].dtype)) {
+  if (IsFloat(c.In(0).type().dtype) && IsFloat(c.outputs[0].dtype)) {
     // The same arithmetic from the input's floats (exactly its values), each
     // result rounded to float once, as MakeTensor stores a double.
     const FloatsIn x(c.In(0));
