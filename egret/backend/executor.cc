@@ -423,7 +423,14 @@ absl::StatusOr<std::vector<Tensor>> Execute(const Graph& g, absl::Span<const Ten
   std::vector<Tensor> out;
   out.reserve(g.outputs().size());
   if (options.unavailable != nullptr) options.unavailable->clear();
-  for (const GraphOutput& o : g.outputs()) {
+  // A computed value only the slot still holds (use count 1: not an input,
+  // whose pointer owns nothing, nor a constant, which the graph shares) is
+  // moved out at its last place among the outputs, not copied. Such a
+  // value was made as a mutable Tensor (make_shared<Tensor> above).
+  absl::flat_hash_map<ValueRef, size_t> last_place;
+  for (size_t k = 0; k < g.outputs().size(); ++k) last_place[g.outputs()[k].value] = k;
+  for (size_t k = 0; k < g.outputs().size(); ++k) {
+    const GraphOutput& o = g.outputs()[k];
     const Slot& s = slots[o.value.node];
     if (options.unavailable != nullptr) {
       if (s.blocked_by != kNoNode) {
@@ -441,7 +448,12 @@ absl::StatusOr<std::vector<Tensor>> Execute(const Graph& g, absl::Span<const Ten
       return NodeError(g, o.value.node,
                        "a graph output must be a tensor value (not a $Shape or Multi value)");
     }
-    out.push_back(*s.tensors[o.value.output]);
+    const std::shared_ptr<const Tensor>& t = s.tensors[o.value.output];
+    if (t.use_count() == 1 && last_place[o.value] == k) {
+      out.push_back(std::move(const_cast<Tensor&>(*t)));
+    } else {
+      out.push_back(*t);
+    }
   }
   if (options.stats != nullptr) *options.stats = stats;
   return out;

@@ -139,7 +139,7 @@ absl::StatusOr<Tensor> ReadNpy(const std::string& path, const TensorType& type) 
     return bad(absl::StrFormat("holds %d data bytes, %s needs %d", bytes.size(), type.ToString(),
                                type.byte_size()));
   }
-  return Tensor::FromBytes(type, std::move(bytes));
+  return Tensor::FromBytes(type, bytes);
 }
 
 }  // namespace egret

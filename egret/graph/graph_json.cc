@@ -688,7 +688,7 @@ absl::Status Reader::ReadData(const Json& j, const std::string& ptr, const Tenso
       EGRET_RETURN_IF_ERROR(
           ReadElement(j[static_cast<size_t>(i)], Child(ptr, i), type.dtype, bytes.data() + i * es));
     }
-    absl::StatusOr<Tensor> t = Tensor::FromBytes(type, std::move(bytes));
+    absl::StatusOr<Tensor> t = Tensor::FromBytes(type, bytes);
     if (!t.ok()) return Fail(ptr, std::string(t.status().message()));
     node->constant = std::make_shared<const Tensor>(*std::move(t));
     return absl::OkStatus();
@@ -725,7 +725,7 @@ absl::Status Reader::ReadData(const Json& j, const std::string& ptr, const Tenso
     return absl::OkStatus();
   }
   const uint8_t* begin = reinterpret_cast<const uint8_t*>(sidecar_->data()) + offset;
-  absl::StatusOr<Tensor> t = Tensor::FromBytes(type, std::vector<uint8_t>(begin, begin + length));
+  absl::StatusOr<Tensor> t = Tensor::FromBytes(type, absl::MakeConstSpan(begin, length));
   if (!t.ok()) return Fail(ptr, std::string(t.status().message()));
   node->constant = std::make_shared<const Tensor>(*std::move(t));
   sidecar_tensors_.emplace(key, node->constant);

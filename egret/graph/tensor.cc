@@ -1,5 +1,6 @@
 #include "egret/graph/tensor.h"
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <cstring>
@@ -81,8 +82,32 @@ float HalfToFloat(uint16_t h) {
   return std::bit_cast<float>(bits);
 }
 
-Tensor::Tensor(TensorType type)
-    : type_(std::move(type)), bytes_(static_cast<size_t>(type_.byte_size()), 0) {}
+Tensor::Tensor(TensorType type) : type_(std::move(type)) {
+  bytes_.resize(static_cast<size_t>(type_.byte_size()));
+  if (!bytes_.empty()) std::memset(bytes_.data(), 0, bytes_.size());
+}
+
+Tensor::Tensor(const Tensor& other) : type_(other.type_) {
+  bytes_.resize(other.bytes_.size());
+  if (!bytes_.empty()) std::memcpy(bytes_.data(), other.bytes_.data(), bytes_.size());
+}
+
+Tensor& Tensor::operator=(const Tensor& other) {
+  if (this != &other) {
+    type_ = other.type_;
+    bytes_.clear();  // nothing for a reallocation to move
+    bytes_.resize(other.bytes_.size());
+    if (!bytes_.empty()) std::memcpy(bytes_.data(), other.bytes_.data(), bytes_.size());
+  }
+  return *this;
+}
+
+Tensor Tensor::Uninitialized(TensorType type) {
+  Tensor t(TensorType{});
+  t.type_ = std::move(type);
+  t.bytes_.resize(static_cast<size_t>(t.type_.byte_size()));  // default-initialized: no fill
+  return t;
+}
 
 bool Tensor::Retype(TensorType type) {
   if (!IsConcrete(type.dtype) || type.byte_size() != static_cast<int64_t>(bytes_.size())) {
@@ -92,7 +117,7 @@ bool Tensor::Retype(TensorType type) {
   return true;
 }
 
-absl::StatusOr<Tensor> Tensor::FromBytes(TensorType type, std::vector<uint8_t> bytes) {
+absl::StatusOr<Tensor> Tensor::FromBytes(TensorType type, absl::Span<const uint8_t> bytes) {
   if (!IsConcrete(type.dtype)) {
     return absl::InvalidArgumentError(
         absl::StrCat("tensor dtype ", std::string(DTypeName(type.dtype)), " cannot hold data"));
@@ -101,9 +126,8 @@ absl::StatusOr<Tensor> Tensor::FromBytes(TensorType type, std::vector<uint8_t> b
     return absl::InvalidArgumentError(absl::StrCat("tensor of type ", type.ToString(), " needs ",
                                                    type.byte_size(), " bytes, got ", bytes.size()));
   }
-  Tensor t(TensorType{});
-  t.type_ = std::move(type);
-  t.bytes_ = std::move(bytes);
+  Tensor t = Uninitialized(std::move(type));
+  std::copy(bytes.begin(), bytes.end(), t.bytes_.begin());
   return t;
 }
 

@@ -6,6 +6,8 @@
 
 #include <cstdint>
 #include <memory>
+#include <new>
+#include <utility>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -13,14 +15,51 @@
 #include "egret/graph/tensor_type.h"
 
 namespace egret {
+namespace tensor_internal {
+
+// std::allocator, except that an element made without a value is left
+// uninitialized (default-initialized) rather than zeroed: the storage of a
+// tensor whose producer writes every byte (Tensor::Uninitialized) is not
+// filled twice.
+template <typename T>
+struct DefaultInitAllocator : std::allocator<T> {
+  template <typename U>
+  struct rebind {
+    using other = DefaultInitAllocator<U>;
+  };
+  DefaultInitAllocator() = default;
+  template <typename U>
+  DefaultInitAllocator(const DefaultInitAllocator<U>&) noexcept {}
+  template <typename U>
+  void construct(U* p) noexcept {
+    ::new (static_cast<void*>(p)) U;
+  }
+  template <typename U, typename... Args>
+  void construct(U* p, Args&&... args) {
+    ::new (static_cast<void*>(p)) U(std::forward<Args>(args)...);
+  }
+};
+
+}  // namespace tensor_internal
 
 class Tensor {
  public:
   // Zero-filled tensor of `type`. The dtype must be concrete.
   explicit Tensor(TensorType type);
-  // Takes `bytes` as the raw little-endian element data; fails when its size is
-  // not type.byte_size() or the dtype is not concrete.
-  static absl::StatusOr<Tensor> FromBytes(TensorType type, std::vector<uint8_t> bytes);
+  // A tensor of `type` whose bytes are unspecified, for a producer that
+  // writes every one of them before anything reads them (the executor's
+  // kernels: an output filled with zeros and then overwritten costs a pass
+  // over memory per node). The dtype must be concrete.
+  static Tensor Uninitialized(TensorType type);
+  // A copy of `bytes` as the raw little-endian element data; fails when its
+  // size is not type.byte_size() or the dtype is not concrete.
+  static absl::StatusOr<Tensor> FromBytes(TensorType type, absl::Span<const uint8_t> bytes);
+  // Copies are one memcpy (a vector with a custom allocator would copy byte
+  // by byte through it).
+  Tensor(const Tensor& other);
+  Tensor& operator=(const Tensor& other);
+  Tensor(Tensor&&) noexcept = default;
+  Tensor& operator=(Tensor&&) noexcept = default;
   // Stores each value converted to the dtype (rounded and saturated for
   // integer and quantized types: these are storage values, not real values).
   static Tensor FromValues(TensorType type, absl::Span<const double> values);
@@ -54,7 +93,7 @@ class Tensor {
 
  private:
   TensorType type_;
-  std::vector<uint8_t> bytes_;
+  std::vector<uint8_t, tensor_internal::DefaultInitAllocator<uint8_t>> bytes_;
 };
 
 // Constant data is immutable and shared: a graph copy, an e-graph class and an

@@ -362,7 +362,7 @@ absl::Status Importer::DoShape() {
     const uint8_t* p = reinterpret_cast<const uint8_t*>(&d);
     bytes.insert(bytes.end(), p, p + 8);
   }
-  SetConst(Out(), *Tensor::FromBytes(TensorType(DType::kInt64, {end - start}), std::move(bytes)));
+  SetConst(Out(), *Tensor::FromBytes(TensorType(DType::kInt64, {end - start}), bytes));
   return absl::OkStatus();
 }
 
@@ -395,7 +395,7 @@ absl::Status Importer::DoConstant() {
     if (n == "value_ints") d.push_back(static_cast<int64_t>(v.size()));
     std::vector<uint8_t> bytes(v.size() * 8);
     if (!v.empty()) std::memcpy(bytes.data(), v.data(), bytes.size());
-    SetConst(Out(), *Tensor::FromBytes(TensorType(DType::kInt64, d), std::move(bytes)));
+    SetConst(Out(), *Tensor::FromBytes(TensorType(DType::kInt64, d), bytes));
   } else {
     return absl::UnimplementedError(absl::StrCat("Constant attribute '", n, "' is not supported"));
   }

@@ -22,8 +22,7 @@ Tensor Elements(const Tensor& t, int64_t first, Dims dims) {
   TensorType type(t.type().dtype, std::move(dims));
   const size_t es = static_cast<size_t>(ElementSize(type.dtype));
   const uint8_t* p = t.bytes().data() + static_cast<size_t>(first) * es;
-  return *Tensor::FromBytes(type,
-                            std::vector<uint8_t>(p, p + static_cast<size_t>(type.byte_size())));
+  return *Tensor::FromBytes(type, absl::MakeConstSpan(p, static_cast<size_t>(type.byte_size())));
 }
 
 class Unroller {

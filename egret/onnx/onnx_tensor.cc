@@ -117,7 +117,8 @@ absl::StatusOr<Tensor> TensorFromProto(const onnx::TensorProto& proto) {
                                                         label, raw.size(), type.ToString(),
                                                         count * esize));
     }
-    return Tensor::FromBytes(type, std::vector<uint8_t>(raw.begin(), raw.end()));
+    return Tensor::FromBytes(
+        type, absl::MakeConstSpan(reinterpret_cast<const uint8_t*>(raw.data()), raw.size()));
   }
   auto mismatch = [&](int have) {
     return absl::InvalidArgumentError(
@@ -161,7 +162,7 @@ absl::StatusOr<Tensor> TensorFromProto(const onnx::TensorProto& proto) {
         }
       }
   }
-  return Tensor::FromBytes(type, std::move(bytes));
+  return Tensor::FromBytes(type, bytes);
 }
 
 void TensorToProto(const Tensor& t, onnx::TensorProto* proto) {
@@ -199,7 +200,7 @@ Tensor TransposeTensor(const Tensor& t, absl::Span<const int> perm) {
       idx[i] = 0;
     }
   }
-  return *Tensor::FromBytes(type, std::move(bytes));
+  return *Tensor::FromBytes(type, bytes);
 }
 
 namespace {
@@ -227,7 +228,7 @@ Tensor ReshapeTensor(const Tensor& t, Dims dims) {
     }
     if (!type.per_axis) type.ClearQuantization();
   }
-  return *Tensor::FromBytes(type, std::vector<uint8_t>(t.bytes().begin(), t.bytes().end()));
+  return *Tensor::FromBytes(type, t.bytes());
 }
 
 Tensor SplatTensor(const Tensor& t, TensorType type) {
@@ -241,7 +242,7 @@ Tensor SplatTensor(const Tensor& t, TensorType type) {
       for (size_t off = 0; off < bytes.size(); off += esize) std::memcpy(&bytes[off], v, esize);
     }
   }
-  return *Tensor::FromBytes(std::move(type), std::move(bytes));
+  return *Tensor::FromBytes(std::move(type), bytes);
 }
 
 std::vector<int64_t> TensorInts(const Tensor& t) {

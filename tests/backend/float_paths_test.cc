@@ -451,6 +451,62 @@ TEST(QuantizePaths, QuantizeAndDequantizeMatchSetRealAndGetReal) {
   }
 }
 
+// Quantizing multiplies by the step's reciprocal and redoes a block of 1024
+// with the division when a quotient in it comes near a tie (common.cc,
+// QuantizeRun); every element must still be what SetReal stores (the
+// division). With random steps, about 3 % of the floats next to a halfway
+// value (k + 1/2) * step quantize differently through the reciprocal alone;
+// here each such float sits among 1024 random values, so that a block holds
+// at most one and a missed redo shows. Also: values that saturate, and steps
+// whose reciprocal is not a normal float.
+TEST(QuantizePaths, TheReciprocalShortcutRoundsLikeTheDivision) {
+  std::mt19937 rng(23);
+  std::vector<float> steps = {0.1f, 1.0f / 3.0f, 7.0f, 1e-39f, 3e38f};
+  std::uniform_real_distribution<float> log2_step(-12.0f, 2.0f);
+  for (int i = 0; i < 4; ++i) steps.push_back(std::exp2(log2_step(rng)));
+  std::uniform_real_distribution<float> u(-120.0f, 120.0f);
+  for (float step : steps) {
+    std::vector<double> x;
+    for (int k = -25; k <= 25; ++k) {
+      const float tie = (static_cast<float>(k) + 0.5f) * step;
+      float below = tie, above = tie;
+      for (int j = 0; j < 3; ++j) {
+        for (float v : {below, above}) {
+          x.push_back(v);
+          for (int r = 0; r < 1024; ++r) x.push_back(u(rng) * step);
+        }
+        below = std::nextafter(below, -INFINITY);
+        above = std::nextafter(above, INFINITY);
+      }
+    }
+    for (double v : {1e30, -1e30, 70000.0 * step, -70000.0 * step}) x.push_back(v);
+    const Dims d = {static_cast<int64_t>(x.size())};
+    for (DType dt : {DType::kQUInt8, DType::kQInt16}) {
+      const TensorType qt(dt, d, dt == DType::kQUInt8 ? 128 : 0, step);
+      SCOPED_TRACE(qt.ToString());
+      GraphBuilder g;
+      g.Output(g.Op("Quantize", {g.Op("Neg", {g.F32(d, x)})}, {qt}));
+      ExecuteOptions options;
+      options.threads = 1;
+      auto r = Execute(g.graph(), {}, options);
+      ASSERT_TRUE(r.ok()) << r.status();
+      Tensor want(qt);
+      for (int64_t i = 0; i < Count(d); ++i) {
+        want.SetReal(i, static_cast<double>(-static_cast<float>(x[static_cast<size_t>(i)])));
+      }
+      int mismatches = 0;
+      for (int64_t i = 0; i < Count(d); ++i) {
+        if ((*r)[0].GetValue(i) != want.GetValue(i) && ++mismatches <= 3) {
+          ADD_FAILURE() << "element " << i << " (" << -x[static_cast<size_t>(i)] << " / " << step
+                        << "): stored " << (*r)[0].GetValue(i) << ", SetReal stores "
+                        << want.GetValue(i);
+        }
+      }
+      EXPECT_EQ(mismatches, 0);
+    }
+  }
+}
+
 // Cast between every pair of dtypes stores what Tensor::GetValue and
 // SetValue give element by element (its definition): floats to integers
 // truncated, then rounded and saturated; anything to Bool "not zero"; NaN,

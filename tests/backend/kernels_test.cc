@@ -560,7 +560,7 @@ ValueRef Bools(GraphBuilder& b, Dims d, std::vector<double> v) {
 ValueRef I64(GraphBuilder& b, Dims d, const std::vector<int64_t>& v) {
   std::vector<uint8_t> bytes(v.size() * 8);
   if (!v.empty()) std::memcpy(bytes.data(), v.data(), bytes.size());
-  auto t = Tensor::FromBytes(TensorType(DType::kInt64, std::move(d)), std::move(bytes));
+  auto t = Tensor::FromBytes(TensorType(DType::kInt64, std::move(d)), bytes);
   EXPECT_TRUE(t.ok()) << t.status();
   return {b.graph().AddConstant("", std::make_shared<Tensor>(*std::move(t))), 0};
 }

@@ -257,7 +257,7 @@ std::optional<Tensor> DnnlQuantizedConv(const KernelContext& c, const ConvParams
     std::optional<Tensor> quantized;
     std::optional<FloatsOut> floats;
     if (quantize_chunks) {
-      quantized.emplace(ot);
+      quantized.emplace(Tensor::Uninitialized(ot));  // every row is stored below
     } else {
       floats.emplace(ot);
     }

@@ -192,8 +192,7 @@ Result Cast(const KernelContext& c) {
   // The same dtype: the stored values themselves. Float16 <-> Float32: as
   // below (a float widened exactly; a float narrowed as SetValue does).
   if (in.type().dtype == ot.dtype && IsConcrete(ot.dtype)) {
-    const absl::Span<const uint8_t> b = in.bytes();
-    result.push_back(*Tensor::FromBytes(ot, std::vector<uint8_t>(b.begin(), b.end())));
+    result.push_back(*Tensor::FromBytes(ot, in.bytes()));
     return result;
   }
   if ((in.type().dtype == DType::kFloat16 && ot.dtype == DType::kFloat32) ||
@@ -201,7 +200,7 @@ Result Cast(const KernelContext& c) {
     result.push_back(FloatsAs(in, ot));
     return result;
   }
-  Tensor out(ot);
+  Tensor out = Tensor::Uninitialized(ot);  // every path below writes every element
   if (CastDirectly(in, out)) {
     result.push_back(std::move(out));
     return result;
@@ -251,7 +250,7 @@ Result Requantize(const KernelContext& c) {
       return result;
     }
     const FloatsIn x(c.In(0));
-    Tensor out(ot);
+    Tensor out = Tensor::Uninitialized(ot);  // QuantizeFloats writes all or fails
     if (QuantizeFloats(x.span(), out)) {
       result.push_back(std::move(out));
       return result;

@@ -205,7 +205,7 @@ Tensor TakeElements(const Tensor& in, const TensorType& type, absl::Span<const i
     for (size_t i = 0; i < src.size() && (i + 1) * es <= bytes.size(); ++i) {
       std::memcpy(&bytes[i * es], in.bytes().data() + src[i] * es, es);
     }
-    return *Tensor::FromBytes(type, std::move(bytes));
+    return *Tensor::FromBytes(type, bytes);
   }
   const std::vector<double> v = ReadReals(in);
   std::vector<double> out(src.size());

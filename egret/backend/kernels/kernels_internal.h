@@ -460,7 +460,7 @@ bool WithStorageType(int size, F f) {
 template <typename F>
 std::optional<Tensor> MoveStoredElements(const Tensor& in, const TensorType& type, F f) {
   if (!CopiesBytes(in.type(), type)) return std::nullopt;
-  Tensor out(type);
+  Tensor out = Tensor::Uninitialized(type);  // f writes every element
   const bool moved = WithStorageType(ElementSize(type.dtype), [&](auto zero) {
     using T = decltype(zero);
     f(reinterpret_cast<const T*>(in.bytes().data()),  // operator new: aligned

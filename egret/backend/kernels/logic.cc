@@ -98,7 +98,7 @@ Result Select(const KernelContext& c) {
     std::memcpy(&bytes[i * es], src.bytes().data() + i * es, es);
   }
   std::vector<Tensor> result;
-  result.push_back(*Tensor::FromBytes(ot, std::move(bytes)));
+  result.push_back(*Tensor::FromBytes(ot, bytes));
   return result;
 }
 

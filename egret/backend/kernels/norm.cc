@@ -3,6 +3,7 @@
 #include <limits>
 
 #include "egret/backend/kernels/kernels_internal.h"
+#include "egret/backend/kernels/simd.h"
 #include "egret/support/status_macros.h"
 
 namespace egret::backend_internal {
@@ -100,13 +101,18 @@ Result Batchnorm(const KernelContext& c) {
     const int64_t rows = static_cast<int64_t>(y.size() / ch);
     ParallelFor(rows, std::max<int64_t>(1, kElementwiseGrain / static_cast<int64_t>(ch)),
                 [&](int64_t first, int64_t last) {
-                  for (int64_t row = first; row < last; ++row) {
-                    const float* p = x.data() + row * ch;
-                    float* q = y.data() + row * ch;
-                    for (size_t k = 0; k < ch; ++k) {
-                      q[k] = static_cast<float>(static_cast<double>(p[k]) * scale[k] + offset[k]);
+                  WithWidestVectors([&]() __attribute__((always_inline)) {
+                    const double* __restrict sc = scale.data();
+                    const double* __restrict of = offset.data();
+                    const int64_t n = static_cast<int64_t>(ch);
+                    for (int64_t row = first; row < last; ++row) {
+                      const float* p = x.data() + row * n;  // may be q: in place
+                      float* q = y.data() + row * n;
+                      for (int64_t k = 0; k < n; ++k) {
+                        q[k] = static_cast<float>(static_cast<double>(p[k]) * sc[k] + of[k]);
+                      }
                     }
-                  }
+                  });
                 });
     out.push_back(y.Finish());
     return out;

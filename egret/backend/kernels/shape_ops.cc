@@ -7,6 +7,10 @@
 #include "egret/backend/kernels/kernels_internal.h"
 #include "egret/support/status_macros.h"
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 namespace egret::backend_internal {
 namespace {
 
@@ -41,12 +45,33 @@ Result Reshape(const KernelContext& c) {
       if (t.Retype(out)) return Single(std::move(t));
       *reuse = std::move(t);
     }
-    const absl::Span<const uint8_t> b = c.In(0).bytes();
-    auto t = Tensor::FromBytes(out, std::vector<uint8_t>(b.begin(), b.end()));
+    auto t = Tensor::FromBytes(out, c.In(0).bytes());
     if (t.ok()) return Single(*std::move(t));
   }
   return Single(MakeTensor(out, ReadReals(c.In(0))));
 }
+
+#if defined(__SSE2__)
+// Moves the 4 x 4 block of 4-byte elements at src (rows `src_row` elements
+// apart) to dst transposed (rows `dst_row` apart): four loads, eight
+// shuffles and four stores where the scalar loop makes sixteen strided
+// stores.
+inline void Transpose4x4(const uint32_t* src, int64_t src_row, uint32_t* dst, int64_t dst_row) {
+  auto load = [&](int64_t i) {
+    return _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + i * src_row));
+  };
+  const __m128i a = load(0), b = load(1), c = load(2), d = load(3);
+  const __m128i ab_lo = _mm_unpacklo_epi32(a, b), cd_lo = _mm_unpacklo_epi32(c, d);
+  const __m128i ab_hi = _mm_unpackhi_epi32(a, b), cd_hi = _mm_unpackhi_epi32(c, d);
+  auto store = [&](int64_t i, __m128i v) {
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(dst + i * dst_row), v);
+  };
+  store(0, _mm_unpacklo_epi64(ab_lo, cd_lo));
+  store(1, _mm_unpackhi_epi64(ab_lo, cd_lo));
+  store(2, _mm_unpacklo_epi64(ab_hi, cd_hi));
+  store(3, _mm_unpackhi_epi64(ab_hi, cd_hi));
+}
+#endif
 
 // A transpose that moves the input's last axis to output axis `a` (not the
 // last), as NCHW <-> NHWC do. Read along the output's last axis, the input
@@ -66,9 +91,14 @@ void TransposeTiled(const T* in, const std::vector<int64_t>& s, int a, const Dim
   for (int d = 0; d < rank; ++d) {
     if (d != a && d != last) outer *= od[d];
   }
-  ParallelFor(outer, std::max<int64_t>(1, kElementwiseGrain / (rows * cols)),
+  // Units of work: one band of kTile rows of one outer index, so that a
+  // single matrix (NCHW <-> NHWC of one image) still splits over the threads.
+  const int64_t bands = (rows + kTile - 1) / kTile;
+  ParallelFor(outer * bands, std::max<int64_t>(1, kElementwiseGrain / (kTile * cols)),
               [&](int64_t first, int64_t end) {
-                for (int64_t o = first; o < end; ++o) {
+                for (int64_t unit = first; unit < end; ++unit) {
+                  const int64_t o = unit / bands;
+                  const int64_t r0 = unit % bands * kTile, r1 = std::min(rows, r0 + kTile);
                   int64_t rest = o, in_off = 0, out_off = 0;
                   for (int d = last - 1; d >= 0; --d) {
                     if (d == a) continue;
@@ -77,15 +107,30 @@ void TransposeTiled(const T* in, const std::vector<int64_t>& s, int a, const Dim
                     in_off += i * s[d];
                     out_off += i * os[d];
                   }
-                  for (int64_t r0 = 0; r0 < rows; r0 += kTile) {
-                    const int64_t r1 = std::min(rows, r0 + kTile);
-                    for (int64_t c0 = 0; c0 < cols; c0 += kTile) {
-                      const int64_t c1 = std::min(cols, c0 + kTile);
-                      for (int64_t c = c0; c < c1; ++c) {
+                  for (int64_t c0 = 0; c0 < cols; c0 += kTile) {
+                    const int64_t c1 = std::min(cols, c0 + kTile);
+                    int64_t c = c0;
+#if defined(__SSE2__)
+                    if constexpr (sizeof(T) == 4) {  // 4 x 4 blocks, then the rest
+                      for (; c + 4 <= c1; c += 4) {
                         const T* src = in + in_off + c * in_col;
                         T* dst = out + out_off + c;
-                        for (int64_t r = r0; r < r1; ++r) dst[r * out_row] = src[r];
+                        int64_t r = r0;
+                        for (; r + 4 <= r1; r += 4) {
+                          Transpose4x4(reinterpret_cast<const uint32_t*>(src + r), in_col,
+                                       reinterpret_cast<uint32_t*>(dst + r * out_row), out_row);
+                        }
+                        for (; r < r1; ++r) {
+                          for (int64_t j = 0; j < 4; ++j)
+                            dst[r * out_row + j] = src[j * in_col + r];
+                        }
                       }
+                    }
+#endif
+                    for (; c < c1; ++c) {
+                      const T* src = in + in_off + c * in_col;
+                      T* dst = out + out_off + c;
+                      for (int64_t r = r0; r < r1; ++r) dst[r * out_row] = src[r];
                     }
                   }
                 }
@@ -126,7 +171,11 @@ void TransposeInto(const T* in, const Dims& in_dims, const std::vector<int64_t>&
     for (int64_t row = first; row < last; ++row) {
       T* dst = out + row * inner;
       const T* src = in + off;
-      for (int64_t k = 0; k < inner; ++k) dst[k] = src[k * step];
+      if (step == 1) {
+        std::copy(src, src + inner, dst);
+      } else {
+        for (int64_t k = 0; k < inner; ++k) dst[k] = src[k * step];
+      }
       for (int d = rank - 2; d >= 0; --d) {
         ++idx[d];
         off += s[d];

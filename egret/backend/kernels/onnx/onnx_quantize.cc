@@ -50,7 +50,7 @@ void StoreAll(Tensor& t, absl::Span<const int32_t> q) {
     const T v = static_cast<T>(q[i]);
     std::memcpy(bytes.data() + i * sizeof(T), &v, sizeof(T));
   }
-  t = *Tensor::FromBytes(t.type(), std::move(bytes));
+  t = *Tensor::FromBytes(t.type(), bytes);
 }
 }  // namespace
 
