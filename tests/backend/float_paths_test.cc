@@ -451,15 +451,14 @@ TEST(QuantizePaths, QuantizeAndDequantizeMatchSetRealAndGetReal) {
   }
 }
 
-// Quantizing multiplies by the step's reciprocal and redoes a block of 1024
-// with the division when a quotient in it comes near a tie (common.cc,
-// QuantizeRun); every element must still be what SetReal stores (the
-// division). With random steps, about 3 % of the floats next to a halfway
-// value (k + 1/2) * step quantize differently through the reciprocal alone;
-// here each such float sits among 1024 random values, so that a block holds
-// at most one and a missed redo shows. Also: values that saturate, and steps
-// whose reciprocal is not a normal float.
-TEST(QuantizePaths, TheReciprocalShortcutRoundsLikeTheDivision) {
+// Values next to a halfway quotient (k + 1/2) * step quantize as SetReal
+// stores them (the quotient in float, halves to even): with random steps,
+// about 3 % of such floats round the other way when the quotient is
+// computed any other way (by the reciprocal, in double). Each sits among
+// 1024 random values, so that a kernel that quantizes in blocks and redoes
+// the blocks near a tie another way would show a missed one. Also: values
+// that saturate, and steps whose reciprocal is not a normal float.
+TEST(QuantizePaths, NearHalfwayValuesRoundLikeSetReal) {
   std::mt19937 rng(23);
   std::vector<float> steps = {0.1f, 1.0f / 3.0f, 7.0f, 1e-39f, 3e38f};
   std::uniform_real_distribution<float> log2_step(-12.0f, 2.0f);
