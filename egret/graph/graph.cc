@@ -59,6 +59,7 @@ absl::Status Graph::Validate(NodeId* culprit) const {
         absl::StrCat("node ", NodeLabel(id), ": ", std::string(what)));
   };
   absl::flat_hash_map<std::string_view, NodeId> names;
+  names.reserve(nodes_.size());
   for (NodeId id = 0; id < nodes_.size(); ++id) {
     const Node& n = nodes_[id];
     if (n.op.empty()) return fail(id, "empty op");
@@ -119,8 +120,11 @@ absl::Status Graph::Validate(NodeId* culprit) const {
 
 absl::StatusOr<std::vector<NodeId>> Graph::TopologicalOrder(NodeId* culprit) const {
   const size_t n = nodes_.size();
-  std::vector<uint32_t> pending(n, 0);
-  std::vector<std::vector<NodeId>> users(n);
+  // Every input from a smaller id (how graphs are built and read): the
+  // smallest-id-first order is the ids themselves. The executor asks for
+  // the order on every run.
+  bool ascending = true;
+  size_t edges = 0;
   for (NodeId id = 0; id < n; ++id) {
     for (const ValueRef& in : nodes_[id].inputs) {
       if (in.node >= n) {
@@ -128,22 +132,40 @@ absl::StatusOr<std::vector<NodeId>> Graph::TopologicalOrder(NodeId* culprit) con
         return absl::InvalidArgumentError(
             absl::StrCat("node ", NodeLabel(id), ": input refers to missing node #", in.node));
       }
-      ++pending[id];
-      users[in.node].push_back(id);
+      ascending = ascending && in.node < id;
+      ++edges;
     }
+  }
+  std::vector<NodeId> order;
+  order.reserve(n);
+  if (ascending) {
+    for (NodeId id = 0; id < n; ++id) order.push_back(id);
+    return order;
+  }
+  // Kahn's algorithm, smallest ready id first, over the users of each node
+  // in one array (users of node v at user_at[first_user[v]...first_user[v+1])).
+  std::vector<uint32_t> pending(n, 0);
+  std::vector<size_t> first_user(n + 1, 0);
+  for (NodeId id = 0; id < n; ++id) {
+    pending[id] = static_cast<uint32_t>(nodes_[id].inputs.size());
+    for (const ValueRef& in : nodes_[id].inputs) ++first_user[in.node + 1];
+  }
+  for (size_t v = 0; v < n; ++v) first_user[v + 1] += first_user[v];
+  std::vector<NodeId> user_at(edges);
+  std::vector<size_t> fill(first_user.begin(), first_user.end() - 1);
+  for (NodeId id = 0; id < n; ++id) {
+    for (const ValueRef& in : nodes_[id].inputs) user_at[fill[in.node]++] = id;
   }
   std::priority_queue<NodeId, std::vector<NodeId>, std::greater<>> ready;
   for (NodeId id = 0; id < n; ++id) {
     if (pending[id] == 0) ready.push(id);
   }
-  std::vector<NodeId> order;
-  order.reserve(n);
   while (!ready.empty()) {
     NodeId id = ready.top();
     ready.pop();
     order.push_back(id);
-    for (NodeId u : users[id]) {
-      if (--pending[u] == 0) ready.push(u);
+    for (size_t k = first_user[id]; k < first_user[id + 1]; ++k) {
+      if (--pending[user_at[k]] == 0) ready.push(user_at[k]);
     }
   }
   if (order.size() == n) return order;

@@ -59,6 +59,25 @@ TEST(Graph, ValidGraphValidates) {
   EXPECT_EQ(*order, (std::vector<NodeId>{0, 1, 2}));
 }
 
+// Nodes whose ids are not in dependency order (a rewrite that redirects an
+// input to a node added later): the order is still every producer before its
+// users, the smallest ready id first.
+TEST(Graph, OrderPutsProducersFirstWhateverTheIds) {
+  Graph g = SmallGraph();
+  Node neg;
+  neg.op = "Neg";
+  neg.inputs = {{0, 0}};
+  neg.outputs = {TensorType(DType::kFloat32, {1, 2, 2, 3})};
+  const NodeId n3 = g.AddNode(neg);
+  neg.inputs = {{n3, 0}};
+  const NodeId n4 = g.AddNode(neg);
+  g.mutable_node(2).inputs[1] = {n4, 0};  // add (#2) now reads #4, which reads #3
+  auto order = g.TopologicalOrder();
+  ASSERT_TRUE(order.ok()) << order.status();
+  EXPECT_EQ(*order, (std::vector<NodeId>{0, 1, 3, 4, 2}));
+  EXPECT_TRUE(g.Validate().ok());
+}
+
 TEST(Graph, DanglingInputIsRejected) {
   Graph g = SmallGraph();
   g.mutable_node(2).inputs[1] = {99, 0};

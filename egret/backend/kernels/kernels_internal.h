@@ -36,6 +36,7 @@
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
 #include "egret/backend/kernels/parallel.h"
+#include "egret/backend/kernels/simd.h"
 #include "egret/graph/graph.h"
 #include "egret/graph/shape_inference.h"
 #include "egret/graph/tensor.h"
@@ -206,18 +207,22 @@ std::vector<int64_t> RowMajorStrides(const Dims& dims);
 // dst[i] = f(src[i]) for i < n, where dst is src (in place) or does not
 // overlap it. Both cases are loops the compiler vectorizes: one pointer, or
 // two it may assume apart (a loop over possibly overlapping pointers falls
-// back to scalar code exactly when they are equal).
+// back to scalar code exactly when they are equal), with the widest vectors
+// (WithWidestVectors: use it only from files built with -ffp-contract=off,
+// backend/CMakeLists.txt).
 template <typename F>
 void MapFloats(const float* src, float* dst, size_t n, F f) {
   ParallelFor(static_cast<int64_t>(n), kElementwiseGrain, [&](int64_t begin, int64_t end) {
-    if (src == dst) {
-      float* p = dst + begin;
-      for (int64_t i = 0; i < end - begin; ++i) p[i] = f(p[i]);
-      return;
-    }
-    const float* __restrict in = src + begin;
-    float* __restrict out = dst + begin;
-    for (int64_t i = 0; i < end - begin; ++i) out[i] = f(in[i]);
+    WithWidestVectors([&]() __attribute__((always_inline)) {
+      if (src == dst) {
+        float* p = dst + begin;
+        for (int64_t i = 0; i < end - begin; ++i) p[i] = f(p[i]);
+        return;
+      }
+      const float* __restrict in = src + begin;
+      float* __restrict out = dst + begin;
+      for (int64_t i = 0; i < end - begin; ++i) out[i] = f(in[i]);
+    });
   });
 }
 
@@ -266,7 +271,9 @@ std::vector<int64_t> BroadcastStrides(const Dims& in, const Dims& out);
 // innermost axis is one tight loop (vectorizable when both operands run
 // along it or one is constant along it, as a per-channel operand in NHWC).
 // `out` may be `a` or `b` when that operand has out_dims (each element is
-// read before it is written). Rows are split over the threads (ParallelFor).
+// read before it is written). Rows are split over the threads (ParallelFor),
+// each with the widest vectors (WithWidestVectors: use it only from files
+// built with -ffp-contract=off, backend/CMakeLists.txt).
 template <typename T, typename F>
 void BroadcastBinaryInto(const T* a, const Dims& a_dims, const T* b, const Dims& b_dims,
                          const Dims& out_dims, T* out, F f) {
@@ -305,17 +312,19 @@ void BroadcastBinaryInto(const T* a, const Dims& a_dims, const T* b, const Dims&
   const int64_t sa_in = sa[rank - 1], sb_in = sb[rank - 1];
   // m elements along the innermost axis: one tight loop per stride case.
   auto run = [&](T* dst, const T* pa, const T* pb, int64_t m) {
-    if (sa_in == 1 && sb_in == 1) {
-      for (int64_t j = 0; j < m; ++j) dst[j] = f(pa[j], pb[j]);
-    } else if (sa_in == 1 && sb_in == 0) {
-      const T y = *pb;
-      for (int64_t j = 0; j < m; ++j) dst[j] = f(pa[j], y);
-    } else if (sa_in == 0 && sb_in == 1) {
-      const T x = *pa;
-      for (int64_t j = 0; j < m; ++j) dst[j] = f(x, pb[j]);
-    } else {
-      for (int64_t j = 0; j < m; ++j) dst[j] = f(pa[j * sa_in], pb[j * sb_in]);
-    }
+    WithWidestVectors([&]() __attribute__((always_inline)) {
+      if (sa_in == 1 && sb_in == 1) {
+        for (int64_t j = 0; j < m; ++j) dst[j] = f(pa[j], pb[j]);
+      } else if (sa_in == 1 && sb_in == 0) {
+        const T y = *pb;
+        for (int64_t j = 0; j < m; ++j) dst[j] = f(pa[j], y);
+      } else if (sa_in == 0 && sb_in == 1) {
+        const T x = *pa;
+        for (int64_t j = 0; j < m; ++j) dst[j] = f(x, pb[j]);
+      } else {
+        for (int64_t j = 0; j < m; ++j) dst[j] = f(pa[j * sa_in], pb[j * sb_in]);
+      }
+    });
   };
   if (rank == 1) {  // one row: split the row itself over the threads
     ParallelFor(inner, kElementwiseGrain, [&](int64_t begin, int64_t end) {
