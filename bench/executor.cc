@@ -33,8 +33,8 @@
 #include <utility>
 #include <vector>
 
+#include "bench/time_execute.h"
 #include "benchmark/benchmark.h"
-#include "egret/backend/test_data.h"
 #include "egret/onnx/onnx_reader.h"
 #include "egret/support/process_memory.h"
 #include "tests/onnx/ort_oracle.h"
@@ -93,20 +93,9 @@ void BM_Execute(benchmark::State& state, const Network& net) {
     state.SkipWithError(std::string(g.status().message()).c_str());
     return;
   }
-  absl::StatusOr<std::vector<Tensor>> inputs = MakeRandomInputs(*g, 0);
-  if (!inputs.ok()) {
-    state.SkipWithError(std::string(inputs.status().message()).c_str());
-    return;
-  }
   ExecuteStats stats;
-  for (auto _ : state) {
-    absl::StatusOr<std::vector<Tensor>> out =
-        Execute(*g, *inputs, {.stats = &stats, .threads = static_cast<int>(state.range(0))});
-    if (!out.ok()) {
-      state.SkipWithError(std::string(out.status().message()).c_str());
-      return;
-    }
-    benchmark::DoNotOptimize(out->data());
+  if (!TimeExecute(state, *g, {.stats = &stats, .threads = static_cast<int>(state.range(0))})) {
+    return;
   }
   state.SetItemsProcessed(state.iterations() * stats.nodes_run);
   state.counters["nodes"] = static_cast<double>(stats.nodes_run);

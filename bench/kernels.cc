@@ -15,10 +15,10 @@
 #include <utility>
 #include <vector>
 
+#include "bench/time_execute.h"
 #include "benchmark/benchmark.h"
 #include "egret/api/graph_builder.h"
 #include "egret/backend/executor.h"
-#include "egret/backend/test_data.h"
 
 namespace egret {
 namespace {
@@ -49,25 +49,13 @@ void RunGraph(benchmark::State& state, Build build) {
     state.SkipWithError(std::string(g.status().message()).c_str());
     return;
   }
-  absl::StatusOr<std::vector<Tensor>> inputs = MakeRandomInputs(*g, 0);
-  if (!inputs.ok()) {
-    state.SkipWithError(std::string(inputs.status().message()).c_str());
-    return;
-  }
   ExecuteCache cache;
   ExecuteOptions options;
   options.threads = static_cast<int>(state.range(0));
   options.cache = &cache;
+  if (!TimeExecute(state, *g, options)) return;
   int64_t elements = 0;
   for (const GraphOutput& out : g->outputs()) elements += g->TypeOf(out.value).num_elements();
-  for (auto _ : state) {
-    absl::StatusOr<std::vector<Tensor>> r = Execute(*g, *inputs, options);
-    if (!r.ok()) {
-      state.SkipWithError(std::string(r.status().message()).c_str());
-      return;
-    }
-    benchmark::DoNotOptimize(r->data());
-  }
   state.SetItemsProcessed(state.iterations() * elements);
 }
 

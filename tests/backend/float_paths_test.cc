@@ -391,6 +391,37 @@ TEST(Float16Paths, CastConvertsEveryHalfAndNarrowsLikeFloatToHalf) {
   EXPECT_EQ(mismatches, 0);
 }
 
+// Runs Quantize(Neg(x)) to `qt` (and its Dequantize when `and_back`) on one
+// thread; the stored values must be what Tensor::SetReal stores for each
+// -float(x[i]). Returns the run's outputs (empty on failure).
+std::vector<Tensor> QuantizeLikeSetReal(const std::vector<double>& x, const TensorType& qt,
+                                        bool and_back) {
+  const Dims d = qt.dims;
+  GraphBuilder g;
+  ValueRef q = g.Op("Quantize", {g.Op("Neg", {g.F32(d, x)})}, {qt});
+  g.Output(q);
+  if (and_back) g.Output(g.Op("Dequantize", {q}, {TensorType(DType::kFloat32, d)}));
+  ExecuteOptions options;
+  options.threads = 1;
+  auto r = Execute(g.graph(), {}, options);
+  EXPECT_TRUE(r.ok()) << r.status();
+  if (!r.ok()) return {};
+  Tensor want(qt);
+  for (int64_t i = 0; i < Count(d); ++i) {
+    want.SetReal(i, static_cast<double>(-static_cast<float>(x[static_cast<size_t>(i)])));
+  }
+  int mismatches = 0;
+  for (int64_t i = 0; i < Count(d); ++i) {
+    if ((*r)[0].GetValue(i) != want.GetValue(i) && ++mismatches <= 3) {
+      ADD_FAILURE() << "element " << i << " (" << -static_cast<float>(x[static_cast<size_t>(i)])
+                    << " / " << qt.StepsizeAt(0) << "): stored " << (*r)[0].GetValue(i)
+                    << ", SetReal stores " << want.GetValue(i);
+    }
+  }
+  EXPECT_EQ(mismatches, 0);
+  return *std::move(r);
+}
+
 // Quantize and Dequantize loop over typed storage; each element must be what
 // Tensor::SetReal / GetReal give it (per-tensor, per-axis on the last and on a
 // leading axis, every quantized dtype), for random values, NaN, infinities,
@@ -418,33 +449,12 @@ TEST(QuantizePaths, QuantizeAndDequantizeMatchSetRealAndGetReal) {
     types[2].per_axis = per_axis(0, z);
     for (const TensorType& qt : types) {
       SCOPED_TRACE(qt.ToString());
-      GraphBuilder g;
-      ValueRef q = g.Op("Quantize", {g.Op("Neg", {g.F32(d, x)})}, {qt});
-      ValueRef back = g.Op("Dequantize", {q}, {TensorType(DType::kFloat32, d)});
-      g.Output(q);
-      g.Output(back);
-      ExecuteOptions options;
-      options.threads = 1;
-      auto r = Execute(g.graph(), {}, options);
-      ASSERT_TRUE(r.ok()) << r.status();
-      Tensor want(qt);
-      for (int64_t i = 0; i < Count(d); ++i) {
-        want.SetReal(i, static_cast<double>(-static_cast<float>(x[static_cast<size_t>(i)])));
-      }
-      int stored_mismatches = 0;
-      for (int64_t i = 0; i < Count(d); ++i) {
-        if ((*r)[0].GetValue(i) != want.GetValue(i)) {
-          if (++stored_mismatches <= 3) {
-            ADD_FAILURE() << "element " << i << " of " << -static_cast<float>(x[i]) << ": stored "
-                          << (*r)[0].GetValue(i) << ", SetReal stores " << want.GetValue(i);
-          }
-        }
-      }
-      EXPECT_EQ(stored_mismatches, 0);
+      const std::vector<Tensor> r = QuantizeLikeSetReal(x, qt, /*and_back=*/true);
+      ASSERT_EQ(r.size(), 2u);
       int mismatches = 0;
       for (int64_t i = 0; i < Count(d); ++i) {
-        const float f = static_cast<float>(want.GetReal(i));
-        if (!SameFloat(static_cast<float>((*r)[1].GetReal(i)), f)) ++mismatches;
+        const float f = static_cast<float>(r[0].GetReal(i));
+        if (!SameFloat(static_cast<float>(r[1].GetReal(i)), f)) ++mismatches;
       }
       EXPECT_EQ(mismatches, 0);
     }
@@ -483,25 +493,7 @@ TEST(QuantizePaths, NearHalfwayValuesRoundLikeSetReal) {
     for (DType dt : {DType::kQUInt8, DType::kQInt16}) {
       const TensorType qt(dt, d, dt == DType::kQUInt8 ? 128 : 0, step);
       SCOPED_TRACE(qt.ToString());
-      GraphBuilder g;
-      g.Output(g.Op("Quantize", {g.Op("Neg", {g.F32(d, x)})}, {qt}));
-      ExecuteOptions options;
-      options.threads = 1;
-      auto r = Execute(g.graph(), {}, options);
-      ASSERT_TRUE(r.ok()) << r.status();
-      Tensor want(qt);
-      for (int64_t i = 0; i < Count(d); ++i) {
-        want.SetReal(i, static_cast<double>(-static_cast<float>(x[static_cast<size_t>(i)])));
-      }
-      int mismatches = 0;
-      for (int64_t i = 0; i < Count(d); ++i) {
-        if ((*r)[0].GetValue(i) != want.GetValue(i) && ++mismatches <= 3) {
-          ADD_FAILURE() << "element " << i << " (" << -x[static_cast<size_t>(i)] << " / " << step
-                        << "): stored " << (*r)[0].GetValue(i) << ", SetReal stores "
-                        << want.GetValue(i);
-        }
-      }
-      EXPECT_EQ(mismatches, 0);
+      QuantizeLikeSetReal(x, qt, /*and_back=*/false);
     }
   }
 }
