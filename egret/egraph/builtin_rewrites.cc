@@ -1,8 +1,11 @@
 #include "egret/egraph/builtin_rewrites.h"
 
+#include <optional>
 #include <string>
+#include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "egret/graph/shape_inference.h"
 
 namespace egret {
 namespace {
@@ -41,18 +44,50 @@ Rewrite Commutativity(Symbol op) {
   return r;
 }
 
+// Whether `t` is `root` but for its dims: one dtype and one encoding (a
+// per-axis encoding only when the whole type is the same, which the caller
+// checks first).
+bool SameButDims(const TensorType& t, const TensorType& root) {
+  return t.dtype == root.dtype && t.zero_offset == root.zero_offset &&
+         t.stepsize == root.stepsize && !t.per_axis && !root.per_axis;
+}
+
+// The type of the new inner node op(x, y) of a reassociation whose outer
+// node reads it and `other` and has type `root`: `root` itself when x and y
+// have it, else `root` with x's and y's dims broadcast (numpy), when that
+// broadcasts with `other`'s dims back to root's; nullopt otherwise.
+std::optional<TypeId> InnerType(EGraph& g, TypeId root, Id x, Id y, Id other) {
+  if (g.TypeIdOf(x) == root && g.TypeIdOf(y) == root) return root;
+  const TensorType& r = g.Type(root);
+  absl::StatusOr<Dims> dims = BroadcastDims(g.Type(g.TypeIdOf(x)).dims, g.Type(g.TypeIdOf(y)).dims);
+  if (!dims.ok()) return std::nullopt;
+  absl::StatusOr<Dims> all = BroadcastDims(*dims, g.Type(g.TypeIdOf(other)).dims);
+  if (!all.ok() || *all != r.dims) return std::nullopt;
+  TensorType t = r;
+  t.dims = *std::move(dims);
+  return g.InternType(t);
+}
+
 // f(a, f(b, c)) => f(f(a, b), c), or with `reverse` f(f(a, b), c) => f(a, f(b, c)).
-Rewrite Associativity(Symbol op, bool reverse) {
+// With `broadcast`, also when a, b and c differ in dims.
+Rewrite Associativity(Symbol op, bool reverse, bool broadcast) {
   Pattern a = Pattern::Var("a"), b = Pattern::Var("b"), c = Pattern::Var("c");
   Pattern lhs = reverse ? Pattern::Op(op.str(), {Pattern::Op(op.str(), {a, b}), c})
                         : Pattern::Op(op.str(), {a, Pattern::Op(op.str(), {b, c})});
-  Guard same_types = [reverse](const EGraph& g, const MatchView& m) {
+  Guard one_kind = [reverse, broadcast](const EGraph& g, const MatchView& m) {
     // Types are per class and never change, so no Find is needed.
-    const TypeId t = g.TypeIdOf(m.root);
     ENodeView outer = g.Node(m.nodes[0]);
-    Id inner = outer.children[reverse ? 0 : 1];
-    return g.TypeIdOf(inner) == t && g.TypeIdOf(m[0]) == t && g.TypeIdOf(m[1]) == t &&
-           g.TypeIdOf(m[2]) == t && g.Node(m.nodes[1]).payload == outer.payload;
+    if (g.Node(m.nodes[1]).payload != outer.payload) return false;
+    const TypeId t = g.TypeIdOf(m.root);
+    const Id classes[4] = {outer.children[reverse ? 0 : 1], m[0], m[1], m[2]};
+    bool same = true;
+    for (Id c : classes) same = same && g.TypeIdOf(c) == t;
+    if (same || !broadcast) return same;
+    // Across broadcasting: the same dtype and encoding, dims free.
+    for (Id c : classes) {
+      if (!SameButDims(g.Type(g.TypeIdOf(c)), g.Type(t))) return false;
+    }
+    return true;
   };
   Rewrite r = MustMake(
       std::string(reverse ? "assoc-rev-" : "assoc-").append(op.str()), lhs,
@@ -68,16 +103,18 @@ Rewrite Associativity(Symbol op, bool reverse) {
           Id ch[2] = {x, y};
           if (!g.Lookup(ENodeView{op, payload, ch}).has_value()) return std::nullopt;
         }
+        const std::optional<TypeId> inner = InnerType(g, t, x, y, reverse ? m[0] : m[2]);
+        if (!inner) return std::nullopt;
         if (reverse) {
-          std::optional<Id> bc = AddOrNothing(g, op, payload, m[1], m[2], t);
+          std::optional<Id> bc = AddOrNothing(g, op, payload, m[1], m[2], *inner);
           if (!bc) return std::nullopt;
           return AddToRoot(g, op, payload, m[0], *bc, m.root);
         }
-        std::optional<Id> ab = AddOrNothing(g, op, payload, m[0], m[1], t);
+        std::optional<Id> ab = AddOrNothing(g, op, payload, m[0], m[1], *inner);
         if (!ab) return std::nullopt;
         return AddToRoot(g, op, payload, *ab, m[2], m.root);
       },
-      same_types);
+      one_kind);
   r.lookahead = 0;  // the guard reads only types, which never change
   return r;
 }
@@ -109,8 +146,8 @@ std::vector<Rewrite> BuiltinRewrites(const OpTable& ops) {
   for (const auto& [op, t] : ops.Entries()) {
     if (t.commutative) out.push_back(Commutativity(op));
     if (t.associative) {
-      out.push_back(Associativity(op, false));
-      if (!t.commutative) out.push_back(Associativity(op, true));
+      out.push_back(Associativity(op, false, t.broadcast_associative));
+      if (!t.commutative) out.push_back(Associativity(op, true, t.broadcast_associative));
     }
     if (t.idempotent) out.push_back(Idempotence(op));
     if (t.involution) out.push_back(Involution(op));

@@ -18,6 +18,7 @@ OpTable OpTable::Default() {
     t.Set(d.name, OpTraits{.arity = d.max_inputs(),
                            .commutative = d.algebra.commutative,
                            .associative = d.algebra.associative,
+                           .broadcast_associative = d.algebra.broadcast_associative,
                            .idempotent = d.algebra.idempotent,
                            .involution = d.algebra.involution});
   }
@@ -59,6 +60,8 @@ absl::Status OpTable::Parse(std::string_view text, std::string_view file) {
         t.commutative = true;
       } else if (w == "associative") {
         t.associative = true;
+      } else if (w == "broadcast_associative") {
+        t.broadcast_associative = true;
       } else if (w == "idempotent") {
         t.idempotent = true;
       } else if (w == "involution") {
@@ -73,6 +76,10 @@ absl::Status OpTable::Parse(std::string_view text, std::string_view file) {
     if ((t.commutative || t.associative || t.idempotent) && t.arity != 2) {
       return BadInput(SourceLocation{std::string(file), line_no, 0},
                       "commutative/associative/idempotent ops must have arity=2");
+    }
+    if (t.broadcast_associative && !t.associative) {
+      return BadInput(SourceLocation{std::string(file), line_no, 0},
+                      "broadcast_associative needs associative");
     }
     if (t.involution && t.arity != 1) {
       return BadInput(SourceLocation{std::string(file), line_no, 0},

@@ -17,9 +17,12 @@
 namespace egret {
 
 struct OpTraits {
-  int arity = -1;               // number of inputs; -1 = variadic or unknown
-  bool commutative = false;     // f(a, b) = f(b, a)            (binary ops)
-  bool associative = false;     // f(a, f(b, c)) = f(f(a, b), c) (binary ops)
+  int arity = -1;            // number of inputs; -1 = variadic or unknown
+  bool commutative = false;  // f(a, b) = f(b, a)            (binary ops)
+  bool associative = false;  // f(a, f(b, c)) = f(f(a, b), c) (binary ops)
+  // Associative also when a, b and c broadcast (differ in dims); needs
+  // `associative` (see graph/op_table.h: OpAlgebra for why Add is not).
+  bool broadcast_associative = false;
   bool idempotent = false;      // f(a, a) = a                  (binary ops)
   bool involution = false;      // f(f(a)) = a                  (unary ops)
   bool side_effecting = false;  // never hash-consed (like volatile '*' ops)
@@ -35,11 +38,13 @@ class OpTable {
   // (OpDef::algebra), with the row's operand count as arity. Today:
   // ElementWiseAdd and ElementWiseMultiply are commutative and associative;
   // ElementWiseMaximum and ElementWiseMinimum are commutative, associative and
-  // idempotent; Neg is an involution.
+  // idempotent; Multiply, Maximum and Minimum are associative across
+  // broadcasting too; Neg is an involution.
   static OpTable Default();
 
   // Parses one entry per line: `OpName arity=N commutative associative
-  // idempotent involution side_effecting` (any subset of the flags; `#`
+  // broadcast_associative idempotent involution side_effecting` (any subset
+  // of the flags; broadcast_associative needs associative; `#`
   // starts a comment). Entries override the table's existing ones. Errors
   // name `file` and the line.
   absl::Status Parse(std::string_view text, std::string_view file);

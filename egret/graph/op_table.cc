@@ -31,7 +31,11 @@ OperandDef Variadic(OperandDef o) {
 }
 
 constexpr OpAlgebra kCommAssoc{.commutative = true, .associative = true};
+constexpr OpAlgebra kCommAssocBroadcast{
+    .commutative = true, .associative = true, .broadcast_associative = true};
 constexpr OpAlgebra kLattice{.commutative = true, .associative = true, .idempotent = true};
+constexpr OpAlgebra kLatticeBroadcast{
+    .commutative = true, .associative = true, .broadcast_associative = true, .idempotent = true};
 constexpr OpAlgebra kInvolution{.involution = true};
 constexpr OpAlgebra kCommutative{.commutative = true};
 
@@ -130,7 +134,7 @@ std::vector<OpDef> MakeRows() {
        .operands = binary,
        .results = "broadcast of a and b",
        .shape_fn = InferBinary,
-       .algebra = kCommAssoc,
+       .algebra = kCommAssocBroadcast,
        .onnx = "Mul LeakyRelu BatchNormalization Range"},
       {.name = "ElementWiseDivide",
        .group = G::kElementwise,
@@ -145,7 +149,7 @@ std::vector<OpDef> MakeRows() {
        .operands = binary,
        .results = "broadcast of a and b",
        .shape_fn = InferBinary,
-       .algebra = kLattice,
+       .algebra = kLatticeBroadcast,
        .onnx = "Max LeakyRelu"},
       {.name = "ElementWiseMinimum",
        .group = G::kElementwise,
@@ -153,7 +157,7 @@ std::vector<OpDef> MakeRows() {
        .operands = binary,
        .results = "broadcast of a and b",
        .shape_fn = InferBinary,
-       .algebra = kLattice,
+       .algebra = kLatticeBroadcast,
        .onnx = "Min"},
       {.name = "ElementWisePower",
        .group = G::kElementwise,

@@ -243,7 +243,8 @@ std::string Operand(const OperandDef& o) {
 std::string Traits(const OpAlgebra& a) {
   std::vector<std::string> t;
   if (a.commutative) t.push_back("commutative");
-  if (a.associative) t.push_back("associative");
+  if (a.associative)
+    t.push_back(a.broadcast_associative ? "associative (across broadcasting)" : "associative");
   if (a.idempotent) t.push_back("idempotent");
   if (a.involution) t.push_back("involution");
   return t.empty() ? "" : absl::StrJoin(t, ", ");

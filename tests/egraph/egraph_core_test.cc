@@ -289,6 +289,10 @@ TEST(OpTableTest, DefaultsAndParse) {
   EXPECT_TRUE(mx->commutative && mx->associative && mx->idempotent);
   EXPECT_TRUE(t.Find(Symbol::Intern("ElementWiseMinimum"))->commutative);
   EXPECT_TRUE(t.Find(Symbol::Intern("ElementWiseMultiply"))->associative);
+  // Across broadcasting: Multiply, Maximum, Minimum; not Add (op_table.h).
+  EXPECT_TRUE(t.Find(Symbol::Intern("ElementWiseMultiply"))->broadcast_associative);
+  EXPECT_TRUE(mx->broadcast_associative);
+  EXPECT_FALSE(add->broadcast_associative);
   EXPECT_EQ(t.Find(Symbol::Intern("Conv2d")), nullptr);
 
   EXPECT_TRUE(t.Parse("# comment\nMyMax arity=2 commutative associative idempotent\n"
@@ -302,6 +306,10 @@ TEST(OpTableTest, DefaultsAndParse) {
   EXPECT_THAT(bad.message(), HasSubstr("ops.txt:1"));
   EXPECT_THAT(bad.message(), HasSubstr("fancy"));
   EXPECT_FALSE(t.Parse("\nY arity=1 commutative\n", "o").ok());
+  EXPECT_TRUE(t.Parse("MyMul arity=2 commutative associative broadcast_associative\n", "o").ok());
+  EXPECT_TRUE(t.Find(Symbol::Intern("MyMul"))->broadcast_associative);
+  absl::Status alone = t.Parse("Z arity=2 broadcast_associative\n", "o");
+  EXPECT_THAT(alone.message(), HasSubstr("needs associative"));
 }
 
 // Every default trait is keyed by an op of the op table: a trait under a name

@@ -87,21 +87,56 @@ TEST(RunnerTest, InvariantsHoldAfterEveryRebuild) {
   EXPECT_GT(report.iterations.size(), 2u);
 }
 
-TEST(RunnerTest, AssociativityRequiresOneType) {
-  EGraph g;
-  // x: [4], y, z: [1]; y + z is [1], x + (y + z) broadcasts to [4].
-  Id x = Leaf(g, "x", F32({4}));
-  Id y = Leaf(g, "y", F32({1}));
-  Id z = Leaf(g, "z", F32({1}));
-  Id yz = AddOp(g, "ElementWiseAdd", {y, z}, F32({1}));
-  Id root = AddOp(g, "ElementWiseAdd", {x, yz}, F32({4}));
-  RunReport report = Runner(g, Unlimited()).Run(BuiltinRewrites(OpTable::Default()));
-  EXPECT_EQ(report.stop_reason, StopReason::kSaturated);
-  // Only commutativity: root has x+yz and yz+x, yz has y+z and z+y.
-  EXPECT_EQ(g.ClassNodes(g.Find(root)).size(), 2u);
-  EXPECT_EQ(g.ClassNodes(g.Find(yz)).size(), 2u);
-  EXPECT_EQ(g.num_classes(), 5u);
-  EXPECT_EQ(report.conflicts, 0u);
+// Associativity across broadcasting (Multiply's traits say so): x: [4],
+// y, z: [1]. x * (y * z), (x * y) * z and (x * z) * y are one value, each
+// inner product with its own broadcast type ([4] for x * y, [1] for y * z):
+// the classes and root nodes of a full three-leaf product. Add is
+// associative only between operands of one type (op_table.h: OpAlgebra).
+TEST(RunnerTest, AssociativityAcrossBroadcasting) {
+  for (const char* op : {"ElementWiseMultiply", "ElementWiseAdd"}) {
+    EGraph g;
+    Id x = Leaf(g, "x", F32({4}));
+    Id y = Leaf(g, "y", F32({1}));
+    Id z = Leaf(g, "z", F32({1}));
+    Id yz = AddOp(g, op, {y, z}, F32({1}));
+    Id root = AddOp(g, op, {x, yz}, F32({4}));
+    RunReport report = Runner(g, Unlimited()).Run(BuiltinRewrites(OpTable::Default()));
+    EXPECT_EQ(report.stop_reason, StopReason::kSaturated);
+    EXPECT_TRUE(report.invariant_error.ok()) << report.invariant_error;
+    EXPECT_EQ(report.conflicts, 0u);
+    const Id x_y[2] = {g.Find(x), g.Find(y)};
+    std::optional<Id> xy = g.Lookup(ENodeView{Symbol::Intern(op), kNoPayload, x_y});
+    if (std::string_view(op) == "ElementWiseAdd") {  // commutativity only
+      EXPECT_EQ(g.num_classes(), 5u);
+      EXPECT_EQ(g.ClassNodes(g.Find(root)).size(), 2u);
+      EXPECT_FALSE(xy.has_value());
+      continue;
+    }
+    EXPECT_EQ(g.num_classes(), 7u);  // x, y, z, y*z, x*y, x*z, x*y*z
+    EXPECT_EQ(g.ClassNodes(g.Find(root)).size(), 6u);
+    ASSERT_TRUE(xy.has_value());
+    EXPECT_EQ(g.Type(g.TypeIdOf(g.Find(*xy))), F32({4}));
+    EXPECT_EQ(g.Type(g.TypeIdOf(g.Find(yz))), F32({1}));
+  }
+}
+
+// Reassociating needs one dtype and encoding: a quantized operand among
+// float ones, or two encodings, keep the sum as written (commutativity
+// only).
+TEST(RunnerTest, AssociativityNeedsOneDtypeAndEncoding) {
+  for (const TensorType& odd :
+       {TensorType(DType::kQUInt8, {1}, 128, 0.1f), TensorType(DType::kFloat16, {1})}) {
+    EGraph g;
+    Id x = Leaf(g, "x", F32({4}));
+    Id y = Leaf(g, "y", odd);
+    Id z = Leaf(g, "z", odd);
+    Id yz = AddOp(g, "ElementWiseMultiply", {y, z}, odd);
+    Id root = AddOp(g, "ElementWiseMultiply", {x, yz}, F32({4}));
+    RunReport report = Runner(g, Unlimited()).Run(BuiltinRewrites(OpTable::Default()));
+    EXPECT_EQ(report.stop_reason, StopReason::kSaturated);
+    EXPECT_EQ(g.ClassNodes(g.Find(root)).size(), 2u) << odd.ToString();
+    EXPECT_EQ(g.num_classes(), 5u) << odd.ToString();
+  }
 }
 
 TEST(RunnerTest, IdempotenceAndInvolution) {

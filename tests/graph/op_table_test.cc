@@ -75,7 +75,8 @@ TEST(OpTable, MarkdownListsEveryOpWithItsColumns) {
   }
   EXPECT_THAT(md, HasSubstr("| `ElementWiseMaximum` | max(a, b) | `a` data<br>`b` data: "
                             "broadcasts with a | broadcast of a and b | commutative, "
-                            "associative, idempotent | Max, LeakyRelu | hvx_ops.rules |"));
+                            "associative (across broadcasting), idempotent | Max, LeakyRelu | "
+                            "hvx_ops.rules |"));
   EXPECT_THAT(md, HasSubstr("`dilation` param, optional = `all 1`: ints [1,dh,dw,1]"));
   EXPECT_THAT(md, HasSubstr("`x` data, variadic: equal dims except on axis"));
   EXPECT_THAT(md, HasSubstr("| variadic: one per size"));

@@ -244,6 +244,35 @@ TEST(RuleLibraryTest, GeluDividedBySqrt2OnARank3Tensor) {
   EXPECT_EQ(CountOp(out, "ElementWiseDivide"), 0);
 }
 
+// The other spelling, x * (clip(x + 3, 0, 6) / 6): the scale applies to the
+// clip before the product. With the broadcasting [1,1,1,1] constant,
+// associativity across broadcasting makes it one class with
+// (x * clip) * (1/6), which the HardSwish rule matches.
+TEST(RuleLibraryTest, HardSwishWithTheScaleInsideTheProduct) {
+  GraphBuilder b;
+  ValueRef x = b.InputF32({1, 2, 2, 8});
+  ValueRef clip = b.Op("ReluMinMax", {b.Op("ElementWiseAdd", {x, b.F32({1, 1, 1, 1}, {3.0})}),
+                                      b.F32({1, 1, 1, 1}, {0.0}), b.F32({1, 1, 1, 1}, {6.0})});
+  b.Output(b.Op("ElementWiseMultiply",
+                {x, b.Op("ElementWiseDivide", {clip, b.F32({1, 1, 1, 1}, {6.0})})}));
+  Graph out = OptimizeAndVerify(b.graph());
+  EXPECT_EQ(CountOp(out, "HardSwish"), 1);
+  EXPECT_EQ(CountOp(out, "ElementWiseMultiply"), 0);
+}
+
+// Semantic CSE across broadcasting: (x * c) * z and x * (c * z), with c a
+// per-channel constant, are one value, computed once.
+TEST(RuleLibraryTest, ProductsWithABroadcastConstantAreOneValue) {
+  GraphBuilder b;
+  ValueRef x = b.InputF32({1, 2, 2, 8});
+  ValueRef z = b.InputF32({1, 2, 2, 8});
+  ValueRef c = b.F32({1, 1, 1, 8}, {0.5, 1.5, 2, 3, 4, 5, 6, 7});
+  b.Output(b.Op("ElementWiseMultiply", {b.Op("ElementWiseMultiply", {x, c}), z}));
+  b.Output(b.Op("ElementWiseMultiply", {x, b.Op("ElementWiseMultiply", {c, z})}));
+  Graph out = OptimizeAndVerify(b.graph());
+  EXPECT_EQ(CountOp(out, "ElementWiseMultiply"), 2);
+}
+
 TEST(RuleLibraryTest, HardSwishNeedsTheRightConstants) {
   GraphBuilder b;
   ValueRef x = b.InputF32({1, 2, 2, 8});
