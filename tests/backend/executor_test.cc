@@ -158,6 +158,33 @@ TEST(Executor, ValueUsedTwiceStaysAliveUntilItsLastUse) {
   EXPECT_EQ((*r)[0].GetValue(1), 8);
 }
 
+// Execute moves a computed output it alone holds out instead of copying it;
+// a value given as two outputs, a graph input given as an output and a
+// constant given as an output are each returned whole, and the caller's
+// input and the graph's constant keep their data.
+TEST(Executor, OutputsNamedTwiceAndBorrowedOutputsAreWhole) {
+  GraphBuilder b;
+  ValueRef x = b.InputF32({3});
+  ValueRef c = b.F32({3}, {7, 8, 9});
+  ValueRef n = b.Op("Neg", {x});
+  b.Output(n);
+  b.Output(x);
+  b.Output(n);
+  b.Output(c);
+  const Tensor in = Tensor::FromValues(TensorType(DType::kFloat32, {3}), {1, -2, 3});
+  auto r = Execute(b.graph(), {in});
+  ASSERT_TRUE(r.ok()) << r.status();
+  ASSERT_EQ(r->size(), 4u);
+  for (int k : {0, 2}) {
+    ASSERT_EQ((*r)[k].num_elements(), 3) << k;
+    EXPECT_EQ((*r)[k].GetValue(1), 2) << k;
+  }
+  EXPECT_TRUE((*r)[1] == in);
+  EXPECT_EQ((*r)[3].GetValue(2), 9);
+  EXPECT_EQ(in.GetValue(1), -2);
+  EXPECT_EQ(b.graph().node(c.node).constant->GetValue(0), 7);
+}
+
 TEST(RandomInputs, DeterministicPerSeedAndInRange) {
   GraphBuilder b;
   b.InputF32({64});
