@@ -273,6 +273,31 @@ TEST(RuleLibraryTest, ProductsWithABroadcastConstantAreOneValue) {
   EXPECT_EQ(CountOp(out, "ElementWiseMultiply"), 2);
 }
 
+// The clip spelled as Minimum(Maximum(x, 0), 6) and as Maximum(Minimum(x, 6),
+// 0) (ONNX Max and Min) is the same ReluMinMax, and HardSwish through it;
+// bounds the wrong way round (min(max(x, 6), 0) is the constant 0) are not a
+// clip.
+TEST(RuleLibraryTest, ClipsSpelledWithMaxAndMin) {
+  for (bool max_first : {true, false}) {
+    SCOPED_TRACE(max_first ? "min(max(x, 0), 6)" : "max(min(x, 6), 0)");
+    GraphBuilder b;
+    ValueRef x = b.InputF32({1, 2, 2, 8});
+    auto clip = [&](ValueRef v, double lo, double hi) {
+      ValueRef l = b.F32({1, 1, 1, 1}, {lo}), h = b.F32({1, 1, 1, 1}, {hi});
+      return max_first ? b.Op("ElementWiseMinimum", {b.Op("ElementWiseMaximum", {v, l}), h})
+                       : b.Op("ElementWiseMaximum", {b.Op("ElementWiseMinimum", {v, h}), l});
+    };
+    ValueRef shifted = b.Op("ElementWiseAdd", {x, b.F32({1, 1, 1, 1}, {3.0})});
+    b.Output(b.Op("ElementWiseDivide", {b.Op("ElementWiseMultiply", {x, clip(shifted, 0, 6)}),
+                                        b.F32({1, 1, 1, 1}, {6.0})}));
+    b.Output(clip(b.Op("Neg", {x}), 6, 0));  // not a clip
+    Graph out = OptimizeAndVerify(b.graph());
+    EXPECT_EQ(CountOp(out, "HardSwish"), 1);
+    EXPECT_EQ(CountOp(out, "ReluMinMax"), 0);
+    EXPECT_EQ(CountOp(out, "ElementWiseMaximum") + CountOp(out, "ElementWiseMinimum"), 2);
+  }
+}
+
 TEST(RuleLibraryTest, HardSwishNeedsTheRightConstants) {
   GraphBuilder b;
   ValueRef x = b.InputF32({1, 2, 2, 8});
