@@ -307,11 +307,14 @@ TEST(RuleLibraryTest, HardSwishNeedsTheRightConstants) {
 }
 
 // The decomposed LayerNorm ONNX exporters write (PP-OCR's recognizer has it).
+// The variance's square as d^two, or as d * d when `two` is 0.
 ValueRef DecomposedLayerNorm(GraphBuilder& b, ValueRef x, double two) {
   ValueRef ax = b.Shape({2});
   ValueRef kd = b.Ints({1});
   ValueRef d = b.Op("ElementWiseSubtract", {x, b.Op("ReduceMean", {x, ax, kd})});
-  ValueRef var = b.Op("ReduceMean", {b.Op("ElementWisePower", {d, b.Scalar(two)}), ax, kd});
+  ValueRef square =
+      two == 0 ? b.Op("ElementWiseMultiply", {d, d}) : b.Op("ElementWisePower", {d, b.Scalar(two)});
+  ValueRef var = b.Op("ReduceMean", {square, ax, kd});
   ValueRef den = b.Op("Sqrt", {b.Op("ElementWiseAdd", {var, b.Scalar(1e-5)})});
   ValueRef n = b.Op("ElementWiseDivide", {d, den});
   ValueRef g = b.Op("ElementWiseMultiply", {n, b.F32({8}, Ramp(8, 0.5, 0.25))});
@@ -319,13 +322,26 @@ ValueRef DecomposedLayerNorm(GraphBuilder& b, ValueRef x, double two) {
 }
 
 TEST(RuleLibraryTest, DecomposedLayerNorm) {
+  for (double two : {2.0, 0.0}) {  // the square as d^2 and as d * d
+    GraphBuilder b;
+    ValueRef x = b.InputF32({1, 6, 8});
+    b.Output(DecomposedLayerNorm(b, x, two));
+    Graph out = OptimizeAndVerify(b.graph());
+    EXPECT_EQ(CountOp(out, "LayerNorm"), 1) << two;
+    EXPECT_EQ(CountOp(out, "ReduceMean"), 0) << two;
+    EXPECT_EQ(CountOp(out, "Sqrt"), 0) << two;
+  }
+}
+
+// x^2 alone becomes x * x (a multiply is cheaper than a power); x^3 stays.
+TEST(RuleLibraryTest, SquareIsAMultiply) {
   GraphBuilder b;
-  ValueRef x = b.InputF32({1, 6, 8});
-  b.Output(DecomposedLayerNorm(b, x, 2.0));
+  ValueRef x = b.InputF32({1, 4, 8});
+  b.Output(b.Op("ElementWisePower", {x, b.Scalar(2.0)}));
+  b.Output(b.Op("ElementWisePower", {x, b.Scalar(3.0)}));
   Graph out = OptimizeAndVerify(b.graph());
-  EXPECT_EQ(CountOp(out, "LayerNorm"), 1);
-  EXPECT_EQ(CountOp(out, "ReduceMean"), 0);
-  EXPECT_EQ(CountOp(out, "Sqrt"), 0);
+  EXPECT_EQ(CountOp(out, "ElementWisePower"), 1);
+  EXPECT_EQ(CountOp(out, "ElementWiseMultiply"), 1);
 }
 
 TEST(RuleLibraryTest, NotALayerNormWithAnotherPower) {
