@@ -134,7 +134,8 @@ absl::StatusOr<Tensor> ReadNpy(const std::string& path, const TensorType& type) 
         absl::StrFormat("shape %s does not match %s", HeaderExcerpt(shape), type.ToString()));
   }
   const size_t body = start + header_len;
-  std::vector<uint8_t> bytes(s.begin() + body, s.end());
+  const absl::Span<const uint8_t> bytes(reinterpret_cast<const uint8_t*>(s.data()) + body,
+                                        s.size() - body);
   if (static_cast<int64_t>(bytes.size()) != type.byte_size()) {
     return bad(absl::StrFormat("holds %d data bytes, %s needs %d", bytes.size(), type.ToString(),
                                type.byte_size()));

@@ -101,8 +101,7 @@ absl::Status DoQuantizeLinear(Importer& im) {
   if (x.constant) {
     Tensor q(enc);
     for (int64_t i = 0; i < q.num_elements(); ++i) q.SetReal(i, x.constant->GetReal(i));
-    std::vector<uint8_t> bytes(q.bytes().begin(), q.bytes().end());
-    EGRET_ASSIGN_OR_RETURN(Tensor stored, Tensor::FromBytes(Plain(enc), bytes));
+    EGRET_ASSIGN_OR_RETURN(Tensor stored, Tensor::FromBytes(Plain(enc), q.bytes()));
     im.SetConst(im.Out(), std::move(stored));
     return absl::OkStatus();
   }
@@ -131,8 +130,7 @@ absl::Status DoDequantizeLinear(Importer& im) {
   if (!IsFloat(fdt)) return Unmapped("the scale is not a float tensor");
   EGRET_ASSIGN_OR_RETURN(TensorType enc, Encoding(im, 1, 2, x.type.dims, *qdt));
   if (x.constant) {
-    std::vector<uint8_t> bytes(x.constant->bytes().begin(), x.constant->bytes().end());
-    EGRET_ASSIGN_OR_RETURN(Tensor q, Tensor::FromBytes(enc, bytes));
+    EGRET_ASSIGN_OR_RETURN(Tensor q, Tensor::FromBytes(enc, x.constant->bytes()));
     Tensor reals(TensorType(fdt, x.type.dims));
     for (int64_t i = 0; i < q.num_elements(); ++i) reals.SetReal(i, q.GetReal(i));
     auto quantized = std::make_shared<const Tensor>(std::move(q));

@@ -212,8 +212,7 @@ std::optional<ValueRef> Regrouper::Constant(const std::string& name) {
       !IsConcrete(info->type.dtype)) {
     return std::nullopt;
   }
-  std::vector<uint8_t> raw(value->bytes().begin(), value->bytes().end());
-  absl::StatusOr<Tensor> typed = Tensor::FromBytes(info->type, raw);
+  absl::StatusOr<Tensor> typed = Tensor::FromBytes(info->type, value->bytes());
   if (!typed.ok()) return std::nullopt;
   const NodeId id =
       g_.AddConstant(info->egret_name, std::make_shared<const Tensor>(*std::move(typed)));

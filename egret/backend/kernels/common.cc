@@ -448,12 +448,13 @@ Tensor MakeTensor(const TensorType& type, absl::Span<const double> reals) {
   }
   if (type.dtype == DType::kFloat16) {
     // As Tensor::SetValue: rounded to float, then to half.
-    std::vector<uint8_t> bytes(static_cast<size_t>(type.byte_size()), 0);
+    Tensor t(type);  // zeros past a short `reals`
+    uint8_t* bytes = t.mutable_bytes().data();
     for (int64_t i = 0; i < n; ++i) {
       const uint16_t h = NarrowToHalf(static_cast<float>(reals[i]));
-      std::memcpy(bytes.data() + i * 2, &h, 2);
+      std::memcpy(bytes + i * 2, &h, 2);
     }
-    return *Tensor::FromBytes(type, bytes);
+    return t;
   }
   Tensor t(type);
   if (IsQuantized(type.dtype) && n == type.num_elements()) {

@@ -201,11 +201,12 @@ Tensor TakeElements(const Tensor& in, const TensorType& type, absl::Span<const i
   if (it.dtype == type.dtype && it.zero_offset == type.zero_offset &&
       it.stepsize == type.stepsize && !it.per_axis && !type.per_axis) {
     const size_t es = static_cast<size_t>(ElementSize(type.dtype));
-    std::vector<uint8_t> bytes(static_cast<size_t>(type.byte_size()));
+    Tensor out(type);  // zeros past a short `src`
+    const absl::Span<uint8_t> bytes = out.mutable_bytes();
     for (size_t i = 0; i < src.size() && (i + 1) * es <= bytes.size(); ++i) {
       std::memcpy(&bytes[i * es], in.bytes().data() + src[i] * es, es);
     }
-    return *Tensor::FromBytes(type, bytes);
+    return out;
   }
   const std::vector<double> v = ReadReals(in);
   std::vector<double> out(src.size());

@@ -92,13 +92,14 @@ Result Select(const KernelContext& c) {
   const Tensor b = TakeElements(c.In(2), ot, BroadcastSources(c.InDims(2), ot.dims));
   const std::vector<double> cond = ReadReals(c.In(0));
   const size_t es = static_cast<size_t>(ElementSize(ot.dtype));
-  std::vector<uint8_t> bytes(static_cast<size_t>(ot.byte_size()));
+  Tensor out(ot);
+  uint8_t* bytes = out.mutable_bytes().data();
   for (size_t i = 0; i < ic.size(); ++i) {
     const Tensor& src = cond[ic[i]] != 0 ? a : b;
-    std::memcpy(&bytes[i * es], src.bytes().data() + i * es, es);
+    std::memcpy(bytes + i * es, src.bytes().data() + i * es, es);
   }
   std::vector<Tensor> result;
-  result.push_back(*Tensor::FromBytes(ot, bytes));
+  result.push_back(std::move(out));
   return result;
 }
 

@@ -45,12 +45,11 @@ std::vector<int32_t> StoredInts(const Tensor& t) {
 namespace {
 template <typename T>
 void StoreAll(Tensor& t, absl::Span<const int32_t> q) {
-  std::vector<uint8_t> bytes(q.size() * sizeof(T));
-  for (size_t i = 0; i < q.size(); ++i) {
+  const absl::Span<uint8_t> bytes = t.mutable_bytes();
+  for (size_t i = 0; i < q.size() && (i + 1) * sizeof(T) <= bytes.size(); ++i) {
     const T v = static_cast<T>(q[i]);
     std::memcpy(bytes.data() + i * sizeof(T), &v, sizeof(T));
   }
-  t = *Tensor::FromBytes(t.type(), bytes);
 }
 }  // namespace
 
