@@ -320,7 +320,10 @@ class Reader {
  private:
   absl::Status Fail(const std::string& ptr, std::string_view message) const {
     SourceLocation loc = LocationOf(file_, text_, LocateValue(text_, ptr));
-    return BadInput(loc, absl::StrCat("at ", ptr.empty() ? "/" : ptr, ": ", std::string(message)));
+    // The pointer holds member names as written (a "\n" in a key is a line
+    // break): printed in OneLine's form, so that the error stays one line.
+    return BadInput(
+        loc, absl::StrCat("at ", ptr.empty() ? "/" : OneLine(ptr), ": ", std::string(message)));
   }
   absl::Status Expect(const Json& j, const std::string& ptr, bool ok, std::string_view what) const {
     if (ok) return absl::OkStatus();

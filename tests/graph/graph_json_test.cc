@@ -353,6 +353,10 @@ std::vector<BadCase> BadCases() {
        "at /nodez: unknown member 'nodez'"},
       {"UnknownNodeMember", WithNodes(R"({"name": "x", "op": "*Input", "input": []})"), "[]",
        "at /nodes/0/input: unknown member 'input'"},
+      // A line break in a member name (the JSON escape \n) is printed
+      // escaped in the pointer too: the error stays one line.
+      {"UnknownNodeMemberWithALineBreak", WithNodes(R"({"name": "x", "op": "*Input", "\name": 1})"),
+       "1}", "at /nodes/0/\\x0aame: unknown member '\\x0aame'"},
       {"MissingOp", WithNodes(R"({"name": "x", "outputs": []})"), "{\"name\"",
        "at /nodes/0: missing member 'op'"},
       {"OpNotString", WithNodes(R"({"op": 5})"), "5}",
