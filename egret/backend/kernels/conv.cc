@@ -11,6 +11,7 @@
 #include "egret/backend/kernels/dnnl_support.h"
 #include "egret/backend/kernels/kernels_internal.h"
 #include "egret/backend/kernels/parallel.h"
+#include "egret/backend/kernels/requantize.h"
 #include "egret/backend/kernels/simd.h"
 #include "egret/support/status_macros.h"
 
@@ -271,6 +272,11 @@ std::optional<Tensor> DnnlQuantizedConv(const KernelContext& c, const ConvParams
     const int64_t rows_per_chunk = std::max<int64_t>(1, 4096 / cout);
     ParallelFor(rows, std::max<int64_t>(rows_per_chunk, kElementwiseGrain / cout),
                 [&](int64_t first, int64_t last) {
+                  if (qout != nullptr &&
+                      RequantizeRows8(sum + first * cout, last - first, cout, sc, b,
+                                      clamp ? &*clamp : nullptr, ot, qout + first * cout)) {
+                    return;
+                  }
                   std::vector<float> chunk(fout == nullptr ? rows_per_chunk * cout : 0);
                   for (int64_t r0 = first; r0 < last; r0 += rows_per_chunk) {
                     const int64_t r1 = std::min(last, r0 + rows_per_chunk);
