@@ -12,6 +12,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "egret/backend/folded_values.h"
 #include "egret/backend/kernels/dnnl_support.h"
 #include "egret/backend/kernels/kernels_internal.h"
 #include "egret/graph/op_table.h"
@@ -33,6 +34,9 @@ struct Slot {
   // Not computed (ExecuteOptions::unavailable): the node without a kernel
   // this one depends on.
   NodeId blocked_by = kNoNode;
+  // A graph constant, or a value computed from constants alone that the
+  // run's cache keeps (FoldedValues).
+  bool constant = false;
 };
 
 absl::Status NodeError(const Graph& g, NodeId id, const std::string& msg) {
@@ -56,12 +60,18 @@ absl::Status CheckInputs(const Graph& g, absl::Span<const Tensor> inputs) {
 }
 
 // Ops whose kernels read a quantized operand as its real value rounded to
-// float, exactly what a Dequantize to Float32 stores, and which compute on
-// 8-bit quantized operands in integers (backend/kernels/conv.cc): they read
-// inputs 0-2 through a Dequantize.
+// float, exactly what a Dequantize to Float32 stores, and store a Float32
+// result in a quantized type as a Quantize of it would: they read inputs 0-2
+// through a Dequantize, and store through a Quantize. The convolutions
+// compute on 8-bit quantized operands in integers (backend/kernels/conv.cc);
+// the binary elementwise ops in float, a chunk of the dequantized operands
+// at a time (backend/kernels/elementwise.cc), when KernelContext::through
+// marks such an input.
 bool ReadsThroughDequantize(std::string_view op) {
   const std::string_view base = BaseOpName(op);
-  return base == "Conv2d" || base == "DepthWiseConv2d";
+  return base == "Conv2d" || base == "DepthWiseConv2d" || base == "ElementWiseAdd" ||
+         base == "ElementWiseSubtract" || base == "ElementWiseMultiply" ||
+         base == "ElementWiseMaximum" || base == "ElementWiseMinimum";
 }
 
 // For each node, a bit per input (inputs 0-2) that it reads through a
@@ -100,9 +110,10 @@ std::string_view KernelName(std::string_view op) {
 
 ExecuteCache::ExecuteCache()
     : constants_(std::make_unique<backend_internal::ConstantCache>()),
-      primitives_(std::make_unique<backend_internal::PrimitiveCache>()) {}
+      primitives_(std::make_unique<backend_internal::PrimitiveCache>()),
+      folded_(std::make_unique<backend_internal::FoldedValues>()) {}
 ExecuteCache::~ExecuteCache() = default;
-int64_t ExecuteCache::bytes() const { return constants_->bytes(); }
+int64_t ExecuteCache::bytes() const { return constants_->bytes() + folded_->bytes(); }
 
 bool KeepFreedMemoryForReuse() {
 #if defined(__GLIBC__)
@@ -156,12 +167,12 @@ absl::StatusOr<std::vector<Tensor>> Execute(const Graph& g, absl::Span<const Ten
   }
   std::vector<bool> is_output(n, false);
   for (const GraphOutput& o : g.outputs()) is_output[o.value.node] = true;
-  // Convolutions whose Float32 result only a Quantize reads store it in the
-  // Quantize's type straight away (the int8 kernel quantizes while the
-  // result is in cache), and the Quantize takes that value: exactly what it
-  // computes from the floats (FloatsOut stores a quantized type as
-  // QuantizeFloats does). store_for[conv] = quantize, stored_by[quantize] =
-  // conv.
+  // Nodes (ReadsThroughDequantize) whose Float32 result only a Quantize
+  // reads store it in the Quantize's type straight away (the kernel
+  // quantizes while the result is in cache), and the Quantize takes that
+  // value: exactly what it computes from the floats (FloatsOut stores a
+  // quantized type as QuantizeFloats does). store_for[node] = quantize,
+  // stored_by[quantize] = node.
   std::vector<NodeId> store_for(n, kNoNode), stored_by(n, kNoNode);
   for (NodeId id = 0; id < n; ++id) {
     const Node& q = g.node(id);
@@ -214,6 +225,7 @@ absl::StatusOr<std::vector<Tensor>> Execute(const Graph& g, absl::Span<const Ten
     }
     if (node.op == kConstOp) {
       slot.tensors.push_back(node.constant);
+      slot.constant = true;
       continue;
     }
     if (node.op == kShapeOp) {
@@ -284,7 +296,7 @@ absl::StatusOr<std::vector<Tensor>> Execute(const Graph& g, absl::Span<const Ten
         const std::shared_ptr<const Tensor>& t = ps.tensors[in.output];
         o.type = &t->type();
         o.value = t.get();
-        if (p.op == kConstOp && !constants.empty()) constants[i] = t;
+        if (ps.constant && !constants.empty()) constants[i] = t;
         // Last use of a value this run computed and alone owns: the node
         // reads it once (uses counts every read), nothing shares it.
         if (uses[in.node] == 1 && !is_output[in.node] && p.op != kInputOp && p.op != kConstOp &&
@@ -370,6 +382,33 @@ absl::StatusOr<std::vector<Tensor>> Execute(const Graph& g, absl::Span<const Ten
                                            node.op, i));
         }
       }
+      // A node reading only constants (and shapes) computes a constant: the
+      // run's cache keeps it (FoldedValues), and later runs take it.
+      std::string fold_key;
+      if (options.cache != nullptr && !multi && node.attrs.empty() && through[id] == 0 &&
+          store_for[id] == kNoNode && !node.inputs.empty()) {
+        bool all_constant = true;
+        for (size_t i = 0; i < ops.size() && all_constant; ++i) {
+          all_constant = ops[i].is_shape || constants[i] != nullptr;
+        }
+        if (all_constant) {
+          std::vector<const TensorType*> types;
+          for (const OperandInfo& o : ops) types.push_back(o.type);
+          fold_key = backend_internal::FoldedValues::Key(
+              kernel_name, backend_internal::KernelThreads(), constants, types, out_types);
+        }
+      }
+      if (!fold_key.empty()) {
+        if (const auto* kept = options.cache->folded().Find(fold_key)) {
+          slot.tensors = *kept;
+          slot.constant = true;
+          release_inputs(id);
+          OpTotal& total = op_totals[KernelName(node.op)];
+          ++total.nodes;
+          total.time += std::chrono::steady_clock::now() - node_start;
+          continue;
+        }
+      }
       int64_t bytes = 0;
       for (const TensorType& t : out_types) bytes += t.byte_size();
       if (options.max_live_bytes > 0 && live_bytes + bytes > options.max_live_bytes) {
@@ -384,7 +423,9 @@ absl::StatusOr<std::vector<Tensor>> Execute(const Graph& g, absl::Span<const Ten
                         reusable,
                         constants,
                         options.cache != nullptr ? &options.cache->constants() : nullptr,
-                        options.cache != nullptr ? &options.cache->primitives() : nullptr};
+                        options.cache != nullptr ? &options.cache->primitives() : nullptr,
+                        through[id],
+                        store_for[id] != kNoNode};
       auto result = it->second(ctx);
       if (!result.ok()) {
         // Keeps the kernel's code: Unimplemented (a case a reference kernel
@@ -397,8 +438,15 @@ absl::StatusOr<std::vector<Tensor>> Execute(const Graph& g, absl::Span<const Ten
                                                    g.NodeLabel(id), node.op, result->size()));
       }
       for (Tensor& t : *result) slot.tensors.push_back(std::make_shared<Tensor>(std::move(t)));
-      slot.bytes = bytes;
       ++stats.nodes_run;
+      if (!fold_key.empty()) {
+        // Held by the cache from now on, as a constant is by its graph:
+        // not counted toward live bytes.
+        options.cache->folded().Insert(std::move(fold_key), constants, slot.tensors);
+        slot.constant = true;
+      } else {
+        slot.bytes = bytes;
+      }
     }
     if (multi) {
       slot.multi = true;

@@ -71,6 +71,7 @@ struct ExecuteStats {
 
 namespace backend_internal {
 class ConstantCache;
+class FoldedValues;
 class PrimitiveCache;
 }  // namespace backend_internal
 
@@ -78,7 +79,8 @@ class PrimitiveCache;
 // alone, made on the first run that needs them, and oneDNN primitives. Today
 // that is each convolution filter in the layout its oneDNN primitive wants
 // (for int8, with oneDNN's zero-point compensation), which otherwise costs a
-// run about as much as the convolution, and each convolution's primitive. An entry holds shared
+// run about as much as the convolution, each convolution's primitive, and the
+// outputs of nodes that read only constants (a Dequantize of a weight). An entry holds shared
 // ownership of the constant it came from (Node::constant), so it can never be taken for a later
 // tensor at the same address; a cache may serve several graphs and grows until it is destroyed.
 // Results are the same with or without a cache. One run at a time.
@@ -93,10 +95,12 @@ class ExecuteCache {
   int64_t bytes() const;
   backend_internal::ConstantCache& constants() { return *constants_; }
   backend_internal::PrimitiveCache& primitives() { return *primitives_; }
+  backend_internal::FoldedValues& folded() { return *folded_; }
 
  private:
   std::unique_ptr<backend_internal::ConstantCache> constants_;
   std::unique_ptr<backend_internal::PrimitiveCache> primitives_;
+  std::unique_ptr<backend_internal::FoldedValues> folded_;
 };
 
 struct ExecuteOptions {

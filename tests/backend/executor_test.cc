@@ -185,6 +185,59 @@ TEST(Executor, OutputsNamedTwiceAndBorrowedOutputsAreWhole) {
   EXPECT_EQ(b.graph().node(c.node).constant->GetValue(0), 7);
 }
 
+// With an ExecuteCache, nodes that read only constants (a Dequantize of a
+// weight, and a Neg of that) run on the first run alone: later runs take
+// their values from the cache, with the same results. A second graph whose
+// weight has the same type but other values, run with the same cache, is
+// not given the first graph's values; neither is a Dequantize of the same
+// weight to another type, nor a run with another thread count.
+TEST(ExecuteCacheTest, NodesReadingOnlyConstantsRunOnce) {
+  const TensorType wt(DType::kQInt8, {2, 3}, -3, 0.25f);
+  const auto w = std::make_shared<Tensor>(Tensor::FromValues(wt, {1, 2, 3, 4, 5, 6}));
+  const auto w2 = std::make_shared<Tensor>(Tensor::FromValues(wt, {-1, -2, -3, -4, -5, -6}));
+  auto build = [&](GraphBuilder& b, const std::shared_ptr<Tensor>& weight, DType to) {
+    ValueRef x = b.Input(TensorType(to, {2, 3}));
+    ValueRef dq =
+        b.Op("Dequantize", {{b.graph().AddConstant("w", weight), 0}}, {TensorType(to, {})});
+    b.Output(b.Op("ElementWiseMultiply", {x, b.Op("Neg", {dq})}));
+  };
+  GraphBuilder first, second, half;
+  build(first, w, DType::kFloat32);
+  build(second, w2, DType::kFloat32);
+  build(half, w, DType::kFloat16);  // the same weight tensor
+  const std::vector<Tensor> in = {
+      Tensor::FromValues(TensorType(DType::kFloat32, {2, 3}), {1, 1, 1, 2, 2, 2})};
+  const std::vector<Tensor> in_half = {
+      Tensor::FromValues(TensorType(DType::kFloat16, {2, 3}), {1, 1, 1, 2, 2, 2})};
+  ExecuteCache cache;
+  ExecuteStats stats;
+  auto run = [&](const Graph& g, const std::vector<Tensor>& inputs, int threads) {
+    auto r = Execute(g, inputs, {.stats = &stats, .threads = threads, .cache = &cache});
+    EXPECT_TRUE(r.ok()) << r.status();
+    return r.ok() ? (*r)[0] : Tensor(TensorType(DType::kFloat32, {}));
+  };
+  const Tensor once = run(first.graph(), in, 1);
+  EXPECT_EQ(stats.nodes_run, 3);
+  const int64_t held = cache.bytes();
+  EXPECT_GE(held, 2 * 6 * 4);  // the Dequantize's and the Neg's floats
+  const Tensor again = run(first.graph(), in, 1);
+  EXPECT_EQ(stats.nodes_run, 1);
+  EXPECT_TRUE(again == once);
+  EXPECT_EQ(cache.bytes(), held);
+  EXPECT_EQ(once.GetValue(5), -2 * (6 + 3) * 0.25);
+  EXPECT_EQ(run(second.graph(), in, 1).GetValue(5), -2 * (-6 + 3) * 0.25);
+  EXPECT_EQ(stats.nodes_run, 3);
+  EXPECT_EQ(run(half.graph(), in_half, 1).GetValue(5), -2 * (6 + 3) * 0.25);
+  EXPECT_EQ(stats.nodes_run, 3);
+  EXPECT_TRUE(run(first.graph(), in, 2) == once);
+  EXPECT_EQ(stats.nodes_run, 3);
+  // Without a cache every node runs, every time.
+  auto plain = Execute(first.graph(), in, {.stats = &stats});
+  ASSERT_TRUE(plain.ok()) << plain.status();
+  EXPECT_EQ(stats.nodes_run, 3);
+  EXPECT_TRUE((*plain)[0] == once);
+}
+
 TEST(RandomInputs, DeterministicPerSeedAndInRange) {
   GraphBuilder b;
   b.InputF32({64});

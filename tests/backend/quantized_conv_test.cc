@@ -181,15 +181,17 @@ std::vector<float> RunQuantized(const QConv& k, const Operands& o, ExecuteStats*
 }
 
 // The same convolution with a quantized output (as egret's optimized graphs
-// have it): the exact values stored once in the output type.
-void CheckQuantizedOutput(const QConv& k, const Operands& o, const std::vector<float>& exact) {
+// have it), on `threads` threads: the exact values stored once in the
+// output type.
+void CheckQuantizedOutput(const QConv& k, const Operands& o, const std::vector<float>& exact,
+                          int threads = 1) {
   GraphBuilder b;
   std::vector<ValueRef> in = {b.Const(o.x, o.xq), b.Const(o.f, o.fq), b.Const(o.bias, o.bias_q)};
   for (ValueRef p : ConvParams(b, k)) in.push_back(p);
   const TensorType out_type(DType::kQUInt8, {}, 120, 0.05f);
   b.Output(b.Op(k.op, in, {out_type}));
   ExecuteOptions options;
-  options.threads = 1;
+  options.threads = threads;
   auto r = Execute(b.graph(), {}, options);
   ASSERT_TRUE(r.ok()) << r.status();
   Tensor want((*r)[0].type());
@@ -278,6 +280,41 @@ TEST(QuantizedConv, FusedClampBoundsTheExactValues) {
   std::vector<float> want = Exact(k, o);
   for (float& v : want) v = static_cast<float>(std::min(std::max<double>(v, -0.25), 0.5));
   ExpectSameBits(RunQuantized(k, o, nullptr, /*clamp=*/true), want);
+}
+
+// A quantized output of more than 2^17 sums per image is computed in bands
+// of output rows (conv.cc, kBandSums), and on two threads the bands run
+// concurrently: the first and last bands of an image take the padding, a
+// band's input rows overlap its neighbours' (3x3 windows, dilation), and
+// the last band is shorter. Two images, so that bands restart per image.
+TEST(QuantizedConv, LargeOutputsAreComputedInBandsOfRows) {
+  QConv k;
+  k.x = {2, 40, 40, 16};
+  k.f = {3, 3, 16, 96};
+  k.pads = {1, 1, 1, 1};
+  std::mt19937 rng(21);
+  Operands o = MakeOperands(k, rng);
+  std::vector<float> exact = Exact(k, o);
+  CheckQuantizedOutput(k, o, exact, 1);
+  CheckQuantizedOutput(k, o, exact, 2);
+  k.x = {1, 83, 81, 8};
+  k.f = {3, 3, 8, 80};
+  k.stride = {1, 2, 1, 1};
+  k.dilation = {1, 2, 2, 1};
+  k.pads = {3, 1, 2, 2};
+  o = MakeOperands(k, rng);
+  exact = Exact(k, o);
+  CheckQuantizedOutput(k, o, exact, 1);
+  CheckQuantizedOutput(k, o, exact, 2);
+  k.op = "DepthWiseConv2d";
+  k.x = {1, 48, 48, 64};
+  k.f = {3, 3, 1, 64};
+  k.stride = {1, 1, 1, 1};
+  k.dilation = {1, 1, 1, 1};
+  k.pads = {1, 1, 1, 1};
+  o = MakeOperands(k, rng);
+  exact = Exact(k, o);
+  CheckQuantizedOutput(k, o, exact, 2);
 }
 
 TEST(QuantizedConv, GroupsAndDepthwiseMultipliers) {

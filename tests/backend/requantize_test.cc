@@ -32,7 +32,7 @@ namespace egret {
 namespace {
 
 using backend_internal::ActivationClamp;
-using backend_internal::RequantizeRows8;
+using backend_internal::Int8Requantizer;
 
 struct Case {
   int64_t rows = 0, channels = 0;
@@ -66,8 +66,10 @@ void ExpectLikeDefinition(const Case& c, const TensorType& type) {
                                   << (c.clamp ? ", clamped" : ""));
   const Tensor want = Expected(c, type);
   std::vector<uint8_t> got(static_cast<size_t>(c.rows * c.channels), 0xA5);
-  ASSERT_TRUE(RequantizeRows8(c.sums.data(), c.rows, c.channels, c.scale.data(), c.bias.data(),
-                              c.clamp ? &*c.clamp : nullptr, type, got.data()));
+  const std::optional<Int8Requantizer> requantizer = Int8Requantizer::Make(
+      c.channels, c.scale.data(), c.bias.data(), c.clamp ? &*c.clamp : nullptr, type);
+  ASSERT_TRUE(requantizer.has_value());
+  requantizer->Run(c.sums.data(), c.rows, got.data());
   int mismatches = 0;
   for (int64_t i = 0; i < c.rows * c.channels; ++i) {
     const uint8_t expected = want.bytes()[static_cast<size_t>(i)];
@@ -95,7 +97,7 @@ std::vector<std::optional<ActivationClamp>> Clamps() {
 
 bool Applies() { return backend_internal::HasAvx512(); }
 
-TEST(RequantizeRows8, RandomSumsScalesAndBiases) {
+TEST(Int8Requantizer, RandomSumsScalesAndBiases) {
   if (!Applies()) GTEST_SKIP() << "no AVX-512 on this CPU: the fused loop is not used";
   std::mt19937 rng(5);
   std::uniform_int_distribution<int32_t> sum(-400000, 400000);
@@ -122,7 +124,7 @@ TEST(RequantizeRows8, RandomSumsScalesAndBiases) {
 // than a float estimate's error) and bias, and the six sums around the one
 // that would hit the tie. Channel 0 has scale step / 1024 and bias step / 2,
 // whose quotients are exact ties.
-TEST(RequantizeRows8, QuotientsNextToATie) {
+TEST(Int8Requantizer, QuotientsNextToATie) {
   if (!Applies()) GTEST_SKIP() << "no AVX-512 on this CPU: the fused loop is not used";
   std::mt19937 rng(11);
   std::uniform_real_distribution<double> log_scale(-17.0, -10.0), bias(-3.0, 3.0);
@@ -155,7 +157,7 @@ TEST(RequantizeRows8, QuotientsNextToATie) {
 
 // Rows of 1000 channels, every sum the one nearest a tie: every block is
 // redone exactly, more of them per row than the loop lists at a time.
-TEST(RequantizeRows8, RowsWithManyBlocksNearTies) {
+TEST(Int8Requantizer, RowsWithManyBlocksNearTies) {
   if (!Applies()) GTEST_SKIP() << "no AVX-512 on this CPU: the fused loop is not used";
   const TensorType t(DType::kQUInt8, {}, 77, 0.011f);
   const double step = static_cast<double>(t.stepsize);
@@ -180,7 +182,7 @@ TEST(RequantizeRows8, RowsWithManyBlocksNearTies) {
 
 // Sums at the int32 limits, scales that overflow float, infinite and NaN
 // biases: saturation both ways, and NaN to the (saturated) zero offset.
-TEST(RequantizeRows8, SaturationInfinitiesAndNaN) {
+TEST(Int8Requantizer, SaturationInfinitiesAndNaN) {
   if (!Applies()) GTEST_SKIP() << "no AVX-512 on this CPU: the fused loop is not used";
   constexpr double kInf = std::numeric_limits<double>::infinity();
   Case c;
@@ -198,13 +200,10 @@ TEST(RequantizeRows8, SaturationInfinitiesAndNaN) {
   }
 }
 
-// Types the fused loop does not take are left to the portable path, with
-// nothing written.
-TEST(RequantizeRows8, DeclinesOtherTypes) {
-  const int32_t sums[2] = {1, 2};
+// Types the fused loop does not take are left to the portable path.
+TEST(Int8Requantizer, DeclinesOtherTypes) {
   const double scale[2] = {1, 1}, bias[2] = {0, 0};
   const ActivationClamp nan_bound{std::nan(""), 1.0};
-  uint8_t out[4] = {9, 9, 9, 9};
   TensorType per_axis(DType::kQUInt8, {1, 2});
   ASSERT_TRUE(per_axis.SetPerAxis(1, {0.1f, 0.2f}, {0, 0}).ok());
   for (const TensorType& t :
@@ -212,12 +211,16 @@ TEST(RequantizeRows8, DeclinesOtherTypes) {
         TensorType(DType::kFloat32, {}), TensorType(DType::kQUInt8, {}, 0, 1e-40f),
         TensorType(DType::kQUInt8, {}, 1 << 20, 0.1f), per_axis}) {
     SCOPED_TRACE(t.ToString());
-    EXPECT_FALSE(RequantizeRows8(sums, 1, 2, scale, bias, nullptr, t, out));
+    EXPECT_FALSE(Int8Requantizer::Make(2, scale, bias, nullptr, t).has_value());
   }
-  EXPECT_FALSE(RequantizeRows8(sums, 1, 2, scale, bias, &nan_bound,
-                               TensorType(DType::kQUInt8, {}, 0, 0.1f), out));
-  EXPECT_EQ(out[0], 9);
-  EXPECT_EQ(out[1], 9);
+  EXPECT_FALSE(
+      Int8Requantizer::Make(2, scale, bias, &nan_bound, TensorType(DType::kQUInt8, {}, 0, 0.1f))
+          .has_value());
+  if (Applies()) {
+    EXPECT_TRUE(
+        Int8Requantizer::Make(2, scale, bias, nullptr, TensorType(DType::kQUInt8, {}, 0, 0.1f))
+            .has_value());
+  }
 }
 
 }  // namespace

@@ -437,6 +437,33 @@ template void ReadRealsInto<float>(const Tensor& t, float* out);
 
 std::vector<double> ReadReals(const Tensor& t) { return ReadRealsAs<double>(t); }
 
+const float* FloatsAt(const TensorType& ty, const uint8_t* p, int64_t first, int64_t n,
+                      float* scratch) {
+  if (ty.dtype == DType::kFloat32) return reinterpret_cast<const float*>(p) + first;
+  if (!IsQuantized(ty.dtype) || ty.per_axis) return nullptr;
+  // DequantizeRun's arguments as ReadAs gives them for a per-tensor run.
+  const double step = ty.stepsize, zero = ty.zero_offset;
+  switch (ty.dtype) {
+    case DType::kQUInt8:
+      DequantizeRun(p + first, n, step, zero, scratch);
+      return scratch;
+    case DType::kQInt8:
+      DequantizeRun(reinterpret_cast<const int8_t*>(p) + first, n, step, zero, scratch);
+      return scratch;
+    case DType::kQUInt16:
+      DequantizeRun(reinterpret_cast<const uint16_t*>(p) + first, n, step, zero, scratch);
+      return scratch;
+    case DType::kQInt16:
+      DequantizeRun(reinterpret_cast<const int16_t*>(p) + first, n, step, zero, scratch);
+      return scratch;
+    case DType::kQInt32:
+      DequantizeRun(reinterpret_cast<const int32_t*>(p) + first, n, step, zero, scratch);
+      return scratch;
+    default:
+      return nullptr;
+  }
+}
+
 Tensor MakeTensor(const TensorType& type, absl::Span<const double> reals) {
   const int64_t n = std::min<int64_t>(type.num_elements(), static_cast<int64_t>(reals.size()));
   if (type.dtype == DType::kFloat32) {

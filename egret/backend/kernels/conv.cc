@@ -3,6 +3,7 @@
 // (dnnl_support.h); the double loops below are the fallback for shapes oneDNN
 // rejects. A convolution of 8-bit quantized operands is computed exactly, in
 // integers (DnnlQuantizedConv).
+#include <atomic>
 #include <cmath>
 #include <cstring>
 #include <memory>
@@ -172,6 +173,21 @@ const int8_t* Int8FilterValues(const Tensor& w, std::vector<int8_t>& scratch) {
   return scratch.data();
 }
 
+// This thread's scratchpad for oneDNN primitives made with a user
+// scratchpad, of at least `bytes` (kept for the thread's next primitive:
+// allocating it per call, with its page faults, cost more than some small
+// convolutions).
+void* ThreadScratchpad(size_t bytes) {
+  thread_local std::vector<uint8_t> pad;
+  if (pad.size() < bytes) pad.resize(bytes);
+  return pad.data();
+}
+
+// The int32 sums an integer convolution computes at a time when its output
+// is quantized (DnnlQuantizedConv): 256 KB, which stays in the L2 cache
+// while the band is requantized.
+constexpr int64_t kBandSums = 1 << 16;
+
 // Conv2d and DepthWiseConv2d of an 8-bit input quantized per tensor and an
 // 8-bit filter (Int8FilterValues), computed exactly: oneDNN sums the products
 // (qx - zx)(qw - zw) in int32 (src zero point; padding contributes 0), and
@@ -205,46 +221,61 @@ std::optional<Tensor> DnnlQuantizedConv(const KernelContext& c, const ConvParams
     const memory::desc wdesc(wdims, memory::data_type::s8,
                              memory::dims{og, 1, cout, fw * fcin * cout, fcin * cout});
     const memory::desc wany(wdims, memory::data_type::s8, memory::format_tag::any);
-    const memory::desc xdesc({xd[0], xd[3], xd[1], xd[2]}, xtype, memory::format_tag::nhwc);
-    const memory::desc odesc({od[0], od[3], od[1], od[2]}, memory::data_type::s32,
-                             memory::format_tag::nhwc);
-    const ConvPrimitive made = CachedPrimitive<ConvPrimitive>(
-        c.primitives,
-        ConvKey(kInt8Conv, static_cast<int64_t>(xtype), c, groups, p, pad_bottom, pad_right), [&] {
-          dnnl::convolution_forward::desc d(dnnl::prop_kind::forward_inference,
-                                            dnnl::algorithm::convolution_direct, xdesc, wany, odesc,
-                                            {p.sh, p.sw}, {p.dh - 1, p.dw - 1},
-                                            {p.pad_top, p.pad_left}, {pad_bottom, pad_right});
-          dnnl::primitive_attr attr;
-          attr.set_zero_points(DNNL_ARG_SRC, 0, {DNNL_RUNTIME_S32_VAL});
-          dnnl::convolution_forward::primitive_desc pd(d, attr, CpuEngine());
-          return ConvPrimitive{pd, dnnl::convolution_forward(pd)};
-        });
-    const dnnl::convolution_forward::primitive_desc& pd = made.pd;
+    // The primitive for `images` images of in_rows input rows, giving
+    // out_rows output rows, with pad_top and pad_bottom rows of padding: the
+    // whole convolution, or a band of one image's output rows.
+    const auto primitive = [&](int64_t images, int64_t in_rows, int64_t out_rows, int64_t pad_top,
+                               int64_t pad_bot) {
+      std::vector<int64_t> key =
+          ConvKey(kInt8Conv, static_cast<int64_t>(xtype), c, groups, p, pad_bottom, pad_right);
+      key.insert(key.end(), {images, in_rows, out_rows, pad_top, pad_bot});
+      return CachedPrimitive<ConvPrimitive>(c.primitives, std::move(key), [&] {
+        const memory::desc xdesc({images, cin, in_rows, xd[2]}, xtype, memory::format_tag::nhwc);
+        const memory::desc odesc({images, cout, out_rows, od[2]}, memory::data_type::s32,
+                                 memory::format_tag::nhwc);
+        dnnl::convolution_forward::desc d(
+            dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct, xdesc, wany,
+            odesc, {p.sh, p.sw}, {p.dh - 1, p.dw - 1}, {pad_top, p.pad_left}, {pad_bot, pad_right});
+        dnnl::primitive_attr attr;
+        attr.set_zero_points(DNNL_ARG_SRC, 0, {DNNL_RUNTIME_S32_VAL});
+        // The caller's scratchpad: bands of one convolution run concurrently.
+        attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+        dnnl::convolution_forward::primitive_desc pd(d, attr, CpuEngine());
+        return ConvPrimitive{pd, dnnl::convolution_forward(pd)};
+      });
+    };
     const dnnl::engine& eng = CpuEngine();
     dnnl::stream s(eng);
     std::vector<int8_t> scratch;
-    const std::optional<dnnl::memory> wmem =
-        FilterIn(c, pd.weights_desc(), [&]() -> std::optional<dnnl::memory> {
-          const int8_t* values = Int8FilterValues(c.In(1), scratch);
-          if (values == nullptr) return std::nullopt;
-          // oneDNN takes non-const handles; it only reads sources and weights.
-          return dnnl::memory(wdesc, eng, const_cast<int8_t*>(values));
-        });
-    if (!wmem) return std::nullopt;
-    // oneDNN takes non-const handles; it only reads sources and weights.
-    dnnl::memory xmem(pd.src_desc(), eng, const_cast<uint8_t*>(c.In(0).bytes().data()));
     int32_t zx = xt.zero_offset;
     dnnl::memory zmem({{1}, memory::data_type::s32, memory::format_tag::a}, eng, &zx);
-    // Every sum is written by the primitive: no zero fill.
-    const int64_t n = c.outputs[0].num_elements();
-    const std::unique_ptr<int32_t[]> sums(new int32_t[n]);
-    dnnl::memory omem(pd.dst_desc(), eng, sums.get());
-    made.prim.execute(s, {{DNNL_ARG_SRC, xmem},
-                          {DNNL_ARG_WEIGHTS, *wmem},
-                          {DNNL_ARG_DST, omem},
-                          {DNNL_ARG_ATTR_ZERO_POINTS | DNNL_ARG_SRC, zmem}});
-    s.wait();
+    // The filter in `made`'s layout; nullopt when it cannot be given to
+    // oneDNN.
+    const auto filter = [&](const ConvPrimitive& made) {
+      return FilterIn(c, made.pd.weights_desc(), [&]() -> std::optional<dnnl::memory> {
+        const int8_t* values = Int8FilterValues(c.In(1), scratch);
+        if (values == nullptr) return std::nullopt;
+        // oneDNN takes non-const handles; it only reads sources and weights.
+        return dnnl::memory(wdesc, eng, const_cast<int8_t*>(values));
+      });
+    };
+    // Runs `made` with `weights` on the input from byte `x_offset`, writing
+    // `sums`, on stream `on`.
+    const auto run = [&](const ConvPrimitive& made, const dnnl::memory& weights, int64_t x_offset,
+                         int32_t* sums, dnnl::stream& on) {
+      // oneDNN takes non-const handles; it only reads sources and weights.
+      dnnl::memory xmem(made.pd.src_desc(), eng,
+                        const_cast<uint8_t*>(c.In(0).bytes().data() + x_offset));
+      dnnl::memory omem(made.pd.dst_desc(), eng, sums);
+      const dnnl::memory::desc pad_desc = made.pd.scratchpad_desc();
+      dnnl::memory pmem(pad_desc, eng, ThreadScratchpad(pad_desc.get_size()));
+      made.prim.execute(on, {{DNNL_ARG_SRC, xmem},
+                             {DNNL_ARG_WEIGHTS, weights},
+                             {DNNL_ARG_DST, omem},
+                             {DNNL_ARG_SCRATCHPAD, pmem},
+                             {DNNL_ARG_ATTR_ZERO_POINTS | DNNL_ARG_SRC, zmem}});
+      on.wait();
+    };
     const std::vector<double> bias = ReadReals(c.In(2));
     std::vector<double> scale(cout);
     for (int64_t k = 0; k < cout; ++k) {
@@ -265,39 +296,110 @@ std::optional<Tensor> DnnlQuantizedConv(const KernelContext& c, const ConvParams
     float* const fout = floats ? floats->data() : nullptr;
     uint8_t* const qout = quantized ? quantized->mutable_bytes().data() : nullptr;
     const int64_t esize = ElementSize(ot.dtype);
-    const int32_t* const sum = sums.get();
     const double* const sc = scale.data();
     const double* const b = bias.data();
-    const int64_t rows = n / cout;
     const int64_t rows_per_chunk = std::max<int64_t>(1, 4096 / cout);
-    ParallelFor(rows, std::max<int64_t>(rows_per_chunk, kElementwiseGrain / cout),
-                [&](int64_t first, int64_t last) {
-                  if (qout != nullptr &&
-                      RequantizeRows8(sum + first * cout, last - first, cout, sc, b,
-                                      clamp ? &*clamp : nullptr, ot, qout + first * cout)) {
-                    return;
-                  }
-                  std::vector<float> chunk(fout == nullptr ? rows_per_chunk * cout : 0);
-                  for (int64_t r0 = first; r0 < last; r0 += rows_per_chunk) {
-                    const int64_t r1 = std::min(last, r0 + rows_per_chunk);
-                    float* const o = fout != nullptr ? fout + r0 * cout : chunk.data();
-                    const int32_t* const s0 = sum + r0 * cout;
-                    const int64_t nr = r1 - r0;
-                    WithWidestVectors([=]() __attribute__((always_inline)) {
-                      for (int64_t r = 0; r < nr; ++r) {
-                        const int32_t* __restrict sr = s0 + r * cout;
-                        float* __restrict orow = o + r * cout;
-                        for (int64_t k = 0; k < cout; ++k) {
-                          orow[k] = static_cast<float>(sc[k] * sr[k] + b[k]);
-                        }
-                      }
-                    });
-                    if (clamp) ClampFloats(absl::MakeSpan(o, nr * cout), clamp->lo, clamp->hi);
-                    if (qout != nullptr) {
-                      QuantizeFloatsInto(o, nr * cout, ot, qout + r0 * cout * esize);
-                    }
-                  }
-                });
+    const std::optional<Int8Requantizer> fused =
+        qout != nullptr ? Int8Requantizer::Make(cout, sc, b, clamp ? &*clamp : nullptr, ot)
+                        : std::nullopt;
+    // Stores output rows [first_row, first_row + rows) (a row: one pixel's
+    // cout channels) from their sums.
+    const auto store_rows = [&](const int32_t* sum, int64_t first_row, int64_t first,
+                                int64_t last) {
+      const int64_t out_first = first_row + first;
+      if (fused) {
+        fused->Run(sum + first * cout, last - first, qout + out_first * cout);
+        return;
+      }
+      std::vector<float> chunk(fout == nullptr ? rows_per_chunk * cout : 0);
+      for (int64_t r0 = first; r0 < last; r0 += rows_per_chunk) {
+        const int64_t r1 = std::min(last, r0 + rows_per_chunk);
+        const int64_t out_r0 = first_row + r0;
+        float* const o = fout != nullptr ? fout + out_r0 * cout : chunk.data();
+        const int32_t* const s0 = sum + r0 * cout;
+        const int64_t nr = r1 - r0;
+        WithWidestVectors([=]() __attribute__((always_inline)) {
+          for (int64_t r = 0; r < nr; ++r) {
+            const int32_t* __restrict sr = s0 + r * cout;
+            float* __restrict orow = o + r * cout;
+            for (int64_t k = 0; k < cout; ++k) {
+              orow[k] = static_cast<float>(sc[k] * sr[k] + b[k]);
+            }
+          }
+        });
+        if (clamp) ClampFloats(absl::MakeSpan(o, nr * cout), clamp->lo, clamp->hi);
+        if (qout != nullptr) {
+          QuantizeFloatsInto(o, nr * cout, ot, qout + out_r0 * cout * esize);
+        }
+      }
+    };
+    const auto store = [&](const int32_t* sum, int64_t first_row, int64_t rows) {
+      ParallelFor(rows, std::max<int64_t>(rows_per_chunk, kElementwiseGrain / cout),
+                  [&](int64_t first, int64_t last) { store_rows(sum, first_row, first, last); });
+    };
+    // A quantized output of many sums is computed in bands of output rows,
+    // each band's sums stored while they are in cache: written to memory and
+    // read back, the int32 sums of MobileNet's largest layer (1.5 MB) cost
+    // more than its convolution.
+    const int64_t ih = xd[1], iw = xd[2], oh = od[1], ow = od[2];
+    const int64_t row_sums = ow * cout;
+    const int64_t band = std::max<int64_t>(1, kBandSums / row_sums);
+    if (!quantize_chunks || oh * row_sums <= 2 * kBandSums) {
+      const ConvPrimitive made = primitive(od[0], ih, oh, p.pad_top, pad_bottom);
+      const std::optional<dnnl::memory> weights = filter(made);
+      if (!weights) return std::nullopt;
+      // Every sum is written by the primitive: no zero fill.
+      const std::unique_ptr<int32_t[]> sums(new int32_t[c.outputs[0].num_elements()]);
+      run(made, *weights, 0, sums.get(), s);
+      store(sums.get(), 0, od[0] * oh * ow);
+    } else {
+      // The bands, with their primitives and filters (the caches are not
+      // for concurrent use): the first and last band of an image differ in
+      // padding from the others, so a few primitives serve them all.
+      struct Band {
+        int64_t x_offset, first_row, rows;
+        ConvPrimitive made;
+        dnnl::memory weights;
+      };
+      std::vector<Band> bands;
+      for (int64_t image = 0; image < od[0]; ++image) {
+        for (int64_t r0 = 0; r0 < oh; r0 += band) {
+          const int64_t r1 = std::min(oh, r0 + band);
+          // Input rows lo..hi (inclusive, padding included) feed output
+          // rows r0..r1-1; the band reads those inside the image and pads
+          // the rest.
+          const int64_t lo = r0 * p.sh - p.pad_top;
+          const int64_t hi = (r1 - 1) * p.sh - p.pad_top + (fh - 1) * p.dh;
+          const int64_t in_lo = std::max<int64_t>(lo, 0), in_hi = std::min(hi, ih - 1);
+          if (in_hi < in_lo) return std::nullopt;  // a band of padding only
+          ConvPrimitive made = primitive(1, in_hi - in_lo + 1, r1 - r0, in_lo - lo, hi - in_hi);
+          std::optional<dnnl::memory> weights = filter(made);
+          if (!weights) return std::nullopt;
+          bands.push_back({(image * ih + in_lo) * iw * cin, (image * oh + r0) * ow, (r1 - r0) * ow,
+                           std::move(made), *std::move(weights)});
+        }
+      }
+      // Each thread runs whole bands, convolution and store: oneDNN, called
+      // inside the team's parallel region, runs on the calling thread
+      // alone, and the band's sums never leave that core's cache.
+      // Nothing may be thrown out of the region: a oneDNN error is reported
+      // after it.
+      std::atomic<bool> failed = false;
+      ParallelFor(static_cast<int64_t>(bands.size()), 1, [&](int64_t first, int64_t last) {
+        try {
+          dnnl::stream on(eng);
+          const std::unique_ptr<int32_t[]> sums(new int32_t[band * row_sums]);
+          for (int64_t i = first; i < last; ++i) {
+            const Band& b = bands[static_cast<size_t>(i)];
+            run(b.made, b.weights, b.x_offset, sums.get(), on);
+            store_rows(sums.get(), b.first_row, 0, b.rows);
+          }
+        } catch (const std::exception&) {
+          failed = true;
+        }
+      });
+      if (failed) return std::nullopt;
+    }
     if (quantized) return *std::move(quantized);
     return floats->Finish();
   } catch (const dnnl::error&) {

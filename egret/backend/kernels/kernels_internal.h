@@ -70,6 +70,15 @@ struct KernelContext {
   ConstantCache* cache = nullptr;
   // The run's cache of oneDNN primitives (ExecuteOptions::cache), or null.
   PrimitiveCache* primitives = nullptr;
+  // Bit i: input i is a quantized value read through the Dequantize to
+  // Float32 the node reads (executor.cc, ReadsThroughDequantize). The kernel
+  // must compute as if it read that Dequantize's floats (FloatsIn reads
+  // them).
+  uint8_t through = 0;
+  // The node's Float32 output is stored in outputs[0], the type of the
+  // Quantize that alone reads it: the kernel stores what that Quantize
+  // would store from its float result (FloatsOut does).
+  bool stored_through = false;
 
   bool Has(int i) const { return i < static_cast<int>(inputs.size()); }
   // The graph constant input i is when the run caches derived values, else null.
@@ -147,6 +156,14 @@ Tensor MakeTensor(const TensorType& type, absl::Span<const double> reals);
 // stored as Tensor::SetReal stores the value (Float16 rounded to nearest
 // even, quantized rounded and saturated).
 Tensor FloatsToTensor(const TensorType& type, absl::Span<const float> values);
+
+// Elements [first, first + n) of a tensor of type `type` stored at `bytes`,
+// as FloatsIn reads them: a pointer into a Float32 tensor's bytes, or those
+// of a quantized tensor with one encoding dequantized into `scratch` (n
+// floats) and `scratch` returned. Null for any other dtype (nothing
+// written).
+const float* FloatsAt(const TensorType& type, const uint8_t* bytes, int64_t first, int64_t n,
+                      float* scratch);
 
 // The Float32 elements of a tensor: a view of its own bytes when it is
 // stored as Float32, else its real values converted once (ReadRealsAs).

@@ -99,20 +99,45 @@ __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl"), always_inline)) inl
   }
 }
 
+// The estimate's per-channel operands and bounds, in registers: the loop
+// stores bytes, which may alias any memory, so values read through the
+// Rows8 reference would be read again for every block.
+struct Estimator {
+  const float* a;
+  const float* bz;
+  const float* tie;
+  __m512 first, last, magnitude;
+};
+
+template <bool kFull>
+__attribute__((target("avx512f,avx512bw,avx512dq,avx512vl"), always_inline)) inline __m512
+LoadFloats(const float* p, __mmask16 m) {
+  return kFull ? _mm512_loadu_ps(p) : _mm512_maskz_loadu_ps(m, p);
+}
+
+// Stores again, exactly, the n listed blocks of a row.
+__attribute__((target("avx512f,avx512bw,avx512dq,avx512vl"), always_inline)) inline void RedoListed(
+    const Rows8& a, const int32_t* s, uint8_t* o, const int64_t* listed, int n, int64_t full,
+    __mmask16 tail) {
+  for (int i = 0; i < n; ++i) {
+    const int64_t k = listed[i];
+    const __mmask16 m = k < full ? static_cast<__mmask16>(0xFFFF) : tail;
+    StoreBlock(o, k, m, ExactBlock(a, s, k, m));
+  }
+}
+
 // The estimate for the block of 16 channels at k (mask m): stores its
 // results, and returns whether some lane is too near a tie to trust them.
+template <bool kFull>
 __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl"), always_inline)) inline bool
-EstimateBlock(const Rows8& a, const int32_t* s, uint8_t* o, int64_t k, __mmask16 m) {
-  const __m512 sum = _mm512_cvtepi32_ps(_mm512_maskz_loadu_epi32(m, s + k));
-  const __m512 y =
-      _mm512_fmadd_ps(sum, _mm512_maskz_loadu_ps(m, a.a + k), _mm512_maskz_loadu_ps(m, a.bz + k));
+EstimateBlock(const Estimator& e, const int32_t* s, uint8_t* o, int64_t k, __mmask16 m) {
+  const __m512i si = kFull ? _mm512_loadu_si512(s + k) : _mm512_maskz_loadu_epi32(m, s + k);
+  const __m512 y = _mm512_fmadd_ps(_mm512_cvtepi32_ps(si), LoadFloats<kFull>(e.a + k, m),
+                                   LoadFloats<kFull>(e.bz + k, m));
   const __m512 nearest = _mm512_roundscale_ps(y, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-  const __m512 off =
-      _mm512_and_ps(_mm512_sub_ps(y, nearest), _mm512_castsi512_ps(_mm512_set1_epi32(0x7fffffff)));
-  const __m512 clamped =
-      _mm512_min_ps(_mm512_max_ps(nearest, _mm512_set1_ps(a.first)), _mm512_set1_ps(a.last));
-  StoreBlock(o, k, m, _mm512_cvttps_epi32(clamped));
-  return _mm512_mask_cmp_ps_mask(m, off, _mm512_maskz_loadu_ps(m, a.tie + k), _CMP_NLE_UQ) != 0;
+  const __m512 off = _mm512_and_ps(_mm512_sub_ps(y, nearest), e.magnitude);
+  StoreBlock(o, k, m, _mm512_cvttps_epi32(_mm512_min_ps(_mm512_max_ps(nearest, e.first), e.last)));
+  return _mm512_mask_cmp_ps_mask(m, off, LoadFloats<kFull>(e.tie + k, m), _CMP_NLE_UQ) != 0;
 }
 
 // Sixteen channels at a time, the last block of a row masked: the estimate
@@ -126,66 +151,71 @@ EstimateBlock(const Rows8& a, const int32_t* s, uint8_t* o, int64_t k, __mmask16
 __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl"))) void RunRows8(const Rows8& a) {
   constexpr int kListed = 32;
   int64_t listed[kListed + 1];
+  const Estimator e{a.a,
+                    a.bz,
+                    a.tie,
+                    _mm512_set1_ps(a.first),
+                    _mm512_set1_ps(a.last),
+                    _mm512_castsi512_ps(_mm512_set1_epi32(0x7fffffff))};
   const int64_t rows = a.rows, channels = a.channels;
+  const int64_t full = channels / 16 * 16;
+  const __mmask16 tail = static_cast<__mmask16>((1u << (channels - full)) - 1);
+  const int32_t* const sums = a.sums;
+  uint8_t* const out = a.out;
   for (int64_t r = 0; r < rows; ++r) {
-    const int32_t* s = a.sums + r * channels;
-    uint8_t* o = a.out + r * channels;
+    const int32_t* s = sums + r * channels;
+    uint8_t* o = out + r * channels;
     int n = 0;
-    for (int64_t k = 0; k < channels; k += 16) {
+    for (int64_t k = 0; k < full; k += 16) {
       listed[n] = k;
-      n += EstimateBlock(a, s, o, k, BlockMask(k, channels)) ? 1 : 0;
-      if (n == kListed || (n > 0 && k + 16 >= channels)) {
-        for (int i = 0; i < n; ++i) {
-          const __mmask16 m = BlockMask(listed[i], channels);
-          StoreBlock(o, listed[i], m, ExactBlock(a, s, listed[i], m));
-        }
+      n += EstimateBlock<true>(e, s, o, k, 0xFFFF) ? 1 : 0;
+      if (n == kListed) {
+        RedoListed(a, s, o, listed, n, full, tail);
         n = 0;
       }
     }
+    if (full < channels) {
+      listed[n] = full;
+      n += EstimateBlock<false>(e, s, o, full, tail) ? 1 : 0;
+    }
+    RedoListed(a, s, o, listed, n, full, tail);
   }
-}
-
-// The definition for one float v (the portable QuantizeOne, saturated): the
-// quantized clamp bounds.
-float QuantizedBound(float v, const Rows8& a) {
-  const float r = std::nearbyint(v / a.step);  // the rounding mode is to nearest
-  const double q = std::isnan(v) ? a.zero : static_cast<double>(r) + a.zero;
-  return static_cast<float>(std::min<double>(std::max<double>(q, a.qmin), a.qmax));
 }
 
 #endif  // EGRET_REQUANTIZE_AVX512
 
 }  // namespace
 
-bool RequantizeRows8(const int32_t* sums, int64_t rows, int64_t channels, const double* scale,
-                     const double* bias, const ActivationClamp* clamp, const TensorType& type,
-                     uint8_t* out) {
+std::optional<Int8Requantizer> Int8Requantizer::Make(int64_t channels, const double* scale,
+                                                     const double* bias,
+                                                     const ActivationClamp* clamp,
+                                                     const TensorType& type) {
 #ifdef EGRET_REQUANTIZE_AVX512
-  if (!HasAvx512() || std::fegetround() != FE_TONEAREST) return false;
-  if ((type.dtype != DType::kQUInt8 && type.dtype != DType::kQInt8) || type.per_axis) return false;
+  if (!HasAvx512() || std::fegetround() != FE_TONEAREST) return std::nullopt;
+  if ((type.dtype != DType::kQUInt8 && type.dtype != DType::kQInt8) || type.per_axis) {
+    return std::nullopt;
+  }
   // A step below 2^-100 would let a subnormal float's absolute error count.
-  if (!std::isfinite(type.stepsize) || type.stepsize < 0x1p-100f) return false;
-  if (type.zero_offset < -(1 << 16) || type.zero_offset > (1 << 16)) return false;
-  if (clamp != nullptr && (std::isnan(clamp->lo) || std::isnan(clamp->hi))) return false;
-  Rows8 a;
-  a.sums = sums;
-  a.rows = rows;
-  a.channels = channels;
-  a.scale = scale;
-  a.bias = bias;
-  a.clamp = clamp != nullptr;
-  a.lo = clamp != nullptr ? static_cast<float>(clamp->lo) : 0.0f;
-  a.hi = clamp != nullptr ? static_cast<float>(clamp->hi) : 0.0f;
-  a.step = type.stepsize;
-  a.zero = type.zero_offset;
-  a.qmin = static_cast<int32_t>(StorageMin(type.dtype));
-  a.qmax = static_cast<int32_t>(StorageMax(type.dtype));
-  a.first = static_cast<float>(a.qmin);
-  a.last = static_cast<float>(a.qmax);
+  if (!std::isfinite(type.stepsize) || type.stepsize < 0x1p-100f) return std::nullopt;
+  if (type.zero_offset < -(1 << 16) || type.zero_offset > (1 << 16)) return std::nullopt;
+  if (clamp != nullptr && (std::isnan(clamp->lo) || std::isnan(clamp->hi))) return std::nullopt;
+  Int8Requantizer q;
+  q.channels_ = channels;
+  q.scale_ = scale;
+  q.bias_ = bias;
+  q.clamp_ = clamp != nullptr;
+  q.lo_ = clamp != nullptr ? static_cast<float>(clamp->lo) : 0.0f;
+  q.hi_ = clamp != nullptr ? static_cast<float>(clamp->hi) : 0.0f;
+  q.step_ = type.stepsize;
+  q.zero_ = type.zero_offset;
+  q.qmin_ = static_cast<int32_t>(StorageMin(type.dtype));
+  q.qmax_ = static_cast<int32_t>(StorageMax(type.dtype));
+  q.first_ = static_cast<float>(q.qmin_);
+  q.last_ = static_cast<float>(q.qmax_);
   if (clamp != nullptr) {
-    a.first = std::max(a.first, QuantizedBound(a.lo, a));
-    a.last = std::min(a.last, QuantizedBound(a.hi, a));
-    a.first = std::min(a.first, a.last);  // lo > hi: every value is hi
+    q.first_ = std::max(q.first_, q.QuantizedBound(q.lo_));
+    q.last_ = std::min(q.last_, q.QuantizedBound(q.hi_));
+    q.first_ = std::min(q.first_, q.last_);  // lo > hi: every value is hi
   }
   // The estimate's error, with X = (scale * sum + bias) / step the exact
   // quotient and bk = bias / step; u = 2^-24, float's unit roundoff.
@@ -205,35 +235,65 @@ bool RequantizeRows8(const int32_t* sums, int64_t rows, int64_t channels, const 
   // stays below 2^-20, so it saturates the same way. A channel whose scale
   // or bias is not finite, or whose estimate would leave float's normal
   // range, is always computed exactly (tie -1).
-  const double step = static_cast<double>(a.step);
-  const double reach = std::max(std::abs(a.qmin - 1.0 - a.zero), std::abs(a.qmax + 1.0 - a.zero));
-  std::vector<float> estimate(static_cast<size_t>(3 * channels));
-  float* const ea = estimate.data();
+  const double step = static_cast<double>(q.step_);
+  const double reach =
+      std::max(std::abs(q.qmin_ - 1.0 - q.zero_), std::abs(q.qmax_ + 1.0 - q.zero_));
+  q.estimate_.resize(static_cast<size_t>(3 * channels));
+  float* const ea = q.estimate_.data();
   float* const eb = ea + channels;
   float* const et = eb + channels;
   for (int64_t k = 0; k < channels; ++k) {
     const double ak = scale[k] / step;
     const double bk = bias[k] / step;
-    const double bz = bk + a.zero;
+    const double bz = bk + q.zero_;
     const bool representable = std::isfinite(ak) && std::isfinite(bk) &&
                                (ak == 0 || (std::abs(ak) >= 0x1p-100 && std::abs(ak) <= 0x1p60)) &&
                                std::abs(bz) <= 0x1p60;
     ea[k] = representable ? static_cast<float>(ak) : 0.0f;
     eb[k] = representable ? static_cast<float>(bz) : 0.0f;
-    const double error = std::ldexp(reach + std::abs(bk) + std::abs(a.zero) + 258, -21) + 0x1p-40;
+    const double error = (reach + std::abs(bk) + std::abs(q.zero_) + 258) * 0x1p-21 + 0x1p-40;
     et[k] = representable ? static_cast<float>(0.5 - error) : -1.0f;  // -1: every lane exact
   }
-  a.a = ea;
-  a.bz = eb;
-  a.tie = et;
+  return q;
+#else
+  (void)channels, (void)scale, (void)bias, (void)clamp, (void)type;
+  return std::nullopt;
+#endif
+}
+
+void Int8Requantizer::Run(const int32_t* sums, int64_t rows, uint8_t* out) const {
+#ifdef EGRET_REQUANTIZE_AVX512
+  Rows8 a;
+  a.sums = sums;
+  a.rows = rows;
+  a.channels = channels_;
+  a.scale = scale_;
+  a.bias = bias_;
+  a.clamp = clamp_;
+  a.lo = lo_;
+  a.hi = hi_;
+  a.step = step_;
+  a.zero = zero_;
+  a.qmin = qmin_;
+  a.qmax = qmax_;
+  a.first = first_;
+  a.last = last_;
+  a.a = estimate_.data();
+  a.bz = a.a + channels_;
+  a.tie = a.bz + channels_;
   a.out = out;
   RunRows8(a);
-  return true;
 #else
-  (void)sums, (void)rows, (void)channels, (void)scale, (void)bias, (void)clamp, (void)type,
-      (void)out;
-  return false;
+  (void)sums, (void)rows, (void)out;
 #endif
+}
+
+// The definition for one float v (the portable QuantizeOne, saturated): the
+// quantized clamp bounds.
+float Int8Requantizer::QuantizedBound(float v) const {
+  const float r = std::nearbyint(v / step_);  // the rounding mode is to nearest
+  const double q = std::isnan(v) ? zero_ : static_cast<double>(r) + zero_;
+  return static_cast<float>(std::min<double>(std::max<double>(q, qmin_), qmax_));
 }
 
 }  // namespace egret::backend_internal

@@ -11,7 +11,7 @@
 //       offset, saturated to the storage range; NaN stores the zero offset
 //                                         (QuantizeFloatsInto).
 // The portable path writes v to a float buffer and quantizes it in a second
-// pass. RequantizeRows8 gives the same bytes in one AVX-512 pass, at about
+// pass. Int8Requantizer gives the same bytes in one AVX-512 pass, at about
 // half the instructions: it estimates the quantized value from the sum with
 // one float fused multiply-add, and computes exactly (the definition, in
 // vectors) only the blocks where some estimate lies too near a rounding
@@ -23,6 +23,8 @@
 #define EGRET_BACKEND_KERNELS_REQUANTIZE_H_
 
 #include <cstdint>
+#include <optional>
+#include <vector>
 
 #include "egret/graph/tensor.h"
 
@@ -30,17 +32,40 @@ namespace egret::backend_internal {
 
 struct ActivationClamp;  // kernels_internal.h
 
-// Stores rows x channels outputs (row-major, channel fastest) of `type` into
-// `out` as described above, from `sums` of the same layout, `scale` and
-// `bias` of `channels` entries each; `clamp` null when nothing clamps.
-// Returns false, writing nothing, unless the fused loop applies: an AVX-512
-// CPU, the default rounding mode, `type` QUInt8 or QInt8 with one encoding
-// (a finite stepsize of at least 2^-100 and a zero offset within +-2^16),
-// and clamp bounds that are not NaN. The caller then takes the portable
-// path, which gives the same bytes.
-bool RequantizeRows8(const int32_t* sums, int64_t rows, int64_t channels, const double* scale,
-                     const double* bias, const ActivationClamp* clamp, const TensorType& type,
-                     uint8_t* out);
+// The fused loop for one convolution's outputs, prepared once (per-channel
+// estimate coefficients and error bounds) and run on any number of rows.
+class Int8Requantizer {
+ public:
+  // The requantizer for `channels` output channels of `type`, with `scale`
+  // and `bias` of `channels` entries each (read by Run: they must outlive
+  // the requantizer) and `clamp` null when nothing clamps. Nullopt unless
+  // the fused loop applies: an AVX-512 CPU, the default rounding mode,
+  // `type` QUInt8 or QInt8 with one encoding (a finite stepsize of at least
+  // 2^-100 and a zero offset within +-2^16), and clamp bounds that are not
+  // NaN. The caller then takes the portable path, which gives the same
+  // bytes.
+  static std::optional<Int8Requantizer> Make(int64_t channels, const double* scale,
+                                             const double* bias, const ActivationClamp* clamp,
+                                             const TensorType& type);
+
+  // Stores rows x channels outputs (row-major, channel fastest) into `out`
+  // as described above, from `sums` of the same layout. Safe to call from
+  // several threads at once on disjoint rows.
+  void Run(const int32_t* sums, int64_t rows, uint8_t* out) const;
+
+ private:
+  Int8Requantizer() = default;
+  float QuantizedBound(float v) const;
+
+  int64_t channels_ = 0;
+  const double* scale_ = nullptr;
+  const double* bias_ = nullptr;
+  bool clamp_ = false;
+  float lo_ = 0, hi_ = 0, step_ = 1;
+  int32_t zero_ = 0, qmin_ = 0, qmax_ = 0;
+  float first_ = 0, last_ = 0;   // the quantized bounds, clamp included
+  std::vector<float> estimate_;  // per channel: a, then bz, then tie
+};
 
 }  // namespace egret::backend_internal
 
