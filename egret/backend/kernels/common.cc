@@ -507,8 +507,9 @@ FloatsIn::FloatsIn(const Tensor& t) {
 FloatsOut::FloatsOut(const TensorType& type, Tensor* reuse) : type_(type), tensor_(TensorType{}) {
   size_ = static_cast<size_t>(std::max<int64_t>(type.num_elements(), 0));
   if (type.dtype != DType::kFloat32) {
-    scratch_.resize(size_);
-    data_ = scratch_.data();
+    // Not zero-filled either: the kernel writes every element.
+    scratch_.reset(new float[std::max<size_t>(size_, 1)]);
+    data_ = scratch_.get();
     return;
   }
   if (reuse != nullptr && reuse->type().byte_size() == type.byte_size()) {
@@ -522,7 +523,7 @@ FloatsOut::FloatsOut(const TensorType& type, Tensor* reuse) : type_(type), tenso
 
 Tensor FloatsOut::Finish() {
   if (type_.dtype == DType::kFloat32) return std::move(tensor_);
-  return FloatsToTensor(type_, scratch_);
+  return FloatsToTensor(type_, absl::MakeConstSpan(scratch_.get(), size_));
 }
 
 Tensor FloatsToTensor(const TensorType& type, absl::Span<const float> values) {

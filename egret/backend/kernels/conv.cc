@@ -185,8 +185,10 @@ void* ThreadScratchpad(size_t bytes) {
 
 // The int32 sums an integer convolution computes at a time when its output
 // is quantized (DnnlQuantizedConv): 256 KB, which stays in the L2 cache
-// while the band is requantized.
+// while the band is requantized; and the fewest sums per image it splits
+// into one band per thread.
 constexpr int64_t kBandSums = 1 << 16;
+constexpr int64_t kParallelBandSums = 1 << 12;
 
 // Conv2d and DepthWiseConv2d of an 8-bit input quantized per tensor and an
 // 8-bit filter (Int8FilterValues), computed exactly: oneDNN sums the products
@@ -334,17 +336,25 @@ std::optional<Tensor> DnnlQuantizedConv(const KernelContext& c, const ConvParams
       }
     };
     const auto store = [&](const int32_t* sum, int64_t first_row, int64_t rows) {
-      ParallelFor(rows, std::max<int64_t>(rows_per_chunk, kElementwiseGrain / cout),
+      // A quarter of the usual grain: at about 0.2 ns an element
+      // (Int8Requantizer), 8192 elements are worth waking a thread for.
+      ParallelFor(rows, std::max<int64_t>(rows_per_chunk, kElementwiseGrain / 4 / cout),
                   [&](int64_t first, int64_t last) { store_rows(sum, first_row, first, last); });
     };
     // A quantized output of many sums is computed in bands of output rows,
     // each band's sums stored while they are in cache: written to memory and
     // read back, the int32 sums of MobileNet's largest layer (1.5 MB) cost
-    // more than its convolution.
+    // more than its convolution. With several threads, any but a small
+    // output is split into at least one band per thread: each thread then
+    // runs its bands whole, instead of a parallel region for oneDNN and
+    // another for the stores, both short for MobileNet's small layers.
     const int64_t ih = xd[1], iw = xd[2], oh = od[1], ow = od[2];
     const int64_t row_sums = ow * cout;
-    const int64_t band = std::max<int64_t>(1, kBandSums / row_sums);
-    if (!quantize_chunks || oh * row_sums <= 2 * kBandSums) {
+    const int64_t threads = KernelThreads();
+    const bool split = threads > 1 && oh >= threads && oh * row_sums >= kParallelBandSums;
+    int64_t band = std::max<int64_t>(1, kBandSums / row_sums);
+    if (split) band = std::min(band, (oh + threads - 1) / threads);
+    if (!quantize_chunks || (!split && oh * row_sums <= 2 * kBandSums)) {
       const ConvPrimitive made = primitive(od[0], ih, oh, p.pad_top, pad_bottom);
       const std::optional<dnnl::memory> weights = filter(made);
       if (!weights) return std::nullopt;

@@ -202,8 +202,8 @@ class FloatsOut {
 
  private:
   TensorType type_;
-  Tensor tensor_;  // the Float32 output written in place
-  std::vector<float> scratch_;
+  Tensor tensor_;                     // the Float32 output written in place
+  std::unique_ptr<float[]> scratch_;  // any other output's floats
   float* data_ = nullptr;
   size_t size_ = 0;
 };
