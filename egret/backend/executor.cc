@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <chrono>
 #include <memory>
+#include <optional>
 #include <utility>
 
 #include "absl/container/flat_hash_map.h"
@@ -74,30 +75,80 @@ bool ReadsThroughDequantize(std::string_view op) {
          base == "ElementWiseMaximum" || base == "ElementWiseMinimum";
 }
 
-// For each node, a bit per input (inputs 0-2) that it reads through a
-// Dequantize: the input is a Dequantize of a quantized value to Float32 of
-// the same dims, and the node's op ReadsThroughDequantize. The node then
-// reads the quantized value instead, and the Dequantize is not run unless
-// something else reads it.
-std::vector<uint8_t> DequantizeReadThrough(const Graph& g) {
-  std::vector<uint8_t> through(g.num_nodes(), 0);
-  for (NodeId id = 0; id < g.num_nodes(); ++id) {
+// The quantized value a Dequantize to Float32 of the same dims reads, or
+// null when `ref` is not such a Dequantize's output.
+const TensorType* DequantizedValue(const Graph& g, const ValueRef& ref) {
+  const Node& dq = g.node(ref.node);
+  if (BaseOpName(dq.op) != "Dequantize" || dq.inputs.size() != 1 || dq.outputs.size() != 1 ||
+      dq.outputs[0].dtype != DType::kFloat32) {
+    return nullptr;
+  }
+  const ValueRef& src = dq.inputs[0];
+  const Node& q = g.node(src.node);
+  if (q.op == kShapeOp || src.output >= q.outputs.size()) return nullptr;
+  const TensorType& qt = q.outputs[src.output];
+  return IsQuantized(qt.dtype) && qt.dims == dq.outputs[0].dims ? &qt : nullptr;
+}
+
+// Which inputs nodes read through a Dequantize (ReadsThroughDequantize).
+//  - through[id], bit i (inputs 0-2): node id reads input i as a quantized
+//    value standing for its Dequantize's floats (KernelContext::through).
+//  - skip[id], bit i: that quantized value is the Dequantize's own input,
+//    read in its place; the Dequantize is not run unless something else
+//    reads it.
+//  - moved[id]: a Transpose or Reshape of a Dequantize's floats, every
+//    reader of which reads through, runs on the quantized value instead and
+//    stores this type (moving bytes commutes with dequantizing them, for one
+//    encoding): an ONNX QDQ graph's input Transpose to NHWC, so that the
+//    first convolution computes in integers too. Its readers read it
+//    through (through set, skip not).
+struct ReadThroughPlan {
+  std::vector<uint8_t> through, skip;
+  std::vector<std::optional<TensorType>> moved;
+};
+
+ReadThroughPlan PlanReadThrough(const Graph& g) {
+  const size_t n = g.num_nodes();
+  ReadThroughPlan plan{std::vector<uint8_t>(n, 0), std::vector<uint8_t>(n, 0),
+                       std::vector<std::optional<TensorType>>(n)};
+  // Whether every reader of a node's value reads it through (at input 0-2
+  // of a ReadsThroughDequantize op), and the value is not a graph output.
+  std::vector<uint8_t> readers_read_through(n, 1);
+  for (const GraphOutput& o : g.outputs()) readers_read_through[o.value.node] = 0;
+  for (NodeId id = 0; id < n; ++id) {
+    const Node& node = g.node(id);
+    for (size_t i = 0; i < node.inputs.size(); ++i) {
+      if (!ReadsThroughDequantize(node.op) || i >= 3) readers_read_through[node.inputs[i].node] = 0;
+    }
+  }
+  for (NodeId id = 0; id < n; ++id) {
+    const Node& node = g.node(id);
+    const std::string_view base = BaseOpName(node.op);
+    if ((base == "Transpose" || base == "Reshape") && !node.inputs.empty() &&
+        node.outputs.size() == 1 && node.outputs[0].dtype == DType::kFloat32 &&
+        readers_read_through[id] != 0) {
+      const TensorType* qt = DequantizedValue(g, node.inputs[0]);
+      if (qt != nullptr && !qt->per_axis) {
+        plan.through[id] |= 1;
+        plan.skip[id] |= 1;
+        plan.moved[id] = TensorType(qt->dtype, node.outputs[0].dims, qt->zero_offset, qt->stepsize);
+      }
+    }
+  }
+  for (NodeId id = 0; id < n; ++id) {
     const Node& node = g.node(id);
     if (!ReadsThroughDequantize(node.op)) continue;
     for (size_t i = 0; i < node.inputs.size() && i < 3; ++i) {
-      const Node& dq = g.node(node.inputs[i].node);
-      if (BaseOpName(dq.op) != "Dequantize" || dq.inputs.size() != 1 || dq.outputs.size() != 1 ||
-          dq.outputs[0].dtype != DType::kFloat32) {
-        continue;
+      const ValueRef& in = node.inputs[i];
+      if (plan.moved[in.node] && in.output == 0) {
+        plan.through[id] |= 1u << i;
+      } else if (DequantizedValue(g, in) != nullptr) {
+        plan.through[id] |= 1u << i;
+        plan.skip[id] |= 1u << i;
       }
-      const ValueRef& src = dq.inputs[0];
-      const Node& q = g.node(src.node);
-      if (q.op == kShapeOp || src.output >= q.outputs.size()) continue;
-      const TensorType& qt = q.outputs[src.output];
-      if (IsQuantized(qt.dtype) && qt.dims == dq.outputs[0].dims) through[id] |= 1u << i;
     }
   }
-  return through;
+  return plan;
 }
 
 std::string_view KernelName(std::string_view op) {
@@ -143,10 +194,11 @@ absl::StatusOr<std::vector<Tensor>> Execute(const Graph& g, absl::Span<const Ten
   const backend_internal::ThreadScope threads(options.threads);
 
   // The value each input is read from: its own, or a Dequantize's input.
-  const std::vector<uint8_t> through = DequantizeReadThrough(g);
+  const ReadThroughPlan plan = PlanReadThrough(g);
+  const std::vector<uint8_t>& through = plan.through;
   auto source = [&](NodeId id, size_t i) -> const ValueRef& {
     const ValueRef& in = g.node(id).inputs[i];
-    return (through[id] >> i & 1) != 0 ? g.node(in.node).inputs[0] : in;
+    return (plan.skip[id] >> i & 1) != 0 ? g.node(in.node).inputs[0] : in;
   };
 
   // Nodes the outputs depend on, and how many uses of each remain.
@@ -352,6 +404,7 @@ absl::StatusOr<std::vector<Tensor>> Execute(const Graph& g, absl::Span<const Ten
     std::vector<TensorType> out_types =
         multi ? *inferred : std::vector<TensorType>(node.outputs.begin(), node.outputs.end());
     if (store_for[id] != kNoNode) out_types[0] = g.node(store_for[id]).outputs[0];
+    if (plan.moved[id]) out_types[0] = *plan.moved[id];
 
     // Run.
     if (BaseOpName(node.op) == kOutOp) {

@@ -425,6 +425,63 @@ TEST(StoreThroughQuantize, ConvStoresTheQuantizeTypeItself) {
   }
 }
 
+// An ONNX QDQ graph's input: the quantized NCHW image dequantized, then
+// transposed to NHWC for the convolution. The Transpose runs on the
+// quantized bytes (the Dequantize not run) and the convolution reads it
+// through, in integers: the same bits as the convolution of the transposed
+// quantized image's Dequantize. Not when something else also reads the
+// Transpose's floats: the convolution then computes on floats (close to the
+// exact value, as the float path is).
+TEST(DequantizeReadThrough, TransposeOfADequantizeRunsOnTheQuantizedBytes) {
+  QConv k;
+  k.x = {1, 9, 10, 6};
+  k.f = {3, 3, 6, 16};
+  k.pads = {1, 1, 1, 1};
+  std::mt19937 rng(17);
+  const Operands o = MakeOperands(k, rng);
+  const std::vector<float> exact = Exact(k, o);
+  // The NCHW image whose NHWC transpose is o.x.
+  const TensorType nchw(o.x.dtype, {1, 6, 9, 10}, o.x.zero_offset, o.x.stepsize);
+  std::vector<double> xq_nchw(o.xq.size());
+  for (int64_t h = 0; h < 9; ++h)
+    for (int64_t w = 0; w < 10; ++w)
+      for (int64_t c = 0; c < 6; ++c) xq_nchw[(c * 9 + h) * 10 + w] = o.xq[(h * 10 + w) * 6 + c];
+  const TensorType f32(DType::kFloat32, {});
+  const TensorType q8(DType::kQUInt8, {}, 77, 0.011f);
+  for (bool also_relu : {false, true}) {
+    SCOPED_TRACE(also_relu ? "the transposed floats also read by a Relu" : "");
+    GraphBuilder b;
+    ValueRef image = b.Op("Dequantize", {b.Const(nchw, xq_nchw)}, {f32});
+    ValueRef nhwc = b.Op("Transpose", {image, b.Shape({0, 2, 3, 1})});
+    std::vector<ValueRef> in = {nhwc, b.Op("Dequantize", {b.Const(o.f, o.fq)}, {f32}),
+                                b.Op("Dequantize", {b.Const(o.bias, o.bias_q)}, {f32})};
+    for (ValueRef p : ConvParams(b, k)) in.push_back(p);
+    ValueRef conv = b.Op(k.op, in, {f32});
+    b.Output(b.Op("Quantize", {conv}, {q8}));
+    if (also_relu) b.Output(b.Op("Relu", {nhwc}));
+    ExecuteStats stats;
+    ExecuteOptions options;
+    options.threads = 1;
+    options.stats = &stats;
+    auto r = Execute(b.graph(), {}, options);
+    ASSERT_TRUE(r.ok()) << r.status();
+    const Tensor& got = (*r)[0];
+    Tensor want(got.type());
+    for (size_t i = 0; i < exact.size(); ++i) want.SetReal(static_cast<int64_t>(i), exact[i]);
+    if (!also_relu) {
+      EXPECT_TRUE(got == want);
+      EXPECT_EQ(stats.nodes_run, 2);  // the Transpose and the convolution
+    } else {
+      int far = 0;
+      for (int64_t i = 0; i < got.num_elements(); ++i) {
+        if (std::abs(got.GetValue(i) - want.GetValue(i)) > 1) ++far;
+      }
+      EXPECT_EQ(far, 0);
+      EXPECT_EQ(stats.nodes_run, 4);  // and the Dequantize and the Relu
+    }
+  }
+}
+
 // Runs with a cache take the filters laid out, and the primitives made, by
 // the first run: the same bits as runs without one, and no new entries
 // after the first run. Two float convolutions of identical input, filter
