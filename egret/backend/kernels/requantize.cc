@@ -83,12 +83,6 @@ ExactBlock(const Rows8& a, const int32_t* s, int64_t k, __mmask16 m) {
                           _mm512_set1_epi32(a.qmax));
 }
 
-__attribute__((target("avx512f,avx512bw,avx512dq,avx512vl"), always_inline)) inline __mmask16
-BlockMask(int64_t k, int64_t channels) {
-  const int64_t left = channels - k;
-  return left >= 16 ? static_cast<__mmask16>(0xFFFF) : static_cast<__mmask16>((1u << left) - 1);
-}
-
 __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl"), always_inline)) inline void StoreBlock(
     uint8_t* o, int64_t k, __mmask16 m, __m512i q) {
   if (m == 0xFFFF) {
