@@ -17,7 +17,12 @@
 // Dequantize would store), so an ONNX QDQ graph's convolutions are exact
 // too, and a Dequantize nothing else reads is not run; and a convolution
 // whose Float32 result only a Quantize reads stores it in the Quantize's type
-// itself (exactly what the Quantize would store). Every other op, and a
+// itself (exactly what the Quantize would store). The binary elementwise ops
+// (Add, Subtract, Multiply, Maximum, Minimum) read and store through
+// Dequantize and Quantize nodes the same way, computing in float on the
+// dequantized values a chunk at a time; and a Transpose or Reshape of a
+// Dequantize that only such readers read moves the quantized bytes instead
+// (an ONNX QDQ graph's input Transpose to NHWC). Every other op, and a
 // heavy op whose shape oneDNN does not take, is defined as computed in double; where computing in
 // float gives the same bits (one correctly rounded operation or a selection on Float32 and Float16
 // operands) the kernel does that, and ops that only move elements copy their stored bytes
@@ -61,8 +66,10 @@ struct ExecuteStats {
   // the inputs' bytes (tests/backend/executor_memory_test.cc). Values the
   // executor never makes do not count: a Dequantize a convolution reads
   // through, a convolution's Float32 result stored as its Quantize's type
-  // (see the file comment). Kernels' scratch memory (e.g. operands widened
-  // to double) comes on top, for the node being run.
+  // (see the file comment); nor do values an ExecuteCache holds (the
+  // outputs of nodes that read only constants), as constants do not.
+  // Kernels' scratch memory (e.g. operands widened to double) comes on top,
+  // for the node being run.
   int64_t peak_live_bytes = 0;
   // Per op that ran, its nodes and time, slowest first (`egret run
   // --profile`). The per-node clock reads cost about 50 ns a node.
