@@ -288,33 +288,29 @@ TEST(QuantizedConv, FusedClampBoundsTheExactValues) {
 // band's input rows overlap its neighbours' (3x3 windows, dilation), and
 // the last band is shorter. Two images, so that bands restart per image.
 TEST(QuantizedConv, LargeOutputsAreComputedInBandsOfRows) {
-  QConv k;
-  k.x = {2, 40, 40, 16};
-  k.f = {3, 3, 16, 96};
-  k.pads = {1, 1, 1, 1};
+  QConv plain;
+  plain.x = {2, 40, 40, 16};
+  plain.f = {3, 3, 16, 96};
+  plain.pads = {1, 1, 1, 1};
+  QConv strided;
+  strided.x = {1, 83, 81, 8};
+  strided.f = {3, 3, 8, 80};
+  strided.stride = {1, 2, 1, 1};
+  strided.dilation = {1, 2, 2, 1};
+  strided.pads = {3, 1, 2, 2};
+  QConv depthwise;
+  depthwise.op = "DepthWiseConv2d";
+  depthwise.x = {1, 48, 48, 64};
+  depthwise.f = {3, 3, 1, 64};
+  depthwise.pads = {1, 1, 1, 1};
   std::mt19937 rng(21);
-  Operands o = MakeOperands(k, rng);
-  std::vector<float> exact = Exact(k, o);
-  CheckQuantizedOutput(k, o, exact, 1);
-  CheckQuantizedOutput(k, o, exact, 2);
-  k.x = {1, 83, 81, 8};
-  k.f = {3, 3, 8, 80};
-  k.stride = {1, 2, 1, 1};
-  k.dilation = {1, 2, 2, 1};
-  k.pads = {3, 1, 2, 2};
-  o = MakeOperands(k, rng);
-  exact = Exact(k, o);
-  CheckQuantizedOutput(k, o, exact, 1);
-  CheckQuantizedOutput(k, o, exact, 2);
-  k.op = "DepthWiseConv2d";
-  k.x = {1, 48, 48, 64};
-  k.f = {3, 3, 1, 64};
-  k.stride = {1, 1, 1, 1};
-  k.dilation = {1, 1, 1, 1};
-  k.pads = {1, 1, 1, 1};
-  o = MakeOperands(k, rng);
-  exact = Exact(k, o);
-  CheckQuantizedOutput(k, o, exact, 2);
+  for (const QConv& k : {plain, strided, depthwise}) {
+    SCOPED_TRACE(k.op + " of " + std::to_string(k.x[1]) + "x" + std::to_string(k.x[2]));
+    const Operands o = MakeOperands(k, rng);
+    const std::vector<float> exact = Exact(k, o);
+    CheckQuantizedOutput(k, o, exact, 1);
+    CheckQuantizedOutput(k, o, exact, 2);
+  }
 }
 
 TEST(QuantizedConv, GroupsAndDepthwiseMultipliers) {
