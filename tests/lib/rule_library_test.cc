@@ -366,6 +366,20 @@ TEST(RuleLibraryTest, DecomposedSoftmaxOnlyOverTheLastAxis) {
   }
 }
 
+// exp(x) / sum(exp(x)) without the maximum subtracted is the same Softmax
+// over the last axis, and only there.
+TEST(RuleLibraryTest, SoftmaxWithoutTheMaximumSubtracted) {
+  for (int64_t axis : {2, 1}) {
+    GraphBuilder b;
+    ValueRef x = b.InputF32({1, 4, 8});
+    ValueRef e = b.Op("Exp", {x});
+    b.Output(b.Op("ElementWiseDivide", {e, b.Op("ReduceSum", {e, b.Shape({axis}), b.Ints({1})})}));
+    Graph out = OptimizeAndVerify(b.graph());
+    EXPECT_EQ(CountOp(out, "Softmax"), axis == 2 ? 1 : 0) << axis;
+    EXPECT_EQ(CountOp(out, "Exp"), axis == 2 ? 0 : 1) << axis;
+  }
+}
+
 TEST(RuleLibraryTest, BiasAfterFullyConnectedJoinsIt) {
   GraphBuilder b;
   ValueRef x = b.InputF32({1, 6, 16});
