@@ -244,6 +244,28 @@ TEST(RuleLibraryTest, GeluDividedBySqrt2OnARank3Tensor) {
   EXPECT_EQ(CountOp(out, "ElementWiseDivide"), 0);
 }
 
+// GELU with the half distributed over 1 + erf: x/2 * erf(x/sqrt 2) + x/2,
+// with the operands in either order and the half inside the product.
+TEST(RuleLibraryTest, GeluWithTheHalfDistributed) {
+  for (int spelling = 0; spelling < 3; ++spelling) {
+    GraphBuilder b;
+    ValueRef x = b.InputF32({1, 2, 2, 8});
+    auto half = [&] { return b.F32({1, 1, 1, 1}, {0.5}); };
+    ValueRef e = b.Op("Erf", {b.Op("ElementWiseDivide", {x, b.F32({1, 1, 1, 1}, {1.41421356})})});
+    ValueRef h = b.Op("ElementWiseMultiply", {x, half()});
+    ValueRef product =
+        spelling == 0 ? b.Op("ElementWiseMultiply", {h, e})
+        : spelling == 1
+            ? b.Op("ElementWiseMultiply", {e, b.Op("ElementWiseMultiply", {half(), x})})
+            : b.Op("ElementWiseMultiply", {x, b.Op("ElementWiseMultiply", {half(), e})});
+    b.Output(spelling == 1 ? b.Op("ElementWiseAdd", {h, product})
+                           : b.Op("ElementWiseAdd", {product, h}));
+    Graph out = OptimizeAndVerify(b.graph());
+    EXPECT_EQ(CountOp(out, "Gelu"), 1) << spelling;
+    EXPECT_EQ(CountOp(out, "Erf"), 0) << spelling;
+  }
+}
+
 // The other spelling, x * (clip(x + 3, 0, 6) / 6): the scale applies to the
 // clip before the product. With the broadcasting [1,1,1,1] constant,
 // associativity across broadcasting makes it one class with
