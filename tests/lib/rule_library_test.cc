@@ -329,8 +329,9 @@ TEST(RuleLibraryTest, HardSwishNeedsTheRightConstants) {
 }
 
 // The decomposed LayerNorm ONNX exporters write (PP-OCR's recognizer has it).
-// The variance's square as d^two, or as d * d when `two` is 0.
-ValueRef DecomposedLayerNorm(GraphBuilder& b, ValueRef x, double two) {
+// The variance's square as d^two, or as d * d when `two` is 0; the
+// deviation divided by the root, or multiplied by its reciprocal.
+ValueRef DecomposedLayerNorm(GraphBuilder& b, ValueRef x, double two, bool reciprocal = false) {
   ValueRef ax = b.Shape({2});
   ValueRef kd = b.Ints({1});
   ValueRef d = b.Op("ElementWiseSubtract", {x, b.Op("ReduceMean", {x, ax, kd})});
@@ -338,7 +339,9 @@ ValueRef DecomposedLayerNorm(GraphBuilder& b, ValueRef x, double two) {
       two == 0 ? b.Op("ElementWiseMultiply", {d, d}) : b.Op("ElementWisePower", {d, b.Scalar(two)});
   ValueRef var = b.Op("ReduceMean", {square, ax, kd});
   ValueRef den = b.Op("Sqrt", {b.Op("ElementWiseAdd", {var, b.Scalar(1e-5)})});
-  ValueRef n = b.Op("ElementWiseDivide", {d, den});
+  ValueRef n =
+      reciprocal ? b.Op("ElementWiseMultiply", {d, b.Op("ElementWiseDivide", {b.Scalar(1.0), den})})
+                 : b.Op("ElementWiseDivide", {d, den});
   ValueRef g = b.Op("ElementWiseMultiply", {n, b.F32({8}, Ramp(8, 0.5, 0.25))});
   return b.Op("ElementWiseAdd", {g, b.F32({8}, Ramp(8, -1, 0.25))});
 }
@@ -353,6 +356,18 @@ TEST(RuleLibraryTest, DecomposedLayerNorm) {
     EXPECT_EQ(CountOp(out, "ReduceMean"), 0) << two;
     EXPECT_EQ(CountOp(out, "Sqrt"), 0) << two;
   }
+}
+
+// The deviation times the reciprocal of the root: x * (1 / y) is x / y
+// (algebra.rules), so the same LayerNorm.
+TEST(RuleLibraryTest, LayerNormWithTheReciprocalOfTheRoot) {
+  GraphBuilder b;
+  ValueRef x = b.InputF32({1, 6, 8});
+  b.Output(DecomposedLayerNorm(b, x, 2.0, /*reciprocal=*/true));
+  Graph out = OptimizeAndVerify(b.graph());
+  EXPECT_EQ(CountOp(out, "LayerNorm"), 1);
+  EXPECT_EQ(CountOp(out, "Sqrt"), 0);
+  EXPECT_EQ(CountOp(out, "ElementWiseDivide"), 0);
 }
 
 // x^2 alone becomes x * x (a multiply is cheaper than a power); x^3 stays.
