@@ -338,25 +338,30 @@ std::vector<Out> ReadRealsAs(const Tensor& t) {
   return out;
 }
 
-// Calls f(T*) with `bytes` as the storage type T of quantized `dtype`;
-// false, and f not called, for another dtype.
-template <typename F>
-bool WithQuantizedStorage(DType dtype, uint8_t* bytes, F f) {
+// T, const when Byte is.
+template <typename Byte, typename T>
+using StorageAs = std::conditional_t<std::is_const_v<Byte>, const T, T>;
+
+// Calls f(T*) with `bytes` as the storage type T of quantized `dtype` (a
+// const T* for const bytes); false, and f not called, for another dtype.
+template <typename Byte, typename F>
+bool WithQuantizedStorage(DType dtype, Byte* bytes, F f) {
+  static_assert(std::is_same_v<std::remove_const_t<Byte>, uint8_t>);
   switch (dtype) {
     case DType::kQUInt8:
-      f(reinterpret_cast<uint8_t*>(bytes));
+      f(reinterpret_cast<StorageAs<Byte, uint8_t>*>(bytes));
       return true;
     case DType::kQInt8:
-      f(reinterpret_cast<int8_t*>(bytes));
+      f(reinterpret_cast<StorageAs<Byte, int8_t>*>(bytes));
       return true;
     case DType::kQUInt16:
-      f(reinterpret_cast<uint16_t*>(bytes));
+      f(reinterpret_cast<StorageAs<Byte, uint16_t>*>(bytes));
       return true;
     case DType::kQInt16:
-      f(reinterpret_cast<int16_t*>(bytes));
+      f(reinterpret_cast<StorageAs<Byte, int16_t>*>(bytes));
       return true;
     case DType::kQInt32:
-      f(reinterpret_cast<int32_t*>(bytes));
+      f(reinterpret_cast<StorageAs<Byte, int32_t>*>(bytes));
       return true;
     default:
       return false;
@@ -440,28 +445,12 @@ std::vector<double> ReadReals(const Tensor& t) { return ReadRealsAs<double>(t); 
 const float* FloatsAt(const TensorType& ty, const uint8_t* p, int64_t first, int64_t n,
                       float* scratch) {
   if (ty.dtype == DType::kFloat32) return reinterpret_cast<const float*>(p) + first;
-  if (!IsQuantized(ty.dtype) || ty.per_axis) return nullptr;
+  if (ty.per_axis) return nullptr;
   // DequantizeRun's arguments as ReadAs gives them for a per-tensor run.
   const double step = ty.stepsize, zero = ty.zero_offset;
-  switch (ty.dtype) {
-    case DType::kQUInt8:
-      DequantizeRun(p + first, n, step, zero, scratch);
-      return scratch;
-    case DType::kQInt8:
-      DequantizeRun(reinterpret_cast<const int8_t*>(p) + first, n, step, zero, scratch);
-      return scratch;
-    case DType::kQUInt16:
-      DequantizeRun(reinterpret_cast<const uint16_t*>(p) + first, n, step, zero, scratch);
-      return scratch;
-    case DType::kQInt16:
-      DequantizeRun(reinterpret_cast<const int16_t*>(p) + first, n, step, zero, scratch);
-      return scratch;
-    case DType::kQInt32:
-      DequantizeRun(reinterpret_cast<const int32_t*>(p) + first, n, step, zero, scratch);
-      return scratch;
-    default:
-      return nullptr;
-  }
+  const bool quantized = WithQuantizedStorage(
+      ty.dtype, p, [&](const auto* q) { DequantizeRun(q + first, n, step, zero, scratch); });
+  return quantized ? scratch : nullptr;
 }
 
 Tensor MakeTensor(const TensorType& type, absl::Span<const double> reals) {

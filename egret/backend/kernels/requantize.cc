@@ -26,26 +26,7 @@ namespace {
 
 #ifdef EGRET_REQUANTIZE_AVX512
 
-struct Rows8 {
-  const int32_t* sums;
-  int64_t rows, channels;
-  const double* scale;
-  const double* bias;
-  bool clamp;
-  float lo, hi;  // float(clamp bounds): the float clamp equals the double one
-  float step;
-  int32_t zero, qmin, qmax;
-  // The estimate (per channel): y = fma(float(sum), a[k], bz[k]) is the
-  // quotient plus the zero offset to within 0.5 - tie[k] wherever the result
-  // does not saturate; a block with |y - rint(y)| > tie[k] in some lane is
-  // computed exactly. first and last: the integer range results are clamped
-  // to (the storage range, and the quantized clamp bounds).
-  const float* a;
-  const float* bz;
-  const float* tie;
-  float first, last;
-  uint8_t* out;
-};
+using Operands = Int8Requantizer::Operands;
 
 // The definition for one block of up to 16 channels (mask m), as integers in
 // the storage range. The double affine map of 2 x 8 sums (multiply, then
@@ -59,7 +40,7 @@ struct Rows8 {
 // applied in integers; NaN (from a NaN or infinite operand of the affine
 // map) stores the zero offset, saturated.
 __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl"), always_inline)) inline __m512i
-ExactBlock(const Rows8& a, const int32_t* s, int64_t k, __mmask16 m) {
+ExactBlock(const Operands& a, const int32_t* s, int64_t k, __mmask16 m) {
   const __mmask8 m_lo = static_cast<__mmask8>(m), m_hi = static_cast<__mmask8>(m >> 8);
   const __m512i si = _mm512_maskz_loadu_epi32(m, s + k);
   const __m512d s_lo = _mm512_cvtepi32_pd(_mm512_castsi512_si256(si));
@@ -93,9 +74,11 @@ __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl"), always_inline)) inl
   }
 }
 
-// The estimate's per-channel operands and bounds, in registers: the loop
-// stores bytes, which may alias any memory, so values read through the
-// Rows8 reference would be read again for every block.
+// The estimate's per-channel operands (y = fma(float(sum), a[k], bz[k]) is
+// the quotient plus the zero offset to within 0.5 - tie[k] wherever the
+// result does not saturate) and the bounds results are clamped to, in
+// registers: the loop stores bytes, which may alias any memory, so values
+// read through a reference would be read again for every block.
 struct Estimator {
   const float* a;
   const float* bz;
@@ -111,7 +94,7 @@ LoadFloats(const float* p, __mmask16 m) {
 
 // Stores again, exactly, the n listed blocks of a row.
 __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl"), always_inline)) inline void RedoListed(
-    const Rows8& a, const int32_t* s, uint8_t* o, const int64_t* listed, int n, int64_t full,
+    const Operands& a, const int32_t* s, uint8_t* o, const int64_t* listed, int n, int64_t full,
     __mmask16 tail) {
   for (int i = 0; i < n; ++i) {
     const int64_t k = listed[i];
@@ -142,20 +125,19 @@ EstimateBlock(const Estimator& e, const int32_t* s, uint8_t* o, int64_t k, __mma
 // definition's because the definition is a monotone function of the value
 // v it clamps and quantizes: clamping v to [lo, hi] and then quantizing is
 // quantizing v and clamping to the quantized bounds.
-__attribute__((target("avx512f,avx512bw,avx512dq,avx512vl"))) void RunRows8(const Rows8& a) {
+__attribute__((target("avx512f,avx512bw,avx512dq,avx512vl"))) void RunRows8(
+    const Operands& a, const float* estimate, const int32_t* sums, int64_t rows, uint8_t* out) {
   constexpr int kListed = 32;
   int64_t listed[kListed + 1];
-  const Estimator e{a.a,
-                    a.bz,
-                    a.tie,
+  const int64_t channels = a.channels;
+  const Estimator e{estimate,
+                    estimate + channels,
+                    estimate + 2 * channels,
                     _mm512_set1_ps(a.first),
                     _mm512_set1_ps(a.last),
                     _mm512_castsi512_ps(_mm512_set1_epi32(0x7fffffff))};
-  const int64_t rows = a.rows, channels = a.channels;
   const int64_t full = channels / 16 * 16;
   const __mmask16 tail = static_cast<__mmask16>((1u << (channels - full)) - 1);
-  const int32_t* const sums = a.sums;
-  uint8_t* const out = a.out;
   for (int64_t r = 0; r < rows; ++r) {
     const int32_t* s = sums + r * channels;
     uint8_t* o = out + r * channels;
@@ -176,6 +158,14 @@ __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl"))) void RunRows8(cons
   }
 }
 
+// The definition for one float v (the portable QuantizeOne, saturated): the
+// quantized clamp bounds.
+float QuantizedBound(float v, const Operands& a) {
+  const float r = std::nearbyint(v / a.step);  // the rounding mode is to nearest
+  const double q = std::isnan(v) ? a.zero : static_cast<double>(r) + a.zero;
+  return static_cast<float>(std::min<double>(std::max<double>(q, a.qmin), a.qmax));
+}
+
 #endif  // EGRET_REQUANTIZE_AVX512
 
 }  // namespace
@@ -194,22 +184,23 @@ std::optional<Int8Requantizer> Int8Requantizer::Make(int64_t channels, const dou
   if (type.zero_offset < -(1 << 16) || type.zero_offset > (1 << 16)) return std::nullopt;
   if (clamp != nullptr && (std::isnan(clamp->lo) || std::isnan(clamp->hi))) return std::nullopt;
   Int8Requantizer q;
-  q.channels_ = channels;
-  q.scale_ = scale;
-  q.bias_ = bias;
-  q.clamp_ = clamp != nullptr;
-  q.lo_ = clamp != nullptr ? static_cast<float>(clamp->lo) : 0.0f;
-  q.hi_ = clamp != nullptr ? static_cast<float>(clamp->hi) : 0.0f;
-  q.step_ = type.stepsize;
-  q.zero_ = type.zero_offset;
-  q.qmin_ = static_cast<int32_t>(StorageMin(type.dtype));
-  q.qmax_ = static_cast<int32_t>(StorageMax(type.dtype));
-  q.first_ = static_cast<float>(q.qmin_);
-  q.last_ = static_cast<float>(q.qmax_);
+  Operands& a = q.operands_;
+  a.channels = channels;
+  a.scale = scale;
+  a.bias = bias;
+  a.clamp = clamp != nullptr;
+  a.lo = clamp != nullptr ? static_cast<float>(clamp->lo) : 0.0f;
+  a.hi = clamp != nullptr ? static_cast<float>(clamp->hi) : 0.0f;
+  a.step = type.stepsize;
+  a.zero = type.zero_offset;
+  a.qmin = static_cast<int32_t>(StorageMin(type.dtype));
+  a.qmax = static_cast<int32_t>(StorageMax(type.dtype));
+  a.first = static_cast<float>(a.qmin);
+  a.last = static_cast<float>(a.qmax);
   if (clamp != nullptr) {
-    q.first_ = std::max(q.first_, q.QuantizedBound(q.lo_));
-    q.last_ = std::min(q.last_, q.QuantizedBound(q.hi_));
-    q.first_ = std::min(q.first_, q.last_);  // lo > hi: every value is hi
+    a.first = std::max(a.first, QuantizedBound(a.lo, a));
+    a.last = std::min(a.last, QuantizedBound(a.hi, a));
+    a.first = std::min(a.first, a.last);  // lo > hi: every value is hi
   }
   // The estimate's error, with X = (scale * sum + bias) / step the exact
   // quotient and bk = bias / step; u = 2^-24, float's unit roundoff.
@@ -229,9 +220,8 @@ std::optional<Int8Requantizer> Int8Requantizer::Make(int64_t channels, const dou
   // stays below 2^-20, so it saturates the same way. A channel whose scale
   // or bias is not finite, or whose estimate would leave float's normal
   // range, is always computed exactly (tie -1).
-  const double step = static_cast<double>(q.step_);
-  const double reach =
-      std::max(std::abs(q.qmin_ - 1.0 - q.zero_), std::abs(q.qmax_ + 1.0 - q.zero_));
+  const double step = static_cast<double>(a.step);
+  const double reach = std::max(std::abs(a.qmin - 1.0 - a.zero), std::abs(a.qmax + 1.0 - a.zero));
   q.estimate_.resize(static_cast<size_t>(3 * channels));
   float* const ea = q.estimate_.data();
   float* const eb = ea + channels;
@@ -239,13 +229,13 @@ std::optional<Int8Requantizer> Int8Requantizer::Make(int64_t channels, const dou
   for (int64_t k = 0; k < channels; ++k) {
     const double ak = scale[k] / step;
     const double bk = bias[k] / step;
-    const double bz = bk + q.zero_;
+    const double bz = bk + a.zero;
     const bool representable = std::isfinite(ak) && std::isfinite(bk) &&
                                (ak == 0 || (std::abs(ak) >= 0x1p-100 && std::abs(ak) <= 0x1p60)) &&
                                std::abs(bz) <= 0x1p60;
     ea[k] = representable ? static_cast<float>(ak) : 0.0f;
     eb[k] = representable ? static_cast<float>(bz) : 0.0f;
-    const double error = (reach + std::abs(bk) + std::abs(q.zero_) + 258) * 0x1p-21 + 0x1p-40;
+    const double error = (reach + std::abs(bk) + std::abs(a.zero) + 258) * 0x1p-21 + 0x1p-40;
     et[k] = representable ? static_cast<float>(0.5 - error) : -1.0f;  // -1: every lane exact
   }
   return q;
@@ -257,37 +247,10 @@ std::optional<Int8Requantizer> Int8Requantizer::Make(int64_t channels, const dou
 
 void Int8Requantizer::Run(const int32_t* sums, int64_t rows, uint8_t* out) const {
 #ifdef EGRET_REQUANTIZE_AVX512
-  Rows8 a;
-  a.sums = sums;
-  a.rows = rows;
-  a.channels = channels_;
-  a.scale = scale_;
-  a.bias = bias_;
-  a.clamp = clamp_;
-  a.lo = lo_;
-  a.hi = hi_;
-  a.step = step_;
-  a.zero = zero_;
-  a.qmin = qmin_;
-  a.qmax = qmax_;
-  a.first = first_;
-  a.last = last_;
-  a.a = estimate_.data();
-  a.bz = a.a + channels_;
-  a.tie = a.bz + channels_;
-  a.out = out;
-  RunRows8(a);
+  RunRows8(operands_, estimate_.data(), sums, rows, out);
 #else
   (void)sums, (void)rows, (void)out;
 #endif
-}
-
-// The definition for one float v (the portable QuantizeOne, saturated): the
-// quantized clamp bounds.
-float Int8Requantizer::QuantizedBound(float v) const {
-  const float r = std::nearbyint(v / step_);  // the rounding mode is to nearest
-  const double q = std::isnan(v) ? zero_ : static_cast<double>(r) + zero_;
-  return static_cast<float>(std::min<double>(std::max<double>(q, qmin_), qmax_));
 }
 
 }  // namespace egret::backend_internal

@@ -53,18 +53,24 @@ class Int8Requantizer {
   // several threads at once on disjoint rows.
   void Run(const int32_t* sums, int64_t rows, uint8_t* out) const;
 
+  // The loop's operands, fixed per convolution (requantize.cc reads them).
+  struct Operands {
+    int64_t channels = 0;
+    const double* scale = nullptr;
+    const double* bias = nullptr;
+    bool clamp = false;
+    float lo = 0, hi = 0;  // float(clamp bounds): the float clamp equals the double one
+    float step = 1;
+    int32_t zero = 0, qmin = 0, qmax = 0;
+    float first = 0, last = 0;  // the quantized bounds, clamp included
+  };
+
  private:
   Int8Requantizer() = default;
-  float QuantizedBound(float v) const;
 
-  int64_t channels_ = 0;
-  const double* scale_ = nullptr;
-  const double* bias_ = nullptr;
-  bool clamp_ = false;
-  float lo_ = 0, hi_ = 0, step_ = 1;
-  int32_t zero_ = 0, qmin_ = 0, qmax_ = 0;
-  float first_ = 0, last_ = 0;   // the quantized bounds, clamp included
-  std::vector<float> estimate_;  // per channel: a, then bz, then tie
+  Operands operands_;
+  // Per channel: the estimate's a, then bz, then tie (requantize.cc).
+  std::vector<float> estimate_;
 };
 
 }  // namespace egret::backend_internal
