@@ -303,8 +303,12 @@ TEST(QuantizedConv, LargeOutputsAreComputedInBandsOfRows) {
   depthwise.x = {1, 48, 48, 64};
   depthwise.f = {3, 3, 1, 64};
   depthwise.pads = {1, 1, 1, 1};
+  // Padding deeper than a band: the first bands read no input row.
+  QConv padded = plain;
+  padded.x = {1, 40, 40, 16};
+  padded.pads = {40, 1, 1, 1};
   std::mt19937 rng(21);
-  for (const QConv& k : {plain, strided, depthwise}) {
+  for (const QConv& k : {plain, strided, depthwise, padded}) {
     SCOPED_TRACE(k.op + " of " + std::to_string(k.x[1]) + "x" + std::to_string(k.x[2]));
     const Operands o = MakeOperands(k, rng);
     const std::vector<float> exact = Exact(k, o);

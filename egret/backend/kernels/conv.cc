@@ -368,6 +368,7 @@ std::optional<Tensor> DnnlQuantizedConv(const KernelContext& c, const ConvParams
       // padding from the others, so a few primitives serve them all.
       struct Band {
         int64_t x_offset, first_row, rows;
+        bool padding_only;  // every tap in the padding: every sum is 0
         ConvPrimitive made;
         dnnl::memory weights;
       };
@@ -381,12 +382,16 @@ std::optional<Tensor> DnnlQuantizedConv(const KernelContext& c, const ConvParams
           const int64_t lo = r0 * p.sh - p.pad_top;
           const int64_t hi = (r1 - 1) * p.sh - p.pad_top + (fh - 1) * p.dh;
           const int64_t in_lo = std::max<int64_t>(lo, 0), in_hi = std::min(hi, ih - 1);
-          if (in_hi < in_lo) return std::nullopt;  // a band of padding only
+          const int64_t first_row = (image * oh + r0) * ow, rows = (r1 - r0) * ow;
+          if (in_hi < in_lo) {
+            bands.push_back({0, first_row, rows, true, {}, {}});
+            continue;
+          }
           ConvPrimitive made = primitive(1, in_hi - in_lo + 1, r1 - r0, in_lo - lo, hi - in_hi);
           std::optional<dnnl::memory> weights = filter(made);
           if (!weights) return std::nullopt;
-          bands.push_back({(image * ih + in_lo) * iw * cin, (image * oh + r0) * ow, (r1 - r0) * ow,
-                           std::move(made), *std::move(weights)});
+          bands.push_back({(image * ih + in_lo) * iw * cin, first_row, rows, false, std::move(made),
+                           *std::move(weights)});
         }
       }
       // Each thread runs whole bands, convolution and store: oneDNN, called
@@ -400,9 +405,13 @@ std::optional<Tensor> DnnlQuantizedConv(const KernelContext& c, const ConvParams
           dnnl::stream on(eng);
           const std::unique_ptr<int32_t[]> sums(new int32_t[band * row_sums]);
           for (int64_t i = first; i < last; ++i) {
-            const Band& b = bands[static_cast<size_t>(i)];
-            run(b.made, b.weights, b.x_offset, sums.get(), on);
-            store_rows(sums.get(), b.first_row, 0, b.rows);
+            const Band& part = bands[static_cast<size_t>(i)];
+            if (part.padding_only) {
+              std::fill_n(sums.get(), part.rows * cout, 0);
+            } else {
+              run(part.made, part.weights, part.x_offset, sums.get(), on);
+            }
+            store_rows(sums.get(), part.first_row, 0, part.rows);
           }
         } catch (const std::exception&) {
           failed = true;
