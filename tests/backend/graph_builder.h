@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <memory>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -66,6 +67,16 @@ class GraphBuilder {
  private:
   Graph g_;
 };
+
+// Random storage values of an 8-bit quantized `type`, over its whole storage
+// range (for GraphBuilder::Const).
+inline std::vector<double> RandomStorage(const TensorType& type, std::mt19937& rng) {
+  const bool is_signed = type.dtype == DType::kQInt8;
+  std::uniform_int_distribution<int> q(is_signed ? -128 : 0, is_signed ? 127 : 255);
+  std::vector<double> v(static_cast<size_t>(type.num_elements()));
+  for (double& e : v) e = q(rng);
+  return v;
+}
 
 }  // namespace egret::testing
 

@@ -34,6 +34,7 @@ namespace egret {
 namespace {
 
 using testing::GraphBuilder;
+using testing::RandomStorage;
 
 struct QConv {
   std::string op = "Conv2d";
@@ -45,15 +46,6 @@ struct QConv {
   int32_t fzero = 0;        // per-tensor filter zero offset
   bool per_channel = true;  // else one filter stepsize
 };
-
-// Random storage values of `type` (its whole storage range).
-std::vector<double> RandomStorage(const TensorType& type, std::mt19937& rng) {
-  const bool is_signed = type.dtype == DType::kQInt8;
-  std::uniform_int_distribution<int> q(is_signed ? -128 : 0, is_signed ? 127 : 255);
-  std::vector<double> v(static_cast<size_t>(type.num_elements()));
-  for (double& e : v) e = q(rng);
-  return v;
-}
 
 struct Operands {
   TensorType x, f, bias;

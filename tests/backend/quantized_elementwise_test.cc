@@ -28,6 +28,7 @@ namespace egret {
 namespace {
 
 using testing::GraphBuilder;
+using testing::RandomStorage;
 
 struct BinaryOp {
   std::string name;
@@ -40,14 +41,6 @@ std::vector<BinaryOp> Ops() {
           {"ElementWiseMultiply", [](float x, float y) { return x * y; }},
           {"ElementWiseMaximum", [](float x, float y) { return x > y ? x : y; }},
           {"ElementWiseMinimum", [](float x, float y) { return x < y ? x : y; }}};
-}
-
-std::vector<double> RandomStorage(const TensorType& t, std::mt19937& rng) {
-  const bool is_signed = t.dtype == DType::kQInt8;
-  std::uniform_int_distribution<int> q(is_signed ? -128 : 0, is_signed ? 127 : 255);
-  std::vector<double> v(static_cast<size_t>(t.num_elements()));
-  for (double& e : v) e = q(rng);
-  return v;
 }
 
 // What a Dequantize to Float32 stores for element i.
