@@ -509,7 +509,9 @@ absl::Status Importer::DoReduce() {
   const int rank = x.type.rank();
   const bool keep = AttrInt("keepdims", 1) != 0;
   std::optional<std::vector<int64_t>> axes = AttrInts("axes");
-  if (t == "ReduceSum" && opset_ >= 13) {
+  // ReduceSum takes its axes as an input from opset 13, the other reductions
+  // from opset 18.
+  if ((t == "ReduceSum" && opset_ >= 13) || opset_ >= 18) {
     axes.reset();
     if (Has(1)) {
       EGRET_ASSIGN_OR_RETURN(auto a, ConstInts(1, "axes"));

@@ -735,6 +735,48 @@ std::vector<double> NaiveEinsum(const std::string& eq, const std::vector<std::ve
   return result;
 }
 
+// From opset 18 every reduction takes its axes as an input (ReduceSum from 13);
+// before, as an attribute. Both forms reduce only the axes given.
+TEST(OnnxReader, ReductionsReadTheirAxesFromTheAttributeOrTheInputByOpset) {
+  const Dims dims = {2, 3, 4};
+  const std::vector<float> x = Iota(24, 0.3f);
+  // The reference: over axis 1 (and -1 + 3 = 2 is not reduced), keep_dims 0.
+  auto reduce = [&](const std::string& op) {
+    std::vector<double> want;
+    for (int i = 0; i < 2; ++i)
+      for (int k = 0; k < 4; ++k) {
+        double acc = op == "ReduceMax" ? -1e30 : 0;
+        for (int j = 0; j < 3; ++j) {
+          const double v = x[(i * 3 + j) * 4 + k];
+          acc = op == "ReduceMax" ? std::max(acc, v) : acc + v;
+        }
+        want.push_back(op == "ReduceMean" ? acc / 3 : acc);
+      }
+    return want;
+  };
+  for (const std::string op : {"ReduceMean", "ReduceMax", "ReduceSum"}) {
+    for (int opset : {13, 18}) {
+      const bool input = opset >= 18 || op == "ReduceSum";
+      OnnxBuilder b(opset);
+      b.Input("x", {2, 3, 4});
+      std::vector<std::string> ins = {"x"};
+      if (input) {
+        b.InitializerInt64("axes", {1}, {-2});
+        ins.push_back("axes");
+      }
+      auto* n = b.Node(op, ins, {"y"});
+      if (!input) OnnxBuilder::AttrInts(n, "axes", {-2});
+      OnnxBuilder::AttrInt(n, "keepdims", 0);
+      b.Output("y");
+      absl::StatusOr<Graph> g = ParseOnnx(b.Bytes(), "m.onnx");
+      ASSERT_TRUE(g.ok()) << op << " opset " << opset << ": " << g.status();
+      EXPECT_EQ(g->TypeOf(g->outputs()[0].value), TensorType(DType::kFloat32, {2, 4}))
+          << op << " opset " << opset;
+      ExpectNear(RunGraph(*g, {FloatTensor(dims, x)}), reduce(op));
+    }
+  }
+}
+
 TEST(OnnxReader, EinsumLowersToTransposeReshapeMatMulReduceSum) {
   struct Case {
     std::string eq;
