@@ -5,7 +5,9 @@
 #include <filesystem>
 #include <limits>
 #include <new>
+#include <string_view>
 
+#include "absl/container/flat_hash_map.h"
 #include "egret/onnx/external_data_internal.h"
 #include "egret/onnx/import_regroup_internal.h"
 #include "egret/onnx/importer_internal.h"
@@ -232,16 +234,34 @@ absl::StatusOr<std::vector<int>> Importer::SortNodes(
   return order;
 }
 
+namespace {
+
+// Inputs that opsets newer than the linked ONNX library's schemas added (the
+// library answers for such an opset with the op's newest schema it knows):
+// from opset 18, every reduction and Pad take their axes as an optional input.
+int NewerMaxInputs(const std::string& op, int opset, int schema_max) {
+  if (opset < 18) return schema_max;
+  static const absl::flat_hash_map<std::string_view, int> kOpset18 = {
+      {"ReduceMean", 2},      {"ReduceMax", 2}, {"ReduceMin", 2},    {"ReduceProd", 2},
+      {"ReduceL1", 2},        {"ReduceL2", 2},  {"ReduceLogSum", 2}, {"ReduceLogSumExp", 2},
+      {"ReduceSumSquare", 2}, {"Pad", 4}};
+  auto it = kOpset18.find(op);
+  return it == kOpset18.end() ? schema_max : std::max(schema_max, it->second);
+}
+
+}  // namespace
+
 absl::Status Importer::CheckArity(const onnx::NodeProto& node) const {
   const bool default_domain = node.domain().empty() || node.domain() == "ai.onnx";
   if (!default_domain) return absl::OkStatus();
   const onnx::OpSchema* schema =
       onnx::OpSchemaRegistry::Schema(node.op_type(), std::max(opset_, 1), "");
   if (schema == nullptr) return absl::OkStatus();
-  if (node.input_size() < schema->min_input() || node.input_size() > schema->max_input()) {
+  const int max_input = NewerMaxInputs(node.op_type(), opset_, schema->max_input());
+  if (node.input_size() < schema->min_input() || node.input_size() > max_input) {
     return absl::InvalidArgumentError(absl::StrFormat("has %d inputs; opset %d's %s takes %d to %d",
                                                       node.input_size(), opset_, node.op_type(),
-                                                      schema->min_input(), schema->max_input()));
+                                                      schema->min_input(), max_input));
   }
   if (node.output_size() < schema->min_output() || node.output_size() > schema->max_output()) {
     return absl::InvalidArgumentError(
