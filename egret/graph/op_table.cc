@@ -20,6 +20,16 @@ OperandDef Data(std::string_view name, std::string_view constraint = "") {
 OperandDef Param(std::string_view name, std::string_view constraint) {
   return OperandDef{.name = name, .param = true, .constraint = constraint};
 }
+// A parameter holding a list of integers (canonically a "$Shape").
+OperandDef Ints(std::string_view name, std::string_view constraint) {
+  return OperandDef{
+      .name = name, .param = true, .constraint = constraint, .form = ParamForm::kInts};
+}
+// A parameter holding a set of axes of operand 0.
+OperandDef Axes(std::string_view name, std::string_view constraint) {
+  return OperandDef{
+      .name = name, .param = true, .constraint = constraint, .form = ParamForm::kAxes};
+}
 OperandDef Optional(OperandDef o, std::string_view default_value = "") {
   o.optional = true;
   o.default_value = default_value;
@@ -45,17 +55,17 @@ std::vector<OpDef> MakeRows() {
   using G = OpGroup;
   const std::vector<OperandDef> unary = {Data("x")};
   const std::vector<OperandDef> binary = {Data("a"), Data("b", "broadcasts with a")};
-  const OperandDef stride = Param("stride", "ints [1,sh,sw,1]");
-  const OperandDef pads = Param("pads", "ints [top,bottom,left,right]");
-  const OperandDef dilation = Optional(Param("dilation", "ints [1,dh,dw,1]"), "all 1");
+  const OperandDef stride = Ints("stride", "ints [1,sh,sw,1]");
+  const OperandDef pads = Ints("pads", "ints [top,bottom,left,right]");
+  const OperandDef dilation = Optional(Ints("dilation", "ints [1,dh,dw,1]"), "all 1");
   const OperandDef act_min = Optional(Param("act_min", "float, given with act_max"), "-inf");
   const OperandDef act_max = Optional(Param("act_max", "float >= act_min"), "inf");
   const std::vector<OperandDef> reduce = {Data("x"),
-                                          Param("axes", "ints, distinct; empty: every axis"),
+                                          Axes("axes", "ints, distinct; empty: every axis"),
                                           Optional(Param("keep_dims", "int 0 or 1"), "1")};
-  const std::vector<OperandDef> pool = {Data("x", "[b,h,w,c]"), Param("window", "ints [1,fh,fw,1]"),
+  const std::vector<OperandDef> pool = {Data("x", "[b,h,w,c]"), Ints("window", "ints [1,fh,fw,1]"),
                                         stride, pads};
-  const OperandDef resize_size = Param("size", "ints [b,oh,ow,c]");
+  const OperandDef resize_size = Ints("size", "ints [b,oh,ow,c]");
   const OperandDef transform = Optional(Param("transform", "int 0-3"), "0");
   const OperandDef nearest_mode = Optional(Param("nearest_mode", "int 0-3"), "0");
   const std::vector<OperandDef> logical = {Data("a", "Bool"), Data("b", "Bool, broadcasts with a")};
@@ -90,7 +100,7 @@ std::vector<OpDef> MakeRows() {
        .doc = "transposed 2-D convolution, the adjoint of Conv2d",
        .operands = {Data("in", "[b,h,w,cin]"), Data("filter", "[fh,fw,cin/g,cout]"),
                     Data("bias", "[cout]"), stride, pads, dilation,
-                    Optional(Param("output_padding", "ints [0,ph,pw,0]"), "0")},
+                    Optional(Ints("output_padding", "ints [0,ph,pw,0]"), "0")},
        .results = "[b,oh,ow,cout]",
        .shape_fn = InferConv,
        .onnx = "ConvTranspose"},
@@ -340,14 +350,14 @@ std::vector<OpDef> MakeRows() {
       {.name = "Reshape",
        .group = G::kDataMovement,
        .doc = "the same elements in row-major order, with new dims",
-       .operands = {Data("x"), Param("shape", "ints, at most one -1 (inferred)")},
+       .operands = {Data("x"), Ints("shape", "ints, at most one -1 (inferred)")},
        .results = "shape",
        .shape_fn = InferReshape,
        .onnx = "Reshape Flatten Squeeze Unsqueeze Gather MatMul Expand Einsum"},
       {.name = "Transpose",
        .group = G::kDataMovement,
        .doc = "permutes the dims",
-       .operands = {Data("x"), Param("perm", "ints, a permutation of 0..rank-1")},
+       .operands = {Data("x"), Ints("perm", "ints, a permutation of 0..rank-1")},
        .results = "out.dims[i] = x.dims[perm[i]]",
        .shape_fn = InferTranspose,
        .onnx = "Transpose Einsum"},
@@ -361,17 +371,16 @@ std::vector<OpDef> MakeRows() {
       {.name = "Slice_shape",
        .group = G::kDataMovement,
        .doc = "out[i] = x[start + i] (what AUTOSPLIT_SLICE builds)",
-       .operands = {Data("x"), Param("start", "ints, one per dim"),
-                    Param("size", "ints, one per dim; start + size <= dims")},
+       .operands = {Data("x"), Ints("start", "ints, one per dim"),
+                    Ints("size", "ints, one per dim; start + size <= dims")},
        .results = "size",
        .shape_fn = InferSliceShape,
        .onnx = "none"},
       {.name = "StridedSlice",
        .group = G::kDataMovement,
        .doc = "Python slicing per dim",
-       .operands = {Data("x"), Param("begin", "ints, one per dim"),
-                    Param("end", "ints, one per dim"),
-                    Param("strides", "ints, one per dim, non-zero")},
+       .operands = {Data("x"), Ints("begin", "ints, one per dim"), Ints("end", "ints, one per dim"),
+                    Ints("strides", "ints, one per dim, non-zero")},
        .results = "ceil((end - begin) / stride) or 0 per dim",
        .shape_fn = InferStridedSlice,
        .onnx = "Slice Gather"},
@@ -379,7 +388,7 @@ std::vector<OpDef> MakeRows() {
        .group = G::kDataMovement,
        .doc = "cuts x along axis into pieces of the given sizes",
        .operands = {Data("x"), Param("axis", "int"),
-                    Param("sizes", "ints adding up to x.dims[axis]")},
+                    Ints("sizes", "ints adding up to x.dims[axis]")},
        .num_results = kVariadic,
        .results = "one per size (or one Multi value)",
        .shape_fn = InferSplit,
@@ -387,7 +396,7 @@ std::vector<OpDef> MakeRows() {
       {.name = "Pad",
        .group = G::kDataMovement,
        .doc = "pads every dim: mode 0 constant, 1 symmetric, 2 reflect, 3 edge",
-       .operands = {Data("x"), Param("pads", "ints [before0,after0,before1,...] >= 0"),
+       .operands = {Data("x"), Ints("pads", "ints [before0,after0,before1,...] >= 0"),
                     Optional(Param("mode", "int 0-3"), "0"),
                     Optional(Param("value", "float"), "0")},
        .results = "dims[i] + before + after",
@@ -553,7 +562,7 @@ std::vector<OpDef> MakeRows() {
       {.name = "Tile",
        .group = G::kIndexing,
        .doc = "repeats x multiples[i] times along each dim i",
-       .operands = {Data("x"), Param("multiples", "ints >= 0, one per dim")},
+       .operands = {Data("x"), Ints("multiples", "ints >= 0, one per dim")},
        .results = "dims[i] * multiples[i]",
        .shape_fn = InferTile,
        .onnx = "Tile Expand"},
@@ -624,7 +633,7 @@ std::vector<OpDef> MakeRows() {
       {.name = "$Out",
        .group = G::kSpecial,
        .doc = "selects one output of a multi-output producer",
-       .operands = {Data("multi", "a Multi value"), Param("selector", "ints [0,0,n_out,k]")},
+       .operands = {Data("multi", "a Multi value"), Ints("selector", "ints [0,0,n_out,k]")},
        .results = "output k of the producer",
        .shape_fn = InferOut,
        .off_htp = true,
@@ -660,6 +669,11 @@ bool OpDef::IsParam(int input) const {
   if (input < 0 || operands.empty()) return false;
   if (input < static_cast<int>(operands.size())) return operands[input].param;
   return operands.back().variadic && operands.back().param;
+}
+
+ParamForm OpDef::FormOf(int input) const {
+  if (!IsParam(input)) return ParamForm::kScalar;
+  return input < static_cast<int>(operands.size()) ? operands[input].form : operands.back().form;
 }
 
 std::string_view OpDef::InputName(int input) const {

@@ -47,6 +47,17 @@ using ShapeFn =
 
 inline constexpr int kVariadic = -1;
 
+// How a parameter operand is held in canonical form (graph/canonical_params.h).
+// Rules bind an integer list as Op("$Shape") and read a number with
+// CONSTVAL_*, so a graph that gives a list as a "$Const" is rewritten to the
+// "$Shape" form before rules see it.
+enum class ParamForm : uint8_t {
+  kScalar,  // one number, or not a parameter: kept as given
+  kInts,    // a list of integers: a "$Shape" when every value is >= 0
+  kAxes,    // a set of axes of operand 0: a "$Shape" of distinct axes in
+            // [0, rank), ascending (negative axes counted from the end)
+};
+
 // One operand (input) of an op.
 struct OperandDef {
   std::string_view name = {};  // "in", "filter", ...; used in error messages
@@ -58,6 +69,7 @@ struct OperandDef {
   std::string_view default_value = {};
   // A short constraint for docs: "[b,h,w,cin]", "ints [1,sh,sw,1]", "int".
   std::string_view constraint = {};
+  ParamForm form = ParamForm::kScalar;  // for a parameter: its canonical form
 };
 
 // The algebraic traits the e-graph turns into built-in equivalences
@@ -120,6 +132,8 @@ struct OpDef {
   std::string InputCountText() const;
   // Operand i is a parameter (the variadic operand repeats past the end).
   bool IsParam(int input) const;
+  // The canonical form of operand i (kScalar for data and past the end).
+  ParamForm FormOf(int input) const;
   // The name of operand i ("in", "filter", ...), or "" past the end.
   std::string_view InputName(int input) const;
   // Every operand name, space-separated ("x axes keep_dims"), for messages.

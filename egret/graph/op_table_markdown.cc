@@ -51,6 +51,11 @@ or executed.
   mode, resize mode, coordinate transform, keep_dims, count_pad). The only exceptions are
   the two QNN-named resize variants, which fix the mode by name.
 - **Axes** may be negative (counted from the end) when given by a `$Const`.
+- **What rules see.** Before a graph is seeded into the e-graph, every *ints* parameter
+  given as an integer `$Const` whose values a `$Shape` can hold becomes that `$Shape`, and
+  a reduction's axes become a `$Shape` of axes counted from 0, ascending
+  (`egret/graph/canonical_params.h`; the ONNX importer writes lists that way already).
+  So a rule binds a list as `Op("$Shape")`; *int* and *float* parameters stay as given.
 - **Broadcasting** is numpy's: shapes are aligned at the end; a dim of 1 stretches.
 
 ## Output types

@@ -5,6 +5,7 @@
 #include "egret/backend/lower.h"
 #include "egret/cost/graph_cost.h"
 #include "egret/egraph/graph_import.h"
+#include "egret/graph/canonical_params.h"
 #include "egret/pipeline/seed_internal.h"
 
 namespace egret {
@@ -15,7 +16,13 @@ std::vector<Id> Seeded::Roots() const {
   return r;
 }
 
-absl::StatusOr<Seeded> Seed(const Graph& g) {
+absl::StatusOr<Seeded> Seed(const Graph& input) {
+  // Integer-list parameters as the rules bind them (graph/canonical_params.h).
+  // The copy shares the constants' data; appended nodes keep every input
+  // node's id, so provenance still names the input's nodes.
+  Graph canonical = input;
+  CanonicalizeParams(&canonical);
+  const Graph& g = canonical;
   Seeded s;
   absl::StatusOr<GraphClasses> classes = AddGraph(s.eg, g);
   if (!classes.ok()) return classes.status();

@@ -36,7 +36,9 @@ struct Seeded {
   std::vector<Id> Roots() const;
 };
 
-// Imports `g` (syntactic CSE: identical pure nodes merge) and rebuilds.
+// Imports `g` with its integer-list parameters in canonical form
+// (graph/canonical_params.h; syntactic CSE: identical pure nodes merge) and
+// rebuilds.
 absl::StatusOr<Seeded> Seed(const Graph& g);
 
 // Says where e-node n of `s` came from: "from input node 'a' by rule 'r'"

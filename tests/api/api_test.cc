@@ -242,7 +242,9 @@ DEF_PACKAGE_OPTIMIZATION(LATE, Op("Relu", Op("Relu", Op("Relu", "x"))), OK, "x")
 }
 
 // A shape function's result becomes a parameter of the rewritten op: a
-// "$Shape" from dims, a "$Const" from a tensor.
+// "$Shape" from dims, a "$Const" from a tensor. (The graph gives Reshape's
+// shape as an Int32 "$Const"; rules see integer lists as a "$Shape",
+// graph/canonical_params.h.)
 TEST(OptimizeTest, ShapeFunctionsBuildParameters) {
   Functions fns;
   int64_t calls = 0;
@@ -259,7 +261,7 @@ TEST(OptimizeTest, ShapeFunctionsBuildParameters) {
   DiagnosticList diags;
   absl::StatusOr<Rules> rules = Load(R"(
 DEF_PACKAGE_OPTIMIZATION(GRAPH_CLEANUP,
-  Op("Reshape", "x", LET("s", Op("$Const"))),
+  Op("Reshape", "x", LET("s", Op("$Shape"))),
   OK,
   Op("Reshape.flat", "x", SHAPEFN_APPLY(dims_of, "*")))
 DEF_PACKAGE_OPTIMIZATION(GRAPH_CLEANUP,

@@ -320,6 +320,24 @@ TEST(RuleLibraryTest, ClipsSpelledWithMaxAndMin) {
   }
 }
 
+// clip(x * a + b, 0, 1) is HardSigmoid(x, a, b), and x times it with a = 1/6,
+// b = 1/2 a HardSwish (tests/lib/spellings_test.cc); another upper bound, or
+// a per-channel slope, is not a hard sigmoid.
+TEST(RuleLibraryTest, HardSigmoidSpelledOut) {
+  GraphBuilder b;
+  ValueRef x = b.InputF32({1, 2, 2, 8});
+  auto clip = [&](ValueRef slope, double hi) {
+    ValueRef lin = b.Op("ElementWiseAdd", {b.Op("ElementWiseMultiply", {x, slope}), b.Scalar(0.5)});
+    return b.Op("ReluMinMax", {lin, b.Scalar(0), b.Scalar(hi)});
+  };
+  b.Output(clip(b.Scalar(0.2), 1));
+  b.Output(clip(b.Scalar(0.25), 2));
+  b.Output(clip(b.F32({8}, Ramp(8, 0.1, 0.05)), 1));
+  Graph out = OptimizeAndVerify(b.graph());
+  EXPECT_EQ(CountOp(out, "HardSigmoid"), 1);
+  EXPECT_EQ(CountOp(out, "ReluMinMax"), 2);
+}
+
 TEST(RuleLibraryTest, HardSwishNeedsTheRightConstants) {
   GraphBuilder b;
   ValueRef x = b.InputF32({1, 2, 2, 8});
@@ -331,8 +349,10 @@ TEST(RuleLibraryTest, HardSwishNeedsTheRightConstants) {
 // The decomposed LayerNorm ONNX exporters write (PP-OCR's recognizer has it).
 // The variance's square as d^two, or as d * d when `two` is 0; the
 // deviation divided by the root, or multiplied by its reciprocal.
-ValueRef DecomposedLayerNorm(GraphBuilder& b, ValueRef x, double two, bool reciprocal = false) {
-  ValueRef ax = b.Shape({2});
+// The axes as a "$Shape" {2}, or with `const_axes` as an Int32 "$Const" {-1}.
+ValueRef DecomposedLayerNorm(GraphBuilder& b, ValueRef x, double two, bool reciprocal = false,
+                             bool const_axes = false) {
+  ValueRef ax = const_axes ? b.Ints({-1}) : b.Shape({2});
   ValueRef kd = b.Ints({1});
   ValueRef d = b.Op("ElementWiseSubtract", {x, b.Op("ReduceMean", {x, ax, kd})});
   ValueRef square =
@@ -370,6 +390,17 @@ TEST(RuleLibraryTest, LayerNormWithTheReciprocalOfTheRoot) {
   EXPECT_EQ(CountOp(out, "ElementWiseDivide"), 0);
 }
 
+// Axes given as an integer constant, counted from the end, are the same
+// axes (graph/canonical_params.h puts them in the form the rules bind).
+TEST(RuleLibraryTest, LayerNormWithItsAxesAsAConstant) {
+  GraphBuilder b;
+  ValueRef x = b.InputF32({1, 6, 8});
+  b.Output(DecomposedLayerNorm(b, x, 2.0, /*reciprocal=*/false, /*const_axes=*/true));
+  Graph out = OptimizeAndVerify(b.graph());
+  EXPECT_EQ(CountOp(out, "LayerNorm"), 1);
+  EXPECT_EQ(CountOp(out, "ReduceMean"), 0);
+}
+
 // x^2 alone becomes x * x (a multiply is cheaper than a power); x^3 stays.
 TEST(RuleLibraryTest, SquareIsAMultiply) {
   GraphBuilder b;
@@ -389,22 +420,52 @@ TEST(RuleLibraryTest, NotALayerNormWithAnotherPower) {
   EXPECT_EQ(CountOp(out, "LayerNorm"), 0);
 }
 
-TEST(RuleLibraryTest, DecomposedSoftmaxOnlyOverTheLastAxis) {
-  for (int64_t axis : {2, 1}) {
-    GraphBuilder b;
-    ValueRef x = b.InputF32({1, 4, 8});
-    ValueRef ax = b.Shape({axis});
-    ValueRef kd = b.Ints({1});
-    ValueRef e = b.Op("Exp", {b.Op("ElementWiseSubtract", {x, b.Op("ReduceMax", {x, ax, kd})})});
-    b.Output(b.Op("ElementWiseDivide", {e, b.Op("ReduceSum", {e, ax, kd})}));
-    Graph out = OptimizeAndVerify(b.graph());
-    EXPECT_EQ(CountOp(out, "Softmax"), axis == 2 ? 1 : 0) << axis;
-    EXPECT_EQ(CountOp(out, "Exp"), axis == 2 ? 0 : 1) << axis;
+// The axis of the one Softmax in `g` (an omitted axis is the last), or -2
+// when there is none.
+int64_t SoftmaxAxis(const Graph& g) {
+  for (const Node& n : g.nodes()) {
+    if (n.op != "Softmax") continue;
+    if (n.inputs.size() == 1) return static_cast<int64_t>(n.outputs[0].rank()) - 1;
+    const Node& p = g.node(n.inputs[1].node);
+    return p.constant == nullptr ? -3 : static_cast<int64_t>(p.constant->GetValue(0));
+  }
+  return -2;
+}
+
+// exp(x - max(x)) / sum(exp(x - max(x))) over one axis is Softmax over that
+// axis, however the axes are given.
+TEST(RuleLibraryTest, DecomposedSoftmaxOverAnyAxis) {
+  for (int64_t axis : {2, 1, 0}) {
+    for (bool const_axes : {false, true}) {
+      GraphBuilder b;
+      ValueRef x = b.InputF32({3, 4, 8});
+      ValueRef ax = const_axes ? b.Ints({static_cast<double>(axis - 3)}) : b.Shape({axis});
+      ValueRef kd = b.Ints({1});
+      ValueRef e = b.Op("Exp", {b.Op("ElementWiseSubtract", {x, b.Op("ReduceMax", {x, ax, kd})})});
+      b.Output(b.Op("ElementWiseDivide", {e, b.Op("ReduceSum", {e, ax, kd})}));
+      Graph out = OptimizeAndVerify(b.graph());
+      EXPECT_EQ(SoftmaxAxis(out), axis) << axis << " " << const_axes;
+      EXPECT_EQ(CountOp(out, "Exp"), 0) << axis << " " << const_axes;
+      EXPECT_EQ(CountOp(out, "ReduceMax"), 0) << axis << " " << const_axes;
+    }
   }
 }
 
-// exp(x) / sum(exp(x)) without the maximum subtracted is the same Softmax
-// over the last axis, and only there.
+// Not over two axes at once, nor with keep_dims 0 (the division would not
+// broadcast back).
+TEST(RuleLibraryTest, NoSoftmaxOverTwoAxes) {
+  GraphBuilder b;
+  ValueRef x = b.InputF32({3, 4, 8});
+  ValueRef ax = b.Shape({1, 2});
+  ValueRef kd = b.Ints({1});
+  ValueRef e = b.Op("Exp", {b.Op("ElementWiseSubtract", {x, b.Op("ReduceMax", {x, ax, kd})})});
+  b.Output(b.Op("ElementWiseDivide", {e, b.Op("ReduceSum", {e, ax, kd})}));
+  Graph out = OptimizeAndVerify(b.graph());
+  EXPECT_EQ(CountOp(out, "Softmax"), 0);
+  EXPECT_EQ(CountOp(out, "Exp"), 1);
+}
+
+// exp(x) / sum(exp(x)) without the maximum subtracted is the same Softmax.
 TEST(RuleLibraryTest, SoftmaxWithoutTheMaximumSubtracted) {
   for (int64_t axis : {2, 1}) {
     GraphBuilder b;
@@ -412,8 +473,8 @@ TEST(RuleLibraryTest, SoftmaxWithoutTheMaximumSubtracted) {
     ValueRef e = b.Op("Exp", {x});
     b.Output(b.Op("ElementWiseDivide", {e, b.Op("ReduceSum", {e, b.Shape({axis}), b.Ints({1})})}));
     Graph out = OptimizeAndVerify(b.graph());
-    EXPECT_EQ(CountOp(out, "Softmax"), axis == 2 ? 1 : 0) << axis;
-    EXPECT_EQ(CountOp(out, "Exp"), axis == 2 ? 0 : 1) << axis;
+    EXPECT_EQ(SoftmaxAxis(out), axis) << axis;
+    EXPECT_EQ(CountOp(out, "Exp"), 0) << axis;
   }
 }
 
