@@ -478,6 +478,40 @@ TEST(RuleLibraryTest, SoftmaxWithoutTheMaximumSubtracted) {
   }
 }
 
+// Attention's scores MatMul(q, k) * (1 / sqrt d): the scale moves onto q,
+// through the Transpose and Reshape that split the heads, into the query
+// projection's constant weights and bias, where it costs nothing.
+ValueRef ScaledScores(GraphBuilder& b, ValueRef x, ValueRef scale, bool constant_weights) {
+  auto head = [&](double from, std::vector<double> perm) {
+    ValueRef w = constant_weights ? b.F32({16, 16}, Ramp(256, from, 0.01)) : b.InputF32({16, 16});
+    ValueRef fc = b.Op("FullyConnected", {x, w, b.F32({16}, Ramp(16, -0.1, 0.02))});
+    ValueRef split = b.Op("Reshape", {fc, b.Shape({1, 4, 2, 8})});
+    return b.Op("Transpose", {split, b.Shape(Dims(perm.begin(), perm.end()))});
+  };
+  ValueRef q = head(-1.2, {0, 2, 1, 3}), k = head(0.4, {0, 2, 3, 1});
+  return b.Op("ElementWiseMultiply", {b.Op("MatMul", {q, k}), scale});
+}
+
+TEST(RuleLibraryTest, AttentionScaleFoldsIntoTheQueryProjection) {
+  GraphBuilder b;
+  ValueRef x = b.InputF32({1, 4, 16});
+  b.Output(ScaledScores(b, x, b.Scalar(0.35355339), /*constant_weights=*/true));
+  Graph out = OptimizeAndVerify(b.graph());
+  EXPECT_EQ(CountOp(out, "ElementWiseMultiply"), 0);
+  EXPECT_EQ(CountOp(out, "FullyConnected"), 2);
+}
+
+TEST(RuleLibraryTest, AttentionScaleStaysWithoutConstantWeightsOrWhenNotScalar) {
+  GraphBuilder b;
+  ValueRef x = b.InputF32({1, 4, 16});
+  // Runtime weights: the scale may move, but a multiply remains.
+  b.Output(ScaledScores(b, x, b.Scalar(0.5), /*constant_weights=*/false));
+  // A scale per key position is not a scalar.
+  b.Output(ScaledScores(b, x, b.F32({4}, {0.5, 1, 1.5, 2}), /*constant_weights=*/true));
+  Graph out = OptimizeAndVerify(b.graph());
+  EXPECT_EQ(CountOp(out, "ElementWiseMultiply"), 2);
+}
+
 TEST(RuleLibraryTest, BiasAfterFullyConnectedJoinsIt) {
   GraphBuilder b;
   ValueRef x = b.InputF32({1, 6, 16});
