@@ -27,6 +27,8 @@ namespace egret::extract {
 namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
+// Cycle cuts added after one solve at most (the search stops there).
+constexpr int kMaxCutsPerRound = 2000;
 
 using Clock = std::chrono::steady_clock;
 
@@ -276,6 +278,8 @@ class IlpBuilder {
     return static_cast<int32_t>(row_lb_.size() - 1);
   }
   void Expand(ClassId c, Choice* out) const;  // collapsed subtree choices
+  // A CBC model of the columns, rows and entries so far (the caller deletes it).
+  Cbc_Model* NewModel() const;
 
   const ExtractionProblem& p_;
   const TreeCosts& tree_;
@@ -403,6 +407,34 @@ void IlpBuilder::Collapse() {
   }
 }
 
+Cbc_Model* IlpBuilder::NewModel() const {
+  const int32_t ncols = static_cast<int32_t>(obj_.size());
+  std::vector<CoinBigIndex> start(ncols + 1, 0);
+  for (const Triplet& t : entries_) ++start[t.col + 1];
+  for (int32_t j = 0; j < ncols; ++j) start[j + 1] += start[j];
+  std::vector<int> index(entries_.size());
+  std::vector<double> value(entries_.size());
+  std::vector<CoinBigIndex> fill(start.begin(), start.end() - 1);
+  for (const Triplet& t : entries_) {
+    index[fill[t.col]] = t.row;
+    value[fill[t.col]++] = t.value;
+  }
+  // CBC's infinity is 1e30.
+  const double big = 1e30;
+  std::vector<double> col_ub(col_ub_), row_lb(row_lb_), row_ub(row_ub_);
+  for (double& v : col_ub) v = std::min(v, big);
+  for (double& v : row_lb) v = std::max(v, -big);
+  for (double& v : row_ub) v = std::min(v, big);
+  Cbc_Model* model = Cbc_newModel();
+  Cbc_loadProblem(model, ncols, static_cast<int>(row_lb.size()), start.data(), index.data(),
+                  value.data(), col_lb_.data(), col_ub.data(), obj_.data(), row_lb.data(),
+                  row_ub.data());
+  for (int32_t j = 0; j < ncols; ++j) {
+    if (is_int_[j]) Cbc_setInteger(model, j);
+  }
+  return model;
+}
+
 void IlpBuilder::Expand(ClassId c, Choice* out) const {
   std::vector<ClassId> stack = {c};
   while (!stack.empty()) {
@@ -506,46 +538,29 @@ absl::StatusOr<IlpResult> IlpBuilder::Run(Choice warm, Clock::time_point deadlin
       }
     }
   }
-  // Acyclicity on cyclic strongly connected parts.
-  std::vector<int32_t> order_col(nc, -1);
+  // Acyclicity, on cyclic strongly connected parts of the class graph only:
+  // a chosen node and a chosen node of its child class that uses it back
+  // cannot both be chosen (2-cycles, here); longer cycles are cut lazily
+  // below, when a solution has one.
   for (const std::vector<ClassId>& comp : sccs_.members) {
     if (comp.size() < 2) continue;
-    const double size = static_cast<double>(comp.size());
-    for (ClassId c : comp) order_col[c] = AddColumn(0, 0, size - 1, false);
     for (ClassId c : comp) {
       for (ENodeId n = p_.class_begin(c); n < p_.class_end(c); ++n) {
         if (node_col[n] < 0) continue;
         for (ClassId d : ChildSet(p_, n)) {
-          if (sccs_.id[d] != sccs_.id[c]) continue;
-          int32_t row = AddRow(1 - size, kInf);
-          entries_.push_back({row, order_col[c], 1.0});
-          entries_.push_back({row, order_col[d], -1.0});
-          entries_.push_back({row, node_col[n], -size});
+          if (d <= c || sccs_.id[d] != sccs_.id[c]) continue;  // each pair of classes once
+          for (ENodeId m = p_.class_begin(d); m < p_.class_end(d); ++m) {
+            if (node_col[m] < 0) continue;
+            const std::vector<ClassId> back = ChildSet(p_, m);
+            if (!std::binary_search(back.begin(), back.end(), c)) continue;
+            int32_t row = AddRow(-kInf, 1);
+            entries_.push_back({row, node_col[n], 1.0});
+            entries_.push_back({row, node_col[m], 1.0});
+          }
         }
       }
     }
   }
-  result.model_columns = static_cast<int64_t>(obj_.size());
-  result.model_rows = static_cast<int64_t>(row_lb_.size());
-
-  // Column-major matrix.
-  const int32_t ncols = static_cast<int32_t>(obj_.size());
-  std::vector<CoinBigIndex> start(ncols + 1, 0);
-  for (const Triplet& t : entries_) ++start[t.col + 1];
-  for (int32_t j = 0; j < ncols; ++j) start[j + 1] += start[j];
-  std::vector<int> index(entries_.size());
-  std::vector<double> value(entries_.size());
-  {
-    std::vector<CoinBigIndex> fill(start.begin(), start.end() - 1);
-    for (const Triplet& t : entries_) {
-      index[fill[t.col]] = t.row;
-      value[fill[t.col]++] = t.value;
-    }
-  }
-  const double big = 1e30;
-  for (double& v : col_ub_) v = std::min(v, big);
-  for (double& v : row_lb_) v = std::max(v, -big);
-  for (double& v : row_ub_) v = std::min(v, big);
 
   // Warm start: the warm choice with dominated nodes replaced by their dominators.
   Choice repaired(nc);
@@ -555,81 +570,193 @@ absl::StatusOr<IlpResult> IlpBuilder::Run(Choice warm, Clock::time_point deadlin
     repaired.node[c] = n;
   }
   repaired = RestrictToReachable(p_, repaired);
-  std::vector<double> start_values(num_binaries, 0.0);
-  bool warm_ok = ValidateChoice(p_, repaired).ok();
-  for (ClassId c : ReachableClasses(p_, repaired)) {
-    if (!in_model[c]) continue;
-    if (collapsible_[c]) {
-      start_values[class_col_begin[c]] = 1.0;
-    } else if (node_col[repaired.node[c]] >= 0) {
-      start_values[node_col[repaired.node[c]]] = 1.0;
-    } else {
-      warm_ok = false;
+  // The columns of an acyclic choice (it satisfies every cycle cut), or empty
+  // when the model cannot express it.
+  auto columns_of = [&](const Choice& choice) {
+    std::vector<double> values(num_binaries, 0.0);
+    if (!ValidateChoice(p_, choice).ok()) return std::vector<double>();
+    for (ClassId c : ReachableClasses(p_, choice)) {
+      if (!in_model[c]) continue;
+      if (collapsible_[c]) {
+        values[class_col_begin[c]] = 1.0;
+      } else if (node_col[choice.node[c]] >= 0) {
+        values[node_col[choice.node[c]]] = 1.0;
+      } else {
+        return std::vector<double>();
+      }
     }
-  }
+    return values;
+  };
+  std::vector<double> start_values = columns_of(repaired);
 
-  // Out of time already (pruning and building the model count too).
-  if (SecondsUntil(deadline) <= 0) {
-    result.time_limit_hit = true;
-    return result;
-  }
-
-  Cbc_Model* model = Cbc_newModel();
-  Cbc_loadProblem(model, ncols, static_cast<int>(row_lb_.size()), start.data(), index.data(),
-                  value.data(), col_lb_.data(), col_ub_.data(), obj_.data(), row_lb_.data(),
-                  row_ub_.data());
-  for (int32_t j = 0; j < ncols; ++j) {
-    if (is_int_[j]) Cbc_setInteger(model, j);
-  }
-  Cbc_setLogLevel(model, 0);
-  Cbc_setParameter(model, "timeMode", "elapsed");
-  Cbc_setAllowableGap(model, 1e-7);
-  Cbc_setAllowableFractionGap(model, 0.0);
-  if (warm_ok) {
-    std::vector<int> idx(num_binaries);
-    for (int32_t j = 0; j < num_binaries; ++j) idx[j] = j;
-    Cbc_setMIPStartI(model, num_binaries, idx.data(), start_values.data());
-  }
-  const SolveOutcome solved = SolveByDeadline(model, num_binaries, deadline, memory_budget_bytes);
-  result.solver_used = true;
-  result.memory_limit_hit = solved.memory_killed;
-  const bool proven = solved.finished && solved.proven;
-  const double bound = solved.bound;
-  if (!solved.best.empty()) {
+  // Rounds: solve; a solution whose chosen nodes compute the roots without a
+  // cycle is optimal when CBC proved it; otherwise every cycle among its chosen
+  // nodes becomes a cut (not all of a cycle's nodes can be chosen) and the
+  // model is solved again, from the best acyclic choice so far. Each round's
+  // proven optimum (or CBC's bound) is a lower bound: the cuts only remove
+  // cyclic solutions.
+  std::vector<char> ready(nc, 0);
+  std::vector<ENodeId> ready_node(nc, kNoENode);
+  std::vector<int32_t> on_path(nc, -1);
+  std::vector<char> done(nc, 0);
+  while (true) {
+    if (SecondsUntil(deadline) <= 0) break;  // pruning, building and earlier rounds count too
+    Cbc_Model* model = NewModel();
+    Cbc_setLogLevel(model, 0);
+    Cbc_setParameter(model, "timeMode", "elapsed");
+    Cbc_setAllowableGap(model, 1e-7);
+    Cbc_setAllowableFractionGap(model, 0.0);
+    if (!start_values.empty()) {
+      std::vector<int> idx(num_binaries);
+      for (int32_t j = 0; j < num_binaries; ++j) idx[j] = j;
+      Cbc_setMIPStartI(model, num_binaries, idx.data(), start_values.data());
+    }
+    const SolveOutcome solved = SolveByDeadline(model, num_binaries, deadline, memory_budget_bytes);
+    Cbc_deleteModel(model);
+    result.solver_used = true;
+    ++result.rounds;
+    result.memory_limit_hit = solved.memory_killed;
+    const bool proven = solved.finished && solved.proven;
+    if (std::isfinite(solved.bound) && solved.bound > -1e29) {
+      result.bound = std::max(result.bound, std::min(solved.bound, result.cost));
+    }
+    if (solved.best.empty()) break;
     const double* sol = solved.best.data();
-    Choice found(nc);
+    double objective = 0;  // of the relaxation's solution
+    for (int32_t j = 0; j < num_binaries; ++j) objective += sol[j] > 0.5 ? obj_[j] : 0.0;
+    // The chosen nodes, and which classes they compute without a cycle.
+    std::vector<std::vector<ENodeId>> chosen(nc);
+    std::vector<char> collapsed_chosen(nc, 0);
     for (int32_t j = 0; j < num_binaries; ++j) {
-      ClassId c = col_class[j];
-      if (sol[j] > 0.5 && found.node[c] == kNoENode) {
-        if (col_node[j] == kNoENode) {
-          Expand(c, &found);
-        } else {
-          found.node[c] = col_node[j];
+      if (sol[j] <= 0.5) continue;
+      if (col_node[j] == kNoENode) {
+        collapsed_chosen[col_class[j]] = 1;
+      } else {
+        chosen[col_class[j]].push_back(col_node[j]);
+      }
+    }
+    std::fill(ready.begin(), ready.end(), 0);
+    std::fill(ready_node.begin(), ready_node.end(), kNoENode);
+    for (bool changed = true; changed;) {
+      changed = false;
+      for (ClassId c = 0; c < nc; ++c) {
+        if (ready[c]) continue;
+        if (collapsed_chosen[c]) {
+          ready[c] = 1;
+          changed = true;
+          continue;
+        }
+        for (ENodeId n : chosen[c]) {
+          bool all = true;
+          for (ClassId ch : p_.children(n)) all = all && ready[ch];
+          if (all) {
+            ready[c] = 1;
+            ready_node[c] = n;
+            changed = true;
+            break;
+          }
         }
       }
     }
-    found = RestrictToReachable(p_, found);
-    if (ValidateChoice(p_, found).ok()) {
-      double cost = DagCost(p_, found);
-      if (cost < result.cost) {
-        result.choice = std::move(found);
-        result.cost = cost;
+    bool roots_ready = true;
+    for (ClassId r : p_.roots()) roots_ready = roots_ready && ready[r];
+    if (roots_ready) {
+      Choice found(nc);
+      std::vector<ClassId> stack(p_.roots().begin(), p_.roots().end());
+      while (!stack.empty()) {
+        const ClassId c = stack.back();
+        stack.pop_back();
+        if (found.node[c] != kNoENode) continue;
+        if (ready_node[c] == kNoENode) {
+          Expand(c, &found);
+          continue;
+        }
+        found.node[c] = ready_node[c];
+        for (ClassId ch : p_.children(ready_node[c])) stack.push_back(ch);
       }
+      found = RestrictToReachable(p_, found);
+      if (ValidateChoice(p_, found).ok()) {
+        const double cost = DagCost(p_, found);
+        if (cost < result.cost) {
+          result.choice = std::move(found);
+          result.cost = cost;
+          start_values = columns_of(result.choice);
+        }
+      }
+      if (proven) {
+        // An acyclic choice within the optimum of a relaxation: optimal (up
+        // to rounding; with negative costs it may drop a chosen node).
+        const double tol = 1e-6 * std::max(1.0, std::abs(result.cost));
+        result.bound = std::min(result.cost, std::max(result.bound, objective));
+        result.optimal = result.cost <= objective + tol;
+        if (result.optimal) result.bound = std::max(result.bound, result.cost - tol);
+      }
+      if (result.optimal || !proven) break;
     }
+    // Cycles among the chosen nodes of classes the solution cannot compute
+    // acyclically: a depth-first search over those nodes' edges into such
+    // classes; each back edge closes a cycle, which becomes a cut.
+    std::fill(on_path.begin(), on_path.end(), -1);
+    std::fill(done.begin(), done.end(), 0);
+    int cuts = 0;
+    struct Frame {
+      ClassId c;
+      size_t node = 0, child = 0;
+    };
+    std::vector<Frame> path;
+    std::vector<ENodeId> path_node;  // the node of path[k] leading to path[k + 1]
+    for (ClassId start = 0; start < nc && cuts < kMaxCutsPerRound; ++start) {
+      if (ready[start] || done[start] || chosen[start].empty()) continue;
+      path.push_back({start});
+      on_path[start] = 0;
+      path_node.push_back(kNoENode);
+      while (!path.empty() && cuts < kMaxCutsPerRound) {
+        Frame& f = path.back();
+        if (f.node >= chosen[f.c].size()) {
+          on_path[f.c] = -1;
+          done[f.c] = 1;
+          path.pop_back();
+          path_node.pop_back();
+          continue;
+        }
+        const ENodeId n = chosen[f.c][f.node];
+        const auto kids = p_.children(n);
+        if (f.child >= kids.size()) {
+          ++f.node;
+          f.child = 0;
+          continue;
+        }
+        const ClassId d = kids[f.child++];
+        if (ready[d] || done[d] || chosen[d].empty()) continue;
+        path_node.back() = n;
+        if (on_path[d] >= 0) {  // a cycle: path[on_path[d]] .. path.back()
+          const int32_t row = AddRow(-kInf, 0);
+          double len = 0;
+          for (size_t k = static_cast<size_t>(on_path[d]); k < path.size(); ++k) {
+            entries_.push_back({row, node_col[path_node[k]], 1.0});
+            ++len;
+          }
+          row_ub_[row] = len - 1;
+          ++cuts;
+          continue;
+        }
+        on_path[d] = static_cast<int32_t>(path.size());
+        path.push_back({d});
+        path_node.push_back(kNoENode);
+      }
+      for (const Frame& f : path) on_path[f.c] = -1;
+      path.clear();
+      path_node.clear();
+    }
+    result.cycle_cuts += cuts;
+    if (cuts == 0) break;  // nothing to cut: keep the best so far
   }
-  Cbc_deleteModel(model);
+  result.model_columns = static_cast<int64_t>(obj_.size());
+  result.model_rows = static_cast<int64_t>(row_lb_.size());
+  // Without a proof, the result is the best acyclic choice found, at most
+  // its cost above the bound.
   const double tol = 1e-6 * std::max(1.0, std::abs(result.cost));
-  if (proven) {
-    // CBC proved its incumbent optimal; ours is at least as good up to rounding.
-    result.bound = std::min(
-        result.cost, std::isfinite(bound) ? std::max(bound, result.cost - tol) : result.cost);
-    result.optimal = true;
-  } else {
-    result.bound = std::isfinite(bound) && bound > -1e29 ? std::min(bound, result.cost) : -kInf;
-    result.optimal = result.cost <= result.bound + tol;
-  }
-  // CBC ends without a proof only at its time limit (set just before the
-  // deadline) or when it is killed at the deadline or past the memory budget.
+  if (!result.optimal && result.cost <= result.bound + tol) result.optimal = true;
   result.time_limit_hit = !result.optimal && !result.memory_limit_hit;
   return result;
 }

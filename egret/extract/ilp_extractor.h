@@ -1,10 +1,16 @@
 // Exact DAG-cost extraction as a 0-1 integer program solved by COIN-OR CBC.
 //
 // Formulation: a binary per e-node; each root class needs a chosen node; a
-// chosen node needs a chosen node in each child class; on strongly connected
-// parts of the class graph only, continuous order variables forbid cycles
-// (t[c] >= t[d] + 1 when the chosen node of c uses d). With negative costs,
-// classes also need a chosen user and at most one node each.
+// chosen node needs a chosen node in each child class. With negative costs,
+// classes also need a chosen user and at most one node each. Cycles are
+// forbidden lazily, on strongly connected parts of the class graph only: two
+// nodes that use each other's classes are never both chosen (2-cycle
+// inequalities, from the start), and when a solution's chosen nodes can only
+// compute the roots through a longer cycle, each such cycle becomes a cut
+// (not all of its nodes chosen) and the program is solved again. A solve's
+// proven optimum is a lower bound throughout, so the result's `bound` is
+// strong even when the time limit stops the rounds; a solution that computes
+// the roots without a cycle is optimal.
 //
 // Before solving, what cannot matter is pruned: classes unreachable from the
 // roots, nodes without an acyclic term, nodes dominated by a node of the same
@@ -53,7 +59,11 @@ struct IlpResult {
   bool optimal = false;
   // What the pruning left for the solver.
   int64_t model_columns = 0;
-  int64_t model_rows = 0;
+  int64_t model_rows = 0;  // with the cycle cuts
+  // Solves run (each after adding the cycle cuts of the one before) and the
+  // cycle cuts added.
+  int rounds = 0;
+  int64_t cycle_cuts = 0;
   bool solver_used = false;
   // The memory budget cut the extraction short (see IlpOptions).
   bool memory_limit_hit = false;

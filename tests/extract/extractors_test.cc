@@ -154,7 +154,32 @@ TEST(ExtractorsTest, CyclicEgraphGivesAcyclicChoices) {
   EXPECT_TRUE(ilp->optimal);
   EXPECT_DOUBLE_EQ(ilp->cost, 12);
   EXPECT_TRUE(ilp->solver_used);
-  EXPECT_GT(ilp->model_columns, 4);  // order variables for the cycle A <-> B
+  EXPECT_EQ(ilp->cycle_cuts, 0);  // the 2-cycle A <-> B is ruled out from the start
+}
+
+// A 3-cycle, the cheapest way to cover the root if cycles were allowed: the
+// first solve takes it, the cycle becomes a cut, and the second solve is the
+// optimum a, b, c0 (12; a0 alone costs 20).
+TEST(ExtractorsTest, IlpCutsALongerCycleLazily) {
+  ExtractionProblem p = Make({"R", "A", "B", "C"},
+                             {{"R", "r", 0, {"A"}},
+                              {"A", "a", 1, {"B"}},
+                              {"A", "a0", 20, {}},
+                              {"B", "b", 1, {"C"}},
+                              {"B", "b0", 20, {}},
+                              {"C", "c", 1, {"A"}},
+                              {"C", "c0", 10, {}}},
+                             {"R"});
+  IlpOptions options = Limit(5);
+  options.warm_start = *ExtractTree(p);
+  absl::StatusOr<IlpResult> ilp = ExtractIlp(p, options);
+  ASSERT_TRUE(ilp.ok()) << ilp.status();
+  ASSERT_TRUE(ValidateChoice(p, ilp->choice).ok());
+  EXPECT_TRUE(ilp->optimal);
+  EXPECT_DOUBLE_EQ(ilp->cost, 12);
+  EXPECT_GE(ilp->bound, 12 - 1e-6);
+  EXPECT_EQ(ilp->cycle_cuts, 1);
+  EXPECT_EQ(ilp->rounds, 2);
 }
 
 TEST(ExtractorsTest, IlpMustNotTakeTheCheapCycle) {
