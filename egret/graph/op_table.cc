@@ -152,7 +152,7 @@ std::vector<OpDef> MakeRows() {
        .operands = binary,
        .results = "broadcast of a and b",
        .shape_fn = InferBinary,
-       .onnx = "Div Mean"},
+       .onnx = "Div Mean Reciprocal"},
       {.name = "ElementWiseMaximum",
        .group = G::kElementwise,
        .doc = "max(a, b)",

@@ -50,6 +50,16 @@ absl::Status Importer::DoUnary() {
   return Unary(kOps.at(cur_->op_type()), InName(0), Out());
 }
 
+// Reciprocal(x) is 1 / x (ONNX defines it for floats only).
+absl::Status Importer::DoReciprocal() {
+  const DType dt = In(0).type.dtype;
+  if (!IsFloat(dt)) return Unmapped("a reciprocal of integers");
+  std::string one = Temp(Out(), "one");
+  const double v = 1;
+  SetConst(one, Tensor::FromValues(ScalarType(dt), {&v, 1}));
+  return Binary("Div", one, InName(0), Out());
+}
+
 absl::Status Importer::DoIdentity() {
   if (cur_->op_type() == "Dropout") {
     if (OutputUsed(1)) return Unmapped("the mask output is used");
@@ -153,6 +163,7 @@ void RegisterElementwiseHandlers(HandlerTable& t) {
   for (auto op :
        {"Relu", "Sigmoid", "Tanh", "Erf", "Sqrt", "Exp", "Log", "Neg", "Abs", "HardSwish"})
     t[op] = [](Importer& im) { return im.DoUnary(); };
+  t["Reciprocal"] = [](Importer& im) { return im.DoReciprocal(); };
   t["Identity"] = [](Importer& im) { return im.DoIdentity(); };
   t["Dropout"] = [](Importer& im) { return im.DoIdentity(); };
   t["Clip"] = [](Importer& im) { return im.DoClip(); };

@@ -391,6 +391,7 @@ class Importer {
   absl::Status DoVariadic();
   absl::Status DoUnary();
   absl::Status DoIdentity();
+  absl::Status DoReciprocal();
   absl::Status DoClip();
   absl::Status DoLeakyRelu();
   absl::Status DoHardSigmoid();

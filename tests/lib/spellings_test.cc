@@ -107,6 +107,20 @@ std::vector<Spelling> LayerNormSpellings() {
        [=](Expr& e) { return e.Add(e.Mul(norm(e, pow2, false, true), e.Gamma()), e.Beta()); }},
       {"LayerNormAxesAsAConstant", "LayerNorm", "ReduceMean",
        [=](Expr& e) { return e.Add(e.Mul(norm(e, pow2, true, false), e.Gamma()), e.Beta()); }},
+      {"LayerNormReciprocalSquareRootAsAPower", "LayerNorm", "ReduceMean",
+       [](Expr& e) {
+         ValueRef d = e.Sub(e.x(), e.Reduce("ReduceMean", e.x()));
+         ValueRef var = e.Reduce("ReduceMean", e.Mul(d, d));
+         ValueRef n = e.Mul(d, e.Pow(e.Add(var, e.K(1e-5)), -0.5));
+         return e.Add(e.Mul(n, e.Gamma()), e.Beta());
+       }},
+      {"LayerNormRootAsAPower", "LayerNorm", "ReduceMean",
+       [](Expr& e) {
+         ValueRef d = e.Sub(e.x(), e.Reduce("ReduceMean", e.x()));
+         ValueRef var = e.Reduce("ReduceMean", e.Pow(d, 2));
+         ValueRef n = e.Div(d, e.Pow(e.Add(var, e.K(1e-5)), 0.5));
+         return e.Add(e.Mul(n, e.Gamma()), e.Beta());
+       }},
       {"LayerNormScaleFirst", "LayerNorm", "ReduceMean",
        [=](Expr& e) { return e.Add(e.Beta(), e.Mul(e.Gamma(), norm(e, pow2, false, false))); }},
   };

@@ -735,6 +735,22 @@ std::vector<double> NaiveEinsum(const std::string& eq, const std::vector<std::ve
   return result;
 }
 
+// Reciprocal(x) is 1 / x: a divide by a runtime value (so rules see one
+// form), and the same values.
+TEST(OnnxReader, ReciprocalIsADivision) {
+  OnnxBuilder b(13);
+  b.Input("x", {2, 3});
+  b.Node("Reciprocal", {"x"}, {"y"});
+  b.Output("y");
+  absl::StatusOr<Graph> g = ParseOnnx(b.Bytes(), "m.onnx");
+  ASSERT_TRUE(g.ok()) << g.status();
+  EXPECT_EQ(Histogram(*g)["ElementWiseDivide"], 1);
+  const std::vector<float> x = {0.5f, -2, 4, 0.25f, 8, -0.125f};
+  std::vector<double> want;
+  for (float v : x) want.push_back(1.0 / v);
+  ExpectNear(RunGraph(*g, {FloatTensor({2, 3}, x)}), want);
+}
+
 // From opset 18 every reduction takes its axes as an input (ReduceSum from 13);
 // before, as an attribute. Both forms reduce only the axes given.
 TEST(OnnxReader, ReductionsReadTheirAxesFromTheAttributeOrTheInputByOpset) {
