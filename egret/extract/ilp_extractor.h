@@ -10,7 +10,9 @@
 // (not all of its nodes chosen) and the program is solved again. A solve's
 // proven optimum is a lower bound throughout, so the result's `bound` is
 // strong even when the time limit stops the rounds; a solution that computes
-// the roots without a cycle is optimal.
+// the roots without a cycle is optimal. When every term of a class c computes
+// a class d, sum(nodes of d) >= sum(nodes of c) (otherwise the LP relaxation
+// pays half of what two alternatives share, once per layer of alternatives).
 //
 // Before solving, what cannot matter is pruned: classes unreachable from the
 // roots, nodes without an acyclic term, nodes dominated by a node of the same
@@ -64,6 +66,9 @@ struct IlpResult {
   // cycle cuts added.
   int rounds = 0;
   int64_t cycle_cuts = 0;
+  // Rows sum(d) >= sum(c) for a class d that every term of class c computes
+  // (they tighten the LP relaxation; see ilp_extractor.cc).
+  int64_t necessary_rows = 0;
   bool solver_used = false;
   // The memory budget cut the extraction short (see IlpOptions).
   bool memory_limit_hit = false;

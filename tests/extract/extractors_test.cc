@@ -182,6 +182,34 @@ TEST(ExtractorsTest, IlpCutsALongerCycleLazily) {
   EXPECT_EQ(ilp->rounds, 2);
 }
 
+// Layers of two alternatives that both read the layer before: every term of
+// a layer computes all earlier layers, and each layer gets the row
+// sum(layer before) >= sum(layer). A class whose two nodes read different
+// classes needs neither of them: no row.
+TEST(ExtractorsTest, IlpAddsRowsForNecessaryClasses) {
+  std::vector<std::string> classes = {"In", "P", "Q", "S"};
+  std::vector<NodeSpec> nodes = {{"In", "x", 1, {}},
+                                 {"P", "p", 5, {}},
+                                 {"Q", "q", 6, {}},
+                                 {"S", "s1", 1, {"P"}},
+                                 {"S", "s2", 1, {"Q"}}};
+  std::string prev = "In";
+  for (int k = 0; k < 6; ++k) {
+    const std::string layer = absl::StrCat("L", k);
+    classes.push_back(layer);
+    nodes.push_back({layer, "a", 3.0 + k, {prev}});
+    nodes.push_back({layer, "b", 1.0 + k, {prev, "S"}});  // cheaper, once S is paid
+    prev = layer;
+  }
+  ExtractionProblem p = Make(classes, nodes, {prev});
+  absl::StatusOr<IlpResult> ilp = ExtractIlp(p, Limit(5));
+  ASSERT_TRUE(ilp.ok()) << ilp.status();
+  ASSERT_TRUE(ValidateChoice(p, ilp->choice).ok());
+  EXPECT_TRUE(ilp->optimal);
+  EXPECT_DOUBLE_EQ(ilp->cost, 1 + (1 + 2 + 3 + 4 + 5 + 6) + (1 + 5));  // every b, S by s1
+  EXPECT_EQ(ilp->necessary_rows, 6);  // L0 needs In, Lk needs L(k-1); S needs nothing
+}
+
 TEST(ExtractorsTest, IlpMustNotTakeTheCheapCycle) {
   // With the warm start as the cyclic-free expensive solution, the solver
   // still has to respect acyclicity: a1 + b1 would cost 3 but is a cycle.
