@@ -1,5 +1,5 @@
 // egret compare GRAPH... [--rules FILE...] [--strategies LIST] [--csv FILE]
-//     [--markdown FILE] [--plot FILE.svg] [--dim NAME=N]... [--iter-limit N]
+//     [--markdown FILE] [--plot FILE.svg] [--graphs-dir DIR] [--dim NAME=N]... [--iter-limit N]
 //     [--node-limit N] [--time-limit S] [--memory-limit BYTES] [--seed N] [--plugin LIB]... [--flag
 //     NAME]...
 //
@@ -13,6 +13,7 @@
 // anyway (the input graph, its reference outputs, the libraries). Exit 0 when every result
 // verifies, 1 when a strategy fails or a result computes different outputs, 2 for bad input.
 #include <cstdio>
+#include <filesystem>
 #include <iostream>
 #include <memory>
 #include <optional>
@@ -27,6 +28,7 @@
 #include "cli/limit_options.h"
 #include "cli/plugin_option.h"
 #include "cli/rule_flags_option.h"
+#include "egret/io/graph_io.h"
 #include "egret/pipeline/compare_report.h"
 #include "egret/pipeline/strategies.h"
 #include "egret/rules/rule_set.h"
@@ -43,6 +45,7 @@ struct CompareArgs {
   std::string csv;
   std::string markdown;
   std::string plot;
+  std::string graphs_dir;
   LimitFlags limits;
   uint64_t seed = 0;
   std::vector<std::string> plugins;
@@ -69,6 +72,12 @@ int RunCompare(const CompareArgs& args) {
   }
   std::optional<uint32_t> flags = RuleFlagsOption("compare", args.flags);
   if (!flags) return kExitBadInput;
+  if (std::error_code ec;
+      !args.graphs_dir.empty() && !std::filesystem::is_directory(args.graphs_dir, ec)) {
+    std::fprintf(stderr, "egret compare: error: --graphs-dir: '%s' is not a directory\n",
+                 args.graphs_dir.c_str());
+    return kExitBadInput;
+  }
   // Every graph is read once up front (bad input fails before any run) and
   // again when its turn comes, so that only one graph is resident at a time.
   auto load = [&args](const std::string& path) {
@@ -133,6 +142,16 @@ int RunCompare(const CompareArgs& args) {
                                                 "sweep allowed"
                                               : "saturation stopped at a limit");
         }
+        if (!args.graphs_dir.empty()) {
+          const std::string out = (std::filesystem::path(args.graphs_dir) /
+                                   absl::StrCat(std::filesystem::path(row.graph).stem().string(),
+                                                ".", StrategyName(s), ".json"))
+                                      .string();
+          if (absl::Status st = SaveGraph(row.result.graph, out); !st.ok()) {
+            std::fprintf(stderr, "%s\n", std::string(st.message()).c_str());
+            return kExitCheckFailed;
+          }
+        }
         row.result.graph = Graph();  // not reported; frees the memory
         if (!row.result.verified) {
           std::fprintf(stderr, "%s: error: %s: the result computes different outputs: %s\n",
@@ -172,6 +191,9 @@ void RegisterCompareCommand(CLI::App& app, int* exit_code) {
   cmd->add_option("--csv", args->csv, "Write one CSV row per graph and strategy here");
   cmd->add_option("--markdown", args->markdown, "Write a Markdown table here");
   cmd->add_option("--plot", args->plot, "Write an SVG bar chart of cost relative to greedy here");
+  cmd->add_option("--graphs-dir", args->graphs_dir,
+                  "Write each result graph here, as GRAPH.STRATEGY.json (GRAPH: the input's "
+                  "file name without its extension); the folder must exist");
   args->input.AddTo(cmd);
   AddLimitOptions(cmd, &args->limits, "eqsat: ");
   cmd->add_option("--seed", args->seed, "Seed for the verification inputs (default 0)");

@@ -927,6 +927,24 @@ TEST_F(CliTest, CompareRunsEveryStrategyOnEveryGraph) {
   EXPECT_LT(r.out.find(" cse "), r.out.find(" greedy "));
 }
 
+// --graphs-dir writes every strategy's result graph, which is a valid graph
+// with the cost compare printed; a folder that does not exist is bad input.
+TEST_F(CliTest, CompareWritesTheResultGraphs) {
+  std::filesystem::create_directories(Path("graphs"));
+  Result r = Run({"compare", kExample, "--rules", kExampleRules, "--strategies", "greedy,eqsat-dag",
+                  "--graphs-dir", Path("graphs"), "--csv", Path("c.csv")});
+  ASSERT_EQ(r.code, 0) << r.err;
+  for (const char* s : {"greedy", "eqsat-dag"}) {
+    const std::string out = Path(absl::StrCat("graphs/residual_block.", s, ".json"));
+    Result info = Run({"info", out});
+    EXPECT_EQ(info.code, 0) << s << ": " << info.err;
+  }
+  Result bad = Run({"compare", kExample, "--graphs-dir", Path("absent")});
+  EXPECT_EQ(bad.code, 2);
+  EXPECT_EQ(bad.FirstErrLine(),
+            "egret compare: error: --graphs-dir: '" + Path("absent") + "' is not a directory");
+}
+
 TEST_F(CliTest, CompareBadInputAndFailedVerify) {
   Result r = Run({"compare", kExample, "--strategies", "greedy,magic"});
   EXPECT_EQ(r.code, 2);
