@@ -349,10 +349,9 @@ TEST(RuleLibraryTest, HardSwishNeedsTheRightConstants) {
 // The decomposed LayerNorm ONNX exporters write (PP-OCR's recognizer has it).
 // The variance's square as d^two, or as d * d when `two` is 0; the
 // deviation divided by the root, or multiplied by its reciprocal.
-// The axes as a "$Shape" {2}, or with `const_axes` as an Int32 "$Const" {-1}.
-ValueRef DecomposedLayerNorm(GraphBuilder& b, ValueRef x, double two, bool reciprocal = false,
-                             bool const_axes = false) {
-  ValueRef ax = const_axes ? b.Ints({-1}) : b.Shape({2});
+// (Axes given as a constant: tests/lib/spellings_test.cc.)
+ValueRef DecomposedLayerNorm(GraphBuilder& b, ValueRef x, double two, bool reciprocal = false) {
+  ValueRef ax = b.Shape({2});
   ValueRef kd = b.Ints({1});
   ValueRef d = b.Op("ElementWiseSubtract", {x, b.Op("ReduceMean", {x, ax, kd})});
   ValueRef square =
@@ -388,17 +387,6 @@ TEST(RuleLibraryTest, LayerNormWithTheReciprocalOfTheRoot) {
   EXPECT_EQ(CountOp(out, "LayerNorm"), 1);
   EXPECT_EQ(CountOp(out, "Sqrt"), 0);
   EXPECT_EQ(CountOp(out, "ElementWiseDivide"), 0);
-}
-
-// Axes given as an integer constant, counted from the end, are the same
-// axes (graph/canonical_params.h puts them in the form the rules bind).
-TEST(RuleLibraryTest, LayerNormWithItsAxesAsAConstant) {
-  GraphBuilder b;
-  ValueRef x = b.InputF32({1, 6, 8});
-  b.Output(DecomposedLayerNorm(b, x, 2.0, /*reciprocal=*/false, /*const_axes=*/true));
-  Graph out = OptimizeAndVerify(b.graph());
-  EXPECT_EQ(CountOp(out, "LayerNorm"), 1);
-  EXPECT_EQ(CountOp(out, "ReduceMean"), 0);
 }
 
 // x^2 alone becomes x * x (a multiply is cheaper than a power); x^3 stays.
