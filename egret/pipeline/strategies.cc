@@ -112,15 +112,27 @@ struct GreedyOutcome {
   bool limit_hit = false;
 };
 
+// Runs the passes in ascending priority, each with `fold` as its last rule
+// (may be null), then `final_fold` alone (may be null) as one more pass.
+constexpr std::string_view kDequantizeOp = "Dequantize";
+
 absl::StatusOr<GreedyOutcome> RunGreedy(const Graph& input,
                                         const std::vector<rules::CompiledRule>& compiled,
-                                        const Rewrite* fold, int max_sweeps) {
+                                        const Rewrite* fold, const Rewrite* final_fold,
+                                        int max_sweeps) {
   GreedyOutcome out;
   out.graph = input;
+  std::vector<std::pair<int, std::vector<const Rewrite*>>> passes;
   for (const auto& [priority, members] : rules::GroupByPriority(compiled)) {
     std::vector<const Rewrite*> pass;
     for (size_t i : members) pass.push_back(&compiled[i].rewrite);
     if (fold != nullptr) pass.push_back(fold);
+    passes.emplace_back(priority, std::move(pass));
+  }
+  if (final_fold != nullptr) {
+    passes.emplace_back(passes.empty() ? 0 : passes.back().first, std::vector{final_fold});
+  }
+  for (const auto& [priority, pass] : passes) {
     int sweep = 0;
     for (;; ++sweep) {
       if (sweep == max_sweeps) {
@@ -243,15 +255,25 @@ absl::StatusOr<StrategyResult> RunStrategy(Strategy strategy, const Graph& input
       if (!compiled.ok()) return compiled.status();
       r.stage_ms["compile"] = ms_since(t0);
       const Clock::time_point t_rewrite = Clock::now();
-      std::optional<Rewrite> fold;
+      // Folding is the last rule of every pass, except for Dequantize, which
+      // is folded only after the last pass: on the HTP the converter turns a
+      // QDQ model's weights into quantized tensors before any pass runs, so
+      // no pass may find a weight's Dequantize already folded to float (it
+      // would hide the quantized op from quantization.rules).
+      std::optional<Rewrite> fold, final_fold;
       if (options.optimize.constant_folding) {
-        absl::StatusOr<Rewrite> f =
-            ConstantFoldRewrite(FoldPolicyFor(rule_set.ops, options.optimize.fold_max_elements));
+        FoldPolicy policy = FoldPolicyFor(rule_set.ops, options.optimize.fold_max_elements);
+        absl::StatusOr<Rewrite> f = ConstantFoldRewrite(policy);
+        if (!f.ok()) return f.status();
+        final_fold = *std::move(f);
+        policy.ops[std::string(kDequantizeOp)].inhibit = true;
+        f = ConstantFoldRewrite(std::move(policy));
         if (!f.ok()) return f.status();
         fold = *std::move(f);
       }
       absl::StatusOr<GreedyOutcome> out =
-          RunGreedy(input, *compiled, fold ? &*fold : nullptr, options.max_sweeps);
+          RunGreedy(input, *compiled, fold ? &*fold : nullptr, final_fold ? &*final_fold : nullptr,
+                    options.max_sweeps);
       if (!out.ok()) return out.status();
       g = std::move(out->graph);
       r.rewrites = out->fired;

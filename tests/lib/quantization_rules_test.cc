@@ -10,6 +10,7 @@
 
 #include "../backend/graph_builder.h"
 #include "egret/pipeline/optimize.h"
+#include "egret/pipeline/strategies.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
 #include "shipped_library.h"
@@ -104,6 +105,39 @@ TEST(QuantizationRulesTest, ConvIslandBecomesQuantizedConvWithPerChannelWeights)
     EXPECT_EQ(CountOp(out, "Quantize"), 1);
     EXPECT_EQ(CountOp(out, "Dequantize"), 1);
   }
+}
+
+// Greedy rewriting (egret compare's HTP-style baseline) reaches the same
+// quantized convolution: it folds a weight's Dequantize to float only after
+// its last pass, as the HTP's converter hands the passes quantized weights.
+// (Folded in the first pass, the island would stay in Float32.)
+TEST(QuantizationRulesTest, GreedyAlsoQuantizesTheConvIsland) {
+  const Graph in = QdqConvRelu("Conv2d");
+  DiagnosticList diags;
+  StrategyOptions options;
+  options.verify = {.rtol = 0, .atol = 0.05 + 1e-6};
+  absl::StatusOr<StrategyResult> r =
+      RunStrategy(Strategy::kGreedy, in, testing::ShippedLibrary(), options, &diags);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_TRUE(r->verified) << r->verify_message;
+  const Node* c = FindOp(r->graph, "Conv2d");
+  ASSERT_NE(c, nullptr);
+  EXPECT_EQ(c->outputs[0].dtype, DType::kQUInt8);
+  EXPECT_EQ(r->graph.TypeOf(c->inputs[1]).dtype, DType::kQInt8);
+  EXPECT_EQ(CountOp(r->graph, "Dequantize"), 1);
+
+  // A convolution whose output is not quantized stays in Float32, and after
+  // the last pass its weights' and bias's Dequantize are folded to float
+  // constants: only the input's is left.
+  GraphBuilder b;
+  ValueRef x = b.InputF32({1, 6, 6, 4});
+  ValueRef xq = b.Op("Quantize", {x}, {QU8(128, 0.02f)});
+  b.Output(b.Op("Conv2d", {Dq(b, xq), Dq(b, PerChannelWeights(b, 4, 8)), Dq(b, Bias(b, 8, 0.02f)),
+                           b.Shape({1, 1, 1, 1}), b.Shape({1, 1, 1, 1}), b.Shape({1, 1, 1, 1})}));
+  r = RunStrategy(Strategy::kGreedy, b.graph(), testing::ShippedLibrary(), options, &diags);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_TRUE(r->verified) << r->verify_message;
+  EXPECT_EQ(CountOp(r->graph, "Dequantize"), 1);
 }
 
 TEST(QuantizationRulesTest, AddIslandBecomesQuantizedAdd) {
