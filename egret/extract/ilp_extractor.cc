@@ -742,25 +742,30 @@ absl::StatusOr<IlpResult> IlpBuilder::Run(Choice warm, Clock::time_point deadlin
     }
     std::fill(ready.begin(), ready.end(), 0);
     std::fill(ready_node.begin(), ready_node.end(), kNoENode);
-    for (bool changed = true; changed;) {
-      changed = false;
-      for (ClassId c = 0; c < nc; ++c) {
-        if (ready[c]) continue;
-        if (collapsed_chosen[c]) {
-          ready[c] = 1;
-          changed = true;
-          continue;
-        }
-        for (ENodeId n : chosen[c]) {
-          bool all = true;
-          for (ClassId ch : p_.children(n)) all = all && ready[ch];
-          if (all) {
+    // Children first (Tarjan's order), so one visit settles a class outside a
+    // cycle; a cyclic component is visited until nothing changes.
+    for (const std::vector<ClassId>& comp : sccs_.members) {
+      for (bool changed = true; changed;) {
+        changed = false;
+        for (ClassId c : comp) {
+          if (ready[c]) continue;
+          if (collapsed_chosen[c]) {
             ready[c] = 1;
-            ready_node[c] = n;
             changed = true;
-            break;
+            continue;
+          }
+          for (ENodeId n : chosen[c]) {
+            bool all = true;
+            for (ClassId ch : p_.children(n)) all = all && ready[ch];
+            if (all) {
+              ready[c] = 1;
+              ready_node[c] = n;
+              changed = true;
+              break;
+            }
           }
         }
+        if (comp.size() == 1) break;
       }
     }
     bool roots_ready = true;
