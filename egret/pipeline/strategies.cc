@@ -112,10 +112,10 @@ struct GreedyOutcome {
   bool limit_hit = false;
 };
 
-// Runs the passes in ascending priority, each with `fold` as its last rule
-// (may be null), then `final_fold` alone (may be null) as one more pass.
 constexpr std::string_view kDequantizeOp = "Dequantize";
 
+// Runs the passes in ascending priority, each with `fold` as its last rule
+// (may be null), then `final_fold` alone (may be null) as one more pass.
 absl::StatusOr<GreedyOutcome> RunGreedy(const Graph& input,
                                         const std::vector<rules::CompiledRule>& compiled,
                                         const Rewrite* fold, const Rewrite* final_fold,
