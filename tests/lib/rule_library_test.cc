@@ -400,6 +400,26 @@ TEST(RuleLibraryTest, SquareIsAMultiply) {
   EXPECT_EQ(CountOp(out, "ElementWiseMultiply"), 1);
 }
 
+// TensorFlow's folded form x * a + (beta - mean * a) is a LayerNorm
+// (tests/lib/spellings_test.cc) only when the mean is x's own.
+TEST(RuleLibraryTest, NotALayerNormWhenTheFoldedMeanIsAnotherTensors) {
+  GraphBuilder b;
+  ValueRef x = b.InputF32({1, 6, 8}), z = b.InputF32({1, 6, 8});
+  ValueRef ax = b.Shape({2}), kd = b.Ints({1});
+  ValueRef mean = b.Op("ReduceMean", {x, ax, kd});
+  ValueRef d = b.Op("ElementWiseSubtract", {x, mean});
+  ValueRef var = b.Op("ReduceMean", {b.Op("ElementWiseMultiply", {d, d}), ax, kd});
+  ValueRef root = b.Op("Sqrt", {b.Op("ElementWiseAdd", {var, b.Scalar(1e-5)})});
+  ValueRef a = b.Op("ElementWiseDivide", {b.F32({8}, Ramp(8, 0.5, 0.25)), root});
+  ValueRef other = b.Op("ReduceMean", {z, ax, kd});
+  b.Output(b.Op("ElementWiseAdd",
+                {b.Op("ElementWiseMultiply", {x, a}),
+                 b.Op("ElementWiseSubtract",
+                      {b.F32({8}, Ramp(8, -1, 0.25)), b.Op("ElementWiseMultiply", {other, a})})}));
+  Graph out = OptimizeAndVerify(b.graph());
+  EXPECT_EQ(CountOp(out, "LayerNorm"), 0);
+}
+
 TEST(RuleLibraryTest, NotALayerNormWithAnotherPower) {
   GraphBuilder b;
   ValueRef x = b.InputF32({1, 6, 8});

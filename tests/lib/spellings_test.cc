@@ -121,6 +121,14 @@ std::vector<Spelling> LayerNormSpellings() {
          ValueRef n = e.Div(d, e.Pow(e.Add(var, e.K(1e-5)), 0.5));
          return e.Add(e.Mul(n, e.Gamma()), e.Beta());
        }},
+      {"LayerNormFoldedAsTensorFlowDoes", "LayerNorm", "ReduceMean",
+       [](Expr& e) {  // x * a + (beta - mean * a), a = gamma / sqrt(var + eps)
+         ValueRef mean = e.Reduce("ReduceMean", e.x());
+         ValueRef d = e.Sub(e.x(), mean);
+         ValueRef var = e.Reduce("ReduceMean", e.Mul(d, d));
+         ValueRef a = e.Div(e.Gamma(), e.Unary("Sqrt", e.Add(var, e.K(1e-5))));
+         return e.Add(e.Mul(e.x(), a), e.Sub(e.Beta(), e.Mul(mean, a)));
+       }},
       {"LayerNormScaleFirst", "LayerNorm", "ReduceMean",
        [=](Expr& e) { return e.Add(e.Beta(), e.Mul(e.Gamma(), norm(e, pow2, false, false))); }},
   };
