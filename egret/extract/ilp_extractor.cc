@@ -284,11 +284,16 @@ class IlpBuilder {
     return static_cast<int32_t>(row_lb_.size() - 1);
   }
   void Expand(ClassId c, Choice* out) const;  // collapsed subtree choices
+  // Adds coef * (every column of class c) to `row`.
+  void AddClassTerms(int32_t row, ClassId c, double coef) {
+    for (int32_t j = class_col_begin_[c]; j < class_col_end_[c]; ++j)
+      entries_.push_back({row, j, coef});
+  }
   // See Run: rows sum(d) >= sum(c) for d immediately necessary for c.
-  void AddNecessaryClassRows(const std::vector<char>& in_model,
-                             const std::vector<int32_t>& node_col,
-                             const std::vector<int32_t>& class_col_begin,
-                             const std::vector<int32_t>& class_col_end);
+  void AddNecessaryClassRows();
+  // See Run: a cut for each cycle among the `chosen` nodes (per class) of
+  // classes that are not `ready`; returns how many.
+  int AddCycleCuts(const std::vector<std::vector<ENodeId>>& chosen, const std::vector<char>& ready);
   // A CBC model of the columns, rows and entries so far (the caller deletes it).
   Cbc_Model* NewModel() const;
 
@@ -304,6 +309,10 @@ class IlpBuilder {
   std::vector<double> obj_, col_lb_, col_ub_, row_lb_, row_ub_;
   std::vector<char> is_int_;
   std::vector<Triplet> entries_;
+  // The model (set by Run): which classes it has, each class's columns
+  // [begin, end) and each kept node's column (-1: none).
+  std::vector<char> in_model_;
+  std::vector<int32_t> class_col_begin_, class_col_end_, node_col_;
   int64_t necessary_rows_ = 0;
 };
 
@@ -419,16 +428,13 @@ void IlpBuilder::Collapse() {
   }
 }
 
-void IlpBuilder::AddNecessaryClassRows(const std::vector<char>& in_model,
-                                       const std::vector<int32_t>& node_col,
-                                       const std::vector<int32_t>& class_col_begin,
-                                       const std::vector<int32_t>& class_col_end) {
+void IlpBuilder::AddNecessaryClassRows() {
   const size_t nc = p_.num_classes();
   // Compact indices of the model's classes; bit sets over them.
   std::vector<int32_t> index(nc, -1);
   std::vector<ClassId> classes;
   for (ClassId c = 0; c < nc; ++c) {
-    if (in_model[c]) {
+    if (in_model_[c]) {
       index[c] = static_cast<int32_t>(classes.size());
       classes.push_back(c);
     }
@@ -446,7 +452,7 @@ void IlpBuilder::AddNecessaryClassRows(const std::vector<char>& in_model,
     if (index[c] < 0 || collapsible_[c]) continue;
     bool first = true;
     for (ENodeId n = p_.class_begin(c); n < p_.class_end(c); ++n) {
-      if (node_col[n] < 0) continue;
+      if (node_col_[n] < 0) continue;
       std::fill(acc.begin(), acc.end(), 0);
       for (ClassId d : p_.children(n)) {
         const int32_t k = index[d];
@@ -485,20 +491,71 @@ void IlpBuilder::AddNecessaryClassRows(const std::vector<char>& in_model,
     // children), which its child rows already say.
     int kept = 0;
     for (ENodeId n = p_.class_begin(c); n < p_.class_end(c) && kept < 2; ++n)
-      kept += node_col[n] >= 0;
+      kept += node_col_[n] >= 0;
     if (kept < 2) continue;
     for (size_t w = 0; w < words; ++w) {
       for (uint64_t bits = nk[w] & ~all[w]; bits != 0; bits &= bits - 1) {
         const ClassId d = classes[w * 64 + static_cast<size_t>(std::countr_zero(bits))];
         const int32_t row = AddRow(0, kInf);
-        for (int32_t j = class_col_begin[d]; j < class_col_end[d]; ++j)
-          entries_.push_back({row, j, 1.0});
-        for (int32_t j = class_col_begin[c]; j < class_col_end[c]; ++j)
-          entries_.push_back({row, j, -1.0});
+        AddClassTerms(row, d, 1.0);
+        AddClassTerms(row, c, -1.0);
         ++necessary_rows_;
       }
     }
   }
+}
+
+int IlpBuilder::AddCycleCuts(const std::vector<std::vector<ENodeId>>& chosen,
+                             const std::vector<char>& ready) {
+  // A depth-first search over the chosen nodes' edges into classes that are
+  // not ready (each such class has a chosen node, and each of its chosen
+  // nodes a child that is not ready); each back edge closes a cycle.
+  const size_t nc = p_.num_classes();
+  std::vector<int32_t> on_path(nc, -1);  // position on the path, or -1
+  std::vector<char> done(nc, 0);
+  struct Frame {
+    ClassId c;
+    size_t node = 0;   // chosen[c][node] is the node being followed
+    size_t child = 0;  // its next child
+  };
+  std::vector<Frame> path;
+  int cuts = 0;
+  for (ClassId start = 0; start < nc && cuts < kMaxCutsPerRound; ++start) {
+    if (ready[start] || done[start] || chosen[start].empty()) continue;
+    path.push_back({start});
+    on_path[start] = 0;
+    while (!path.empty() && cuts < kMaxCutsPerRound) {
+      Frame& f = path.back();
+      if (f.node >= chosen[f.c].size()) {
+        on_path[f.c] = -1;
+        done[f.c] = 1;
+        path.pop_back();
+        continue;
+      }
+      const auto kids = p_.children(chosen[f.c][f.node]);
+      if (f.child >= kids.size()) {
+        ++f.node;
+        f.child = 0;
+        continue;
+      }
+      const ClassId d = kids[f.child++];
+      if (ready[d] || done[d] || chosen[d].empty()) continue;
+      if (on_path[d] >= 0) {  // a cycle: the nodes followed from path[on_path[d]] on
+        const size_t from = static_cast<size_t>(on_path[d]);
+        const int32_t row = AddRow(-kInf, static_cast<double>(path.size() - from) - 1);
+        for (size_t k = from; k < path.size(); ++k) {
+          entries_.push_back({row, node_col_[chosen[path[k].c][path[k].node]], 1.0});
+        }
+        ++cuts;
+        continue;
+      }
+      on_path[d] = static_cast<int32_t>(path.size());
+      path.push_back({d});
+    }
+    for (const Frame& f : path) on_path[f.c] = -1;
+    path.clear();
+  }
+  return cuts;
 }
 
 Cbc_Model* IlpBuilder::NewModel() const {
@@ -550,14 +607,14 @@ absl::StatusOr<IlpResult> IlpBuilder::Run(Choice warm, Clock::time_point deadlin
   result.bound = -kInf;
 
   // Model classes: not absorbed into a collapsed parent.
-  std::vector<char> in_model(nc, 0);
+  in_model_.assign(nc, 0);
   for (ClassId c = 0; c < nc; ++c) {
-    if (live_[c] && !collapsible_[c]) in_model[c] = 1;
+    if (live_[c] && !collapsible_[c]) in_model_[c] = 1;
   }
-  for (ClassId r : p_.roots()) in_model[r] = 1;
+  for (ClassId r : p_.roots()) in_model_[r] = 1;
   for (ENodeId n = 0; n < nn; ++n) {
     if (keep_[n] && !collapsible_[p_.node_class(n)]) {
-      for (ClassId ch : p_.children(n)) in_model[ch] = 1;
+      for (ClassId ch : p_.children(n)) in_model_[ch] = 1;
     }
   }
   // Everything collapses: the roots' exact optimum needs no solver.
@@ -578,13 +635,14 @@ absl::StatusOr<IlpResult> IlpBuilder::Run(Choice warm, Clock::time_point deadlin
   }
 
   // Columns.
-  std::vector<int32_t> class_col_begin(nc + 1, 0), class_col_end(nc, 0);
-  std::vector<int32_t> node_col(nn, -1);
+  class_col_begin_.assign(nc, 0);
+  class_col_end_.assign(nc, 0);
+  node_col_.assign(nn, -1);
   std::vector<ENodeId> col_node;  // kNoENode for a collapsed leaf
   std::vector<ClassId> col_class;
   for (ClassId c = 0; c < nc; ++c) {
-    class_col_begin[c] = static_cast<int32_t>(obj_.size());
-    if (in_model[c]) {
+    class_col_begin_[c] = static_cast<int32_t>(obj_.size());
+    if (in_model_[c]) {
       if (collapsible_[c]) {
         AddColumn(val_[c], 0, 1, true);
         col_node.push_back(kNoENode);
@@ -592,28 +650,24 @@ absl::StatusOr<IlpResult> IlpBuilder::Run(Choice warm, Clock::time_point deadlin
       } else {
         for (ENodeId n = p_.class_begin(c); n < p_.class_end(c); ++n) {
           if (!keep_[n]) continue;
-          node_col[n] = AddColumn(p_.cost(n), 0, 1, true);
+          node_col_[n] = AddColumn(p_.cost(n), 0, 1, true);
           col_node.push_back(n);
           col_class.push_back(c);
         }
       }
     }
-    class_col_end[c] = static_cast<int32_t>(obj_.size());
+    class_col_end_[c] = static_cast<int32_t>(obj_.size());
   }
   const int32_t num_binaries = static_cast<int32_t>(obj_.size());
-  auto add_class_terms = [&](int32_t row, ClassId c, double coef) {
-    for (int32_t j = class_col_begin[c]; j < class_col_end[c]; ++j)
-      entries_.push_back({row, j, coef});
-  };
   // Roots.
-  for (ClassId r : p_.roots()) add_class_terms(AddRow(1, kInf), r, 1.0);
+  for (ClassId r : p_.roots()) AddClassTerms(AddRow(1, kInf), r, 1.0);
   // Children.
   for (ENodeId n = 0; n < nn; ++n) {
-    if (node_col[n] < 0) continue;
+    if (node_col_[n] < 0) continue;
     for (ClassId d : ChildSet(p_, n)) {
       int32_t row = AddRow(-kInf, 0);
-      entries_.push_back({row, node_col[n], 1.0});
-      add_class_terms(row, d, -1.0);
+      entries_.push_back({row, node_col_[n], 1.0});
+      AddClassTerms(row, d, -1.0);
     }
   }
   // Negative costs: at most one node per class, and a class is only paid for
@@ -622,13 +676,13 @@ absl::StatusOr<IlpResult> IlpBuilder::Run(Choice warm, Clock::time_point deadlin
     std::vector<char> is_root(nc, 0);
     for (ClassId r : p_.roots()) is_root[r] = 1;
     for (ClassId c = 0; c < nc; ++c) {
-      if (!in_model[c]) continue;
-      add_class_terms(AddRow(-kInf, 1), c, 1.0);
+      if (!in_model_[c]) continue;
+      AddClassTerms(AddRow(-kInf, 1), c, 1.0);
       if (is_root[c]) continue;
       int32_t row = AddRow(-kInf, 0);
-      add_class_terms(row, c, 1.0);
+      AddClassTerms(row, c, 1.0);
       for (ENodeId parent : p_.parents(c)) {
-        if (node_col[parent] >= 0) entries_.push_back({row, node_col[parent], -1.0});
+        if (node_col_[parent] >= 0) entries_.push_back({row, node_col_[parent], -1.0});
       }
     }
   }
@@ -641,7 +695,7 @@ absl::StatusOr<IlpResult> IlpBuilder::Run(Choice warm, Clock::time_point deadlin
   // the best extraction, and CBC could not close that gap in 10 s. Only the
   // immediate relations are added (d necessary for c and for no other class
   // necessary for c); the rest follow by transitivity.
-  AddNecessaryClassRows(in_model, node_col, class_col_begin, class_col_end);
+  AddNecessaryClassRows();
 
   // Acyclicity, on cyclic strongly connected parts of the class graph only:
   // a chosen node and a chosen node of its child class that uses it back
@@ -651,16 +705,16 @@ absl::StatusOr<IlpResult> IlpBuilder::Run(Choice warm, Clock::time_point deadlin
     if (comp.size() < 2) continue;
     for (ClassId c : comp) {
       for (ENodeId n = p_.class_begin(c); n < p_.class_end(c); ++n) {
-        if (node_col[n] < 0) continue;
+        if (node_col_[n] < 0) continue;
         for (ClassId d : ChildSet(p_, n)) {
           if (d <= c || sccs_.id[d] != sccs_.id[c]) continue;  // each pair of classes once
           for (ENodeId m = p_.class_begin(d); m < p_.class_end(d); ++m) {
-            if (node_col[m] < 0) continue;
-            const std::vector<ClassId> back = ChildSet(p_, m);
-            if (!std::binary_search(back.begin(), back.end(), c)) continue;
+            if (node_col_[m] < 0) continue;
+            const auto back = p_.children(m);
+            if (std::find(back.begin(), back.end(), c) == back.end()) continue;
             int32_t row = AddRow(-kInf, 1);
-            entries_.push_back({row, node_col[n], 1.0});
-            entries_.push_back({row, node_col[m], 1.0});
+            entries_.push_back({row, node_col_[n], 1.0});
+            entries_.push_back({row, node_col_[m], 1.0});
           }
         }
       }
@@ -681,11 +735,11 @@ absl::StatusOr<IlpResult> IlpBuilder::Run(Choice warm, Clock::time_point deadlin
     std::vector<double> values(num_binaries, 0.0);
     if (!ValidateChoice(p_, choice).ok()) return std::vector<double>();
     for (ClassId c : ReachableClasses(p_, choice)) {
-      if (!in_model[c]) continue;
+      if (!in_model_[c]) continue;
       if (collapsible_[c]) {
-        values[class_col_begin[c]] = 1.0;
-      } else if (node_col[choice.node[c]] >= 0) {
-        values[node_col[choice.node[c]]] = 1.0;
+        values[class_col_begin_[c]] = 1.0;
+      } else if (node_col_[choice.node[c]] >= 0) {
+        values[node_col_[choice.node[c]]] = 1.0;
       } else {
         return std::vector<double>();
       }
@@ -702,8 +756,6 @@ absl::StatusOr<IlpResult> IlpBuilder::Run(Choice warm, Clock::time_point deadlin
   // cyclic solutions.
   std::vector<char> ready(nc, 0);
   std::vector<ENodeId> ready_node(nc, kNoENode);
-  std::vector<int32_t> on_path(nc, -1);
-  std::vector<char> done(nc, 0);
   while (true) {
     if (SecondsUntil(deadline) <= 0) break;  // pruning, building and earlier rounds count too
     Cbc_Model* model = NewModel();
@@ -803,61 +855,7 @@ absl::StatusOr<IlpResult> IlpBuilder::Run(Choice warm, Clock::time_point deadlin
       }
       if (result.optimal || !proven) break;
     }
-    // Cycles among the chosen nodes of classes the solution cannot compute
-    // acyclically: a depth-first search over those nodes' edges into such
-    // classes; each back edge closes a cycle, which becomes a cut.
-    std::fill(on_path.begin(), on_path.end(), -1);
-    std::fill(done.begin(), done.end(), 0);
-    int cuts = 0;
-    struct Frame {
-      ClassId c;
-      size_t node = 0, child = 0;
-    };
-    std::vector<Frame> path;
-    std::vector<ENodeId> path_node;  // the node of path[k] leading to path[k + 1]
-    for (ClassId start = 0; start < nc && cuts < kMaxCutsPerRound; ++start) {
-      if (ready[start] || done[start] || chosen[start].empty()) continue;
-      path.push_back({start});
-      on_path[start] = 0;
-      path_node.push_back(kNoENode);
-      while (!path.empty() && cuts < kMaxCutsPerRound) {
-        Frame& f = path.back();
-        if (f.node >= chosen[f.c].size()) {
-          on_path[f.c] = -1;
-          done[f.c] = 1;
-          path.pop_back();
-          path_node.pop_back();
-          continue;
-        }
-        const ENodeId n = chosen[f.c][f.node];
-        const auto kids = p_.children(n);
-        if (f.child >= kids.size()) {
-          ++f.node;
-          f.child = 0;
-          continue;
-        }
-        const ClassId d = kids[f.child++];
-        if (ready[d] || done[d] || chosen[d].empty()) continue;
-        path_node.back() = n;
-        if (on_path[d] >= 0) {  // a cycle: path[on_path[d]] .. path.back()
-          const int32_t row = AddRow(-kInf, 0);
-          double len = 0;
-          for (size_t k = static_cast<size_t>(on_path[d]); k < path.size(); ++k) {
-            entries_.push_back({row, node_col[path_node[k]], 1.0});
-            ++len;
-          }
-          row_ub_[row] = len - 1;
-          ++cuts;
-          continue;
-        }
-        on_path[d] = static_cast<int32_t>(path.size());
-        path.push_back({d});
-        path_node.push_back(kNoENode);
-      }
-      for (const Frame& f : path) on_path[f.c] = -1;
-      path.clear();
-      path_node.clear();
-    }
+    const int cuts = AddCycleCuts(chosen, ready);
     result.cycle_cuts += cuts;
     if (cuts == 0) break;  // nothing to cut: keep the best so far
   }
