@@ -1,7 +1,6 @@
 #include "egret/graph/canonical_params.h"
 
 #include <algorithm>
-#include <cmath>
 #include <cstdint>
 #include <optional>
 #include <vector>
@@ -9,36 +8,39 @@
 #include "absl/container/flat_hash_map.h"
 #include "egret/graph/checked_math.h"
 #include "egret/graph/op_table.h"
+#include "egret/graph/shape_inference.h"
 
 namespace egret {
 namespace {
 
-// The integers a "$Const" or "$Shape" parameter holds, or nullopt when it is
-// neither or holds something else (floats, quantized data, rank > 1).
+// The integers a "$Const" or "$Shape" parameter holds (ReadIntParam), or
+// nullopt when it is neither or holds something else (floats, quantized
+// data, rank > 1).
 std::optional<std::vector<int64_t>> IntsOf(const Node& p) {
-  if (p.op == kShapeOp)
-    return std::vector<int64_t>(p.outputs[0].dims.begin(), p.outputs[0].dims.end());
-  if (p.op != kConstOp || p.constant == nullptr) return std::nullopt;
-  const Tensor& t = *p.constant;
-  const DType dt = t.type().dtype;
-  if (IsFloat(dt) || IsQuantized(dt) || dt == DType::kBool || t.type().rank() > 1) {
-    return std::nullopt;
+  const bool shape = p.op == kShapeOp;
+  if (!shape) {
+    if (p.op != kConstOp || p.constant == nullptr) return std::nullopt;
+    const TensorType& t = p.constant->type();
+    if (IsFloat(t.dtype) || IsQuantized(t.dtype) || t.dtype == DType::kBool || t.rank() > 1) {
+      return std::nullopt;
+    }
   }
-  std::vector<int64_t> out(t.num_elements());
-  for (int64_t i = 0; i < t.num_elements(); ++i) {
-    const double v = t.GetValue(i);
-    if (!(std::abs(v) < 0x1p62) || v != std::floor(v)) return std::nullopt;
-    out[i] = static_cast<int64_t>(v);
-  }
-  return out;
+  OperandInfo param;
+  param.type = &p.outputs[0];
+  param.value = p.constant.get();
+  param.is_shape = shape;
+  absl::StatusOr<std::vector<int64_t>> v = ReadIntParam(param, "");
+  if (!v.ok()) return std::nullopt;
+  return *std::move(v);
 }
 
 // `axes` of a rank-`rank` operand, counted from 0 and ascending, or nullopt
 // when one is out of range or listed twice.
 std::optional<std::vector<int64_t>> CanonicalAxes(std::vector<int64_t> axes, int rank) {
   for (int64_t& a : axes) {
-    if (a < -rank || a >= rank) return std::nullopt;
-    if (a < 0) a += rank;
+    absl::StatusOr<int> n = NormalizeAxis(a, rank, "axis");
+    if (!n.ok()) return std::nullopt;
+    a = *n;
   }
   std::sort(axes.begin(), axes.end());
   if (std::adjacent_find(axes.begin(), axes.end()) != axes.end()) return std::nullopt;
