@@ -408,8 +408,7 @@ absl::Status Importer::DoGemm() {
     }
   }
   if (!alpha_done) {
-    std::string k = Temp(Out(), "alpha"), scaled = Temp(Out(), "Ascaled");
-    SetConst(k, Tensor::FromValues(ScalarType(a.type.dtype), {&alpha, 1}));
+    std::string k = ScalarTemp("alpha", a.type.dtype, alpha), scaled = Temp(Out(), "Ascaled");
     EGRET_RETURN_IF_ERROR(Binary("Mul", a_name, k, scaled));
     a_name = scaled;
   }
@@ -434,8 +433,7 @@ absl::Status Importer::DoGemm() {
       add_c = InName(2);
     } else {
       add_c = Temp(Out(), "betaC");
-      std::string k = Temp(Out(), "beta");
-      SetConst(k, Tensor::FromValues(ScalarType(c.type.dtype), {&beta, 1}));
+      std::string k = ScalarTemp("beta", c.type.dtype, beta);
       EGRET_RETURN_IF_ERROR(Binary("Mul", InName(2), k, add_c));
     }
   }

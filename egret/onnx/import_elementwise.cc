@@ -32,9 +32,7 @@ absl::Status Importer::DoVariadic() {
     acc = dst;
   }
   if (mean) {
-    std::string k = Temp(Out(), "count");
-    double d = n;
-    SetConst(k, Tensor::FromValues(ScalarType(values_.at(acc).type.dtype), {&d, 1}));
+    std::string k = ScalarTemp("count", values_.at(acc).type.dtype, n);
     EGRET_RETURN_IF_ERROR(Binary("Div", acc, k, Out()));
   }
   return absl::OkStatus();
@@ -54,10 +52,7 @@ absl::Status Importer::DoUnary() {
 absl::Status Importer::DoReciprocal() {
   const DType dt = In(0).type.dtype;
   if (!IsFloat(dt)) return Unmapped("a reciprocal of integers");
-  std::string one = Temp(Out(), "one");
-  const double v = 1;
-  SetConst(one, Tensor::FromValues(ScalarType(dt), {&v, 1}));
-  return Binary("Div", one, InName(0), Out());
+  return Binary("Div", ScalarTemp("one", dt, 1), InName(0), Out());
 }
 
 absl::Status Importer::DoIdentity() {
@@ -105,8 +100,7 @@ absl::Status Importer::DoClip() {
 absl::Status Importer::DoLeakyRelu() {
   double alpha = AttrFloat("alpha", 0.01);
   if (alpha > 1) return Unmapped("alpha > 1");
-  std::string k = Temp(Out(), "alpha");
-  SetConst(k, Tensor::FromValues(ScalarType(In(0).type.dtype), {&alpha, 1}));
+  std::string k = ScalarTemp("alpha", In(0).type.dtype, alpha);
   std::string scaled = Temp(Out(), "scaled");
   EGRET_RETURN_IF_ERROR(Binary("Mul", InName(0), k, scaled));
   return Binary("Max", InName(0), scaled, Out());

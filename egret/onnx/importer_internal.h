@@ -358,6 +358,13 @@ class Importer {
     v.splat = splat;
     values_[name] = std::move(v);
   }
+  // A temporary value of the current node (Temp(Out(), suffix)) holding the
+  // scalar `v` in `dtype`; returns its name.
+  std::string ScalarTemp(std::string_view suffix, DType dtype, double v) {
+    std::string name = Temp(Out(), suffix);
+    SetConst(name, Tensor::FromValues(ScalarType(dtype), {&v, 1}));
+    return name;
+  }
   // A 2-D constant transposed (cheaply when it is a splat).
   static ConstTensorPtr Transposed2d(const Value& v) {
     TensorType t = v.type;
