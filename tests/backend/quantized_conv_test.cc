@@ -9,6 +9,12 @@
 // vectorized kernels. Also: a convolution of Dequantize outputs is computed
 // as the convolution of the quantized values (the Dequantize nodes are not
 // run), and the run cache of laid-out filters changes no bit.
+//
+// ctest runs this file twice: as is, and as QuantizedConvWithoutVnni with
+// DNNL_MAX_CPU_ISA=AVX2, where oneDNN's int8 kernels add products in pairs in
+// a saturating int16 and the executor gives them each filter as two halves
+// of 7-bit values and each signed input as unsigned (dnnl_support.h,
+// DnnlInt8WeightLimit). The exact-bits checks above fail if either is wrong.
 // GCC 12 reports a false "maybe uninitialized" inside absl::InlinedVector's
 // move when TensorType{dtype, Dims{...}} temporaries are inlined (as in
 // dnnl_kernels_test.cc).
@@ -20,6 +26,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <random>
@@ -27,6 +34,7 @@
 #include <vector>
 
 #include "egret/backend/executor.h"
+#include "egret/backend/kernels/dnnl_support.h"
 #include "egret/graph/tensor.h"
 #include "graph_builder.h"
 
@@ -515,6 +523,16 @@ TEST(ExecuteCacheTest, LaidOutFiltersAreReusedWithoutChangingABit) {
   EXPECT_GT(bytes, 0);
   ExpectSameBits(RunOnce(b, nullptr, &cache), plain);
   EXPECT_EQ(cache.bytes(), bytes);
+}
+
+// The run without VNNI really is one: oneDNN took DNNL_MAX_CPU_ISA, and the
+// executor sums 7-bit filter values only.
+TEST(QuantizedConv, WithoutVnniTheFilterValuesAreSevenBits) {
+  const char* isa = std::getenv("DNNL_MAX_CPU_ISA");
+  if (isa == nullptr || std::string(isa) != "AVX2") {
+    GTEST_SKIP() << "run by the ctest QuantizedConvWithoutVnni (DNNL_MAX_CPU_ISA=AVX2)";
+  }
+  EXPECT_EQ(backend_internal::DnnlInt8WeightLimit(), 64);
 }
 
 }  // namespace

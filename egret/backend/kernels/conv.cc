@@ -58,11 +58,12 @@ dnnl::memory::desc NhwcDesc(const Dims& d) {
                             dnnl::memory::format_tag::nhwc);
 }
 
-// The filter (input 1) in `want`, the primitive's layout: `user` itself
-// when that is the layout, else reordered from it by make_user() (which may
-// refuse: nullopt), through the run's ConstantCache when the filter is a
-// graph constant.
+// The filter (input 1), or its `part` (ConstantCache), in `want`, the
+// primitive's layout: `user` itself when that is the layout, else reordered
+// from it by make_user() (which may refuse: nullopt), through the run's
+// ConstantCache when the filter is a graph constant.
 std::optional<dnnl::memory> FilterIn(const KernelContext& c, const dnnl::memory::desc& want,
+                                     int part,
                                      absl::FunctionRef<std::optional<dnnl::memory>()> make_user) {
   auto reordered = [&]() -> std::optional<dnnl::memory> {
     std::optional<dnnl::memory> user = make_user();
@@ -74,7 +75,7 @@ std::optional<dnnl::memory> FilterIn(const KernelContext& c, const dnnl::memory:
     return m;
   };
   if (const std::shared_ptr<const Tensor>* w = c.Constant(1)) {
-    return c.cache->Get(*w, want, reordered);
+    return c.cache->Get(*w, want, part, reordered);
   }
   return reordered();
 }
@@ -119,11 +120,12 @@ void RunConvLike(const PrimitiveDesc& pd, const Primitive& prim, const dnnl::mem
   const FloatsIn bias(c.In(2));
   const dnnl::engine& eng = CpuEngine();
   std::optional<FloatsIn> w;
-  const dnnl::memory wmem = *FilterIn(c, pd.weights_desc(), [&]() -> std::optional<dnnl::memory> {
-    w.emplace(c.In(1));
-    // oneDNN takes non-const handles; it only reads sources and weights.
-    return dnnl::memory(wdesc, eng, const_cast<float*>(w->data()));
-  });
+  const dnnl::memory wmem =
+      *FilterIn(c, pd.weights_desc(), 0, [&]() -> std::optional<dnnl::memory> {
+        w.emplace(c.In(1));
+        // oneDNN takes non-const handles; it only reads sources and weights.
+        return dnnl::memory(wdesc, eng, const_cast<float*>(w->data()));
+      });
   dnnl::stream s(eng);
   dnnl::memory xmem(pd.src_desc(), eng, const_cast<float*>(x.data()));
   dnnl::memory bmem(pd.bias_desc(), eng, const_cast<float*>(bias.data()));
@@ -145,22 +147,34 @@ std::optional<std::vector<double>> Int8FilterStepsizes(const TensorType& t) {
   return step;
 }
 
-// The int8 values oneDNN multiplies for such a filter: q - zero of each
-// stored element (zero: its output channel's zero offset). The stored bytes
-// when they are that already, else `scratch` filled; nullptr when some
-// q - zero falls outside int8.
-const int8_t* Int8FilterValues(const Tensor& w, std::vector<int8_t>& scratch) {
+// The int8 values oneDNN multiplies for such a filter, v = q - zero of each
+// stored element (zero: its output channel's zero offset): for part 0 v
+// itself, for parts 1 and 2 floor(v / 2) and v - floor(v / 2), two filters
+// of values in [-64, 64] whose sums add up to v's. The stored bytes when
+// they are the values already, else `scratch` filled; nullptr when some v
+// falls outside int8, or for part 0 outside [-limit, limit]
+// (DnnlInt8WeightLimit: the values this CPU's kernels sum exactly).
+const int8_t* Int8FilterValues(const Tensor& w, int part, int limit, std::vector<int8_t>& scratch) {
   const TensorType& t = w.type();
   const int64_t cout = t.dims[3];
   std::vector<int32_t> zero(cout);
-  bool shift = t.dtype == DType::kQUInt8;
+  bool shift = t.dtype == DType::kQUInt8 || part != 0;
   for (int64_t k = 0; k < cout; ++k) {
     zero[k] = t.ZeroOffsetAt(k);
     shift = shift || zero[k] != 0;
   }
   const uint8_t* bytes = w.bytes().data();
-  if (!shift) return reinterpret_cast<const int8_t*>(bytes);
   const int64_t n = t.num_elements();
+  const int32_t lo = std::max(-128, -limit), hi = std::min(127, limit);
+  if (!shift) {
+    const int8_t* values = reinterpret_cast<const int8_t*>(bytes);
+    if (lo > -128 || hi < 127) {
+      for (int64_t i = 0; i < n; ++i) {
+        if (values[i] < lo || values[i] > hi) return nullptr;
+      }
+    }
+    return values;
+  }
   scratch.resize(n);
   for (int64_t i = 0; i < n; ++i) {
     const int32_t q = t.dtype == DType::kQUInt8
@@ -168,7 +182,9 @@ const int8_t* Int8FilterValues(const Tensor& w, std::vector<int8_t>& scratch) {
                           : static_cast<int32_t>(static_cast<int8_t>(bytes[i]));
     const int32_t v = q - zero[i % cout];
     if (v < -128 || v > 127) return nullptr;
-    scratch[i] = static_cast<int8_t>(v);
+    if (part == 0 && (v < lo || v > hi)) return nullptr;
+    const int32_t low = v >= 0 ? v / 2 : -((1 - v) / 2);  // floor(v / 2)
+    scratch[i] = static_cast<int8_t>(part == 0 ? v : part == 1 ? low : v - low);
   }
   return scratch.data();
 }
@@ -182,6 +198,13 @@ void* ThreadScratchpad(size_t bytes) {
   if (pad.size() < bytes) pad.resize(bytes);
   return pad.data();
 }
+
+// An int8 filter as oneDNN's convolution takes it: whole (`first`), or as
+// two halves whose sums add up to the whole's (Int8FilterValues).
+struct Int8Weights {
+  dnnl::memory first;
+  std::optional<dnnl::memory> second;
+};
 
 // The int32 sums an integer convolution computes at a time when its output
 // is quantized (DnnlQuantizedConv): 256 KB, which stays in the L2 cache
@@ -217,8 +240,21 @@ std::optional<Tensor> DnnlQuantizedConv(const KernelContext& c, const ConvParams
   const int64_t og = cout / groups;
   try {
     using dnnl::memory;
+    // Without VNNI, oneDNN's kernels for a signed input halve the filter
+    // values (rounding them) to keep their int16 pair sums from saturating,
+    // which is not exact. There a signed input is given as unsigned instead:
+    // qx + 128 with zero offset zx + 128, the same differences qx - zx.
+    const int limit = DnnlInt8WeightLimit();
+    const bool flip_sign = xt.dtype == DType::kQInt8 && limit < 128;
+    std::vector<uint8_t> flipped;
+    const uint8_t* xbytes = c.In(0).bytes().data();
+    if (flip_sign) {
+      flipped.resize(c.In(0).bytes().size());
+      for (size_t i = 0; i < flipped.size(); ++i) flipped[i] = xbytes[i] ^ 0x80;
+      xbytes = flipped.data();
+    }
     const memory::data_type xtype =
-        xt.dtype == DType::kQUInt8 ? memory::data_type::u8 : memory::data_type::s8;
+        xt.dtype == DType::kQUInt8 || flip_sign ? memory::data_type::u8 : memory::data_type::s8;
     const memory::dims wdims = {groups, og, depthwise ? 1 : fcin, fh, fw};
     const memory::desc wdesc(wdims, memory::data_type::s8,
                              memory::dims{og, 1, cout, fw * fcin * cout, fcin * cout});
@@ -249,34 +285,55 @@ std::optional<Tensor> DnnlQuantizedConv(const KernelContext& c, const ConvParams
     const dnnl::engine& eng = CpuEngine();
     dnnl::stream s(eng);
     std::vector<int8_t> scratch;
-    int32_t zx = xt.zero_offset;
+    int32_t zx = xt.zero_offset + (flip_sign ? 128 : 0);
     dnnl::memory zmem({{1}, memory::data_type::s32, memory::format_tag::a}, eng, &zx);
-    // The filter in `made`'s layout; nullopt when it cannot be given to
-    // oneDNN.
-    const auto filter = [&](const ConvPrimitive& made) {
-      return FilterIn(c, made.pd.weights_desc(), [&]() -> std::optional<dnnl::memory> {
-        const int8_t* values = Int8FilterValues(c.In(1), scratch);
+    // The filter in `made`'s layout: whole when this CPU's kernels sum its
+    // values exactly, else as two halves that they do (Int8FilterValues);
+    // nullopt when it cannot be given to oneDNN.
+    const auto filter_part = [&](const ConvPrimitive& made, int part) {
+      return FilterIn(c, made.pd.weights_desc(), part, [&]() -> std::optional<dnnl::memory> {
+        const int8_t* values = Int8FilterValues(c.In(1), part, limit, scratch);
         if (values == nullptr) return std::nullopt;
         // oneDNN takes non-const handles; it only reads sources and weights.
         return dnnl::memory(wdesc, eng, const_cast<int8_t*>(values));
       });
     };
+    const auto filter = [&](const ConvPrimitive& made) -> std::optional<Int8Weights> {
+      if (std::optional<dnnl::memory> whole = filter_part(made, 0)) {
+        return Int8Weights{*std::move(whole), std::nullopt};
+      }
+      if (limit >= 128) return std::nullopt;
+      std::optional<dnnl::memory> low = filter_part(made, 1);
+      std::optional<dnnl::memory> high = filter_part(made, 2);
+      if (!low || !high) return std::nullopt;
+      return Int8Weights{*std::move(low), *std::move(high)};
+    };
     // Runs `made` with `weights` on the input from byte `x_offset`, writing
     // `sums`, on stream `on`.
-    const auto run = [&](const ConvPrimitive& made, const dnnl::memory& weights, int64_t x_offset,
+    const auto run = [&](const ConvPrimitive& made, const Int8Weights& weights, int64_t x_offset,
                          int32_t* sums, dnnl::stream& on) {
-      // oneDNN takes non-const handles; it only reads sources and weights.
-      dnnl::memory xmem(made.pd.src_desc(), eng,
-                        const_cast<uint8_t*>(c.In(0).bytes().data() + x_offset));
-      dnnl::memory omem(made.pd.dst_desc(), eng, sums);
-      const dnnl::memory::desc pad_desc = made.pd.scratchpad_desc();
-      dnnl::memory pmem(pad_desc, eng, ThreadScratchpad(pad_desc.get_size()));
-      made.prim.execute(on, {{DNNL_ARG_SRC, xmem},
-                             {DNNL_ARG_WEIGHTS, weights},
-                             {DNNL_ARG_DST, omem},
-                             {DNNL_ARG_SCRATCHPAD, pmem},
-                             {DNNL_ARG_ATTR_ZERO_POINTS | DNNL_ARG_SRC, zmem}});
-      on.wait();
+      const auto run_part = [&](const dnnl::memory& part, int32_t* out) {
+        // oneDNN takes non-const handles; it only reads sources and weights.
+        dnnl::memory xmem(made.pd.src_desc(), eng, const_cast<uint8_t*>(xbytes + x_offset));
+        dnnl::memory omem(made.pd.dst_desc(), eng, out);
+        const dnnl::memory::desc pad_desc = made.pd.scratchpad_desc();
+        dnnl::memory pmem(pad_desc, eng, ThreadScratchpad(pad_desc.get_size()));
+        made.prim.execute(on, {{DNNL_ARG_SRC, xmem},
+                               {DNNL_ARG_WEIGHTS, part},
+                               {DNNL_ARG_DST, omem},
+                               {DNNL_ARG_SCRATCHPAD, pmem},
+                               {DNNL_ARG_ATTR_ZERO_POINTS | DNNL_ARG_SRC, zmem}});
+        on.wait();
+      };
+      run_part(weights.first, sums);
+      if (!weights.second) return;
+      // The second half's sums, added: the sum of both is the whole
+      // filter's, and stays inside int32 (checked above).
+      const size_t n = made.pd.dst_desc().get_size() / sizeof(int32_t);
+      thread_local std::vector<int32_t> other;
+      if (other.size() < n) other.resize(n);
+      run_part(*weights.second, other.data());
+      for (size_t i = 0; i < n; ++i) sums[i] += other[i];
     };
     const std::vector<double> bias = ReadReals(c.In(2));
     std::vector<double> scale(cout);
@@ -356,7 +413,7 @@ std::optional<Tensor> DnnlQuantizedConv(const KernelContext& c, const ConvParams
     if (split) band = std::min(band, (oh + threads - 1) / threads);
     if (!quantize_chunks || (!split && oh * row_sums <= 2 * kBandSums)) {
       const ConvPrimitive made = primitive(od[0], ih, oh, p.pad_top, pad_bottom);
-      const std::optional<dnnl::memory> weights = filter(made);
+      const std::optional<Int8Weights> weights = filter(made);
       if (!weights) return std::nullopt;
       // Every sum is written by the primitive: no zero fill.
       const std::unique_ptr<int32_t[]> sums(new int32_t[c.outputs[0].num_elements()]);
@@ -370,7 +427,7 @@ std::optional<Tensor> DnnlQuantizedConv(const KernelContext& c, const ConvParams
         int64_t x_offset, first_row, rows;
         bool padding_only;  // every tap in the padding: every sum is 0
         ConvPrimitive made;
-        dnnl::memory weights;
+        Int8Weights weights;
       };
       std::vector<Band> bands;
       for (int64_t image = 0; image < od[0]; ++image) {
@@ -388,7 +445,7 @@ std::optional<Tensor> DnnlQuantizedConv(const KernelContext& c, const ConvParams
             continue;
           }
           ConvPrimitive made = primitive(1, in_hi - in_lo + 1, r1 - r0, in_lo - lo, hi - in_hi);
-          std::optional<dnnl::memory> weights = filter(made);
+          std::optional<Int8Weights> weights = filter(made);
           if (!weights) return std::nullopt;
           bands.push_back({(image * ih + in_lo) * iw * cin, first_row, rows, false, std::move(made),
                            *std::move(weights)});

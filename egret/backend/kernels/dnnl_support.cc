@@ -42,6 +42,20 @@ const dnnl::engine& CpuEngine() {
   return *kEngine;
 }
 
+int DnnlInt8WeightLimit() {
+  static const int kLimit = [] {
+    const auto isa = static_cast<unsigned>(dnnl::get_effective_cpu_isa());
+    // The ISA values are bit sets: AVX512-VNNI (and every ISA above it)
+    // has 0x40, AVX-VNNI 0x400.
+    const unsigned vnni = static_cast<unsigned>(dnnl_cpu_isa_avx512_core_vnni) &
+                          ~static_cast<unsigned>(dnnl_cpu_isa_avx512_core);
+    const unsigned avx_vnni =
+        static_cast<unsigned>(dnnl_cpu_isa_avx2_vnni) & ~static_cast<unsigned>(dnnl_cpu_isa_avx2);
+    return (isa & (vnni | avx_vnni)) != 0 ? 128 : 64;
+  }();
+  return kLimit;
+}
+
 void ClampFloats(absl::Span<float> v, double lo, double hi) {
   for (float& x : v) {
     const double d = std::min(std::max(static_cast<double>(x), lo), hi);
@@ -54,18 +68,18 @@ dnnl::memory::desc StridedDesc(const dnnl::memory::dims& dims, const dnnl::memor
 }
 
 std::optional<dnnl::memory> ConstantCache::Get(
-    const std::shared_ptr<const Tensor>& constant, const dnnl::memory::desc& desc,
+    const std::shared_ptr<const Tensor>& constant, const dnnl::memory::desc& desc, int part,
     absl::FunctionRef<std::optional<dnnl::memory>()> make) {
   auto it = entries_.find(constant.get());
   if (it != entries_.end()) {
     for (const Entry& e : it->second) {
-      if (e.desc == desc) return e.memory;
+      if (e.desc == desc && e.part == part) return e.memory;
     }
   }
   std::optional<dnnl::memory> m = make();
   if (m) {
     bytes_ += static_cast<int64_t>(desc.get_size());
-    entries_[constant.get()].push_back({constant, desc, *m});
+    entries_[constant.get()].push_back({constant, desc, part, *m});
   }
   return m;
 }

@@ -45,6 +45,16 @@ std::optional<int64_t> DnnlTrailingPad(int64_t exact, int64_t stride);
 // The process's CPU engine (created on first use).
 const dnnl::engine& CpuEngine();
 
+// The largest |q - zero| of an int8 filter value that oneDNN's int8
+// convolutions sum exactly on this CPU. With VNNI (AVX512-VNNI, AVX-VNNI)
+// each u8 * s8 product is added to an int32 sum: 128, every int8 value.
+// Without it, oneDNN's AVX2 and AVX-512 kernels add pairs of products in a
+// saturating int16 (vpmaddubsw) before widening, which is exact only while
+// 2 * 255 * |w| <= 32767: 64. (oneDNN documents this: without VNNI, int8
+// weights are meant to be scaled to 7 bits.) A filter with larger values
+// takes egret's own integer loops instead.
+int DnnlInt8WeightLimit();
+
 // Clamps every value into [lo, hi], compared in double (as the loop
 // kernels' ApplyActivationClamp).
 void ClampFloats(absl::Span<float> v, double lo, double hi);
@@ -59,14 +69,17 @@ dnnl::memory::desc StridedDesc(const dnnl::memory::dims& dims, const dnnl::memor
 // convolution itself. Each entry is keyed by the constant's address and the
 // layout, and holds shared ownership of the constant, so the address cannot
 // be reused by another tensor while the entry exists. The derivation from a
-// constant is determined by the layout's data type: s8 is q - zero of 8-bit
-// quantized storage (conv.cc's Int8FilterValues), f32 the real value rounded to float.
+// constant is determined by the layout's data type and a `part`: s8 is
+// q - zero of 8-bit quantized storage, whole (part 0) or one of the two
+// halves it is split into when the CPU's int8 kernels need 7-bit values
+// (parts 1 and 2, conv.cc's Int8FilterValues); f32 the real value rounded to
+// float.
 class ConstantCache {
  public:
-  // The memory derived from `constant` in layout `desc`: the cached one, or
-  // make()'s result, cached unless it is nullopt (not derivable).
+  // The memory derived from `constant` in layout `desc` as `part`: the cached
+  // one, or make()'s result, cached unless it is nullopt (not derivable).
   std::optional<dnnl::memory> Get(const std::shared_ptr<const Tensor>& constant,
-                                  const dnnl::memory::desc& desc,
+                                  const dnnl::memory::desc& desc, int part,
                                   absl::FunctionRef<std::optional<dnnl::memory>()> make);
   int64_t bytes() const { return bytes_; }
 
@@ -74,6 +87,7 @@ class ConstantCache {
   struct Entry {
     std::shared_ptr<const Tensor> constant;
     dnnl::memory::desc desc;
+    int part;
     dnnl::memory memory;
   };
   absl::flat_hash_map<const Tensor*, std::vector<Entry>> entries_;
