@@ -60,7 +60,8 @@ std::string OrtUnavailableReason() {
 
 absl::StatusOr<OrtOutputs> RunOnOrt(const std::string& model,
                                     const std::vector<std::pair<std::string, Tensor>>& feeds,
-                                    const std::vector<TensorType>& types, int threads) {
+                                    const std::vector<TensorType>& types,
+                                    const OrtRunOptions& options) {
   std::error_code ec;
   const fs::path dir =
       fs::temp_directory_path(ec) /
@@ -68,9 +69,10 @@ absl::StatusOr<OrtOutputs> RunOnOrt(const std::string& model,
   fs::remove_all(dir, ec);
   fs::create_directories(dir / "out", ec);
   if (ec) return absl::InternalError(absl::StrCat("cannot create ", dir.string()));
-  std::string cmd = absl::StrCat("node ", Quoted(EGRET_SOURCE_DIR "/tests/onnx/ort_run.js"), " ",
-                                 Quoted(OrtModule()), " ", Quoted(model), " ",
-                                 Quoted((dir / "out").string()), " ", threads);
+  std::string cmd =
+      absl::StrCat("node ", Quoted(EGRET_SOURCE_DIR "/tests/onnx/ort_run.js"), " ",
+                   Quoted(OrtModule()), " ", Quoted(model), " ", Quoted((dir / "out").string()),
+                   " ", options.threads, " ", options.optimize ? "all" : "disabled");
   for (size_t i = 0; i < feeds.size(); ++i) {
     const fs::path file = dir / absl::StrCat("in", i, ".npy");
     if (absl::Status s = WriteFileAtomically(file.string(), EncodeNpy(feeds[i].second)); !s.ok()) {
@@ -111,13 +113,14 @@ absl::StatusOr<OrtOutputs> RunOnOrt(const std::string& model,
 
 absl::StatusOr<OracleComparison> CompareWithOrt(
     const std::string& model, const Graph& g, const std::vector<Tensor>& inputs,
-    const std::vector<std::pair<std::string, Tensor>>& frozen, double rtol, double atol) {
+    const std::vector<std::pair<std::string, Tensor>>& frozen, double rtol, double atol,
+    const OrtRunOptions& options) {
   std::vector<std::pair<std::string, Tensor>> feeds = frozen;
   for (size_t i = 0; i < inputs.size(); ++i)
     feeds.emplace_back(g.node(g.inputs()[i]).name, inputs[i]);
   std::vector<TensorType> types;
   for (const GraphOutput& o : g.outputs()) types.push_back(g.TypeOf(o.value));
-  absl::StatusOr<OrtOutputs> ort = RunOnOrt(model, feeds, types);
+  absl::StatusOr<OrtOutputs> ort = RunOnOrt(model, feeds, types, options);
   if (!ort.ok()) return ort.status();
 
   OracleComparison c;

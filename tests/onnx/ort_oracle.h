@@ -29,13 +29,25 @@ struct OrtOutputs {
   double run_ms = 0;               // ONNX Runtime's session.run wall time
 };
 
-// Runs the model at `model` on `feeds` (graph input name -> tensor) with
-// `threads` intra-op threads, and reads output k as `types[k]` (the .npy
-// element type must be that type's storage type). Errors carry ONNX
-// Runtime's own message.
+// How ONNX Runtime runs a model. With graph optimizations off it computes
+// each node of the model as written: a QDQ model's DequantizeLinear, float op
+// and QuantizeLinear, which is what the model means. On, it fuses them into
+// its integer kernels, whose u8 x s8 products are added in pairs in a
+// saturating int16 on x86 CPUs without VNNI (as oneDNN's,
+// egret/backend/kernels/dnnl_support.h), so there its results are not the
+// model's.
+struct OrtRunOptions {
+  int threads = 1;       // intra-op threads
+  bool optimize = true;  // graphOptimizationLevel 'all' (else 'disabled')
+};
+
+// Runs the model at `model` on `feeds` (graph input name -> tensor) and
+// reads output k as `types[k]` (the .npy element type must be that type's
+// storage type). Errors carry ONNX Runtime's own message.
 absl::StatusOr<OrtOutputs> RunOnOrt(const std::string& model,
                                     const std::vector<std::pair<std::string, Tensor>>& feeds,
-                                    const std::vector<TensorType>& types, int threads = 1);
+                                    const std::vector<TensorType>& types,
+                                    const OrtRunOptions& options = {});
 
 // egret's reference executor against ONNX Runtime on one model.
 struct OracleComparison {
@@ -56,7 +68,8 @@ struct OracleComparison {
 // (|a - e| <= atol + rtol * |e|). Output names must agree.
 absl::StatusOr<OracleComparison> CompareWithOrt(
     const std::string& model, const Graph& g, const std::vector<Tensor>& inputs,
-    const std::vector<std::pair<std::string, Tensor>>& frozen, double rtol, double atol);
+    const std::vector<std::pair<std::string, Tensor>>& frozen, double rtol, double atol,
+    const OrtRunOptions& options = {});
 
 }  // namespace egret::testing
 

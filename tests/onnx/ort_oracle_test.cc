@@ -124,12 +124,17 @@ TEST(OrtOracle, BlazeFaceBack) {
 }
 
 // M-LSD's decoder amplifies float32 rounding: ONNX Runtime itself, with its
-// graph optimizations on and off, differs by up to 0.025 on the offsets of
-// these models (measured on the seed-3 input of tests/onnx/ort_run.js, 420 of
-// 102400 elements beyond 1e-3 relative), so the bar is absolute 0.05.
+// graph optimizations on and off, differs on the offsets of these models by
+// up to 0.025 on an AVX-512 machine (the seed-3 input of
+// tests/onnx/ort_run.js, 420 of 102400 elements beyond 1e-3 relative) and by
+// up to 0.043 on an AVX2 one (an AMD EPYC, uniform [-1, 1] inputs, 34 of
+// 262144 elements of the large model beyond 0.025), where egret's oneDNN
+// kernels sum in another order too (0.067 and 0.092 from ONNX Runtime on 10
+// and 23 elements). The bar is absolute 0.15: the offsets reach 180 and
+// average 24, so a wrong kernel still fails.
 OracleCase Mlsd(const std::string& file) {
   OracleCase c = At(ModelCache() + "/mlsd/" + file);
-  c.atol = 5e-2;
+  c.atol = 0.15;
   return c;
 }
 

@@ -3,8 +3,9 @@
 // egret's importer and reference executor are checked against
 // (tests/ort/ort_oracle_test.cc).
 //
-//   node ort_run.js ORT_MODULE_DIR MODEL.onnx OUT_DIR THREADS [NAME=IN.npy ...]
+//   node ort_run.js ORT_MODULE_DIR MODEL.onnx OUT_DIR THREADS OPT [NAME=IN.npy ...]
 //
+// OPT is ONNX Runtime's graph optimization level: 'all' or 'disabled'.
 // Feeds each named graph input from its .npy file (NumPy 1.0, little-endian,
 // C order), runs the model, and writes output k as OUT_DIR/<k>.npy and the
 // output names, one per line, as OUT_DIR/outputs.txt. Prints the run's wall
@@ -65,16 +66,17 @@ function writeNpy(file, tensor) {
 }
 
 async function main() {
-  const [moduleDir, model, outDir, threads, ...feeds] = process.argv.slice(2);
-  if (!moduleDir || !model || !outDir || !threads) {
-    throw new Error('usage: ort_run.js ORT_MODULE_DIR MODEL.onnx OUT_DIR THREADS [NAME=IN.npy ...]');
+  const [moduleDir, model, outDir, threads, opt, ...feeds] = process.argv.slice(2);
+  if (!moduleDir || !model || !outDir || !threads || !['all', 'disabled'].includes(opt)) {
+    throw new Error(
+      'usage: ort_run.js ORT_MODULE_DIR MODEL.onnx OUT_DIR THREADS all|disabled [NAME=IN.npy ...]');
   }
   const ort = require(path.resolve(moduleDir));
   const session = await ort.InferenceSession.create(model, {
     executionProviders: ['cpu'],
     intraOpNumThreads: Number(threads),
     interOpNumThreads: 1,
-    graphOptimizationLevel: 'all',
+    graphOptimizationLevel: opt,
     logSeverityLevel: 3,
   });
   const inputs = {};
