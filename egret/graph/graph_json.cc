@@ -15,6 +15,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "egret/graph/checked_math.h"
+#include "egret/graph/declared_types.h"
 #include "egret/support/diagnostic.h"
 #include "egret/support/status_macros.h"
 #include "nlohmann/json.hpp"
@@ -954,6 +955,9 @@ absl::StatusOr<Graph> Reader::Read(const Json& root) {
   NodeId culprit = kNoNode;
   if (absl::Status s = graph.Validate(&culprit); !s.ok()) {
     return Fail(culprit == kNoNode ? "" : Child("/nodes", culprit), std::string(s.message()));
+  }
+  if (absl::Status s = CheckAllDeclaredTypes(graph, &culprit); !s.ok()) {
+    return Fail(Child(Child("/nodes", culprit), "outputs"), std::string(s.message()));
   }
   return graph;
 }
