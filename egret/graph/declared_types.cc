@@ -25,12 +25,12 @@ bool ParamsKnown(const Graph& g, const Node& node, const OpDef& def) {
 
 absl::Status CheckDeclaredTypes(const Graph& g, NodeId id) {
   const Node& node = g.node(id);
-  const OpDef* def = FindOpDef(node.op);
-  if (def == nullptr || !ParamsKnown(g, node, *def)) return absl::OkStatus();
   // Graph inputs and constants declare their types; nothing computes them.
   if (node.op == kInputOp || IsConstantOp(node.op) || node.op == kShapeOp) {
     return absl::OkStatus();
   }
+  const OpDef* def = FindOpDef(node.op);
+  if (def == nullptr || !ParamsKnown(g, node, *def)) return absl::OkStatus();
   absl::StatusOr<std::vector<TensorType>> inferred = InferNodeOutputTypes(g, id);
   if (!inferred.ok()) return absl::InvalidArgumentError(inferred.status().message());
   // A multi-output node may declare one Multi type: its outputs are then
@@ -38,16 +38,16 @@ absl::Status CheckDeclaredTypes(const Graph& g, NodeId id) {
   if (node.outputs.size() == 1 && node.outputs[0].dtype == DType::kMulti) {
     return absl::OkStatus();
   }
+  const std::string op(BaseOpName(node.op));
   if (inferred->size() != node.outputs.size()) {
-    return absl::InvalidArgumentError(absl::StrCat(std::string(BaseOpName(node.op)), ": declares ",
-                                                   node.outputs.size(),
+    return absl::InvalidArgumentError(absl::StrCat(op, ": declares ", node.outputs.size(),
                                                    " outputs, its inputs give ", inferred->size()));
   }
   for (size_t k = 0; k < node.outputs.size(); ++k) {
     if ((*inferred)[k] == node.outputs[k]) continue;
-    return absl::InvalidArgumentError(
-        absl::StrCat(std::string(BaseOpName(node.op)), ": declares output ", k, " ",
-                     node.outputs[k].ToString(), ", its inputs give ", (*inferred)[k].ToString()));
+    return absl::InvalidArgumentError(absl::StrCat(op, ": declares output ", k, " ",
+                                                   node.outputs[k].ToString(), ", its inputs give ",
+                                                   (*inferred)[k].ToString()));
   }
   return absl::OkStatus();
 }

@@ -298,11 +298,17 @@ std::optional<Tensor> DnnlQuantizedConv(const KernelContext& c, const ConvParams
         return dnnl::memory(wdesc, eng, const_cast<int8_t*>(values));
       });
     };
+    // Whether the filter goes as halves, settled by the first call: a whole
+    // filter that does not fit is not cached, and every band asks again.
+    bool halves = false;
     const auto filter = [&](const ConvPrimitive& made) -> std::optional<Int8Weights> {
-      if (std::optional<dnnl::memory> whole = filter_part(made, 0)) {
-        return Int8Weights{*std::move(whole), std::nullopt};
+      if (!halves) {
+        if (std::optional<dnnl::memory> whole = filter_part(made, 0)) {
+          return Int8Weights{*std::move(whole), std::nullopt};
+        }
+        if (limit >= 128) return std::nullopt;
+        halves = true;
       }
-      if (limit >= 128) return std::nullopt;
       std::optional<dnnl::memory> low = filter_part(made, 1);
       std::optional<dnnl::memory> high = filter_part(made, 2);
       if (!low || !high) return std::nullopt;

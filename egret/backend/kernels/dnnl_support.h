@@ -52,7 +52,8 @@ const dnnl::engine& CpuEngine();
 // saturating int16 (vpmaddubsw) before widening, which is exact only while
 // 2 * 255 * |w| <= 32767: 64. (oneDNN documents this: without VNNI, int8
 // weights are meant to be scaled to 7 bits.) A filter with larger values
-// takes egret's own integer loops instead.
+// is given to oneDNN as two filters of values within the limit, whose sums
+// add up to its own (conv.cc's Int8FilterValues).
 int DnnlInt8WeightLimit();
 
 // Clamps every value into [lo, hi], compared in double (as the loop
