@@ -164,7 +164,11 @@ std::string Verify(const Model& m, const Graph& in, const Graph& out) {
                             ? ""
                             : absl::StrFormat(", %d of %d outputs not verified",
                                               report->not_verified(), report->outputs.size());
-  return absl::StrFormat("%s (max abs %.2g%s)", report->ok() ? "ok" : "FAIL", max_abs, skipped);
+  return absl::StrFormat("%s (max abs %.2g%s)",
+                         report->failed() ? "FAIL"
+                         : report->ok()   ? "ok"
+                                          : "incomplete",
+                         max_abs, skipped);
 }
 
 // egret's reference executor on the imported graph against ONNX Runtime on

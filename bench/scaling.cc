@@ -139,7 +139,8 @@ std::string RunOne(const Config& cfg, SyntheticFamily family, int blocks, Strate
                                          ? VerifyGraphs(*g, "input", r->graph, "optimized", *inputs,
                                                         {.rtol = 1e-3, .atol = 1e-4})
                                          : absl::StatusOr<VerifyReport>(inputs.status());
-    verify = !v.ok() ? absl::StrCat("error: ", v.status().message()) : v->ok() ? "ok" : "FAIL";
+    verify = !v.ok() ? absl::StrCat("error: ", v.status().message())
+                     : std::string(v->failed() ? "FAIL" : VerifyVerdictName(v->verdict()));
   }
   j["verify"] = verify;
   return j.dump();

@@ -11,7 +11,8 @@
 // before each run through /proc/self/clear_refs; when that is refused it is
 // the process's high-water mark so far): it includes what is resident
 // anyway (the input graph, its reference outputs, the libraries). Exit 0 when every result
-// verifies, 1 when a strategy fails or a result computes different outputs, 2 for bad input.
+// verifies, 1 when a strategy fails or a result computes different outputs, 2 for bad input, 3
+// when none of these but some result has an output the reference executor cannot compute.
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
@@ -153,7 +154,12 @@ int RunCompare(const CompareArgs& args) {
           }
         }
         row.result.graph = Graph();  // not reported; frees the memory
-        if (!row.result.verified) {
+        if (row.result.verdict == VerifyVerdict::kIncomplete) {
+          std::fprintf(stderr, "%s: error: %s: the result could not be verified: %s\n",
+                       row.graph.c_str(), StrategyName(s).c_str(),
+                       row.result.verify_message.c_str());
+          if (exit == kExitOk) exit = kExitUnverified;
+        } else if (!row.result.verified) {
           std::fprintf(stderr, "%s: error: %s: the result computes different outputs: %s\n",
                        row.graph.c_str(), StrategyName(s).c_str(),
                        row.result.verify_message.c_str());

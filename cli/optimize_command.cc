@@ -88,6 +88,7 @@ struct OptimizeArgs {
   bool onnx_standard_only = false;
   bool onnx_external_data = false;
   bool verify = false;
+  bool allow_unverified = false;
   uint64_t seed = 0;
   std::vector<std::string> plugins;
   VerifyOptions verify_options;
@@ -121,11 +122,13 @@ std::string FormatCost(double c) {
 }
 
 // Runs the input and the optimized graph on the same random inputs and prints
-// the error per output; false (after a one-line error) when they differ or
-// cannot be run. Its time and memory go to result->time.verify_ms and
-// result->verify.
-bool VerifyResult(const OptimizeArgs& args, const Graph& input, OptimizeResult* result,
-                  size_t memory_limit) {
+// the error per output; returns kExitOk when every output was compared and
+// matches, kExitCheckFailed (after a one-line error) when one differs or the
+// graphs cannot be run, kExitUnverified when some output could not be compared
+// (kExitOk with --allow-unverified, after a warning). Its time and memory go
+// to result->time.verify_ms and result->verify.
+int VerifyResult(const OptimizeArgs& args, const Graph& input, OptimizeResult* result,
+                 size_t memory_limit) {
   const auto start = std::chrono::steady_clock::now();
   absl::StatusOr<std::vector<Tensor>> inputs = MakeRandomInputs(input, args.seed);
   VerifyOptions vo = args.verify_options;
@@ -137,18 +140,35 @@ bool VerifyResult(const OptimizeArgs& args, const Graph& input, OptimizeResult* 
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   if (!v.ok()) {
     std::fprintf(stderr, "%s\n", std::string(v.status().message()).c_str());
-    return false;
+    return kExitCheckFailed;
   }
-  result->verify = VerifySummary{v->ok(), v->reference_peak_live_bytes,
+  result->verify = VerifySummary{v->verdict(), v->outputs, v->reference_peak_live_bytes,
                                  v->candidate_peak_live_bytes, PeakRssBytes()};
   std::fputs(v->ToString().c_str(), stdout);
-  if (!v->ok()) {
-    std::fprintf(stderr,
-                 "%s: error: the optimized graph computes different outputs (--verify); "
-                 "nothing written\n",
-                 args.graph.c_str());
+  switch (v->verdict()) {
+    case VerifyVerdict::kOk:
+      return kExitOk;
+    case VerifyVerdict::kFailed:
+      std::fprintf(stderr,
+                   "%s: error: the optimized graph computes different outputs (--verify); "
+                   "nothing written\n",
+                   args.graph.c_str());
+      return kExitCheckFailed;
+    case VerifyVerdict::kIncomplete:
+      if (args.allow_unverified) {
+        std::fprintf(
+            stderr, "%s: warning: %zu of %zu outputs not verified (--allow-unverified): %s\n",
+            args.graph.c_str(), v->not_verified(), v->outputs.size(), v->Unverified().c_str());
+        return kExitOk;
+      }
+      std::fprintf(stderr,
+                   "%s: error: %zu of %zu outputs could not be verified (%s); nothing written "
+                   "(--allow-unverified writes the result anyway)\n",
+                   args.graph.c_str(), v->not_verified(), v->outputs.size(),
+                   v->Unverified().c_str());
+      return kExitUnverified;
   }
-  return v->ok();
+  return kExitCheckFailed;
 }
 
 // "read 12.3 ms, compile 4.5 ms, ..., total 99.1 ms" from StageTimes::Named().
@@ -261,9 +281,10 @@ int RunOptimize(const OptimizeArgs& args) {
     }
   }
   r->time.read_ms = read_ms;
-  const bool verified = !args.verify || VerifyResult(args, *graph, &*r, limits->memory_bytes);
+  const int verified =
+      args.verify ? VerifyResult(args, *graph, &*r, limits->memory_bytes) : kExitOk;
   r->time.total_ms = read_ms + r->time.total_ms + r->time.verify_ms.value_or(0);
-  if (!verified) return kExitCheckFailed;
+  if (verified != kExitOk) return verified;
   // -o, --dot and --report are written together: all staged first, then
   // committed, so that a failure leaves none of them changed.
   {
@@ -380,7 +401,11 @@ void RegisterOptimizeCommand(CLI::App& app, int* exit_code) {
   cmd->add_flag("--progress", args->progress, "Print progress on stderr even when not a terminal");
   cmd->add_flag("--verify", args->verify,
                 "Before writing anything, check on the reference executor that the result "
-                "computes the input's outputs (exit 1 if not)");
+                "computes the input's outputs (exit 1 if not; exit 3, writing nothing, when an "
+                "output cannot be computed there)");
+  cmd->add_flag("--allow-unverified", args->allow_unverified,
+                "With --verify: when some output cannot be verified, write the result anyway "
+                "(exit 0, after a warning naming the outputs)");
   cmd->add_option("--seed", args->seed, "Seed for --verify's random inputs (default 0)");
   cmd->add_option("--rtol", args->verify_options.rtol,
                   "--verify's relative tolerance (default 1e-4)")
@@ -390,8 +415,11 @@ void RegisterOptimizeCommand(CLI::App& app, int* exit_code) {
       ->check(CLI::NonNegativeNumber);
   AddPluginOption(cmd, &args->plugins);
   cmd->add_option("--quant-steps", args->verify_options.quant_steps,
-                  "--verify: quantized outputs may also differ by this many steps (default 1)")
-      ->check(CLI::NonNegativeNumber);
+                  "--verify: quantized outputs may differ by this many steps of their encoding, "
+                  "instead of the default: 1 step, or the bound derived from where the result "
+                  "rounds differently from the input, when larger")
+      ->check(CLI::NonNegativeNumber)
+      ->each([args](const std::string&) { args->verify_options.derive_rounding_bound = false; });
   cmd->add_option("--threads", args->verify_options.threads,
                   "--verify: threads the reference executor may use (default 0: every core)")
       ->check(CLI::NonNegativeNumber);

@@ -8,7 +8,8 @@
 // --save-inputs writes the inputs it ran on (with --random, the seeded ones)
 // as --inputs reads them, to feed another runtime the same values.
 // egret verify A B [--inputs DIR | --seed N] [--rtol R] [--atol A] [--memory-limit BYTES]: runs two
-// graphs on the same inputs and compares their outputs.
+// graphs on the same inputs and compares their outputs: exit 0 when every output was compared and
+// matches, 1 when one differs, 3 when some output could not be computed (VerifyVerdict).
 //
 // Input files are DIR/<input name>.npy (DIR/input<k>.npy for an unnamed
 // input); outputs are written as DIR/<output name>.npy (output<k>.npy).
@@ -245,7 +246,15 @@ int VerifyCommand(const std::string& a_path, const std::string& b_path,
   auto report = VerifyGraphs(*a, a_path, *b, b_path, *inputs, tolerance);
   if (!report.ok()) return ReportRunFailure(report.status());
   std::cout << report->ToString();
-  return report->ok() ? kExitOk : kExitCheckFailed;
+  switch (report->verdict()) {
+    case VerifyVerdict::kOk:
+      return kExitOk;
+    case VerifyVerdict::kIncomplete:
+      return kExitUnverified;
+    case VerifyVerdict::kFailed:
+      break;
+  }
+  return kExitCheckFailed;
 }
 
 }  // namespace
@@ -296,7 +305,8 @@ void RegisterRunCommands(CLI::App& app, int* exit_code) {
   CLI::App* verify = app.add_subcommand(
       "verify",
       "Run two graphs on the same inputs and compare their outputs (exit 1 if they "
-      "differ beyond |b - a| <= atol + rtol * |a|)");
+      "differ beyond |b - a| <= atol + rtol * |a|, 3 if some output cannot be computed on the "
+      "reference executor)");
   verify->add_option("A", v_args->a, "Reference graph")->required();
   verify->add_option("B", v_args->b, "Graph to check against A")->required();
   auto* vin = verify->add_option("--inputs", v_args->inputs, "Directory of <input name>.npy files");
@@ -307,8 +317,11 @@ void RegisterRunCommands(CLI::App& app, int* exit_code) {
       ->check(CLI::NonNegativeNumber);
   verify
       ->add_option("--quant-steps", v_args->tolerance.quant_steps,
-                   "Quantized outputs may also differ by this many steps (default 1)")
-      ->check(CLI::NonNegativeNumber);
+                   "Quantized outputs may differ by this many steps of their encoding, instead of "
+                   "the default: 1 step, or the bound derived from where B rounds differently "
+                   "from A, when larger")
+      ->check(CLI::NonNegativeNumber)
+      ->each([v_args](const std::string&) { v_args->tolerance.derive_rounding_bound = false; });
   v_args->input.AddTo(verify);
   verify->add_option("--memory-limit", v_args->memory_limit, kMemoryLimitHelp);
   verify->add_option("--threads", v_args->tolerance.threads, kThreadsHelp)

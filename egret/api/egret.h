@@ -5,6 +5,7 @@
 //   api/functions.h      external functions rules call (EXTERNAL_CONSTRAINT, ...)
 //   api/rules.h          load rules from files or strings
 //   api/optimize.h       optimize with options; the typed result; extractors
+//   api/verify.h         check a result against its input on the reference executor
 //
 // docs/library.md walks through examples/consumer, a complete use. These
 // headers (and those they include) are the ones `cmake --install` installs;
@@ -17,6 +18,7 @@
 #include "egret/api/graph_files.h"
 #include "egret/api/optimize.h"
 #include "egret/api/rules.h"
+#include "egret/api/verify.h"
 #include "egret/graph/graph.h"
 #include "egret/support/diagnostic.h"
 

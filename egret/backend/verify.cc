@@ -1,10 +1,12 @@
 #include "egret/backend/verify.h"
 
 #include <algorithm>
+#include <cmath>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
 #include "absl/types/span.h"
 #include "egret/backend/executor.h"
 
@@ -15,13 +17,56 @@ absl::Status Named(std::string_view name, const absl::Status& s) {
   return absl::Status(s.code(), absl::StrFormat("%s: error: %s", name, s.message()));
 }
 
+// " (atol 0.1: rounding bound of 1 fused rounding)" when an output's atol is
+// not VerifyOptions::atol; for a failed output whose bound could not be
+// derived, also where it stopped.
+std::string AtolNote(const OutputCheck& o, const VerifyOptions& options) {
+  std::string note;
+  if (o.atol_source == "rounding bound") {
+    const RoundingBound& r = o.rounding;
+    std::vector<std::string> why;
+    if (r.removed_roundings > 0) {
+      why.push_back(absl::StrFormat("%d removed rounding%s", r.removed_roundings,
+                                    r.removed_roundings == 1 ? "" : "s"));
+    }
+    if (r.added_roundings > 0) {
+      why.push_back(absl::StrFormat("%d added rounding%s", r.added_roundings,
+                                    r.added_roundings == 1 ? "" : "s"));
+    }
+    note = absl::StrFormat(" (atol %g: rounding bound, %s)", o.atol, absl::StrJoin(why, ", "));
+  } else if (o.atol_source == "quant-steps") {
+    note = absl::StrFormat(" (atol %g: %g quantization step)", o.atol, options.quant_steps);
+  }
+  if (!o.diff.within_tolerance() && !o.rounding.unbounded_at.empty()) {
+    absl::StrAppendFormat(&note, " (no rounding bound past %s)", o.rounding.unbounded_at);
+  }
+  return note;
+}
+
 }  // namespace
 
-bool VerifyReport::ok() const {
-  for (const OutputCheck& o : outputs) {
-    if (o.not_verified.empty() && !o.diff.within_tolerance()) return false;
+std::string_view VerifyVerdictName(VerifyVerdict v) {
+  switch (v) {
+    case VerifyVerdict::kOk:
+      return "ok";
+    case VerifyVerdict::kFailed:
+      return "failed";
+    case VerifyVerdict::kIncomplete:
+      return "incomplete";
   }
-  return true;
+  return "?";
+}
+
+VerifyVerdict VerifyReport::verdict() const {
+  bool complete = true;
+  for (const OutputCheck& o : outputs) {
+    if (!o.not_verified.empty()) {
+      complete = false;
+    } else if (!o.diff.within_tolerance()) {
+      return VerifyVerdict::kFailed;
+    }
+  }
+  return complete ? VerifyVerdict::kOk : VerifyVerdict::kIncomplete;
 }
 
 size_t VerifyReport::not_verified() const {
@@ -37,22 +82,45 @@ std::string VerifyReport::ToString() const {
       absl::StrAppendFormat(&out, "output %s: not verified: %s\n", o.label, o.not_verified);
       continue;
     }
-    absl::StrAppendFormat(
-        &out,
-        "output %s: max abs error %g, max rel error %g, %d of %d elements "
-        "outside tolerance%s: %s\n",
-        o.label, o.diff.max_abs, o.diff.max_rel, o.diff.mismatches, o.elements,
-        o.atol > options.atol
-            ? absl::StrFormat(" (atol %g: %g quantization step)", o.atol, options.quant_steps)
-            : "",
-        o.diff.within_tolerance() ? "ok" : "FAIL");
+    absl::StrAppendFormat(&out,
+                          "output %s: max abs error %g, max rel error %g, %d of %d elements "
+                          "outside tolerance%s: %s\n",
+                          o.label, o.diff.max_abs, o.diff.max_rel, o.diff.mismatches, o.elements,
+                          AtolNote(o, options), o.diff.within_tolerance() ? "ok" : "FAIL");
   }
-  const size_t skipped = not_verified();
-  absl::StrAppendFormat(
-      &out, "%s%s (rtol %g, atol %g)\n", ok() ? "verify: ok" : "verify: FAILED",
-      skipped == 0 ? ""
-                   : absl::StrFormat(", %d of %d outputs not verified", skipped, outputs.size()),
-      options.rtol, options.atol);
+  std::string verdict_text;
+  switch (verdict()) {
+    case VerifyVerdict::kOk:
+      verdict_text = "ok";
+      break;
+    case VerifyVerdict::kFailed:
+      verdict_text = "FAILED";
+      break;
+    case VerifyVerdict::kIncomplete: {
+      std::vector<std::string> labels;
+      for (const OutputCheck& o : outputs) {
+        if (!o.not_verified.empty()) labels.push_back(o.label);
+      }
+      verdict_text = absl::StrFormat("incomplete (%d of %d outputs not verified: %s)",
+                                     labels.size(), outputs.size(), absl::StrJoin(labels, ", "));
+      break;
+    }
+  }
+  if (verdict() == VerifyVerdict::kFailed && not_verified() > 0) {
+    absl::StrAppendFormat(&verdict_text, ", %d of %d outputs not verified", not_verified(),
+                          outputs.size());
+  }
+  absl::StrAppendFormat(&out, "verify: %s (rtol %g, atol %g)\n", verdict_text, options.rtol,
+                        options.atol);
+  return out;
+}
+
+std::string VerifyReport::Unverified() const {
+  std::string out;
+  for (const OutputCheck& o : outputs) {
+    if (o.not_verified.empty()) continue;
+    absl::StrAppendFormat(&out, "%s%s: %s", out.empty() ? "" : "; ", o.label, o.not_verified);
+  }
   return out;
 }
 
@@ -122,6 +190,7 @@ absl::StatusOr<ReferenceOutputs> RunReference(const Graph& reference,
   if (!outputs.ok()) return Named(reference_name, outputs.status());
   out.outputs = *std::move(outputs);
   out.peak_live_bytes = stats.peak_live_bytes;
+  out.graph = &reference;
   for (size_t k = 0; k < out.outputs.size(); ++k) {
     out.labels.push_back(OutputLabel(reference, k));
     out.steps.push_back(QuantizationStep(reference, k));
@@ -152,10 +221,23 @@ absl::StatusOr<VerifyReport> VerifyAgainst(const ReferenceOutputs& expected, con
   report.options = options;
   report.reference_peak_live_bytes = expected.peak_live_bytes;
   report.candidate_peak_live_bytes = stats.peak_live_bytes;
+  std::vector<RoundingBound> bounds;
+  if (options.derive_rounding_bound && expected.graph != nullptr) {
+    bounds = DeriveRoundingBounds(*expected.graph, candidate);
+  }
   for (size_t k = 0; k < actual->size(); ++k) {
     const double step = k < expected.steps.size() ? expected.steps[k] : 0;
-    OutputCheck check{expected.labels[k], OutputDiff(), 0,
-                      std::max(options.atol, options.quant_steps * step), ""};
+    OutputCheck check;
+    check.label = expected.labels[k];
+    check.atol = std::max(options.atol, options.quant_steps * step);
+    check.atol_source = check.atol > options.atol ? "quant-steps" : "atol";
+    if (k < bounds.size()) {
+      check.rounding = bounds[k];
+      if (std::isfinite(bounds[k].bound) && bounds[k].bound > check.atol) {
+        check.atol = bounds[k].bound;
+        check.atol_source = "rounding bound";
+      }
+    }
     // (A step's 1e-4 margin absorbs the float32 rounding of dequantized values.)
     const double atol = check.atol > options.atol ? check.atol * (1 + 1e-4) : check.atol;
     if (k < expected.unavailable.size() && !expected.unavailable[k].empty()) {

@@ -12,6 +12,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
+#include "egret/backend/rounding_bound.h"
 #include "egret/backend/test_data.h"
 #include "egret/graph/graph.h"
 #include "egret/graph/tensor.h"
@@ -25,10 +26,16 @@ struct VerifyOptions {
   double atol = 1e-5;
   // An output that is quantized, or the Dequantize of a quantized tensor, in
   // the reference may also differ by this many steps of that encoding (its
-  // largest stepsize): a quantized op rounds once where the float island it
-  // replaces (Dequantize -> op -> Quantize) rounded twice. The output's atol
-  // is then max(atol, quant_steps * step).
+  // largest stepsize): two equal real values computed in a different order
+  // may round to neighbouring grid points. The output's atol is then at
+  // least quant_steps * step.
   double quant_steps = 1.0;
+  // Also allow, per output, the bound that follows from where the candidate
+  // rounds differently from the reference (backend/rounding_bound.h: a fused
+  // island rounds once where the reference rounded twice, and that carries
+  // through the ops after it). The output's atol is then at least that
+  // bound. Off: quant_steps alone (`--quant-steps` given by the user).
+  bool derive_rounding_bound = true;
   // Each executor run fails with kResourceExhausted when its computed values
   // alive at once would exceed this many bytes (ExecuteOptions::
   // max_live_bytes); 0: no limit.
@@ -43,11 +50,28 @@ struct OutputCheck {
   OutputDiff diff;       // candidate against reference
   int64_t elements = 0;  // elements compared
   double atol = 0;       // the absolute tolerance it was compared with
+  // Where atol came from: "atol" (VerifyOptions::atol), "quant-steps"
+  // (quant_steps steps of the output's encoding), "rounding bound" (derived
+  // from where the graphs round differently: `rounding`).
+  std::string atol_source;
+  // The derived bound (when VerifyOptions::derive_rounding_bound).
+  RoundingBound rounding;
   // Why the output was not compared ("" when it was): the reference or the
   // candidate cannot compute it, because it depends on an op with no
   // reference kernel (e.g. an opaque onnx.If). Not a failure.
   std::string not_verified;
 };
+
+// The outcome of a verification. kOk only when every output was compared
+// and each is within tolerance; kFailed when a compared output is not
+// (whatever else was or was not compared); kIncomplete when every compared
+// output is within tolerance but at least one output was not compared. A
+// caller never reports kIncomplete as a pass: `egret optimize --verify` and
+// `egret verify` exit 3 (kExitUnverified) on it and optimize writes nothing
+// unless --allow-unverified is given.
+enum class VerifyVerdict { kOk, kFailed, kIncomplete };
+// "ok", "failed", "incomplete".
+std::string_view VerifyVerdictName(VerifyVerdict v);
 
 struct VerifyReport {
   VerifyOptions options;
@@ -57,16 +81,24 @@ struct VerifyReport {
   int64_t reference_peak_live_bytes = 0;
   int64_t candidate_peak_live_bytes = 0;
 
-  // Every compared output is within tolerance (outputs not verified do not
-  // count).
-  bool ok() const;
+  VerifyVerdict verdict() const;
+  // verdict() == kOk: every output compared, each within tolerance.
+  bool ok() const { return verdict() == VerifyVerdict::kOk; }
+  // Some compared output is outside tolerance.
+  bool failed() const { return verdict() == VerifyVerdict::kFailed; }
   // Outputs that were not compared.
   size_t not_verified() const;
   // One line per output, then the verdict, each ending in '\n':
   //   output out: max abs error 0, max rel error 0, 0 of 2048 elements outside tolerance: ok
-  //   output state: not verified: depends on node 'If_0' (onnx.If), which has no reference kernel
-  //   verify: ok, 1 of 2 outputs not verified (rtol 0.0001, atol 1e-05)
+  //   output state: not verified: the reference depends on node 'If_0' (onnx.If), which has no
+  //   reference kernel
+  //   verify: incomplete (1 of 2 outputs not verified: state) (rtol 0.0001, atol 1e-05)
+  // The last line is "verify: ok (...)", "verify: FAILED (...)" or, as above,
+  // "verify: incomplete (N of M outputs not verified: a, b, ...) (...)".
   std::string ToString() const;
+  // The outputs not compared, with why, on one line, "" when there are none:
+  //   state: the reference depends on node 'If_0' (onnx.If), ...; other: ...
+  std::string Unverified() const;
   // The outputs outside tolerance on one line, "" when ok():
   //   output out: 3 of 2048 elements outside tolerance (max abs error 0.5); output ...
   std::string Failures() const;
@@ -102,6 +134,9 @@ struct ReferenceOutputs {
   // output is then a Tensor of the unknown TensorType()).
   std::vector<std::string> unavailable;
   int64_t peak_live_bytes = 0;  // the run's ExecuteStats::peak_live_bytes
+  // The reference graph itself (RunReference sets it; it must outlive this):
+  // what the rounding bound of a candidate is derived against.
+  const Graph* graph = nullptr;
 };
 // Runs `reference` on `inputs`; an error starts with `reference_name`.
 absl::StatusOr<ReferenceOutputs> RunReference(const Graph& reference,

@@ -88,7 +88,8 @@ std::vector<std::string> Cells(const CompareRow& r, const std::map<std::string, 
 
 std::string VerifyCell(const CompareRow& row) {
   if (!row.error.empty()) return "error";
-  return row.result.verified ? "ok" : "FAIL";
+  if (row.result.verified) return "ok";
+  return row.result.verdict == VerifyVerdict::kIncomplete ? "incomplete" : "FAIL";
 }
 
 std::map<std::string, double> GeomeanRelativeToGreedy(const std::vector<CompareRow>& rows) {

@@ -132,13 +132,32 @@ nlohmann::json ToJson(const OptimizeResult& r) {
   for (const auto& [stage, ms] : r.time.Named()) time_ms[std::string(stage)] = ms;
   j["time_ms"] = std::move(time_ms);
   j["peak_rss_bytes"] = r.peak_rss_bytes;
-  if (r.verify) {
-    j["verify"] = {{"ok", r.verify->ok},
-                   {"reference_peak_live_bytes", r.verify->reference_peak_live_bytes},
-                   {"candidate_peak_live_bytes", r.verify->candidate_peak_live_bytes},
-                   {"peak_rss_bytes", r.verify->peak_rss_bytes}};
-  }
+  if (r.verify) j["verify"] = ToJson(*r.verify);
   return j;
+}
+
+Json ToJson(const VerifySummary& v) {
+  Json outputs = Json::array();
+  for (const OutputCheck& o : v.outputs) {
+    Json out = {{"name", o.label}, {"verified", o.not_verified.empty()}};
+    if (o.not_verified.empty()) {
+      out["elements"] = o.elements;
+      out["mismatches"] = o.diff.mismatches;
+      out["max_abs_error"] = o.diff.max_abs;
+      out["max_rel_error"] = o.diff.max_rel;
+      out["atol"] = o.atol;
+      out["atol_source"] = o.atol_source;
+    } else {
+      out["reason"] = o.not_verified;
+    }
+    outputs.push_back(std::move(out));
+  }
+  return {{"status", std::string(VerifyVerdictName(v.verdict))},
+          {"ok", v.ok()},
+          {"outputs", std::move(outputs)},
+          {"reference_peak_live_bytes", v.reference_peak_live_bytes},
+          {"candidate_peak_live_bytes", v.candidate_peak_live_bytes},
+          {"peak_rss_bytes", v.peak_rss_bytes}};
 }
 
 }  // namespace egret

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "egret/backend/memory_plan.h"
+#include "egret/backend/verify.h"
 #include "egret/egraph/runner.h"
 #include "egret/graph/graph.h"
 #include "egret/pipeline/op_counts.h"
@@ -174,7 +175,15 @@ struct StageTimes {
 // The cost of checking the result on the reference executor ("verify"; set
 // by the caller that verified it, e.g. `egret optimize --verify`).
 struct VerifySummary {
-  bool ok = false;  // "ok": every compared output within tolerance
+  // "status": "ok" (every output compared, each within tolerance), "failed"
+  // or "incomplete" (some output not compared); "ok" is status == "ok".
+  VerifyVerdict verdict = VerifyVerdict::kFailed;
+  bool ok() const { return verdict == VerifyVerdict::kOk; }
+  // "outputs": one per graph output: {"name", "verified"} and, when
+  // compared, "elements", "mismatches", "max_abs_error", "max_rel_error",
+  // "atol" (the absolute tolerance it was compared with) and "atol_source"; when not,
+  // "reason".
+  std::vector<OutputCheck> outputs;
   // "reference_peak_live_bytes" / "candidate_peak_live_bytes": the most
   // bytes of computed values alive at once in the executor's run of the
   // input and of the result (ExecuteStats::peak_live_bytes).
@@ -184,6 +193,9 @@ struct VerifySummary {
   // covers everything before it too: it is a high-water mark).
   size_t peak_rss_bytes = 0;
 };
+
+// The "verify" object of the report (VerifySummary's keys).
+nlohmann::json ToJson(const VerifySummary& verify);
 
 struct OptimizeResult {
   // The optimized graph, lowered and annotated with each computing node's

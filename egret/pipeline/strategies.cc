@@ -5,6 +5,7 @@
 
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "egret/backend/test_data.h"
 #include "egret/cost/graph_cost.h"
@@ -180,8 +181,18 @@ void FillCommon(const Graph& input, const cost::HvxCostModel& model, StrategyRes
 void Verify(const VerifyReference& ref, const StrategyOptions& options, StrategyResult* r) {
   absl::StatusOr<VerifyReport> v =
       VerifyAgainst(ref.expected, r->graph, StrategyName(r->strategy), ref.inputs, options.verify);
-  r->verify_message = v.ok() ? v->Failures() : std::string(v.status().message());
-  r->verified = r->verify_message.empty();
+  if (!v.ok()) {
+    r->verify_message = std::string(v.status().message());
+    return;
+  }
+  r->verdict = v->verdict();
+  r->verified = v->ok();
+  if (v->failed()) {
+    r->verify_message = v->Failures();
+  } else if (!v->ok()) {
+    r->verify_message = absl::StrFormat("%d of %d outputs not verified: %s", v->not_verified(),
+                                        v->outputs.size(), v->Unverified());
+  }
 }
 
 }  // namespace

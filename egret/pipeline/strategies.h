@@ -100,8 +100,14 @@ struct StrategyResult {
   // Eqsat: Optimize()'s stop reason ("Saturated", "IterationLimit",
   // "NodeLimit", "TimeLimit", ...); greedy: "Fixpoint" or "SweepLimit"; cse: "".
   std::string stop_reason;
-  bool verified = false;       // outputs match the input's within tolerance
-  std::string verify_message;  // the failure (empty when verified)
+  // Every output compared and within tolerance of the input's
+  // (verdict == kOk).
+  bool verified = false;
+  // The verification's verdict; kFailed too when it could not run (then
+  // verify_message says why).
+  VerifyVerdict verdict = VerifyVerdict::kFailed;
+  // The failure, or the outputs not verified and why (empty when verified).
+  std::string verify_message;
 };
 
 // The input graph's outputs on the seeded random inputs: computed once per

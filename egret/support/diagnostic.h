@@ -73,6 +73,10 @@ class DiagnosticList {
 inline constexpr int kExitOk = 0;
 inline constexpr int kExitCheckFailed = 1;
 inline constexpr int kExitBadInput = 2;
+// A verification that compared some outputs and found them within tolerance,
+// but could not compare every output (backend/verify.h, VerifyVerdict::
+// kIncomplete): neither a pass nor a failure.
+inline constexpr int kExitUnverified = 3;
 
 // Maps a status to an exit code: kInvalidArgument, kNotFound, kOutOfRange,
 // kUnimplemented and kResourceExhausted (input over a limit) are bad input

@@ -425,6 +425,56 @@ DEF_PACKAGE_OPTIMIZATION_WITH_FLAGS(GRAPH_CLEANUP, relaxed_precision_flag,
             "unknown rule flag 'half' (known: relaxed_precision, fold_relu)");
 }
 
+// Verify: the optimized graph against its input; a wrong graph fails; an
+// output behind an op with no reference kernel makes the status incomplete,
+// never ok, and says why.
+TEST(VerifyTest, OkFailedAndIncomplete) {
+  Functions fns;
+  fns.AddConstraint("allow", [](const Operand&, absl::Span<const double>) { return true; });
+  DiagnosticList diags;
+  absl::StatusOr<Rules> rules = Load(kDoubleRelu, fns, &diags);
+  ASSERT_TRUE(rules.ok()) << diags.ToString();
+  absl::StatusOr<OptimizeResult> r = Optimize(DoubleRelu(), *rules, {}, &diags);
+  ASSERT_TRUE(r.ok()) << r.status();
+  absl::StatusOr<VerifyResult> v = Verify(DoubleRelu(), r->graph);
+  ASSERT_TRUE(v.ok()) << v.status();
+  EXPECT_EQ(v->status, VerifyStatus::kOk) << v->text;
+  ASSERT_EQ(v->outputs.size(), 1u);
+  EXPECT_EQ(v->outputs[0].name, "y");
+  EXPECT_TRUE(v->outputs[0].verified);
+  EXPECT_EQ(v->outputs[0].elements, 512);
+  EXPECT_TRUE(absl::StrContains(v->text, "verify: ok")) << v->text;
+
+  GraphBuilder b("g");
+  b.Output(b.Op("Sigmoid", {b.Input("x", kAct)}), "y");
+  absl::StatusOr<Graph> wrong = std::move(b).Build();
+  ASSERT_TRUE(wrong.ok()) << wrong.status();
+  v = Verify(DoubleRelu(), *wrong);
+  ASSERT_TRUE(v.ok()) << v.status();
+  EXPECT_EQ(v->status, VerifyStatus::kFailed);
+  EXPECT_GT(v->outputs[0].mismatches, 0);
+
+  // Both graphs gain an output computed by an op with no kernel.
+  auto with_mystery = [](Graph g) {
+    Node n;
+    n.op = "vendor.Mystery";
+    n.name = "mystery";
+    n.inputs = {g.outputs()[0].value};
+    n.outputs.push_back(kAct);
+    g.AddOutput(ValueRef{g.AddNode(std::move(n)), 0}, "z");
+    return g;
+  };
+  v = Verify(with_mystery(DoubleRelu()), with_mystery(r->graph));
+  ASSERT_TRUE(v.ok()) << v.status();
+  EXPECT_EQ(v->status, VerifyStatus::kIncomplete) << v->text;
+  ASSERT_EQ(v->outputs.size(), 2u);
+  EXPECT_TRUE(v->outputs[0].verified);
+  EXPECT_FALSE(v->outputs[1].verified);
+  EXPECT_TRUE(absl::StrContains(v->outputs[1].reason, "'mystery'")) << v->outputs[1].reason;
+  EXPECT_TRUE(absl::StrContains(v->text, "verify: incomplete (1 of 2 outputs not verified: z)"))
+      << v->text;
+}
+
 TEST(GraphFilesTest, SaveAndLoadRoundTrip) {
   const std::string path = ::testing::TempDir() + "/api_graph.json";
   Graph g = DoubleRelu();

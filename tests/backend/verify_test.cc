@@ -139,11 +139,15 @@ Graph WithOpaqueOutput(const std::string& visible_op) {
   return std::move(b.graph());
 }
 
+// An unverified output makes the verdict incomplete, never ok.
 TEST(VerifyTest, OutputBehindAnOpWithoutKernelIsNotVerified) {
   absl::StatusOr<VerifyReport> r =
       Check(WithOpaqueOutput("ElementWiseAdd"), WithOpaqueOutput("ElementWiseAdd"));
   ASSERT_TRUE(r.ok()) << r.status();
-  EXPECT_TRUE(r->ok());
+  EXPECT_FALSE(r->ok());
+  EXPECT_FALSE(r->failed());
+  EXPECT_EQ(r->verdict(), VerifyVerdict::kIncomplete);
+  EXPECT_THAT(r->Unverified(), ::testing::StartsWith("hidden: the reference depends on node "));
   EXPECT_EQ(r->not_verified(), 1u);
   EXPECT_EQ(r->outputs[0].not_verified, "");
   EXPECT_EQ(r->outputs[0].elements, 4);
@@ -151,13 +155,17 @@ TEST(VerifyTest, OutputBehindAnOpWithoutKernelIsNotVerified) {
               HasSubstr("depends on node 'mystery' (#1) (onnx.NoKernelOp), which has no "
                         "reference kernel"));
   EXPECT_THAT(r->ToString(), HasSubstr("output hidden: not verified: the reference depends on"));
-  EXPECT_THAT(r->ToString(), HasSubstr("verify: ok, 1 of 2 outputs not verified"));
-  // The visible output is still checked.
+  EXPECT_THAT(r->ToString(),
+              HasSubstr("verify: incomplete (1 of 2 outputs not verified: hidden) (rtol "));
+  EXPECT_THAT(r->ToString(), ::testing::Not(HasSubstr("verify: ok")));
+  // The visible output is still checked, and a failure there is a failure.
   absl::StatusOr<VerifyReport> bad =
       Check(WithOpaqueOutput("ElementWiseAdd"), WithOpaqueOutput("ElementWiseSubtract"));
   ASSERT_TRUE(bad.ok()) << bad.status();
   EXPECT_FALSE(bad->ok());
+  EXPECT_EQ(bad->verdict(), VerifyVerdict::kFailed);
   EXPECT_THAT(bad->Failures(), HasSubstr("output sum"));
+  EXPECT_THAT(bad->ToString(), HasSubstr("verify: FAILED, 1 of 2 outputs not verified (rtol "));
 }
 
 TEST(VerifyTest, MismatchedInputsNameTheGraph) {

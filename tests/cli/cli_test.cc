@@ -125,7 +125,9 @@ TEST_F(CliTest, InfoListsOpaqueOps) {
 // An op egret has no HTP implementation for runs off the HTP: the run
 // succeeds and says so, --verify runs the ONNX kernel where one exists
 // (onnx.Cos) and reports the output behind an op without one (MyOp) as not
-// verified; --htp-only makes such an op an error.
+// verified, which is no pass: exit 3 and nothing written, unless
+// --allow-unverified (exit 0, a warning, the report's verify says which
+// output and why); --htp-only makes such an op an error.
 TEST_F(CliTest, OptimizeKeepsOpsWithoutImplementationOffTheHtp) {
   Write("opaque.json", R"({"format": "egret-graph", "version": 1, "nodes": [
   {"name": "x", "op": "*Input", "outputs": [{"dtype": "Float32", "shape": [4]}]},
@@ -133,15 +135,44 @@ TEST_F(CliTest, OptimizeKeepsOpsWithoutImplementationOffTheHtp) {
   {"name": "c", "op": "onnx.Cos", "inputs": ["r1"], "outputs": [{"dtype": "Float32", "shape": [4]}]},
   {"name": "m", "op": "MyOp", "inputs": ["r1"], "outputs": [{"dtype": "Float32", "shape": [4]}]}],
   "inputs": ["x"], "outputs": [{"value": "c", "name": "cos"}, {"value": "m", "name": "mine"}]})");
-  Result r = Run({"optimize", Path("opaque.json"), "--verify", "-o", Path("out.json")});
+  Result r = Run({"optimize", Path("opaque.json"), "--verify", "-o", Path("out.json"), "--report",
+                  Path("rep.json")});
+  EXPECT_EQ(r.code, 3) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("output cos: max abs error 0"));
+  EXPECT_THAT(r.out, HasSubstr("output mine: not verified: the reference depends on node 'm'"));
+  EXPECT_THAT(r.out, HasSubstr("verify: incomplete (1 of 2 outputs not verified: mine)"));
+  EXPECT_THAT(r.out, ::testing::Not(HasSubstr("verify: ok")));
+  EXPECT_THAT(r.FirstErrLine(), HasSubstr("error: 1 of 2 outputs could not be verified (mine: "));
+  EXPECT_FALSE(fs::exists(Path("out.json")));
+  EXPECT_FALSE(fs::exists(Path("rep.json")));
+
+  r = Run({"optimize", Path("opaque.json"), "--verify", "--allow-unverified", "-o",
+           Path("out.json"), "--report", Path("rep.json")});
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_THAT(r.out, HasSubstr("runs off the HTP: 2 ops: MyOp x1, onnx.Cos x1\n"
                                "  MyOp: no implementation of MyOp is registered\n"
                                "  onnx.Cos: no implementation of onnx.Cos is registered\n"));
-  EXPECT_THAT(r.out, HasSubstr("output cos: max abs error 0"));
-  EXPECT_THAT(r.out, HasSubstr("output mine: not verified: the reference depends on node 'm'"));
-  EXPECT_THAT(r.out, HasSubstr("verify: ok, 1 of 2 outputs not verified"));
+  EXPECT_THAT(r.out, HasSubstr("verify: incomplete (1 of 2 outputs not verified: mine)"));
+  EXPECT_THAT(r.err,
+              HasSubstr("warning: 1 of 2 outputs not verified (--allow-unverified): mine: "));
   EXPECT_TRUE(fs::exists(Path("out.json")));
+  const nlohmann::json v = ReadJson("rep.json")["verify"];
+  EXPECT_EQ(v["status"], "incomplete");
+  EXPECT_EQ(v["ok"], false);
+  ASSERT_EQ(v["outputs"].size(), 2u);
+  EXPECT_EQ(v["outputs"][0]["name"], "cos");
+  EXPECT_EQ(v["outputs"][0]["verified"], true);
+  EXPECT_EQ(v["outputs"][0]["mismatches"], 0);
+  EXPECT_EQ(v["outputs"][1]["name"], "mine");
+  EXPECT_EQ(v["outputs"][1]["verified"], false);
+  EXPECT_THAT(v["outputs"][1]["reason"].get<std::string>(),
+              HasSubstr("the reference depends on node 'm' (#3) (MyOp), which has no reference "
+                        "kernel"));
+
+  // egret verify says the same, with the same exit status.
+  Result verify = Run({"verify", Path("opaque.json"), Path("out.json")});
+  EXPECT_EQ(verify.code, 3) << verify.err;
+  EXPECT_THAT(verify.out, HasSubstr("verify: incomplete (1 of 2 outputs not verified: mine)"));
   Result strict = Run({"optimize", Path("opaque.json"), "--htp-only"});
   EXPECT_EQ(strict.code, 1);
   EXPECT_THAT(strict.FirstErrLine(), HasSubstr("has no registered implementation"));
@@ -756,6 +787,9 @@ TEST_F(CliTest, OptimizeVerifyPassesOnTheExampleAndSummarizes) {
   EXPECT_GT(rep["time_ms"]["verify"].get<double>(), 0);
   const nlohmann::json& v = rep["verify"];
   EXPECT_EQ(v["ok"], true);
+  EXPECT_EQ(v["status"], "ok");
+  ASSERT_FALSE(v["outputs"].empty());
+  for (const nlohmann::json& o : v["outputs"]) EXPECT_EQ(o["verified"], true) << o.dump();
   // The executor runs the input in file order and does not count graph
   // inputs: its peak is at most the plan's file-order peak, which does.
   EXPECT_GT(v["reference_peak_live_bytes"].get<int64_t>(), 0);
