@@ -995,6 +995,23 @@ TEST_F(CliTest, CompareBadInputAndFailedVerify) {
   EXPECT_THAT(*ReadFile(Path("c.csv")), HasSubstr(",FAIL\n"));
 }
 
+// A result with an output the reference executor cannot compute is
+// "incomplete", never "ok": exit 3 when nothing else failed.
+TEST_F(CliTest, CompareMarksAnUnverifiedResultIncomplete) {
+  Write("opaque.json", R"({"format": "egret-graph", "version": 1, "nodes": [
+  {"name": "x", "op": "*Input", "outputs": [{"dtype": "Float32", "shape": [4]}]},
+  {"name": "r1", "op": "Relu", "inputs": ["x"], "outputs": [{"dtype": "Float32", "shape": [4]}]},
+  {"name": "m", "op": "MyOp", "inputs": ["r1"], "outputs": [{"dtype": "Float32", "shape": [4]}]}],
+  "inputs": ["x"], "outputs": [{"value": "r1", "name": "relu"}, {"value": "m", "name": "mine"}]})");
+  Result r =
+      Run({"compare", Path("opaque.json"), "--strategies", "cse,greedy", "--csv", Path("c.csv")});
+  EXPECT_EQ(r.code, 3) << r.err;
+  EXPECT_THAT(r.err, HasSubstr("greedy: the result could not be verified: 1 of 2 outputs not "
+                               "verified: mine: "));
+  EXPECT_THAT(*ReadFile(Path("c.csv")), HasSubstr(",incomplete\n"));
+  EXPECT_THAT(*ReadFile(Path("c.csv")), ::testing::Not(HasSubstr(",ok\n")));
+}
+
 // Function plugins (--plugin, docs/plugins.md) with examples/plugin/: its rules
 // call functions egret does not build in, so without the plugin they are
 // reported and skipped; with it they run and the result verifies.
