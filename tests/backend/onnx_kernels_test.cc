@@ -57,6 +57,16 @@ TEST(OnnxKernels, ModFollowsTheDivisorsSignUnlessFmod) {
               HasSubstr("onnx.Mod: fmod must be 1 for floating-point inputs"));
 }
 
+// Integer Div truncates toward zero (ONNX Runtime's and C's quotient), not
+// toward minus infinity; by zero it is 0.
+TEST(OnnxKernels, IntegerDivTruncatesTowardZero) {
+  const In x{I64({5}), {7, -7, 7, -7, 3}};
+  const In y{I64({5}), {2, 2, -2, -1, 0}};
+  auto r = RunOnnx("onnx.Div", {x, y}, {I64({5})});
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_THAT(Values((*r)[0]), ElementsAre(3, -3, -3, 7, 0));
+}
+
 // ONNX's uint8 is egret's QUInt8 with the plain encoding: bits shifted past
 // the 8-bit width are lost.
 TEST(OnnxKernels, BitShiftWrapsAtTheElementWidth) {

@@ -1,5 +1,6 @@
 // ONNX math ops egret keeps opaque: unary ones (out[i] = f(in[i]) with ONNX's
-// definition of f) and the binary Mod and BitShift (numpy broadcasting).
+// definition of f) and the binary Mod, BitShift and integer Div (numpy
+// broadcasting).
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -101,6 +102,20 @@ Result Mod(const KernelContext& c) {
   });
 }
 
+// Div, which the importer keeps opaque on integer types (egret's
+// ElementWiseDivide is real division): the quotient truncated toward zero, as
+// ONNX Runtime and C compute it. An integer division by zero is 0 (ONNX leaves
+// it undefined). On floating-point types, real division.
+Result Div(const KernelContext& c) {
+  if (!IsOnnxInteger(c.outputs[0])) return BinaryOp(c, [](double x, double y) { return x / y; });
+  return BinaryOp(c, [](double x, double y) {
+    const auto a = static_cast<int64_t>(x);
+    const auto b = static_cast<int64_t>(y);
+    if (b == 0) return 0.0;
+    return static_cast<double>(b == -1 ? -a : a / b);  // a / -1 overflows for INT64_MIN
+  });
+}
+
 // BitShift on unsigned integers: bits shifted out of the element's width
 // are lost, and a shift by the width or more gives 0.
 Result BitShift(const KernelContext& c) {
@@ -144,6 +159,7 @@ void RegisterOnnxMathKernels(KernelTable& t) {
   t.emplace("onnx.IsNaN", Map<IsNaN>);
   t.emplace("onnx.IsInf", IsInf);
   t.emplace("onnx.Mod", Mod);
+  t.emplace("onnx.Div", Div);
   t.emplace("onnx.BitShift", BitShift);
 }
 
