@@ -109,6 +109,35 @@ TEST_F(CliTest, InfoSummarizesTheExample) {
   EXPECT_THAT(r.out, ::testing::Not(HasSubstr("opaque ops")));
 }
 
+// A graph whose tensors each fit (2^58 bytes: 2^56 Float32 elements, the
+// largest legal shape) but whose 33 inputs add up past 2^63 - 1: the memory
+// line prints the saturated sums as ">= 9223372036854775807", never a
+// negative or wrapped count.
+TEST_F(CliTest, InfoPrintsSaturatedByteSums) {
+  std::string nodes;
+  std::vector<std::string> names;
+  for (int i = 0; i < 33; ++i) {
+    absl::StrAppend(
+        &nodes, R"({"name": "x)", i,
+        R"(", "op": "*Input", "outputs": [{"dtype": "Float32", "shape": [72057594037927936]}]},)");
+    names.push_back(absl::StrCat("\"x", i, "\""));
+  }
+  Write("huge.json", absl::StrCat(R"({"format": "egret-graph", "version": 1, "nodes": [)", nodes,
+                                  R"({"name": "r", "op": "Relu", "inputs": ["x0"],
+                         "outputs": [{"dtype": "Float32", "shape": [72057594037927936]}]}],
+                     "inputs": [)",
+                                  absl::StrJoin(names, ", "),
+                                  R"(], "outputs": [{"value": "r", "name": "y"}]})"));
+  Result r = Run({"info", Path("huge.json")});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("constant data: 0 bytes in 0 tensor(s)\n"));
+  EXPECT_THAT(r.out, HasSubstr("memory: peak >= 9223372036854775807 bytes (file order >= "
+                               "9223372036854775807, lower bound 576460752303423488), arena >= "
+                               "9223372036854775807 bytes, >= 9223372036854775807 bytes in all "
+                               "buffers\n"));
+  EXPECT_THAT(r.out, Not(HasSubstr("-")));
+}
+
 TEST_F(CliTest, InfoListsOpaqueOps) {
   Write("opaque.json", R"({"format": "egret-graph", "version": 1, "nodes": [
   {"name": "x", "op": "*Input", "outputs": [{"dtype": "Float32", "shape": [4]}]},
