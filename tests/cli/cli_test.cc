@@ -1001,6 +1001,31 @@ constexpr char kMissing[] =
     "no implementation of: has_spatial_padding, pad_total_for_qnn, reshape_hw_to_4d, "
     "pad_before_for_qnn";
 
+// Forms beyond the HTP rule grammar (a non-decimal pass offset, a C-style
+// cast) are read, with a warning at the place on stderr; warnings leave the
+// exit code of `rules check` and of `optimize` at 0.
+TEST_F(CliTest, BeyondGrammarFormsWarnWithoutChangingExitCodes) {
+  Write("cast.rules",
+        "DEF_PACKAGE_OPTIMIZATION(EARLY + 0x10, Op(\"Relu\", Op(\"Relu\", \"x\")),\n"
+        "  GT((int)DIM_OF(\"x\", 3), 0), Op(\"Relu\", \"x\"))\n");
+  const std::string want =
+      absl::StrCat(Path("cast.rules"),
+                   ":1:34: warning: pass offset '0x10' is not a plain decimal constant in the HTP "
+                   "rule grammar (pass_spec ::= <name> | <name> '+' <integer_const>, the constant "
+                   "decimal with no sign or suffix); the HTP's parser may reject it\n",
+                   Path("cast.rules"),
+                   ":2:6: warning: C-style cast '(int)' is not in the HTP rule grammar (typecast "
+                   "::= INT(...) | UINT(...) | FLOAT(...)); the HTP's parser may reject it\n");
+  Result r = Run({"rules", "check", Path("cast.rules")});
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.err, want);
+  EXPECT_EQ(r.out, "1 rules, 0 op implementations, 0 errors, 2 warnings\n");
+  r = Run({"optimize", kExample, "--rules", Path("cast.rules"), "-o", Path("out.json")});
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_THAT(r.err, StartsWith(want));
+  EXPECT_TRUE(fs::exists(Path("out.json")));
+}
+
 TEST_F(CliTest, RulesCheckWarnsAboutFunctionsWithoutImplementation) {
   Result r = Run({"rules", "check", kPluginRules});
   EXPECT_EQ(r.code, 0) << r.err;
