@@ -227,12 +227,15 @@ std::optional<PassSpecDeviation> PassSpecBeyondGrammar(const std::vector<Token>&
                        n.text.find_first_not_of("0123456789") == std::string::npos &&
                        (n.text.size() == 1 || n.text[0] != '0');
   if (!decimal) {
-    return fail(2, n.kind == TokenKind::kNumber && !items[2].macro
-                       ? absl::StrCat("pass offset '", n.text,
-                                      "' is not a plain decimal constant in the HTP rule grammar")
-                       : absl::StrCat("a pass offset starting with '", n.text,
-                                      "' is not a plain decimal constant in the HTP rule "
-                                      "grammar"));
+    std::string what;
+    if (items[2].macro) {
+      what = absl::StrCat("a pass offset given by macro '", n.expanded_from, "'");
+    } else if (n.kind == TokenKind::kNumber) {
+      what = absl::StrCat("pass offset '", n.text, "'");
+    } else {
+      what = absl::StrCat("a pass offset starting with '", n.text, "'");
+    }
+    return fail(2, absl::StrCat(what, " is not a plain decimal constant in the HTP rule grammar"));
   }
   if (items.size() > 3) {
     return fail(3, absl::StrCat("'", toks[items[3].tok].text,

@@ -129,6 +129,36 @@ TEST(SdkLikeHeadersTest, ErrorInAUserMacroIsReportedAtItsUse) {
   EXPECT_EQ(d.message.find("error:"), std::string::npos);
 }
 
+// Forms beyond the grammar are reported where this file spells them (its own
+// macros, at their use, with a note), not inside an included header's macros.
+TEST(SdkLikeHeadersTest, BeyondGrammarFormsInHeaderMacrosAreNotReported) {
+  const std::string dir = std::string(EGRET_SOURCE_DIR) + "/tests/rules/testdata/beyond_grammar";
+  DiagnosticList diags;
+  absl::StatusOr<RuleSet> set = LoadRuleFiles({dir + "/rules.cc"}, {}, &diags);
+  ASSERT_TRUE(set.ok()) << set.status();
+  EXPECT_EQ(set->rules.size(), 2u) << diags.ToString();
+  EXPECT_EQ(diags.error_count(), 0) << diags.ToString();
+  const std::string f = dir + "/rules.cc:";
+  EXPECT_EQ(Warnings(diags),
+            (std::vector<std::string>{
+                f +
+                    "7:34: warning: a pass offset given by macro 'OFF' is not a plain decimal "
+                    "constant in the HTP rule grammar (pass_spec ::= <name> | <name> '+' "
+                    "<integer_const>, the constant decimal with no sign or suffix); the HTP's "
+                    "parser may reject it\n" +
+                    f + "4:13: note: expanded from macro 'OFF'",
+                f +
+                    "8:65: warning: C-style cast '(int)' is not in the HTP rule grammar (typecast "
+                    "::= INT(...) | UINT(...) | FLOAT(...)); the HTP's parser may reject it\n" +
+                    f + "5:19: note: expanded from macro 'AS_INT'",
+                f +
+                    "8:65: warning: parentheses around an expression are not in the HTP rule "
+                    "grammar (a '(' only follows the name of a form); the HTP's parser may reject "
+                    "it\n" +
+                    f + "5:24: note: expanded from macro 'AS_INT'"}))
+      << diags.ToString();
+}
+
 // Every helper macro of the SDK's rule header, as the prelude defines it,
 // reads and type-checks.
 TEST(PreludeHelpersTest, EveryHelperChecks) {
