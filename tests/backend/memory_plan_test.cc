@@ -95,6 +95,11 @@ TEST(MemoryPlanTest, SumsPast2To63SaturateInsteadOfWrapping) {
   absl::StatusOr<int64_t> peak = PeakLiveBytes(g, plan->schedule);
   ASSERT_TRUE(peak.ok()) << peak.status();
   EXPECT_EQ(*peak, kMax);
+  // No arena holds it: the validator says so instead of accepting wrapped
+  // offsets.
+  absl::Status valid = ValidateMemoryPlan(g, *plan);
+  EXPECT_FALSE(valid.ok());
+  EXPECT_THAT(valid.message(), HasSubstr("9223372036854775807")) << valid;
 }
 
 TEST(MemoryPlanTest, ConstantsAndShapesTakeNoArenaBytes) {

@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <map>
 #include <optional>
 #include <sstream>
@@ -136,6 +137,20 @@ TEST_F(CliTest, InfoPrintsSaturatedByteSums) {
                                "9223372036854775807 bytes, >= 9223372036854775807 bytes in all "
                                "buffers\n"));
   EXPECT_THAT(r.out, Not(HasSubstr("-")));
+  // egret optimize's peak memory line and its JSON report.
+  r = Run({"optimize", Path("huge.json"), "--report", Path("report.json")});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("peak memory: >= 9223372036854775807 bytes before, >= "
+                               "9223372036854775807 bytes after (naive order >= "
+                               "9223372036854775807), arena >= 9223372036854775807 bytes, >= "
+                               "9223372036854775807 bytes in all buffers\n"));
+  nlohmann::json report = nlohmann::json::parse(ReadFile(Path("report.json")).value_or("{}"));
+  const int64_t kMax = std::numeric_limits<int64_t>::max();
+  for (const char* k : {"peak_bytes", "naive_peak_bytes", "arena_bytes", "total_bytes",
+                        "input_peak_bytes", "input_naive_peak_bytes"}) {
+    EXPECT_EQ(report["memory"][k], kMax) << k;
+  }
+  EXPECT_EQ(report["memory"]["lower_bound_bytes"], int64_t{1} << 59);
 }
 
 TEST_F(CliTest, InfoListsOpaqueOps) {
