@@ -20,8 +20,10 @@
 #include "cli/commands.h"
 #include "cli/graph_input.h"
 #include "egret/backend/memory_plan.h"
+#include "egret/graph/checked_math.h"
 #include "egret/graph/graph.h"
 #include "egret/graph/op_table.h"
+#include "egret/graph/saturated_count.h"
 #include "egret/io/graph_io.h"
 #include "egret/support/diagnostic.h"
 
@@ -51,11 +53,12 @@ void PrintSummary(const Graph& g, std::ostream& out) {
   for (const Node& n : g.nodes()) {
     ++histogram[n.op];
     if (n.constant && tensors.insert(n.constant.get()).second) {
-      const_bytes += n.constant->type().byte_size();
+      const_bytes = SaturatingAdd(const_bytes, n.constant->type().byte_size());
     }
   }
   out << "nodes: " << g.num_nodes() << "\n";
-  out << "constant data: " << const_bytes << " bytes in " << tensors.size() << " tensor(s)\n";
+  out << "constant data: " << SaturatedCountText(const_bytes) << " bytes in " << tensors.size()
+      << " tensor(s)\n";
   std::vector<std::pair<std::string, int>> ops(histogram.begin(), histogram.end());
   std::sort(ops.begin(), ops.end(), [](const auto& a, const auto& b) {
     return a.second != b.second ? a.second > b.second : a.first < b.first;
@@ -96,10 +99,11 @@ void PrintSummary(const Graph& g, std::ostream& out) {
   absl::StatusOr<MemoryPlan> plan = PlanMemory(g);
   if (plan.ok()) {
     out << absl::StrFormat(
-        "memory: peak %d bytes (file order %d, lower bound %d), arena %d bytes, %d bytes in all "
+        "memory: peak %s bytes (file order %s, lower bound %s), arena %s bytes, %s bytes in all "
         "buffers\n",
-        plan->peak_bytes, plan->naive_peak_bytes, plan->lower_bound_bytes, plan->arena_bytes,
-        plan->total_bytes);
+        SaturatedCountText(plan->peak_bytes), SaturatedCountText(plan->naive_peak_bytes),
+        SaturatedCountText(plan->lower_bound_bytes), SaturatedCountText(plan->arena_bytes),
+        SaturatedCountText(plan->total_bytes));
   }
 }
 

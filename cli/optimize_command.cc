@@ -56,6 +56,7 @@
 #include "egret/backend/verify.h"
 #include "egret/cost/cost_table.h"
 #include "egret/graph/json_text.h"
+#include "egret/graph/saturated_count.h"
 #include "egret/io/graph_io.h"
 #include "egret/pipeline/op_counts.h"
 #include "egret/pipeline/optimize.h"
@@ -336,12 +337,13 @@ int RunOptimize(const OptimizeArgs& args) {
     }
   }
   std::printf(
-      "peak memory: %lld bytes before, %lld bytes after (naive order %lld), arena %lld bytes, "
-      "%lld bytes in all buffers\n",
-      static_cast<long long>(r->input_memory.peak_bytes),
-      static_cast<long long>(r->memory.peak_bytes),
-      static_cast<long long>(r->memory.naive_peak_bytes),
-      static_cast<long long>(r->memory.arena_bytes), static_cast<long long>(r->memory.total_bytes));
+      "peak memory: %s bytes before, %s bytes after (naive order %s), arena %s bytes, "
+      "%s bytes in all buffers\n",
+      SaturatedCountText(r->input_memory.peak_bytes).c_str(),
+      SaturatedCountText(r->memory.peak_bytes).c_str(),
+      SaturatedCountText(r->memory.naive_peak_bytes).c_str(),
+      SaturatedCountText(r->memory.arena_bytes).c_str(),
+      SaturatedCountText(r->memory.total_bytes).c_str());
   const ProvenanceSummary& prov = r->provenance;
   std::vector<std::pair<int64_t, std::string>> top;
   for (const auto& [rule, n] : prov.by_rule) top.emplace_back(-n, rule);
@@ -357,10 +359,10 @@ int RunOptimize(const OptimizeArgs& args) {
   std::printf("time: %s\n", StageTimesText(r->time).c_str());
   if (r->verify) {
     std::printf(
-        "verify cost: %.1f ms, peak live bytes %lld (input graph) and %lld (optimized graph), peak "
+        "verify cost: %.1f ms, peak live bytes %s (input graph) and %s (optimized graph), peak "
         "RSS %.1f MiB\n",
-        *r->time.verify_ms, static_cast<long long>(r->verify->reference_peak_live_bytes),
-        static_cast<long long>(r->verify->candidate_peak_live_bytes),
+        *r->time.verify_ms, SaturatedCountText(r->verify->reference_peak_live_bytes).c_str(),
+        SaturatedCountText(r->verify->candidate_peak_live_bytes).c_str(),
         static_cast<double>(r->verify->peak_rss_bytes) / (1 << 20));
   }
   return kExitOk;

@@ -32,6 +32,7 @@
 #include "egret/backend/test_data.h"
 #include "egret/backend/verify.h"
 #include "egret/graph/checked_math.h"
+#include "egret/graph/saturated_count.h"
 #include "egret/io/graph_io.h"
 #include "egret/support/diagnostic.h"
 #include "egret/support/file_io.h"
@@ -210,8 +211,8 @@ int RunCommand(const std::string& path, const std::string& inputs_dir, uint64_t 
       if (absl::Status s = WriteFileAtomically(file, EncodeNpy(t)); !s.ok()) return Report(s);
     }
   }
-  std::cout << absl::StrFormat("nodes run: %d, peak live bytes: %d\n", stats.nodes_run,
-                               stats.peak_live_bytes);
+  std::cout << absl::StrFormat("nodes run: %d, peak live bytes: %s\n", stats.nodes_run,
+                               SaturatedCountText(stats.peak_live_bytes));
   std::cout << absl::StrFormat("time: read %.1f ms, run %.1f ms (cpu %.1f ms)\n", read_ms, run_ms,
                                run_cpu_ms);
   if (!again_ms.empty()) {

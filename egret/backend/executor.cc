@@ -16,7 +16,9 @@
 #include "egret/backend/folded_values.h"
 #include "egret/backend/kernels/dnnl_support.h"
 #include "egret/backend/kernels/kernels_internal.h"
+#include "egret/graph/checked_math.h"
 #include "egret/graph/op_table.h"
+#include "egret/graph/saturated_count.h"
 #include "egret/graph/shape_inference.h"
 
 namespace egret {
@@ -417,7 +419,7 @@ absl::StatusOr<std::vector<Tensor>> Execute(const Graph& g, absl::Span<const Ten
       } else {
         auto t = std::make_shared<Tensor>(
             backend_internal::MakeTensor(out_types[0], backend_internal::ReadReals(*src)));
-        slot.bytes += t->type().byte_size();
+        slot.bytes = SaturatingAdd(slot.bytes, t->type().byte_size());
         slot.tensors.push_back(std::move(t));
       }
     } else {
@@ -463,11 +465,11 @@ absl::StatusOr<std::vector<Tensor>> Execute(const Graph& g, absl::Span<const Ten
         }
       }
       int64_t bytes = 0;
-      for (const TensorType& t : out_types) bytes += t.byte_size();
-      if (options.max_live_bytes > 0 && live_bytes + bytes > options.max_live_bytes) {
-        return absl::ResourceExhaustedError(
-            absl::StrFormat("node %s: live values would take %d bytes, over the limit of %d",
-                            g.NodeLabel(id), live_bytes + bytes, options.max_live_bytes));
+      for (const TensorType& t : out_types) bytes = SaturatingAdd(bytes, t.byte_size());
+      if (options.max_live_bytes > 0 && SaturatingAdd(live_bytes, bytes) > options.max_live_bytes) {
+        return absl::ResourceExhaustedError(absl::StrFormat(
+            "node %s: live values would take %s bytes, over the limit of %d", g.NodeLabel(id),
+            SaturatedCountText(SaturatingAdd(live_bytes, bytes)), options.max_live_bytes));
       }
       KernelContext ctx{kernel_name,
                         ops,
@@ -505,7 +507,7 @@ absl::StatusOr<std::vector<Tensor>> Execute(const Graph& g, absl::Span<const Ten
       slot.multi = true;
       slot.multi_types = out_types;
     }
-    live_bytes += slot.bytes;
+    live_bytes = SaturatingAdd(live_bytes, slot.bytes);
     stats.peak_live_bytes = std::max(stats.peak_live_bytes, live_bytes);
 
     release_inputs(id);

@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "egret/graph/checked_math.h"
 
 namespace egret::backend_internal {
 namespace {
@@ -54,9 +55,9 @@ const FoldedValues::Tensors* FoldedValues::Find(const std::string& key) const {
 
 void FoldedValues::Insert(std::string key, Tensors inputs, Tensors outputs) {
   int64_t bytes = 0;
-  for (const auto& t : outputs) bytes += t->type().byte_size();
+  for (const auto& t : outputs) bytes = SaturatingAdd(bytes, t->type().byte_size());
   if (entries_.try_emplace(std::move(key), Entry{std::move(inputs), std::move(outputs)}).second) {
-    bytes_ += bytes;
+    bytes_ = SaturatingAdd(bytes_, bytes);
   }
 }
 

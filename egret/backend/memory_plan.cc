@@ -7,15 +7,19 @@
 #include <utility>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/numeric/int128.h"
 #include "absl/strings/str_format.h"
+#include "egret/graph/checked_math.h"
 
 namespace egret {
 namespace {
 
 bool IsComputing(const Node& n) { return n.op != kInputOp && n.op != kConstOp && n.op != kShapeOp; }
 
+// Saturates at INT64_MAX (as every sum of sizes here does, SaturatingAdd:
+// buffers that each fit may add up past 2^63 - 1).
 int64_t AlignUp(int64_t bytes) {
-  return (bytes + kArenaAlignment - 1) / kArenaAlignment * kArenaAlignment;
+  return SaturatingAdd(bytes, kArenaAlignment - 1) / kArenaAlignment * kArenaAlignment;
 }
 
 // One counted value: its size, its (distinct, computing) readers and whether
@@ -49,7 +53,7 @@ struct Analysis {
         ValueRef v{id, k};
         index[v] = values.size();
         values.push_back(ValueInfo{v, bytes, n.op == kInputOp, false, {}});
-        written[id] += bytes;
+        written[id] = SaturatingAdd(written[id], bytes);
       }
     }
     for (const GraphOutput& o : g.outputs()) {
@@ -133,18 +137,21 @@ std::vector<std::pair<int64_t, int64_t>> Lifetimes(const Analysis& a,
   return life;
 }
 
+// Saturated at INT64_MAX: the running sums are exact in 128 bits (each of
+// the at most 2^32 values is below 2^63).
 int64_t Peak(const Analysis& a, const std::vector<std::pair<int64_t, int64_t>>& life) {
-  std::vector<int64_t> delta(a.computing.size() + 2, 0);
+  std::vector<absl::int128> delta(a.computing.size() + 2, 0);
   for (size_t k = 0; k < life.size(); ++k) {
     delta[life[k].first] += a.values[k].bytes;
     delta[life[k].second + 1] -= a.values[k].bytes;
   }
-  int64_t live = 0, peak = 0;
-  for (int64_t d : delta) {
+  absl::int128 live = 0, peak = 0;
+  for (absl::int128 d : delta) {
     live += d;
     peak = std::max(peak, live);
   }
-  return peak;
+  return peak > std::numeric_limits<int64_t>::max() ? std::numeric_limits<int64_t>::max()
+                                                    : static_cast<int64_t>(peak);
 }
 
 absl::StatusOr<int64_t> PeakOf(const Graph& g, const Analysis& a,
@@ -233,7 +240,7 @@ void AssignOffsets(std::vector<PlannedBuffer>& buffers) {
     auto consider = [&](size_t p) {
       const PlannedBuffer& o = buffers[p];
       if (o.first_step <= b.last_step && b.first_step <= o.last_step) {
-        taken.emplace_back(o.offset, o.offset + AlignUp(o.bytes));
+        taken.emplace_back(o.offset, SaturatingAdd(o.offset, AlignUp(o.bytes)));
       }
     };
     for (size_t p : long_lived) consider(p);
@@ -291,16 +298,16 @@ absl::StatusOr<MemoryPlan> PlanMemory(const Graph& g) {
   for (size_t k = 0; k < a.values.size(); ++k) {
     plan.buffers.push_back(
         PlannedBuffer{a.values[k].value, a.values[k].bytes, 0, life[k].first, life[k].second});
-    plan.total_bytes += a.values[k].bytes;
+    plan.total_bytes = SaturatingAdd(plan.total_bytes, a.values[k].bytes);
   }
   for (NodeId id : a.computing) {
     int64_t bytes = a.written[id];
-    for (size_t v : a.reads[id]) bytes += a.values[v].bytes;
+    for (size_t v : a.reads[id]) bytes = SaturatingAdd(bytes, a.values[v].bytes);
     plan.lower_bound_bytes = std::max(plan.lower_bound_bytes, bytes);
   }
   AssignOffsets(plan.buffers);
   for (const PlannedBuffer& b : plan.buffers) {
-    plan.arena_bytes = std::max(plan.arena_bytes, b.offset + AlignUp(b.bytes));
+    plan.arena_bytes = std::max(plan.arena_bytes, SaturatingAdd(b.offset, AlignUp(b.bytes)));
   }
   return plan;
 }
@@ -339,11 +346,11 @@ absl::Status ValidateMemoryPlan(const Graph& g, const MemoryPlan& plan) {
           absl::StrFormat("memory plan: buffer %s has offset %d, not a non-negative multiple of %d",
                           name, b.offset, kArenaAlignment));
     }
-    if (b.offset + b.bytes > plan.arena_bytes) {
+    if (SaturatingAdd(b.offset, b.bytes) > plan.arena_bytes) {
       return absl::InvalidArgumentError(
           absl::StrFormat("memory plan: buffer %s (bytes [%d, %d)) does not fit the arena of %d "
                           "bytes",
-                          name, b.offset, b.offset + b.bytes, plan.arena_bytes));
+                          name, b.offset, SaturatingAdd(b.offset, b.bytes), plan.arena_bytes));
     }
   }
   std::vector<size_t> by_offset(plan.buffers.size());
@@ -355,13 +362,14 @@ absl::Status ValidateMemoryPlan(const Graph& g, const MemoryPlan& plan) {
     const PlannedBuffer& x = plan.buffers[by_offset[i]];
     for (size_t j = i + 1; j < by_offset.size(); ++j) {
       const PlannedBuffer& y = plan.buffers[by_offset[j]];
-      if (y.offset >= x.offset + x.bytes) break;
+      if (y.offset >= SaturatingAdd(x.offset, x.bytes)) break;
       if (x.first_step <= y.last_step && y.first_step <= x.last_step) {
         return absl::InvalidArgumentError(absl::StrFormat(
             "memory plan: buffers %s (steps %d..%d, bytes [%d, %d)) and %s (steps %d..%d, "
             "bytes [%d, %d)) overlap",
-            BufferName(g, x.value), x.first_step, x.last_step, x.offset, x.offset + x.bytes,
-            BufferName(g, y.value), y.first_step, y.last_step, y.offset, y.offset + y.bytes));
+            BufferName(g, x.value), x.first_step, x.last_step, x.offset,
+            SaturatingAdd(x.offset, x.bytes), BufferName(g, y.value), y.first_step, y.last_step,
+            y.offset, SaturatingAdd(y.offset, y.bytes)));
       }
     }
   }

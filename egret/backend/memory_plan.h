@@ -34,6 +34,9 @@ struct PlannedBuffer {
   int64_t last_step = 0;   // ...to this one, inclusive
 };
 
+// Every sum of sizes below (peaks, offsets, arena, total, lower bound)
+// saturates at INT64_MAX instead of wrapping: buffers that each fit int64 may
+// add up past it.
 struct MemoryPlan {
   // The computing nodes (all but "*Input", "$Const" and "$Shape") in the order
   // they run; every node after its producers.

@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "absl/container/inlined_vector.h"
+#include "egret/graph/checked_math.h"
 #include "egret/graph/dtype.h"
 #include "egret/graph/op_table.h"
 
@@ -17,14 +18,14 @@ NodeProfile ProfileOf(std::string_view op, absl::Span<const TensorType> outputs,
   p.dtype = outputs.empty() ? DType::kUnknown : outputs[0].dtype;
   p.multi_output = outputs.size() > 1;
   for (const TensorType& t : outputs) {
-    p.output_bytes += t.byte_size();
+    p.output_bytes = SaturatingAdd(p.output_bytes, t.byte_size());
     p.max_rank = std::max(p.max_rank, t.rank());
   }
   const OpDef* def = FindOpDef(op);
   for (size_t i = 0; i < inputs.size(); ++i) {
     const TensorType& t = *inputs[i].type;
     if (inputs[i].shape_value) continue;
-    p.input_bytes += t.byte_size();
+    p.input_bytes = SaturatingAdd(p.input_bytes, t.byte_size());
     if (def != nullptr && def->IsParam(static_cast<int>(i))) continue;
     p.data_dtypes.push_back(t.dtype);
     p.max_rank = std::max(p.max_rank, t.rank());

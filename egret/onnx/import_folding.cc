@@ -7,6 +7,7 @@
 // op: what egret maps runs on egret's kernels, an opaque op on its
 // ONNX-semantics kernel (egret/backend/kernels/onnx/).
 #include "egret/backend/executor.h"
+#include "egret/graph/checked_math.h"
 #include "egret/onnx/importer_internal.h"
 
 namespace egret::onnx_import {
@@ -69,7 +70,7 @@ void Importer::FoldCurrent(NodeId first) {
     if (!Has(i)) continue;
     const Value& v = In(i);
     if (!v.constant) return;
-    in_bytes += v.type.byte_size();
+    in_bytes = SaturatingAdd(in_bytes, v.type.byte_size());
     ++present;
   }
   if (present == 0) return;  // generators (Constant) make their own constants

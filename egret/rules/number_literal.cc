@@ -29,6 +29,11 @@ NumberValue ParseNumber(std::string_view text, bool negative) {
     }
     v.is_float = true;
     v.f = negative ? -d : d;
+    if (text.back() == 'l' || text.back() == 'L') {
+      v.warning = absl::StrCat("suffix '", std::string(1, text.back()), "' of '", std::string(text),
+                               "' is not in the HTP rule grammar (float_const: as in C, with an "
+                               "optional 'f' suffix); the HTP's parser may reject it");
+    }
     return v;
   }
   // Integer: digits then a suffix of u/U and l/L/ll/LL in either order.
@@ -96,6 +101,14 @@ NumberValue ParseNumber(std::string_view text, bool negative) {
   }
   if (base == 8 && value >= 8) {
     v.warning = absl::StrCat("octal constant '", std::string(text), "' has the value ", value);
+  } else if (base == 2) {
+    v.warning = absl::StrCat("binary constant '", std::string(text),
+                             "' is not in the HTP rule grammar (integer_const: as in C, decimal, "
+                             "octal or hex); the HTP's parser may reject it");
+  } else if (digits.find('\'') != std::string_view::npos) {
+    v.warning = absl::StrCat("digit separator in '", std::string(text),
+                             "' is not in the HTP rule grammar (integer_const: as in C); the HTP's "
+                             "parser may reject it");
   }
   v.is_size = u > 0;
   v.i = negative ? -static_cast<int64_t>(value) : static_cast<int64_t>(value);

@@ -15,8 +15,11 @@ struct NumberValue {
   bool is_size = false;  // U suffix
   int64_t i = 0;
   double f = 0;
-  std::string error;    // non-empty: not a valid constant
-  std::string warning;  // e.g. octal constant
+  std::string error;  // non-empty: not a valid constant
+  // Non-empty: a valid constant to warn about (an octal constant >= 8, as the
+  // grammar asks; a form beyond the grammar: binary, digit separators, an l
+  // suffix on a float).
+  std::string warning;
 };
 
 // The value of the pp-number `text` (negated when `negative`). A value beyond

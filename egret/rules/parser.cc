@@ -23,6 +23,10 @@ namespace {
 
 constexpr int kMaxDepth = 200;
 
+// The ends of the warnings about forms beyond the HTP rule grammar.
+constexpr char kTypecastRule[] = "(typecast ::= INT(...) | UINT(...) | FLOAT(...))";
+constexpr char kMayReject[] = "; the HTP's parser may reject it";
+
 // The forms that define a rule; DEF_OPTIM and DEF_OPT are the SDK's internal
 // spellings of the two (its helper macros such as CONVERT_BINARY_OP_TO_FP16
 // expand to them).
@@ -70,6 +74,29 @@ class Parser {
     diags_->Add(DiagnosticAt(Severity::kWarning, OriginOf(t), std::move(msg)));
   }
   void Error(const Raw& r, std::string msg) { Error(Tok(r.tok), std::move(msg)); }
+  // A warning about a form egret accepts beyond the HTP rule grammar
+  // (docs/rule-language.md, "Beyond the grammar"), at token `at`: only when
+  // `at` is spelled in the file that uses the rule, so a form inside a macro
+  // of the prelude or of an included header (the SDK's) is not reported at
+  // every use.
+  void BeyondGrammar(size_t at, std::string msg) {
+    if (Tok(at).loc.file != rule_file_) return;
+    Warning(Tok(at), std::move(msg));
+  }
+  // BeyondGrammar when the identifier at `at` (a function or C++ name) is not
+  // a <name> of the grammar: egret's lexer also takes '$' and bytes >= 0x80.
+  void CheckGrammarName(size_t at) {
+    const std::string& name = Tok(at).text;
+    for (char c : name) {
+      if (!absl::ascii_isalnum(static_cast<unsigned char>(c)) && c != '_') {
+        BeyondGrammar(at, absl::StrCat("name '", name,
+                                       "' is not in the HTP rule grammar (<name> ::= "
+                                       "[A-Za-z_][A-Za-z_0-9]*)",
+                                       kMayReject));
+        return;
+      }
+    }
+  }
 
   // Scans from the '(' at `open` to its matching ')', splitting the depth-1
   // arguments at commas. Returns the index of the ')' or nullopt (an error
@@ -117,6 +144,7 @@ class Parser {
   DiagnosticList* diags_;
   ParsedFile out_;
   bool old_scheme_noted_ = false;  // the note about the deprecated pass numbering
+  std::string rule_file_;          // where the rule being parsed is used (BeyondGrammar)
 };
 
 ParsedFile Parser::Run() {
@@ -286,6 +314,7 @@ void Parser::ParseOptimization(size_t form, const std::vector<Range>& args, bool
   Rule rule;
   rule.origin = OriginOf(ft);
   rule.form = ft.text;
+  rule_file_ = rule.origin.loc.file;
   bool ok = ParsePassSpec(args[0], ft, &rule);
   size_t k = 1;
   if (with_flags) ParseRuleFlags(args[k++], &rule);
@@ -306,6 +335,9 @@ bool Parser::ParsePassSpec(Range r, const Token& form, Rule* rule) {
   if (!v.ok) {
     Error(Tok(v.error_tok), v.error);
     return false;
+  }
+  if (std::optional<PassSpecDeviation> d = PassSpecBeyondGrammar(toks_, r.begin, r.end)) {
+    BeyondGrammar(d->tok, d->message);
   }
   rule->pass_origin = OriginOf(Tok(r.begin));
   int64_t priority = v.priority;
@@ -645,6 +677,10 @@ bool Parser::FoldArithmetic(size_t op, Raw* lhs, const Raw& rhs) {
                                 "DIV or REM for values)"));
     return false;
   }
+  BeyondGrammar(op, absl::StrCat("infix '", o,
+                                 "' is not in the HTP rule grammar (its arithmetic is ADD, SUB, "
+                                 "MUL, DIV, REM, MOD)",
+                                 kMayReject));
   NumberValue a = ParseNumber(lhs->text, lhs->negative);
   NumberValue b = ParseNumber(rhs.text, rhs.negative);
   for (const NumberValue* v : {&a, &b}) {
@@ -720,12 +756,18 @@ bool Parser::ParsePrimaryRaw(size_t& i, size_t end, Raw* out, int depth) {
         std::optional<CppType> type = ReadTypeName(j, end);
         if (type && j < end && toks_[j].IsPunct(")")) {  // C-style cast
           const size_t at = i;
+          BeyondGrammar(
+              at, absl::StrCat("C-style cast '", TextOf({at, j + 1}),
+                               "' is not in the HTP rule grammar ", kTypecastRule, kMayReject));
           i = j + 1;
           Raw operand;
           if (!ParsePrimaryRaw(i, end, &operand, depth + 1)) return false;
           return MakeCast(at, *type, std::move(operand), out);
         }
         // A parenthesized constant expression: (2 * 1024).
+        BeyondGrammar(i, absl::StrCat("parentheses around an expression are not in the HTP rule "
+                                      "grammar (a '(' only follows the name of a form)",
+                                      kMayReject));
         ++i;
         if (!ParseRaw(i, end, out, depth + 1)) return false;
         if (i >= end || !toks_[i].IsPunct(")")) {
@@ -774,6 +816,8 @@ bool Parser::ParsePrimaryRaw(size_t& i, size_t end, Raw* out, int depth) {
   }
   if (t.text == "static_cast") {
     const size_t at = i;
+    BeyondGrammar(
+        at, absl::StrCat("static_cast is not in the HTP rule grammar ", kTypecastRule, kMayReject));
     ++i;
     std::optional<CppType> type;
     if (i < end && toks_[i].IsPunct("<")) {
@@ -800,6 +844,9 @@ bool Parser::ParsePrimaryRaw(size_t& i, size_t end, Raw* out, int depth) {
     std::optional<CppType> type = ReadTypeName(j, end);
     if (type && j < end && toks_[j].IsPunct("(")) {  // functional cast: size_t(x)
       const size_t at = i;
+      BeyondGrammar(
+          at, absl::StrCat("C++ cast '", TextOf({at, j}), "(...)' is not in the HTP rule grammar ",
+                           kTypecastRule, kMayReject));
       i = j + 1;
       Raw operand;
       if (!ParseRaw(i, end, &operand, depth + 1)) return false;
@@ -1063,6 +1110,7 @@ ExprPtr Parser::Convert(const Raw& r) {
       // Any other identifier is a C++ name the package supplies: the checker
       // accepts it in a constraint (a rule egret keeps but cannot run) and
       // reports it elsewhere as an unknown name.
+      CheckGrammarName(r.tok);
       ExprPtr e = NewExpr(ExprKind::kCppName, origin);
       e->name = r.text;
       return e;
@@ -1110,6 +1158,7 @@ bool Parser::ConvertOperands(const Raw& r, std::string_view spec, Expr* e,
           Error(a, absl::StrCat("expected a name (a C identifier), found '", Tok(a.tok).text, "'"));
           ok = false;
         } else {
+          CheckGrammarName(a.tok);
           e->name = a.text;
         }
         break;

@@ -182,6 +182,68 @@ PassSpecValue EvaluatePassSpec(const std::vector<Token>& toks, size_t begin, siz
   return PassExpr(toks, begin, end).Run();
 }
 
+std::optional<PassSpecDeviation> PassSpecBeyondGrammar(const std::vector<Token>& toks, size_t begin,
+                                                       size_t end) {
+  constexpr char kRule[] =
+      "(pass_spec ::= <name> | <name> '+' <integer_const>, the constant decimal with no sign or "
+      "suffix); the HTP's parser may reject it";
+  // The items as written: a token, or the run of tokens one macro use gave.
+  struct Item {
+    size_t tok;
+    bool macro;
+  };
+  std::vector<Item> items;
+  for (size_t i = begin; i < end; ++i) {
+    const Token& t = toks[i];
+    if (!t.expanded_from.empty() && !items.empty() && items.back().macro) {
+      const Token& first = toks[items.back().tok];
+      if (first.expanded_from == t.expanded_from &&
+          first.expansion_loc.file == t.expansion_loc.file &&
+          first.expansion_loc.line == t.expansion_loc.line &&
+          first.expansion_loc.col == t.expansion_loc.col) {
+        continue;
+      }
+    }
+    items.push_back({i, !t.expanded_from.empty()});
+  }
+  if (items.empty()) return std::nullopt;
+  auto fail = [&](size_t k, std::string what) {
+    return PassSpecDeviation{items[k].tok, absl::StrCat(what, " ", kRule)};
+  };
+  const Token& first = toks[items[0].tok];
+  if (!items[0].macro && first.kind != TokenKind::kIdentifier) {
+    return fail(0, absl::StrCat("a pass position that starts with '", first.text,
+                                "' is not in the HTP rule grammar"));
+  }
+  if (items.size() == 1) return std::nullopt;
+  const Token& op = toks[items[1].tok];
+  if (items[1].macro || !op.IsPunct("+")) {
+    return fail(1, absl::StrCat("'", op.text,
+                                "' after the pass-group name is not in the HTP rule grammar"));
+  }
+  if (items.size() == 2) return std::nullopt;  // EvaluatePassSpec rejected it already
+  const Token& n = toks[items[2].tok];
+  const bool decimal = !items[2].macro && n.kind == TokenKind::kNumber &&
+                       n.text.find_first_not_of("0123456789") == std::string::npos &&
+                       (n.text.size() == 1 || n.text[0] != '0');
+  if (!decimal) {
+    std::string what;
+    if (items[2].macro) {
+      what = absl::StrCat("a pass offset given by macro '", n.expanded_from, "'");
+    } else if (n.kind == TokenKind::kNumber) {
+      what = absl::StrCat("pass offset '", n.text, "'");
+    } else {
+      what = absl::StrCat("a pass offset starting with '", n.text, "'");
+    }
+    return fail(2, absl::StrCat(what, " is not a plain decimal constant in the HTP rule grammar"));
+  }
+  if (items.size() > 3) {
+    return fail(3, absl::StrCat("'", toks[items[3].tok].text,
+                                "' after the pass offset is not in the HTP rule grammar"));
+  }
+  return std::nullopt;
+}
+
 int64_t MapOldSchemePriority(int64_t p) {
   // (old start, current group) in ascending old value.
   static constexpr std::pair<int64_t, std::string_view> kOld[] = {

@@ -9,6 +9,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -29,6 +30,20 @@ struct PassSpecValue {
 // Evaluates toks[begin, end). Values are limited to +-2^40 (larger is an
 // error); the result may be negative (the caller rejects it).
 PassSpecValue EvaluatePassSpec(const std::vector<Token>& toks, size_t begin, size_t end);
+
+// Where a pass position as written departs from the HTP rule grammar
+// (pass_spec ::= <name> | <name> '+' <integer_const>, the constant decimal
+// with no sign or suffix), which EvaluatePassSpec accepts: the token to warn
+// at and the message ("pass offset '0x10' is not a plain decimal constant
+// ..."). Tokens that one macro use produced count as one name (EARLY
+// replaced by a header's number); a pass position wholly inside one macro
+// use is not judged (its spelling is the macro's). nullopt when it conforms.
+struct PassSpecDeviation {
+  size_t tok = 0;
+  std::string message;
+};
+std::optional<PassSpecDeviation> PassSpecBeyondGrammar(const std::vector<Token>& toks, size_t begin,
+                                                       size_t end);
 
 // The deprecated numbering of pass names (BEGIN 0, GRAPH_CLEANUP 100,
 // PRE_QNN 500, QNN 1000, EARLY 2000, MIDDLE 3000, LATE 4000) mapped onto the

@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <memory>
 #include <optional>
+#include <string_view>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
@@ -894,6 +895,11 @@ class Preprocessor {
     m->loc = name.loc;
     m->from_prelude = in_prelude_;
     m->never_expand = IsRuleFormName(m->name);
+    // Parameter name -> index, for the duplicate check and for finding the
+    // parameters in the body in linear time (a hostile file declares
+    // hundreds of thousands of parameters; docs/reliability.md). The keys
+    // view the texts of `line`'s tokens, which outlive this function's use.
+    absl::flat_hash_map<std::string_view, int> param_index;
     size_t i = 2;
     const size_t n = line.size();
     if (i < n && line[i].IsPunct("(") && !line[i].space_before) {
@@ -912,6 +918,7 @@ class Preprocessor {
         const Token& p = line[i];
         if (p.IsPunct("...")) {
           m->variadic = true;
+          param_index.emplace("__VA_ARGS__", static_cast<int>(m->params.size()));
           m->params.push_back("__VA_ARGS__");
           ++i;
           if (i >= n || !line[i].IsPunct(")")) {
@@ -929,7 +936,7 @@ class Preprocessor {
           diags_->Error(p.loc, "__VA_ARGS__ can not be used as a parameter name");
           return;
         }
-        if (std::find(m->params.begin(), m->params.end(), p.text) != m->params.end()) {
+        if (!param_index.emplace(p.text, static_cast<int>(m->params.size())).second) {
           diags_->Error(p.loc, absl::StrFormat("duplicate macro parameter \"%s\"", p.text));
           return;
         }
@@ -966,19 +973,17 @@ class Preprocessor {
     for (Token& t : m->body) t.at_line_start = false;
     m->param_of.assign(m->body.size(), -1);
     const size_t nb = m->body.size();
-    int va_opt_depth = 0;
+    size_t va_opt_end = 0;  // one past the ')' of the __VA_OPT__ group being read
     for (size_t k = 0; k < nb; ++k) {
       Token& t = m->body[k];
       if (t.kind == TokenKind::kIdentifier) {
-        for (size_t p = 0; p < m->params.size(); ++p) {
-          if (m->params[p] == t.text) m->param_of[k] = static_cast<int>(p);
-        }
+        if (auto p = param_index.find(t.text); p != param_index.end()) m->param_of[k] = p->second;
         if (m->param_of[k] < 0 && t.text == "__VA_ARGS__") {
           diags_->Warning(t.loc,
                           "__VA_ARGS__ can only appear in the expansion of a variadic macro");
         }
         if (m->variadic && t.text == "__VA_OPT__") {
-          if (va_opt_depth > 0) {
+          if (k < va_opt_end) {
             diags_->Error(t.loc, "__VA_OPT__ may not appear in a __VA_OPT__");
             return;
           }
@@ -996,6 +1001,7 @@ class Preprocessor {
             diags_->Error(t.loc, "unterminated __VA_OPT__");
             return;
           }
+          va_opt_end = close + 1;
         }
       }
     }

@@ -5,7 +5,10 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <cstdint>
+#include <limits>
 #include <utility>
+#include <vector>
 
 #include "egret/io/graph_io.h"
 #include "graph_builder.h"
@@ -66,6 +69,37 @@ TEST(MemoryPlanTest, ChainReusesTheInputsBytes) {
   EXPECT_EQ(plan->buffers[0].offset, plan->buffers[2].offset);
   EXPECT_NE(plan->buffers[0].offset, plan->buffers[1].offset);
   EXPECT_EQ(plan->arena_bytes, 8192);
+}
+
+// 33 inputs of 2^56 Float32 elements (2^58 bytes each, the largest legal
+// shape) and a Relu of the first: each buffer fits int64, together they pass
+// 2^63 - 1. Every sum of them saturates at INT64_MAX instead of wrapping
+// negative; the Relu's own reads and writes (2^59) do not saturate.
+TEST(MemoryPlanTest, SumsPast2To63SaturateInsteadOfWrapping) {
+  constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
+  GraphBuilder b;
+  std::vector<ValueRef> inputs;
+  for (int i = 0; i < 33; ++i) inputs.push_back(b.InputF32({int64_t{1} << 56}));
+  b.Output(b.Op("Relu", {inputs[0]}));
+  Graph g = std::move(b.graph());
+  absl::StatusOr<MemoryPlan> plan = PlanMemory(g);
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  ASSERT_EQ(plan->buffers.size(), 34u);
+  EXPECT_EQ(plan->buffers[0].bytes, int64_t{1} << 58);
+  EXPECT_EQ(plan->total_bytes, kMax);
+  EXPECT_EQ(plan->peak_bytes, kMax);
+  EXPECT_EQ(plan->naive_peak_bytes, kMax);
+  EXPECT_EQ(plan->arena_bytes, kMax);
+  EXPECT_EQ(plan->lower_bound_bytes, int64_t{1} << 59);
+  for (const PlannedBuffer& buf : plan->buffers) EXPECT_GE(buf.offset, 0);
+  absl::StatusOr<int64_t> peak = PeakLiveBytes(g, plan->schedule);
+  ASSERT_TRUE(peak.ok()) << peak.status();
+  EXPECT_EQ(*peak, kMax);
+  // No arena holds it: the validator says so instead of accepting wrapped
+  // offsets.
+  absl::Status valid = ValidateMemoryPlan(g, *plan);
+  EXPECT_FALSE(valid.ok());
+  EXPECT_THAT(valid.message(), HasSubstr("9223372036854775807")) << valid;
 }
 
 TEST(MemoryPlanTest, ConstantsAndShapesTakeNoArenaBytes) {

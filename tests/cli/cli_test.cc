@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <map>
 #include <optional>
 #include <sstream>
@@ -107,6 +108,49 @@ TEST_F(CliTest, InfoSummarizesTheExample) {
                         "bytes, "
                         "18432 bytes in all buffers\n"));
   EXPECT_THAT(r.out, ::testing::Not(HasSubstr("opaque ops")));
+}
+
+// A graph whose tensors each fit (2^58 bytes: 2^56 Float32 elements, the
+// largest legal shape) but whose 33 inputs add up past 2^63 - 1: the memory
+// line prints the saturated sums as ">= 9223372036854775807", never a
+// negative or wrapped count.
+TEST_F(CliTest, InfoPrintsSaturatedByteSums) {
+  std::string nodes;
+  std::vector<std::string> names;
+  for (int i = 0; i < 33; ++i) {
+    absl::StrAppend(
+        &nodes, R"({"name": "x)", i,
+        R"(", "op": "*Input", "outputs": [{"dtype": "Float32", "shape": [72057594037927936]}]},)");
+    names.push_back(absl::StrCat("\"x", i, "\""));
+  }
+  Write("huge.json", absl::StrCat(R"({"format": "egret-graph", "version": 1, "nodes": [)", nodes,
+                                  R"({"name": "r", "op": "Relu", "inputs": ["x0"],
+                         "outputs": [{"dtype": "Float32", "shape": [72057594037927936]}]}],
+                     "inputs": [)",
+                                  absl::StrJoin(names, ", "),
+                                  R"(], "outputs": [{"value": "r", "name": "y"}]})"));
+  Result r = Run({"info", Path("huge.json")});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("constant data: 0 bytes in 0 tensor(s)\n"));
+  EXPECT_THAT(r.out, HasSubstr("memory: peak >= 9223372036854775807 bytes (file order >= "
+                               "9223372036854775807, lower bound 576460752303423488), arena >= "
+                               "9223372036854775807 bytes, >= 9223372036854775807 bytes in all "
+                               "buffers\n"));
+  EXPECT_THAT(r.out, Not(HasSubstr("-")));
+  // egret optimize's peak memory line and its JSON report.
+  r = Run({"optimize", Path("huge.json"), "--report", Path("report.json")});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("peak memory: >= 9223372036854775807 bytes before, >= "
+                               "9223372036854775807 bytes after (naive order >= "
+                               "9223372036854775807), arena >= 9223372036854775807 bytes, >= "
+                               "9223372036854775807 bytes in all buffers\n"));
+  nlohmann::json report = nlohmann::json::parse(ReadFile(Path("report.json")).value_or("{}"));
+  const int64_t kMax = std::numeric_limits<int64_t>::max();
+  for (const char* k : {"peak_bytes", "naive_peak_bytes", "arena_bytes", "total_bytes",
+                        "input_peak_bytes", "input_naive_peak_bytes"}) {
+    EXPECT_EQ(report["memory"][k], kMax) << k;
+  }
+  EXPECT_EQ(report["memory"]["lower_bound_bytes"], int64_t{1} << 59);
 }
 
 TEST_F(CliTest, InfoListsOpaqueOps) {
@@ -1022,6 +1066,31 @@ const std::string kPluginGraph =
 constexpr char kMissing[] =
     "no implementation of: has_spatial_padding, pad_total_for_qnn, reshape_hw_to_4d, "
     "pad_before_for_qnn";
+
+// Forms beyond the HTP rule grammar (a non-decimal pass offset, a C-style
+// cast) are read, with a warning at the place on stderr; warnings leave the
+// exit code of `rules check` and of `optimize` at 0.
+TEST_F(CliTest, BeyondGrammarFormsWarnWithoutChangingExitCodes) {
+  Write("cast.rules",
+        "DEF_PACKAGE_OPTIMIZATION(EARLY + 0x10, Op(\"Relu\", Op(\"Relu\", \"x\")),\n"
+        "  GT((int)DIM_OF(\"x\", 3), 0), Op(\"Relu\", \"x\"))\n");
+  const std::string want =
+      absl::StrCat(Path("cast.rules"),
+                   ":1:34: warning: pass offset '0x10' is not a plain decimal constant in the HTP "
+                   "rule grammar (pass_spec ::= <name> | <name> '+' <integer_const>, the constant "
+                   "decimal with no sign or suffix); the HTP's parser may reject it\n",
+                   Path("cast.rules"),
+                   ":2:6: warning: C-style cast '(int)' is not in the HTP rule grammar (typecast "
+                   "::= INT(...) | UINT(...) | FLOAT(...)); the HTP's parser may reject it\n");
+  Result r = Run({"rules", "check", Path("cast.rules")});
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.err, want);
+  EXPECT_EQ(r.out, "1 rules, 0 op implementations, 0 errors, 2 warnings\n");
+  r = Run({"optimize", kExample, "--rules", Path("cast.rules"), "-o", Path("out.json")});
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_THAT(r.err, StartsWith(want));
+  EXPECT_TRUE(fs::exists(Path("out.json")));
+}
 
 TEST_F(CliTest, RulesCheckWarnsAboutFunctionsWithoutImplementation) {
   Result r = Run({"rules", "check", kPluginRules});

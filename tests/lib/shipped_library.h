@@ -25,6 +25,9 @@ inline const rules::RuleSet& ShippedLibrary() {
         rules::ShippedRuleFiles(std::string(EGRET_SOURCE_DIR) + "/egret/rules/lib"), {}, &diags);
     EXPECT_TRUE(set.ok()) << set.status();
     EXPECT_FALSE(diags.has_errors()) << diags.ToString();
+    // No warning either: in particular no form beyond the HTP rule grammar
+    // (docs/rule-language.md), which the HTP's own parser may reject.
+    EXPECT_EQ(diags.warning_count(), 0) << diags.ToString();
     return new rules::RuleSet(set.ok() ? *std::move(set) : rules::RuleSet{});
   }();
   return *kSet;
