@@ -624,6 +624,7 @@ const KernelTable& Kernels() {
     RegisterOnnxReduceKernels(*t);
     RegisterOnnxIndexKernels(*t);
     RegisterOnnxTensorKernels(*t);
+    RegisterOnnxShapeKernels(*t);
     RegisterOnnxRnnKernels(*t);
     RegisterOnnxLossKernels(*t);
     RegisterOnnxPoolKernels(*t);

@@ -111,6 +111,7 @@ void RegisterOnnxActivationKernels(KernelTable& t);     // Elu .. Hardmax, MVN
 void RegisterOnnxReduceKernels(KernelTable& t);         // ReduceMin .. ReduceLogSumExp
 void RegisterOnnxIndexKernels(KernelTable& t);          // gather, scatter, Trilu, OneHot, ...
 void RegisterOnnxTensorKernels(KernelTable& t);         // DepthToSpace .. Dropout
+void RegisterOnnxShapeKernels(KernelTable& t);          // Reshape .. CumSum (run-time parameters)
 void RegisterOnnxRnnKernels(KernelTable& t);            // RNN, GRU, LSTM
 void RegisterOnnxLossKernels(KernelTable& t);           // NegativeLogLikelihoodLoss, ...
 void RegisterOnnxPoolKernels(KernelTable& t);           // MaxPool, AveragePool, MaxUnpool
