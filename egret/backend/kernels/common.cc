@@ -625,6 +625,7 @@ const KernelTable& Kernels() {
     RegisterOnnxIndexKernels(*t);
     RegisterOnnxTensorKernels(*t);
     RegisterOnnxShapeKernels(*t);
+    RegisterOnnxRandomKernels(*t);
     RegisterOnnxRnnKernels(*t);
     RegisterOnnxLossKernels(*t);
     RegisterOnnxPoolKernels(*t);
