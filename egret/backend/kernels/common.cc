@@ -626,6 +626,7 @@ const KernelTable& Kernels() {
     RegisterOnnxTensorKernels(*t);
     RegisterOnnxShapeKernels(*t);
     RegisterOnnxRandomKernels(*t);
+    RegisterOnnxTextKernels(*t);
     RegisterOnnxRnnKernels(*t);
     RegisterOnnxLossKernels(*t);
     RegisterOnnxPoolKernels(*t);

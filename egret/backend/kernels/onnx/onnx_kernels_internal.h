@@ -126,6 +126,7 @@ void RegisterOnnxIndexKernels(KernelTable& t);          // gather, scatter, Tril
 void RegisterOnnxTensorKernels(KernelTable& t);         // DepthToSpace .. Dropout
 void RegisterOnnxShapeKernels(KernelTable& t);          // Reshape .. CumSum (run-time parameters)
 void RegisterOnnxRandomKernels(KernelTable& t);         // RandomNormal .. Multinomial
+void RegisterOnnxTextKernels(KernelTable& t);           // TfIdfVectorizer
 void RegisterOnnxRnnKernels(KernelTable& t);            // RNN, GRU, LSTM
 void RegisterOnnxLossKernels(KernelTable& t);           // NegativeLogLikelihoodLoss, ...
 void RegisterOnnxPoolKernels(KernelTable& t);           // MaxPool, AveragePool, MaxUnpool
