@@ -8,6 +8,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -125,6 +126,48 @@ TEST(RandomOps, BernoulliIsExactAtZeroAndOne) {
   for (int i = 4; i < 6; ++i) {
     EXPECT_TRUE((*out)[0].GetReal(i) == 0 || (*out)[0].GetReal(i) == 1) << i;
   }
+}
+
+// RandomNormal (no inputs, seeded): the sample's mean and deviation; and
+// Multinomial: indices in range, a class of all the probability always
+// drawn.
+TEST(RandomOps, NormalMomentsAndMultinomialClasses) {
+  OnnxBuilder b(13);
+  b.Input("logits", {2, 3});
+  onnx::NodeProto* n = b.Node("RandomNormal", {}, {"z"});
+  OnnxBuilder::AttrInts(n, "shape", {64, 64});
+  OnnxBuilder::AttrFloat(n, "mean", 1.5f);
+  OnnxBuilder::AttrFloat(n, "scale", 2.0f);
+  OnnxBuilder::AttrFloat(n, "seed", 7.0f);
+  onnx::NodeProto* m = b.Node("Multinomial", {"logits"}, {"k"});
+  OnnxBuilder::AttrInt(m, "sample_size", 50);
+  OnnxBuilder::AttrInt(m, "dtype", onnx::TensorProto::INT64);
+  OnnxBuilder::AttrFloat(m, "seed", 2.0f);
+  b.Output("z", {64, 64});
+  b.Output("k", {2, 50}, onnx::TensorProto::INT64);
+  Graph g = Import("normal_multinomial", b);
+  // Row 0: class 1 holds all the probability; row 1: uniform.
+  std::vector<Tensor> inputs = {Tensor::FromValues(TensorType(DType::kFloat32, {2, 3}),
+                                                   std::vector<double>{-100, 0, -100, 0, 0, 0})};
+  absl::StatusOr<std::vector<Tensor>> out = Execute(g, inputs);
+  ASSERT_TRUE(out.ok()) << out.status();
+  double sum = 0, sq = 0;
+  for (int64_t i = 0; i < 4096; ++i) {
+    const double v = (*out)[0].GetReal(i);
+    sum += v;
+    sq += v * v;
+  }
+  const double mean = sum / 4096, sd = std::sqrt(sq / 4096 - mean * mean);
+  EXPECT_NEAR(mean, 1.5, 0.1);
+  EXPECT_NEAR(sd, 2.0, 0.1);
+  std::vector<int> seen(3, 0);
+  for (int64_t i = 0; i < 50; ++i) EXPECT_EQ((*out)[1].GetReal(i), 1) << i;
+  for (int64_t i = 50; i < 100; ++i) {
+    const double v = (*out)[1].GetReal(i);
+    ASSERT_TRUE(v == 0 || v == 1 || v == 2) << v;
+    ++seen[static_cast<int>(v)];
+  }
+  for (int c = 0; c < 3; ++c) EXPECT_GT(seen[c], 5) << c;
 }
 
 }  // namespace

@@ -85,8 +85,9 @@ Result RandomUniform(const KernelContext& c) {
   }
   return Draws(c, [&](uint64_t key, uint64_t i) {
     const double x = low + (high - low) * RandomUniform01(key, i);
-    // Rounded to the output's float type, low + (high - low) * u may reach
-    // high; the range is half open.
+    // Rounded to Float32, low + (high - low) * u may reach high: kept below
+    // it, the range being half open. (A Float16 output may still round to
+    // high.)
     return c.outputs[0].dtype == DType::kFloat32 && static_cast<float>(x) >= high
                ? static_cast<double>(std::nextafter(static_cast<float>(high), -INFINITY))
                : x;
