@@ -296,6 +296,22 @@ TEST(RuntimeParams, ResizeAndUpsampleWithComputedScales) {
   Check("upsample", u, {"Upsample"});
 }
 
+// Range maps to egret ops when the model declares its length; for an
+// element type the mapping lacks (Int16) it stays opaque.
+TEST(RuntimeParams, RangeOfInt16WithComputedBounds) {
+  OnnxBuilder b(13);
+  b.Input("x", {2, 3});
+  Computed(b, "x", "start", {7}, onnx::TensorProto::INT16);
+  Computed(b, "x", "limit", {-6}, onnx::TensorProto::INT16);
+  Computed(b, "x", "delta", {-3}, onnx::TensorProto::INT16);
+  b.Node("Squeeze", {"start"}, {"s"});
+  b.Node("Squeeze", {"limit"}, {"l"});
+  b.Node("Squeeze", {"delta"}, {"d"});
+  b.Node("Range", {"s", "l", "d"}, {"y"});
+  b.Output("y", {5}, onnx::TensorProto::INT16);
+  Check("range", b, {"Range"});
+}
+
 // A run-time value that disagrees with the model's declared type fails,
 // naming the op and both types.
 TEST(RuntimeParams, DisagreeingValueIsAnError) {
