@@ -9,8 +9,9 @@
 // distance d from 1 to max_skip_count + 1 that is in the pool adds one to
 // its column; 1-grams are counted once (d = 1 only), as ONNX's reference and
 // ONNX Runtime count them. mode TF gives the counts, IDF the weight (1
-// without weights) where the count is positive, TFIDF count * weight;
-// weights are indexed by output column, as ONNX Runtime reads them.
+// without weights) where the count is positive, TFIDF count * weight; the
+// weight of a column is weights[k] of the pool n-gram k mapped to it (one
+// weight per pool n-gram, as ONNX specifies and ONNX Runtime reads them).
 #include <algorithm>
 #include <map>
 #include <string>
@@ -67,8 +68,8 @@ Result TfIdfVectorizer(const KernelContext& c) {
   const int64_t rows = xd.size() == 2 ? xd[0] : 1, width = xd.back();
   Dims out_dims = xd.size() == 2 ? Dims{rows, columns} : Dims{columns};
   EGRET_RETURN_IF_ERROR(CheckOnnxOutput(c, 0, out_dims));
-  if (!weights.empty() && static_cast<int64_t>(weights.size()) < columns) {
-    return KernelError(c, "weights has fewer values than output columns");
+  if (!weights.empty() && weights.size() != indexes.size()) {
+    return KernelError(c, "weights must have one value per pool n-gram");
   }
   const std::vector<int64_t> x = ReadInts(c.In(0));
   std::vector<double> out(static_cast<size_t>(rows * columns), 0.0);
@@ -88,9 +89,14 @@ Result TfIdfVectorizer(const KernelContext& c) {
     }
   }
   if (mode != "TF") {
+    // The weight of a column is that of the pool n-gram mapped to it.
+    std::vector<double> w(static_cast<size_t>(columns), 1.0);
+    if (!weights.empty()) {
+      for (size_t k = 0; k < indexes.size(); ++k) w[indexes[k]] = weights[k];
+    }
     for (size_t i = 0; i < out.size(); ++i) {
-      const double w = weights.empty() ? 1.0 : weights[i % static_cast<size_t>(columns)];
-      out[i] = mode == "IDF" ? (out[i] > 0 ? w : 0.0) : out[i] * w;
+      const double wi = w[i % static_cast<size_t>(columns)];
+      out[i] = mode == "IDF" ? (out[i] > 0 ? wi : 0.0) : out[i] * wi;
     }
   }
   std::vector<Tensor> result;
