@@ -9,6 +9,7 @@
 #include <memory>
 #include <optional>
 #include <utility>
+#include <variant>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
@@ -186,6 +187,39 @@ bool HasKernel(std::string_view op) {
   std::string_view base = BaseOpName(op);
   if (base == kConstOp || base == kShapeOp || base == kOutOp || base == kInputOp) return true;
   return Kernels().contains(KernelName(op));
+}
+
+bool DrawsWithoutSeed(const Graph& g, NodeId id) {
+  const Node& n = g.node(id);
+  if (n.attrs.contains("seed")) return false;
+  static constexpr std::string_view kRandom[] = {"onnx.RandomNormal",     "onnx.RandomUniform",
+                                                 "onnx.RandomNormalLike", "onnx.RandomUniformLike",
+                                                 "onnx.Bernoulli",        "onnx.Multinomial"};
+  for (std::string_view op : kRandom) {
+    if (n.op == op) return true;
+  }
+  if (n.op != "onnx.Dropout") return false;
+  if (auto it = n.attrs.find("is_test"); it != n.attrs.end()) {
+    if (const auto* v = std::get_if<int64_t>(&it->second); v != nullptr && *v == 0) return true;
+  }
+  // The training_mode input, ONNX position 2 (absent positions are left out
+  // of n.inputs and listed in "onnx.absent_inputs").
+  std::vector<int64_t> absent;
+  if (auto it = n.attrs.find("onnx.absent_inputs"); it != n.attrs.end()) {
+    if (const auto* v = std::get_if<std::vector<int64_t>>(&it->second)) absent = *v;
+  }
+  int index = 0;
+  for (int pos = 0; pos < 2; ++pos) {
+    if (std::find(absent.begin(), absent.end(), pos) == absent.end()) ++index;
+  }
+  if (std::find(absent.begin(), absent.end(), 2) != absent.end() ||
+      index >= static_cast<int>(n.inputs.size())) {
+    return false;  // no training_mode: inference
+  }
+  const Node& mode = g.node(n.inputs[index].node);
+  const bool constant_false = IsConstantOp(mode.op) && mode.constant != nullptr &&
+                              mode.constant->num_elements() == 1 && mode.constant->GetReal(0) == 0;
+  return !constant_false;
 }
 
 absl::StatusOr<std::vector<Tensor>> Execute(const Graph& g, absl::Span<const Tensor> inputs,

@@ -162,6 +162,18 @@ bool KeepFreedMemoryForReuse();
 // special ops "$Const", "$Shape", "$Out" and "*Input" count as executable.
 bool HasKernel(std::string_view op);
 
+// True when node `id` of `g` may draw random values without a seed: an
+// opaque RandomNormal, RandomUniform, RandomNormalLike, RandomUniformLike,
+// Bernoulli or Multinomial with no "seed" attribute, or such a Dropout that
+// may run in training mode (is_test = 0, or a training_mode input that is
+// not the constant false). The executor draws those from a fixed default key
+// (the same values on every run, kernels/onnx/onnx_random.cc), but ONNX
+// leaves unseeded draws to the implementation: an output that depends on one
+// has no value to compare, and verification (verify.h) reports it as not
+// verified. A seeded node draws from its seed alone, the same values in any
+// graph that holds it, and is compared like any other.
+bool DrawsWithoutSeed(const Graph& g, NodeId id);
+
 }  // namespace egret
 
 #endif  // EGRET_BACKEND_EXECUTOR_H_

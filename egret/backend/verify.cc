@@ -43,6 +43,36 @@ std::string AtolNote(const OutputCheck& o, const VerifyOptions& options) {
   return note;
 }
 
+// Per graph output of `g`, why it has no value to compare because it depends
+// on a node that draws random values without a seed (DrawsWithoutSeed), or
+// "".
+std::vector<std::string> UnseededDraws(const Graph& g) {
+  std::vector<std::string> why(g.outputs().size());
+  absl::StatusOr<std::vector<NodeId>> order = g.TopologicalOrder();
+  if (!order.ok()) return why;  // the executor reports the malformed graph
+  std::vector<NodeId> drawn_by(g.num_nodes(), kNoNode);
+  bool any = false;
+  for (NodeId id : *order) {
+    if (DrawsWithoutSeed(g, id)) {
+      drawn_by[id] = id;
+      any = true;
+      continue;
+    }
+    for (const ValueRef& in : g.node(id).inputs) {
+      if (drawn_by[in.node] != kNoNode) drawn_by[id] = drawn_by[in.node];
+    }
+  }
+  if (!any) return why;
+  for (size_t k = 0; k < why.size(); ++k) {
+    const NodeId r = drawn_by[g.outputs()[k].value.node];
+    if (r == kNoNode) continue;
+    why[k] = absl::StrFormat(
+        "depends on node %s (%s), which draws random values without a seed (no value to compare)",
+        g.NodeLabel(r), g.node(r).op);
+  }
+  return why;
+}
+
 }  // namespace
 
 std::string_view VerifyVerdictName(VerifyVerdict v) {
@@ -191,6 +221,10 @@ absl::StatusOr<ReferenceOutputs> RunReference(const Graph& reference,
   out.outputs = *std::move(outputs);
   out.peak_live_bytes = stats.peak_live_bytes;
   out.graph = &reference;
+  const std::vector<std::string> unseeded = UnseededDraws(reference);
+  for (size_t k = 0; k < out.unavailable.size() && k < unseeded.size(); ++k) {
+    if (out.unavailable[k].empty()) out.unavailable[k] = unseeded[k];
+  }
   for (size_t k = 0; k < out.outputs.size(); ++k) {
     out.labels.push_back(OutputLabel(reference, k));
     out.steps.push_back(QuantizationStep(reference, k));
@@ -215,6 +249,10 @@ absl::StatusOr<VerifyReport> VerifyAgainst(const ReferenceOutputs& expected, con
     return Named(candidate_name,
                  absl::InvalidArgumentError(absl::StrFormat(
                      "%d outputs, expected %d", actual->size(), expected.outputs.size())));
+  }
+  const std::vector<std::string> unseeded = UnseededDraws(candidate);
+  for (size_t k = 0; k < unavailable.size() && k < unseeded.size(); ++k) {
+    if (unavailable[k].empty()) unavailable[k] = unseeded[k];
   }
   // Compare the outputs both graphs computed; the rest are not verified.
   VerifyReport report;

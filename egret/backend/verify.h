@@ -58,7 +58,10 @@ struct OutputCheck {
   RoundingBound rounding;
   // Why the output was not compared ("" when it was): the reference or the
   // candidate cannot compute it, because it depends on an op with no
-  // reference kernel (e.g. an opaque onnx.If). Not a failure.
+  // reference kernel (e.g. an opaque onnx.If), or its value is a random draw
+  // without a seed (it depends on a node DrawsWithoutSeed, executor.h, names:
+  // any value from the op's distribution is right, so there is nothing to
+  // compare). Not a failure.
   std::string not_verified;
 };
 
@@ -112,8 +115,9 @@ double QuantizationStep(const Graph& g, size_t k);
 
 // Runs `reference` and `candidate` on `inputs` (one per graph input, of the
 // reference's input types) and compares their outputs. An output either graph
-// cannot compute, because it depends on an op with no reference kernel, is
-// reported as not verified and the others are still compared. A report whose
+// cannot compute, because it depends on an op with no reference kernel, or
+// that depends on a random draw without a seed (DrawsWithoutSeed, executor.h)
+// is reported as not verified and the others are still compared. A report whose
 // ok() is false is a success of this call. Fails when the graphs' inputs differ in
 // number or type, when either graph fails to run or when their outputs differ
 // in number or dims; the message starts with the offending graph's name
@@ -131,7 +135,8 @@ struct ReferenceOutputs {
   std::vector<std::string> labels;  // OutputLabel of each
   std::vector<double> steps;        // QuantizationStep of each
   // Per output, why the reference could not compute it ("" when it did; the
-  // output is then a Tensor of the unknown TensorType()).
+  // output is then a Tensor of the unknown TensorType()), or why its value
+  // is not to be compared (it depends on an unseeded random draw).
   std::vector<std::string> unavailable;
   int64_t peak_live_bytes = 0;  // the run's ExecuteStats::peak_live_bytes
   // The reference graph itself (RunReference sets it; it must outlive this):

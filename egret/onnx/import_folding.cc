@@ -14,18 +14,15 @@ namespace egret::onnx_import {
 
 namespace {
 
-// Ops never folded: random generators (each run differs) and control flow
-// (If is inlined by its handler; a Loop or Scan body is not run here).
+// Ops never folded: random generators (each run differs; a Dropout the
+// handler left opaque may be in training mode, drawing its mask) and control
+// flow (If is inlined by its handler; a Loop or Scan body is not run here).
 bool NeverFolded(const onnx::NodeProto& n) {
-  static const absl::flat_hash_set<std::string> kOps = {"RandomNormal",
-                                                        "RandomNormalLike",
-                                                        "RandomUniform",
-                                                        "RandomUniformLike",
-                                                        "Bernoulli",
-                                                        "Multinomial",
-                                                        "If",
-                                                        "Loop",
-                                                        "Scan"};
+  static const absl::flat_hash_set<std::string> kOps = {"RandomNormal",  "RandomNormalLike",
+                                                        "RandomUniform", "RandomUniformLike",
+                                                        "Bernoulli",     "Multinomial",
+                                                        "Dropout",       "If",
+                                                        "Loop",          "Scan"};
   return kOps.contains(n.op_type());
 }
 

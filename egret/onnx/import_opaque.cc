@@ -6,6 +6,9 @@ namespace egret::onnx_import {
 
 namespace {
 
+// A TENSOR attribute of at most this many elements also keeps its values.
+constexpr int64_t kMaxTensorAttrValues = 16;
+
 TensorType FromOnnxTypeOrUnknown(const onnx::TypeProto& tp, bool* ok) {
   *ok = false;
   if (!tp.has_tensor_type() || !tp.tensor_type().has_shape()) return {};
@@ -166,11 +169,20 @@ absl::Status Importer::DoOpaque(std::string_view reason) {
       case onnx::AttributeProto::GRAPH:
         n.attrs[a.name()] = AttrSummary(a.g());
         break;
-      case onnx::AttributeProto::TENSOR:
+      case onnx::AttributeProto::TENSOR: {
         n.attrs[a.name()] =
             absl::StrFormat("<tensor %s [%s]>", onnx_internal::OnnxTypeName(a.t().data_type()),
                             absl::StrJoin(a.t().dims(), ","));
+        // A small tensor's values too, for the op's kernel (ConstantOfShape's
+        // value); "onnx." attributes are not written back to ONNX.
+        absl::StatusOr<Tensor> t = TensorFromProto(a.t());
+        if (t.ok() && t->num_elements() <= kMaxTensorAttrValues) {
+          std::vector<double> values;
+          for (int64_t i = 0; i < t->num_elements(); ++i) values.push_back(t->GetReal(i));
+          n.attrs[absl::StrCat("onnx.tensor.", a.name())] = std::move(values);
+        }
         break;
+      }
       default:
         n.attrs[a.name()] = std::string("<unsupported attribute>");
     }

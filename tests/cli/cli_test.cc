@@ -222,6 +222,24 @@ TEST_F(CliTest, OptimizeKeepsOpsWithoutImplementationOffTheHtp) {
   EXPECT_THAT(strict.FirstErrLine(), HasSubstr("has no registered implementation"));
 }
 
+// A Clip whose minimum the graph computes (ReduceMax of the input, as a
+// log-mel front end's "max - 80 dB" floor) stays opaque; --verify runs its
+// ONNX kernel and verifies the output instead of reporting it not verified.
+TEST_F(CliTest, OptimizeVerifiesAClipWithAComputedMinimum) {
+  Write("clip.json", R"({"format": "egret-graph", "version": 1, "nodes": [
+  {"name": "x", "op": "*Input", "outputs": [{"dtype": "Float32", "shape": [2, 8]}]},
+  {"name": "m", "op": "onnx.ReduceMax", "inputs": ["x"], "attrs": {"keepdims": 0,
+   "onnx.opset": 13}, "outputs": [{"dtype": "Float32", "shape": []}]},
+  {"name": "c", "op": "onnx.Clip", "inputs": ["x", "m"], "attrs": {"onnx.opset": 13},
+   "outputs": [{"dtype": "Float32", "shape": [2, 8]}]}],
+  "inputs": ["x"], "outputs": [{"value": "c", "name": "y"}]})");
+  Result r = Run({"optimize", Path("clip.json"), "--verify", "-o", Path("out.json")});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("output y: max abs error 0, max rel error 0, 0 of 16 elements"));
+  EXPECT_THAT(r.out, HasSubstr("verify: ok (rtol"));
+  EXPECT_THAT(r.out, ::testing::Not(HasSubstr("not verified")));
+}
+
 TEST_F(CliTest, MalformedInputShapeAndValueFlagsExitTwo) {
   for (const auto& [flag, value] : std::vector<std::pair<std::string, std::string>>{
            {"--input-shape", "x=1xa"}, {"--input-shape", "x="}, {"--input-value", "sr=abc"}}) {

@@ -520,5 +520,35 @@ TEST(OrtKernelOracle, MelWeightMatrix) {
   CheckAgainstOrt("melweightmatrix", b, "MelWeightMatrix");
 }
 
+// TfIdfVectorizer over int64 tokens in [0, 16): 1- to 3-grams with skips,
+// IDF and TFIDF weighting (the conformance cases are all TF; weights are
+// per pool n-gram), the pool's columns out of order, rows and a 1-D input.
+void TfIdfModel(OnnxBuilder& b, const std::string& mode, const std::vector<int64_t>& x_dims,
+                const std::vector<int64_t>& y_dims) {
+  b.Input("x", x_dims, kInt64);
+  onnx::NodeProto* n = b.Node("TfIdfVectorizer", {"x"}, {"y"});
+  OnnxBuilder::AttrString(n, "mode", mode);
+  OnnxBuilder::AttrInt(n, "min_gram_length", 1);
+  OnnxBuilder::AttrInt(n, "max_gram_length", 3);
+  OnnxBuilder::AttrInt(n, "max_skip_count", 2);
+  // 1-grams 3, 5, 7; 2-grams (1,2), (4,4), (9,0); 3-gram (2,2,2).
+  OnnxBuilder::AttrInts(n, "ngram_counts", {0, 3, 9});
+  OnnxBuilder::AttrInts(n, "pool_int64s", {3, 5, 7, 1, 2, 4, 4, 9, 0, 2, 2, 2});
+  OnnxBuilder::AttrInts(n, "ngram_indexes", {6, 0, 2, 1, 3, 5, 4});
+  OnnxBuilder::AttrFloats(n, "weights", {0.5f, 1.5f, 2.0f, 3.0f, 0.25f, 4.0f, 1.25f});
+  b.Output("y", y_dims);
+}
+
+TEST(OrtKernelOracle, TfIdfVectorizerIdfAndTfIdf) {
+  for (const std::string mode : {"TF", "IDF", "TFIDF"}) {
+    OnnxBuilder b(13);
+    TfIdfModel(b, mode, {3, 40}, {3, 7});
+    CheckAgainstOrt("tfidf_" + mode, b, "TfIdfVectorizer");
+    OnnxBuilder one(13);
+    TfIdfModel(one, mode, {60}, {7});
+    CheckAgainstOrt("tfidf_1d_" + mode, one, "TfIdfVectorizer");
+  }
+}
+
 }  // namespace
 }  // namespace egret

@@ -624,6 +624,9 @@ const KernelTable& Kernels() {
     RegisterOnnxReduceKernels(*t);
     RegisterOnnxIndexKernels(*t);
     RegisterOnnxTensorKernels(*t);
+    RegisterOnnxShapeKernels(*t);
+    RegisterOnnxRandomKernels(*t);
+    RegisterOnnxTextKernels(*t);
     RegisterOnnxRnnKernels(*t);
     RegisterOnnxLossKernels(*t);
     RegisterOnnxPoolKernels(*t);

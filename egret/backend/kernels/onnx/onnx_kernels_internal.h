@@ -105,12 +105,28 @@ absl::StatusOr<Tensor> OnnxOutput(const KernelContext& c, int k, const Dims& dim
 // declared types (which the executor's memory limit has seen).
 absl::Status CheckOnnxOutput(const KernelContext& c, int k, const Dims& dims);
 
+// Random draws (onnx_random.cc). A random op's draws are a function of its
+// key and the draw's index alone. The key comes from the node's "seed"
+// attribute (its float bits), or is kUnseededRandomKey, a fixed default, when
+// the node has none, so that every run of a graph draws the same values
+// (verification does not compare outputs that depend on an unseeded draw:
+// DrawsWithoutSeed, executor.h).
+inline constexpr uint64_t kUnseededRandomKey = 0x6567726574233334;  // "egret#34"
+uint64_t RandomKey(const KernelContext& c);
+// 64 random bits, draw `i` of `key` (SplitMix64's finalizer of a counter).
+uint64_t RandomBits(uint64_t key, uint64_t i);
+// Draw `i` of `key` as a double uniform in [0, 1) (53 random bits).
+double RandomUniform01(uint64_t key, uint64_t i);
+
 // Registration, one function per family (onnx/*.cc).
 void RegisterOnnxMathKernels(KernelTable& t);           // unary and binary math
 void RegisterOnnxActivationKernels(KernelTable& t);     // Elu .. Hardmax, MVN
 void RegisterOnnxReduceKernels(KernelTable& t);         // ReduceMin .. ReduceLogSumExp
 void RegisterOnnxIndexKernels(KernelTable& t);          // gather, scatter, Trilu, OneHot, ...
 void RegisterOnnxTensorKernels(KernelTable& t);         // DepthToSpace .. Dropout
+void RegisterOnnxShapeKernels(KernelTable& t);          // Reshape .. CumSum (run-time parameters)
+void RegisterOnnxRandomKernels(KernelTable& t);         // RandomNormal .. Multinomial
+void RegisterOnnxTextKernels(KernelTable& t);           // TfIdfVectorizer
 void RegisterOnnxRnnKernels(KernelTable& t);            // RNN, GRU, LSTM
 void RegisterOnnxLossKernels(KernelTable& t);           // NegativeLogLikelihoodLoss, ...
 void RegisterOnnxPoolKernels(KernelTable& t);           // MaxPool, AveragePool, MaxUnpool

@@ -1,12 +1,14 @@
 // ONNX reductions egret keeps opaque: ReduceMin, ReduceProd, ReduceL1,
-// ReduceL2, ReduceSumSquare, ReduceLogSum and ReduceLogSumExp.
+// ReduceL2, ReduceSumSquare, ReduceLogSum and ReduceLogSumExp; and ReduceSum,
+// ReduceMean and ReduceMax, which egret maps when their axes are constants
+// (opaque when a model computes the axes input).
 //
 // The axes come from the "axes" attribute (before opset 18) or from input 1
-// (opset 18 on); no axes reduce every axis, unless noop_with_empty_axes is
-// set, which makes the op the identity. keepdims only changes the output's
-// dims, which the importer declared: the values are the same either way. A
-// reduction over no elements yields the operation's identity (+inf for
-// ReduceMin, 1 for ReduceProd, 0 for sums, -inf for the logarithms).
+// (opset 18 on, ReduceSum's from opset 13); no axes reduce every axis, unless noop_with_empty_axes
+// is set, which makes the op the identity. keepdims only changes the output's dims, which the
+// importer declared: the values are the same either way. A reduction over no elements yields the
+// operation's identity (+inf for ReduceMin, -inf for ReduceMax, 1 for ReduceProd, 0 for sums, NaN
+// for ReduceMean, -inf for the logarithms).
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -33,6 +35,9 @@ double Identity(double acc) { return acc; }
 
 const Reduction kMin = {kInf, [](double a, double x) { return std::isnan(x) || x < a ? x : a; },
                         Identity};
+const Reduction kMax = {-kInf, [](double a, double x) { return std::isnan(x) || x > a ? x : a; },
+                        Identity};
+const Reduction kSum = {0.0, [](double a, double x) { return a + x; }, Identity};
 const Reduction kProd = {1.0, [](double a, double x) { return a * x; }, Identity};
 const Reduction kL1 = {0.0, [](double a, double x) { return a + std::abs(x); }, Identity};
 const Reduction kL2 = {0.0, [](double a, double x) { return a + x * x; },
@@ -90,6 +95,20 @@ Result Reduce(const KernelContext& c) {
       });
 }
 
+// The mean of each group (NaN for an empty one, 0 / 0).
+Result ReduceMean(const KernelContext& c) {
+  return ReduceWith(
+      c, [](int64_t groups, const std::vector<int64_t>& group, const std::vector<double>& v) {
+        std::vector<double> sum(static_cast<size_t>(groups), 0.0), n(sum.size(), 0.0);
+        for (size_t i = 0; i < v.size(); ++i) {
+          sum[group[i]] += v[i];
+          n[group[i]] += 1;
+        }
+        for (size_t g = 0; g < sum.size(); ++g) sum[g] /= n[g];
+        return sum;
+      });
+}
+
 // log(sum(exp(x))), computed as max + log(sum(exp(x - max))) so that exp
 // cannot overflow.
 Result ReduceLogSumExp(const KernelContext& c) {
@@ -112,6 +131,9 @@ Result ReduceLogSumExp(const KernelContext& c) {
 
 void RegisterOnnxReduceKernels(KernelTable& t) {
   t.emplace("onnx.ReduceMin", Reduce<kMin>);
+  t.emplace("onnx.ReduceMax", Reduce<kMax>);
+  t.emplace("onnx.ReduceSum", Reduce<kSum>);
+  t.emplace("onnx.ReduceMean", ReduceMean);
   t.emplace("onnx.ReduceProd", Reduce<kProd>);
   t.emplace("onnx.ReduceL1", Reduce<kL1>);
   t.emplace("onnx.ReduceL2", Reduce<kL2>);

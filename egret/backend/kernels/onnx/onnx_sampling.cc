@@ -1,6 +1,6 @@
 // ONNX ops that sample an input at computed real coordinates: Resize (every
-// mode, coordinate transformation, antialias, axes and aspect-ratio policy)
-// and GridSample (any spatial rank).
+// mode, coordinate transformation, antialias, axes and aspect-ratio policy),
+// Upsample (and opset 10's Resize) and GridSample (any spatial rank).
 //
 // Both interpolate with the same 1-D kernels over the neighbours of a real
 // coordinate x: nearest (one tap), linear (two) and cubic (four, Keys'
@@ -196,12 +196,63 @@ absl::StatusOr<std::vector<double>> ResizeAxis(const KernelContext& c, const Res
   return out;
 }
 
+// Upsample (opsets 7 to 9) and opset 10's Resize(X, scales): each axis
+// scaled by its scale (the "scales" attribute before opset 9, else input 1)
+// to floor(in * scale) elements, with asymmetric coordinates (x = y /
+// scale). nearest takes the input element at floor(x) when the axis grows and
+// ceil(x) when it shrinks (ONNX Runtime's rule for these opsets); linear
+// interpolates between the two input elements around x, the last one
+// repeated past the end.
+Result Upsample(const KernelContext& c) {
+  const OnnxArgs a(c);
+  if (!a.Has(0)) return KernelError(c, "needs X");
+  const Dims& x_dims = a.Input(0)->type().dims;
+  std::vector<double> scales;
+  if (c.op == "onnx.Upsample" && a.Opset(9) < 9) {
+    scales = a.Floats("scales").value_or(std::vector<double>{});
+  } else {
+    EGRET_ASSIGN_OR_RETURN(const Tensor* t, a.Required(1));
+    scales = ReadReals(*t);
+  }
+  if (scales.size() != x_dims.size()) {
+    return KernelError(c, absl::StrFormat("scales has %d values for a rank-%d input", scales.size(),
+                                          x_dims.size()));
+  }
+  ResizeSpec s;
+  s.transform = "asymmetric";
+  const std::string mode = a.Str("mode", "nearest");
+  if (mode == "nearest") {
+    s.mode = ResizeSpec::Mode::kNearest;
+  } else if (mode == "linear" || mode == "bilinear") {
+    s.mode = ResizeSpec::Mode::kLinear;
+  } else {
+    return KernelError(c, absl::StrFormat("unknown mode '%s'", mode));
+  }
+  Dims out(x_dims.begin(), x_dims.end());
+  for (size_t i = 0; i < scales.size(); ++i) {
+    if (!(scales[i] > 0) || scales[i] > 1e9) return KernelError(c, "scales must be positive");
+    out[i] = static_cast<int64_t>(std::floor(static_cast<double>(x_dims[i]) * scales[i]));
+    if (x_dims[i] == 0 && out[i] > 0) return KernelError(c, "cannot resize an empty axis");
+  }
+  EGRET_RETURN_IF_ERROR(CheckOnnxOutput(c, 0, out));
+  std::vector<double> v = ReadReals(*a.Input(0));
+  Dims dims = x_dims;
+  for (size_t i = 0; i < scales.size(); ++i) {
+    if (scales[i] == 1.0 && out[i] == dims[i]) continue;
+    const int ax = static_cast<int>(i);
+    s.nearest_mode = scales[i] >= 1.0 ? "floor" : "ceil";
+    EGRET_ASSIGN_OR_RETURN(v, ResizeAxis(c, s, v, dims, ax, out[i], scales[i], 0.0, 1.0));
+  }
+  std::vector<Tensor> result;
+  EGRET_ASSIGN_OR_RETURN(Tensor t, OnnxOutput(c, 0, dims, v));
+  result.push_back(std::move(t));
+  return result;
+}
+
 Result Resize(const KernelContext& c) {
   const OnnxArgs a(c);
   if (!a.Has(0)) return KernelError(c, "needs X");
-  if (a.num_inputs() == 2) {
-    return KernelError(c, "the opset-10 form Resize(X, scales) is not supported");
-  }
+  if (a.num_inputs() == 2) return Upsample(c);  // opset 10's Resize(X, scales)
   const Dims& x_dims = a.Input(0)->type().dims;
   const int rank = static_cast<int>(x_dims.size());
   ResizeSpec s;
@@ -467,6 +518,7 @@ Result GridSample(const KernelContext& c) {
 
 void RegisterOnnxSamplingKernels(KernelTable& t) {
   t.emplace("onnx.Resize", Resize);
+  t.emplace("onnx.Upsample", Upsample);
   t.emplace("onnx.GridSample", GridSample);
 }
 

@@ -1,6 +1,6 @@
 // ONNX tensor ops egret keeps opaque: the layout shuffles DepthToSpace and
 // SpaceToDepth (NCHW), ops producing a tensor like their input (EyeLike,
-// CastLike, Dropout at inference) and Det.
+// CastLike, Dropout) and Det.
 #include <cmath>
 #include <string>
 #include <utility>
@@ -145,9 +145,11 @@ Result CastLike(const KernelContext& c) {
   return OnnxResult(c, ReadReals(c.In(0)));
 }
 
-// Dropout at inference: the output is the input and the mask all true. In
-// training mode (input 2, or is_test = 0 before opset 7) with a positive
-// ratio the output is random: unimplemented.
+// Dropout: at inference (the default) the output is the input and the mask
+// all true. In training mode (input 2, or is_test = 0 before opset 7) each
+// element is kept with probability 1 - ratio, where uniform draw i of the
+// node (RandomKey, onnx_random.cc) is >= ratio, and scaled by 1 / (1 -
+// ratio); the mask says which were kept. Ratio 0 keeps everything.
 Result Dropout(const KernelContext& c) {
   EGRET_RETURN_IF_ERROR(NeedInputs(c, 1));
   const OnnxArgs args(c);
@@ -161,16 +163,25 @@ Result Dropout(const KernelContext& c) {
     if (t->num_elements() != 1) return KernelError(c, "ratio must hold one value");
     ratio = ReadReals(*t)[0];
   }
+  std::vector<double> v = ReadReals(c.In(0));
+  std::vector<double> mask(v.size(), 1.0);
   if (training && ratio != 0.0) {
-    return absl::UnimplementedError(absl::StrFormat(
-        "%s: training mode with ratio %g is random (only inference is supported)", c.op, ratio));
+    if (!(ratio > 0.0 && ratio < 1.0)) {
+      return KernelError(c, absl::StrFormat("ratio %g is outside [0, 1)", ratio));
+    }
+    const uint64_t key = RandomKey(c);
+    const double scale = 1.0 / (1.0 - ratio);
+    for (size_t i = 0; i < v.size(); ++i) {
+      const bool keep = RandomUniform01(key, i) >= ratio;
+      mask[i] = keep ? 1.0 : 0.0;
+      v[i] = keep ? v[i] * scale : 0.0;
+    }
   }
-  const std::vector<double> v = ReadReals(c.In(0));
   std::vector<Tensor> out;
   out.push_back(MakeOnnxTensor(c.outputs[0], v));
   if (c.outputs.size() > 1) {
     EGRET_RETURN_IF_ERROR(CheckOutputCount(c, 1, static_cast<int64_t>(v.size())));
-    out.push_back(MakeOnnxTensor(c.outputs[1], std::vector<double>(v.size(), 1.0)));
+    out.push_back(MakeOnnxTensor(c.outputs[1], mask));
   }
   return out;
 }
