@@ -29,9 +29,10 @@ absl::StatusOr<const Graph*> Body(const KernelContext& c, std::string_view name)
       }
     }
   }
-  return KernelError(c, absl::StrFormat("has no subgraph attribute '%s' (a body the importer "
-                                        "did not import)",
-                                        name));
+  // Unimplemented, not invalid: a node kept opaque without its bodies.
+  return absl::UnimplementedError(
+      absl::StrFormat("%s: has no subgraph attribute '%s' (a body the importer did not import)",
+                      c.op, name));
 }
 
 int64_t Captured(const KernelContext& c) {
