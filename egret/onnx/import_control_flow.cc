@@ -213,10 +213,19 @@ absl::StatusOr<GraphPtr> Importer::ImportBody(const onnx::GraphProto& body,
   opts.max_file_bytes = options_.max_file_bytes;
   // Captured values, then the constants of enclosing scopes the body reads
   // (bound as values, so that the body's import folds with them).
+  // A body defining a name itself (a branch shadowing an outer tensor) does
+  // not read the enclosing one: its input for it gets an unused name.
+  absl::flat_hash_set<std::string> defined;
+  for (const auto& in : body.input()) defined.insert(in.name());
+  for (const auto& init : body.initializer()) defined.insert(init.name());
+  for (const auto& n : body.node()) defined.insert(n.output().begin(), n.output().end());
   absl::flat_hash_set<std::string> listed;
   for (const std::string& raw : captured) {
     EGRET_ASSIGN_OR_RETURN(ValueRef r, Get(Resolve(raw), kPlain));
-    EGRET_RETURN_IF_ERROR(add_input(raw, g_.TypeOf(r)));
+    std::string name = raw;
+    for (int k = 1; defined.contains(name); ++k) name = absl::StrCat(raw, "@outer", k);
+    defined.insert(name);
+    EGRET_RETURN_IF_ERROR(add_input(name, g_.TypeOf(r)));
     listed.insert(raw);
   }
   std::vector<std::string> free;
@@ -467,7 +476,7 @@ absl::Status Importer::DoLoop() {
 // along scan_input_axes; each scan output is its body output stacked along
 // scan_output_axes, as many rows as the sequences have.
 absl::Status Importer::DoScan() {
-  if (opset_ < 9) return Unmapped("Scan before opset 9 (batched) is not imported");
+  if (opset_ < 9) return DoScan8();
   const onnx::GraphProto* body = GraphAttr(*cur_, "body");
   if (body == nullptr) return absl::InvalidArgumentError("needs graph attribute body");
   const int m = static_cast<int>(AttrInt("num_scan_inputs", 0));
@@ -526,6 +535,59 @@ absl::Status Importer::DoScan() {
       }
       t.dims.insert(t.dims.begin() + axis, len);
     }
+    cf->types[k] = t;
+  }
+  return DoOpaque("", &*cf);
+}
+
+// Scan before opset 9: an optional sequence_lens input, then N state
+// variables and num_scan_inputs sequences, all with a leading batch axis (the
+// sequences' axis 1 is scanned); the body sees one batch entry without those
+// axes, the outputs get them back ([batch, ...] states, [batch, sequence,
+// ...] scan outputs).
+absl::Status Importer::DoScan8() {
+  const onnx::GraphProto* body = GraphAttr(*cur_, "body");
+  if (body == nullptr) return absl::InvalidArgumentError("needs graph attribute body");
+  const int m = static_cast<int>(AttrInt("num_scan_inputs", 0));
+  const int n = cur_->input_size() - 1 - m;
+  if (m < 1 || n < 0 || body->input_size() != n + m || body->output_size() != cur_->output_size() ||
+      cur_->output_size() < n) {
+    return absl::InvalidArgumentError("body inputs and outputs do not match the scan's");
+  }
+  for (int i = 1; i < cur_->input_size(); ++i) {
+    if (!Has(i)) return absl::InvalidArgumentError(absl::StrFormat("input %d is empty", i));
+  }
+  if (Has(0)) return Unmapped("Scan with sequence_lens (opset 8) is not imported");
+  std::vector<TensorType> formal;
+  int64_t batch = -1, len = -1;
+  for (int i = 1; i < cur_->input_size(); ++i) {
+    TensorType t = In(i).type;
+    const bool scanned = i > n;
+    if (t.rank() < (scanned ? 2 : 1) || (batch >= 0 && t.dims[0] != batch) ||
+        (scanned && len >= 0 && t.dims[1] != len)) {
+      return absl::InvalidArgumentError(
+          absl::StrFormat("input %d (%s) does not fit the batch and sequence", i, t.ToString()));
+    }
+    batch = t.dims[0];
+    if (scanned) len = t.dims[1];
+    t.dims.erase(t.dims.begin(), t.dims.begin() + (scanned ? 2 : 1));
+    formal.push_back(t);
+  }
+  const onnx::NodeProto* self = cur_;
+  absl::StatusOr<ControlFlow> cf = ImportBodies({"body"}, {formal});
+  cur_ = self;
+  if (!cf.ok()) {
+    return Unmapped(absl::StrCat("the body is not imported (", cf.status().message(), ")"));
+  }
+  const Graph& g = *cf->bodies.at("body");
+  for (int k = 0; k < cur_->output_size(); ++k) {
+    TensorType t = g.TypeOf(g.outputs()[k].value);
+    if (k < n && t != formal[k]) {
+      return Unmapped(absl::StrFormat("state variable %d enters as %s and the body gives %s", k,
+                                      formal[k].ToString(), t.ToString()));
+    }
+    if (k >= n) t.dims.insert(t.dims.begin(), len);
+    t.dims.insert(t.dims.begin(), batch);
     cf->types[k] = t;
   }
   return DoOpaque("", &*cf);

@@ -453,6 +453,7 @@ class Importer {
   absl::Status DoIf();
   absl::Status DoLoop();
   absl::Status DoScan();
+  absl::Status DoScan8();
   // The names (as the current node's subgraphs spell them) of the values
   // those subgraphs read from enclosing scopes that are not constants: the
   // node's captured inputs, in first-use order.

@@ -454,6 +454,17 @@ absl::Status Writer::EmitOpaque() {
                        absl::StrCat("domain '", domain, "' is not standard ONNX (standard-only)"));
     }
   }
+  // A batched Scan (before opset 9) has another signature than the written
+  // opset's.
+  if (op_type == "Scan" && domain.empty()) {
+    if (auto it = n.attrs.find("onnx.opset"); it != n.attrs.end()) {
+      if (const auto* v = std::get_if<int64_t>(&it->second); v != nullptr && *v < 9) {
+        return NodeError(absl::StatusCode::kUnimplemented,
+                         absl::StrCat("a Scan of opset ", *v, " cannot be written at opset ",
+                                      kOnnxWriteOpset, " (its signature changed in opset 9)"));
+      }
+    }
+  }
   // The importer records the ONNX input positions that were left out
   // ("onnx.absent_inputs"); they are empty names again.
   std::vector<int64_t> absent;

@@ -30,9 +30,8 @@ absl::StatusOr<const Graph*> Body(const KernelContext& c, std::string_view name)
     }
   }
   // Unimplemented, not invalid: a node kept opaque without its bodies.
-  return absl::UnimplementedError(
-      absl::StrFormat("%s: has no subgraph attribute '%s' (a body the importer did not import)",
-                      c.op, name));
+  return absl::UnimplementedError(absl::StrFormat(
+      "%s: has no subgraph attribute '%s' (a body the importer did not import)", c.op, name));
 }
 
 int64_t Captured(const KernelContext& c) {
@@ -269,10 +268,78 @@ absl::StatusOr<int> Axis(const KernelContext& c, int64_t axis, int64_t rank) {
 // 1); the body reads (state..., slices...) and gives (state..., scan
 // outputs...), each scan output stacked along its scan_output_axes axis
 // (in reverse order where scan_output_directions is 1).
+// Scan before opset 9: sequence_lens (absent: every sequence whole), then
+// N states [batch, ...] and M sequences [batch, sequence, ...] (read
+// backward where `directions` is 1); each batch entry is scanned on its own,
+// the results stacked along a batch axis ([batch, sequence, ...] scan
+// outputs).
+Result Scan8(const KernelContext& c, Operands ops, const Graph* body) {
+  const OnnxArgs a(c);
+  const int m = static_cast<int>(a.Int("num_scan_inputs", 0));
+  const int n = static_cast<int>(ops.onnx.size()) - 1 - m;
+  const int outputs = static_cast<int>(c.outputs.size());
+  if (m < 1 || n < 0 || outputs < n || static_cast<int>(body->outputs().size()) != outputs) {
+    return KernelError(c, "its inputs, outputs and body do not match");
+  }
+  for (size_t i = 1; i < ops.onnx.size(); ++i) {
+    if (ops.onnx[i] == nullptr) return KernelError(c, "an input is absent");
+  }
+  const std::vector<int64_t> dirs = a.Ints("directions").value_or(std::vector<int64_t>(m));
+  if (static_cast<int>(dirs.size()) != m) return KernelError(c, "directions has the wrong length");
+  const int k_out = outputs - n;
+  const int64_t batch = ops.onnx[1]->type().dims.empty() ? 0 : ops.onnx[1]->type().dims[0];
+  const Tensor& first = *ops.onnx[1 + n];
+  const int64_t len = first.type().rank() < 2 ? 0 : first.type().dims[1];
+  if (ops.onnx[0] != nullptr) {
+    for (int64_t l : ReadInts(*ops.onnx[0])) {
+      if (l != len) {
+        return absl::UnimplementedError(absl::StrFormat(
+            "%s: sequence_lens shorter than the sequences are not supported", c.op));
+      }
+    }
+  }
+  std::vector<std::vector<Tensor>> states(n), scans(k_out);
+  for (int64_t b = 0; b < batch; ++b) {
+    std::vector<Tensor> state;
+    for (int k = 0; k < n; ++k) state.push_back(Slice(*ops.onnx[1 + k], 0, b));
+    std::vector<Tensor> seqs;
+    for (int j = 0; j < m; ++j) seqs.push_back(Slice(*ops.onnx[1 + n + j], 0, b));
+    std::vector<std::vector<Tensor>> rows(k_out);
+    for (int64_t s = 0; s < len; ++s) {
+      std::vector<Tensor> formal;
+      for (Tensor& t : state) formal.push_back(std::move(t));
+      state.clear();
+      for (int j = 0; j < m; ++j) {
+        formal.push_back(Slice(seqs[j], 0, dirs[j] == 1 ? len - 1 - s : s));
+      }
+      EGRET_ASSIGN_OR_RETURN(std::vector<Tensor> outs,
+                             RunBody(c, *body, std::move(formal), ops.captured));
+      for (int k = 0; k < n; ++k) state.push_back(std::move(outs[k]));
+      for (int j = 0; j < k_out; ++j) rows[j].push_back(std::move(outs[n + j]));
+    }
+    for (int k = 0; k < n; ++k) states[k].push_back(std::move(state[k]));
+    for (int j = 0; j < k_out; ++j) {
+      const TensorType& part = body->TypeOf(body->outputs()[n + j].value);
+      scans[j].push_back(Stack(part, rows[j], 0, false));
+    }
+  }
+  std::vector<Tensor> result;
+  for (int k = 0; k < outputs; ++k) {
+    const TensorType& part = body->TypeOf(body->outputs()[k].value);
+    TensorType row = part;
+    if (k >= n) row.dims.insert(row.dims.begin(), len);
+    EGRET_ASSIGN_OR_RETURN(Tensor t,
+                           Declared(c, k, Stack(row, k < n ? states[k] : scans[k - n], 0, false)));
+    result.push_back(std::move(t));
+  }
+  return result;
+}
+
 Result Scan(const KernelContext& c) {
   EGRET_ASSIGN_OR_RETURN(Operands ops, SplitOperands(c));
   EGRET_ASSIGN_OR_RETURN(const Graph* body, Body(c, "body"));
   const OnnxArgs a(c);
+  if (a.Opset(9) < 9) return Scan8(c, std::move(ops), body);
   const int m = static_cast<int>(a.Int("num_scan_inputs", 0));
   const int n = static_cast<int>(ops.onnx.size()) - m;
   const int outputs = static_cast<int>(c.outputs.size());
