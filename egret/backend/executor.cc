@@ -222,6 +222,17 @@ bool DrawsWithoutSeed(const Graph& g, NodeId id) {
   return !constant_false;
 }
 
+bool HasKernel(const Node& node) {
+  if (!HasKernel(node.op)) return false;
+  auto has_body = [&](std::string_view name) {
+    auto it = node.attrs.find(name);
+    return it != node.attrs.end() && std::holds_alternative<GraphPtr>(it->second);
+  };
+  if (node.op == "onnx.If") return has_body("then_branch") && has_body("else_branch");
+  if (node.op == "onnx.Loop" || node.op == "onnx.Scan") return has_body("body");
+  return true;
+}
+
 absl::StatusOr<std::vector<Tensor>> Execute(const Graph& g, absl::Span<const Tensor> inputs,
                                             const ExecuteOptions& options) {
   if (absl::Status s = g.Validate(); !s.ok()) return s;
@@ -329,8 +340,7 @@ absl::StatusOr<std::vector<Tensor>> Execute(const Graph& g, absl::Span<const Ten
         const NodeId from = source(id, i).node;
         if (slots[from].blocked_by != kNoNode) slot.blocked_by = slots[from].blocked_by;
       }
-      if (slot.blocked_by == kNoNode && BaseOpName(node.op) != kOutOp &&
-          !Kernels().contains(KernelName(node.op))) {
+      if (slot.blocked_by == kNoNode && BaseOpName(node.op) != kOutOp && !HasKernel(node)) {
         slot.blocked_by = id;
       }
       if (slot.blocked_by != kNoNode) {

@@ -161,6 +161,11 @@ bool KeepFreedMemoryForReuse();
 // implementation suffixes are ignored: "Relu.fp16" runs as "Relu"). The
 // special ops "$Const", "$Shape", "$Out" and "*Input" count as executable.
 bool HasKernel(std::string_view op);
+// HasKernel(node.op), and for a control-flow node ("onnx.If", "onnx.Loop",
+// "onnx.Scan") its bodies are there as subgraph attributes: one the importer
+// kept opaque without importing its bodies has only their summaries and
+// cannot run.
+bool HasKernel(const Node& node);
 
 // True when node `id` of `g` may draw random values without a seed: an
 // opaque RandomNormal, RandomUniform, RandomNormalLike, RandomUniformLike,

@@ -1,5 +1,6 @@
 #include "egret/egraph/payload_pools.h"
 
+#include <cstdint>
 #include <cstring>
 
 #include "absl/hash/hash.h"
@@ -33,6 +34,10 @@ void AppendValue(std::string& out, const AttrValue& v) {
     void operator()(const std::vector<double>& xs) {
       absl::StrAppend(&out, "D", xs.size(), ":");
       for (double x : xs) (*this)(x);
+    }
+    // Subgraphs are immutable and shared: equal when they are the same graph.
+    void operator()(const GraphPtr& g) {
+      absl::StrAppend(&out, "G", reinterpret_cast<uintptr_t>(g.get()), ";");
     }
   };
   std::visit(Visitor{out}, v);

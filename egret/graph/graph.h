@@ -16,6 +16,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <variant>
@@ -57,9 +58,17 @@ struct ValueRef {
   }
 };
 
-// Node attributes (strides, axes, ONNX attributes of opaque nodes, ...).
+class Graph;
+// A subgraph held by a node attribute (the branches of an "onnx.If", the
+// body of an "onnx.Loop" or "onnx.Scan"): a self-contained Graph whose
+// inputs are the body's formal inputs followed by the values it reads from
+// enclosing scopes (see kCapturedAttr). Shared and immutable: copying a node
+// shares its bodies.
+using GraphPtr = std::shared_ptr<const Graph>;
+
+// Node attributes (strides, axes, ONNX attributes of opaque nodes, subgraphs, ...).
 using AttrValue =
-    std::variant<int64_t, double, std::string, std::vector<int64_t>, std::vector<double>>;
+    std::variant<int64_t, double, std::string, std::vector<int64_t>, std::vector<double>, GraphPtr>;
 // Ordered, so that printing and hashing are deterministic.
 using Attributes = std::map<std::string, AttrValue, std::less<>>;
 
@@ -67,6 +76,15 @@ using Attributes = std::map<std::string, AttrValue, std::less<>>;
 // the implementation chosen (string) and its cost (double).
 inline constexpr std::string_view kImplAttr = "egret.impl";
 inline constexpr std::string_view kCostAttr = "egret.cost";
+
+// Control flow (an "onnx.If", "onnx.Loop" or "onnx.Scan" node with subgraph
+// attributes): the body graphs read values of enclosing scopes through
+// explicit inputs. Such a node's inputs are its ONNX inputs (absent ones
+// dropped, "onnx.absent_inputs") followed by kCapturedAttr (int64) captured
+// values; every subgraph of the node has, after its own formal inputs, one
+// "*Input" per captured value, in the same order (a body may leave some
+// unread). A node without the attribute captures nothing.
+inline constexpr std::string_view kCapturedAttr = "onnx.captured";
 
 // Graph options, read by the rules' OPTION_* constraints.
 using OptionValue = std::variant<bool, int64_t, double, std::string>;

@@ -7,6 +7,7 @@
 #include <cstring>
 #include <filesystem>
 #include <limits>
+#include <memory>
 #include <optional>
 #include <utility>
 
@@ -317,6 +318,10 @@ class Reader {
       : text_(text), file_(file), sidecar_dir_(sidecar_dir), max_file_bytes_(max_file_bytes) {}
 
   absl::StatusOr<Graph> Read(const Json& root);
+  // The nodes, inputs and outputs of the graph object `root` at pointer
+  // `base` (the whole file, or a subgraph attribute's "graph" member) into
+  // `graph`, validated.
+  absl::Status ReadBody(const Json& root, const std::string& base, Graph* graph);
 
  private:
   absl::Status Fail(const std::string& ptr, std::string_view message) const {
@@ -546,6 +551,22 @@ absl::StatusOr<AttrValue> Reader::ReadAttr(const Json& j, const std::string& ptr
   if (j.is_object() && j.size() == 1) {
     auto it = j.begin();
     const std::string vptr = Child(ptr, it.key());
+    if (it.key() == "graph") {
+      // A subgraph: read by a reader of its own (its node names are its own
+      // scope), with pointers into the same text.
+      const Json& gj = it.value();
+      EGRET_RETURN_IF_ERROR(Expect(gj, vptr, gj.is_object(), "an object"));
+      EGRET_RETURN_IF_ERROR(CheckMembers(gj, vptr, {"name", "nodes", "inputs", "outputs"}));
+      Reader sub(text_, file_, sidecar_dir_, max_file_bytes_);
+      auto g = std::make_shared<Graph>();
+      if (auto nm = gj.find("name"); nm != gj.end()) {
+        std::string name;
+        EGRET_RETURN_IF_ERROR(GetString(*nm, Child(vptr, "name"), &name));
+        g->set_name(std::move(name));
+      }
+      EGRET_RETURN_IF_ERROR(sub.ReadBody(gj, vptr, g.get()));
+      return AttrValue(GraphPtr(std::move(g)));
+    }
     if (it.key() == "float") {
       double v = 0;
       EGRET_RETURN_IF_ERROR(GetDouble(it.value(), vptr, &v));
@@ -568,9 +589,10 @@ absl::StatusOr<AttrValue> Reader::ReadAttr(const Json& j, const std::string& ptr
       return AttrValue(std::move(v));
     }
   }
-  return Fail(ptr, absl::StrCat("expected an attribute value (integer, number, string, array "
-                                "of numbers, or {\"float\"|\"floats\"|\"ints\": ...}), got ",
-                                KindOf(j)));
+  return Fail(ptr,
+              absl::StrCat("expected an attribute value (integer, number, string, array "
+                           "of numbers, or {\"float\"|\"floats\"|\"ints\"|\"graph\": ...}), got ",
+                           KindOf(j)));
 }
 
 absl::StatusOr<OptionValue> Reader::ReadOption(const Json& j, const std::string& ptr) const {
@@ -872,31 +894,40 @@ absl::StatusOr<Graph> Reader::Read(const Json& root) {
   if (auto sc = root.find("sidecar"); sc != root.end()) {
     EGRET_RETURN_IF_ERROR(LoadSidecar(*sc, "/sidecar"));
   }
+  EGRET_RETURN_IF_ERROR(ReadBody(root, "", &graph));
+  return graph;
+}
+
+absl::Status Reader::ReadBody(const Json& root, const std::string& base, Graph* graph_out) {
+  Graph& graph = *graph_out;
+  const std::string nodes_ptr = Child(base, "nodes");
+  const std::string inputs_ptr = Child(base, "inputs");
+  const std::string outputs_ptr = Child(base, "outputs");
   auto nodes = root.find("nodes");
-  if (nodes == root.end()) return Fail("", "missing member 'nodes'");
-  EGRET_RETURN_IF_ERROR(Expect(*nodes, "/nodes", nodes->is_array(), "an array of nodes"));
-  if (nodes->size() >= kNoNode) return Fail("/nodes", "too many nodes");
+  if (nodes == root.end()) return Fail(base, "missing member 'nodes'");
+  EGRET_RETURN_IF_ERROR(Expect(*nodes, nodes_ptr, nodes->is_array(), "an array of nodes"));
+  if (nodes->size() >= kNoNode) return Fail(nodes_ptr, "too many nodes");
 
   // Pass 1: nodes without their inputs, and the name table.
   nodes_.resize(nodes->size());
   for (size_t i = 0; i < nodes->size(); ++i) {
-    EGRET_RETURN_IF_ERROR(ReadNode((*nodes)[i], Child("/nodes", i), &nodes_[i]));
+    EGRET_RETURN_IF_ERROR(ReadNode((*nodes)[i], Child(nodes_ptr, i), &nodes_[i]));
   }
   by_name_.reserve(nodes_.size());
   for (size_t i = 0; i < nodes_.size(); ++i) {
     if (nodes_[i].name.empty()) continue;
     auto [it, inserted] = by_name_.emplace(nodes_[i].name, static_cast<NodeId>(i));
     if (!inserted) {
-      return Fail(Child(Child("/nodes", i), "name"),
-                  absl::StrCat("duplicate node name ", Quote(nodes_[i].name),
-                               " (first used by /nodes/", it->second, ")"));
+      return Fail(Child(Child(nodes_ptr, i), "name"),
+                  absl::StrCat("duplicate node name ", Quote(nodes_[i].name), " (first used by ",
+                               Child(nodes_ptr, it->second), ")"));
     }
   }
   // Pass 2: inputs, which may refer to any node.
   for (size_t i = 0; i < nodes_.size(); ++i) {
     auto in = (*nodes)[i].find("inputs");
     if (in == (*nodes)[i].end()) continue;
-    const std::string iptr = Child(Child("/nodes", i), "inputs");
+    const std::string iptr = Child(Child(nodes_ptr, i), "inputs");
     for (size_t k = 0; k < in->size(); ++k) {
       absl::StatusOr<ValueRef> ref = ResolveRef((*in)[k], Child(iptr, k));
       if (!ref.ok()) return ref.status();
@@ -906,10 +937,10 @@ absl::StatusOr<Graph> Reader::Read(const Json& root) {
 
   std::vector<NodeId> inputs;
   if (auto in = root.find("inputs"); in != root.end()) {
-    EGRET_RETURN_IF_ERROR(Expect(*in, "/inputs", in->is_array(), "an array of node names"));
+    EGRET_RETURN_IF_ERROR(Expect(*in, inputs_ptr, in->is_array(), "an array of node names"));
     absl::flat_hash_set<NodeId> seen;
     for (size_t k = 0; k < in->size(); ++k) {
-      const std::string ptr = Child("/inputs", k);
+      const std::string ptr = Child(inputs_ptr, k);
       absl::StatusOr<ValueRef> ref = ResolveRef((*in)[k], ptr);
       if (!ref.ok()) return ref.status();
       if (nodes_[ref->node].op != kInputOp) {
@@ -928,9 +959,9 @@ absl::StatusOr<Graph> Reader::Read(const Json& root) {
     }
   }
   if (auto outs = root.find("outputs"); outs != root.end()) {
-    EGRET_RETURN_IF_ERROR(Expect(*outs, "/outputs", outs->is_array(), "an array"));
+    EGRET_RETURN_IF_ERROR(Expect(*outs, outputs_ptr, outs->is_array(), "an array"));
     for (size_t k = 0; k < outs->size(); ++k) {
-      const std::string ptr = Child("/outputs", k);
+      const std::string ptr = Child(outputs_ptr, k);
       const Json& o = (*outs)[k];
       std::string name;
       const Json* value = &o;
@@ -954,12 +985,12 @@ absl::StatusOr<Graph> Reader::Read(const Json& root) {
   graph.mutable_inputs() = std::move(inputs);
   NodeId culprit = kNoNode;
   if (absl::Status s = graph.Validate(&culprit); !s.ok()) {
-    return Fail(culprit == kNoNode ? "" : Child("/nodes", culprit), std::string(s.message()));
+    return Fail(culprit == kNoNode ? base : Child(nodes_ptr, culprit), std::string(s.message()));
   }
   if (absl::Status s = CheckAllDeclaredTypes(graph, &culprit); !s.ok()) {
-    return Fail(Child(Child("/nodes", culprit), "outputs"), std::string(s.message()));
+    return Fail(Child(Child(nodes_ptr, culprit), "outputs"), std::string(s.message()));
   }
-  return graph;
+  return absl::OkStatus();
 }
 
 // ---------------------------------------------------------------------------
@@ -1005,8 +1036,18 @@ Json TypeJson(const TensorType& t) {
   return j;
 }
 
+Json GraphJson(const Graph& graph, const GraphWriteOptions& options, std::string* sidecar,
+               absl::flat_hash_map<const Tensor*, int64_t>* sidecar_offset);
+
 Json AttrJson(const AttrValue& v) {
   struct Visitor {
+    // A subgraph: {"graph": {"name", "nodes", "inputs", "outputs"}}, its
+    // constants inline.
+    Json operator()(const GraphPtr& g) const {
+      Json j = Json::object();
+      j["graph"] = GraphJson(*g, GraphWriteOptions{}, nullptr, nullptr);
+      return j;
+    }
     Json operator()(int64_t i) const { return i; }
     Json operator()(double d) const {
       if (std::isfinite(d)) return d;
@@ -1160,7 +1201,49 @@ bool IsSidecarNameOf(std::string_view name, std::string_view base) {
 absl::StatusOr<std::string> Serialize(const Graph& graph, const GraphWriteOptions& options,
                                       std::string_view graph_file_name, std::string* sidecar) {
   EGRET_RETURN_IF_ERROR(graph.Validate());
+  Json root = Json::object();
+  root["format"] = std::string(kFormatName);
+  root["version"] = kFormatVersion;
+  if (!graph.name().empty()) root["name"] = graph.name();
+  if (!graph.options().empty()) {
+    Json opts = Json::object();
+    for (const auto& [key, value] : graph.options()) opts[key] = OptionJson(value);
+    root["options"] = std::move(opts);
+  }
+  absl::flat_hash_map<const Tensor*, int64_t> sidecar_offset;
+  Json body = GraphJson(graph, options, sidecar, &sidecar_offset);
+  if (sidecar != nullptr && !sidecar->empty()) {
+    Json sc = Json::object();
+    sc["file"] = SidecarNameFor(graph_file_name, *sidecar);
+    sc["bytes"] = static_cast<int64_t>(sidecar->size());
+    sc["fnv1a64"] = Hex64(Fnv1a64(*sidecar));
+    root["sidecar"] = std::move(sc);
+  }
+  for (auto it = body.begin(); it != body.end(); ++it) {
+    if (it.key() != "name") root[it.key()] = std::move(it.value());
+  }
+
+  std::string text;
+  try {
+    DumpPretty(root, 0, &text);
+  } catch (const Json::exception& e) {
+    // E.g. a node name that is not valid UTF-8.
+    return absl::InvalidArgumentError(absl::StrCat(
+        "cannot write the graph as JSON: ", e.id == 316 ? "a name is not valid UTF-8 (" : "(",
+        e.what(), ")"));
+  }
+  text.push_back('\n');
+  return text;
+}
+
+// The name, nodes, inputs and outputs of `graph`; constants over
+// options.max_inline_elements go to *sidecar when it is not null.
+Json GraphJson(const Graph& graph, const GraphWriteOptions& options, std::string* sidecar,
+               absl::flat_hash_map<const Tensor*, int64_t>* sidecar_offset_ptr) {
   const size_t n = graph.num_nodes();
+  absl::flat_hash_map<const Tensor*, int64_t> local_offsets;
+  absl::flat_hash_map<const Tensor*, int64_t>& sidecar_offset =
+      sidecar_offset_ptr != nullptr ? *sidecar_offset_ptr : local_offsets;
 
   // Names: keep the given ones, generate "<op>_<id>" for the others.
   std::vector<std::string> names(n);
@@ -1196,16 +1279,8 @@ absl::StatusOr<std::string> Serialize(const Graph& graph, const GraphWriteOption
   };
 
   Json root = Json::object();
-  root["format"] = std::string(kFormatName);
-  root["version"] = kFormatVersion;
   if (!graph.name().empty()) root["name"] = graph.name();
-  if (!graph.options().empty()) {
-    Json opts = Json::object();
-    for (const auto& [key, value] : graph.options()) opts[key] = OptionJson(value);
-    root["options"] = std::move(opts);
-  }
   Json nodes = Json::array();
-  absl::flat_hash_map<const Tensor*, int64_t> sidecar_offset;
   for (NodeId id = 0; id < n; ++id) {
     const Node& node = graph.node(id);
     Json j = Json::object();
@@ -1252,13 +1327,6 @@ absl::StatusOr<std::string> Serialize(const Graph& graph, const GraphWriteOption
     }
     nodes.push_back(std::move(j));
   }
-  if (sidecar != nullptr && !sidecar->empty()) {
-    Json sc = Json::object();
-    sc["file"] = SidecarNameFor(graph_file_name, *sidecar);
-    sc["bytes"] = static_cast<int64_t>(sidecar->size());
-    sc["fnv1a64"] = Hex64(Fnv1a64(*sidecar));
-    root["sidecar"] = std::move(sc);
-  }
   root["nodes"] = std::move(nodes);
   Json inputs = Json::array();
   for (NodeId id : graph.inputs()) inputs.push_back(names[id]);
@@ -1271,18 +1339,7 @@ absl::StatusOr<std::string> Serialize(const Graph& graph, const GraphWriteOption
     outputs.push_back(std::move(j));
   }
   root["outputs"] = std::move(outputs);
-
-  std::string text;
-  try {
-    DumpPretty(root, 0, &text);
-  } catch (const Json::exception& e) {
-    // E.g. a node name that is not valid UTF-8.
-    return absl::InvalidArgumentError(absl::StrCat(
-        "cannot write the graph as JSON: ", e.id == 316 ? "a name is not valid UTF-8 (" : "(",
-        e.what(), ")"));
-  }
-  text.push_back('\n');
-  return text;
+  return root;
 }
 
 }  // namespace

@@ -1,8 +1,15 @@
 // Control flow: If with a constant condition is inlined (the taken branch's
-// nodes are imported in place, nested Ifs recursively); If with a runtime
-// condition, Loop and Scan stay opaque, typed by ONNX's shape inference (run
-// with the tensors their bodies read from outside), by the branches' and
-// body's declared types, or (If) by importing both branches as dead code.
+// nodes are imported in place, nested Ifs recursively). If with a runtime
+// condition, Loop and Scan (opset 9+) become "onnx.If", "onnx.Loop" and
+// "onnx.Scan" nodes whose bodies are imported as egret Graphs (by a nested
+// importer) and stored as subgraph attributes; what the bodies read from
+// enclosing scopes becomes explicit inputs of the node and of each body
+// (kCapturedAttr, egret/graph/graph.h), and the node's output types come
+// from the bodies' imports. When a body cannot be imported, or an output's
+// type is not known statically (a Loop scan output whose trip count is only
+// known at run time), the node stays opaque as before: typed by ONNX's
+// shape inference, by the branches' and body's declared types, or (If) by
+// importing both branches as dead code.
 #include "egret/onnx/importer_internal.h"
 
 namespace egret::onnx_import {
@@ -159,6 +166,124 @@ absl::StatusOr<std::vector<std::string>> Importer::InlineGraph(const onnx::Graph
   return outputs;
 }
 
+std::vector<std::string> Importer::CapturedNames() {
+  std::vector<std::string> out;
+  for (const std::string& raw : OuterReads(*cur_)) {
+    auto it = values_.find(Resolve(raw));
+    if (it != values_.end() && !it->second.constant) out.push_back(raw);
+  }
+  return out;
+}
+
+absl::StatusOr<GraphPtr> Importer::ImportBody(const onnx::GraphProto& body,
+                                              const std::vector<TensorType>& formal,
+                                              const std::vector<std::string>& captured) {
+  if (body.input_size() != static_cast<int>(formal.size())) {
+    return absl::InvalidArgumentError(
+        absl::StrFormat("the body has %d inputs, %d expected", body.input_size(), formal.size()));
+  }
+  onnx::ModelProto m;
+  m.set_ir_version(model_.ir_version() > 0 ? model_.ir_version() : 7);
+  *m.mutable_opset_import() = model_.opset_import();
+  onnx::GraphProto* g = m.mutable_graph();
+  *g = body;
+  g->clear_input();
+  auto add_input = [&](const std::string& name, const TensorType& t) -> absl::Status {
+    std::optional<int32_t> et = OnnxFromDType(t.dtype);
+    if (!et) {
+      return absl::UnimplementedError(absl::StrFormat(
+          "body input '%s' has type %s, which ONNX cannot spell", name, t.ToString()));
+    }
+    onnx::ValueInfoProto* vi = g->add_input();
+    vi->set_name(name);
+    auto* tt = vi->mutable_type()->mutable_tensor_type();
+    tt->set_elem_type(*et);
+    auto* shape = tt->mutable_shape();
+    for (int64_t d : t.dims) shape->add_dim()->set_dim_value(d);
+    return absl::OkStatus();
+  };
+  for (int i = 0; i < body.input_size(); ++i) {
+    EGRET_RETURN_IF_ERROR(add_input(body.input(i).name(), formal[i]));
+  }
+  OnnxImportOptions opts;
+  opts.nhwc = options_.nhwc;
+  opts.dim_params = options_.dim_params;
+  opts.default_dim = options_.default_dim;
+  opts.symbolic_dim_hint = options_.symbolic_dim_hint;
+  opts.max_file_bytes = options_.max_file_bytes;
+  // Captured values, then the constants of enclosing scopes the body reads
+  // (bound as values, so that the body's import folds with them).
+  // A body defining a name itself (a branch shadowing an outer tensor) does
+  // not read the enclosing one: its input for it gets an unused name.
+  absl::flat_hash_set<std::string> defined;
+  for (const auto& in : body.input()) defined.insert(in.name());
+  for (const auto& init : body.initializer()) defined.insert(init.name());
+  for (const auto& n : body.node()) defined.insert(n.output().begin(), n.output().end());
+  absl::flat_hash_set<std::string> listed;
+  for (const std::string& raw : captured) {
+    EGRET_ASSIGN_OR_RETURN(ValueRef r, Get(Resolve(raw), kPlain));
+    std::string name = raw;
+    for (int k = 1; defined.contains(name); ++k) name = absl::StrCat(raw, "@outer", k);
+    defined.insert(name);
+    EGRET_RETURN_IF_ERROR(add_input(name, g_.TypeOf(r)));
+    listed.insert(raw);
+  }
+  std::vector<std::string> free;
+  absl::flat_hash_set<std::string> seen;
+  FreeNames(body, &free, &seen);
+  for (const std::string& raw : free) {
+    if (listed.contains(raw)) continue;
+    auto it = values_.find(Resolve(raw));
+    if (it == values_.end()) {
+      return absl::InvalidArgumentError(
+          absl::StrFormat("the body reads '%s', which no enclosing scope defines", raw));
+    }
+    if (!it->second.constant) {
+      return absl::InternalError(absl::StrFormat("'%s' is read but not captured", raw));
+    }
+    EGRET_RETURN_IF_ERROR(add_input(raw, it->second.constant->type()));
+    opts.input_values.emplace(raw, *it->second.constant);
+  }
+  Importer sub(file_, m, opts);
+  absl::StatusOr<Graph> imported = sub.Run();
+  if (!imported.ok()) {
+    // The nested importer's "file: error: " prefix: the caller adds its own.
+    std::string msg(imported.status().message());
+    const std::string prefix = absl::StrCat(file_, ": error: ");
+    if (msg.rfind(prefix, 0) == 0) msg.erase(0, prefix.size());
+    return absl::Status(imported.status().code(), msg);
+  }
+  if (imported->inputs().size() != formal.size() + captured.size()) {
+    return absl::InternalError("the body's inputs were not all kept");
+  }
+  return std::make_shared<const Graph>(*std::move(imported));
+}
+
+absl::StatusOr<Importer::ControlFlow> Importer::ImportBodies(
+    const std::vector<std::string>& names, const std::vector<std::vector<TensorType>>& formal) {
+  ControlFlow cf;
+  const std::vector<std::string> captured = CapturedNames();
+  for (size_t i = 0; i < names.size(); ++i) {
+    const onnx::GraphProto* body = GraphAttr(*cur_, names[i]);
+    if (body == nullptr) {
+      return absl::InvalidArgumentError(absl::StrCat("needs graph attribute ", names[i]));
+    }
+    const onnx::NodeProto* self = cur_;
+    absl::StatusOr<GraphPtr> g = ImportBody(*body, formal[i], captured);
+    cur_ = self;
+    if (!g.ok()) {
+      return absl::Status(g.status().code(), absl::StrCat(names[i], ": ", g.status().message()));
+    }
+    cf.bodies.emplace(names[i], *std::move(g));
+  }
+  for (const std::string& raw : captured) {
+    EGRET_ASSIGN_OR_RETURN(ValueRef r, Get(Resolve(raw), kPlain));
+    cf.captured.push_back(r);
+  }
+  cf.types.resize(cur_->output_size());
+  return cf;
+}
+
 absl::Status Importer::DoIf() {
   const onnx::NodeProto* self = cur_;
   const onnx::GraphProto* then_g = GraphAttr(*self, "then_branch");
@@ -171,7 +296,28 @@ absl::Status Importer::DoIf() {
     return absl::InvalidArgumentError(absl::StrFormat(
         "has %d outputs, its branches %d and %d", n, then_g->output_size(), else_g->output_size()));
   }
-  const Value& cond = In(0);
+  const Value cond = In(0);
+  std::string body_error;
+  if (!cond.constant) {
+    absl::StatusOr<ControlFlow> cf = ImportBodies({"then_branch", "else_branch"}, {{}, {}});
+    if (cf.ok()) {
+      const Graph& a = *cf->bodies.at("then_branch");
+      const Graph& b = *cf->bodies.at("else_branch");
+      for (int k = 0; k < n && cf.ok(); ++k) {
+        const TensorType& ta = a.TypeOf(a.outputs()[k].value);
+        const TensorType& tb = b.TypeOf(b.outputs()[k].value);
+        if (ta != tb) {
+          cf = absl::UnimplementedError(absl::StrFormat("output %d: the branches give %s and %s", k,
+                                                        ta.ToString(), tb.ToString()));
+        } else {
+          cf->types[k] = ta;
+        }
+      }
+    }
+    cur_ = self;
+    if (cf.ok()) return DoOpaque("", &*cf);
+    body_error = std::string(cf.status().message());
+  }
   if (!cond.constant) {
     // Typed by ONNX's inference or, failing that, by the branches' declared
     // output types when they agree, or else by importing both branches as
@@ -211,7 +357,8 @@ absl::Status Importer::DoIf() {
             Out(k), why));
       }
     }
-    return Unmapped("the condition is not a constant");
+    return Unmapped(absl::StrCat(
+        "the condition is not a constant and the branches are not imported (", body_error, ")"));
   }
   if (cond.type.num_elements() != 1) {
     return absl::InvalidArgumentError("the condition must have one element");
@@ -259,6 +406,51 @@ absl::Status Importer::DoLoop() {
     }
   }
   const bool exact = trips && *trips >= 0 && cond_true && c == body->input(1).name();
+  // The body imported: carried values keep their types, scan outputs are
+  // typed when the trip count is exact.
+  std::string body_error;
+  {
+    const onnx::NodeProto* self = cur_;
+    std::vector<TensorType> formal = {ScalarType(DType::kInt64), ScalarType(DType::kBool)};
+    for (int k = 0; k < carried; ++k) {
+      formal.push_back(Has(k + 2) ? In(k + 2).type : TensorType());
+    }
+    absl::StatusOr<ControlFlow> cf = absl::UnimplementedError("a loop-carried input is absent");
+    bool all_carried = true;
+    for (int k = 0; k < carried; ++k) all_carried = all_carried && Has(k + 2);
+    if (all_carried) cf = ImportBodies({"body"}, {formal});
+    cur_ = self;
+    if (cf.ok()) {
+      const Graph& g = *cf->bodies.at("body");
+      auto out_type = [&](int k) -> const TensorType& { return g.TypeOf(g.outputs()[k].value); };
+      if (out_type(0).dtype != DType::kBool || out_type(0).num_elements() != 1) {
+        cf = absl::UnimplementedError(
+            absl::StrFormat("the body's condition output is %s", out_type(0).ToString()));
+      }
+      for (int k = 0; k < cur_->output_size() && cf.ok(); ++k) {
+        const TensorType& t = out_type(k + 1);
+        if (k < carried) {
+          if (t != formal[k + 2]) {
+            cf = absl::UnimplementedError(
+                absl::StrFormat("loop-carried value %d enters as %s and the body gives %s", k,
+                                formal[k + 2].ToString(), t.ToString()));
+          } else {
+            cf->types[k] = t;
+          }
+        } else if (exact) {
+          TensorType st = t;
+          st.dims.insert(st.dims.begin(), *trips);
+          cf->types[k] = st;
+        } else if (OutputUsed(k) && !HasStaticDeclaredType(Out(k))) {
+          cf = absl::UnimplementedError(absl::StrFormat(
+              "scan output '%s' has as many rows as the loop runs, which is not known at import",
+              Out(k)));
+        }
+      }
+    }
+    if (cf.ok()) return DoOpaque("", &*cf);
+    body_error = std::string(cf.status().message());
+  }
   // The body's output types, as ONNX infers them with the loop's inputs.
   std::optional<onnx::ModelProto> inferred = InferCurrentNode();
   const onnx::GraphProto* typed = inferred ? GraphAttr(inferred->graph().node(0), "body") : nullptr;
@@ -277,11 +469,132 @@ absl::Status Importer::DoLoop() {
     }
     DeclareType(Out(k), *t);
   }
-  return Unmapped(exact ? "control flow (the body is not imported)"
-                        : "control flow with a trip count unknown at import");
+  return Unmapped(absl::StrCat("the body is not imported (", body_error, ")"));
+}
+
+// Scan (opset 9+): N state variables, then num_scan_inputs sequences sliced
+// along scan_input_axes; each scan output is its body output stacked along
+// scan_output_axes, as many rows as the sequences have.
+absl::Status Importer::DoScan() {
+  if (opset_ < 9) return DoScan8();
+  const onnx::GraphProto* body = GraphAttr(*cur_, "body");
+  if (body == nullptr) return absl::InvalidArgumentError("needs graph attribute body");
+  const int m = static_cast<int>(AttrInt("num_scan_inputs", 0));
+  const int n = cur_->input_size() - m;
+  if (m < 1 || n < 0 || body->input_size() != cur_->input_size() ||
+      body->output_size() != cur_->output_size() || cur_->output_size() < n) {
+    return absl::InvalidArgumentError("body inputs and outputs do not match the scan's");
+  }
+  for (int i = 0; i < cur_->input_size(); ++i) {
+    if (!Has(i)) return absl::InvalidArgumentError(absl::StrFormat("input %d is empty", i));
+  }
+  std::vector<int64_t> in_axes = AttrInts("scan_input_axes").value_or(std::vector<int64_t>(m, 0));
+  std::vector<int64_t> out_axes =
+      AttrInts("scan_output_axes").value_or(std::vector<int64_t>(cur_->output_size() - n, 0));
+  if (static_cast<int>(in_axes.size()) != m ||
+      static_cast<int>(out_axes.size()) != cur_->output_size() - n) {
+    return absl::InvalidArgumentError("scan_input_axes or scan_output_axes has the wrong length");
+  }
+  std::vector<TensorType> formal;
+  for (int k = 0; k < n; ++k) formal.push_back(In(k).type);
+  int64_t len = -1;
+  for (int j = 0; j < m; ++j) {
+    TensorType t = In(n + j).type;
+    const int64_t r = t.rank();
+    int64_t axis = in_axes[j] < 0 ? in_axes[j] + r : in_axes[j];
+    if (axis < 0 || axis >= r) {
+      return absl::InvalidArgumentError(absl::StrFormat("scan input %d has no axis %d", j, axis));
+    }
+    if (len >= 0 && t.dims[axis] != len) {
+      return absl::InvalidArgumentError("the scan inputs have different lengths");
+    }
+    len = t.dims[axis];
+    t.dims.erase(t.dims.begin() + axis);
+    formal.push_back(t);
+  }
+  const onnx::NodeProto* self = cur_;
+  absl::StatusOr<ControlFlow> cf = ImportBodies({"body"}, {formal});
+  cur_ = self;
+  if (!cf.ok()) {
+    return Unmapped(absl::StrCat("the body is not imported (", cf.status().message(), ")"));
+  }
+  const Graph& g = *cf->bodies.at("body");
+  for (int k = 0; k < cur_->output_size(); ++k) {
+    TensorType t = g.TypeOf(g.outputs()[k].value);
+    if (k < n) {
+      if (t != formal[k]) {
+        return Unmapped(absl::StrFormat("state variable %d enters as %s and the body gives %s", k,
+                                        formal[k].ToString(), t.ToString()));
+      }
+    } else {
+      const int64_t r = t.rank() + 1;
+      int64_t axis = out_axes[k - n] < 0 ? out_axes[k - n] + r : out_axes[k - n];
+      if (axis < 0 || axis >= r) {
+        return absl::InvalidArgumentError(
+            absl::StrFormat("scan output %d has no axis %d", k - n, out_axes[k - n]));
+      }
+      t.dims.insert(t.dims.begin() + axis, len);
+    }
+    cf->types[k] = t;
+  }
+  return DoOpaque("", &*cf);
+}
+
+// Scan before opset 9: an optional sequence_lens input, then N state
+// variables and num_scan_inputs sequences, all with a leading batch axis (the
+// sequences' axis 1 is scanned); the body sees one batch entry without those
+// axes, the outputs get them back ([batch, ...] states, [batch, sequence,
+// ...] scan outputs).
+absl::Status Importer::DoScan8() {
+  const onnx::GraphProto* body = GraphAttr(*cur_, "body");
+  if (body == nullptr) return absl::InvalidArgumentError("needs graph attribute body");
+  const int m = static_cast<int>(AttrInt("num_scan_inputs", 0));
+  const int n = cur_->input_size() - 1 - m;
+  if (m < 1 || n < 0 || body->input_size() != n + m || body->output_size() != cur_->output_size() ||
+      cur_->output_size() < n) {
+    return absl::InvalidArgumentError("body inputs and outputs do not match the scan's");
+  }
+  for (int i = 1; i < cur_->input_size(); ++i) {
+    if (!Has(i)) return absl::InvalidArgumentError(absl::StrFormat("input %d is empty", i));
+  }
+  if (Has(0)) return Unmapped("Scan with sequence_lens (opset 8) is not imported");
+  std::vector<TensorType> formal;
+  int64_t batch = -1, len = -1;
+  for (int i = 1; i < cur_->input_size(); ++i) {
+    TensorType t = In(i).type;
+    const bool scanned = i > n;
+    if (t.rank() < (scanned ? 2 : 1) || (batch >= 0 && t.dims[0] != batch) ||
+        (scanned && len >= 0 && t.dims[1] != len)) {
+      return absl::InvalidArgumentError(
+          absl::StrFormat("input %d (%s) does not fit the batch and sequence", i, t.ToString()));
+    }
+    batch = t.dims[0];
+    if (scanned) len = t.dims[1];
+    t.dims.erase(t.dims.begin(), t.dims.begin() + (scanned ? 2 : 1));
+    formal.push_back(t);
+  }
+  const onnx::NodeProto* self = cur_;
+  absl::StatusOr<ControlFlow> cf = ImportBodies({"body"}, {formal});
+  cur_ = self;
+  if (!cf.ok()) {
+    return Unmapped(absl::StrCat("the body is not imported (", cf.status().message(), ")"));
+  }
+  const Graph& g = *cf->bodies.at("body");
+  for (int k = 0; k < cur_->output_size(); ++k) {
+    TensorType t = g.TypeOf(g.outputs()[k].value);
+    if (k < n && t != formal[k]) {
+      return Unmapped(absl::StrFormat("state variable %d enters as %s and the body gives %s", k,
+                                      formal[k].ToString(), t.ToString()));
+    }
+    if (k >= n) t.dims.insert(t.dims.begin(), len);
+    t.dims.insert(t.dims.begin(), batch);
+    cf->types[k] = t;
+  }
+  return DoOpaque("", &*cf);
 }
 
 void RegisterControlFlowHandlers(HandlerTable& t) {
+  t["Scan"] = [](Importer& im) { return im.DoScan(); };
   t["If"] = [](Importer& im) { return im.DoIf(); };
   t["Loop"] = [](Importer& im) { return im.DoLoop(); };
 }

@@ -129,7 +129,7 @@ std::string AttrSummary(const onnx::GraphProto& g) {
 
 }  // namespace
 
-absl::Status Importer::DoOpaque(std::string_view reason) {
+absl::Status Importer::DoOpaque(std::string_view reason, const ControlFlow* cf) {
   const onnx::NodeProto& node = *cur_;
   std::string op = "onnx.";
   if (!node.domain().empty() && node.domain() != "ai.onnx")
@@ -167,7 +167,11 @@ absl::Status Importer::DoOpaque(std::string_view reason) {
         n.attrs[a.name()] = absl::StrJoin(a.strings(), ",");
         break;
       case onnx::AttributeProto::GRAPH:
-        n.attrs[a.name()] = AttrSummary(a.g());
+        if (cf != nullptr && cf->bodies.contains(a.name())) {
+          n.attrs[a.name()] = cf->bodies.find(a.name())->second;
+        } else {
+          n.attrs[a.name()] = AttrSummary(a.g());
+        }
         break;
       case onnx::AttributeProto::TENSOR: {
         n.attrs[a.name()] =
@@ -187,12 +191,18 @@ absl::Status Importer::DoOpaque(std::string_view reason) {
         n.attrs[a.name()] = std::string("<unsupported attribute>");
     }
   }
+  if (cf != nullptr && !cf->captured.empty()) {
+    n.inputs.insert(n.inputs.end(), cf->captured.begin(), cf->captured.end());
+    n.attrs[std::string(kCapturedAttr)] = static_cast<int64_t>(cf->captured.size());
+  }
   if (!absent.empty()) n.attrs["onnx.absent_inputs"] = absent;
   n.attrs["onnx.opset"] = static_cast<int64_t>(opset_);  // semantics may depend on it
   if (!reason.empty()) n.attrs["onnx.unmapped"] = std::string(reason);
   int last = node.output_size() - 1;
   while (last >= 0 && Out(last).empty()) --last;
-  std::vector<std::optional<TensorType>> inferred = InferOnnxOutputTypes();
+  std::vector<std::optional<TensorType>> inferred =
+      cf != nullptr ? cf->types : InferOnnxOutputTypes();
+  inferred.resize(node.output_size());
   for (int k = 0; k <= last; ++k) {
     std::optional<TensorType> t = inferred[k];
     if (!t && !Out(k).empty()) {

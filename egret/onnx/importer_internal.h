@@ -26,6 +26,7 @@
 #include <deque>
 #include <functional>
 #include <limits>
+#include <map>
 #include <memory>
 #include <optional>
 #include <queue>
@@ -430,7 +431,16 @@ class Importer {
   absl::Status DoConstantOfShape();
   absl::Status DoResize();
   absl::Status DoReduce();
-  absl::Status DoOpaque(std::string_view reason);
+  // Control flow whose bodies are imported (import_control_flow.cc): the
+  // graph attributes DoOpaque stores as subgraphs, the captured values it
+  // appends to the node's inputs (kCapturedAttr), and the output types it
+  // declares (nullopt: typed as any opaque node).
+  struct ControlFlow {
+    std::map<std::string, GraphPtr, std::less<>> bodies;
+    std::vector<ValueRef> captured;
+    std::vector<std::optional<TensorType>> types;
+  };
+  absl::Status DoOpaque(std::string_view reason, const ControlFlow* cf = nullptr);
   // A node of egret's ONNX domain, egret.htp, as its egret op (import_egret.cc).
   absl::Status DoEgretNode();
   // ONNX's shape inference run on a model holding just the current node, its
@@ -442,6 +452,23 @@ class Importer {
 
   absl::Status DoIf();
   absl::Status DoLoop();
+  absl::Status DoScan();
+  absl::Status DoScan8();
+  // The names (as the current node's subgraphs spell them) of the values
+  // those subgraphs read from enclosing scopes that are not constants: the
+  // node's captured inputs, in first-use order.
+  std::vector<std::string> CapturedNames();
+  // Imports subgraph `body` of the current node as a self-contained Graph
+  // (a nested importer): its formal inputs typed `formal`, then one input
+  // per name of `captured` typed as in this scope; the constants it reads
+  // from enclosing scopes become constants of the body.
+  absl::StatusOr<GraphPtr> ImportBody(const onnx::GraphProto& body,
+                                      const std::vector<TensorType>& formal,
+                                      const std::vector<std::string>& captured);
+  // ControlFlow::bodies and captured for the current node, with the
+  // subgraphs `names` imported with formal input types `formal[i]`.
+  absl::StatusOr<ControlFlow> ImportBodies(const std::vector<std::string>& names,
+                                           const std::vector<std::vector<TensorType>>& formal);
   absl::Status DoLstm();
   absl::Status DoGru();
   absl::Status DoRnn();

@@ -454,14 +454,35 @@ absl::Status Writer::EmitOpaque() {
                        absl::StrCat("domain '", domain, "' is not standard ONNX (standard-only)"));
     }
   }
+  // A batched Scan (before opset 9) has another signature than the written
+  // opset's.
+  if (op_type == "Scan" && domain.empty()) {
+    if (auto it = n.attrs.find("onnx.opset"); it != n.attrs.end()) {
+      if (const auto* v = std::get_if<int64_t>(&it->second); v != nullptr && *v < 9) {
+        return NodeError(absl::StatusCode::kUnimplemented,
+                         absl::StrCat("a Scan of opset ", *v, " cannot be written at opset ",
+                                      kOnnxWriteOpset, " (its signature changed in opset 9)"));
+      }
+    }
+  }
   // The importer records the ONNX input positions that were left out
   // ("onnx.absent_inputs"); they are empty names again.
   std::vector<int64_t> absent;
   if (auto it = n.attrs.find("onnx.absent_inputs"); it != n.attrs.end()) {
     if (const auto* v = std::get_if<std::vector<int64_t>>(&it->second)) absent = *v;
   }
+  // Captured values (kCapturedAttr) are read by the bodies by name, not
+  // inputs of the ONNX node.
+  int64_t captured = 0;
+  if (auto it = n.attrs.find(kCapturedAttr); it != n.attrs.end()) {
+    if (const auto* v = std::get_if<int64_t>(&it->second)) captured = *v;
+  }
+  const int explicit_inputs = NumIn() - static_cast<int>(captured);
+  if (captured < 0 || explicit_inputs < 0) {
+    return NodeError(absl::StatusCode::kInvalidArgument, "captures more values than it has inputs");
+  }
   std::vector<std::string> ins, outs;
-  for (int i = 0, pos = 0; i < NumIn(); ++pos) {
+  for (int i = 0, pos = 0; i < explicit_inputs; ++pos) {
     if (std::find(absent.begin(), absent.end(), pos) != absent.end()) {
       ins.push_back("");
     } else {
@@ -478,6 +499,38 @@ absl::Status Writer::EmitOpaque() {
     if (const auto* s = std::get_if<std::string>(&value)) AttrStr(p, key, *s);
     if (const auto* is = std::get_if<std::vector<int64_t>>(&value)) AttrInts(p, key, *is);
     if (const auto* fs = std::get_if<std::vector<double>>(&value)) AttrFloats(p, key, *fs);
+    if (const auto* g = std::get_if<GraphPtr>(&value); g != nullptr && *g != nullptr) {
+      const Graph& body = **g;
+      if (body.inputs().size() < static_cast<size_t>(captured)) {
+        return NodeError(
+            absl::StatusCode::kInvalidArgument,
+            absl::StrCat("subgraph '", key, "' has fewer inputs than the node captures"));
+      }
+      // The body's captured inputs are the last `captured` ones.
+      absl::StatusOr<onnx::GraphProto> gp;
+      {
+        Writer sub(body, file_, options_);
+        sub.is_body_ = true;
+        const size_t formal = body.inputs().size() - captured;
+        for (int64_t j = 0; j < captured; ++j) {
+          sub.outer_names_[body.inputs()[formal + j]] = Name(In(explicit_inputs + j));
+          sub.types_[Name(In(explicit_inputs + j))] = InType(explicit_inputs + j);
+        }
+        sub.used_ = used_;
+        sub.node_names_ = node_names_;
+        gp = sub.WriteBodyGraph(key);
+        if (gp.ok()) {
+          used_ = std::move(sub.used_);
+          node_names_ = std::move(sub.node_names_);
+          domains_.insert(sub.domains_.begin(), sub.domains_.end());
+        }
+      }
+      if (!gp.ok()) return gp.status();
+      onnx::AttributeProto* a = p->add_attribute();
+      a->set_name(key);
+      a->set_type(onnx::AttributeProto::GRAPH);
+      *a->mutable_g() = *std::move(gp);
+    }
   }
   for (int k = 0; k < static_cast<int>(n.outputs.size()); ++k) types_[OutName(k)] = n.outputs[k];
   return absl::OkStatus();
@@ -564,26 +617,85 @@ absl::StatusOr<onnx::ModelProto> Writer::Run() {
   if (absl::Status s = g_.Validate(); !s.ok()) {
     return absl::InvalidArgumentError(absl::StrCat(file_, ": error: ", std::string(s.message())));
   }
-  EGRET_ASSIGN_OR_RETURN(std::vector<NodeId> order, g_.TopologicalOrder());
   onnx::ModelProto model;
   model.set_ir_version(8);
   model.set_producer_name("egret");
   model.set_doc_string("written by egret (docs/onnx-export.md)");
-  if (absl::StatusOr<std::string> r = onnx_record::GraphRecord(g_); r.ok()) {
+  // A graph with subgraphs reads back through the importer, not its
+  // records (they do not cover bodies).
+  bool has_bodies = false;
+  for (const Node& n : g_.nodes()) {
+    for (const auto& [key, value] : n.attrs) {
+      has_bodies = has_bodies || std::holds_alternative<GraphPtr>(value);
+    }
+  }
+  if (absl::StatusOr<std::string> r = onnx_record::GraphRecord(g_); r.ok() && !has_bodies) {
     auto* kv = model.add_metadata_props();
     kv->set_key(onnx_record::kGraphKey);
     kv->set_value(*r);
   }
   gp_ = model.mutable_graph();
   gp_->set_name(g_.name().empty() ? "egret" : g_.name());
-
-  // Names: graph output names first (ONNX Runtime feeds and fetches by them),
-  // then every value: its node's name, ":k" for output k > 0.
-  for (const GraphOutput& o : g_.outputs()) {
-    if (!o.name.empty()) used_.insert(o.name);
+  EGRET_RETURN_IF_ERROR(WriteGraph(gp_));
+  auto* os = model.add_opset_import();
+  os->set_domain("");
+  os->set_version(kOnnxWriteOpset);
+  for (const std::string& d : domains_) {
+    auto* o = model.add_opset_import();
+    o->set_domain(d);
+    o->set_version(1);
   }
+  return model;
+}
+
+absl::StatusOr<onnx::GraphProto> Writer::WriteBodyGraph(std::string_view name) {
+  if (absl::Status s = g_.Validate(); !s.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat(file_, ": error: subgraph '", std::string(name),
+                                                   "': ", std::string(s.message())));
+  }
+  onnx::GraphProto gp;
+  gp.set_name(g_.name().empty() ? std::string(name) : g_.name());
+  gp_ = &gp;
+  EGRET_RETURN_IF_ERROR(WriteGraph(&gp));
+  gp_ = nullptr;
+  return gp;
+}
+
+namespace {
+
+// Every tensor name the nodes of `g` and of their subgraphs read.
+void CollectReads(const onnx::GraphProto& g, absl::flat_hash_set<std::string>* read) {
+  for (const auto& n : g.node()) {
+    read->insert(n.input().begin(), n.input().end());
+    for (const auto& a : n.attribute()) {
+      if (a.has_g()) CollectReads(a.g(), read);
+      for (const auto& sub : a.graphs()) CollectReads(sub, read);
+    }
+  }
+  for (const auto& o : g.output()) read->insert(o.name());
+}
+
+}  // namespace
+
+absl::Status Writer::WriteGraph(onnx::GraphProto* gp) {
+  gp_ = gp;
+  EGRET_ASSIGN_OR_RETURN(std::vector<NodeId> order, g_.TopologicalOrder());
+  // Names: graph output names first (ONNX Runtime feeds and fetches by them),
+  // then every value: its node's name, ":k" for output k > 0. A body's
+  // names must not clash with the enclosing scopes' (used_ holds theirs),
+  // and its captured inputs are the enclosing values' names.
+  for (const GraphOutput& o : g_.outputs()) {
+    if (is_body_) {
+      out_names_.push_back(Fresh(o.name.empty() ? "output" : o.name));
+    } else {
+      out_names_.push_back(o.name);
+      if (!o.name.empty()) used_.insert(o.name);
+    }
+  }
+  for (const auto& [id, outer] : outer_names_) names_[ValueRef{id, 0}] = outer;
   for (NodeId id : order) {
     const Node& n = g_.node(id);
+    if (outer_names_.contains(id)) continue;
     std::string base = n.name.empty() ? absl::StrCat("n", id) : n.name;
     for (size_t k = 0; k < n.outputs.size(); ++k) {
       ValueRef v{id, static_cast<uint32_t>(k)};
@@ -592,10 +704,10 @@ absl::StatusOr<onnx::ModelProto> Writer::Run() {
       // output's name, so no Identity is needed.
       int uses = 0;
       std::string out_name;
-      for (const GraphOutput& o : g_.outputs()) {
-        if (o.value == v) {
+      for (size_t k = 0; k < g_.outputs().size(); ++k) {
+        if (g_.outputs()[k].value == v) {
           ++uses;
-          out_name = o.name;
+          out_name = out_names_[k];
         }
       }
       if (uses == 1 && !out_name.empty() && n.op != kInputOp) {
@@ -622,12 +734,13 @@ absl::StatusOr<onnx::ModelProto> Writer::Run() {
 
   for (NodeId id : g_.inputs()) {
     const Node& n = g_.node(id);
+    if (outer_names_.contains(id)) continue;
     EGRET_ASSIGN_OR_RETURN(int32_t elem, ElemType(n.outputs[0]));
     onnx::ValueInfoProto* vi = gp_->add_input();
     SetValueInfo(vi, Name({id, 0}), n.outputs[0], elem);
     if (absl::StatusOr<std::string> r =
             onnx_record::ValueRecord(n.name, n.outputs[0], Name({id, 0}), n.provenance);
-        r.ok()) {
+        r.ok() && !is_body_) {
       vi->set_doc_string(absl::StrCat(onnx_record::kRecordTag, *r));
     }
     types_[Name({id, 0})] = n.outputs[0];
@@ -645,7 +758,7 @@ absl::StatusOr<onnx::ModelProto> Writer::Run() {
       std::string doc = DocString(n);
       if (absl::StatusOr<std::string> r =
               onnx_record::ValueRecord(n.name, n.constant->type(), Name({id, 0}), n.provenance);
-          r.ok()) {
+          r.ok() && !is_body_) {
         absl::StrAppend(&doc, "\n", onnx_record::kRecordTag, *r);
       }
       p->set_doc_string(doc);
@@ -671,7 +784,7 @@ absl::StatusOr<onnx::ModelProto> Writer::Run() {
     const std::string group = absl::StrCat(onnx_record::kGroupTag, groups++);
     for (int i = first_node_; i < gp_->node_size(); ++i) {
       std::string doc = i == first_node_ ? absl::StrCat(DocString(n), "\n", group) : group;
-      if (i == first_node_) {
+      if (i == first_node_ && !is_body_) {
         absl::StatusOr<std::string> r =
             onnx_record::NodeRecord(g_, id, [this](ValueRef v) { return Name(v); });
         if (r.ok()) absl::StrAppend(&doc, "\n", onnx_record::kRecordTag, *r);
@@ -683,8 +796,8 @@ absl::StatusOr<onnx::ModelProto> Writer::Run() {
   for (size_t k = 0; k < g_.outputs().size(); ++k) {
     const GraphOutput& o = g_.outputs()[k];
     const TensorType& t = g_.TypeOf(o.value);
-    std::string name = o.name.empty() ? absl::StrCat("output", k) : o.name;
-    if (o.name.empty()) name = Fresh(name);
+    std::string name = out_names_[k].empty() ? absl::StrCat("output", k) : out_names_[k];
+    if (out_names_[k].empty()) name = Fresh(name);
     if (Name(o.value) != name) {
       onnx::NodeProto* n = gp_->add_node();
       n->set_op_type("Identity");
@@ -697,24 +810,16 @@ absl::StatusOr<onnx::ModelProto> Writer::Run() {
   }
   // Constants every reader took in another layout (a filter transposed to
   // OIHW) are not written twice: initializers nothing reads are dropped.
+  // (A value a subgraph reads is read.)
   absl::flat_hash_set<std::string> read;
-  for (const auto& n : gp_->node()) read.insert(n.input().begin(), n.input().end());
-  for (const auto& o : gp_->output()) read.insert(o.name());
+  CollectReads(*gp_, &read);
   google::protobuf::RepeatedPtrField<onnx::TensorProto> kept;
   for (auto& t : *gp_->mutable_initializer()) {
     if (read.contains(t.name())) kept.Add()->Swap(&t);
   }
   gp_->mutable_initializer()->Swap(&kept);
   WriteSplatsAsConstantOfShape();
-  auto* os = model.add_opset_import();
-  os->set_domain("");
-  os->set_version(kOnnxWriteOpset);
-  for (const std::string& d : domains_) {
-    auto* o = model.add_opset_import();
-    o->set_domain(d);
-    o->set_version(1);
-  }
-  return model;
+  return absl::OkStatus();
 }
 
 }  // namespace onnx_export

@@ -40,6 +40,14 @@ class Writer {
       : g_(g), file_(std::move(file)), options_(options) {}
 
   absl::StatusOr<onnx::ModelProto> Run();
+  // Writes g_ into `gp` (Run's work without the model around it).
+  absl::Status WriteGraph(onnx::GraphProto* gp);
+  // For a body writer: g_ (a subgraph attribute of an opaque control-flow
+  // node, written by EmitOpaque with a writer of its own that shares the
+  // enclosing writer's names, as ONNX names are unique across scopes) as a
+  // GraphProto named `name`. Its captured inputs (kCapturedAttr) are not
+  // graph inputs: they read the enclosing values by name (outer_names_).
+  absl::StatusOr<onnx::GraphProto> WriteBodyGraph(std::string_view name);
 
   // Splat initializers (every element the same) of at least this many
   // elements are written as ConstantOfShape nodes instead: ONNX Runtime
@@ -140,6 +148,11 @@ class Writer {
   absl::Status EmitOpaque();
 
   const Graph& g_;
+  // For a body writer (WriteBody): the names of the enclosing scope's
+  // values its captured "*Input" nodes stand for.
+  absl::flat_hash_map<NodeId, std::string> outer_names_;
+  bool is_body_ = false;
+  std::vector<std::string> out_names_;  // the graph outputs' ONNX names
   std::string file_;
   OnnxWriteOptions options_;
   NodeId cur_ = kNoNode;

@@ -240,6 +240,49 @@ TEST_F(CliTest, OptimizeVerifiesAClipWithAComputedMinimum) {
   EXPECT_THAT(r.out, ::testing::Not(HasSubstr("not verified")));
 }
 
+// A Loop whose body is a subgraph attribute and reads the outer Relu through
+// a captured input: --verify runs it (every output verified), the optimized
+// graph written as ONNX reads back and computes the same, and so does the
+// JSON written by convert.
+TEST_F(CliTest, OptimizeVerifiesAndWritesControlFlow) {
+  Write("loop.json", R"({"format": "egret-graph", "version": 1, "nodes": [
+  {"name": "x", "op": "*Input", "outputs": [{"dtype": "Float32", "shape": [2]}]},
+  {"name": "y0", "op": "*Input", "outputs": [{"dtype": "Float32", "shape": [2]}]},
+  {"name": "trips", "op": "$Const", "outputs": [{"dtype": "Int64", "shape": []}], "data": [3]},
+  {"name": "xr", "op": "Relu", "inputs": ["x"], "outputs": [{"dtype": "Float32", "shape": [2]}]},
+  {"name": "loop", "op": "onnx.Loop", "inputs": ["trips", "y0", "xr"],
+   "outputs": [{"dtype": "Float32", "shape": [2]}, {"dtype": "Float32", "shape": [3, 2]}],
+   "attrs": {"onnx.absent_inputs": [1], "onnx.captured": 1, "onnx.opset": 13, "body": {"graph": {
+     "nodes": [
+      {"name": "i", "op": "*Input", "outputs": [{"dtype": "Int64", "shape": []}]},
+      {"name": "c", "op": "*Input", "outputs": [{"dtype": "Bool", "shape": []}]},
+      {"name": "y", "op": "*Input", "outputs": [{"dtype": "Float32", "shape": [2]}]},
+      {"name": "xr", "op": "*Input", "outputs": [{"dtype": "Float32", "shape": [2]}]},
+      {"name": "sum", "op": "ElementWiseAdd", "inputs": ["y", "xr"],
+       "outputs": [{"dtype": "Float32", "shape": [2]}]}],
+     "inputs": ["i", "c", "y", "xr"],
+     "outputs": [{"value": "c", "name": "c_out"}, {"value": "sum", "name": "y_out"},
+                 {"value": "sum", "name": "scan"}]}}}}],
+  "inputs": ["x", "y0"], "outputs": [{"value": "loop", "name": "y"}, {"value": "loop:1", "name": "ys"}]})");
+  Result r = Run({"optimize", Path("loop.json"), "--verify", "-o", Path("out.onnx")});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("output y: max abs error 0"));
+  EXPECT_THAT(r.out, HasSubstr("output ys: max abs error 0"));
+  EXPECT_THAT(r.out, HasSubstr("verify: ok (rtol"));
+  EXPECT_THAT(r.out, Not(HasSubstr("not verified")));
+  Result back = Run({"convert", Path("out.onnx"), "-o", Path("back.json")});
+  ASSERT_EQ(back.code, 0) << back.err;
+  Result v = Run({"verify", Path("loop.json"), Path("back.json")});
+  ASSERT_EQ(v.code, 0) << v.err;
+  EXPECT_THAT(v.out, HasSubstr("verify: ok (rtol"));
+  Result json = Run({"convert", Path("loop.json"), "-o", Path("rt.json")});
+  ASSERT_EQ(json.code, 0) << json.err;
+  EXPECT_THAT(ReadFile(Path("rt.json")).value_or(""), HasSubstr("\"graph\": {"));
+  Result v2 = Run({"verify", Path("loop.json"), Path("rt.json")});
+  ASSERT_EQ(v2.code, 0) << v2.err;
+  EXPECT_THAT(v2.out, HasSubstr("verify: ok (rtol"));
+}
+
 TEST_F(CliTest, MalformedInputShapeAndValueFlagsExitTwo) {
   for (const auto& [flag, value] : std::vector<std::pair<std::string, std::string>>{
            {"--input-shape", "x=1xa"}, {"--input-shape", "x="}, {"--input-value", "sr=abc"}}) {

@@ -245,6 +245,62 @@ TEST(GraphJson, InlineStringRoundTrips) {
   ExpectSameGraph(g, *back);
 }
 
+// A subgraph attribute ({"graph": ...}) round trips, nested, with its own
+// node-name scope; an error inside it points into it.
+TEST(GraphJson, SubgraphAttributesRoundTrip) {
+  auto body = std::make_shared<Graph>();
+  body->set_name("b");
+  NodeId bx = body->AddInput("x", TensorType(DType::kFloat32, {2}));
+  NodeId c = body->AddConstant("k", MakeConst(TensorType(DType::kFloat32, {2}), {1, 2}));
+  Node add;
+  add.op = "ElementWiseAdd";
+  add.name = "x2";  // also a name of the outer graph
+  add.inputs = {ValueRef{bx, 0}, ValueRef{c, 0}};
+  add.outputs.push_back(TensorType(DType::kFloat32, {2}));
+  body->AddOutput(ValueRef{body->AddNode(std::move(add)), 0}, "y");
+  auto outer_body = std::make_shared<Graph>(*body);
+  Node inner;
+  inner.op = "onnx.If";
+  inner.name = "inner";
+  inner.inputs = {ValueRef{outer_body->inputs()[0], 0}};
+  inner.attrs["then_branch"] = GraphPtr(body);
+  inner.outputs.push_back(TensorType(DType::kFloat32, {2}));
+  outer_body->AddNode(std::move(inner));
+  Graph g;
+  NodeId x = g.AddInput("x", TensorType(DType::kFloat32, {2}));
+  Node n;
+  n.op = "onnx.If";
+  n.name = "x2";
+  n.inputs = {ValueRef{x, 0}};
+  n.attrs["then_branch"] = GraphPtr(outer_body);
+  n.attrs[std::string(kCapturedAttr)] = int64_t{0};
+  n.outputs.push_back(TensorType(DType::kFloat32, {2}));
+  g.AddOutput(ValueRef{g.AddNode(std::move(n)), 0}, "out");
+  absl::StatusOr<std::string> text = GraphToJsonString(g);
+  ASSERT_TRUE(text.ok()) << text.status();
+  EXPECT_THAT(*text, HasSubstr("\"then_branch\": {\n"));
+  absl::StatusOr<Graph> back = ParseGraphJson(*text, "mem.json", "");
+  ASSERT_TRUE(back.ok()) << back.status();
+  const GraphPtr& b1 = std::get<GraphPtr>(back->node(1).attrs.at("then_branch"));
+  ASSERT_NE(b1, nullptr);
+  EXPECT_EQ(b1->num_nodes(), 4u);
+  const GraphPtr& b2 = std::get<GraphPtr>(b1->node(3).attrs.at("then_branch"));
+  ASSERT_NE(b2, nullptr);
+  EXPECT_EQ(b2->name(), "b");
+  EXPECT_EQ(b2->node(2).name, "x2");
+  EXPECT_EQ(b2->node(1).constant->GetValue(1), 2);
+  EXPECT_EQ(*GraphToJsonString(*back), *text);  // a fixpoint
+  // An error inside a subgraph points into it.
+  std::string bad =
+      absl::StrReplaceAll(*text, {{"\"inputs\": [\"x\", \"k\"]", "\"inputs\": [\"x\", \"nope\"]"}});
+  ASSERT_NE(bad, *text);
+  absl::StatusOr<Graph> err = ParseGraphJson(bad, "mem.json", "");
+  ASSERT_FALSE(err.ok());
+  EXPECT_THAT(err.status().message(),
+              HasSubstr("at /nodes/1/attrs/then_branch/graph/nodes/3/attrs/then_branch/graph/"
+                        "nodes/2/inputs/1: no node named 'nope'"));
+}
+
 TEST(GraphJson, NanSurvives) {
   Graph g;
   g.AddConstant(

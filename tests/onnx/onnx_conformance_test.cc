@@ -57,7 +57,7 @@ std::vector<std::string> PbFiles(const fs::path& dir, const std::string& prefix)
 // A node the reference executor cannot run: an opaque op with no ONNX kernel.
 bool HasOpaque(const Graph& g) {
   for (const Node& n : g.nodes()) {
-    if (!HasKernel(n.op)) return true;
+    if (!HasKernel(n)) return true;
   }
   return false;
 }
@@ -208,7 +208,7 @@ Result RunCase(const fs::path& dir, bool freeze = false) {
     }
   }
   for (const Node& n : g->nodes()) {
-    if (!HasKernel(n.op)) {
+    if (!HasKernel(n)) {
       return {Outcome::kSkipped,
               (IsKnownOp(n.op) ? "no reference kernel for " : "opaque op ") + n.op};
     }

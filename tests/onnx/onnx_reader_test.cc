@@ -1095,15 +1095,35 @@ TEST(OnnxReader, IfConditionFromFoldedShapes) {
   EXPECT_EQ(h["Cast"], 0);
 }
 
-TEST(OnnxReader, IfWithARuntimeConditionStaysOpaqueAndTyped) {
+// A run-time condition: the branches are imported as subgraphs of the
+// onnx.If node (then_branch's own h shadows the outer h, which else_branch
+// reads: a captured input of the node), and the executor runs the one taken.
+TEST(OnnxReader, IfWithARuntimeConditionImportsItsBranches) {
   absl::StatusOr<Graph> g = ParseOnnx(IfModel().Bytes(), "m.onnx");
   ASSERT_TRUE(g.ok()) << g.status();
   NodeId id = FindOp(*g, "onnx.If");
   ASSERT_NE(id, kNoNode);
   const Node& n = g->node(id);
   EXPECT_EQ(n.outputs[0], TensorType(DType::kFloat32, {2, 3}));
-  EXPECT_EQ(std::get<std::string>(n.attrs.at("onnx.unmapped")), "the condition is not a constant");
-  EXPECT_EQ(Histogram(*g)["Relu"], 0);  // branches are not imported
+  EXPECT_FALSE(n.attrs.contains("onnx.unmapped"));
+  EXPECT_EQ(Histogram(*g)["Relu"], 0);  // in then_branch, not the outer graph
+  const Graph& then_g = *std::get<GraphPtr>(n.attrs.at("then_branch"));
+  const Graph& else_g = *std::get<GraphPtr>(n.attrs.at("else_branch"));
+  EXPECT_EQ(Histogram(then_g)["Relu"], 1);
+  EXPECT_EQ(Histogram(else_g)["Multiply"] + Histogram(else_g)["ElementWiseMultiply"], 1);
+  // Inputs: cond, then the captured x and h.
+  EXPECT_EQ(std::get<int64_t>(n.attrs.at(std::string(kCapturedAttr))), 2);
+  ASSERT_EQ(n.inputs.size(), 3u);
+  const std::vector<double> x = {-2, -1, 0, 1, 2, 3};
+  for (bool cond : {true, false}) {
+    absl::StatusOr<std::vector<Tensor>> out =
+        Execute(*g, {Tensor::FromValues(TensorType(DType::kFloat32, {2, 3}), x), BoolScalar(cond)});
+    ASSERT_TRUE(out.ok()) << out.status();
+    for (int i = 0; i < 6; ++i) {
+      const double want = cond ? 2 * std::max(x[i], 0.0) : -x[i] * x[i];
+      EXPECT_EQ((*out)[0].GetReal(i), want) << i;
+    }
+  }
 }
 
 // ONNX's inference cannot type a Reshape to a computed shape; egret's import

@@ -638,6 +638,7 @@ const KernelTable& Kernels() {
     RegisterOnnxSignalKernels(*t);
     RegisterOnnxTrainingKernels(*t);
     RegisterOnnxQuantizeKernels(*t);
+    RegisterOnnxControlFlowKernels(*t);
     return t;
   }();
   return *kTable;

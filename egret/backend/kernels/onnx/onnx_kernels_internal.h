@@ -138,6 +138,7 @@ void RegisterOnnxNormKernels(KernelTable& t);           // Layer-, Instance-, Gr
 void RegisterOnnxSignalKernels(KernelTable& t);         // DFT, STFT, windows, MelWeightMatrix
 void RegisterOnnxTrainingKernels(KernelTable& t);       // Momentum, Adam, Adagrad
 void RegisterOnnxQuantizeKernels(KernelTable& t);       // QuantizeLinear, ConvInteger, QLinear*
+void RegisterOnnxControlFlowKernels(KernelTable& t);    // If, Loop, Scan (subgraph bodies)
 
 }  // namespace egret::backend_internal
 
