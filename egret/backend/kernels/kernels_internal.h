@@ -115,6 +115,13 @@ const KernelTable& Kernels();
 
 // The real values of every element of t.
 std::vector<double> ReadReals(const Tensor& t);
+// The elements of a plain integer tensor (Int32, Int64, UInt32, UInt64),
+// exactly: every one fits a 128-bit integer (a double merges Int64 and UInt64
+// values above 2^53). Kernels that compare or select integers read these.
+std::vector<__int128> ReadIntegers(const Tensor& t);
+// A tensor of plain integer `type` holding v, each value saturated to the
+// dtype's range (UInt64 up to 2^64 - 1).
+Tensor MakeIntegerTensor(const TensorType& type, absl::Span<const __int128> v);
 // The same values as Out (double or float: instantiated for both), each
 // computed in double and rounded once; ReadReals is ReadRealsAs<double>.
 template <typename Out>
