@@ -125,6 +125,25 @@ TEST(OnnxDTypes, UInt64MaxAndLessCompareExactly) {
   EXPECT_EQ(Elements<uint8_t>(out[2]), (std::vector<uint8_t>{1, 0, 1}));
 }
 
+TEST(OnnxDTypes, UInt64ModAndBitShiftAreExact) {
+  OnnxBuilder b;
+  b.Input("a", {2}, P::UINT64);
+  b.Input("b", {2}, P::UINT64);
+  b.Node("Mod", {"a", "b"}, {"m"});
+  OnnxBuilder::AttrString(b.Node("BitShift", {"a", "b"}, {"r"}), "direction", "RIGHT");
+  OnnxBuilder::AttrString(b.Node("BitShift", {"a", "b"}, {"l"}), "direction", "LEFT");
+  b.Output("m", {2}, P::UINT64);
+  b.Output("r", {2}, P::UINT64);
+  b.Output("l", {2}, P::UINT64);
+  const std::vector<uint64_t> a = {kMax64, kTwo53 + 1}, bb = {10, 1};
+  std::vector<Tensor> out =
+      RunBothWays(b.Bytes(), {Make(DType::kUInt64, {2}, a), Make(DType::kUInt64, {2}, bb)});
+  ASSERT_EQ(out.size(), 3u);
+  EXPECT_EQ(Elements<uint64_t>(out[0]), (std::vector<uint64_t>{kMax64 % 10, 0}));
+  EXPECT_EQ(Elements<uint64_t>(out[1]), (std::vector<uint64_t>{kMax64 >> 10, (kTwo53 + 1) >> 1}));
+  EXPECT_EQ(Elements<uint64_t>(out[2]), (std::vector<uint64_t>{kMax64 << 10, (kTwo53 + 1) << 1}));
+}
+
 TEST(OnnxDTypes, Float64ComputesInFullPrecision) {
   OnnxBuilder b;
   b.Input("x", {3}, P::DOUBLE);
@@ -144,6 +163,24 @@ TEST(OnnxDTypes, Float64ComputesInFullPrecision) {
   // The double results themselves (0.1 + 0.2 is 0.30000000000000004).
   EXPECT_EQ(Elements<double>(out[0]), (std::vector<double>{0.1 + 0.2, 1.0 + 3.0, 1e-10 + 1e-300}));
   EXPECT_EQ(Elements<double>(out[1]), (std::vector<double>{0.1 / 0.2, 1.0 / 3.0, 1e-10 / 1e-300}));
+}
+
+TEST(OnnxDTypes, Float64ResizeKeepsDoubles) {
+  OnnxBuilder b;
+  b.Input("x", {1, 1, 2, 2}, P::DOUBLE);
+  b.Initializer("scales", {4}, {1, 1, 2, 2});
+  OnnxBuilder::AttrString(b.Node("Resize", {"x", "", "scales"}, {"y"}), "mode", "linear");
+  b.Output("y", {1, 1, 4, 4}, P::DOUBLE);
+  const std::vector<double> x = {0.1, 0.2, 0.3, 0.4};
+  std::vector<Tensor> out = RunBothWays(b.Bytes(), {Make(DType::kFloat64, {1, 1, 2, 2}, x)});
+  ASSERT_EQ(out.size(), 1u);
+  const std::vector<double> y = Elements<double>(out[0]);
+  ASSERT_EQ(y.size(), 16u);
+  // The corners copy the input (half_pixel clamps there): doubles, not
+  // doubles rounded to float.
+  EXPECT_EQ(y[0], 0.1);
+  EXPECT_EQ(y[15], 0.4);
+  EXPECT_EQ(y[1], 0.75 * 0.1 + 0.25 * 0.2);
 }
 
 TEST(OnnxDTypes, UInt32Arithmetic) {
@@ -169,17 +206,25 @@ TEST(OnnxDTypes, CastsRoundOnceToNearestEven) {
   OnnxBuilder::AttrInt(b.Node("Cast", {"f"}, {"bf"}), "to", P::BFLOAT16);
   OnnxBuilder::AttrInt(b.Node("Cast", {"d"}, {"h"}), "to", P::FLOAT16);
   OnnxBuilder::AttrInt(b.Node("Cast", {"bf"}, {"back"}), "to", P::FLOAT);
+  b.Input("u", {1}, P::UINT64);
+  OnnxBuilder::AttrInt(b.Node("Cast", {"u"}, {"uf"}), "to", P::FLOAT);
   b.Output("bf", {3}, P::BFLOAT16);
   b.Output("h", {2}, P::FLOAT16);
   b.Output("back", {3}, P::FLOAT);
+  b.Output("uf", {1}, P::FLOAT);
   // Ties to even (1 and 1 + 2^-6), and just above a tie (up).
   const std::vector<float> f = {1.0f + 0x1p-8f, 1.0f + 3 * 0x1p-8f, 1.0f + 0x1p-8f + 0x1p-23f};
   // Just above the half-way point between half's 1 and 1 + 2^-10: rounding
   // through float first would land on the tie and go to 1.
   const std::vector<double> d = {1.0 + 0x1p-11 + 0x1p-40, -65520.0};
-  std::vector<Tensor> out =
-      RunBothWays(b.Bytes(), {Make(DType::kFloat32, {3}, f), Make(DType::kFloat64, {2}, d)});
-  ASSERT_EQ(out.size(), 3u);
+  // Above the half-way point between floats 2^60 and 2^60 + 2^37 by 1,
+  // which a double drops (landing on the tie, then on 2^60).
+  const std::vector<uint64_t> u = {(uint64_t{1} << 60) + (uint64_t{1} << 36) + 1};
+  std::vector<Tensor> out = RunBothWays(
+      b.Bytes(),
+      {Make(DType::kFloat32, {3}, f), Make(DType::kFloat64, {2}, d), Make(DType::kUInt64, {1}, u)});
+  ASSERT_EQ(out.size(), 4u);
+  EXPECT_EQ(Elements<float>(out[3]), (std::vector<float>{0x1p60f + 0x1p37f}));
   EXPECT_EQ(out[0].type().dtype, DType::kBFloat16);
   EXPECT_EQ(Elements<uint16_t>(out[0]), (std::vector<uint16_t>{0x3f80, 0x3f82, 0x3f81}));
   EXPECT_EQ(Elements<uint16_t>(out[1]), (std::vector<uint16_t>{0x3c01, 0xfc00}));

@@ -163,9 +163,11 @@ void ConvertEach(const Tensor& in, Tensor& out, F convert) {
 
 // The conversions one machine operation does exactly as LoadValues then
 // StoreValues (the double in between is exact for these sources): 8- and
-// 16-bit storage to Float32 (exact), Int32 storage to Float32 (one rounding
-// in the current mode, as double to float), Float32 to Int32 (truncated, NaN
-// to 0, saturated). False for any other pair.
+// 16-bit storage to Float32 (exact), Int32 and UInt32 storage to Float32 (one
+// rounding in the current mode, as double to float), Float32 to Int32
+// (truncated, NaN to 0, saturated); and Int64/UInt64 to Float32, rounded
+// once (LoadValues's double would round a value beyond 2^53 first). False
+// for any other pair.
 bool CastDirectly(const Tensor& in, Tensor& out) {
   const DType from = in.type().dtype, to = out.type().dtype;
   if (to == DType::kFloat32) {
@@ -187,6 +189,17 @@ bool CastDirectly(const Tensor& in, Tensor& out) {
       case DType::kInt32:
       case DType::kQInt32:
         ConvertEach<int32_t, float>(in, out, widen);
+        return true;
+      case DType::kUInt32:
+        ConvertEach<uint32_t, float>(in, out, widen);
+        return true;
+      // 64-bit integers to float in one rounding (through double would
+      // round twice beyond 2^53).
+      case DType::kInt64:
+        ConvertEach<int64_t, float>(in, out, widen);
+        return true;
+      case DType::kUInt64:
+        ConvertEach<uint64_t, float>(in, out, widen);
         return true;
       default:
         return false;

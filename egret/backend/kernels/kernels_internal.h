@@ -18,6 +18,13 @@
 // that are floats, copying stored bytes where it only moves elements
 // (CopiesBytes), typed quantize/dequantize loops (QuantizeFloats).
 //
+// Float64 is read and computed exactly in double. Int64 and UInt64 values
+// beyond 2^53 in magnitude are not doubles: kernels that move elements copy
+// their stored bytes, and the comparisons, Max/Min, integer Cast, Mod and
+// BitShift compute on 128-bit integers (ReadIntegers), so those stay exact;
+// other arithmetic on them rounds through double. BFloat16 is widened to
+// float exactly and stored rounded to nearest even (Tensor::SetValue).
+//
 // Speed: a kernel writes its output in place (FloatsOut, Tensor::
 // mutable_bytes), may take over an input's storage at its last use
 // (KernelContext::reusable), and splits streaming loops over the threads

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <optional>
 
 #include "absl/strings/str_format.h"
 #include "egret/backend/kernels/onnx/onnx_kernels_internal.h"
@@ -82,6 +83,25 @@ Result BinaryOp(const KernelContext& c, F f) {
   return OnnxResult(c, out);
 }
 
+// BinaryOp exactly, for plain integer inputs and output (Int32, Int64,
+// UInt32, UInt64: a double merges 64-bit values above 2^53): f maps two
+// 128-bit integers to one, stored saturated. Nullopt for other types.
+template <typename F>
+std::optional<Result> IntegerBinaryOp(const KernelContext& c, F f) {
+  if (c.inputs.size() < 2 || c.outputs.size() != 1 || c.inputs[0].value == nullptr ||
+      c.inputs[1].value == nullptr || !IsPlainInteger(c.In(0).type().dtype) ||
+      !IsPlainInteger(c.In(1).type().dtype) || !IsPlainInteger(c.outputs[0].dtype)) {
+    return std::nullopt;
+  }
+  absl::StatusOr<Dims> dims = BroadcastDims(c.InDims(0), c.InDims(1));
+  if (!dims.ok() || *dims != c.outputs[0].dims) return std::nullopt;  // BinaryOp says why
+  const std::vector<__int128> a = ReadIntegers(c.In(0)), b = ReadIntegers(c.In(1));
+  std::vector<Tensor> out;
+  out.push_back(MakeIntegerTensor(
+      c.outputs[0], BroadcastBinaryAs<__int128>(a, c.InDims(0), b, c.InDims(1), *dims, f)));
+  return Result(std::move(out));
+}
+
 // Mod: with fmod = 0 (integers only) the remainder takes the divisor's sign,
 // as Python's %; with fmod = 1 it takes the dividend's, as C's fmod. An
 // integer remainder by zero is 0 (ONNX leaves it undefined).
@@ -91,6 +111,14 @@ Result Mod(const KernelContext& c) {
   const bool integer = IsOnnxInteger(c.outputs[0]);
   if (!integer && !fmod) return KernelError(c, "fmod must be 1 for floating-point inputs");
   if (!integer) return BinaryOp(c, [](double x, double y) { return std::fmod(x, y); });
+  if (auto r = IntegerBinaryOp(c, [fmod](__int128 a, __int128 b) -> __int128 {
+        if (b == 0) return 0;
+        __int128 m = a % b;  // no overflow in 128 bits
+        if (!fmod && m != 0 && ((m < 0) != (b < 0))) m += b;
+        return m;
+      })) {
+    return *std::move(r);
+  }
   return BinaryOp(c, [fmod](double x, double y) {
     const auto a = static_cast<int64_t>(x);
     const auto b = static_cast<int64_t>(y);
@@ -114,6 +142,14 @@ Result BitShift(const KernelContext& c) {
   const int bits = ElementSize(ot.dtype) * 8;
   const uint64_t mask = bits >= 64 ? ~uint64_t{0} : (uint64_t{1} << bits) - 1;
   const bool left = dir == "LEFT";
+  if (auto r = IntegerBinaryOp(c, [bits, mask, left](__int128 x, __int128 y) -> __int128 {
+        if (y < 0 || y >= bits) return 0;
+        const auto v = static_cast<uint64_t>(x);
+        const auto s = static_cast<int>(y);
+        return left ? (v << s) & mask : v >> s;
+      })) {
+    return *std::move(r);
+  }
   return BinaryOp(c, [bits, mask, left](double x, double y) {
     if (y < 0 || y >= bits) return 0.0;
     const auto v = static_cast<uint64_t>(x);
