@@ -426,10 +426,11 @@ absl::StatusOr<TensorType> Reader::ReadType(const Json& j, const std::string& pt
   EGRET_RETURN_IF_ERROR(GetString(*dt, Child(ptr, "dtype"), &name));
   std::optional<DType> parsed = ParseDType(name);
   if (!parsed.has_value() || *parsed == DType::kUnknown) {
-    return Fail(Child(ptr, "dtype"),
-                absl::StrCat("unknown dtype ", Quote(name),
-                             " (expected QUInt8, QUInt16, QInt16, Float32, Int32, QInt32, QInt8, "
-                             "Float16, Int64, Bool, None or Multi)"));
+    return Fail(
+        Child(ptr, "dtype"),
+        absl::StrCat("unknown dtype ", Quote(name),
+                     " (expected QUInt8, QUInt16, QInt16, Float32, Int32, QInt32, QInt8, "
+                     "Float16, Int64, Bool, Float64, UInt32, UInt64, BFloat16, None or Multi)"));
   }
   type.dtype = *parsed;
   if (auto sh = j.find("shape"); sh != j.end()) {

@@ -323,7 +323,7 @@ void ReadRealsInto(const Tensor& t, Out* out) {
     case DType::kInt32:
       ReadAs<int32_t>(t, q, out);
       break;
-    default:  // Int64, Bool: through the generic accessor.
+    default:  // Int64, Bool, Float64, UInt32, UInt64, BFloat16: the generic accessor.
       for (size_t i = 0; i < n; ++i) {
         out[i] = static_cast<Out>(t.GetReal(static_cast<int64_t>(i)));
       }
