@@ -183,6 +183,30 @@ TEST(OnnxDTypes, Float64ResizeKeepsDoubles) {
   EXPECT_EQ(y[1], 0.75 * 0.1 + 0.25 * 0.2);
 }
 
+// A convolution and a matrix product of doubles take the double loops
+// (oneDNN computes in float32).
+TEST(OnnxDTypes, Float64ConvAndMatMulKeepDoubles) {
+  OnnxBuilder b;
+  b.Input("x", {1, 1, 2, 2}, P::DOUBLE);
+  b.Input("w", {1, 1, 2, 2}, P::DOUBLE);
+  b.Input("m", {2, 2}, P::DOUBLE);
+  b.Node("Conv", {"x", "w"}, {"y"});
+  b.Node("MatMul", {"m", "m"}, {"p"});
+  b.Output("y", {1, 1, 1, 1}, P::DOUBLE);
+  b.Output("p", {2, 2}, P::DOUBLE);
+  const std::vector<double> x = {0.1, 0.2, 0.3, 0.4}, w = {1.0 / 3, 1.0 / 7, 1.0 / 11, 1.0 / 13};
+  std::vector<Tensor> out = RunBothWays(
+      b.Bytes(), {Make(DType::kFloat64, {1, 1, 2, 2}, x), Make(DType::kFloat64, {1, 1, 2, 2}, w),
+                  Make(DType::kFloat64, {2, 2}, x)});
+  ASSERT_EQ(out.size(), 2u);
+  const double conv = Elements<double>(out[0])[0];
+  EXPECT_NEAR(conv, 0.1 / 3 + 0.2 / 7 + 0.3 / 11 + 0.4 / 13, 1e-16);
+  const std::vector<double> p = Elements<double>(out[1]);
+  ASSERT_EQ(p.size(), 4u);
+  EXPECT_NEAR(p[0], 0.1 * 0.1 + 0.2 * 0.3, 1e-17);
+  EXPECT_NEAR(p[3], 0.3 * 0.2 + 0.4 * 0.4, 1e-17);
+}
+
 TEST(OnnxDTypes, UInt32Arithmetic) {
   OnnxBuilder b;
   b.Input("x", {3}, P::UINT32);
