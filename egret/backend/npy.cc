@@ -36,6 +36,16 @@ std::string_view Descr(DType t) {
       return "<i2";
     case DType::kBool:
       return "|b1";
+    case DType::kFloat64:
+      return "<f8";
+    case DType::kUInt32:
+      return "<u4";
+    case DType::kUInt64:
+      return "<u8";
+    case DType::kBFloat16:
+      // NumPy has no bfloat16: the 16-bit patterns as two-byte voids, which
+      // is how NumPy saves ml_dtypes' bfloat16 ('<V2' is accepted too).
+      return "|V2";
     default:
       return "";
   }

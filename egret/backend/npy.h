@@ -16,7 +16,9 @@ namespace egret {
 std::string EncodeNpy(const Tensor& t);
 
 // Reads a .npy file holding a tensor of exactly `type`'s dims whose element
-// type is `type`'s storage type (Float32 <f4, Float16 <f2, QUInt8 |u1, ...).
+// type is `type`'s storage type (Float32 <f4, Float16 <f2, Float64 <f8,
+// UInt32 <u4, UInt64 <u8, QUInt8 |u1, ...; BFloat16, which NumPy lacks, as
+// two-byte voids |V2 or <V2 holding the bit patterns).
 // The result has `type` (so quantized storage gets the caller's encoding).
 // Errors name the file: "in/x.npy: error: ...".
 absl::StatusOr<Tensor> ReadNpy(const std::string& path, const TensorType& type);

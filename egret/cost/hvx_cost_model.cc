@@ -76,7 +76,13 @@ NodeCost HvxCostModel::Cost(std::string_view op, const NodeProfile& node) const 
   };
   const NodeTypes types{node.multi_output ? DType::kMulti : node.dtype, node.data_dtypes,
                         node.max_rank};
+  if (const std::optional<DType> d = NonHtpDType(types)) {
+    // No HTP implementation, generic or overridden, computes these types.
+    out.no_htp = NoHtpImpl::kNotForTypes;
+    out.reason = absl::StrCat("the HTP has no ", std::string(DTypeName(*d)), " tensors");
+  }
   for (std::string_view name : {op, BaseName(op)}) {
+    if (out.no_htp != NoHtpImpl::kNone) break;
     auto ov = table_.overrides.find(std::string(name));
     if (ov != table_.overrides.end()) {
       auto it = ov->second.find(std::string(DTypeName(node.dtype)));

@@ -49,6 +49,11 @@
 //     op, for one dtype (the node's output dtype) or all, whatever the
 //     implementations' declared types; an override is a cost per HVX
 //     vector.
+//   - A node with a Float64, UInt32, UInt64 or BFloat16 output or data
+//     operand (types the HTP has no tensors of, impl_types.h HtpHasDType)
+//     runs off the HTP whatever is registered or overridden for its op:
+//     NodeCost::no_htp is kNotForTypes, the reason "the HTP has no Float64
+//     tensors".
 //   - An op name with a dotted implementation suffix ("Relu.fp16") falls back
 //     to the base op's implementations when it has none of its own.
 #ifndef EGRET_COST_HVX_COST_MODEL_H_

@@ -166,6 +166,19 @@ ImplTypes ImplTypesOf(std::string_view impl) {
   return out;
 }
 
+bool HtpHasDType(DType d) {
+  return d != DType::kFloat64 && d != DType::kUInt32 && d != DType::kUInt64 &&
+         d != DType::kBFloat16;
+}
+
+std::optional<DType> NonHtpDType(const NodeTypes& node) {
+  if (!HtpHasDType(node.output)) return node.output;
+  for (DType d : node.data) {
+    if (!HtpHasDType(d)) return d;
+  }
+  return std::nullopt;
+}
+
 bool IsEligible(const ImplTypes& impl, const NodeTypes& node) {
   if (impl.generic() || !IsConcrete(node.output)) return true;
   if (!DTypesFit(impl, node)) return false;

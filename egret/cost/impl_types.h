@@ -98,6 +98,14 @@ struct NodeTypes {
   int max_rank = 0;
 };
 
+// Whether the HTP has tensors of dtype d: false for Float64, UInt32, UInt64
+// and BFloat16, which no HTP implementation computes (not even a generic
+// <Tensor> one); a node with such an output or data operand runs off the HTP.
+bool HtpHasDType(DType d);
+// The first dtype of `node` (output, then data operands) the HTP lacks, or
+// nullopt.
+std::optional<DType> NonHtpDType(const NodeTypes& node);
+
 // Whether an implementation declaring `impl` may compute a node of types
 // `node`. A generic implementation is eligible for every node. A typed one
 // with declared dtypes D is eligible when the output's dtype o is in D and

@@ -19,6 +19,10 @@ constexpr auto kNames = MakeEnumNames<DType>({
     {DType::kFloat16, "Float16"},
     {DType::kInt64, "Int64"},
     {DType::kBool, "Bool"},
+    {DType::kFloat64, "Float64"},
+    {DType::kUInt32, "UInt32"},
+    {DType::kUInt64, "UInt64"},
+    {DType::kBFloat16, "BFloat16"},
     {DType::kNone, "None"},
     {DType::kMulti, "Multi"},
 });
@@ -45,12 +49,16 @@ int ElementSize(DType t) {
     case DType::kQUInt16:
     case DType::kQInt16:
     case DType::kFloat16:
+    case DType::kBFloat16:
       return 2;
     case DType::kFloat32:
     case DType::kInt32:
     case DType::kQInt32:
+    case DType::kUInt32:
       return 4;
     case DType::kInt64:
+    case DType::kUInt64:
+    case DType::kFloat64:
       return 8;
     default:
       return 0;
@@ -66,7 +74,14 @@ bool IsQuantizedSigned(DType t) {
   return t == DType::kQInt8 || t == DType::kQInt16 || t == DType::kQInt32;
 }
 
-bool IsFloat(DType t) { return t == DType::kFloat32 || t == DType::kFloat16; }
+bool IsFloat(DType t) {
+  return t == DType::kFloat32 || t == DType::kFloat16 || t == DType::kFloat64 ||
+         t == DType::kBFloat16;
+}
+
+bool IsPlainInteger(DType t) {
+  return t == DType::kInt32 || t == DType::kInt64 || t == DType::kUInt32 || t == DType::kUInt64;
+}
 
 bool IsConcrete(DType t) { return ElementSize(t) > 0; }
 
@@ -99,7 +114,10 @@ int64_t StorageMax(DType t) {
     case DType::kQInt32:
     case DType::kInt32:
       return std::numeric_limits<int32_t>::max();
+    case DType::kUInt32:
+      return std::numeric_limits<uint32_t>::max();
     case DType::kInt64:
+    case DType::kUInt64:
       return std::numeric_limits<int64_t>::max();
     case DType::kBool:
       return 1;

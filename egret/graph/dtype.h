@@ -1,5 +1,8 @@
 // Element types of tensors, with the numeric values of the QNN SDK's DType
-// enum (see docs/graph-format.md). Bool is egret's own addition.
+// enum (see docs/graph-format.md). Bool, Float64, UInt32, UInt64 and BFloat16
+// are egret's own additions (values QNN's enum does not use here); the HTP has
+// no implementation for them, so nodes of those types run off it (CPU
+// fallback, egret/cost).
 #ifndef EGRET_GRAPH_DTYPE_H_
 #define EGRET_GRAPH_DTYPE_H_
 
@@ -20,31 +23,41 @@ enum class DType : uint8_t {
   kQInt8 = 7,
   kFloat16 = 8,
   kInt64 = 9,
-  kBool = 10,   // egret extension (not in QNN's enum)
-  kNone = 254,  // an op with no tensor output
-  kMulti = 255, // an op with several outputs, read through "$Out"
+  kBool = 10,      // egret extension (not in QNN's enum)
+  kFloat64 = 11,   // egret extension: IEEE double
+  kUInt32 = 12,    // egret extension: unsigned 32-bit integer
+  kUInt64 = 13,    // egret extension: unsigned 64-bit integer
+  kBFloat16 = 14,  // egret extension: bfloat16 (the upper half of a float32)
+  kNone = 254,     // an op with no tensor output
+  kMulti = 255,    // an op with several outputs, read through "$Out"
 };
 
-// QNN spelling: "QUInt8", "Float32", ..., "Bool", "None", "Multi", "UNKNOWN".
+// QNN spelling: "QUInt8", "Float32", ..., "Bool", "Float64", "UInt32",
+// "UInt64", "BFloat16", "None", "Multi", "UNKNOWN".
 std::string_view DTypeName(DType t);
 // Inverse of DTypeName; nullopt for an unknown name.
 std::optional<DType> ParseDType(std::string_view name);
 // Inverse of the numeric value; nullopt when no DType has it.
 std::optional<DType> DTypeFromValue(int value);
 
-// Bytes per element: 1 for QUInt8/QInt8/Bool, 2 for the 16-bit types, 4 for
-// Float32/Int32/QInt32, 8 for Int64, 0 for Unknown/None/Multi.
+// Bytes per element: 1 for QUInt8/QInt8/Bool, 2 for the 16-bit types
+// (QUInt16, QInt16, Float16, BFloat16), 4 for Float32/Int32/QInt32/UInt32, 8
+// for Int64/UInt64/Float64, 0 for Unknown/None/Multi.
 int ElementSize(DType t);
 // QUInt8, QInt8, QUInt16, QInt16, QInt32.
 bool IsQuantized(DType t);
 // QInt8, QInt16, QInt32.
 bool IsQuantizedSigned(DType t);
-// Float32, Float16.
+// Float32, Float16, Float64, BFloat16.
 bool IsFloat(DType t);
+// Int32, Int64, UInt32, UInt64 (plain integers: not quantized, not Bool).
+bool IsPlainInteger(DType t);
 // A type that can hold tensor data (not Unknown, None or Multi).
 bool IsConcrete(DType t);
 
-// The integer range of a quantized (or integer) storage type.
+// The integer range of a quantized (or integer) storage type. UInt64's
+// maximum is clamped to int64's (StorageMax(kUInt64) is INT64_MAX); code
+// that must reach 2^64 - 1 reads the storage as uint64_t.
 int64_t StorageMin(DType t);
 int64_t StorageMax(DType t);
 

@@ -1,6 +1,7 @@
 #include "egret/graph/graph_json.h"
 
 #include <algorithm>
+#include <bit>
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
@@ -430,10 +431,11 @@ absl::StatusOr<TensorType> Reader::ReadType(const Json& j, const std::string& pt
   EGRET_RETURN_IF_ERROR(GetString(*dt, Child(ptr, "dtype"), &name));
   std::optional<DType> parsed = ParseDType(name);
   if (!parsed.has_value() || *parsed == DType::kUnknown) {
-    return Fail(Child(ptr, "dtype"),
-                absl::StrCat("unknown dtype ", Quote(name),
-                             " (expected QUInt8, QUInt16, QInt16, Float32, Int32, QInt32, QInt8, "
-                             "Float16, Int64, Bool, None or Multi)"));
+    return Fail(
+        Child(ptr, "dtype"),
+        absl::StrCat("unknown dtype ", Quote(name),
+                     " (expected QUInt8, QUInt16, QInt16, Float32, Int32, QInt32, QInt8, "
+                     "Float16, Int64, Bool, Float64, UInt32, UInt64, BFloat16, None or Multi)"));
   }
   type.dtype = *parsed;
   if (auto sh = j.find("shape"); sh != j.end()) {
@@ -619,18 +621,32 @@ absl::Status Reader::ReadElement(const Json& j, const std::string& ptr, DType dt
   if (IsFloat(dtype)) {
     double v = 0;
     EGRET_RETURN_IF_ERROR(GetDouble(j, ptr, &v));
-    const double max = dtype == DType::kFloat16 ? 65519.0 : std::numeric_limits<float>::max();
+    // The largest magnitude that rounds to a finite value of the dtype.
+    double max = std::numeric_limits<float>::max();
+    if (dtype == DType::kFloat16) max = 65519.0;
+    if (dtype == DType::kBFloat16) max = std::bit_cast<float>(uint32_t{0x7f7f7fffu});
+    if (dtype == DType::kFloat64) max = std::numeric_limits<double>::max();
     if (std::isfinite(v) && std::abs(v) > max) {
       return Fail(ptr, absl::StrCat("value ", v, " is out of the range of ",
                                     std::string(DTypeName(dtype))));
     }
+    if (dtype == DType::kFloat64) {
+      std::memcpy(dst, &v, 8);
+      return absl::OkStatus();
+    }
     float f = static_cast<float>(v);
-    if (dtype == DType::kFloat16) {
-      uint16_t h = FloatToHalf(f);
+    if (dtype == DType::kFloat16 || dtype == DType::kBFloat16) {
+      uint16_t h = dtype == DType::kFloat16 ? FloatToHalf(f) : FloatToBFloat16(f);
       std::memcpy(dst, &h, 2);
     } else {
       std::memcpy(dst, &f, 4);
     }
+    return absl::OkStatus();
+  }
+  if (dtype == DType::kUInt64 && j.is_number_unsigned()) {
+    // The whole range, beyond int64's maximum too.
+    const uint64_t u = j.get<uint64_t>();
+    std::memcpy(dst, &u, 8);
     return absl::OkStatus();
   }
   if (!j.is_number_integer()) {
@@ -1111,6 +1127,14 @@ Json ElementJson(const Tensor& t, int64_t i) {
       return FloatJson(load(float{}));
     case DType::kFloat16:
       return FloatJson(HalfToFloat(load(uint16_t{})));
+    case DType::kBFloat16:
+      return FloatJson(BFloat16ToFloat(load(uint16_t{})));
+    case DType::kFloat64:
+      return DoubleJson(load(double{}));
+    case DType::kUInt32:
+      return load(uint32_t{});
+    case DType::kUInt64:
+      return load(uint64_t{});
     default:
       return nullptr;
   }

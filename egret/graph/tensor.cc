@@ -4,6 +4,7 @@
 #include <bit>
 #include <cmath>
 #include <cstring>
+#include <limits>
 
 #include "absl/strings/str_cat.h"
 
@@ -57,6 +58,15 @@ uint16_t FloatToHalf(float f) {
   if (rem > 0x1000u || (rem == 0x1000u && (half & 1u))) ++half;
   return static_cast<uint16_t>(sign | half);
 }
+
+uint16_t FloatToBFloat16(float f) {
+  const uint32_t x = std::bit_cast<uint32_t>(f);
+  if (std::isnan(f)) return static_cast<uint16_t>(((x >> 16) & 0x8000u) | 0x7fc0u);
+  const uint32_t rounding = ((x >> 16) & 1u) + 0x7fffu;
+  return static_cast<uint16_t>((x + rounding) >> 16);
+}
+
+float BFloat16ToFloat(uint16_t b) { return std::bit_cast<float>(static_cast<uint32_t>(b) << 16); }
 
 float HalfToFloat(uint16_t h) {
   uint32_t sign = static_cast<uint32_t>(h & 0x8000u) << 16;
@@ -159,6 +169,14 @@ double Tensor::GetValue(int64_t i) const {
       return Load<int32_t>(p);
     case DType::kInt64:
       return static_cast<double>(Load<int64_t>(p));
+    case DType::kFloat64:
+      return Load<double>(p);
+    case DType::kUInt32:
+      return Load<uint32_t>(p);
+    case DType::kUInt64:
+      return static_cast<double>(Load<uint64_t>(p));
+    case DType::kBFloat16:
+      return BFloat16ToFloat(Load<uint16_t>(p));
     default:
       return 0.0;
   }
@@ -205,6 +223,24 @@ void Tensor::SetValue(int64_t i, double v) {
       break;
     case DType::kInt64:
       Store(p, SaturateRound<int64_t>(v, StorageMin(t), StorageMax(t)));
+      break;
+    case DType::kFloat64:
+      Store(p, v);
+      break;
+    case DType::kUInt32:
+      Store(p, SaturateRound<uint32_t>(v, StorageMin(t), StorageMax(t)));
+      break;
+    case DType::kUInt64: {
+      // 2^64 itself is a double; every double below it converts exactly.
+      constexpr double kTwo64 = 18446744073709551616.0;
+      const double r = std::isnan(v) ? 0.0 : std::round(v);
+      Store(p, r <= 0.0      ? uint64_t{0}
+               : r >= kTwo64 ? std::numeric_limits<uint64_t>::max()
+                             : static_cast<uint64_t>(r));
+      break;
+    }
+    case DType::kBFloat16:
+      Store(p, FloatToBFloat16(static_cast<float>(v)));
       break;
     default:
       break;

@@ -77,11 +77,16 @@ class Tensor {
   // dtype is not concrete.
   bool Retype(TensorType type);
 
-  // Storage value of element i (for quantized types, the integer q).
+  // Storage value of element i (for quantized types, the integer q). Exact
+  // for every dtype except Int64/UInt64 beyond 2^53 in magnitude, which round
+  // to the nearest double: kernels that only move or compare elements read
+  // their stored bytes instead.
   double GetValue(int64_t i) const;
   // Real value of element i: stepsize * (q - zero_offset) for quantized types.
   double GetReal(int64_t i) const;
-  // Stores v converted to the dtype (rounded and saturated).
+  // Stores v converted to the dtype (rounded and saturated; Float64 exactly,
+  // Float32 rounded once, Float16 and BFloat16 rounded to float first, then
+  // to the 16-bit format with halves to even).
   void SetValue(int64_t i, double v);
   // Stores the quantization of real value r (for non-quantized types, r):
   // QuantizeReal with element i's encoding, saturated.
@@ -113,6 +118,13 @@ double QuantizeReal(double r, float stepsize, int32_t zero_offset);
 // IEEE half-precision conversions (round to nearest even).
 uint16_t FloatToHalf(float f);
 float HalfToFloat(uint16_t h);
+
+// bfloat16 conversions: the upper 16 bits of a float32, rounded to nearest
+// even as ONNX rounds (onnx.helper's float32_to_bfloat16: add 0x7fff plus
+// the lowest kept bit, then truncate); NaN gives the quiet NaN 0x7fc0 (with
+// the sign), infinities stay infinite. Widening is exact.
+uint16_t FloatToBFloat16(float f);
+float BFloat16ToFloat(uint16_t b);
 
 }  // namespace egret
 

@@ -72,8 +72,6 @@ absl::Status DoExpand(Importer& im) {
   return TileTo(im, xr, multiples, im.Out());
 }
 
-bool IsIntegerType(DType t) { return t == DType::kInt32 || t == DType::kInt64; }
-
 // Range(start, limit, delta)[i] = start + i * delta, for
 // n = max(ceil((limit - start) / delta), 0) elements: start + delta * [0, 1,
 // ..., n-1], with n from constant bounds, else the length the model declares
@@ -88,13 +86,13 @@ absl::Status DoRange(Importer& im) {
     }
   }
   const DType dt = start.type.dtype;
-  if (!IsIntegerType(dt) && !IsFloat(dt)) {
+  if (!IsPlainInteger(dt) && !IsFloat(dt)) {
     return Unmapped(absl::StrCat("Range of ", std::string(DTypeName(dt))));
   }
   constexpr int64_t kMaxRange = int64_t{1} << 20;  // elements of the index constant
   int64_t n = -1;
   if (start.constant && limit.constant && delta.constant) {
-    if (IsIntegerType(dt)) {
+    if (IsPlainInteger(dt)) {
       const int64_t s = TensorInts(*start.constant)[0], l = TensorInts(*limit.constant)[0],
                     d = TensorInts(*delta.constant)[0];
       if (d == 0) return absl::InvalidArgumentError("delta is 0");

@@ -41,6 +41,14 @@ absl::StatusOr<DType> DTypeFromOnnx(int32_t elem_type) {
       return DType::kQUInt16;
     case P::INT16:
       return DType::kQInt16;
+    case P::DOUBLE:
+      return DType::kFloat64;
+    case P::UINT32:
+      return DType::kUInt32;
+    case P::UINT64:
+      return DType::kUInt64;
+    case P::BFLOAT16:
+      return DType::kBFloat16;
     default:
       return absl::UnimplementedError(
           absl::StrCat("element type ", OnnxTypeName(elem_type), " is not supported by egret"));
@@ -68,6 +76,14 @@ std::optional<int32_t> OnnxFromDType(DType t) {
       return P::UINT16;
     case DType::kQInt16:
       return P::INT16;
+    case DType::kFloat64:
+      return P::DOUBLE;
+    case DType::kUInt32:
+      return P::UINT32;
+    case DType::kUInt64:
+      return P::UINT64;
+    case DType::kBFloat16:
+      return P::BFLOAT16;
     default:
       return std::nullopt;
   }
@@ -126,9 +142,15 @@ absl::StatusOr<Tensor> TensorFromProto(const onnx::TensorProto& proto) {
   };
   // The values are counted before anything is allocated: the dims alone may
   // ask for far more than the file holds.
-  const int have = proto.data_type() == P::FLOAT   ? proto.float_data_size()
-                   : proto.data_type() == P::INT64 ? proto.int64_data_size()
-                                                   : proto.int32_data_size();
+  // The typed field each element type uses (onnx.proto): float_data,
+  // double_data, int64_data, uint64_data (UINT32 and UINT64), else
+  // int32_data (INT32, the narrow integers, FLOAT16 and BFLOAT16 bits).
+  const int have = proto.data_type() == P::FLOAT    ? proto.float_data_size()
+                   : proto.data_type() == P::DOUBLE ? proto.double_data_size()
+                   : proto.data_type() == P::INT64  ? proto.int64_data_size()
+                   : proto.data_type() == P::UINT32 || proto.data_type() == P::UINT64
+                       ? proto.uint64_data_size()
+                       : proto.int32_data_size();
   if (static_cast<size_t>(have) != count) return mismatch(have);
   std::vector<uint8_t> bytes(count * esize);
   switch (proto.data_type()) {
@@ -144,7 +166,18 @@ absl::StatusOr<Tensor> TensorFromProto(const onnx::TensorProto& proto) {
       }
       for (size_t i = 0; i < count; ++i) StoreAt<int64_t>(bytes, i, proto.int64_data(i));
       break;
-    default:  // INT32, FLOAT16 (bits), and the narrow integer types use int32_data
+    case P::DOUBLE:
+      for (size_t i = 0; i < count; ++i) StoreAt<double>(bytes, i, proto.double_data(i));
+      break;
+    case P::UINT64:
+      for (size_t i = 0; i < count; ++i) StoreAt<uint64_t>(bytes, i, proto.uint64_data(i));
+      break;
+    case P::UINT32:
+      for (size_t i = 0; i < count; ++i) {
+        StoreAt<uint32_t>(bytes, i, static_cast<uint32_t>(proto.uint64_data(i)));
+      }
+      break;
+    default:  // INT32, FLOAT16/BFLOAT16 (bits), and the narrow integer types use int32_data
       if (static_cast<size_t>(proto.int32_data_size()) != count) {
         return mismatch(proto.int32_data_size());
       }

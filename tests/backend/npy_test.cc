@@ -10,6 +10,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <filesystem>
 
 #include "egret/support/file_io.h"
@@ -35,6 +36,35 @@ TEST(Npy, HeaderFollowsTheFormat) {
   EXPECT_THAT(bytes.substr(10, header_len),
               HasSubstr("{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }"));
   EXPECT_EQ(bytes.size(), 10 + header_len + 24);
+}
+
+// Float64, UInt32, UInt64 and BFloat16 (as two-byte voids) write and read
+// back with every bit.
+TEST(Npy, NewElementTypesRoundTrip) {
+  struct Case {
+    DType dtype;
+    std::string descr;
+  };
+  for (const Case& c : {Case{DType::kFloat64, "<f8"}, Case{DType::kUInt32, "<u4"},
+                        Case{DType::kUInt64, "<u8"}, Case{DType::kBFloat16, "|V2"}}) {
+    SCOPED_TRACE(c.descr);
+    const TensorType type(c.dtype, {3});
+    Tensor t(type);
+    t.SetValue(0, 1.0 / 3.0);
+    t.SetValue(1, 4294967295.0);
+    t.SetValue(2, 7.0);
+    if (c.dtype == DType::kUInt64) {
+      const uint64_t big = (uint64_t{1} << 53) + 1;  // not a double
+      std::memcpy(t.mutable_bytes().data(), &big, 8);
+    }
+    const std::string bytes = EncodeNpy(t);
+    EXPECT_THAT(bytes, HasSubstr("'descr': '" + c.descr + "'"));
+    const std::string path = TempPath("new_types.npy");
+    ASSERT_TRUE(WriteFileAtomically(path, bytes).ok());
+    absl::StatusOr<Tensor> back = ReadNpy(path, type);
+    ASSERT_TRUE(back.ok()) << back.status();
+    EXPECT_EQ(*back, t);
+  }
 }
 
 // A header with newlines and binary bytes is echoed on one line, escaped

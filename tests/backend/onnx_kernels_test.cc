@@ -77,6 +77,27 @@ TEST(OnnxKernels, BitShiftWrapsAtTheElementWidth) {
   EXPECT_THAT(Values((*r)[0]), ElementsAre(144, 12, 0));
 }
 
+// The forms the importer keeps opaque: a diagonal (a repeated subscript)
+// with an ellipsis, three operands, and the implicit output (the labels used
+// once, alphabetically), in Float64.
+TEST(OnnxKernels, EinsumDiagonalsAndThreeOperands) {
+  auto diag = RunOnnx("onnx.Einsum", {{F32({2, 2, 2}), {1, 2, 3, 4, 5, 6, 7, 8}}}, {F32({2, 2})},
+                      {{"equation", std::string("...ii ->...i")}});
+  ASSERT_TRUE(diag.ok()) << diag.status();
+  EXPECT_THAT(Values((*diag)[0]), ElementsAre(1, 4, 5, 8));
+  // a[i] * b[i, j] * c[j], summed over i and j.
+  auto three = RunOnnx("onnx.Einsum",
+                       {{F32({2}), {1, 2}}, {F32({2, 2}), {1, 2, 3, 4}}, {F32({2}), {10, 100}}},
+                       {F32({})}, {{"equation", std::string("i,ij,j->")}});
+  ASSERT_TRUE(three.ok()) << three.status();
+  EXPECT_THAT(Values((*three)[0]), ElementsAre(1 * 10 + 2 * 100 + 2 * 3 * 10 + 2 * 4 * 100));
+  const TensorType f64(DType::kFloat64, {2, 2});
+  auto implicit = RunOnnx("onnx.Einsum", {{f64, {0.1, 0.2, 0.3, 0.4}}},
+                          {TensorType(DType::kFloat64, {2, 2})}, {{"equation", std::string("ji")}});
+  ASSERT_TRUE(implicit.ok()) << implicit.status();
+  EXPECT_THAT(Values((*implicit)[0]), ElementsAre(0.1, 0.3, 0.2, 0.4));  // "ji" -> "ij"
+}
+
 TEST(OnnxKernels, PReluBroadcastsTheSlopeOverX) {
   // X [2, 3], slope [3]: one slope per column.
   auto r = RunOnnx("onnx.PRelu", {{F32({2, 3}), {-1, -2, 3, 4, -5, -6}}, {F32({3}), {0.5, 2, 10}}},

@@ -7,6 +7,7 @@
 #include <variant>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "egret/cost/cost_table.h"
 #include "egret/cost/graph_cost.h"
 #include "egret/cost/hvx_cost_model.h"
@@ -78,6 +79,36 @@ TEST(TypedPricingTest, QuantizedConvIsNeverPricedWithAFloatImplementation) {
   const NodeCost qi8 = Conv(DType::kQInt8, DType::kQInt8, DType::kInt32, DType::kQInt8).Price(m);
   EXPECT_TRUE(qi8.off_htp);
   EXPECT_EQ(qi8.reason, "no QInt8 implementation of Conv2d (registered: Float32, QUInt8 crouton)");
+}
+
+// The HTP has no Float64, UInt32, UInt64 or BFloat16 tensors: a node with
+// such an output or data operand runs off the HTP even where a generic
+// implementation or an override ("*") would price it on the HTP.
+TEST(TypedPricingTest, TypesTheHtpLacksRunOffTheHtp) {
+  CostTable t;
+  t.ops["Relu"] = {{"(reluImpl<Tensor>)", 2, true, false}};
+  t.ops["Cast"] = {{"(castImpl<Tensor>)", 2, true, false}};
+  t.overrides["Relu"]["*"] = 1;
+  const HvxCostModel m(t);
+  for (DType d : {DType::kFloat64, DType::kUInt32, DType::kUInt64, DType::kBFloat16}) {
+    const TensorType x(d, {1, 64});
+    const NodeCost c = NodeCostOf(m, "Relu", {x}, {NodeInput{&x}});
+    EXPECT_TRUE(c.computable) << DTypeName(d);
+    EXPECT_TRUE(c.off_htp) << DTypeName(d);
+    EXPECT_EQ(c.impl, kOffHtpImpl);
+    EXPECT_EQ(c.no_htp, NoHtpImpl::kNotForTypes);
+    EXPECT_EQ(c.reason, "the HTP has no " + std::string(DTypeName(d)) + " tensors");
+    // An operand of such a type is enough: a Cast from it to Float32.
+    const TensorType f(DType::kFloat32, {1, 64});
+    const NodeCost cast = NodeCostOf(m, "Cast", {f}, {NodeInput{&x}});
+    EXPECT_TRUE(cast.off_htp) << DTypeName(d);
+  }
+  const TensorType f(DType::kFloat32, {1, 64});
+  EXPECT_FALSE(NodeCostOf(m, "Cast", {f}, {NodeInput{&f}}).off_htp);
+  HvxCostModel strict(t);
+  strict.set_cpu_fallback(false);
+  const TensorType d(DType::kFloat64, {4});
+  EXPECT_FALSE(NodeCostOf(strict, "Relu", {d}, {NodeInput{&d}}).computable);
 }
 
 TEST(TypedPricingTest, GenericImplementationsPriceEveryDtype) {

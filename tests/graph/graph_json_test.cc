@@ -423,10 +423,11 @@ std::vector<BadCase> BadCases() {
       {"NoOutputs", WithNodes(R"({"name": "x", "op": "*Input", "outputs": []})"), "[]}",
        "at /nodes/0/outputs: a node needs at least one output"},
       {"UnknownDType",
-       WithNodes(R"({"name": "x", "op": "*Input", "outputs": [{"dtype": "Float64"}]})"),
-       "\"Float64\"",
-       "at /nodes/0/outputs/0/dtype: unknown dtype 'Float64' (expected QUInt8, QUInt16, QInt16, "
-       "Float32, Int32, QInt32, QInt8, Float16, Int64, Bool, None or Multi)"},
+       WithNodes(R"({"name": "x", "op": "*Input", "outputs": [{"dtype": "Float8"}]})"),
+       "\"Float8\"",
+       "at /nodes/0/outputs/0/dtype: unknown dtype 'Float8' (expected QUInt8, QUInt16, QInt16, "
+       "Float32, Int32, QInt32, QInt8, Float16, Int64, Bool, Float64, UInt32, UInt64, BFloat16, "
+       "None or Multi)"},
       {"ShapeNotArray",
        WithNodes(
            R"({"name": "x", "op": "*Input", "outputs": [{"dtype": "Int32", "shape": "2x2"}]})"),

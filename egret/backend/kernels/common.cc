@@ -323,7 +323,7 @@ void ReadRealsInto(const Tensor& t, Out* out) {
     case DType::kInt32:
       ReadAs<int32_t>(t, q, out);
       break;
-    default:  // Int64, Bool: through the generic accessor.
+    default:  // Int64, Bool, Float64, UInt32, UInt64, BFloat16: the generic accessor.
       for (size_t i = 0; i < n; ++i) {
         out[i] = static_cast<Out>(t.GetReal(static_cast<int64_t>(i)));
       }
@@ -441,6 +441,47 @@ template std::vector<float> ReadRealsAs<float>(const Tensor& t);
 template void ReadRealsInto<float>(const Tensor& t, float* out);
 
 std::vector<double> ReadReals(const Tensor& t) { return ReadRealsAs<double>(t); }
+
+std::vector<__int128> ReadIntegers(const Tensor& t) {
+  std::vector<__int128> out(static_cast<size_t>(t.num_elements()));
+  const uint8_t* p = t.bytes().data();
+  auto load = [&out, p](auto v) {
+    for (size_t i = 0; i < out.size(); ++i) {
+      std::memcpy(&v, p + i * sizeof(v), sizeof(v));
+      out[i] = v;
+    }
+  };
+  switch (t.type().dtype) {
+    case DType::kInt64:
+      load(int64_t{});
+      break;
+    case DType::kUInt64:
+      load(uint64_t{});
+      break;
+    case DType::kUInt32:
+      load(uint32_t{});
+      break;
+    default:
+      load(int32_t{});
+      break;
+  }
+  return out;
+}
+
+Tensor MakeIntegerTensor(const TensorType& type, absl::Span<const __int128> v) {
+  Tensor t(type);
+  const __int128 lo = StorageMin(type.dtype);
+  const __int128 hi =
+      type.dtype == DType::kUInt64 ? static_cast<__int128>(UINT64_MAX) : StorageMax(type.dtype);
+  const size_t size = static_cast<size_t>(ElementSize(type.dtype));
+  const int64_t n = std::min<int64_t>(type.num_elements(), static_cast<int64_t>(v.size()));
+  uint8_t* bytes = t.mutable_bytes().data();
+  for (int64_t i = 0; i < n; ++i) {
+    const uint64_t low = static_cast<uint64_t>(std::clamp(v[i], lo, hi));  // the low bytes
+    std::memcpy(bytes + i * size, &low, size);
+  }
+  return t;
+}
 
 const float* FloatsAt(const TensorType& ty, const uint8_t* p, int64_t first, int64_t n,
                       float* scratch) {

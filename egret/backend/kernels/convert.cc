@@ -1,8 +1,10 @@
 // Cast, QNN_Cast, Quantize and Dequantize.
 #include <algorithm>
 #include <atomic>
+#include <bit>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 
 #include "egret/backend/kernels/dnnl_support.h"
 #include "egret/backend/kernels/kernels_internal.h"
@@ -50,6 +52,20 @@ bool LoadValues(const Tensor& t, int64_t begin, int64_t n, double* v) {
     case DType::kInt64:
       LoadValues<int64_t>(t, begin, n, v);
       return true;
+    case DType::kFloat64:
+      LoadValues<double>(t, begin, n, v);
+      return true;
+    case DType::kUInt32:
+      LoadValues<uint32_t>(t, begin, n, v);
+      return true;
+    case DType::kUInt64:
+      LoadValues<uint64_t>(t, begin, n, v);
+      return true;
+    case DType::kBFloat16: {
+      const uint16_t* p = reinterpret_cast<const uint16_t*>(t.bytes().data()) + begin;
+      for (int64_t i = 0; i < n; ++i) v[i] = BFloat16ToFloat(p[i]);
+      return true;
+    }
     default:
       return false;
   }
@@ -93,6 +109,14 @@ bool StoreValues(const double* v, int64_t n, Tensor& t, int64_t begin) {
     case DType::kInt64:
       StoreRounded<int64_t>(v, n, t, begin);
       return true;
+    case DType::kUInt32:
+      StoreRounded<uint32_t>(v, n, t, begin);
+      return true;
+    case DType::kFloat64: {
+      double* p = reinterpret_cast<double*>(t.mutable_bytes().data()) + begin;
+      std::copy(v, v + n, p);
+      return true;
+    }
     case DType::kBool: {
       uint8_t* p = t.mutable_bytes().data() + begin;
       for (int64_t i = 0; i < n; ++i) p[i] = v[i] != 0.0 ? 1 : 0;
@@ -139,9 +163,11 @@ void ConvertEach(const Tensor& in, Tensor& out, F convert) {
 
 // The conversions one machine operation does exactly as LoadValues then
 // StoreValues (the double in between is exact for these sources): 8- and
-// 16-bit storage to Float32 (exact), Int32 storage to Float32 (one rounding
-// in the current mode, as double to float), Float32 to Int32 (truncated, NaN
-// to 0, saturated). False for any other pair.
+// 16-bit storage to Float32 (exact), Int32 and UInt32 storage to Float32 (one
+// rounding in the current mode, as double to float), Float32 to Int32
+// (truncated, NaN to 0, saturated); and Int64/UInt64 to Float32, rounded
+// once (LoadValues's double would round a value beyond 2^53 first). False
+// for any other pair.
 bool CastDirectly(const Tensor& in, Tensor& out) {
   const DType from = in.type().dtype, to = out.type().dtype;
   if (to == DType::kFloat32) {
@@ -164,6 +190,17 @@ bool CastDirectly(const Tensor& in, Tensor& out) {
       case DType::kQInt32:
         ConvertEach<int32_t, float>(in, out, widen);
         return true;
+      case DType::kUInt32:
+        ConvertEach<uint32_t, float>(in, out, widen);
+        return true;
+      // 64-bit integers to float in one rounding (through double would
+      // round twice beyond 2^53).
+      case DType::kInt64:
+        ConvertEach<int64_t, float>(in, out, widen);
+        return true;
+      case DType::kUInt64:
+        ConvertEach<uint64_t, float>(in, out, widen);
+        return true;
       default:
         return false;
     }
@@ -180,6 +217,81 @@ bool CastDirectly(const Tensor& in, Tensor& out) {
     return true;
   }
   return false;
+}
+
+// v rounded to float toward zero, with the lowest significand bit set when
+// that is inexact ("round to odd"). Rounding the result to nearest even in a
+// format with at least two bits fewer (Float16, BFloat16) gives what
+// rounding v itself would: a Float64 cast to those types rounds once, as
+// ONNX's reference (numpy) does, not twice through float.
+float RoundToOddFloat(double v) {
+  if (!std::isfinite(v)) return static_cast<float>(v);
+  float f = static_cast<float>(v);
+  if (std::fabs(static_cast<double>(f)) > std::fabs(v)) f = std::nextafter(f, 0.0f);
+  if (static_cast<double>(f) != v) f = std::bit_cast<float>(std::bit_cast<uint32_t>(f) | 1u);
+  return f;
+}
+
+// An integer or Bool element as a 128-bit integer (exact for every one).
+bool LoadInteger(const Tensor& t, int64_t i, __int128* v) {
+  const uint8_t* p = t.bytes().data() + i * ElementSize(t.type().dtype);
+  auto load = [p](auto x) {
+    std::memcpy(&x, p, sizeof(x));
+    return static_cast<__int128>(x);
+  };
+  switch (t.type().dtype) {
+    case DType::kBool:
+    case DType::kQUInt8:
+      *v = load(uint8_t{});
+      return true;
+    case DType::kQInt8:
+      *v = load(int8_t{});
+      return true;
+    case DType::kQUInt16:
+      *v = load(uint16_t{});
+      return true;
+    case DType::kQInt16:
+      *v = load(int16_t{});
+      return true;
+    case DType::kInt32:
+    case DType::kQInt32:
+      *v = load(int32_t{});
+      return true;
+    case DType::kUInt32:
+      *v = load(uint32_t{});
+      return true;
+    case DType::kInt64:
+      *v = load(int64_t{});
+      return true;
+    case DType::kUInt64:
+      *v = load(uint64_t{});
+      return true;
+    default:
+      return false;
+  }
+}
+
+// A cast between integer (or Bool) types of which one is Int64 or UInt64,
+// whose values double may not hold: through 128-bit integers, saturated as
+// SetValue saturates (Bool: not zero). False, nothing written, otherwise.
+bool CastIntegers(const Tensor& in, Tensor& out) {
+  const DType from = in.type().dtype, to = out.type().dtype;
+  auto wide = [](DType t) { return t == DType::kInt64 || t == DType::kUInt64; };
+  if (!(wide(from) || wide(to)) || IsFloat(to) || !IsConcrete(to)) return false;
+  __int128 probe = 0;
+  if (in.num_elements() > 0 && !LoadInteger(in, 0, &probe)) return false;
+  const __int128 lo = to == DType::kBool ? 0 : StorageMin(to);
+  const __int128 hi = to == DType::kUInt64 ? static_cast<__int128>(UINT64_MAX) : StorageMax(to);
+  const int size = ElementSize(to);
+  uint8_t* bytes = out.mutable_bytes().data();
+  for (int64_t i = 0; i < in.num_elements(); ++i) {
+    __int128 v = 0;
+    LoadInteger(in, i, &v);
+    v = to == DType::kBool ? (v != 0) : std::clamp(v, lo, hi);
+    const uint64_t low = static_cast<uint64_t>(v);  // two's complement: the low bytes
+    std::memcpy(bytes + i * size, &low, static_cast<size_t>(size));
+  }
+  return true;
 }
 
 // Cast converts stored numbers: float to an integer type truncates toward
@@ -201,7 +313,18 @@ Result Cast(const KernelContext& c) {
     return result;
   }
   Tensor out = Tensor::Uninitialized(ot);  // every path below writes every element
-  if (CastDirectly(in, out)) {
+  if (CastDirectly(in, out) || CastIntegers(in, out)) {
+    result.push_back(std::move(out));
+    return result;
+  }
+  if (in.type().dtype == DType::kFloat64 &&
+      (ot.dtype == DType::kFloat16 || ot.dtype == DType::kBFloat16)) {
+    const double* src = reinterpret_cast<const double*>(in.bytes().data());  // aligned
+    uint16_t* dst = reinterpret_cast<uint16_t*>(out.mutable_bytes().data());
+    for (int64_t i = 0; i < in.num_elements(); ++i) {
+      const float f = RoundToOddFloat(src[i]);
+      dst[i] = ot.dtype == DType::kFloat16 ? FloatToHalf(f) : FloatToBFloat16(f);
+    }
     result.push_back(std::move(out));
     return result;
   }

@@ -10,8 +10,6 @@
 namespace egret::backend_internal {
 namespace {
 
-bool IsIntegerType(DType t) { return t == DType::kInt32 || t == DType::kInt64; }
-
 // Whether the float path computes the op: every input a Float32 or
 // Float16 value, or a quantized one read through a Dequantize to Float32
 // (KernelContext::through: read as that Dequantize's floats); the output
@@ -122,15 +120,37 @@ absl::StatusOr<std::vector<Tensor>> Multiply(const KernelContext& c) {
 }
 absl::StatusOr<std::vector<Tensor>> Divide(const KernelContext& c) {
   // Integer division truncates toward zero, as in C and ONNX.
-  if (IsIntegerType(c.outputs[0].dtype)) {
+  if (IsPlainInteger(c.outputs[0].dtype)) {
     return Binary(c, [](double x, double y) { return y == 0 ? 0.0 : std::trunc(x / y); });
   }
   return Binary(c, [](auto x, auto y) { return x / y; });
 }
+// Maximum and Minimum of plain integers select one operand exactly (through
+// 128-bit integers: a double merges Int64 and UInt64 values above 2^53).
+template <typename Pick>
+std::optional<std::vector<Tensor>> SelectIntegers(const KernelContext& c, Pick pick) {
+  if (c.inputs.size() != 2 || c.outputs.size() != 1 || !IsPlainInteger(c.outputs[0].dtype) ||
+      !IsPlainInteger(c.In(0).type().dtype) || !IsPlainInteger(c.In(1).type().dtype)) {
+    return std::nullopt;
+  }
+  const std::vector<__int128> a = ReadIntegers(c.In(0)), b = ReadIntegers(c.In(1));
+  const std::vector<__int128> out =
+      BroadcastBinaryAs<__int128>(a, c.InDims(0), b, c.InDims(1), c.outputs[0].dims, pick);
+  std::vector<Tensor> result;
+  result.push_back(MakeIntegerTensor(c.outputs[0], out));
+  return result;
+}
+
 absl::StatusOr<std::vector<Tensor>> Maximum(const KernelContext& c) {
+  if (auto r = SelectIntegers(c, [](__int128 x, __int128 y) { return x > y ? x : y; })) {
+    return *std::move(r);
+  }
   return Binary(c, [](auto x, auto y) { return std::isnan(x) || x > y ? x : y; });
 }
 absl::StatusOr<std::vector<Tensor>> Minimum(const KernelContext& c) {
+  if (auto r = SelectIntegers(c, [](__int128 x, __int128 y) { return x < y ? x : y; })) {
+    return *std::move(r);
+  }
   return Binary(c, [](auto x, auto y) { return std::isnan(x) || x < y ? x : y; });
 }
 absl::StatusOr<std::vector<Tensor>> Power(const KernelContext& c) {

@@ -18,6 +18,13 @@
 // that are floats, copying stored bytes where it only moves elements
 // (CopiesBytes), typed quantize/dequantize loops (QuantizeFloats).
 //
+// Float64 is read and computed exactly in double. Int64 and UInt64 values
+// beyond 2^53 in magnitude are not doubles: kernels that move elements copy
+// their stored bytes, and the comparisons, Max/Min, integer Cast, Mod and
+// BitShift compute on 128-bit integers (ReadIntegers), so those stay exact;
+// other arithmetic on them rounds through double. BFloat16 is widened to
+// float exactly and stored rounded to nearest even (Tensor::SetValue).
+//
 // Speed: a kernel writes its output in place (FloatsOut, Tensor::
 // mutable_bytes), may take over an input's storage at its last use
 // (KernelContext::reusable), and splits streaming loops over the threads
@@ -115,6 +122,13 @@ const KernelTable& Kernels();
 
 // The real values of every element of t.
 std::vector<double> ReadReals(const Tensor& t);
+// The elements of a plain integer tensor (Int32, Int64, UInt32, UInt64),
+// exactly: every one fits a 128-bit integer (a double merges Int64 and UInt64
+// values above 2^53). Kernels that compare or select integers read these.
+std::vector<__int128> ReadIntegers(const Tensor& t);
+// A tensor of plain integer `type` holding v, each value saturated to the
+// dtype's range (UInt64 up to 2^64 - 1).
+Tensor MakeIntegerTensor(const TensorType& type, absl::Span<const __int128> v);
 // The same values as Out (double or float: instantiated for both), each
 // computed in double and rounded once; ReadReals is ReadRealsAs<double>.
 template <typename Out>

@@ -10,35 +10,17 @@ namespace {
 
 using Result = absl::StatusOr<std::vector<Tensor>>;
 
-bool IsIntegerType(DType t) { return t == DType::kInt32 || t == DType::kInt64; }
-
-// The elements of an Int32 or Int64 tensor, exactly.
-std::vector<int64_t> ReadIntegers(const Tensor& t) {
-  std::vector<int64_t> out(static_cast<size_t>(t.num_elements()));
-  const uint8_t* p = t.bytes().data();
-  for (size_t i = 0; i < out.size(); ++i) {
-    if (t.type().dtype == DType::kInt64) {
-      std::memcpy(&out[i], p + i * 8, 8);
-    } else {
-      int32_t v;
-      std::memcpy(&v, p + i * 4, 4);
-      out[i] = v;
-    }
-  }
-  return out;
-}
-
 // out[i] = f(a[.], b[.]) ? 1 : 0 over the broadcast of a and b, as a Bool
-// (or the declared) output. Integer operands compare exactly as int64 (a
-// double would merge values above 2^53); others as real values.
+// (or the declared) output. Integer operands compare exactly (a double
+// would merge Int64 and UInt64 values above 2^53); others as real values.
 template <typename F>
 Result Compare(const KernelContext& c, F f) {
   const Dims& od = c.outputs[0].dims;
   const std::vector<int64_t> ia = BroadcastSources(c.InDims(0), od);
   const std::vector<int64_t> ib = BroadcastSources(c.InDims(1), od);
   std::vector<double> out(ia.size());
-  if (IsIntegerType(c.In(0).type().dtype) && IsIntegerType(c.In(1).type().dtype)) {
-    const std::vector<int64_t> a = ReadIntegers(c.In(0)), b = ReadIntegers(c.In(1));
+  if (IsPlainInteger(c.In(0).type().dtype) && IsPlainInteger(c.In(1).type().dtype)) {
+    const std::vector<__int128> a = ReadIntegers(c.In(0)), b = ReadIntegers(c.In(1));
     for (size_t i = 0; i < out.size(); ++i) out[i] = f(a[ia[i]], b[ib[i]]) ? 1 : 0;
   } else {
     const std::vector<double> a = ReadReals(c.In(0)), b = ReadReals(c.In(1));

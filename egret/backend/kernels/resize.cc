@@ -115,7 +115,9 @@ Result Resize(const KernelContext& c) {
                 });
   };
   std::vector<Tensor> result;
-  if (IsFloat(c.In(0).type().dtype) && IsFloat(c.outputs[0].dtype)) {
+  // Float32, Float16 and BFloat16, not Float64: those values are floats.
+  auto floats = [](DType t) { return IsFloat(t) && t != DType::kFloat64; };
+  if (floats(c.In(0).type().dtype) && floats(c.outputs[0].dtype)) {
     // The same arithmetic from the input's floats (exactly its values), each
     // result rounded to float once, as MakeTensor stores a double.
     const FloatsIn x(c.In(0));

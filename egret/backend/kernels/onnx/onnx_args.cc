@@ -111,7 +111,7 @@ std::vector<int64_t> ReadInts(const Tensor& t) {
 }
 
 bool IsOnnxInteger(const TensorType& type) {
-  if (type.dtype == DType::kInt32 || type.dtype == DType::kInt64) return true;
+  if (IsPlainInteger(type.dtype)) return true;
   return IsQuantized(type.dtype) && type.stepsize == 1.0f && type.zero_offset == 0;
 }
 
