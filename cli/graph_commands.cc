@@ -14,6 +14,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
@@ -25,6 +26,7 @@
 #include "egret/graph/op_table.h"
 #include "egret/graph/saturated_count.h"
 #include "egret/io/graph_io.h"
+#include "egret/onnx/onnx_reader.h"
 #include "egret/support/diagnostic.h"
 
 namespace egret::cli {
@@ -107,8 +109,52 @@ void PrintSummary(const Graph& g, std::ostream& out) {
   }
 }
 
+// An ONNX model's inputs as it declares them, symbolic dims by name:
+//   input signature:
+//     input: FLOAT[batch,3,224,224]
+// true when some dim has no size.
+bool PrintOnnxSignature(const std::vector<OnnxInputSignature>& inputs, std::ostream& out) {
+  bool unsized = false;
+  out << "input signature:\n";
+  for (const OnnxInputSignature& in : inputs) {
+    out << "  " << in.name << ": " << in.elem_type;
+    if (in.has_shape) {
+      out << "[" << absl::StrJoin(in.dims, ",") << "]";
+      for (const std::string& d : in.dims) {
+        unsized |= d.empty() || !absl::ascii_isdigit(static_cast<unsigned char>(d[0]));
+      }
+    } else {
+      out << " (no shape)";
+    }
+    out << "\n";
+  }
+  return unsized;
+}
+
+// For an ONNX model, its input signature first; when the flags leave some
+// dims without a size, the rest is computed with them taken as 1, with a
+// note saying so, or, when the model cannot be imported so, says why.
 int RunInfo(const std::string& path, const GraphInputFlags& input) {
+  absl::StatusOr<std::optional<GraphFormat>> format = DetectGraphFormat(path);
+  if (!format.ok()) return Report(format.status());
+  const bool onnx = *format == GraphFormat::kOnnx;
+  bool unsized = false;
+  if (onnx) {
+    absl::StatusOr<std::vector<OnnxInputSignature>> sig = ReadOnnxInputSignature(path);
+    if (!sig.ok()) return Report(sig.status());
+    unsized = PrintOnnxSignature(*sig, std::cout);
+  }
   absl::StatusOr<Graph> g = input.Load(path);
+  if (!g.ok() && unsized && g.status().code() == absl::StatusCode::kUnimplemented) {
+    const std::string why(g.status().message());
+    g = input.Load(path, 1);
+    if (!g.ok()) {
+      std::cout << "summary: not available until the unsized dims are given (" << why << ")\n";
+      return kExitOk;
+    }
+    std::cout << "note: below, input dims without a size are taken as 1 (give them with --dim "
+                 "NAME=N, --default-dim N or --input-shape INPUT=AxB)\n";
+  }
   if (!g.ok()) return Report(g.status());
   PrintSummary(*g, std::cout);
   return kExitOk;

@@ -18,17 +18,21 @@ void GraphInputFlags::AddTo(CLI::App* cmd) {
                   "NAME=N: size of a symbolic ONNX input dim (repeatable; .onnx only)");
   cmd->add_option("--default-dim", default_dim_,
                   "Size of any other symbolic ONNX input dim (default: such a dim is an error)")
-      ->check(CLI::Range(int64_t{1}, kMaxElements));
-  cmd->add_option("--input-shape", input_shapes_,
-                  "INPUT=AxBx..: the whole shape of an ONNX graph input (repeatable; .onnx only)");
+      ->check(CLI::Range(int64_t{1}, kMaxElements).description("N >= 1"));
+  cmd->add_option(
+      "--input-shape", input_shapes_,
+      "INPUT=AxBx.. or INPUT=A,B,..: the whole shape of an ONNX graph input (repeatable; "
+      ".onnx only)");
   cmd->add_option("--input-value", input_values_,
                   "INPUT=V[,V...]: freeze an ONNX graph input to these values, one per element or "
                   "one for all (repeatable; .onnx only)");
 }
 
-absl::StatusOr<Graph> GraphInputFlags::Load(const std::string& path) const {
+absl::StatusOr<Graph> GraphInputFlags::Load(const std::string& path) const { return Load(path, 0); }
+
+absl::StatusOr<Graph> GraphInputFlags::Load(const std::string& path, int64_t unsized_dim) const {
   OnnxImportOptions options;
-  options.default_dim = default_dim_;
+  options.default_dim = default_dim_ > 0 ? default_dim_ : unsized_dim;
   for (const std::string& d : dims_) {
     const size_t eq = d.rfind('=');
     int64_t n = 0;
@@ -43,7 +47,8 @@ absl::StatusOr<Graph> GraphInputFlags::Load(const std::string& path) const {
     const size_t eq = s.rfind('=');
     Dims dims;
     bool ok = eq != std::string::npos && eq > 0 && eq + 1 < s.size();
-    for (absl::string_view part : absl::StrSplit(ok ? s.substr(eq + 1) : "", 'x')) {
+    for (absl::string_view part :
+         absl::StrSplit(ok ? s.substr(eq + 1) : "", absl::ByAnyChar("x,"))) {
       int64_t n = 0;
       ok = ok && absl::SimpleAtoi(part, &n) && n >= 1 && n <= kMaxElements &&
            dims.size() < static_cast<size_t>(kMaxRank);
@@ -51,7 +56,9 @@ absl::StatusOr<Graph> GraphInputFlags::Load(const std::string& path) const {
     }
     if (!ok) {
       return absl::InvalidArgumentError(absl::StrFormat(
-          "egret: error: --input-shape '%s': expected INPUT=AxBx... with every dim >= 1", s));
+          "egret: error: --input-shape '%s': expected INPUT=AxBx... or INPUT=A,B,... with every "
+          "dim >= 1",
+          s));
     }
     options.input_shapes[s.substr(0, eq)] = dims;
   }
@@ -71,6 +78,7 @@ absl::StatusOr<Graph> GraphInputFlags::Load(const std::string& path) const {
     options.input_numbers[s.substr(0, eq)] = values;
   }
   options.symbolic_dim_hint = "--dim NAME=N, --default-dim N or --input-shape INPUT=AxB";
+  options.suggest_cli_flags = true;
   return LoadGraph(path, options);
 }
 

@@ -2,7 +2,8 @@
 //
 //   --dim NAME=N                 size of a symbolic ONNX input dim (repeatable)
 //   --default-dim N              size of any other symbolic or unknown ONNX input dim
-//   --input-shape INPUT=1x512    the whole shape of an ONNX graph input (repeatable)
+//   --input-shape INPUT=1x512    the whole shape of an ONNX graph input (repeatable; also
+//                                written 1,512)
 //   --input-value INPUT=V[,V..]  freeze an ONNX graph input to a constant (repeatable),
 //                                e.g. a sample rate that decides control flow
 //
@@ -28,6 +29,9 @@ class GraphInputFlags {
   // Reads the graph at `path` with the flags' import options. A malformed
   // flag is kInvalidArgument ("--dim 'x': expected NAME=N with N >= 1").
   absl::StatusOr<Graph> Load(const std::string& path) const;
+  // The same, sizing any dim the flags leave without a size as
+  // `unsized_dim` (for a summary that must not fail on them: egret info).
+  absl::StatusOr<Graph> Load(const std::string& path, int64_t unsized_dim) const;
 
  private:
   std::vector<std::string> dims_;

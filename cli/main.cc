@@ -8,6 +8,7 @@
 
 #include "CLI/CLI.hpp"
 #include "cli/commands.h"
+#include "cli/did_you_mean.h"
 #include "egret/backend/executor.h"
 #include "egret/support/diagnostic.h"
 
@@ -17,9 +18,12 @@ int main(int argc, char** argv) {
   egret::KeepFreedMemoryForReuse();
   CLI::App app{"egret: equality-saturation graph optimizer for Hexagon HTP/HVX"};
   app.require_subcommand(1);
-  // Usage errors are one line on stderr, like every other egret error.
-  app.failure_message([](const CLI::App*, const CLI::Error& e) {
-    return std::string("egret: error: ") + e.what() + " (see --help)\n";
+  app.set_version_flag("--version", "egret " EGRET_VERSION);
+  // Usage errors are one line on stderr, like every other egret error, with
+  // the closest name to a mistyped subcommand or option.
+  app.failure_message([](const CLI::App* a, const CLI::Error& e) {
+    return std::string("egret: error: ") + e.what() + egret::cli::DidYouMean(*a, e) +
+           " (see --help)\n";
   });
   int exit_code = egret::kExitOk;
   egret::cli::RegisterAllCommands(app, &exit_code);

@@ -202,6 +202,13 @@ int RunOptimize(const OptimizeArgs& args) {
     }
     options.option_overrides[name] = value;
   }
+  if (!args.output.empty() && !GraphFormatFromPath(args.output)) {
+    std::fprintf(stderr,
+                 "%s: error: cannot tell which format to write from the file name; egret writes "
+                 ".json, .onnx and .dot files\n",
+                 args.output.c_str());
+    return kExitBadInput;
+  }
   std::optional<uint32_t> flags = RuleFlagsOption("optimize", args.flags);
   if (!flags) return kExitBadInput;
   options.rule_flags = *flags;
@@ -375,10 +382,17 @@ void RegisterOptimizeCommand(CLI::App& app, int* exit_code) {
   CLI::App* cmd = app.add_subcommand(
       "optimize", "Optimize a graph with HTP rules by equality saturation and HVX-cost extraction");
   cmd->add_option("GRAPH", args->graph, "Input graph (.json or .onnx)")->required();
+  cmd->add_option("-o,--output", args->output, "Write the optimized graph here");
+  cmd->add_flag("--verify", args->verify,
+                "Before writing anything, check on the reference executor that the result "
+                "computes the input's outputs (exit 1 if not; exit 3, writing nothing, when an "
+                "output cannot be computed there)");
+  cmd->add_option("--report", args->report, "Write the JSON report here");
+  cmd->add_flag("--progress", args->progress, "Print progress on stderr even when not a terminal");
+  args->input.AddTo(cmd);
   cmd->add_option("--rules", args->rules,
                   "Rule files (op-package sources or .rules; default: egret's shipped library, "
                   "rules/lib/*.rules)");
-  args->input.AddTo(cmd);
   cmd->add_option("-I", args->include_dirs, "Add a directory to the #include search path");
   cmd->add_option("-D", args->defines, "Define a macro: NAME or NAME=VALUE");
   cmd->add_option("--option", args->options, "Set a graph option for OPTION_*: NAME=VALUE");
@@ -392,19 +406,12 @@ void RegisterOptimizeCommand(CLI::App& app, int* exit_code) {
   cmd->add_flag("--htp-only", args->htp_only,
                 "Fail when an op has no HTP implementation, instead of running it off the HTP "
                 "(priced as a CPU fallback)");
-  cmd->add_option("-o,--output", args->output, "Write the optimized graph here");
   cmd->add_flag("--onnx-standard-only", args->onnx_standard_only,
                 "With -o OUT.onnx: write default-domain ONNX ops only; a node that needs the "
                 "egret.htp or another domain is an error (exit 1) and nothing is written");
   cmd->add_flag("--onnx-external-data", args->onnx_external_data, kOnnxExternalDataHelp);
   cmd->add_option("--dot", args->dot,
                   "Also write it as Graphviz DOT (implementation, cost and provenance per node)");
-  cmd->add_option("--report", args->report, "Write the JSON report here");
-  cmd->add_flag("--progress", args->progress, "Print progress on stderr even when not a terminal");
-  cmd->add_flag("--verify", args->verify,
-                "Before writing anything, check on the reference executor that the result "
-                "computes the input's outputs (exit 1 if not; exit 3, writing nothing, when an "
-                "output cannot be computed there)");
   cmd->add_flag("--allow-unverified", args->allow_unverified,
                 "With --verify: when some output cannot be verified, write the result anyway "
                 "(exit 0, after a warning naming the outputs)");
@@ -425,6 +432,26 @@ void RegisterOptimizeCommand(CLI::App& app, int* exit_code) {
   cmd->add_option("--threads", args->verify_options.threads,
                   "--verify: threads the reference executor may use (default 0: every core)")
       ->check(CLI::NonNegativeNumber);
+  // --help in groups, the common flags first, and examples at the end.
+  const std::vector<std::pair<std::string, std::vector<std::string>>> groups = {
+      {"Common", {"--output", "--verify", "--report", "--progress"}},
+      {"Input shapes (ONNX)", {"--dim", "--default-dim", "--input-shape", "--input-value"}},
+      {"Rules",
+       {"--rules", "-I", "-D", "--option", "--flag", "--plugin", "--costs", "--no-fold",
+        "--htp-only"}},
+      {"Limits", {"--iter-limit", "--node-limit", "--time-limit", "--memory-limit"}},
+      {"Extraction", {"--extractor", "--phase-mode"}},
+      {"Verification (--verify)",
+       {"--allow-unverified", "--seed", "--rtol", "--atol", "--quant-steps", "--threads"}},
+      {"Output", {"--onnx-standard-only", "--onnx-external-data", "--dot"}}};
+  for (const auto& [group, names] : groups) {
+    for (const std::string& name : names) cmd->get_option(name)->group(group);
+  }
+  cmd->footer(
+      "\nExamples:\n"
+      "  egret optimize model.onnx --verify -o model.opt.onnx\n"
+      "  egret optimize model.onnx --dim batch=1 --input-shape state=2x1x128 --report r.json\n"
+      "  egret optimize model.onnx --rules my_package.cpp -I qnn/include --verify\n");
   cmd->callback([args, exit_code] { *exit_code = RunOptimize(*args); });
 }
 

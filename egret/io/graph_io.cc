@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "egret/graph/graph_dot.h"
 #include "egret/graph/graph_json.h"
+#include "egret/io/file_kind.h"
 #include "egret/onnx/onnx_reader.h"
 #include "egret/onnx/onnx_writer.h"
 #include "egret/support/enum_names.h"
@@ -47,8 +48,29 @@ absl::StatusOr<Graph> LoadGraph(const std::string& path, uint64_t max_file_bytes
   return LoadGraph(path, options);
 }
 
+absl::StatusOr<std::optional<GraphFormat>> DetectGraphFormat(const std::string& path) {
+  std::optional<GraphFormat> format = GraphFormatFromPath(path);
+  if (format == GraphFormat::kDot) return format;
+  // What the file holds decides over its extension for formats egret does
+  // not read, and decides alone when the extension says nothing. (An
+  // unreadable file is left to the reader, whose error says why.)
+  absl::StatusOr<std::string> head = ReadFileHead(path);
+  if (!head.ok()) return format;
+  const FileKind kind = ClassifyFileHead(*head);
+  if (kind == FileKind::kEgretJson && !format) format = GraphFormat::kJson;
+  if (kind == FileKind::kOnnx && !format) format = GraphFormat::kOnnx;
+  if (!format ||
+      (kind != FileKind::kEgretJson && kind != FileKind::kOnnx && kind != FileKind::kOther)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(path, ": error: ", ForeignFileAdvice(kind, path)));
+  }
+  return format;
+}
+
 absl::StatusOr<Graph> LoadGraph(const std::string& path, const OnnxImportOptions& onnx) {
-  switch (GraphFormatFromPath(path).value_or(GraphFormat::kJson)) {
+  absl::StatusOr<std::optional<GraphFormat>> format = DetectGraphFormat(path);
+  if (!format.ok()) return format.status();
+  switch (format->value_or(GraphFormat::kJson)) {
     case GraphFormat::kJson:
       return ReadGraphJson(path, onnx.max_file_bytes);
     case GraphFormat::kOnnx:
@@ -69,7 +91,14 @@ absl::Status SaveGraph(const Graph& graph, const std::string& path,
 
 absl::Status StageGraph(const Graph& graph, const std::string& path, FileTransaction* txn,
                         std::optional<GraphFormat> format, const OnnxWriteOptions& onnx) {
-  switch (format.value_or(GraphFormatFromPath(path).value_or(GraphFormat::kJson))) {
+  if (!format) format = GraphFormatFromPath(path);
+  if (!format) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(path,
+                     ": error: cannot tell which format to write from the file name; egret "
+                     "writes .json, .onnx and .dot files"));
+  }
+  switch (*format) {
     case GraphFormat::kJson:
       return StageGraphJson(graph, path, GraphWriteOptions{}, txn);
     case GraphFormat::kDot:

@@ -32,12 +32,21 @@ std::optional<GraphFormat> ParseGraphFormat(std::string_view name);
 // The format named by `path`'s extension (case-insensitive), or nullopt.
 std::optional<GraphFormat> GraphFormatFromPath(std::string_view path);
 
-// Reads the graph at `path` in the format of its extension. An unknown
-// extension is read as JSON. Errors are one-line "file[:line:col]: error: ..."
-// messages: kInvalidArgument for malformed content, kNotFound for an
-// unreadable file, kResourceExhausted for a file over `max_file_bytes`,
-// kUnimplemented for .dot (write only). .onnx files go to ReadOnnx
-// (onnx_reader.h) with its default options and this size limit.
+// The format LoadGraph reads `path` in: its extension's, else its content's
+// (io/file_kind.h); nullopt when neither says (an unreadable file, or one that
+// is not regular: the reader's error says why). kInvalidArgument, naming what
+// the file is and pointing to the ONNX export, for a format egret does not
+// read.
+absl::StatusOr<std::optional<GraphFormat>> DetectGraphFormat(const std::string& path);
+
+// Reads the graph at `path` in the format of its extension, or, when the
+// extension names none, of its content (io/file_kind.h). A file in a format
+// egret does not read (a PyTorch checkpoint, TensorFlow Lite, HDF5, a zip,
+// or unrecognized content without a known extension) is kInvalidArgument
+// naming what it is and pointing to the ONNX export. Errors are one-line "file[:line:col]: error:
+// ..." messages: kInvalidArgument for malformed content, kNotFound for an unreadable file,
+// kResourceExhausted for a file over `max_file_bytes`, kUnimplemented for .dot (write only). .onnx
+// files go to ReadOnnx (onnx_reader.h) with its default options and this size limit.
 absl::StatusOr<Graph> LoadGraph(const std::string& path,
                                 uint64_t max_file_bytes = kDefaultMaxFileBytes);
 
@@ -47,7 +56,8 @@ absl::StatusOr<Graph> LoadGraph(const std::string& path,
 absl::StatusOr<Graph> LoadGraph(const std::string& path, const OnnxImportOptions& onnx);
 
 // Writes `graph` to `path` in `format` (by default, the format of the
-// extension, and JSON for an unknown one), atomically. ONNX goes through
+// extension; an extension that names no format is kInvalidArgument and
+// nothing is written), atomically. ONNX goes through
 // WriteOnnxBytes (onnx_writer.h) with `onnx` and is checked by ONNX's checker
 // before anything is written.
 absl::Status SaveGraph(const Graph& graph, const std::string& path,

@@ -350,10 +350,11 @@ std::optional<Graph> Regrouper::Run() {
 std::optional<Graph> RegroupEgretModel(const onnx::ModelProto& model,
                                        const OnnxImportOptions& options) {
   // Options that change what the plain import builds (layout, frozen or
-  // resized inputs) leave the model to it.
+  // resized inputs) leave the model to it, and so do named dims (the plain
+  // import checks that the model has them).
   if (model.producer_name() != "egret" || !model.has_graph() || !options.nhwc ||
       !options.input_values.empty() || !options.input_numbers.empty() ||
-      !options.input_shapes.empty()) {
+      !options.input_shapes.empty() || !options.dim_params.empty()) {
     return std::nullopt;
   }
   std::optional<Graph> g = Regrouper(model, options).Run();

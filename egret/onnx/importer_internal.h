@@ -475,6 +475,10 @@ class Importer {
 
   // ---- the driver (onnx_reader.cc)
   absl::Status ReadInputs();
+  // The import options' names against the graph (an input or symbolic dim
+  // they name that the graph lacks), then every graph input dim left without
+  // a size, all in one error.
+  absl::Status CheckInputOptions() const;
   // Orders `nodes` topologically (the tensors their subgraphs read from the
   // enclosing scopes count as inputs), or fails naming a node on a cycle.
   absl::StatusOr<std::vector<int>> SortNodes(const std::vector<const onnx::NodeProto*>& nodes);

@@ -8,6 +8,7 @@
 #include <string_view>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/strings/ascii.h"
 #include "egret/onnx/external_data_internal.h"
 #include "egret/onnx/import_regroup_internal.h"
 #include "egret/onnx/importer_internal.h"
@@ -108,6 +109,121 @@ absl::StatusOr<TensorType> GivenInputType(const onnx::ValueInfoProto& in, const 
 
 }  // namespace
 
+namespace {
+
+// `text` as one shell word: itself when it needs no quoting, else in single
+// quotes.
+std::string ShellWord(const std::string& text) {
+  const bool plain = !text.empty() && std::all_of(text.begin(), text.end(), [](char c) {
+    return absl::ascii_isalnum(static_cast<unsigned char>(c)) || std::strchr("_-.=,:/+@%", c);
+  });
+  if (plain) return text;
+  std::string out = "'";
+  for (char c : text) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+}  // namespace
+
+absl::Status Importer::CheckInputOptions() const {
+  const onnx::GraphProto& graph = model_.graph();
+  absl::flat_hash_set<std::string> initializers;
+  for (const auto& init : graph.initializer()) initializers.insert(init.name());
+  std::vector<std::string> names;         // graph inputs, in order
+  std::vector<std::string> symbols;       // symbolic dims, in first-use order
+  absl::flat_hash_set<std::string> seen;  // of symbols
+  struct Unsized {
+    const onnx::ValueInfoProto* input;
+    int dim;
+  };
+  std::vector<Unsized> unsized;
+  for (const auto& in : graph.input()) {
+    if (initializers.contains(in.name())) continue;
+    names.push_back(in.name());
+    if (!in.type().has_tensor_type() || !in.type().tensor_type().has_shape()) continue;
+    const auto& shape = in.type().tensor_type().shape();
+    const bool given = options_.input_shapes.contains(in.name()) ||
+                       options_.input_values.contains(in.name()) ||
+                       options_.input_numbers.contains(in.name());
+    for (int i = 0; i < shape.dim_size(); ++i) {
+      const auto& dim = shape.dim(i);
+      if (dim.has_dim_value() && dim.dim_value() >= 0) continue;
+      if (dim.has_dim_param() && seen.insert(dim.dim_param()).second) {
+        symbols.push_back(dim.dim_param());
+      }
+      if (given || options_.default_dim > 0 ||
+          (dim.has_dim_param() && options_.dim_params.contains(dim.dim_param()))) {
+        continue;
+      }
+      unsized.push_back({&in, i});
+    }
+  }
+  auto listed = [](const std::vector<std::string>& v) {
+    return v.empty() ? std::string("none") : absl::StrJoin(v, ", ");
+  };
+  auto unknown_input = [&](std::string_view what, const auto& given) -> absl::Status {
+    for (const auto& [name, value] : given) {
+      if (std::find(names.begin(), names.end(), name) == names.end()) {
+        return FileError(absl::StatusCode::kInvalidArgument,
+                         absl::StrFormat("%s given for '%s', which is not a graph input (the "
+                                         "graph inputs are: %s)",
+                                         what, name, listed(names)));
+      }
+    }
+    return absl::OkStatus();
+  };
+  EGRET_RETURN_IF_ERROR(unknown_input("a shape is", options_.input_shapes));
+  EGRET_RETURN_IF_ERROR(unknown_input("a value is", options_.input_values));
+  EGRET_RETURN_IF_ERROR(unknown_input("a value is", options_.input_numbers));
+  for (const auto& [name, size] : options_.dim_params) {
+    if (!seen.contains(name)) {
+      return FileError(absl::StatusCode::kInvalidArgument,
+                       absl::StrFormat("a size is given for symbolic dim '%s', which no graph "
+                                       "input has (the symbolic dims are: %s)",
+                                       name, listed(symbols)));
+    }
+  }
+  if (unsized.empty()) return absl::OkStatus();
+  // Every unsized dim, then the flags that would size them all with 1: a
+  // --dim per symbol, or the whole --input-shape of an input with an unnamed
+  // dim.
+  std::vector<std::string> dims, flags;
+  absl::flat_hash_set<std::string> flagged;
+  for (const Unsized& u : unsized) {
+    const auto& dim = u.input->type().tensor_type().shape().dim(u.dim);
+    dims.push_back(absl::StrFormat(
+        "'%s' dim %d (%s)", u.input->name(), u.dim,
+        dim.has_dim_param() ? absl::StrCat("symbolic '", dim.dim_param(), "'") : "unknown"));
+  }
+  for (const Unsized& u : unsized) {
+    const auto& shape = u.input->type().tensor_type().shape();
+    bool unnamed = false;
+    for (const auto& d : shape.dim()) unnamed |= !d.has_dim_value() && !d.has_dim_param();
+    if (unnamed) {
+      if (!flagged.insert(absl::StrCat("input:", u.input->name())).second) continue;
+      std::vector<std::string> sizes;
+      for (const auto& d : shape.dim()) {
+        const bool sized = d.has_dim_value() && d.dim_value() >= 0;
+        sizes.push_back(sized ? absl::StrCat(d.dim_value()) : "1");
+      }
+      flags.push_back(
+          absl::StrCat("--input-shape ",
+                       ShellWord(absl::StrCat(u.input->name(), "=", absl::StrJoin(sizes, "x")))));
+    } else {
+      const std::string& symbol = shape.dim(u.dim).dim_param();
+      if (!flagged.insert(absl::StrCat("dim:", symbol)).second) continue;
+      flags.push_back(absl::StrCat("--dim ", ShellWord(absl::StrCat(symbol, "=1"))));
+    }
+  }
+  return FileError(
+      absl::StatusCode::kUnimplemented,
+      absl::StrFormat(
+          "%d graph input dim%s: %s; give %s (%s)%s", unsized.size(),
+          unsized.size() == 1 ? " has no size" : "s have no size", absl::StrJoin(dims, ", "),
+          unsized.size() == 1 ? "it" : "them", options_.symbolic_dim_hint,
+          options_.suggest_cli_flags ? absl::StrCat(", e.g. ", absl::StrJoin(flags, " ")) : ""));
+}
+
 absl::Status Importer::ReadInputs() {
   const onnx::GraphProto& graph = model_.graph();
   for (const auto& init : graph.initializer()) {
@@ -122,6 +238,7 @@ absl::Status Importer::ReadInputs() {
     }
     SetConst(init.name(), *std::move(t));
   }
+  EGRET_RETURN_IF_ERROR(CheckInputOptions());
   for (const auto& in : graph.input()) {
     if (values_.contains(in.name())) continue;  // an initializer (IR < 4): a constant
     auto given = options_.input_shapes.find(in.name());
@@ -457,6 +574,39 @@ absl::StatusOr<Graph> ReadOnnx(const std::string& path, const OnnxImportOptions&
     }
   }
   return ImportModel(model, path, options);
+}
+
+absl::StatusOr<std::vector<OnnxInputSignature>> ReadOnnxInputSignature(const std::string& path,
+                                                                       uint64_t max_file_bytes) {
+  absl::StatusOr<std::string> bytes = ReadFile(path, max_file_bytes);
+  if (!bytes.ok()) return bytes.status();
+  EGRET_ASSIGN_OR_RETURN(onnx::ModelProto model, ParseModel(*bytes, path));
+  absl::flat_hash_set<std::string> initializers;
+  for (const auto& init : model.graph().initializer()) initializers.insert(init.name());
+  std::vector<OnnxInputSignature> out;
+  for (const auto& in : model.graph().input()) {
+    if (initializers.contains(in.name())) continue;
+    OnnxInputSignature sig;
+    sig.name = in.name();
+    const onnx::TypeProto& tp = in.type();
+    if (!tp.has_tensor_type()) {
+      sig.elem_type = tp.has_sequence_type()   ? "sequence"
+                      : tp.has_optional_type() ? "optional"
+                                               : "non-tensor";
+      sig.has_shape = false;
+      out.push_back(std::move(sig));
+      continue;
+    }
+    sig.elem_type = onnx_internal::OnnxTypeName(tp.tensor_type().elem_type());
+    sig.has_shape = tp.tensor_type().has_shape();
+    for (const auto& d : tp.tensor_type().shape().dim()) {
+      sig.dims.push_back(d.has_dim_value() && d.dim_value() >= 0 ? absl::StrCat(d.dim_value())
+                         : d.has_dim_param()                     ? d.dim_param()
+                                                                 : "?");
+    }
+    out.push_back(std::move(sig));
+  }
+  return out;
 }
 
 absl::StatusOr<Tensor> ReadOnnxTensor(const std::string& path, uint64_t max_file_bytes) {

@@ -63,6 +63,10 @@ struct OnnxImportOptions {
   // own flags here (the CLI: "--dim NAME=N, --default-dim N or --input-shape
   // INPUT=AxB").
   std::string symbolic_dim_hint = "OnnxImportOptions::dim_params, default_dim or input_shapes";
+  // Also end that error with a ready-to-paste line of the CLI's flags that
+  // size every unsized dim with 1 ("e.g. --dim batch=1 --input-shape
+  // state=2x1x128"): set by the CLI, whose flags these are.
+  bool suggest_cli_flags = false;
   // Graph inputs to freeze: each named input becomes a constant with this
   // value (whose type must match the input's) and is no longer a graph input.
   std::map<std::string, Tensor, std::less<>> input_values;
@@ -74,7 +78,11 @@ struct OnnxImportOptions {
   uint64_t max_file_bytes = kDefaultMaxFileBytes;
 };
 
-// Reads the ONNX model at `path`. Errors are one line naming the file and,
+// Reads the ONNX model at `path`. A name in `options` (dim_params,
+// input_shapes, input_values, input_numbers) that is no graph input or
+// symbolic dim is kInvalidArgument, listing the real ones; graph input dims
+// without a size (symbolic or unknown, and not given) are kUnimplemented,
+// listing every one. Errors are one line naming the file and,
 // where there is one, the ONNX node:
 //   "model.onnx: error: node 'conv1' (Conv): weight must be 4-D, got [3,3]".
 // kInvalidArgument: malformed protobuf or a model that breaks ONNX's rules;
@@ -89,6 +97,21 @@ absl::StatusOr<Graph> ReadOnnx(const std::string& path, const OnnxImportOptions&
 // from).
 absl::StatusOr<Graph> ParseOnnx(std::string_view bytes, std::string_view file,
                                 const OnnxImportOptions& options = {});
+
+// A graph input as the model declares it, without importing the model: its
+// name, element type ("FLOAT", ...) and dims, each a size, the name of a
+// symbolic dim or "?" (unknown); `dims` is empty for a scalar, and
+// `has_shape` false when the model declares no shape.
+struct OnnxInputSignature {
+  std::string name;
+  std::string elem_type;
+  std::vector<std::string> dims;
+  bool has_shape = true;
+};
+// The graph inputs of the model at `path` that are not initializers. Errors
+// as ReadOnnx's for an unreadable or malformed file.
+absl::StatusOr<std::vector<OnnxInputSignature>> ReadOnnxInputSignature(
+    const std::string& path, uint64_t max_file_bytes = kDefaultMaxFileBytes);
 
 // True when the importer maps the default-domain ONNX op type `op_type` (e.g.
 // "Conv", "Gemm") onto egret ops instead of keeping it opaque. The op table's

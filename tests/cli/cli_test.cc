@@ -21,6 +21,7 @@
 #include "egret/graph/graph_json.h"
 #include "egret/support/file_io.h"
 #include "nlohmann/json.hpp"
+#include "tests/onnx/onnx_builder.h"
 
 namespace egret {
 namespace {
@@ -289,6 +290,145 @@ TEST_F(CliTest, MalformedInputShapeAndValueFlagsExitTwo) {
     Result r = Run({"info", kExample, flag, value});
     EXPECT_EQ(r.code, 2) << flag << " " << value;
     EXPECT_THAT(r.FirstErrLine(), HasSubstr(absl::StrCat(flag, " '", value, "'")));
+  }
+}
+
+// First contact: --version, did-you-mean, shapes with commas, unknown input
+// names, every unsized dim with a ready-to-paste line, info on a model with
+// symbolic dims, files egret does not read, and -o with an extension egret
+// does not write.
+TEST_F(CliTest, VersionAndDidYouMean) {
+  Result r = Run({"--version"});
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_THAT(r.out, ::testing::MatchesRegex("egret [0-9]+\\.[0-9]+\\.[0-9]+\n"));
+  r = Run({"optimise", kExample});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_THAT(r.FirstErrLine(), HasSubstr("(did you mean 'optimize'?)"));
+  r = Run({"optimize", kExample, "--out", Path("o.json")});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_THAT(r.FirstErrLine(), HasSubstr("(did you mean '--output'?)"));
+  r = Run({"optimize", kExample, "--verfy"});
+  EXPECT_THAT(r.FirstErrLine(), HasSubstr("(did you mean '--verify'?)"));
+  // Nothing close: no suggestion.
+  r = Run({"frobnicate"});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_THAT(r.FirstErrLine(), ::testing::Not(HasSubstr("did you mean")));
+}
+
+// optimize --help: flags in groups, examples at the end, no raw limits.
+TEST_F(CliTest, OptimizeHelpIsGroupedWithExamples) {
+  Result r = Run({"optimize", "--help"});
+  EXPECT_EQ(r.code, 0) << r.err;
+  size_t last = 0;
+  for (const char* group : {"Common:", "Input shapes (ONNX):", "Rules:", "Limits:", "Extraction:",
+                            "Output:", "Verification (--verify):", "Examples:"}) {
+    const size_t at = r.out.find(group);
+    EXPECT_NE(at, std::string::npos) << group;
+    if (at == std::string::npos) continue;
+    EXPECT_GT(at, last) << group;
+    last = at;
+  }
+  EXPECT_THAT(r.out, HasSubstr("  egret optimize model.onnx --verify -o model.opt.onnx\n"));
+  EXPECT_THAT(r.out, ::testing::Not(HasSubstr("72057594037927936")));
+}
+
+class CliOnnxTest : public CliTest {
+ protected:
+  // x: FLOAT[batch, 3], state: FLOAT[2, ?, 4]; y = Relu(x), s = Relu(state).
+  std::string SymbolicModel() {
+    testing::OnnxBuilder b;
+    b.InputSymbolic("x", "batch", 3);
+    auto* st = b.model().mutable_graph()->add_input();
+    st->set_name("state");
+    auto* tt = st->mutable_type()->mutable_tensor_type();
+    tt->set_elem_type(onnx::TensorProto::FLOAT);
+    tt->mutable_shape()->add_dim()->set_dim_value(2);
+    tt->mutable_shape()->add_dim();
+    tt->mutable_shape()->add_dim()->set_dim_value(4);
+    b.Node("Relu", {"x"}, {"y"});
+    b.Node("Relu", {"state"}, {"s"});
+    b.Output("y");
+    b.Output("s");
+    Write("sym.onnx", b.Bytes());
+    return Path("sym.onnx");
+  }
+};
+
+TEST_F(CliOnnxTest, UnsizedDimsAreListedWithAReadyLine) {
+  const std::string model = SymbolicModel();
+  Result r = Run({"optimize", model});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_EQ(r.FirstErrLine(),
+            model +
+                ": error: 2 graph input dims have no size: 'x' dim 0 (symbolic 'batch'), "
+                "'state' dim 1 (unknown); give them (--dim NAME=N, --default-dim N or "
+                "--input-shape INPUT=AxB), e.g. --dim batch=1 --input-shape state=2x1x4");
+  // The suggested line works, and shapes may be written with commas.
+  r = Run({"optimize", model, "--dim", "batch=1", "--input-shape", "state=2x1x4", "--verify"});
+  EXPECT_EQ(r.code, 0) << r.err;
+  r = Run({"optimize", model, "--dim", "batch=1", "--input-shape", "state=2,1,4", "--verify"});
+  EXPECT_EQ(r.code, 0) << r.err;
+  // A name that is no input or symbolic dim is an error listing the real ones.
+  r = Run({"info", model, "--input-shape", "x2=1x3"});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_THAT(r.FirstErrLine(), HasSubstr("a shape is given for 'x2', which is not a graph input "
+                                          "(the graph inputs are: x, state)"));
+  r = Run({"info", model, "--dim", "N=1"});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_THAT(r.FirstErrLine(), HasSubstr("a size is given for symbolic dim 'N', which no graph "
+                                          "input has (the symbolic dims are: batch)"));
+}
+
+TEST_F(CliOnnxTest, InfoShowsTheInputSignatureWithoutSizes) {
+  const std::string model = SymbolicModel();
+  Result r = Run({"info", model});
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_THAT(r.out,
+              ::testing::StartsWith("input signature:\n"
+                                    "  x: FLOAT[batch,3]\n"
+                                    "  state: FLOAT[2,?,4]\n"
+                                    "note: below, input dims without a size are taken as 1"));
+  EXPECT_THAT(r.out, HasSubstr("  x: Float32[1,3]\n"));
+  r = Run({"info", model, "--dim", "batch=5", "--default-dim", "2"});
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_THAT(r.out, ::testing::Not(HasSubstr("note:")));
+  EXPECT_THAT(r.out, HasSubstr("  x: Float32[5,3]\n"));
+  EXPECT_THAT(r.out, HasSubstr("  state: Float32[2,2,4]\n"));
+}
+
+TEST_F(CliOnnxTest, FilesEgretDoesNotReadOrWriteAreNamed) {
+  // torch.save's zip archive, a TensorFlow Lite flatbuffer, HDF5.
+  Write("model.pt", std::string("PK\x03\x04\x14\0\0\0\0\0archive/data.pklxxxx", 34));
+  Write("model.tflite", std::string("\x1c\0\0\0TFL3\0\0\x12\0", 14));
+  Write("model.h5", std::string("\x89HDF\r\n\x1a\n\0\0", 10));
+  Write("renamed.onnx", std::string("PK\x03\x04\x14\0\0\0\0\0archive/data.pklxxxx", 34));
+  for (const auto& [file, says] : std::vector<std::pair<std::string, std::string>>{
+           {"model.pt",
+            "PyTorch checkpoint (torch.save), not a graph egret reads; export the "
+            "model to ONNX (torch.onnx.export("},
+           {"renamed.onnx", "PyTorch checkpoint"},
+           {"model.tflite",
+            "TensorFlow Lite model, not a graph egret reads; convert it to ONNX "
+            "(python -m tf2onnx.convert --tflite "},
+           {"model.h5", "HDF5 file (a Keras .h5 model?)"}}) {
+    Result r = Run({"optimize", Path(file)});
+    EXPECT_EQ(r.code, 2) << file;
+    EXPECT_THAT(r.FirstErrLine(), HasSubstr(Path(file) + ": error: this is a")) << file;
+    EXPECT_THAT(r.FirstErrLine(), HasSubstr(says)) << file;
+  }
+  // A graph file is read by its content when its extension says nothing.
+  const std::string model = SymbolicModel();
+  fs::copy_file(model, Path("model.bin"));
+  fs::copy_file(kExample, Path("graph.txt"));
+  EXPECT_EQ(Run({"info", Path("model.bin")}).code, 0);
+  EXPECT_EQ(Run({"info", Path("graph.txt")}).code, 0);
+  // -o with an extension egret does not write: an error, nothing written.
+  for (const std::string out : {"out.tflite", "out"}) {
+    Result r = Run({"optimize", kExample, "-o", Path(out)});
+    EXPECT_EQ(r.code, 2) << out;
+    EXPECT_THAT(r.FirstErrLine(), HasSubstr(": error: cannot tell which format to write from the "
+                                            "file name; egret writes .json, .onnx and .dot"));
+    EXPECT_FALSE(fs::exists(Path(out))) << out;
   }
 }
 
@@ -1317,18 +1457,20 @@ TEST_F(CliTest, FifoInputsFailFastWithOneLine) {
 // -o to a device or a FIFO is refused (exit 2) and leaves the node as it was,
 // with nothing else written.
 TEST_F(CliTest, OutputToASpecialFileIsRefused) {
-  ASSERT_EQ(mkfifo(Path("pipe").c_str(), 0600), 0);
-  Result r = Run({"optimize", kExample, "--rules", kExampleRules, "-o", Path("pipe"), "--report",
-                  Path("report.json")});
+  // (Named .json: a name without an extension is refused before anything
+  // runs, CliOnnxTest.FilesEgretDoesNotReadOrWriteAreNamed.)
+  ASSERT_EQ(mkfifo(Path("pipe.json").c_str(), 0600), 0);
+  Result r = Run({"optimize", kExample, "--rules", kExampleRules, "-o", Path("pipe.json"),
+                  "--report", Path("report.json")});
   EXPECT_EQ(r.code, 2);
   EXPECT_THAT(r.FirstErrLine(), HasSubstr("is not a regular file"));
-  EXPECT_TRUE(fs::is_fifo(Path("pipe")));
+  EXPECT_TRUE(fs::is_fifo(Path("pipe.json")));
   EXPECT_FALSE(fs::exists(Path("report.json")));
   if (geteuid() == 0) {  // a private copy of /dev/null's device numbers
-    ASSERT_EQ(mknod(Path("null").c_str(), S_IFCHR | 0600, makedev(1, 3)), 0);
-    r = Run({"optimize", kExample, "--rules", kExampleRules, "-o", Path("null")});
+    ASSERT_EQ(mknod(Path("null.json").c_str(), S_IFCHR | 0600, makedev(1, 3)), 0);
+    r = Run({"optimize", kExample, "--rules", kExampleRules, "-o", Path("null.json")});
     EXPECT_EQ(r.code, 2);
-    EXPECT_TRUE(fs::is_character_file(Path("null")));
+    EXPECT_TRUE(fs::is_character_file(Path("null.json")));
   }
 }
 

@@ -1200,12 +1200,59 @@ TEST(OnnxReader, SymbolicDimsNeedASize) {
   b.Output("y");
   absl::StatusOr<Graph> g = ParseOnnx(b.Bytes(), "m.onnx");
   ASSERT_FALSE(g.ok());
-  EXPECT_THAT(g.status().message(), HasSubstr("graph input 'x' has symbolic 'N' dim 0"));
+  EXPECT_THAT(g.status().message(),
+              HasSubstr("1 graph input dim has no size: 'x' dim 0 (symbolic 'N')"));
   OnnxImportOptions options;
   options.dim_params["N"] = 3;
   g = ParseOnnx(b.Bytes(), "m.onnx", options);
   ASSERT_TRUE(g.ok()) << g.status();
   EXPECT_EQ(g->node(g->inputs()[0]).outputs[0].dims, (Dims{3, 4}));
+}
+
+// Every unsized dim is listed at once, with the CLI's flags that would size
+// them when asked for; a name that is no input or symbolic dim is an error
+// listing the real ones.
+TEST(OnnxReader, UnsizedDimsAreListedAndUnknownNamesRejected) {
+  OnnxBuilder b;
+  b.InputSymbolic("x", "batch", 4);
+  auto* y = b.model().mutable_graph()->add_input();
+  y->set_name("state");
+  auto* tt = y->mutable_type()->mutable_tensor_type();
+  tt->set_elem_type(onnx::TensorProto::FLOAT);
+  tt->mutable_shape()->add_dim()->set_dim_value(2);
+  tt->mutable_shape()->add_dim();  // unknown
+  tt->mutable_shape()->add_dim()->set_dim_param("batch");
+  b.Node("Relu", {"x"}, {"r"});
+  b.Node("Relu", {"state"}, {"s"});
+  b.Output("r");
+  b.Output("s");
+  OnnxImportOptions cli;
+  cli.suggest_cli_flags = true;
+  cli.symbolic_dim_hint = "--dim NAME=N";
+  absl::StatusOr<Graph> g = ParseOnnx(b.Bytes(), "m.onnx", cli);
+  ASSERT_FALSE(g.ok());
+  EXPECT_EQ(g.status().code(), absl::StatusCode::kUnimplemented);
+  EXPECT_EQ(g.status().message(),
+            "m.onnx: error: 3 graph input dims have no size: 'x' dim 0 (symbolic 'batch'), "
+            "'state' dim 1 (unknown), 'state' dim 2 (symbolic 'batch'); give them (--dim "
+            "NAME=N), e.g. --dim batch=1 --input-shape state=2x1x1");
+  cli.input_shapes["stat"] = {2, 1, 1};
+  g = ParseOnnx(b.Bytes(), "m.onnx", cli);
+  EXPECT_EQ(g.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(g.status().message(),
+            "m.onnx: error: a shape is given for 'stat', which is not a graph input (the graph "
+            "inputs are: x, state)");
+  cli.input_shapes.clear();
+  cli.dim_params["Batch"] = 1;
+  g = ParseOnnx(b.Bytes(), "m.onnx", cli);
+  EXPECT_EQ(g.status().message(),
+            "m.onnx: error: a size is given for symbolic dim 'Batch', which no graph input has "
+            "(the symbolic dims are: batch)");
+  cli.dim_params.clear();
+  cli.dim_params["batch"] = 3;
+  cli.input_shapes["state"] = {2, 5, 3};
+  g = ParseOnnx(b.Bytes(), "m.onnx", cli);
+  ASSERT_TRUE(g.ok()) << g.status();
 }
 
 // A front end names its own flags in the symbolic-dim error; the whole shape
@@ -1219,7 +1266,8 @@ TEST(OnnxReader, InputShapesAndNumbers) {
   hinted.symbolic_dim_hint = "--dim NAME=N";
   absl::StatusOr<Graph> g = ParseOnnx(b.Bytes(), "m.onnx", hinted);
   ASSERT_FALSE(g.ok());
-  EXPECT_THAT(g.status().message(), HasSubstr("give its size (--dim NAME=N)"));
+  EXPECT_THAT(g.status().message(), HasSubstr("; give it (--dim NAME=N)"));
+  EXPECT_THAT(g.status().message(), ::testing::Not(HasSubstr("e.g.")));
   OnnxImportOptions shaped;
   shaped.input_shapes["x"] = {2, 4};
   g = ParseOnnx(b.Bytes(), "m.onnx", shaped);
