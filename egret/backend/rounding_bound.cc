@@ -44,40 +44,14 @@ bool MovesElements(std::string_view op) {
 }
 
 // Ops whose result moves by at most the largest of their data operands'
-// moves (Lipschitz constant 1 in the max norm, operand by operand).
+// moves (Lipschitz constant 1 in the max norm, operand by operand): those
+// that move or select elements, and these, which average, clamp or contract.
 bool LipschitzOne(std::string_view op) {
-  static const absl::flat_hash_set<std::string_view> kOps = {"Reshape",
-                                                             "Transpose",
-                                                             "Concat",
-                                                             "Slice_shape",
-                                                             "StridedSlice",
-                                                             "Split",
-                                                             "Pad",
-                                                             "Tile",
-                                                             "PoolMax2d",
-                                                             "PoolAvg2d",
-                                                             "Resize",
-                                                             "ResizeBilinear",
-                                                             "ResizeNearestNeighbor",
-                                                             "ReduceMax",
-                                                             "ReduceMean",
-                                                             "ElementWiseMaximum",
-                                                             "ElementWiseMinimum",
-                                                             "Relu",
-                                                             "Relu1",
-                                                             "Relu6",
-                                                             "ReluX",
-                                                             "ReluMinMax",
-                                                             "Tanh",
-                                                             "Neg",
-                                                             "Abs",
-                                                             "Quantize",
-                                                             "Dequantize",
-                                                             "QNN_Cast",
-                                                             "TopK",
-                                                             "$Out",
-                                                             "Softmax"};
-  return kOps.contains(op);
+  static const absl::flat_hash_set<std::string_view> kOps = {
+      "PoolAvg2d", "Resize",     "ResizeBilinear", "ReduceMean", "Relu1",
+      "Relu6",     "ReluX",      "ReluMinMax",     "Tanh",       "Neg",
+      "Abs",       "Dequantize", "QNN_Cast",       "Softmax"};
+  return MovesElements(op) || kOps.contains(op);
 }
 
 bool IsData(const OpDef* def, int i) { return def == nullptr || !def->IsParam(i); }
