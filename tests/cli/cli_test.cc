@@ -398,10 +398,11 @@ TEST_F(CliOnnxTest, InfoShowsTheInputSignatureWithoutSizes) {
 
 TEST_F(CliOnnxTest, FilesEgretDoesNotReadOrWriteAreNamed) {
   // torch.save's zip archive, a TensorFlow Lite flatbuffer, HDF5.
-  Write("model.pt", std::string("PK\x03\x04\x14\0\0\0\0\0archive/data.pklxxxx", 34));
-  Write("model.tflite", std::string("\x1c\0\0\0TFL3\0\0\x12\0", 14));
-  Write("model.h5", std::string("\x89HDF\r\n\x1a\n\0\0", 10));
-  Write("renamed.onnx", std::string("PK\x03\x04\x14\0\0\0\0\0archive/data.pklxxxx", 34));
+  using namespace std::string_literals;  // (literals with NUL bytes)
+  Write("model.pt", "PK\x03\x04\x14\0\0\0\0\0archive/data.pklxxxx"s);
+  Write("model.tflite", "\x1c\0\0\0TFL3\0\0\x12\0"s);
+  Write("model.h5", "\x89HDF\r\n\x1a\n\0\0"s);
+  Write("renamed.onnx", "PK\x03\x04\x14\0\0\0\0\0archive/data.pklxxxx"s);
   for (const auto& [file, says] : std::vector<std::pair<std::string, std::string>>{
            {"model.pt",
             "PyTorch checkpoint (torch.save), not a graph egret reads; export the "
