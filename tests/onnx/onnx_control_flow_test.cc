@@ -139,6 +139,26 @@ std::string WhileModel() {
   return b.Bytes();
 }
 
+// Loop without M whose condition never turns false: y += Relu(x) forever.
+std::string EndlessModel() {
+  OnnxBuilder body;
+  body.Input("iter", {}, kI64);
+  body.Input("cond_in", {}, kBool);
+  body.Input("y_in", {2});
+  body.Node("Identity", {"cond_in"}, {"cond_out"});
+  body.Node("Add", {"y_in", "xr"}, {"y_out"});
+  body.Output("cond_out", {}, kBool);
+  body.Output("y_out", {2});
+  OnnxBuilder b;
+  b.Input("x", {2});
+  b.Input("y0", {2});
+  b.Node("Relu", {"x"}, {"xr"});
+  auto* loop = b.Node("Loop", {"", "", "y0"}, {"y_final"}, "endless");
+  OnnxBuilder::AttrGraph(loop, "body", body.graph());
+  b.Output("y_final", {2});
+  return b.Bytes();
+}
+
 // Loop 4 times whose body holds an If on iter < 2: then y + Relu(x) (read
 // from two scopes out), else y * two (an outer constant).
 std::string NestedModel() {
@@ -321,6 +341,19 @@ TEST(OnnxControlFlow, LoopWithoutTripCountOrCondition) {
              "onnx.Loop",
              {Floats({2}, {1.5, -2}), Floats({2}, {10, 20})},
              {{17.5, 20}}});
+}
+
+// A loop that never ends stops at the executor's cap with an error instead
+// of hanging (a hostile or runaway model).
+TEST(OnnxControlFlow, AnEndlessLoopStopsAtTheCap) {
+  absl::StatusOr<Graph> g = ParseOnnx(EndlessModel(), "endless.onnx");
+  ASSERT_TRUE(g.ok()) << g.status();
+  absl::StatusOr<std::vector<Tensor>> out =
+      Execute(*g, {Floats({2}, {1, -2}), Floats({2}, {0, 0})});
+  ASSERT_FALSE(out.ok());
+  EXPECT_EQ(out.status().code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_THAT(std::string(out.status().message()),
+              HasSubstr("onnx.Loop: stopped after 262144 iterations"));
 }
 
 TEST(OnnxControlFlow, LoopWithAnIfInside) {

@@ -180,6 +180,9 @@ Tensor Slice(const Tensor& t, int axis, int64_t index) {
 // condition output) holds; the body reads (iteration, condition, carried
 // values...) and gives (condition, carried values..., scan outputs...); each
 // scan output is its per-iteration values stacked along a new first axis.
+// The most iterations a Loop runs on the reference executor.
+constexpr int64_t kMaxLoopIterations = int64_t{1} << 18;
+
 Result Loop(const KernelContext& c) {
   EGRET_ASSIGN_OR_RETURN(Operands ops, SplitOperands(c));
   EGRET_ASSIGN_OR_RETURN(const Graph* body, Body(c, "body"));
@@ -218,6 +221,13 @@ Result Loop(const KernelContext& c) {
   const TensorType cond_type = body->node(body->inputs()[1]).outputs[0];
   int64_t i = 0;
   for (; i < max_trips && cond; ++i) {
+    if (i >= kMaxLoopIterations) {
+      // A hostile or runaway model (no M, a condition that never turns
+      // false) must not hang the executor.
+      return absl::ResourceExhaustedError(absl::StrFormat(
+          "%s: stopped after %d iterations, the most egret's reference executor runs", c.op,
+          kMaxLoopIterations));
+    }
     if (scans > 0 && i >= bound) {
       return KernelError(c, absl::StrFormat("runs more than the %d iterations its scan outputs "
                                             "are declared with",
