@@ -28,14 +28,7 @@ size_t EditDistance(std::string_view a, std::string_view b) {
 // The subcommand being parsed: the deepest one selected on the command line.
 const CLI::App* Current(const CLI::App& app) {
   const CLI::App* cur = &app;
-  for (bool deeper = true; deeper;) {
-    deeper = false;
-    for (const CLI::App* sub : cur->get_subcommands()) {
-      cur = sub;
-      deeper = true;
-      break;
-    }
-  }
+  while (!cur->get_subcommands().empty()) cur = cur->get_subcommands().front();
   return cur;
 }
 

@@ -202,12 +202,11 @@ int RunOptimize(const OptimizeArgs& args) {
     }
     options.option_overrides[name] = value;
   }
-  if (!args.output.empty() && !GraphFormatFromPath(args.output)) {
-    std::fprintf(stderr,
-                 "%s: error: cannot tell which format to write from the file name; egret writes "
-                 ".json, .onnx and .dot files\n",
-                 args.output.c_str());
-    return kExitBadInput;
+  if (!args.output.empty()) {
+    if (absl::StatusOr<GraphFormat> f = WriteFormatFromPath(args.output); !f.ok()) {
+      std::fprintf(stderr, "%s\n", std::string(f.status().message()).c_str());
+      return kExitBadInput;
+    }
   }
   std::optional<uint32_t> flags = RuleFlagsOption("optimize", args.flags);
   if (!flags) return kExitBadInput;

@@ -43,13 +43,12 @@ std::string AtolNote(const OutputCheck& o, const VerifyOptions& options) {
   return note;
 }
 
-// Per graph output of `g`, why it has no value to compare because it depends
-// on a node that draws random values without a seed (DrawsWithoutSeed), or
-// "".
-std::vector<std::string> UnseededDraws(const Graph& g) {
-  std::vector<std::string> why(g.outputs().size());
+// Marks, in `unavailable` (one reason per graph output of `g`, "" when
+// computed), each output that depends on a node drawing random values without
+// a seed (DrawsWithoutSeed): it has no value to compare.
+void MarkUnseededDraws(const Graph& g, std::vector<std::string>* unavailable) {
   absl::StatusOr<std::vector<NodeId>> order = g.TopologicalOrder();
-  if (!order.ok()) return why;  // the executor reports the malformed graph
+  if (!order.ok()) return;  // the executor reports the malformed graph
   std::vector<NodeId> drawn_by(g.num_nodes(), kNoNode);
   bool any = false;
   for (NodeId id : *order) {
@@ -62,15 +61,14 @@ std::vector<std::string> UnseededDraws(const Graph& g) {
       if (drawn_by[in.node] != kNoNode) drawn_by[id] = drawn_by[in.node];
     }
   }
-  if (!any) return why;
-  for (size_t k = 0; k < why.size(); ++k) {
+  if (!any) return;
+  for (size_t k = 0; k < unavailable->size() && k < g.outputs().size(); ++k) {
     const NodeId r = drawn_by[g.outputs()[k].value.node];
-    if (r == kNoNode) continue;
-    why[k] = absl::StrFormat(
+    if (r == kNoNode || !(*unavailable)[k].empty()) continue;
+    (*unavailable)[k] = absl::StrFormat(
         "depends on node %s (%s), which draws random values without a seed (no value to compare)",
         g.NodeLabel(r), g.node(r).op);
   }
-  return why;
 }
 
 }  // namespace
@@ -118,27 +116,25 @@ std::string VerifyReport::ToString() const {
                           o.label, o.diff.max_abs, o.diff.max_rel, o.diff.mismatches, o.elements,
                           AtolNote(o, options), o.diff.within_tolerance() ? "ok" : "FAIL");
   }
+  std::vector<std::string> unverified;
+  for (const OutputCheck& o : outputs) {
+    if (!o.not_verified.empty()) unverified.push_back(o.label);
+  }
   std::string verdict_text;
   switch (verdict()) {
     case VerifyVerdict::kOk:
       verdict_text = "ok";
       break;
     case VerifyVerdict::kFailed:
-      verdict_text = "FAILED";
+      verdict_text = unverified.empty() ? "FAILED"
+                                        : absl::StrFormat("FAILED, %d of %d outputs not verified",
+                                                          unverified.size(), outputs.size());
       break;
-    case VerifyVerdict::kIncomplete: {
-      std::vector<std::string> labels;
-      for (const OutputCheck& o : outputs) {
-        if (!o.not_verified.empty()) labels.push_back(o.label);
-      }
-      verdict_text = absl::StrFormat("incomplete (%d of %d outputs not verified: %s)",
-                                     labels.size(), outputs.size(), absl::StrJoin(labels, ", "));
+    case VerifyVerdict::kIncomplete:
+      verdict_text =
+          absl::StrFormat("incomplete (%d of %d outputs not verified: %s)", unverified.size(),
+                          outputs.size(), absl::StrJoin(unverified, ", "));
       break;
-    }
-  }
-  if (verdict() == VerifyVerdict::kFailed && not_verified() > 0) {
-    absl::StrAppendFormat(&verdict_text, ", %d of %d outputs not verified", not_verified(),
-                          outputs.size());
   }
   absl::StrAppendFormat(&out, "verify: %s (rtol %g, atol %g)\n", verdict_text, options.rtol,
                         options.atol);
@@ -221,10 +217,7 @@ absl::StatusOr<ReferenceOutputs> RunReference(const Graph& reference,
   out.outputs = *std::move(outputs);
   out.peak_live_bytes = stats.peak_live_bytes;
   out.graph = &reference;
-  const std::vector<std::string> unseeded = UnseededDraws(reference);
-  for (size_t k = 0; k < out.unavailable.size() && k < unseeded.size(); ++k) {
-    if (out.unavailable[k].empty()) out.unavailable[k] = unseeded[k];
-  }
+  MarkUnseededDraws(reference, &out.unavailable);
   for (size_t k = 0; k < out.outputs.size(); ++k) {
     out.labels.push_back(OutputLabel(reference, k));
     out.steps.push_back(QuantizationStep(reference, k));
@@ -250,10 +243,7 @@ absl::StatusOr<VerifyReport> VerifyAgainst(const ReferenceOutputs& expected, con
                  absl::InvalidArgumentError(absl::StrFormat(
                      "%d outputs, expected %d", actual->size(), expected.outputs.size())));
   }
-  const std::vector<std::string> unseeded = UnseededDraws(candidate);
-  for (size_t k = 0; k < unavailable.size() && k < unseeded.size(); ++k) {
-    if (unavailable[k].empty()) unavailable[k] = unseeded[k];
-  }
+  MarkUnseededDraws(candidate, &unavailable);
   // Compare the outputs both graphs computed; the rest are not verified.
   VerifyReport report;
   report.options = options;

@@ -42,6 +42,17 @@ std::optional<GraphFormat> GraphFormatFromPath(std::string_view path) {
   return ParseGraphFormat(ext);
 }
 
+absl::StatusOr<GraphFormat> WriteFormatFromPath(std::string_view path) {
+  std::optional<GraphFormat> format = GraphFormatFromPath(path);
+  if (!format) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(absl::string_view(path.data(), path.size()),
+                     ": error: cannot tell which format to write from the file name; egret "
+                     "writes .json, .onnx and .dot files"));
+  }
+  return *format;
+}
+
 absl::StatusOr<Graph> LoadGraph(const std::string& path, uint64_t max_file_bytes) {
   OnnxImportOptions options;
   options.max_file_bytes = max_file_bytes;
@@ -91,12 +102,8 @@ absl::Status SaveGraph(const Graph& graph, const std::string& path,
 
 absl::Status StageGraph(const Graph& graph, const std::string& path, FileTransaction* txn,
                         std::optional<GraphFormat> format, const OnnxWriteOptions& onnx) {
-  if (!format) format = GraphFormatFromPath(path);
   if (!format) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(path,
-                     ": error: cannot tell which format to write from the file name; egret "
-                     "writes .json, .onnx and .dot files"));
+    EGRET_ASSIGN_OR_RETURN(format, WriteFormatFromPath(path));
   }
   switch (*format) {
     case GraphFormat::kJson:

@@ -32,6 +32,12 @@ std::optional<GraphFormat> ParseGraphFormat(std::string_view name);
 // The format named by `path`'s extension (case-insensitive), or nullopt.
 std::optional<GraphFormat> GraphFormatFromPath(std::string_view path);
 
+// The format SaveGraph writes `path` in when none is given: its extension's;
+// kInvalidArgument ("out.tflite: error: cannot tell which format to write
+// ...") when the extension names none, for a front end to check before it
+// does any work.
+absl::StatusOr<GraphFormat> WriteFormatFromPath(std::string_view path);
+
 // The format LoadGraph reads `path` in: its extension's, else its content's
 // (io/file_kind.h); nullopt when neither says (an unreadable file, or one that
 // is not regular: the reader's error says why). kInvalidArgument, naming what
