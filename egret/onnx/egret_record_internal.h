@@ -9,6 +9,10 @@
 //   "egret-permuted <perm>"   on an initializer holding a constant transposed
 //                             at write time (out dim d = dim perm[d]), with the
 //                             record of the constant it was made from;
+//   "egret-record-before <json>" on a node (or the graph's doc string, at the
+//                             end) for an egret node whose ONNX nodes the
+//                             writer's tidy pass removed (write_tidy.cc): the
+//                             record of a group read just before this node;
 //   "egret-splat"             on a ConstantOfShape node that stands for a
 //                             splat initializer of the same name, followed by
 //                             that initializer's doc string;
@@ -30,6 +34,7 @@ inline constexpr char kGroupTag[] = "egret-group ";
 inline constexpr char kRecordTag[] = "egret-record ";
 inline constexpr char kPermutedTag[] = "egret-permuted ";
 inline constexpr char kSplatTag[] = "egret-splat";
+inline constexpr char kBeforeTag[] = "egret-record-before ";
 // Names of record inputs that stand for ONNX tensors start with this.
 inline constexpr char kTensorPrefix[] = "%";
 // Record copies of unnamed "$Shape" and "$Const" nodes are named this + the

@@ -92,8 +92,12 @@ class Regrouper {
   // output or a constant from the initializers.
   std::optional<ValueRef> Value(const std::string& name);
   std::optional<ValueRef> Constant(const std::string& name);
-  // Rebuilds the egret node of the group whose first ONNX node is `first`.
-  bool Group(const onnx::NodeProto& first);
+  // Rebuilds the egret node of the group whose record is in `doc` (the doc
+  // string of its first ONNX node).
+  bool Group(std::string_view doc);
+  // The groups whose ONNX nodes the writer's tidy pass removed, recorded in
+  // `doc` (kBeforeTag lines), rebuilt in order.
+  bool GroupsBefore(std::string_view doc);
   // A copy of record node `p` ("$Shape" or "$Const"), shared by name.
   std::optional<ValueRef> Copy(const Node& p);
   // Takes initializer `t` (its name must be new).
@@ -206,8 +210,10 @@ std::optional<ValueRef> Regrouper::Constant(const std::string& name) {
   } else {
     return std::nullopt;
   }
-  // The stored numbers in the recorded type (its encoding).
-  if (value->type().dims != info->type.dims ||
+  // The stored numbers in the recorded type (its encoding). A constant the
+  // tidy pass broadcast to a higher rank has leading 1s the record lacks.
+  if ((value->type().dims != info->type.dims &&
+       (!permuted_.contains(name) || value->num_elements() != info->type.num_elements())) ||
       ElementSize(value->type().dtype) != ElementSize(info->type.dtype) ||
       !IsConcrete(info->type.dtype)) {
     return std::nullopt;
@@ -235,8 +241,8 @@ std::optional<ValueRef> Regrouper::Copy(const Node& p) {
   return ValueRef{id, 0};
 }
 
-bool Regrouper::Group(const onnx::NodeProto& first) {
-  std::optional<Graph> mini = ParseRecord(first.doc_string(), max_bytes_);
+bool Regrouper::Group(std::string_view doc) {
+  std::optional<Graph> mini = ParseRecord(doc, max_bytes_);
   if (!mini) return false;
   NodeId main = kNoNode;
   for (NodeId id = 0; id < mini->num_nodes(); ++id) {
@@ -287,6 +293,21 @@ bool Regrouper::Group(const onnx::NodeProto& first) {
   return true;
 }
 
+bool Regrouper::GroupsBefore(std::string_view doc) {
+  const std::string_view tag = onnx_record::kBeforeTag;
+  while (!doc.empty()) {
+    const size_t end = doc.find('\n');
+    std::string_view line = doc.substr(0, end);
+    if (line.substr(0, tag.size()) == tag) {
+      line.remove_prefix(tag.size());
+      if (!Group(std::string(kRecordTag) + std::string(line))) return false;
+    }
+    if (end == std::string_view::npos) break;
+    doc.remove_prefix(end + 1);
+  }
+  return true;
+}
+
 std::optional<Graph> Regrouper::Run() {
   g_.set_name(gp_.name());
   for (const auto& t : gp_.initializer()) {
@@ -310,6 +331,7 @@ std::optional<Graph> Regrouper::Run() {
   std::string current;
   absl::flat_hash_map<std::string, bool> seen;
   for (const auto& node : gp_.node()) {
+    if (!GroupsBefore(node.doc_string())) return std::nullopt;
     std::optional<std::string_view> tag = DocLine(node.doc_string(), kGroupTag);
     if (!tag) {
       if (DocLine(node.doc_string(), kSplatTag)) continue;  // AddSplat took it
@@ -324,8 +346,9 @@ std::optional<Graph> Regrouper::Run() {
     if (!aliases.empty()) return std::nullopt;
     if (*tag == current) continue;
     current = std::string(*tag);
-    if (!seen.emplace(current, true).second || !Group(node)) return std::nullopt;
+    if (!seen.emplace(current, true).second || !Group(node.doc_string())) return std::nullopt;
   }
+  if (!GroupsBefore(gp_.doc_string())) return std::nullopt;
   for (const auto& o : gp_.output()) {
     auto a = aliases.find(o.name());
     std::optional<ValueRef> v = Value(a == aliases.end() ? o.name() : a->second);

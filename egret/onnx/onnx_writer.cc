@@ -808,6 +808,7 @@ absl::Status Writer::WriteGraph(onnx::GraphProto* gp) {
     EGRET_ASSIGN_OR_RETURN(int32_t elem, ElemType(t));
     SetValueInfo(gp_->add_output(), name, t, elem);
   }
+  if (!is_body_) TidyGraph(gp_);
   // Constants every reader took in another layout (a filter transposed to
   // OIHW) are not written twice: initializers nothing reads are dropped.
   // (A value a subgraph reads is read.)

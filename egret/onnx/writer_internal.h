@@ -176,6 +176,19 @@ absl::Status WriteNode(Writer& w);
 absl::Status WriteNhwcNode(Writer& w, bool* handled);    // write_nhwc.cc
 absl::Status WriteLayoutNode(Writer& w, bool* handled);  // write_data_movement.cc
 
+// The last pass over a written graph (write_tidy.cc): each Transpose that
+// feeds an op ONNX runs in any layout (elementwise ops, Concat, Split,
+// Slice, Pad, Softmax, reductions with keepdims, per-axis Q/DQ) moves below
+// it, the op's axes and constant operands mapped through the perm;
+// Transposes of Transposes compose, and vanish when the result is the
+// identity; Identity nodes go (a graph output fed by one takes over its
+// producer's tensor name); nodes nothing reads go. Applied only when the
+// graph ends with no more nodes and no more Transposes than it had. Records
+// (egret_record_internal.h) move with the nodes: a group left with no node
+// hands its record to the next node (kBeforeTag), or to the graph's
+// doc_string at the end.
+void TidyGraph(onnx::GraphProto* gp);
+
 }  // namespace egret::onnx_export
 
 #endif  // EGRET_ONNX_WRITER_INTERNAL_H_
