@@ -87,6 +87,7 @@ struct OptimizeArgs {
   bool no_fold = false;
   bool htp_only = false;
   bool onnx_standard_only = false;
+  bool onnx_lowered = false;
   bool onnx_external_data = false;
   bool verify = false;
   bool allow_unverified = false;
@@ -203,10 +204,14 @@ int RunOptimize(const OptimizeArgs& args) {
     options.option_overrides[name] = value;
   }
   if (!args.output.empty()) {
-    if (absl::StatusOr<GraphFormat> f = WriteFormatFromPath(args.output); !f.ok()) {
+    absl::StatusOr<GraphFormat> f = WriteFormatFromPath(args.output);
+    if (!f.ok()) {
       std::fprintf(stderr, "%s\n", std::string(f.status().message()).c_str());
       return kExitBadInput;
     }
+    // An ONNX file is for other runtimes: no HTP tiling or memory placement
+    // in it unless asked for.
+    options.device_lowering = *f != GraphFormat::kOnnx || args.onnx_lowered;
   }
   std::optional<uint32_t> flags = RuleFlagsOption("optimize", args.flags);
   if (!flags) return kExitBadInput;
@@ -333,7 +338,7 @@ int RunOptimize(const OptimizeArgs& args) {
     }
     std::printf(" (%s)", MissingNamesText(functions, cpp_names).c_str());
   }
-  if (r->rules_left_out.count > 0) std::printf(", %s", r->rules_left_out.ToString().c_str());
+  if (r->rules_left_out.count > 0 || r->rules_left_out.device_lowering > 0) std::printf(", %s", r->rules_left_out.ToString().c_str());
   std::printf("\n");
   std::printf("ops: %s\n", OpChanges(r->ops).c_str());
   if (!r->off_htp.empty()) {
@@ -409,6 +414,9 @@ void RegisterOptimizeCommand(CLI::App& app, int* exit_code) {
                 "With -o OUT.onnx: write default-domain ONNX ops only; a node that needs the "
                 "egret.htp or another domain is an error (exit 1) and nothing is written");
   cmd->add_flag("--onnx-external-data", args->onnx_external_data, kOnnxExternalDataHelp);
+  cmd->add_flag("--onnx-lowered", args->onnx_lowered,
+                "With -o OUT.onnx: keep the HTP's device-lowering passes (tiling, memory "
+                "placement), which an ONNX output leaves out by default");
   cmd->add_option("--dot", args->dot,
                   "Also write it as Graphviz DOT (implementation, cost and provenance per node)");
   cmd->add_flag("--allow-unverified", args->allow_unverified,
@@ -442,7 +450,7 @@ void RegisterOptimizeCommand(CLI::App& app, int* exit_code) {
       {"Extraction", {"--extractor", "--phase-mode"}},
       {"Verification (--verify)",
        {"--allow-unverified", "--seed", "--rtol", "--atol", "--quant-steps", "--threads"}},
-      {"Output", {"--onnx-standard-only", "--onnx-external-data", "--dot"}}};
+      {"Output", {"--onnx-standard-only", "--onnx-external-data", "--onnx-lowered", "--dot"}}};
   for (const auto& [group, names] : groups) {
     for (const std::string& name : names) cmd->get_option(name)->group(group);
   }

@@ -137,6 +137,7 @@ absl::StatusOr<std::vector<rules::CompiledRule>> CompileForGraph(
   co.options = EffectiveOptions(input, options);
   co.functions = options.functions;
   co.rule_flags = options.rule_flags;
+  co.device_lowering = options.device_lowering;
   const int errors_before = diags->error_count();
   std::vector<rules::SkippedRule> left_out;
   std::vector<rules::CompiledRule> compiled = rules::CompileRules(rule_set, co, diags, &left_out);
@@ -217,7 +218,7 @@ absl::StatusOr<OptimizeResult> Optimize(const Graph& input, const rules::RuleSet
 
   result.rules_compiled = prep.rules.size();
   result.rules_skipped = prep.skipped;
-  result.rules_left_out = rules::RulesLeftOut(rule_set, options.rule_flags);
+  result.rules_left_out = rules::RulesLeftOut(rule_set, options.rule_flags, options.device_lowering);
   result.provenance_records = ProvenanceRecordsOf(prep.rules);
   result.rule_issues = RuleIssuesOf(prep.rules);
   result.ops = OpCountChanges(input, result.graph);

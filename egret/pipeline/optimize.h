@@ -64,6 +64,10 @@ struct OptimizeOptions {
   // of RunFlags()): a rule with a gating flag (relaxed_precision_flag,
   // fold_relu_flag) runs only when its switch is on.
   uint32_t rule_flags = 0;
+  // False: a graph for other runtimes (an ONNX file): the rules of the HTP's
+  // device-lowering passes (rules/pass_groups.h: tiling, memory placement)
+  // are left out, and counted in OptimizeResult::rules_left_out.
+  bool device_lowering = true;
   // Called with one line per iteration and per phase (no newline).
   std::function<void(const std::string&)> progress;
 };

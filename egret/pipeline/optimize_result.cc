@@ -105,7 +105,9 @@ nlohmann::json ToJson(const OptimizeResult& r) {
         {{"rule", k.rule}, {"location", k.location}, {"missing_functions", std::move(missing)}});
   }
   j["rules_skipped"] = std::move(skipped);
-  j["rules_left_out"] = {{"count", r.rules_left_out.count}, {"needed", r.rules_left_out.needed}};
+  j["rules_left_out"] = {{"count", r.rules_left_out.count},
+                         {"needed", r.rules_left_out.needed},
+                         {"device_lowering", r.rules_left_out.device_lowering}};
   j["merge_conflicts"] = s.merge_conflicts;
   Json phases = Json::array();
   for (const PhaseSummary& p : s.phases) phases.push_back(PhaseJson(p));

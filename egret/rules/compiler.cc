@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "egret/rules/pass_groups.h"
 #include "egret/rules/rule_flags.h"
 
 namespace egret::rules {
@@ -129,6 +130,7 @@ std::vector<CompiledRule> CompileRules(const RuleSet& set, const CompileOptions&
   for (size_t i = 0; i < set.rules.size(); ++i) {
     if (i < set.valid.size() && !set.valid[i]) continue;
     if (!RuleRuns(set.rules[i], options.rule_flags)) continue;
+    if (!options.device_lowering && IsDeviceLoweringPass(set.rules[i].priority)) continue;
     if (std::vector<UnboundCall> calls = UnboundCalls(set.rules[i], functions); !calls.empty()) {
       if (skipped != nullptr) {
         skipped->push_back(

@@ -39,6 +39,9 @@ struct CompileOptions {
   // The run's switches (rule_flags.h: RuleFlag bits of RunFlags()): a rule
   // carrying a gating flag that is not among them is left out.
   uint32_t rule_flags = 0;
+  // False leaves out the rules of the device-lowering passes
+  // (pass_groups.h, IsDeviceLoweringPass): a graph for other runtimes.
+  bool device_lowering = true;
 };
 
 struct CompiledRule {

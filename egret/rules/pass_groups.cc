@@ -35,6 +35,16 @@ const std::vector<std::pair<std::string_view, int64_t>>& PassGroups() {
   return *kGroups;
 }
 
+bool IsDeviceLoweringPass(int64_t priority) {
+  const std::string_view g = PassGroupAt(priority);
+  for (std::string_view name : {"PRE_TILING", "TILING", "CENTRAL_TILING", "TILE_CLEANUP",
+                                "POST_TILING", "TCM_MIGRATION", "LAYOUT_AND_PLACEMENT",
+                                "POST_TCM"}) {
+    if (g == name) return true;
+  }
+  return false;
+}
+
 std::optional<int64_t> PassGroupValue(std::string_view name) {
   for (const auto& [n, v] : PassGroups()) {
     if (n == name) return v;

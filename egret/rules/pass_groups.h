@@ -19,6 +19,13 @@ std::optional<int64_t> PassGroupValue(std::string_view name);
 // when priority is negative ("TILING" for 11000, "TILING" for 11005).
 std::string_view PassGroupAt(int64_t priority);
 
+// Whether a rule of pass priority `priority` belongs to a pass group that
+// lowers a graph onto the HTP's memory and tiles rather than changing what
+// it computes: PRE_TILING, TILING, CENTRAL_TILING, TILE_CLEANUP,
+// POST_TILING, TCM_MIGRATION, LAYOUT_AND_PLACEMENT, POST_TCM. A graph
+// written for other runtimes (ONNX) leaves them out.
+bool IsDeviceLoweringPass(int64_t priority);
+
 // Every (name, value), in ascending value.
 const std::vector<std::pair<std::string_view, int64_t>>& PassGroups();
 

@@ -1,5 +1,7 @@
 #include "egret/rules/rule_flags.h"
 
+#include "egret/rules/pass_groups.h"
+
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -41,20 +43,32 @@ bool RuleRuns(const Rule& rule, uint32_t enabled) {
 }
 
 std::string LeftOutRules::ToString() const {
-  if (count == 0) return "";
-  std::string flags = absl::StrJoin(needed, " or ", [](std::string* out, const std::string& f) {
-    absl::StrAppend(out, "--flag ", f);
-  });
-  return absl::StrFormat("%d rule%s left out (%s %s)", count, count == 1 ? "" : "s",
-                         count == 1 ? "it needs" : "they need", flags);
+  std::string out;
+  if (count > 0) {
+    std::string flags = absl::StrJoin(needed, " or ", [](std::string* out, const std::string& f) {
+      absl::StrAppend(out, "--flag ", f);
+    });
+    out = absl::StrFormat("%d rule%s left out (%s %s)", count, count == 1 ? "" : "s",
+                          count == 1 ? "it needs" : "they need", flags);
+  }
+  if (device_lowering > 0) {
+    absl::StrAppend(&out, out.empty() ? "" : ", ",
+                    absl::StrFormat("%d device-lowering rule%s left out (tiling and memory "
+                                    "placement passes: the output is for other runtimes)",
+                                    device_lowering, device_lowering == 1 ? "" : "s"));
+  }
+  return out;
 }
 
-LeftOutRules RulesLeftOut(const RuleSet& set, uint32_t enabled) {
+LeftOutRules RulesLeftOut(const RuleSet& set, uint32_t enabled, bool device_lowering) {
   LeftOutRules out;
   uint32_t missing = 0;
   for (size_t i = 0; i < set.rules.size(); ++i) {
     if (i < set.valid.size() && !set.valid[i]) continue;
-    if (RuleRuns(set.rules[i], enabled)) continue;
+    if (RuleRuns(set.rules[i], enabled)) {
+      if (!device_lowering && IsDeviceLoweringPass(set.rules[i].priority)) ++out.device_lowering;
+      continue;
+    }
     ++out.count;
     missing |= set.rules[i].flag_bits & kGatingRuleFlags & ~enabled;
   }

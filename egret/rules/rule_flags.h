@@ -78,12 +78,17 @@ struct LeftOutRules {
   // The switches that would bring them in ("relaxed_precision"), in
   // RunFlags() order.
   std::vector<std::string> needed;
+  // Rules of device-lowering passes (pass_groups.h) left out of a run that
+  // writes a graph for other runtimes (not in `count`).
+  size_t device_lowering = 0;
 
-  // "" when count is 0, else "3 rules left out (they need --flag
-  // relaxed_precision)".
+  // "" when nothing is left out, else "3 rules left out (they need --flag
+  // relaxed_precision)" and/or "9 device-lowering rules left out (TILING,
+  // ...: the output is for other runtimes)".
   std::string ToString() const;
 };
-LeftOutRules RulesLeftOut(const RuleSet& set, uint32_t enabled);
+// `device_lowering` false: the run leaves out the device-lowering passes.
+LeftOutRules RulesLeftOut(const RuleSet& set, uint32_t enabled, bool device_lowering = true);
 
 }  // namespace egret::rules
 
