@@ -808,7 +808,12 @@ absl::Status Writer::WriteGraph(onnx::GraphProto* gp) {
     EGRET_ASSIGN_OR_RETURN(int32_t elem, ElemType(t));
     SetValueInfo(gp_->add_output(), name, t, elem);
   }
-  if (!is_body_) TidyGraph(gp_);
+  if (!is_body_) {
+    TidyGraph(gp_, [this](const std::string& name) -> const Dims* {
+      auto it = types_.find(name);
+      return it == types_.end() ? nullptr : &it->second.dims;
+    });
+  }
   // Constants every reader took in another layout (a filter transposed to
   // OIHW) are not written twice: initializers nothing reads are dropped.
   // (A value a subgraph reads is read.)

@@ -12,6 +12,7 @@
 // NCHW op reads through, and both vanish; or it stops at an op that needs
 // its layout (Reshape, MatMul, Conv, a graph output) and stays, once.
 #include <algorithm>
+#include <functional>
 #include <numeric>
 #include <string>
 #include <utility>
@@ -129,7 +130,8 @@ std::optional<int64_t> MapAxis(int64_t a, const Perm& p) {
 
 class Tidier {
  public:
-  explicit Tidier(onnx::GraphProto* gp) : gp_(gp) {}
+  Tidier(onnx::GraphProto* gp, const std::function<const Dims*(const std::string&)>& dims_of)
+      : gp_(gp), dims_of_(dims_of) {}
   void Run();
 
  private:
@@ -187,10 +189,14 @@ class Tidier {
   bool FoldTranspose(onnx::NodeProto& n);
 
   void RemoveIdentities();
+  // A Transpose that moves only dims of size 1 (its output's dims declared)
+  // keeps the elements in order: it becomes a Reshape, which copies nothing.
+  void TransposesToReshapes();
   void DropDead();
   void KeepRecords(const std::vector<onnx::NodeProto>& before);
 
   onnx::GraphProto* gp_;
+  const std::function<const Dims*(const std::string&)>& dims_of_;
   absl::flat_hash_set<std::string> pinned_;  // graph outputs and subgraph reads
   absl::flat_hash_set<std::string> names_;   // every tensor name
   absl::flat_hash_set<std::string> node_names_;
@@ -494,6 +500,44 @@ void Tidier::RemoveIdentities() {
   out_ = std::move(kept);
 }
 
+void Tidier::TransposesToReshapes() {
+  absl::flat_hash_map<std::string, std::vector<int64_t>> dims;
+  auto declare = [&](const onnx::ValueInfoProto& vi) {
+    if (!vi.type().has_tensor_type() || !vi.type().tensor_type().has_shape()) return;
+    std::vector<int64_t> d;
+    for (const auto& dim : vi.type().tensor_type().shape().dim()) {
+      if (!dim.has_dim_value()) return;
+      d.push_back(dim.dim_value());
+    }
+    dims[vi.name()] = std::move(d);
+  };
+  for (const auto& vi : gp_->output()) declare(vi);
+  for (const auto& vi : gp_->value_info()) declare(vi);
+  for (onnx::NodeProto& n : out_) {
+    if (n.op_type() != "Transpose" || !n.domain().empty() || n.output_size() != 1) continue;
+    std::optional<Perm> p = PermOf(n);
+    auto it = dims.find(n.output(0));
+    if (it == dims.end()) {
+      if (const Dims* d = dims_of_(n.output(0))) {
+        it = dims.emplace(n.output(0), std::vector<int64_t>(d->begin(), d->end())).first;
+      }
+    }
+    if (!p || it == dims.end() || it->second.size() != p->size()) continue;
+    // Output dim d is input dim p[d]: the dims of size > 1 must keep their order.
+    int last = -1;
+    bool in_order = true;
+    for (size_t d = 0; d < p->size() && in_order; ++d) {
+      if (it->second[d] == 1) continue;
+      in_order = (*p)[d] > last;
+      last = (*p)[d];
+    }
+    if (!in_order) continue;
+    n.set_op_type("Reshape");
+    n.clear_attribute();
+    n.add_input(Int64s(it->second, absl::StrCat(n.output(0), "/shape")));
+  }
+}
+
 void Tidier::DropDead() {
   absl::flat_hash_set<std::string> used = pinned_;
   std::vector<bool> live(out_.size(), false);
@@ -601,6 +645,7 @@ void Tidier::Run() {
   }
   RemoveIdentities();
   DropDead();
+  TransposesToReshapes();
   // Only ever better: no more nodes and no more Transposes than before.
   if (out_.size() > before.size() ||
       CountOp(out_, "Transpose") > CountOp(before, "Transpose")) {
@@ -614,6 +659,9 @@ void Tidier::Run() {
 
 }  // namespace
 
-void TidyGraph(onnx::GraphProto* gp) { Tidier(gp).Run(); }
+void TidyGraph(onnx::GraphProto* gp,
+               const std::function<const Dims*(const std::string&)>& dims_of) {
+  Tidier(gp, dims_of).Run();
+}
 
 }  // namespace egret::onnx_export

@@ -13,6 +13,7 @@
 #define EGRET_ONNX_WRITER_INTERNAL_H_
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <set>
@@ -186,8 +187,11 @@ absl::Status WriteLayoutNode(Writer& w, bool* handled);  // write_data_movement.
 // graph ends with no more nodes and no more Transposes than it had. Records
 // (egret_record_internal.h) move with the nodes: a group left with no node
 // hands its record to the next node (kBeforeTag), or to the graph's
-// doc_string at the end.
-void TidyGraph(onnx::GraphProto* gp);
+// doc_string at the end. `dims_of` gives the dims of a tensor the writer
+// typed (null when unknown); a Transpose that moves only dims of size 1
+// becomes a Reshape.
+void TidyGraph(onnx::GraphProto* gp,
+               const std::function<const Dims*(const std::string&)>& dims_of);
 
 }  // namespace egret::onnx_export
 
