@@ -88,6 +88,7 @@ struct OptimizeArgs {
   bool htp_only = false;
   bool onnx_standard_only = false;
   bool onnx_lowered = false;
+  bool onnx_records = false;
   bool onnx_external_data = false;
   bool verify = false;
   bool allow_unverified = false;
@@ -305,6 +306,7 @@ int RunOptimize(const OptimizeArgs& args) {
     OnnxWriteOptions onnx;
     onnx.standard_only = args.onnx_standard_only;
     onnx.external_data = args.onnx_external_data;
+    onnx.records = args.onnx_records;
     if (!args.output.empty()) s = StageGraph(r->graph, args.output, &txn, std::nullopt, onnx);
     if (s.ok() && !args.dot.empty()) s = StageGraph(r->graph, args.dot, &txn, GraphFormat::kDot);
     if (s.ok() && !args.report.empty()) s = txn.Stage(args.report, DumpJson(ToJson(*r), 2) + "\n");
@@ -414,6 +416,9 @@ void RegisterOptimizeCommand(CLI::App& app, int* exit_code) {
                 "With -o OUT.onnx: write default-domain ONNX ops only; a node that needs the "
                 "egret.htp or another domain is an error (exit 1) and nothing is written");
   cmd->add_flag("--onnx-external-data", args->onnx_external_data, kOnnxExternalDataHelp);
+  cmd->add_flag("--onnx-records", args->onnx_records,
+                "With -o OUT.onnx: keep egret's records in the file, so that egret reads "
+                "its own graph back node for node (a larger file)");
   cmd->add_flag("--onnx-lowered", args->onnx_lowered,
                 "With -o OUT.onnx: keep the HTP's device-lowering passes (tiling, memory "
                 "placement), which an ONNX output leaves out by default");
@@ -450,7 +455,7 @@ void RegisterOptimizeCommand(CLI::App& app, int* exit_code) {
       {"Extraction", {"--extractor", "--phase-mode"}},
       {"Verification (--verify)",
        {"--allow-unverified", "--seed", "--rtol", "--atol", "--quant-steps", "--threads"}},
-      {"Output", {"--onnx-standard-only", "--onnx-external-data", "--onnx-lowered", "--dot"}}};
+      {"Output", {"--onnx-standard-only", "--onnx-external-data", "--onnx-lowered", "--onnx-records", "--dot"}}};
   for (const auto& [group, names] : groups) {
     for (const std::string& name : names) cmd->get_option(name)->group(group);
   }

@@ -101,4 +101,46 @@ absl::StatusOr<std::string> GraphRecord(const Graph& g) {
   return OneLineJson(mini);
 }
 
+namespace {
+
+// `doc` without the lines that carry a record tag.
+std::string WithoutRecordLines(std::string_view doc) {
+  std::string out;
+  while (!doc.empty()) {
+    const size_t end = doc.find('\n');
+    std::string_view line = doc.substr(0, end);
+    bool tagged = false;
+    for (std::string_view tag : {std::string_view(kGroupTag), std::string_view(kRecordTag),
+                                 std::string_view(kPermutedTag), std::string_view(kSplatTag),
+                                 std::string_view(kBeforeTag)}) {
+      tagged = tagged || line.substr(0, tag.size()) == tag;
+    }
+    if (!tagged) {
+      if (!out.empty()) out += '\n';
+      out.append(line.data(), line.size());
+    }
+    if (end == std::string_view::npos) break;
+    doc.remove_prefix(end + 1);
+  }
+  return out;
+}
+
+void StripGraph(onnx::GraphProto* g) {
+  g->set_doc_string(WithoutRecordLines(g->doc_string()));
+  for (auto& n : *g->mutable_node()) n.set_doc_string(WithoutRecordLines(n.doc_string()));
+  for (auto& t : *g->mutable_initializer()) t.set_doc_string(WithoutRecordLines(t.doc_string()));
+  for (auto& i : *g->mutable_input()) i.set_doc_string(WithoutRecordLines(i.doc_string()));
+}
+
+}  // namespace
+
+void StripRecords(onnx::ModelProto* model) {
+  StripGraph(model->mutable_graph());
+  google::protobuf::RepeatedPtrField<onnx::StringStringEntryProto> kept;
+  for (const auto& kv : model->metadata_props()) {
+    if (kv.key() != kGraphKey) *kept.Add() = kv;
+  }
+  model->mutable_metadata_props()->Swap(&kept);
+}
+
 }  // namespace egret::onnx_record

@@ -27,6 +27,7 @@
 
 #include "absl/status/statusor.h"
 #include "egret/graph/graph.h"
+#include "onnx/onnx_pb.h"
 
 namespace egret::onnx_record {
 
@@ -69,6 +70,12 @@ absl::StatusOr<std::string> ValueRecord(const std::string& egret_name, const Ten
 // The record of the graph itself: a graph with no nodes holding `g`'s name
 // and options (graph-format.md "options"), which ONNX has no place for.
 absl::StatusOr<std::string> GraphRecord(const Graph& g);
+
+// Removes every record from `model` (OnnxWriteOptions::records false): the
+// tagged lines above from the doc strings of nodes, initializers and graph
+// inputs (a node's first line, "egret op ...", stays) and the graph record
+// from metadata_props. The model then reads back through the importer.
+void StripRecords(onnx::ModelProto* model);
 
 }  // namespace egret::onnx_record
 

@@ -645,6 +645,7 @@ absl::StatusOr<onnx::ModelProto> Writer::Run() {
     o->set_domain(d);
     o->set_version(1);
   }
+  if (!options_.records) onnx_record::StripRecords(&model);
   return model;
 }
 

@@ -51,6 +51,11 @@ struct OnnxWriteOptions {
   // the external data file. Done regardless for a model that would
   // otherwise exceed protobuf's 2 GB.
   bool external_data = false;
+  // Leave the records (docs/onnx-export.md "Records") in the file, from
+  // which egret reads its own graph back node for node. Without them the
+  // file is smaller (most of a small quantized model's bytes are records)
+  // and reads back through the importer like any ONNX model.
+  bool records = true;
 };
 
 // Initializers at least this large go to the external data file.

@@ -178,6 +178,11 @@ class Tidier {
   // name itself when its layout does not matter (every dim 1). nullopt when
   // the constant cannot be read or has a rank above `rank`.
   std::optional<std::string> ConstantFor(const std::string& name, const Perm& p);
+  // Whether tensor `name` is known to have every dim 1 and rank at most
+  // `max_rank`: an
+  // initializer, a tensor the writer typed, or a Quantize/DequantizeLinear
+  // or Cast of one. Such an operand broadcasts the same in any layout.
+  bool AllOnes(const std::string& name, size_t max_rank, int depth = 0) const;
   // A new initializer for the int64 list `v`, from `base`.
   std::string Int64s(const std::vector<int64_t>& v, const std::string& base);
 
@@ -216,6 +221,22 @@ std::string Tidier::Int64s(const std::vector<int64_t>& v, const std::string& bas
   p.set_name(FreshName(base));
   new_inits_.push_back(p);
   return p.name();
+}
+
+bool Tidier::AllOnes(const std::string& name, size_t max_rank, int depth) const {
+  auto ones = [max_rank](const auto& dims) {
+    return static_cast<size_t>(dims.size()) <= max_rank &&
+           std::all_of(dims.begin(), dims.end(), [](int64_t d) { return d == 1; });
+  };
+  if (const onnx::TensorProto* init = Init(name)) return ones(init->dims());
+  if (const Dims* d = dims_of_(name)) return ones(*d);
+  auto it = producer_.find(name);
+  if (it == producer_.end() || depth > 8) return false;
+  const onnx::NodeProto& n = out_[it->second];
+  const bool elementwise_of_input0 = n.domain().empty() && n.input_size() > 0 &&
+                                     (n.op_type() == "DequantizeLinear" ||
+                                      n.op_type() == "QuantizeLinear" || n.op_type() == "Cast");
+  return elementwise_of_input0 && AllOnes(n.input(0), max_rank, depth + 1);
 }
 
 std::optional<std::string> Tidier::ConstantFor(const std::string& name, const Perm& p) {
@@ -325,6 +346,7 @@ bool Tidier::Sink(onnx::NodeProto& n) {
       inputs[i] = t->input(0);
       continue;
     }
+    if (AllOnes(inputs[i], p.size())) continue;
     std::optional<std::string> c = ConstantFor(inputs[i], p);
     if (!c) return false;
     inputs[i] = *c;
