@@ -581,8 +581,16 @@ void Writer::WriteSplatsAsConstantOfShape() {
   google::protobuf::RepeatedPtrField<onnx::TensorProto> kept;
   google::protobuf::RepeatedPtrField<onnx::NodeProto> nodes;
   std::vector<onnx::TensorProto> shapes;
+  // Scales and zero points stay initializers: ONNX Runtime's and QNN's QDQ
+  // fusions only take constant initializers there.
+  absl::flat_hash_set<std::string> qdq_params;
+  for (const auto& n : gp_->node()) {
+    if (n.op_type() != "QuantizeLinear" && n.op_type() != "DequantizeLinear") continue;
+    for (int i = 1; i < n.input_size(); ++i) qdq_params.insert(n.input(i));
+  }
   for (auto& t : *gp_->mutable_initializer()) {
-    const std::string_view element = SplatElement(t, kMinSplatElements);
+    const std::string_view element =
+        qdq_params.contains(t.name()) ? std::string_view() : SplatElement(t, kMinSplatElements);
     if (element.empty()) {
       kept.Add()->Swap(&t);
       continue;

@@ -197,6 +197,9 @@ class Tidier {
   // A Transpose that moves only dims of size 1 (its output's dims declared)
   // keeps the elements in order: it becomes a Reshape, which copies nothing.
   void TransposesToReshapes();
+  // Reshape(Reshape(x), s) with every entry of s positive (no 0 to copy, no
+  // -1 to infer) is Reshape(x, s).
+  void MergeReshapes();
   void DropDead();
   void KeepRecords(const std::vector<onnx::NodeProto>& before);
 
@@ -560,6 +563,34 @@ void Tidier::TransposesToReshapes() {
   }
 }
 
+void Tidier::MergeReshapes() {
+  absl::flat_hash_map<std::string, int> produced;
+  for (size_t i = 0; i < out_.size(); ++i) {
+    onnx::NodeProto& n = out_[i];
+    for (const auto& o : n.output()) produced[o] = static_cast<int>(i);
+    if (n.op_type() != "Reshape" || !n.domain().empty() || n.input_size() != 2) continue;
+    auto it = produced.find(n.input(0));
+    if (it == produced.end()) continue;
+    const onnx::NodeProto& first = out_[it->second];
+    if (first.op_type() != "Reshape" || !first.domain().empty() || first.input_size() != 2) {
+      continue;
+    }
+    const onnx::TensorProto* shape = Init(n.input(1));
+    if (shape == nullptr) {
+      for (const auto& t : new_inits_) {
+        if (t.name() == n.input(1)) shape = &t;
+      }
+    }
+    if (shape == nullptr) continue;
+    absl::StatusOr<Tensor> s = onnx_internal::TensorFromProto(*shape);
+    if (!s.ok()) continue;
+    const std::vector<int64_t> dims = onnx_internal::TensorInts(*s);
+    if (std::all_of(dims.begin(), dims.end(), [](int64_t d) { return d > 0; })) {
+      n.set_input(0, first.input(0));
+    }
+  }
+}
+
 void Tidier::DropDead() {
   absl::flat_hash_set<std::string> used = pinned_;
   std::vector<bool> live(out_.size(), false);
@@ -668,6 +699,8 @@ void Tidier::Run() {
   RemoveIdentities();
   DropDead();
   TransposesToReshapes();
+  MergeReshapes();
+  DropDead();
   // Only ever better: no more nodes and no more Transposes than before.
   if (out_.size() > before.size() ||
       CountOp(out_, "Transpose") > CountOp(before, "Transpose")) {

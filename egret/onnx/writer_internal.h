@@ -86,7 +86,8 @@ class Writer {
   std::string Fresh(std::string_view base);
   // A node name not used yet (ONNX Runtime wants them unique), from `base`.
   std::string UniqueNodeName(const std::string& base);
-  // Rewrites the splat initializers (kMinSplatElements) as ConstantOfShape
+  // Rewrites the splat initializers (kMinSplatElements; not the scales and
+  // zero points of Quantize/DequantizeLinear) as ConstantOfShape
   // nodes at the head of the node list; called last by Run.
   void WriteSplatsAsConstantOfShape();
   // The stored type of tensor `name` (as egret types it).
