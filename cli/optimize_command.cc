@@ -378,6 +378,11 @@ int RunOptimize(const OptimizeArgs& args) {
         SaturatedCountText(r->verify->candidate_peak_live_bytes).c_str(),
         static_cast<double>(r->verify->peak_rss_bytes) / (1 << 20));
   }
+  std::vector<std::string> wrote;
+  for (const std::string* f : {&args.output, &args.dot, &args.report}) {
+    if (!f->empty()) wrote.push_back(*f);
+  }
+  if (!wrote.empty()) std::printf("wrote %s\n", absl::StrJoin(wrote, ", ").c_str());
   return kExitOk;
 }
 
