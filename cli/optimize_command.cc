@@ -340,7 +340,8 @@ int RunOptimize(const OptimizeArgs& args) {
     }
     std::printf(" (%s)", MissingNamesText(functions, cpp_names).c_str());
   }
-  if (r->rules_left_out.count > 0 || r->rules_left_out.device_lowering > 0) std::printf(", %s", r->rules_left_out.ToString().c_str());
+  if (r->rules_left_out.count > 0 || r->rules_left_out.device_lowering > 0)
+    std::printf(", %s", r->rules_left_out.ToString().c_str());
   std::printf("\n");
   std::printf("ops: %s\n", OpChanges(r->ops).c_str());
   if (!r->off_htp.empty()) {
@@ -460,7 +461,9 @@ void RegisterOptimizeCommand(CLI::App& app, int* exit_code) {
       {"Extraction", {"--extractor", "--phase-mode"}},
       {"Verification (--verify)",
        {"--allow-unverified", "--seed", "--rtol", "--atol", "--quant-steps", "--threads"}},
-      {"Output", {"--onnx-standard-only", "--onnx-external-data", "--onnx-lowered", "--onnx-records", "--dot"}}};
+      {"Output",
+       {"--onnx-standard-only", "--onnx-external-data", "--onnx-lowered", "--onnx-records",
+        "--dot"}}};
   for (const auto& [group, names] : groups) {
     for (const std::string& name : names) cmd->get_option(name)->group(group);
   }

@@ -110,9 +110,9 @@ std::string WithoutRecordLines(std::string_view doc) {
     const size_t end = doc.find('\n');
     std::string_view line = doc.substr(0, end);
     bool tagged = false;
-    for (std::string_view tag : {std::string_view(kGroupTag), std::string_view(kRecordTag),
-                                 std::string_view(kPermutedTag), std::string_view(kSplatTag),
-                                 std::string_view(kBeforeTag)}) {
+    for (std::string_view tag :
+         {std::string_view(kGroupTag), std::string_view(kRecordTag), std::string_view(kPermutedTag),
+          std::string_view(kSplatTag), std::string_view(kBeforeTag)}) {
       tagged = tagged || line.substr(0, tag.size()) == tag;
     }
     if (!tagged) {

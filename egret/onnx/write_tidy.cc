@@ -33,27 +33,71 @@ using Perm = std::vector<int>;
 
 // How an op relates to the layout of its data operands.
 enum class Kind {
-  kOther,       // needs its layout: a Transpose stops here
+  kOther,        // needs its layout: a Transpose stops here
   kElementwise,  // each output element from the same-index (broadcast) inputs
-  kAxis,        // elementwise except for the attribute `axis` (Concat, Softmax, ...)
-  kAxes,        // reduces the attribute `axes`, keepdims=1
-  kReduceSum,   // reduces the axes of input 1, keepdims=1
-  kSlice,       // axes at input 3 (or 0..k-1 when absent)
-  kPad,         // pads at input 1: begins then ends per axis
-  kQdq,         // Quantize/DequantizeLinear: data input 0; scale and zero point as they are
+  kAxis,         // elementwise except for the attribute `axis` (Concat, Softmax, ...)
+  kAxes,         // reduces the attribute `axes`, keepdims=1
+  kReduceSum,    // reduces the axes of input 1, keepdims=1
+  kSlice,        // axes at input 3 (or 0..k-1 when absent)
+  kPad,          // pads at input 1: begins then ends per axis
+  kQdq,          // Quantize/DequantizeLinear: data input 0; scale and zero point as they are
 };
 
 Kind KindOf(const onnx::NodeProto& n) {
   if (!n.domain().empty() && n.domain() != "ai.onnx") return Kind::kOther;
   static const absl::flat_hash_map<std::string, Kind>* const kKinds = [] {
     auto* m = new absl::flat_hash_map<std::string, Kind>;
-    for (const char* op :
-         {"Relu", "Sigmoid", "Tanh", "Exp", "Log", "Abs", "Neg", "Sqrt", "Reciprocal", "Floor",
-          "Ceil", "Round", "Sign", "Erf", "Not", "Cast", "LeakyRelu", "Elu", "Selu",
-          "HardSigmoid", "HardSwish", "Softplus", "Softsign", "Sin", "Cos", "IsNaN", "IsInf",
-          "Celu", "ThresholdedRelu", "Clip", "Add", "Sub", "Mul", "Div", "Pow", "Max", "Min",
-          "Sum", "Mean", "Equal", "Less", "Greater", "LessOrEqual", "GreaterOrEqual", "And",
-          "Or", "Xor", "Where", "Mod", "BitShift", "PRelu"}) {
+    for (const char* op : {"Relu",
+                           "Sigmoid",
+                           "Tanh",
+                           "Exp",
+                           "Log",
+                           "Abs",
+                           "Neg",
+                           "Sqrt",
+                           "Reciprocal",
+                           "Floor",
+                           "Ceil",
+                           "Round",
+                           "Sign",
+                           "Erf",
+                           "Not",
+                           "Cast",
+                           "LeakyRelu",
+                           "Elu",
+                           "Selu",
+                           "HardSigmoid",
+                           "HardSwish",
+                           "Softplus",
+                           "Softsign",
+                           "Sin",
+                           "Cos",
+                           "IsNaN",
+                           "IsInf",
+                           "Celu",
+                           "ThresholdedRelu",
+                           "Clip",
+                           "Add",
+                           "Sub",
+                           "Mul",
+                           "Div",
+                           "Pow",
+                           "Max",
+                           "Min",
+                           "Sum",
+                           "Mean",
+                           "Equal",
+                           "Less",
+                           "Greater",
+                           "LessOrEqual",
+                           "GreaterOrEqual",
+                           "And",
+                           "Or",
+                           "Xor",
+                           "Where",
+                           "Mod",
+                           "BitShift",
+                           "PRelu"}) {
       (*m)[op] = Kind::kElementwise;
     }
     for (const char* op : {"Concat", "Split", "Softmax", "LogSoftmax", "Hardmax"}) {
@@ -476,7 +520,8 @@ bool Tidier::Sink(onnx::NodeProto& n) {
     a->set_type(onnx::AttributeProto::INTS);
     for (int d : p) a->add_ints(d);
     // The record group of the node (the record itself stays on it).
-    if (std::optional<std::string_view> g = onnx_record::DocLine(n.doc_string(), onnx_record::kGroupTag)) {
+    if (std::optional<std::string_view> g =
+            onnx_record::DocLine(n.doc_string(), onnx_record::kGroupTag)) {
       t.set_doc_string(absl::StrCat(onnx_record::kGroupTag, std::string(*g)));
     }
     after.push_back(std::move(t));
@@ -633,9 +678,11 @@ void Tidier::KeepRecords(const std::vector<onnx::NodeProto>& before) {
       }
       continue;
     }
-    std::optional<std::string_view> rec = onnx_record::DocLine(n.doc_string(), onnx_record::kRecordTag);
+    std::optional<std::string_view> rec =
+        onnx_record::DocLine(n.doc_string(), onnx_record::kRecordTag);
     if (!rec) continue;
-    std::optional<std::string_view> g = onnx_record::DocLine(n.doc_string(), onnx_record::kGroupTag);
+    std::optional<std::string_view> g =
+        onnx_record::DocLine(n.doc_string(), onnx_record::kGroupTag);
     if (g) {
       if (auto f = first_of_group.find(std::string(*g)); f != first_of_group.end()) {
         onnx::NodeProto& first = out_[f->second];
@@ -702,8 +749,7 @@ void Tidier::Run() {
   MergeReshapes();
   DropDead();
   // Only ever better: no more nodes and no more Transposes than before.
-  if (out_.size() > before.size() ||
-      CountOp(out_, "Transpose") > CountOp(before, "Transpose")) {
+  if (out_.size() > before.size() || CountOp(out_, "Transpose") > CountOp(before, "Transpose")) {
     return;
   }
   KeepRecords(before);

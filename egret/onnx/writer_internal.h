@@ -191,8 +191,7 @@ absl::Status WriteLayoutNode(Writer& w, bool* handled);  // write_data_movement.
 // doc_string at the end. `dims_of` gives the dims of a tensor the writer
 // typed (null when unknown); a Transpose that moves only dims of size 1
 // becomes a Reshape.
-void TidyGraph(onnx::GraphProto* gp,
-               const std::function<const Dims*(const std::string&)>& dims_of);
+void TidyGraph(onnx::GraphProto* gp, const std::function<const Dims*(const std::string&)>& dims_of);
 
 }  // namespace egret::onnx_export
 

@@ -218,7 +218,8 @@ absl::StatusOr<OptimizeResult> Optimize(const Graph& input, const rules::RuleSet
 
   result.rules_compiled = prep.rules.size();
   result.rules_skipped = prep.skipped;
-  result.rules_left_out = rules::RulesLeftOut(rule_set, options.rule_flags, options.device_lowering);
+  result.rules_left_out =
+      rules::RulesLeftOut(rule_set, options.rule_flags, options.device_lowering);
   result.provenance_records = ProvenanceRecordsOf(prep.rules);
   result.rule_issues = RuleIssuesOf(prep.rules);
   result.ops = OpCountChanges(input, result.graph);

@@ -37,9 +37,9 @@ const std::vector<std::pair<std::string_view, int64_t>>& PassGroups() {
 
 bool IsDeviceLoweringPass(int64_t priority) {
   const std::string_view g = PassGroupAt(priority);
-  for (std::string_view name : {"PRE_TILING", "TILING", "CENTRAL_TILING", "TILE_CLEANUP",
-                                "POST_TILING", "TCM_MIGRATION", "LAYOUT_AND_PLACEMENT",
-                                "POST_TCM"}) {
+  for (std::string_view name :
+       {"PRE_TILING", "TILING", "CENTRAL_TILING", "TILE_CLEANUP", "POST_TILING", "TCM_MIGRATION",
+        "LAYOUT_AND_PLACEMENT", "POST_TCM"}) {
     if (g == name) return true;
   }
   return false;

@@ -1,11 +1,10 @@
 #include "egret/rules/rule_flags.h"
 
-#include "egret/rules/pass_groups.h"
-
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "egret/rules/pass_groups.h"
 
 namespace egret::rules {
 

@@ -126,7 +126,8 @@ TEST(OptimizeResultTest, ReportHasTheDocumentedKeys) {
                                "provenance",    "memory",         "ops",
                                "off_htp",       "time_ms",        "peak_rss_bytes"}));
   EXPECT_EQ(KeysOf(rep["extraction"]), (Keys{"extractor", "dag_cost", "tree_cost", "stop_reason"}));
-  EXPECT_EQ(rep["rules_left_out"], Json::parse(R"({"count": 0, "needed": [], "device_lowering": 0})"));
+  EXPECT_EQ(rep["rules_left_out"],
+            Json::parse(R"({"count": 0, "needed": [], "device_lowering": 0})"));
   EXPECT_EQ(KeysOf(rep["memory"]),
             (Keys{"peak_bytes", "arena_bytes", "total_bytes", "naive_peak_bytes",
                   "lower_bound_bytes", "input_peak_bytes", "input_naive_peak_bytes"}));
