@@ -8,7 +8,10 @@
 //     ONNX op between two Transposes, fused clamps as a following Clip (or
 //     Relu), fused biases as Conv's bias; the graph's own inputs and outputs
 //     keep their types, so a model imported from NCHW ONNX (whose boundary
-//     Transposes are graph nodes) is NCHW again at its boundary;
+//     Transposes are graph nodes) is NCHW again at its boundary; a last
+//     pass (write_tidy.cc) then moves those Transposes through the ops that
+//     run in any layout until they cancel, and removes Identity and dead
+//     nodes;
 //   - a quantized value is its stored integers; ops computing on real values
 //     read it through DequantizeLinear and write it through QuantizeLinear
 //     (per-axis encodings use the axis attribute); data movement on one
