@@ -107,4 +107,22 @@ async function timed(fn) {
   return { wall, cpu: (c.user + c.system) / 1e3, value };
 }
 
-module.exports = { root, modelCache, loadOrt, networks, fileStem, readNpy, median, timed };
+// `--key value` pairs over `defaults` (a number default makes the value a
+// number); --runs and --threads >= 1 and --repeat >= 2 are checked.
+function parseArgs(argv, defaults) {
+  const a = { ...defaults };
+  for (let i = 0; i < argv.length; ++i) {
+    const key = argv[i].replace(/^--/, '');
+    if (!(key in a) || i + 1 >= argv.length) {
+      throw new Error(`unknown or incomplete argument '${argv[i]}' (see the file comment)`);
+    }
+    const v = argv[++i];
+    a[key] = typeof a[key] === 'number' ? Number(v) : v;
+  }
+  if (!(a.runs >= 1) || !(a.threads >= 1) || !(a.repeat >= 2)) {
+    throw new Error('--runs and --threads must be >= 1, --repeat >= 2');
+  }
+  return a;
+}
+
+module.exports = { root, modelCache, loadOrt, networks, fileStem, readNpy, median, timed, parseArgs };

@@ -26,24 +26,8 @@ const os = require('os');
 const path = require('path');
 const { spawnSync } = require('child_process');
 
-const { root, loadOrt, networks, fileStem, readNpy, median, timed } = require('./bench_networks');
+const { root, loadOrt, networks, fileStem, readNpy, median, timed, parseArgs } = require('./bench_networks');
 
-function parseArgs(argv) {
-  const a = { egret: path.join(root, 'build/cli/egret'), runs: 5, repeat: 10, seed: 0, filter: '',
-              threads: 1, keep: '', 'egret-flags': '' };
-  for (let i = 0; i < argv.length; ++i) {
-    const key = argv[i].replace(/^--/, '');
-    if (!(key in a) || i + 1 >= argv.length) {
-      throw new Error(`unknown or incomplete argument '${argv[i]}' (see the file comment)`);
-    }
-    const v = argv[++i];
-    a[key] = typeof a[key] === 'number' ? Number(v) : v;
-  }
-  if (!(a.runs >= 1) || !(a.threads >= 1) || !(a.repeat >= 2)) {
-    throw new Error('--runs and --threads must be >= 1, --repeat >= 2');
-  }
-  return a;
-}
 
 // A minimal protobuf walk over a serialized ModelProto (ModelProto.graph = 7):
 // the op_type of each node, subgraphs included.
@@ -117,7 +101,8 @@ function maxAbsDiff(a, b) {
 }
 
 async function main() {
-  const args = parseArgs(process.argv.slice(2));
+  const args = parseArgs(process.argv.slice(2), { egret: path.join(root, 'build/cli/egret'), runs: 5, repeat: 10, seed: 0, filter: '',
+                           threads: 1, keep: '', 'egret-flags': '' });
   if (!fs.existsSync(args.egret)) throw new Error(`${args.egret} is missing: build egret first`);
   const { ort, version } = loadOrt();
   const filter = new RegExp(args.filter);
