@@ -108,7 +108,8 @@ TEST(RelaxedPrecisionTest, WithoutTheFlagTheGraphIsUnchanged) {
   EXPECT_EQ(r.rules_left_out.count, 3u);
   EXPECT_THAT(r.rules_left_out.needed, ElementsAre("relaxed_precision"));
   EXPECT_EQ(ToJson(r)["rules_left_out"],
-            nlohmann::json::parse(R"({"count": 3, "needed": ["relaxed_precision"]})"));
+            nlohmann::json::parse(
+                R"({"count": 3, "needed": ["relaxed_precision"], "device_lowering": 0})"));
   EXPECT_EQ(r.rules_compiled, 4u);  // the four cast round trips
   EXPECT_EQ(r.graph.num_nodes(), g.num_nodes());
   EXPECT_EQ(CountOp(r.graph, "Relu"), 1);

@@ -7,6 +7,7 @@
 
 #include "../backend/graph_builder.h"
 #include "egret/pipeline/optimize.h"
+#include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
 #include "shipped_library.h"
@@ -70,6 +71,29 @@ TEST(TilingTest, ConvOverCapacitySplitsAlongChannels) {
   for (size_t i = 0; i < 4; ++i) EXPECT_EQ(pieces[i], (Dims{1, 16, 16, 13}));
   EXPECT_EQ(pieces[4], (Dims{1, 16, 16, 12}));
   EXPECT_LT(r.output_cost, r.input_cost);  // the spill saved outweighs the Concat
+}
+
+// A graph for other runtimes (`optimize -o OUT.onnx`, OptimizeOptions::
+// device_lowering false) leaves the tiling passes out: the same conv is not
+// split, and the result counts every rule of tiling.rules as left out.
+TEST(TilingTest, WithoutDeviceLoweringNothingIsSplit) {
+  DiagnosticList diags;
+  OptimizeOptions options;
+  options.device_lowering = false;
+  absl::StatusOr<OptimizeResult> r =
+      Optimize(BigConv(64 << 10), testing::ShippedLibrary(), options, &diags);
+  ASSERT_TRUE(r.ok()) << r.status() << diags.ToString();
+  EXPECT_EQ(CountOp(r->graph, "Concat"), 0);
+  EXPECT_EQ(CountOp(r->graph, "Conv2d"), 1);
+  size_t tiling_rules = 0;
+  for (const rules::Rule& rule : testing::ShippedLibrary().rules) {
+    tiling_rules += rule.loc().file.ends_with("tiling.rules");
+  }
+  EXPECT_GT(tiling_rules, 0u);
+  EXPECT_EQ(r->rules_left_out.device_lowering, tiling_rules);
+  EXPECT_EQ(r->rules_left_out.count, 0u);
+  EXPECT_THAT(r->rules_left_out.ToString(), ::testing::HasSubstr("device-lowering rules left out"));
+  EXPECT_EQ(ToJson(*r)["rules_left_out"]["device_lowering"], tiling_rules);
 }
 
 TEST(TilingTest, ConvThatFitsIsNotSplit) {

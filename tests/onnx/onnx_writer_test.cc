@@ -539,6 +539,53 @@ TEST(OnnxWriter, HugeSplatShapeIsAnErrorNotAnAllocation) {
   EXPECT_THAT(back.status().message(), HasSubstr("huge.onnx"));
 }
 
+// ---- The tidy pass (write_tidy.cc) and records left out.
+
+int CountOnnxOp(const onnx::ModelProto& m, std::string_view op) {
+  int c = 0;
+  for (const auto& n : m.graph().node()) c += n.op_type() == op;
+  return c;
+}
+
+// inception_block.json is NHWC, so its ONNX form needs a Transpose to NCHW
+// after the input and one back before the output; each of its seven
+// convolutions' Transposes back to NHWC (read by the Relus, the pool and the
+// Concat) moves below them and cancels against the next convolution's.
+// Still read back node for node.
+TEST(OnnxWriterTidy, OnlyTheBoundaryTransposesStay) {
+  Graph g;
+  onnx::ModelProto m = Written("examples/inception_block.json", &g);
+  EXPECT_EQ(CountOnnxOp(m, "Transpose"), 2);
+  EXPECT_EQ(CountOnnxOp(m, "Identity"), 0);
+  EXPECT_EQ(CountOnnxOp(m, "Conv"), 7);
+  absl::StatusOr<Graph> back = ParseOnnx(m.SerializeAsString(), "tidy.onnx");
+  ASSERT_TRUE(back.ok()) << back.status();
+  ExpectSameGraph(g, *back);
+}
+
+// OnnxWriteOptions::records false: no tagged line anywhere, no graph record;
+// the model reads back through the plain import and computes the same.
+TEST(OnnxWriterTidy, WithoutRecordsTheFileReadsBackThroughTheImporter) {
+  absl::StatusOr<Graph> g = LoadGraph(Src("examples/residual_block.json"));
+  ASSERT_TRUE(g.ok()) << g.status();
+  OnnxWriteOptions options;
+  options.records = false;
+  absl::StatusOr<std::string> lean = WriteOnnxBytes(*g, "lean.onnx", options);
+  absl::StatusOr<std::string> full = WriteOnnxBytes(*g, "full.onnx");
+  ASSERT_TRUE(lean.ok() && full.ok());
+  EXPECT_LT(lean->size(), full->size());
+  EXPECT_EQ(lean->find("egret-"), std::string::npos);
+  onnx::ModelProto m = Parse(*lean);
+  EXPECT_EQ(m.metadata_props_size(), 0);
+  bool op_line = false;
+  for (const auto& n : m.graph().node())
+    op_line = op_line || n.doc_string().rfind("egret op ", 0) == 0;
+  EXPECT_TRUE(op_line);  // the human-readable first line stays
+  absl::StatusOr<Graph> back = ParseOnnx(*lean, "lean.onnx");
+  ASSERT_TRUE(back.ok()) << back.status();
+  ExpectSameValues(*g, "residual_block.json", *back);
+}
+
 // ---- External data (docs/onnx-export.md "External data").
 
 namespace fs = std::filesystem;
