@@ -17,6 +17,7 @@
 #include "egret/backend/folded_values.h"
 #include "egret/backend/kernels/dnnl_support.h"
 #include "egret/backend/kernels/kernels_internal.h"
+#include "egret/backend/runtime_body.h"
 #include "egret/graph/checked_math.h"
 #include "egret/graph/op_table.h"
 #include "egret/graph/saturated_count.h"
@@ -230,6 +231,7 @@ bool HasKernel(const Node& node) {
   };
   if (node.op == "onnx.If") return has_body("then_branch") && has_body("else_branch");
   if (node.op == "onnx.Loop" || node.op == "onnx.Scan") return has_body("body");
+  if (node.op == "onnx.SequenceMap") return node.attrs.contains(kRuntimeBodyAttr);
   return true;
 }
 

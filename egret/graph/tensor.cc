@@ -97,7 +97,7 @@ Tensor::Tensor(TensorType type) : type_(std::move(type)) {
   if (!bytes_.empty()) std::memset(bytes_.data(), 0, bytes_.size());
 }
 
-Tensor::Tensor(const Tensor& other) : type_(other.type_) {
+Tensor::Tensor(const Tensor& other) : type_(other.type_), elements_(other.elements_) {
   bytes_.resize(other.bytes_.size());
   if (!bytes_.empty()) std::memcpy(bytes_.data(), other.bytes_.data(), bytes_.size());
 }
@@ -108,8 +108,29 @@ Tensor& Tensor::operator=(const Tensor& other) {
     bytes_.clear();  // nothing for a reallocation to move
     bytes_.resize(other.bytes_.size());
     if (!bytes_.empty()) std::memcpy(bytes_.data(), other.bytes_.data(), bytes_.size());
+    elements_ = other.elements_;
   }
   return *this;
+}
+
+absl::StatusOr<Tensor> Tensor::Container(TensorType type, std::vector<Tensor> elements) {
+  if (type.is_tensor()) return absl::InvalidArgumentError("Tensor::Container of a tensor type");
+  if (type.is_optional() && elements.size() > 1) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(type.ToString(), " holds at most one value, got ", elements.size()));
+  }
+  const ValueKind want =
+      type.kind == ValueKind::kOptionalSequence ? ValueKind::kSequence : ValueKind::kTensor;
+  for (size_t i = 0; i < elements.size(); ++i) {
+    const TensorType& e = elements[i].type();
+    if (e.kind != want || e.dtype != type.dtype) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(type.ToString(), " cannot hold element ", i, " of type ", e.ToString()));
+    }
+  }
+  Tensor t(std::move(type));
+  t.elements_ = std::move(elements);
+  return t;
 }
 
 Tensor Tensor::Uninitialized(TensorType type) {
@@ -120,7 +141,8 @@ Tensor Tensor::Uninitialized(TensorType type) {
 }
 
 bool Tensor::Retype(TensorType type) {
-  if (!IsConcrete(type.dtype) || type.byte_size() != static_cast<int64_t>(bytes_.size())) {
+  if (!IsConcrete(type.dtype) || type.byte_size() != static_cast<int64_t>(bytes_.size()) ||
+      !type.is_tensor() || !type_.is_tensor()) {
     return false;
   }
   type_ = std::move(type);

@@ -11,6 +11,12 @@ constexpr int64_t kMaxTensorAttrValues = 16;
 
 TensorType FromOnnxTypeOrUnknown(const onnx::TypeProto& tp, bool* ok) {
   *ok = false;
+  absl::StatusOr<std::optional<TensorType>> container = onnx_internal::ContainerTypeFromOnnx(tp);
+  if (!container.ok()) return {};
+  if (container->has_value()) {
+    *ok = true;
+    return **container;
+  }
   if (!tp.has_tensor_type() || !tp.tensor_type().has_shape()) return {};
   absl::StatusOr<DType> dt = DTypeFromOnnx(tp.tensor_type().elem_type());
   if (!dt.ok()) return {};
@@ -84,14 +90,11 @@ std::optional<onnx::ModelProto> Importer::InferCurrentNode() {
     auto it = values_.find(known);
     if (it == values_.end() || !seen.insert(name).second) continue;
     const Value& v = it->second;
-    auto et = OnnxFromDType(v.type.dtype);
-    if (!et) continue;
+    onnx::TypeProto type;
+    if (!onnx_internal::TypeToOnnx(v.type, &type)) continue;
     onnx::ValueInfoProto* vi = g->add_input();
     vi->set_name(name);
-    auto* tt = vi->mutable_type()->mutable_tensor_type();
-    tt->set_elem_type(*et);
-    auto* shape = tt->mutable_shape();
-    for (int64_t d : v.type.dims) shape->add_dim()->set_dim_value(d);
+    *vi->mutable_type() = std::move(type);
     if (v.constant && v.type.num_elements() <= kMaxInferInitializer) {
       onnx::TensorProto* init = g->add_initializer();
       TensorToProto(*v.constant, init);
@@ -194,6 +197,9 @@ absl::Status Importer::DoOpaque(std::string_view reason, const ControlFlow* cf) 
   if (cf != nullptr && !cf->captured.empty()) {
     n.inputs.insert(n.inputs.end(), cf->captured.begin(), cf->captured.end());
     n.attrs[std::string(kCapturedAttr)] = static_cast<int64_t>(cf->captured.size());
+  }
+  if (cf != nullptr) {
+    for (const auto& [key, value] : cf->attrs) n.attrs[key] = value;
   }
   if (!absent.empty()) n.attrs["onnx.absent_inputs"] = absent;
   n.attrs["onnx.opset"] = static_cast<int64_t>(opset_);  // semantics may depend on it

@@ -439,6 +439,7 @@ class Importer {
     std::map<std::string, GraphPtr, std::less<>> bodies;
     std::vector<ValueRef> captured;
     std::vector<std::optional<TensorType>> types;
+    Attributes attrs;  // more attributes of the node (a body kept for run time)
   };
   absl::Status DoOpaque(std::string_view reason, const ControlFlow* cf = nullptr);
   // A node of egret's ONNX domain, egret.htp, as its egret op (import_egret.cc).
@@ -453,6 +454,10 @@ class Importer {
   absl::Status DoIf();
   absl::Status DoLoop();
   absl::Status DoScan();
+  // SequenceMap: "onnx.SequenceMap" with its body kept as ONNX for import
+  // at run time (backend/runtime_body.h), one import per tuple of element
+  // types.
+  absl::Status DoSequenceMap();
   absl::Status DoScan8();
   // The names (as the current node's subgraphs spell them) of the values
   // those subgraphs read from enclosing scopes that are not constants: the
@@ -561,6 +566,11 @@ absl::Status EmitGather(Importer& im, int axis);
 
 // Every default-domain handler, by ONNX op type.
 const HandlerTable& Handlers();
+
+// The backend's RuntimeBodyImporter (backend/runtime_body.h): imports a body
+// DoSequenceMap kept, its inputs typed `inputs`.
+absl::StatusOr<GraphPtr> ImportRuntimeBody(const Attributes& attrs,
+                                           absl::Span<const TensorType> inputs);
 
 }  // namespace egret::onnx_import
 

@@ -129,6 +129,16 @@ bool IsOnnxOpMapped(std::string_view op_type);
 absl::StatusOr<Tensor> ReadOnnxTensor(const std::string& path,
                                       uint64_t max_file_bytes = kDefaultMaxFileBytes);
 
+// Reads a serialized ONNX value of `type` (the test data of a model whose
+// inputs or outputs are sequences or optionals): for a tensor type, a
+// TensorProto as ReadOnnxTensor reads it (its dims are not checked against
+// `type`); for a sequence, a SequenceProto of tensors; for an optional, an
+// OptionalProto holding a tensor or such a sequence, or nothing. The result
+// is a Tensor of the container type (Tensor::Container); an element of
+// another dtype is kInvalidArgument.
+absl::StatusOr<Tensor> ReadOnnxValue(const std::string& path, const TensorType& type,
+                                     uint64_t max_file_bytes = kDefaultMaxFileBytes);
+
 }  // namespace egret
 
 #endif  // EGRET_ONNX_ONNX_READER_H_

@@ -103,6 +103,102 @@ absl::StatusOr<TensorType> MakeType(int32_t elem_type, Dims dims) {
   return TensorType(*dt, std::move(dims));
 }
 
+absl::StatusOr<std::optional<TensorType>> ContainerTypeFromOnnx(const onnx::TypeProto& tp) {
+  auto tensor_elem = [](const onnx::TypeProto& e) -> absl::StatusOr<DType> {
+    if (!e.has_tensor_type()) {
+      return absl::UnimplementedError(
+          "a sequence or optional of anything but tensors is not supported by egret");
+    }
+    return DTypeFromOnnx(e.tensor_type().elem_type());
+  };
+  if (tp.has_sequence_type()) {
+    EGRET_ASSIGN_OR_RETURN(DType dt, tensor_elem(tp.sequence_type().elem_type()));
+    return TensorType::Container(ValueKind::kSequence, dt);
+  }
+  if (tp.has_optional_type()) {
+    const onnx::TypeProto& e = tp.optional_type().elem_type();
+    if (e.has_sequence_type()) {
+      EGRET_ASSIGN_OR_RETURN(DType dt, tensor_elem(e.sequence_type().elem_type()));
+      return TensorType::Container(ValueKind::kOptionalSequence, dt);
+    }
+    EGRET_ASSIGN_OR_RETURN(DType dt, tensor_elem(e));
+    return TensorType::Container(ValueKind::kOptionalTensor, dt);
+  }
+  if (tp.has_map_type() || tp.has_sparse_tensor_type()) {
+    return absl::UnimplementedError("map and sparse tensor values are not supported by egret");
+  }
+  return std::optional<TensorType>();
+}
+
+bool TypeToOnnx(const TensorType& t, onnx::TypeProto* tp) {
+  tp->Clear();
+  const std::optional<int32_t> et = OnnxFromDType(t.dtype);
+  if (!et) return false;
+  onnx::TypeProto* tensor = tp;
+  switch (t.kind) {
+    case ValueKind::kTensor:
+      break;
+    case ValueKind::kSequence:
+      tensor = tp->mutable_sequence_type()->mutable_elem_type();
+      break;
+    case ValueKind::kOptionalTensor:
+      tensor = tp->mutable_optional_type()->mutable_elem_type();
+      break;
+    case ValueKind::kOptionalSequence:
+      tensor = tp->mutable_optional_type()
+                   ->mutable_elem_type()
+                   ->mutable_sequence_type()
+                   ->mutable_elem_type();
+      break;
+  }
+  tensor->mutable_tensor_type()->set_elem_type(*et);
+  if (t.is_tensor()) {
+    auto* shape = tensor->mutable_tensor_type()->mutable_shape();
+    for (int64_t d : t.dims) shape->add_dim()->set_dim_value(d);
+  }
+  return true;
+}
+
+absl::StatusOr<Tensor> SequenceFromProto(const onnx::SequenceProto& proto, const TensorType& type) {
+  if (type.kind != ValueKind::kSequence) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("a sequence where ", type.ToString(), " is wanted"));
+  }
+  if (proto.elem_type() != onnx::SequenceProto::TENSOR &&
+      !(proto.elem_type() == onnx::SequenceProto::UNDEFINED && proto.tensor_values_size() == 0)) {
+    return absl::UnimplementedError("a sequence of anything but tensors is not supported by egret");
+  }
+  std::vector<Tensor> elements;
+  for (const onnx::TensorProto& t : proto.tensor_values()) {
+    EGRET_ASSIGN_OR_RETURN(Tensor e, TensorFromProto(t));
+    elements.push_back(std::move(e));
+  }
+  return Tensor::Container(type, std::move(elements));
+}
+
+absl::StatusOr<Tensor> OptionalFromProto(const onnx::OptionalProto& proto, const TensorType& type) {
+  if (!type.is_optional()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("an optional where ", type.ToString(), " is wanted"));
+  }
+  std::vector<Tensor> elements;
+  if (type.kind == ValueKind::kOptionalSequence && proto.has_sequence_value()) {
+    EGRET_ASSIGN_OR_RETURN(
+        Tensor e, SequenceFromProto(proto.sequence_value(),
+                                    TensorType::Container(ValueKind::kSequence, type.dtype)));
+    elements.push_back(std::move(e));
+  } else if (type.kind == ValueKind::kOptionalTensor && proto.has_tensor_value()) {
+    EGRET_ASSIGN_OR_RETURN(Tensor e, TensorFromProto(proto.tensor_value()));
+    elements.push_back(std::move(e));
+  } else if (proto.has_tensor_value() || proto.has_sequence_value() ||
+             proto.has_sparse_tensor_value() || proto.has_map_value() ||
+             proto.has_optional_value()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("the optional's value is not of type ", type.ToString()));
+  }
+  return Tensor::Container(type, std::move(elements));
+}
+
 absl::StatusOr<Tensor> TensorFromProto(const onnx::TensorProto& proto) {
   std::string label = proto.name().empty() ? "tensor" : absl::StrCat("tensor '", proto.name(), "'");
   if (proto.data_location() == P::EXTERNAL || proto.external_data_size() > 0) {

@@ -680,6 +680,7 @@ const KernelTable& Kernels() {
     RegisterOnnxTrainingKernels(*t);
     RegisterOnnxQuantizeKernels(*t);
     RegisterOnnxControlFlowKernels(*t);
+    RegisterOnnxSequenceKernels(*t);
     return t;
   }();
   return *kTable;

@@ -139,6 +139,7 @@ void RegisterOnnxSignalKernels(KernelTable& t);         // DFT, STFT, windows, M
 void RegisterOnnxTrainingKernels(KernelTable& t);       // Momentum, Adam, Adagrad
 void RegisterOnnxQuantizeKernels(KernelTable& t);       // QuantizeLinear, ConvInteger, QLinear*
 void RegisterOnnxControlFlowKernels(KernelTable& t);    // If, Loop, Scan (subgraph bodies)
+void RegisterOnnxSequenceKernels(KernelTable& t);       // Sequence*, Optional*, SequenceMap
 
 }  // namespace egret::backend_internal
 
