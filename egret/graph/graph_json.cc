@@ -1243,12 +1243,13 @@ bool IsSidecarNameOf(std::string_view name, std::string_view base) {
 // Builds the JSON text; large constants are appended to *sidecar (when not
 // null) and referenced from the text, which names the sidecar
 // SidecarNameFor(graph_file_name, *sidecar).
-// The format stores tensor data only: a constant sequence or optional
-// (which no importer makes) cannot be written.
+// The format stores numeric tensor data only: a constant sequence or
+// optional (which no importer makes) or String tensor cannot be written.
 absl::Status CheckNoContainerConstant(const Graph& graph) {
   for (NodeId id = 0; id < graph.num_nodes(); ++id) {
     const Node& node = graph.node(id);
-    if (node.constant && !node.constant->type().is_tensor()) {
+    if (node.constant &&
+        (!node.constant->type().is_tensor() || IsString(node.constant->type().dtype))) {
       return absl::UnimplementedError(absl::StrCat(
           "cannot write the graph as JSON: node ", graph.NodeLabel(id), " is a constant ",
           node.constant->type().ToString(), " (the format holds constant tensors only)"));

@@ -6,12 +6,17 @@
 // optional, executor values only) holds no bytes; its elements() are the
 // sequence's tensors, or the optional's one value (none when empty). They
 // are values like any other: copying the container copies them.
+//
+// A String tensor (ONNX's STRING elements) holds no bytes either: its
+// strings() are its elements, in row-major order. The numeric accessors
+// (GetValue, SetValue, ...) read 0 and store nothing for it.
 #ifndef EGRET_GRAPH_TENSOR_H_
 #define EGRET_GRAPH_TENSOR_H_
 
 #include <cstdint>
 #include <memory>
 #include <new>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -57,6 +62,9 @@ class Tensor {
   // tensor, at most one such tensor; for an optional sequence, at most one
   // sequence of that dtype. kInvalidArgument otherwise.
   static absl::StatusOr<Tensor> Container(TensorType type, std::vector<Tensor> elements);
+  // The String tensor of `type` (a tensor type of dtype String) holding
+  // `strings`, one per element. kInvalidArgument otherwise.
+  static absl::StatusOr<Tensor> FromStrings(TensorType type, std::vector<std::string> strings);
   // A tensor of `type` whose bytes are unspecified, for a producer that
   // writes every one of them before anything reads them (the executor's
   // kernels: an output filled with zeros and then overwritten costs a pass
@@ -79,6 +87,8 @@ class Tensor {
   int64_t num_elements() const { return type_.num_elements(); }
   // A container's elements (see Container); empty for a tensor.
   const std::vector<Tensor>& elements() const { return elements_; }
+  // A String tensor's elements (see FromStrings); empty for other dtypes.
+  const std::vector<std::string>& strings() const { return strings_; }
   absl::Span<const uint8_t> bytes() const { return bytes_; }
   // The element bytes, for a producer that fills them in place (the
   // executor's kernels).
@@ -87,7 +97,8 @@ class Tensor {
   // Gives the same bytes a new type of the same byte size (a reshape keeps
   // dtype and encoding; a kernel reusing an input's storage may change
   // them). False, and nothing changed, when the byte sizes differ or the
-  // dtype is not concrete, or either type is a container.
+  // dtype is not concrete, or either type is a container. A String tensor
+  // takes other dims of the same element count (a String type only).
   bool Retype(TensorType type);
 
   // Storage value of element i (for quantized types, the integer q). Exact
@@ -106,13 +117,15 @@ class Tensor {
   void SetReal(int64_t i, double r);
 
   friend bool operator==(const Tensor& a, const Tensor& b) {
-    return a.type_ == b.type_ && a.bytes_ == b.bytes_ && a.elements_ == b.elements_;
+    return a.type_ == b.type_ && a.bytes_ == b.bytes_ && a.elements_ == b.elements_ &&
+           a.strings_ == b.strings_;
   }
 
  private:
   TensorType type_;
   std::vector<uint8_t, tensor_internal::DefaultInitAllocator<uint8_t>> bytes_;
-  std::vector<Tensor> elements_;  // a container's elements
+  std::vector<Tensor> elements_;      // a container's elements
+  std::vector<std::string> strings_;  // a String tensor's elements
 };
 
 // Constant data is immutable and shared: a graph copy, an e-graph class and an

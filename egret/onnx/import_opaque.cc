@@ -1,5 +1,6 @@
 // Opaque nodes: an ONNX op egret cannot map is kept as "onnx.<Op>", typed by
 // ONNX's shape inference or the model's value_info.
+#include "egret/graph/string_list.h"
 #include "egret/onnx/importer_internal.h"
 
 namespace egret::onnx_import {
@@ -168,6 +169,8 @@ absl::Status Importer::DoOpaque(std::string_view reason, const ControlFlow* cf) 
         break;
       case onnx::AttributeProto::STRINGS:
         n.attrs[a.name()] = absl::StrJoin(a.strings(), ",");
+        n.attrs[absl::StrCat(std::string(kStringListAttrPrefix), a.name())] =
+            EncodeStringList(std::vector<std::string>(a.strings().begin(), a.strings().end()));
         break;
       case onnx::AttributeProto::GRAPH:
         if (cf != nullptr && cf->bodies.contains(a.name())) {

@@ -442,6 +442,9 @@ class Importer {
     Attributes attrs;  // more attributes of the node (a body kept for run time)
   };
   absl::Status DoOpaque(std::string_view reason, const ControlFlow* cf = nullptr);
+  // Whether `node` reads or makes a String tensor (other than as an
+  // Identity): such nodes stay opaque, off egret's numeric ops.
+  bool TouchesStrings(const onnx::NodeProto& node) const;
   // A node of egret's ONNX domain, egret.htp, as its egret op (import_egret.cc).
   absl::Status DoEgretNode();
   // ONNX's shape inference run on a model holding just the current node, its

@@ -403,6 +403,20 @@ absl::Status Importer::CheckArity(const onnx::NodeProto& node) const {
   return absl::OkStatus();
 }
 
+bool Importer::TouchesStrings(const onnx::NodeProto& node) const {
+  if (node.op_type() == "Identity") return false;  // an alias
+  for (const std::string& in : node.input()) {
+    auto it = in.empty() ? values_.end() : values_.find(in);
+    if (it != values_.end() && IsString(it->second.type.dtype)) return true;
+  }
+  if (node.op_type() == "Cast") {
+    for (const auto& a : node.attribute()) {
+      if (a.name() == "to" && a.i() == onnx::TensorProto::STRING) return true;
+    }
+  }
+  return false;
+}
+
 absl::Status Importer::ImportNode(const onnx::NodeProto& node) {
   cur_ = &node;
   const NodeId first = static_cast<NodeId>(g_.num_nodes());
@@ -420,6 +434,8 @@ absl::Status Importer::ImportNode(const onnx::NodeProto& node) {
       s = DoEgretNode();
     } else if (it == handlers.end()) {
       s = DoOpaque("");
+    } else if (TouchesStrings(node)) {
+      s = DoOpaque("String tensors are kept opaque");
     } else {
       s = it->second(*this);
       if (IsUnmapped(s)) s = DoOpaque(std::string(s.message()));

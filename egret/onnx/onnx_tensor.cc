@@ -49,6 +49,8 @@ absl::StatusOr<DType> DTypeFromOnnx(int32_t elem_type) {
       return DType::kUInt64;
     case P::BFLOAT16:
       return DType::kBFloat16;
+    case P::STRING:
+      return DType::kString;
     default:
       return absl::UnimplementedError(
           absl::StrCat("element type ", OnnxTypeName(elem_type), " is not supported by egret"));
@@ -84,6 +86,8 @@ std::optional<int32_t> OnnxFromDType(DType t) {
       return P::UINT64;
     case DType::kBFloat16:
       return P::BFLOAT16;
+    case DType::kString:
+      return P::STRING;
     default:
       return std::nullopt;
   }
@@ -220,6 +224,15 @@ absl::StatusOr<Tensor> TensorFromProto(const onnx::TensorProto& proto) {
   absl::StatusOr<DType> dt = DTypeFromOnnx(proto.data_type());
   if (!dt.ok()) return absl::UnimplementedError(absl::StrCat(label, ": ", dt.status().message()));
   TensorType type(*dt, std::move(dims));
+  if (IsString(*dt)) {
+    if (proto.string_data_size() != n) {
+      return absl::InvalidArgumentError(absl::StrFormat("%s: holds %d strings, %s needs %d", label,
+                                                        proto.string_data_size(), type.ToString(),
+                                                        n));
+    }
+    return Tensor::FromStrings(
+        type, std::vector<std::string>(proto.string_data().begin(), proto.string_data().end()));
+  }
   const size_t esize = static_cast<size_t>(ElementSize(*dt));
   const size_t count = static_cast<size_t>(n);
   if (proto.has_raw_data()) {
@@ -298,6 +311,10 @@ void TensorToProto(const Tensor& t, onnx::TensorProto* proto) {
   proto->Clear();
   for (int64_t d : t.type().dims) proto->add_dims(d);
   proto->set_data_type(OnnxFromDType(t.type().dtype).value_or(P::UNDEFINED));
+  if (IsString(t.type().dtype)) {
+    for (const std::string& e : t.strings()) proto->add_string_data(e);
+    return;
+  }
   proto->set_raw_data(reinterpret_cast<const char*>(t.bytes().data()), t.bytes().size());
 }
 

@@ -54,7 +54,7 @@ absl::StatusOr<Tensor> OptionalFromProto(const onnx::OptionalProto& proto, const
 // kInvalidArgument when the data do not match the dims; kUnimplemented for
 // external data and unsupported element types.
 absl::StatusOr<Tensor> TensorFromProto(const onnx::TensorProto& proto);
-// The TensorProto of `t` (raw_data, little-endian).
+// The TensorProto of `t` (raw_data, little-endian; string_data for String).
 void TensorToProto(const Tensor& t, onnx::TensorProto* proto);
 
 // out.dims[i] = t.dims[perm[i]], elements moved accordingly.

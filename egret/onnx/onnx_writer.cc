@@ -14,6 +14,7 @@
 #include "egret/backend/runtime_body.h"
 #include "egret/graph/op_table.h"
 #include "egret/graph/shape_inference.h"
+#include "egret/graph/string_list.h"
 #include "egret/onnx/egret_record_internal.h"
 #include "egret/onnx/external_data_internal.h"
 #include "egret/onnx/onnx_tensor_internal.h"
@@ -526,6 +527,22 @@ absl::Status Writer::EmitOpaque() {
   }
   for (const auto& [key, value] : n.attrs) {
     if (runtime_body && key == "body") continue;  // the importer's summary of it
+    // A STRINGS attribute: its list, not the comma-joined summary.
+    if (auto list = n.attrs.find(absl::StrCat(std::string(kStringListAttrPrefix), key));
+        list != n.attrs.end()) {
+      const auto* text = std::get_if<std::string>(&list->second);
+      std::optional<std::vector<std::string>> strings =
+          text == nullptr ? std::nullopt : DecodeStringList(*text);
+      if (!strings) {
+        return NodeError(absl::StatusCode::kInvalidArgument,
+                         absl::StrCat("attribute ", list->first, " is not a list of strings"));
+      }
+      onnx::AttributeProto* a = p->add_attribute();
+      a->set_name(key);
+      a->set_type(onnx::AttributeProto::STRINGS);
+      for (std::string& e : *strings) a->add_strings(std::move(e));
+      continue;
+    }
     // egret's own annotations and the importer's ("onnx.opset", ...).
     if (key.rfind("egret.", 0) == 0 || key.rfind("onnx.", 0) == 0) continue;
     if (const auto* i = std::get_if<int64_t>(&value)) AttrInt(p, key, *i);

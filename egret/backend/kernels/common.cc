@@ -681,6 +681,7 @@ const KernelTable& Kernels() {
     RegisterOnnxQuantizeKernels(*t);
     RegisterOnnxControlFlowKernels(*t);
     RegisterOnnxSequenceKernels(*t);
+    RegisterOnnxStringKernels(*t);
     return t;
   }();
   return *kTable;
