@@ -1252,7 +1252,7 @@ absl::Status CheckNoContainerConstant(const Graph& graph) {
         (!node.constant->type().is_tensor() || IsString(node.constant->type().dtype))) {
       return absl::UnimplementedError(absl::StrCat(
           "cannot write the graph as JSON: node ", graph.NodeLabel(id), " is a constant ",
-          node.constant->type().ToString(), " (the format holds constant tensors only)"));
+          node.constant->type().ToString(), " (the format holds numeric constant tensors only)"));
     }
     for (const auto& [name, value] : node.attrs) {
       if (const auto* body = std::get_if<GraphPtr>(&value); body != nullptr && *body != nullptr) {

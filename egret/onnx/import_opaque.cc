@@ -93,6 +93,11 @@ std::optional<onnx::ModelProto> Importer::InferCurrentNode() {
     const Value& v = it->second;
     onnx::TypeProto type;
     if (!onnx_internal::TypeToOnnx(v.type, &type)) continue;
+    if (!v.type.is_tensor()) {
+      // A container's egret type has no element shapes; ONNX's, where known,
+      // lets inference type what is taken out of it (SequenceAt).
+      if (auto c = container_types_.find(known); c != container_types_.end()) type = *c->second;
+    }
     onnx::ValueInfoProto* vi = g->add_input();
     vi->set_name(name);
     *vi->mutable_type() = std::move(type);
@@ -118,6 +123,9 @@ std::vector<std::optional<TensorType>> Importer::InferOnnxOutputTypes() {
   for (const auto& vi : m->graph().value_info()) {
     for (int k = 0; k < cur_->output_size(); ++k) {
       if (vi.name() != Out(k) || Out(k).empty()) continue;
+      if (vi.type().has_sequence_type() || vi.type().has_optional_type()) {
+        container_types_[Out(k)] = &owned_types_.emplace_back(vi.type());
+      }
       bool ok;
       TensorType t = FromOnnxTypeOrUnknown(vi.type(), &ok);
       if (ok) result[k] = t;

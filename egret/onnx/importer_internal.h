@@ -532,6 +532,10 @@ class Importer {
   absl::flat_hash_set<std::string> used_names_;
   absl::flat_hash_map<std::string, ValueRef> param_cache_;
   absl::flat_hash_map<std::string, const onnx::TypeProto*> declared_types_;
+  // The ONNX types inference gave sequence and optional values, element
+  // shapes included (their egret types have none), for inferring the nodes
+  // that read them.
+  absl::flat_hash_map<std::string, const onnx::TypeProto*> container_types_;
   absl::flat_hash_set<std::string> consumed_;  // tensors some node or graph output reads
   const onnx::NodeProto* cur_ = nullptr;
   // Inlined subgraphs: their node copies (names resolved), the renaming of

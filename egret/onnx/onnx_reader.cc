@@ -282,6 +282,11 @@ absl::Status Importer::ReadInputs() {
     values_[in.name()] = std::move(v);
   }
   for (const auto& vi : graph.value_info()) declared_types_[vi.name()] = &vi.type();
+  for (const auto& vi : graph.input()) {
+    if (vi.type().has_sequence_type() || vi.type().has_optional_type()) {
+      container_types_[vi.name()] = &vi.type();
+    }
+  }
   for (const auto& vi : graph.output()) {
     declared_types_[vi.name()] = &vi.type();
     consumed_.insert(vi.name());

@@ -124,8 +124,8 @@ bool IsOnnxOpMapped(std::string_view op_type);
 // FLOAT16 -> Float16, DOUBLE -> Float64, BFLOAT16 -> BFloat16, INT32 -> Int32,
 // INT64 -> Int64, UINT32 -> UInt32, UINT64 -> UInt64, BOOL -> Bool,
 // UINT8/INT8/UINT16/INT16 -> QUInt8/QInt8/QUInt16/QInt16 with zero_offset 0 and
-// stepsize 1 (the same numbers); other types (STRING, complex, 4-bit and
-// 8-bit floats) are kUnimplemented.
+// stepsize 1 (the same numbers), STRING -> String (Tensor::strings()); other
+// types (complex, 4-bit and 8-bit floats) are kUnimplemented.
 absl::StatusOr<Tensor> ReadOnnxTensor(const std::string& path,
                                       uint64_t max_file_bytes = kDefaultMaxFileBytes);
 
