@@ -17,6 +17,8 @@
 #include "egret/backend/folded_values.h"
 #include "egret/backend/kernels/dnnl_support.h"
 #include "egret/backend/kernels/kernels_internal.h"
+#include "egret/backend/kernels/onnx/onnx_kernels_internal.h"
+#include "egret/backend/runtime_body.h"
 #include "egret/graph/checked_math.h"
 #include "egret/graph/op_table.h"
 #include "egret/graph/saturated_count.h"
@@ -230,6 +232,7 @@ bool HasKernel(const Node& node) {
   };
   if (node.op == "onnx.If") return has_body("then_branch") && has_body("else_branch");
   if (node.op == "onnx.Loop" || node.op == "onnx.Scan") return has_body("body");
+  if (node.op == "onnx.SequenceMap") return node.attrs.contains(kRuntimeBodyAttr);
   return true;
 }
 
@@ -472,6 +475,17 @@ absl::StatusOr<std::vector<Tensor>> Execute(const Graph& g, absl::Span<const Ten
       if (it == Kernels().end()) {
         return absl::UnimplementedError(absl::StrFormat(
             "node %s: unknown op '%s' (no reference kernel)", g.NodeLabel(id), node.op));
+      }
+      // String tensors hold no bytes: only the kernels made for them read
+      // or make them.
+      if (!backend_internal::TakesStrings(kernel_name)) {
+        bool strings = false;
+        for (const OperandInfo& o : ops) strings = strings || IsString(o.type->dtype);
+        for (const TensorType& t : out_types) strings = strings || IsString(t.dtype);
+        if (strings) {
+          return absl::UnimplementedError(absl::StrFormat(
+              "node %s: op '%s' does not take String tensors", g.NodeLabel(id), node.op));
+        }
       }
       for (size_t i = 0; i < ops.size(); ++i) {
         if (ops[i].value == nullptr && !ops[i].is_shape) {

@@ -164,7 +164,8 @@ bool HasKernel(std::string_view op);
 // HasKernel(node.op), and for a control-flow node ("onnx.If", "onnx.Loop",
 // "onnx.Scan") its bodies are there as subgraph attributes: one the importer
 // kept opaque without importing its bodies has only their summaries and
-// cannot run.
+// cannot run; an "onnx.SequenceMap" needs its body kept for import at run
+// time (runtime_body.h).
 bool HasKernel(const Node& node);
 
 // True when node `id` of `g` may draw random values without a seed: an

@@ -1,6 +1,8 @@
 #include "egret/backend/test_data.h"
 
+#include <algorithm>
 #include <cmath>
+#include <string>
 
 #include "absl/strings/str_format.h"
 #include "egret/backend/kernels/kernels_internal.h"
@@ -41,6 +43,12 @@ absl::StatusOr<std::vector<Tensor>> MakeRandomInputs(const Graph& g, uint64_t se
           absl::StrFormat("input %s has dtype %s, which holds no data", g.NodeLabel(g.inputs()[i]),
                           DTypeName(type.dtype)));
     }
+    if (!type.is_tensor()) {
+      return absl::UnimplementedError(absl::StrFormat(
+          "input %s is a %s: egret cannot make random data for it (its element shapes are not "
+          "part of its type)",
+          g.NodeLabel(g.inputs()[i]), type.ToString()));
+    }
     Rng rng(seed * 0x100000001b3ull + i);
     Tensor t(type);
     const int64_t n = t.num_elements();
@@ -60,6 +68,50 @@ absl::StatusOr<std::vector<Tensor>> MakeRandomInputs(const Graph& g, uint64_t se
   return out;
 }
 
+namespace {
+
+// Adds to `d` the comparison of tensor or container `a` with `e`; `what`
+// names the value in errors ("output 2", "output 2 element 0").
+absl::Status Compare(const Tensor& a, const Tensor& e, const std::string& what, double rtol,
+                     double atol, OutputDiff& d) {
+  if (a.type().kind != e.type().kind || a.type().dims != e.type().dims ||
+      a.elements().size() != e.elements().size()) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "%s is %s%s, expected %s%s", what, a.type().ToString(),
+        a.type().is_tensor() ? "" : absl::StrFormat(" of %d", a.elements().size()),
+        e.type().ToString(),
+        e.type().is_tensor() ? "" : absl::StrFormat(" of %d", e.elements().size())));
+  }
+  for (size_t k = 0; k < a.elements().size(); ++k) {
+    if (absl::Status s = Compare(a.elements()[k], e.elements()[k],
+                                 absl::StrFormat("%s element %d", what, k), rtol, atol, d);
+        !s.ok()) {
+      return s;
+    }
+  }
+  if (!a.type().is_tensor()) return absl::OkStatus();
+  const std::vector<double> av = backend_internal::ReadReals(a);
+  const std::vector<double> ev = backend_internal::ReadReals(e);
+  for (size_t k = 0; k < av.size(); ++k) {
+    if (std::isnan(av[k]) || std::isnan(ev[k])) {
+      if (std::isnan(av[k]) != std::isnan(ev[k])) {
+        ++d.mismatches;
+        d.max_abs = d.max_rel = INFINITY;
+      }
+      continue;
+    }
+    if (av[k] == ev[k]) continue;  // also equal infinities
+    const double abs = std::fabs(av[k] - ev[k]);
+    const double rel = ev[k] == 0 ? INFINITY : abs / std::fabs(ev[k]);
+    d.max_abs = std::max(d.max_abs, abs);
+    d.max_rel = std::max(d.max_rel, rel);
+    if (!(abs <= atol + rtol * std::fabs(ev[k]))) ++d.mismatches;
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
 absl::StatusOr<std::vector<OutputDiff>> CompareOutputs(absl::Span<const Tensor> actual,
                                                        absl::Span<const Tensor> expected,
                                                        double rtol, double atol) {
@@ -69,28 +121,11 @@ absl::StatusOr<std::vector<OutputDiff>> CompareOutputs(absl::Span<const Tensor> 
   }
   std::vector<OutputDiff> diffs;
   for (size_t i = 0; i < actual.size(); ++i) {
-    if (actual[i].type().dims != expected[i].type().dims) {
-      return absl::InvalidArgumentError(absl::StrFormat("output %d is %s, expected %s", i,
-                                                        actual[i].type().ToString(),
-                                                        expected[i].type().ToString()));
-    }
-    const std::vector<double> a = backend_internal::ReadReals(actual[i]);
-    const std::vector<double> e = backend_internal::ReadReals(expected[i]);
     OutputDiff d;
-    for (size_t k = 0; k < a.size(); ++k) {
-      if (std::isnan(a[k]) || std::isnan(e[k])) {
-        if (std::isnan(a[k]) != std::isnan(e[k])) {
-          ++d.mismatches;
-          d.max_abs = d.max_rel = INFINITY;
-        }
-        continue;
-      }
-      if (a[k] == e[k]) continue;  // also equal infinities
-      const double abs = std::fabs(a[k] - e[k]);
-      const double rel = e[k] == 0 ? INFINITY : abs / std::fabs(e[k]);
-      d.max_abs = std::max(d.max_abs, abs);
-      d.max_rel = std::max(d.max_rel, rel);
-      if (!(abs <= atol + rtol * std::fabs(e[k]))) ++d.mismatches;
+    if (absl::Status s =
+            Compare(actual[i], expected[i], absl::StrFormat("output %d", i), rtol, atol, d);
+        !s.ok()) {
+      return s;
     }
     diffs.push_back(d);
   }

@@ -17,7 +17,8 @@ namespace egret {
 // from `seed` alone (the same seed gives the same bytes on every platform):
 // float types uniform in [-1, 1), quantized types uniform over the storage
 // range, Int32/Int64 uniform in [0, 16), Bool 0 or 1. Fails for an input
-// whose dtype holds no data.
+// whose dtype holds no data, and (kUnimplemented) for a sequence or
+// optional input, whose element shapes its type does not give.
 absl::StatusOr<std::vector<Tensor>> MakeRandomInputs(const Graph& g, uint64_t seed);
 
 // How far one actual output is from its expected value, over real values.
@@ -29,8 +30,10 @@ struct OutputDiff {
 };
 
 // Compares actual[i] with expected[i] element by element (the numpy allclose
-// rule above). Fails with kInvalidArgument when the counts or dims differ;
-// dtypes may differ (values are compared as reals).
+// rule above); a sequence or optional compares its tensors in order, their
+// statistics merged into its OutputDiff. Fails with kInvalidArgument when
+// the counts, dims, kinds or container lengths differ; dtypes may differ
+// (values are compared as reals).
 absl::StatusOr<std::vector<OutputDiff>> CompareOutputs(absl::Span<const Tensor> actual,
                                                        absl::Span<const Tensor> expected,
                                                        double rtol, double atol);

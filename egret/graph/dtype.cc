@@ -23,6 +23,7 @@ constexpr auto kNames = MakeEnumNames<DType>({
     {DType::kUInt32, "UInt32"},
     {DType::kUInt64, "UInt64"},
     {DType::kBFloat16, "BFloat16"},
+    {DType::kString, "String"},
     {DType::kNone, "None"},
     {DType::kMulti, "Multi"},
 });

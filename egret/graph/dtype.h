@@ -28,12 +28,13 @@ enum class DType : uint8_t {
   kUInt32 = 12,    // egret extension: unsigned 32-bit integer
   kUInt64 = 13,    // egret extension: unsigned 64-bit integer
   kBFloat16 = 14,  // egret extension: bfloat16 (the upper half of a float32)
+  kString = 15,    // egret extension: ONNX's STRING (Tensor::strings(), no bytes)
   kNone = 254,     // an op with no tensor output
   kMulti = 255,    // an op with several outputs, read through "$Out"
 };
 
 // QNN spelling: "QUInt8", "Float32", ..., "Bool", "Float64", "UInt32",
-// "UInt64", "BFloat16", "None", "Multi", "UNKNOWN".
+// "UInt64", "BFloat16", "String", "None", "Multi", "UNKNOWN".
 std::string_view DTypeName(DType t);
 // Inverse of DTypeName; nullopt for an unknown name.
 std::optional<DType> ParseDType(std::string_view name);
@@ -42,7 +43,8 @@ std::optional<DType> DTypeFromValue(int value);
 
 // Bytes per element: 1 for QUInt8/QInt8/Bool, 2 for the 16-bit types
 // (QUInt16, QInt16, Float16, BFloat16), 4 for Float32/Int32/QInt32/UInt32, 8
-// for Int64/UInt64/Float64, 0 for Unknown/None/Multi.
+// for Int64/UInt64/Float64, 0 for Unknown/None/Multi and for String (whose
+// elements are std::strings a Tensor keeps apart from its bytes).
 int ElementSize(DType t);
 // QUInt8, QInt8, QUInt16, QInt16, QInt32.
 bool IsQuantized(DType t);
@@ -52,8 +54,13 @@ bool IsQuantizedSigned(DType t);
 bool IsFloat(DType t);
 // Int32, Int64, UInt32, UInt64 (plain integers: not quantized, not Bool).
 bool IsPlainInteger(DType t);
-// A type that can hold tensor data (not Unknown, None or Multi).
+// A type whose tensors hold their elements as bytes (not Unknown, None,
+// Multi or String).
 bool IsConcrete(DType t);
+// String: ONNX's text elements. Only the ONNX kernels that read or make text
+// (Cast, CastLike, StringNormalizer) take such tensors; the executor refuses
+// any other op on them.
+inline bool IsString(DType t) { return t == DType::kString; }
 
 // The integer range of a quantized (or integer) storage type. UInt64's
 // maximum is clamped to int64's (StorageMax(kUInt64) is INT64_MAX); code

@@ -78,6 +78,11 @@ absl::Status Graph::Validate(NodeId* culprit) const {
       if (absl::Status st = CheckShape(t.dims); !st.ok()) {
         return fail(id, absl::StrCat("output ", k, ": ", st.message()));
       }
+      if (!t.is_tensor() && (!t.dims.empty() || t.per_axis || t.zero_offset != 0 ||
+                             t.stepsize != 1.0f || !IsConcrete(t.dtype))) {
+        return fail(id, absl::StrCat("output ", k, " is a ", t.ToString(),
+                                     " with dims or an encoding (a container has neither)"));
+      }
     }
     for (size_t i = 0; i < n.inputs.size(); ++i) {
       const ValueRef& in = n.inputs[i];

@@ -159,7 +159,8 @@ class Graph {
 
   // Checks that the graph is well formed: every input names an existing node
   // and output, every node has at least one output and every output a valid
-  // type (rank <= 8, non-negative dims), constants carry data of their output
+  // type (rank <= 8, non-negative dims; a container type, ValueKind, has
+  // neither dims nor an encoding), constants carry data of their output
   // type, "*Input" nodes have no inputs, names are unique, the graph outputs
   // exist, and there is no cycle. The error message names the first offending
   // node, e.g. "node 'conv1' (#3): input 1 refers to missing node #99". When

@@ -423,8 +423,19 @@ absl::Status Reader::GetDouble(const Json& j, const std::string& ptr, double* ou
 absl::StatusOr<TensorType> Reader::ReadType(const Json& j, const std::string& ptr) const {
   EGRET_RETURN_IF_ERROR(Expect(j, ptr, j.is_object(), "an object (a tensor type)"));
   EGRET_RETURN_IF_ERROR(
-      CheckMembers(j, ptr, {"dtype", "shape", "zero_offset", "stepsize", "per_axis"}));
+      CheckMembers(j, ptr, {"kind", "dtype", "shape", "zero_offset", "stepsize", "per_axis"}));
   TensorType type;
+  if (auto k = j.find("kind"); k != j.end()) {
+    std::string kind;
+    EGRET_RETURN_IF_ERROR(GetString(*k, Child(ptr, "kind"), &kind));
+    std::optional<ValueKind> parsed = ParseValueKind(kind);
+    if (!parsed.has_value()) {
+      return Fail(Child(ptr, "kind"),
+                  absl::StrCat("unknown kind ", Quote(kind),
+                               " (expected Tensor, Sequence, OptionalTensor or OptionalSequence)"));
+    }
+    type.kind = *parsed;
+  }
   auto dt = j.find("dtype");
   if (dt == j.end()) return Fail(ptr, "missing member 'dtype'");
   std::string name;
@@ -476,6 +487,11 @@ absl::StatusOr<TensorType> Reader::ReadType(const Json& j, const std::string& pt
   }
   if (auto q = j.find("per_axis"); q != j.end()) {
     EGRET_RETURN_IF_ERROR(ReadPerAxis(*q, Child(ptr, "per_axis"), &type));
+  }
+  if (!type.is_tensor() &&
+      (!type.dims.empty() || type.per_axis || type.zero_offset != 0 || type.stepsize != 1.0f)) {
+    return Fail(ptr, absl::StrCat("a ", std::string(ValueKindName(type.kind)),
+                                  " type has no shape and no encoding"));
   }
   return type;
 }
@@ -1033,6 +1049,11 @@ Json DoubleJson(double d) { return std::isfinite(d) ? Json(d) : NonFinite(d); }
 
 Json TypeJson(const TensorType& t) {
   Json j = Json::object();
+  if (!t.is_tensor()) {
+    j["kind"] = std::string(ValueKindName(t.kind));
+    j["dtype"] = std::string(DTypeName(t.dtype));
+    return j;
+  }
   j["dtype"] = std::string(DTypeName(t.dtype));
   Json shape = Json::array();
   for (int64_t d : t.dims) shape.push_back(d);
@@ -1222,9 +1243,30 @@ bool IsSidecarNameOf(std::string_view name, std::string_view base) {
 // Builds the JSON text; large constants are appended to *sidecar (when not
 // null) and referenced from the text, which names the sidecar
 // SidecarNameFor(graph_file_name, *sidecar).
+// The format stores numeric tensor data only: a constant sequence or
+// optional (which no importer makes) or String tensor cannot be written.
+absl::Status CheckNoContainerConstant(const Graph& graph) {
+  for (NodeId id = 0; id < graph.num_nodes(); ++id) {
+    const Node& node = graph.node(id);
+    if (node.constant &&
+        (!node.constant->type().is_tensor() || IsString(node.constant->type().dtype))) {
+      return absl::UnimplementedError(absl::StrCat(
+          "cannot write the graph as JSON: node ", graph.NodeLabel(id), " is a constant ",
+          node.constant->type().ToString(), " (the format holds numeric constant tensors only)"));
+    }
+    for (const auto& [name, value] : node.attrs) {
+      if (const auto* body = std::get_if<GraphPtr>(&value); body != nullptr && *body != nullptr) {
+        EGRET_RETURN_IF_ERROR(CheckNoContainerConstant(**body));
+      }
+    }
+  }
+  return absl::OkStatus();
+}
+
 absl::StatusOr<std::string> Serialize(const Graph& graph, const GraphWriteOptions& options,
                                       std::string_view graph_file_name, std::string* sidecar) {
   EGRET_RETURN_IF_ERROR(graph.Validate());
+  EGRET_RETURN_IF_ERROR(CheckNoContainerConstant(graph));
   Json root = Json::object();
   root["format"] = std::string(kFormatName);
   root["version"] = kFormatVersion;

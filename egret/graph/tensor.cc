@@ -93,11 +93,13 @@ float HalfToFloat(uint16_t h) {
 }
 
 Tensor::Tensor(TensorType type) : type_(std::move(type)) {
+  if (IsString(type_.dtype)) strings_.resize(static_cast<size_t>(type_.num_elements()));
   bytes_.resize(static_cast<size_t>(type_.byte_size()));
   if (!bytes_.empty()) std::memset(bytes_.data(), 0, bytes_.size());
 }
 
-Tensor::Tensor(const Tensor& other) : type_(other.type_) {
+Tensor::Tensor(const Tensor& other)
+    : type_(other.type_), elements_(other.elements_), strings_(other.strings_) {
   bytes_.resize(other.bytes_.size());
   if (!bytes_.empty()) std::memcpy(bytes_.data(), other.bytes_.data(), bytes_.size());
 }
@@ -108,8 +110,45 @@ Tensor& Tensor::operator=(const Tensor& other) {
     bytes_.clear();  // nothing for a reallocation to move
     bytes_.resize(other.bytes_.size());
     if (!bytes_.empty()) std::memcpy(bytes_.data(), other.bytes_.data(), bytes_.size());
+    elements_ = other.elements_;
+    strings_ = other.strings_;
   }
   return *this;
+}
+
+absl::StatusOr<Tensor> Tensor::FromStrings(TensorType type, std::vector<std::string> strings) {
+  if (!type.is_tensor() || !IsString(type.dtype)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("Tensor::FromStrings of a ", type.ToString(), ", not a String tensor"));
+  }
+  if (static_cast<int64_t>(strings.size()) != type.num_elements()) {
+    return absl::InvalidArgumentError(absl::StrCat(type.ToString(), " holds ", type.num_elements(),
+                                                   " strings, got ", strings.size()));
+  }
+  Tensor t(TensorType{});
+  t.type_ = std::move(type);
+  t.strings_ = std::move(strings);
+  return t;
+}
+
+absl::StatusOr<Tensor> Tensor::Container(TensorType type, std::vector<Tensor> elements) {
+  if (type.is_tensor()) return absl::InvalidArgumentError("Tensor::Container of a tensor type");
+  if (type.is_optional() && elements.size() > 1) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(type.ToString(), " holds at most one value, got ", elements.size()));
+  }
+  const ValueKind want =
+      type.kind == ValueKind::kOptionalSequence ? ValueKind::kSequence : ValueKind::kTensor;
+  for (size_t i = 0; i < elements.size(); ++i) {
+    const TensorType& e = elements[i].type();
+    if (e.kind != want || e.dtype != type.dtype) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(type.ToString(), " cannot hold element ", i, " of type ", e.ToString()));
+    }
+  }
+  Tensor t(std::move(type));
+  t.elements_ = std::move(elements);
+  return t;
 }
 
 Tensor Tensor::Uninitialized(TensorType type) {
@@ -120,7 +159,16 @@ Tensor Tensor::Uninitialized(TensorType type) {
 }
 
 bool Tensor::Retype(TensorType type) {
-  if (!IsConcrete(type.dtype) || type.byte_size() != static_cast<int64_t>(bytes_.size())) {
+  if (IsString(type_.dtype) || IsString(type.dtype)) {
+    if (type.dtype != type_.dtype || !type.is_tensor() ||
+        type.num_elements() != type_.num_elements()) {
+      return false;
+    }
+    type_ = std::move(type);
+    return true;
+  }
+  if (!IsConcrete(type.dtype) || type.byte_size() != static_cast<int64_t>(bytes_.size()) ||
+      !type.is_tensor() || !type_.is_tensor()) {
     return false;
   }
   type_ = std::move(type);

@@ -1,12 +1,22 @@
 // Tensor data: a TensorType and its elements, stored in the dtype's own
 // representation (quantized types hold their integer storage values). Used for
 // "$Const"/"$Shape" nodes, executor values and test inputs.
+//
+// A Tensor whose type is a container (TensorType::kind: an ONNX sequence or
+// optional, executor values only) holds no bytes; its elements() are the
+// sequence's tensors, or the optional's one value (none when empty). They
+// are values like any other: copying the container copies them.
+//
+// A String tensor (ONNX's STRING elements) holds no bytes either: its
+// strings() are its elements, in row-major order. The numeric accessors
+// (GetValue, SetValue, ...) read 0 and store nothing for it.
 #ifndef EGRET_GRAPH_TENSOR_H_
 #define EGRET_GRAPH_TENSOR_H_
 
 #include <cstdint>
 #include <memory>
 #include <new>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -44,8 +54,17 @@ struct DefaultInitAllocator : std::allocator<T> {
 
 class Tensor {
  public:
-  // Zero-filled tensor of `type`. The dtype must be concrete.
+  // Zero-filled tensor of `type`, or for a container type an empty sequence
+  // or optional. The dtype must be concrete.
   explicit Tensor(TensorType type);
+  // The container of `type` (kind not kTensor) holding `elements`: for a
+  // sequence, tensors of dtype type.dtype (each of any dims); for an optional
+  // tensor, at most one such tensor; for an optional sequence, at most one
+  // sequence of that dtype. kInvalidArgument otherwise.
+  static absl::StatusOr<Tensor> Container(TensorType type, std::vector<Tensor> elements);
+  // The String tensor of `type` (a tensor type of dtype String) holding
+  // `strings`, one per element. kInvalidArgument otherwise.
+  static absl::StatusOr<Tensor> FromStrings(TensorType type, std::vector<std::string> strings);
   // A tensor of `type` whose bytes are unspecified, for a producer that
   // writes every one of them before anything reads them (the executor's
   // kernels: an output filled with zeros and then overwritten costs a pass
@@ -66,6 +85,10 @@ class Tensor {
 
   const TensorType& type() const { return type_; }
   int64_t num_elements() const { return type_.num_elements(); }
+  // A container's elements (see Container); empty for a tensor.
+  const std::vector<Tensor>& elements() const { return elements_; }
+  // A String tensor's elements (see FromStrings); empty for other dtypes.
+  const std::vector<std::string>& strings() const { return strings_; }
   absl::Span<const uint8_t> bytes() const { return bytes_; }
   // The element bytes, for a producer that fills them in place (the
   // executor's kernels).
@@ -74,7 +97,8 @@ class Tensor {
   // Gives the same bytes a new type of the same byte size (a reshape keeps
   // dtype and encoding; a kernel reusing an input's storage may change
   // them). False, and nothing changed, when the byte sizes differ or the
-  // dtype is not concrete.
+  // dtype is not concrete, or either type is a container. A String tensor
+  // takes other dims of the same element count (a String type only).
   bool Retype(TensorType type);
 
   // Storage value of element i (for quantized types, the integer q). Exact
@@ -93,12 +117,15 @@ class Tensor {
   void SetReal(int64_t i, double r);
 
   friend bool operator==(const Tensor& a, const Tensor& b) {
-    return a.type_ == b.type_ && a.bytes_ == b.bytes_;
+    return a.type_ == b.type_ && a.bytes_ == b.bytes_ && a.elements_ == b.elements_ &&
+           a.strings_ == b.strings_;
   }
 
  private:
   TensorType type_;
   std::vector<uint8_t, tensor_internal::DefaultInitAllocator<uint8_t>> bytes_;
+  std::vector<Tensor> elements_;      // a container's elements
+  std::vector<std::string> strings_;  // a String tensor's elements
 };
 
 // Constant data is immutable and shared: a graph copy, an e-graph class and an

@@ -9,7 +9,36 @@
 
 namespace egret {
 
-int64_t TensorType::num_elements() const { return SaturatingProduct(dims); }
+std::string_view ValueKindName(ValueKind k) {
+  switch (k) {
+    case ValueKind::kTensor:
+      return "Tensor";
+    case ValueKind::kSequence:
+      return "Sequence";
+    case ValueKind::kOptionalTensor:
+      return "OptionalTensor";
+    case ValueKind::kOptionalSequence:
+      return "OptionalSequence";
+  }
+  return "Tensor";
+}
+
+std::optional<ValueKind> ParseValueKind(std::string_view name) {
+  for (ValueKind k : {ValueKind::kTensor, ValueKind::kSequence, ValueKind::kOptionalTensor,
+                      ValueKind::kOptionalSequence}) {
+    if (ValueKindName(k) == name) return k;
+  }
+  return std::nullopt;
+}
+
+TensorType TensorType::Container(ValueKind kind, DType element) {
+  TensorType t;
+  t.dtype = element;
+  t.kind = kind;
+  return t;
+}
+
+int64_t TensorType::num_elements() const { return is_tensor() ? SaturatingProduct(dims) : 0; }
 
 int64_t TensorType::byte_size() const { return SaturatingMul(num_elements(), ElementSize(dtype)); }
 
@@ -98,6 +127,17 @@ bool TensorType::SameEncoding(const TensorType& other) const {
 }
 
 std::string TensorType::ToString() const {
+  const std::string element(DTypeName(dtype));
+  switch (kind) {
+    case ValueKind::kTensor:
+      break;
+    case ValueKind::kSequence:
+      return absl::StrCat("Sequence<", element, ">");
+    case ValueKind::kOptionalTensor:
+      return absl::StrCat("Optional<", element, ">");
+    case ValueKind::kOptionalSequence:
+      return absl::StrCat("Optional<Sequence<", element, ">>");
+  }
   std::string out = absl::StrCat(std::string(DTypeName(dtype)), "[", absl::StrJoin(dims, ","), "]");
   if (per_axis) {
     absl::StrAppend(&out, "(axis=", per_axis->axis, ",z=", zero_offset,

@@ -1,10 +1,14 @@
-// The type of a tensor value: element type, shape, and quantization encoding.
+// The type of a value: a tensor (element type, shape, quantization encoding),
+// or, for ONNX's sequence and optional values, a container of tensors
+// (ValueKind).
 #ifndef EGRET_GRAPH_TENSOR_TYPE_H_
 #define EGRET_GRAPH_TENSOR_TYPE_H_
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "absl/container/inlined_vector.h"
@@ -17,6 +21,25 @@ namespace egret {
 inline constexpr int kMaxRank = 8;
 
 using Dims = absl::InlinedVector<int64_t, 4>;
+
+// What a value is. Almost every value is a tensor. ONNX models may also
+// carry sequences (an ordered list of tensors of one element type, each with
+// its own shape) and optionals (a tensor or a sequence, or nothing); egret
+// keeps the ops that make and read them opaque ("onnx.Sequence*",
+// "onnx.Optional*") and only the reference executor looks inside. A
+// container type records its element dtype alone: element shapes are known
+// only at run time, so its dims are empty and its num_elements() and
+// byte_size() are 0 (the values' memory is not counted).
+enum class ValueKind : uint8_t {
+  kTensor = 0,
+  kSequence = 1,          // a sequence of tensors of `dtype`
+  kOptionalTensor = 2,    // an optional tensor of `dtype`
+  kOptionalSequence = 3,  // an optional sequence of tensors of `dtype`
+};
+// "Tensor", "Sequence", "OptionalTensor", "OptionalSequence".
+std::string_view ValueKindName(ValueKind k);
+// Inverse of ValueKindName; nullopt for an unknown name.
+std::optional<ValueKind> ParseValueKind(std::string_view name);
 
 // Per-axis (per-channel) quantization: the elements whose index along `axis`
 // is c have encoding (zero_offsets[c], stepsizes[c]). What PyTorch and ONNX
@@ -38,19 +61,32 @@ struct AxisQuantization {
 // largest stepsize and the zero offset of channel 0. Code that converts
 // between stored and real values must use StepsizeAt/ZeroOffsetAt (Tensor
 // does), never the summary.
+//
+// A container type (kind other than kTensor) has the element dtype, no dims
+// and the plain encoding; see ValueKind.
 struct TensorType {
   DType dtype = DType::kUnknown;
   Dims dims;
   int32_t zero_offset = 0;
   float stepsize = 1.0f;
   std::shared_ptr<const AxisQuantization> per_axis;  // null: one encoding for all
+  ValueKind kind = ValueKind::kTensor;
 
   TensorType() = default;
   TensorType(DType t, Dims d, int32_t zero = 0, float step = 1.0f)
       : dtype(t), dims(std::move(d)), zero_offset(zero), stepsize(step) {}
+  // The container type of `kind` (not kTensor) over elements of `element`.
+  static TensorType Container(ValueKind kind, DType element);
+
+  bool is_tensor() const { return kind == ValueKind::kTensor; }
+  bool is_sequence() const { return kind == ValueKind::kSequence; }
+  bool is_optional() const {
+    return kind == ValueKind::kOptionalTensor || kind == ValueKind::kOptionalSequence;
+  }
 
   int rank() const { return static_cast<int>(dims.size()); }
-  // Product of dims (1 for a scalar of rank 0, 0 when a dim is 0), saturated
+  // Product of dims (1 for a scalar of rank 0, 0 when a dim is 0; 0 for a
+  // container), saturated
   // at INT64_MAX: readers and shape inference keep it at most kMaxElements
   // (egret/graph/checked_math.h), so saturation only shows on a type built
   // by hand and never validated.
@@ -86,17 +122,19 @@ struct TensorType {
   bool SameEncoding(const TensorType& other) const;
 
   // E.g. "QUInt8[1,224,224,3](z=128,s=0.0078125)", "Float32[1,1000]" or, per
-  // axis, "QInt8[3,3,16,32](axis=3,z=0,s<=0.02)".
+  // axis, "QInt8[3,3,16,32](axis=3,z=0,s<=0.02)"; containers
+  // "Sequence<Float32>", "Optional<Int64>", "Optional<Sequence<Float32>>".
   std::string ToString() const;
 
   friend bool operator==(const TensorType& a, const TensorType& b) {
-    return a.dtype == b.dtype && a.dims == b.dims && a.zero_offset == b.zero_offset &&
-           a.stepsize == b.stepsize && SamePerAxis(a, b);
+    return a.kind == b.kind && a.dtype == b.dtype && a.dims == b.dims &&
+           a.zero_offset == b.zero_offset && a.stepsize == b.stepsize && SamePerAxis(a, b);
   }
   friend bool operator!=(const TensorType& a, const TensorType& b) { return !(a == b); }
   template <typename H>
   friend H AbslHashValue(H h, const TensorType& t) {
-    h = H::combine(std::move(h), t.dtype, t.dims, t.zero_offset, t.stepsize, t.per_axis != nullptr);
+    h = H::combine(std::move(h), t.kind, t.dtype, t.dims, t.zero_offset, t.stepsize,
+                   t.per_axis != nullptr);
     if (t.per_axis) h = H::combine(std::move(h), t.per_axis->axis, t.per_axis->zero_offsets);
     return h;
   }

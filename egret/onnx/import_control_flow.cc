@@ -10,6 +10,8 @@
 // known at run time), the node stays opaque as before: typed by ONNX's
 // shape inference, by the branches' and body's declared types, or (If) by
 // importing both branches as dead code.
+#include "absl/strings/escaping.h"
+#include "egret/backend/runtime_body.h"
 #include "egret/onnx/importer_internal.h"
 
 namespace egret::onnx_import {
@@ -37,6 +39,9 @@ void FreeNames(const onnx::GraphProto& g, std::vector<std::string>* out,
 
 // A static tensor type from a ValueInfo's type, else nullopt.
 std::optional<TensorType> StaticType(const onnx::TypeProto& tp) {
+  absl::StatusOr<std::optional<TensorType>> container = onnx_internal::ContainerTypeFromOnnx(tp);
+  if (!container.ok()) return std::nullopt;
+  if (container->has_value()) return **container;
   if (!tp.has_tensor_type() || !tp.tensor_type().has_shape()) return std::nullopt;
   Dims d;
   for (const auto& dim : tp.tensor_type().shape().dim()) {
@@ -71,12 +76,9 @@ class ScopeGuard {
 }  // namespace
 
 void Importer::DeclareType(const std::string& name, const TensorType& t) {
-  std::optional<int32_t> et = OnnxFromDType(t.dtype);
-  if (!et) return;
-  onnx::TypeProto& tp = owned_types_.emplace_back();
-  tp.mutable_tensor_type()->set_elem_type(*et);
-  for (int64_t d : t.dims) tp.mutable_tensor_type()->mutable_shape()->add_dim()->set_dim_value(d);
-  declared_types_[name] = &tp;
+  onnx::TypeProto tp;
+  if (!onnx_internal::TypeToOnnx(t, &tp)) return;
+  declared_types_[name] = &owned_types_.emplace_back(std::move(tp));
 }
 
 bool Importer::HasStaticDeclaredType(const std::string& name) const {
@@ -189,17 +191,14 @@ absl::StatusOr<GraphPtr> Importer::ImportBody(const onnx::GraphProto& body,
   *g = body;
   g->clear_input();
   auto add_input = [&](const std::string& name, const TensorType& t) -> absl::Status {
-    std::optional<int32_t> et = OnnxFromDType(t.dtype);
-    if (!et) {
+    onnx::TypeProto type;
+    if (!onnx_internal::TypeToOnnx(t, &type)) {
       return absl::UnimplementedError(absl::StrFormat(
           "body input '%s' has type %s, which ONNX cannot spell", name, t.ToString()));
     }
     onnx::ValueInfoProto* vi = g->add_input();
     vi->set_name(name);
-    auto* tt = vi->mutable_type()->mutable_tensor_type();
-    tt->set_elem_type(*et);
-    auto* shape = tt->mutable_shape();
-    for (int64_t d : t.dims) shape->add_dim()->set_dim_value(d);
+    *vi->mutable_type() = std::move(type);
     return absl::OkStatus();
   };
   for (int i = 0; i < body.input_size(); ++i) {
@@ -593,7 +592,104 @@ absl::Status Importer::DoScan8() {
   return DoOpaque("", &*cf);
 }
 
+// SequenceMap's body is kept as ONNX, self-contained: its formal inputs,
+// then one input per value it reads from enclosing scopes that is computed
+// (the node's captured inputs, in order), and the enclosing constants it
+// reads as its own initializers. It is imported when the node runs, for the
+// types of the elements it meets (ImportRuntimeBody).
+absl::Status Importer::DoSequenceMap() {
+  const onnx::GraphProto* body = GraphAttr(*cur_, "body");
+  if (body == nullptr) return absl::InvalidArgumentError("needs graph attribute body");
+  onnx::GraphProto kept = *body;
+  const std::vector<std::string> captured = CapturedNames();
+  const absl::flat_hash_set<std::string> listed(captured.begin(), captured.end());
+  for (const std::string& raw : captured) kept.add_input()->set_name(raw);
+  std::vector<std::string> free;
+  absl::flat_hash_set<std::string> seen;
+  FreeNames(*body, &free, &seen);
+  for (const std::string& raw : free) {
+    if (listed.contains(raw)) continue;
+    auto it = values_.find(Resolve(raw));
+    if (it == values_.end()) {
+      return absl::InvalidArgumentError(
+          absl::StrFormat("the body reads '%s', which no enclosing scope defines", raw));
+    }
+    if (!it->second.constant) {
+      return absl::InternalError(absl::StrFormat("'%s' is read but not captured", raw));
+    }
+    onnx::TensorProto* init = kept.add_initializer();
+    TensorToProto(*it->second.constant, init);
+    init->set_name(raw);
+  }
+  for (auto& out : *kept.mutable_output()) out.clear_type();  // the import types them
+  ControlFlow cf;
+  for (const std::string& raw : captured) {
+    EGRET_ASSIGN_OR_RETURN(ValueRef r, Get(Resolve(raw), kPlain));
+    cf.captured.push_back(r);
+  }
+  cf.types = InferOnnxOutputTypes();
+  cf.types.resize(cur_->output_size());
+  for (int k = 0; k < cur_->output_size(); ++k) {
+    if (!cf.types[k] && HasStaticDeclaredType(Out(k))) {
+      cf.types[k] = StaticType(*declared_types_.at(Out(k)));
+    }
+  }
+  cf.attrs[std::string(kRuntimeBodyAttr)] = absl::Base64Escape(kept.SerializeAsString());
+  return DoOpaque("", &cf);
+}
+
+namespace {
+
+// A body's serialized GraphProto as kept by DoSequenceMap, or an error.
+absl::StatusOr<onnx::GraphProto> KeptBody(const Attributes& attrs) {
+  auto it = attrs.find(kRuntimeBodyAttr);
+  const std::string* text = it == attrs.end() ? nullptr : std::get_if<std::string>(&it->second);
+  std::string bytes;
+  onnx::GraphProto body;
+  if (text == nullptr || !absl::Base64Unescape(*text, &bytes) || !body.ParseFromString(bytes)) {
+    return absl::InvalidArgumentError(
+        absl::StrFormat("attribute %s does not hold a serialized ONNX graph", kRuntimeBodyAttr));
+  }
+  return body;
+}
+
+}  // namespace
+
+absl::StatusOr<GraphPtr> ImportRuntimeBody(const Attributes& attrs,
+                                           absl::Span<const TensorType> inputs) {
+  EGRET_ASSIGN_OR_RETURN(onnx::GraphProto body, KeptBody(attrs));
+  if (body.input_size() != static_cast<int>(inputs.size())) {
+    return absl::InvalidArgumentError(absl::StrFormat("the body has %d inputs, the node gives %d",
+                                                      body.input_size(), inputs.size()));
+  }
+  for (int i = 0; i < body.input_size(); ++i) {
+    if (!onnx_internal::TypeToOnnx(inputs[i], body.mutable_input(i)->mutable_type())) {
+      return absl::UnimplementedError(absl::StrFormat(
+          "body input %d has type %s, which ONNX cannot spell", i, inputs[i].ToString()));
+    }
+  }
+  int64_t opset = 0;
+  if (auto it = attrs.find("onnx.opset"); it != attrs.end()) {
+    if (const auto* v = std::get_if<int64_t>(&it->second)) opset = *v;
+  }
+  if (opset <= 0) return absl::InvalidArgumentError("the node does not record its opset");
+  onnx::ModelProto m;
+  m.set_ir_version(8);
+  auto* os = m.add_opset_import();
+  os->set_domain("");
+  os->set_version(opset);
+  *m.mutable_graph() = std::move(body);
+  Importer importer("<body>", m, OnnxImportOptions{});
+  absl::StatusOr<Graph> g = importer.Run();
+  if (!g.ok()) return g.status();
+  if (g->inputs().size() != inputs.size()) {
+    return absl::InternalError("the body's inputs were not all kept");
+  }
+  return std::make_shared<const Graph>(*std::move(g));
+}
+
 void RegisterControlFlowHandlers(HandlerTable& t) {
+  t["SequenceMap"] = [](Importer& im) { return im.DoSequenceMap(); };
   t["Scan"] = [](Importer& im) { return im.DoScan(); };
   t["If"] = [](Importer& im) { return im.DoIf(); };
   t["Loop"] = [](Importer& im) { return im.DoLoop(); };

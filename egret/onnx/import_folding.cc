@@ -78,6 +78,9 @@ void Importer::FoldCurrent(NodeId first) {
     auto it = Out(k).empty() ? values_.end() : values_.find(Out(k));
     if (it == values_.end() || it->second.constant) continue;
     const Value& v = it->second;
+    // A sequence or optional stays a node: constants are tensors (the graph
+    // formats hold no constant containers).
+    if (!v.type.is_tensor()) continue;
     const int64_t bytes = v.type.byte_size();
     if (v.type.num_elements() > kFoldElements &&
         (bytes > kFoldGrowth * in_bytes || bytes > kFoldMaxBytes)) {

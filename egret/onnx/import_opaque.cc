@@ -1,5 +1,6 @@
 // Opaque nodes: an ONNX op egret cannot map is kept as "onnx.<Op>", typed by
 // ONNX's shape inference or the model's value_info.
+#include "egret/graph/string_list.h"
 #include "egret/onnx/importer_internal.h"
 
 namespace egret::onnx_import {
@@ -11,6 +12,12 @@ constexpr int64_t kMaxTensorAttrValues = 16;
 
 TensorType FromOnnxTypeOrUnknown(const onnx::TypeProto& tp, bool* ok) {
   *ok = false;
+  absl::StatusOr<std::optional<TensorType>> container = onnx_internal::ContainerTypeFromOnnx(tp);
+  if (!container.ok()) return {};
+  if (container->has_value()) {
+    *ok = true;
+    return **container;
+  }
   if (!tp.has_tensor_type() || !tp.tensor_type().has_shape()) return {};
   absl::StatusOr<DType> dt = DTypeFromOnnx(tp.tensor_type().elem_type());
   if (!dt.ok()) return {};
@@ -84,14 +91,16 @@ std::optional<onnx::ModelProto> Importer::InferCurrentNode() {
     auto it = values_.find(known);
     if (it == values_.end() || !seen.insert(name).second) continue;
     const Value& v = it->second;
-    auto et = OnnxFromDType(v.type.dtype);
-    if (!et) continue;
+    onnx::TypeProto type;
+    if (!onnx_internal::TypeToOnnx(v.type, &type)) continue;
+    if (!v.type.is_tensor()) {
+      // A container's egret type has no element shapes; ONNX's, where known,
+      // lets inference type what is taken out of it (SequenceAt).
+      if (auto c = container_types_.find(known); c != container_types_.end()) type = *c->second;
+    }
     onnx::ValueInfoProto* vi = g->add_input();
     vi->set_name(name);
-    auto* tt = vi->mutable_type()->mutable_tensor_type();
-    tt->set_elem_type(*et);
-    auto* shape = tt->mutable_shape();
-    for (int64_t d : v.type.dims) shape->add_dim()->set_dim_value(d);
+    *vi->mutable_type() = std::move(type);
     if (v.constant && v.type.num_elements() <= kMaxInferInitializer) {
       onnx::TensorProto* init = g->add_initializer();
       TensorToProto(*v.constant, init);
@@ -114,6 +123,9 @@ std::vector<std::optional<TensorType>> Importer::InferOnnxOutputTypes() {
   for (const auto& vi : m->graph().value_info()) {
     for (int k = 0; k < cur_->output_size(); ++k) {
       if (vi.name() != Out(k) || Out(k).empty()) continue;
+      if (vi.type().has_sequence_type() || vi.type().has_optional_type()) {
+        container_types_[Out(k)] = &owned_types_.emplace_back(vi.type());
+      }
       bool ok;
       TensorType t = FromOnnxTypeOrUnknown(vi.type(), &ok);
       if (ok) result[k] = t;
@@ -165,6 +177,8 @@ absl::Status Importer::DoOpaque(std::string_view reason, const ControlFlow* cf) 
         break;
       case onnx::AttributeProto::STRINGS:
         n.attrs[a.name()] = absl::StrJoin(a.strings(), ",");
+        n.attrs[absl::StrCat(std::string(kStringListAttrPrefix), a.name())] =
+            EncodeStringList(std::vector<std::string>(a.strings().begin(), a.strings().end()));
         break;
       case onnx::AttributeProto::GRAPH:
         if (cf != nullptr && cf->bodies.contains(a.name())) {
@@ -194,6 +208,9 @@ absl::Status Importer::DoOpaque(std::string_view reason, const ControlFlow* cf) 
   if (cf != nullptr && !cf->captured.empty()) {
     n.inputs.insert(n.inputs.end(), cf->captured.begin(), cf->captured.end());
     n.attrs[std::string(kCapturedAttr)] = static_cast<int64_t>(cf->captured.size());
+  }
+  if (cf != nullptr) {
+    for (const auto& [key, value] : cf->attrs) n.attrs[key] = value;
   }
   if (!absent.empty()) n.attrs["onnx.absent_inputs"] = absent;
   n.attrs["onnx.opset"] = static_cast<int64_t>(opset_);  // semantics may depend on it

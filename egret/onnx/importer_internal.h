@@ -439,8 +439,12 @@ class Importer {
     std::map<std::string, GraphPtr, std::less<>> bodies;
     std::vector<ValueRef> captured;
     std::vector<std::optional<TensorType>> types;
+    Attributes attrs;  // more attributes of the node (a body kept for run time)
   };
   absl::Status DoOpaque(std::string_view reason, const ControlFlow* cf = nullptr);
+  // Whether `node` reads or makes a String tensor (other than as an
+  // Identity): such nodes stay opaque, off egret's numeric ops.
+  bool TouchesStrings(const onnx::NodeProto& node) const;
   // A node of egret's ONNX domain, egret.htp, as its egret op (import_egret.cc).
   absl::Status DoEgretNode();
   // ONNX's shape inference run on a model holding just the current node, its
@@ -453,6 +457,10 @@ class Importer {
   absl::Status DoIf();
   absl::Status DoLoop();
   absl::Status DoScan();
+  // SequenceMap: "onnx.SequenceMap" with its body kept as ONNX for import
+  // at run time (backend/runtime_body.h), one import per tuple of element
+  // types.
+  absl::Status DoSequenceMap();
   absl::Status DoScan8();
   // The names (as the current node's subgraphs spell them) of the values
   // those subgraphs read from enclosing scopes that are not constants: the
@@ -524,6 +532,10 @@ class Importer {
   absl::flat_hash_set<std::string> used_names_;
   absl::flat_hash_map<std::string, ValueRef> param_cache_;
   absl::flat_hash_map<std::string, const onnx::TypeProto*> declared_types_;
+  // The ONNX types inference gave sequence and optional values, element
+  // shapes included (their egret types have none), for inferring the nodes
+  // that read them.
+  absl::flat_hash_map<std::string, const onnx::TypeProto*> container_types_;
   absl::flat_hash_set<std::string> consumed_;  // tensors some node or graph output reads
   const onnx::NodeProto* cur_ = nullptr;
   // Inlined subgraphs: their node copies (names resolved), the renaming of
@@ -561,6 +573,11 @@ absl::Status EmitGather(Importer& im, int axis);
 
 // Every default-domain handler, by ONNX op type.
 const HandlerTable& Handlers();
+
+// The backend's RuntimeBodyImporter (backend/runtime_body.h): imports a body
+// DoSequenceMap kept, its inputs typed `inputs`.
+absl::StatusOr<GraphPtr> ImportRuntimeBody(const Attributes& attrs,
+                                           absl::Span<const TensorType> inputs);
 
 }  // namespace egret::onnx_import
 

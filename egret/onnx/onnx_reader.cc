@@ -9,6 +9,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/ascii.h"
+#include "egret/backend/runtime_body.h"
 #include "egret/onnx/external_data_internal.h"
 #include "egret/onnx/import_regroup_internal.h"
 #include "egret/onnx/importer_internal.h"
@@ -40,6 +41,12 @@ const HandlerTable& Handlers() {
 
 absl::StatusOr<TensorType> Importer::TypeFromValueInfo(const onnx::TypeProto& tp,
                                                        std::string_view what, bool allow_symbolic) {
+  absl::StatusOr<std::optional<TensorType>> container = onnx_internal::ContainerTypeFromOnnx(tp);
+  if (!container.ok()) {
+    return absl::UnimplementedError(
+        absl::StrCat(std::string(what), ": ", container.status().message()));
+  }
+  if (container->has_value()) return **container;
   if (!tp.has_tensor_type()) {
     return absl::UnimplementedError(absl::StrCat(std::string(what), " is not a tensor"));
   }
@@ -275,6 +282,11 @@ absl::Status Importer::ReadInputs() {
     values_[in.name()] = std::move(v);
   }
   for (const auto& vi : graph.value_info()) declared_types_[vi.name()] = &vi.type();
+  for (const auto& vi : graph.input()) {
+    if (vi.type().has_sequence_type() || vi.type().has_optional_type()) {
+      container_types_[vi.name()] = &vi.type();
+    }
+  }
   for (const auto& vi : graph.output()) {
     declared_types_[vi.name()] = &vi.type();
     consumed_.insert(vi.name());
@@ -396,6 +408,20 @@ absl::Status Importer::CheckArity(const onnx::NodeProto& node) const {
   return absl::OkStatus();
 }
 
+bool Importer::TouchesStrings(const onnx::NodeProto& node) const {
+  if (node.op_type() == "Identity") return false;  // an alias
+  for (const std::string& in : node.input()) {
+    auto it = in.empty() ? values_.end() : values_.find(in);
+    if (it != values_.end() && IsString(it->second.type.dtype)) return true;
+  }
+  if (node.op_type() == "Cast") {
+    for (const auto& a : node.attribute()) {
+      if (a.name() == "to" && a.i() == onnx::TensorProto::STRING) return true;
+    }
+  }
+  return false;
+}
+
 absl::Status Importer::ImportNode(const onnx::NodeProto& node) {
   cur_ = &node;
   const NodeId first = static_cast<NodeId>(g_.num_nodes());
@@ -413,6 +439,8 @@ absl::Status Importer::ImportNode(const onnx::NodeProto& node) {
       s = DoEgretNode();
     } else if (it == handlers.end()) {
       s = DoOpaque("");
+    } else if (TouchesStrings(node)) {
+      s = DoOpaque("String tensors are kept opaque");
     } else {
       s = it->second(*this);
       if (IsUnmapped(s)) s = DoOpaque(std::string(s.message()));
@@ -540,6 +568,8 @@ absl::StatusOr<onnx::ModelProto> ParseModel(std::string_view bytes, std::string_
 
 absl::StatusOr<Graph> ImportModel(const onnx::ModelProto& model, std::string_view file,
                                   const OnnxImportOptions& options) {
+  // Graphs with an "onnx.SequenceMap" import its body when they run.
+  SetRuntimeBodyImporter(&onnx_import::ImportRuntimeBody);
   // A model egret wrote reads back node for node when its records verify.
   if (std::optional<Graph> g = onnx_import::RegroupEgretModel(model, options)) {
     return *std::move(g);
@@ -607,6 +637,34 @@ absl::StatusOr<std::vector<OnnxInputSignature>> ReadOnnxInputSignature(const std
     out.push_back(std::move(sig));
   }
   return out;
+}
+
+absl::StatusOr<Tensor> ReadOnnxValue(const std::string& path, const TensorType& type,
+                                     uint64_t max_file_bytes) {
+  if (type.is_tensor()) return ReadOnnxTensor(path, max_file_bytes);
+  absl::StatusOr<std::string> bytes = ReadFile(path, max_file_bytes);
+  if (!bytes.ok()) return bytes.status();
+  absl::StatusOr<Tensor> t;
+  if (type.is_sequence()) {
+    onnx::SequenceProto proto;
+    if (!proto.ParseFromString(*bytes)) {
+      return absl::InvalidArgumentError(
+          absl::StrFormat("%s: error: not a valid ONNX SequenceProto", path));
+    }
+    t = onnx_internal::SequenceFromProto(proto, type);
+  } else {
+    onnx::OptionalProto proto;
+    if (!proto.ParseFromString(*bytes)) {
+      return absl::InvalidArgumentError(
+          absl::StrFormat("%s: error: not a valid ONNX OptionalProto", path));
+    }
+    t = onnx_internal::OptionalFromProto(proto, type);
+  }
+  if (!t.ok()) {
+    return absl::Status(t.status().code(),
+                        absl::StrFormat("%s: error: %s", path, t.status().message()));
+  }
+  return t;
 }
 
 absl::StatusOr<Tensor> ReadOnnxTensor(const std::string& path, uint64_t max_file_bytes) {

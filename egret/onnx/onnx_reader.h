@@ -124,10 +124,20 @@ bool IsOnnxOpMapped(std::string_view op_type);
 // FLOAT16 -> Float16, DOUBLE -> Float64, BFLOAT16 -> BFloat16, INT32 -> Int32,
 // INT64 -> Int64, UINT32 -> UInt32, UINT64 -> UInt64, BOOL -> Bool,
 // UINT8/INT8/UINT16/INT16 -> QUInt8/QInt8/QUInt16/QInt16 with zero_offset 0 and
-// stepsize 1 (the same numbers); other types (STRING, complex, 4-bit and
-// 8-bit floats) are kUnimplemented.
+// stepsize 1 (the same numbers), STRING -> String (Tensor::strings()); other
+// types (complex, 4-bit and 8-bit floats) are kUnimplemented.
 absl::StatusOr<Tensor> ReadOnnxTensor(const std::string& path,
                                       uint64_t max_file_bytes = kDefaultMaxFileBytes);
+
+// Reads a serialized ONNX value of `type` (the test data of a model whose
+// inputs or outputs are sequences or optionals): for a tensor type, a
+// TensorProto as ReadOnnxTensor reads it (its dims are not checked against
+// `type`); for a sequence, a SequenceProto of tensors; for an optional, an
+// OptionalProto holding a tensor or such a sequence, or nothing. The result
+// is a Tensor of the container type (Tensor::Container); an element of
+// another dtype is kInvalidArgument.
+absl::StatusOr<Tensor> ReadOnnxValue(const std::string& path, const TensorType& type,
+                                     uint64_t max_file_bytes = kDefaultMaxFileBytes);
 
 }  // namespace egret
 

@@ -49,6 +49,8 @@ absl::StatusOr<DType> DTypeFromOnnx(int32_t elem_type) {
       return DType::kUInt64;
     case P::BFLOAT16:
       return DType::kBFloat16;
+    case P::STRING:
+      return DType::kString;
     default:
       return absl::UnimplementedError(
           absl::StrCat("element type ", OnnxTypeName(elem_type), " is not supported by egret"));
@@ -84,6 +86,8 @@ std::optional<int32_t> OnnxFromDType(DType t) {
       return P::UINT64;
     case DType::kBFloat16:
       return P::BFLOAT16;
+    case DType::kString:
+      return P::STRING;
     default:
       return std::nullopt;
   }
@@ -101,6 +105,102 @@ absl::StatusOr<TensorType> MakeType(int32_t elem_type, Dims dims) {
   if (!dt.ok()) return dt.status();
   EGRET_RETURN_IF_ERROR(CheckShape(dims));
   return TensorType(*dt, std::move(dims));
+}
+
+absl::StatusOr<std::optional<TensorType>> ContainerTypeFromOnnx(const onnx::TypeProto& tp) {
+  auto tensor_elem = [](const onnx::TypeProto& e) -> absl::StatusOr<DType> {
+    if (!e.has_tensor_type()) {
+      return absl::UnimplementedError(
+          "a sequence or optional of anything but tensors is not supported by egret");
+    }
+    return DTypeFromOnnx(e.tensor_type().elem_type());
+  };
+  if (tp.has_sequence_type()) {
+    EGRET_ASSIGN_OR_RETURN(DType dt, tensor_elem(tp.sequence_type().elem_type()));
+    return TensorType::Container(ValueKind::kSequence, dt);
+  }
+  if (tp.has_optional_type()) {
+    const onnx::TypeProto& e = tp.optional_type().elem_type();
+    if (e.has_sequence_type()) {
+      EGRET_ASSIGN_OR_RETURN(DType dt, tensor_elem(e.sequence_type().elem_type()));
+      return TensorType::Container(ValueKind::kOptionalSequence, dt);
+    }
+    EGRET_ASSIGN_OR_RETURN(DType dt, tensor_elem(e));
+    return TensorType::Container(ValueKind::kOptionalTensor, dt);
+  }
+  if (tp.has_map_type() || tp.has_sparse_tensor_type()) {
+    return absl::UnimplementedError("map and sparse tensor values are not supported by egret");
+  }
+  return std::optional<TensorType>();
+}
+
+bool TypeToOnnx(const TensorType& t, onnx::TypeProto* tp) {
+  tp->Clear();
+  const std::optional<int32_t> et = OnnxFromDType(t.dtype);
+  if (!et) return false;
+  onnx::TypeProto* tensor = tp;
+  switch (t.kind) {
+    case ValueKind::kTensor:
+      break;
+    case ValueKind::kSequence:
+      tensor = tp->mutable_sequence_type()->mutable_elem_type();
+      break;
+    case ValueKind::kOptionalTensor:
+      tensor = tp->mutable_optional_type()->mutable_elem_type();
+      break;
+    case ValueKind::kOptionalSequence:
+      tensor = tp->mutable_optional_type()
+                   ->mutable_elem_type()
+                   ->mutable_sequence_type()
+                   ->mutable_elem_type();
+      break;
+  }
+  tensor->mutable_tensor_type()->set_elem_type(*et);
+  if (t.is_tensor()) {
+    auto* shape = tensor->mutable_tensor_type()->mutable_shape();
+    for (int64_t d : t.dims) shape->add_dim()->set_dim_value(d);
+  }
+  return true;
+}
+
+absl::StatusOr<Tensor> SequenceFromProto(const onnx::SequenceProto& proto, const TensorType& type) {
+  if (type.kind != ValueKind::kSequence) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("a sequence where ", type.ToString(), " is wanted"));
+  }
+  if (proto.elem_type() != onnx::SequenceProto::TENSOR &&
+      !(proto.elem_type() == onnx::SequenceProto::UNDEFINED && proto.tensor_values_size() == 0)) {
+    return absl::UnimplementedError("a sequence of anything but tensors is not supported by egret");
+  }
+  std::vector<Tensor> elements;
+  for (const onnx::TensorProto& t : proto.tensor_values()) {
+    EGRET_ASSIGN_OR_RETURN(Tensor e, TensorFromProto(t));
+    elements.push_back(std::move(e));
+  }
+  return Tensor::Container(type, std::move(elements));
+}
+
+absl::StatusOr<Tensor> OptionalFromProto(const onnx::OptionalProto& proto, const TensorType& type) {
+  if (!type.is_optional()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("an optional where ", type.ToString(), " is wanted"));
+  }
+  std::vector<Tensor> elements;
+  if (type.kind == ValueKind::kOptionalSequence && proto.has_sequence_value()) {
+    EGRET_ASSIGN_OR_RETURN(
+        Tensor e, SequenceFromProto(proto.sequence_value(),
+                                    TensorType::Container(ValueKind::kSequence, type.dtype)));
+    elements.push_back(std::move(e));
+  } else if (type.kind == ValueKind::kOptionalTensor && proto.has_tensor_value()) {
+    EGRET_ASSIGN_OR_RETURN(Tensor e, TensorFromProto(proto.tensor_value()));
+    elements.push_back(std::move(e));
+  } else if (proto.has_tensor_value() || proto.has_sequence_value() ||
+             proto.has_sparse_tensor_value() || proto.has_map_value() ||
+             proto.has_optional_value()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("the optional's value is not of type ", type.ToString()));
+  }
+  return Tensor::Container(type, std::move(elements));
 }
 
 absl::StatusOr<Tensor> TensorFromProto(const onnx::TensorProto& proto) {
@@ -124,6 +224,15 @@ absl::StatusOr<Tensor> TensorFromProto(const onnx::TensorProto& proto) {
   absl::StatusOr<DType> dt = DTypeFromOnnx(proto.data_type());
   if (!dt.ok()) return absl::UnimplementedError(absl::StrCat(label, ": ", dt.status().message()));
   TensorType type(*dt, std::move(dims));
+  if (IsString(*dt)) {
+    if (proto.string_data_size() != n) {
+      return absl::InvalidArgumentError(absl::StrFormat("%s: holds %d strings, %s needs %d", label,
+                                                        proto.string_data_size(), type.ToString(),
+                                                        n));
+    }
+    return Tensor::FromStrings(
+        type, std::vector<std::string>(proto.string_data().begin(), proto.string_data().end()));
+  }
   const size_t esize = static_cast<size_t>(ElementSize(*dt));
   const size_t count = static_cast<size_t>(n);
   if (proto.has_raw_data()) {
@@ -202,6 +311,10 @@ void TensorToProto(const Tensor& t, onnx::TensorProto* proto) {
   proto->Clear();
   for (int64_t d : t.type().dims) proto->add_dims(d);
   proto->set_data_type(OnnxFromDType(t.type().dtype).value_or(P::UNDEFINED));
+  if (IsString(t.type().dtype)) {
+    for (const std::string& e : t.strings()) proto->add_string_data(e);
+    return;
+  }
   proto->set_raw_data(reinterpret_cast<const char*>(t.bytes().data()), t.bytes().size());
 }
 

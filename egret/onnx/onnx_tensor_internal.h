@@ -14,6 +14,7 @@
 #include "egret/graph/dtype.h"
 #include "egret/graph/tensor.h"
 #include "egret/graph/tensor_type.h"
+#include "onnx/onnx-data_pb.h"
 #include "onnx/onnx_pb.h"
 
 namespace egret::onnx_internal {
@@ -30,11 +31,30 @@ std::string OnnxTypeName(int32_t elem_type);
 // stepsize 1).
 absl::StatusOr<TensorType> MakeType(int32_t elem_type, Dims dims);
 
+// The egret container type (ValueKind) of an ONNX sequence or optional type:
+// sequence(tensor(T)), optional(tensor(T)) or optional(sequence(tensor(T))),
+// whose element shapes are dropped (TensorType keeps the dtype only). nullopt
+// for a tensor type or an empty TypeProto; kUnimplemented for a container
+// egret lacks (a map, a sequence of sequences or of optionals, an element
+// type egret lacks).
+absl::StatusOr<std::optional<TensorType>> ContainerTypeFromOnnx(const onnx::TypeProto& tp);
+// The ONNX type of `t`: a tensor type with static dims, or for a container
+// the sequence/optional type with element shapes unknown. False, `tp`
+// unspecified, for a dtype ONNX lacks.
+bool TypeToOnnx(const TensorType& t, onnx::TypeProto* tp);
+
+// The sequence (SequenceProto of tensors) or optional (OptionalProto of a
+// tensor or such a sequence) value a proto holds, as a Tensor of `type`'s
+// container kind; kInvalidArgument when the proto does not hold that kind or
+// an element's dtype differs from type.dtype.
+absl::StatusOr<Tensor> SequenceFromProto(const onnx::SequenceProto& proto, const TensorType& type);
+absl::StatusOr<Tensor> OptionalFromProto(const onnx::OptionalProto& proto, const TensorType& type);
+
 // The tensor a TensorProto holds (raw_data or the typed repeated fields).
 // kInvalidArgument when the data do not match the dims; kUnimplemented for
 // external data and unsupported element types.
 absl::StatusOr<Tensor> TensorFromProto(const onnx::TensorProto& proto);
-// The TensorProto of `t` (raw_data, little-endian).
+// The TensorProto of `t` (raw_data, little-endian; string_data for String).
 void TensorToProto(const Tensor& t, onnx::TensorProto* proto);
 
 // out.dims[i] = t.dims[perm[i]], elements moved accordingly.

@@ -7,11 +7,14 @@
 #include <limits>
 #include <utility>
 
+#include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "egret/backend/runtime_body.h"
 #include "egret/graph/op_table.h"
 #include "egret/graph/shape_inference.h"
+#include "egret/graph/string_list.h"
 #include "egret/onnx/egret_record_internal.h"
 #include "egret/onnx/external_data_internal.h"
 #include "egret/onnx/onnx_tensor_internal.h"
@@ -50,6 +53,12 @@ absl::StatusOr<int32_t> ElemType(const TensorType& t) {
 void SetValueInfo(onnx::ValueInfoProto* vi, const std::string& name, const TensorType& t,
                   int32_t elem) {
   vi->set_name(name);
+  if (!t.is_tensor()) {
+    // A sequence or optional, element shapes unknown (ElemType has checked
+    // the dtype).
+    onnx_internal::TypeToOnnx(t, vi->mutable_type());
+    return;
+  }
   auto* tt = vi->mutable_type()->mutable_tensor_type();
   tt->set_elem_type(elem);
   auto* shape = tt->mutable_shape();
@@ -491,7 +500,49 @@ absl::Status Writer::EmitOpaque() {
   }
   for (int k = 0; k < static_cast<int>(n.outputs.size()); ++k) outs.push_back(OutName(k));
   onnx::NodeProto* p = Add(op_type, ins, outs, domain);
+  // A body kept as ONNX for import at run time (SequenceMap): its inputs
+  // after the formal ones are the captured values, read by their names in
+  // the model it came from.
+  const bool runtime_body = n.attrs.contains(kRuntimeBodyAttr);
+  if (runtime_body) {
+    auto it = n.attrs.find(kRuntimeBodyAttr);
+    const auto* text = std::get_if<std::string>(&it->second);
+    std::string bytes;
+    onnx::GraphProto body;
+    if (text == nullptr || !absl::Base64Unescape(*text, &bytes) || !body.ParseFromString(bytes) ||
+        body.input_size() < captured) {
+      return NodeError(
+          absl::StatusCode::kInvalidArgument,
+          absl::StrCat("attribute ", std::string(kRuntimeBodyAttr), " is not an ONNX graph"));
+    }
+    if (captured > 0) {
+      return NodeError(absl::StatusCode::kUnimplemented,
+                       "its body reads values of the enclosing graph, which egret cannot write "
+                       "back under their new names");
+    }
+    onnx::AttributeProto* a = p->add_attribute();
+    a->set_name("body");
+    a->set_type(onnx::AttributeProto::GRAPH);
+    *a->mutable_g() = std::move(body);
+  }
   for (const auto& [key, value] : n.attrs) {
+    if (runtime_body && key == "body") continue;  // the importer's summary of it
+    // A STRINGS attribute: its list, not the comma-joined summary.
+    if (auto list = n.attrs.find(absl::StrCat(std::string(kStringListAttrPrefix), key));
+        list != n.attrs.end()) {
+      const auto* text = std::get_if<std::string>(&list->second);
+      std::optional<std::vector<std::string>> strings =
+          text == nullptr ? std::nullopt : DecodeStringList(*text);
+      if (!strings) {
+        return NodeError(absl::StatusCode::kInvalidArgument,
+                         absl::StrCat("attribute ", list->first, " is not a list of strings"));
+      }
+      onnx::AttributeProto* a = p->add_attribute();
+      a->set_name(key);
+      a->set_type(onnx::AttributeProto::STRINGS);
+      for (std::string& e : *strings) a->add_strings(std::move(e));
+      continue;
+    }
     // egret's own annotations and the importer's ("onnx.opset", ...).
     if (key.rfind("egret.", 0) == 0 || key.rfind("onnx.", 0) == 0) continue;
     if (const auto* i = std::get_if<int64_t>(&value)) AttrInt(p, key, *i);

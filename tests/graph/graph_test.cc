@@ -8,13 +8,13 @@ namespace {
 TEST(DType, NamesRoundTripWithQnnValues) {
   EXPECT_EQ(static_cast<int>(DType::kQUInt8), 1);
   EXPECT_EQ(static_cast<int>(DType::kInt64), 9);
-  for (int v : {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 254, 255}) {
+  for (int v : {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 254, 255}) {
     auto t = DTypeFromValue(v);
     ASSERT_TRUE(t.has_value()) << v;
     EXPECT_EQ(ParseDType(DTypeName(*t)), t);
   }
   EXPECT_FALSE(ParseDType("Float8").has_value());
-  EXPECT_FALSE(DTypeFromValue(15).has_value());
+  EXPECT_FALSE(DTypeFromValue(16).has_value());
   EXPECT_EQ(ElementSize(DType::kQUInt16), 2);
 }
 

@@ -550,5 +550,31 @@ TEST(OrtKernelOracle, TfIdfVectorizerIdfAndTfIdf) {
   }
 }
 
+// Sequences inside a graph: X [3, 4] split along axis 1 into four [3]
+// columns (keepdims 0), the last erased, one inserted at the front, the rest
+// stacked along a new axis 1 ([3, 4]) and, as a second output, concatenated
+// after a SplitToSequence with split lengths [1, 2] along axis 0.
+TEST(OrtKernelOracle, SequenceOpsInsideAGraph) {
+  OnnxBuilder b(13);
+  b.Input("x", {3, 4});
+  b.InitializerInt64("last", {}, {-1});
+  b.InitializerInt64("front", {}, {0});
+  b.InitializerInt64("lens", {2}, {1, 2});
+  onnx::NodeProto* split = b.Node("SplitToSequence", {"x"}, {"cols"});
+  OnnxBuilder::AttrInt(split, "axis", 1);
+  OnnxBuilder::AttrInt(split, "keepdims", 0);
+  b.Node("SequenceErase", {"cols", "last"}, {"three"});
+  b.Node("SequenceAt", {"cols", "last"}, {"col"});
+  b.Node("SequenceInsert", {"three", "col", "front"}, {"four"});
+  onnx::NodeProto* stack = b.Node("ConcatFromSequence", {"four"}, {"y"});
+  OnnxBuilder::AttrInt(stack, "axis", 1);
+  OnnxBuilder::AttrInt(stack, "new_axis", 1);
+  b.Node("SplitToSequence", {"x", "lens"}, {"rows"});
+  OnnxBuilder::AttrInt(b.Node("ConcatFromSequence", {"rows"}, {"z"}), "axis", 0);
+  b.Output("y", {3, 4});
+  b.Output("z", {3, 4});
+  CheckAgainstOrt("sequence_ops", b, "ConcatFromSequence", 0);
+}
+
 }  // namespace
 }  // namespace egret

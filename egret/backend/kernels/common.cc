@@ -680,6 +680,8 @@ const KernelTable& Kernels() {
     RegisterOnnxTrainingKernels(*t);
     RegisterOnnxQuantizeKernels(*t);
     RegisterOnnxControlFlowKernels(*t);
+    RegisterOnnxSequenceKernels(*t);
+    RegisterOnnxStringKernels(*t);
     return t;
   }();
   return *kTable;

@@ -4,8 +4,10 @@
 #include <cmath>
 #include <variant>
 
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "egret/backend/kernels/onnx/onnx_kernels_internal.h"
+#include "egret/graph/string_list.h"
 #include "egret/support/status_macros.h"
 
 namespace egret::backend_internal {
@@ -88,6 +90,14 @@ std::optional<std::vector<double>> OnnxArgs::Floats(std::string_view name) const
   const AttrValue* v = Find(c_, name);
   if (v == nullptr) return std::nullopt;
   if (const auto* d = std::get_if<std::vector<double>>(v)) return *d;
+  return std::nullopt;
+}
+
+std::optional<std::vector<std::string>> OnnxArgs::Strings(std::string_view name) const {
+  const AttrValue* v =
+      Find(c_, absl::StrCat(std::string(kStringListAttrPrefix), std::string(name)));
+  if (v == nullptr) return std::nullopt;
+  if (const auto* s = std::get_if<std::string>(v)) return DecodeStringList(*s);
   return std::nullopt;
 }
 

@@ -101,7 +101,9 @@ absl::StatusOr<Tensor> Declared(const KernelContext& c, int k, Tensor t) {
   }
   const TensorType& want = c.outputs[k];
   if (t.type() == want) return t;
-  if (t.type().dims == want.dims) return MakeTensor(want, ReadReals(t));
+  if (t.type().is_tensor() && want.is_tensor() && t.type().dims == want.dims) {
+    return MakeTensor(want, ReadReals(t));
+  }
   if (want.num_elements() == 0 && c.attrs != nullptr && c.attrs->contains("onnx.untyped_outputs")) {
     return Tensor(want);
   }

@@ -42,6 +42,8 @@ class OnnxArgs {
   std::string Str(std::string_view name, std::string def) const;
   std::optional<std::vector<int64_t>> Ints(std::string_view name) const;
   std::optional<std::vector<double>> Floats(std::string_view name) const;
+  // A STRINGS attribute, as the importer keeps it (graph/string_list.h).
+  std::optional<std::vector<std::string>> Strings(std::string_view name) const;
   // The default-domain opset of the model (attribute "onnx.opset", set by the
   // importer), or `def` when the node does not say.
   int64_t Opset(int64_t def) const { return Int("onnx.opset", def); }
@@ -139,6 +141,14 @@ void RegisterOnnxSignalKernels(KernelTable& t);         // DFT, STFT, windows, M
 void RegisterOnnxTrainingKernels(KernelTable& t);       // Momentum, Adam, Adagrad
 void RegisterOnnxQuantizeKernels(KernelTable& t);       // QuantizeLinear, ConvInteger, QLinear*
 void RegisterOnnxControlFlowKernels(KernelTable& t);    // If, Loop, Scan (subgraph bodies)
+void RegisterOnnxSequenceKernels(KernelTable& t);       // Sequence*, Optional*, SequenceMap
+void RegisterOnnxStringKernels(KernelTable& t);         // Cast, StringNormalizer
+
+// Cast or CastLike whose input or output is a String tensor (onnx_string.cc).
+absl::StatusOr<std::vector<Tensor>> CastStrings(const KernelContext& c);
+// Whether kernel `op` takes String tensors (the executor refuses any other
+// on them).
+bool TakesStrings(std::string_view op);
 
 }  // namespace egret::backend_internal
 

@@ -139,9 +139,10 @@ Result Det(const KernelContext& c) {
 
 // CastLike: input 0 converted to the element type of input 1 (the declared
 // output type): to an integer type truncating toward zero, to Bool "not
-// zero".
+// zero"; to or from String as CastStrings converts.
 Result CastLike(const KernelContext& c) {
   EGRET_RETURN_IF_ERROR(NeedInputs(c, 1));
+  if (IsString(c.In(0).type().dtype) || IsString(c.outputs[0].dtype)) return CastStrings(c);
   return OnnxResult(c, ReadReals(c.In(0)));
 }
 

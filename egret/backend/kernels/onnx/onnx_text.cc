@@ -1,5 +1,5 @@
 // TfIdfVectorizer over integer tokens (pool_int64s; a STRING input, whose
-// pool is pool_strings, is not an egret element type).
+// pool is pool_strings, is not supported).
 //
 // The pool holds n-grams by length: ngram_counts[i] is where the (i+1)-grams
 // start in pool_int64s, and ngram_indexes[k] is the output column of the
