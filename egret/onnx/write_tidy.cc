@@ -288,7 +288,8 @@ bool Tidier::AllOnes(const std::string& name, size_t max_rank, int depth) const 
 
 std::optional<std::string> Tidier::ConstantFor(const std::string& name, const Perm& p) {
   const onnx::TensorProto* init = Init(name);
-  if (init == nullptr) return std::nullopt;
+  // Strings have no bytes to transpose.
+  if (init == nullptr || init->data_type() == onnx::TensorProto::STRING) return std::nullopt;
   const int rank = static_cast<int>(p.size());
   if (init->dims_size() > rank) return std::nullopt;
   if (std::all_of(init->dims().begin(), init->dims().end(), [](int64_t d) { return d == 1; })) {
