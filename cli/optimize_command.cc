@@ -58,6 +58,7 @@
 #include "egret/graph/json_text.h"
 #include "egret/graph/saturated_count.h"
 #include "egret/io/graph_io.h"
+#include "egret/pipeline/changes.h"
 #include "egret/pipeline/op_counts.h"
 #include "egret/pipeline/optimize.h"
 #include "egret/rules/ast.h"
@@ -89,6 +90,7 @@ struct OptimizeArgs {
   bool onnx_standard_only = false;
   bool onnx_lowered = false;
   bool onnx_records = false;
+  bool verbose = false;
   bool onnx_external_data = false;
   bool verify = false;
   bool allow_unverified = false;
@@ -117,6 +119,36 @@ bool ParseOption(const std::string& text, std::string* name, OptionValue* value)
     *value = v;
   }
   return true;
+}
+
+// "wrote out.onnx, r.json": the files -o, --dot and --report wrote.
+void PrintWrote(const OptimizeArgs& args) {
+  std::vector<std::string> wrote;
+  for (const std::string* f : {&args.output, &args.dot, &args.report}) {
+    if (!f->empty()) wrote.push_back(*f);
+  }
+  if (!wrote.empty()) std::printf("wrote %s\n", absl::StrJoin(wrote, ", ").c_str());
+}
+
+// A rule label ("PASS@file:line") with its file relative to the shipped
+// library ("LATE@fusion.rules:410") or, under it, the current directory.
+std::string DisplayRuleLabel(const std::string& label) {
+  const size_t at = label.find('@');
+  if (at == std::string::npos) return label;
+  std::string file = label.substr(at + 1);
+  const std::vector<std::string> lib = DefaultRuleFiles();
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  for (const fs::path& base :
+       {lib.empty() ? fs::path() : fs::path(lib[0]).parent_path(), fs::current_path(ec)}) {
+    if (base.empty()) continue;
+    const std::string prefix = base.string() + "/";
+    if (file.rfind(prefix, 0) == 0) {
+      file = file.substr(prefix.size());
+      break;
+    }
+  }
+  return absl::StrCat(label.substr(0, at + 1), file);
 }
 
 std::string FormatCost(double c) {
@@ -319,16 +351,31 @@ int RunOptimize(const OptimizeArgs& args) {
   double reduction = std::isfinite(r->input_cost) && r->input_cost > 0
                          ? 100.0 * (r->input_cost - r->output_cost) / r->input_cost
                          : 0.0;
-  std::printf("nodes: %zu -> %zu\n", graph->num_nodes(), r->graph.num_nodes());
-  std::printf("cost before: %s\ncost after:  %s (%.1f%% lower)\n",
-              FormatCost(r->input_cost).c_str(), FormatCost(r->output_cost).c_str(), reduction);
+  int64_t ops_before = 0, ops_after = 0;
+  for (const auto& [op, c] : r->ops) {
+    ops_before += c.before;
+    ops_after += c.after;
+  }
+  std::printf("nodes: %zu -> %zu (%lld -> %lld computing; the rest constants and shapes)\n",
+              graph->num_nodes(), r->graph.num_nodes(), static_cast<long long>(ops_before),
+              static_cast<long long>(ops_after));
+  std::printf(
+      "cost before: %s HVX cycles (estimated, docs/cost-model.md)\ncost after:  %s HVX cycles "
+      "(%.1f%% lower)\n",
+      FormatCost(r->input_cost).c_str(), FormatCost(r->output_cost).c_str(), reduction);
+  std::printf("changes: %s\n", ChangesText(r->changes).c_str());
+  // The e-graph figures are for --verbose, or when a limit stopped the run.
   const SaturationSummary& sat = r->saturation;
-  std::printf("e-graph: %zu enodes, %zu eclasses, %zu iterations, stop: %s\n", sat.enodes,
-              sat.eclasses, sat.iterations, std::string(StopReasonName(sat.stop_reason)).c_str());
   const ExtractionSummary& ext = r->extraction;
-  std::printf("extraction: %s, stop: %s%s\n", ext.extractor.c_str(),
-              std::string(ext.StopReason()).c_str(),
-              ext.time_limit_hit || ext.memory_limit_hit ? " (best so far)" : "");
+  const bool limited =
+      sat.stop_reason != StopReason::kSaturated || ext.time_limit_hit || ext.memory_limit_hit;
+  if (args.verbose || limited) {
+    std::printf("e-graph: %zu enodes, %zu eclasses, %zu iterations, stop: %s\n", sat.enodes,
+                sat.eclasses, sat.iterations, std::string(StopReasonName(sat.stop_reason)).c_str());
+    std::printf("extraction: %s, stop: %s%s\n", ext.extractor.c_str(),
+                std::string(ext.StopReason()).c_str(),
+                ext.time_limit_hit || ext.memory_limit_hit ? " (best so far)" : "");
+  }
   std::printf("rules: %zu compiled, %zu skipped", r->rules_compiled, r->rules_skipped.size());
   if (!r->rules_skipped.empty()) {
     const std::string cpp_name(rules::ExprKindName(rules::ExprKind::kCppName));
@@ -358,14 +405,18 @@ int RunOptimize(const OptimizeArgs& args) {
       SaturatedCountText(r->memory.naive_peak_bytes).c_str(),
       SaturatedCountText(r->memory.arena_bytes).c_str(),
       SaturatedCountText(r->memory.total_bytes).c_str());
+  if (!args.verbose) {
+    PrintWrote(args);
+    return kExitOk;
+  }
   const ProvenanceSummary& prov = r->provenance;
   std::vector<std::pair<int64_t, std::string>> top;
   for (const auto& [rule, n] : prov.by_rule) top.emplace_back(-n, rule);
   std::sort(top.begin(), top.end());
   std::string rules_line;
   for (size_t i = 0; i < top.size() && i < 3; ++i) {
-    absl::StrAppend(&rules_line, i == 0 ? "; most by " : ", ", top[i].second, " (", -top[i].first,
-                    ")");
+    absl::StrAppend(&rules_line, i == 0 ? "; most by " : ", ", DisplayRuleLabel(top[i].second),
+                    " (", -top[i].first, ")");
   }
   std::printf("provenance: %zu nodes rewritten, taking over %lld input nodes%s\n",
               prov.nodes.size(), static_cast<long long>(prov.merged_input_nodes),
@@ -379,11 +430,7 @@ int RunOptimize(const OptimizeArgs& args) {
         SaturatedCountText(r->verify->candidate_peak_live_bytes).c_str(),
         static_cast<double>(r->verify->peak_rss_bytes) / (1 << 20));
   }
-  std::vector<std::string> wrote;
-  for (const std::string* f : {&args.output, &args.dot, &args.report}) {
-    if (!f->empty()) wrote.push_back(*f);
-  }
-  if (!wrote.empty()) std::printf("wrote %s\n", absl::StrJoin(wrote, ", ").c_str());
+  PrintWrote(args);
   return kExitOk;
 }
 
@@ -428,6 +475,9 @@ void RegisterOptimizeCommand(CLI::App& app, int* exit_code) {
   cmd->add_flag("--onnx-lowered", args->onnx_lowered,
                 "With -o OUT.onnx: keep the HTP's device-lowering passes (tiling, memory "
                 "placement), which an ONNX output leaves out by default");
+  cmd->add_flag("-v,--verbose", args->verbose,
+                "Also print the e-graph and extraction figures, the rules behind the rewrites "
+                "and the time per stage");
   cmd->add_option("--dot", args->dot,
                   "Also write it as Graphviz DOT (implementation, cost and provenance per node)");
   cmd->add_flag("--allow-unverified", args->allow_unverified,

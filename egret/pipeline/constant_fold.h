@@ -66,6 +66,9 @@ struct FoldPolicy {
 FoldPolicy FoldPolicyFor(const rules::OpRegistry& registry,
                          int64_t max_elements = kDefaultFoldMaxElements);
 
+// The name of the constant-folding rewrite, as provenance records it.
+inline constexpr std::string_view kConstantFoldRule = "constant-fold";
+
 // The rewrite "constant-fold" (a variable-rooted pattern: every class).
 absl::StatusOr<Rewrite> ConstantFoldRewrite(FoldPolicy policy);
 // The same with no op flags.

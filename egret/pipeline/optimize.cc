@@ -10,6 +10,7 @@
 #include "egret/cost/make_cost_model.h"
 #include "egret/egraph/builtin_rewrites.h"
 #include "egret/extract/egraph_problem.h"
+#include "egret/pipeline/changes.h"
 #include "egret/pipeline/op_counts.h"
 #include "egret/pipeline/saturate_internal.h"
 #include "egret/pipeline/seed_internal.h"
@@ -225,6 +226,7 @@ absl::StatusOr<OptimizeResult> Optimize(const Graph& input, const rules::RuleSet
   result.ops = OpCountChanges(input, result.graph);
   result.off_htp = OffHtpOpsOf(result.graph);
   result.provenance = SummarizeProvenance(result.graph);
+  result.changes = DescribeChanges(input, result.provenance);
   time.total_ms = clock.SinceStartMs();
   result.peak_rss_bytes = PeakRssBytes();
   return result;

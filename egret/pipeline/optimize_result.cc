@@ -3,6 +3,7 @@
 #include <cmath>
 #include <string>
 
+#include "egret/pipeline/changes.h"
 #include "nlohmann/json.hpp"
 
 namespace egret {
@@ -126,6 +127,14 @@ nlohmann::json ToJson(const OptimizeResult& r) {
   for (const auto& [op, o] : r.off_htp) off_htp[op] = {{"nodes", o.nodes}, {"reasons", o.reasons}};
   j["off_htp"] = std::move(off_htp);
   j["provenance"] = ProvenanceJson(r.provenance);
+  Json changes = Json::array();
+  for (const OpChange& c : r.changes) {
+    changes.push_back({{"kind", OpChangeKindName(c.kind)},
+                       {"op", c.op},
+                       {"from_ops", c.from_ops},
+                       {"count", c.count}});
+  }
+  j["changes"] = std::move(changes);
   Json issues = Json::array();
   for (const RuleIssue& i : r.rule_issues) issues.push_back(RuleIssueJson(i));
   j["rule_issues"] = std::move(issues);

@@ -114,6 +114,20 @@ struct RewrittenNode {
   std::vector<std::string> rules;  // "rules": the rules that built it
 };
 
+// One line of what the optimization did, in ops ("changes[]";
+// pipeline/changes.h): `count` nodes of the result of `kind` ("fused",
+// "recognized", "folded", "rewrote", "tiled") with op `op` standing for
+// input nodes of ops `from_ops` (besides `op`).
+struct OpChange {
+  enum class Kind { kFused, kRecognized, kFolded, kRewrote, kTiled };
+  Kind kind = Kind::kRewrote;
+  std::string op;                     // the result's op (base name); "" for kFolded
+  std::vector<std::string> from_ops;  // the other input ops, sorted and unique
+  int64_t count = 0;                  // result nodes described so
+
+  friend bool operator==(const OpChange&, const OpChange&) = default;
+};
+
 // Where the output graph's nodes came from ("provenance";
 // docs/rewrite-semantics.md, "Provenance").
 struct ProvenanceSummary {
@@ -237,6 +251,7 @@ struct OptimizeResult {
   // fallback) and why; JSON {"nodes": N, "reasons": [...]}.
   std::map<std::string, OffHtpOps> off_htp;
   ProvenanceSummary provenance;         // "provenance"
+  std::vector<OpChange> changes;        // "changes": provenance in ops (pipeline/changes.h)
   StageTimes time;                      // "time_ms"
   size_t peak_rss_bytes = 0;            // "peak_rss_bytes": this process's, at the end of Optimize
   std::optional<VerifySummary> verify;  // "verify", when set

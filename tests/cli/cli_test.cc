@@ -987,7 +987,8 @@ DEF_PACKAGE_OP_AND_COST_AND_FLAGS((minmax), "ReluMinMax", 1, RESOURCE_HVX)
 
 TEST_F(CliTest, OptimizeVerifyPassesOnTheExampleAndSummarizes) {
   Result r = Run({"optimize", kExample, "--rules", kExampleRules, "--verify", "-o",
-                  Path("out.json"), "--report", Path("report.json"), "--dot", Path("direct.dot")});
+                  Path("out.json"), "--report", Path("report.json"), "--dot", Path("direct.dot"),
+                  "--verbose"});
   ASSERT_EQ(r.code, 0) << r.err;
   // The example's outputs are QUInt8 with stepsize 0.1: one step is allowed.
   EXPECT_THAT(r.out, HasSubstr("output out: max abs error 0, max rel error 0, 0 of 2048 "
@@ -1520,7 +1521,7 @@ TEST_F(CliTest, TimeLimitCoversExtraction) {
     EXPECT_TRUE(ReadGraphJson(Path("out.json")).ok());
   }
   // A generous limit: extraction finishes.
-  Result r = OptimizeExample(kExampleRules, {"--time-limit", "60"});
+  Result r = OptimizeExample(kExampleRules, {"--time-limit", "60", "--verbose"});
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_THAT(r.out, HasSubstr("extraction: dag, stop: Finished"));
 }

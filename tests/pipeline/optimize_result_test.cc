@@ -123,7 +123,7 @@ TEST(OptimizeResultTest, ReportHasTheDocumentedKeys) {
                                "stop_reason",   "phase_mode",     "rules_compiled",
                                "rules_skipped", "rules_left_out", "merge_conflicts",
                                "phases",        "rule_issues",    "provenance_records",
-                               "provenance",    "memory",         "ops",
+                               "provenance",    "changes",        "memory",         "ops",
                                "off_htp",       "time_ms",        "peak_rss_bytes"}));
   EXPECT_EQ(KeysOf(rep["extraction"]), (Keys{"extractor", "dag_cost", "tree_cost", "stop_reason"}));
   EXPECT_EQ(rep["rules_left_out"],
