@@ -23,6 +23,7 @@
 #include "absl/strings/str_cat.h"
 #include "egret/onnx/egret_record_internal.h"
 #include "egret/onnx/onnx_tensor_internal.h"
+#include "egret/onnx/transpose_reshape_internal.h"
 #include "egret/onnx/writer_internal.h"
 
 namespace egret::onnx_export {
@@ -236,6 +237,22 @@ class Tidier {
   // A Transpose of a Transpose or of a constant: true when it was folded
   // into an alias or rewritten in place (still to be emitted).
   bool FoldTranspose(onnx::NodeProto& n);
+  // A Reshape of a Transpose that commutes with it (transpose_reshape_
+  // internal.h): the Reshape on the untransposed tensor and a Transpose
+  // after it are emitted; true when done.
+  bool SinkThroughReshape(const onnx::NodeProto& n);
+  // A Transpose of the one-reader output of an emitted Reshape that
+  // commutes with it: the Transpose moves above the Reshape (and composes
+  // with a Transpose feeding it); true when done.
+  bool HoistAboveReshape(const onnx::NodeProto& n);
+  // The dims of tensor `name`: declared by the writer, or a Transpose's of
+  // its input's; null when unknown.
+  std::optional<std::vector<int64_t>> DimsOf(const std::string& name) const;
+  // The positive int64 entries of constant `name` (a Reshape's shape).
+  std::optional<std::vector<int64_t>> PositiveShape(const std::string& name) const;
+  // A Transpose node `input` -> `output` with `perm`, in the record group of `like`.
+  onnx::NodeProto MakeTranspose(const std::string& input, const std::string& output,
+                                const std::vector<int>& perm, const onnx::NodeProto& like);
 
   void RemoveIdentities();
   // A Transpose that moves only dims of size 1 (its output's dims declared)
@@ -258,6 +275,7 @@ class Tidier {
   absl::flat_hash_map<std::string, int> producer_;
   std::vector<onnx::NodeProto> out_;
   absl::flat_hash_map<std::string, std::string> constant_cache_;  // name|perm -> name
+  absl::flat_hash_map<std::string, int> readers_;  // tensor -> reading nodes of the input graph
 };
 
 std::string Tidier::Int64s(const std::vector<int64_t>& v, const std::string& base) {
@@ -532,6 +550,116 @@ bool Tidier::Sink(onnx::NodeProto& n) {
   return true;
 }
 
+std::optional<std::vector<int64_t>> Tidier::DimsOf(const std::string& name) const {
+  if (const Dims* d = dims_of_(name)) return std::vector<int64_t>(d->begin(), d->end());
+  if (const onnx::NodeProto* t = TransposeProducing(name)) {
+    std::optional<Perm> p = PermOf(*t);
+    std::optional<std::vector<int64_t>> in = p ? DimsOf(t->input(0)) : std::nullopt;
+    if (!in || in->size() != p->size()) return std::nullopt;
+    std::vector<int64_t> out(p->size());
+    for (size_t d = 0; d < p->size(); ++d) out[d] = (*in)[(*p)[d]];
+    return out;
+  }
+  return std::nullopt;
+}
+
+std::optional<std::vector<int64_t>> Tidier::PositiveShape(const std::string& name) const {
+  const onnx::TensorProto* init = Init(name);
+  if (init == nullptr) {
+    for (const auto& t : new_inits_) {
+      if (t.name() == name) init = &t;
+    }
+  }
+  if (init == nullptr) return std::nullopt;
+  absl::StatusOr<Tensor> t = onnx_internal::TensorFromProto(*init);
+  if (!t.ok() || t->type().rank() != 1) return std::nullopt;
+  std::vector<int64_t> v = onnx_internal::TensorInts(*t);
+  if (std::any_of(v.begin(), v.end(), [](int64_t d) { return d <= 0; })) return std::nullopt;
+  return v;
+}
+
+onnx::NodeProto Tidier::MakeTranspose(const std::string& input, const std::string& output,
+                                      const std::vector<int>& perm, const onnx::NodeProto& like) {
+  onnx::NodeProto t;
+  t.set_op_type("Transpose");
+  t.set_name(FreshNodeName(absl::StrCat(like.name().empty() ? output : like.name(), "/transpose")));
+  t.add_input(input);
+  t.add_output(output);
+  onnx::AttributeProto* a = t.add_attribute();
+  a->set_name("perm");
+  a->set_type(onnx::AttributeProto::INTS);
+  for (int d : perm) a->add_ints(d);
+  if (std::optional<std::string_view> g =
+          onnx_record::DocLine(like.doc_string(), onnx_record::kGroupTag)) {
+    t.set_doc_string(absl::StrCat(onnx_record::kGroupTag, std::string(*g)));
+  }
+  return t;
+}
+
+bool Tidier::SinkThroughReshape(const onnx::NodeProto& n) {
+  if (n.op_type() != "Reshape" || !n.domain().empty() || n.input_size() != 2 ||
+      n.output_size() != 1) {
+    return false;
+  }
+  const onnx::NodeProto* t = TransposeProducing(n.input(0));
+  if (t == nullptr) return false;
+  std::optional<Perm> p = PermOf(*t);
+  std::optional<std::vector<int64_t>> in = DimsOf(n.input(0));
+  std::optional<std::vector<int64_t>> out = PositiveShape(n.input(1));
+  if (!p || !in || !out) return false;
+  std::optional<SunkTranspose> s = SinkTransposeThroughReshape(*in, *out, *p);
+  if (!s) return false;
+  onnx::NodeProto r = n;
+  r.set_input(0, t->input(0));
+  r.set_input(1, Int64s(s->inner, absl::StrCat(n.output(0), "/shape")));
+  if (IsIdentity(s->perm)) {  // the Transpose only moved what the Reshape reorders anyway
+    Emit(std::move(r));
+    return true;
+  }
+  const std::string inner = FreshName(absl::StrCat(n.output(0), "/sunk"));
+  r.set_output(0, inner);
+  onnx::NodeProto after = MakeTranspose(inner, n.output(0), s->perm, n);
+  Emit(std::move(r));
+  Emit(std::move(after));
+  return true;
+}
+
+bool Tidier::HoistAboveReshape(const onnx::NodeProto& n) {
+  if (n.op_type() != "Transpose" || !n.domain().empty() || n.input_size() != 1) return false;
+  auto it = producer_.find(n.input(0));
+  if (it == producer_.end() || pinned_.contains(n.input(0))) return false;
+  auto readers = readers_.find(n.input(0));
+  if (readers == readers_.end() || readers->second != 1) return false;
+  const int at = it->second;
+  const onnx::NodeProto r = out_[at];
+  if (r.op_type() != "Reshape" || !r.domain().empty() || r.input_size() != 2) return false;
+  std::optional<Perm> q = PermOf(n);
+  std::optional<std::vector<int64_t>> in = DimsOf(r.input(0));
+  std::optional<std::vector<int64_t>> out = PositiveShape(r.input(1));
+  if (!q || !in || !out || in->size() < 2) return false;
+  std::optional<HoistedTranspose> h = HoistTransposeAboveReshape(*in, *out, *q);
+  if (!h) return false;
+  // The Transpose takes the Reshape's place (composed with a Transpose
+  // feeding it); the Reshape follows it, writing the Transpose's output.
+  const std::string moved = FreshName(absl::StrCat(n.output(0), "/hoisted"));
+  onnx::NodeProto t = MakeTranspose(r.input(0), moved, h->perm, r);
+  FoldTranspose(t);
+  // Composed into the identity: the Reshape reads the tensor itself (the
+  // Identity left in the Reshape's place is dropped as dead).
+  const std::string source = t.op_type() == "Identity" ? t.input(0) : moved;
+  producer_.erase(r.output(0));
+  producer_[moved] = at;
+  out_[at] = std::move(t);
+  onnx::NodeProto reshape = r;
+  reshape.set_input(0, source);
+  reshape.set_input(1, Int64s(h->dims, absl::StrCat(n.output(0), "/shape")));
+  reshape.set_output(0, n.output(0));
+  reshape.set_name(FreshNodeName(absl::StrCat(r.name(), "/after")));
+  reshape.set_doc_string(n.doc_string());
+  Emit(std::move(reshape));
+  return true;
+}
+
 void Tidier::RemoveIdentities() {
   absl::flat_hash_set<std::string> inputs, outputs;
   for (const auto& i : gp_->input()) inputs.insert(i.name());
@@ -734,9 +862,17 @@ void Tidier::Run() {
     for (const auto& o : n.output()) names_.insert(o);
   }
   const std::vector<onnx::NodeProto> before(gp_->node().begin(), gp_->node().end());
+  for (const onnx::NodeProto& n : before) {
+    absl::flat_hash_set<std::string> read(n.input().begin(), n.input().end());
+    for (const std::string& in : read) ++readers_[in];
+  }
   for (onnx::NodeProto n : before) {
     for (int k = 0; k < n.input_size(); ++k) n.set_input(k, Resolve(n.input(k)));
-    if (n.op_type() == "Transpose" && n.domain().empty()) FoldTranspose(n);
+    if (n.op_type() == "Transpose" && n.domain().empty()) {
+      FoldTranspose(n);
+      if (n.op_type() == "Transpose" && HoistAboveReshape(n)) continue;
+    }
+    if (SinkThroughReshape(n)) continue;
     if (n.op_type() == "Identity" && n.domain().empty() && n.input_size() == 1 &&
         n.output_size() == 1 && !pinned_.contains(n.output(0))) {
       alias_[n.output(0)] = n.input(0);

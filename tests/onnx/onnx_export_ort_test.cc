@@ -182,12 +182,9 @@ ExportCase At(std::string path) {
 
 TEST(OnnxExportOrt, Squeezenet) { CheckExport(At(Light("light_squeezenet.onnx"))); }
 // The channel shuffles (Reshape, Transpose, Reshape in NCHW) are NHWC in
-// egret; their Reshapes stop the Transposes around them (16 -> 48).
-TEST(OnnxExportOrt, Shufflenet) {
-  ExportCase c = At(Light("light_shufflenet.onnx"));
-  c.extra_transposes = 32;
-  CheckExport(c);
-}
+// egret; the layout Transposes around them pass their Reshapes
+// (transpose_reshape_internal.h), leaving the shuffle's own (16 -> 16).
+TEST(OnnxExportOrt, Shufflenet) { CheckExport(At(Light("light_shufflenet.onnx"))); }
 
 TEST(OnnxExportOrt, PpOcrClassifier) {
   ExportCase c = At(ModelCache() + "/ppocr/ch_ppocr_mobile_v2.0_cls_infer.onnx");
@@ -200,7 +197,7 @@ TEST(OnnxExportOrt, PpOcrClassifier) {
 TEST(OnnxExportOrt, PpOcrRecognizer) {
   ExportCase c = At(ModelCache() + "/ppocr/ch_PP-OCRv4_rec_infer.onnx");
   c.import.input_shapes = {{"x", {1, 3, 48, 320}}};
-  c.extra_transposes = 4;  // 9 -> 13: Transposes stopped by Reshapes of the sequence head
+  c.extra_transposes = 2;  // 9 -> 11: stopped by Reshapes of the sequence head that mix dims
   CheckExport(c);
 }
 
