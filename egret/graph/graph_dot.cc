@@ -44,9 +44,36 @@ void AppendList(std::string* label, const char* what, const std::vector<std::str
   if (items.size() > shown) absl::StrAppend(label, " (+", items.size() - shown, " more)");
 }
 
-// "op\nname", the implementation and cost lowering chose, and for constants
-// their type and a preview of the values.
-std::string NodeLabel(const Graph& graph, NodeId id) {
+// A constant's type and, for up to 8 elements, its values; a shape's dims.
+std::string ValueText(const Node& n) {
+  if (n.op == kShapeOp && !n.outputs.empty()) {
+    return absl::StrCat("[", absl::StrJoin(n.outputs[0].dims, ","), "]");
+  }
+  if (!n.constant) return "";
+  const Tensor& t = *n.constant;
+  std::string text = t.type().ToString();
+  constexpr int64_t kMaxShown = 8;
+  if (t.num_elements() <= kMaxShown) {
+    std::vector<std::string> values;
+    for (int64_t i = 0; i < t.num_elements(); ++i) values.push_back(FormatValue(t.GetValue(i)));
+    absl::StrAppend(&text, " {", absl::StrJoin(values, ", "), "}");
+  }
+  return text;
+}
+
+bool IsParameter(const Node& n) { return n.op == kConstOp || n.op == kShapeOp; }
+
+// Whether rules rewrote the node: its provenance names rules, or input nodes
+// other than itself.
+bool Rewritten(const Node& n) {
+  const Provenance& p = n.provenance;
+  return !p.rules.empty() || p.from.size() > 1 || (p.from.size() == 1 && p.from[0] != n.name);
+}
+
+// "op\nname", the implementation and cost lowering chose, its folded
+// parameters (`folded`: the inputs drawn in the label), and for a
+// parameter drawn on its own its value.
+std::string NodeLabel(const Graph& graph, NodeId id, const std::vector<bool>& folded) {
   const Node& n = graph.node(id);
   std::string label = n.op;
   if (!n.name.empty()) absl::StrAppend(&label, "\n", n.name);
@@ -63,20 +90,18 @@ std::string NodeLabel(const Graph& graph, NodeId id) {
       absl::StrAppend(&label, "\ncost: ", *icost);
     }
   }
+  for (size_t i = 0; i < n.inputs.size(); ++i) {
+    const NodeId p = n.inputs[i].node;
+    if (p >= graph.num_nodes() || !folded[p]) continue;
+    const Node& param = graph.node(p);
+    absl::StrAppend(
+        &label, "\n#", i, " ",
+        param.op == kConstOp && !param.name.empty() ? absl::StrCat(param.name, ": ") : "",
+        ValueText(param));
+  }
   AppendList(&label, "from", n.provenance.from);
   AppendList(&label, "rules", n.provenance.rules);
-  if (n.op == kShapeOp && !n.outputs.empty()) {
-    absl::StrAppend(&label, "\n[", absl::StrJoin(n.outputs[0].dims, ","), "]");
-  } else if (n.constant) {
-    const Tensor& t = *n.constant;
-    absl::StrAppend(&label, "\n", t.type().ToString());
-    constexpr int64_t kMaxShown = 8;
-    if (t.num_elements() <= kMaxShown) {
-      std::vector<std::string> values;
-      for (int64_t i = 0; i < t.num_elements(); ++i) values.push_back(FormatValue(t.GetValue(i)));
-      absl::StrAppend(&label, "\n{", absl::StrJoin(values, ", "), "}");
-    }
-  }
+  if (IsParameter(n)) absl::StrAppend(&label, "\n", ValueText(n));
   return label;
 }
 
@@ -91,22 +116,37 @@ std::string GraphToDot(const Graph& graph) {
   for (NodeId id : graph.inputs()) {
     if (id < graph.num_nodes()) is_input[id] = true;
   }
+  // Parameters drawn inside their readers' labels: read, and not an output.
+  std::vector<bool> folded(graph.num_nodes(), false);
+  for (NodeId id = 0; id < graph.num_nodes(); ++id) {
+    for (const ValueRef& in : graph.node(id).inputs) {
+      if (in.node < graph.num_nodes() && IsParameter(graph.node(in.node))) folded[in.node] = true;
+    }
+  }
+  for (const GraphOutput& o : graph.outputs()) {
+    if (o.value.node < graph.num_nodes()) folded[o.value.node] = false;
+  }
   bool any_missing = false;
   for (NodeId id = 0; id < graph.num_nodes(); ++id) {
+    if (folded[id]) continue;
     const Node& n = graph.node(id);
     std::string style;
     if (is_input[id] || n.op == kInputOp) {
       style = ", shape=ellipse";
-    } else if (n.op == kConstOp || n.op == kShapeOp) {
+    } else if (IsParameter(n)) {
       style = ", style=filled, fillcolor=\"#eeeeee\", fontsize=8";
+    } else if (Rewritten(n)) {
+      style = ", style=filled, fillcolor=\"#fde2b8\"";
     }
-    absl::StrAppend(&out, "  n", id, " [label=\"", Escape(NodeLabel(graph, id)), "\"", style,
-                    "];\n");
+    absl::StrAppend(&out, "  n", id, " [label=\"", Escape(NodeLabel(graph, id, folded)), "\"",
+                    style, "];\n");
   }
   for (NodeId id = 0; id < graph.num_nodes(); ++id) {
+    if (folded[id]) continue;
     const Node& n = graph.node(id);
     for (size_t i = 0; i < n.inputs.size(); ++i) {
       const ValueRef& in = n.inputs[i];
+      if (in.node < graph.num_nodes() && folded[in.node]) continue;
       if (in.node >= graph.num_nodes() || in.output >= graph.node(in.node).outputs.size()) {
         any_missing = true;
         absl::StrAppend(&out, "  missing -> n", id, " [style=dashed, label=\"#", in.node, ":",

@@ -1054,10 +1054,10 @@ TEST_F(CliTest, OptimizeVerifyPassesOnTheExampleAndSummarizes) {
   r = Run({"convert", Path("out.json"), "-o", Path("out.dot")});
   ASSERT_EQ(r.code, 0) << r.err;
   std::string dot = *ReadFile(Path("out.dot"));
-  EXPECT_THAT(dot, HasSubstr("\\nimpl: (conv2dImpl<QUint8CroutonTensor>)\\ncost: 16384\\nfrom: "
-                             "conv1\""));
+  EXPECT_THAT(dot, HasSubstr("\\nimpl: (conv2dImpl<QUint8CroutonTensor>)\\ncost: 16384\\n#1 w1: "));
+  EXPECT_THAT(dot, HasSubstr("\\n#4 [1,1,1,1]\\nfrom: conv1\"];"));
   EXPECT_THAT(dot, HasSubstr("\\nimpl: (eltwiseAddImpl<QUint8CroutonTensor>)\\ncost: 64\\nfrom: "
-                             "add_a, add_b\\nrules: comm-ElementWiseAdd\""));
+                             "add_a, add_b\\nrules: comm-ElementWiseAdd\", style=filled, fillcolor=\"#fde2b8\"]"));
   EXPECT_EQ(*ReadFile(Path("direct.dot")), dot);
 }
 

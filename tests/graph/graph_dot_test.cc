@@ -33,13 +33,14 @@ TEST(GraphDot, ShowsOpsNamesEdgeTypesAndConstants) {
   std::string dot = GraphToDot(g);
   EXPECT_THAT(dot, ::testing::StartsWith("digraph \"tiny\" {\n"));
   EXPECT_THAT(dot, HasSubstr("  n0 [label=\"*Input\\nx\", shape=ellipse];\n"));
-  EXPECT_THAT(dot, HasSubstr("n1 [label=\"$Const\\nb\\nInt32[2]\\n{3, -4}\""));
-  // Large constants show their type but not their values.
-  EXPECT_THAT(dot, HasSubstr("n2 [label=\"$Const\\nw\\nQUInt8[3,3,2,2](z=0,s=1)\""));
-  EXPECT_THAT(dot, HasSubstr("n3 [label=\"$Shape\\n[1,2,2,1]\""));
-  EXPECT_THAT(dot, HasSubstr("n4 [label=\"Conv2d\\nconv \\\"1\\\"\"];\n"));
+  // The constants and the shape are lines of the Conv2d's label, by input
+  // index (small constants with their values), not boxes or edges.
+  EXPECT_THAT(dot, HasSubstr("n4 [label=\"Conv2d\\nconv \\\"1\\\"\\n#1 w: QUInt8[3,3,2,2](z=0,s=1)"
+                             "\\n#2 b: Int32[2] {3, -4}\\n#3 [1,2,2,1]\"];\n"));
+  for (const char* gone : {"  n1 ", "  n2 ", "  n3 ", "n1 -> ", "n2 -> ", "n3 -> "}) {
+    EXPECT_THAT(dot, ::testing::Not(HasSubstr(gone))) << gone;
+  }
   EXPECT_THAT(dot, HasSubstr("  n0 -> n4 [label=\"QUInt8[1,4,4,2](z=128,s=0.5)\"];\n"));
-  EXPECT_THAT(dot, HasSubstr("  n3 -> n4 [label=\"Int32[1,2,2,1]\"];\n"));
   EXPECT_THAT(dot, HasSubstr("  out0 [label=\"y\", shape=ellipse];\n"));
   EXPECT_THAT(dot, HasSubstr("  n4 -> out0 [label=\"QUInt8[1,2,2,2](z=128,s=0.25)\"];\n"));
   EXPECT_THAT(dot, ::testing::EndsWith("}\n"));
@@ -69,6 +70,37 @@ TEST(GraphDot, ShowsTheImplementationAndCostLoweringChose) {
                              "2.5\"];\n"));
   EXPECT_THAT(dot, HasSubstr("n2 [label=\"Neg\\nn\\ncost: 7\"];\n"));
   EXPECT_THAT(dot, HasSubstr("n3 [label=\"Neg\\np\"];\n"));
+}
+
+// A constant that is a graph output keeps its box; a node rules rewrote is
+// filled orange, one they did not is not.
+TEST(GraphDot, ConstantOutputsAreDrawnAndRewrittenNodesHighlighted) {
+  Graph g;
+  const TensorType t(DType::kFloat32, {2});
+  NodeId x = g.AddInput("x", t);
+  NodeId k = g.AddConstant("k", std::make_shared<const Tensor>(Tensor(t)));
+  Node relu;
+  relu.op = "Relu";
+  relu.name = "r";
+  relu.inputs = {{x, 0}};
+  relu.outputs = {t};
+  relu.provenance.from = {"r", "r2"};
+  relu.provenance.rules = {"GRAPH_CLEANUP@relu.rules:2"};
+  NodeId r = g.AddNode(relu);
+  Node neg = relu;
+  neg.op = "Neg";
+  neg.name = "n";
+  neg.inputs = {{r, 0}};
+  neg.provenance = {{"n"}, {}};
+  NodeId n = g.AddNode(neg);
+  g.AddOutput({n, 0}, "y");
+  g.AddOutput({k, 0}, "k_out");
+  const std::string dot = GraphToDot(g);
+  EXPECT_THAT(dot, HasSubstr("  n1 [label=\"$Const\\nk\\nFloat32[2] {0, 0}\", style=filled"));
+  EXPECT_THAT(
+      dot, HasSubstr("  n2 [label=\"Relu\\nr\\nfrom: r, r2\\nrules: GRAPH_CLEANUP@relu.rules:2\", "
+                     "style=filled, fillcolor=\"#fde2b8\"];\n"));
+  EXPECT_THAT(dot, HasSubstr("  n3 [label=\"Neg\\nn\\nfrom: n\"];\n"));
 }
 
 TEST(GraphDot, MultiOutputEdgesNameTheOutputAndMissingInputsAreDrawn) {
