@@ -245,6 +245,7 @@ int RunOptimize(const OptimizeArgs& args) {
     // An ONNX file is for other runtimes: no HTP tiling or memory placement
     // in it unless asked for.
     options.device_lowering = *f != GraphFormat::kOnnx || args.onnx_lowered;
+    options.keep_quantized_weights = *f == GraphFormat::kOnnx;
   }
   std::optional<uint32_t> flags = RuleFlagsOption("optimize", args.flags);
   if (!flags) return kExitBadInput;

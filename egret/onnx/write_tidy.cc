@@ -237,6 +237,12 @@ class Tidier {
   // A Transpose of a Transpose or of a constant: true when it was folded
   // into an alias or rewritten in place (still to be emitted).
   bool FoldTranspose(onnx::NodeProto& n);
+  // A Transpose of the one-reader output of an emitted DequantizeLinear of
+  // an initializer (integer weights kept for a file, read in another
+  // layout): the transpose goes into the initializer and the
+  // DequantizeLinear (its axis mapped) writes the Transpose's output; true
+  // when done.
+  bool FoldIntoDequantizedConstant(const onnx::NodeProto& n);
   // A Reshape of a Transpose that commutes with it (transpose_reshape_
   // internal.h): the Reshape on the untransposed tensor and a Transpose
   // after it are emitted; true when done.
@@ -596,6 +602,46 @@ onnx::NodeProto Tidier::MakeTranspose(const std::string& input, const std::strin
   return t;
 }
 
+bool Tidier::FoldIntoDequantizedConstant(const onnx::NodeProto& n) {
+  if (n.op_type() != "Transpose" || !n.domain().empty() || n.input_size() != 1) return false;
+  auto it = producer_.find(n.input(0));
+  if (it == producer_.end() || pinned_.contains(n.input(0))) return false;
+  auto readers = readers_.find(n.input(0));
+  if (readers == readers_.end() || readers->second != 1) return false;
+  const int at = it->second;
+  onnx::NodeProto& dq = out_[at];
+  if (dq.op_type() != "DequantizeLinear" || !dq.domain().empty() || dq.output_size() != 1 ||
+      dq.input_size() < 2) {
+    return false;
+  }
+  const onnx::TensorProto* q = Init(dq.input(0));
+  std::optional<Perm> p = PermOf(n);
+  if (q == nullptr || !p || q->dims_size() != static_cast<int>(p->size())) return false;
+  // ConstantFor transposes by the inverse of the perm it is given.
+  std::optional<std::string> moved = ConstantFor(dq.input(0), Inverse(*p));
+  if (!moved) return false;
+  const onnx::TensorProto* scale = Init(dq.input(1));
+  if (scale != nullptr && scale->dims_size() == 1 && scale->dims(0) > 1) {
+    // Per axis: the axis of the result is where the transpose puts it.
+    onnx::AttributeProto* a = FindAttr(&dq, "axis");
+    const int64_t rank = static_cast<int64_t>(p->size());
+    int64_t axis = a != nullptr ? a->i() : 1;
+    if (axis < 0) axis += rank;
+    if (axis < 0 || axis >= rank) return false;
+    if (a == nullptr) {
+      a = dq.add_attribute();
+      a->set_name("axis");
+      a->set_type(onnx::AttributeProto::INT);
+    }
+    a->set_i(Inverse(*p)[axis]);
+  }
+  producer_.erase(dq.output(0));
+  dq.set_input(0, *moved);
+  dq.set_output(0, n.output(0));
+  producer_[n.output(0)] = at;
+  return true;
+}
+
 bool Tidier::SinkThroughReshape(const onnx::NodeProto& n) {
   if (n.op_type() != "Reshape" || !n.domain().empty() || n.input_size() != 2 ||
       n.output_size() != 1) {
@@ -870,7 +916,9 @@ void Tidier::Run() {
     for (int k = 0; k < n.input_size(); ++k) n.set_input(k, Resolve(n.input(k)));
     if (n.op_type() == "Transpose" && n.domain().empty()) {
       FoldTranspose(n);
-      if (n.op_type() == "Transpose" && HoistAboveReshape(n)) continue;
+      if (n.op_type() == "Transpose" && (HoistAboveReshape(n) || FoldIntoDequantizedConstant(n))) {
+        continue;
+      }
     }
     if (SinkThroughReshape(n)) continue;
     if (n.op_type() == "Identity" && n.domain().empty() && n.input_size() == 1 &&

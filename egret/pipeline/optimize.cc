@@ -11,6 +11,7 @@
 #include "egret/egraph/builtin_rewrites.h"
 #include "egret/extract/egraph_problem.h"
 #include "egret/pipeline/changes.h"
+#include "egret/pipeline/keep_quantized.h"
 #include "egret/pipeline/op_counts.h"
 #include "egret/pipeline/saturate_internal.h"
 #include "egret/pipeline/seed_internal.h"
@@ -98,6 +99,7 @@ absl::StatusOr<Extracted> ExtractGraph(const Seeded& s, const cost::HvxCostModel
     extract::ENodeId n = r->choice[c];
     if (n != extract::kNoENode) choice[p->class_of[c]] = p->node_of[n];
   }
+  if (annotate && options.keep_quantized_weights) PreferQuantizedConstants(s.eg, &choice);
   absl::StatusOr<Graph> g = LowerSeeded(s, std::move(choice), annotate ? &model : nullptr);
   if (!g.ok()) return g.status();
   return Extracted{*std::move(g), r->dag_cost, r->tree_cost, r->time_limit_hit,

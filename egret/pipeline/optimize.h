@@ -68,6 +68,10 @@ struct OptimizeOptions {
   // device-lowering passes (rules/pass_groups.h: tiling, memory placement)
   // are left out, and counted in OptimizeResult::rules_left_out.
   bool device_lowering = true;
+  // A graph for a file: where the result would hold a constant folded from
+  // a Dequantize of integer weights, keep the integers and the Dequantize
+  // (pipeline/keep_quantized.h).
+  bool keep_quantized_weights = false;
   // Called with one line per iteration and per phase (no newline).
   std::function<void(const std::string&)> progress;
 };
