@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "egret/api/rules_internal.h"
 #include "egret/extract/extractor_registry.h"
+#include "egret/pipeline/changes.h"
 #include "egret/pipeline/optimize.h"
 #include "egret/rules/rule_flags.h"
 #include "egret/support/status_macros.h"
@@ -31,6 +32,8 @@ egret::OptimizeOptions PipelineOptions(const OptimizeOptions& options,
   o.cpu_fallback = !options.htp_only;
   o.functions = &rules.impl().functions;
   o.progress = options.progress;
+  o.device_lowering = !options.for_other_runtimes;
+  o.keep_quantized_weights = options.for_other_runtimes;
   return o;
 }
 
@@ -63,6 +66,10 @@ OptimizeResult FromPipelineResult(egret::OptimizeResult r) {
   }
   out.rules_left_out = static_cast<int64_t>(r.rules_left_out.count);
   out.rules_left_out_need = std::move(r.rules_left_out.needed);
+  out.rules_left_out_device_lowering = static_cast<int64_t>(r.rules_left_out.device_lowering);
+  for (const OpChange& c : r.changes) {
+    out.changes.push_back({std::string(OpChangeKindName(c.kind)), c.op, c.from_ops, c.count});
+  }
   out.stop_reason = std::string(StopReasonName(r.saturation.stop_reason));
   out.iterations = static_cast<int64_t>(r.saturation.iterations);
   out.extractor = std::move(r.extraction.extractor);

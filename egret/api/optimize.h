@@ -72,6 +72,13 @@ struct OptimizeOptions {
   // are accepted too). The other rule flags need no switch
   // (docs/rule-language.md). An unknown name is an error.
   std::vector<std::string> rule_flags;
+  // The result is for another runtime (an ONNX file), not for the HTP, as
+  // `egret optimize -o OUT.onnx` optimizes: the rules of the HTP's tiling
+  // and memory-placement passes are left out (counted in
+  // rules_left_out_device_lowering), and integer weights that constant
+  // folding would turn into floats stay integers behind their Dequantize
+  // (docs/onnx-export.md, "Against the input").
+  bool for_other_runtimes = false;
   // When set, called with one line (no newline) per iteration and per phase.
   std::function<void(const std::string&)> progress;
 };
@@ -121,6 +128,21 @@ struct OptimizeResult {
   // ("relaxed_precision"), in the order of the help text.
   int64_t rules_left_out = 0;
   std::vector<std::string> rules_left_out_need;
+  // With OptimizeOptions::for_other_runtimes: the rules of device-lowering
+  // passes left out.
+  int64_t rules_left_out_device_lowering = 0;
+
+  // What the rewrites did, in ops, most frequent first: `count` result
+  // nodes of `kind` ("fused", "recognized", "folded", "rewrote", "tiled")
+  // with op `op` standing for input nodes of ops `from_ops` (besides `op`).
+  // The summary line `changes:` of `egret optimize` says the same.
+  struct Change {
+    std::string kind;
+    std::string op;
+    std::vector<std::string> from_ops;
+    int64_t count = 0;
+  };
+  std::vector<Change> changes;
 
   // Rules whose rewrites misfired at run time (a built node of the wrong
   // type, an external function's error, ...): the rule and its messages.

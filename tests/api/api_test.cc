@@ -398,6 +398,31 @@ TEST(OptimizeTest, InvalidGraphAndLimits) {
   EXPECT_EQ(r->stop_reason, "IterationLimit");
 }
 
+// for_other_runtimes leaves out the rules of device-lowering passes (a
+// TILING rule here) and counts them; `changes` says what the rules did.
+TEST(OptimizeTest, ForOtherRuntimesLeavesOutDeviceLowering) {
+  constexpr char kRules[] = R"(
+DEF_PACKAGE_OPTIMIZATION(GRAPH_CLEANUP,
+  Op("Relu", LET("inner", Op("Relu", "x"))), OK, "inner")
+DEF_PACKAGE_OPTIMIZATION(TILING, Op("Relu", "x"), OK, Op("Relu", "x"))
+)";
+  absl::StatusOr<Rules> rules = Load(kRules, Functions(), nullptr);
+  ASSERT_TRUE(rules.ok()) << rules.status();
+  absl::StatusOr<OptimizeResult> htp = Optimize(DoubleRelu(), *rules, {}, nullptr);
+  ASSERT_TRUE(htp.ok()) << htp.status();
+  EXPECT_EQ(htp->rules_left_out_device_lowering, 0);
+  OptimizeOptions options;
+  options.for_other_runtimes = true;
+  absl::StatusOr<OptimizeResult> file = Optimize(DoubleRelu(), *rules, options, nullptr);
+  ASSERT_TRUE(file.ok()) << file.status();
+  EXPECT_EQ(file->rules_left_out_device_lowering, 1);
+  EXPECT_EQ(file->rules_left_out, 0);
+  ASSERT_FALSE(file->changes.empty());
+  EXPECT_EQ(file->changes[0].kind, "rewrote");
+  EXPECT_EQ(file->changes[0].op, "Relu");
+  EXPECT_EQ(file->changes[0].count, 1);
+}
+
 // A rule flagged relaxed_precision_flag runs only when rule_flags asks for
 // it; the result counts the rules it left out.
 TEST(OptimizeTest, RuleFlagsLetGatedRulesRun) {
