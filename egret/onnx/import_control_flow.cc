@@ -227,21 +227,10 @@ absl::StatusOr<GraphPtr> Importer::ImportBody(const onnx::GraphProto& body,
     EGRET_RETURN_IF_ERROR(add_input(name, g_.TypeOf(r)));
     listed.insert(raw);
   }
-  std::vector<std::string> free;
-  absl::flat_hash_set<std::string> seen;
-  FreeNames(body, &free, &seen);
-  for (const std::string& raw : free) {
-    if (listed.contains(raw)) continue;
-    auto it = values_.find(Resolve(raw));
-    if (it == values_.end()) {
-      return absl::InvalidArgumentError(
-          absl::StrFormat("the body reads '%s', which no enclosing scope defines", raw));
-    }
-    if (!it->second.constant) {
-      return absl::InternalError(absl::StrFormat("'%s' is read but not captured", raw));
-    }
-    EGRET_RETURN_IF_ERROR(add_input(raw, it->second.constant->type()));
-    opts.input_values.emplace(raw, *it->second.constant);
+  EGRET_ASSIGN_OR_RETURN(auto constants, FreeConstants(body, listed));
+  for (const auto& [raw, value] : constants) {
+    EGRET_RETURN_IF_ERROR(add_input(raw, value->type()));
+    opts.input_values.emplace(raw, *value);
   }
   Importer sub(file_, m, opts);
   absl::StatusOr<Graph> imported = sub.Run();
@@ -597,16 +586,12 @@ absl::Status Importer::DoScan8() {
 // (the node's captured inputs, in order), and the enclosing constants it
 // reads as its own initializers. It is imported when the node runs, for the
 // types of the elements it meets (ImportRuntimeBody).
-absl::Status Importer::DoSequenceMap() {
-  const onnx::GraphProto* body = GraphAttr(*cur_, "body");
-  if (body == nullptr) return absl::InvalidArgumentError("needs graph attribute body");
-  onnx::GraphProto kept = *body;
-  const std::vector<std::string> captured = CapturedNames();
-  const absl::flat_hash_set<std::string> listed(captured.begin(), captured.end());
-  for (const std::string& raw : captured) kept.add_input()->set_name(raw);
+absl::StatusOr<std::vector<std::pair<std::string, const Tensor*>>> Importer::FreeConstants(
+    const onnx::GraphProto& body, const absl::flat_hash_set<std::string>& listed) {
   std::vector<std::string> free;
   absl::flat_hash_set<std::string> seen;
-  FreeNames(*body, &free, &seen);
+  FreeNames(body, &free, &seen);
+  std::vector<std::pair<std::string, const Tensor*>> out;
   for (const std::string& raw : free) {
     if (listed.contains(raw)) continue;
     auto it = values_.find(Resolve(raw));
@@ -617,8 +602,22 @@ absl::Status Importer::DoSequenceMap() {
     if (!it->second.constant) {
       return absl::InternalError(absl::StrFormat("'%s' is read but not captured", raw));
     }
+    out.emplace_back(raw, &*it->second.constant);
+  }
+  return out;
+}
+
+absl::Status Importer::DoSequenceMap() {
+  const onnx::GraphProto* body = GraphAttr(*cur_, "body");
+  if (body == nullptr) return absl::InvalidArgumentError("needs graph attribute body");
+  onnx::GraphProto kept = *body;
+  const std::vector<std::string> captured = CapturedNames();
+  const absl::flat_hash_set<std::string> listed(captured.begin(), captured.end());
+  for (const std::string& raw : captured) kept.add_input()->set_name(raw);
+  EGRET_ASSIGN_OR_RETURN(auto constants, FreeConstants(*body, listed));
+  for (const auto& [raw, value] : constants) {
     onnx::TensorProto* init = kept.add_initializer();
-    TensorToProto(*it->second.constant, init);
+    TensorToProto(*value, init);
     init->set_name(raw);
   }
   for (auto& out : *kept.mutable_output()) out.clear_type();  // the import types them

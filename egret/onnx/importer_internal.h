@@ -466,6 +466,11 @@ class Importer {
   // those subgraphs read from enclosing scopes that are not constants: the
   // node's captured inputs, in first-use order.
   std::vector<std::string> CapturedNames();
+  // The names `body` reads from enclosing scopes that are not in `listed`
+  // (the captured ones), each with its value: they must be constants
+  // (kInvalidArgument when no enclosing scope defines one).
+  absl::StatusOr<std::vector<std::pair<std::string, const Tensor*>>> FreeConstants(
+      const onnx::GraphProto& body, const absl::flat_hash_set<std::string>& listed);
   // Imports subgraph `body` of the current node as a self-contained Graph
   // (a nested importer): its formal inputs typed `formal`, then one input
   // per name of `captured` typed as in this scope; the constants it reads

@@ -62,13 +62,21 @@ onnx::NodeProto Tidier::MakeTranspose(const std::string& input, const std::strin
   return t;
 }
 
-bool Tidier::FoldIntoDequantizedConstant(const onnx::NodeProto& n) {
-  if (n.op_type() != "Transpose" || !n.domain().empty() || n.input_size() != 1) return false;
+std::optional<int> Tidier::SoleReadProducer(const onnx::NodeProto& n) const {
+  if (n.op_type() != "Transpose" || !n.domain().empty() || n.input_size() != 1) {
+    return std::nullopt;
+  }
   auto it = producer_.find(n.input(0));
-  if (it == producer_.end() || pinned_.contains(n.input(0))) return false;
+  if (it == producer_.end() || pinned_.contains(n.input(0))) return std::nullopt;
   auto readers = readers_.find(n.input(0));
-  if (readers == readers_.end() || readers->second != 1) return false;
-  const int at = it->second;
+  if (readers == readers_.end() || readers->second != 1) return std::nullopt;
+  return it->second;
+}
+
+bool Tidier::FoldIntoDequantizedConstant(const onnx::NodeProto& n) {
+  const std::optional<int> found = SoleReadProducer(n);
+  if (!found) return false;
+  const int at = *found;
   onnx::NodeProto& dq = out_[at];
   if (dq.op_type() != "DequantizeLinear" || !dq.domain().empty() || dq.output_size() != 1 ||
       dq.input_size() < 2) {
@@ -131,12 +139,9 @@ bool Tidier::SinkThroughReshape(const onnx::NodeProto& n) {
 }
 
 bool Tidier::HoistAboveReshape(const onnx::NodeProto& n) {
-  if (n.op_type() != "Transpose" || !n.domain().empty() || n.input_size() != 1) return false;
-  auto it = producer_.find(n.input(0));
-  if (it == producer_.end() || pinned_.contains(n.input(0))) return false;
-  auto readers = readers_.find(n.input(0));
-  if (readers == readers_.end() || readers->second != 1) return false;
-  const int at = it->second;
+  const std::optional<int> found = SoleReadProducer(n);
+  if (!found) return false;
+  const int at = *found;
   const onnx::NodeProto r = out_[at];
   if (r.op_type() != "Reshape" || !r.domain().empty() || r.input_size() != 2) return false;
   std::optional<Perm> q = PermOf(n);

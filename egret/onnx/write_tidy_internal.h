@@ -173,6 +173,10 @@ class Tidier {
   // DequantizeLinear (its axis mapped) writes the Transpose's output; true
   // when done.
   bool FoldIntoDequantizedConstant(const onnx::NodeProto& n);
+  // For Transpose `n` whose input is read by it alone (in the input graph,
+  // and not a graph output or subgraph read): the index in out_ of the
+  // node producing that input; nullopt otherwise.
+  std::optional<int> SoleReadProducer(const onnx::NodeProto& n) const;
   // A Reshape of a Transpose that commutes with it (transpose_reshape_
   // internal.h): the Reshape on the untransposed tensor and a Transpose
   // after it are emitted; true when done.
