@@ -55,6 +55,69 @@ void Tidier::RemoveIdentities() {
   out_ = std::move(kept);
 }
 
+namespace {
+
+// Ops whose every run draws anew: two of them are two draws, never one.
+bool Draws(const onnx::NodeProto& n) {
+  for (std::string_view op : {"RandomNormal", "RandomUniform", "RandomNormalLike",
+                              "RandomUniformLike", "Multinomial", "Bernoulli", "Dropout"}) {
+    if (n.op_type() == op) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+void Tidier::MergeDuplicates() {
+  // An initializer's key is its contents (type, dims and data, without its
+  // name and doc string), computed once.
+  absl::flat_hash_map<std::string, std::string> content_key;
+  auto input_key = [&](const std::string& name) -> std::string {
+    const onnx::TensorProto* init = Init(name);
+    if (init == nullptr) {
+      for (const auto& t : new_inits_) {
+        if (t.name() == name) init = &t;
+      }
+    }
+    if (init == nullptr) return absl::StrCat("t:", name);
+    auto it = content_key.find(name);
+    if (it == content_key.end()) {
+      onnx::TensorProto bare = *init;
+      bare.clear_name();
+      bare.clear_doc_string();
+      it = content_key.emplace(name, absl::StrCat("c:", bare.SerializeAsString())).first;
+    }
+    return it->second;
+  };
+  absl::flat_hash_map<std::string, std::string> rename;  // output -> the first node's
+  absl::flat_hash_map<std::string, int> first;           // node key -> index in out_
+  std::vector<bool> drop(out_.size(), false);
+  for (size_t i = 0; i < out_.size(); ++i) {
+    onnx::NodeProto& n = out_[i];
+    for (int k = 0; k < n.input_size(); ++k) {
+      if (auto r = rename.find(n.input(k)); r != rename.end()) n.set_input(k, r->second);
+    }
+    if (n.output_size() == 0 || HasSubgraph(n) || Draws(n)) continue;
+    bool pinned = false;
+    for (const auto& o : n.output()) pinned = pinned || pinned_.contains(o);
+    if (pinned) continue;
+    std::string key = absl::StrCat(n.domain(), "|", n.op_type(), "|", n.output_size());
+    for (const auto& in : n.input()) absl::StrAppend(&key, "|", input_key(in));
+    for (const auto& a : n.attribute()) absl::StrAppend(&key, "|", a.SerializeAsString());
+    auto [it, fresh] = first.emplace(std::move(key), static_cast<int>(i));
+    if (fresh) continue;
+    const onnx::NodeProto& kept = out_[it->second];
+    for (int k = 0; k < n.output_size(); ++k) rename[n.output(k)] = kept.output(k);
+    drop[i] = true;
+  }
+  if (rename.empty()) return;
+  std::vector<onnx::NodeProto> kept;
+  for (size_t i = 0; i < out_.size(); ++i) {
+    if (!drop[i]) kept.push_back(std::move(out_[i]));
+  }
+  out_ = std::move(kept);
+}
+
 void Tidier::DropDead() {
   absl::flat_hash_set<std::string> used = pinned_;
   std::vector<bool> live(out_.size(), false);
@@ -180,6 +243,7 @@ void Tidier::Run() {
   DropDead();
   TransposesToReshapes();
   MergeReshapes();
+  MergeDuplicates();
   DropDead();
   // Only ever better: no more nodes and no more Transposes than before.
   if (out_.size() > before.size() || CountOp(out_, "Transpose") > CountOp(before, "Transpose")) {

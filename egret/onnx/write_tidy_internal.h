@@ -202,6 +202,13 @@ class Tidier {
   // -1 to infer) is Reshape(x, s).
   void MergeReshapes();
   void DropDead();
+  // Nodes computing the same thing (op, domain, attributes, and inputs that
+  // are the same tensor or initializers of the same contents: the
+  // DequantizeLinears of one tensor that the sinking made twice) become
+  // one: the later one's readers read the earlier one's outputs. A node
+  // with a graph output, a subgraph or no outputs stays, and so does a
+  // random op (each node is a draw of its own).
+  void MergeDuplicates();
   void KeepRecords(const std::vector<onnx::NodeProto>& before);
 
   onnx::GraphProto* gp_;
