@@ -125,7 +125,8 @@ absl::StatusOr<Rewrite> ConstantFoldRewrite(FoldPolicy policy) {
     if (!out.ok() || out->size() != 1) return std::nullopt;
     return g.AddConstant(std::make_shared<const Tensor>(std::move((*out)[0])));
   };
-  absl::StatusOr<Rewrite> rw = MakeRewrite(std::string(kConstantFoldRule), Pattern::Var("x"), applier, guard);
+  absl::StatusOr<Rewrite> rw =
+      MakeRewrite(std::string(kConstantFoldRule), Pattern::Var("x"), applier, guard);
   if (!rw.ok()) return rw.status();
   rw->lookahead = 1;
   return rw;

@@ -986,9 +986,9 @@ DEF_PACKAGE_OP_AND_COST_AND_FLAGS((minmax), "ReluMinMax", 1, RESOURCE_HVX)
 }
 
 TEST_F(CliTest, OptimizeVerifyPassesOnTheExampleAndSummarizes) {
-  Result r = Run({"optimize", kExample, "--rules", kExampleRules, "--verify", "-o",
-                  Path("out.json"), "--report", Path("report.json"), "--dot", Path("direct.dot"),
-                  "--verbose"});
+  Result r =
+      Run({"optimize", kExample, "--rules", kExampleRules, "--verify", "-o", Path("out.json"),
+           "--report", Path("report.json"), "--dot", Path("direct.dot"), "--verbose"});
   ASSERT_EQ(r.code, 0) << r.err;
   // The example's outputs are QUInt8 with stepsize 0.1: one step is allowed.
   EXPECT_THAT(r.out, HasSubstr("output out: max abs error 0, max rel error 0, 0 of 2048 "
@@ -1056,8 +1056,11 @@ TEST_F(CliTest, OptimizeVerifyPassesOnTheExampleAndSummarizes) {
   std::string dot = *ReadFile(Path("out.dot"));
   EXPECT_THAT(dot, HasSubstr("\\nimpl: (conv2dImpl<QUint8CroutonTensor>)\\ncost: 16384\\n#1 w1: "));
   EXPECT_THAT(dot, HasSubstr("\\n#4 [1,1,1,1]\\nfrom: conv1\"];"));
-  EXPECT_THAT(dot, HasSubstr("\\nimpl: (eltwiseAddImpl<QUint8CroutonTensor>)\\ncost: 64\\nfrom: "
-                             "add_a, add_b\\nrules: comm-ElementWiseAdd\", style=filled, fillcolor=\"#fde2b8\"]"));
+  EXPECT_THAT(
+      dot,
+      HasSubstr(
+          "\\nimpl: (eltwiseAddImpl<QUint8CroutonTensor>)\\ncost: 64\\nfrom: "
+          "add_a, add_b\\nrules: comm-ElementWiseAdd\", style=filled, fillcolor=\"#fde2b8\"]"));
   EXPECT_EQ(*ReadFile(Path("direct.dot")), dot);
 }
 

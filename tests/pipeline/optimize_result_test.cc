@@ -123,8 +123,9 @@ TEST(OptimizeResultTest, ReportHasTheDocumentedKeys) {
                                "stop_reason",   "phase_mode",     "rules_compiled",
                                "rules_skipped", "rules_left_out", "merge_conflicts",
                                "phases",        "rule_issues",    "provenance_records",
-                               "provenance",    "changes",        "memory",         "ops",
-                               "off_htp",       "time_ms",        "peak_rss_bytes"}));
+                               "provenance",    "changes",        "memory",
+                               "ops",           "off_htp",        "time_ms",
+                               "peak_rss_bytes"}));
   EXPECT_EQ(KeysOf(rep["extraction"]), (Keys{"extractor", "dag_cost", "tree_cost", "stop_reason"}));
   EXPECT_EQ(rep["rules_left_out"],
             Json::parse(R"({"count": 0, "needed": [], "device_lowering": 0})"));
