@@ -500,32 +500,18 @@ absl::Status Importer::DoScan() {
     t.dims.erase(t.dims.begin() + axis);
     formal.push_back(t);
   }
-  const onnx::NodeProto* self = cur_;
-  absl::StatusOr<ControlFlow> cf = ImportBodies({"body"}, {formal});
-  cur_ = self;
-  if (!cf.ok()) {
-    return Unmapped(absl::StrCat("the body is not imported (", cf.status().message(), ")"));
-  }
-  const Graph& g = *cf->bodies.at("body");
-  for (int k = 0; k < cur_->output_size(); ++k) {
-    TensorType t = g.TypeOf(g.outputs()[k].value);
-    if (k < n) {
-      if (t != formal[k]) {
-        return Unmapped(absl::StrFormat("state variable %d enters as %s and the body gives %s", k,
-                                        formal[k].ToString(), t.ToString()));
-      }
-    } else {
-      const int64_t r = t.rank() + 1;
-      int64_t axis = out_axes[k - n] < 0 ? out_axes[k - n] + r : out_axes[k - n];
-      if (axis < 0 || axis >= r) {
-        return absl::InvalidArgumentError(
-            absl::StrFormat("scan output %d has no axis %d", k - n, out_axes[k - n]));
-      }
-      t.dims.insert(t.dims.begin() + axis, len);
+  EGRET_ASSIGN_OR_RETURN(ControlFlow cf, ImportScanBody(formal, n));
+  for (int k = n; k < cur_->output_size(); ++k) {
+    TensorType& t = *cf.types[k];
+    const int64_t r = t.rank() + 1;
+    int64_t axis = out_axes[k - n] < 0 ? out_axes[k - n] + r : out_axes[k - n];
+    if (axis < 0 || axis >= r) {
+      return absl::InvalidArgumentError(
+          absl::StrFormat("scan output %d has no axis %d", k - n, out_axes[k - n]));
     }
-    cf->types[k] = t;
+    t.dims.insert(t.dims.begin() + axis, len);
   }
-  return DoOpaque("", &*cf);
+  return DoOpaque("", &cf);
 }
 
 // Scan before opset 9: an optional sequence_lens input, then N state
@@ -561,24 +547,13 @@ absl::Status Importer::DoScan8() {
     t.dims.erase(t.dims.begin(), t.dims.begin() + (scanned ? 2 : 1));
     formal.push_back(t);
   }
-  const onnx::NodeProto* self = cur_;
-  absl::StatusOr<ControlFlow> cf = ImportBodies({"body"}, {formal});
-  cur_ = self;
-  if (!cf.ok()) {
-    return Unmapped(absl::StrCat("the body is not imported (", cf.status().message(), ")"));
-  }
-  const Graph& g = *cf->bodies.at("body");
+  EGRET_ASSIGN_OR_RETURN(ControlFlow cf, ImportScanBody(formal, n));
   for (int k = 0; k < cur_->output_size(); ++k) {
-    TensorType t = g.TypeOf(g.outputs()[k].value);
-    if (k < n && t != formal[k]) {
-      return Unmapped(absl::StrFormat("state variable %d enters as %s and the body gives %s", k,
-                                      formal[k].ToString(), t.ToString()));
-    }
+    TensorType& t = *cf.types[k];
     if (k >= n) t.dims.insert(t.dims.begin(), len);
     t.dims.insert(t.dims.begin(), batch);
-    cf->types[k] = t;
   }
-  return DoOpaque("", &*cf);
+  return DoOpaque("", &cf);
 }
 
 // SequenceMap's body is kept as ONNX, self-contained: its formal inputs,
@@ -586,6 +561,25 @@ absl::Status Importer::DoScan8() {
 // (the node's captured inputs, in order), and the enclosing constants it
 // reads as its own initializers. It is imported when the node runs, for the
 // types of the elements it meets (ImportRuntimeBody).
+absl::StatusOr<Importer::ControlFlow> Importer::ImportScanBody(
+    const std::vector<TensorType>& formal, int n) {
+  absl::StatusOr<ControlFlow> cf = ImportBodies({"body"}, {formal});
+  if (!cf.ok()) {
+    return Unmapped(absl::StrCat("the body is not imported (", cf.status().message(), ")"));
+  }
+  const Graph& g = *cf->bodies.at("body");
+  cf->types.resize(cur_->output_size());
+  for (int k = 0; k < cur_->output_size(); ++k) {
+    TensorType t = g.TypeOf(g.outputs()[k].value);
+    if (k < n && t != formal[k]) {
+      return Unmapped(absl::StrFormat("state variable %d enters as %s and the body gives %s", k,
+                                      formal[k].ToString(), t.ToString()));
+    }
+    cf->types[k] = std::move(t);
+  }
+  return cf;
+}
+
 absl::StatusOr<std::vector<std::pair<std::string, const Tensor*>>> Importer::FreeConstants(
     const onnx::GraphProto& body, const absl::flat_hash_set<std::string>& listed) {
   std::vector<std::string> free;

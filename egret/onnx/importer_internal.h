@@ -482,6 +482,11 @@ class Importer {
   // subgraphs `names` imported with formal input types `formal[i]`.
   absl::StatusOr<ControlFlow> ImportBodies(const std::vector<std::string>& names,
                                            const std::vector<std::vector<TensorType>>& formal);
+  // A Scan's "body" (either opset's) imported for `formal`, its first `n`
+  // outputs (the state variables) checked to leave as they entered; the
+  // types are the body's outputs, for the caller to give the scan outputs
+  // their axes. A body that does not import or fit is Unmapped.
+  absl::StatusOr<ControlFlow> ImportScanBody(const std::vector<TensorType>& formal, int n);
   absl::Status DoLstm();
   absl::Status DoGru();
   absl::Status DoRnn();
