@@ -128,6 +128,26 @@ std::vector<int64_t> MapIndices(const Dims& in, const Dims& out, F f) {
   return src;
 }
 
+// Output k of dims `out`, checked against the declared type (CheckOnnxOutput),
+// whose element at each coordinate is input 0's (dims `in`) at coordinates
+// f(axis, out coordinate), or `fill` where f gives a negative one: the data
+// movement of Expand, Tile, Slice, Split and Pad.
+template <typename F>
+absl::StatusOr<Tensor> Moved(const KernelContext& c, int k, const Dims& in, const Dims& out, F f,
+                             double fill = 0) {
+  EGRET_RETURN_IF_ERROR(CheckOnnxOutput(c, k, out));
+  return Gathered(c, k, c.In(0), out, MapIndices(in, out, f), fill);
+}
+
+// Moved as the one output of a kernel.
+template <typename F>
+Result MovedOnly(const KernelContext& c, const Dims& in, const Dims& out, F f, double fill = 0) {
+  EGRET_ASSIGN_OR_RETURN(Tensor t, Moved(c, 0, in, out, f, fill));
+  std::vector<Tensor> result;
+  result.push_back(std::move(t));
+  return result;
+}
+
 // Reshape: `shape` (input 1; the "shape" attribute before opset 5), where 0
 // copies the input's dim (unless allowzero) and one -1 takes what is left.
 Result Reshape(const KernelContext& c) {
@@ -230,14 +250,9 @@ Result Expand(const KernelContext& c) {
     return KernelError(c,
                        absl::StrFormat("cannot broadcast %s to %s", DimsText(in), DimsText(shape)));
   }
-  EGRET_RETURN_IF_ERROR(CheckOnnxOutput(c, 0, *out));
   Dims padded(out->size() - in.size(), 1);
   padded.insert(padded.end(), in.begin(), in.end());
-  const std::vector<int64_t> src =
-      MapIndices(padded, *out, [&](int ax, int64_t o) { return padded[ax] == 1 ? 0 : o; });
-  std::vector<Tensor> result;
-  result.push_back(Gathered(c, 0, c.In(0), *out, src));
-  return result;
+  return MovedOnly(c, padded, *out, [&](int ax, int64_t o) { return padded[ax] == 1 ? 0 : o; });
 }
 
 // Tile: input 0 repeated repeats[i] times along axis i.
@@ -254,12 +269,7 @@ Result Tile(const KernelContext& c) {
     if (rep[i] < 0) return KernelError(c, "repeats must not be negative");
     out.push_back(SaturatingMul(in[i], rep[i]));
   }
-  EGRET_RETURN_IF_ERROR(CheckOnnxOutput(c, 0, out));
-  const std::vector<int64_t> src =
-      MapIndices(in, out, [&](int ax, int64_t o) { return o % in[ax]; });
-  std::vector<Tensor> result;
-  result.push_back(Gathered(c, 0, c.In(0), out, src));
-  return result;
+  return MovedOnly(c, in, out, [&](int ax, int64_t o) { return o % in[ax]; });
 }
 
 // Slice: per listed axis, elements start, start + step, ... before end, with
@@ -318,12 +328,7 @@ Result Slice(const KernelContext& c) {
     step[ax] = st;
     out[ax] = n;
   }
-  EGRET_RETURN_IF_ERROR(CheckOnnxOutput(c, 0, out));
-  const std::vector<int64_t> src =
-      MapIndices(in, out, [&](int ax, int64_t o) { return first[ax] + o * step[ax]; });
-  std::vector<Tensor> result;
-  result.push_back(Gathered(c, 0, c.In(0), out, src));
-  return result;
+  return MovedOnly(c, in, out, [&](int ax, int64_t o) { return first[ax] + o * step[ax]; });
 }
 
 // Split: input 0 cut along `axis` into the outputs, by the sizes of `split`
@@ -371,10 +376,10 @@ Result Split(const KernelContext& c) {
   for (int k = 0; k < n; ++k) {
     Dims out(in.begin(), in.end());
     out[axis] = sizes[k];
-    EGRET_RETURN_IF_ERROR(CheckOnnxOutput(c, k, out));
-    const std::vector<int64_t> src =
-        MapIndices(in, out, [&](int ax, int64_t o) { return ax == axis ? o + offset : o; });
-    result.push_back(Gathered(c, k, c.In(0), out, src));
+    EGRET_ASSIGN_OR_RETURN(Tensor piece, Moved(c, k, in, out, [&](int ax, int64_t o) {
+                             return ax == axis ? o + offset : o;
+                           }));
+    result.push_back(std::move(piece));
     offset += sizes[k];
   }
   return result;
@@ -436,8 +441,7 @@ Result Pad(const KernelContext& c) {
       return KernelError(c, absl::StrFormat("mode %s cannot pad the empty axis %d", mode, i));
     }
   }
-  EGRET_RETURN_IF_ERROR(CheckOnnxOutput(c, 0, out));
-  const std::vector<int64_t> src = MapIndices(in, out, [&](int ax, int64_t o) -> int64_t {
+  auto source = [&](int ax, int64_t o) -> int64_t {
     const int64_t d = in[ax];
     int64_t i = o - before[ax];
     if (i >= 0 && i < d) return i;
@@ -448,10 +452,8 @@ Result Pad(const KernelContext& c) {
     const int64_t period = 2 * (d - 1);
     i = ((i % period) + period) % period;
     return i < d ? i : period - i;
-  });
-  std::vector<Tensor> result;
-  result.push_back(Gathered(c, 0, c.In(0), out, src, value));
-  return result;
+  };
+  return MovedOnly(c, in, out, source, value);
 }
 
 // ConstantOfShape: a tensor of dims `shape` (input 0) holding the one value
