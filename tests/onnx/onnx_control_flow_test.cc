@@ -14,6 +14,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -117,15 +118,16 @@ std::string LoopModel() {
   return b.Bytes();
 }
 
-// Loop without M or an initial condition: the body stops when iter < 4 is
-// false, so it runs 5 times; y += Relu(x) each time.
-std::string WhileModel() {
+// Loop without M or an initial condition whose body adds Relu(x) to y and
+// computes its condition with `condition` (from iter and cond_in, into
+// cond_out).
+std::string AccumulatingLoop(const std::string& name,
+                             const std::function<void(OnnxBuilder&)>& condition) {
   OnnxBuilder body;
   body.Input("iter", {}, kI64);
   body.Input("cond_in", {}, kBool);
   body.Input("y_in", {2});
-  body.InitializerInt64("four", {}, {4});
-  body.Node("Less", {"iter", "four"}, {"cond_out"});
+  condition(body);
   body.Node("Add", {"y_in", "xr"}, {"y_out"});
   body.Output("cond_out", {}, kBool);
   body.Output("y_out", {2});
@@ -133,30 +135,24 @@ std::string WhileModel() {
   b.Input("x", {2});
   b.Input("y0", {2});
   b.Node("Relu", {"x"}, {"xr"});
-  auto* loop = b.Node("Loop", {"", "", "y0"}, {"y_final"}, "while0");
+  auto* loop = b.Node("Loop", {"", "", "y0"}, {"y_final"}, name);
   OnnxBuilder::AttrGraph(loop, "body", body.graph());
   b.Output("y_final", {2});
   return b.Bytes();
 }
 
-// Loop without M whose condition never turns false: y += Relu(x) forever.
+// The body stops when iter < 4 is false, so it runs 5 times.
+std::string WhileModel() {
+  return AccumulatingLoop("while0", [](OnnxBuilder& body) {
+    body.InitializerInt64("four", {}, {4});
+    body.Node("Less", {"iter", "four"}, {"cond_out"});
+  });
+}
+
+// The condition never turns false: y += Relu(x) forever.
 std::string EndlessModel() {
-  OnnxBuilder body;
-  body.Input("iter", {}, kI64);
-  body.Input("cond_in", {}, kBool);
-  body.Input("y_in", {2});
-  body.Node("Identity", {"cond_in"}, {"cond_out"});
-  body.Node("Add", {"y_in", "xr"}, {"y_out"});
-  body.Output("cond_out", {}, kBool);
-  body.Output("y_out", {2});
-  OnnxBuilder b;
-  b.Input("x", {2});
-  b.Input("y0", {2});
-  b.Node("Relu", {"x"}, {"xr"});
-  auto* loop = b.Node("Loop", {"", "", "y0"}, {"y_final"}, "endless");
-  OnnxBuilder::AttrGraph(loop, "body", body.graph());
-  b.Output("y_final", {2});
-  return b.Bytes();
+  return AccumulatingLoop(
+      "endless", [](OnnxBuilder& body) { body.Node("Identity", {"cond_in"}, {"cond_out"}); });
 }
 
 // Loop 4 times whose body holds an If on iter < 2: then y + Relu(x) (read
