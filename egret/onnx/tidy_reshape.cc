@@ -31,11 +31,6 @@ std::optional<std::vector<int64_t>> Tidier::DimsOf(const std::string& name) cons
 
 std::optional<std::vector<int64_t>> Tidier::PositiveShape(const std::string& name) const {
   const onnx::TensorProto* init = Init(name);
-  if (init == nullptr) {
-    for (const auto& t : new_inits_) {
-      if (t.name() == name) init = &t;
-    }
-  }
   if (init == nullptr) return std::nullopt;
   absl::StatusOr<Tensor> t = onnx_internal::TensorFromProto(*init);
   if (!t.ok() || t->type().rank() != 1) return std::nullopt;
@@ -221,19 +216,7 @@ void Tidier::MergeReshapes() {
     if (first.op_type() != "Reshape" || !first.domain().empty() || first.input_size() != 2) {
       continue;
     }
-    const onnx::TensorProto* shape = Init(n.input(1));
-    if (shape == nullptr) {
-      for (const auto& t : new_inits_) {
-        if (t.name() == n.input(1)) shape = &t;
-      }
-    }
-    if (shape == nullptr) continue;
-    absl::StatusOr<Tensor> s = onnx_internal::TensorFromProto(*shape);
-    if (!s.ok()) continue;
-    const std::vector<int64_t> dims = onnx_internal::TensorInts(*s);
-    if (std::all_of(dims.begin(), dims.end(), [](int64_t d) { return d > 0; })) {
-      n.set_input(0, first.input(0));
-    }
+    if (PositiveShape(n.input(1))) n.set_input(0, first.input(0));
   }
 }
 

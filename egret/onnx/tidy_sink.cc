@@ -95,8 +95,7 @@ std::string Tidier::Int64s(const std::vector<int64_t>& v, const std::string& bas
   onnx::TensorProto p;
   onnx_internal::TensorToProto(t, &p);
   p.set_name(FreshName(base));
-  new_inits_.push_back(p);
-  return p.name();
+  return AddInit(std::move(p));
 }
 
 bool Tidier::AllOnes(const std::string& name, size_t max_rank, int depth) const {
@@ -140,11 +139,9 @@ std::optional<std::string> Tidier::ConstantFor(const std::string& name, const Pe
   // record: the perm from the recorded dims (broadcast to `rank`) to these.
   const std::string& doc = init->doc_string();
   if (std::optional<std::string_view> rec = onnx_record::DocLine(doc, onnx_record::kRecordTag)) {
-    Perm from = Inverse(p);
-    if (std::optional<std::string_view> before =
-            onnx_record::DocLine(doc, onnx_record::kPermutedTag)) {
-      (void)before;  // already permuted: not read back through two transposes
-    } else {
+    // One already permuted is not read back through two transposes.
+    if (!onnx_record::DocLine(doc, onnx_record::kPermutedTag)) {
+      const Perm from = Inverse(p);
       std::string perm_text;
       for (size_t i = 0; i < from.size(); ++i) {
         absl::StrAppend(&perm_text, i ? "," : "", from[i]);
@@ -153,9 +150,9 @@ std::optional<std::string> Tidier::ConstantFor(const std::string& name, const Pe
                                         onnx_record::kRecordTag, std::string(*rec)));
     }
   }
-  new_inits_.push_back(proto);
-  constant_cache_[key] = proto.name();
-  return proto.name();
+  const std::string& added = AddInit(std::move(proto));
+  constant_cache_[key] = added;
+  return added;
 }
 
 bool Tidier::FoldTranspose(onnx::NodeProto& n) {

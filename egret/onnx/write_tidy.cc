@@ -74,11 +74,6 @@ void Tidier::MergeDuplicates() {
   absl::flat_hash_map<std::string, std::string> content_key;
   auto input_key = [&](const std::string& name) -> std::string {
     const onnx::TensorProto* init = Init(name);
-    if (init == nullptr) {
-      for (const auto& t : new_inits_) {
-        if (t.name() == name) init = &t;
-      }
-    }
     if (init == nullptr) return absl::StrCat("t:", name);
     auto it = content_key.find(name);
     if (it == content_key.end()) {

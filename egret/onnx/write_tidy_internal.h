@@ -18,6 +18,7 @@
 #define EGRET_ONNX_WRITE_TIDY_INTERNAL_H_
 
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <optional>
 #include <string>
@@ -148,6 +149,13 @@ class Tidier {
     auto it = inits_.find(name);
     return it == inits_.end() ? nullptr : it->second;
   }
+  // Adds initializer `t` (its name fresh), found by Init from then on;
+  // returns its name.
+  const std::string& AddInit(onnx::TensorProto t) {
+    new_inits_.push_back(std::move(t));
+    inits_[new_inits_.back().name()] = &new_inits_.back();
+    return new_inits_.back().name();
+  }
   // Constant `name` broadcast to rank `rank` (leading 1s) and laid out for
   // an op that runs before a Transpose(p): transposed by p's inverse. The
   // name itself when its layout does not matter (every dim 1). nullopt when
@@ -217,7 +225,7 @@ class Tidier {
   absl::flat_hash_set<std::string> names_;   // every tensor name
   absl::flat_hash_set<std::string> node_names_;
   absl::flat_hash_map<std::string, const onnx::TensorProto*> inits_;
-  std::vector<onnx::TensorProto> new_inits_;
+  std::deque<onnx::TensorProto> new_inits_;  // added (stable addresses, in inits_)
   absl::flat_hash_map<std::string, std::string> alias_;
   absl::flat_hash_map<std::string, int> producer_;
   std::vector<onnx::NodeProto> out_;
