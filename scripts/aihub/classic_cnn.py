@@ -237,6 +237,15 @@ def regnet_block_params(depth, w_0, w_a, w_m, group_width, bottleneck_multiplier
     return out
 
 
+def _damp_last_bn(b, lo=0.2, hi=0.5):
+    """Gives the BatchNormalization just written (the last of a residual branch) a
+    small scale, as trained residual networks have (egret_qdq.bn_params does the
+    same), so the activations do not grow block after block."""
+    bn = b.nodes[-1]
+    gamma = bn.input[1]
+    b.inits[gamma] = b.rng(gamma + ".damped").uniform(lo, hi, b.inits[gamma].shape).astype(np.float32)
+
+
 def regnet(name, seed, depth=25, w_0=88, w_a=26.31, w_m=2.25, group_width=48, stem=32):
     b, x = _start(name, seed)
     x = b.conv_bn(x, stem, 3, 2, act="relu")  # SimpleStemIN
@@ -249,6 +258,7 @@ def regnet(name, seed, depth=25, w_0=88, w_a=26.31, w_m=2.25, group_width=48, st
                 y = b.conv_bn(x, w_b, 1, pad=0, act="relu")
                 y = b.conv_bn(y, w_b, 3, stride, groups=w_b // g, act="relu")
                 y = b.conv_bn(y, w, 1, pad=0)
+                _damp_last_bn(b)
                 if width_in != w or stride != 1:
                     x = b.add(b.conv_bn(x, w, 1, stride, pad=0), y)  # proj(x) + f(x)
                 else:
