@@ -17,6 +17,7 @@ void RegisterRunCommands(CLI::App& app, int* exit_code);      // run, verify
 void RegisterOptimizeCommand(CLI::App& app, int* exit_code);  // optimize
 void RegisterCompareCommand(CLI::App& app, int* exit_code);   // compare
 void RegisterOpsCommand(CLI::App& app, int* exit_code);       // ops
+void RegisterCostCommands(CLI::App& app, int* exit_code);     // cost, calibrate
 
 // The help of --onnx-external-data (convert, optimize).
 inline constexpr char kOnnxExternalDataHelp[] =
@@ -32,6 +33,7 @@ inline void RegisterAllCommands(CLI::App& app, int* exit_code) {
   RegisterRunCommands(app, exit_code);
   RegisterOptimizeCommand(app, exit_code);
   RegisterCompareCommand(app, exit_code);
+  RegisterCostCommands(app, exit_code);
   RegisterOpsCommand(app, exit_code);
 }
 

@@ -1,6 +1,7 @@
 #include "egret/cost/graph_cost.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <limits>
 #include <utility>
@@ -11,6 +12,55 @@
 #include "egret/graph/op_table.h"
 
 namespace egret::cost {
+namespace {
+
+// The matrix unit's tile width along the channel (k and n) dims.
+constexpr double kMatrixTile = 32;
+
+double Tiled(double n) { return std::ceil(n / kMatrixTile) * kMatrixTile; }
+
+std::string_view BaseOp(std::string_view op) {
+  const size_t dot = op.find('.');
+  return dot == std::string_view::npos ? op : op.substr(0, dot);
+}
+
+// Fills p.macs and p.matrix_macs for the op table's convolution and matrix
+// ops (docs/cost-model.md, "The latency model"); leaves them 0 for any other
+// op or when a shape it needs is unknown.
+void FillMatrixWork(std::string_view op, absl::Span<const TensorType> outputs,
+                    absl::Span<const NodeInput> inputs, NodeProfile* p) {
+  if (outputs.empty() || inputs.size() < 2) return;
+  const std::string_view base = BaseOp(op);
+  const TensorType& out = outputs[0];
+  const TensorType& in = *inputs[0].type;
+  const TensorType& w = *inputs[1].type;
+  const double out_elems = static_cast<double>(out.num_elements());
+  if (base == "Conv2d" || base == "DepthWiseConv2d" || base == "TransposeConv2d") {
+    if (out.rank() != 4 || in.rank() != 4 || w.rank() != 4 || w.dims[2] <= 0) return;
+    const double fh = static_cast<double>(w.dims[0]), fw = static_cast<double>(w.dims[1]);
+    const double cin_g = static_cast<double>(w.dims[2]), cout = static_cast<double>(w.dims[3]);
+    const double groups = std::max(1.0, static_cast<double>(in.dims[3]) / cin_g);
+    if (base == "DepthWiseConv2d") {
+      p->macs = out_elems * fh * fw;
+      return;
+    }
+    // A transposed convolution does the work of each input pixel once.
+    const double pixels = base == "TransposeConv2d"
+                              ? static_cast<double>(in.dims[0] * in.dims[1] * in.dims[2])
+                              : static_cast<double>(out.dims[0] * out.dims[1] * out.dims[2]);
+    p->macs = pixels * fh * fw * cin_g * cout;
+    p->matrix_macs = pixels * fh * fw * groups * Tiled(cin_g) * Tiled(cout / groups);
+  } else if (base == "FullyConnected" || base == "MatMul") {
+    if (out.rank() < 1 || in.rank() < 1) return;
+    const double k = static_cast<double>(in.dims.back());
+    const double n = static_cast<double>(out.dims.back());
+    if (n <= 0) return;
+    p->macs = out_elems * k;
+    p->matrix_macs = out_elems / n * Tiled(n) * Tiled(k);
+  }
+}
+
+}  // namespace
 
 NodeProfile ProfileOf(std::string_view op, absl::Span<const TensorType> outputs,
                       absl::Span<const NodeInput> inputs) {
@@ -26,10 +76,13 @@ NodeProfile ProfileOf(std::string_view op, absl::Span<const TensorType> outputs,
     const TensorType& t = *inputs[i].type;
     if (inputs[i].shape_value) continue;
     p.input_bytes = SaturatingAdd(p.input_bytes, t.byte_size());
+    if (inputs[i].constant) p.const_bytes = SaturatingAdd(p.const_bytes, t.byte_size());
     if (def != nullptr && def->IsParam(static_cast<int>(i))) continue;
+    if (p.data_dtypes.empty()) p.input_dtype = t.dtype;
     p.data_dtypes.push_back(t.dtype);
     p.max_rank = std::max(p.max_rank, t.rank());
   }
+  FillMatrixWork(op, outputs, inputs, &p);
   return p;
 }
 
@@ -41,7 +94,8 @@ NodeCost NodeCostOf(const HvxCostModel& model, std::string_view op,
 NodeCost GraphNodeCost(const HvxCostModel& model, const Graph& g, const Node& n) {
   absl::InlinedVector<NodeInput, 8> ins;
   for (const ValueRef& v : n.inputs) {
-    ins.push_back(NodeInput{&g.TypeOf(v), g.node(v.node).op == kShapeOp});
+    const std::string& producer = g.node(v.node).op;
+    ins.push_back(NodeInput{&g.TypeOf(v), producer == kShapeOp, producer == kConstOp});
   }
   return NodeCostOf(model, n.op, n.outputs, ins);
 }

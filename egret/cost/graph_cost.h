@@ -21,6 +21,8 @@ struct NodeInput {
   // Produced by a "$Shape" node: its dims are its value, it occupies no
   // memory, so it is not part of the working set (nor a data operand).
   bool shape_value = false;
+  // A constant (a weight): the latency model reads its bytes from DDR.
+  bool constant = false;
 };
 
 // The NodeProfile (hvx_cost_model.h) of a node of `op` with outputs `outputs`

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "egret/cost/latency_model.h"
 
 namespace egret::cost {
 namespace {
@@ -55,6 +56,16 @@ HvxCostModel::HvxCostModel(CostTable table, int64_t vtcm_bytes)
 }
 
 NodeCost HvxCostModel::Cost(std::string_view op, const NodeProfile& node) const {
+  NodeCost c = RuleCost(op, node);
+  if (device_ == nullptr || !c.computable || c.cost <= kFreeCost || c.cost >= kDisabledCost) {
+    return c;
+  }
+  const double ns = NodeTimeNs(*device_, NodeWorkOf(*this, op, node, device_->vtcm_bytes));
+  c.cost = std::isfinite(ns) ? std::clamp(ns, kFreeCost, kMaxComputeCost) : kMaxComputeCost;
+  return c;
+}
+
+NodeCost HvxCostModel::RuleCost(std::string_view op, const NodeProfile& node) const {
   NodeCost out;
   if (IsFreeOp(op)) {
     out.computable = true;

@@ -65,6 +65,8 @@
 #include <utility>
 #include <vector>
 
+#include <memory>
+
 #include "absl/container/flat_hash_map.h"
 #include "egret/cost/impl_types.h"
 #include "egret/graph/dtype.h"
@@ -167,6 +169,18 @@ struct NodeProfile {
   // The dtypes of the data (non-parameter) operands, with repeats.
   std::vector<DType> data_dtypes;
   int max_rank = 0;  // the largest rank of the outputs and data operands
+  // The work the latency model (cost/latency_model.h) reads; ProfileOf
+  // fills it from the op table's convolution and matrix ops (0 for others).
+  // Multiply-accumulates of a convolution or matrix product.
+  double macs = 0;
+  // The same with the channel (or k and n) dims rounded up to the matrix
+  // unit's 32-wide tiles, per group; 0 for an op the matrix unit does not
+  // run (DepthWiseConv2d, every non-matrix op).
+  double matrix_macs = 0;
+  // Bytes of the inputs that are constants (weights): read from DDR.
+  int64_t const_bytes = 0;
+  // The dtype of the first data operand (a matrix op's activation dtype).
+  DType input_dtype = DType::kUnknown;
 };
 
 // The end of an error about a node priced `c`, which has no HTP
@@ -178,6 +192,8 @@ std::string NoHtpImplementationText(const NodeCost& c);
 // The implementation name of a node priced by the CPU fallback.
 inline constexpr std::string_view kOffHtpImpl = "off-HTP";
 
+struct DeviceParams;  // cost/device_params.h
+
 class HvxCostModel {
  public:
   // `vtcm_bytes` <= 0 means kDefaultVtcmBytes.
@@ -185,8 +201,19 @@ class HvxCostModel {
   explicit HvxCostModel(CostTable table, int64_t vtcm_bytes = kDefaultVtcmBytes);
 
   // The cost of a node of `op` with the types and sizes of `node`
-  // (graph_cost.h's NodeCostOf fills it from tensor types).
+  // (graph_cost.h's NodeCostOf fills it from tensor types): RuleCost, or
+  // with a device set its predicted time in nanoseconds
+  // (cost/latency_model.h: NodeTimeNs of NodeWorkOf); eligibility, the
+  // implementation chosen and the off-HTP decision are RuleCost's either way.
   NodeCost Cost(std::string_view op, const NodeProfile& node) const;
+  // The rule-cost model's price of the node, in HVX cycles, whatever device
+  // is set.
+  NodeCost RuleCost(std::string_view op, const NodeProfile& node) const;
+
+  // Prices nodes in predicted nanoseconds on `device` (null: HVX cycles, the
+  // default).
+  void set_device(std::shared_ptr<const DeviceParams> device) { device_ = std::move(device); }
+  const DeviceParams* device() const { return device_.get(); }
 
   // max(1, ceil(bytes / 128)).
   static int64_t Vectors(int64_t output_bytes);
@@ -210,6 +237,7 @@ class HvxCostModel {
   CostTable table_;
   int64_t vtcm_bytes_;
   bool cpu_fallback_ = true;
+  std::shared_ptr<const DeviceParams> device_;
 };
 
 }  // namespace egret::cost

@@ -3,11 +3,16 @@
 #include "egret/cost/cost_table.h"
 #include "egret/cost/vtcm.h"
 
+#include <utility>
+
 namespace egret::cost {
 
 HvxCostModel MakeCostModel(const rules::OpRegistry& registry, const CostOverrides& overrides,
-                           const Options& options, DiagnosticList* diags) {
-  return HvxCostModel(CostTableWithOverrides(registry, overrides, diags), VtcmBytesOf(options));
+                           const Options& options, DiagnosticList* diags,
+                           std::shared_ptr<const DeviceParams> device) {
+  HvxCostModel m(CostTableWithOverrides(registry, overrides, diags), VtcmBytesOf(options));
+  m.set_device(std::move(device));
+  return m;
 }
 
 }  // namespace egret::cost

@@ -45,6 +45,7 @@ absl::StatusOr<EGraphProblem> BuildProblem(const EGraph& g, const cost::HvxCostM
   absl::flat_hash_map<NodeIdx, cost::NodeCost> uncomputable;
   std::vector<cost::NodeInput> ins;
   const Symbol shape_op = Symbol::Intern(kShapeOp);
+  const Symbol const_op = Symbol::Intern(kConstOp);
   for (size_t i = 0; i < order.size(); ++i) {
     const TensorType& t = g.TypeOf(order[i]);
     for (NodeIdx n : g.ClassNodes(order[i])) {
@@ -52,7 +53,8 @@ absl::StatusOr<EGraphProblem> BuildProblem(const EGraph& g, const cost::HvxCostM
       ins.clear();
       for (Id ch : g.Node(n).children) {
         const Id c = g.Find(ch);
-        ins.push_back(cost::NodeInput{&g.TypeOf(c), !g.ClassNodesWithOp(c, shape_op).empty()});
+        ins.push_back(cost::NodeInput{&g.TypeOf(c), !g.ClassNodesWithOp(c, shape_op).empty(),
+                                      !g.ClassNodesWithOp(c, const_op).empty()});
       }
       cost::NodeCost c = cost::NodeCostOf(model, g.NodeOp(n).str(), {t}, ins);
       nodes[i].push_back(NodeInfo{n, c.cost, c.computable});

@@ -21,10 +21,12 @@
 #define EGRET_PIPELINE_OPTIMIZE_H_
 
 #include <functional>
+#include <memory>
 #include <string>
 
 #include "absl/status/statusor.h"
 #include "egret/backend/memory_plan.h"
+#include "egret/cost/device_params.h"
 #include "egret/cost/hvx_cost_model.h"
 #include "egret/egraph/runner.h"
 #include "egret/extract/extractor.h"
@@ -51,6 +53,10 @@ struct OptimizeOptions {
   // Cost overrides (see cost/cost_table.h) applied over the rule files'
   // registrations.
   cost::CostOverrides cost_overrides;
+  // Price nodes in predicted nanoseconds on this device (the latency model,
+  // cost/latency_model.h) instead of the rule-cost model's HVX cycles; null:
+  // the rule-cost model.
+  std::shared_ptr<const cost::DeviceParams> device;
   // Price an op with no HTP implementation as a CPU fallback (off-HTP, see
   // cost/hvx_cost_model.h); false makes such an op unchoosable, so a graph
   // that needs one fails (`egret optimize --htp-only`).

@@ -5,6 +5,7 @@
 #include <iterator>
 #include <limits>
 
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 
 namespace egret {
@@ -133,14 +134,19 @@ std::string LogLogSvg(const LogLogChart& chart) {
     for (size_t i = 0; i < chart.series.size(); ++i) {
       const LineSeries& s = chart.series[i];
       std::string path;
-      for (const auto& [x, y] : s.points) {
+      for (size_t k = 0; k < s.points.size(); ++k) {
+        const auto [x, y] = s.points[k];
         if (x <= 0 || y <= 0 || !std::isfinite(x) || !std::isfinite(y)) continue;
         absl::StrAppendFormat(&path, "%s%.1f,%.1f", path.empty() ? "" : " ", px(x), py(y));
+        const std::string label =
+            k < s.labels.size() ? absl::StrCat(s.name, " ", s.labels[k]) : s.name;
         absl::StrAppendFormat(&out,
-                              "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3\" fill=\"%s\"><title>%s: "
+                              "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"%d\" fill=\"%s\"><title>%s: "
                               "%g, %g</title></circle>\n",
-                              px(x), py(y), SeriesColor(i), XmlEscape(s.name), x, y);
+                              px(x), py(y), s.markers_only ? 4 : 3, SeriesColor(i),
+                              XmlEscape(label), x, y);
       }
+      if (s.markers_only) continue;
       absl::StrAppendFormat(&out,
                             "<polyline points=\"%s\" fill=\"none\" stroke=\"%s\" "
                             "stroke-width=\"2\"%s/>\n",

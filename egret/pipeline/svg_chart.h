@@ -32,6 +32,10 @@ struct LineSeries {
   std::string name;
   std::vector<std::pair<double, double>> points;  // (x, y); non-positive values are left out
   bool dashed = false;
+  // Points only, not joined (a scatter plot), each with its label (when
+  // given, labels[i] for points[i]) in its tooltip.
+  bool markers_only = false;
+  std::vector<std::string> labels;
 };
 
 struct LogLogChart {

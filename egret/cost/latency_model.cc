@@ -1,0 +1,123 @@
+#include "egret/cost/latency_model.h"
+
+#include <algorithm>
+#include <cmath>
+#include <utility>
+
+#include "absl/container/flat_hash_map.h"
+#include "egret/cost/graph_cost.h"
+#include "egret/graph/dtype.h"
+
+namespace egret::cost {
+namespace {
+
+bool IsEightBit(DType t) {
+  return t == DType::kQUInt8 || t == DType::kQInt8 || t == DType::kBool;
+}
+
+// Bytes the HTP moves for `bytes` of a tensor of `t`: Float32 runs as fp16.
+double HtpBytes(int64_t bytes, DType t) {
+  return t == DType::kFloat32 ? static_cast<double>(bytes) / 2 : static_cast<double>(bytes);
+}
+
+std::string_view BaseOp(std::string_view op) {
+  const size_t dot = op.find('.');
+  return dot == std::string_view::npos ? op : op.substr(0, dot);
+}
+
+}  // namespace
+
+NodeWork NodeWorkOf(const HvxCostModel& rules, std::string_view op, const NodeProfile& node,
+                    int64_t vtcm_bytes) {
+  NodeWork w;
+  // The HTP computes Float32 in fp16: its rule cost is that of the halved
+  // bytes (half the vectors).
+  NodeProfile htp = node;
+  if (node.dtype == DType::kFloat32) {
+    htp.output_bytes /= 2;
+    htp.input_bytes /= 2;
+  }
+  const NodeCost c = rules.RuleCost(op, htp);
+  w.rule_cost = c.computable ? c.cost : 0;
+  if (!c.computable || c.cost <= kFreeCost || c.cost >= kDisabledCost) return w;
+  const double out_bytes = HtpBytes(node.output_bytes, node.dtype);
+  const double in_bytes = HtpBytes(node.input_bytes, node.dtype);
+  const double const_bytes = HtpBytes(node.const_bytes, node.dtype);
+  if (c.off_htp) {
+    w.off_htp = true;
+    w.off_htp_bytes = out_bytes + in_bytes;
+    return w;
+  }
+  w.dispatched = true;
+  const DType act = node.input_dtype != DType::kUnknown ? node.input_dtype : node.dtype;
+  const double elem_bytes = IsEightBit(act) ? 1 : 2;
+  if (node.matrix_macs > 0) {
+    (IsEightBit(act) ? w.matrix8_macs : w.matrix16_macs) = node.matrix_macs;
+    // The HVX alternative: a 128-byte vector of multiply-accumulates a cycle.
+    w.vector_cycles = node.macs * elem_bytes / static_cast<double>(kHvxVectorBytes);
+  } else if (node.macs > 0) {
+    w.vector_cycles = node.macs * elem_bytes / static_cast<double>(kHvxVectorBytes);
+  } else {
+    w.vector_cycles = c.cost;
+  }
+  const double activations = out_bytes + in_bytes - const_bytes;
+  w.ddr_bytes = const_bytes + (activations > static_cast<double>(vtcm_bytes) ? activations : 0);
+  return w;
+}
+
+double NodeTimeNs(const DeviceParams& d, const NodeWork& w) {
+  if (w.off_htp) return d.off_htp_fixed_ns + w.off_htp_bytes / d.off_htp_bytes_per_ns;
+  if (!w.dispatched) return 0;
+  const double vector = w.vector_cycles / d.at(FitParam::kHvxClock);
+  double compute = vector;
+  if (w.matrix8_macs > 0 || w.matrix16_macs > 0) {
+    const double matrix = w.matrix8_macs / d.at(FitParam::kMatrix8) +
+                          w.matrix16_macs / d.at(FitParam::kMatrix16);
+    compute = std::min(matrix, vector);
+  }
+  const double memory = w.ddr_bytes / d.at(FitParam::kDdr);
+  return std::max(compute, memory) + d.at(FitParam::kDispatch);
+}
+
+GraphWork GraphWorkOf(const Graph& g, const HvxCostModel& rules, int64_t vtcm_bytes) {
+  GraphWork out;
+  absl::InlinedVector<NodeInput, 8> ins;
+  for (const Node& n : g.nodes()) {
+    if (n.op == kConstOp || n.op == kShapeOp || n.op == kInputOp) continue;
+    ins.clear();
+    for (const ValueRef& v : n.inputs) {
+      const std::string& producer = g.node(v.node).op;
+      ins.push_back(NodeInput{&g.TypeOf(v), producer == kShapeOp, producer == kConstOp});
+    }
+    out.ops.push_back(n.op);
+    out.work.push_back(NodeWorkOf(rules, n.op, ProfileOf(n.op, n.outputs, ins), vtcm_bytes));
+  }
+  return out;
+}
+
+double PredictMs(const DeviceParams& d, const std::vector<NodeWork>& work) {
+  double ns = d.at(FitParam::kInference);
+  for (const NodeWork& w : work) ns += NodeTimeNs(d, w);
+  return ns / 1e6;
+}
+
+std::vector<OpTime> TimeByOp(const DeviceParams& d, const GraphWork& g) {
+  absl::flat_hash_map<std::string, OpTime> by;
+  for (size_t i = 0; i < g.work.size(); ++i) {
+    const double ns = NodeTimeNs(d, g.work[i]);
+    if (ns <= 0) continue;
+    std::string op(BaseOp(g.ops[i]));
+    OpTime& t = by[op];
+    t.op = op;
+    ++t.nodes;
+    t.ms += ns / 1e6;
+  }
+  std::vector<OpTime> out;
+  for (auto& [op, t] : by) out.push_back(std::move(t));
+  std::sort(out.begin(), out.end(), [](const OpTime& a, const OpTime& b) {
+    return a.ms != b.ms ? a.ms > b.ms : a.op < b.op;
+  });
+  return out;
+}
+
+}  // namespace egret::cost
