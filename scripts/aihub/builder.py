@@ -17,7 +17,8 @@ and shifts (BatchNorm's gamma and beta; its running mean and variance are
 buffers, as in PyTorch, and are not counted), embeddings, class tokens and
 position embeddings. Constants the exporter writes (shapes, eps, scalars) are
 not parameters. BatchNormalization after a Conv is folded into it by
-egret_qdq.prepare, as the exporter does in eval mode.
+egret_qdq.prepare, as the exporter does in eval mode; any other one (after an
+Add, a Concat, a ReLU) stays a BatchNormalization node.
 
 Weights are He-normal (std sqrt(2 / fan_in)) for convolutions and
 sqrt(1 / fan_in) for linear layers; each tensor's values depend only on the
