@@ -402,8 +402,13 @@ def calibrate(net, ort, samples):
 
 # --------------------------------------------------------------------------
 # ONNX Runtime's QDQ quantizer (onnxruntime/python/tools/quantization:
-# qdq_quantizer.py, base_quantizer.py, quant_utils.py, registry.py), the part
-# these networks exercise.
+# qdq_quantizer.py, base_quantizer.py, quant_utils.py, registry.py and the op
+# quantizers of operators/: conv.py QDQConv (Conv, ConvTranspose), gemm.py
+# QDQGemm, matmul.py QDQMatMul, activation.py QDQRemovableActivation,
+# direct_q8.py QDQDirect8BitOp, maxpool.py QDQMaxPool, resize.py QDQResize,
+# pad.py QDQPad, split.py QDQSplit, gather.py QDQGather, where.py QDQWhere,
+# norm.py QDQNormalization, qdq_base_operator.py QDQOperatorBase), with the
+# default options (no force_quantize_no_input_check, no dedicated QDQ pairs).
 
 # quantize_static's default op_types_to_quantize: the keys of QLinearOpsRegistry
 # and QDQRegistry.
@@ -412,11 +417,11 @@ OPS_TO_QUANTIZE = frozenset([
     "MaxPool", "GlobalAveragePool", "Split", "Pad", "Reshape", "Squeeze", "Unsqueeze", "Resize",
     "AveragePool", "Concat", "Softmax", "Where", "Gather", "Transpose", "EmbedLayerNormalization",
     "ConvTranspose", "Slice", "GatherElements", "InstanceNormalization", "LayerNormalization",
-    "BatchNormalization"])
+    "BatchNormalization", "TopK", "CumSum"])
 # QDQDirect8BitOp (and QDQMaxPool from opset 12, QDQResize from opset 11):
 # the output shares the input's scale and zero point when the input is quantized.
 DIRECT_8BIT = frozenset(["Reshape", "Transpose", "Squeeze", "Unsqueeze", "AveragePool", "Slice",
-                         "MaxPool", "Resize"])
+                         "MaxPool", "Resize", "TopK"])
 # QDQRemovableActivation.
 REMOVABLE = frozenset(["Relu", "Clip"])
 # QDQNormalization.

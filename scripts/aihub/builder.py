@@ -365,7 +365,8 @@ class Builder:
             sh, sw = _pair(scale)
             oh, ow = int(h * sh), int(w * sw)
             ins = [x, roi, self.const([1.0, 1.0, float(sh), float(sw)], base="scales")]
-        ctm = "align_corners" if align_corners else ("asymmetric" if mode == "nearest" else "pytorch_half_pixel")
+        ctm = ("align_corners" if align_corners
+               else "asymmetric" if mode == "nearest" else "pytorch_half_pixel")
         attrs = {"mode": "linear" if mode in ("bilinear", "linear") else mode,
                  "coordinate_transformation_mode": ctm}
         if mode == "nearest":
