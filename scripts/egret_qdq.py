@@ -23,6 +23,11 @@ OPSET = 13  # per-axis DequantizeLinear needs 13
 IR_VERSION = 7  # the IR version of opset 13
 
 
+def ir_version(opset):
+    """The IR version the ONNX release that introduced `opset` writes."""
+    return IR_VERSION if opset <= 14 else 8 if opset <= 18 else 9 if opset <= 20 else 10
+
+
 class Fail(Exception):
     """An error reported as one line, exit code 1."""
 
@@ -80,7 +85,7 @@ class Net:
             opset_imports=[helper.make_opsetid("", opset or self.opset)],
             producer_name="egret-make-qdq-models",
         )
-        m.ir_version = IR_VERSION
+        m.ir_version = ir_version(opset or self.opset)
         return m
 
     def types(self):
@@ -192,7 +197,11 @@ def fold_constants(net):
 
 
 def fold_batchnorm(net):
-    """Folds every BatchNormalization into the Conv that feeds it."""
+    """Folds each BatchNormalization into the Conv that feeds it, as
+    torch.onnx.export does in eval mode; one that does not follow a Conv it
+    can fold into (BN-ReLU-Conv pre-activation, BN after Add or Concat, a Conv
+    output read elsewhere, a shared or non-constant weight) stays a
+    BatchNormalization node."""
     kept = []
     folded = set()
     for n in net.nodes:
@@ -200,15 +209,17 @@ def fold_batchnorm(net):
             kept.append(n)
             continue
         conv = net.producer(n.input[0])
+        w_name = conv.input[1] if conv is not None and len(conv.input) > 1 else None
         if (conv is None or conv.op_type != "Conv" or len(net.consumers(n.input[0])) != 1
-                or n.input[0] in net.outputs or conv.input[1] not in net.inits
-                or any(x not in net.inits for x in n.input[1:5])):
-            raise Fail(f"BatchNormalization {n.name or n.output[0]} does not follow a Conv it can fold into")
+                or n.input[0] in net.outputs or w_name not in net.inits
+                or any(x not in net.inits for x in n.input[1:5])
+                or len(n.output) != 1 or w_name in folded
+                or len([c for c in net.nodes if w_name in c.input]) != 1
+                or (len(conv.input) > 2 and conv.input[2] and conv.input[2] not in net.inits)):
+            kept.append(n)
+            continue
         scale, bias, mean, var = (net.inits[x].astype(np.float64) for x in n.input[1:5])
         s = scale / np.sqrt(var + attr(n, "epsilon", 1e-5))
-        w_name = conv.input[1]
-        if len([c for c in net.nodes if w_name in c.input]) != 1 or w_name in folded:
-            raise Fail(f"Conv weight {w_name} is shared; cannot fold BatchNormalization into it")
         w = net.inits[w_name].astype(np.float64)
         net.inits[w_name] = (w * s.reshape(-1, *([1] * (w.ndim - 1)))).astype(np.float32)
         if len(conv.input) > 2 and conv.input[2]:
@@ -391,8 +402,13 @@ def calibrate(net, ort, samples):
 
 # --------------------------------------------------------------------------
 # ONNX Runtime's QDQ quantizer (onnxruntime/python/tools/quantization:
-# qdq_quantizer.py, base_quantizer.py, quant_utils.py, registry.py), the part
-# these networks exercise.
+# qdq_quantizer.py, base_quantizer.py, quant_utils.py, registry.py and the op
+# quantizers of operators/: conv.py QDQConv (Conv, ConvTranspose), gemm.py
+# QDQGemm, matmul.py QDQMatMul, activation.py QDQRemovableActivation,
+# direct_q8.py QDQDirect8BitOp, maxpool.py QDQMaxPool, resize.py QDQResize,
+# pad.py QDQPad, split.py QDQSplit, gather.py QDQGather, where.py QDQWhere,
+# norm.py QDQNormalization, qdq_base_operator.py QDQOperatorBase), with the
+# default options (no force_quantize_no_input_check, no dedicated QDQ pairs).
 
 # quantize_static's default op_types_to_quantize: the keys of QLinearOpsRegistry
 # and QDQRegistry.
@@ -401,17 +417,18 @@ OPS_TO_QUANTIZE = frozenset([
     "MaxPool", "GlobalAveragePool", "Split", "Pad", "Reshape", "Squeeze", "Unsqueeze", "Resize",
     "AveragePool", "Concat", "Softmax", "Where", "Gather", "Transpose", "EmbedLayerNormalization",
     "ConvTranspose", "Slice", "GatherElements", "InstanceNormalization", "LayerNormalization",
-    "BatchNormalization"])
-# QDQDirect8BitOp (and QDQMaxPool from opset 12): the output shares the input's
-# scale and zero point when the input is quantized.
+    "BatchNormalization", "TopK", "CumSum"])
+# QDQDirect8BitOp (and QDQMaxPool from opset 12, QDQResize from opset 11):
+# the output shares the input's scale and zero point when the input is quantized.
 DIRECT_8BIT = frozenset(["Reshape", "Transpose", "Squeeze", "Unsqueeze", "AveragePool", "Slice",
-                         "MaxPool"])
+                         "MaxPool", "Resize", "TopK"])
 # QDQRemovableActivation.
 REMOVABLE = frozenset(["Relu", "Clip"])
+# QDQNormalization.
+NORMALIZATION = frozenset(["InstanceNormalization", "LayerNormalization", "BatchNormalization"])
 # Ops with a rule of their own that is not re-implemented here.
-NOT_EMULATED = frozenset(["Resize", "Pad", "Split", "Gather", "GatherElements", "Where",
-                          "InstanceNormalization", "LayerNormalization", "BatchNormalization",
-                          "EmbedLayerNormalization"])
+NOT_EMULATED = frozenset(["EmbedLayerNormalization"])
+
 
 def qrange(qtype, symmetric):
     if qtype == TensorProto.UINT8:
@@ -578,12 +595,66 @@ class QdqQuantizer:
                 else:
                     self._act(up)
                 self._act(out)
-            elif op in DIRECT_8BIT:  # QDQDirect8BitOp, QDQMaxPool
+            elif op in DIRECT_8BIT:  # QDQDirect8BitOp, QDQMaxPool, QDQResize
                 if self._is_quantized(n.input[0]):
                     self._shared(n.output[0], n.input[0])
+            elif op == "Pad":  # QDQPad
+                for t in n.input:
+                    self._act(t)
+                if self._pad_keeps_range(n):
+                    self._shared(n.output[0], n.input[0])
+                else:
+                    self._act(n.output[0])
+            elif op == "Split":  # QDQSplit
+                self._act(n.input[0])
+                for t in n.output:
+                    self._shared(t, n.input[0])
+            elif op in ("Gather", "GatherElements"):  # QDQGather
+                data = n.input[0]
+                if data in self.inits and self._is_float(data):
+                    self._act(data)
+                    self._shared(n.output[0], data)
+                elif self._is_quantized(data):
+                    self._shared(n.output[0], data)
+            elif op == "Where":  # QDQWhere (without force_quantize_no_input_check)
+                if self._is_quantized(n.input[1]) and self._is_quantized(n.input[2]):
+                    for t in n.output:
+                        self._act(t)
+            elif op in NORMALIZATION:  # QDQNormalization
+                self._act(n.input[0])
+                scale = n.input[1]
+                if scale in self.inits:
+                    # Per channel on axis 1 (its default axis) only when the
+                    # scale has that axis; a 1-D scale is quantized per tensor.
+                    self._weight(scale, 1 if self.inits[scale].ndim > 1 else None)
+                else:
+                    self._act(scale)
+                if len(n.input) > 2 and n.input[2]:
+                    self._bias(n.input[2], n.input[0], scale, 1.0)
+                for t in n.output:
+                    self._act(t)
             else:  # QDQOperatorBase: every input and output
                 for t in list(n.input) + list(n.output):
                     self._act(t)
+
+    def _pad_keeps_range(self, n):
+        """QDQPad._should_quantize_output_same_as_input: reflect, edge and wrap
+        pad with values of the input; constant mode with a float zero too."""
+        mode = attr(n, "mode", b"constant")
+        mode = mode.decode() if isinstance(mode, bytes) else mode
+        if mode in ("reflect", "edge", "wrap"):
+            return True
+        if mode != "constant":
+            return False
+        if self.net.opset < 11:
+            value = np.array(attr(n, "value", 0.0), np.float32)
+        elif len(n.input) > 2 and n.input[2]:
+            value = self.inits.get(n.input[2])
+            if value is None:
+                return False
+        else:
+            value = np.array(0.0, np.float32)
+        return value.dtype in (np.float32, np.float16) and float(value.item()) == 0.0
 
     # -- parameters
 
@@ -597,6 +668,12 @@ class QdqQuantizer:
     def _provider_scale(self, t):
         while self.to_quantize.get(t, {}).get("provider"):
             t = self.to_quantize[t]["provider"]
+        if t in self.inits:  # a constant quantized as an activation (Gather's table)
+            if t in self.qparams:
+                return self.qparams[t][2]
+            weight = self.to_quantize.get(t, {}).get("weight")
+            qtype = TensorProto.INT8 if weight else TensorProto.UINT8
+            return quantize_data(self.inits[t].flatten(), qtype, symmetric=True)[1]
         return self._act_params(t)[1]
 
     def _weight_per_channel(self, w, axis):
@@ -634,6 +711,22 @@ class QdqQuantizer:
                                                      scales[c], zps[c])
         return zps, scales, q
 
+    def _adjust_per_tensor_for_int32_bias(self, w, scale):
+        """_adjust_weight_scale_for_int32_bias for a weight quantized per
+        tensor: the bias's range as a whole decides."""
+        for bias, (inp, weight, beta) in self.biases.items():
+            if weight != w:
+                continue
+            input_scale = np.array(self._provider_scale(inp).item(), dtype=np.float64)
+            b = self.inits[bias].astype(np.float64)
+            qr = np.float64(np.iinfo(np.int32).max) - np.float64(np.iinfo(np.int32).min + 1)
+            absmax = max(abs(min(float(b.min()), 0.0)), abs(max(float(b.max()), 0.0)))
+            smallest = 1.0001 * (2.0 * absmax) / qr
+            candidate = input_scale * np.float64(scale)
+            if 0.0 < candidate < smallest:
+                scale = np.array(smallest / input_scale, dtype=np.float32)
+        return scale
+
     # -- rewriting
 
     def _add_init(self, name, a):
@@ -663,6 +756,9 @@ class QdqQuantizer:
             qtype = TensorProto.INT8 if info["weight"] else TensorProto.UINT8
             zp, scale, q = quantize_data(self.inits[t].flatten(), qtype, symmetric=True)
             q = q.reshape(self.inits[t].shape)
+            if info["weight"]:
+                scale = self._adjust_per_tensor_for_int32_bias(t, scale)
+                q = quantize_nparray(qtype, self.inits[t], scale, zp)
         self._add_init(t + "_quantized", q)
         self._add_init(t + "_scale", scale)
         self._add_init(t + "_zero_point", zp)
@@ -742,9 +838,10 @@ class QdqQuantizer:
             "quantize_static(QDQ, per_channel=True, activation_type=QUInt8, weight_type=QInt8, "
             "MinMax) does: activations uint8 asymmetric per tensor, weights int8 symmetric per "
             "channel, Conv/Gemm biases int32.")
-        m = helper.make_model(graph, opset_imports=[helper.make_opsetid("", OPSET)],
+        opset = max(self.net.opset, OPSET)
+        m = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)],
                               producer_name="egret-make-qdq-models")
-        m.ir_version = IR_VERSION
+        m.ir_version = ir_version(opset)
         return m
 
 
@@ -776,10 +873,24 @@ def topo_sort(nodes):
     return order
 
 
-def random_input(net, seed, key, lo, hi):
-    name, elem, dims = net.inputs[0]
+def random_input(net, seed, key, lo=None, hi=None):
+    """Seeded values for every graph input, drawn in input order from one
+    generator: floats uniform in [lo, hi] (by default input_range's range for
+    that input), integers (token ids) uniform in [0, 100), booleans at random."""
     rng = rng_for(seed, net.name, key)
-    return {name: rng.uniform(lo, hi, dims).astype(np.float32)}
+    feeds = {}
+    for name, elem, dims in net.inputs:
+        dtype = onnx.mapping.TENSOR_TYPE_TO_NP_TYPE[elem]
+        if elem in (TensorProto.FLOAT, TensorProto.FLOAT16, TensorProto.DOUBLE):
+            a, b = (lo, hi) if lo is not None else input_range_of(dims)
+            feeds[name] = rng.uniform(a, b, dims).astype(dtype)
+        elif elem == TensorProto.BOOL:
+            feeds[name] = rng.integers(0, 2, dims).astype(np.bool_)
+        elif np.issubdtype(dtype, np.integer):
+            feeds[name] = rng.integers(0, 100, dims, dtype=np.int64).astype(dtype)
+        else:
+            raise Fail(f"input {name}: no random values for element type {elem}")
+    return feeds
 
 
 def save_atomically(model, path):
@@ -821,7 +932,9 @@ def verify(net, qmodel, qparams, float_path, qdq_path, ort, feeds):
         d = float(np.max(np.abs(a - b)))
         span = float(a.max() - a.min())
         step = float(qparams[f][2]) if f in qparams else float("nan")
-        argmax = "" if a.ndim != 2 else f", same argmax {int(np.sum(a.argmax(1) == b.argmax(1)))}/{a.shape[0]}"
+        argmax = ""
+        if a.ndim == 2:
+            argmax = f", same argmax {int(np.sum(a.argmax(1) == b.argmax(1)))}/{a.shape[0]}"
         parts.append(f"{label} max|d| {d:.4g} = {100 * d / span if span else 0:.2f}% of range "
                      f"{span:.4g} = {d / step:.2f} steps{argmax}")
     return "; ".join(parts)
@@ -838,8 +951,12 @@ def find_ort_module(d):
     return None
 
 
+def input_range_of(dims):
+    """[0, 1] for an image (a 4-D tensor), [-1, 1] otherwise."""
+    return (0.0, 1.0) if len(dims) == 4 else (-1.0, 1.0)
+
+
 def input_range(net):
     """The range calibration and test inputs are drawn from: [0, 1] for an
-    image (a 4-D input), [-1, 1] otherwise."""
-    dims = net.inputs[0][2]
-    return (0.0, 1.0) if len(dims) == 4 else (-1.0, 1.0)
+    image (a 4-D input), [-1, 1] otherwise (of the first input)."""
+    return input_range_of(net.inputs[0][2])

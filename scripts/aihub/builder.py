@@ -17,7 +17,8 @@ and shifts (BatchNorm's gamma and beta; its running mean and variance are
 buffers, as in PyTorch, and are not counted), embeddings, class tokens and
 position embeddings. Constants the exporter writes (shapes, eps, scalars) are
 not parameters. BatchNormalization after a Conv is folded into it by
-egret_qdq.prepare, as the exporter does in eval mode.
+egret_qdq.prepare, as the exporter does in eval mode; any other one (after an
+Add, a Concat, a ReLU) stays a BatchNormalization node.
 
 Weights are He-normal (std sqrt(2 / fan_in)) for convolutions and
 sqrt(1 / fan_in) for linear layers; each tensor's values depend only on the
@@ -364,7 +365,8 @@ class Builder:
             sh, sw = _pair(scale)
             oh, ow = int(h * sh), int(w * sw)
             ins = [x, roi, self.const([1.0, 1.0, float(sh), float(sw)], base="scales")]
-        ctm = "align_corners" if align_corners else ("asymmetric" if mode == "nearest" else "pytorch_half_pixel")
+        ctm = ("align_corners" if align_corners
+               else "asymmetric" if mode == "nearest" else "pytorch_half_pixel")
         attrs = {"mode": "linear" if mode in ("bilinear", "linear") else mode,
                  "coordinate_transformation_mode": ctm}
         if mode == "nearest":
