@@ -26,6 +26,7 @@
 #include "absl/strings/str_split.h"
 #include "cli/commands.h"
 #include "cli/graph_input.h"
+#include "cli/device_option.h"
 #include "cli/limit_options.h"
 #include "cli/plugin_option.h"
 #include "cli/rule_flags_option.h"
@@ -47,6 +48,7 @@ struct CompareArgs {
   std::string markdown;
   std::string plot;
   std::string graphs_dir;
+  std::string device;
   LimitFlags limits;
   uint64_t seed = 0;
   std::vector<std::string> plugins;
@@ -107,6 +109,13 @@ int RunCompare(const CompareArgs& args) {
   options.seed = args.seed;
   options.optimize.functions = &fns->library;
   options.optimize.rule_flags = *flags;
+  bool device_ok = true;
+  options.optimize.device = DeviceOption(args.device, &device_ok);
+  if (!device_ok) return kExitBadInput;
+  if (options.optimize.device != nullptr) {
+    std::printf("costs: predicted ns on %s (the latency model, docs/cost-model.md)\n",
+                options.optimize.device->name.c_str());
+  }
   std::vector<CompareRow> rows;
   int exit = kExitOk;
   for (size_t i = 0; i < args.graphs.size(); ++i) {
@@ -202,6 +211,7 @@ void RegisterCompareCommand(CLI::App& app, int* exit_code) {
                   "file name without its extension); the folder must exist");
   args->input.AddTo(cmd);
   AddLimitOptions(cmd, &args->limits, "eqsat: ");
+  cmd->add_option("--device", args->device, kDeviceHelp);
   cmd->add_option("--seed", args->seed, "Seed for the verification inputs (default 0)");
   AddPluginOption(cmd, &args->plugins);
   AddRuleFlagsOption(cmd, &args->flags);

@@ -47,6 +47,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "cli/commands.h"
+#include "cli/device_option.h"
 #include "cli/extractor_option.h"
 #include "cli/graph_input.h"
 #include "cli/limit_options.h"
@@ -81,6 +82,7 @@ struct OptimizeArgs {
   std::string extractor;
   std::string phase_mode = "keep";
   std::string costs;
+  std::string device;
   std::string output;
   std::string dot;
   std::string report;
@@ -281,6 +283,10 @@ int RunOptimize(const OptimizeArgs& args) {
     options.cost_overrides = std::move(table.overrides);
   }
 
+  bool device_ok = true;
+  options.device = DeviceOption(args.device, &device_ok);
+  if (!device_ok) return kExitBadInput;
+
   std::optional<RuleFunctions> fns = LoadRuleFunctions(args.plugins);
   if (!fns) return kExitBadInput;
   options.functions = &fns->library;
@@ -360,10 +366,22 @@ int RunOptimize(const OptimizeArgs& args) {
   std::printf("nodes: %zu -> %zu (%lld -> %lld computing; the rest constants and shapes)\n",
               graph->num_nodes(), r->graph.num_nodes(), static_cast<long long>(ops_before),
               static_cast<long long>(ops_after));
-  std::printf(
-      "cost before: %s HVX cycles (estimated, docs/cost-model.md)\ncost after:  %s HVX cycles "
-      "(%.1f%% lower)\n",
-      FormatCost(r->input_cost).c_str(), FormatCost(r->output_cost).c_str(), reduction);
+  if (options.device != nullptr) {
+    // Node costs are predicted ns; a network adds its per-inference time.
+    const double per_inference = options.device->at(cost::FitParam::kInference);
+    const double before = (r->input_cost + per_inference) / 1e6;
+    const double after = (r->output_cost + per_inference) / 1e6;
+    std::printf(
+        "latency before: %.4g ms (predicted for %s, docs/cost-model.md)\nlatency after:  %.4g ms "
+        "(%.1f%% lower)\n",
+        before, options.device->name.c_str(), after,
+        std::isfinite(before) && before > 0 ? 100.0 * (before - after) / before : 0.0);
+  } else {
+    std::printf(
+        "cost before: %s HVX cycles (estimated, docs/cost-model.md)\ncost after:  %s HVX cycles "
+        "(%.1f%% lower)\n",
+        FormatCost(r->input_cost).c_str(), FormatCost(r->output_cost).c_str(), reduction);
+  }
   std::printf("changes: %s\n", ChangesText(r->changes).c_str());
   // The e-graph figures are for --verbose, or when a limit stopped the run.
   const SaturationSummary& sat = r->saturation;
@@ -461,6 +479,7 @@ void RegisterOptimizeCommand(CLI::App& app, int* exit_code) {
   cmd->add_option("--phase-mode", args->phase_mode,
                   "keep (default): one e-graph for every phase; reseed: extract between phases");
   cmd->add_option("--costs", args->costs, "JSON cost table overriding the rule files' costs");
+  cmd->add_option("--device", args->device, kDeviceHelp);
   cmd->add_flag("--no-fold", args->no_fold, "Do not fold constants");
   AddRuleFlagsOption(cmd, &args->flags);
   cmd->add_flag("--htp-only", args->htp_only,

@@ -75,7 +75,7 @@ int CanonicalizeParams(Graph* g) {
         value = CanonicalAxes(*std::move(value), g->TypeOf(x).rank());
         if (!value) continue;
       }
-      if (!CheckShape(*value).ok()) continue;
+      if (!CheckShape(*value).ok() || static_cast<int>(value->size()) > kMaxRank) continue;
       if (producer.op == kShapeOp &&
           producer.outputs[0].dims == Dims(value->begin(), value->end())) {
         continue;  // already canonical

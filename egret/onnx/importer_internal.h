@@ -254,7 +254,12 @@ class Importer {
     return r;
   }
   // A "$Shape" parameter (values must be >= 0).
+  // A list of integers as a "$Shape" (its dims are the values), or, when the
+  // list is no legal shape (more than kMaxRank values, or a product above
+  // kMaxElements: Split's sizes, Pad's pads of a rank-5 tensor), as an Int32
+  // constant, which parameters read alike (graph/op_table.h).
   ValueRef ShapeParam(absl::Span<const int64_t> v) {
+    if (v.size() > static_cast<size_t>(kMaxRank) || !CheckShape(v).ok()) return IntsConst(v);
     return Cached(absl::StrCat("S", absl::StrJoin(v, ",")), [&] {
       Node n;
       n.op = std::string(kShapeOp);

@@ -177,18 +177,24 @@ class Builder:
         return self.node("ConvTranspose", ins, [[n, cout, oh, ow]], kernel_shape=[kh, kw],
                          strides=[sh, sw], pads=[ph, pw, ph, pw], output_padding=[oph, opw])
 
-    def batchnorm(self, x, eps=1e-5):
+    def batchnorm(self, x, eps=1e-5, residual=False):
+        """BatchNormalization; `residual` for the last one of a residual branch,
+        which gets a small scale (0.2-0.5) as trained residual networks have,
+        so that activations do not double with every block."""
         c = self.shape(x)[1]
         rng = self.rng(self.fresh("bn"))
-        gamma = self.param("bn.weight", rng.uniform(0.5, 1.5, c))
+        lo, hi = (0.2, 0.5) if residual else (0.5, 1.5)
+        gamma = self.param("bn.weight", rng.uniform(lo, hi, c))
         beta = self.param("bn.bias", rng.standard_normal(c) * 0.1)
         mean = self.const(rng.standard_normal(c) * 0.1, base="bn.running_mean")
         var = self.const(rng.uniform(0.5, 2.0, c), base="bn.running_var")
         return self.node("BatchNormalization", [x, gamma, beta, mean, var], [self.shape(x)],
                          epsilon=eps)
 
-    def conv_bn(self, x, cout, k, stride=1, pad=None, groups=1, dilation=1, act=None, eps=1e-5):
-        y = self.batchnorm(self.conv(x, cout, k, stride, pad, groups, dilation, bias=False), eps)
+    def conv_bn(self, x, cout, k, stride=1, pad=None, groups=1, dilation=1, act=None, eps=1e-5,
+                residual=False):
+        y = self.batchnorm(self.conv(x, cout, k, stride, pad, groups, dilation, bias=False), eps,
+                           residual)
         return self.act(y, act)
 
     def linear(self, x, out, bias=True):

@@ -9,7 +9,7 @@ from aihub.builder import Builder
 
 def _basic(b, x, planes, stride, downsample, dilation):
     y = b.conv_bn(x, planes, 3, stride, dilation=dilation, act="relu")
-    y = b.conv_bn(y, planes, 3, 1, dilation=dilation)
+    y = b.conv_bn(y, planes, 3, 1, dilation=dilation, residual=True)
     idn = b.conv_bn(x, planes, 1, stride, pad=0) if downsample else x
     return b.relu(b.add(y, idn))
 
@@ -18,7 +18,7 @@ def _bottleneck(b, x, planes, stride, downsample, groups, base_width, dilation):
     width = int(planes * (base_width / 64.0)) * groups
     y = b.conv_bn(x, width, 1, 1, pad=0, act="relu")
     y = b.conv_bn(y, width, 3, stride, groups=groups, dilation=dilation, act="relu")
-    y = b.conv_bn(y, planes * 4, 1, 1, pad=0)
+    y = b.conv_bn(y, planes * 4, 1, 1, pad=0, residual=True)
     idn = b.conv_bn(x, planes * 4, 1, stride, pad=0) if downsample else x
     return b.relu(b.add(y, idn))
 
