@@ -18,9 +18,13 @@ ffnet_40s                 Qualcomm-AI-research/FFNet (models/ffnet_S_mobile.py
 unet_segmentation         milesial/Pytorch-UNet (hubconf.py unet_carvana, unet/unet_model.py,
     unet/unet_parts.py): UNet(3, 2, bilinear=False), ConvTranspose2d upsampling (31.0M).
 
+Input sizes are those AI Hub exports and measures (model.py's get_input_spec), where
+architectures.tsv gives info.yaml's instead ("224x224 (per info.yaml)"): fcn_resnet50 at
+520x520 and unet_segmentation at 640x1280 (height x width).
+
 As in resnet.py, the graphs are the networks alone: AI Hub's wrappers' input normalisation
 (normalize_image_torchvision) and output argmax are left out; the outputs are the logits.
-UNet's Up pads x1 by the size difference, which is zero at 224x224; that no-op Pad is left out.
+UNet's Up pads x1 by the size difference, which is zero at 640x1280; that no-op Pad is left out.
 """
 
 import numpy as np
@@ -180,9 +184,9 @@ def _double_conv(b, x, out, mid=None):
     return b.conv_bn(x, out, 3, pad=1, act="relu")
 
 
-def unet_segmentation(seed, size=224, classes=2):
+def unet_segmentation(seed, height=640, width=1280, classes=2):
     b = Builder("unet_segmentation", seed)
-    x = b.input("image", [1, 3, size, size])
+    x = b.input("image", [1, 3, height, width])
     with b.scope("inc"):
         skips = [_double_conv(b, x, 64)]
     for i, c in enumerate((128, 256, 512, 1024)):
@@ -202,7 +206,7 @@ MODELS = {
     "deeplabv3_plus_mobilenet": deeplabv3_plus_mobilenet,
     "deeplabv3_resnet50": lambda seed: _torchvision_segmentation("deeplabv3_resnet50", seed, "deeplabv3",
                                                                  513),
-    "fcn_resnet50": lambda seed: _torchvision_segmentation("fcn_resnet50", seed, "fcn", 224),
+    "fcn_resnet50": lambda seed: _torchvision_segmentation("fcn_resnet50", seed, "fcn", 520),
     "ffnet_40s": ffnet_40s,
     "unet_segmentation": unet_segmentation,
 }

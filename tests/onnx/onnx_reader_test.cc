@@ -1362,5 +1362,34 @@ TEST(OnnxReader, ReadsTensorProtoFiles) {
   EXPECT_EQ(t->type(), TensorType(DType::kFloat32, {3, 4, 5}));
 }
 
+// Integer lists that are no legal shape (six Split sizes whose product is over
+// 2^56; the ten pads of a rank-5 Pad) are parameters all the same: imported
+// as constants, not rejected as shapes (YOLOv5's decode, YOLOv7's head).
+TEST(OnnxReader, LongIntegerListsThatAreNoShapeImportAsConstants) {
+  OnnxBuilder b;
+  b.Input("x", {1, 26000, 2});
+  b.InitializerInt64("sizes", {6}, {5000, 5000, 5000, 5000, 5000, 1000});
+  auto* split = b.Node("Split", {"x", "sizes"}, {"s0", "s1", "s2", "s3", "s4", "s5"});
+  OnnxBuilder::AttrInt(split, "axis", 1);
+  b.Input("v", {1, 1, 2, 1, 2});
+  b.InitializerInt64("pads", {10}, {0, 0, 0, 0, 1, 0, 0, 0, 0, 2});
+  b.Node("Pad", {"v", "pads"}, {"pv"});
+  b.Output("s5");
+  b.Output("pv");
+  absl::StatusOr<Graph> g = ParseOnnx(b.Bytes(), "m.onnx");
+  ASSERT_TRUE(g.ok()) << g.status();
+  EXPECT_EQ(g->TypeOf(g->outputs()[0].value).dims, (Dims{1, 1000, 2}));
+  EXPECT_EQ(g->TypeOf(g->outputs()[1].value).dims, (Dims{1, 1, 2, 1, 5}));
+  std::vector<float> x(52000);
+  for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(i);
+  absl::StatusOr<std::vector<Tensor>> out =
+      Execute(*g, {FloatTensor({1, 26000, 2}, x), FloatTensor({1, 1, 2, 1, 2}, {1, 2, 3, 4})});
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_EQ((*out)[0].GetValue(0), 50000.0);  // element (0, 25000, 0)
+  std::vector<double> pv;
+  for (int64_t i = 0; i < (*out)[1].num_elements(); ++i) pv.push_back((*out)[1].GetValue(i));
+  EXPECT_EQ(pv, (std::vector<double>{0, 1, 2, 0, 0, 0, 3, 4, 0, 0}));
+}
+
 }  // namespace
 }  // namespace egret
