@@ -40,6 +40,7 @@
 #include "cli/commands.h"
 #include "cli/device_option.h"
 #include "cli/graph_input.h"
+#include "cli/limit_options.h"
 #include "cli/plugin_option.h"
 #include "egret/cost/calibrate.h"
 #include "egret/cost/latency_model.h"
@@ -59,6 +60,7 @@ struct CostArgs {
   std::string device;
   std::vector<std::string> rules;
   int top = 8;
+  bool nodes = false;
   GraphInputFlags input;
 };
 
@@ -74,6 +76,7 @@ struct CalibrateArgs {
   bool no_cross_validate = false;
   bool progress = false;
   std::vector<std::string> rules;
+  LimitFlags limits;
 };
 
 // The rule set of `files` (the shipped library when empty), or null after
@@ -122,6 +125,15 @@ int RunCost(const CostArgs& args) {
     }
     std::printf("%s\n", by_op.size() > static_cast<size_t>(args.top) ? ", ..." : "");
     std::printf("per inference: %.3g ms\n", device->at(cost::FitParam::kInference) / 1e6);
+    if (args.nodes) {
+      for (size_t i = 0; i < work.work.size(); ++i) {
+        const cost::NodeWork& w = work.work[i];
+        std::printf(
+            "  %s: %.4g us (matrix MACs int8 %.4g, 16-bit %.4g; HVX cycles %.4g; DDR bytes %.4g%s)\n",
+            work.ops[i].c_str(), cost::NodeTimeNs(*device, w) / 1e3, w.matrix8_macs,
+            w.matrix16_macs, w.vector_cycles, w.ddr_bytes, w.off_htp ? "; off the HTP" : "");
+      }
+    }
   }
   std::printf("cost: %.6g HVX cycles (rule-cost model)\n", cycles);
   return kExitOk;
@@ -233,6 +245,12 @@ int RunCalibrate(const CalibrateArgs& args) {
                  absl::StrJoin(chipsets, ", ").c_str());
     return kExitBadInput;
   }
+  std::optional<RunnerLimits> limits = ParseLimitFlags("calibrate", args.limits);
+  if (!limits) return kExitBadInput;
+  // Each network is optimized as `egret optimize` would, with its limits.
+  OptimizeOptions optimize;
+  optimize.limits = *limits;
+  optimize.ilp_time_limit_seconds = limits->seconds;
   std::unique_ptr<rules::RuleSet> set = LoadRuleSet(args.rules);
   if (set == nullptr) return kExitBadInput;
   const bool progress = args.progress || isatty(STDERR_FILENO);
@@ -256,7 +274,7 @@ int RunCalibrate(const CalibrateArgs& args) {
       return ExitCodeFor(g.status());
     }
     DiagnosticList diags;
-    absl::StatusOr<OptimizeResult> opt = Optimize(*g, *set, OptimizeOptions{}, &diags);
+    absl::StatusOr<OptimizeResult> opt = Optimize(*g, *set, optimize, &diags);
     if (!opt.ok()) {
       std::fprintf(stderr, "%s: error: %s\n", file.c_str(),
                    std::string(opt.status().message()).c_str());
@@ -413,6 +431,7 @@ void RegisterCostCommands(CLI::App& app, int* exit_code) {
                    "library)");
   cost->add_option("--top", cost_args->top, "How many op kinds to list (8)")
       ->check(CLI::Range(1, 1000));
+  cost->add_flag("--nodes", cost_args->nodes, "With --device: every node's time and work");
   cost_args->input.AddTo(cost);
   cost->callback([cost_args, exit_code]() { *exit_code = RunCost(*cost_args); });
 
@@ -438,6 +457,7 @@ void RegisterCostCommands(CLI::App& app, int* exit_code) {
   c->add_flag("--no-cross-validate", cal->no_cross_validate,
               "Skip the leave-one-architecture-out validation");
   c->add_flag("--progress", cal->progress, "Progress lines on stderr even when not a terminal");
+  AddLimitOptions(c, &cal->limits);
   c->callback([cal, exit_code]() { *exit_code = RunCalibrate(*cal); });
 }
 

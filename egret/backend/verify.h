@@ -30,6 +30,13 @@ struct VerifyOptions {
   // may round to neighbouring grid points. The output's atol is then at
   // least quant_steps * step.
   double quant_steps = 1.0;
+  // A float output may also differ by this fraction of its largest magnitude
+  // in the reference: float32 reassociation errors (a folded BatchNorm, a
+  // convolution split into tiles) scale with the magnitudes summed, not with
+  // an element that came out near zero by cancellation. An output that fails
+  // with atol is compared again with magnitude_rtol * max |reference| when
+  // that is larger (and reported with it). 0: off.
+  double magnitude_rtol = 1e-5;
   // Also allow, per output, the bound that follows from where the candidate
   // rounds differently from the reference (backend/rounding_bound.h: a fused
   // island rounds once where the reference rounded twice, and that carries

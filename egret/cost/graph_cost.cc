@@ -17,7 +17,13 @@ namespace {
 // The matrix unit's tile width along the channel (k and n) dims.
 constexpr double kMatrixTile = 32;
 
+// The side of the HTP's crouton activation blocks in pixels.
+constexpr double kCroutonSide = 8;
+
 double Tiled(double n) { return std::ceil(n / kMatrixTile) * kMatrixTile; }
+double Blocked(int64_t n) {
+  return std::ceil(static_cast<double>(n) / kCroutonSide) * kCroutonSide;
+}
 
 std::string_view BaseOp(std::string_view op) {
   const size_t dot = op.find('.');
@@ -49,7 +55,12 @@ void FillMatrixWork(std::string_view op, absl::Span<const TensorType> outputs,
                               ? static_cast<double>(in.dims[0] * in.dims[1] * in.dims[2])
                               : static_cast<double>(out.dims[0] * out.dims[1] * out.dims[2]);
     p->macs = pixels * fh * fw * cin_g * cout;
-    p->matrix_macs = pixels * fh * fw * groups * Tiled(cin_g) * Tiled(cout / groups);
+    // The HTP lays activations out in crouton blocks of 8 x 8 pixels: a
+    // partial block is computed whole.
+    const TensorType& grid = base == "TransposeConv2d" ? in : out;
+    const double blocked = static_cast<double>(grid.dims[0]) * Blocked(grid.dims[1]) *
+                           Blocked(grid.dims[2]);
+    p->matrix_macs = blocked * fh * fw * groups * Tiled(cin_g) * Tiled(cout / groups);
   } else if (base == "FullyConnected" || base == "MatMul") {
     if (out.rank() < 1 || in.rank() < 1) return;
     const double k = static_cast<double>(in.dims.back());
@@ -69,6 +80,7 @@ NodeProfile ProfileOf(std::string_view op, absl::Span<const TensorType> outputs,
   p.multi_output = outputs.size() > 1;
   for (const TensorType& t : outputs) {
     p.output_bytes = SaturatingAdd(p.output_bytes, t.byte_size());
+    p.output_activation_bytes.push_back(t.byte_size());
     p.max_rank = std::max(p.max_rank, t.rank());
   }
   const OpDef* def = FindOpDef(op);
@@ -76,12 +88,17 @@ NodeProfile ProfileOf(std::string_view op, absl::Span<const TensorType> outputs,
     const TensorType& t = *inputs[i].type;
     if (inputs[i].shape_value) continue;
     p.input_bytes = SaturatingAdd(p.input_bytes, t.byte_size());
-    if (inputs[i].constant) p.const_bytes = SaturatingAdd(p.const_bytes, t.byte_size());
+    if (inputs[i].constant) {
+      p.const_bytes = SaturatingAdd(p.const_bytes, t.byte_size());
+    } else {
+      p.input_activation_bytes.push_back(t.byte_size());
+    }
     if (def != nullptr && def->IsParam(static_cast<int>(i))) continue;
     if (p.data_dtypes.empty()) p.input_dtype = t.dtype;
     p.data_dtypes.push_back(t.dtype);
     p.max_rank = std::max(p.max_rank, t.rank());
   }
+  p.constant_inputs = !inputs.empty() && p.input_activation_bytes.empty();
   FillMatrixWork(op, outputs, inputs, &p);
   return p;
 }

@@ -174,13 +174,22 @@ struct NodeProfile {
   // Multiply-accumulates of a convolution or matrix product.
   double macs = 0;
   // The same with the channel (or k and n) dims rounded up to the matrix
-  // unit's 32-wide tiles, per group; 0 for an op the matrix unit does not
-  // run (DepthWiseConv2d, every non-matrix op).
+  // unit's 32-wide tiles, per group, and a convolution's output height and
+  // width to the 8-pixel crouton blocks the HTP lays activations out in; 0
+  // for an op the matrix unit does not run (DepthWiseConv2d, every non-matrix
+  // op).
   double matrix_macs = 0;
   // Bytes of the inputs that are constants (weights): read from DDR.
   int64_t const_bytes = 0;
   // The dtype of the first data operand (a matrix op's activation dtype).
   DType input_dtype = DType::kUnknown;
+  // Every input is a constant or a "$Shape" value: the HTP computes the node
+  // while preparing the graph (a slice of a weight a tiling rule made).
+  bool constant_inputs = false;
+  // The bytes of each activation the node writes (its outputs) and reads (its
+  // inputs other than constants and "$Shape" values): one that does not fit
+  // in VTCM goes through DDR.
+  std::vector<int64_t> output_activation_bytes, input_activation_bytes;
 };
 
 // The end of an error about a node priced `c`, which has no HTP

@@ -40,6 +40,8 @@ NodeWork NodeWorkOf(const HvxCostModel& rules, std::string_view op, const NodePr
   const NodeCost c = rules.RuleCost(op, htp);
   w.rule_cost = c.computable ? c.cost : 0;
   if (!c.computable || c.cost <= kFreeCost || c.cost >= kDisabledCost) return w;
+  // Computed from constants alone while the graph is prepared.
+  if (node.constant_inputs && !c.off_htp) return w;
   const double out_bytes = HtpBytes(node.output_bytes, node.dtype);
   const double in_bytes = HtpBytes(node.input_bytes, node.dtype);
   const double const_bytes = HtpBytes(node.const_bytes, node.dtype);
@@ -60,8 +62,23 @@ NodeWork NodeWorkOf(const HvxCostModel& rules, std::string_view op, const NodePr
   } else {
     w.vector_cycles = c.cost;
   }
-  const double activations = out_bytes + in_bytes - const_bytes;
-  w.ddr_bytes = const_bytes + (activations > static_cast<double>(vtcm_bytes) ? activations : 0);
+  // An activation that does not fit in half of VTCM (the rest holds the op's
+  // other operands and output tiles) is written to DDR by its producer and
+  // read back by each reader: its bytes cross DDR at both ends.
+  // A slice reads only its part of an input in DDR (the tiles of a tiled
+  // convolution).
+  const std::string_view base = BaseOp(op);
+  const bool slice = base == "Slice_shape" || base == "StridedSlice";
+  const double half_vtcm = static_cast<double>(vtcm_bytes) / 2;
+  w.ddr_bytes = const_bytes;
+  for (int64_t b : node.output_activation_bytes) {
+    const double bytes = HtpBytes(b, node.dtype);
+    if (bytes > half_vtcm) w.ddr_bytes += bytes;
+  }
+  for (int64_t b : node.input_activation_bytes) {
+    const double bytes = HtpBytes(b, node.dtype);
+    if (bytes > half_vtcm) w.ddr_bytes += slice ? std::min(bytes, out_bytes) : bytes;
+  }
   return w;
 }
 

@@ -14,10 +14,12 @@
 //     package's DEF_PACKAGE_OP cost of its chosen implementation) at the
 //     device's HVX clock. Float32 tensors are priced at fp16's 2 bytes.
 //   - memory: bytes crossing DDR at the device's bandwidth: the constant
-//     inputs (weights) every time, and the node's activations (inputs and
-//     outputs) when they do not fit in VTCM together.
+//     inputs (weights) every time, and each activation the node reads or
+//     writes that is larger than half of VTCM (it is written to DDR by its
+//     producer and read back by its readers).
 //   - dispatch: a per-node constant for every node that computes (free ops,
-//     no-op implementations and constants pay nothing).
+//     no-op implementations, constants and nodes computed from constants
+//     alone, which the HTP computes while preparing the graph, pay nothing).
 //   - a node no HTP implementation computes runs on the CPU: a fixed time
 //     for splitting the graph plus its data through DDR to the CPU and back.
 // A network adds a per-inference constant (GraphLatency).

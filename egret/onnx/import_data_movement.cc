@@ -551,6 +551,45 @@ absl::Status Importer::DoReduce() {
   return ReshapeTo(dst, out, Out());
 }
 
+// DepthToSpace and SpaceToDepth as the HTP runs them: a Reshape, a Transpose
+// and a Reshape in NHWC, where the block offsets (i, j) become or leave
+// their own axes. DepthToSpace, DCR: channel (i*b + j)*c' + k of pixel (h, w)
+// goes to channel k of pixel (h*b + i, w*b + j); CRD: channel k*b*b + i*b + j.
+// SpaceToDepth is DCR's inverse.
+absl::Status Importer::DoDepthToSpace() {
+  if (!options_.nhwc) return Unmapped("needs the NHWC layout");
+  const bool to_space = cur_->op_type() == "DepthToSpace";
+  const Value& x = In(0);
+  if (x.type.rank() != 4) return Unmapped("only 4-D tensors are mapped");
+  const int64_t b = AttrInt("blocksize", 0);
+  const Dims& d = x.type.dims;  // N, C, H, W
+  if (b < 1 || b > (int64_t{1} << 20)) return absl::InvalidArgumentError("bad blocksize");
+  const bool crd = to_space && AttrStr("mode", "DCR") == "CRD";
+  const int64_t n = d[0], c = d[1], h = d[2], w = d[3];
+  Dims split, out;
+  std::vector<int64_t> perm;
+  if (to_space) {
+    if (c % (b * b) != 0) return absl::InvalidArgumentError("channels not divisible by blocksize^2");
+    const int64_t k = c / (b * b);
+    // NHWC [n, h, w, c] -> [n, h, w, b, b, k] (DCR) or [n, h, w, k, b, b] (CRD).
+    split = crd ? Dims{n, h, w, k, b, b} : Dims{n, h, w, b, b, k};
+    perm = crd ? std::vector<int64_t>{0, 1, 4, 2, 5, 3} : std::vector<int64_t>{0, 1, 3, 2, 4, 5};
+    out = {n, h * b, w * b, k};
+  } else {
+    if (h % b != 0 || w % b != 0) return absl::InvalidArgumentError("H or W not divisible by blocksize");
+    // NHWC [n, h, w, c] -> [n, h/b, b, w/b, b, c] -> [n, h/b, w/b, b, b, c].
+    split = {n, h / b, b, w / b, b, c};
+    perm = {0, 1, 3, 2, 4, 5};
+    out = {n, h / b, w / b, c * b * b};
+  }
+  EGRET_ASSIGN_OR_RETURN(auto xin, Get(InName(0), kNhwc));
+  EGRET_ASSIGN_OR_RETURN(auto r1, Emit("Reshape", {xin, ShapeParam(split)}, Temp(Out(), "blocks")));
+  EGRET_ASSIGN_OR_RETURN(auto r2, Emit("Transpose", {r1, ShapeParam(perm)}, Temp(Out(), "moved")));
+  EGRET_ASSIGN_OR_RETURN(auto r3, Emit("Reshape", {r2, ShapeParam(out)}, Out()));
+  SetValue(Out(), r3, kNhwc);
+  return absl::OkStatus();
+}
+
 void RegisterDataMovementHandlers(HandlerTable& t) {
   for (auto op : {"Reshape", "Flatten", "Squeeze", "Unsqueeze"})
     t[op] = [](Importer& im) { return im.DoReshape(); };
@@ -569,6 +608,8 @@ void RegisterDataMovementHandlers(HandlerTable& t) {
   t["ConstantOfShape"] = [](Importer& im) { return im.DoConstantOfShape(); };
   t["Resize"] = [](Importer& im) { return im.DoResize(); };
   t["Upsample"] = [](Importer& im) { return im.DoResize(); };
+  t["DepthToSpace"] = [](Importer& im) { return im.DoDepthToSpace(); };
+  t["SpaceToDepth"] = [](Importer& im) { return im.DoDepthToSpace(); };
 }
 
 }  // namespace egret::onnx_import

@@ -435,6 +435,7 @@ class Importer {
   absl::Status DoConstant();
   absl::Status DoConstantOfShape();
   absl::Status DoResize();
+  absl::Status DoDepthToSpace();
   absl::Status DoReduce();
   // Control flow whose bodies are imported (import_control_flow.cc): the
   // graph attributes DoOpaque stores as subgraphs, the captured values it

@@ -46,6 +46,38 @@ TEST(VerifyTest, SameComputationIsOk) {
             "verify: ok (rtol 0.0001, atol 1e-05)\n");
 }
 
+// x * 200, and the same plus `shift`: outputs of magnitude up to 200.
+Graph Scaled(double shift) {
+  GraphBuilder b;
+  ValueRef x = b.InputF32({8, 8});
+  ValueRef z = b.Op("ElementWiseMultiply", {x, b.F32({1, 1}, {200})});
+  if (shift != 0) z = b.Op("ElementWiseAdd", {z, b.F32({1, 1}, {shift})});
+  b.graph().AddOutput(z, "z");
+  return std::move(b.graph());
+}
+
+// A float output's tolerance grows with its largest magnitude (float32
+// reassociation errors scale with the values summed): an error of 1e-5 of
+// that magnitude passes even on elements near zero, ten times more does not.
+TEST(VerifyTest, FloatToleranceScalesWithTheOutputsLargestMagnitude) {
+  absl::StatusOr<VerifyReport> r = Check(Scaled(0), Scaled(1e-3));
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_TRUE(r->ok()) << r->ToString();
+  EXPECT_EQ(r->outputs[0].atol_source, "output magnitude");
+  EXPECT_GT(r->outputs[0].atol, 1e-3);
+  EXPECT_LT(r->outputs[0].atol, 2.1e-3);
+  EXPECT_THAT(r->ToString(), HasSubstr("of the output's largest magnitude): ok"));
+  absl::StatusOr<VerifyReport> far = Check(Scaled(0), Scaled(3e-2));
+  ASSERT_TRUE(far.ok()) << far.status();
+  EXPECT_FALSE(far->ok());
+  VerifyOptions strict;
+  strict.magnitude_rtol = 0;
+  absl::StatusOr<VerifyReport> off = Check(Scaled(0), Scaled(1e-3), strict);
+  ASSERT_TRUE(off.ok()) << off.status();
+  EXPECT_FALSE(off->ok());
+  EXPECT_EQ(off->outputs[0].atol_source, "atol");
+}
+
 TEST(VerifyTest, SubtractRewrittenToAddFails) {
   Graph a = Binary("ElementWiseSubtract");
   Graph b = Binary("ElementWiseAdd");
@@ -67,7 +99,7 @@ TEST(VerifyTest, SubtractRewrittenToAddFails) {
 // the output is a dequantized tensor of stepsize `step`.
 Graph Quantized(double k, float step) {
   GraphBuilder b;
-  ValueRef x = b.InputF32({64});
+  ValueRef x = b.InputF32({8, 8});
   ValueRef scaled = b.Op("ElementWiseMultiply", {x, b.F32({1}, {k})});
   TensorType t;  // (field by field: GCC warns falsely on the constructor here)
   t.dtype = DType::kQUInt8;

@@ -31,6 +31,7 @@ CostTable Table() {
   t.ops["Conv2d"] = {{"conv", 16, /*hvx=*/true}};
   t.ops["DepthWiseConv2d"] = {{"dw", 16, /*hvx=*/true}};
   t.ops["Reshape"] = {{"reshape", 0, /*hvx=*/false, /*no_op=*/true}};
+  t.ops["Slice_shape"] = {{"slice", 1, /*hvx=*/true}};
   return t;
 }
 
@@ -44,15 +45,20 @@ TEST(LatencyModelTest, ProfileOfAConvolutionCountsMacsAndTilePaddedMatrixMacs) {
   EXPECT_DOUBLE_EQ(p.matrix_macs, 64.0 * 9 * 64 * 64);
   EXPECT_EQ(p.const_bytes, w.byte_size() + b.byte_size());
   EXPECT_EQ(p.input_dtype, DType::kQUInt8);
+  EXPECT_EQ(p.output_activation_bytes, (std::vector<int64_t>{out.byte_size()}));
+  EXPECT_EQ(p.input_activation_bytes, (std::vector<int64_t>{in.byte_size()}));
+  EXPECT_FALSE(p.constant_inputs);
+  EXPECT_TRUE(ProfileOf("Slice_shape", {w}, {{&w, false, true}}).constant_inputs);
 }
 
 TEST(LatencyModelTest, GroupedAndDepthwiseConvolutionsAndMatrixProducts) {
-  // 4 groups of 8 input and 8 output channels: each group pads to 32 x 32.
+  // 4 groups of 8 input and 8 output channels: each group pads to 32 x 32;
+  // the 4 x 4 output to one 8 x 8 crouton block.
   const TensorType in(DType::kQUInt8, {1, 4, 4, 32}), w(DType::kQInt8, {1, 1, 8, 32}),
       out(DType::kQUInt8, {1, 4, 4, 32});
   const NodeProfile g = ProfileOf("Conv2d", {out}, {{&in}, {&w, false, true}});
   EXPECT_DOUBLE_EQ(g.macs, 16.0 * 32 * 8);
-  EXPECT_DOUBLE_EQ(g.matrix_macs, 16.0 * 4 * 32 * 32);
+  EXPECT_DOUBLE_EQ(g.matrix_macs, 64.0 * 4 * 32 * 32);
   const TensorType dw(DType::kQInt8, {3, 3, 1, 32});
   const NodeProfile d = ProfileOf("DepthWiseConv2d", {out}, {{&in}, {&dw, false, true}});
   EXPECT_DOUBLE_EQ(d.macs, 16.0 * 32 * 9);
@@ -101,10 +107,25 @@ TEST(LatencyModelTest, WorkOfNodesReadsRuleCostsWeightsSpillsAndPrecision) {
   f.dtype = DType::kFloat32;
   f.data_dtypes = {DType::kFloat32};
   EXPECT_DOUBLE_EQ(NodeWorkOf(rules, "Relu", f, 1 << 20).vector_cycles, 2 * 5);
-  // Activations over VTCM go through DDR.
+  // Each activation over half of VTCM goes through DDR; smaller ones do not.
   NodeProfile big = relu;
-  big.output_bytes = big.input_bytes = 1 << 20;
-  EXPECT_DOUBLE_EQ(NodeWorkOf(rules, "Relu", big, 1 << 20).ddr_bytes, 2.0 * (1 << 20));
+  big.output_bytes = (1 << 19) + 1;
+  big.input_bytes = 1 << 19;
+  big.output_activation_bytes = {(1 << 19) + 1};
+  big.input_activation_bytes = {1 << 19};
+  EXPECT_DOUBLE_EQ(NodeWorkOf(rules, "Relu", big, 1 << 20).ddr_bytes, (1 << 19) + 1);
+  // A node computed from constants alone costs nothing (done while the
+  // graph is prepared).
+  NodeProfile folded = relu;
+  folded.constant_inputs = true;
+  EXPECT_FALSE(NodeWorkOf(rules, "Relu", folded, 1 << 20).dispatched);
+  // A slice of a tensor in DDR reads only its part.
+  NodeProfile slice = relu;
+  slice.output_bytes = 1000;
+  slice.output_activation_bytes = {1000};
+  slice.input_activation_bytes = {1 << 20};
+  EXPECT_DOUBLE_EQ(NodeWorkOf(rules, "Slice_shape", slice, 1 << 20).ddr_bytes, 1000);
+  EXPECT_DOUBLE_EQ(NodeWorkOf(rules, "Relu", slice, 1 << 20).ddr_bytes, 1 << 20);
   // A no-op is not dispatched; a convolution's weights are read from DDR and
   // its work goes to the matrix unit at its activation precision.
   EXPECT_FALSE(NodeWorkOf(rules, "Reshape", relu, 1 << 20).dispatched);

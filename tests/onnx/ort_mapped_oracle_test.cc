@@ -169,6 +169,26 @@ TEST(OrtMappedOracle, ExpandTileGather) {
   CheckAgainstOrt("expand_tile_gather", b);
 }
 
+// DepthToSpace (DCR and CRD: PixelShuffle as exported) and SpaceToDepth map
+// onto NHWC Reshape, Transpose and Reshape; from an NHWC value and from a
+// graph input.
+TEST(OrtMappedOracle, DepthToSpaceAndSpaceToDepth) {
+  OnnxBuilder b(13);
+  ConvInput(b, 8, 3, 2);
+  auto* dcr = b.Node("DepthToSpace", {"a"}, {"dcr"});
+  OnnxBuilder::AttrInt(dcr, "blocksize", 2);
+  b.Output("dcr");
+  auto* crd = b.Node("DepthToSpace", {"a"}, {"crd"});
+  OnnxBuilder::AttrInt(crd, "blocksize", 2);
+  OnnxBuilder::AttrString(crd, "mode", "CRD");
+  b.Output("crd");
+  b.Input("y", {1, 2, 4, 6});
+  auto* s2d = b.Node("SpaceToDepth", {"y"}, {"s2d"});
+  OnnxBuilder::AttrInt(s2d, "blocksize", 2);
+  b.Output("s2d");
+  CheckAgainstOrt("depth_to_space", b);
+}
+
 // 1-D convolutions (audio front ends) map onto the 2-D ops with H = 1:
 // strides, dilations, asymmetric pads, groups, depthwise, bias, and the
 // transposed form with output_padding.
