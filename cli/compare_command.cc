@@ -51,6 +51,7 @@ struct CompareArgs {
   std::string device;
   LimitFlags limits;
   uint64_t seed = 0;
+  bool no_verify = false;
   std::vector<std::string> plugins;
   std::vector<std::string> flags;
   GraphInputFlags input;
@@ -107,6 +108,7 @@ int RunCompare(const CompareArgs& args) {
   options.optimize.limits = *limits;
   options.optimize.ilp_time_limit_seconds = limits->seconds;
   options.seed = args.seed;
+  options.verify_result = !args.no_verify;
   options.optimize.functions = &fns->library;
   options.optimize.rule_flags = *flags;
   bool device_ok = true;
@@ -212,6 +214,9 @@ void RegisterCompareCommand(CLI::App& app, int* exit_code) {
   args->input.AddTo(cmd);
   AddLimitOptions(cmd, &args->limits, "eqsat: ");
   cmd->add_option("--device", args->device, kDeviceHelp);
+  cmd->add_flag("--no-verify", args->no_verify,
+                "Skip running each result against the input on the reference executor (large "
+                "networks; the verify column then says why)");
   cmd->add_option("--seed", args->seed, "Seed for the verification inputs (default 0)");
   AddPluginOption(cmd, &args->plugins);
   AddRuleFlagsOption(cmd, &args->flags);

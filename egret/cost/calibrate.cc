@@ -132,7 +132,7 @@ FitResult FitDevice(const std::vector<CalibrationSample>& samples, const DeviceP
       a[j][j] += lambda;
       g[j] += lambda * (theta[j] - theta0[j]);
     }
-    bool improved = false;
+    bool improved = false, converged = false;
     for (int tries = 0; tries < 20 && !improved; ++tries) {
       std::array<Vec, kP> damped = a;
       for (int j = 0; j < kP; ++j) damped[j][j] += mu * std::max(a[j][j], 1e-12);
@@ -155,12 +155,12 @@ FitResult FitDevice(const std::vector<CalibrationSample>& samples, const DeviceP
         f = ft;
         mu = std::max(mu / 3, 1e-9);
         improved = true;
-        if (gain < 1e-12 * std::max(1.0, f)) it = options.max_iterations;
+        converged = gain < 1e-9 * f;
       } else {
         mu *= 4;
       }
     }
-    if (!improved) break;
+    if (!improved || converged) break;
   }
   FitResult out;
   out.device = WithLogParams(prior, theta);

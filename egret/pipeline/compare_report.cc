@@ -89,6 +89,7 @@ std::vector<std::string> Cells(const CompareRow& r, const std::map<std::string, 
 std::string VerifyCell(const CompareRow& row) {
   if (!row.error.empty()) return "error";
   if (row.result.verified) return "ok";
+  if (row.result.verify_message == "not run") return "not run";
   return row.result.verdict == VerifyVerdict::kIncomplete ? "incomplete" : "FAIL";
 }
 
