@@ -211,6 +211,11 @@ struct Int8Weights {
 // while the band is requantized; and the fewest sums per image it splits
 // into one band per thread.
 constexpr int64_t kBandSums = 1 << 16;
+// Pixels of slack after every int32 sums buffer oneDNN writes: its AVX-512
+// VNNI kernel for an int8 1x1 convolution writes past a small output (seen:
+// a 4 x 12 band of 1152 channels written as 64 pixels, 16 past the end;
+// efficientnet_b4 w8a8 at 380 x 380 crashed on the heap damage).
+constexpr int64_t kSumsSlackPixels = 64;
 constexpr int64_t kParallelBandSums = 1 << 12;
 
 // Conv2d and DepthWiseConv2d of an 8-bit input quantized per tensor and an
@@ -422,7 +427,8 @@ std::optional<Tensor> DnnlQuantizedConv(const KernelContext& c, const ConvParams
       const std::optional<Int8Weights> weights = filter(made);
       if (!weights) return std::nullopt;
       // Every sum is written by the primitive: no zero fill.
-      const std::unique_ptr<int32_t[]> sums(new int32_t[c.outputs[0].num_elements()]);
+      const std::unique_ptr<int32_t[]> sums(
+          new int32_t[c.outputs[0].num_elements() + kSumsSlackPixels * cout]);
       run(made, *weights, 0, sums.get(), s);
       store(sums.get(), 0, od[0] * oh * ow);
     } else {
@@ -466,7 +472,7 @@ std::optional<Tensor> DnnlQuantizedConv(const KernelContext& c, const ConvParams
       ParallelFor(static_cast<int64_t>(bands.size()), 1, [&](int64_t first, int64_t last) {
         try {
           dnnl::stream on(eng);
-          const std::unique_ptr<int32_t[]> sums(new int32_t[band * row_sums]);
+          const std::unique_ptr<int32_t[]> sums(new int32_t[band * row_sums + kSumsSlackPixels * cout]);
           for (int64_t i = first; i < last; ++i) {
             const Band& part = bands[static_cast<size_t>(i)];
             if (part.padding_only) {
