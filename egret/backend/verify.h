@@ -35,7 +35,7 @@ struct VerifyOptions {
   // convolution split into tiles) scale with the magnitudes summed, not with
   // an element that came out near zero by cancellation. An output that fails
   // with atol is compared again with magnitude_rtol * max |reference| when
-  // that is larger (and reported with it). 0: off.
+  // that is larger, and reported with it when it passes. 0: off.
   double magnitude_rtol = 1e-5;
   // Also allow, per output, the bound that follows from where the candidate
   // rounds differently from the reference (backend/rounding_bound.h: a fused

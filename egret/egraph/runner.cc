@@ -60,13 +60,15 @@ class RunState {
     return false;
   }
   bool CheckSize() {
-    if (stop_) return true;
+    if (stop_ || phase_full_) return true;
     if (g_.num_nodes() > o_.limits.nodes) {
       stop_ = StopReason::kNodeLimit;
     } else if (g_.num_classes() > o_.limits.classes) {
       stop_ = StopReason::kClassLimit;
+    } else if (g_.num_nodes() > phase_node_cap_) {
+      phase_full_ = true;
     }
-    return stop_.has_value();
+    return stop_.has_value() || phase_full_;
   }
   // Called every so often from hot loops.
   bool Tick() {
@@ -99,6 +101,12 @@ class RunState {
   std::vector<uint32_t> marks_;
   uint32_t stamp_ = 0;
   Id ids_at_start_ = 0;
+  // The node budget of the running phase (RunnerLimits::nodes for the last
+  // phase; half of the room left for any other, so that a phase whose rules
+  // explode leaves room for the phases after it), and whether the phase has
+  // reached it: the phase ends and the run goes on with the next one.
+  size_t phase_node_cap_ = std::numeric_limits<size_t>::max();
+  bool phase_full_ = false;
 };
 
 const std::vector<Id>& RunState::Candidates(const RuleState& st, size_t pos, int levels) {
@@ -259,6 +267,7 @@ void RunState::SearchAndApply(const Rewrite& rw, size_t rule, RuleState& st,
 
 RunReport RunState::Run(absl::Span<const Phase> phases) {
   bool hit_iteration_limit = false;
+  bool hit_phase_budget = false;  // a phase ended at its node budget
   // Conflicts are counted per phase, since the phase hook may replace the
   // e-graph (and with it its conflict count).
   size_t conflicts_base = g_.num_conflicts();
@@ -275,6 +284,9 @@ RunReport RunState::Run(absl::Span<const Phase> phases) {
       continue;
     }
     const Clock::time_point phase_start = Clock::now();
+    const size_t limit = o_.limits.nodes, now = g_.num_nodes();
+    phase_node_cap_ = p + 1 < phases.size() && now < limit ? now + (limit - now) / 2 : limit;
+    phase_full_ = false;
     std::vector<bool> can_ban;
     for (const Rewrite* r : phase.rules) can_ban.push_back(r->backoff);
     BackoffScheduler sched(o_.scheduler, o_.backoff, can_ban);
@@ -286,7 +298,13 @@ RunReport RunState::Run(absl::Span<const Phase> phases) {
         hit_iteration_limit = true;
         break;
       }
-      if (CheckSize() || CheckTimeMemory()) break;
+      if (CheckSize() || CheckTimeMemory()) {
+        if (phase_full_ && !stop_) {
+          pr.stop_reason = StopReason::kNodeLimit;
+          hit_phase_budget = true;
+        }
+        break;
+      }
       IterationReport it;
       it.phase = p;
       it.iteration = iter;
@@ -296,7 +314,7 @@ RunReport RunState::Run(absl::Span<const Phase> phases) {
       cache_.clear();
       ids_at_start_ = static_cast<Id>(g_.num_ids());
       bool incomplete = false;  // some rule was not (fully) searched
-      for (size_t r = 0; r < phase.rules.size() && !stop_; ++r) {
+      for (size_t r = 0; r < phase.rules.size() && !stop_ && !phase_full_; ++r) {
         it.rules[r].name = phase.rules[r]->name;
         if (sched.IsBanned(r, iter)) {
           it.rules[r].skipped = true;
@@ -356,8 +374,10 @@ RunReport RunState::Run(absl::Span<const Phase> phases) {
   }
   if (!g_.clean()) g_.Rebuild();
   report_.conflicts += g_.num_conflicts() - conflicts_base;
-  report_.stop_reason =
-      stop_ ? *stop_ : (hit_iteration_limit ? StopReason::kIterationLimit : StopReason::kSaturated);
+  report_.stop_reason = stop_                ? *stop_
+                        : hit_phase_budget    ? StopReason::kNodeLimit
+                        : hit_iteration_limit ? StopReason::kIterationLimit
+                                              : StopReason::kSaturated;
   return report_;
 }
 

@@ -16,7 +16,12 @@
 // search and apply loops (every application, every 256 matches or root
 // classes), so the run stops within a few nodes of the node limit and within
 // a millisecond or so of the time limit; then the e-graph is rebuilt (so it
-// is always left clean) and the run ends with that stop reason.
+// is always left clean) and the run ends with that stop reason. The node
+// limit is shared among phases: a phase other than the last may use half of
+// the room left under it, so that one whose rules explode (associativity over
+// a long chain) leaves room for the phases after it (the fusions that pay);
+// reaching that budget ends the phase, the run goes on with the next one, and
+// its stop reason is NodeLimit.
 #ifndef EGRET_EGRAPH_RUNNER_H_
 #define EGRET_EGRAPH_RUNNER_H_
 

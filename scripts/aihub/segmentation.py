@@ -134,7 +134,7 @@ def _torchvision_segmentation(name, seed, head, size, classes=21):
 
 def _ffnet_basic(b, x, out, stride):
     y = b.conv_bn(x, out, 3, stride, pad=1, act="relu")
-    y = b.conv_bn(y, out, 3, 1, pad=1)
+    y = b.conv_bn(y, out, 3, 1, pad=1, residual=True)
     short = b.conv_bn(x, out, 1, stride, pad=0) if (b.shape(x)[1] != out or stride != 1) else x
     return b.relu(b.add(short, y))
 

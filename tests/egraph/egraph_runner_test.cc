@@ -362,7 +362,9 @@ TEST(RunnerTest, PhaseHookErrorEndsTheRun) {
   EXPECT_TRUE(g.ClassesWithOp(Symbol::Intern("Baz")).empty());
 }
 
-TEST(RunnerTest, PhasesAfterAStopAreSkippedWithItsReason) {
+// The node limit is shared among phases: an exploding phase that is not the
+// last ends at half of the room left, and the phases after it still run.
+TEST(RunnerTest, AnExplodingPhaseLeavesRoomForThePhasesAfterIt) {
   EGraph g;
   AddOp(g, "F", {Leaf(g, "a")});
   std::vector<Rewrite> grow = Explosive();
@@ -370,20 +372,51 @@ TEST(RunnerTest, PhasesAfterAStopAreSkippedWithItsReason) {
   std::vector<Phase> phases = {{"grow", {&grow[0], &grow[1]}}, {"next", {&none}}, {"last", {}}};
   RunnerOptions o = Unlimited();
   o.limits.nodes = 50;
+  const size_t start = g.num_nodes();
+  std::vector<bool> more;
+  o.on_phase_end = [&](const PhaseReport&, bool m) {
+    more.push_back(m);
+    return absl::OkStatus();
+  };
+  RunReport r = Runner(g, o).Run(phases);
+  EXPECT_EQ(r.stop_reason, StopReason::kNodeLimit);
+  EXPECT_EQ(more, (std::vector<bool>{true, true, false}));
+  ASSERT_EQ(r.phases.size(), 3u);
+  EXPECT_EQ(r.phases[0].stop_reason, StopReason::kNodeLimit);
+  // Half of the room (plus the application that crossed it).
+  EXPECT_GT(r.phases[0].nodes, start + (50 - start) / 2);
+  EXPECT_LE(r.phases[0].nodes, 50u);
+  for (size_t p : {1, 2}) {
+    EXPECT_FALSE(r.phases[p].skipped) << p;
+    EXPECT_EQ(r.phases[p].stop_reason, StopReason::kSaturated) << p;
+    EXPECT_GE(r.phases[p].iterations, 1u) << p;
+  }
+}
+
+// A limit that ends the run (here the class limit) skips the phases after
+// it, each with its reason.
+TEST(RunnerTest, PhasesAfterAStopAreSkippedWithItsReason) {
+  EGraph g;
+  AddOp(g, "F", {Leaf(g, "a")});
+  std::vector<Rewrite> grow = Explosive();
+  Rewrite none = MustRewrite("none", "(Nothing ?x)", "(Nowhere ?x)");
+  std::vector<Phase> phases = {{"grow", {&grow[0], &grow[1]}}, {"next", {&none}}, {"last", {}}};
+  RunnerOptions o = Unlimited();
+  o.limits.classes = 20;
   bool hook_more = true;
   o.on_phase_end = [&](const PhaseReport&, bool more) {
     hook_more = more;
     return absl::OkStatus();
   };
   RunReport r = Runner(g, o).Run(phases);
-  EXPECT_EQ(r.stop_reason, StopReason::kNodeLimit);
+  EXPECT_EQ(r.stop_reason, StopReason::kClassLimit);
   EXPECT_FALSE(hook_more);  // no phase follows a stopped run
   ASSERT_EQ(r.phases.size(), 3u);
   EXPECT_FALSE(r.phases[0].skipped);
-  EXPECT_EQ(r.phases[0].stop_reason, StopReason::kNodeLimit);
+  EXPECT_EQ(r.phases[0].stop_reason, StopReason::kClassLimit);
   for (size_t p : {1, 2}) {
     EXPECT_TRUE(r.phases[p].skipped) << p;
-    EXPECT_EQ(r.phases[p].stop_reason, StopReason::kNodeLimit) << p;
+    EXPECT_EQ(r.phases[p].stop_reason, StopReason::kClassLimit) << p;
     EXPECT_EQ(r.phases[p].iterations, 0u) << p;
   }
 }

@@ -286,13 +286,14 @@ TEST(OptimizeResultTest, NodeLimitsStoppingMidIterationAreSummarized) {
     ASSERT_TRUE(r.ok()) << r.status();
     if (r->saturation.stop_reason != StopReason::kNodeLimit) continue;
     stopped = true;
-    const PhaseSummary* last = nullptr;
+    // The phase that reached the limit (the run's, or its share of it: the
+    // phases after such a phase still run) says so.
+    int limited = 0;
     for (const PhaseSummary& p : r->saturation.phases) {
-      if (!p.skipped) last = &p;
+      if (!p.skipped && p.stop_reason == StopReason::kNodeLimit) ++limited;
       for (const RuleActivity& a : p.rules) EXPECT_FALSE(a.rule.empty()) << limit;
     }
-    ASSERT_NE(last, nullptr);
-    EXPECT_EQ(last->stop_reason, StopReason::kNodeLimit) << limit;
+    EXPECT_GE(limited, 1) << limit;
   }
   EXPECT_TRUE(stopped);
 }

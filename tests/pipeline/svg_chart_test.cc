@@ -28,8 +28,8 @@ TEST(SvgChartTest, LogLogChartDrawsEachPositivePoint) {
   c.title = "t <1>";
   c.x_label = "nodes";
   c.y_label = "ms";
-  c.series.push_back({"fast", {{1000, 1}, {10000, 10}, {100000, 100}}, false});
-  c.series.push_back({"slow", {{1000, 5}, {10000, 0}, {100000, 5000}}, true});
+  c.series.push_back({"fast", {{1000, 1}, {10000, 10}, {100000, 100}}, false, false, {}});
+  c.series.push_back({"slow", {{1000, 5}, {10000, 0}, {100000, 5000}}, true, false, {}});
   const std::string svg = LogLogSvg(c);
   EXPECT_THAT(svg, HasSubstr("<svg"));
   EXPECT_THAT(svg, HasSubstr("</svg>"));
@@ -61,7 +61,7 @@ TEST(SvgChartTest, LogLogChartDrawsEachPositivePoint) {
 
 TEST(SvgChartTest, EmptyChartIsAFrame) {
   LogLogChart c;
-  c.series.push_back({"none", {{0, 1}, {-1, 2}}, false});
+  c.series.push_back({"none", {{0, 1}, {-1, 2}}, false, false, {}});
   const std::string svg = LogLogSvg(c);
   EXPECT_EQ(Count(svg, "<circle"), 0);
   EXPECT_THAT(svg, HasSubstr("</svg>"));
