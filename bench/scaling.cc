@@ -329,7 +329,9 @@ std::string TimeSvg(const Config& cfg, const std::vector<Row>& rows, SyntheticFa
       c.series.push_back(
           LineSeries{absl::StrCat(StName(st), " ", stage),
                      Points(rows, fam, st, [&](const Row& r) { return StageMs(r, stage); }),
-                     st == Strategy::kGreedy, false, {}});
+                     st == Strategy::kGreedy,
+                     false,
+                     {}});
     }
   }
   return LogLogSvg(c);
@@ -343,7 +345,9 @@ std::string MemorySvg(const Config& cfg, const std::vector<Row>& rows) {
   for (SyntheticFamily fam : cfg.families) {
     for (Strategy st : cfg.strategies) {
       c.series.push_back(LineSeries{absl::StrCat(FamName(fam), " ", StName(st)),
-                                    Points(rows, fam, st, RssMib), st == Strategy::kGreedy, false,
+                                    Points(rows, fam, st, RssMib),
+                                    st == Strategy::kGreedy,
+                                    false,
                                     {}});
     }
   }

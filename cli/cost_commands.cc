@@ -129,7 +129,8 @@ int RunCost(const CostArgs& args) {
       for (size_t i = 0; i < work.work.size(); ++i) {
         const cost::NodeWork& w = work.work[i];
         std::printf(
-            "  %s: %.4g us (matrix MACs int8 %.4g, 16-bit %.4g; HVX cycles %.4g; DDR bytes %.4g%s)\n",
+            "  %s: %.4g us (matrix MACs int8 %.4g, 16-bit %.4g; HVX cycles %.4g; DDR bytes "
+            "%.4g%s)\n",
             work.ops[i].c_str(), cost::NodeTimeNs(*device, w) / 1e3, w.matrix8_macs,
             w.matrix16_macs, w.vector_cycles, w.ddr_bytes, w.off_htp ? "; off the HTP" : "");
       }
@@ -179,9 +180,9 @@ absl::StatusOr<std::vector<Row>> ReadMeasurements(const std::string& path,
       return i < cells.size() ? cells[i] : std::string();
     };
     if (cells.size() != header.size()) {
-      return absl::InvalidArgumentError(absl::StrFormat(
-          "%s:%d:1: error: %d columns, the header has %d", path, line_no, cells.size(),
-          header.size()));
+      return absl::InvalidArgumentError(
+          absl::StrFormat("%s:%d:1: error: %d columns, the header has %d", path, line_no,
+                          cells.size(), header.size()));
     }
     const std::string chip = col("chipset");
     if (std::find(chipsets_seen->begin(), chipsets_seen->end(), chip) == chipsets_seen->end()) {
@@ -194,9 +195,9 @@ absl::StatusOr<std::vector<Row>> ReadMeasurements(const std::string& path,
       size_t column = 1;
       const size_t idx = std::find(header.begin(), header.end(), "inference_ms") - header.begin();
       for (size_t i = 0; i < idx; ++i) column += cells[i].size() + 1;
-      return absl::InvalidArgumentError(absl::StrFormat(
-          "%s:%d:%d: error: inference_ms '%s' is not a positive number", path, line_no, column,
-          ms));
+      return absl::InvalidArgumentError(
+          absl::StrFormat("%s:%d:%d: error: inference_ms '%s' is not a positive number", path,
+                          line_no, column, ms));
     }
     rows.push_back(std::move(r));
   }
@@ -239,10 +240,10 @@ int RunCalibrate(const CalibrateArgs& args) {
     return ExitCodeFor(rows.status());
   }
   if (rows->empty()) {
-    std::fprintf(stderr,
-                 "%s: error: no rows for chipset '%s' and runtime '%s' (chipsets in the file: %s)\n",
-                 args.measurements.c_str(), args.chipset.c_str(), args.runtime.c_str(),
-                 absl::StrJoin(chipsets, ", ").c_str());
+    std::fprintf(
+        stderr, "%s: error: no rows for chipset '%s' and runtime '%s' (chipsets in the file: %s)\n",
+        args.measurements.c_str(), args.chipset.c_str(), args.runtime.c_str(),
+        absl::StrJoin(chipsets, ", ").c_str());
     return kExitBadInput;
   }
   std::optional<RunnerLimits> limits = ParseLimitFlags("calibrate", args.limits);
@@ -327,9 +328,8 @@ int RunCalibrate(const CalibrateArgs& args) {
     pred = cost::CrossValidate(samples, prior, {}, on_fold);
     std::printf("%-10s %3s   %-22s %-22s   %-22s %-22s\n", "", "", "latency model: fit",
                 "leave-one-arch-out", "rule-cost model: fit", "leave-one-arch-out");
-    std::printf("%-10s %3s   %-22s %-22s   %-22s %-22s\n", "precision", "n",
-                "median    p90  rho", "median    p90  rho", "median    p90  rho",
-                "median    p90  rho");
+    std::printf("%-10s %3s   %-22s %-22s   %-22s %-22s\n", "precision", "n", "median    p90  rho",
+                "median    p90  rho", "median    p90  rho", "median    p90  rho");
     std::vector<std::string> groups;
     for (const auto& [p, n] : by_precision) groups.push_back(p);
     groups.push_back("all");
@@ -343,10 +343,10 @@ int RunCalibrate(const CalibrateArgs& args) {
         rf.push_back(pred[i].rule_fitted_ms);
         rh.push_back(pred[i].rule_held_out_ms);
       }
-      const std::string line = absl::StrFormat(
-          "%-10s %3d   %-22s %-22s   %-22s %-22s", grp, m.size(),
-          StatsText(cost::Summarize(f, m)), StatsText(cost::Summarize(h, m)),
-          StatsText(cost::Summarize(rf, m)), StatsText(cost::Summarize(rh, m)));
+      const std::string line =
+          absl::StrFormat("%-10s %3d   %-22s %-22s   %-22s %-22s", grp, m.size(),
+                          StatsText(cost::Summarize(f, m)), StatsText(cost::Summarize(h, m)),
+                          StatsText(cost::Summarize(rf, m)), StatsText(cost::Summarize(rh, m)));
       std::printf("%s\n", line.c_str());
       const cost::ErrorStats held = cost::Summarize(h, m);
       const cost::ErrorStats rule_held = cost::Summarize(rh, m);
@@ -354,8 +354,8 @@ int RunCalibrate(const CalibrateArgs& args) {
           "leave-one-architecture-out, %s (%d networks): median relative error %.1f%%, 90th "
           "percentile %.1f%%, Spearman %.2f; the rule-cost model with one fitted scale: %.1f%%, "
           "%.1f%%, %.2f",
-          grp, m.size(), 100 * held.median, 100 * held.p90, held.spearman,
-          100 * rule_held.median, 100 * rule_held.p90, rule_held.spearman));
+          grp, m.size(), 100 * held.median, 100 * held.p90, held.spearman, 100 * rule_held.median,
+          100 * rule_held.p90, rule_held.spearman));
     }
   }
 
@@ -369,16 +369,15 @@ int RunCalibrate(const CalibrateArgs& args) {
       const cost::Prediction p = pred.empty() ? cost::Prediction{} : pred[i];
       absl::StrAppendFormat(&t, "%s\t%s\t%.4g\t%.4g\t%.4g\t%.4g\t%.4g\n", samples[i].arch,
                             samples[i].precision, samples[i].measured_ms,
-                            pred.empty() ? cost::PredictMs(device, samples[i].work)
-                                         : p.fitted_ms,
+                            pred.empty() ? cost::PredictMs(device, samples[i].work) : p.fitted_ms,
                             p.held_out_ms, p.rule_fitted_ms, p.rule_held_out_ms);
     }
     st = txn.Stage(args.table, t);
   }
   if (st.ok() && !args.svg.empty() && !pred.empty()) {
     LogLogChart chart;
-    chart.title = absl::StrFormat("%s: predicted (leave one architecture out) vs measured",
-                                  args.chipset);
+    chart.title =
+        absl::StrFormat("%s: predicted (leave one architecture out) vs measured", args.chipset);
     chart.x_label = "measured latency (ms)";
     chart.y_label = "predicted latency (ms)";
     double lo = 1e300, hi = 0;
@@ -423,7 +422,8 @@ int RunCalibrate(const CalibrateArgs& args) {
 void RegisterCostCommands(CLI::App& app, int* exit_code) {
   auto cost_args = std::make_shared<CostArgs>();
   CLI::App* cost = app.add_subcommand(
-      "cost", "Price a graph as it is: predicted latency on a device (--device), and its rule cost");
+      "cost",
+      "Price a graph as it is: predicted latency on a device (--device), and its rule cost");
   cost->add_option("graph", cost_args->graph, "Graph file (.json or .onnx)")->required();
   cost->add_option("--device", cost_args->device, kDeviceHelp);
   cost->add_option("--rules", cost_args->rules,

@@ -38,8 +38,8 @@ double Huber(double r, double delta) {
   return a <= delta ? 0.5 * r * r : delta * (a - 0.5 * delta);
 }
 
-double Objective(const std::vector<double>& r, const Vec& theta, const Vec& theta0,
-                 double lambda, double delta) {
+double Objective(const std::vector<double>& r, const Vec& theta, const Vec& theta0, double lambda,
+                 double delta) {
   double f = 0;
   for (double x : r) f += Huber(x, delta);
   for (int j = 0; j < kP; ++j) f += 0.5 * lambda * (theta[j] - theta0[j]) * (theta[j] - theta0[j]);
@@ -165,9 +165,9 @@ FitResult FitDevice(const std::vector<CalibrationSample>& samples, const DeviceP
   FitResult out;
   out.device = WithLogParams(prior, theta);
   for (int j = 0; j < kP; ++j) {
-    out.device.origin[j] = absl::StrFormat(
-        "fitted by egret calibrate on %d measured networks (prior %.6g)", samples.size(),
-        prior.fitted[j]);
+    out.device.origin[j] =
+        absl::StrFormat("fitted by egret calibrate on %d measured networks (prior %.6g)",
+                        samples.size(), prior.fitted[j]);
   }
   out.loss = f;
   out.iterations = it;

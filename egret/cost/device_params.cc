@@ -20,14 +20,16 @@ using nlohmann::json;
 constexpr int kFormatVersion = 1;
 
 absl::Status Bad(std::string_view file, std::string_view what) {
-  return absl::InvalidArgumentError(absl::StrCat(std::string(file), ": error: ", std::string(what)));
+  return absl::InvalidArgumentError(
+      absl::StrCat(std::string(file), ": error: ", std::string(what)));
 }
 
 // A positive finite number at `j[key]`.
 absl::StatusOr<double> Positive(const json& j, std::string_view key, std::string_view file) {
   auto it = j.find(std::string(key));
   if (it == j.end()) return Bad(file, absl::StrCat("missing \"", std::string(key), "\""));
-  if (!it->is_number()) return Bad(file, absl::StrCat("\"", std::string(key), "\" is not a number"));
+  if (!it->is_number())
+    return Bad(file, absl::StrCat("\"", std::string(key), "\" is not a number"));
   const double v = it->get<double>();
   if (!std::isfinite(v) || v <= 0) {
     return Bad(file, absl::StrCat("\"", std::string(key), "\" must be a positive number"));
@@ -82,7 +84,9 @@ absl::StatusOr<DeviceParams> ParseDeviceParams(std::string_view text, std::strin
       return Bad(file, absl::StrCat("missing parameter \"", std::string(key), "\""));
     }
     absl::StatusOr<double> v = Positive(*p, "value", file);
-    if (!v.ok()) return Bad(file, absl::StrCat("parameter \"", std::string(key), "\": ", std::string(v.status().message())));
+    if (!v.ok())
+      return Bad(file, absl::StrCat("parameter \"", std::string(key),
+                                    "\": ", std::string(v.status().message())));
     d.fitted[i] = *v;
     d.origin[i] = Text(*p, "origin");
   }
@@ -146,8 +150,8 @@ absl::StatusOr<DeviceParams> LoadDevice(std::string_view name_or_path, const std
     if (!std::filesystem::exists(path, ec)) {
       const std::vector<std::string> names = ShippedDevices(dir);
       return absl::InvalidArgumentError(absl::StrCat(
-          "egret: error: unknown device '", std::string(name_or_path), "' (shipped: ",
-          names.empty() ? std::string("none") : absl::StrJoin(names, ", "),
+          "egret: error: unknown device '", std::string(name_or_path),
+          "' (shipped: ", names.empty() ? std::string("none") : absl::StrJoin(names, ", "),
           "; or give a device file made by `egret calibrate`)"));
     }
   }

@@ -18,12 +18,12 @@ namespace egret::cost {
 
 // The parameters `egret calibrate` fits, in the order of DeviceParams::fitted.
 enum class FitParam : uint8_t {
-  kMatrix8,     // matrix-unit multiply-accumulates per ns, 8-bit activations
-  kMatrix16,    // the same, 16-bit activations (fp16: float networks run in fp16)
-  kHvxClock,    // HVX cycles per ns (rule costs are in cycles)
-  kDdr,         // bytes per ns between DDR and the HTP
-  kDispatch,    // ns per node the HTP runs (its dispatch and synchronization)
-  kInference,   // ns per inference (graph launch)
+  kMatrix8,    // matrix-unit multiply-accumulates per ns, 8-bit activations
+  kMatrix16,   // the same, 16-bit activations (fp16: float networks run in fp16)
+  kHvxClock,   // HVX cycles per ns (rule costs are in cycles)
+  kDdr,        // bytes per ns between DDR and the HTP
+  kDispatch,   // ns per node the HTP runs (its dispatch and synchronization)
+  kInference,  // ns per inference (graph launch)
 };
 inline constexpr int kNumFitParams = 6;
 

@@ -58,8 +58,8 @@ void FillMatrixWork(std::string_view op, absl::Span<const TensorType> outputs,
     // The HTP lays activations out in crouton blocks of 8 x 8 pixels: a
     // partial block is computed whole.
     const TensorType& grid = base == "TransposeConv2d" ? in : out;
-    const double blocked = static_cast<double>(grid.dims[0]) * Blocked(grid.dims[1]) *
-                           Blocked(grid.dims[2]);
+    const double blocked =
+        static_cast<double>(grid.dims[0]) * Blocked(grid.dims[1]) * Blocked(grid.dims[2]);
     p->matrix_macs = blocked * fh * fw * groups * Tiled(cin_g) * Tiled(cout / groups);
   } else if (base == "FullyConnected" || base == "MatMul") {
     if (out.rank() < 1 || in.rank() < 1) return;

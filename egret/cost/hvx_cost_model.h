@@ -60,12 +60,11 @@
 #define EGRET_COST_HVX_COST_MODEL_H_
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
-
-#include <memory>
 
 #include "absl/container/flat_hash_map.h"
 #include "egret/cost/impl_types.h"

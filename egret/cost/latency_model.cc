@@ -11,9 +11,7 @@
 namespace egret::cost {
 namespace {
 
-bool IsEightBit(DType t) {
-  return t == DType::kQUInt8 || t == DType::kQInt8 || t == DType::kBool;
-}
+bool IsEightBit(DType t) { return t == DType::kQUInt8 || t == DType::kQInt8 || t == DType::kBool; }
 
 // Bytes the HTP moves for `bytes` of a tensor of `t`: Float32 runs as fp16.
 double HtpBytes(int64_t bytes, DType t) {
@@ -88,8 +86,8 @@ double NodeTimeNs(const DeviceParams& d, const NodeWork& w) {
   const double vector = w.vector_cycles / d.at(FitParam::kHvxClock);
   double compute = vector;
   if (w.matrix8_macs > 0 || w.matrix16_macs > 0) {
-    const double matrix = w.matrix8_macs / d.at(FitParam::kMatrix8) +
-                          w.matrix16_macs / d.at(FitParam::kMatrix16);
+    const double matrix =
+        w.matrix8_macs / d.at(FitParam::kMatrix8) + w.matrix16_macs / d.at(FitParam::kMatrix16);
     compute = std::min(matrix, vector);
   }
   const double memory = w.ddr_bytes / d.at(FitParam::kDdr);

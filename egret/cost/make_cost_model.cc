@@ -1,9 +1,9 @@
 #include "egret/cost/make_cost_model.h"
 
+#include <utility>
+
 #include "egret/cost/cost_table.h"
 #include "egret/cost/vtcm.h"
-
-#include <utility>
 
 namespace egret::cost {
 

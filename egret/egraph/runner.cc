@@ -374,7 +374,7 @@ RunReport RunState::Run(absl::Span<const Phase> phases) {
   }
   if (!g_.clean()) g_.Rebuild();
   report_.conflicts += g_.num_conflicts() - conflicts_base;
-  report_.stop_reason = stop_                ? *stop_
+  report_.stop_reason = stop_                 ? *stop_
                         : hit_phase_budget    ? StopReason::kNodeLimit
                         : hit_iteration_limit ? StopReason::kIterationLimit
                                               : StopReason::kSaturated;

@@ -569,14 +569,16 @@ absl::Status Importer::DoDepthToSpace() {
   Dims split, out;
   std::vector<int64_t> perm;
   if (to_space) {
-    if (c % (b * b) != 0) return absl::InvalidArgumentError("channels not divisible by blocksize^2");
+    if (c % (b * b) != 0)
+      return absl::InvalidArgumentError("channels not divisible by blocksize^2");
     const int64_t k = c / (b * b);
     // NHWC [n, h, w, c] -> [n, h, w, b, b, k] (DCR) or [n, h, w, k, b, b] (CRD).
     split = crd ? Dims{n, h, w, k, b, b} : Dims{n, h, w, b, b, k};
     perm = crd ? std::vector<int64_t>{0, 1, 4, 2, 5, 3} : std::vector<int64_t>{0, 1, 3, 2, 4, 5};
     out = {n, h * b, w * b, k};
   } else {
-    if (h % b != 0 || w % b != 0) return absl::InvalidArgumentError("H or W not divisible by blocksize");
+    if (h % b != 0 || w % b != 0)
+      return absl::InvalidArgumentError("H or W not divisible by blocksize");
     // NHWC [n, h, w, c] -> [n, h/b, b, w/b, b, c] -> [n, h/b, w/b, b, b, c].
     split = {n, h / b, b, w / b, b, c};
     perm = {0, 1, 3, 2, 4, 5};

@@ -64,8 +64,9 @@ absl::StatusOr<Prepared> Prepare(const Graph& input, const rules::RuleSet& rule_
         Rewrite fold, ConstantFoldRewrite(FoldPolicyFor(rule_set.ops, options.fold_max_elements)));
     extra.push_back(std::move(fold));
   }
-  cost::HvxCostModel model = cost::MakeCostModel(
-      rule_set.ops, options.cost_overrides, EffectiveOptions(input, options), diags, options.device);
+  cost::HvxCostModel model =
+      cost::MakeCostModel(rule_set.ops, options.cost_overrides, EffectiveOptions(input, options),
+                          diags, options.device);
   model.set_cpu_fallback(options.cpu_fallback);
   return Prepared{std::move(compiled), std::move(skipped), std::move(extra), std::move(model)};
 }

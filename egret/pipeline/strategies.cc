@@ -253,9 +253,9 @@ absl::StatusOr<StrategyResult> RunStrategy(Strategy strategy, const Graph& input
   const Clock::time_point t0 = Clock::now();
   StrategyResult r;
   r.strategy = strategy;
-  const cost::HvxCostModel model =
-      cost::MakeCostModel(rule_set.ops, options.optimize.cost_overrides,
-                          EffectiveOptions(input, options.optimize), nullptr, options.optimize.device);
+  const cost::HvxCostModel model = cost::MakeCostModel(
+      rule_set.ops, options.optimize.cost_overrides, EffectiveOptions(input, options.optimize),
+      nullptr, options.optimize.device);
   auto ms_since = [](Clock::time_point t) {
     return std::chrono::duration<double, std::milli>(Clock::now() - t).count();
   };

@@ -141,7 +141,8 @@ class Builder:
 
     # -- convolution and linear -------------------------------------------
 
-    def conv(self, x, cout, k, stride=1, pad=None, groups=1, dilation=1, bias=True):
+    def conv(self, x, cout, k, stride=1, pad=None, groups=1, dilation=1, bias=True, gain=2.0):
+        """nn.Conv2d; weights normal with std sqrt(gain / fan_in) (He's 2 by default)."""
         n, cin, h, w = self.shape(x)
         kh, kw = _pair(k)
         sh, sw = _pair(stride)
@@ -153,7 +154,7 @@ class Builder:
             pads = [pads[0], pads[1], pads[0], pads[1]]
         if cin % groups or cout % groups:
             raise BuildError(f"conv {cin}->{cout} with {groups} groups")
-        wt = self.weight("conv.weight", [cout, cin // groups, kh, kw], cin // groups * kh * kw)
+        wt = self.weight("conv.weight", [cout, cin // groups, kh, kw], cin // groups * kh * kw, gain)
         ins = [x, wt]
         if bias:
             ins.append(self.bias("conv.bias", cout))

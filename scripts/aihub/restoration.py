@@ -29,21 +29,31 @@ from aihub.builder import Builder
 # -- RRDBNet (ESRGAN, Real-ESRGAN x4plus) -----------------------------------------------------------
 
 
+# The reference implementations' initialization, so that activations stay
+# near 1 as trained weights keep them (He's init through 23 blocks grows
+# them to hundreds, where float32 reassociation alone fails --verify's
+# tolerance): basicsr's default_init_weights scales the dense blocks' Kaiming
+# weights by 0.1 (std x 0.1: gain 2 x 0.01), and PyTorch's default Conv2d
+# init (Kaiming uniform, a = sqrt(5)) has variance 1 / (3 fan_in).
+RDB_GAIN = 0.02
+TORCH_GAIN = 1.0 / 3
+
+
 def _rdb(b, x, gc=32):
     feats = [x]
     for i in range(4):
         with b.scope(f"conv{i + 1}"):
             inp = feats[0] if len(feats) == 1 else b.concat(feats)
-            feats.append(b.leaky_relu(b.conv(inp, gc, 3, pad=1), 0.2))
+            feats.append(b.leaky_relu(b.conv(inp, gc, 3, pad=1, gain=RDB_GAIN), 0.2))
     with b.scope("conv5"):
-        y = b.conv(b.concat(feats), b.shape(x)[1], 3, pad=1)
+        y = b.conv(b.concat(feats), b.shape(x)[1], 3, pad=1, gain=RDB_GAIN)
     return b.add(b.mul(y, 0.2), x)
 
 
 def rrdbnet(name, seed, size=128, nf=64, nb=23, gc=32, clamp=False):
     b = Builder(name, seed)
     x = b.input("image", [1, 3, size, size])
-    fea = b.conv(x, nf, 3, pad=1)
+    fea = b.conv(x, nf, 3, pad=1, gain=TORCH_GAIN)
     t = fea
     for i in range(nb):
         with b.scope(f"RRDB_trunk.{i}"):
@@ -52,10 +62,12 @@ def rrdbnet(name, seed, size=128, nf=64, nb=23, gc=32, clamp=False):
                 with b.scope(f"RDB{j + 1}"):
                     y = _rdb(b, y, gc)
             t = b.add(b.mul(y, 0.2), t)
-    fea = b.add(fea, b.conv(t, nf, 3, pad=1))
+    fea = b.add(fea, b.conv(t, nf, 3, pad=1, gain=TORCH_GAIN))
     for _ in (1, 2):
-        fea = b.leaky_relu(b.conv(b.resize(fea, scale=2, mode="nearest"), nf, 3, pad=1), 0.2)
-    out = b.conv(b.leaky_relu(b.conv(fea, nf, 3, pad=1), 0.2), 3, 3, pad=1)
+        fea = b.leaky_relu(b.conv(b.resize(fea, scale=2, mode="nearest"), nf, 3, pad=1, gain=TORCH_GAIN),
+                           0.2)
+    out = b.conv(b.leaky_relu(b.conv(fea, nf, 3, pad=1, gain=TORCH_GAIN), 0.2), 3, 3, pad=1,
+                 gain=TORCH_GAIN)
     if clamp:
         out = b.clip(out, 0.0, 1.0)
     b.output(out)

@@ -1639,5 +1639,64 @@ TEST_F(CliTest, ExecutorHonoursTheMemoryLimit) {
   EXPECT_EQ(r.code, 0) << r.err;
 }
 
+// The latency model from the command line: `egret cost --device` on the
+// example, an unknown device naming the shipped ones, a device file made by
+// `egret calibrate` from a measurement that names the example, and the
+// one-line errors of malformed measurements.
+TEST_F(CliTest, CostAndCalibrateOnTheExample) {
+  Result r = Run({"cost", kExample, "--device", "snapdragon-8-gen-3"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_THAT(r.out, ::testing::ContainsRegex("^latency: [0-9.]+ ms \\(predicted for "
+                                              "snapdragon-8-gen-3"));
+  EXPECT_THAT(r.out, HasSubstr("time by op: Relu "));
+  EXPECT_THAT(r.out, HasSubstr(", Conv2d "));
+  EXPECT_THAT(r.out, HasSubstr(" HVX cycles (rule-cost model)\n"));
+  r = Run({"cost", kExample, "--device", "snapdragon-1"});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_THAT(r.err, HasSubstr("unknown device 'snapdragon-1' (shipped: snapdragon-8-elite, "
+                               "snapdragon-8-gen-3, snapdragon-x-elite"));
+  r = Run({"optimize", kExample, "--device", "snapdragon-8-elite"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("latency before: "));
+  EXPECT_THAT(r.out, HasSubstr(" ms (predicted for snapdragon-8-elite"));
+
+  // The example as a measured network (copied under the name the row gives).
+  fs::create_directories(Path("nets"));
+  ASSERT_TRUE(ReadFile(kExample).ok());
+  Run({"convert", kExample, "-o", Path("nets/block.onnx")});
+  Write("m.tsv",
+        "# a comment\nmodel\tprecision\tchipset\truntime\tinference_ms\n"
+        "block\tfloat\tPhone 1\tqnn_dlc\t0.5\nmissing\tfloat\tPhone 1\tqnn_dlc\t1\n");
+  r = Run({"calibrate", Path("m.tsv"), "--models", Path("nets"), "--chipset", "Phone 1", "-o",
+           Path("phone.json"), "--no-cross-validate"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("calibrate: Phone 1, qnn_dlc: 1 measured networks (1 float); left "
+                               "out 1 (no float network file)"));
+  r = Run({"cost", Path("nets/block.onnx"), "--device", Path("phone.json")});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("(predicted for phone-1,"));
+
+  Write("bad.tsv",
+        "model\tprecision\tchipset\truntime\tinference_ms\n"
+        "block\tfloat\tPhone 1\tqnn_dlc\tfast\n");
+  r = Run({"calibrate", Path("bad.tsv"), "--models", Path("nets"), "--chipset", "Phone 1", "-o",
+           Path("x.json")});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_EQ(r.FirstErrLine(), absl::StrCat(Path("bad.tsv"),
+                                           ":2:29: error: inference_ms 'fast' is not a positive "
+                                           "number"));
+  EXPECT_FALSE(fs::exists(Path("x.json")));
+  Write("nohead.tsv", "model\tprecision\n");
+  r = Run({"calibrate", Path("nohead.tsv"), "--models", Path("nets"), "--chipset", "Phone 1", "-o",
+           Path("x.json")});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_THAT(r.err, HasSubstr("nohead.tsv:1:1: error: the header has no 'chipset' column"));
+  r = Run({"calibrate", Path("m.tsv"), "--models", Path("nets"), "--chipset", "Phone 2", "-o",
+           Path("x.json")});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_THAT(r.err, HasSubstr("no rows for chipset 'Phone 2' and runtime 'qnn_dlc' (chipsets "
+                               "in the file: Phone 1)"));
+}
+
 }  // namespace
 }  // namespace egret

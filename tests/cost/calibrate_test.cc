@@ -16,7 +16,8 @@ namespace {
 
 DeviceParams Truth() {
   DeviceParams d = PublicPrior("truth", "Test");
-  d.fitted = {/*matrix8=*/8000, /*matrix16=*/3000, /*hvx=*/1.5, /*ddr=*/40, /*dispatch=*/3000,
+  d.fitted = {/*matrix8=*/8000,   /*matrix16=*/3000, /*hvx=*/1.5,
+              /*ddr=*/40,         /*dispatch=*/3000,
               /*inference=*/90000};
   return d;
 }

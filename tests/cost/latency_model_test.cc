@@ -19,7 +19,8 @@ namespace {
 
 DeviceParams TestDevice() {
   DeviceParams d = PublicPrior("test", "Test");
-  d.fitted = {/*matrix8=*/1000, /*matrix16=*/500, /*hvx=*/1, /*ddr=*/10, /*dispatch=*/100,
+  d.fitted = {/*matrix8=*/1000,  /*matrix16=*/500, /*hvx=*/1,
+              /*ddr=*/10,        /*dispatch=*/100,
               /*inference=*/5000};
   d.vtcm_bytes = 1 << 20;
   return d;

@@ -472,7 +472,8 @@ std::optional<Tensor> DnnlQuantizedConv(const KernelContext& c, const ConvParams
       ParallelFor(static_cast<int64_t>(bands.size()), 1, [&](int64_t first, int64_t last) {
         try {
           dnnl::stream on(eng);
-          const std::unique_ptr<int32_t[]> sums(new int32_t[band * row_sums + kSumsSlackPixels * cout]);
+          const std::unique_ptr<int32_t[]> sums(
+              new int32_t[band * row_sums + kSumsSlackPixels * cout]);
           for (int64_t i = first; i < last; ++i) {
             const Band& part = bands[static_cast<size_t>(i)];
             if (part.padding_only) {
