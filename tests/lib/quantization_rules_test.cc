@@ -156,6 +156,47 @@ TEST(QuantizationRulesTest, AddIslandBecomesQuantizedAdd) {
   EXPECT_EQ(CountOp(r.graph, "Dequantize"), 1);
 }
 
+// LeakyRelu, which the importer writes max(x, alpha * x), between a
+// Dequantize and a Quantize: the maximum and the product in the Quantize's
+// encoding, so every element rounds once, as the float form rounds it. The
+// result matches the QDQ graph exactly (atol 0), not just within a step.
+TEST(QuantizationRulesTest, LeakyReluIslandIsQuantizedAndRoundsOnce) {
+  GraphBuilder b;
+  ValueRef x = b.InputF32({1, 4, 4, 8});
+  ValueRef xq = b.Op("Quantize", {x}, {QU8(120, 0.03f)});
+  ValueRef d = Dq(b, xq);
+  ValueRef m = b.Op("ElementWiseMaximum",
+                    {d, b.Op("ElementWiseMultiply", {d, b.F32({1, 1, 1, 1}, {0.2})})});
+  b.Output(Dq(b, b.Op("Quantize", {m}, {QU8(40, 0.02f)})));
+  OptimizeResult r = OptimizeAndVerify(b.graph(), 0);
+  const Node* max = FindOp(r.graph, "ElementWiseMaximum");
+  const Node* mul = FindOp(r.graph, "ElementWiseMultiply");
+  ASSERT_NE(max, nullptr);
+  ASSERT_NE(mul, nullptr);
+  EXPECT_EQ(max->outputs[0], QU8(40, 0.02f, {1, 4, 4, 8}));
+  EXPECT_EQ(mul->outputs[0], QU8(40, 0.02f, {1, 4, 4, 8}));
+  EXPECT_EQ(r.graph.TypeOf(mul->inputs[0]).dtype, DType::kQUInt8);
+  EXPECT_EQ(CountOp(r.graph, "Dequantize"), 1);
+}
+
+// A Concat of five quantized tensors (a dense block's) becomes one quantized
+// Concat in the Quantize's encoding.
+TEST(QuantizationRulesTest, FiveWayConcatIslandIsQuantized) {
+  GraphBuilder b;
+  std::vector<ValueRef> parts = {b.Shape({3})};
+  for (int i = 0; i < 5; ++i) {
+    ValueRef x = b.InputF32({1, 4, 4, 2});
+    parts.push_back(Dq(b, b.Op("Quantize", {x}, {QU8(100 + 5 * i, 0.02f + 0.005f * i)})));
+  }
+  ValueRef c = b.Op("Concat", parts);
+  b.Output(Dq(b, b.Op("Quantize", {c}, {QU8(128, 0.03f)})));
+  OptimizeResult r = OptimizeAndVerify(b.graph(), 0.03 + 1e-6);
+  const Node* concat = FindOp(r.graph, "Concat");
+  ASSERT_NE(concat, nullptr);
+  EXPECT_EQ(concat->outputs[0], QU8(128, 0.03f, {1, 4, 4, 10}));
+  EXPECT_EQ(CountOp(r.graph, "Dequantize"), 1);
+}
+
 // A float scalar constant (x * 1/6 in a HardSwish the quantizer left in
 // float) is quantized exactly: QInt8 with stepsize |c| storing +-1.
 TEST(QuantizationRulesTest, ScalarConstantIsQuantizedExactly) {
