@@ -125,10 +125,16 @@ def _make_divisible(x, d=8):
     return int(math.ceil(x / d) * d)
 
 
-def _v5_bottleneck(b, x, c2, shortcut):
+def _bottleneck(b, x, c2, shortcut, k1):
+    """ultralytics' Bottleneck: a k1 x k1 and a 3 x 3 Conv, the input added
+    when shortcut and the channels agree (YOLOv5: k1 = 1, YOLOv8: k1 = 3)."""
     c1 = b.shape(x)[1]
-    y = conv_act(b, conv_act(b, x, c2, 1), c2, 3)
+    y = conv_act(b, conv_act(b, x, c2, k1), c2, 3)
     return b.add(x, y) if shortcut and c1 == c2 else y
+
+
+def _v5_bottleneck(b, x, c2, shortcut):
+    return _bottleneck(b, x, c2, shortcut, 1)
 
 
 def _v5_c3(b, x, c2, n, shortcut=True):
@@ -331,9 +337,7 @@ def yolov7(name, seed, size=640, nc=COCO_CLASSES, na=3):
 
 
 def _v8_bottleneck(b, x, c2, shortcut):
-    c1 = b.shape(x)[1]
-    y = conv_act(b, conv_act(b, x, c2, 3), c2, 3)
-    return b.add(x, y) if shortcut and c1 == c2 else y
+    return _bottleneck(b, x, c2, shortcut, 3)
 
 
 def _c2f(b, x, c2, n, shortcut=False):

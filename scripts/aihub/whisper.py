@@ -44,6 +44,15 @@ def _q(b, h):
     return _nhwc(b, _conv1x1(b, h, HD, scale=HD ** -0.5))
 
 
+def _heads_qkv(b, h):
+    """Each head's query, key (transposed for q @ k) and value, one 1x1 conv
+    each (AI Hub's single-head attention)."""
+    qs = [_q(b, h) for _ in range(HEADS)]
+    ks = [b.transpose(_conv1x1(b, h, HD, bias=False), [0, 2, 1, 3]) for _ in range(HEADS)]
+    vs = [_nhwc(b, _conv1x1(b, h, HD)) for _ in range(HEADS)]
+    return qs, ks, vs
+
+
 def _nchw(b, x):
     return b.transpose(x, [0, 3, 1, 2])
 
@@ -91,9 +100,7 @@ def encoder(name, seed):
     for i in range(LAYERS):
         with b.scope(f"layers.{i}"):
             h = _nchw(b, b.layernorm(x))
-            qs = [_q(b, h) for _ in range(HEADS)]
-            ks = [b.transpose(_conv1x1(b, h, HD, bias=False), [0, 2, 1, 3]) for _ in range(HEADS)]
-            vs = [_nhwc(b, _conv1x1(b, h, HD)) for _ in range(HEADS)]
+            qs, ks, vs = _heads_qkv(b, h)
             x = b.add(x, _out_proj(b, _heads_attention(b, qs, ks, vs)))
             x = _ffn(b, x)
     h = _nchw(b, b.layernorm(x))
@@ -132,9 +139,7 @@ def decoder(name, seed):
         with b.scope(f"layers.{i}"):
             # self-attention with the cache (SHAAttention, is_causal)
             h = _nchw(b, b.layernorm(x))
-            qs = [_q(b, h) for _ in range(HEADS)]
-            ks = [b.transpose(_conv1x1(b, h, HD, bias=False), [0, 2, 1, 3]) for _ in range(HEADS)]
-            vs = [_nhwc(b, _conv1x1(b, h, HD)) for _ in range(HEADS)]
+            qs, ks, vs = _heads_qkv(b, h)
             past_k, past_v = (_split_heads(b, t) for t in self_kv[i])
             ks = [b.concat([p, k], axis=-1) for p, k in zip(past_k, ks)]
             vs = [b.concat([p, v], axis=-2) for p, v in zip(past_v, vs)]

@@ -362,14 +362,22 @@ TEST(RunnerTest, PhaseHookErrorEndsTheRun) {
   EXPECT_TRUE(g.ClassesWithOp(Symbol::Intern("Baz")).empty());
 }
 
-// The node limit is shared among phases: an exploding phase that is not the
-// last ends at half of the room left, and the phases after it still run.
-TEST(RunnerTest, AnExplodingPhaseLeavesRoomForThePhasesAfterIt) {
+// An e-graph F(a) and three phases: "grow" (rules that explode), "next" (a
+// rule that never matches) and "last" (no rules).
+struct ExplodingThenQuiet {
   EGraph g;
-  AddOp(g, "F", {Leaf(g, "a")});
   std::vector<Rewrite> grow = Explosive();
   Rewrite none = MustRewrite("none", "(Nothing ?x)", "(Nowhere ?x)");
   std::vector<Phase> phases = {{"grow", {&grow[0], &grow[1]}}, {"next", {&none}}, {"last", {}}};
+  ExplodingThenQuiet() { AddOp(g, "F", {Leaf(g, "a")}); }
+  ExplodingThenQuiet(const ExplodingThenQuiet&) = delete;  // phases point into it
+};
+
+// The node limit is shared among phases: an exploding phase that is not the
+// last ends at half of the room left, and the phases after it still run.
+TEST(RunnerTest, AnExplodingPhaseLeavesRoomForThePhasesAfterIt) {
+  ExplodingThenQuiet t;
+  EGraph& g = t.g;
   RunnerOptions o = Unlimited();
   o.limits.nodes = 50;
   const size_t start = g.num_nodes();
@@ -378,7 +386,7 @@ TEST(RunnerTest, AnExplodingPhaseLeavesRoomForThePhasesAfterIt) {
     more.push_back(m);
     return absl::OkStatus();
   };
-  RunReport r = Runner(g, o).Run(phases);
+  RunReport r = Runner(g, o).Run(t.phases);
   EXPECT_EQ(r.stop_reason, StopReason::kNodeLimit);
   EXPECT_EQ(more, (std::vector<bool>{true, true, false}));
   ASSERT_EQ(r.phases.size(), 3u);
@@ -396,11 +404,8 @@ TEST(RunnerTest, AnExplodingPhaseLeavesRoomForThePhasesAfterIt) {
 // A limit that ends the run (here the class limit) skips the phases after
 // it, each with its reason.
 TEST(RunnerTest, PhasesAfterAStopAreSkippedWithItsReason) {
-  EGraph g;
-  AddOp(g, "F", {Leaf(g, "a")});
-  std::vector<Rewrite> grow = Explosive();
-  Rewrite none = MustRewrite("none", "(Nothing ?x)", "(Nowhere ?x)");
-  std::vector<Phase> phases = {{"grow", {&grow[0], &grow[1]}}, {"next", {&none}}, {"last", {}}};
+  ExplodingThenQuiet t;
+  EGraph& g = t.g;
   RunnerOptions o = Unlimited();
   o.limits.classes = 20;
   bool hook_more = true;
@@ -408,7 +413,7 @@ TEST(RunnerTest, PhasesAfterAStopAreSkippedWithItsReason) {
     hook_more = more;
     return absl::OkStatus();
   };
-  RunReport r = Runner(g, o).Run(phases);
+  RunReport r = Runner(g, o).Run(t.phases);
   EXPECT_EQ(r.stop_reason, StopReason::kClassLimit);
   EXPECT_FALSE(hook_more);  // no phase follows a stopped run
   ASSERT_EQ(r.phases.size(), 3u);
