@@ -1,10 +1,13 @@
 #include "egret/api/optimize.h"
 
+#include <memory>
+#include <string>
 #include <utility>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "egret/api/rules_internal.h"
+#include "egret/cost/device_params.h"
 #include "egret/extract/extractor_registry.h"
 #include "egret/pipeline/changes.h"
 #include "egret/pipeline/optimize.h"
@@ -97,10 +100,18 @@ absl::StatusOr<OptimizeResult> Optimize(const Graph& input, const Rules& rules,
   EGRET_ASSIGN_OR_RETURN(const extract::Extractor* extractor,
                          extract::LookupExtractor(options.extractor));
   EGRET_ASSIGN_OR_RETURN(const uint32_t rule_flags, rules::ParseRunFlags(options.rule_flags));
-  EGRET_ASSIGN_OR_RETURN(
-      egret::OptimizeResult r,
-      egret::Optimize(input, rules.impl().set,
-                      PipelineOptions(options, extractor, rules, rule_flags), diags));
+  egret::OptimizeOptions pipeline = PipelineOptions(options, extractor, rules, rule_flags);
+  if (!options.device_file.empty()) {
+    // A file path: no directory of shipped devices is searched.
+    const std::string& path = options.device_file;
+    const bool is_path = path.find('/') != std::string::npos ||
+                         (path.size() > 5 && path.substr(path.size() - 5) == ".json");
+    EGRET_ASSIGN_OR_RETURN(cost::DeviceParams device,
+                           cost::LoadDevice(is_path ? path : "./" + path, ""));
+    pipeline.device = std::make_shared<const cost::DeviceParams>(std::move(device));
+  }
+  EGRET_ASSIGN_OR_RETURN(egret::OptimizeResult r,
+                         egret::Optimize(input, rules.impl().set, pipeline, diags));
   return FromPipelineResult(std::move(r));
 }
 

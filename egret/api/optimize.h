@@ -79,6 +79,13 @@ struct OptimizeOptions {
   // folding would turn into floats stay integers behind their Dequantize
   // (docs/onnx-export.md, "Against the input").
   bool for_other_runtimes = false;
+  // A device file (JSON, `egret calibrate`'s output; egret ships
+  // share/egret/devices/snapdragon-8-gen-3.json and others, in the source
+  // tree egret/cost/devices/): price in predicted nanoseconds on that device
+  // (the latency model, docs/cost-model.md) instead of the HVX cost model's
+  // cycles. Empty: the HVX cost model. A file that cannot be read or parsed
+  // is an error naming it.
+  std::string device_file;
   // When set, called with one line (no newline) per iteration and per phase.
   std::function<void(const std::string&)> progress;
 };
@@ -86,8 +93,10 @@ struct OptimizeOptions {
 struct OptimizeResult {
   Graph graph;  // the optimized graph, lowered (see the file comment)
 
-  // HVX cost model estimates (cycles) of the input graph and of `graph`.
-  // input_cost is +inf when the input uses an op with no implementation.
+  // HVX cost model estimates (cycles) of the input graph and of `graph`, or
+  // with a device file their predicted nanoseconds on the device (without
+  // its per-inference time). input_cost is +inf when the input uses an op
+  // with no implementation.
   double input_cost = 0;
   double output_cost = 0;
 

@@ -423,6 +423,29 @@ DEF_PACKAGE_OPTIMIZATION(TILING, Op("Relu", "x"), OK, Op("Relu", "x"))
   EXPECT_EQ(file->changes[0].count, 1);
 }
 
+// A device file prices in predicted nanoseconds: the shipped device's
+// prediction for the same graph, and a missing file is an error naming it.
+TEST(OptimizeTest, DeviceFilePricesInPredictedTime) {
+  absl::StatusOr<Rules> rules = Load("", Functions(), nullptr);
+  ASSERT_TRUE(rules.ok()) << rules.status();
+  absl::StatusOr<OptimizeResult> cycles = Optimize(DoubleRelu(), *rules, {}, nullptr);
+  ASSERT_TRUE(cycles.ok()) << cycles.status();
+  OptimizeOptions options;
+  options.device_file = EGRET_SOURCE_DIR "/egret/cost/devices/snapdragon-8-gen-3.json";
+  absl::StatusOr<OptimizeResult> ns = Optimize(DoubleRelu(), *rules, options, nullptr);
+  ASSERT_TRUE(ns.ok()) << ns.status();
+  // Each of the two Relus pays at least the device's dispatch (1,447 ns on
+  // the shipped 8 Gen 3) and, on a small tensor, little more.
+  EXPECT_NE(ns->input_cost, cycles->input_cost);
+  EXPECT_GE(ns->input_cost, 2 * 1400.0);
+  EXPECT_LT(ns->input_cost, 2 * 2000.0);
+  options.device_file = "no/such/device.json";
+  absl::StatusOr<OptimizeResult> missing = Optimize(DoubleRelu(), *rules, options, nullptr);
+  ASSERT_FALSE(missing.ok());
+  EXPECT_TRUE(absl::StrContains(missing.status().message(), "no/such/device.json"))
+      << missing.status();
+}
+
 // A rule flagged relaxed_precision_flag runs only when rule_flags asks for
 // it; the result counts the rules it left out.
 TEST(OptimizeTest, RuleFlagsLetGatedRulesRun) {
