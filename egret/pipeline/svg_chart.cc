@@ -72,10 +72,14 @@ std::string SvgOpen(double width, double height, std::string_view title, double 
 }
 
 void AppendSvgLegend(std::string* svg, double x, double y, const std::vector<std::string>& names,
-                     bool lines, const std::vector<bool>& dashed) {
+                     bool lines, const std::vector<bool>& dashed,
+                     const std::vector<bool>& markers) {
   for (size_t i = 0; i < names.size(); ++i) {
     const double ly = y + i * 18;
-    if (lines) {
+    if (lines && i < markers.size() && markers[i]) {
+      absl::StrAppendFormat(svg, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"4\" fill=\"%s\"/>\n",
+                            x + 11, ly + 6, SeriesColor(i));
+    } else if (lines) {
       const bool dash = i < dashed.size() && dashed[i];
       absl::StrAppendFormat(svg,
                             "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" "
@@ -163,12 +167,13 @@ std::string LogLogSvg(const LogLogChart& chart) {
                         XmlEscape(chart.x_label), top + plot_h / 2, top + plot_h / 2,
                         XmlEscape(chart.y_label));
   std::vector<std::string> names;
-  std::vector<bool> dashed;
+  std::vector<bool> dashed, markers;
   for (const LineSeries& s : chart.series) {
     names.push_back(s.name);
     dashed.push_back(s.dashed);
+    markers.push_back(s.markers_only);
   }
-  AppendSvgLegend(&out, left + plot_w + 16, top + 6, names, /*lines=*/true, dashed);
+  AppendSvgLegend(&out, left + plot_w + 16, top + 6, names, /*lines=*/true, dashed, markers);
   out += "</svg>\n";
   return out;
 }

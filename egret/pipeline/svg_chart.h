@@ -23,10 +23,11 @@ std::string_view SeriesColor(size_t i);
 std::string SvgOpen(double width, double height, std::string_view title, double title_x);
 
 // A legend at (x, y), one entry per name 18 px apart, in SeriesColor order:
-// a filled square per entry, or a line (dashed for entries in `dashed`) when
-// `lines` is set.
+// a filled square per entry, or a line (dashed for entries in `dashed`; a dot
+// for entries in `markers`, a scatter's series) when `lines` is set.
 void AppendSvgLegend(std::string* svg, double x, double y, const std::vector<std::string>& names,
-                     bool lines, const std::vector<bool>& dashed = {});
+                     bool lines, const std::vector<bool>& dashed = {},
+                     const std::vector<bool>& markers = {});
 
 struct LineSeries {
   std::string name;

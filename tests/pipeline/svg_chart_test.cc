@@ -59,6 +59,18 @@ TEST(SvgChartTest, LogLogChartDrawsEachPositivePoint) {
   EXPECT_LT(cy[1], cy[0]);  // larger values are higher up
 }
 
+// A markers-only series (a scatter): dots, no line, each dot's tooltip with
+// its label, and a dot in the legend.
+TEST(SvgChartTest, ScatterSeriesHasDotsWithLabelsAndNoLine) {
+  LogLogChart c;
+  c.series.push_back({"nets", {{1, 2}, {10, 9}}, false, true, {"a<b", "c"}});
+  const std::string svg = LogLogSvg(c);
+  EXPECT_EQ(Count(svg, "<polyline"), 0);
+  EXPECT_EQ(Count(svg, "<circle"), 3);  // two points and the legend's dot
+  EXPECT_THAT(svg, HasSubstr("<title>nets a&lt;b: 1, 2</title>"));
+  EXPECT_THAT(svg, HasSubstr("<title>nets c: 10, 9</title>"));
+}
+
 TEST(SvgChartTest, EmptyChartIsAFrame) {
   LogLogChart c;
   c.series.push_back({"none", {{0, 1}, {-1, 2}}, false, false, {}});
