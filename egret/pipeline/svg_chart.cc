@@ -77,8 +77,8 @@ void AppendSvgLegend(std::string* svg, double x, double y, const std::vector<std
   for (size_t i = 0; i < names.size(); ++i) {
     const double ly = y + i * 18;
     if (lines && i < markers.size() && markers[i]) {
-      absl::StrAppendFormat(svg, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"4\" fill=\"%s\"/>\n",
-                            x + 11, ly + 6, SeriesColor(i));
+      absl::StrAppendFormat(svg, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"4\" fill=\"%s\"/>\n", x + 11,
+                            ly + 6, SeriesColor(i));
     } else if (lines) {
       const bool dash = i < dashed.size() && dashed[i];
       absl::StrAppendFormat(svg,

@@ -165,8 +165,8 @@ TEST(QuantizationRulesTest, LeakyReluIslandIsQuantizedAndRoundsOnce) {
   ValueRef x = b.InputF32({1, 4, 4, 8});
   ValueRef xq = b.Op("Quantize", {x}, {QU8(120, 0.03f)});
   ValueRef d = Dq(b, xq);
-  ValueRef m = b.Op("ElementWiseMaximum",
-                    {d, b.Op("ElementWiseMultiply", {d, b.F32({1, 1, 1, 1}, {0.2})})});
+  ValueRef m =
+      b.Op("ElementWiseMaximum", {d, b.Op("ElementWiseMultiply", {d, b.F32({1, 1, 1, 1}, {0.2})})});
   b.Output(Dq(b, b.Op("Quantize", {m}, {QU8(40, 0.02f)})));
   OptimizeResult r = OptimizeAndVerify(b.graph(), 0);
   const Node* max = FindOp(r.graph, "ElementWiseMaximum");
