@@ -1,19 +1,13 @@
 #include "cli/device_option.h"
 
 #include <cstdio>
-#include <filesystem>
-#include <system_error>
 #include <utility>
+
+#include "cli/data_dir.h"
 
 namespace egret::cli {
 
-std::string DefaultDevicesDir() {
-  std::error_code ec;
-  std::filesystem::path exe = std::filesystem::read_symlink("/proc/self/exe", ec);
-  std::filesystem::path dir = exe.parent_path().parent_path() / "share" / "egret" / "devices";
-  if (ec || !std::filesystem::exists(dir, ec)) return EGRET_DEVICES_DIR;
-  return dir.string();
-}
+std::string DefaultDevicesDir() { return DataDir("devices", "", EGRET_DEVICES_DIR); }
 
 std::shared_ptr<const cost::DeviceParams> DeviceOption(const std::string& value, bool* ok) {
   *ok = true;

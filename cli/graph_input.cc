@@ -1,11 +1,11 @@
 #include "cli/graph_input.h"
 
 #include <cmath>
-#include <filesystem>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
+#include "cli/data_dir.h"
 #include "egret/graph/checked_math.h"
 #include "egret/io/graph_io.h"
 #include "egret/onnx/onnx_reader.h"
@@ -83,11 +83,7 @@ absl::StatusOr<Graph> GraphInputFlags::Load(const std::string& path, int64_t uns
 }
 
 std::vector<std::string> DefaultRuleFiles() {
-  std::error_code ec;
-  std::filesystem::path exe = std::filesystem::read_symlink("/proc/self/exe", ec);
-  std::filesystem::path dir = exe.parent_path().parent_path() / "share" / "egret" / "rules";
-  if (ec || !std::filesystem::exists(dir / "hvx_ops.rules")) dir = EGRET_RULES_DIR;
-  return rules::ShippedRuleFiles(dir.string());
+  return rules::ShippedRuleFiles(DataDir("rules", "hvx_ops.rules", EGRET_RULES_DIR));
 }
 
 }  // namespace egret::cli

@@ -25,18 +25,13 @@ double Blocked(int64_t n) {
   return std::ceil(static_cast<double>(n) / kCroutonSide) * kCroutonSide;
 }
 
-std::string_view BaseOp(std::string_view op) {
-  const size_t dot = op.find('.');
-  return dot == std::string_view::npos ? op : op.substr(0, dot);
-}
-
 // Fills p.macs and p.matrix_macs for the op table's convolution and matrix
 // ops (docs/cost-model.md, "The latency model"); leaves them 0 for any other
 // op or when a shape it needs is unknown.
 void FillMatrixWork(std::string_view op, absl::Span<const TensorType> outputs,
                     absl::Span<const NodeInput> inputs, NodeProfile* p) {
   if (outputs.empty() || inputs.size() < 2) return;
-  const std::string_view base = BaseOp(op);
+  const std::string_view base = BaseOpName(op);
   const TensorType& out = outputs[0];
   const TensorType& in = *inputs[0].type;
   const TensorType& w = *inputs[1].type;
@@ -108,13 +103,17 @@ NodeCost NodeCostOf(const HvxCostModel& model, std::string_view op,
   return model.Cost(op, ProfileOf(op, outputs, inputs));
 }
 
-NodeCost GraphNodeCost(const HvxCostModel& model, const Graph& g, const Node& n) {
+NodeProfile GraphNodeProfile(const Graph& g, const Node& n) {
   absl::InlinedVector<NodeInput, 8> ins;
   for (const ValueRef& v : n.inputs) {
     const std::string& producer = g.node(v.node).op;
     ins.push_back(NodeInput{&g.TypeOf(v), producer == kShapeOp, producer == kConstOp});
   }
-  return NodeCostOf(model, n.op, n.outputs, ins);
+  return ProfileOf(n.op, n.outputs, ins);
+}
+
+NodeCost GraphNodeCost(const HvxCostModel& model, const Graph& g, const Node& n) {
+  return model.Cost(n.op, GraphNodeProfile(g, n));
 }
 
 double GraphCost(const Graph& g, const HvxCostModel& model, UncomputableNode* missing) {

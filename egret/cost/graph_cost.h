@@ -38,9 +38,13 @@ NodeProfile ProfileOf(std::string_view op, absl::Span<const TensorType> outputs,
 NodeCost NodeCostOf(const HvxCostModel& model, std::string_view op,
                     absl::Span<const TensorType> outputs, absl::Span<const NodeInput> inputs);
 
-// The cost of node `n` of `g` (its inputs are nodes of `g`; `n` itself need
-// not be added yet): NodeCostOf its outputs and inputs, an input produced by
-// a "$Shape" node being a shape value.
+// The profile of node `n` of `g` (its inputs are nodes of `g`; `n` itself
+// need not be added yet): ProfileOf its outputs and inputs, an input
+// produced by a "$Shape" node being a shape value and one produced by a
+// "$Const" node a constant.
+NodeProfile GraphNodeProfile(const Graph& g, const Node& n);
+
+// The cost of node `n` of `g`: model.Cost of GraphNodeProfile.
 NodeCost GraphNodeCost(const HvxCostModel& model, const Graph& g, const Node& n);
 
 // The first node of a graph that no HTP implementation can compute (with the

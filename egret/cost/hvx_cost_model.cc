@@ -9,18 +9,13 @@
 
 #include "absl/strings/str_cat.h"
 #include "egret/cost/latency_model.h"
+#include "egret/graph/op_table.h"
 
 namespace egret::cost {
 namespace {
 
 bool IsFreeOp(std::string_view op) {
   return op == "$Const" || op == "$Shape" || op == "$Out" || (!op.empty() && op.front() == '*');
-}
-
-std::string_view BaseName(std::string_view op) {
-  if (op.empty() || op.front() == '$' || op.front() == '*') return op;
-  size_t dot = op.find('.');
-  return dot == std::string_view::npos ? op : op.substr(0, dot);
 }
 
 }  // namespace
@@ -60,12 +55,22 @@ NodeCost HvxCostModel::Cost(std::string_view op, const NodeProfile& node) const 
   if (device_ == nullptr || !c.computable || c.cost <= kFreeCost || c.cost >= kDisabledCost) {
     return c;
   }
-  const double ns = NodeTimeNs(*device_, NodeWorkOf(*this, op, node, device_->vtcm_bytes));
+  // The rule cost at the HTP's precision (Float32 runs as fp16: half the
+  // bytes), which only a Float32 node needs priced again.
+  const NodeCost htp = node.dtype == DType::kFloat32
+                           ? RuleCost(op, node, node.output_bytes / 2, node.input_bytes / 2)
+                           : c;
+  const double ns = NodeTimeNs(*device_, NodeWorkFrom(htp, op, node, device_->vtcm_bytes));
   c.cost = std::isfinite(ns) ? std::clamp(ns, kFreeCost, kMaxComputeCost) : kMaxComputeCost;
   return c;
 }
 
 NodeCost HvxCostModel::RuleCost(std::string_view op, const NodeProfile& node) const {
+  return RuleCost(op, node, node.output_bytes, node.input_bytes);
+}
+
+NodeCost HvxCostModel::RuleCost(std::string_view op, const NodeProfile& node, int64_t output_bytes,
+                                int64_t input_bytes) const {
   NodeCost out;
   if (IsFreeOp(op)) {
     out.computable = true;
@@ -73,7 +78,6 @@ NodeCost HvxCostModel::RuleCost(std::string_view op, const NodeProfile& node) co
     out.impl = "free";
     return out;
   }
-  const int64_t output_bytes = node.output_bytes, input_bytes = node.input_bytes;
   const double vectors = static_cast<double>(Vectors(output_bytes));
   // Saturating: the working set of a huge tensor must not overflow.
   const int64_t working_set = output_bytes > std::numeric_limits<int64_t>::max() - input_bytes
@@ -92,7 +96,7 @@ NodeCost HvxCostModel::RuleCost(std::string_view op, const NodeProfile& node) co
     out.no_htp = NoHtpImpl::kNotForTypes;
     out.reason = absl::StrCat("the HTP has no ", std::string(DTypeName(*d)), " tensors");
   }
-  for (std::string_view name : {op, BaseName(op)}) {
+  for (std::string_view name : {op, BaseOpName(op)}) {
     if (out.no_htp != NoHtpImpl::kNone) break;
     auto ov = table_.overrides.find(std::string(name));
     if (ov != table_.overrides.end()) {

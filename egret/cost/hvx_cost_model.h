@@ -67,6 +67,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/inlined_vector.h"
 #include "egret/cost/impl_types.h"
 #include "egret/graph/dtype.h"
 
@@ -188,7 +189,7 @@ struct NodeProfile {
   // The bytes of each activation the node writes (its outputs) and reads (its
   // inputs other than constants and "$Shape" values): one that does not fit
   // in VTCM goes through DDR.
-  std::vector<int64_t> output_activation_bytes, input_activation_bytes;
+  absl::InlinedVector<int64_t, 4> output_activation_bytes, input_activation_bytes;
 };
 
 // The end of an error about a node priced `c`, which has no HTP
@@ -217,6 +218,10 @@ class HvxCostModel {
   // The rule-cost model's price of the node, in HVX cycles, whatever device
   // is set.
   NodeCost RuleCost(std::string_view op, const NodeProfile& node) const;
+  // The same with these output and input bytes in place of the node's (the
+  // latency model prices Float32 at fp16's two bytes).
+  NodeCost RuleCost(std::string_view op, const NodeProfile& node, int64_t output_bytes,
+                    int64_t input_bytes) const;
 
   // Prices nodes in predicted nanoseconds on `device` (null: HVX cycles, the
   // default).

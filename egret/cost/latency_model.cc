@@ -7,6 +7,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "egret/cost/graph_cost.h"
 #include "egret/graph/dtype.h"
+#include "egret/graph/op_table.h"
 
 namespace egret::cost {
 namespace {
@@ -18,24 +19,21 @@ double HtpBytes(int64_t bytes, DType t) {
   return t == DType::kFloat32 ? static_cast<double>(bytes) / 2 : static_cast<double>(bytes);
 }
 
-std::string_view BaseOp(std::string_view op) {
-  const size_t dot = op.find('.');
-  return dot == std::string_view::npos ? op : op.substr(0, dot);
-}
-
 }  // namespace
 
 NodeWork NodeWorkOf(const HvxCostModel& rules, std::string_view op, const NodeProfile& node,
                     int64_t vtcm_bytes) {
-  NodeWork w;
   // The HTP computes Float32 in fp16: its rule cost is that of the halved
   // bytes (half the vectors).
-  NodeProfile htp = node;
-  if (node.dtype == DType::kFloat32) {
-    htp.output_bytes /= 2;
-    htp.input_bytes /= 2;
-  }
-  const NodeCost c = rules.RuleCost(op, htp);
+  const bool fp32 = node.dtype == DType::kFloat32;
+  return NodeWorkFrom(rules.RuleCost(op, node, fp32 ? node.output_bytes / 2 : node.output_bytes,
+                                     fp32 ? node.input_bytes / 2 : node.input_bytes),
+                      op, node, vtcm_bytes);
+}
+
+NodeWork NodeWorkFrom(const NodeCost& c, std::string_view op, const NodeProfile& node,
+                      int64_t vtcm_bytes) {
+  NodeWork w;
   w.rule_cost = c.computable ? c.cost : 0;
   if (!c.computable || c.cost <= kFreeCost || c.cost >= kDisabledCost) return w;
   // Computed from constants alone while the graph is prepared.
@@ -51,12 +49,12 @@ NodeWork NodeWorkOf(const HvxCostModel& rules, std::string_view op, const NodePr
   w.dispatched = true;
   const DType act = node.input_dtype != DType::kUnknown ? node.input_dtype : node.dtype;
   const double elem_bytes = IsEightBit(act) ? 1 : 2;
-  if (node.matrix_macs > 0) {
-    (IsEightBit(act) ? w.matrix8_macs : w.matrix16_macs) = node.matrix_macs;
-    // The HVX alternative: a 128-byte vector of multiply-accumulates a cycle.
+  if (node.macs > 0 || node.matrix_macs > 0) {
+    // On HVX (a depthwise convolution's only way; a matrix op's
+    // alternative): a 128-byte vector of multiply-accumulates a cycle.
     w.vector_cycles = node.macs * elem_bytes / static_cast<double>(kHvxVectorBytes);
-  } else if (node.macs > 0) {
-    w.vector_cycles = node.macs * elem_bytes / static_cast<double>(kHvxVectorBytes);
+    if (node.matrix_macs > 0)
+      (IsEightBit(act) ? w.matrix8_macs : w.matrix16_macs) = node.matrix_macs;
   } else {
     w.vector_cycles = c.cost;
   }
@@ -65,7 +63,7 @@ NodeWork NodeWorkOf(const HvxCostModel& rules, std::string_view op, const NodePr
   // read back by each reader: its bytes cross DDR at both ends.
   // A slice reads only its part of an input in DDR (the tiles of a tiled
   // convolution).
-  const std::string_view base = BaseOp(op);
+  const std::string_view base = BaseOpName(op);
   const bool slice = base == "Slice_shape" || base == "StridedSlice";
   const double half_vtcm = static_cast<double>(vtcm_bytes) / 2;
   w.ddr_bytes = const_bytes;
@@ -96,16 +94,10 @@ double NodeTimeNs(const DeviceParams& d, const NodeWork& w) {
 
 GraphWork GraphWorkOf(const Graph& g, const HvxCostModel& rules, int64_t vtcm_bytes) {
   GraphWork out;
-  absl::InlinedVector<NodeInput, 8> ins;
   for (const Node& n : g.nodes()) {
     if (n.op == kConstOp || n.op == kShapeOp || n.op == kInputOp) continue;
-    ins.clear();
-    for (const ValueRef& v : n.inputs) {
-      const std::string& producer = g.node(v.node).op;
-      ins.push_back(NodeInput{&g.TypeOf(v), producer == kShapeOp, producer == kConstOp});
-    }
     out.ops.push_back(n.op);
-    out.work.push_back(NodeWorkOf(rules, n.op, ProfileOf(n.op, n.outputs, ins), vtcm_bytes));
+    out.work.push_back(NodeWorkOf(rules, n.op, GraphNodeProfile(g, n), vtcm_bytes));
   }
   return out;
 }
@@ -121,7 +113,7 @@ std::vector<OpTime> TimeByOp(const DeviceParams& d, const GraphWork& g) {
   for (size_t i = 0; i < g.work.size(); ++i) {
     const double ns = NodeTimeNs(d, g.work[i]);
     if (ns <= 0) continue;
-    std::string op(BaseOp(g.ops[i]));
+    std::string op(BaseOpName(g.ops[i]));
     OpTime& t = by[op];
     t.op = op;
     ++t.nodes;

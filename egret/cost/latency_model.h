@@ -55,6 +55,10 @@ struct NodeWork {
 // or without a device: its RuleCost is used), with `vtcm_bytes` of VTCM.
 NodeWork NodeWorkOf(const HvxCostModel& rules, std::string_view op, const NodeProfile& node,
                     int64_t vtcm_bytes);
+// The same from `htp_cost`, the node's RuleCost at the HTP's precision (for
+// a Float32 node, of half its output and input bytes).
+NodeWork NodeWorkFrom(const NodeCost& htp_cost, std::string_view op, const NodeProfile& node,
+                      int64_t vtcm_bytes);
 
 // Predicted nanoseconds of a node with this work on `device`.
 double NodeTimeNs(const DeviceParams& device, const NodeWork& work);

@@ -12,6 +12,7 @@
 #include "egret/cost/device_params.h"
 #include "egret/cost/graph_cost.h"
 #include "egret/cost/hvx_cost_model.h"
+#include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
 namespace egret::cost {
@@ -46,8 +47,8 @@ TEST(LatencyModelTest, ProfileOfAConvolutionCountsMacsAndTilePaddedMatrixMacs) {
   EXPECT_DOUBLE_EQ(p.matrix_macs, 64.0 * 9 * 64 * 64);
   EXPECT_EQ(p.const_bytes, w.byte_size() + b.byte_size());
   EXPECT_EQ(p.input_dtype, DType::kQUInt8);
-  EXPECT_EQ(p.output_activation_bytes, (std::vector<int64_t>{out.byte_size()}));
-  EXPECT_EQ(p.input_activation_bytes, (std::vector<int64_t>{in.byte_size()}));
+  EXPECT_THAT(p.output_activation_bytes, ::testing::ElementsAre(out.byte_size()));
+  EXPECT_THAT(p.input_activation_bytes, ::testing::ElementsAre(in.byte_size()));
   EXPECT_FALSE(p.constant_inputs);
   EXPECT_TRUE(ProfileOf("Slice_shape", {w}, {{&w, false, true}}).constant_inputs);
 }
