@@ -103,11 +103,7 @@ absl::StatusOr<OptimizeResult> Optimize(const Graph& input, const Rules& rules,
   egret::OptimizeOptions pipeline = PipelineOptions(options, extractor, rules, rule_flags);
   if (!options.device_file.empty()) {
     // A file path: no directory of shipped devices is searched.
-    const std::string& path = options.device_file;
-    const bool is_path = path.find('/') != std::string::npos ||
-                         (path.size() > 5 && path.substr(path.size() - 5) == ".json");
-    EGRET_ASSIGN_OR_RETURN(cost::DeviceParams device,
-                           cost::LoadDevice(is_path ? path : "./" + path, ""));
+    EGRET_ASSIGN_OR_RETURN(cost::DeviceParams device, cost::LoadDeviceFile(options.device_file));
     pipeline.device = std::make_shared<const cost::DeviceParams>(std::move(device));
   }
   EGRET_ASSIGN_OR_RETURN(egret::OptimizeResult r,

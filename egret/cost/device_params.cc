@@ -3,13 +3,12 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "egret/support/file_io.h"
 #include "nlohmann/json.hpp"
 
 namespace egret::cost {
@@ -140,6 +139,12 @@ std::vector<std::string> ShippedDevices(const std::string& dir) {
   return names;
 }
 
+absl::StatusOr<DeviceParams> LoadDeviceFile(const std::string& path) {
+  absl::StatusOr<std::string> text = ReadFile(path);
+  if (!text.ok()) return text.status();
+  return ParseDeviceParams(*text, path);
+}
+
 absl::StatusOr<DeviceParams> LoadDevice(std::string_view name_or_path, const std::string& dir) {
   std::string path(name_or_path);
   const bool is_path = path.find('/') != std::string::npos ||
@@ -155,11 +160,7 @@ absl::StatusOr<DeviceParams> LoadDevice(std::string_view name_or_path, const std
           "; or give a device file made by `egret calibrate`)"));
     }
   }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return absl::NotFoundError(absl::StrCat(path, ": error: cannot read the device file"));
-  std::stringstream text;
-  text << in.rdbuf();
-  return ParseDeviceParams(text.str(), path);
+  return LoadDeviceFile(path);
 }
 
 DeviceParams PublicPrior(std::string_view name, std::string_view chipset) {

@@ -59,6 +59,10 @@ std::string DeviceParamsJson(const DeviceParams& d);
 // The devices egret ships: the directory `dir` (egret/cost/devices, or its
 // installed copy) and the names of its *.json files, sorted.
 std::vector<std::string> ShippedDevices(const std::string& dir);
+// The device file at `path` (read as support/file_io.h's ReadFile reads: a
+// FIFO or directory is refused, not waited on); errors start with the path.
+absl::StatusOr<DeviceParams> LoadDeviceFile(const std::string& path);
+
 // `name_or_path`: a path to a JSON file (it has a '/' or ends in ".json"), or
 // the name of a shipped device in `dir`. Unknown names list the shipped ones.
 absl::StatusOr<DeviceParams> LoadDevice(std::string_view name_or_path, const std::string& dir);

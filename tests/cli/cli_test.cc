@@ -1675,6 +1675,10 @@ TEST_F(CliTest, CostAndCalibrateOnTheExample) {
   r = Run({"cost", Path("nets/block.onnx"), "--device", Path("phone.json")});
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_THAT(r.out, HasSubstr("(predicted for phone-1,"));
+  // A device path that is no regular file is refused at once, never read.
+  r = Run({"cost", Path("nets/block.onnx"), "--device", Path("nets")});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_THAT(r.err, HasSubstr(absl::StrCat(Path("nets"), ": error: is a directory")));
 
   Write("bad.tsv",
         "model\tprecision\tchipset\truntime\tinference_ms\n"
