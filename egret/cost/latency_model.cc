@@ -113,7 +113,10 @@ std::vector<OpTime> TimeByOp(const DeviceParams& d, const GraphWork& g) {
   for (size_t i = 0; i < g.work.size(); ++i) {
     const double ns = NodeTimeNs(d, g.work[i]);
     if (ns <= 0) continue;
-    std::string op(BaseOpName(g.ops[i]));
+    // An op egret does not know ("onnx.DepthToSpace") keeps its dots: they
+    // are not an implementation suffix.
+    const std::string_view name = g.ops[i];
+    std::string op(FindOpDef(name) == nullptr ? name : BaseOpName(name));
     OpTime& t = by[op];
     t.op = op;
     ++t.nodes;

@@ -75,8 +75,8 @@ GraphWork GraphWorkOf(const Graph& g, const HvxCostModel& rules, int64_t vtcm_by
 // plus every node's time, in ms.
 double PredictMs(const DeviceParams& device, const std::vector<NodeWork>& work);
 
-// Predicted time by op (the op name without an implementation suffix), most
-// first.
+// Predicted time by op (the op name without an implementation suffix; an op
+// egret does not know, "onnx.X", by its whole name), most first.
 struct OpTime {
   std::string op;
   int nodes = 0;

@@ -173,13 +173,16 @@ TEST(LatencyModelTest, TimeByOpSumsByOpWithoutImplementationSuffixesMostFirst) {
   small.dispatched = large.dispatched = true;
   small.vector_cycles = 10;
   large.vector_cycles = 1000;
-  GraphWork g{{"Relu", "Conv2d.opt", "Conv2d", "Reshape"}, {small, large, small, NodeWork{}}};
+  GraphWork g{{"Relu", "Conv2d.opt", "Conv2d", "Reshape", "onnx.DepthToSpace"},
+              {small, large, small, NodeWork{}, small}};
   const std::vector<OpTime> t = TimeByOp(d, g);
-  ASSERT_EQ(t.size(), 2u);
+  ASSERT_EQ(t.size(), 3u);
   EXPECT_EQ(t[0].op, "Conv2d");
   EXPECT_EQ(t[0].nodes, 2);
   EXPECT_DOUBLE_EQ(t[0].ms, (1100 + 110) / 1e6);
+  // Equal times are listed by name; an unknown op keeps its dotted name.
   EXPECT_EQ(t[1].op, "Relu");
+  EXPECT_EQ(t[2].op, "onnx.DepthToSpace");
 }
 
 TEST(DeviceParamsTest, JsonRoundTripsAndBadFilesNameTheProblem) {
