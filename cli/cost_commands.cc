@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -155,53 +156,54 @@ absl::StatusOr<std::vector<Row>> ReadMeasurements(const std::string& path,
                                                   std::vector<std::string>* chipsets_seen) {
   absl::StatusOr<std::string> text = ReadFile(path);
   if (!text.ok()) return text.status();
+  // The columns read, and where the header puts each.
+  constexpr std::array<const char*, 5> kColumns = {"model", "precision", "chipset", "runtime",
+                                                   "inference_ms"};
+  enum { kModel, kPrecision, kChipset, kRuntime, kMs };
+  std::array<size_t, kColumns.size()> at = {};
   std::vector<Row> rows;
-  std::vector<std::string> header;
+  size_t header_size = 0;  // 0: no header yet
   int line_no = 0;
   for (absl::string_view line : absl::StrSplit(*text, '\n')) {
     ++line_no;
     if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
     if (line.empty() || line.front() == '#') continue;
     std::vector<std::string> cells = absl::StrSplit(line, '\t');
-    if (header.empty()) {
-      header = cells;
-      for (const char* need : {"model", "precision", "chipset", "runtime", "inference_ms"}) {
-        if (std::find(header.begin(), header.end(), need) == header.end()) {
+    if (header_size == 0) {
+      for (size_t c = 0; c < kColumns.size(); ++c) {
+        at[c] = std::find(cells.begin(), cells.end(), kColumns[c]) - cells.begin();
+        if (at[c] == cells.size()) {
           return absl::InvalidArgumentError(absl::StrFormat(
               "%s:%d:1: error: the header has no '%s' column (it needs model, precision, "
               "chipset, runtime and inference_ms, tab-separated)",
-              path, line_no, need));
+              path, line_no, kColumns[c]));
         }
       }
+      header_size = cells.size();
       continue;
     }
-    auto col = [&](const char* name) -> std::string {
-      const size_t i = std::find(header.begin(), header.end(), name) - header.begin();
-      return i < cells.size() ? cells[i] : std::string();
-    };
-    if (cells.size() != header.size()) {
+    if (cells.size() != header_size) {
       return absl::InvalidArgumentError(
           absl::StrFormat("%s:%d:1: error: %d columns, the header has %d", path, line_no,
-                          cells.size(), header.size()));
+                          cells.size(), header_size));
     }
-    const std::string chip = col("chipset");
+    const std::string& chip = cells[at[kChipset]];
     if (std::find(chipsets_seen->begin(), chipsets_seen->end(), chip) == chipsets_seen->end()) {
       chipsets_seen->push_back(chip);
     }
-    if (chip != chipset || col("runtime") != runtime) continue;
-    Row r{col("model"), col("precision"), 0};
-    const std::string ms = col("inference_ms");
+    if (chip != chipset || cells[at[kRuntime]] != runtime) continue;
+    Row r{cells[at[kModel]], cells[at[kPrecision]], 0};
+    const std::string& ms = cells[at[kMs]];
     if (!absl::SimpleAtod(ms, &r.ms) || !std::isfinite(r.ms) || r.ms <= 0) {
-      size_t column = 1;
-      const size_t idx = std::find(header.begin(), header.end(), "inference_ms") - header.begin();
-      for (size_t i = 0; i < idx; ++i) column += cells[i].size() + 1;
+      size_t column = 1;  // of the cell's first character
+      for (size_t i = 0; i < at[kMs]; ++i) column += cells[i].size() + 1;
       return absl::InvalidArgumentError(
           absl::StrFormat("%s:%d:%d: error: inference_ms '%s' is not a positive number", path,
                           line_no, column, ms));
     }
     rows.push_back(std::move(r));
   }
-  if (header.empty()) {
+  if (header_size == 0) {
     return absl::InvalidArgumentError(absl::StrCat(path, ":1:1: error: no header line"));
   }
   return rows;
