@@ -27,8 +27,10 @@ std::string_view Descr(DType t) {
     case DType::kInt64:
       return "<i8";
     case DType::kQUInt8:
+    case DType::kQUInt4:
       return "|u1";
     case DType::kQInt8:
+    case DType::kQInt4:
       return "|i1";
     case DType::kQUInt16:
       return "<u2";

@@ -83,7 +83,10 @@ NodeProfile ProfileOf(std::string_view op, absl::Span<const TensorType> outputs,
     const TensorType& t = *inputs[i].type;
     if (inputs[i].shape_value) continue;
     p.input_bytes = SaturatingAdd(p.input_bytes, t.byte_size());
-    if (inputs[i].constant) {
+    if (inputs[i].stored != nullptr) {
+      p.stored_weight_bytes =
+          SaturatingAdd(p.stored_weight_bytes, inputs[i].stored->stored_byte_size());
+    } else if (inputs[i].constant) {
       p.const_bytes = SaturatingAdd(p.const_bytes, t.byte_size());
     } else {
       p.input_activation_bytes.push_back(t.byte_size());
@@ -106,8 +109,16 @@ NodeCost NodeCostOf(const HvxCostModel& model, std::string_view op,
 NodeProfile GraphNodeProfile(const Graph& g, const Node& n) {
   absl::InlinedVector<NodeInput, 8> ins;
   for (const ValueRef& v : n.inputs) {
-    const std::string& producer = g.node(v.node).op;
-    ins.push_back(NodeInput{&g.TypeOf(v), producer == kShapeOp, producer == kConstOp});
+    const Node& producer = g.node(v.node);
+    NodeInput in{&g.TypeOf(v), producer.op == kShapeOp, producer.op == kConstOp};
+    if (producer.op == "Dequantize" && producer.inputs.size() == 1) {
+      const ValueRef q = producer.inputs[0];
+      if (g.node(q.node).op == kConstOp && IsQuantized(g.TypeOf(q).dtype)) {
+        in.constant = true;
+        in.stored = &g.TypeOf(q);
+      }
+    }
+    ins.push_back(in);
   }
   return ProfileOf(n.op, n.outputs, ins);
 }

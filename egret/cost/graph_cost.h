@@ -23,6 +23,11 @@ struct NodeInput {
   bool shape_value = false;
   // A constant (a weight): the latency model reads its bytes from DDR.
   bool constant = false;
+  // For a weight read through a Dequantize of a quantized constant (a QDQ or
+  // block-quantized 4-bit weight): that constant's type. The HTP keeps such
+  // a weight quantized and reads its stored bytes (TensorType::
+  // stored_byte_size), not the dequantized ones. Null otherwise.
+  const TensorType* stored = nullptr;
 };
 
 // The NodeProfile (hvx_cost_model.h) of a node of `op` with outputs `outputs`

@@ -181,6 +181,10 @@ struct NodeProfile {
   double matrix_macs = 0;
   // Bytes of the inputs that are constants (weights): read from DDR.
   int64_t const_bytes = 0;
+  // Bytes of the weights kept quantized (NodeInput::stored), at their stored
+  // width (two 4-bit elements to a byte): read from DDR as they are. Not in
+  // const_bytes.
+  int64_t stored_weight_bytes = 0;
   // The dtype of the first data operand (a matrix op's activation dtype).
   DType input_dtype = DType::kUnknown;
   // Every input is a constant or a "$Shape" value: the HTP computes the node

@@ -66,7 +66,7 @@ NodeWork NodeWorkFrom(const NodeCost& c, std::string_view op, const NodeProfile&
   const std::string_view base = BaseOpName(op);
   const bool slice = base == "Slice_shape" || base == "StridedSlice";
   const double half_vtcm = static_cast<double>(vtcm_bytes) / 2;
-  w.ddr_bytes = const_bytes;
+  w.ddr_bytes = const_bytes + static_cast<double>(node.stored_weight_bytes);
   for (int64_t b : node.output_activation_bytes) {
     const double bytes = HtpBytes(b, node.dtype);
     if (bytes > half_vtcm) w.ddr_bytes += bytes;

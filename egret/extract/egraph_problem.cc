@@ -46,15 +46,30 @@ absl::StatusOr<EGraphProblem> BuildProblem(const EGraph& g, const cost::HvxCostM
   std::vector<cost::NodeInput> ins;
   const Symbol shape_op = Symbol::Intern(kShapeOp);
   const Symbol const_op = Symbol::Intern(kConstOp);
+  const Symbol dequantize_op = Symbol::Intern("Dequantize");
+  // The input as pricing sees it: a weight read through a Dequantize of a
+  // quantized constant is priced at its stored bytes (graph_cost.h).
+  auto input_of = [&](Id c) {
+    cost::NodeInput in{&g.TypeOf(c), !g.ClassNodesWithOp(c, shape_op).empty(),
+                       !g.ClassNodesWithOp(c, const_op).empty()};
+    for (NodeIdx d : g.ClassNodesWithOp(c, dequantize_op)) {
+      if (!g.IsLive(d) || g.Node(d).children.size() != 1) continue;
+      const Id q = g.Find(g.Node(d).children[0]);
+      if (IsQuantized(g.TypeOf(q).dtype) && !g.ClassNodesWithOp(q, const_op).empty()) {
+        in.constant = true;
+        in.stored = &g.TypeOf(q);
+        break;
+      }
+    }
+    return in;
+  };
   for (size_t i = 0; i < order.size(); ++i) {
     const TensorType& t = g.TypeOf(order[i]);
     for (NodeIdx n : g.ClassNodes(order[i])) {
       if (!g.IsLive(n)) continue;
       ins.clear();
       for (Id ch : g.Node(n).children) {
-        const Id c = g.Find(ch);
-        ins.push_back(cost::NodeInput{&g.TypeOf(c), !g.ClassNodesWithOp(c, shape_op).empty(),
-                                      !g.ClassNodesWithOp(c, const_op).empty()});
+        ins.push_back(input_of(g.Find(ch)));
       }
       cost::NodeCost c = cost::NodeCostOf(model, g.NodeOp(n).str(), {t}, ins);
       nodes[i].push_back(NodeInfo{n, c.cost, c.computable});

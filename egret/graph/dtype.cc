@@ -8,24 +8,13 @@ namespace egret {
 namespace {
 
 constexpr auto kNames = MakeEnumNames<DType>({
-    {DType::kUnknown, "UNKNOWN"},
-    {DType::kQUInt8, "QUInt8"},
-    {DType::kQUInt16, "QUInt16"},
-    {DType::kQInt16, "QInt16"},
-    {DType::kFloat32, "Float32"},
-    {DType::kInt32, "Int32"},
-    {DType::kQInt32, "QInt32"},
-    {DType::kQInt8, "QInt8"},
-    {DType::kFloat16, "Float16"},
-    {DType::kInt64, "Int64"},
-    {DType::kBool, "Bool"},
-    {DType::kFloat64, "Float64"},
-    {DType::kUInt32, "UInt32"},
-    {DType::kUInt64, "UInt64"},
-    {DType::kBFloat16, "BFloat16"},
-    {DType::kString, "String"},
-    {DType::kNone, "None"},
-    {DType::kMulti, "Multi"},
+    {DType::kUnknown, "UNKNOWN"}, {DType::kQUInt8, "QUInt8"},   {DType::kQUInt16, "QUInt16"},
+    {DType::kQInt16, "QInt16"},   {DType::kFloat32, "Float32"}, {DType::kInt32, "Int32"},
+    {DType::kQInt32, "QInt32"},   {DType::kQInt8, "QInt8"},     {DType::kFloat16, "Float16"},
+    {DType::kInt64, "Int64"},     {DType::kBool, "Bool"},       {DType::kFloat64, "Float64"},
+    {DType::kUInt32, "UInt32"},   {DType::kUInt64, "UInt64"},   {DType::kBFloat16, "BFloat16"},
+    {DType::kString, "String"},   {DType::kQInt4, "QInt4"},     {DType::kQUInt4, "QUInt4"},
+    {DType::kNone, "None"},       {DType::kMulti, "Multi"},
 });
 
 }  // namespace
@@ -45,6 +34,8 @@ int ElementSize(DType t) {
   switch (t) {
     case DType::kQUInt8:
     case DType::kQInt8:
+    case DType::kQUInt4:
+    case DType::kQInt4:
     case DType::kBool:
       return 1;
     case DType::kQUInt16:
@@ -66,13 +57,17 @@ int ElementSize(DType t) {
   }
 }
 
+int StorageBits(DType t) {
+  return t == DType::kQUInt4 || t == DType::kQInt4 ? 4 : 8 * ElementSize(t);
+}
+
 bool IsQuantized(DType t) {
-  return t == DType::kQUInt8 || t == DType::kQInt8 || t == DType::kQUInt16 || t == DType::kQInt16 ||
-         t == DType::kQInt32;
+  return t == DType::kQUInt4 || t == DType::kQInt4 || t == DType::kQUInt8 || t == DType::kQInt8 ||
+         t == DType::kQUInt16 || t == DType::kQInt16 || t == DType::kQInt32;
 }
 
 bool IsQuantizedSigned(DType t) {
-  return t == DType::kQInt8 || t == DType::kQInt16 || t == DType::kQInt32;
+  return t == DType::kQInt4 || t == DType::kQInt8 || t == DType::kQInt16 || t == DType::kQInt32;
 }
 
 bool IsFloat(DType t) {
@@ -88,6 +83,8 @@ bool IsConcrete(DType t) { return ElementSize(t) > 0; }
 
 int64_t StorageMin(DType t) {
   switch (t) {
+    case DType::kQInt4:
+      return -8;
     case DType::kQInt8:
       return std::numeric_limits<int8_t>::min();
     case DType::kQInt16:
@@ -104,6 +101,10 @@ int64_t StorageMin(DType t) {
 
 int64_t StorageMax(DType t) {
   switch (t) {
+    case DType::kQInt4:
+      return 7;
+    case DType::kQUInt4:
+      return 15;
     case DType::kQUInt8:
       return std::numeric_limits<uint8_t>::max();
     case DType::kQInt8:

@@ -29,6 +29,8 @@ enum class DType : uint8_t {
   kUInt64 = 13,    // egret extension: unsigned 64-bit integer
   kBFloat16 = 14,  // egret extension: bfloat16 (the upper half of a float32)
   kString = 15,    // egret extension: ONNX's STRING (Tensor::strings(), no bytes)
+  kQInt4 = 16,     // egret extension: signed 4-bit quantized, [-8, 7], one per byte
+  kQUInt4 = 17,    // egret extension: unsigned 4-bit quantized, [0, 15], one per byte
   kNone = 254,     // an op with no tensor output
   kMulti = 255,    // an op with several outputs, read through "$Out"
 };
@@ -41,14 +43,18 @@ std::optional<DType> ParseDType(std::string_view name);
 // Inverse of the numeric value; nullopt when no DType has it.
 std::optional<DType> DTypeFromValue(int value);
 
-// Bytes per element: 1 for QUInt8/QInt8/Bool, 2 for the 16-bit types
+// Bytes per element as egret holds it: 1 for QUInt8/QInt8/Bool and for the
+// 4-bit QUInt4/QInt4 (one element per byte, unpacked), 2 for the 16-bit types
 // (QUInt16, QInt16, Float16, BFloat16), 4 for Float32/Int32/QInt32/UInt32, 8
 // for Int64/UInt64/Float64, 0 for Unknown/None/Multi and for String (whose
 // elements are std::strings a Tensor keeps apart from its bytes).
 int ElementSize(DType t);
-// QUInt8, QInt8, QUInt16, QInt16, QInt32.
+// Bits per element as a device or a file stores it: 4 for QUInt4/QInt4
+// (two to a byte), else 8 * ElementSize.
+int StorageBits(DType t);
+// QUInt4, QInt4, QUInt8, QInt8, QUInt16, QInt16, QInt32.
 bool IsQuantized(DType t);
-// QInt8, QInt16, QInt32.
+// QInt4, QInt8, QInt16, QInt32.
 bool IsQuantizedSigned(DType t);
 // Float32, Float16, Float64, BFloat16.
 bool IsFloat(DType t);

@@ -498,7 +498,7 @@ absl::StatusOr<TensorType> Reader::ReadType(const Json& j, const std::string& pt
 
 absl::Status Reader::ReadPerAxis(const Json& j, const std::string& ptr, TensorType* type) const {
   EGRET_RETURN_IF_ERROR(Expect(j, ptr, j.is_object(), "an object (a per-axis encoding)"));
-  EGRET_RETURN_IF_ERROR(CheckMembers(j, ptr, {"axis", "zero_offsets", "stepsizes"}));
+  EGRET_RETURN_IF_ERROR(CheckMembers(j, ptr, {"axis", "zero_offsets", "stepsizes", "block_size"}));
   for (const char* key : {"axis", "zero_offsets", "stepsizes"}) {
     if (!j.contains(key)) return Fail(ptr, absl::StrCat("missing member '", key, "'"));
   }
@@ -520,8 +520,13 @@ absl::Status Reader::ReadPerAxis(const Json& j, const std::string& ptr, TensorTy
     EGRET_RETURN_IF_ERROR(GetInt(zj[i], Child(zptr, i), &z));
     zeros.push_back(static_cast<int32_t>(std::clamp<int64_t>(z, INT32_MIN, INT32_MAX)));
   }
+  int64_t block_size = 0;
+  if (auto b = j.find("block_size"); b != j.end()) {
+    EGRET_RETURN_IF_ERROR(GetInt(*b, Child(ptr, "block_size"), &block_size));
+    if (block_size <= 0) return Fail(Child(ptr, "block_size"), "must be positive");
+  }
   const int a = static_cast<int>(std::clamp<int64_t>(axis, -1, kMaxRank));
-  absl::Status st = type->SetPerAxis(a, std::move(steps), std::move(zeros));
+  absl::Status st = type->SetPerAxis(a, std::move(steps), std::move(zeros), block_size);
   if (!st.ok()) return Fail(ptr, std::string(st.message()));
   return absl::OkStatus();
 }
@@ -1065,6 +1070,7 @@ Json TypeJson(const TensorType& t) {
     for (float f : t.per_axis->stepsizes) steps.push_back(FloatJson(f));
     q["stepsizes"] = std::move(steps);
     q["zero_offsets"] = t.per_axis->zero_offsets;
+    if (t.per_axis->block_size > 0) q["block_size"] = t.per_axis->block_size;
     j["per_axis"] = std::move(q);
     return j;
   }
@@ -1131,9 +1137,11 @@ Json ElementJson(const Tensor& t, int64_t i) {
   };
   switch (t.type().dtype) {
     case DType::kQUInt8:
+    case DType::kQUInt4:
     case DType::kBool:
       return load(uint8_t{});
     case DType::kQInt8:
+    case DType::kQInt4:
       return load(int8_t{});
     case DType::kQUInt16:
       return load(uint16_t{});

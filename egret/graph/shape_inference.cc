@@ -125,7 +125,7 @@ absl::StatusOr<TensorType> ShapeContext::Out(Dims dims, int from, size_t k) cons
   TensorType out(dt, std::move(dims), declared->zero_offset, declared->stepsize);
   if (declared->per_axis && IsQuantized(dt)) {
     const AxisQuantization& q = *declared->per_axis;
-    absl::Status st = out.SetPerAxis(q.axis, q.stepsizes, q.zero_offsets);
+    absl::Status st = out.SetPerAxis(q.axis, q.stepsizes, q.zero_offsets, q.block_size);
     if (!st.ok()) return Error(absl::StrCat("declared output type: ", st.message()));
   }
   return out;

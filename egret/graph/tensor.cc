@@ -184,6 +184,20 @@ absl::StatusOr<Tensor> Tensor::FromBytes(TensorType type, absl::Span<const uint8
     return absl::InvalidArgumentError(absl::StrCat("tensor of type ", type.ToString(), " needs ",
                                                    type.byte_size(), " bytes, got ", bytes.size()));
   }
+  if (StorageBits(type.dtype) == 4) {
+    // One 4-bit element per byte: a byte outside the range is not one.
+    const int lo = static_cast<int>(StorageMin(type.dtype));
+    const int hi = static_cast<int>(StorageMax(type.dtype));
+    const bool is_signed = IsQuantizedSigned(type.dtype);
+    for (size_t i = 0; i < bytes.size(); ++i) {
+      const int v = is_signed ? static_cast<int8_t>(bytes[i]) : bytes[i];
+      if (v < lo || v > hi) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("element ", i, " of a ", std::string(DTypeName(type.dtype)), " tensor is ",
+                         v, ", outside [", lo, ", ", hi, "]"));
+      }
+    }
+  }
   Tensor t = Uninitialized(std::move(type));
   std::copy(bytes.begin(), bytes.end(), t.bytes_.begin());
   return t;
@@ -200,9 +214,11 @@ double Tensor::GetValue(int64_t i) const {
   const uint8_t* p = bytes_.data() + i * ElementSize(type_.dtype);
   switch (type_.dtype) {
     case DType::kQUInt8:
+    case DType::kQUInt4:
     case DType::kBool:
       return Load<uint8_t>(p);
     case DType::kQInt8:
+    case DType::kQInt4:
       return Load<int8_t>(p);
     case DType::kQUInt16:
       return Load<uint16_t>(p);
@@ -245,12 +261,14 @@ void Tensor::SetValue(int64_t i, double v) {
   DType t = type_.dtype;
   switch (t) {
     case DType::kQUInt8:
+    case DType::kQUInt4:
       Store(p, SaturateRound<uint8_t>(v, StorageMin(t), StorageMax(t)));
       break;
     case DType::kBool:
       Store<uint8_t>(p, v != 0.0 ? 1 : 0);
       break;
     case DType::kQInt8:
+    case DType::kQInt4:
       Store(p, SaturateRound<int8_t>(v, StorageMin(t), StorageMax(t)));
       break;
     case DType::kQUInt16:

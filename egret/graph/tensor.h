@@ -71,7 +71,8 @@ class Tensor {
   // over memory per node). The dtype must be concrete.
   static Tensor Uninitialized(TensorType type);
   // A copy of `bytes` as the raw little-endian element data; fails when its
-  // size is not type.byte_size() or the dtype is not concrete.
+  // size is not type.byte_size(), the dtype is not concrete, or a byte of a
+  // 4-bit tensor (one element per byte) is outside its range.
   static absl::StatusOr<Tensor> FromBytes(TensorType type, absl::Span<const uint8_t> bytes);
   // Copies are one memcpy (a vector with a custom allocator would copy byte
   // by byte through it).

@@ -45,10 +45,18 @@ std::optional<ValueKind> ParseValueKind(std::string_view name);
 // is c have encoding (zero_offsets[c], stepsizes[c]). What PyTorch and ONNX
 // Runtime write for the weights of convolutions and matrix products, and for
 // their Int32 biases. Immutable and shared between the types that carry it.
+//
+// Blocked quantization (block_size > 0: ONNX opset 21's blocked
+// DequantizeLinear, ONNX Runtime's MatMulNBits, the HTP's block-wise weight
+// encoding) cuts `axis` into blocks of block_size elements (the last block
+// may be shorter) and gives each block of each slice its own pair: the
+// arrays are then laid out, row-major, over the block grid, the tensor's
+// dims with dims[axis] replaced by ceil(dims[axis] / block_size).
 struct AxisQuantization {
   int axis = 0;
-  std::vector<float> stepsizes;       // > 0 and finite, one per channel
+  std::vector<float> stepsizes;       // > 0 and finite, one per channel (or block)
   std::vector<int32_t> zero_offsets;  // as many as stepsizes
+  int64_t block_size = 0;             // 0: per channel; else blocks along axis
 };
 
 // dtype, dims (rank = dims.size()), and the quantization encoding: the real
@@ -93,6 +101,9 @@ struct TensorType {
   int64_t num_elements() const;
   // num_elements() * ElementSize(dtype), saturated like num_elements().
   int64_t byte_size() const;
+  // The bytes a device or a file stores the elements in: byte_size(), except
+  // that 4-bit types take two elements to a byte (rounded up).
+  int64_t stored_byte_size() const;
   // Dimension d, or 1 when d is past the rank (the HTP reads missing leading
   // dims of a rank-4 view as 1).
   int64_t dim(int d) const { return d >= 0 && d < rank() ? dims[d] : 1; }
@@ -101,12 +112,19 @@ struct TensorType {
   // type unchanged, unless the dtype is quantized, `axis` is in [0, rank),
   // dims[axis] == stepsizes.size() == zero_offsets.size(), every stepsize is
   // positive and finite and every zero offset fits the dtype's storage.
-  absl::Status SetPerAxis(int axis, std::vector<float> stepsizes,
-                          std::vector<int32_t> zero_offsets);
+  // With block_size > 0, a blocked encoding: one pair per element of the
+  // block grid (see AxisQuantization), block_size <= dims[axis].
+  absl::Status SetPerAxis(int axis, std::vector<float> stepsizes, std::vector<int32_t> zero_offsets,
+                          int64_t block_size = 0);
+  // A blocked encoding (per_axis->block_size > 0).
+  bool blocked() const { return per_axis && per_axis->block_size > 0; }
   // Drops a per-axis encoding, keeping dtype and dims (encoding z=0, s=1).
   void ClearQuantization();
-  // For a per-axis type, the channel of row-major element `i`; 0 otherwise.
+  // For a per-axis type, the channel of row-major element `i` (for a blocked
+  // one, its index in the block grid); 0 otherwise.
   int64_t ChannelOf(int64_t i) const;
+  // The dims of the block grid (the dims themselves unless blocked).
+  std::vector<int64_t> BlockGridDims() const;
   float StepsizeAt(int64_t channel) const {
     return per_axis ? per_axis->stepsizes[channel] : stepsize;
   }
@@ -135,7 +153,10 @@ struct TensorType {
   friend H AbslHashValue(H h, const TensorType& t) {
     h = H::combine(std::move(h), t.kind, t.dtype, t.dims, t.zero_offset, t.stepsize,
                    t.per_axis != nullptr);
-    if (t.per_axis) h = H::combine(std::move(h), t.per_axis->axis, t.per_axis->zero_offsets);
+    if (t.per_axis) {
+      h = H::combine(std::move(h), t.per_axis->axis, t.per_axis->zero_offsets,
+                     t.per_axis->block_size);
+    }
     return h;
   }
 

@@ -27,6 +27,8 @@ std::optional<DType> QuantizedStorage(DType dt) {
     case DType::kQUInt16:
     case DType::kQInt16:
     case DType::kQInt32:
+    case DType::kQUInt4:
+    case DType::kQInt4:
       return dt;
     case DType::kInt32:
       return DType::kQInt32;
@@ -42,7 +44,8 @@ std::optional<DType> QuantizedStorage(DType dt) {
 // point is computed, or the encoding is one egret does not represent.
 absl::StatusOr<TensorType> Encoding(Importer& im, int si, int zi, const Dims& dims, DType qdt,
                                     int64_t default_axis = 1) {
-  if (im.AttrInt("block_size", 0) != 0) return Unmapped("blocked quantization is not mapped");
+  const int64_t block_size = im.AttrInt("block_size", 0);
+  if (block_size < 0) return absl::InvalidArgumentError("block_size is negative");
   if (!im.Has(si) || !im.In(si).constant) return Unmapped("the scale is not a constant");
   const Tensor& sc = *im.In(si).constant;
   std::vector<float> steps(static_cast<size_t>(sc.num_elements()));
@@ -66,6 +69,22 @@ absl::StatusOr<TensorType> Encoding(Importer& im, int si, int zi, const Dims& di
     }
   }
   TensorType t(qdt, dims);
+  if (block_size > 0) {
+    // Opset 21: the scale has x's rank, with ceil(dims[axis] / block_size)
+    // along axis.
+    EGRET_ASSIGN_OR_RETURN(int axis, NormalizeAxis(im.AttrInt("axis", default_axis),
+                                                   static_cast<int>(dims.size()), "axis"));
+    Dims grid = dims;
+    grid[axis] = (dims[axis] + block_size - 1) / block_size;
+    if (sc.type().dims != grid) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("blocked quantization in blocks of ", block_size, " along axis ", axis,
+                       " of [", absl::StrJoin(dims, ","), "] needs a scale of shape [",
+                       absl::StrJoin(grid, ","), "], got ", sc.type().ToString()));
+    }
+    EGRET_RETURN_IF_ERROR(t.SetPerAxis(axis, std::move(steps), std::move(zeros), block_size));
+    return t;
+  }
   if (steps.size() == 1 && sc.type().rank() <= 1) {
     t.zero_offset = zeros[0];
     t.stepsize = steps[0];

@@ -34,6 +34,7 @@ const HandlerTable& Handlers() {
     RegisterRecurrentHandlers(*t);
     RegisterNormalizationHandlers(*t);
     RegisterQuantizeHandlers(*t);
+    RegisterBlockQuantizedHandlers(*t);
     return t;
   }();
   return *kTable;

@@ -14,6 +14,23 @@ namespace {
 
 using P = onnx::TensorProto;
 
+// ONNX's 4-bit element types (onnx.proto since ONNX 1.16; Debian's 1.12
+// headers predate them): two elements to a byte, the first in the low nibble.
+constexpr int32_t kOnnxUInt4 = 21;
+constexpr int32_t kOnnxInt4 = 22;
+
+// `count` 4-bit elements from `packed` (low nibble first), one per byte,
+// sign-extended when `is_signed`.
+std::vector<uint8_t> UnpackNibbles(absl::Span<const uint8_t> packed, size_t count, bool is_signed) {
+  std::vector<uint8_t> out(count);
+  for (size_t i = 0; i < count; ++i) {
+    uint8_t v = (packed[i / 2] >> (4 * (i % 2))) & 0x0f;
+    if (is_signed && v >= 8) v = static_cast<uint8_t>(v | 0xf0);
+    out[i] = v;
+  }
+  return out;
+}
+
 template <typename T>
 void StoreAt(std::vector<uint8_t>& bytes, size_t i, T v) {
   std::memcpy(bytes.data() + i * sizeof(T), &v, sizeof(T));
@@ -51,6 +68,10 @@ absl::StatusOr<DType> DTypeFromOnnx(int32_t elem_type) {
       return DType::kBFloat16;
     case P::STRING:
       return DType::kString;
+    case kOnnxUInt4:
+      return DType::kQUInt4;
+    case kOnnxInt4:
+      return DType::kQInt4;
     default:
       return absl::UnimplementedError(
           absl::StrCat("element type ", OnnxTypeName(elem_type), " is not supported by egret"));
@@ -88,12 +109,18 @@ std::optional<int32_t> OnnxFromDType(DType t) {
       return P::BFLOAT16;
     case DType::kString:
       return P::STRING;
+    case DType::kQUInt4:
+      return kOnnxUInt4;
+    case DType::kQInt4:
+      return kOnnxInt4;
     default:
       return std::nullopt;
   }
 }
 
 std::string OnnxTypeName(int32_t elem_type) {
+  if (elem_type == kOnnxUInt4) return "UINT4";
+  if (elem_type == kOnnxInt4) return "INT4";
   if (onnx::TensorProto_DataType_IsValid(elem_type)) {
     return onnx::TensorProto_DataType_Name(static_cast<P::DataType>(elem_type));
   }
@@ -235,6 +262,27 @@ absl::StatusOr<Tensor> TensorFromProto(const onnx::TensorProto& proto) {
   }
   const size_t esize = static_cast<size_t>(ElementSize(*dt));
   const size_t count = static_cast<size_t>(n);
+  if (StorageBits(*dt) == 4) {
+    // Packed two to a byte in raw_data, or one packed byte per int32_data entry.
+    const size_t packed = (count + 1) / 2;
+    std::vector<uint8_t> bytes;
+    if (proto.has_raw_data()) {
+      const std::string& raw = proto.raw_data();
+      if (raw.size() != packed) {
+        return absl::InvalidArgumentError(absl::StrFormat(
+            "%s: raw_data has %d bytes, %s needs %d", label, raw.size(), type.ToString(), packed));
+      }
+      bytes.assign(raw.begin(), raw.end());
+    } else {
+      if (static_cast<size_t>(proto.int32_data_size()) != packed) {
+        return absl::InvalidArgumentError(absl::StrFormat("%s: holds %d packed values, %s needs %d",
+                                                          label, proto.int32_data_size(),
+                                                          type.ToString(), packed));
+      }
+      for (int32_t v : proto.int32_data()) bytes.push_back(static_cast<uint8_t>(v));
+    }
+    return Tensor::FromBytes(type, UnpackNibbles(bytes, count, IsQuantizedSigned(*dt)));
+  }
   if (proto.has_raw_data()) {
     const std::string& raw = proto.raw_data();
     if (raw.size() != count * esize) {
@@ -315,6 +363,14 @@ void TensorToProto(const Tensor& t, onnx::TensorProto* proto) {
     for (const std::string& e : t.strings()) proto->add_string_data(e);
     return;
   }
+  if (StorageBits(t.type().dtype) == 4) {
+    std::string packed((t.bytes().size() + 1) / 2, '\0');
+    for (size_t i = 0; i < t.bytes().size(); ++i) {
+      packed[i / 2] = static_cast<char>(packed[i / 2] | ((t.bytes()[i] & 0x0f) << (4 * (i % 2))));
+    }
+    proto->set_raw_data(std::move(packed));
+    return;
+  }
   proto->set_raw_data(reinterpret_cast<const char*>(t.bytes().data()), t.bytes().size());
 }
 
@@ -368,7 +424,7 @@ Tensor ReshapeTensor(const Tensor& t, Dims dims) {
     type.per_axis.reset();
     for (int a = 0; a < type.rank(); ++a) {
       if (type.dims[a] == old[q->axis] && Product(type.dims, a + 1, type.dims.size()) == inner) {
-        (void)type.SetPerAxis(a, q->stepsizes, q->zero_offsets);
+        (void)type.SetPerAxis(a, q->stepsizes, q->zero_offsets, q->block_size);
         break;
       }
     }

@@ -73,6 +73,8 @@ absl::Status Conv(Writer& w, bool transpose) {
 }
 
 absl::Status FullyConnected(Writer& w) {
+  EGRET_ASSIGN_OR_RETURN(bool nbits, WriteMatMulNBits(w));
+  if (nbits) return absl::OkStatus();
   const TensorType& x = w.InType(0);
   const DType dt = w.ComputeDType();
   const bool bias = w.NumIn() > 2;

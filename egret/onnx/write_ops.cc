@@ -292,6 +292,9 @@ absl::Status WriteNode(Writer& w) {
     return w.FinishReal(0, w.Real(w.In(0), DType::kFloat32), DType::kFloat32);
   }
   if (op == "Dequantize") {
+    bool blocked = false;
+    EGRET_RETURN_IF_ERROR(WriteBlockedDequantize(w, &blocked));
+    if (blocked) return absl::OkStatus();
     const DType dt = w.OutType().dtype;
     return w.FinishReal(0, w.Real(w.In(0), dt), dt);
   }

@@ -177,6 +177,11 @@ class Writer {
 absl::Status WriteNode(Writer& w);
 absl::Status WriteNhwcNode(Writer& w, bool* handled);    // write_nhwc.cc
 absl::Status WriteLayoutNode(Writer& w, bool* handled);  // write_data_movement.cc
+// write_block_quantized.cc: a Dequantize of a constant in a blocked encoding
+// (*handled set), and a FullyConnected reading one as its weights (true when
+// written as com.microsoft MatMulNBits; false leaves the node to the caller).
+absl::Status WriteBlockedDequantize(Writer& w, bool* handled);
+absl::StatusOr<bool> WriteMatMulNBits(Writer& w);
 
 // The last pass over a written graph (write_tidy.cc): each Transpose that
 // feeds an op ONNX runs in any layout (elementwise ops, Concat, Split,

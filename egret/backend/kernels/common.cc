@@ -36,6 +36,27 @@ void ForEachEncodingRun(const TensorType& t, F f, Rows rows) {
   for (int d = axis + 1; d < t.rank(); ++d) inner *= t.dims[d];
   const int64_t channels = t.dims[axis];
   if (inner == 0 || channels == 0) return;
+  if (t.blocked()) {
+    // Blocks along the last axis are runs; along another axis each element
+    // of a block row has its own cell.
+    const int64_t block = t.per_axis->block_size;
+    if (inner != 1) {
+      for (int64_t i = 0; i < n; ++i) {
+        const int64_t c = t.ChannelOf(i);
+        f(i, i + 1, t.StepsizeAt(c), t.ZeroOffsetAt(c));
+      }
+      return;
+    }
+    const int64_t blocks = (channels + block - 1) / block;
+    for (int64_t row = 0, cell = 0; row < n / channels; ++row) {
+      for (int64_t b = 0; b < blocks; ++b, ++cell) {
+        const int64_t start = row * channels + b * block;
+        f(start, std::min(start + block, (row + 1) * channels), t.StepsizeAt(cell),
+          t.ZeroOffsetAt(cell));
+      }
+    }
+    return;
+  }
   if (inner == 1) {
     const float* steps = t.per_axis->stepsizes.data();
     const int32_t* zeros = t.per_axis->zero_offsets.data();
@@ -308,9 +329,11 @@ void ReadRealsInto(const Tensor& t, Out* out) {
       }
       break;
     case DType::kQUInt8:
+    case DType::kQUInt4:
       ReadAs<uint8_t>(t, q, out);
       break;
     case DType::kQInt8:
+    case DType::kQInt4:
       ReadAs<int8_t>(t, q, out);
       break;
     case DType::kQUInt16:
@@ -349,9 +372,11 @@ bool WithQuantizedStorage(DType dtype, Byte* bytes, F f) {
   static_assert(std::is_same_v<std::remove_const_t<Byte>, uint8_t>);
   switch (dtype) {
     case DType::kQUInt8:
+    case DType::kQUInt4:
       f(reinterpret_cast<StorageAs<Byte, uint8_t>*>(bytes));
       return true;
     case DType::kQInt8:
+    case DType::kQInt4:
       f(reinterpret_cast<StorageAs<Byte, int8_t>*>(bytes));
       return true;
     case DType::kQUInt16:

@@ -25,10 +25,12 @@ void LoadValues(const Tensor& t, int64_t begin, int64_t n, double* v) {
 bool LoadValues(const Tensor& t, int64_t begin, int64_t n, double* v) {
   switch (t.type().dtype) {
     case DType::kQUInt8:
+    case DType::kQUInt4:
     case DType::kBool:
       LoadValues<uint8_t>(t, begin, n, v);
       return true;
     case DType::kQInt8:
+    case DType::kQInt4:
       LoadValues<int8_t>(t, begin, n, v);
       return true;
     case DType::kQUInt16:
@@ -91,9 +93,11 @@ void StoreRounded(const double* v, int64_t n, Tensor& t, int64_t begin) {
 bool StoreValues(const double* v, int64_t n, Tensor& t, int64_t begin) {
   switch (t.type().dtype) {
     case DType::kQUInt8:
+    case DType::kQUInt4:
       StoreRounded<uint8_t>(v, n, t, begin);
       return true;
     case DType::kQInt8:
+    case DType::kQInt4:
       StoreRounded<int8_t>(v, n, t, begin);
       return true;
     case DType::kQUInt16:
@@ -174,10 +178,12 @@ bool CastDirectly(const Tensor& in, Tensor& out) {
     auto widen = [](auto v) { return static_cast<float>(v); };
     switch (from) {
       case DType::kQUInt8:
+      case DType::kQUInt4:
       case DType::kBool:
         ConvertEach<uint8_t, float>(in, out, widen);
         return true;
       case DType::kQInt8:
+      case DType::kQInt4:
         ConvertEach<int8_t, float>(in, out, widen);
         return true;
       case DType::kQUInt16:
@@ -242,9 +248,11 @@ bool LoadInteger(const Tensor& t, int64_t i, __int128* v) {
   switch (t.type().dtype) {
     case DType::kBool:
     case DType::kQUInt8:
+    case DType::kQUInt4:
       *v = load(uint8_t{});
       return true;
     case DType::kQInt8:
+    case DType::kQInt4:
       *v = load(int8_t{});
       return true;
     case DType::kQUInt16:

@@ -22,7 +22,9 @@ absl::StatusOr<IntRange> OnnxIntRange(const KernelContext& c, const TensorType& 
                                       std::string_view what) {
   switch (type.dtype) {
     case DType::kQUInt8:
+    case DType::kQUInt4:
     case DType::kQInt8:
+    case DType::kQInt4:
     case DType::kQUInt16:
     case DType::kQInt16:
     case DType::kQInt32:
@@ -58,9 +60,11 @@ Tensor MakeStoredTensor(const TensorType& type, absl::Span<const int32_t> q) {
   if (static_cast<int64_t>(q.size()) != t.num_elements()) return t;  // callers check counts
   switch (type.dtype) {
     case DType::kQUInt8:
+    case DType::kQUInt4:
       StoreAll<uint8_t>(t, q);
       break;
     case DType::kQInt8:
+    case DType::kQInt4:
       StoreAll<int8_t>(t, q);
       break;
     case DType::kQUInt16:

@@ -51,10 +51,12 @@ void ForEachStored(const Tensor& t, F f) {
   };
   switch (t.type().dtype) {
     case DType::kQUInt8:
+    case DType::kQUInt4:
     case DType::kBool:
       each(uint8_t{});
       break;
     case DType::kQInt8:
+    case DType::kQInt4:
       each(int8_t{});
       break;
     case DType::kQUInt16:

@@ -1,0 +1,248 @@
+// ONNX Runtime's block-quantized weight ops, as ONNX Runtime GenAI and its
+// MatMul4Bits quantizer write LLMs: com.microsoft MatMulNBits (a matrix
+// product with a constant weight quantized in blocks along K) and
+// GatherBlockQuantized (an embedding lookup in such a table). The blocked
+// DequantizeLinear of opset 21 is import_quantize.cc's.
+//
+// Each becomes what a blocked DequantizeLinear of its weight followed by the
+// standard op would: the weight is unpacked into a QUInt4 (or QUInt8 / QInt4)
+// constant whose type carries the blocked encoding (TensorType's
+// AxisQuantization with block_size), the graph reads it through Dequantize,
+// and the standard op's handler (MatMul -> FullyConnected, Gather) runs on
+// it. The weights stay 4-bit in the graph: the cost model prices their
+// stored bytes, and the reference executor dequantizes each element as
+// ONNX Runtime does, (q - zero_point) * scale in float.
+#include "egret/onnx/importer_internal.h"
+
+namespace egret::onnx_import {
+namespace {
+
+// Element i of `n` values of `bits` bits packed little-endian into bytes,
+// low bits first (MatMulNBits' B and packed zero points, GatherBlockQuantized's
+// uint8 data).
+uint32_t Unpacked(const uint8_t* bytes, int64_t i, int bits) {
+  const int64_t bit = i * bits;
+  uint32_t v = bytes[bit / 8] >> (bit % 8);
+  if (bit % 8 + bits > 8) v |= static_cast<uint32_t>(bytes[bit / 8 + 1]) << (8 - bit % 8);
+  return v & ((1u << bits) - 1);
+}
+
+// The stored dtype for `bits`-bit unsigned weights.
+DType UnsignedStorage(int bits) { return bits == 4 ? DType::kQUInt4 : DType::kQUInt8; }
+
+// A node the importer makes up, named after the current node.
+onnx::NodeProto SyntheticNode(Importer& im, std::string op, std::vector<std::string> inputs,
+                              std::string output) {
+  onnx::NodeProto n;
+  n.set_op_type(std::move(op));
+  n.set_name(im.cur_->name().empty() ? std::string() : absl::StrCat(im.cur_->name(), "/", op));
+  for (std::string& i : inputs) n.add_input(std::move(i));
+  n.add_output(std::move(output));
+  return n;
+}
+
+// Records `q` (its encoding in its type) under a temporary name as
+// DequantizeLinear of a constant would: the real values in `dtype` as the
+// constant, `q` as its quantized data. Returns the name.
+std::string DequantizedConstant(Importer& im, std::string_view what, Tensor q, DType dtype) {
+  Tensor reals(TensorType(dtype, q.type().dims));
+  for (int64_t i = 0; i < q.num_elements(); ++i) reals.SetReal(i, q.GetReal(i));
+  const std::string name = im.Temp(im.Out(), what);
+  im.SetConst(name, std::move(reals));
+  im.values_.at(name).quantized = std::make_shared<const Tensor>(std::move(q));
+  return name;
+}
+
+// Reads the constant float input `i` (scales or float zero points) as doubles.
+absl::StatusOr<std::vector<double>> ConstReals(Importer& im, int i, std::string_view what) {
+  if (!im.Has(i) || !im.In(i).constant)
+    return Unmapped(absl::StrCat(std::string(what), " is not a constant"));
+  const Tensor& t = *im.In(i).constant;
+  std::vector<double> v(static_cast<size_t>(t.num_elements()));
+  for (size_t k = 0; k < v.size(); ++k) v[k] = t.GetReal(static_cast<int64_t>(k));
+  return v;
+}
+
+// The zero point of each of `cells` blocks from input `i`: packed `bits`-bit
+// values in rows of `row_bytes` bytes (one row per `per_row` blocks) when
+// uint8, else stored as `float_dtype` (integral values only); `def` when
+// absent.
+absl::StatusOr<std::vector<int32_t>> ZeroPoints(Importer& im, int i, int64_t cells, int64_t per_row,
+                                                int bits, int32_t def) {
+  std::vector<int32_t> z(static_cast<size_t>(cells), def);
+  if (!im.Has(i)) return z;
+  const Value& v = im.In(i);
+  if (!v.constant) return Unmapped("the zero points are not a constant");
+  const Tensor& t = *v.constant;
+  if (t.type().dtype == DType::kQUInt8) {
+    const int64_t row_bytes = (per_row * bits + 7) / 8;
+    const int64_t rows = cells / per_row;
+    if (t.num_elements() != rows * row_bytes) {
+      return absl::InvalidArgumentError(absl::StrCat("the zero points hold ", t.num_elements(),
+                                                     " bytes, ", rows * row_bytes, " expected"));
+    }
+    for (int64_t r = 0; r < rows; ++r) {
+      for (int64_t b = 0; b < per_row; ++b) {
+        z[r * per_row + b] =
+            static_cast<int32_t>(Unpacked(t.bytes().data() + r * row_bytes, b, bits));
+      }
+    }
+    return z;
+  }
+  if (!IsFloat(t.type().dtype)) return Unmapped("the zero points are neither uint8 nor float");
+  if (t.num_elements() != cells) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("the zero points hold ", t.num_elements(), " values, ", cells, " expected"));
+  }
+  for (int64_t k = 0; k < cells; ++k) {
+    const double zf = t.GetReal(k);
+    if (zf != std::round(zf) || zf < 0 || zf >= (1 << bits)) {
+      return Unmapped(absl::StrCat("float zero point ", zf, " is not a ", bits, "-bit integer"));
+    }
+    z[k] = static_cast<int32_t>(zf);
+  }
+  return z;
+}
+
+// MatMulNBits(A, B, scales[, zero_points, g_idx, bias]): A @ W^T (+ bias),
+// W[n, k] = (q[n, k] - zero[n, k / block]) * scale[n, k / block].
+absl::Status DoMatMulNBits(Importer& im) {
+  const int64_t k = im.AttrInt("K", -1), n = im.AttrInt("N", -1);
+  const int64_t block = im.AttrInt("block_size", -1);
+  const int bits = static_cast<int>(im.AttrInt("bits", 4));
+  if (k <= 0 || n <= 0 || block < 16 || (block & (block - 1)) != 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("K ", k, ", N ", n, " and block_size ", block,
+                     " must be positive, block_size a power of 2 of at least 16"));
+  }
+  if (bits != 4 && bits != 8) return Unmapped(absl::StrCat(bits, "-bit weights are not mapped"));
+  if (im.Has(4)) return Unmapped("g_idx (deprecated) is not mapped");
+  const Value& b = im.In(1);
+  if (!b.constant || b.type.dtype != DType::kQUInt8) {
+    return Unmapped("B is not a constant uint8 tensor");
+  }
+  const int64_t blocks = (k + block - 1) / block, blob = block * bits / 8;
+  if (b.type.num_elements() != n * blocks * blob) {
+    return absl::InvalidArgumentError(absl::StrCat("B has ", b.type.num_elements(),
+                                                   " bytes; N x ceil(K / block_size) x blob is ",
+                                                   n * blocks * blob));
+  }
+  const DType real = im.In(0).type.dtype;
+  if (!IsFloat(real)) return absl::InvalidArgumentError("A is not a float tensor");
+  EGRET_ASSIGN_OR_RETURN(std::vector<double> scales, ConstReals(im, 2, "the scale"));
+  if (static_cast<int64_t>(scales.size()) != n * blocks) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "the scales hold ", scales.size(), " values, N x ceil(K / block_size) is ", n * blocks));
+  }
+  EGRET_ASSIGN_OR_RETURN(std::vector<int32_t> zeros,
+                         ZeroPoints(im, 3, n * blocks, blocks, bits, 1 << (bits - 1)));
+  // The weight transposed, [K, N] in blocks along K, as MatMul's B.
+  TensorType wt(UnsignedStorage(bits), {k, n});
+  std::vector<float> steps(static_cast<size_t>(n * blocks));
+  std::vector<int32_t> zt(steps.size());
+  for (int64_t r = 0; r < n; ++r) {
+    for (int64_t c = 0; c < blocks; ++c) {
+      // Grid [blocks, N]: cell (c, r).
+      steps[c * n + r] = static_cast<float>(scales[r * blocks + c]);
+      zt[c * n + r] = zeros[r * blocks + c];
+    }
+  }
+  EGRET_RETURN_IF_ERROR(wt.SetPerAxis(0, std::move(steps), std::move(zt), block));
+  Tensor q(wt);
+  const uint8_t* packed = b.constant->bytes().data();
+  for (int64_t r = 0; r < n; ++r) {
+    for (int64_t j = 0; j < k; ++j) {
+      const uint8_t* blob_start = packed + (r * blocks + j / block) * blob;
+      q.SetValue(j * n + r, Unpacked(blob_start, j % block, bits));
+    }
+  }
+  const std::string w = DequantizedConstant(im, "weight", std::move(q), real);
+  const bool bias = im.Has(5);
+  const std::string product = bias ? im.Temp(im.Out(), "product") : im.Out();
+  EGRET_RETURN_IF_ERROR(im.RunSynthetic(SyntheticNode(im, "MatMul", {im.InName(0), w}, product)));
+  if (!bias) return absl::OkStatus();
+  return im.RunSynthetic(SyntheticNode(im, "Add", {product, im.InName(5)}, im.Out()));
+}
+
+// GatherBlockQuantized(data, indices, scales[, zero_points]): Gather of the
+// dequantized data along gather_axis, data quantized in blocks along
+// quantize_axis. uint8 data packs two 4-bit values per byte along the last
+// axis (default zero point 8); int4/uint4 data are unpacked by the reader
+// (default zero point 0).
+absl::Status DoGatherBlockQuantized(Importer& im) {
+  const Value& data = im.In(0);
+  if (!data.constant) return Unmapped("data is not a constant");
+  const int bits = static_cast<int>(im.AttrInt("bits", 4));
+  const int64_t block = im.AttrInt("block_size", 128);
+  if (block < 16 || (block & (block - 1)) != 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("block_size ", block, " is not a power of 2 of at least 16"));
+  }
+  const DType stored = data.type.dtype;
+  const bool packed_u8 = stored == DType::kQUInt8 && bits == 4;
+  if (!packed_u8 && !(stored == DType::kQUInt8 && bits == 8) && StorageBits(stored) != 4) {
+    return Unmapped("data is neither uint8, int4 nor uint4");
+  }
+  Dims dims = data.type.dims;
+  const int rank = static_cast<int>(dims.size());
+  if (rank < 1) return absl::InvalidArgumentError("data has rank 0");
+  if (packed_u8) dims.back() *= 2;
+  EGRET_ASSIGN_OR_RETURN(int qaxis,
+                         NormalizeAxis(im.AttrInt("quantize_axis", 1), rank, "quantize_axis"));
+  EGRET_ASSIGN_OR_RETURN(int gaxis,
+                         NormalizeAxis(im.AttrInt("gather_axis", 0), rank, "gather_axis"));
+  if (packed_u8 && (qaxis != rank - 1 || gaxis != 0)) {
+    return Unmapped("uint8 data needs quantize_axis last and gather_axis 0");
+  }
+  const DType real = im.In(2).type.dtype;
+  if (!IsFloat(real)) return absl::InvalidArgumentError("the scales are not a float tensor");
+  EGRET_ASSIGN_OR_RETURN(std::vector<double> scales, ConstReals(im, 2, "the scale"));
+  Dims grid = dims;
+  grid[qaxis] = (dims[qaxis] + block - 1) / block;
+  const int64_t cells = Product(grid, 0, grid.size());
+  if (static_cast<int64_t>(scales.size()) != cells) {
+    return absl::InvalidArgumentError(absl::StrCat("the scales hold ", scales.size(),
+                                                   " values, the block grid ", DimsStr(grid),
+                                                   " has ", cells));
+  }
+  const DType qdt = packed_u8 ? DType::kQUInt4 : stored;
+  std::vector<int32_t> zeros(static_cast<size_t>(cells), packed_u8 ? 8 : 0);
+  if (im.Has(3)) {
+    const Value& z = im.In(3);
+    if (!z.constant) return Unmapped("the zero points are not a constant");
+    if (z.type.dtype == DType::kQUInt8 && packed_u8) {
+      // Packed along the last grid axis like the data.
+      EGRET_ASSIGN_OR_RETURN(zeros, ZeroPoints(im, 3, cells, grid.back(), 4, 8));
+    } else if (z.type.num_elements() == cells && z.type.dtype == stored) {
+      for (int64_t c = 0; c < cells; ++c) {
+        zeros[c] = static_cast<int32_t>(z.constant->GetValue(c));
+      }
+    } else {
+      return absl::InvalidArgumentError("the zero points do not match the data");
+    }
+  }
+  TensorType qt(qdt, dims);
+  std::vector<float> steps(scales.begin(), scales.end());
+  EGRET_RETURN_IF_ERROR(qt.SetPerAxis(qaxis, std::move(steps), std::move(zeros), block));
+  Tensor q(qt);
+  const Tensor& src = *data.constant;
+  for (int64_t i = 0; i < q.num_elements(); ++i) {
+    q.SetValue(i, packed_u8 ? Unpacked(src.bytes().data(), i, 4) : src.GetValue(i));
+  }
+  const std::string table = DequantizedConstant(im, "table", std::move(q), real);
+  onnx::NodeProto gather = SyntheticNode(im, "Gather", {table, im.InName(1)}, im.Out());
+  onnx::AttributeProto* axis = gather.add_attribute();
+  axis->set_name("axis");
+  axis->set_type(onnx::AttributeProto::INT);
+  axis->set_i(gaxis);
+  return im.RunSynthetic(gather);
+}
+
+}  // namespace
+
+void RegisterBlockQuantizedHandlers(HandlerTable& t) {
+  t["com.microsoft.MatMulNBits"] = DoMatMulNBits;
+  t["com.microsoft.GatherBlockQuantized"] = DoGatherBlockQuantized;
+}
+
+}  // namespace egret::onnx_import

@@ -1,0 +1,110 @@
+// The writer's forms for block-quantized weights (TensorType's blocked
+// encoding), which the written opset (kOnnxWriteOpset) has no
+// DequantizeLinear for:
+//   - a FullyConnected whose weights are Dequantize of a constant in blocks
+//     along its depth (what MatMulNBits and blocked DequantizeLinear import
+//     as) becomes ONNX Runtime's com.microsoft MatMulNBits, the weights
+//     packed as it stores them, so a 4-bit model stays 4-bit;
+//   - any other Dequantize of a blocked constant is written as its real
+//     values (an initializer).
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "egret/onnx/writer_internal.h"
+#include "egret/support/status_macros.h"
+
+namespace egret::onnx_export {
+namespace {
+
+// The blocked constant a Dequantize producing `v` reads, or null.
+const Node* BlockedSource(const Graph& g, ValueRef v) {
+  const Node& d = g.node(v.node);
+  if (d.op != "Dequantize" || d.inputs.size() != 1) return nullptr;
+  const Node& c = g.node(d.inputs[0].node);
+  if (c.op != kConstOp || c.constant == nullptr || !c.constant->type().blocked()) return nullptr;
+  return &c;
+}
+
+}  // namespace
+
+absl::Status WriteBlockedDequantize(Writer& w, bool* handled) {
+  *handled = false;
+  if (w.Cur().op != "Dequantize" || w.NumIn() != 1 || !w.InType(0).blocked()) {
+    return absl::OkStatus();
+  }
+  *handled = true;
+  const Node* src = &w.g_.node(w.In(0).node);
+  if (src == nullptr || src->op != kConstOp || src->constant == nullptr) {
+    return w.NonStandard("Dequantize of a computed tensor in a blocked encoding");
+  }
+  const DType dt = w.OutType().dtype;
+  const Tensor& q = *src->constant;
+  Tensor reals(TensorType(dt, q.type().dims));
+  for (int64_t i = 0; i < q.num_elements(); ++i) reals.SetReal(i, q.GetReal(i));
+  return w.FinishReal(0, w.Initializer(reals, "real"), dt);
+}
+
+absl::StatusOr<bool> WriteMatMulNBits(Writer& w) {
+  const Node* src = BlockedSource(w.g_, w.In(1));
+  if (src == nullptr) return false;
+  const TensorType& t = src->constant->type();
+  const int bits = StorageBits(t.dtype);
+  const int64_t block = t.per_axis->block_size;
+  // MatMulNBits: weights [N, K] in blocks along K, of 4 or 8 bits, a block
+  // a power of 2 of at least 16, float activations.
+  if (t.rank() != 2 || t.per_axis->axis != 1 || (bits != 4 && bits != 8) || block < 16 ||
+      (block & (block - 1)) != 0 || w.InType(0).rank() < 1 || !IsFloat(w.InType(0).dtype) ||
+      w.OutType().dtype != w.InType(0).dtype || (bits == 8 && t.dtype != DType::kQUInt8)) {
+    return false;
+  }
+  const int64_t n = t.dims[0], k = t.dims[1];
+  const int64_t blocks = (k + block - 1) / block, blob = block * bits / 8;
+  // Signed 4-bit values are stored offset by 8, with their zero points:
+  // q - zero is unchanged.
+  const int offset = IsQuantizedSigned(t.dtype) ? 8 : 0;
+  const Tensor& q = *src->constant;
+  Tensor packed(TensorType(DType::kQUInt8, {n, blocks, blob}));
+  uint8_t* p = packed.mutable_bytes().data();
+  for (int64_t r = 0; r < n; ++r) {
+    for (int64_t j = 0; j < k; ++j) {
+      const int v = static_cast<int>(q.GetValue(r * k + j)) + offset;
+      const int64_t bit = j % block * bits;
+      p[(r * blocks + j / block) * blob + bit / 8] |= static_cast<uint8_t>(v << (bit % 8));
+    }
+  }
+  const DType dt = w.InType(0).dtype;
+  Tensor scales(TensorType(dt, {n * blocks}));
+  const int64_t zrow = (blocks * bits + 7) / 8;
+  Tensor zeros(TensorType(DType::kQUInt8, {n * zrow}));
+  uint8_t* z = zeros.mutable_bytes().data();
+  for (int64_t cell = 0; cell < n * blocks; ++cell) {
+    scales.SetValue(cell, t.StepsizeAt(cell));
+    const int64_t r = cell / blocks, b = cell % blocks, bit = b * bits;
+    const int zp = t.ZeroOffsetAt(cell) + offset;
+    z[r * zrow + bit / 8] |= static_cast<uint8_t>(zp << (bit % 8));
+  }
+  std::vector<std::string> ins = {w.Real(w.In(0), dt), w.Initializer(packed, "B"),
+                                  w.Initializer(scales, "scales"),
+                                  w.Initializer(zeros, "zero_points")};
+  if (w.NumIn() > 2) {
+    ins.push_back("");  // g_idx
+    ins.push_back(w.Real(w.In(2), dt));
+  }
+  std::string out = w.Temp("matmulnbits");
+  onnx::NodeProto* node = w.Add("MatMulNBits", ins, {out}, "com.microsoft");
+  Writer::AttrInt(node, "K", k);
+  Writer::AttrInt(node, "N", n);
+  Writer::AttrInt(node, "bits", bits);
+  Writer::AttrInt(node, "block_size", block);
+  std::string result = out;
+  if (w.NumIn() > 4) {
+    EGRET_ASSIGN_OR_RETURN(double lo, w.Float(3));
+    EGRET_ASSIGN_OR_RETURN(double hi, w.Float(4));
+    if (!(std::isinf(lo) && lo < 0 && std::isinf(hi) && hi > 0)) result = w.Clamp(out, dt, lo, hi);
+  }
+  EGRET_RETURN_IF_ERROR(w.FinishReal(0, result, dt));
+  return true;
+}
+
+}  // namespace egret::onnx_export
