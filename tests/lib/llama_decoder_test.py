@@ -21,7 +21,6 @@ import tempfile
 try:
     import numpy as np
     import onnx
-    from onnx import numpy_helper
 except ImportError:
     print("python3-onnx or python3-numpy missing (scripts/setup)")
     sys.exit(77)
