@@ -31,6 +31,10 @@ constexpr KnownType kKnownTypes[] = {
     {"QuantUint16Tensor", DType::kQUInt16, kPlain},
     {"QuantInt16Tensor", DType::kQInt16, kPlain},
     {"QuantInt32Tensor", DType::kQInt32, kPlain},
+    // 4-bit weights (egret's names: the SDK's headers name no such tensor
+    // type; its int4 guideline lists the ops that take int4 weights).
+    {"QuantUint4Tensor", DType::kQUInt4, kPlain},
+    {"QuantInt4Tensor", DType::kQInt4, kPlain},
     {"Int32Tensor", DType::kInt32, kPlain},
     {"Int64Tensor", DType::kInt64, kPlain},
     // Blocked layouts: croutons (and their wide and 4x1/2x2 variants) and

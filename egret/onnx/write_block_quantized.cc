@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "egret/onnx/onnx_tensor_internal.h"
 #include "egret/onnx/writer_internal.h"
 #include "egret/support/status_macros.h"
 
@@ -42,7 +43,13 @@ absl::Status WriteBlockedDequantize(Writer& w, bool* handled) {
   const Tensor& q = *src->constant;
   Tensor reals(TensorType(dt, q.type().dims));
   for (int64_t i = 0; i < q.num_elements(); ++i) reals.SetReal(i, q.GetReal(i));
-  return w.FinishReal(0, w.Initializer(reals, "real"), dt);
+  // The output itself is the initializer (dropped when only MatMulNBits
+  // nodes read the weight).
+  const std::string name = w.OutName(0);
+  onnx::TensorProto* p = w.gp_->add_initializer();
+  onnx_internal::TensorToProto(reals, p);
+  p->set_name(name);
+  return w.FinishReal(0, name, dt);
 }
 
 absl::StatusOr<bool> WriteMatMulNBits(Writer& w) {
@@ -91,14 +98,15 @@ absl::StatusOr<bool> WriteMatMulNBits(Writer& w) {
     ins.push_back("");  // g_idx
     ins.push_back(w.Real(w.In(2), dt));
   }
-  std::string out = w.Temp("matmulnbits");
+  const bool clamp = w.NumIn() > 4;
+  std::string out = clamp ? w.Temp("matmulnbits") : w.RealOutName(0, dt, false);
   onnx::NodeProto* node = w.Add("MatMulNBits", ins, {out}, "com.microsoft");
   Writer::AttrInt(node, "K", k);
   Writer::AttrInt(node, "N", n);
   Writer::AttrInt(node, "bits", bits);
   Writer::AttrInt(node, "block_size", block);
   std::string result = out;
-  if (w.NumIn() > 4) {
+  if (clamp) {
     EGRET_ASSIGN_OR_RETURN(double lo, w.Float(3));
     EGRET_ASSIGN_OR_RETURN(double hi, w.Float(4));
     if (!(std::isinf(lo) && lo < 0 && std::isinf(hi) && hi > 0)) result = w.Clamp(out, dt, lo, hi);
