@@ -34,6 +34,7 @@ const HandlerTable& Handlers() {
     RegisterRecurrentHandlers(*t);
     RegisterNormalizationHandlers(*t);
     RegisterQuantizeHandlers(*t);
+    RegisterContribHandlers(*t);
     return t;
   }();
   return *kTable;
