@@ -16,6 +16,7 @@
 // cover (a packed or 1-D mask format, shared KV buffers, a softcap, ...)
 // returns Unmapped with the reason, so that the node stays opaque rather than
 // computing anything other than what ONNX Runtime computes.
+#include "absl/strings/match.h"
 #include "egret/onnx/importer_internal.h"
 
 namespace egret::onnx_import {
@@ -831,24 +832,100 @@ absl::Status DoGroupQueryAttention(Importer& im) {
                        mask, bias, im.Out());
 }
 
+// ---- output types of a node left opaque
+
+// Output k's type as ONNX Runtime's shape inference gives it, where the
+// inputs' dims give it (ONNX's own shape inference knows no com.microsoft
+// op): an Unmapped form stays an opaque node instead of failing the import.
+std::optional<TensorType> ContribOutputType(Importer& im, int k) {
+  const std::string& op = im.cur_->op_type();
+  if (!im.Has(0)) return std::nullopt;
+  const TensorType x = im.In(0).type;
+  auto with_dims = [&](Dims d) {
+    TensorType t = x;
+    t.dims = std::move(d);
+    return t;
+  };
+  if (op == "Attention" || op == "MultiHeadAttention" || op == "GroupQueryAttention") {
+    if (x.rank() != 3) return std::nullopt;
+    const int64_t n = im.AttrInt("num_heads", 0);
+    if (n <= 0) return std::nullopt;
+    if (op == "Attention") {
+      if (!im.Has(1) || im.In(1).type.rank() != 2) return std::nullopt;
+      int64_t hq = im.In(1).type.dims[1] / 3, hv = hq;
+      if (auto sizes = im.AttrInts("qkv_hidden_sizes"); sizes && sizes->size() == 3) {
+        hq = (*sizes)[0], hv = (*sizes)[2];
+      }
+      if (k == 0) return with_dims({x.dims[0], x.dims[1], hv});
+      if (k == 1 && im.Has(4) && im.In(4).type.rank() == 5 && !im.Has(6)) {
+        const Dims p = im.In(4).type.dims;
+        return with_dims({2, x.dims[0], n, p[3] + x.dims[1], hq / n});
+      }
+      return std::nullopt;
+    }
+    if (op == "MultiHeadAttention") {
+      if (k == 0 && im.Has(2)) {
+        const Dims v = im.In(2).type.dims;
+        if (v.size() == 3) return with_dims({x.dims[0], x.dims[1], v[2]});
+        if (v.size() == 4) return with_dims({x.dims[0], x.dims[1], v[1] * v[3]});
+      }
+      return std::nullopt;
+    }
+    if (k == 0) {
+      const int64_t nk = im.AttrInt("kv_num_heads", 0);
+      const int64_t hidden = im.Has(1) ? x.dims[2] : (nk > 0 ? x.dims[2] / (n + 2 * nk) * n : 0);
+      if (hidden > 0) return with_dims({x.dims[0], x.dims[1], hidden});
+    }
+    return std::nullopt;
+  }
+  if (op == "EmbedLayerNormalization") {
+    if (x.rank() != 2 || !im.Has(2) || im.In(2).type.rank() != 2) return std::nullopt;
+    TensorType t = im.In(2).type;
+    t.dims = {x.dims[0], x.dims[1], t.dims[1]};
+    if (k == 0 || k == 2) return t;
+    if (k == 1) {
+      TensorType m = ScalarType(DType::kInt32);
+      m.dims.push_back(x.dims[0]);
+      return m;
+    }
+    return std::nullopt;
+  }
+  if (k == 0 || (k == 3 && absl::StartsWith(op, "Skip"))) return x;
+  return std::nullopt;
+}
+
+// Runs `handler`; when it leaves the node Unmapped, declares the output types
+// ContribOutputType knows that the model does not declare.
+template <absl::Status (*handler)(Importer&)>
+absl::Status Typed(Importer& im) {
+  absl::Status s = handler(im);
+  if (!IsUnmapped(s)) return s;
+  for (int k = 0; k < im.cur_->output_size(); ++k) {
+    if (im.Out(k).empty() || im.HasStaticDeclaredType(im.Out(k))) continue;
+    if (std::optional<TensorType> t = ContribOutputType(im, k)) im.DeclareType(im.Out(k), *t);
+  }
+  return s;
+}
+
 }  // namespace
 
 void RegisterContribHandlers(HandlerTable& t) {
   const std::string ms = "com.microsoft.";
-  t[ms + "FastGelu"] = DoFastGelu;
-  t[ms + "BiasGelu"] = DoErfGelu;
-  t[ms + "Gelu"] = DoErfGelu;
-  t[ms + "QuickGelu"] = DoQuickGelu;
-  t[ms + "BiasAdd"] = DoBiasAdd;
-  t[ms + "SkipLayerNormalization"] = DoSkipLayerNorm;
-  t[ms + "SkipSimplifiedLayerNormalization"] = DoSkipLayerNorm;
-  t[ms + "SimplifiedLayerNormalization"] = DoSimplifiedLayerNorm;
-  t["SimplifiedLayerNormalization"] = DoSimplifiedLayerNorm;  // ONNX Runtime's default domain
-  t[ms + "EmbedLayerNormalization"] = DoEmbedLayerNorm;
-  t[ms + "RotaryEmbedding"] = DoRotaryEmbedding;
-  t[ms + "Attention"] = DoAttention;
-  t[ms + "MultiHeadAttention"] = DoMultiHeadAttention;
-  t[ms + "GroupQueryAttention"] = DoGroupQueryAttention;
+  t[ms + "FastGelu"] = Typed<DoFastGelu>;
+  t[ms + "BiasGelu"] = Typed<DoErfGelu>;
+  t[ms + "Gelu"] = Typed<DoErfGelu>;
+  t[ms + "QuickGelu"] = Typed<DoQuickGelu>;
+  t[ms + "BiasAdd"] = Typed<DoBiasAdd>;
+  t[ms + "SkipLayerNormalization"] = Typed<DoSkipLayerNorm>;
+  t[ms + "SkipSimplifiedLayerNormalization"] = Typed<DoSkipLayerNorm>;
+  t[ms + "SimplifiedLayerNormalization"] = Typed<DoSimplifiedLayerNorm>;
+  t["SimplifiedLayerNormalization"] =
+      Typed<DoSimplifiedLayerNorm>;  // ONNX Runtime's default domain
+  t[ms + "EmbedLayerNormalization"] = Typed<DoEmbedLayerNorm>;
+  t[ms + "RotaryEmbedding"] = Typed<DoRotaryEmbedding>;
+  t[ms + "Attention"] = Typed<DoAttention>;
+  t[ms + "MultiHeadAttention"] = Typed<DoMultiHeadAttention>;
+  t[ms + "GroupQueryAttention"] = Typed<DoGroupQueryAttention>;
 }
 
 }  // namespace egret::onnx_import
