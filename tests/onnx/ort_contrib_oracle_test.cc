@@ -24,9 +24,11 @@
 #include "egret/backend/test_data.h"
 #include "egret/graph/op_table.h"
 #include "egret/onnx/onnx_reader.h"
+#include "egret/pipeline/optimize.h"
 #include "egret/support/file_io.h"
 #include "onnx_builder.h"
 #include "ort_oracle.h"
+#include "tests/lib/shipped_library.h"
 
 namespace egret {
 namespace {
@@ -57,7 +59,8 @@ std::vector<float> Ramp(int64_t n, float scale) {
 // output of egret's run with ONNX Runtime's on random inputs, except those
 // named in `given` (int32 values).
 void CheckAgainstOrt(const std::string& name, const OnnxBuilder& b,
-                     const std::map<std::string, std::vector<int32_t>>& given = {}) {
+                     const std::map<std::string, std::vector<int32_t>>& given = {},
+                     bool optimize = false) {
   SCOPED_TRACE(name);
   if (const std::string why = OrtUnavailableReason(); !why.empty()) GTEST_SKIP() << why;
   const fs::path dir = fs::path(::testing::TempDir()) / absl::StrCat("ort_contrib_", name);
@@ -75,10 +78,20 @@ void CheckAgainstOrt(const std::string& name, const OnnxBuilder& b,
     std::vector<double> v(it->second.begin(), it->second.end());
     (*inputs)[i] = Tensor::FromValues((*inputs)[i].type(), v);
   }
-  absl::StatusOr<OracleComparison> c = CompareWithOrt(model, *g, *inputs, {}, 1e-4, 1e-4);
-  ASSERT_TRUE(c.ok()) << c.status();
-  EXPECT_EQ(c->verified, c->outputs) << absl::StrJoin(c->not_verified, "; ");
-  EXPECT_TRUE(c->mismatches.empty()) << name << ": " << absl::StrJoin(c->mismatches, "; ");
+  std::vector<const Graph*> graphs = {&*g};
+  absl::StatusOr<OptimizeResult> r;
+  if (optimize) {  // and the graph optimized with the shipped rules
+    DiagnosticList diags;
+    r = Optimize(*g, testing::ShippedLibrary(), {}, &diags);
+    ASSERT_TRUE(r.ok()) << r.status();
+    graphs.push_back(&r->graph);
+  }
+  for (const Graph* graph : graphs) {
+    absl::StatusOr<OracleComparison> c = CompareWithOrt(model, *graph, *inputs, {}, 1e-4, 1e-4);
+    ASSERT_TRUE(c.ok()) << c.status();
+    EXPECT_EQ(c->verified, c->outputs) << absl::StrJoin(c->not_verified, "; ");
+    EXPECT_TRUE(c->mismatches.empty()) << name << ": " << absl::StrJoin(c->mismatches, "; ");
+  }
   fs::remove_all(dir);
 }
 
@@ -411,6 +424,81 @@ TEST(OrtContribOracle, GroupQueryAttention) {
     b.Output("present_k");
     b.Output("present_v");
     CheckAgainstOrt("gqa_" + k.name, b, given);
+  }
+}
+
+// One Llama-style decoder layer as ONNX Runtime GenAI writes it: embedding
+// Gather, SimplifiedLayerNormalization, Q/K/V MatMuls, GroupQueryAttention
+// with rotary caches and a KV cache (seqlens_k and total_sequence_length
+// computed from the attention mask, as GenAI's graphs do), the output
+// projection, SkipSimplifiedLayerNormalization, a SiLU-gated MLP and the
+// residual Add. Prefill (no past) and one decode step; then optimized with
+// the shipped rules and verified again against ONNX Runtime.
+TEST(OrtContribOracle, LlamaStyleDecoderLayer) {
+  for (int64_t past : {0, 5}) {
+    const int64_t batch = 1, seq = past == 0 ? 4 : 1, hidden = 64, heads = 4, kv_heads = 2;
+    const int64_t h = hidden / heads, ffn = 96, vocab = 16;
+    OnnxBuilder b = MsBuilder();
+    b.Input("input_ids", {batch, seq}, onnx::TensorProto::INT64);
+    b.Input("attention_mask", {batch, past + seq}, onnx::TensorProto::INT64);
+    b.Initializer("embed", {vocab, hidden}, Ramp(vocab * hidden, 0.05f));
+    b.Node("Gather", {"embed", "input_ids"}, {"x"});
+    // seqlens_k = ReduceSum(mask) - 1, total = mask's length, both int32.
+    b.InitializerInt64("axes1", {1}, {1});
+    b.Node("ReduceSum", {"attention_mask", "axes1"}, {"mask_sum"});
+    b.InitializerInt64("one", {}, {1});
+    b.Node("Sub", {"mask_sum", "one"}, {"seqlens64"});
+    OnnxBuilder::AttrInt(b.Node("Cast", {"seqlens64"}, {"seqlens_k"}), "to",
+                         onnx::TensorProto::INT32);
+    b.Node("Shape", {"attention_mask"}, {"mask_shape"});
+    b.InitializerInt64("idx1", {}, {1});
+    OnnxBuilder::AttrInt(b.Node("Gather", {"mask_shape", "idx1"}, {"total64"}), "axis", 0);
+    OnnxBuilder::AttrInt(b.Node("Cast", {"total64"}, {"total_len"}), "to",
+                         onnx::TensorProto::INT32);
+    b.Initializer("ln1", {hidden}, Ramp(hidden, 0.1f));
+    OnnxBuilder::AttrFloat(b.Node("SimplifiedLayerNormalization", {"x", "ln1"}, {"xn"}), "epsilon",
+                           1e-5f);
+    for (const char* p : {"q", "k", "v"}) {
+      const int64_t out = std::string(p) == "q" ? hidden : kv_heads * h;
+      b.Initializer(absl::StrCat("w", p), {hidden, out}, Ramp(hidden * out, 0.01f));
+      b.Node("MatMul", {"xn", absl::StrCat("w", p)}, {p});
+    }
+    std::vector<std::string> in = {"q", "k", "v", "", "", "seqlens_k", "total_len", "cos", "sin"};
+    if (past > 0) {
+      b.Input("past_k", {batch, kv_heads, past, h});
+      b.Input("past_v", {batch, kv_heads, past, h});
+      in[3] = "past_k";
+      in[4] = "past_v";
+    }
+    b.Initializer("cos", {32, h / 2}, Ramp(32 * h / 2, 0.15f));
+    b.Initializer("sin", {32, h / 2}, Ramp(32 * h / 2, -0.11f));
+    auto* gqa = b.DomainNode(kMs, "GroupQueryAttention", in, {"attn", "present_k", "present_v"});
+    OnnxBuilder::AttrInt(gqa, "num_heads", heads);
+    OnnxBuilder::AttrInt(gqa, "kv_num_heads", kv_heads);
+    OnnxBuilder::AttrInt(gqa, "do_rotary", 1);
+    b.Initializer("wo", {hidden, hidden}, Ramp(hidden * hidden, 0.01f));
+    b.Node("MatMul", {"attn", "wo"}, {"o"});
+    b.Initializer("ln2", {hidden}, Ramp(hidden, 0.1f));
+    b.DomainNode(kMs, "SkipSimplifiedLayerNormalization", {"o", "x", "ln2"},
+                 {"hn", "", "", "residual"});
+    b.Initializer("wg", {hidden, ffn}, Ramp(hidden * ffn, 0.01f));
+    b.Initializer("wu", {hidden, ffn}, Ramp(hidden * ffn, 0.013f));
+    b.Initializer("wd", {ffn, hidden}, Ramp(ffn * hidden, 0.01f));
+    b.Node("MatMul", {"hn", "wg"}, {"gate"});
+    b.Node("Sigmoid", {"gate"}, {"gate_sig"});
+    b.Node("Mul", {"gate", "gate_sig"}, {"silu"});
+    b.Node("MatMul", {"hn", "wu"}, {"up"});
+    b.Node("Mul", {"silu", "up"}, {"act"});
+    b.Node("MatMul", {"act", "wd"}, {"down"});
+    b.Node("Add", {"residual", "down"}, {"y"});
+    b.Output("y");
+    b.Output("present_k");
+    b.Output("present_v");
+    std::map<std::string, std::vector<int32_t>> given;
+    given["attention_mask"] = std::vector<int32_t>(static_cast<size_t>(past + seq), 1);
+    given["input_ids"] = {3, 1, 4, 1};
+    given["input_ids"].resize(static_cast<size_t>(seq));
+    CheckAgainstOrt(absl::StrCat("llama_layer_past", past), b, given, /*optimize=*/true);
   }
 }
 
