@@ -12,7 +12,8 @@
 // MatMul/Mul/Add/Softmax/MatMul with the KV-head repeat as Reshape/Expand,
 // the spellings the rule library recognizes.
 //
-// Only float32 operands are decomposed. A form the decomposition does not
+// float16 and bfloat16 nodes are decomposed in float32 between Casts (as
+// ONNX Runtime computes them); other element types stay opaque. A form the decomposition does not
 // cover (a packed or 1-D mask format, shared KV buffers, a softcap, ...)
 // returns Unmapped with the reason, so that the node stays opaque rather than
 // computing anything other than what ONNX Runtime computes.
@@ -894,11 +895,54 @@ std::optional<TensorType> ContribOutputType(Importer& im, int k) {
   return std::nullopt;
 }
 
-// Runs `handler`; when it leaves the node Unmapped, declares the output types
-// ContribOutputType knows that the model does not declare.
+// Runs `handler` on the current node. A node with float16 or bfloat16
+// operands runs on float32 copies of them (Cast), its float outputs cast
+// back, as ONNX Runtime's kernels compute these ops in float32.
+absl::Status InFloat32(Importer& im, absl::Status (*handler)(Importer&)) {
+  const onnx::NodeProto& node = *im.cur_;
+  std::optional<DType> half;
+  for (int i = 0; i < node.input_size(); ++i) {
+    if (!im.Has(i)) continue;
+    const DType dt = im.In(i).type.dtype;
+    if (dt == DType::kFloat16 || dt == DType::kBFloat16) half = dt;
+  }
+  if (!half) return handler(im);
+  Steps s(im);
+  onnx::NodeProto copy = node;
+  for (int i = 0; i < node.input_size(); ++i) {
+    if (!im.Has(i) || im.In(i).type.dtype != *half) continue;
+    EGRET_ASSIGN_OR_RETURN(
+        auto f, s.Op("Cast", {node.input(i)}, {IntAttr("to", onnx::TensorProto::FLOAT)}));
+    copy.set_input(i, f);
+  }
+  for (int k = 0; k < node.output_size(); ++k) {
+    if (node.output(k).empty()) continue;
+    copy.set_output(k, s.Temp("float32"));
+    if (im.consumed_.contains(node.output(k))) im.consumed_.insert(copy.output(k));
+  }
+  im.cur_ = &copy;
+  absl::Status st = handler(im);
+  im.cur_ = &node;
+  EGRET_RETURN_IF_ERROR(st);
+  const int64_t to =
+      *half == DType::kFloat16 ? onnx::TensorProto::FLOAT16 : onnx::TensorProto::BFLOAT16;
+  for (int k = 0; k < node.output_size(); ++k) {
+    if (node.output(k).empty() || !im.values_.contains(copy.output(k))) continue;
+    if (im.values_.at(copy.output(k)).type.dtype == DType::kFloat32) {
+      EGRET_RETURN_IF_ERROR(
+          s.Op("Cast", {copy.output(k)}, {IntAttr("to", to)}, node.output(k)).status());
+    } else {
+      im.Alias(node.output(k), copy.output(k));
+    }
+  }
+  return absl::OkStatus();
+}
+
+// Runs `handler` (InFloat32); when it leaves the node Unmapped, declares the
+// output types ContribOutputType knows that the model does not declare.
 template <absl::Status (*handler)(Importer&)>
 absl::Status Typed(Importer& im) {
-  absl::Status s = handler(im);
+  absl::Status s = InFloat32(im, handler);
   if (!IsUnmapped(s)) return s;
   for (int k = 0; k < im.cur_->output_size(); ++k) {
     if (im.Out(k).empty() || im.HasStaticDeclaredType(im.Out(k))) continue;

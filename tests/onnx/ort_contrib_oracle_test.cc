@@ -60,7 +60,7 @@ std::vector<float> Ramp(int64_t n, float scale) {
 // named in `given` (int32 values).
 void CheckAgainstOrt(const std::string& name, const OnnxBuilder& b,
                      const std::map<std::string, std::vector<int32_t>>& given = {},
-                     bool optimize = false) {
+                     bool optimize = false, double tolerance = 1e-4) {
   SCOPED_TRACE(name);
   if (const std::string why = OrtUnavailableReason(); !why.empty()) GTEST_SKIP() << why;
   const fs::path dir = fs::path(::testing::TempDir()) / absl::StrCat("ort_contrib_", name);
@@ -87,7 +87,8 @@ void CheckAgainstOrt(const std::string& name, const OnnxBuilder& b,
     graphs.push_back(&r->graph);
   }
   for (const Graph* graph : graphs) {
-    absl::StatusOr<OracleComparison> c = CompareWithOrt(model, *graph, *inputs, {}, 1e-4, 1e-4);
+    absl::StatusOr<OracleComparison> c =
+        CompareWithOrt(model, *graph, *inputs, {}, tolerance, tolerance);
     ASSERT_TRUE(c.ok()) << c.status();
     EXPECT_EQ(c->verified, c->outputs) << absl::StrJoin(c->not_verified, "; ");
     EXPECT_TRUE(c->mismatches.empty()) << name << ": " << absl::StrJoin(c->mismatches, "; ");
@@ -499,6 +500,57 @@ TEST(OrtContribOracle, LlamaStyleDecoderLayer) {
     given["input_ids"] = {3, 1, 4, 1};
     given["input_ids"].resize(static_cast<size_t>(seq));
     CheckAgainstOrt(absl::StrCat("llama_layer_past", past), b, given, /*optimize=*/true);
+  }
+}
+
+// float16 nodes (those ONNX Runtime has float16 CPU kernels for) run in
+// float32 between Casts, as ONNX Runtime computes them. Weights are inputs.
+TEST(OrtContribOracle, Float16) {
+  constexpr int kHalf = onnx::TensorProto::FLOAT16;
+  {
+    OnnxBuilder b = MsBuilder();
+    b.Input("x", {2, 3, 16}, kHalf);
+    b.Input("skip", {2, 3, 16}, kHalf);
+    b.Input("gamma", {16}, kHalf);
+    b.Input("beta", {16}, kHalf);
+    b.Node("SimplifiedLayerNormalization", {"x", "gamma"}, {"rms"});
+    b.DomainNode(kMs, "SkipSimplifiedLayerNormalization", {"x", "skip", "gamma"},
+                 {"srms", "", "", "sum"});
+    b.DomainNode(kMs, "SkipLayerNormalization", {"x", "skip", "gamma", "beta"}, {"sln"});
+    for (const char* o : {"rms", "srms", "sum", "sln"}) b.Output(o);
+    CheckAgainstOrt("float16_norms", b, {}, false, 1e-2);
+  }
+  {
+    OnnxBuilder b = MsBuilder();
+    b.Input("x", {1, 3, 32}, kHalf);
+    b.Input("pos", {1, 3}, onnx::TensorProto::INT64);
+    b.Input("cos", {16, 8}, kHalf);
+    b.Input("sin", {16, 8}, kHalf);
+    b.DomainNode(kMs, "RotaryEmbedding", {"x", "pos", "cos", "sin"}, {"y"});
+    b.Output("y");
+    CheckAgainstOrt("float16_rotary", b, {}, false, 1e-2);
+  }
+  {
+    const int64_t heads = 4, kv_heads = 2, h = 16, past = 5;
+    OnnxBuilder b = MsBuilder();
+    b.Input("q", {1, 1, heads * h}, kHalf);
+    b.Input("k", {1, 1, kv_heads * h}, kHalf);
+    b.Input("v", {1, 1, kv_heads * h}, kHalf);
+    b.Input("past_k", {1, kv_heads, past, h}, kHalf);
+    b.Input("past_v", {1, kv_heads, past, h}, kHalf);
+    b.InitializerInt32("seqlens_k", {1}, {static_cast<int32_t>(past)});
+    b.InitializerInt32("total_len", {}, {static_cast<int32_t>(past + 1)});
+    b.Input("cos", {16, h / 2}, kHalf);
+    b.Input("sin", {16, h / 2}, kHalf);
+    auto* n =
+        b.DomainNode(kMs, "GroupQueryAttention",
+                     {"q", "k", "v", "past_k", "past_v", "seqlens_k", "total_len", "cos", "sin"},
+                     {"y", "present_k", "present_v"});
+    OnnxBuilder::AttrInt(n, "num_heads", heads);
+    OnnxBuilder::AttrInt(n, "kv_num_heads", kv_heads);
+    OnnxBuilder::AttrInt(n, "do_rotary", 1);
+    for (const char* o : {"y", "present_k", "present_v"}) b.Output(o);
+    CheckAgainstOrt("float16_gqa", b, {}, false, 1e-2);
   }
 }
 
