@@ -612,7 +612,7 @@ absl::Status DoAttention(Importer& im) {
     if (sizes->size() != 3) return absl::InvalidArgumentError("qkv_hidden_sizes has not 3 values");
     hq = (*sizes)[0], hk = (*sizes)[1], hv = (*sizes)[2];
   }
-  if (hq + hk + hv != wd[1] || hq != hk || hq % n != 0 || hv % n != 0) {
+  if (hq <= 0 || hv <= 0 || hq + hk + hv != wd[1] || hq != hk || hq % n != 0 || hv % n != 0) {
     return absl::InvalidArgumentError("the Q/K/V hidden sizes do not fit the weights and heads");
   }
   const int64_t b = xd[0], seq = xd[1], h = hq / n;
@@ -670,7 +670,7 @@ absl::Status DoMultiHeadAttention(Importer& im) {
   const Dims qd = im.In(0).type.dims;
   const Dims kd = im.In(1).type.dims;
   const Dims vd = im.In(2).type.dims;
-  if (qd.size() != 3 || qd[2] % n != 0) {
+  if (qd.size() != 3 || qd[2] <= 0 || qd[2] % n != 0) {
     return absl::InvalidArgumentError(absl::StrCat("query ", DimsStr(qd), " is not [B, S, N*h]"));
   }
   const int64_t b = qd[0], seq = qd[1], h = qd[2] / n;
@@ -679,7 +679,9 @@ absl::Status DoMultiHeadAttention(Importer& im) {
   const bool bnsh_kv = kd.size() == 4;
   if (im.Has(3)) {
     const Dims bd = im.In(3).type.dims;
-    if (bd.size() != 1) return absl::InvalidArgumentError("bias is not 1-D");
+    if (bd.size() != 1 || bd[0] < qd[2]) {
+      return absl::InvalidArgumentError("bias is not 1-D or shorter than the query's hidden size");
+    }
     EGRET_ASSIGN_OR_RETURN(auto qb, s.SliceLast(im.InName(3), 0, qd[2]));
     EGRET_ASSIGN_OR_RETURN(q3, s.Bin("Add", q3, qb));
     if (!bnsh_kv) {  // key and value of BNSH take no bias
@@ -764,7 +766,7 @@ absl::Status DoGroupQueryAttention(Importer& im) {
   std::string q3 = im.InName(0), k3, v3;
   int64_t h;
   if (!im.Has(1)) {  // packed QKV: [B, S, (N + 2 Nk) h]
-    if (qd[2] % (n + 2 * nk) != 0)
+    if (qd[2] <= 0 || qd[2] % (n + 2 * nk) != 0)
       return absl::InvalidArgumentError("packed QKV does not fit the heads");
     h = qd[2] / (n + 2 * nk);
     EGRET_ASSIGN_OR_RETURN(q3, s.SliceLast(im.InName(0), 0, n * h));
@@ -772,7 +774,9 @@ absl::Status DoGroupQueryAttention(Importer& im) {
     EGRET_ASSIGN_OR_RETURN(v3, s.SliceLast(im.InName(0), (n + nk) * h, qd[2]));
   } else {
     if (!im.Has(2)) return absl::InvalidArgumentError("key without value");
-    if (qd[2] % n != 0) return absl::InvalidArgumentError("query does not fit num_heads");
+    if (qd[2] <= 0 || qd[2] % n != 0) {
+      return absl::InvalidArgumentError("query does not fit num_heads");
+    }
     h = qd[2] / n;
     k3 = im.InName(1);
     v3 = im.InName(2);

@@ -378,13 +378,16 @@ TEST(OrtContribOracle, GroupQueryAttention) {
   };
   const std::vector<Case> cases = {
       {"prefill", 0, 4, false, false, false, false},
+      {"prefill_empty_past", -1, 4, true, false, false, true},
       {"prefill_rotary", 0, 4, true, false, false, true},
       {"decode_rotary", 5, 1, true, false, false, true},
       {"decode_rotary_interleaved", 5, 1, true, true, false, false},
       {"decode_packed", 3, 1, false, false, true, false},
   };
   for (const Case& k : cases) {
-    const int64_t batch = 1, heads = 4, kv_heads = 2, h = 16, total = k.past + k.seq;
+    // past -1: past_key/past_value of length 0, as GenAI feeds the prefill.
+    const int64_t past = std::max<int64_t>(k.past, 0);
+    const int64_t batch = 1, heads = 4, kv_heads = 2, h = 16, total = past + k.seq;
     OnnxBuilder b = MsBuilder();
     std::vector<std::string> in = {"q", "k", "v", "past_k", "past_v", "seqlens_k", "total_len"};
     if (k.packed) {
@@ -395,9 +398,9 @@ TEST(OrtContribOracle, GroupQueryAttention) {
       b.Input("k", {batch, k.seq, kv_heads * h});
       b.Input("v", {batch, k.seq, kv_heads * h});
     }
-    if (k.past > 0) {
-      b.Input("past_k", {batch, kv_heads, k.past, h});
-      b.Input("past_v", {batch, kv_heads, k.past, h});
+    if (k.past != 0) {
+      b.Input("past_k", {batch, kv_heads, past, h});
+      b.Input("past_v", {batch, kv_heads, past, h});
     } else {
       in[3] = in[4] = "";
     }
@@ -584,6 +587,61 @@ TEST(OrtContribImport, UnsupportedFormStaysOpaqueWithReason) {
     EXPECT_EQ(std::get<std::string>(it->second), "softcap is not mapped");
   }
   EXPECT_TRUE(found);
+}
+
+// Malformed contrib nodes (shapes that do not fit, missing inputs, bad
+// attributes) give an error or an opaque node, never a crash.
+TEST(OrtContribImport, MalformedNodesDoNotCrash) {
+  struct Case {
+    std::string op;
+    std::vector<std::pair<std::string, std::vector<int64_t>>> inputs;
+    std::vector<std::pair<std::string, int64_t>> attrs;
+  };
+  const std::vector<Case> cases = {
+      {"Attention", {{"x", {1, 2, 8}}, {"w", {8, 7}}}, {{"num_heads", 2}}},
+      {"Attention", {{"x", {1, 2, 8}}, {"w", {8, 0}}}, {{"num_heads", 2}}},
+      {"Attention", {{"x", {1, 2, 8}}, {"w", {8, 24}}}, {{"num_heads", 0}}},
+      {"Attention", {{"x", {2, 8}}, {"w", {8, 24}}}, {{"num_heads", 2}}},
+      {"MultiHeadAttention",
+       {{"q", {1, 2, 8}}, {"k", {1, 2, 8}}, {"v", {1, 2, 8}}, {"b", {3}}},
+       {{"num_heads", 2}}},
+      {"MultiHeadAttention",
+       {{"q", {1, 2, 8}}, {"k", {1, 3, 6}}, {"v", {1, 2, 8}}},
+       {{"num_heads", 2}}},
+      {"MultiHeadAttention",
+       {{"q", {1, 2, 0}}, {"k", {1, 2, 0}}, {"v", {1, 2, 0}}},
+       {{"num_heads", 2}}},
+      {"GroupQueryAttention", {{"q", {1, 1, 0}}}, {{"num_heads", 2}, {"kv_num_heads", 1}}},
+      {"GroupQueryAttention",
+       {{"q", {1, 1, 32}}, {"k", {1, 1, 16}}, {"v", {1, 1, 16}}},
+       {{"num_heads", 3}, {"kv_num_heads", 2}}},
+      {"RotaryEmbedding", {{"x", {1, 2, 8}}, {"p", {1}}, {"c", {4, 3}}, {"s", {4, 3}}}, {}},
+      {"RotaryEmbedding", {{"x", {1, 2, 8}}, {"p", {1}}, {"c", {4, 0}}, {"s", {4, 0}}}, {}},
+      {"RotaryEmbedding", {{"x", {8}}, {"p", {1}}, {"c", {4, 2}}, {"s", {4, 2}}}, {}},
+      {"EmbedLayerNormalization", {{"ids", {4}}}, {}},
+      {"SkipLayerNormalization", {{"x", {1, 2, 8}}, {"skip", {1, 2, 8}}}, {}},
+      {"SkipSimplifiedLayerNormalization", {{"x", {1, 2, 8}}, {"skip", {1, 3, 8}}, {"g", {8}}}, {}},
+      {"FastGelu", {{"x", {1, 2, 8}}, {"b", {3}}}, {}},
+  };
+  for (const Case& k : cases) {
+    SCOPED_TRACE(k.op);
+    OnnxBuilder b = MsBuilder();
+    std::vector<std::string> names;
+    for (const auto& [name, dims] : k.inputs) {
+      b.Input(name, dims,
+              k.op == "RotaryEmbedding" && name == "p" ? onnx::TensorProto::INT64
+              : k.op == "EmbedLayerNormalization"      ? onnx::TensorProto::INT32
+                                                       : onnx::TensorProto::FLOAT);
+      names.push_back(name);
+    }
+    auto* n = b.DomainNode(kMs, k.op, names, {"y"});
+    for (const auto& [name, v] : k.attrs) OnnxBuilder::AttrInt(n, name, v);
+    b.Output("y", {1, 2, 8});
+    absl::StatusOr<Graph> g = ParseOnnx(b.Bytes(), "malformed.onnx");
+    if (!g.ok()) {
+      EXPECT_NE(g.status().message().find("malformed.onnx: error:"), std::string::npos);
+    }
+  }
 }
 
 // An op whose output types nothing gives: one line naming the op and how to
