@@ -869,17 +869,36 @@ std::optional<TensorType> ContribOutputType(Importer& im, int k) {
       return std::nullopt;
     }
     if (op == "MultiHeadAttention") {
-      if (k == 0 && im.Has(2)) {
-        const Dims v = im.In(2).type.dims;
+      if (!im.Has(1) || !im.Has(2)) return std::nullopt;
+      const Dims kd = im.In(1).type.dims;
+      const Dims v = im.In(2).type.dims;
+      if (k == 0) {
         if (v.size() == 3) return with_dims({x.dims[0], x.dims[1], v[2]});
         if (v.size() == 4) return with_dims({x.dims[0], x.dims[1], v[1] * v[3]});
+        return std::nullopt;
       }
-      return std::nullopt;
+      // present_key/present_value: the past's buffer when shared, else past ++ new.
+      const int past = k == 1 ? 6 : 7;
+      const Dims& cur = k == 1 ? kd : v;
+      if (k > 2 || cur.size() != 3 || cur[2] % n != 0) return std::nullopt;
+      int64_t len = cur[1];
+      if (im.Has(past) && im.In(past).type.rank() == 4) {
+        len = im.Has(8) ? im.In(past).type.dims[2] : im.In(past).type.dims[2] + cur[1];
+      }
+      return with_dims({x.dims[0], n, len, cur[2] / n});
     }
-    if (k == 0) {
-      const int64_t nk = im.AttrInt("kv_num_heads", 0);
-      const int64_t hidden = im.Has(1) ? x.dims[2] : (nk > 0 ? x.dims[2] / (n + 2 * nk) * n : 0);
-      if (hidden > 0) return with_dims({x.dims[0], x.dims[1], hidden});
+    const int64_t nk = im.AttrInt("kv_num_heads", 0);
+    if (nk <= 0 || x.dims[2] <= 0) return std::nullopt;
+    const int64_t h = im.Has(1) ? x.dims[2] / n : x.dims[2] / (n + 2 * nk);
+    if (k == 0) return with_dims({x.dims[0], x.dims[1], n * h});
+    if (k == 1 || k == 2) {  // [B, Nk, max(total, past), h]
+      int64_t past = 0;
+      if (im.Has(3) && im.In(3).type.rank() == 4) past = im.In(3).type.dims[2];
+      int64_t total = past + x.dims[1];
+      if (im.Has(6) && im.In(6).constant && im.In(6).constant->num_elements() == 1) {
+        total = static_cast<int64_t>(im.In(6).constant->GetValue(0));
+      }
+      return with_dims({x.dims[0], nk, std::max(total, past), h});
     }
     return std::nullopt;
   }
