@@ -11,8 +11,8 @@
 //
 // float16 and bfloat16 nodes are decomposed in float32 between Casts (as
 // ONNX Runtime computes them); other element types stay opaque. A form a
-// decomposition does not cover (a mask format, shared KV buffers, a softcap,
-// ...) returns Unmapped with the reason, so that the node stays opaque,
+// decomposition does not cover (a mask format, shared KV buffers, a smooth
+// softmax, ...) returns Unmapped with the reason, so that the node stays opaque,
 // typed as ONNX Runtime would type it, rather than computing anything other
 // than what ONNX Runtime computes.
 #include "absl/strings/match.h"

@@ -186,13 +186,15 @@ absl::StatusOr<std::string> AppendPast(Steps& s, const std::string& past, const 
 
 // The additive mask, broadcast against scores [B, N, S, T] (empty when
 // none): the key padding mask input `mask` (raw [B, T] or [B, S, T] of 0/1,
-// or [B] end positions), 0 kept and filter_value masked, then, when causal,
-// key j > past + i of query i < S - 1 set to the lowest float (past: the
-// length of the past keys, whatever T - S is; the last query row keeps every
-// key, as in ONNX Runtime's kernels, which differs from j <= past + i only
-// when the keys are not past + S long).
+// [B] end positions or [2B] end then start positions), 0 kept and
+// filter_value masked, then, when causal, key j > past + i of query i < S - 1
+// set to the lowest float (past: the length of the past keys, whatever T - S
+// is; the last query row keeps every key, as in ONNX Runtime's kernels, which
+// differs from j <= past + i only when the keys are not past + S long), and
+// with a local window w >= 0, keys j < past + i + 1 - w too.
 absl::StatusOr<std::string> AttentionMask(Steps& s, int mask, int64_t b, int64_t seq, int64_t total,
-                                          int64_t past, bool causal, double filter_value) {
+                                          int64_t past, bool causal, double filter_value,
+                                          int64_t window = -1) {
   Importer& im = s.im();
   std::string add;
   if (mask >= 0 && im.Has(mask)) {
@@ -207,12 +209,24 @@ absl::StatusOr<std::string> AttentionMask(Steps& s, int mask, int64_t b, int64_t
     } else if (md == Dims{b, seq, total}) {
       EGRET_ASSIGN_OR_RETURN(keep, s.Op("Greater", {mf, s.Scalar(0.0)}));
       shape = {b, 1, seq, total};
-    } else if (md == Dims{b}) {  // right padding: keys at or after the end are masked
+    } else if (md == Dims{b} || md == Dims{2 * b}) {
+      // Right padding: keys at or after the end are masked; left padding
+      // (the second half): keys before the start too.
       std::vector<double> idx(static_cast<size_t>(total));
       for (int64_t j = 0; j < total; ++j) idx[static_cast<size_t>(j)] = static_cast<double>(j);
-      EGRET_ASSIGN_OR_RETURN(auto end, s.Reshape(mf, Dims{b, 1}));
-      EGRET_ASSIGN_OR_RETURN(keep,
-                             s.Op("Less", {s.Const(DType::kFloat32, Dims{1, total}, idx), end}));
+      const std::string positions = s.Const(DType::kFloat32, Dims{1, total}, idx);
+      std::string ends = mf, starts;
+      if (md[0] == 2 * b) {
+        EGRET_ASSIGN_OR_RETURN(ends, s.SliceFirst(mf, 0, b));
+        EGRET_ASSIGN_OR_RETURN(starts, s.SliceFirst(mf, b, 2 * b));
+        EGRET_ASSIGN_OR_RETURN(starts, s.Reshape(starts, Dims{b, 1}));
+      }
+      EGRET_ASSIGN_OR_RETURN(auto end, s.Reshape(ends, Dims{b, 1}));
+      EGRET_ASSIGN_OR_RETURN(keep, s.Op("Less", {positions, end}));
+      if (!starts.empty()) {
+        EGRET_ASSIGN_OR_RETURN(auto after, s.Op("GreaterOrEqual", {positions, starts}));
+        EGRET_ASSIGN_OR_RETURN(keep, s.Op("And", {keep, after}));
+      }
       shape = {b, 1, 1, total};
     } else {
       return Unmapped(absl::StrCat("the mask shape ", DimsStr(md), " is not mapped"));
@@ -224,7 +238,8 @@ absl::StatusOr<std::string> AttentionMask(Steps& s, int mask, int64_t b, int64_t
   std::vector<double> allowed(static_cast<size_t>(seq * total));
   for (int64_t i = 0; i < seq; ++i) {
     for (int64_t j = 0; j < total; ++j) {
-      allowed[static_cast<size_t>(i * total + j)] = j <= past + i || i == seq - 1 ? 1 : 0;
+      const bool in_window = window < 0 || j >= past + i + 1 - window;
+      allowed[static_cast<size_t>(i * total + j)] = (j <= past + i || i == seq - 1) && in_window;
     }
   }
   if (add.empty()) {
@@ -234,12 +249,12 @@ absl::StatusOr<std::string> AttentionMask(Steps& s, int mask, int64_t b, int64_t
   return s.Op("Where", {s.Const(DType::kBool, Dims{seq, total}, allowed), add, s.Scalar(kLowest)});
 }
 
-// softmax(q k^T * scale + mask + bias) v for q [B, N, S, h], k [B, Nk, T, h],
-// v [B, Nk, T, hv] (each KV head serving N/Nk query heads), into `out`
-// [B, S, N*hv].
+// softmax(c(q k^T * scale) + mask + bias) v for q [B, N, S, h], k [B, Nk, T,
+// h], v [B, Nk, T, hv] (each KV head serving N/Nk query heads), into `out`
+// [B, S, N*hv]; c(x) = softcap * tanh(x / softcap) when softcap > 0, else x.
 absl::Status AttentionCore(Steps& s, const std::string& q, std::string k, std::string v,
                            double scale, const std::string& mask, const std::string& bias,
-                           const std::string& out) {
+                           const std::string& out, double softcap = 0.0) {
   const Dims qd = s.DimsOf(q);
   const Dims kd = s.DimsOf(k);
   const Dims vd = s.DimsOf(v);
@@ -261,6 +276,11 @@ absl::Status AttentionCore(Steps& s, const std::string& q, std::string k, std::s
   EGRET_ASSIGN_OR_RETURN(auto kt, s.Transpose(k, {0, 1, 3, 2}));
   EGRET_ASSIGN_OR_RETURN(auto qk, s.Op("MatMul", {q, kt}));
   EGRET_ASSIGN_OR_RETURN(auto scores, s.Bin("Mul", qk, s.Scalar(scale)));
+  if (softcap > 0.0) {
+    EGRET_ASSIGN_OR_RETURN(auto capped, s.Bin("Div", scores, s.Scalar(softcap)));
+    EGRET_ASSIGN_OR_RETURN(capped, s.Un("Tanh", capped));
+    EGRET_ASSIGN_OR_RETURN(scores, s.Bin("Mul", capped, s.Scalar(softcap)));
+  }
   if (!mask.empty()) {
     EGRET_ASSIGN_OR_RETURN(scores, s.Bin("Add", scores, mask));
   }
@@ -438,8 +458,9 @@ absl::Status DoMultiHeadAttention(Importer& im) {
 // total_sequence_length say otherwise.
 absl::Status DoGroupQueryAttention(Importer& im) {
   EGRET_RETURN_IF_ERROR(RequireFloat32(im, {0, 1, 2, 3, 4, 7, 8, 10}));
-  if (im.AttrFloat("softcap", 0.0) != 0.0) return Unmapped("softcap is not mapped");
-  if (im.AttrInt("local_window_size", -1) != -1) return Unmapped("local attention is not mapped");
+  const double softcap = im.AttrFloat("softcap", 0.0);
+  if (softcap < 0.0) return absl::InvalidArgumentError("softcap is negative");
+  const int64_t window = im.AttrInt("local_window_size", -1);
   if (im.AttrInt("smooth_softmax", 0) != 0) return Unmapped("smooth_softmax is not mapped");
   if (im.AttrInt("qk_output", 0) != 0) return Unmapped("qk_output is not mapped");
   EGRET_RETURN_IF_ERROR(RequireUnused(im, 3, "output_qk"));
@@ -523,11 +544,11 @@ absl::Status DoGroupQueryAttention(Importer& im) {
       k, AppendPast(s, im.Has(3) ? im.InName(3) : "", k, im.OutputUsed(1) ? im.Out(1) : ""));
   EGRET_ASSIGN_OR_RETURN(
       v, AppendPast(s, im.Has(4) ? im.InName(4) : "", v, im.OutputUsed(2) ? im.Out(2) : ""));
-  EGRET_ASSIGN_OR_RETURN(auto mask, AttentionMask(s, -1, b, seq, total, past, true, 0.0));
+  EGRET_ASSIGN_OR_RETURN(auto mask, AttentionMask(s, -1, b, seq, total, past, true, 0.0, window));
   EGRET_ASSIGN_OR_RETURN(auto bias, AttentionBias(im, 10, seq, total));
   const double scale = im.AttrFloat("scale", 0.0);
   return AttentionCore(s, q, k, v, scale != 0.0 ? scale : 1.0 / std::sqrt(static_cast<double>(h)),
-                       mask, bias, im.Out());
+                       mask, bias, im.Out(), softcap);
 }
 
 }  // namespace egret::onnx_import::contrib

@@ -258,7 +258,7 @@ TEST(OrtContribOracle, RotaryEmbedding) {
 TEST(OrtContribOracle, Attention) {
   struct Case {
     std::string name;
-    int mask_rank;  // 0: none
+    int mask_rank;  // 0: none; -1: [2B] end and start positions
     bool unidirectional, past, varied_v, attention_bias;
   };
   const std::vector<Case> cases = {
@@ -266,6 +266,7 @@ TEST(OrtContribOracle, Attention) {
       {"mask2d", 2, false, false, false, false},
       {"mask3d", 3, false, false, false, false},
       {"mask1d_end", 1, false, false, false, false},
+      {"mask1d_end_start", -1, false, false, false, false},
       {"unidirectional", 0, true, false, false, false},
       {"unidirectional_mask2d_bias", 2, true, false, false, true},
       {"past_present", 2, true, true, false, false},
@@ -290,6 +291,9 @@ TEST(OrtContribOracle, Attention) {
     } else if (k.mask_rank == 1) {
       b.Input("mask", {batch}, onnx::TensorProto::INT32);
       given["mask"] = {2, 3};
+    } else if (k.mask_rank == -1) {  // [2B]: ends, then starts
+      b.Input("mask", {2 * batch}, onnx::TensorProto::INT32);
+      given["mask"] = {3, 2, 1, 0};
     }
     if (k.mask_rank != 0) in[3] = "mask";
     if (k.past) {
@@ -375,6 +379,8 @@ TEST(OrtContribOracle, GroupQueryAttention) {
     std::string name;
     int64_t past, seq;
     bool rotary, interleaved, packed, inputs;  // inputs: seqlens as graph inputs
+    int64_t window = -1;                       // local_window_size
+    float softcap = 0;
   };
   const std::vector<Case> cases = {
       {"prefill", 0, 4, false, false, false, false},
@@ -383,6 +389,10 @@ TEST(OrtContribOracle, GroupQueryAttention) {
       {"decode_rotary", 5, 1, true, false, false, true},
       {"decode_rotary_interleaved", 5, 1, true, true, false, false},
       {"decode_packed", 3, 1, false, false, true, false},
+      {"prefill_local_window", 0, 6, true, false, false, false, 3},
+      {"decode_local_window", 5, 1, false, false, false, false, 3},
+      {"prefill_softcap", 0, 4, false, false, false, false, -1, 0.5f},
+      {"decode_softcap_window", 5, 2, true, true, false, false, 4, 0.7f},
   };
   for (const Case& k : cases) {
     // past -1: past_key/past_value of length 0, as GenAI feeds the prefill.
@@ -424,6 +434,8 @@ TEST(OrtContribOracle, GroupQueryAttention) {
     OnnxBuilder::AttrInt(n, "kv_num_heads", kv_heads);
     if (k.rotary) OnnxBuilder::AttrInt(n, "do_rotary", 1);
     if (k.interleaved) OnnxBuilder::AttrInt(n, "rotary_interleaved", 1);
+    if (k.window >= 0) OnnxBuilder::AttrInt(n, "local_window_size", k.window);
+    if (k.softcap > 0) OnnxBuilder::AttrFloat(n, "softcap", k.softcap);
     b.Output("y");
     b.Output("present_k");
     b.Output("present_v");
@@ -572,11 +584,11 @@ TEST(OrtContribImport, UnsupportedFormStaysOpaqueWithReason) {
                          {"y", "present_k", "present_v"});
   OnnxBuilder::AttrInt(n, "num_heads", 4);
   OnnxBuilder::AttrInt(n, "kv_num_heads", 2);
-  OnnxBuilder::AttrFloat(n, "softcap", 30.0f);
+  OnnxBuilder::AttrInt(n, "smooth_softmax", 1);
   b.Output("y", {1, 1, 32});
   b.Output("present_k", {1, 2, 4, 8});
   b.Output("present_v", {1, 2, 4, 8});
-  absl::StatusOr<Graph> g = ParseOnnx(b.Bytes(), "gqa_softcap.onnx");
+  absl::StatusOr<Graph> g = ParseOnnx(b.Bytes(), "gqa_smooth_softmax.onnx");
   ASSERT_TRUE(g.ok()) << g.status();
   bool found = false;
   for (const Node& node : g->nodes()) {
@@ -584,7 +596,7 @@ TEST(OrtContribImport, UnsupportedFormStaysOpaqueWithReason) {
     found = true;
     auto it = node.attrs.find("onnx.unmapped");
     ASSERT_NE(it, node.attrs.end());
-    EXPECT_EQ(std::get<std::string>(it->second), "softcap is not mapped");
+    EXPECT_EQ(std::get<std::string>(it->second), "smooth_softmax is not mapped");
   }
   EXPECT_TRUE(found);
 }
