@@ -252,9 +252,13 @@ absl::StatusOr<std::string> AttentionMask(Steps& s, int mask, int64_t b, int64_t
 // softmax(c(q k^T * scale) + mask + bias) v for q [B, N, S, h], k [B, Nk, T,
 // h], v [B, Nk, T, hv] (each KV head serving N/Nk query heads), into `out`
 // [B, S, N*hv]; c(x) = softcap * tanh(x / softcap) when softcap > 0, else x.
+// With a `sink` (a tensor broadcasting to [B, N, S, 1]), the softmax's
+// denominator also counts exp(sink): a softmax over the scores and the sink,
+// the sink's column dropped.
 absl::Status AttentionCore(Steps& s, const std::string& q, std::string k, std::string v,
                            double scale, const std::string& mask, const std::string& bias,
-                           const std::string& out, double softcap = 0.0) {
+                           const std::string& out, double softcap = 0.0,
+                           const std::string& sink = "") {
   const Dims qd = s.DimsOf(q);
   const Dims kd = s.DimsOf(k);
   const Dims vd = s.DimsOf(v);
@@ -287,7 +291,14 @@ absl::Status AttentionCore(Steps& s, const std::string& q, std::string k, std::s
   if (!bias.empty()) {
     EGRET_ASSIGN_OR_RETURN(scores, s.Bin("Add", scores, bias));
   }
+  if (!sink.empty()) {
+    EGRET_ASSIGN_OR_RETURN(auto sinks, s.Op("Expand", {sink, s.Int64s(Dims{4}, {b, n, seq, 1})}));
+    EGRET_ASSIGN_OR_RETURN(scores, s.Concat({scores, sinks}, 3));
+  }
   EGRET_ASSIGN_OR_RETURN(auto probs, s.Op("Softmax", {scores}, {IntAttr("axis", 3)}));
+  if (!sink.empty()) {
+    EGRET_ASSIGN_OR_RETURN(probs, s.SliceLast(probs, 0, total));
+  }
   EGRET_ASSIGN_OR_RETURN(auto o, s.Op("MatMul", {probs, v}));
   EGRET_ASSIGN_OR_RETURN(auto ot, s.Transpose(o, {0, 2, 1, 3}));
   return s.Reshape(ot, Dims{b, seq, n * vd[3]}, out).status();
@@ -461,11 +472,7 @@ absl::Status DoGroupQueryAttention(Importer& im) {
   const double softcap = im.AttrFloat("softcap", 0.0);
   if (softcap < 0.0) return absl::InvalidArgumentError("softcap is negative");
   const int64_t window = im.AttrInt("local_window_size", -1);
-  if (im.AttrInt("smooth_softmax", 0) != 0) return Unmapped("smooth_softmax is not mapped");
-  if (im.AttrInt("qk_output", 0) != 0) return Unmapped("qk_output is not mapped");
   EGRET_RETURN_IF_ERROR(RequireUnused(im, 3, "output_qk"));
-  if (im.Has(9)) return Unmapped("position_ids is not mapped");
-  if (im.Has(11)) return Unmapped("head_sink is not mapped");
   const int64_t n = im.AttrInt("num_heads", 0), nk = im.AttrInt("kv_num_heads", 0);
   if (n <= 0 || nk <= 0 || n % nk != 0) {
     return absl::InvalidArgumentError("num_heads must be a positive multiple of kv_num_heads");
@@ -533,7 +540,21 @@ absl::Status DoGroupQueryAttention(Importer& im) {
     if (cd.size() != 2 || cd[0] < total) {
       return absl::InvalidArgumentError("cos_cache is not [max_seq >= total, rotary_dim / 2]");
     }
-    const std::string pos = PositionRange(s, past, seq);
+    // The rotary positions: past + 0..S-1, or from position_ids [B, S]: its
+    // first element + 0..S-1 for the first prompt (no past), else itself.
+    std::string pos = PositionRange(s, past, seq);
+    if (im.Has(9)) {
+      if (im.In(9).type.dtype != DType::kInt64 || im.In(9).type.dims != Dims{b, seq}) {
+        return absl::InvalidArgumentError("position_ids is not int64 [B, S]");
+      }
+      if (past == 0) {
+        EGRET_ASSIGN_OR_RETURN(auto flat, s.Reshape(im.InName(9), Dims{b * seq}));
+        EGRET_ASSIGN_OR_RETURN(auto first, s.SliceFirst(flat, 0, 1));
+        EGRET_ASSIGN_OR_RETURN(pos, s.Bin("Add", first, PositionRange(s, 0, seq)));
+      } else {
+        pos = im.InName(9);
+      }
+    }
     const bool inter = im.AttrInt("rotary_interleaved", 0) != 0;
     EGRET_ASSIGN_OR_RETURN(q,
                            Rotate(s, q, 2, pos, im.InName(7), im.InName(8), cd[1] * 2, inter, ""));
@@ -546,9 +567,17 @@ absl::Status DoGroupQueryAttention(Importer& im) {
       v, AppendPast(s, im.Has(4) ? im.InName(4) : "", v, im.OutputUsed(2) ? im.Out(2) : ""));
   EGRET_ASSIGN_OR_RETURN(auto mask, AttentionMask(s, -1, b, seq, total, past, true, 0.0, window));
   EGRET_ASSIGN_OR_RETURN(auto bias, AttentionBias(im, 10, seq, total));
+  // A smooth softmax: its sink is head_sink (one per head), else 0.
+  std::string sink;
+  if (im.Has(11)) {
+    if (im.In(11).type.dims != Dims{n}) return absl::InvalidArgumentError("head_sink is not [N]");
+    EGRET_ASSIGN_OR_RETURN(sink, s.Reshape(im.InName(11), Dims{1, n, 1, 1}));
+  } else if (im.AttrInt("smooth_softmax", 0) != 0) {
+    sink = s.Scalar(0.0);
+  }
   const double scale = im.AttrFloat("scale", 0.0);
   return AttentionCore(s, q, k, v, scale != 0.0 ? scale : 1.0 / std::sqrt(static_cast<double>(h)),
-                       mask, bias, im.Out(), softcap);
+                       mask, bias, im.Out(), softcap, sink);
 }
 
 }  // namespace egret::onnx_import::contrib

@@ -381,6 +381,8 @@ TEST(OrtContribOracle, GroupQueryAttention) {
     bool rotary, interleaved, packed, inputs;  // inputs: seqlens as graph inputs
     int64_t window = -1;                       // local_window_size
     float softcap = 0;
+    int sink = 0;  // 1: smooth_softmax; 2: head_sink
+    bool position_ids = false;
   };
   const std::vector<Case> cases = {
       {"prefill", 0, 4, false, false, false, false},
@@ -393,6 +395,10 @@ TEST(OrtContribOracle, GroupQueryAttention) {
       {"decode_local_window", 5, 1, false, false, false, false, 3},
       {"prefill_softcap", 0, 4, false, false, false, false, -1, 0.5f},
       {"decode_softcap_window", 5, 2, true, true, false, false, 4, 0.7f},
+      {"prefill_smooth_softmax", 0, 4, false, false, false, false, -1, 0, 1},
+      {"decode_head_sink", 5, 1, true, false, false, false, -1, 0, 2},
+      {"prefill_position_ids", 0, 4, true, false, false, false, -1, 0, 0, true},
+      {"decode_position_ids", 5, 1, true, false, false, false, -1, 0, 0, true},
   };
   for (const Case& k : cases) {
     // past -1: past_key/past_value of length 0, as GenAI feeds the prefill.
@@ -429,7 +435,20 @@ TEST(OrtContribOracle, GroupQueryAttention) {
       b.Initializer("sin", {16, h / 2}, Ramp(16 * h / 2, -0.11f));
       in.insert(in.end(), {"cos", "sin"});
     }
+    if (k.position_ids) {
+      while (in.size() < 9) in.push_back("");
+      b.Input("position_ids", {batch, k.seq}, onnx::TensorProto::INT64);
+      in.push_back("position_ids");
+      given["position_ids"] = {2, 7, 1, 9};
+      given["position_ids"].resize(static_cast<size_t>(k.seq));
+    }
+    if (k.sink == 2) {
+      while (in.size() < 11) in.push_back("");
+      b.Initializer("head_sink", {heads}, {0.5f, -1.0f, 2.0f, 0.0f});
+      in.push_back("head_sink");
+    }
     auto* n = b.DomainNode(kMs, "GroupQueryAttention", in, {"y", "present_k", "present_v"});
+    if (k.sink == 1) OnnxBuilder::AttrInt(n, "smooth_softmax", 1);
     OnnxBuilder::AttrInt(n, "num_heads", heads);
     OnnxBuilder::AttrInt(n, "kv_num_heads", kv_heads);
     if (k.rotary) OnnxBuilder::AttrInt(n, "do_rotary", 1);
@@ -569,34 +588,28 @@ TEST(OrtContribOracle, Float16) {
   }
 }
 
-// A form the decomposition does not cover stays opaque, with the reason.
+// A form the decomposition does not cover stays opaque, with the reason, and
+// typed as ONNX Runtime types it.
 TEST(OrtContribImport, UnsupportedFormStaysOpaqueWithReason) {
   OnnxBuilder b = MsBuilder();
-  b.Input("q", {1, 1, 32});
-  b.Input("k", {1, 1, 16});
-  b.Input("v", {1, 1, 16});
-  b.Input("past_k", {1, 2, 3, 8});
-  b.Input("past_v", {1, 2, 3, 8});
-  b.InitializerInt32("seqlens_k", {1}, {3});
-  b.InitializerInt32("total_len", {}, {4});
-  auto* n = b.DomainNode(kMs, "GroupQueryAttention",
-                         {"q", "k", "v", "past_k", "past_v", "seqlens_k", "total_len"},
-                         {"y", "present_k", "present_v"});
-  OnnxBuilder::AttrInt(n, "num_heads", 4);
-  OnnxBuilder::AttrInt(n, "kv_num_heads", 2);
-  OnnxBuilder::AttrInt(n, "smooth_softmax", 1);
-  b.Output("y", {1, 1, 32});
-  b.Output("present_k", {1, 2, 4, 8});
-  b.Output("present_v", {1, 2, 4, 8});
-  absl::StatusOr<Graph> g = ParseOnnx(b.Bytes(), "gqa_smooth_softmax.onnx");
+  b.Input("q", {2, 3, 8});
+  b.Input("k", {2, 4, 8});
+  b.Input("v", {2, 4, 8});
+  b.Input("mask", {3 * 2 + 2}, onnx::TensorProto::INT32);  // (3B+2): packed-sequence offsets
+  auto* n = b.DomainNode(kMs, "MultiHeadAttention", {"q", "k", "v", "", "mask"}, {"y"});
+  OnnxBuilder::AttrInt(n, "num_heads", 2);
+  b.Output("y");
+  absl::StatusOr<Graph> g = ParseOnnx(b.Bytes(), "mha_mask.onnx");
   ASSERT_TRUE(g.ok()) << g.status();
   bool found = false;
   for (const Node& node : g->nodes()) {
-    if (node.op != "onnx.com.microsoft.GroupQueryAttention") continue;
+    if (node.op != "onnx.com.microsoft.MultiHeadAttention") continue;
     found = true;
     auto it = node.attrs.find("onnx.unmapped");
     ASSERT_NE(it, node.attrs.end());
-    EXPECT_EQ(std::get<std::string>(it->second), "smooth_softmax is not mapped");
+    EXPECT_EQ(std::get<std::string>(it->second), "the mask shape [8] is not mapped");
+    ASSERT_EQ(node.outputs.size(), 1u);
+    EXPECT_EQ(node.outputs[0].dims, (Dims{2, 3, 8}));
   }
   EXPECT_TRUE(found);
 }
