@@ -234,7 +234,8 @@ absl::Status Importer::DoOpaque(std::string_view reason, const ControlFlow* cf) 
       if (OutputUsed(k)) {
         return absl::UnimplementedError(absl::StrFormat(
             "unmapped op (kept opaque%s%s): the type of output '%s' is unknown (ONNX shape "
-            "inference gives none and the model declares no value_info with static dims)",
+            "inference gives none): declare its element type and static dims in the model's "
+            "value_info (no option gives an output's type)",
             reason.empty() ? "" : ": ", reason, Out(k)));
       }
       t = ScalarType(DType::kFloat32);  // an output nothing reads

@@ -577,6 +577,7 @@ void RegisterControlFlowHandlers(HandlerTable& t);   // import_control_flow.cc
 void RegisterRecurrentHandlers(HandlerTable& t);     // import_recurrent.cc
 void RegisterQuantizeHandlers(HandlerTable& t);      // import_quantize.cc
 void RegisterBlockQuantizedHandlers(HandlerTable& t);  // import_block_quantized.cc
+void RegisterContribHandlers(HandlerTable& t);       // import_contrib.cc
 
 // Every handler, keyed by ONNX op type; ops of another domain than ONNX's
 // are keyed "<domain>.<op type>" ("com.microsoft.QLinearAdd").

@@ -35,6 +35,7 @@ const HandlerTable& Handlers() {
     RegisterNormalizationHandlers(*t);
     RegisterQuantizeHandlers(*t);
     RegisterBlockQuantizedHandlers(*t);
+    RegisterContribHandlers(*t);
     return t;
   }();
   return *kTable;
@@ -295,7 +296,9 @@ absl::Status Importer::ReadInputs() {
   for (const auto& in : graph.input()) taken_names_.insert(in.name());
   for (const auto& init : graph.initializer()) taken_names_.insert(init.name());
   for (const auto& node : graph.node()) {
-    for (const std::string& in : node.input()) consumed_.insert(in);
+    for (const std::string& in : node.input()) {
+      if (!in.empty()) consumed_.insert(in);  // "" is an absent optional input
+    }
     for (const std::string& in : OuterReads(node)) consumed_.insert(in);
     for (const std::string& out : node.output()) taken_names_.insert(out);
   }

@@ -21,6 +21,22 @@ class OnnxBuilder {
     model_.mutable_graph()->set_name("test");
   }
 
+  // Imports another operator set (domain "com.microsoft" for ONNX Runtime's
+  // contrib ops).
+  void Opset(const std::string& domain, int version) {
+    auto* os = model_.add_opset_import();
+    os->set_domain(domain);
+    os->set_version(version);
+  }
+  // A node of another domain than ONNX's.
+  onnx::NodeProto* DomainNode(const std::string& domain, const std::string& op,
+                              const std::vector<std::string>& inputs,
+                              const std::vector<std::string>& outputs) {
+    onnx::NodeProto* n = Node(op, inputs, outputs);
+    n->set_domain(domain);
+    return n;
+  }
+
   void Input(const std::string& name, const std::vector<int64_t>& dims,
              int elem = onnx::TensorProto::FLOAT) {
     SetType(model_.mutable_graph()->add_input(), name, dims, elem);

@@ -1,0 +1,692 @@
+// ONNX Runtime as the oracle for its com.microsoft transformer ops, which the
+// importer decomposes into standard ops (egret/onnx/import_contrib.cc):
+// FastGelu, BiasGelu, Gelu, QuickGelu, BiasAdd, SkipLayerNormalization,
+// SkipSimplifiedLayerNormalization, SimplifiedLayerNormalization (both
+// domains), EmbedLayerNormalization, RotaryEmbedding, Attention,
+// MultiHeadAttention and GroupQueryAttention. Each supported form is a small
+// model, imported (nothing may stay opaque), run by egret's reference
+// executor and by ONNX Runtime on the same seeded random inputs (integer
+// inputs that must hold particular values are given), and compared. Also:
+// an unsupported form stays opaque with its reason, and an op nobody can type
+// fails with a one-line error saying how to give the type.
+//
+// Skips the ONNX Runtime comparisons when node or onnxruntime-node is missing
+// (scripts/fetch-models).
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "egret/backend/test_data.h"
+#include "egret/graph/op_table.h"
+#include "egret/onnx/onnx_reader.h"
+#include "egret/pipeline/optimize.h"
+#include "egret/support/file_io.h"
+#include "onnx_builder.h"
+#include "ort_oracle.h"
+#include "tests/lib/shipped_library.h"
+
+namespace egret {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::CompareWithOrt;
+using testing::OnnxBuilder;
+using testing::OracleComparison;
+using testing::OrtUnavailableReason;
+
+constexpr char kMs[] = "com.microsoft";
+
+// A builder with the com.microsoft opset imported.
+OnnxBuilder MsBuilder(int opset = 17) {
+  OnnxBuilder b(opset);
+  b.Opset(kMs, 1);
+  return b;
+}
+
+std::vector<float> Ramp(int64_t n, float scale) {
+  std::vector<float> v(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i)
+    v[static_cast<size_t>(i)] = scale * static_cast<float>((i * 7) % 13 - 6);
+  return v;
+}
+
+// Imports `b`'s model, checks that every op was mapped, and compares every
+// output of egret's run with ONNX Runtime's on random inputs, except those
+// named in `given` (int32 values).
+void CheckAgainstOrt(const std::string& name, const OnnxBuilder& b,
+                     const std::map<std::string, std::vector<int32_t>>& given = {},
+                     bool optimize = false, double tolerance = 1e-4) {
+  SCOPED_TRACE(name);
+  if (const std::string why = OrtUnavailableReason(); !why.empty()) GTEST_SKIP() << why;
+  const fs::path dir = fs::path(::testing::TempDir()) / absl::StrCat("ort_contrib_", name);
+  fs::create_directories(dir);
+  const std::string model = (dir / "model.onnx").string();
+  ASSERT_TRUE(WriteFileAtomically(model, b.Bytes()).ok());
+  absl::StatusOr<Graph> g = ReadOnnx(model);
+  ASSERT_TRUE(g.ok()) << g.status();
+  for (const Node& n : g->nodes()) ASSERT_TRUE(IsKnownOp(n.op)) << name << ": " << n.op;
+  absl::StatusOr<std::vector<Tensor>> inputs = MakeRandomInputs(*g, /*seed=*/17);
+  ASSERT_TRUE(inputs.ok()) << inputs.status();
+  for (size_t i = 0; i < g->inputs().size(); ++i) {
+    auto it = given.find(g->node(g->inputs()[i]).name);
+    if (it == given.end()) continue;
+    std::vector<double> v(it->second.begin(), it->second.end());
+    (*inputs)[i] = Tensor::FromValues((*inputs)[i].type(), v);
+  }
+  std::vector<const Graph*> graphs = {&*g};
+  absl::StatusOr<OptimizeResult> r;
+  if (optimize) {  // and the graph optimized with the shipped rules
+    DiagnosticList diags;
+    r = Optimize(*g, testing::ShippedLibrary(), {}, &diags);
+    ASSERT_TRUE(r.ok()) << r.status();
+    graphs.push_back(&r->graph);
+  }
+  for (const Graph* graph : graphs) {
+    absl::StatusOr<OracleComparison> c =
+        CompareWithOrt(model, *graph, *inputs, {}, tolerance, tolerance);
+    ASSERT_TRUE(c.ok()) << c.status();
+    EXPECT_EQ(c->verified, c->outputs) << absl::StrJoin(c->not_verified, "; ");
+    EXPECT_TRUE(c->mismatches.empty()) << name << ": " << absl::StrJoin(c->mismatches, "; ");
+  }
+  fs::remove_all(dir);
+}
+
+TEST(OrtContribOracle, Activations) {
+  for (bool bias : {false, true}) {
+    OnnxBuilder b = MsBuilder();
+    b.Input("x", {2, 3, 8});
+    std::vector<std::string> in = {"x"};
+    if (bias) {
+      b.Initializer("bias", {8}, Ramp(8, 0.1f));
+      in.push_back("bias");
+    }
+    b.DomainNode(kMs, "FastGelu", in, {"fast"});
+    b.Output("fast");
+    if (bias) {
+      b.DomainNode(kMs, "BiasGelu", in, {"erf"});
+    } else {
+      b.DomainNode(kMs, "Gelu", in, {"erf"});
+    }
+    b.Output("erf");
+    b.DomainNode(kMs, "QuickGelu", {"x"}, {"quick"});
+    b.Output("quick");
+    OnnxBuilder::AttrFloat(b.DomainNode(kMs, "QuickGelu", {"x"}, {"silu"}), "alpha", 1.0f);
+    b.Output("silu");
+    CheckAgainstOrt(bias ? "activations_bias" : "activations", b);
+  }
+}
+
+// ONNX Runtime has no CPU kernel for BiasAdd (only CUDA's): the oracle runs
+// the same sum written in standard ops.
+TEST(OrtContribOracle, BiasAdd) {
+  if (const std::string why = OrtUnavailableReason(); !why.empty()) GTEST_SKIP() << why;
+  auto build = [](bool contrib) {
+    OnnxBuilder b = MsBuilder();
+    b.Input("x", {2, 4, 8});
+    b.Input("skip", {2, 4, 8});
+    b.Initializer("bias", {8}, Ramp(8, 0.1f));
+    if (contrib) {
+      b.DomainNode(kMs, "BiasAdd", {"x", "bias", "skip"}, {"y"});
+    } else {
+      b.Node("Add", {"x", "bias"}, {"xb"});
+      b.Node("Add", {"xb", "skip"}, {"y"});
+    }
+    b.Output("y");
+    return b;
+  };
+  absl::StatusOr<Graph> g = ParseOnnx(build(true).Bytes(), "bias_add.onnx");
+  ASSERT_TRUE(g.ok()) << g.status();
+  for (const Node& n : g->nodes()) ASSERT_TRUE(IsKnownOp(n.op)) << n.op;
+  const fs::path dir = fs::path(::testing::TempDir()) / "ort_contrib_bias_add";
+  fs::create_directories(dir);
+  const std::string reference = (dir / "reference.onnx").string();
+  ASSERT_TRUE(WriteFileAtomically(reference, build(false).Bytes()).ok());
+  absl::StatusOr<std::vector<Tensor>> inputs = MakeRandomInputs(*g, /*seed=*/17);
+  ASSERT_TRUE(inputs.ok()) << inputs.status();
+  absl::StatusOr<OracleComparison> c = CompareWithOrt(reference, *g, *inputs, {}, 1e-5, 1e-6);
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_EQ(c->verified, c->outputs);
+  EXPECT_TRUE(c->mismatches.empty()) << absl::StrJoin(c->mismatches, "; ");
+  fs::remove_all(dir);
+}
+
+TEST(OrtContribOracle, SkipLayerNormalization) {
+  for (int form = 0; form < 3; ++form) {
+    OnnxBuilder b = MsBuilder();
+    b.Input("x", {2, 3, 16});
+    b.Input("skip", form == 2 ? std::vector<int64_t>{3, 16} : std::vector<int64_t>{2, 3, 16});
+    b.Initializer("gamma", {16}, Ramp(16, 0.2f));
+    b.Initializer("beta", {16}, Ramp(16, 0.05f));
+    b.Initializer("bias", {16}, Ramp(16, 0.03f));
+    std::vector<std::string> in = {"x", "skip", "gamma"};
+    if (form >= 1) in.insert(in.end(), {"beta", "bias"});
+    auto* n = b.DomainNode(kMs, "SkipLayerNormalization", in, {"y", "", "", "sum"});
+    OnnxBuilder::AttrFloat(n, "epsilon", 1e-5f);
+    b.Output("y");
+    b.Output("sum");
+    CheckAgainstOrt(absl::StrCat("skip_layer_norm", form), b);
+  }
+}
+
+TEST(OrtContribOracle, SimplifiedLayerNormalizations) {
+  OnnxBuilder b = MsBuilder();
+  b.Input("x", {2, 3, 16});
+  b.Input("skip", {2, 3, 16});
+  b.Initializer("gamma", {16}, Ramp(16, 0.2f));
+  b.Initializer("bias", {16}, Ramp(16, 0.03f));
+  auto* s = b.DomainNode(kMs, "SkipSimplifiedLayerNormalization", {"x", "skip", "gamma", "bias"},
+                         {"y", "", "", "sum"});
+  OnnxBuilder::AttrFloat(s, "epsilon", 1e-6f);
+  b.Output("y");
+  b.Output("sum");
+  b.DomainNode(kMs, "SkipSimplifiedLayerNormalization", {"x", "skip", "gamma"}, {"y2"});
+  b.Output("y2");
+  // ONNX Runtime registers SimplifiedLayerNormalization in the default domain.
+  auto* r = b.Node("SimplifiedLayerNormalization", {"x", "gamma"}, {"rms"});
+  OnnxBuilder::AttrFloat(r, "epsilon", 1e-6f);
+  b.Output("rms");
+  CheckAgainstOrt("simplified_layer_norm", b);
+}
+
+TEST(OrtContribOracle, EmbedLayerNormalization) {
+  for (bool full : {false, true}) {
+    OnnxBuilder b = MsBuilder();
+    b.Input("ids", {2, 5}, onnx::TensorProto::INT32);
+    b.Initializer("word", {16, 8}, Ramp(16 * 8, 0.1f));
+    b.Initializer("pos", {16, 8}, Ramp(16 * 8, 0.07f));
+    b.Initializer("gamma", {8}, Ramp(8, 0.2f));
+    b.Initializer("beta", {8}, Ramp(8, 0.05f));
+    std::vector<std::string> in = {"ids", "", "word", "pos", "", "gamma", "beta"};
+    if (full) {
+      b.Input("segments", {2, 5}, onnx::TensorProto::INT32);
+      b.Initializer("seg", {16, 8}, Ramp(16 * 8, 0.03f));
+      b.Input("mask", {2, 5}, onnx::TensorProto::INT32);
+      b.Input("position_ids", {1, 5}, onnx::TensorProto::INT32);
+      in = {"ids", "segments", "word", "pos", "seg", "gamma", "beta", "mask", "position_ids"};
+    }
+    b.DomainNode(kMs, "EmbedLayerNormalization", in, {"y", "mask_index", "sum"});
+    b.Output("y");
+    b.Output("mask_index");
+    b.Output("sum");
+    std::map<std::string, std::vector<int32_t>> given;
+    if (full) given["mask"] = {1, 1, 1, 0, 0, 1, 1, 1, 1, 1};
+    CheckAgainstOrt(full ? "embed_layer_norm_full" : "embed_layer_norm", b, given);
+  }
+}
+
+TEST(OrtContribOracle, RotaryEmbedding) {
+  struct Case {
+    std::string name;
+    bool bnsh, interleaved, one_position, partial;
+  };
+  const std::vector<Case> cases = {
+      {"bsh_rotate_half", false, false, false, false},
+      {"bsh_interleaved", false, true, false, false},
+      {"bnsh_rotate_half_first_position", true, false, true, false},
+      {"bnsh_interleaved_first_position", true, true, true, false},
+      {"bsh_partial", false, false, false, true},
+      {"bsh_partial_interleaved", false, true, true, true},
+  };
+  for (const Case& k : cases) {
+    const int64_t batch = 2, seq = 3, heads = 2, head = 8, rot = k.partial ? 4 : head;
+    OnnxBuilder b = MsBuilder();
+    b.Input("x", k.bnsh ? std::vector<int64_t>{batch, heads, seq, head}
+                        : std::vector<int64_t>{batch, seq, heads * head});
+    if (k.one_position) {
+      b.Input("pos", {1}, onnx::TensorProto::INT64);
+    } else {
+      b.Input("pos", {batch, seq}, onnx::TensorProto::INT64);
+    }
+    b.Initializer("cos", {20, rot / 2}, Ramp(20 * rot / 2, 0.15f));
+    b.Initializer("sin", {20, rot / 2}, Ramp(20 * rot / 2, -0.11f));
+    auto* n = b.DomainNode(kMs, "RotaryEmbedding", {"x", "pos", "cos", "sin"}, {"y"});
+    OnnxBuilder::AttrInt(n, "interleaved", k.interleaved);
+    if (k.partial) {
+      OnnxBuilder::AttrInt(n, "rotary_embedding_dim", rot);
+      OnnxBuilder::AttrInt(n, "num_heads", heads);
+    }
+    b.Output("y");
+    CheckAgainstOrt("rotary_" + k.name, b);
+  }
+}
+
+TEST(OrtContribOracle, Attention) {
+  struct Case {
+    std::string name;
+    int mask_rank;  // 0: none; -1: [2B] end and start positions
+    bool unidirectional, past, varied_v, attention_bias;
+  };
+  const std::vector<Case> cases = {
+      {"plain", 0, false, false, false, false},
+      {"mask2d", 2, false, false, false, false},
+      {"mask3d", 3, false, false, false, false},
+      {"mask1d_end", 1, false, false, false, false},
+      {"mask1d_end_start", -1, false, false, false, false},
+      {"unidirectional", 0, true, false, false, false},
+      {"unidirectional_mask2d_bias", 2, true, false, false, true},
+      {"past_present", 2, true, true, false, false},
+      {"varied_v", 0, false, false, true, false},
+  };
+  for (const Case& k : cases) {
+    const int64_t batch = 2, seq = 3, in_hidden = 8, heads = 2, h = 4, past = k.past ? 4 : 0;
+    const int64_t vh = k.varied_v ? 12 : 8, total = past + seq;
+    OnnxBuilder b = MsBuilder();
+    b.Input("x", {batch, seq, in_hidden});
+    b.Initializer("w", {in_hidden, 16 + vh}, Ramp(in_hidden * (16 + vh), 0.05f));
+    b.Initializer("bias", {16 + vh}, Ramp(16 + vh, 0.02f));
+    std::vector<std::string> in = {"x", "w", "bias", "", "", ""};
+    std::map<std::string, std::vector<int32_t>> given;
+    if (k.mask_rank == 2) {
+      b.Input("mask", {batch, total}, onnx::TensorProto::INT32);
+      given["mask"] = std::vector<int32_t>(static_cast<size_t>(batch * total), 1);
+      given["mask"][1] = 0;
+      given["mask"][static_cast<size_t>(total + 2)] = 0;
+    } else if (k.mask_rank == 3) {
+      b.Input("mask", {batch, seq, total}, onnx::TensorProto::INT32);
+    } else if (k.mask_rank == 1) {
+      b.Input("mask", {batch}, onnx::TensorProto::INT32);
+      given["mask"] = {2, 3};
+    } else if (k.mask_rank == -1) {  // [2B]: ends, then starts
+      b.Input("mask", {2 * batch}, onnx::TensorProto::INT32);
+      given["mask"] = {3, 2, 1, 0};
+    }
+    if (k.mask_rank != 0) in[3] = "mask";
+    if (k.past) {
+      b.Input("past", {2, batch, heads, past, h});
+      in[4] = "past";
+    }
+    if (k.attention_bias) {
+      b.Input("attn_bias", {1, heads, seq, total});
+      in[5] = "attn_bias";
+    }
+    while (in.back().empty()) in.pop_back();
+    auto* n = b.DomainNode(kMs, "Attention", in, {"y", k.past ? "present" : ""});
+    if (!k.past) n->mutable_output()->RemoveLast();
+    OnnxBuilder::AttrInt(n, "num_heads", heads);
+    if (k.unidirectional) OnnxBuilder::AttrInt(n, "unidirectional", 1);
+    if (k.varied_v) OnnxBuilder::AttrInts(n, "qkv_hidden_sizes", {8, 8, vh});
+    b.Output("y");
+    if (k.past) b.Output("present");
+    CheckAgainstOrt("attention_" + k.name, b, given);
+  }
+}
+
+TEST(OrtContribOracle, MultiHeadAttention) {
+  struct Case {
+    std::string name;
+    bool bias, mask, attention_bias, past, unidirectional, cross_bnsh;
+  };
+  const std::vector<Case> cases = {
+      {"plain", false, false, false, false, false, false},
+      {"bias_mask", true, true, false, false, false, false},
+      {"attention_bias_causal", true, false, true, false, true, false},
+      {"past_present", true, true, false, true, true, false},
+      {"cross_bnsh", true, false, false, false, false, true},
+  };
+  for (const Case& k : cases) {
+    const int64_t batch = 2, seq = 3, kv = k.past ? 1 : 4, heads = 2, h = 4, hidden = 8;
+    const int64_t past = k.past ? 5 : 0, total = past + (k.past ? seq : kv);
+    OnnxBuilder b = MsBuilder();
+    b.Input("q", {batch, seq, hidden});
+    const int64_t kv_len = k.past ? seq : kv;
+    if (k.cross_bnsh) {
+      b.Input("k", {batch, heads, kv_len, h});
+      b.Input("v", {batch, heads, kv_len, h});
+    } else {
+      b.Input("k", {batch, kv_len, hidden});
+      b.Input("v", {batch, kv_len, hidden});
+    }
+    std::vector<std::string> in = {"q", "k", "v", "", "", "", "", ""};
+    std::map<std::string, std::vector<int32_t>> given;
+    if (k.bias) {
+      b.Initializer("bias", {3 * hidden}, Ramp(3 * hidden, 0.02f));
+      in[3] = "bias";
+    }
+    if (k.mask) {
+      b.Input("mask", {batch, total}, onnx::TensorProto::INT32);
+      given["mask"] = std::vector<int32_t>(static_cast<size_t>(batch * total), 1);
+      given["mask"][0] = 0;
+      in[4] = "mask";
+    }
+    if (k.attention_bias) {
+      b.Input("attn_bias", {batch, 1, seq, total});
+      in[5] = "attn_bias";
+    }
+    if (k.past) {
+      b.Input("past_k", {batch, heads, past, h});
+      b.Input("past_v", {batch, heads, past, h});
+      in[6] = "past_k";
+      in[7] = "past_v";
+    }
+    while (in.back().empty()) in.pop_back();
+    std::vector<std::string> out = {"y"};
+    if (k.past) out.insert(out.end(), {"present_k", "present_v"});
+    auto* n = b.DomainNode(kMs, "MultiHeadAttention", in, out);
+    OnnxBuilder::AttrInt(n, "num_heads", heads);
+    if (k.unidirectional) OnnxBuilder::AttrInt(n, "unidirectional", 1);
+    for (const auto& o : out) b.Output(o);
+    CheckAgainstOrt("mha_" + k.name, b, given);
+  }
+}
+
+TEST(OrtContribOracle, GroupQueryAttention) {
+  struct Case {
+    std::string name;
+    int64_t past, seq;
+    bool rotary, interleaved, packed, inputs;  // inputs: seqlens as graph inputs
+    int64_t window = -1;                       // local_window_size
+    float softcap = 0;
+    int sink = 0;  // 1: smooth_softmax; 2: head_sink
+    bool position_ids = false;
+  };
+  const std::vector<Case> cases = {
+      {"prefill", 0, 4, false, false, false, false},
+      {"prefill_empty_past", -1, 4, true, false, false, true},
+      {"prefill_rotary", 0, 4, true, false, false, true},
+      {"decode_rotary", 5, 1, true, false, false, true},
+      {"decode_rotary_interleaved", 5, 1, true, true, false, false},
+      {"decode_packed", 3, 1, false, false, true, false},
+      {"prefill_local_window", 0, 6, true, false, false, false, 3},
+      {"decode_local_window", 5, 1, false, false, false, false, 3},
+      {"prefill_softcap", 0, 4, false, false, false, false, -1, 0.5f},
+      {"decode_softcap_window", 5, 2, true, true, false, false, 4, 0.7f},
+      {"prefill_smooth_softmax", 0, 4, false, false, false, false, -1, 0, 1},
+      {"decode_head_sink", 5, 1, true, false, false, false, -1, 0, 2},
+      {"prefill_position_ids", 0, 4, true, false, false, false, -1, 0, 0, true},
+      {"decode_position_ids", 5, 1, true, false, false, false, -1, 0, 0, true},
+  };
+  for (const Case& k : cases) {
+    // past -1: past_key/past_value of length 0, as GenAI feeds the prefill.
+    const int64_t past = std::max<int64_t>(k.past, 0);
+    const int64_t batch = 1, heads = 4, kv_heads = 2, h = 16, total = past + k.seq;
+    OnnxBuilder b = MsBuilder();
+    std::vector<std::string> in = {"q", "k", "v", "past_k", "past_v", "seqlens_k", "total_len"};
+    if (k.packed) {
+      b.Input("q", {batch, k.seq, (heads + 2 * kv_heads) * h});
+      in[1] = in[2] = "";
+    } else {
+      b.Input("q", {batch, k.seq, heads * h});
+      b.Input("k", {batch, k.seq, kv_heads * h});
+      b.Input("v", {batch, k.seq, kv_heads * h});
+    }
+    if (k.past != 0) {
+      b.Input("past_k", {batch, kv_heads, past, h});
+      b.Input("past_v", {batch, kv_heads, past, h});
+    } else {
+      in[3] = in[4] = "";
+    }
+    std::map<std::string, std::vector<int32_t>> given;
+    if (k.inputs) {
+      b.Input("seqlens_k", {batch}, onnx::TensorProto::INT32);
+      b.Input("total_len", {}, onnx::TensorProto::INT32);
+      given["seqlens_k"] = {static_cast<int32_t>(total - 1)};
+      given["total_len"] = {static_cast<int32_t>(total)};
+    } else {
+      b.InitializerInt32("seqlens_k", {batch}, {static_cast<int32_t>(total - 1)});
+      b.InitializerInt32("total_len", {}, {static_cast<int32_t>(total)});
+    }
+    if (k.rotary) {
+      b.Initializer("cos", {16, h / 2}, Ramp(16 * h / 2, 0.15f));
+      b.Initializer("sin", {16, h / 2}, Ramp(16 * h / 2, -0.11f));
+      in.insert(in.end(), {"cos", "sin"});
+    }
+    if (k.position_ids) {
+      while (in.size() < 9) in.push_back("");
+      b.Input("position_ids", {batch, k.seq}, onnx::TensorProto::INT64);
+      in.push_back("position_ids");
+      given["position_ids"] = {2, 7, 1, 9};
+      given["position_ids"].resize(static_cast<size_t>(k.seq));
+    }
+    if (k.sink == 2) {
+      while (in.size() < 11) in.push_back("");
+      b.Initializer("head_sink", {heads}, {0.5f, -1.0f, 2.0f, 0.0f});
+      in.push_back("head_sink");
+    }
+    auto* n = b.DomainNode(kMs, "GroupQueryAttention", in, {"y", "present_k", "present_v"});
+    if (k.sink == 1) OnnxBuilder::AttrInt(n, "smooth_softmax", 1);
+    OnnxBuilder::AttrInt(n, "num_heads", heads);
+    OnnxBuilder::AttrInt(n, "kv_num_heads", kv_heads);
+    if (k.rotary) OnnxBuilder::AttrInt(n, "do_rotary", 1);
+    if (k.interleaved) OnnxBuilder::AttrInt(n, "rotary_interleaved", 1);
+    if (k.window >= 0) OnnxBuilder::AttrInt(n, "local_window_size", k.window);
+    if (k.softcap > 0) OnnxBuilder::AttrFloat(n, "softcap", k.softcap);
+    b.Output("y");
+    b.Output("present_k");
+    b.Output("present_v");
+    CheckAgainstOrt("gqa_" + k.name, b, given);
+  }
+}
+
+// One Llama-style decoder layer as ONNX Runtime GenAI writes it: embedding
+// Gather, SimplifiedLayerNormalization, Q/K/V MatMuls, GroupQueryAttention
+// with rotary caches and a KV cache (seqlens_k and total_sequence_length
+// computed from the attention mask, as GenAI's graphs do), the output
+// projection, SkipSimplifiedLayerNormalization, a SiLU-gated MLP and the
+// residual Add. Prefill (no past) and one decode step; then optimized with
+// the shipped rules and verified again against ONNX Runtime.
+TEST(OrtContribOracle, LlamaStyleDecoderLayer) {
+  for (int64_t past : {0, 5}) {
+    const int64_t batch = 1, seq = past == 0 ? 4 : 1, hidden = 64, heads = 4, kv_heads = 2;
+    const int64_t h = hidden / heads, ffn = 96, vocab = 16;
+    OnnxBuilder b = MsBuilder();
+    b.Input("input_ids", {batch, seq}, onnx::TensorProto::INT64);
+    b.Input("attention_mask", {batch, past + seq}, onnx::TensorProto::INT64);
+    b.Initializer("embed", {vocab, hidden}, Ramp(vocab * hidden, 0.05f));
+    b.Node("Gather", {"embed", "input_ids"}, {"x"});
+    // seqlens_k = ReduceSum(mask) - 1, total = mask's length, both int32.
+    b.InitializerInt64("axes1", {1}, {1});
+    b.Node("ReduceSum", {"attention_mask", "axes1"}, {"mask_sum"});
+    b.InitializerInt64("one", {}, {1});
+    b.Node("Sub", {"mask_sum", "one"}, {"seqlens64"});
+    OnnxBuilder::AttrInt(b.Node("Cast", {"seqlens64"}, {"seqlens_k"}), "to",
+                         onnx::TensorProto::INT32);
+    b.Node("Shape", {"attention_mask"}, {"mask_shape"});
+    b.InitializerInt64("idx1", {}, {1});
+    OnnxBuilder::AttrInt(b.Node("Gather", {"mask_shape", "idx1"}, {"total64"}), "axis", 0);
+    OnnxBuilder::AttrInt(b.Node("Cast", {"total64"}, {"total_len"}), "to",
+                         onnx::TensorProto::INT32);
+    b.Initializer("ln1", {hidden}, Ramp(hidden, 0.1f));
+    OnnxBuilder::AttrFloat(b.Node("SimplifiedLayerNormalization", {"x", "ln1"}, {"xn"}), "epsilon",
+                           1e-5f);
+    for (const char* p : {"q", "k", "v"}) {
+      const int64_t out = std::string(p) == "q" ? hidden : kv_heads * h;
+      b.Initializer(absl::StrCat("w", p), {hidden, out}, Ramp(hidden * out, 0.01f));
+      b.Node("MatMul", {"xn", absl::StrCat("w", p)}, {p});
+    }
+    std::vector<std::string> in = {"q", "k", "v", "", "", "seqlens_k", "total_len", "cos", "sin"};
+    if (past > 0) {
+      b.Input("past_k", {batch, kv_heads, past, h});
+      b.Input("past_v", {batch, kv_heads, past, h});
+      in[3] = "past_k";
+      in[4] = "past_v";
+    }
+    b.Initializer("cos", {32, h / 2}, Ramp(32 * h / 2, 0.15f));
+    b.Initializer("sin", {32, h / 2}, Ramp(32 * h / 2, -0.11f));
+    auto* gqa = b.DomainNode(kMs, "GroupQueryAttention", in, {"attn", "present_k", "present_v"});
+    OnnxBuilder::AttrInt(gqa, "num_heads", heads);
+    OnnxBuilder::AttrInt(gqa, "kv_num_heads", kv_heads);
+    OnnxBuilder::AttrInt(gqa, "do_rotary", 1);
+    b.Initializer("wo", {hidden, hidden}, Ramp(hidden * hidden, 0.01f));
+    b.Node("MatMul", {"attn", "wo"}, {"o"});
+    b.Initializer("ln2", {hidden}, Ramp(hidden, 0.1f));
+    b.DomainNode(kMs, "SkipSimplifiedLayerNormalization", {"o", "x", "ln2"},
+                 {"hn", "", "", "residual"});
+    b.Initializer("wg", {hidden, ffn}, Ramp(hidden * ffn, 0.01f));
+    b.Initializer("wu", {hidden, ffn}, Ramp(hidden * ffn, 0.013f));
+    b.Initializer("wd", {ffn, hidden}, Ramp(ffn * hidden, 0.01f));
+    b.Node("MatMul", {"hn", "wg"}, {"gate"});
+    b.Node("Sigmoid", {"gate"}, {"gate_sig"});
+    b.Node("Mul", {"gate", "gate_sig"}, {"silu"});
+    b.Node("MatMul", {"hn", "wu"}, {"up"});
+    b.Node("Mul", {"silu", "up"}, {"act"});
+    b.Node("MatMul", {"act", "wd"}, {"down"});
+    b.Node("Add", {"residual", "down"}, {"y"});
+    b.Output("y");
+    b.Output("present_k");
+    b.Output("present_v");
+    std::map<std::string, std::vector<int32_t>> given;
+    given["attention_mask"] = std::vector<int32_t>(static_cast<size_t>(past + seq), 1);
+    given["input_ids"] = {3, 1, 4, 1};
+    given["input_ids"].resize(static_cast<size_t>(seq));
+    CheckAgainstOrt(absl::StrCat("llama_layer_past", past), b, given, /*optimize=*/true);
+  }
+}
+
+// float16 nodes (those ONNX Runtime has float16 CPU kernels for) run in
+// float32 between Casts, as ONNX Runtime computes them. Weights are inputs.
+TEST(OrtContribOracle, Float16) {
+  constexpr int kHalf = onnx::TensorProto::FLOAT16;
+  {
+    OnnxBuilder b = MsBuilder();
+    b.Input("x", {2, 3, 16}, kHalf);
+    b.Input("skip", {2, 3, 16}, kHalf);
+    b.Input("gamma", {16}, kHalf);
+    b.Input("beta", {16}, kHalf);
+    b.Node("SimplifiedLayerNormalization", {"x", "gamma"}, {"rms"});
+    b.DomainNode(kMs, "SkipSimplifiedLayerNormalization", {"x", "skip", "gamma"},
+                 {"srms", "", "", "sum"});
+    b.DomainNode(kMs, "SkipLayerNormalization", {"x", "skip", "gamma", "beta"}, {"sln"});
+    for (const char* o : {"rms", "srms", "sum", "sln"}) b.Output(o);
+    CheckAgainstOrt("float16_norms", b, {}, false, 1e-2);
+  }
+  {
+    OnnxBuilder b = MsBuilder();
+    b.Input("x", {1, 3, 32}, kHalf);
+    b.Input("pos", {1, 3}, onnx::TensorProto::INT64);
+    b.Input("cos", {16, 8}, kHalf);
+    b.Input("sin", {16, 8}, kHalf);
+    b.DomainNode(kMs, "RotaryEmbedding", {"x", "pos", "cos", "sin"}, {"y"});
+    b.Output("y");
+    CheckAgainstOrt("float16_rotary", b, {}, false, 1e-2);
+  }
+  {
+    const int64_t heads = 4, kv_heads = 2, h = 16, past = 5;
+    OnnxBuilder b = MsBuilder();
+    b.Input("q", {1, 1, heads * h}, kHalf);
+    b.Input("k", {1, 1, kv_heads * h}, kHalf);
+    b.Input("v", {1, 1, kv_heads * h}, kHalf);
+    b.Input("past_k", {1, kv_heads, past, h}, kHalf);
+    b.Input("past_v", {1, kv_heads, past, h}, kHalf);
+    b.InitializerInt32("seqlens_k", {1}, {static_cast<int32_t>(past)});
+    b.InitializerInt32("total_len", {}, {static_cast<int32_t>(past + 1)});
+    b.Input("cos", {16, h / 2}, kHalf);
+    b.Input("sin", {16, h / 2}, kHalf);
+    auto* n =
+        b.DomainNode(kMs, "GroupQueryAttention",
+                     {"q", "k", "v", "past_k", "past_v", "seqlens_k", "total_len", "cos", "sin"},
+                     {"y", "present_k", "present_v"});
+    OnnxBuilder::AttrInt(n, "num_heads", heads);
+    OnnxBuilder::AttrInt(n, "kv_num_heads", kv_heads);
+    OnnxBuilder::AttrInt(n, "do_rotary", 1);
+    for (const char* o : {"y", "present_k", "present_v"}) b.Output(o);
+    CheckAgainstOrt("float16_gqa", b, {}, false, 1e-2);
+  }
+}
+
+// A form the decomposition does not cover stays opaque, with the reason, and
+// typed as ONNX Runtime types it.
+TEST(OrtContribImport, UnsupportedFormStaysOpaqueWithReason) {
+  OnnxBuilder b = MsBuilder();
+  b.Input("q", {2, 3, 8});
+  b.Input("k", {2, 4, 8});
+  b.Input("v", {2, 4, 8});
+  b.Input("mask", {3 * 2 + 2}, onnx::TensorProto::INT32);  // (3B+2): packed-sequence offsets
+  auto* n = b.DomainNode(kMs, "MultiHeadAttention", {"q", "k", "v", "", "mask"}, {"y"});
+  OnnxBuilder::AttrInt(n, "num_heads", 2);
+  b.Output("y");
+  absl::StatusOr<Graph> g = ParseOnnx(b.Bytes(), "mha_mask.onnx");
+  ASSERT_TRUE(g.ok()) << g.status();
+  bool found = false;
+  for (const Node& node : g->nodes()) {
+    if (node.op != "onnx.com.microsoft.MultiHeadAttention") continue;
+    found = true;
+    auto it = node.attrs.find("onnx.unmapped");
+    ASSERT_NE(it, node.attrs.end());
+    EXPECT_EQ(std::get<std::string>(it->second), "the mask shape [8] is not mapped");
+    ASSERT_EQ(node.outputs.size(), 1u);
+    EXPECT_EQ(node.outputs[0].dims, (Dims{2, 3, 8}));
+  }
+  EXPECT_TRUE(found);
+}
+
+// Malformed contrib nodes (shapes that do not fit, missing inputs, bad
+// attributes) give an error or an opaque node, never a crash.
+TEST(OrtContribImport, MalformedNodesDoNotCrash) {
+  struct Case {
+    std::string op;
+    std::vector<std::pair<std::string, std::vector<int64_t>>> inputs;
+    std::vector<std::pair<std::string, int64_t>> attrs;
+  };
+  const std::vector<Case> cases = {
+      {"Attention", {{"x", {1, 2, 8}}, {"w", {8, 7}}}, {{"num_heads", 2}}},
+      {"Attention", {{"x", {1, 2, 8}}, {"w", {8, 0}}}, {{"num_heads", 2}}},
+      {"Attention", {{"x", {1, 2, 8}}, {"w", {8, 24}}}, {{"num_heads", 0}}},
+      {"Attention", {{"x", {2, 8}}, {"w", {8, 24}}}, {{"num_heads", 2}}},
+      {"MultiHeadAttention",
+       {{"q", {1, 2, 8}}, {"k", {1, 2, 8}}, {"v", {1, 2, 8}}, {"b", {3}}},
+       {{"num_heads", 2}}},
+      {"MultiHeadAttention",
+       {{"q", {1, 2, 8}}, {"k", {1, 3, 6}}, {"v", {1, 2, 8}}},
+       {{"num_heads", 2}}},
+      {"MultiHeadAttention",
+       {{"q", {1, 2, 0}}, {"k", {1, 2, 0}}, {"v", {1, 2, 0}}},
+       {{"num_heads", 2}}},
+      {"GroupQueryAttention", {{"q", {1, 1, 0}}}, {{"num_heads", 2}, {"kv_num_heads", 1}}},
+      {"GroupQueryAttention",
+       {{"q", {1, 1, 32}}, {"k", {1, 1, 16}}, {"v", {1, 1, 16}}},
+       {{"num_heads", 3}, {"kv_num_heads", 2}}},
+      {"RotaryEmbedding", {{"x", {1, 2, 8}}, {"p", {1}}, {"c", {4, 3}}, {"s", {4, 3}}}, {}},
+      {"RotaryEmbedding", {{"x", {1, 2, 8}}, {"p", {1}}, {"c", {4, 0}}, {"s", {4, 0}}}, {}},
+      {"RotaryEmbedding", {{"x", {8}}, {"p", {1}}, {"c", {4, 2}}, {"s", {4, 2}}}, {}},
+      {"EmbedLayerNormalization", {{"ids", {4}}}, {}},
+      {"SkipLayerNormalization", {{"x", {1, 2, 8}}, {"skip", {1, 2, 8}}}, {}},
+      {"SkipSimplifiedLayerNormalization", {{"x", {1, 2, 8}}, {"skip", {1, 3, 8}}, {"g", {8}}}, {}},
+      {"FastGelu", {{"x", {1, 2, 8}}, {"b", {3}}}, {}},
+  };
+  for (const Case& k : cases) {
+    SCOPED_TRACE(k.op);
+    OnnxBuilder b = MsBuilder();
+    std::vector<std::string> names;
+    for (const auto& [name, dims] : k.inputs) {
+      b.Input(name, dims,
+              k.op == "RotaryEmbedding" && name == "p" ? onnx::TensorProto::INT64
+              : k.op == "EmbedLayerNormalization"      ? onnx::TensorProto::INT32
+                                                       : onnx::TensorProto::FLOAT);
+      names.push_back(name);
+    }
+    auto* n = b.DomainNode(kMs, k.op, names, {"y"});
+    for (const auto& [name, v] : k.attrs) OnnxBuilder::AttrInt(n, name, v);
+    b.Output("y", {1, 2, 8});
+    absl::StatusOr<Graph> g = ParseOnnx(b.Bytes(), "malformed.onnx");
+    if (!g.ok()) {
+      EXPECT_NE(g.status().message().find("malformed.onnx: error:"), std::string::npos);
+    }
+  }
+}
+
+// An op whose output types nothing gives: one line naming the op and how to
+// give the type.
+TEST(OrtContribImport, UntypedUnknownOpSaysHowToGiveTheType) {
+  OnnxBuilder b = MsBuilder();
+  b.Input("x", {2, 3});
+  b.DomainNode(kMs, "NotARealOp", {"x"}, {"g"});
+  b.Output("g");
+  absl::StatusOr<Graph> g = ParseOnnx(b.Bytes(), "untyped.onnx");
+  ASSERT_FALSE(g.ok());
+  const std::string msg(g.status().message());
+  EXPECT_EQ(msg.find('\n'), std::string::npos) << msg;
+  EXPECT_NE(msg.find("untyped.onnx: error:"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("NotARealOp"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("the type of output 'g' is unknown"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("declare its element type and static dims in the model's value_info"),
+            std::string::npos)
+      << msg;
+}
+
+}  // namespace
+}  // namespace egret
