@@ -4,6 +4,7 @@
 #include "egret/cost/graph_cost.h"
 
 #include <cmath>
+#include <memory>
 #include <cstdint>
 #include <limits>
 #include <string>
@@ -13,6 +14,7 @@
 #include "egret/cost/hvx_cost_model.h"
 #include "egret/cost/make_cost_model.h"
 #include "egret/graph/graph.h"
+#include "egret/graph/tensor.h"
 #include "egret/io/graph_io.h"
 #include "egret/rules/rule_set.h"
 #include "gtest/gtest.h"
@@ -116,6 +118,35 @@ TEST(GraphCostTest, WithoutCpuFallbackAnOpWithoutImplementationMakesTheGraphCost
   EXPECT_EQ(missing.op, "Mystery");  // the first one
   EXPECT_EQ(missing.reason, "no implementation of Mystery is registered");
   EXPECT_EQ(GraphCost(g, m, nullptr), std::numeric_limits<double>::infinity());
+}
+
+TEST(GraphCostTest, AWeightReadThroughDequantizeIsPricedAtItsStoredBytes) {
+  // FullyConnected(x, Dequantize(w)) with w [64, 128] in 4-bit blocks of 32:
+  // the HTP reads the 4,096 stored bytes (two elements to a byte), not the
+  // 32 KiB of the dequantized floats, and not as an activation.
+  Graph g;
+  const NodeId x = g.AddInput("x", TensorType(DType::kFloat32, {1, 128}));
+  TensorType wt(DType::kQUInt4, {64, 128});
+  ASSERT_TRUE(wt.SetPerAxis(1, std::vector<float>(256, 0.5f), std::vector<int32_t>(256, 8), 32)
+                  .ok());
+  Node c;
+  c.op = std::string(kConstOp);
+  c.constant = std::make_shared<const Tensor>(wt);
+  c.outputs.push_back(wt);
+  const NodeId w = g.AddNode(std::move(c));
+  const NodeId d = AddOp(g, "Dequantize", {w}, TensorType(DType::kFloat32, {64, 128}));
+  const NodeId fc = AddOp(g, "FullyConnected", {x, d}, TensorType(DType::kFloat32, {1, 64}));
+  g.AddOutput(ValueRef{fc, 0});
+  const NodeProfile p = GraphNodeProfile(g, g.node(fc));
+  EXPECT_EQ(p.stored_weight_bytes, 64 * 128 / 2);
+  EXPECT_EQ(p.const_bytes, 0);
+  EXPECT_EQ(p.input_activation_bytes.size(), 1u);  // x alone
+  // The Dequantize itself reads a constant only: done while preparing.
+  EXPECT_TRUE(GraphNodeProfile(g, g.node(d)).constant_inputs);
+  // 8-bit weights of the same shape: twice the bytes.
+  TensorType w8 = wt;
+  w8.dtype = DType::kQUInt8;
+  EXPECT_EQ(w8.stored_byte_size(), 2 * wt.stored_byte_size());
 }
 
 // The input costs `egret optimize` reported for the bundled examples before

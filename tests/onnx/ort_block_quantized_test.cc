@@ -20,6 +20,7 @@
 #include "egret/backend/test_data.h"
 #include "egret/graph/op_table.h"
 #include "egret/onnx/onnx_reader.h"
+#include "egret/onnx/onnx_writer.h"
 #include "egret/support/file_io.h"
 #include "onnx_builder.h"
 #include "ort_oracle.h"
@@ -71,10 +72,12 @@ void CheckAgainstOrt(const std::string& name, const OnnxBuilder& b, DType weight
   absl::StatusOr<Graph> g = ReadOnnx(model);
   ASSERT_TRUE(g.ok()) << g.status();
   int blocked_weights = 0;
+  int64_t weight_elements = 0;
   for (const Node& n : g->nodes()) {
     ASSERT_TRUE(IsKnownOp(n.op)) << name << ": " << n.op;
     if (n.op == kConstOp && n.outputs[0].dtype == weight_dtype && n.outputs[0].blocked()) {
       ++blocked_weights;
+      weight_elements = n.outputs[0].num_elements();
     }
   }
   EXPECT_EQ(blocked_weights, 1) << name << ": the weight is not kept block-quantized";
@@ -84,6 +87,31 @@ void CheckAgainstOrt(const std::string& name, const OnnxBuilder& b, DType weight
   ASSERT_TRUE(c.ok()) << c.status();
   EXPECT_EQ(c->verified, c->outputs) << absl::StrJoin(c->not_verified, "; ");
   EXPECT_TRUE(c->mismatches.empty()) << name << ": " << absl::StrJoin(c->mismatches, "; ");
+  // Written back, the weight stays block-quantized: a MatMulNBits (its
+  // packed bytes, no float copy) for a FullyConnected, which ONNX Runtime
+  // runs to the same outputs.
+  const std::string written = (dir / "written.onnx").string();
+  absl::StatusOr<std::string> bytes = WriteOnnxBytes(*g, written);
+  ASSERT_TRUE(bytes.ok()) << bytes.status();
+  ASSERT_TRUE(WriteFileAtomically(written, *bytes).ok());
+  onnx::ModelProto out;
+  ASSERT_TRUE(out.ParseFromString(*bytes));
+  int nbits = 0;
+  for (const onnx::NodeProto& n : out.graph().node()) nbits += n.op_type() == "MatMulNBits";
+  bool fc = false;
+  for (const Node& n : g->nodes()) fc = fc || n.op == "FullyConnected";
+  EXPECT_EQ(nbits, fc ? 1 : 0) << name;
+  if (fc) {
+    for (const onnx::TensorProto& t : out.graph().initializer()) {
+      int64_t elements = 1;
+      for (int64_t d : t.dims()) elements *= d;
+      EXPECT_FALSE(t.data_type() == onnx::TensorProto::FLOAT && elements >= weight_elements)
+          << name << ": the weight is written in float as " << t.name();
+    }
+  }
+  absl::StatusOr<OracleComparison> w = CompareWithOrt(written, *g, *inputs, {}, 1e-4, 1e-4, options);
+  ASSERT_TRUE(w.ok()) << w.status();
+  EXPECT_TRUE(w->mismatches.empty()) << name << " (written): " << absl::StrJoin(w->mismatches, "; ");
   fs::remove_all(dir);
 }
 
