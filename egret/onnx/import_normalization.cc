@@ -1,9 +1,8 @@
 // LayerNormalization (opset 17) onto egret's LayerNorm, and Gelu (opset 20)
-// in its exact (erf) form onto egret's Gelu. LayerNormalization normalizes
-// over the dims axis..rank-1 of the ONNX (NCHW) layout, which is not a suffix
-// of the NHWC layout for a 4-D activation: such an operand is taken in its
-// NCHW form. A LayerNormalization whose Mean or InvStdDev output is used, and
-// the tanh approximation of Gelu, stay opaque (their ONNX kernels run them).
+// onto egret's Gelu (approximate="tanh" as its approximate operand 1). LayerNormalization
+// normalizes over the dims axis..rank-1 of the ONNX (NCHW) layout, which is not a suffix of the
+// NHWC layout for a 4-D activation: such an operand is taken in its NCHW form. A LayerNormalization
+// whose Mean or InvStdDev output is used stays opaque (its ONNX kernel runs it).
 #include "egret/onnx/importer_internal.h"
 
 namespace egret::onnx_import {
@@ -37,7 +36,11 @@ absl::Status DoLayerNormalization(Importer& im) {
 
 absl::Status DoGelu(Importer& im) {
   const std::string approximate = im.AttrStr("approximate", "none");
-  if (approximate != "none") return Unmapped("the tanh approximation of Gelu");
+  if (approximate == "tanh") return im.Unary("Gelu", im.InName(0), im.Out(), {im.IntConst(1)});
+  if (approximate != "none") {
+    return absl::InvalidArgumentError(
+        absl::StrCat("approximate must be \"none\" or \"tanh\", got \"", approximate, "\""));
+  }
   return im.Unary("Gelu", im.InName(0), im.Out());
 }
 
