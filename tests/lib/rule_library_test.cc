@@ -389,15 +389,17 @@ TEST(RuleLibraryTest, LayerNormWithTheReciprocalOfTheRoot) {
   EXPECT_EQ(CountOp(out, "ElementWiseDivide"), 0);
 }
 
-// x^2 alone becomes x * x (a multiply is cheaper than a power); x^3 stays.
-TEST(RuleLibraryTest, SquareIsAMultiply) {
+// x^2 alone becomes x * x (a multiply is cheaper than a power), and x^3
+// x * (x * x), sharing the square; x^4 stays.
+TEST(RuleLibraryTest, SquareAndCubeAreMultiplies) {
   GraphBuilder b;
   ValueRef x = b.InputF32({1, 4, 8});
   b.Output(b.Op("ElementWisePower", {x, b.Scalar(2.0)}));
   b.Output(b.Op("ElementWisePower", {x, b.Scalar(3.0)}));
+  b.Output(b.Op("ElementWisePower", {x, b.Scalar(4.0)}));
   Graph out = OptimizeAndVerify(b.graph());
   EXPECT_EQ(CountOp(out, "ElementWisePower"), 1);
-  EXPECT_EQ(CountOp(out, "ElementWiseMultiply"), 1);
+  EXPECT_EQ(CountOp(out, "ElementWiseMultiply"), 2);
 }
 
 // TensorFlow's folded form x * a + (beta - mean * a) is a LayerNorm
