@@ -261,6 +261,14 @@ TEST(OrtMappedOracle, LayerNormalizationAndGelu) {
     b.Output("y");
     CheckAgainstOrt("gelu_erf", b);
   }
+  {
+    OnnxBuilder b(20);
+    ConvInput(b, 4, 3, 5);
+    auto* n = b.Node("Gelu", {"a"}, {"y"});
+    OnnxBuilder::AttrString(n, "approximate", "tanh");
+    b.Output("y");
+    CheckAgainstOrt("gelu_tanh", b);
+  }
 }
 
 }  // namespace
