@@ -488,6 +488,30 @@ TEST(RuleLibraryTest, UniformConstantTensorIsItsScalar) {
   EXPECT_EQ(CountOp(out, "ElementWiseMultiply"), 2);
 }
 
+// Grouped-query attention with 4 query heads and 2 key/value heads: the
+// repeat of each KV head (Unsqueeze, Expand, Reshape: a Tile between two
+// Reshapes once imported) becomes a broadcast of the MatMuls' batch dims,
+// for the keys (through their transpose) and the values.
+TEST(RuleLibraryTest, GroupedKvRepeatIsABroadcastNotACopy) {
+  GraphBuilder b;
+  ValueRef q = b.InputF32({1, 4, 8, 16});
+  ValueRef k = b.InputF32({1, 2, 8, 16});
+  ValueRef v = b.InputF32({1, 2, 8, 16});
+  auto repeat = [&b](ValueRef t) {
+    ValueRef u = b.Op("Reshape", {t, b.Shape({1, 2, 1, 8, 16})});
+    ValueRef e = b.Op("Tile", {u, b.Shape({1, 1, 2, 1, 1})});
+    return b.Op("Reshape", {e, b.Shape({1, 4, 8, 16})});
+  };
+  ValueRef kt = b.Op("Transpose", {repeat(k), b.Shape({0, 1, 3, 2})});
+  ValueRef s = b.Op("ElementWiseMultiply", {b.Op("MatMul", {q, kt}), b.Scalar(0.25)});
+  ValueRef p = b.Op("Softmax", {s});
+  b.Output(b.Op("MatMul", {p, repeat(v)}));
+  Graph out = OptimizeAndVerify(b.graph());
+  EXPECT_EQ(CountOp(out, "Tile"), 0);
+  EXPECT_EQ(CountOp(out, "MatMul"), 2);
+  EXPECT_EQ(CountOp(out, "Softmax"), 1);
+}
+
 // x^2 alone becomes x * x (a multiply is cheaper than a power), and x^3
 // x * (x * x), sharing the square; x^4 stays.
 TEST(RuleLibraryTest, SquareAndCubeAreMultiplies) {
