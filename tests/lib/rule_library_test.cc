@@ -512,6 +512,32 @@ TEST(RuleLibraryTest, GroupedKvRepeatIsABroadcastNotACopy) {
   EXPECT_EQ(CountOp(out, "Softmax"), 1);
 }
 
+// A rotary embedding (rotate-half) keeps its canonical form x * cos +
+// Concat(-x2, x1) * sin, whichever way the exporter negated the half:
+// x2 * -1 and 0 - x2 are both Neg(x2).
+TEST(RuleLibraryTest, RotateHalfNegatesWithNeg) {
+  for (const bool by_product : {true, false}) {
+    SCOPED_TRACE(by_product ? "x2 * -1" : "0 - x2");
+    GraphBuilder b;
+    ValueRef x = b.InputF32({1, 2, 8, 16});
+    ValueRef x1 = b.Op("StridedSlice",
+                       {x, b.Shape({0, 0, 0, 0}), b.Shape({1, 2, 8, 8}), b.Shape({1, 1, 1, 1})});
+    ValueRef x2 = b.Op("StridedSlice",
+                       {x, b.Shape({0, 0, 0, 8}), b.Shape({1, 2, 8, 16}), b.Shape({1, 1, 1, 1})});
+    ValueRef neg = by_product ? b.Op("ElementWiseMultiply", {x2, b.Scalar(-1.0)})
+                              : b.Op("ElementWiseSubtract", {b.Scalar(0.0), x2});
+    ValueRef rh = b.Op("Concat", {b.Ints({3}), neg, x1});
+    ValueRef cos = b.F32({8, 16}, Ramp(128, -1.0, 1.0 / 64));
+    ValueRef sin = b.F32({8, 16}, Ramp(128, 1.0, -1.0 / 64));
+    b.Output(b.Op("ElementWiseAdd",
+                  {b.Op("ElementWiseMultiply", {x, cos}), b.Op("ElementWiseMultiply", {rh, sin})}));
+    Graph out = OptimizeAndVerify(b.graph());
+    EXPECT_EQ(CountOp(out, "Neg"), 1);
+    EXPECT_EQ(CountOp(out, "ElementWiseSubtract"), 0);
+    EXPECT_EQ(CountOp(out, "ElementWiseMultiply"), 2);
+  }
+}
+
 // x^2 alone becomes x * x (a multiply is cheaper than a power), and x^3
 // x * (x * x), sharing the square; x^4 stays.
 TEST(RuleLibraryTest, SquareAndCubeAreMultiplies) {
