@@ -251,8 +251,9 @@ std::vector<OpDef> MakeRows() {
        .onnx = "Gelu"},
       {.name = "Swish",
        .group = G::kElementwise,
-       .doc = "x * sigmoid(x) (SiLU); not a QNN op: egret's fused form, which QNN runs as Sigmoid "
-              "and ElementWiseMultiply",
+       .doc =
+           "x * sigmoid(x) (SiLU); not a QNN OpDef op: a QNN graph writes Sigmoid and "
+           "ElementWiseMultiply, which the HTP backend optimizes as one Swish (QNN release notes)",
        .operands = unary,
        .results = "like x",
        .shape_fn = InferUnary,
