@@ -335,7 +335,7 @@ std::vector<OpDef> MakeRows() {
                     Optional(Param("axis", "int"), "-1")},
        .results = "like x",
        .shape_fn = InferLayerNorm,
-       .onnx = "none"},
+       .onnx = "RMSNormalization"},
       {.name = "Batchnorm",
        .group = G::kNormalization,
        .doc = "x * scale[c] + offset[c] over the last dim (QNN's folded form)",
