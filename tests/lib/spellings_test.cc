@@ -186,6 +186,17 @@ std::vector<Spelling> RmsNormSpellings() {
        [=](Expr& e) {  // (gamma * x) * rsqrt(..)
          return e.Mul(e.Mul(e.Gamma(), e.x()), e.Recip(e.Unary("Sqrt", ms(e, true, false))));
        }},
+      {"RmsNormGemmaOnePlusWeight", "RmsNorm", "ReduceMean",
+       [=](Expr& e) {  // Gemma scales by (1 + weight)
+         ValueRef n = e.Mul(e.x(), e.Recip(e.Unary("Sqrt", ms(e, false, false))));
+         return e.Mul(n, e.Add(e.K(1), e.Gamma()));
+       }},
+      {"RmsNormMeanAsASumOverTheWidth", "RmsNorm", "ReduceSum",
+       [](Expr& e) {  // hand-built: x.pow(2).sum(-1, keepdim=True) / x.shape[-1]
+         ValueRef ms = e.Div(e.Reduce("ReduceSum", e.Pow(e.x(), 2)), e.K(8));
+         ValueRef n = e.Div(e.x(), e.Unary("Sqrt", e.Add(ms, e.K(1e-6))));
+         return e.Mul(n, e.Gamma());
+       }},
       {"RmsNormRootAsAPower", "RmsNorm", "ReduceMean",
        [=](Expr& e) { return e.Mul(e.Div(e.x(), e.Pow(ms(e, true, false), 0.5)), e.Gamma()); }},
   };
@@ -199,6 +210,10 @@ std::vector<Spelling> SwishSpellings() {
        [](Expr& e) { return e.Mul(e.x(), e.Unary("Sigmoid", e.x())); }},
       {"SwishSigmoidFirst", "Swish", "Sigmoid",
        [](Expr& e) { return e.Mul(e.Unary("Sigmoid", e.x()), e.x()); }},
+      {"SwishWithABetaOfOne", "Swish", "Sigmoid",
+       [](Expr& e) {  // Paddle2ONNX: x * sigmoid(beta * x), beta 1
+         return e.Mul(e.x(), e.Unary("Sigmoid", e.Mul(e.x(), e.K(1))));
+       }},
       {"SwishLogisticSpelledOut", "Swish", "Exp",
        [=](Expr& e) { return e.Div(e.x(), logistic(e, e.Unary("Neg", e.x()))); }},
       {"SwishNegationAsAProduct", "Swish", "Exp",
