@@ -38,6 +38,16 @@ class Expr {
   ValueRef Recip(ValueRef a) { return Div(K(1), a); }  // ONNX Reciprocal, as imported
   ValueRef MatMul(ValueRef a, ValueRef c) { return b_.Op("MatMul", {a, c}); }
   ValueRef Transpose(ValueRef a) { return b_.Op("Transpose", {a, b_.Shape({0, 2, 1})}); }
+  // softmax's input where the causal Bool [4, 4] mask allows, else `masked`
+  // (masked_fill, exported as Where).
+  ValueRef CausalSelect(ValueRef s, double masked) {
+    std::vector<double> keep;
+    for (int i = 0; i < 4; ++i) {
+      for (int j = 0; j < 4; ++j) keep.push_back(j <= i ? 1 : 0);
+    }
+    ValueRef cond = b_.Const(TensorType(DType::kBool, {4, 4}), keep);
+    return b_.Op("ElementWiseSelect", {cond, s, b_.F32({1, 1}, {masked})});
+  }
   // A [4, 4] constant: attention's additive causal mask over 4 positions.
   ValueRef CausalMask(double masked) {
     std::vector<double> v;
@@ -326,6 +336,7 @@ std::vector<Spelling> AttentionSpellings() {
   auto times = [](Expr& e, ValueRef s) { return e.Mul(s, e.K(1 / (kSqrt2 * 2))); };
   auto none = [](Expr&, ValueRef s) { return s; };
   auto causal = [](Expr& e, ValueRef s) { return e.Add(s, e.CausalMask(-1e9)); };
+  auto selected = [](Expr& e, ValueRef s) { return e.CausalSelect(s, -1e9); };
   return {
       {"AttentionScaledByDivision", "Softmax", "Exp",
        [=](Expr& e) { return attend(e, divided, none); }},
@@ -333,6 +344,8 @@ std::vector<Spelling> AttentionSpellings() {
        [=](Expr& e) { return attend(e, times, none); }},
       {"AttentionWithAnAdditiveCausalMask", "Softmax", "Exp",
        [=](Expr& e) { return attend(e, divided, causal); }},
+      {"AttentionWithACausalMaskByWhere", "Softmax", "Exp",
+       [=](Expr& e) { return attend(e, times, selected); }},
   };
 }
 
