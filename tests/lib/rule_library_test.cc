@@ -538,6 +538,29 @@ TEST(RuleLibraryTest, RotateHalfNegatesWithNeg) {
   }
 }
 
+// The interleaved rotary embedding (GPT-J's rotate_every_two): x1 = x[..., 0::2],
+// x2 = x[..., 1::2], rot = stack(-x2, x1) flattened, out = x * cos + rot *
+// sin. Its canonical form is this one too, the negation one Neg.
+TEST(RuleLibraryTest, InterleavedRotaryNegatesWithNeg) {
+  GraphBuilder b;
+  ValueRef x = b.InputF32({1, 2, 8, 16});
+  ValueRef x1 = b.Op("StridedSlice",
+                     {x, b.Shape({0, 0, 0, 0}), b.Shape({1, 2, 8, 16}), b.Shape({1, 1, 1, 2})});
+  ValueRef x2 = b.Op("StridedSlice",
+                     {x, b.Shape({0, 0, 0, 1}), b.Shape({1, 2, 8, 16}), b.Shape({1, 1, 1, 2})});
+  ValueRef neg = b.Op("ElementWiseMultiply", {x2, b.Scalar(-1.0)});
+  auto unsqueezed = [&b](ValueRef t) { return b.Op("Reshape", {t, b.Shape({1, 2, 8, 8, 1})}); };
+  ValueRef stacked = b.Op("Concat", {b.Ints({4}), unsqueezed(neg), unsqueezed(x1)});
+  ValueRef rot = b.Op("Reshape", {stacked, b.Shape({1, 2, 8, 16})});
+  ValueRef cos = b.F32({8, 16}, Ramp(128, -1.0, 1.0 / 64));
+  ValueRef sin = b.F32({8, 16}, Ramp(128, 1.0, -1.0 / 64));
+  b.Output(b.Op("ElementWiseAdd",
+                {b.Op("ElementWiseMultiply", {x, cos}), b.Op("ElementWiseMultiply", {rot, sin})}));
+  Graph out = OptimizeAndVerify(b.graph());
+  EXPECT_EQ(CountOp(out, "Neg"), 1);
+  EXPECT_EQ(CountOp(out, "ElementWiseMultiply"), 2);
+}
+
 // x^2 alone becomes x * x (a multiply is cheaper than a power), and x^3
 // x * (x * x), sharing the square; x^4 stays.
 TEST(RuleLibraryTest, SquareAndCubeAreMultiplies) {
