@@ -30,8 +30,11 @@ std::optional<double> UniformValue(const EGraph& g, Id c) {
 Rewrite ForOp(const std::string& op, int pos) {
   const Symbol sym = Symbol::Intern(op);
   Guard guard = [pos](const EGraph& g, const MatchView& m) {
-    const Id other = m[1 - pos];
-    return g.TypeOf(g.Find(other)).dims == g.TypeOf(g.Find(m.root)).dims &&
+    const Id other = g.Find(m[1 - pos]);
+    // Both operands constant: constant folding computes the result; a
+    // scalar form of it would only feed associativity more constant products.
+    return g.ConstantOf(other) == nullptr &&
+           g.TypeOf(other).dims == g.TypeOf(g.Find(m.root)).dims &&
            UniformValue(g, m[pos]).has_value();
   };
   Applier applier = [pos, sym](EGraph& g, const MatchView& m) -> std::optional<Id> {

@@ -8,8 +8,9 @@
 // too. The same for C as operand 0. Ops: Add, Subtract, Multiply, Divide,
 // Maximum, Minimum, Power.
 //
-// Bounded: the new constant is single-element, so the rewrite never applies
-// to what it builds.
+// Not when x is a constant too (constant folding computes op(x, C)). Bounded:
+// the new constant is single-element, so the rewrite never applies to what
+// it builds.
 #ifndef EGRET_PIPELINE_UNIFORM_CONSTANT_H_
 #define EGRET_PIPELINE_UNIFORM_CONSTANT_H_
 
