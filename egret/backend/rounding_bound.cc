@@ -194,6 +194,7 @@ class BoundPass {
     if (op == "Sigmoid") return largest / 4;
     if (op == "HardSwish") return 1.5 * largest;             // max |d/dx x relu6(x+3)/6|
     if (op == "Gelu" || op == "Erf") return 1.13 * largest;  // max slope 1.129 (at x=0 for erf)
+    if (op == "Swish") return 1.1 * largest;                 // max |d/dx x sigmoid(x)| = 1.0998
     if (op == "HardSigmoid") {
       const std::optional<double> alpha = ScalarParam(g_, n, 1);
       return alpha ? std::abs(*alpha) * largest : kInf;

@@ -328,6 +328,11 @@ ShapeResult InferUnary(const ShapeContext& c) {
   } else if (c.op == "HardSigmoid") {
     EGRET_RETURN_IF_ERROR(c.Float(1).status());
     EGRET_RETURN_IF_ERROR(c.Float(2).status());
+  } else if (c.op == "Gelu") {
+    EGRET_ASSIGN_OR_RETURN(auto approximate, c.IntOr(1, 0));
+    if (approximate != 0 && approximate != 1) {
+      return c.Error(absl::StrCat("approximate must be 0 (erf) or 1 (tanh), got ", approximate));
+    }
   }
   return One(c.Out(c.D(0), 0));
 }

@@ -34,12 +34,28 @@ absl::Status ClampOp(Writer& w, double lo, double hi) {
 }
 
 absl::Status Gelu(Writer& w) {
-  // 0.5 * x * (1 + erf(x / sqrt 2)): Gelu is opset 20.
+  // 0.5 * x * (1 + erf(x / sqrt 2)), or with approximate 1
+  // 0.5 * x * (1 + tanh(sqrt(2 / pi) * (x + 0.044715 * x^3))): Gelu is opset 20.
+  int64_t approximate = 0;
+  if (w.NumIn() > 1) {
+    EGRET_ASSIGN_OR_RETURN(approximate, w.Int(1));
+  }
   const DType dt = w.ComputeDType();
   std::string x = w.RealIn(0);
   std::string a = w.Temp("div"), b = w.Temp("erf"), c = w.Temp("add"), d = w.Temp("mul");
-  w.Add("Div", {x, w.FloatScalar(std::sqrt(2.0), dt)}, {a});
-  w.Add("Erf", {a}, {b});
+  if (approximate == 1) {
+    std::string sq = w.Temp("square"), cube = w.Temp("cube"), k = w.Temp("cubic"),
+                inner = w.Temp("inner");
+    w.Add("Mul", {x, x}, {sq});
+    w.Add("Mul", {sq, x}, {cube});
+    w.Add("Mul", {cube, w.FloatScalar(0.044715, dt)}, {k});
+    w.Add("Add", {x, k}, {inner});
+    w.Add("Mul", {inner, w.FloatScalar(std::sqrt(2.0 / M_PI), dt)}, {a});
+    w.Add("Tanh", {a}, {b});
+  } else {
+    w.Add("Div", {x, w.FloatScalar(std::sqrt(2.0), dt)}, {a});
+    w.Add("Erf", {a}, {b});
+  }
   w.Add("Add", {b, w.FloatScalar(1.0, dt)}, {c});
   w.Add("Mul", {x, c}, {d});
   std::string out = w.RealOutName(0, dt, false);
@@ -190,6 +206,35 @@ absl::Status LayerNorm(Writer& w) {
   return w.FinishReal(0, out, dt);
 }
 
+// x / sqrt(mean(x^2 over axis..end) + epsilon) * gamma + beta, spelled out
+// (ONNX's RMSNormalization is opset 23).
+absl::Status RmsNorm(Writer& w) {
+  EGRET_ASSIGN_OR_RETURN(double eps, w.Float(3));
+  int64_t axis = -1;
+  if (w.NumIn() > 4) {
+    EGRET_ASSIGN_OR_RETURN(axis, w.Int(4));
+  }
+  const TensorType& t = w.InType(0);
+  const int a = static_cast<int>((axis % t.rank() + t.rank()) % t.rank());
+  std::vector<int64_t> axes;
+  for (int i = a; i < t.rank(); ++i) axes.push_back(i);
+  const DType dt = w.ComputeDType();
+  std::string x = w.RealIn(0);
+  std::string sq = w.Temp("square"), mean = w.Temp("mean"), var = w.Temp("plus_eps"),
+              root = w.Temp("root"), n = w.Temp("normalized"), scaled = w.Temp("scaled");
+  w.Add("Mul", {x, x}, {sq});
+  onnx::NodeProto* r = w.Add("ReduceMean", {sq}, {mean});
+  Writer::AttrInts(r, "axes", axes);
+  Writer::AttrInt(r, "keepdims", 1);
+  w.Add("Add", {mean, w.FloatScalar(eps, dt)}, {var});
+  w.Add("Sqrt", {var}, {root});
+  w.Add("Div", {x, root}, {n});
+  w.Add("Mul", {n, w.RealIn(1)}, {scaled});
+  std::string out = w.RealOutName(0, dt, false);
+  w.Add("Add", {scaled, w.RealIn(2)}, {out});
+  return w.FinishReal(0, out, dt);
+}
+
 absl::Status Reduce(Writer& w, std::string_view op) {
   EGRET_ASSIGN_OR_RETURN(std::vector<int64_t> axes, w.Ints(1));
   int64_t keep = 1;
@@ -276,6 +321,23 @@ absl::Status WriteNode(Writer& w) {
     return absl::OkStatus();
   }
   if (op == "LayerNorm") return LayerNorm(w);
+  if (op == "RmsNorm") return RmsNorm(w);
+  if (op == "Swish") {
+    const DType dt = w.ComputeDType();
+    std::string x = w.RealIn(0), sig = w.Temp("sigmoid");
+    w.Add("Sigmoid", {x}, {sig});
+    std::string out = w.RealOutName(0, dt, false);
+    w.Add("Mul", {x, sig}, {out});
+    return w.FinishReal(0, out, dt);
+  }
+  if (op == "ElementWiseRsqrt") {
+    const DType dt = w.ComputeDType();
+    std::string root = w.Temp("sqrt");
+    w.Add("Sqrt", {w.RealIn(0)}, {root});
+    std::string out = w.RealOutName(0, dt, false);
+    w.Add("Reciprocal", {root}, {out});
+    return w.FinishReal(0, out, dt);
+  }
   if (op == "Batchnorm") {
     const DType dt = w.ComputeDType();
     std::string m = w.Temp("scale");

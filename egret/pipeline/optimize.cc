@@ -16,6 +16,7 @@
 #include "egret/pipeline/saturate_internal.h"
 #include "egret/pipeline/seed_internal.h"
 #include "egret/pipeline/summarize_internal.h"
+#include "egret/pipeline/uniform_constant.h"
 #include "egret/rules/compiler.h"
 #include "egret/rules/rule_flags.h"
 #include "egret/support/process_memory.h"
@@ -58,7 +59,10 @@ absl::StatusOr<Prepared> Prepare(const Graph& input, const rules::RuleSet& rule_
   EGRET_ASSIGN_OR_RETURN(std::vector<rules::CompiledRule> compiled,
                          CompileForGraph(input, rule_set, options, diags, &skipped));
   std::vector<Rewrite> extra;
-  if (options.builtin_rewrites) extra = BuiltinRewrites(OpTable::Default());
+  if (options.builtin_rewrites) {
+    extra = BuiltinRewrites(OpTable::Default());
+    for (Rewrite& r : UniformConstantRewrites()) extra.push_back(std::move(r));
+  }
   if (options.constant_folding) {
     EGRET_ASSIGN_OR_RETURN(
         Rewrite fold, ConstantFoldRewrite(FoldPolicyFor(rule_set.ops, options.fold_max_elements)));

@@ -248,6 +248,12 @@ std::vector<double> Unary(const std::string& op, std::vector<double> x,
   return RunOp(b, b.Op(op, in));
 }
 
+// Unary with one integer parameter.
+std::vector<double> UnaryInt(const std::string& op, std::vector<double> x, int64_t param) {
+  GraphBuilder b;
+  return RunOp(b, b.Op(op, {b.F32({static_cast<int64_t>(x.size())}, x), b.Int(param)}));
+}
+
 TEST(Activation, ReluFamily) {
   const std::vector<double> x = {-2, -0.5, 0.5, 7};
   EXPECT_THAT(Unary("Relu", x), ElementsAre(0, 0, 0.5, 7));
@@ -265,6 +271,11 @@ TEST(Activation, Smooth) {
   EXPECT_THAT(Unary("HardSwish", {-4, -2, -0.5, 0.5, 7}),
               Near({0, -1.0 / 3, -0.2083333, 0.2916667, 7}));
   EXPECT_THAT(Unary("Gelu", {-1, 0, 1}), Near({-0.1586553, 0, 0.8413447}));
+  EXPECT_THAT(UnaryInt("Gelu", {-1, 0, 1}, 0), Near({-0.1586553, 0, 0.8413447}));
+  // approximate 1: 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))).
+  EXPECT_THAT(UnaryInt("Gelu", {-1, 0, 1}, 1), Near({-0.1588080, 0, 0.8411920}));
+  EXPECT_THAT(Unary("Swish", {-1, 0, 2}), Near({-0.2689414, 0, 1.7615942}));
+  EXPECT_THAT(Unary("ElementWiseRsqrt", {4, 0.25}), Near({0.5, 2}));
   EXPECT_THAT(Unary("Erf", {-0.5, 0, 0.5}), Near({-0.5204999, 0, 0.5204999}));
   EXPECT_THAT(Unary("Exp", {0, 1}), Near({1, 2.7182818}));
   EXPECT_THAT(Unary("Log", {1, 2.7182818}), Near({0, 1}));
@@ -295,6 +306,19 @@ TEST(LayerNorm, NormalizesTrailingAxesWithBroadcastGammaBeta) {
   auto z = c.Op("LayerNorm", {c.F32({2, 2}, {1, 2, 3, 4}), c.F32({1}, {1}), c.F32({1}, {0}),
                               c.Scalar(0.75), c.Int(0)});
   EXPECT_THAT(RunOp(c, z), Near({-1.060660, -0.353553, 0.353553, 1.060660}));
+}
+
+TEST(RmsNorm, NormalizesByTheRootMeanSquareWithBroadcastGammaBeta) {
+  GraphBuilder b;
+  // mean square 7.5, eps 0.
+  auto y = b.Op("RmsNorm", {b.F32({1, 4}, {1, 2, 3, 4}), b.F32({4}, {1, 1, 2, 2}),
+                            b.F32({1}, {0.5}), b.Scalar(0)});
+  EXPECT_THAT(RunOp(b, y), Near({0.8651484, 1.2302967, 2.6908902, 3.4211870}));
+  // Axis 0 of a [2,2]: all four values together (mean square 7.5), eps 0.5.
+  GraphBuilder c;
+  auto z = c.Op("RmsNorm", {c.F32({2, 2}, {1, 2, 3, 4}), c.F32({1}, {1}), c.F32({1}, {0}),
+                            c.Scalar(0.5), c.Int(0)});
+  EXPECT_THAT(RunOp(c, z), Near({0.3535534, 0.7071068, 1.0606602, 1.4142136}));
 }
 
 TEST(Batchnorm, ScaleAndOffsetPerChannel) {

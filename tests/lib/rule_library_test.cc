@@ -389,15 +389,189 @@ TEST(RuleLibraryTest, LayerNormWithTheReciprocalOfTheRoot) {
   EXPECT_EQ(CountOp(out, "ElementWiseDivide"), 0);
 }
 
-// x^2 alone becomes x * x (a multiply is cheaper than a power); x^3 stays.
-TEST(RuleLibraryTest, SquareIsAMultiply) {
+// --- The identities of algebra.rules that recognition composes
+// (tests/lib/spellings_test.cc has the compositions).
+
+// a / b is a * (1 / b): the reciprocal is computed on b, here the [1,64,1]
+// row sums, and the quotient of the [1,64,256] tensor becomes a multiply.
+TEST(RuleLibraryTest, QuotientIsAProductWithTheReciprocal) {
+  GraphBuilder b;
+  ValueRef x = b.InputF32({1, 64, 256});
+  ValueRef s = b.Op("ReduceSum", {b.Op("Abs", {x}), b.Shape({2}), b.Ints({1})});
+  b.Output(b.Op("ElementWiseDivide", {x, b.Op("ElementWiseAdd", {s, b.Scalar(1.0)})}));
+  Graph out = OptimizeAndVerify(b.graph());
+  EXPECT_EQ(CountOp(out, "ElementWiseDivide"), 1);
+  EXPECT_EQ(CountOp(out, "ElementWiseMultiply"), 1);
+  // The remaining division is the reciprocal of the [1,64,1] sums.
+  for (const Node& n : out.nodes()) {
+    if (n.op == "ElementWiseDivide") {
+      EXPECT_EQ(n.outputs[0].num_elements(), 64);
+    }
+  }
+}
+
+// 1 / sqrt(y) is ElementWiseRsqrt(y).
+TEST(RuleLibraryTest, ReciprocalOfTheRootIsRsqrt) {
+  GraphBuilder b;
+  ValueRef x = b.InputF32({1, 4, 8});
+  b.Output(b.Op("ElementWiseDivide", {b.Scalar(1.0), b.Op("Sqrt", {b.Op("Abs", {x})})}));
+  Graph out = OptimizeAndVerify(b.graph());
+  EXPECT_EQ(CountOp(out, "ElementWiseRsqrt"), 1);
+  EXPECT_EQ(CountOp(out, "Sqrt"), 0);
+  EXPECT_EQ(CountOp(out, "ElementWiseDivide"), 0);
+}
+
+// x * -1 and 0 - x are Neg(x); x * -2 is not.
+TEST(RuleLibraryTest, NegationsAreNeg) {
+  GraphBuilder b;
+  ValueRef x = b.InputF32({1, 4, 8});
+  b.Output(b.Op("ElementWiseMultiply", {x, b.Scalar(-1.0)}));
+  b.Output(b.Op("ElementWiseSubtract", {b.Scalar(0.0), b.Op("Abs", {x})}));
+  b.Output(b.Op("ElementWiseMultiply", {x, b.Scalar(-2.0)}));
+  Graph out = OptimizeAndVerify(b.graph());
+  EXPECT_EQ(CountOp(out, "Neg"), 2);
+  EXPECT_EQ(CountOp(out, "ElementWiseSubtract"), 0);
+  EXPECT_EQ(CountOp(out, "ElementWiseMultiply"), 1);
+}
+
+// log(exp(x)) is x.
+TEST(RuleLibraryTest, LogOfExpIsTheArgument) {
+  GraphBuilder b;
+  ValueRef x = b.InputF32({1, 4, 8});
+  b.Output(b.Op("Relu", {b.Op("Log", {b.Op("Exp", {x})})}));
+  Graph out = OptimizeAndVerify(b.graph());
+  EXPECT_EQ(CountOp(out, "Log"), 0);
+  EXPECT_EQ(CountOp(out, "Exp"), 0);
+}
+
+// exp(log(s)) is s only where s is a sum of exponentials (positive): not for
+// an arbitrary s, where the logarithm of a negative value is NaN.
+TEST(RuleLibraryTest, ExpOfLogCancelsOnlyForASumOfExponentials) {
+  GraphBuilder b;
+  ValueRef x = b.InputF32({1, 4, 8});
+  ValueRef s = b.Op("ReduceSum", {b.Op("Exp", {x}), b.Shape({2}), b.Ints({1})});
+  b.Output(b.Op("Exp", {b.Op("Log", {s})}));
+  b.Output(b.Op("Exp", {b.Op("Log", {b.Op("Neg", {x})})}));
+  Graph out = OptimizeAndVerify(b.graph());
+  EXPECT_EQ(CountOp(out, "Log"), 1);
+  EXPECT_EQ(CountOp(out, "Exp"), 2);  // the summed exponentials and exp(log(-x))
+}
+
+// 1 / (1 + exp(-x)) is Sigmoid(x).
+TEST(RuleLibraryTest, LogisticIsSigmoid) {
+  GraphBuilder b;
+  ValueRef x = b.InputF32({1, 4, 8});
+  ValueRef d = b.Op("ElementWiseAdd", {b.Scalar(1.0), b.Op("Exp", {b.Op("Neg", {x})})});
+  b.Output(b.Op("ElementWiseDivide", {b.Scalar(1.0), d}));
+  Graph out = OptimizeAndVerify(b.graph());
+  EXPECT_EQ(CountOp(out, "Sigmoid"), 1);
+  EXPECT_EQ(CountOp(out, "Exp"), 0);
+}
+
+// exp(a - b) = exp(a) / exp(b), x - (a + b) = (x - a) - b and a*c + c =
+// (a + 1)*c change nothing alone (the extractor keeps the cheaper form);
+// tests/lib/spellings_test.cc shows what each enables (SoftmaxThroughLog-
+// SumExp, SoftmaxThroughStableLogSumExp, GeluTanh*, GeluPhiAsHalfPlusHalfErf).
+
+// A constant tensor of one repeated value is its scalar (pipeline/
+// uniform_constant.h): x * [1, 1, ..., 1] is x, and the division by a full
+// tensor of 4s a multiply by 0.25; a tensor of different values stays.
+TEST(RuleLibraryTest, UniformConstantTensorIsItsScalar) {
+  GraphBuilder b;
+  ValueRef x = b.InputF32({1, 4, 8});
+  b.Output(
+      b.Op("Relu", {b.Op("ElementWiseMultiply", {x, b.F32({8}, std::vector<double>(8, 1.0))})}));
+  b.Output(b.Op("ElementWiseDivide", {x, b.F32({8}, std::vector<double>(8, 4.0))}));
+  b.Output(b.Op("ElementWiseMultiply", {x, b.F32({8}, Ramp(8, 1.0, 1.0))}));
+  Graph out = OptimizeAndVerify(b.graph());
+  EXPECT_EQ(CountOp(out, "ElementWiseDivide"), 0);
+  EXPECT_EQ(CountOp(out, "ElementWiseMultiply"), 2);
+}
+
+// Grouped-query attention with 4 query heads and 2 key/value heads: the
+// repeat of each KV head (Unsqueeze, Expand, Reshape: a Tile between two
+// Reshapes once imported) becomes a broadcast of the MatMuls' batch dims,
+// for the keys (through their transpose) and the values.
+TEST(RuleLibraryTest, GroupedKvRepeatIsABroadcastNotACopy) {
+  GraphBuilder b;
+  ValueRef q = b.InputF32({1, 4, 8, 16});
+  ValueRef k = b.InputF32({1, 2, 8, 16});
+  ValueRef v = b.InputF32({1, 2, 8, 16});
+  auto repeat = [&b](ValueRef t) {
+    ValueRef u = b.Op("Reshape", {t, b.Shape({1, 2, 1, 8, 16})});
+    ValueRef e = b.Op("Tile", {u, b.Shape({1, 1, 2, 1, 1})});
+    return b.Op("Reshape", {e, b.Shape({1, 4, 8, 16})});
+  };
+  ValueRef kt = b.Op("Transpose", {repeat(k), b.Shape({0, 1, 3, 2})});
+  ValueRef s = b.Op("ElementWiseMultiply", {b.Op("MatMul", {q, kt}), b.Scalar(0.25)});
+  ValueRef p = b.Op("Softmax", {s});
+  b.Output(b.Op("MatMul", {p, repeat(v)}));
+  Graph out = OptimizeAndVerify(b.graph());
+  EXPECT_EQ(CountOp(out, "Tile"), 0);
+  EXPECT_EQ(CountOp(out, "MatMul"), 2);
+  EXPECT_EQ(CountOp(out, "Softmax"), 1);
+}
+
+// A rotary embedding (rotate-half) keeps its canonical form x * cos +
+// Concat(-x2, x1) * sin, whichever way the exporter negated the half:
+// x2 * -1 and 0 - x2 are both Neg(x2).
+TEST(RuleLibraryTest, RotateHalfNegatesWithNeg) {
+  for (const bool by_product : {true, false}) {
+    SCOPED_TRACE(by_product ? "x2 * -1" : "0 - x2");
+    GraphBuilder b;
+    ValueRef x = b.InputF32({1, 2, 8, 16});
+    ValueRef x1 = b.Op("StridedSlice",
+                       {x, b.Shape({0, 0, 0, 0}), b.Shape({1, 2, 8, 8}), b.Shape({1, 1, 1, 1})});
+    ValueRef x2 = b.Op("StridedSlice",
+                       {x, b.Shape({0, 0, 0, 8}), b.Shape({1, 2, 8, 16}), b.Shape({1, 1, 1, 1})});
+    ValueRef neg = by_product ? b.Op("ElementWiseMultiply", {x2, b.Scalar(-1.0)})
+                              : b.Op("ElementWiseSubtract", {b.Scalar(0.0), x2});
+    ValueRef rh = b.Op("Concat", {b.Ints({3}), neg, x1});
+    ValueRef cos = b.F32({8, 16}, Ramp(128, -1.0, 1.0 / 64));
+    ValueRef sin = b.F32({8, 16}, Ramp(128, 1.0, -1.0 / 64));
+    b.Output(b.Op("ElementWiseAdd",
+                  {b.Op("ElementWiseMultiply", {x, cos}), b.Op("ElementWiseMultiply", {rh, sin})}));
+    Graph out = OptimizeAndVerify(b.graph());
+    EXPECT_EQ(CountOp(out, "Neg"), 1);
+    EXPECT_EQ(CountOp(out, "ElementWiseSubtract"), 0);
+    EXPECT_EQ(CountOp(out, "ElementWiseMultiply"), 2);
+  }
+}
+
+// The interleaved rotary embedding (GPT-J's rotate_every_two): x1 = x[..., 0::2],
+// x2 = x[..., 1::2], rot = stack(-x2, x1) flattened, out = x * cos + rot *
+// sin. Its canonical form is this one too, the negation one Neg.
+TEST(RuleLibraryTest, InterleavedRotaryNegatesWithNeg) {
+  GraphBuilder b;
+  ValueRef x = b.InputF32({1, 2, 8, 16});
+  ValueRef x1 = b.Op("StridedSlice",
+                     {x, b.Shape({0, 0, 0, 0}), b.Shape({1, 2, 8, 16}), b.Shape({1, 1, 1, 2})});
+  ValueRef x2 = b.Op("StridedSlice",
+                     {x, b.Shape({0, 0, 0, 1}), b.Shape({1, 2, 8, 16}), b.Shape({1, 1, 1, 2})});
+  ValueRef neg = b.Op("ElementWiseMultiply", {x2, b.Scalar(-1.0)});
+  auto unsqueezed = [&b](ValueRef t) { return b.Op("Reshape", {t, b.Shape({1, 2, 8, 8, 1})}); };
+  ValueRef stacked = b.Op("Concat", {b.Ints({4}), unsqueezed(neg), unsqueezed(x1)});
+  ValueRef rot = b.Op("Reshape", {stacked, b.Shape({1, 2, 8, 16})});
+  ValueRef cos = b.F32({8, 16}, Ramp(128, -1.0, 1.0 / 64));
+  ValueRef sin = b.F32({8, 16}, Ramp(128, 1.0, -1.0 / 64));
+  b.Output(b.Op("ElementWiseAdd",
+                {b.Op("ElementWiseMultiply", {x, cos}), b.Op("ElementWiseMultiply", {rot, sin})}));
+  Graph out = OptimizeAndVerify(b.graph());
+  EXPECT_EQ(CountOp(out, "Neg"), 1);
+  EXPECT_EQ(CountOp(out, "ElementWiseMultiply"), 2);
+}
+
+// x^2 alone becomes x * x (a multiply is cheaper than a power), and x^3
+// x * (x * x), sharing the square; x^4 stays.
+TEST(RuleLibraryTest, SquareAndCubeAreMultiplies) {
   GraphBuilder b;
   ValueRef x = b.InputF32({1, 4, 8});
   b.Output(b.Op("ElementWisePower", {x, b.Scalar(2.0)}));
   b.Output(b.Op("ElementWisePower", {x, b.Scalar(3.0)}));
+  b.Output(b.Op("ElementWisePower", {x, b.Scalar(4.0)}));
   Graph out = OptimizeAndVerify(b.graph());
   EXPECT_EQ(CountOp(out, "ElementWisePower"), 1);
-  EXPECT_EQ(CountOp(out, "ElementWiseMultiply"), 1);
+  EXPECT_EQ(CountOp(out, "ElementWiseMultiply"), 2);
 }
 
 // TensorFlow's folded form x * a + (beta - mean * a) is a LayerNorm

@@ -1,5 +1,6 @@
-// Recognition by meaning: each of these spellings of GELU, LayerNorm, softmax
-// and HardSwish, as exporters and people write them, becomes the one fused op
+// Recognition by meaning: each of these spellings of GELU (erf and tanh),
+// RMSNorm, SiLU, LayerNorm, softmax (alone and in attention) and HardSwish,
+// as exporters and people write them, becomes the one fused op
 // with the shipped library, and computes the same outputs. One case per
 // spelling, named after it; the cases are the examples of what the library
 // recognizes (docs/rule-library.md says which rule or normalization does it).
@@ -26,11 +27,35 @@ class Expr {
   // A scalar constant: rank 0 (as ONNX exporters write it) or [1, 1, 1].
   ValueRef K(double v) { return b_.F32({}, {v}); }
   ValueRef K3(double v) { return b_.F32({1, 1, 1}, {v}); }
+  // A full [8] tensor of one value, as TF2ONNX and Paddle2ONNX write a
+  // broadcast constant.
+  ValueRef K8(double v) { return b_.F32({8}, std::vector<double>(8, v)); }
   ValueRef Add(ValueRef a, ValueRef c) { return b_.Op("ElementWiseAdd", {a, c}); }
   ValueRef Sub(ValueRef a, ValueRef c) { return b_.Op("ElementWiseSubtract", {a, c}); }
   ValueRef Mul(ValueRef a, ValueRef c) { return b_.Op("ElementWiseMultiply", {a, c}); }
   ValueRef Div(ValueRef a, ValueRef c) { return b_.Op("ElementWiseDivide", {a, c}); }
   ValueRef Pow(ValueRef a, double e) { return b_.Op("ElementWisePower", {a, K(e)}); }
+  ValueRef Recip(ValueRef a) { return Div(K(1), a); }  // ONNX Reciprocal, as imported
+  ValueRef MatMul(ValueRef a, ValueRef c) { return b_.Op("MatMul", {a, c}); }
+  ValueRef Transpose(ValueRef a) { return b_.Op("Transpose", {a, b_.Shape({0, 2, 1})}); }
+  // softmax's input where the causal Bool [4, 4] mask allows, else `masked`
+  // (masked_fill, exported as Where).
+  ValueRef CausalSelect(ValueRef s, double masked) {
+    std::vector<double> keep;
+    for (int i = 0; i < 4; ++i) {
+      for (int j = 0; j < 4; ++j) keep.push_back(j <= i ? 1 : 0);
+    }
+    ValueRef cond = b_.Const(TensorType(DType::kBool, {4, 4}), keep);
+    return b_.Op("ElementWiseSelect", {cond, s, b_.F32({1, 1}, {masked})});
+  }
+  // A [4, 4] constant: attention's additive causal mask over 4 positions.
+  ValueRef CausalMask(double masked) {
+    std::vector<double> v;
+    for (int i = 0; i < 4; ++i) {
+      for (int j = 0; j < 4; ++j) v.push_back(j > i ? masked : 0.0);
+    }
+    return b_.F32({4, 4}, v);
+  }
   ValueRef Max(ValueRef a, ValueRef c) { return b_.Op("ElementWiseMaximum", {a, c}); }
   ValueRef Min(ValueRef a, ValueRef c) { return b_.Op("ElementWiseMinimum", {a, c}); }
   ValueRef Unary(const char* op, ValueRef a) { return b_.Op(op, {a}); }
@@ -83,6 +108,128 @@ std::vector<Spelling> GeluSpellings() {
          ValueRef h = e.Mul(e.x(), e.K(0.5));
          return e.Add(e.Mul(h, erf(e)), h);
        }},
+      {"GeluConstantsAsFullTensors", "Gelu", "Erf",
+       [](Expr& e) {  // TF2ONNX / Paddle2ONNX: each constant a full tensor
+         ValueRef r = e.Unary("Erf", e.Div(e.x(), e.K8(kSqrt2)));
+         return e.Mul(e.Mul(e.x(), e.K8(0.5)), e.Add(r, e.K8(1)));
+       }},
+      {"GeluPhiAsHalfPlusHalfErf", "Gelu", "Erf",
+       [=](Expr& e) { return e.Mul(e.x(), e.Add(e.Mul(e.K(0.5), erf(e)), e.K(0.5))); }},
+      {"GeluHalfDistributedHalfFirst", "Gelu", "Erf",
+       [=](Expr& e) {
+         ValueRef h = e.Mul(e.K(0.5), e.x());
+         return e.Add(h, e.Mul(erf(e), h));
+       }},
+  };
+}
+
+// GELU's tanh form: 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))).
+std::vector<Spelling> GeluTanhSpellings() {
+  constexpr double kS = 0.7978845608028654, kC = 0.044715;
+  auto tanh_of = [](Expr& e, ValueRef inner) { return e.Unary("Tanh", inner); };
+  auto poly = [](Expr& e, ValueRef cube) {
+    return e.Mul(e.K(kS), e.Add(e.x(), e.Mul(e.K(kC), cube)));
+  };
+  auto pow3 = [](Expr& e) { return e.Pow(e.x(), 3); };
+  auto times3 = [](Expr& e) { return e.Mul(e.Mul(e.x(), e.x()), e.x()); };
+  return {
+      {"GeluTanhTorchExport", "Gelu", "Tanh",
+       [=](Expr& e) {
+         ValueRef t = tanh_of(e, poly(e, pow3(e)));
+         return e.Mul(e.Mul(e.x(), e.K(0.5)), e.Add(e.K(1), t));
+       }},
+      {"GeluTanhCubeAsAProduct", "Gelu", "Tanh",
+       [=](Expr& e) {  // GPT-2 as TF2ONNX writes it
+         ValueRef t = tanh_of(e, poly(e, times3(e)));
+         return e.Mul(e.K(0.5), e.Mul(e.x(), e.Add(t, e.K(1))));
+       }},
+      {"GeluTanhHalfDistributed", "Gelu", "Tanh",
+       [=](Expr& e) {
+         ValueRef h = e.Mul(e.x(), e.K(0.5));
+         return e.Add(h, e.Mul(h, tanh_of(e, poly(e, pow3(e)))));
+       }},
+      {"GeluTanhInnerFactored", "Gelu", "Tanh",
+       [=](Expr& e) {  // Megatron's bias_gelu: k x (1 + c x x)
+         ValueRef inner =
+             e.Mul(e.Mul(e.K(kS), e.x()), e.Add(e.K(1), e.Mul(e.Mul(e.K(kC), e.x()), e.x())));
+         return e.Mul(e.Mul(e.x(), e.K(0.5)), e.Add(e.K(1), tanh_of(e, inner)));
+       }},
+      {"GeluTanhCoefficientsFolded", "Gelu", "Tanh",
+       [=](Expr& e) {  // sqrt(2/pi) multiplied into both terms
+         ValueRef inner = e.Add(e.Mul(e.x(), e.K(kS)), e.Mul(times3(e), e.K(kS * kC)));
+         return e.Mul(e.Mul(e.x(), e.K(0.5)), e.Add(e.K(1), tanh_of(e, inner)));
+       }},
+      {"GeluTanhDividedByTwo", "Gelu", "Tanh",
+       [=](Expr& e) {
+         ValueRef t = tanh_of(e, poly(e, pow3(e)));
+         return e.Div(e.Mul(e.x(), e.Add(t, e.K(1))), e.K(2));
+       }},
+  };
+}
+
+// RMSNorm over the last axis: x / sqrt(mean(x^2) + eps) * gamma.
+std::vector<Spelling> RmsNormSpellings() {
+  auto ms = [](Expr& e, bool product, bool const_axes) {
+    ValueRef sq = product ? e.Mul(e.x(), e.x()) : e.Pow(e.x(), 2);
+    return e.Add(e.Reduce("ReduceMean", sq, const_axes), e.K(1e-6));
+  };
+  return {
+      {"RmsNormLlamaExport", "RmsNorm", "ReduceMean",
+       [=](Expr& e) {  // x * rsqrt(..), rsqrt exported as Sqrt and Reciprocal
+         return e.Mul(e.Gamma(), e.Mul(e.x(), e.Recip(e.Unary("Sqrt", ms(e, false, false)))));
+       }},
+      {"RmsNormDividedByTheRoot", "RmsNorm", "ReduceMean",
+       [=](Expr& e) {
+         return e.Mul(e.Div(e.x(), e.Unary("Sqrt", ms(e, false, false))), e.Gamma());
+       }},
+      {"RmsNormSquareAsAProduct", "RmsNorm", "ReduceMean",
+       [=](Expr& e) {
+         return e.Mul(e.Mul(e.x(), e.Recip(e.Unary("Sqrt", ms(e, true, false)))), e.Gamma());
+       }},
+      {"RmsNormReciprocalSquareRootAsAPower", "RmsNorm", "ReduceMean",
+       [=](Expr& e) { return e.Mul(e.Mul(e.x(), e.Pow(ms(e, false, false), -0.5)), e.Gamma()); }},
+      {"RmsNormAxesAsAConstant", "RmsNorm", "ReduceMean",
+       [=](Expr& e) {
+         return e.Mul(e.Gamma(), e.Mul(e.x(), e.Recip(e.Unary("Sqrt", ms(e, false, true)))));
+       }},
+      {"RmsNormScaleBeforeTheNormalization", "RmsNorm", "ReduceMean",
+       [=](Expr& e) {  // (gamma * x) * rsqrt(..)
+         return e.Mul(e.Mul(e.Gamma(), e.x()), e.Recip(e.Unary("Sqrt", ms(e, true, false))));
+       }},
+      {"RmsNormGemmaOnePlusWeight", "RmsNorm", "ReduceMean",
+       [=](Expr& e) {  // Gemma scales by (1 + weight)
+         ValueRef n = e.Mul(e.x(), e.Recip(e.Unary("Sqrt", ms(e, false, false))));
+         return e.Mul(n, e.Add(e.K(1), e.Gamma()));
+       }},
+      {"RmsNormMeanAsASumOverTheWidth", "RmsNorm", "ReduceSum",
+       [](Expr& e) {  // hand-built: x.pow(2).sum(-1, keepdim=True) / x.shape[-1]
+         ValueRef ms = e.Div(e.Reduce("ReduceSum", e.Pow(e.x(), 2)), e.K(8));
+         ValueRef n = e.Div(e.x(), e.Unary("Sqrt", e.Add(ms, e.K(1e-6))));
+         return e.Mul(n, e.Gamma());
+       }},
+      {"RmsNormRootAsAPower", "RmsNorm", "ReduceMean",
+       [=](Expr& e) { return e.Mul(e.Div(e.x(), e.Pow(ms(e, true, false), 0.5)), e.Gamma()); }},
+  };
+}
+
+// SiLU / Swish: x * sigmoid(x).
+std::vector<Spelling> SwishSpellings() {
+  auto logistic = [](Expr& e, ValueRef neg) { return e.Add(e.K(1), e.Unary("Exp", neg)); };
+  return {
+      {"SwishTorchExport", "Swish", "Sigmoid",
+       [](Expr& e) { return e.Mul(e.x(), e.Unary("Sigmoid", e.x())); }},
+      {"SwishSigmoidFirst", "Swish", "Sigmoid",
+       [](Expr& e) { return e.Mul(e.Unary("Sigmoid", e.x()), e.x()); }},
+      {"SwishWithABetaOfOne", "Swish", "Sigmoid",
+       [](Expr& e) {  // Paddle2ONNX: x * sigmoid(beta * x), beta 1
+         return e.Mul(e.x(), e.Unary("Sigmoid", e.Mul(e.x(), e.K(1))));
+       }},
+      {"SwishLogisticSpelledOut", "Swish", "Exp",
+       [=](Expr& e) { return e.Div(e.x(), logistic(e, e.Unary("Neg", e.x()))); }},
+      {"SwishNegationAsAProduct", "Swish", "Exp",
+       [=](Expr& e) { return e.Div(e.x(), logistic(e, e.Mul(e.x(), e.K(-1)))); }},
+      {"SwishTimesTheReciprocalOfTheLogistic", "Swish", "Exp",
+       [=](Expr& e) { return e.Mul(e.x(), e.Recip(logistic(e, e.Sub(e.K(0), e.x())))); }},
   };
 }
 
@@ -160,6 +307,45 @@ std::vector<Spelling> SoftmaxSpellings() {
          ValueRef p = stable(e, false);
          return e.Mul(p, e.Div(e.K(1), e.Reduce("ReduceSum", p)));
        }},
+      {"SoftmaxThroughLogSumExp", "Softmax", "Exp",
+       [](Expr& e) {  // exp(x - log(sum(exp(x))))
+         ValueRef lse = e.Unary("Log", e.Reduce("ReduceSum", e.Unary("Exp", e.x())));
+         return e.Unary("Exp", e.Sub(e.x(), lse));
+       }},
+      {"SoftmaxThroughStableLogSumExp", "Softmax", "Exp",
+       [](Expr& e) {  // exp(x - (m + log(sum(exp(x - m))))), m = max(x)
+         ValueRef m = e.Reduce("ReduceMax", e.x());
+         ValueRef s = e.Reduce("ReduceSum", e.Unary("Exp", e.Sub(e.x(), m)));
+         return e.Unary("Exp", e.Sub(e.x(), e.Add(m, e.Unary("Log", s))));
+       }},
+  };
+}
+
+// Scaled-dot-product attention of x with itself (q = k = v = x, [2, 4, 8]):
+// softmax(q k^T / sqrt 8 + mask) v. Its canonical form is MatMul, Softmax,
+// MatMul: the softmax fused, the scale a multiply on q (fusion.rules).
+std::vector<Spelling> AttentionSpellings() {
+  auto attend = [](Expr& e, std::function<ValueRef(Expr&, ValueRef)> scale,
+                   std::function<ValueRef(Expr&, ValueRef)> mask) {
+    ValueRef s = mask(e, scale(e, e.MatMul(e.x(), e.Transpose(e.x()))));
+    ValueRef m = e.Reduce("ReduceMax", s);
+    ValueRef p = e.Unary("Exp", e.Sub(s, m));
+    return e.MatMul(e.Div(p, e.Reduce("ReduceSum", p)), e.x());
+  };
+  auto divided = [](Expr& e, ValueRef s) { return e.Div(s, e.K(kSqrt2 * 2)); };
+  auto times = [](Expr& e, ValueRef s) { return e.Mul(s, e.K(1 / (kSqrt2 * 2))); };
+  auto none = [](Expr&, ValueRef s) { return s; };
+  auto causal = [](Expr& e, ValueRef s) { return e.Add(s, e.CausalMask(-1e9)); };
+  auto selected = [](Expr& e, ValueRef s) { return e.CausalSelect(s, -1e9); };
+  return {
+      {"AttentionScaledByDivision", "Softmax", "Exp",
+       [=](Expr& e) { return attend(e, divided, none); }},
+      {"AttentionScaledByMultiplication", "Softmax", "Exp",
+       [=](Expr& e) { return attend(e, times, none); }},
+      {"AttentionWithAnAdditiveCausalMask", "Softmax", "Exp",
+       [=](Expr& e) { return attend(e, divided, causal); }},
+      {"AttentionWithACausalMaskByWhere", "Softmax", "Exp",
+       [=](Expr& e) { return attend(e, times, selected); }},
   };
 }
 
@@ -189,13 +375,16 @@ std::vector<Spelling> HardSwishSpellings() {
        [](Expr& e) {
          return e.Mul(e.x(), e.Clip(e.Add(e.Mul(e.x(), e.K3(1.0 / 6)), e.K3(0.5)), 0, 1));
        }},
+      {"HardSwishConstantsAsFullTensors", "HardSwish", "ReluMinMax",
+       [](Expr& e) { return e.Div(e.Mul(e.x(), e.Clip(e.Add(e.x(), e.K8(3)), 0, 6)), e.K8(6)); }},
   };
 }
 
 std::vector<Spelling> AllSpellings() {
   std::vector<Spelling> all;
   for (auto part :
-       {GeluSpellings(), LayerNormSpellings(), SoftmaxSpellings(), HardSwishSpellings()}) {
+       {GeluSpellings(), GeluTanhSpellings(), RmsNormSpellings(), SwishSpellings(),
+        LayerNormSpellings(), SoftmaxSpellings(), AttentionSpellings(), HardSwishSpellings()}) {
     all.insert(all.end(), part.begin(), part.end());
   }
   return all;

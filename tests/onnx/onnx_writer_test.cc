@@ -586,6 +586,27 @@ TEST(OnnxWriterTidy, WithoutRecordsTheFileReadsBackThroughTheImporter) {
   ExpectSameValues(*g, "residual_block.json", *back);
 }
 
+// The transformer ops without an ONNX op of opset 17 (RmsNorm, Swish,
+// ElementWiseRsqrt, Gelu's tanh form) are written as their decompositions:
+// without records they read back as those, and compute the same values.
+TEST(OnnxWriter, TransformerOpsAreWrittenAsTheirDecompositions) {
+  absl::StatusOr<Graph> g = LoadGraph(Src("tests/onnx/testdata/transformer_ops.json"));
+  ASSERT_TRUE(g.ok()) << g.status();
+  EXPECT_TRUE(CheckOnnxStandard(*g, "out.onnx").ok());
+  OnnxWriteOptions options;
+  options.records = false;
+  absl::StatusOr<std::string> lean = WriteOnnxBytes(*g, "lean.onnx", options);
+  ASSERT_TRUE(lean.ok()) << lean.status();
+  absl::StatusOr<Graph> back = ParseOnnx(*lean, "lean.onnx");
+  ASSERT_TRUE(back.ok()) << back.status();
+  for (const char* op : {"RmsNorm", "Swish", "ElementWiseRsqrt", "Gelu"}) {
+    EXPECT_FALSE(HasOp(*back, op)) << op;
+  }
+  EXPECT_TRUE(HasOp(*back, "Tanh"));
+  EXPECT_TRUE(HasOp(*back, "Sigmoid"));
+  ExpectSameValues(*g, "transformer_ops.json", *back);
+}
+
 // ---- External data (docs/onnx-export.md "External data").
 
 namespace fs = std::filesystem;

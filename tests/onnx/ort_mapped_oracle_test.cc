@@ -261,6 +261,25 @@ TEST(OrtMappedOracle, LayerNormalizationAndGelu) {
     b.Output("y");
     CheckAgainstOrt("gelu_erf", b);
   }
+  {
+    OnnxBuilder b(20);
+    ConvInput(b, 4, 3, 5);
+    auto* n = b.Node("Gelu", {"a"}, {"y"});
+    OnnxBuilder::AttrString(n, "approximate", "tanh");
+    b.Output("y");
+    CheckAgainstOrt("gelu_tanh", b);
+  }
+  {
+    OnnxBuilder b(23);
+    b.Input("x", {2, 3, 8});
+    std::vector<float> scale(8);
+    for (size_t i = 0; i < scale.size(); ++i) scale[i] = 0.1f * static_cast<float>(i) + 0.5f;
+    b.Initializer("s", {8}, scale);
+    auto* n = b.Node("RMSNormalization", {"x", "s"}, {"y"});
+    OnnxBuilder::AttrFloat(n, "epsilon", 1e-3f);
+    b.Output("y");
+    CheckAgainstOrt("rmsnorm_last_axis", b);
+  }
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "absl/strings/str_cat.h"
 #include "egret/backend/kernels/kernels_internal.h"
 #include "egret/support/status_macros.h"
 
@@ -50,8 +51,29 @@ Result HardSigmoid(const KernelContext& c) {
 Result HardSwish(const KernelContext& c) {
   return MapUnary(c, [](double x) { return x * Clamp(x + 3.0, 0.0, 6.0) / 6.0; });
 }
+// approximate 0: the erf form; 1: the tanh form (ONNX Gelu's approximate="tanh").
 Result Gelu(const KernelContext& c) {
+  int64_t approximate = 0;
+  if (c.Has(1)) {
+    EGRET_ASSIGN_OR_RETURN(auto a, ReadIntScalarParam(c.inputs[1], "Gelu approximate"));
+    approximate = a;
+  }
+  if (approximate == 1) {
+    const double k = std::sqrt(2.0 / M_PI);
+    return MapUnary(
+        c, [k](double x) { return 0.5 * x * (1.0 + std::tanh(k * (x + 0.044715 * x * x * x))); });
+  }
+  if (approximate != 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("Gelu approximate must be 0 or 1, got ", approximate));
+  }
   return MapUnary(c, [](double x) { return 0.5 * x * (1.0 + std::erf(x / std::sqrt(2.0))); });
+}
+Result Swish(const KernelContext& c) {
+  return MapUnary(c, [](double x) { return x / (1.0 + std::exp(-x)); });
+}
+Result Rsqrt(const KernelContext& c) {
+  return MapUnary(c, [](double x) { return 1.0 / std::sqrt(x); });
 }
 Result Erf(const KernelContext& c) {
   return MapUnary(c, [](double x) { return std::erf(x); });
@@ -85,6 +107,8 @@ void RegisterActivationKernels(KernelTable& t) {
   t.emplace("HardSigmoid", HardSigmoid);
   t.emplace("HardSwish", HardSwish);
   t.emplace("Gelu", Gelu);
+  t.emplace("Swish", Swish);
+  t.emplace("ElementWiseRsqrt", Rsqrt);
   t.emplace("Erf", Erf);
   t.emplace("Exp", Exp);
   t.emplace("Log", Log);

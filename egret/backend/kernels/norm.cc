@@ -86,6 +86,34 @@ Result LayerNorm(const KernelContext& c) {
   return out;
 }
 
+// x / sqrt(mean(x^2) + eps) * gamma + beta over dims axis..end.
+Result RmsNorm(const KernelContext& c) {
+  const Dims& d = c.InDims(0);
+  int64_t axis_raw = -1;
+  if (c.Has(4)) {
+    EGRET_ASSIGN_OR_RETURN(auto a, ReadIntScalarParam(c.inputs[4], "RmsNorm axis"));
+    axis_raw = a;
+  }
+  EGRET_ASSIGN_OR_RETURN(auto axis, NormalizeAxis(axis_raw, static_cast<int>(d.size()), "axis"));
+  EGRET_ASSIGN_OR_RETURN(auto eps, ReadFloatScalarParam(c.inputs[3], "RmsNorm epsilon"));
+  const Dims norm(d.begin() + axis, d.end());
+  const std::vector<double> gamma = Expand(c.In(1), norm);
+  const std::vector<double> beta = Expand(c.In(2), norm);
+  std::vector<double> v = ReadReals(c.In(0));
+  const int64_t inner = Product(d, axis, d.size());
+  const int64_t outer = inner == 0 ? 0 : static_cast<int64_t>(v.size()) / inner;
+  for (int64_t o = 0; o < outer; ++o) {
+    double* p = &v[o * inner];
+    double squares = 0;
+    for (int64_t i = 0; i < inner; ++i) squares += p[i] * p[i];
+    const double inv = 1.0 / std::sqrt(squares / static_cast<double>(inner) + eps);
+    for (int64_t i = 0; i < inner; ++i) p[i] = p[i] * inv * gamma[i] + beta[i];
+  }
+  std::vector<Tensor> out;
+  out.push_back(MakeTensor(c.outputs[0], v));
+  return out;
+}
+
 // out = x * scale[c] + offset[c] over the last (channel) axis.
 Result Batchnorm(const KernelContext& c) {
   const std::vector<double> scale = ReadReals(c.In(1));
@@ -155,6 +183,7 @@ void RegisterNormKernels(KernelTable& t) {
   t.emplace("LRN", Lrn);
   t.emplace("Softmax", Softmax);
   t.emplace("LayerNorm", LayerNorm);
+  t.emplace("RmsNorm", RmsNorm);
   t.emplace("Batchnorm", Batchnorm);
 }
 

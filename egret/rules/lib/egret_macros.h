@@ -9,6 +9,11 @@
 // The VTCM capacity in bytes, as egret's HVX cost model sees it
 // (docs/cost-model.md): option "tcm_size_for_tiling" (TCM_MAXTENSOR_SIZE)
 // when set, else 8 MiB (the HTP v73's VTCM).
+// A constant v of dims [1], of the dtype of the op it is built in (use it in
+// Float32 rules): it broadcasts into any operand of rank >= 1 without
+// changing its dims (gen_ConstScalar_f32 is rank 4).
+#define EGRET_F32_1D(v) WITH_SIZE(gen_Shape(1), Op("Reshape", gen_ConstScalar_f32(v), gen_Shape(1)))
+
 #define EGRET_VTCM_BYTES SELECT(GT(TCM_MAXTENSOR_SIZE, 0), TCM_MAXTENSOR_SIZE, 8388608)
 
 #endif  // EGRET_RULES_LIB_EGRET_MACROS_H_
