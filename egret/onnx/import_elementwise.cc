@@ -44,7 +44,8 @@ absl::Status Importer::DoUnary() {
       {"Tanh", "Tanh"}, {"Erf", "Erf"},
       {"Sqrt", "Sqrt"}, {"Exp", "Exp"},
       {"Log", "Log"},   {"Neg", "Neg"},
-      {"Abs", "Abs"},   {"HardSwish", "HardSwish"}};
+      {"Abs", "Abs"},   {"HardSwish", "HardSwish"},
+      {"Sin", "ElementWiseSin"}, {"Cos", "ElementWiseCos"}};
   return Unary(kOps.at(cur_->op_type()), InName(0), Out());
 }
 
@@ -155,7 +156,7 @@ void RegisterElementwiseHandlers(HandlerTable& t) {
   for (auto op : {"Sum", "Max", "Min", "Mean"})
     t[op] = [](Importer& im) { return im.DoVariadic(); };
   for (auto op :
-       {"Relu", "Sigmoid", "Tanh", "Erf", "Sqrt", "Exp", "Log", "Neg", "Abs", "HardSwish"})
+       {"Relu", "Sigmoid", "Tanh", "Erf", "Sqrt", "Exp", "Log", "Neg", "Abs", "HardSwish", "Sin", "Cos"})
     t[op] = [](Importer& im) { return im.DoUnary(); };
   t["Reciprocal"] = [](Importer& im) { return im.DoReciprocal(); };
   t["Identity"] = [](Importer& im) { return im.DoIdentity(); };

@@ -272,6 +272,7 @@ absl::Status WriteNode(Writer& w) {
       {"Exp", "Exp"},           {"Log", "Log"},
       {"Sqrt", "Sqrt"},         {"Neg", "Neg"},
       {"Abs", "Abs"},           {"HardSwish", "HardSwish"},
+      {"ElementWiseSin", "Sin"},  {"ElementWiseCos", "Cos"},
       {"ElementWiseNot", "Not"}};
   static const auto* kCompare = new absl::flat_hash_map<std::string_view, std::string_view>{
       {"ElementWiseEqual", "Equal"},

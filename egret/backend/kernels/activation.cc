@@ -81,6 +81,12 @@ Result Erf(const KernelContext& c) {
 Result Exp(const KernelContext& c) {
   return MapUnary(c, [](double x) { return std::exp(x); });
 }
+Result Sin(const KernelContext& c) {
+  return MapUnary(c, [](double x) { return std::sin(x); });
+}
+Result Cos(const KernelContext& c) {
+  return MapUnary(c, [](double x) { return std::cos(x); });
+}
 Result Log(const KernelContext& c) {
   return MapUnary(c, [](double x) { return std::log(x); });
 }
@@ -111,6 +117,8 @@ void RegisterActivationKernels(KernelTable& t) {
   t.emplace("ElementWiseRsqrt", Rsqrt);
   t.emplace("Erf", Erf);
   t.emplace("Exp", Exp);
+  t.emplace("ElementWiseSin", Sin);
+  t.emplace("ElementWiseCos", Cos);
   t.emplace("Log", Log);
   t.emplace("Sqrt", Sqrt);
   t.emplace("Neg", Neg);
