@@ -8,14 +8,22 @@ namespace {
 TEST(DType, NamesRoundTripWithQnnValues) {
   EXPECT_EQ(static_cast<int>(DType::kQUInt8), 1);
   EXPECT_EQ(static_cast<int>(DType::kInt64), 9);
-  for (int v : {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 254, 255}) {
+  for (int v : {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 254, 255}) {
     auto t = DTypeFromValue(v);
     ASSERT_TRUE(t.has_value()) << v;
     EXPECT_EQ(ParseDType(DTypeName(*t)), t);
   }
   EXPECT_FALSE(ParseDType("Float8").has_value());
-  EXPECT_FALSE(DTypeFromValue(16).has_value());
+  EXPECT_FALSE(DTypeFromValue(18).has_value());
   EXPECT_EQ(ElementSize(DType::kQUInt16), 2);
+  // 4-bit weights: one element per byte in memory, two in storage.
+  EXPECT_EQ(ElementSize(DType::kQInt4), 1);
+  EXPECT_EQ(StorageBits(DType::kQInt4), 4);
+  EXPECT_EQ(StorageBits(DType::kQUInt8), 8);
+  EXPECT_EQ(StorageMin(DType::kQInt4), -8);
+  EXPECT_EQ(StorageMax(DType::kQUInt4), 15);
+  EXPECT_TRUE(IsQuantizedSigned(DType::kQInt4));
+  EXPECT_EQ(TensorType(DType::kQUInt4, {3, 5}).stored_byte_size(), 8);
 }
 
 TEST(Tensor, QuantizedRealValues) {

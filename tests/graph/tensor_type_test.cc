@@ -95,6 +95,46 @@ TEST(TensorTypeTest, PerAxisEncodingRoundTripsThroughJson) {
   EXPECT_EQ(*back->node(c).constant, *g.node(c).constant);
 }
 
+TEST(TensorTypeTest, BlockedEncodingsGiveEachBlockItsPairAndFollowPermutations) {
+  // [2, 5] in blocks of 2 along axis 1: grid [2, 3], the last block short.
+  TensorType t(DType::kQUInt4, {2, 5});
+  ASSERT_TRUE(t.SetPerAxis(1, {1, 2, 3, 4, 5, 6}, {0, 1, 2, 3, 4, 5}, 2).ok());
+  EXPECT_TRUE(t.blocked());
+  EXPECT_EQ(t.BlockGridDims(), (std::vector<int64_t>{2, 3}));
+  const std::vector<int64_t> cells = {0, 0, 1, 1, 2, 3, 3, 4, 4, 5};
+  for (int64_t i = 0; i < 10; ++i) EXPECT_EQ(t.ChannelOf(i), cells[i]) << i;
+  Tensor q = Tensor::FromValues(t, {9, 9, 9, 9, 9, 9, 9, 9, 9, 9});
+  EXPECT_EQ(q.GetReal(4), 3 * (9 - 2));  // block (0, 2)
+  EXPECT_EQ(q.GetReal(9), 6 * (9 - 5));  // block (1, 2)
+  // Transposed to [5, 2]: blocks along axis 0, the grid [3, 2].
+  TensorType p = t.Permuted({1, 0});
+  ASSERT_TRUE(p.blocked());
+  EXPECT_EQ(p.per_axis->axis, 0);
+  EXPECT_EQ(p.BlockGridDims(), (std::vector<int64_t>{3, 2}));
+  // Element (j, r) of p is element (r, j) of t.
+  for (int64_t r = 0; r < 2; ++r) {
+    for (int64_t j = 0; j < 5; ++j) {
+      EXPECT_EQ(p.StepsizeAt(p.ChannelOf(j * 2 + r)), t.StepsizeAt(t.ChannelOf(r * 5 + j)));
+      EXPECT_EQ(p.ZeroOffsetAt(p.ChannelOf(j * 2 + r)), t.ZeroOffsetAt(t.ChannelOf(r * 5 + j)));
+    }
+  }
+  // Blocks of 4 make a grid of 4 cells, blocks of 2 one of 6.
+  TensorType other(DType::kQUInt4, {2, 5});
+  EXPECT_FALSE(other.SetPerAxis(1, {1, 2, 3, 4, 5, 6}, {0, 1, 2, 3, 4, 5}, 4).ok());
+  EXPECT_FALSE(other.SetPerAxis(1, {1, 2}, {0, 0}, 2).ok());
+  EXPECT_FALSE(other.SetPerAxis(1, {1}, {0}, 6).ok());  // longer than the axis
+  // JSON keeps the block size.
+  Graph g;
+  NodeId c = g.AddConstant("w", std::make_shared<const Tensor>(q));
+  g.AddOutput({c, 0});
+  absl::StatusOr<std::string> text = GraphToJsonString(g);
+  ASSERT_TRUE(text.ok()) << text.status();
+  EXPECT_NE(text->find("\"block_size\": 2"), std::string::npos) << *text;
+  absl::StatusOr<Graph> back = ParseGraphJson(*text, "m.json", "");
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_EQ(back->TypeOf({c, 0}), t);
+}
+
 TEST(TensorTypeTest, BadPerAxisJsonNamesThePlace) {
   const std::string text = R"({"format": "egret-graph", "version": 1, "nodes": [
     {"name": "x", "op": "*Input", "outputs": [{"dtype": "QInt8", "shape": [2, 3],
