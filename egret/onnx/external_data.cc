@@ -48,9 +48,9 @@ bool HasExternalData(const onnx::ModelProto& model) {
   return false;
 }
 
-absl::Status LoadExternalData(onnx::ModelProto* model, const std::string& dir,
-                              uint64_t max_file_bytes) {
-  absl::flat_hash_map<std::string, std::string> files;  // location -> contents
+absl::Status LoadExternalData(onnx::ModelProto* model, const std::string& dir, uint64_t max_bytes) {
+  absl::flat_hash_map<std::string, FileInDir> files;  // location -> open file
+  uint64_t loaded = 0;
   return ForEachExternalTensor(model, [&](onnx::TensorProto* t, const std::string& label) {
     std::string location;
     bool has_length = false;
@@ -76,28 +76,39 @@ absl::Status LoadExternalData(onnx::ModelProto* model, const std::string& dir,
     }
     auto it = files.find(location);
     if (it == files.end()) {
-      absl::StatusOr<std::string> bytes = ReadFileInDir(dir, location, max_file_bytes);
-      if (!bytes.ok()) {
-        return absl::Status(bytes.status().code(),
-                            absl::StrCat(label, ": external data: ", bytes.status().message()));
+      absl::StatusOr<FileInDir> file = FileInDir::Open(dir, location);
+      if (!file.ok()) {
+        return absl::Status(file.status().code(),
+                            absl::StrCat(label, ": external data: ", file.status().message()));
       }
-      it = files.emplace(location, *std::move(bytes)).first;
+      it = files.emplace(location, *std::move(file)).first;
     }
-    const std::string& data = it->second;
-    if (offset > data.size()) {
+    const uint64_t size = it->second.size();
+    if (offset > size) {
       return absl::InvalidArgumentError(absl::StrCat(label, ": external data offset ", offset,
-                                                     " is past the end of '", location, "' (",
-                                                     data.size(), " bytes)"));
+                                                     " is past the end of '", location, "' (", size,
+                                                     " bytes)"));
     }
-    if (!has_length) length = data.size() - offset;
-    if (length > data.size() - offset) {
+    if (!has_length) length = size - offset;
+    if (length > size - offset) {
       return absl::InvalidArgumentError(absl::StrCat(label, ": external data offset ", offset,
                                                      " + length ", length, " is past the end of '",
-                                                     location, "' (", data.size(), " bytes)"));
+                                                     location, "' (", size, " bytes)"));
+    }
+    loaded += length;
+    if (loaded > max_bytes) {
+      return absl::ResourceExhaustedError(
+          absl::StrCat(label, ": external data: the model's tensors there reach ", loaded,
+                       " bytes, over the limit of ", max_bytes));
+    }
+    absl::StatusOr<std::string> bytes = it->second.Read(offset, length);
+    if (!bytes.ok()) {
+      return absl::Status(bytes.status().code(),
+                          absl::StrCat(label, ": external data: ", bytes.status().message()));
     }
     t->clear_external_data();
     t->clear_data_location();
-    t->set_raw_data(data.substr(offset, length));
+    t->set_raw_data(*std::move(bytes));
     return absl::OkStatus();
   });
 }

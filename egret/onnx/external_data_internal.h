@@ -21,13 +21,13 @@ bool HasExternalData(const onnx::ModelProto& model);
 // Reads every external tensor of the main graph (those HasExternalData
 // looks at) into its raw_data, leaving it as if it had been
 // stored inline. A location must be a plain file name in `dir` (no '/'; a
-// symbolic link is refused unfollowed: egret/support/file_io.h
-// ReadFileInDir), each file at most `max_file_bytes`, read once however many
-// tensors it holds; offset and length must lie inside it. Errors
-// (kInvalidArgument, kNotFound, kResourceExhausted) name the tensor and the
-// file, without a "file: error:" prefix.
+// symbolic link is refused unfollowed: egret/support/file_io.h FileInDir);
+// each tensor's bytes are read alone (the rest of the file is not loaded),
+// at most `max_bytes` over all tensors; offset and length must lie inside
+// the file. Errors (kInvalidArgument, kNotFound, kResourceExhausted) name
+// the tensor and the file, without a "file: error:" prefix.
 absl::Status LoadExternalData(onnx::ModelProto* model, const std::string& dir,
-                              uint64_t max_file_bytes);
+                              uint64_t max_bytes);
 
 // Moves the raw_data of every initializer of at least `min_bytes` into one
 // blob, returned, replacing it by external_data {location = `location`,

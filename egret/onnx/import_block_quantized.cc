@@ -8,8 +8,9 @@
 // standard op would: the weight is unpacked into a QUInt4 (or QUInt8 / QInt4)
 // constant whose type carries the blocked encoding (TensorType's
 // AxisQuantization with block_size), the graph reads it through Dequantize,
-// and the standard op's handler (MatMul -> FullyConnected, Gather) runs on
-// it. The weights stay 4-bit in the graph: the cost model prices their
+// into a FullyConnected (MatMulNBits' weight is already [N, K]; it is never
+// held in float) or through the standard Gather handler
+// (GatherBlockQuantized). The weights stay 4-bit in the graph: the cost model prices their
 // stored bytes, and the reference executor dequantizes each element as
 // ONNX Runtime does, (q - zero_point) * scale in float.
 #include "egret/onnx/importer_internal.h"
@@ -136,31 +137,39 @@ absl::Status DoMatMulNBits(Importer& im) {
   }
   EGRET_ASSIGN_OR_RETURN(std::vector<int32_t> zeros,
                          ZeroPoints(im, 3, n * blocks, blocks, bits, 1 << (bits - 1)));
-  // The weight transposed, [K, N] in blocks along K, as MatMul's B.
-  TensorType wt(UnsignedStorage(bits), {k, n});
-  std::vector<float> steps(static_cast<size_t>(n * blocks));
-  std::vector<int32_t> zt(steps.size());
-  for (int64_t r = 0; r < n; ++r) {
-    for (int64_t c = 0; c < blocks; ++c) {
-      // Grid [blocks, N]: cell (c, r).
-      steps[c * n + r] = static_cast<float>(scales[r * blocks + c]);
-      zt[c * n + r] = zeros[r * blocks + c];
-    }
+  if (im.In(0).type.rank() < 1 || im.In(0).type.dims.back() != k) {
+    return absl::InvalidArgumentError(absl::StrCat("A's last dim is not K = ", k));
   }
-  EGRET_RETURN_IF_ERROR(wt.SetPerAxis(0, std::move(steps), std::move(zt), block));
+  // The weight [N, K] in blocks along K: FullyConnected's [units, depth],
+  // read through Dequantize and never held in float.
+  TensorType wt(UnsignedStorage(bits), {n, k});
+  std::vector<float> steps(scales.begin(), scales.end());
+  EGRET_RETURN_IF_ERROR(wt.SetPerAxis(1, std::move(steps), std::move(zeros), block));
   Tensor q(wt);
   const uint8_t* packed = b.constant->bytes().data();
+  uint8_t* out = q.mutable_bytes().data();
   for (int64_t r = 0; r < n; ++r) {
     for (int64_t j = 0; j < k; ++j) {
-      const uint8_t* blob_start = packed + (r * blocks + j / block) * blob;
-      q.SetValue(j * n + r, Unpacked(blob_start, j % block, bits));
+      out[r * k + j] =
+          static_cast<uint8_t>(Unpacked(packed + (r * blocks + j / block) * blob, j % block, bits));
     }
   }
-  const std::string w = DequantizedConstant(im, "weight", std::move(q), real);
+  EGRET_ASSIGN_OR_RETURN(ValueRef w,
+                         im.DequantizeConstant(std::make_shared<const Tensor>(std::move(q)), real,
+                                               im.Out() + "/weight"));
+  EGRET_ASSIGN_OR_RETURN(ValueRef a, im.Get(im.InName(0), kPlain));
+  std::vector<ValueRef> ins = {a, w};
   const bool bias = im.Has(5);
-  const std::string product = bias ? im.Temp(im.Out(), "product") : im.Out();
-  EGRET_RETURN_IF_ERROR(im.RunSynthetic(SyntheticNode(im, "MatMul", {im.InName(0), w}, product)));
-  if (!bias) return absl::OkStatus();
+  const bool fused_bias = bias && im.In(5).type.rank() == 1 && im.In(5).type.dims[0] == n &&
+                          im.In(5).type.dtype == real;
+  if (fused_bias) {
+    EGRET_ASSIGN_OR_RETURN(ValueRef bv, im.Get(im.InName(5), kPlain));
+    ins.push_back(bv);
+  }
+  const std::string product = bias && !fused_bias ? im.Temp(im.Out(), "product") : im.Out();
+  EGRET_ASSIGN_OR_RETURN(ValueRef r, im.Emit("FullyConnected", std::move(ins), product));
+  im.SetValue(product, r, kPlain);
+  if (!bias || fused_bias) return absl::OkStatus();
   return im.RunSynthetic(SyntheticNode(im, "Add", {product, im.InName(5)}, im.Out()));
 }
 

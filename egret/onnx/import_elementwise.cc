@@ -39,13 +39,18 @@ absl::Status Importer::DoVariadic() {
 }
 
 absl::Status Importer::DoUnary() {
-  static const absl::flat_hash_map<std::string, std::string> kOps = {
-      {"Relu", "Relu"}, {"Sigmoid", "Sigmoid"},
-      {"Tanh", "Tanh"}, {"Erf", "Erf"},
-      {"Sqrt", "Sqrt"}, {"Exp", "Exp"},
-      {"Log", "Log"},   {"Neg", "Neg"},
-      {"Abs", "Abs"},   {"HardSwish", "HardSwish"},
-      {"Sin", "ElementWiseSin"}, {"Cos", "ElementWiseCos"}};
+  static const absl::flat_hash_map<std::string, std::string> kOps = {{"Relu", "Relu"},
+                                                                     {"Sigmoid", "Sigmoid"},
+                                                                     {"Tanh", "Tanh"},
+                                                                     {"Erf", "Erf"},
+                                                                     {"Sqrt", "Sqrt"},
+                                                                     {"Exp", "Exp"},
+                                                                     {"Log", "Log"},
+                                                                     {"Neg", "Neg"},
+                                                                     {"Abs", "Abs"},
+                                                                     {"HardSwish", "HardSwish"},
+                                                                     {"Sin", "ElementWiseSin"},
+                                                                     {"Cos", "ElementWiseCos"}};
   return Unary(kOps.at(cur_->op_type()), InName(0), Out());
 }
 
@@ -155,8 +160,8 @@ void RegisterElementwiseHandlers(HandlerTable& t) {
     t[op] = [](Importer& im) { return im.DoBinary(); };
   for (auto op : {"Sum", "Max", "Min", "Mean"})
     t[op] = [](Importer& im) { return im.DoVariadic(); };
-  for (auto op :
-       {"Relu", "Sigmoid", "Tanh", "Erf", "Sqrt", "Exp", "Log", "Neg", "Abs", "HardSwish", "Sin", "Cos"})
+  for (auto op : {"Relu", "Sigmoid", "Tanh", "Erf", "Sqrt", "Exp", "Log", "Neg", "Abs", "HardSwish",
+                  "Sin", "Cos"})
     t[op] = [](Importer& im) { return im.DoUnary(); };
   t["Reciprocal"] = [](Importer& im) { return im.DoReciprocal(); };
   t["Identity"] = [](Importer& im) { return im.DoIdentity(); };

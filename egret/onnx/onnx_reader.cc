@@ -601,7 +601,7 @@ absl::StatusOr<Graph> ReadOnnx(const std::string& path, const OnnxImportOptions&
   EGRET_ASSIGN_OR_RETURN(onnx::ModelProto model, ParseModel(*bytes, path));
   if (onnx_internal::HasExternalData(model)) {
     const std::string dir = std::filesystem::path(path).parent_path().string();
-    if (absl::Status s = onnx_internal::LoadExternalData(&model, dir, options.max_file_bytes);
+    if (absl::Status s = onnx_internal::LoadExternalData(&model, dir, options.max_external_bytes);
         !s.ok()) {
       return absl::Status(s.code(),
                           EscapeControlChars(absl::StrCat(path, ": error: ", s.message())));

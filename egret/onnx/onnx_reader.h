@@ -74,8 +74,11 @@ struct OnnxImportOptions {
   // type holding them (one per element, or one for all), e.g. {"sr", {16000}}
   // so that control flow on the sample rate folds away.
   std::map<std::string, std::vector<double>, std::less<>> input_numbers;
-  // Cap on the file size.
+  // Cap on the model file's size.
   uint64_t max_file_bytes = kDefaultMaxFileBytes;
+  // Cap on the bytes of its external data (the weights of a model over
+  // protobuf's 2 GB, an LLM's): read tensor by tensor, never the file whole.
+  uint64_t max_external_bytes = kDefaultMaxExternalBytes;
 };
 
 // Reads the ONNX model at `path`. A name in `options` (dim_params,

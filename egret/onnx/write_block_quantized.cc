@@ -27,6 +27,37 @@ const Node* BlockedSource(const Graph& g, ValueRef v) {
   return &c;
 }
 
+// Whether the FullyConnected `fc` reads its weights as MatMulNBits takes
+// them: Dequantize of a constant [N, K] in blocks along K of 4 or 8 bits, a
+// block a power of 2 of at least 16, float activations of the output's dtype.
+bool MatMulNBitsForm(const Graph& g, const Node& fc) {
+  if (fc.op != "FullyConnected" || fc.inputs.size() < 2 || fc.outputs.empty()) return false;
+  const Node* src = BlockedSource(g, fc.inputs[1]);
+  if (src == nullptr) return false;
+  const TensorType& t = src->constant->type();
+  const TensorType& x = g.TypeOf(fc.inputs[0]);
+  const int bits = StorageBits(t.dtype);
+  const int64_t block = t.per_axis->block_size;
+  return t.rank() == 2 && t.per_axis->axis == 1 && (bits == 4 || bits == 8) && block >= 16 &&
+         (block & (block - 1)) == 0 && x.rank() >= 1 && IsFloat(x.dtype) &&
+         fc.outputs[0].dtype == x.dtype && (bits == 4 || t.dtype == DType::kQUInt8) &&
+         (fc.inputs.size() < 3 || g.TypeOf(fc.inputs[2]).dtype == x.dtype);
+}
+
+// Whether every reader of `v` is a FullyConnected written as MatMulNBits
+// (which reads the constant itself), and `v` is no graph output.
+bool OnlyMatMulNBitsRead(const Graph& g, ValueRef v) {
+  for (const GraphOutput& o : g.outputs()) {
+    if (o.value == v) return false;
+  }
+  for (const Node& n : g.nodes()) {
+    for (size_t i = 0; i < n.inputs.size(); ++i) {
+      if (n.inputs[i] == v && (i != 1 || !MatMulNBitsForm(g, n))) return false;
+    }
+  }
+  return true;
+}
+
 }  // namespace
 
 absl::Status WriteBlockedDequantize(Writer& w, bool* handled) {
@@ -40,6 +71,12 @@ absl::Status WriteBlockedDequantize(Writer& w, bool* handled) {
     return w.NonStandard("Dequantize of a computed tensor in a blocked encoding");
   }
   const DType dt = w.OutType().dtype;
+  // Nothing is written for a weight only MatMulNBits nodes read: they pack
+  // the constant themselves (its float values would be 8 times its bytes).
+  if (OnlyMatMulNBitsRead(w.g_, w.Out())) {
+    w.types_[w.OutName(0)] = w.OutType();
+    return absl::OkStatus();
+  }
   const Tensor& q = *src->constant;
   Tensor reals(TensorType(dt, q.type().dims));
   for (int64_t i = 0; i < q.num_elements(); ++i) reals.SetReal(i, q.GetReal(i));
@@ -53,18 +90,11 @@ absl::Status WriteBlockedDequantize(Writer& w, bool* handled) {
 }
 
 absl::StatusOr<bool> WriteMatMulNBits(Writer& w) {
+  if (!MatMulNBitsForm(w.g_, w.Cur())) return false;
   const Node* src = BlockedSource(w.g_, w.In(1));
-  if (src == nullptr) return false;
   const TensorType& t = src->constant->type();
   const int bits = StorageBits(t.dtype);
   const int64_t block = t.per_axis->block_size;
-  // MatMulNBits: weights [N, K] in blocks along K, of 4 or 8 bits, a block
-  // a power of 2 of at least 16, float activations.
-  if (t.rank() != 2 || t.per_axis->axis != 1 || (bits != 4 && bits != 8) || block < 16 ||
-      (block & (block - 1)) != 0 || w.InType(0).rank() < 1 || !IsFloat(w.InType(0).dtype) ||
-      w.OutType().dtype != w.InType(0).dtype || (bits == 8 && t.dtype != DType::kQUInt8)) {
-    return false;
-  }
   const int64_t n = t.dims[0], k = t.dims[1];
   const int64_t blocks = (k + block - 1) / block, blob = block * bits / 8;
   // Signed 4-bit values are stored offset by 8, with their zero points:
@@ -75,7 +105,8 @@ absl::StatusOr<bool> WriteMatMulNBits(Writer& w) {
   uint8_t* p = packed.mutable_bytes().data();
   for (int64_t r = 0; r < n; ++r) {
     for (int64_t j = 0; j < k; ++j) {
-      const int v = static_cast<int>(q.GetValue(r * k + j)) + offset;
+      const uint8_t stored = q.bytes()[r * k + j];
+      const int v = (offset != 0 ? static_cast<int8_t>(stored) : stored) + offset;
       const int64_t bit = j % block * bits;
       p[(r * blocks + j / block) * blob + bit / 8] |= static_cast<uint8_t>(v << (bit % 8));
     }

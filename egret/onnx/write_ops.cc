@@ -266,14 +266,20 @@ absl::Status WriteNode(Writer& w) {
       {"ElementWiseDivide", "Div"}, {"ElementWiseMaximum", "Max"},  {"ElementWiseMinimum", "Min"},
       {"ElementWisePower", "Pow"},  {"ElementWiseAnd", "And"},      {"ElementWiseOr", "Or"},
       {"ElementWiseXor", "Xor"},    {"ElementWiseSelect", "Where"}};
-  static const auto* kUnary = new absl::flat_hash_map<std::string_view, std::string_view>{
-      {"Relu", "Relu"},         {"Sigmoid", "Sigmoid"},
-      {"Tanh", "Tanh"},         {"Erf", "Erf"},
-      {"Exp", "Exp"},           {"Log", "Log"},
-      {"Sqrt", "Sqrt"},         {"Neg", "Neg"},
-      {"Abs", "Abs"},           {"HardSwish", "HardSwish"},
-      {"ElementWiseSin", "Sin"},  {"ElementWiseCos", "Cos"},
-      {"ElementWiseNot", "Not"}};
+  static const auto* kUnary =
+      new absl::flat_hash_map<std::string_view, std::string_view>{{"Relu", "Relu"},
+                                                                  {"Sigmoid", "Sigmoid"},
+                                                                  {"Tanh", "Tanh"},
+                                                                  {"Erf", "Erf"},
+                                                                  {"Exp", "Exp"},
+                                                                  {"Log", "Log"},
+                                                                  {"Sqrt", "Sqrt"},
+                                                                  {"Neg", "Neg"},
+                                                                  {"Abs", "Abs"},
+                                                                  {"HardSwish", "HardSwish"},
+                                                                  {"ElementWiseSin", "Sin"},
+                                                                  {"ElementWiseCos", "Cos"},
+                                                                  {"ElementWiseNot", "Not"}};
   static const auto* kCompare = new absl::flat_hash_map<std::string_view, std::string_view>{
       {"ElementWiseEqual", "Equal"},
       {"ElementWiseLess", "Less"},

@@ -50,6 +50,7 @@ std::optional<NodeIdx> Foldable(const EGraph& g, Id c, const FoldPolicy& policy)
   static const Symbol const_op = Symbol::Intern(kConstOp);
   static const Symbol shape_op = Symbol::Intern(kShapeOp);
   static const Symbol out_op = Symbol::Intern(kOutOp);
+  static const Symbol dequantize_op = Symbol::Intern("Dequantize");
   c = g.Find(c);
   const TensorType& t = g.TypeOf(c);
   if (!IsConcrete(t.dtype)) return std::nullopt;
@@ -65,6 +66,12 @@ std::optional<NodeIdx> Foldable(const EGraph& g, Id c, const FoldPolicy& policy)
     // An op with no inputs is volatile unless IS_CONST; an IS_CONST op is
     // folded whatever the sizes of its output and inputs.
     if (!flags.is_const && (v.children.empty() || t.num_elements() > max_elements)) continue;
+    // A 4-bit weight stays 4-bit: the HTP reads it quantized, and its float
+    // values would be 8 times its bytes in the e-graph.
+    if (v.op == dequantize_op && v.children.size() == 1 &&
+        StorageBits(g.TypeOf(g.Find(v.children[0])).dtype) == 4) {
+      continue;
+    }
     bool all_const = true;
     for (Id ch : v.children) {
       Id cc = g.Find(ch);

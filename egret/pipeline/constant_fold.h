@@ -8,7 +8,8 @@
 // (they would bloat the e-graph and the output), nor are ops reading a
 // constant of more than `max_elements` elements (the executor copies each
 // input whole, so folding the slices of a huge weight would take minutes),
-// ops without a reference kernel, volatile ops, multi-output ops or "$Out".
+// ops without a reference kernel, volatile ops, multi-output ops or "$Out",
+// nor a Dequantize of a 4-bit weight (the HTP reads it quantized).
 //
 // The op flags of the loaded implementations (DEF_PACKAGE_OP_AND_COST_AND_
 // FLAGS; rules/op_registry.h) act as in the HTP's constant propagation, for

@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
+#include <utility>
 
 #include "absl/strings/str_cat.h"
 
@@ -18,8 +19,12 @@ namespace {
 class Fd {
  public:
   explicit Fd(int fd) : fd_(fd) {}
+  Fd(Fd&& other) noexcept : fd_(std::exchange(other.fd_, -1)) {}
+  Fd& operator=(Fd&&) = delete;
   Fd(const Fd&) = delete;
   Fd& operator=(const Fd&) = delete;
+  // Gives up ownership.
+  int release() { return std::exchange(fd_, -1); }
   ~Fd() {
     if (fd_ >= 0) ::close(fd_);
   }
@@ -126,9 +131,14 @@ absl::StatusOr<std::string> ReadFile(const std::string& path, uint64_t max_bytes
   return ReadOpenFile(fd.get(), path, max_bytes);
 }
 
-absl::StatusOr<std::string> ReadFileInDir(const std::string& dir, const std::string& name,
-                                          uint64_t max_bytes) {
+namespace {
+
+// Opens `name` in `dir` (O_NONBLOCK; refusing symbolic links), or the error
+// ReadFileInDir gives; `shown` is set to the name shown in messages.
+absl::StatusOr<Fd> OpenInDir(const std::string& dir, const std::string& name,
+                             std::string* shown_out) {
   const std::string shown = dir.empty() ? name : absl::StrCat(dir, "/", name);
+  *shown_out = shown;
   if (name.empty() || name == "." || name == ".." || name.find('/') != std::string::npos) {
     return absl::InvalidArgumentError(Err(shown, "not a plain file name"));
   }
@@ -147,7 +157,72 @@ absl::StatusOr<std::string> ReadFileInDir(const std::string& dir, const std::str
     if (errno == EISDIR) return absl::InvalidArgumentError(Err(shown, "is a directory"));
     return absl::NotFoundError(Err(shown, absl::StrCat("cannot open: ", std::strerror(errno))));
   }
-  return ReadOpenFile(fd.get(), shown, max_bytes);
+  return fd;
+}
+
+}  // namespace
+
+absl::StatusOr<std::string> ReadFileInDir(const std::string& dir, const std::string& name,
+                                          uint64_t max_bytes) {
+  std::string shown;
+  absl::StatusOr<Fd> fd = OpenInDir(dir, name, &shown);
+  if (!fd.ok()) return fd.status();
+  return ReadOpenFile(fd->get(), shown, max_bytes);
+}
+
+absl::StatusOr<FileInDir> FileInDir::Open(const std::string& dir, const std::string& name) {
+  std::string shown;
+  absl::StatusOr<Fd> fd = OpenInDir(dir, name, &shown);
+  if (!fd.ok()) return fd.status();
+  struct stat st;
+  if (::fstat(fd->get(), &st) != 0) {
+    return absl::NotFoundError(Err(shown, absl::StrCat("cannot stat: ", std::strerror(errno))));
+  }
+  if (S_ISDIR(st.st_mode)) return absl::InvalidArgumentError(Err(shown, "is a directory"));
+  if (!S_ISREG(st.st_mode)) {
+    return absl::InvalidArgumentError(
+        Err(shown, "is not a regular file (a FIFO, device or socket cannot be read)"));
+  }
+  return FileInDir(fd->release(), static_cast<uint64_t>(st.st_size), std::move(shown));
+}
+
+FileInDir::FileInDir(FileInDir&& other) noexcept
+    : fd_(std::exchange(other.fd_, -1)), size_(other.size_), shown_(std::move(other.shown_)) {}
+
+FileInDir& FileInDir::operator=(FileInDir&& other) noexcept {
+  if (this != &other) {
+    if (fd_ >= 0) ::close(fd_);
+    fd_ = std::exchange(other.fd_, -1);
+    size_ = other.size_;
+    shown_ = std::move(other.shown_);
+  }
+  return *this;
+}
+
+FileInDir::~FileInDir() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+absl::StatusOr<std::string> FileInDir::Read(uint64_t offset, uint64_t length) const {
+  if (offset > size_ || length > size_ - offset) {
+    return absl::InvalidArgumentError(Err(
+        shown_,
+        absl::StrCat("bytes ", offset, " + ", length, " are past its end (", size_, " bytes)")));
+  }
+  std::string data(static_cast<size_t>(length), '\0');
+  size_t have = 0;
+  while (have < data.size()) {
+    ssize_t n =
+        ::pread(fd_, data.data() + have, data.size() - have, static_cast<off_t>(offset + have));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      return absl::NotFoundError(
+          Err(shown_, n == 0 ? "the file shrank while read"
+                             : absl::StrCat("read failed: ", std::strerror(errno))));
+    }
+    have += static_cast<size_t>(n);
+  }
+  return data;
 }
 
 FileTransaction::~FileTransaction() {

@@ -17,6 +17,9 @@ namespace egret {
 
 // Default cap on what a reader loads into memory (1 GiB).
 inline constexpr uint64_t kDefaultMaxFileBytes = uint64_t{1} << 30;
+// Default cap on the external data (weights) a model reader loads (64 GiB: an
+// 8B-parameter LLM in float; memory limits bound what is done with them).
+inline constexpr uint64_t kDefaultMaxExternalBytes = uint64_t{64} << 30;
 
 // Reads `path` whole. The file is opened without blocking and must be a
 // regular file (symlinks to one are followed): a FIFO, device, socket or
@@ -33,6 +36,32 @@ absl::StatusOr<std::string> ReadFile(const std::string& path,
 // points to is read or reported. Messages start with dir/name.
 absl::StatusOr<std::string> ReadFileInDir(const std::string& dir, const std::string& name,
                                           uint64_t max_bytes = kDefaultMaxFileBytes);
+
+// A regular file in a directory, opened as ReadFileInDir opens it (a plain
+// name, no symbolic link, no FIFO or device), from which byte ranges are
+// read without loading the rest: the external data of a model whose weights
+// are larger than what one would read whole.
+class FileInDir {
+ public:
+  static absl::StatusOr<FileInDir> Open(const std::string& dir, const std::string& name);
+  FileInDir(FileInDir&& other) noexcept;
+  FileInDir& operator=(FileInDir&& other) noexcept;
+  FileInDir(const FileInDir&) = delete;
+  FileInDir& operator=(const FileInDir&) = delete;
+  ~FileInDir();
+
+  uint64_t size() const { return size_; }
+  // Bytes [offset, offset + length), which must lie inside the file
+  // (kInvalidArgument otherwise; kNotFound when the read fails).
+  absl::StatusOr<std::string> Read(uint64_t offset, uint64_t length) const;
+
+ private:
+  FileInDir(int fd, uint64_t size, std::string shown)
+      : fd_(fd), size_(size), shown_(std::move(shown)) {}
+  int fd_ = -1;
+  uint64_t size_ = 0;
+  std::string shown_;
+};
 
 // Files written together: Stage writes each file's contents to a new temporary
 // beside its target (created exclusively, never through a symlink, then

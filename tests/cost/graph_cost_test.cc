@@ -4,9 +4,9 @@
 #include "egret/cost/graph_cost.h"
 
 #include <cmath>
-#include <memory>
 #include <cstdint>
 #include <limits>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -127,8 +127,8 @@ TEST(GraphCostTest, AWeightReadThroughDequantizeIsPricedAtItsStoredBytes) {
   Graph g;
   const NodeId x = g.AddInput("x", TensorType(DType::kFloat32, {1, 128}));
   TensorType wt(DType::kQUInt4, {64, 128});
-  ASSERT_TRUE(wt.SetPerAxis(1, std::vector<float>(256, 0.5f), std::vector<int32_t>(256, 8), 32)
-                  .ok());
+  ASSERT_TRUE(
+      wt.SetPerAxis(1, std::vector<float>(256, 0.5f), std::vector<int32_t>(256, 8), 32).ok());
   Node c;
   c.op = std::string(kConstOp);
   c.constant = std::make_shared<const Tensor>(wt);

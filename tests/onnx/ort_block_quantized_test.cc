@@ -109,9 +109,11 @@ void CheckAgainstOrt(const std::string& name, const OnnxBuilder& b, DType weight
           << name << ": the weight is written in float as " << t.name();
     }
   }
-  absl::StatusOr<OracleComparison> w = CompareWithOrt(written, *g, *inputs, {}, 1e-4, 1e-4, options);
+  absl::StatusOr<OracleComparison> w =
+      CompareWithOrt(written, *g, *inputs, {}, 1e-4, 1e-4, options);
   ASSERT_TRUE(w.ok()) << w.status();
-  EXPECT_TRUE(w->mismatches.empty()) << name << " (written): " << absl::StrJoin(w->mismatches, "; ");
+  EXPECT_TRUE(w->mismatches.empty())
+      << name << " (written): " << absl::StrJoin(w->mismatches, "; ");
   fs::remove_all(dir);
 }
 
