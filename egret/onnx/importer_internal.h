@@ -143,6 +143,10 @@ class Importer {
       : file_(std::move(file)), model_(model), options_(options) {}
 
   absl::StatusOr<Graph> Run();
+  // Lets ReadInputs drop each initializer's data from `model` (the model
+  // being imported, owned by the caller) once it holds it as a Tensor: a
+  // model of several GB is then not held twice.
+  void ConsumeInitializers(onnx::ModelProto* model) { consume_ = model; }
 
   // The handlers below and the per-family handler files (import_*.cc) use
   // the rest of this class as their toolkit: it is internal to the stage,
@@ -541,6 +545,7 @@ class Importer {
 
   std::string file_;
   const onnx::ModelProto& model_;
+  onnx::ModelProto* consume_ = nullptr;  // model_ itself, when its data may go
   OnnxImportOptions options_;
   int opset_ = 1;
   Graph g_;

@@ -235,7 +235,8 @@ absl::Status Importer::CheckInputOptions() const {
 
 absl::Status Importer::ReadInputs() {
   const onnx::GraphProto& graph = model_.graph();
-  for (const auto& init : graph.initializer()) {
+  for (int i = 0; i < graph.initializer_size(); ++i) {
+    const onnx::TensorProto& init = graph.initializer(i);
     if (values_.contains(init.name())) {
       return FileError(absl::StatusCode::kInvalidArgument,
                        absl::StrCat("initializer '", init.name(), "' is defined twice"));
@@ -246,6 +247,11 @@ absl::Status Importer::ReadInputs() {
                        absl::StrCat("initializer '", init.name(), "': ", t.status().message()));
     }
     SetConst(init.name(), *std::move(t));
+    if (consume_ != nullptr) {
+      onnx::TensorProto* owned = consume_->mutable_graph()->mutable_initializer(i);
+      owned->clear_raw_data();
+      owned->mutable_raw_data()->shrink_to_fit();
+    }
   }
   EGRET_RETURN_IF_ERROR(CheckInputOptions());
   for (const auto& in : graph.input()) {
@@ -571,7 +577,8 @@ absl::StatusOr<onnx::ModelProto> ParseModel(std::string_view bytes, std::string_
 }
 
 absl::StatusOr<Graph> ImportModel(const onnx::ModelProto& model, std::string_view file,
-                                  const OnnxImportOptions& options) {
+                                  const OnnxImportOptions& options,
+                                  onnx::ModelProto* consumable = nullptr) {
   // Graphs with an "onnx.SequenceMap" import its body when they run.
   SetRuntimeBodyImporter(&onnx_import::ImportRuntimeBody);
   // A model egret wrote reads back node for node when its records verify.
@@ -579,6 +586,7 @@ absl::StatusOr<Graph> ImportModel(const onnx::ModelProto& model, std::string_vie
     return *std::move(g);
   }
   onnx_import::Importer importer(std::string(file), model, options);
+  if (consumable == &model) importer.ConsumeInitializers(consumable);
   absl::StatusOr<Graph> g = importer.Run();
   // Messages quote names from the model, which may hold any bytes: keep the
   // error on one line.
@@ -607,7 +615,7 @@ absl::StatusOr<Graph> ReadOnnx(const std::string& path, const OnnxImportOptions&
                           EscapeControlChars(absl::StrCat(path, ": error: ", s.message())));
     }
   }
-  return ImportModel(model, path, options);
+  return ImportModel(model, path, options, &model);
 }
 
 absl::StatusOr<std::vector<OnnxInputSignature>> ReadOnnxInputSignature(const std::string& path,
