@@ -115,12 +115,22 @@ absl::Status LoadExternalData(onnx::ModelProto* model, const std::string& dir, u
 
 std::string MoveToExternalData(onnx::ModelProto* model, const std::string& location,
                                uint64_t min_bytes) {
+  // The blob is sized once and each tensor's bytes are freed as they move, so
+  // the weights are never held twice (nor reallocated): a 5 GB model's.
+  size_t total = 0;
+  for (const auto& t : model->graph().initializer()) {
+    if (t.has_raw_data() && t.raw_data().size() >= min_bytes) {
+      total = (total + 63) / 64 * 64 + t.raw_data().size();
+    }
+  }
   std::string blob;
+  blob.reserve(total);
   for (auto& t : *model->mutable_graph()->mutable_initializer()) {
     if (!t.has_raw_data() || t.raw_data().size() < min_bytes) continue;
     blob.resize((blob.size() + 63) / 64 * 64, '\0');
     const size_t offset = blob.size();
     blob.append(t.raw_data());
+    std::string().swap(*t.mutable_raw_data());
     t.clear_raw_data();
     t.set_data_location(onnx::TensorProto::EXTERNAL);
     auto add = [&](const char* key, std::string value) {
