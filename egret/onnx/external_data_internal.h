@@ -26,8 +26,7 @@ bool HasExternalData(const onnx::ModelProto& model);
 // at most `max_bytes` over all tensors; offset and length must lie inside
 // the file. Errors (kInvalidArgument, kNotFound, kResourceExhausted) name
 // the tensor and the file, without a "file: error:" prefix.
-absl::Status LoadExternalData(onnx::ModelProto* model, const std::string& dir,
-                              uint64_t max_bytes);
+absl::Status LoadExternalData(onnx::ModelProto* model, const std::string& dir, uint64_t max_bytes);
 
 // Moves the raw_data of every initializer of at least `min_bytes` into one
 // blob, returned, replacing it by external_data {location = `location`,

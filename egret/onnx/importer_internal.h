@@ -572,17 +572,17 @@ using Handler = absl::Status (*)(Importer&);
 using HandlerTable = absl::flat_hash_map<std::string, Handler>;
 
 // Registration, one function per family file.
-void RegisterElementwiseHandlers(HandlerTable& t);   // import_elementwise.cc
-void RegisterConvHandlers(HandlerTable& t);          // import_conv.cc
-void RegisterDataMovementHandlers(HandlerTable& t);  // import_data_movement.cc
-void RegisterLogicHandlers(HandlerTable& t);         // import_logic.cc
-void RegisterIndexHandlers(HandlerTable& t);         // import_index.cc
-void RegisterEinsumHandlers(HandlerTable& t);        // import_einsum.cc
-void RegisterControlFlowHandlers(HandlerTable& t);   // import_control_flow.cc
-void RegisterRecurrentHandlers(HandlerTable& t);     // import_recurrent.cc
-void RegisterQuantizeHandlers(HandlerTable& t);      // import_quantize.cc
+void RegisterElementwiseHandlers(HandlerTable& t);     // import_elementwise.cc
+void RegisterConvHandlers(HandlerTable& t);            // import_conv.cc
+void RegisterDataMovementHandlers(HandlerTable& t);    // import_data_movement.cc
+void RegisterLogicHandlers(HandlerTable& t);           // import_logic.cc
+void RegisterIndexHandlers(HandlerTable& t);           // import_index.cc
+void RegisterEinsumHandlers(HandlerTable& t);          // import_einsum.cc
+void RegisterControlFlowHandlers(HandlerTable& t);     // import_control_flow.cc
+void RegisterRecurrentHandlers(HandlerTable& t);       // import_recurrent.cc
+void RegisterQuantizeHandlers(HandlerTable& t);        // import_quantize.cc
 void RegisterBlockQuantizedHandlers(HandlerTable& t);  // import_block_quantized.cc
-void RegisterContribHandlers(HandlerTable& t);       // import_contrib.cc
+void RegisterContribHandlers(HandlerTable& t);         // import_contrib.cc
 
 // Every handler, keyed by ONNX op type; ops of another domain than ONNX's
 // are keyed "<domain>.<op type>" ("com.microsoft.QLinearAdd").
