@@ -1,7 +1,10 @@
 // Softmax, LayerNorm and Batchnorm.
 #include <cmath>
 #include <limits>
+#include <string>
+#include <utility>
 
+#include "absl/strings/str_cat.h"
 #include "egret/backend/kernels/kernels_internal.h"
 #include "egret/backend/kernels/simd.h"
 #include "egret/support/status_macros.h"
@@ -55,15 +58,21 @@ std::vector<double> Expand(const Tensor& t, const Dims& to) {
   return GatherAxes(ReadReals(t), padded, map, 0.0);
 }
 
-Result LayerNorm(const KernelContext& c) {
+// x normalized over dims axis..end (input 4, default -1) with epsilon
+// (input 3), then * gamma + beta (inputs 1 and 2): each row becomes
+// (x - center) * inv, where stats(row, n, eps) gives {center, inv}. Shared
+// by LayerNorm and RmsNorm; `name` names the op in errors.
+template <typename Stats>
+Result NormalizeTrailingDims(const KernelContext& c, const std::string& name, Stats stats) {
   const Dims& d = c.InDims(0);
   int64_t axis_raw = -1;
   if (c.Has(4)) {
-    EGRET_ASSIGN_OR_RETURN(auto a, ReadIntScalarParam(c.inputs[4], "LayerNorm axis"));
+    EGRET_ASSIGN_OR_RETURN(auto a, ReadIntScalarParam(c.inputs[4], absl::StrCat(name, " axis")));
     axis_raw = a;
   }
   EGRET_ASSIGN_OR_RETURN(auto axis, NormalizeAxis(axis_raw, static_cast<int>(d.size()), "axis"));
-  EGRET_ASSIGN_OR_RETURN(auto eps, ReadFloatScalarParam(c.inputs[3], "LayerNorm epsilon"));
+  EGRET_ASSIGN_OR_RETURN(auto eps,
+                         ReadFloatScalarParam(c.inputs[3], absl::StrCat(name, " epsilon")));
   const Dims norm(d.begin() + axis, d.end());
   const std::vector<double> gamma = Expand(c.In(1), norm);
   const std::vector<double> beta = Expand(c.In(2), norm);
@@ -72,46 +81,34 @@ Result LayerNorm(const KernelContext& c) {
   const int64_t outer = inner == 0 ? 0 : static_cast<int64_t>(v.size()) / inner;
   for (int64_t o = 0; o < outer; ++o) {
     double* p = &v[o * inner];
-    double mean = 0;
-    for (int64_t i = 0; i < inner; ++i) mean += p[i];
-    mean /= static_cast<double>(inner);
-    double var = 0;
-    for (int64_t i = 0; i < inner; ++i) var += (p[i] - mean) * (p[i] - mean);
-    var /= static_cast<double>(inner);
-    const double inv = 1.0 / std::sqrt(var + eps);
-    for (int64_t i = 0; i < inner; ++i) p[i] = (p[i] - mean) * inv * gamma[i] + beta[i];
+    const auto [center, inv] = stats(p, inner, eps);
+    for (int64_t i = 0; i < inner; ++i) p[i] = (p[i] - center) * inv * gamma[i] + beta[i];
   }
   std::vector<Tensor> out;
   out.push_back(MakeTensor(c.outputs[0], v));
   return out;
 }
 
+// (x - mean) / sqrt(var + eps) * gamma + beta over dims axis..end.
+Result LayerNorm(const KernelContext& c) {
+  return NormalizeTrailingDims(c, "LayerNorm", [](const double* p, int64_t n, double eps) {
+    double mean = 0;
+    for (int64_t i = 0; i < n; ++i) mean += p[i];
+    mean /= static_cast<double>(n);
+    double var = 0;
+    for (int64_t i = 0; i < n; ++i) var += (p[i] - mean) * (p[i] - mean);
+    var /= static_cast<double>(n);
+    return std::pair<double, double>(mean, 1.0 / std::sqrt(var + eps));
+  });
+}
+
 // x / sqrt(mean(x^2) + eps) * gamma + beta over dims axis..end.
 Result RmsNorm(const KernelContext& c) {
-  const Dims& d = c.InDims(0);
-  int64_t axis_raw = -1;
-  if (c.Has(4)) {
-    EGRET_ASSIGN_OR_RETURN(auto a, ReadIntScalarParam(c.inputs[4], "RmsNorm axis"));
-    axis_raw = a;
-  }
-  EGRET_ASSIGN_OR_RETURN(auto axis, NormalizeAxis(axis_raw, static_cast<int>(d.size()), "axis"));
-  EGRET_ASSIGN_OR_RETURN(auto eps, ReadFloatScalarParam(c.inputs[3], "RmsNorm epsilon"));
-  const Dims norm(d.begin() + axis, d.end());
-  const std::vector<double> gamma = Expand(c.In(1), norm);
-  const std::vector<double> beta = Expand(c.In(2), norm);
-  std::vector<double> v = ReadReals(c.In(0));
-  const int64_t inner = Product(d, axis, d.size());
-  const int64_t outer = inner == 0 ? 0 : static_cast<int64_t>(v.size()) / inner;
-  for (int64_t o = 0; o < outer; ++o) {
-    double* p = &v[o * inner];
+  return NormalizeTrailingDims(c, "RmsNorm", [](const double* p, int64_t n, double eps) {
     double squares = 0;
-    for (int64_t i = 0; i < inner; ++i) squares += p[i] * p[i];
-    const double inv = 1.0 / std::sqrt(squares / static_cast<double>(inner) + eps);
-    for (int64_t i = 0; i < inner; ++i) p[i] = p[i] * inv * gamma[i] + beta[i];
-  }
-  std::vector<Tensor> out;
-  out.push_back(MakeTensor(c.outputs[0], v));
-  return out;
+    for (int64_t i = 0; i < n; ++i) squares += p[i] * p[i];
+    return std::pair<double, double>(0.0, 1.0 / std::sqrt(squares / static_cast<double>(n) + eps));
+  });
 }
 
 // out = x * scale[c] + offset[c] over the last (channel) axis.
