@@ -8,25 +8,15 @@
 // standard op would: the weight is unpacked into a QUInt4 (or QUInt8 / QInt4)
 // constant whose type carries the blocked encoding (TensorType's
 // AxisQuantization with block_size), the graph reads it through Dequantize,
-// into a FullyConnected (MatMulNBits' weight is already [N, K]; it is never
-// held in float) or through the standard Gather handler
-// (GatherBlockQuantized). The weights stay 4-bit in the graph: the cost model prices their
-// stored bytes, and the reference executor dequantizes each element as
-// ONNX Runtime does, (q - zero_point) * scale in float.
+// into a FullyConnected (MatMulNBits) or through the standard Gather
+// handler (GatherBlockQuantized); neither weight is ever held in float. The weights stay 4-bit in
+// the graph: the cost model prices their stored bytes, and the reference executor dequantizes each
+// element as ONNX Runtime does, (q - zero_point) * scale in float.
 #include "egret/onnx/importer_internal.h"
+#include "egret/onnx/onnx_tensor_internal.h"
 
 namespace egret::onnx_import {
 namespace {
-
-// Element i of `n` values of `bits` bits packed little-endian into bytes,
-// low bits first (MatMulNBits' B and packed zero points, GatherBlockQuantized's
-// uint8 data).
-uint32_t Unpacked(const uint8_t* bytes, int64_t i, int bits) {
-  const int64_t bit = i * bits;
-  uint32_t v = bytes[bit / 8] >> (bit % 8);
-  if (bit % 8 + bits > 8) v |= static_cast<uint32_t>(bytes[bit / 8 + 1]) << (8 - bit % 8);
-  return v & ((1u << bits) - 1);
-}
 
 // The stored dtype for `bits`-bit unsigned weights.
 DType UnsignedStorage(int bits) { return bits == 4 ? DType::kQUInt4 : DType::kQUInt8; }
@@ -40,18 +30,6 @@ onnx::NodeProto SyntheticNode(Importer& im, std::string op, std::vector<std::str
   for (std::string& i : inputs) n.add_input(std::move(i));
   n.add_output(std::move(output));
   return n;
-}
-
-// Records `q` (its encoding in its type) under a temporary name as
-// DequantizeLinear of a constant would: the real values in `dtype` as the
-// constant, `q` as its quantized data. Returns the name.
-std::string DequantizedConstant(Importer& im, std::string_view what, Tensor q, DType dtype) {
-  Tensor reals(TensorType(dtype, q.type().dims));
-  for (int64_t i = 0; i < q.num_elements(); ++i) reals.SetReal(i, q.GetReal(i));
-  const std::string name = im.Temp(im.Out(), what);
-  im.SetConst(name, std::move(reals));
-  im.values_.at(name).quantized = std::make_shared<const Tensor>(std::move(q));
-  return name;
 }
 
 // Reads the constant float input `i` (scales or float zero points) as doubles.
@@ -84,8 +62,8 @@ absl::StatusOr<std::vector<int32_t>> ZeroPoints(Importer& im, int i, int64_t cel
     }
     for (int64_t r = 0; r < rows; ++r) {
       for (int64_t b = 0; b < per_row; ++b) {
-        z[r * per_row + b] =
-            static_cast<int32_t>(Unpacked(t.bytes().data() + r * row_bytes, b, bits));
+        z[r * per_row + b] = static_cast<int32_t>(
+            onnx_internal::UnpackBits(t.bytes().data() + r * row_bytes, b, bits));
       }
     }
     return z;
@@ -150,8 +128,8 @@ absl::Status DoMatMulNBits(Importer& im) {
   uint8_t* out = q.mutable_bytes().data();
   for (int64_t r = 0; r < n; ++r) {
     for (int64_t j = 0; j < k; ++j) {
-      out[r * k + j] =
-          static_cast<uint8_t>(Unpacked(packed + (r * blocks + j / block) * blob, j % block, bits));
+      out[r * k + j] = static_cast<uint8_t>(
+          onnx_internal::UnpackBits(packed + (r * blocks + j / block) * blob, j % block, bits));
     }
   }
   EGRET_ASSIGN_OR_RETURN(ValueRef w,
@@ -236,9 +214,16 @@ absl::Status DoGatherBlockQuantized(Importer& im) {
   Tensor q(qt);
   const Tensor& src = *data.constant;
   for (int64_t i = 0; i < q.num_elements(); ++i) {
-    q.SetValue(i, packed_u8 ? Unpacked(src.bytes().data(), i, 4) : src.GetValue(i));
+    q.SetValue(i,
+               packed_u8 ? onnx_internal::UnpackBits(src.bytes().data(), i, 4) : src.GetValue(i));
   }
-  const std::string table = DequantizedConstant(im, "table", std::move(q), real);
+  // The table as Dequantize of the 4-bit constant (never held in float),
+  // under a temporary name the standard Gather handler reads.
+  EGRET_ASSIGN_OR_RETURN(ValueRef dequantized,
+                         im.DequantizeConstant(std::make_shared<const Tensor>(std::move(q)), real,
+                                               im.Out() + "/table"));
+  const std::string table = im.Temp(im.Out(), "table");
+  im.SetValue(table, dequantized, kPlain);
   onnx::NodeProto gather = SyntheticNode(im, "Gather", {table, im.InName(1)}, im.Out());
   onnx::AttributeProto* axis = gather.add_attribute();
   axis->set_name("axis");

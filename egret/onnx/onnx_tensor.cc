@@ -24,7 +24,7 @@ constexpr int32_t kOnnxInt4 = 22;
 std::vector<uint8_t> UnpackNibbles(absl::Span<const uint8_t> packed, size_t count, bool is_signed) {
   std::vector<uint8_t> out(count);
   for (size_t i = 0; i < count; ++i) {
-    uint8_t v = (packed[i / 2] >> (4 * (i % 2))) & 0x0f;
+    uint8_t v = static_cast<uint8_t>(UnpackBits(packed.data(), static_cast<int64_t>(i), 4));
     if (is_signed && v >= 8) v = static_cast<uint8_t>(v | 0xf0);
     out[i] = v;
   }
@@ -37,6 +37,22 @@ void StoreAt(std::vector<uint8_t>& bytes, size_t i, T v) {
 }
 
 }  // namespace
+
+uint32_t UnpackBits(const uint8_t* bytes, int64_t i, int bits) {
+  const int64_t bit = i * bits;
+  uint32_t v = bytes[bit / 8] >> (bit % 8);
+  if (bit % 8 + bits > 8) v |= static_cast<uint32_t>(bytes[bit / 8 + 1]) << (8 - bit % 8);
+  return v & ((1u << bits) - 1);
+}
+
+void PackBits(uint8_t* bytes, int64_t i, int bits, uint32_t v) {
+  const int64_t bit = i * bits;
+  const uint32_t masked = v & ((1u << bits) - 1);
+  bytes[bit / 8] = static_cast<uint8_t>(bytes[bit / 8] | (masked << (bit % 8)));
+  if (bit % 8 + bits > 8) {
+    bytes[bit / 8 + 1] = static_cast<uint8_t>(bytes[bit / 8 + 1] | (masked >> (8 - bit % 8)));
+  }
+}
 
 absl::StatusOr<DType> DTypeFromOnnx(int32_t elem_type) {
   switch (elem_type) {
@@ -366,7 +382,7 @@ void TensorToProto(const Tensor& t, onnx::TensorProto* proto) {
   if (StorageBits(t.type().dtype) == 4) {
     std::string packed((t.bytes().size() + 1) / 2, '\0');
     for (size_t i = 0; i < t.bytes().size(); ++i) {
-      packed[i / 2] = static_cast<char>(packed[i / 2] | ((t.bytes()[i] & 0x0f) << (4 * (i % 2))));
+      PackBits(reinterpret_cast<uint8_t*>(packed.data()), static_cast<int64_t>(i), 4, t.bytes()[i]);
     }
     proto->set_raw_data(std::move(packed));
     return;

@@ -50,6 +50,13 @@ bool TypeToOnnx(const TensorType& t, onnx::TypeProto* tp);
 absl::StatusOr<Tensor> SequenceFromProto(const onnx::SequenceProto& proto, const TensorType& type);
 absl::StatusOr<Tensor> OptionalFromProto(const onnx::OptionalProto& proto, const TensorType& type);
 
+// Values `bits` wide (1 to 8) packed little-endian into bytes, the first in
+// the low bits (ONNX's INT4/UINT4, MatMulNBits' weights and zero points):
+// element i of `bytes`, and element i set to the low `bits` of v in bytes
+// that start zeroed.
+uint32_t UnpackBits(const uint8_t* bytes, int64_t i, int bits);
+void PackBits(uint8_t* bytes, int64_t i, int bits, uint32_t v);
+
 // The tensor a TensorProto holds (raw_data or the typed repeated fields).
 // kInvalidArgument when the data do not match the dims; kUnimplemented for
 // external data and unsupported element types.

@@ -107,8 +107,8 @@ absl::StatusOr<bool> WriteMatMulNBits(Writer& w) {
     for (int64_t j = 0; j < k; ++j) {
       const uint8_t stored = q.bytes()[r * k + j];
       const int v = (offset != 0 ? static_cast<int8_t>(stored) : stored) + offset;
-      const int64_t bit = j % block * bits;
-      p[(r * blocks + j / block) * blob + bit / 8] |= static_cast<uint8_t>(v << (bit % 8));
+      onnx_internal::PackBits(p + (r * blocks + j / block) * blob, j % block, bits,
+                              static_cast<uint32_t>(v));
     }
   }
   const DType dt = w.InType(0).dtype;
@@ -118,9 +118,9 @@ absl::StatusOr<bool> WriteMatMulNBits(Writer& w) {
   uint8_t* z = zeros.mutable_bytes().data();
   for (int64_t cell = 0; cell < n * blocks; ++cell) {
     scales.SetValue(cell, t.StepsizeAt(cell));
-    const int64_t r = cell / blocks, b = cell % blocks, bit = b * bits;
     const int zp = t.ZeroOffsetAt(cell) + offset;
-    z[r * zrow + bit / 8] |= static_cast<uint8_t>(zp << (bit % 8));
+    onnx_internal::PackBits(z + cell / blocks * zrow, cell % blocks, bits,
+                            static_cast<uint32_t>(zp));
   }
   std::vector<std::string> ins = {w.Real(w.In(0), dt), w.Initializer(packed, "B"),
                                   w.Initializer(scales, "scales"),

@@ -44,9 +44,9 @@ std::string Err(std::string_view path, std::string_view what) {
   return absl::StrCat(std::string(path), ": error: ", std::string(what));
 }
 
-// Reads the already-open `fd` (opened with O_NONBLOCK) whole, after checking
-// that it is a regular file; `shown` names it in messages.
-absl::StatusOr<std::string> ReadOpenFile(int fd, std::string_view shown, uint64_t max_bytes) {
+// The size of the open `fd`, or an error unless it is a regular file;
+// `shown` names it in messages.
+absl::StatusOr<uint64_t> RegularFileSize(int fd, std::string_view shown) {
   struct stat st;
   if (::fstat(fd, &st) != 0) {
     return absl::NotFoundError(Err(shown, absl::StrCat("cannot stat: ", std::strerror(errno))));
@@ -56,12 +56,20 @@ absl::StatusOr<std::string> ReadOpenFile(int fd, std::string_view shown, uint64_
     return absl::InvalidArgumentError(
         Err(shown, "is not a regular file (a FIFO, device or socket cannot be read)"));
   }
+  return static_cast<uint64_t>(st.st_size);
+}
+
+// Reads the already-open `fd` (opened with O_NONBLOCK) whole, after checking
+// that it is a regular file; `shown` names it in messages.
+absl::StatusOr<std::string> ReadOpenFile(int fd, std::string_view shown, uint64_t max_bytes) {
+  absl::StatusOr<uint64_t> file_size = RegularFileSize(fd, shown);
+  if (!file_size.ok()) return file_size.status();
   // A regular file: blocking reads from here on.
   int flags = ::fcntl(fd, F_GETFL);
   if (flags < 0 || ::fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) != 0) {
     return absl::NotFoundError(Err(shown, absl::StrCat("cannot read: ", std::strerror(errno))));
   }
-  const uint64_t size = static_cast<uint64_t>(st.st_size);
+  const uint64_t size = *file_size;
   if (size > max_bytes) {
     return absl::ResourceExhaustedError(
         Err(shown, absl::StrCat("file is ", size, " bytes, over the limit of ", max_bytes)));
@@ -174,16 +182,9 @@ absl::StatusOr<FileInDir> FileInDir::Open(const std::string& dir, const std::str
   std::string shown;
   absl::StatusOr<Fd> fd = OpenInDir(dir, name, &shown);
   if (!fd.ok()) return fd.status();
-  struct stat st;
-  if (::fstat(fd->get(), &st) != 0) {
-    return absl::NotFoundError(Err(shown, absl::StrCat("cannot stat: ", std::strerror(errno))));
-  }
-  if (S_ISDIR(st.st_mode)) return absl::InvalidArgumentError(Err(shown, "is a directory"));
-  if (!S_ISREG(st.st_mode)) {
-    return absl::InvalidArgumentError(
-        Err(shown, "is not a regular file (a FIFO, device or socket cannot be read)"));
-  }
-  return FileInDir(fd->release(), static_cast<uint64_t>(st.st_size), std::move(shown));
+  absl::StatusOr<uint64_t> size = RegularFileSize(fd->get(), shown);
+  if (!size.ok()) return size.status();
+  return FileInDir(fd->release(), *size, std::move(shown));
 }
 
 FileInDir::FileInDir(FileInDir&& other) noexcept

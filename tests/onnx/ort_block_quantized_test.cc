@@ -54,12 +54,6 @@ std::vector<float> Scales(size_t n, uint32_t seed) {
   return v;
 }
 
-void AddComMicrosoft(OnnxBuilder& b) {
-  auto* os = b.model().add_opset_import();
-  os->set_domain("com.microsoft");
-  os->set_version(1);
-}
-
 // Imports `b`'s model, checks that it is mapped and reads a blocked
 // constant of `weight_dtype`, and compares egret's outputs with ONNX Runtime's.
 void CheckAgainstOrt(const std::string& name, const OnnxBuilder& b, DType weight_dtype,
@@ -136,7 +130,7 @@ TEST(OrtBlockQuantized, MatMulNBits) {
   for (const NBitsCase& k : cases) {
     SCOPED_TRACE(k.name);
     OnnxBuilder b(17, 8);
-    AddComMicrosoft(b);
+    b.Opset("com.microsoft", 1);
     b.Input("a", {2, 3, k.k});
     const int64_t blocks = (k.k + k.block - 1) / k.block, blob = k.block * k.bits / 8;
     b.InitializerRaw("B", {k.n, blocks, blob}, kOnnxUInt8, Bytes(k.n * blocks * blob, 1));
@@ -155,8 +149,7 @@ TEST(OrtBlockQuantized, MatMulNBits) {
       ins.push_back("");  // g_idx
       ins.push_back("bias");
     }
-    auto* n = b.Node("MatMulNBits", ins, {"y"});
-    n->set_domain("com.microsoft");
+    auto* n = b.DomainNode("com.microsoft", "MatMulNBits", ins, {"y"});
     OnnxBuilder::AttrInt(n, "K", k.k);
     OnnxBuilder::AttrInt(n, "N", k.n);
     OnnxBuilder::AttrInt(n, "bits", k.bits);
@@ -170,13 +163,13 @@ TEST(OrtBlockQuantized, GatherBlockQuantizedUint8Packed) {
   // A 16 x 64 table, two 4-bit values per byte along the last axis, blocks
   // of 16 along it; ids are graph inputs in [0, 16).
   OnnxBuilder b(17, 8);
-  AddComMicrosoft(b);
+  b.Opset("com.microsoft", 1);
   b.InitializerRaw("table", {16, 32}, kOnnxUInt8, Bytes(16 * 32, 4));
   b.Initializer("scales", {16, 4}, Scales(64, 5));
   b.InitializerRaw("zp", {16, 2}, kOnnxUInt8, Bytes(32, 6));
   b.Input("ids", {2, 3}, onnx::TensorProto::INT64);
-  auto* n = b.Node("GatherBlockQuantized", {"table", "ids", "scales", "zp"}, {"y"});
-  n->set_domain("com.microsoft");
+  auto* n = b.DomainNode("com.microsoft", "GatherBlockQuantized", {"table", "ids", "scales", "zp"},
+                         {"y"});
   OnnxBuilder::AttrInt(n, "bits", 4);
   OnnxBuilder::AttrInt(n, "block_size", 16);
   OnnxBuilder::AttrInt(n, "quantize_axis", 1);
@@ -189,12 +182,12 @@ std::string PackedInt4(size_t n, uint32_t seed) { return Bytes((n + 1) / 2, seed
 
 TEST(OrtBlockQuantized, GatherBlockQuantizedInt4) {
   OnnxBuilder b(21, 10);
-  AddComMicrosoft(b);
+  b.Opset("com.microsoft", 1);
   b.InitializerRaw("table", {16, 32}, kOnnxInt4, PackedInt4(16 * 32, 7));
   b.Initializer("scales", {16, 2}, Scales(32, 8));
   b.Input("ids", {4}, onnx::TensorProto::INT64);
-  auto* n = b.Node("GatherBlockQuantized", {"table", "ids", "scales"}, {"y"});
-  n->set_domain("com.microsoft");
+  auto* n =
+      b.DomainNode("com.microsoft", "GatherBlockQuantized", {"table", "ids", "scales"}, {"y"});
   OnnxBuilder::AttrInt(n, "bits", 4);
   OnnxBuilder::AttrInt(n, "block_size", 16);
   OnnxBuilder::AttrInt(n, "quantize_axis", 1);
@@ -225,12 +218,11 @@ TEST(OrtBlockQuantized, BlockedInt4DequantizeLinear) {
 
 TEST(BlockQuantizedImport, BadBlockSizeIsAnError) {
   OnnxBuilder b(17, 8);
-  AddComMicrosoft(b);
+  b.Opset("com.microsoft", 1);
   b.Input("a", {1, 64});
   b.InitializerRaw("B", {8, 2, 16}, kOnnxUInt8, Bytes(256, 1));
   b.Initializer("scales", {16}, Scales(16, 1));
-  auto* n = b.Node("MatMulNBits", {"a", "B", "scales"}, {"y"});
-  n->set_domain("com.microsoft");
+  auto* n = b.DomainNode("com.microsoft", "MatMulNBits", {"a", "B", "scales"}, {"y"});
   OnnxBuilder::AttrInt(n, "K", 64);
   OnnxBuilder::AttrInt(n, "N", 8);
   OnnxBuilder::AttrInt(n, "bits", 4);
