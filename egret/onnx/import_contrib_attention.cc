@@ -315,6 +315,21 @@ absl::StatusOr<std::string> AttentionBias(Importer& im, int i, int64_t seq, int6
   return im.InName(i);
 }
 
+// The end Attention and MultiHeadAttention share: their mask (input
+// `mask_input`, `unidirectional`, `mask_filter_value`), attention_bias (input
+// 5) and `scale` (default 1/sqrt(h)) around AttentionCore, into output 0.
+absl::Status MaskedAttention(Steps& s, const std::string& q, const std::string& k,
+                             const std::string& v, int mask_input, int64_t b, int64_t seq,
+                             int64_t total, int64_t past, int64_t h) {
+  Importer& im = s.im();
+  EGRET_ASSIGN_OR_RETURN(auto mask, AttentionMask(s, mask_input, b, seq, total, past,
+                                                  im.AttrInt("unidirectional", 0) != 0,
+                                                  im.AttrFloat("mask_filter_value", -10000.0)));
+  EGRET_ASSIGN_OR_RETURN(auto bias, AttentionBias(im, 5, seq, total));
+  const double scale = im.AttrFloat("scale", 1.0 / std::sqrt(static_cast<double>(h)));
+  return AttentionCore(s, q, k, v, scale, mask, bias, im.Out());
+}
+
 }  // namespace
 
 absl::Status DoAttention(Importer& im) {
@@ -373,12 +388,7 @@ absl::Status DoAttention(Importer& im) {
     EGRET_ASSIGN_OR_RETURN(auto v5, s.Reshape(v, Dims{1, b, n, total, h}));
     EGRET_RETURN_IF_ERROR(s.Concat({k5, v5}, 0, im.Out(1)).status());
   }
-  EGRET_ASSIGN_OR_RETURN(
-      auto mask, AttentionMask(s, 3, b, seq, total, past, im.AttrInt("unidirectional", 0) != 0,
-                               im.AttrFloat("mask_filter_value", -10000.0)));
-  EGRET_ASSIGN_OR_RETURN(auto bias, AttentionBias(im, 5, seq, total));
-  const double scale = im.AttrFloat("scale", 1.0 / std::sqrt(static_cast<double>(h)));
-  return AttentionCore(s, q, k, v, scale, mask, bias, im.Out());
+  return MaskedAttention(s, q, k, v, 3, b, seq, total, past, h);
 }
 
 absl::Status DoMultiHeadAttention(Importer& im) {
@@ -454,12 +464,7 @@ absl::Status DoMultiHeadAttention(Importer& im) {
   EGRET_ASSIGN_OR_RETURN(
       v, AppendPast(s, im.Has(7) ? im.InName(7) : "", v, im.OutputUsed(2) ? im.Out(2) : ""));
   const int64_t total = s.DimsOf(k)[2];
-  EGRET_ASSIGN_OR_RETURN(
-      auto mask, AttentionMask(s, 4, b, seq, total, past, im.AttrInt("unidirectional", 0) != 0,
-                               im.AttrFloat("mask_filter_value", -10000.0)));
-  EGRET_ASSIGN_OR_RETURN(auto bias, AttentionBias(im, 5, seq, total));
-  const double scale = im.AttrFloat("scale", 1.0 / std::sqrt(static_cast<double>(h)));
-  return AttentionCore(s, q, k, v, scale, mask, bias, im.Out());
+  return MaskedAttention(s, q, k, v, 4, b, seq, total, past, h);
 }
 
 // GroupQueryAttention as ONNX Runtime GenAI writes it. ONNX Runtime's kernel
