@@ -7,6 +7,8 @@
 // by Concat, and each KV head of a grouped-query attention repeated for its
 // query heads by Reshape/Expand/Reshape (the spellings the rule library
 // recognizes). A form not covered returns Unmapped with the reason.
+#include <tuple>
+
 #include "egret/onnx/import_contrib_internal.h"
 
 namespace egret::onnx_import::contrib {
@@ -391,11 +393,94 @@ absl::Status DoAttention(Importer& im) {
   return MaskedAttention(s, q, k, v, 3, b, seq, total, past, h);
 }
 
+namespace {
+
+// MultiHeadAttention of one new token over a shared KV buffer with cache
+// indirection, as ONNX Runtime's decoder-masked kernel computes it. q, k, v
+// are the new token's heads, [B, N, 1, h] with their bias. past_key and
+// past_value (inputs 6, 7: [B, N, M, h]) hold M slots, the first P of them
+// filled (P: input 8, one int32 known only at run time). The new key and
+// value go to slot P: the present outputs are the past with slot P replaced.
+// The query attends to slots 0..P, slot j < P read from the beam
+// cache_indirection[b / W, b % W, j] (input 9, [B/W, W, M]) of its batch's W
+// beams. Decomposed over all M slots, the unfilled ones masked: a position
+// constant compared with P (Equal, LessOrEqual), Where, and a Gather of the
+// past's rows by beam.
+absl::Status SharedBufferAttention(Steps& s, const std::string& q, const std::string& k,
+                                   const std::string& v, int64_t h) {
+  Importer& im = s.im();
+  const Dims qd = s.DimsOf(q);
+  const int64_t b = qd[0], n = qd[1];
+  if (!im.Has(6) || !im.Has(7) || !im.Has(8) || !im.Has(9)) {
+    return Unmapped("past_sequence_length without past_key, past_value and cache_indirection "
+                    "is not mapped");
+  }
+  if (qd[2] != 1) return Unmapped("a shared KV buffer with more than one new token is not mapped");
+  if (im.Has(4)) return Unmapped("a key padding mask with a shared KV buffer is not mapped");
+  if (im.Has(5)) return Unmapped("attention_bias with a shared KV buffer is not mapped");
+  const Dims pk = im.In(6).type.dims, pv = im.In(7).type.dims, cd = im.In(9).type.dims;
+  const int64_t m = pk.size() == 4 ? pk[2] : 0;
+  if (pk != Dims{b, n, m, h} || pv != Dims{b, n, m, s.DimsOf(v)[3]} || m <= 0) {
+    return absl::InvalidArgumentError(absl::StrCat("past_key ", DimsStr(pk), " and past_value ",
+                                                   DimsStr(pv), " are not [B, N, M, h]"));
+  }
+  if (cd.size() != 3 || cd[1] <= 0 || cd[0] * cd[1] != b || cd[2] != m) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("cache_indirection ", DimsStr(cd), " is not [B/W, W, ", m, "]"));
+  }
+  if (im.In(8).type.num_elements() != 1) {
+    return absl::InvalidArgumentError("past_sequence_length has not one element");
+  }
+  const int64_t beams = cd[1];
+  std::vector<double> slots(static_cast<size_t>(m));
+  for (int64_t j = 0; j < m; ++j) slots[static_cast<size_t>(j)] = static_cast<double>(j);
+  const std::string slot = s.Const(DType::kFloat32, Dims{m}, slots);
+  EGRET_ASSIGN_OR_RETURN(
+      auto filled, s.Op("Cast", {im.InName(8)}, {IntAttr("to", onnx::TensorProto::FLOAT)}));
+  EGRET_ASSIGN_OR_RETURN(filled, s.Reshape(filled, Dims{1}));
+  EGRET_ASSIGN_OR_RETURN(auto at, s.Op("Equal", {slot, filled}));
+  EGRET_ASSIGN_OR_RETURN(at, s.Reshape(at, Dims{1, 1, m, 1}));
+  EGRET_ASSIGN_OR_RETURN(auto seen, s.Op("LessOrEqual", {slot, filled}));
+  EGRET_ASSIGN_OR_RETURN(auto mask, s.Op("Where", {seen, s.Scalar(0.0), s.Scalar(kLowest)}));
+  EGRET_ASSIGN_OR_RETURN(mask, s.Reshape(mask, Dims{1, 1, 1, m}));
+  // Row (beam batch of b) * M + j of the past seen as [B * M, N * h].
+  std::vector<double> first_row(static_cast<size_t>(b * m));
+  for (int64_t i = 0; i < b; ++i) {
+    for (int64_t j = 0; j < m; ++j) {
+      first_row[static_cast<size_t>(i * m + j)] = static_cast<double>(i / beams * beams * m + j);
+    }
+  }
+  EGRET_ASSIGN_OR_RETURN(
+      auto beam, s.Op("Cast", {im.InName(9)}, {IntAttr("to", onnx::TensorProto::FLOAT)}));
+  EGRET_ASSIGN_OR_RETURN(beam, s.Reshape(beam, Dims{b, m}));
+  // Only the filled slots' beams are read; the others may be anything.
+  EGRET_ASSIGN_OR_RETURN(auto past, s.Op("Less", {slot, filled}));
+  EGRET_ASSIGN_OR_RETURN(beam, s.Op("Where", {past, beam, s.Scalar(0.0)}));
+  EGRET_ASSIGN_OR_RETURN(auto row, s.Bin("Mul", beam, s.Scalar(static_cast<double>(m))));
+  EGRET_ASSIGN_OR_RETURN(row, s.Bin("Add", row, s.Const(DType::kFloat32, Dims{b, m}, first_row)));
+  EGRET_ASSIGN_OR_RETURN(row, s.Op("Cast", {row}, {IntAttr("to", onnx::TensorProto::INT64)}));
+  std::string seen_k, seen_v;
+  for (const auto& [input, fresh, seen_out] : {std::tuple{6, k, &seen_k}, std::tuple{7, v, &seen_v}}) {
+    const std::string past = im.InName(input);
+    const int64_t hd = s.DimsOf(past)[3];
+    if (im.OutputUsed(input - 5)) {
+      EGRET_RETURN_IF_ERROR(s.Op("Where", {at, fresh, past}, {}, im.Out(input - 5)).status());
+    }
+    EGRET_ASSIGN_OR_RETURN(auto rows, s.Transpose(past, {0, 2, 1, 3}));
+    EGRET_ASSIGN_OR_RETURN(rows, s.Reshape(rows, Dims{b * m, n * hd}));
+    EGRET_ASSIGN_OR_RETURN(auto read, s.Op("Gather", {rows, row}, {IntAttr("axis", 0)}));
+    EGRET_ASSIGN_OR_RETURN(read, s.Reshape(read, Dims{b, m, n, hd}));
+    EGRET_ASSIGN_OR_RETURN(read, s.Transpose(read, {0, 2, 1, 3}));
+    EGRET_ASSIGN_OR_RETURN(*seen_out, s.Op("Where", {at, fresh, read}));
+  }
+  const double scale = im.AttrFloat("scale", 1.0 / std::sqrt(static_cast<double>(h)));
+  return AttentionCore(s, q, seen_k, seen_v, scale, mask, "", im.Out());
+}
+
+}  // namespace
+
 absl::Status DoMultiHeadAttention(Importer& im) {
   EGRET_RETURN_IF_ERROR(RequireFloat32(im, {0, 1, 2, 3, 5, 6, 7}));
-  if (im.Has(8) || im.Has(9)) {
-    return Unmapped("past_sequence_length or cache_indirection (a shared KV buffer) is not mapped");
-  }
   EGRET_RETURN_IF_ERROR(RequireUnused(im, 3, "qk"));
   if (!im.Has(1) || !im.Has(2))
     return Unmapped("packed QKV or KV (no separate key and value) is not mapped");
@@ -448,6 +533,7 @@ absl::Status DoMultiHeadAttention(Importer& im) {
   }
   if (im.Has(6) != im.Has(7))
     return absl::InvalidArgumentError("past_key and past_value go together");
+  if (im.Has(8) || im.Has(9)) return SharedBufferAttention(s, q, k, v, h);
   int64_t past = 0;
   if (im.Has(6)) {
     const Dims pk = im.In(6).type.dims;

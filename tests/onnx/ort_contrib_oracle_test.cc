@@ -374,6 +374,34 @@ TEST(OrtContribOracle, MultiHeadAttention) {
   }
 }
 
+// One new token over a shared KV buffer with cache indirection (ONNX
+// Runtime's decoder-masked path): 2 batches of 2 beams, 6 slots of which the
+// first 3 are filled; the beams read crossed slots of each other's past.
+TEST(OrtContribOracle, MultiHeadAttentionSharedBufferWithBeams) {
+  const int64_t batch = 2, beams = 2, bb = batch * beams, heads = 2, h = 4, hidden = 8, slots = 6;
+  OnnxBuilder b = MsBuilder();
+  for (const char* x : {"q", "k", "v"}) b.Input(x, {bb, 1, hidden});
+  b.Initializer("bias", {3 * hidden}, Ramp(3 * hidden, 0.02f));
+  b.Input("past_k", {bb, heads, slots, h});
+  b.Input("past_v", {bb, heads, slots, h});
+  b.Input("past_len", {1}, onnx::TensorProto::INT32);
+  b.Input("cache_indir", {batch, beams, slots}, onnx::TensorProto::INT32);
+  std::map<std::string, std::vector<int32_t>> given;
+  given["past_len"] = {3};
+  // Beam i of a batch reads slot j from beam (i + j) % 2; the unfilled slots
+  // hold an index out of range, which nothing may read.
+  for (int64_t i = 0; i < bb; ++i) {
+    for (int64_t j = 0; j < slots; ++j) given["cache_indir"].push_back(j < 3 ? (j + i) % beams : 9);
+  }
+  auto* n = b.DomainNode(
+      kMs, "MultiHeadAttention",
+      {"q", "k", "v", "bias", "", "", "past_k", "past_v", "past_len", "cache_indir"},
+      {"y", "present_k", "present_v"});
+  OnnxBuilder::AttrInt(n, "num_heads", heads);
+  for (const char* o : {"y", "present_k", "present_v"}) b.Output(o);
+  CheckAgainstOrt("mha_shared_buffer_beams", b, given, /*optimize=*/true);
+}
+
 TEST(OrtContribOracle, GroupQueryAttention) {
   struct Case {
     std::string name;

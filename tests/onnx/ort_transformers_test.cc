@@ -11,9 +11,7 @@
 // Imported only (ModelsImportedOnly): gpt2_megatron_opt_skiplayernorm.onnx,
 // which ONNX Runtime's CPU provider cannot run (its Attention takes a 4-D
 // mask: "4D mask in attention cpu kernel is not supported"), imports with that
-// Attention opaque; dmmha_inside_mha_self_attn.onnx's MultiHeadAttention uses
-// a shared KV buffer with cache indirection, a form kept opaque;
-// mlm_bert_e2e.onnx ends in SoftmaxCrossEntropyLossInternal, a training op
+// Attention opaque; mlm_bert_e2e.onnx ends in SoftmaxCrossEntropyLossInternal, a training op
 // (ONNX Runtime's training build only, outside the ops decomposed here),
 // whose untypeable output fails the import with the value_info hint.
 //
@@ -57,6 +55,9 @@ struct ModelCase {
   // the last layer normalization, whose float32 rounding (about 5e-4) that
   // normalization then scales up, in any order of summation.
   double atol = 1e-4;
+  // Integer inputs given one value for every element (the default: 0 and 1
+  // alternating).
+  std::map<std::string, double, std::less<>> ints = {};
 };
 
 // The models ONNX Runtime runs, with their symbolic dims' sizes.
@@ -101,6 +102,13 @@ const std::vector<ModelCase>& Models() {
       {"phi-3.5-v-instruct-vision-quickgelu.onnx", {}},
       {"phi-4-v-instruct-vision-attention.onnx", {{"batch", 2}, {"seq", 5}}},
       {"gemma3-vision-attention_fp32.onnx", {}},
+      // One new token over a shared KV buffer with cache indirection: 3 of
+      // the 8 slots filled, one beam.
+      {"dmmha_inside_mha_self_attn.onnx",
+       {{"batch_size", 2}, {"sequence_length", 1}, {"max_sequence_length", 8}, {"num_beams", 1}},
+       "",
+       1e-4,
+       {{"past_seq_len", 3}, {"cache_indir", 0}}},
       {"microbench_fast_gelu_fp32.onnx", {{"batch", 2}, {"seq_len", 4}, {"inter_dim", 32}}},
       {"microbench_skip_layer_norm_fp32.onnx", {{"batch", 2}, {"seq_len", 4}, {"hidden_size", 32}}},
       {"microbench_attention_fp32.onnx",
@@ -128,10 +136,14 @@ TEST(OrtTransformers, ImportOptimizeAndVerifyAgainstOrt) {
     // of the smallest embedding table; the mask is as ModelCase says.
     for (size_t i = 0; i < g->inputs().size(); ++i) {
       Tensor& t = (*inputs)[i];
-      const bool mask = !m.mask.empty() && g->node(g->inputs()[i]).name == m.mask;
+      const std::string& name = g->node(g->inputs()[i]).name;
+      const bool mask = !m.mask.empty() && name == m.mask;
       if (!mask && !IsPlainInteger(t.type().dtype)) continue;
+      const auto given = m.ints.find(name);
       for (int64_t e = 0; e < t.num_elements(); ++e) {
-        t.SetReal(e, mask ? (e == 1 ? 0.0 : 1.0) : static_cast<double>(e % 2));
+        t.SetReal(e, given != m.ints.end() ? given->second
+                     : mask                ? (e == 1 ? 0.0 : 1.0)
+                                           : static_cast<double>(e % 2));
       }
     }
     // ONNX Runtime computes each node as written: with its graph optimizer
@@ -166,13 +178,6 @@ TEST(OrtTransformers, ModelsImportedOnly) {
        {{"batch_size", 1}, {"seq_len", 4}, {"past_seq_len", 3}},
        "onnx.com.microsoft.Attention",
        "the mask shape [1,1,64,64] is not mapped",
-       ""},
-      // A MultiHeadAttention with a shared KV buffer and cache indirection,
-      // ONNX Runtime's decoder-masked path; runs on ONNX Runtime, kept opaque here.
-      {"dmmha_inside_mha_self_attn.onnx",
-       {{"batch_size", 1}, {"sequence_length", 1}, {"max_sequence_length", 8}, {"num_beams", 1}},
-       "onnx.com.microsoft.MultiHeadAttention",
-       "past_sequence_length or cache_indirection (a shared KV buffer) is not mapped",
        ""},
       // Ends in SoftmaxCrossEntropyLossInternal, a training op of ONNX
       // Runtime's training build (not in onnxruntime-node), which nothing types.
