@@ -24,8 +24,9 @@ function loadOrt() {
 
 // Every network of docs/results.md: { name, file, flags: extra egret flags
 // (dims), ortFeeds: inputs egret freezes and ONNX Runtime must be fed }.
-// `who` names the caller in the message about a missing directory.
-function networks(who) {
+// `who` names the caller in the message about a missing directory; `large`
+// adds the Llama decode steps.
+function networks(who, { large = false } = {}) {
   const out = [];
   const light = path.resolve(root, '../shared/models/onnx-light');
   if (fs.existsSync(light)) {
@@ -58,6 +59,13 @@ function networks(who) {
                    'isnet/isnet_quint8', 'qdq/qdq_resnet50', 'qdq/qdq_mobilenet',
                    'qdq/qdq_ppocr_cls']) {
     out.push({ name: path.basename(f), file: path.join(cache, f + '.onnx'), flags: [] });
+  }
+  // The Llama decode steps of docs/results.md (scripts/make-llama-decoder):
+  // gigabytes each, so only when asked for.
+  if (large) {
+    for (const f of ['llama3_2_1b.decode_kv63.w4', 'llama3_2_1b.decode_kv63']) {
+      out.push({ name: f, file: path.join(cache, 'llama', f + '.onnx'), flags: [] });
+    }
   }
   return out;
 }

@@ -7,8 +7,10 @@
 //
 //   node bench/onnx_export_vs_input.js [--egret build/cli/egret] [--runs 5]
 //       [--repeat 10] [--seed 0] [--filter REGEX] [--threads 1] [--keep DIR]
-//       [--egret-flags "..."]
+//       [--egret-flags "..."] [--large 1]
 //
+// --large 1 adds the Llama decode steps of docs/results.md (gigabytes each;
+// scripts/make-llama-decoder writes them).
 // Per network: `egret optimize NET -o DIR/NET.onnx` (plus the network's dims
 // and --egret-flags), then the counts of both files: ONNX nodes,
 // Transposes, Identities, file size (with external data). Then --runs
@@ -102,7 +104,7 @@ function maxAbsDiff(a, b) {
 
 async function main() {
   const args = parseArgs(process.argv.slice(2), { egret: path.join(root, 'build/cli/egret'), runs: 5, repeat: 10, seed: 0, filter: '',
-                           threads: 1, keep: '', 'egret-flags': '' });
+                           threads: 1, keep: '', 'egret-flags': '', large: 0 });
   if (!fs.existsSync(args.egret)) throw new Error(`${args.egret} is missing: build egret first`);
   const { ort, version } = loadOrt();
   const filter = new RegExp(args.filter);
@@ -114,7 +116,7 @@ async function main() {
     graphOptimizationLevel: 'all', logSeverityLevel: 3 });
   const rows = [];
   let failed = false;
-  for (const net of networks('onnx_export_vs_input').filter((n) => filter.test(n.name))) {
+  for (const net of networks('onnx_export_vs_input', { large: args.large > 0 }).filter((n) => filter.test(n.name))) {
     if (!fs.existsSync(net.file)) {
       process.stderr.write(`onnx_export_vs_input: skipping ${net.name}: ${net.file} is missing\n`);
       continue;

@@ -412,8 +412,9 @@ absl::Status SharedBufferAttention(Steps& s, const std::string& q, const std::st
   const Dims qd = s.DimsOf(q);
   const int64_t b = qd[0], n = qd[1];
   if (!im.Has(6) || !im.Has(7) || !im.Has(8) || !im.Has(9)) {
-    return Unmapped("past_sequence_length without past_key, past_value and cache_indirection "
-                    "is not mapped");
+    return Unmapped(
+        "past_sequence_length without past_key, past_value and cache_indirection "
+        "is not mapped");
   }
   if (qd[2] != 1) return Unmapped("a shared KV buffer with more than one new token is not mapped");
   if (im.Has(4)) return Unmapped("a key padding mask with a shared KV buffer is not mapped");
@@ -435,8 +436,8 @@ absl::Status SharedBufferAttention(Steps& s, const std::string& q, const std::st
   std::vector<double> slots(static_cast<size_t>(m));
   for (int64_t j = 0; j < m; ++j) slots[static_cast<size_t>(j)] = static_cast<double>(j);
   const std::string slot = s.Const(DType::kFloat32, Dims{m}, slots);
-  EGRET_ASSIGN_OR_RETURN(
-      auto filled, s.Op("Cast", {im.InName(8)}, {IntAttr("to", onnx::TensorProto::FLOAT)}));
+  EGRET_ASSIGN_OR_RETURN(auto filled,
+                         s.Op("Cast", {im.InName(8)}, {IntAttr("to", onnx::TensorProto::FLOAT)}));
   EGRET_ASSIGN_OR_RETURN(filled, s.Reshape(filled, Dims{1}));
   EGRET_ASSIGN_OR_RETURN(auto at, s.Op("Equal", {slot, filled}));
   EGRET_ASSIGN_OR_RETURN(at, s.Reshape(at, Dims{1, 1, m, 1}));
@@ -450,8 +451,8 @@ absl::Status SharedBufferAttention(Steps& s, const std::string& q, const std::st
       first_row[static_cast<size_t>(i * m + j)] = static_cast<double>(i / beams * beams * m + j);
     }
   }
-  EGRET_ASSIGN_OR_RETURN(
-      auto beam, s.Op("Cast", {im.InName(9)}, {IntAttr("to", onnx::TensorProto::FLOAT)}));
+  EGRET_ASSIGN_OR_RETURN(auto beam,
+                         s.Op("Cast", {im.InName(9)}, {IntAttr("to", onnx::TensorProto::FLOAT)}));
   EGRET_ASSIGN_OR_RETURN(beam, s.Reshape(beam, Dims{b, m}));
   // Only the filled slots' beams are read; the others may be anything.
   EGRET_ASSIGN_OR_RETURN(auto past, s.Op("Less", {slot, filled}));
@@ -460,7 +461,8 @@ absl::Status SharedBufferAttention(Steps& s, const std::string& q, const std::st
   EGRET_ASSIGN_OR_RETURN(row, s.Bin("Add", row, s.Const(DType::kFloat32, Dims{b, m}, first_row)));
   EGRET_ASSIGN_OR_RETURN(row, s.Op("Cast", {row}, {IntAttr("to", onnx::TensorProto::INT64)}));
   std::string seen_k, seen_v;
-  for (const auto& [input, fresh, seen_out] : {std::tuple{6, k, &seen_k}, std::tuple{7, v, &seen_v}}) {
+  for (const auto& [input, fresh, seen_out] :
+       {std::tuple{6, k, &seen_k}, std::tuple{7, v, &seen_v}}) {
     const std::string past = im.InName(input);
     const int64_t hd = s.DimsOf(past)[3];
     if (im.OutputUsed(input - 5)) {

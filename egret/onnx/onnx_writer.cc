@@ -737,6 +737,37 @@ void CollectReads(const onnx::GraphProto& g, absl::flat_hash_set<std::string>* r
 
 }  // namespace
 
+void Writer::WriteConstant(NodeId id, onnx::TensorProto* p) {
+  const Node& n = g_.node(id);
+  TensorToProto(*n.constant, p);
+  p->set_name(Name({id, 0}));
+  std::string doc = DocString(n);
+  if (absl::StatusOr<std::string> r =
+          onnx_record::ValueRecord(n.name, n.constant->type(), Name({id, 0}), n.provenance);
+      r.ok() && !is_body_) {
+    absl::StrAppend(&doc, "\n", onnx_record::kRecordTag, *r);
+  }
+  p->set_doc_string(doc);
+}
+
+absl::Status Writer::WriteDeferredConstants() {
+  if (deferred_.empty()) return absl::OkStatus();
+  absl::flat_hash_set<std::string> read;
+  CollectReads(*gp_, &read);
+  google::protobuf::RepeatedPtrField<onnx::TensorProto> kept;
+  for (auto& t : *gp_->mutable_initializer()) {
+    auto it = deferred_.find(t.name());
+    if (it == deferred_.end()) {
+      kept.Add()->Swap(&t);
+    } else if (read.contains(t.name())) {
+      WriteConstant(it->second, kept.Add());
+    }
+  }
+  gp_->mutable_initializer()->Swap(&kept);
+  deferred_.clear();
+  return absl::OkStatus();
+}
+
 absl::Status Writer::WriteGraph(onnx::GraphProto* gp) {
   gp_ = gp;
   EGRET_ASSIGN_OR_RETURN(std::vector<NodeId> order, g_.TopologicalOrder());
@@ -813,16 +844,13 @@ absl::Status Writer::WriteGraph(onnx::GraphProto* gp) {
     if (n.op == kShapeOp) continue;  // read as parameters; Int32 tensors where used as data
     if (n.op == kConstOp) {
       onnx::TensorProto* p = gp_->add_initializer();
-      TensorToProto(*n.constant, p);
       p->set_name(Name({id, 0}));
-      std::string doc = DocString(n);
-      if (absl::StatusOr<std::string> r =
-              onnx_record::ValueRecord(n.name, n.constant->type(), Name({id, 0}), n.provenance);
-          r.ok() && !is_body_) {
-        absl::StrAppend(&doc, "\n", onnx_record::kRecordTag, *r);
-      }
-      p->set_doc_string(doc);
       types_[Name({id, 0})] = n.constant->type();
+      if (n.constant->type().stored_byte_size() >= kDeferMinBytes) {
+        deferred_[p->name()] = id;
+      } else {
+        WriteConstant(id, p);
+      }
       continue;
     }
     first_node_ = gp_->node_size();
@@ -868,6 +896,7 @@ absl::Status Writer::WriteGraph(onnx::GraphProto* gp) {
     EGRET_ASSIGN_OR_RETURN(int32_t elem, ElemType(t));
     SetValueInfo(gp_->add_output(), name, t, elem);
   }
+  EGRET_RETURN_IF_ERROR(WriteDeferredConstants());
   if (!is_body_) {
     TidyGraph(gp_, [this](const std::string& name) -> const Dims* {
       auto it = types_.find(name);

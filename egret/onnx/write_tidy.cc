@@ -7,6 +7,8 @@
 #include <utility>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
+#include "absl/hash/hash.h"
 #include "absl/strings/str_cat.h"
 #include "egret/onnx/egret_record_internal.h"
 #include "egret/onnx/onnx_tensor_internal.h"
@@ -66,23 +68,52 @@ bool Draws(const onnx::NodeProto& n) {
   return false;
 }
 
+// An initializer's contents but its raw data (type, dims, typed data, data
+// location), serialized: small, where the raw data may be gigabytes.
+std::string ContentsButRawData(const onnx::TensorProto& t) {
+  onnx::TensorProto bare;
+  bare.set_data_type(t.data_type());
+  *bare.mutable_dims() = t.dims();
+  *bare.mutable_float_data() = t.float_data();
+  *bare.mutable_int32_data() = t.int32_data();
+  *bare.mutable_int64_data() = t.int64_data();
+  *bare.mutable_double_data() = t.double_data();
+  *bare.mutable_uint64_data() = t.uint64_data();
+  *bare.mutable_string_data() = t.string_data();
+  *bare.mutable_external_data() = t.external_data();
+  bare.set_data_location(t.data_location());
+  return bare.SerializeAsString();
+}
+
 }  // namespace
 
 void Tidier::MergeDuplicates() {
-  // An initializer's key is its contents (type, dims and data, without its
-  // name and doc string), computed once.
+  // An initializer's key names the first initializer with the same contents
+  // (type, dims and data, not name or doc string), found by a hash of them
+  // and compared exactly, once per initializer; its raw data is not copied.
+  struct Seen {
+    std::string rest;  // ContentsButRawData
+    const onnx::TensorProto* init;
+  };
+  absl::flat_hash_map<size_t, std::vector<Seen>> by_hash;
   absl::flat_hash_map<std::string, std::string> content_key;
   auto input_key = [&](const std::string& name) -> std::string {
     const onnx::TensorProto* init = Init(name);
     if (init == nullptr) return absl::StrCat("t:", name);
     auto it = content_key.find(name);
-    if (it == content_key.end()) {
-      onnx::TensorProto bare = *init;
-      bare.clear_name();
-      bare.clear_doc_string();
-      it = content_key.emplace(name, absl::StrCat("c:", bare.SerializeAsString())).first;
+    if (it != content_key.end()) return it->second;
+    std::string rest = ContentsButRawData(*init);
+    const std::string_view raw = init->raw_data();
+    std::vector<Seen>& same_hash = by_hash[absl::HashOf(rest, raw)];
+    std::string key;
+    for (const Seen& s : same_hash) {
+      if (s.rest == rest && s.init->raw_data() == raw) key = absl::StrCat("c:", s.init->name());
     }
-    return it->second;
+    if (key.empty()) {
+      key = absl::StrCat("c:", name);
+      same_hash.push_back({std::move(rest), init});
+    }
+    return content_key.emplace(name, std::move(key)).first->second;
   };
   absl::flat_hash_map<std::string, std::string> rename;  // output -> the first node's
   absl::flat_hash_map<std::string, int> first;           // node key -> index in out_

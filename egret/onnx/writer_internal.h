@@ -90,6 +90,16 @@ class Writer {
   // zero points of Quantize/DequantizeLinear) as ConstantOfShape
   // nodes at the head of the node list; called last by Run.
   void WriteSplatsAsConstantOfShape();
+  // Fills the initializers of the large constants ($Const of
+  // kDeferMinBytes or more, written as a name only when met) that some node
+  // or output reads, and drops the others: a weight read only transposed,
+  // or only by a MatMulNBits that packs it itself, is never converted, nor
+  // its record made. Called before the tidy pass, which reads initializers.
+  absl::Status WriteDeferredConstants();
+  // The initializer `p` of $Const `id`: its data, name, doc string and record.
+  void WriteConstant(NodeId id, onnx::TensorProto* p);
+  // Constants at least this large are written only when read (above).
+  static constexpr int64_t kDeferMinBytes = 64 * 1024;
   // The stored type of tensor `name` (as egret types it).
   const TensorType& TypeOfName(const std::string& name) const { return types_.at(name); }
   // Adds an initializer holding `t` (stored numbers), returns its name.
@@ -169,6 +179,7 @@ class Writer {
   std::map<std::string, std::string, std::less<>> permuted_cache_;  // name|perm -> name
   absl::flat_hash_map<NodeId, int> multi_count_;                    // outputs of Multi producers
   std::map<std::string, std::string, std::less<>> scalar_cache_;
+  absl::flat_hash_map<std::string, NodeId> deferred_;  // initializer name -> its $Const
 };
 
 // The mapping of the current node onto standard ONNX ops (write_ops.cc and

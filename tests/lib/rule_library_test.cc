@@ -512,6 +512,31 @@ TEST(RuleLibraryTest, GroupedKvRepeatIsABroadcastNotACopy) {
   EXPECT_EQ(CountOp(out, "Softmax"), 1);
 }
 
+// The same attention as torch's scaled_dot_product_attention exports it:
+// q and kᵀ each scaled by √(1/√d) before the MatMul. The factors move past
+// the MatMul (algebra.rules), so the keys' repeat still meets it.
+TEST(RuleLibraryTest, GroupedKvRepeatUnderSdpaScalingIsABroadcast) {
+  GraphBuilder b;
+  ValueRef q = b.InputF32({1, 4, 1, 16});
+  ValueRef k = b.InputF32({1, 2, 8, 16});
+  ValueRef v = b.InputF32({1, 2, 8, 16});
+  auto repeat = [&b](ValueRef t) {
+    ValueRef u = b.Op("Reshape", {t, b.Shape({1, 2, 1, 8, 16})});
+    ValueRef e = b.Op("Tile", {u, b.Shape({1, 1, 2, 1, 1})});
+    return b.Op("Reshape", {e, b.Shape({1, 4, 8, 16})});
+  };
+  ValueRef kt = b.Op("Transpose", {repeat(k), b.Shape({0, 1, 3, 2})});
+  ValueRef qs = b.Op("ElementWiseMultiply", {q, b.Scalar(0.5)});
+  ValueRef ks = b.Op("ElementWiseMultiply", {kt, b.Scalar(0.5)});
+  ValueRef p = b.Op("Softmax", {b.Op("MatMul", {qs, ks})});
+  b.Output(b.Op("MatMul", {p, repeat(v)}));
+  Graph out = OptimizeAndVerify(b.graph());
+  EXPECT_EQ(CountOp(out, "Tile"), 0);
+  EXPECT_EQ(CountOp(out, "MatMul"), 2);
+  // The two factors, on the scores [1, 4, 1, 8] rather than the keys.
+  EXPECT_LE(CountOp(out, "ElementWiseMultiply"), 2);
+}
+
 // A rotary embedding (rotate-half) keeps its canonical form x * cos +
 // Concat(-x2, x1) * sin, whichever way the exporter negated the half:
 // x2 * -1 and 0 - x2 are both Neg(x2).

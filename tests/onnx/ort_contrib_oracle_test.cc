@@ -393,10 +393,10 @@ TEST(OrtContribOracle, MultiHeadAttentionSharedBufferWithBeams) {
   for (int64_t i = 0; i < bb; ++i) {
     for (int64_t j = 0; j < slots; ++j) given["cache_indir"].push_back(j < 3 ? (j + i) % beams : 9);
   }
-  auto* n = b.DomainNode(
-      kMs, "MultiHeadAttention",
-      {"q", "k", "v", "bias", "", "", "past_k", "past_v", "past_len", "cache_indir"},
-      {"y", "present_k", "present_v"});
+  auto* n =
+      b.DomainNode(kMs, "MultiHeadAttention",
+                   {"q", "k", "v", "bias", "", "", "past_k", "past_v", "past_len", "cache_indir"},
+                   {"y", "present_k", "present_v"});
   OnnxBuilder::AttrInt(n, "num_heads", heads);
   for (const char* o : {"y", "present_k", "present_v"}) b.Output(o);
   CheckAgainstOrt("mha_shared_buffer_beams", b, given, /*optimize=*/true);

@@ -30,6 +30,49 @@ void ExpectSame(const Tensor& a, const Tensor& b) {
   EXPECT_TRUE(std::equal(a.bytes().begin(), a.bytes().end(), b.bytes().begin()));
 }
 
+// TransposeTensor against the definition (out[i] = in[i permuted], one
+// element at a time) for every element size, the batched-matrix path
+// (sizes that are not multiples of its tile) and the general one.
+TEST(TransposeTensor, MatchesTheDefinition) {
+  struct Case {
+    DimList dims;
+    std::vector<int> perm;
+  };
+  const std::vector<Case> cases = {
+      {{70, 45}, {1, 0}},           {{3, 33, 65}, {0, 2, 1}},
+      {{2, 3, 4, 5}, {0, 1, 3, 2}}, {{2, 3, 4, 5}, {0, 2, 3, 1}},
+      {{2, 3, 4, 5}, {3, 1, 0, 2}}, {{7}, {0}},
+      {{1, 40, 1}, {2, 1, 0}},      {{}, {}},
+  };
+  for (const DType dt : {DType::kQUInt8, DType::kFloat16, DType::kFloat32, DType::kInt64}) {
+    for (const Case& k : cases) {
+      SCOPED_TRACE(::testing::Message() << DTypeName(dt) << " perm of rank " << k.dims.size());
+      const Dims in(k.dims.begin(), k.dims.end());
+      TensorType t(dt, in);
+      std::vector<double> v(static_cast<size_t>(t.num_elements()));
+      for (size_t i = 0; i < v.size(); ++i) v[i] = static_cast<double>((i * 37) % 251);
+      const Tensor x = Tensor::FromValues(t, v);
+      const Tensor y = onnx_internal::TransposeTensor(x, k.perm);
+      const int rank = static_cast<int>(in.size());
+      Dims out(static_cast<size_t>(rank));
+      for (int i = 0; i < rank; ++i) out[i] = in[k.perm[i]];
+      ASSERT_EQ(y.type().dims, out);
+      std::vector<int64_t> idx(static_cast<size_t>(rank), 0);
+      for (int64_t e = 0; e < y.num_elements(); ++e) {
+        int64_t src = 0;  // the input element at out index idx
+        std::vector<int64_t> in_idx(static_cast<size_t>(rank));
+        for (int i = 0; i < rank; ++i) in_idx[k.perm[i]] = idx[i];
+        for (int i = 0; i < rank; ++i) src = src * in[i] + in_idx[i];
+        ASSERT_EQ(y.GetValue(e), x.GetValue(src)) << "element " << e;
+        for (int i = rank - 1; i >= 0; --i) {
+          if (++idx[i] < out[i]) break;
+          idx[i] = 0;
+        }
+      }
+    }
+  }
+}
+
 TEST(ReshapeGroups, SplitsMergesAndUnitDims) {
   auto g = ReshapeGroups({2, 6, 1, 5}, {2, 2, 3, 5, 1});
   ASSERT_TRUE(g);
