@@ -1,0 +1,1 @@
+from egret._errors import *  # noqa
