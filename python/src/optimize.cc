@@ -22,6 +22,7 @@
 #include "egret/cost/device_params.h"
 #include "egret/extract/extractor_registry.h"
 #include "egret/graph/json_text.h"
+#include "egret/pipeline/changes.h"
 #include "egret/pipeline/optimize.h"
 #include "egret/pipeline/phase_mode.h"
 #include "egret/rules/rule_flags.h"
@@ -180,6 +181,7 @@ void RegisterOptimize(py::module_& m) {
         }
         py::dict out;
         out["report"] = DumpJson(ToJson(o.result));
+        out["changes_text"] = ChangesText(o.result.changes);
         out["verify_text"] = o.verify_text;
         out["warnings"] = warnings;
         out["graph"] = std::make_shared<Graph>(std::move(o.result.graph));
