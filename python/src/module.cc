@@ -9,7 +9,8 @@ PYBIND11_MODULE(_egret, m) {
   m.attr("version") = EGRET_VERSION;
   m.attr("source_rules_dir") = EGRET_RULES_DIR;
   m.attr("source_devices_dir") = EGRET_DEVICES_DIR;
-  m.attr("installed_data_dir") = EGRET_INSTALLED_DATA_DIR;
+  m.attr("python_install_dir") = EGRET_PYTHON_INSTALL_DIR;  // under the prefix
+  m.attr("install_datadir") = EGRET_INSTALL_DATADIR;        // under the prefix
   ep::RegisterGraph(m);
   ep::RegisterFunctions(m);
   ep::RegisterRules(m);
