@@ -26,7 +26,8 @@ void RegisterExtract(py::module_& m) {
         const extract::Extractor* extractor =
             ValueOrThrow(extract::LookupExtractor(extractor_name));
         if (!(time_limit > 0) || !std::isfinite(time_limit)) {
-          ThrowStatus(absl::InvalidArgumentError("time_limit must be a positive number of seconds"));
+          ThrowStatus(
+              absl::InvalidArgumentError("time_limit must be a positive number of seconds"));
         }
         std::optional<extract::ExtractionProblem> problem;
         absl::StatusOr<extract::ExtractResult> result;
@@ -53,7 +54,8 @@ void RegisterExtract(py::module_& m) {
         py::dict choices;
         for (extract::ClassId c = 0; c < problem->num_classes(); ++c) {
           const extract::ENodeId n = r.choice[c];
-          if (n != extract::kNoENode) choices[py::str(problem->class_name(c))] = problem->node_name(n);
+          if (n != extract::kNoENode)
+            choices[py::str(problem->class_name(c))] = problem->node_name(n);
         }
         py::dict out;
         out["extractor"] = std::string(extractor->name);

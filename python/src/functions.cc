@@ -10,6 +10,8 @@
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #endif
+#include "egret/api/functions.h"
+
 #include <pybind11/stl.h>
 
 #include <memory>
@@ -19,7 +21,6 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "egret/api/functions.h"
 #include "egret/backend/npy.h"
 #include "python/src/bindings.h"
 #include "python/src/call_scope.h"
@@ -91,67 +92,68 @@ void RegisterFunctions(py::module_& m) {
       .def("add_constraint",
            [](api::Functions& fns, const std::string& name, py::function fn) {
              Callable f = Hold(std::move(fn));
-             fns.AddConstraint(name, [f, name](const api::Operand& x,
-                                               absl::Span<const double> args) -> bool {
-               py::gil_scoped_acquire gil;
-               if (Stopped()) return false;
-               try {
-                 py::object r = (*f)(OperandTuple(x), py::cast(std::vector<double>(args.begin(),
-                                                                                   args.end())));
-                 const int truth = PyObject_IsTrue(r.ptr());
-                 if (truth < 0) throw py::error_already_set();
-                 return truth == 1;
-               } catch (py::error_already_set& e) {
-                 (void)Failed(name, std::move(e));
-                 return false;
-               }
-             });
+             fns.AddConstraint(
+                 name, [f, name](const api::Operand& x, absl::Span<const double> args) -> bool {
+                   py::gil_scoped_acquire gil;
+                   if (Stopped()) return false;
+                   try {
+                     py::object r = (*f)(OperandTuple(x),
+                                         py::cast(std::vector<double>(args.begin(), args.end())));
+                     const int truth = PyObject_IsTrue(r.ptr());
+                     if (truth < 0) throw py::error_already_set();
+                     return truth == 1;
+                   } catch (py::error_already_set& e) {
+                     (void)Failed(name, std::move(e));
+                     return false;
+                   }
+                 });
            })
       .def("add_replace",
            [](api::Functions& fns, const std::string& name, py::function fn) {
              Callable f = Hold(std::move(fn));
-             fns.AddReplace(name, [f, name](const api::Operand& root)
-                                      -> absl::StatusOr<std::optional<Tensor>> {
-               py::gil_scoped_acquire gil;
-               if (Stopped()) return std::nullopt;
-               try {
-                 py::object r = (*f)(OperandTuple(root));
-                 if (r.is_none()) return std::nullopt;
-                 const std::string npy = py::cast<std::string>(r);
-                 absl::StatusOr<Tensor> t =
-                     DecodeNpy(npy, root.type, absl::StrCat("replacement of '", name, "'"));
-                 if (!t.ok()) return t.status();
-                 return std::optional<Tensor>(*std::move(t));
-               } catch (py::error_already_set& e) {
-                 return Failed(name, std::move(e));
-               }
-             });
+             fns.AddReplace(
+                 name,
+                 [f, name](const api::Operand& root) -> absl::StatusOr<std::optional<Tensor>> {
+                   py::gil_scoped_acquire gil;
+                   if (Stopped()) return std::nullopt;
+                   try {
+                     py::object r = (*f)(OperandTuple(root));
+                     if (r.is_none()) return std::nullopt;
+                     const std::string npy = py::cast<std::string>(r);
+                     absl::StatusOr<Tensor> t =
+                         DecodeNpy(npy, root.type, absl::StrCat("replacement of '", name, "'"));
+                     if (!t.ok()) return t.status();
+                     return std::optional<Tensor>(*std::move(t));
+                   } catch (py::error_already_set& e) {
+                     return Failed(name, std::move(e));
+                   }
+                 });
            })
       .def("add_shape_fn",
            [](api::Functions& fns, const std::string& name, int num_args, py::function fn) {
              Callable f = Hold(std::move(fn));
-             fns.AddShapeFn(name, num_args,
-                            [f, name](absl::Span<const api::Arg> args) -> absl::StatusOr<api::Built> {
-                              py::gil_scoped_acquire gil;
-                              if (Stopped()) return absl::CancelledError("stopped");
-                              try {
-                                py::list a;
-                                for (const api::Arg& arg : args) {
-                                  if (arg.is_operand) {
-                                    a.append(OperandTuple(arg.operand));
-                                  } else {
-                                    a.append(arg.scalar);
-                                  }
-                                }
-                                return BuiltFrom((*f)(a), name);
-                              } catch (py::error_already_set& e) {
-                                return Failed(name, std::move(e));
-                              } catch (const py::cast_error& e) {
-                                return absl::InvalidArgumentError(absl::StrCat(
-                                    "python function '", name,
-                                    "': expected dims or a constant: ", e.what()));
-                              }
-                            });
+             fns.AddShapeFn(
+                 name, num_args,
+                 [f, name](absl::Span<const api::Arg> args) -> absl::StatusOr<api::Built> {
+                   py::gil_scoped_acquire gil;
+                   if (Stopped()) return absl::CancelledError("stopped");
+                   try {
+                     py::list a;
+                     for (const api::Arg& arg : args) {
+                       if (arg.is_operand) {
+                         a.append(OperandTuple(arg.operand));
+                       } else {
+                         a.append(arg.scalar);
+                       }
+                     }
+                     return BuiltFrom((*f)(a), name);
+                   } catch (py::error_already_set& e) {
+                     return Failed(name, std::move(e));
+                   } catch (const py::cast_error& e) {
+                     return absl::InvalidArgumentError(absl::StrCat(
+                         "python function '", name, "': expected dims or a constant: ", e.what()));
+                   }
+                 });
            })
       .def("load_plugin", [](api::Functions& fns, const std::string& path) {
         absl::Status s = fns.LoadPlugin(path);

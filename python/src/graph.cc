@@ -30,8 +30,7 @@ OnnxImportOptions ImportOptions(const std::map<std::string, int64_t>& dims, int6
     options.input_shapes[name] = Dims(shape.begin(), shape.end());
   }
   for (const auto& [name, values] : input_values) options.input_numbers[name] = values;
-  options.symbolic_dim_hint =
-      "dims={'NAME': N}, default_dim=N or input_shapes={'INPUT': (A, B)}";
+  options.symbolic_dim_hint = "dims={'NAME': N}, default_dim=N or input_shapes={'INPUT': (A, B)}";
   return options;
 }
 
@@ -83,7 +82,8 @@ void RegisterGraph(py::module_& m) {
       [](const std::string& path, const std::map<std::string, int64_t>& dims, int64_t default_dim,
          const std::map<std::string, std::vector<int64_t>>& input_shapes,
          const std::map<std::string, std::vector<double>>& input_values) {
-        const OnnxImportOptions options = ImportOptions(dims, default_dim, input_shapes, input_values);
+        const OnnxImportOptions options =
+            ImportOptions(dims, default_dim, input_shapes, input_values);
         absl::StatusOr<Graph> g;
         {
           py::gil_scoped_release release;
@@ -95,11 +95,11 @@ void RegisterGraph(py::module_& m) {
       py::arg("input_values"));
   m.def(
       "parse_onnx",
-      [](const py::bytes& data, const std::string& name,
-         const std::map<std::string, int64_t>& dims, int64_t default_dim,
-         const std::map<std::string, std::vector<int64_t>>& input_shapes,
+      [](const py::bytes& data, const std::string& name, const std::map<std::string, int64_t>& dims,
+         int64_t default_dim, const std::map<std::string, std::vector<int64_t>>& input_shapes,
          const std::map<std::string, std::vector<double>>& input_values) {
-        const OnnxImportOptions options = ImportOptions(dims, default_dim, input_shapes, input_values);
+        const OnnxImportOptions options =
+            ImportOptions(dims, default_dim, input_shapes, input_values);
         const std::string bytes = data;
         absl::StatusOr<Graph> g;
         {

@@ -5,6 +5,8 @@
 // and the result graph returned with the --report JSON. The GIL is released
 // while egret works; Ctrl-C or a failing Python function stops it
 // (call_scope.h).
+#include "egret/pipeline/optimize.h"
+
 #include <pybind11/stl.h>
 
 #include <map>
@@ -23,7 +25,6 @@
 #include "egret/extract/extractor_registry.h"
 #include "egret/graph/json_text.h"
 #include "egret/pipeline/changes.h"
-#include "egret/pipeline/optimize.h"
 #include "egret/pipeline/phase_mode.h"
 #include "egret/rules/rule_flags.h"
 #include "python/src/bindings.h"
@@ -78,8 +79,8 @@ absl::StatusOr<OptimizeOptions> PipelineOptions(const Args& args, const api::Rul
   o.phase_mode = *mode;
   o.limits.iterations = CountLimit(args.iter_limit);
   o.limits.nodes = CountLimit(args.node_limit);
-  o.limits.seconds = args.time_limit > 0 ? std::min(args.time_limit, kNoTimeLimitSeconds)
-                                         : kNoTimeLimitSeconds;
+  o.limits.seconds =
+      args.time_limit > 0 ? std::min(args.time_limit, kNoTimeLimitSeconds) : kNoTimeLimitSeconds;
   o.limits.memory_bytes = static_cast<size_t>(std::max<int64_t>(args.memory_limit_bytes, 0));
   o.limits.memory_from_rss = true;
   o.ilp_time_limit_seconds = o.limits.seconds;
@@ -132,8 +133,8 @@ void RegisterOptimize(py::module_& m) {
          const std::string& device, const std::string& devices_dir, const std::string& phase_mode,
          const std::map<std::string, std::variant<bool, int64_t, double, std::string>>& options,
          int64_t iter_limit, int64_t node_limit, double time_limit, int64_t memory_limit,
-         bool for_other_runtimes, bool constant_folding, bool htp_only, bool verify,
-         uint64_t seed, double rtol, double atol, int threads) {
+         bool for_other_runtimes, bool constant_folding, bool htp_only, bool verify, uint64_t seed,
+         double rtol, double atol, int threads) {
         Args args;
         args.rule_flags = rule_flags;
         args.extractor = extractor;
@@ -189,10 +190,9 @@ void RegisterOptimize(py::module_& m) {
       },
       py::arg("input"), py::arg("rules"), py::arg("rule_flags"), py::arg("extractor"),
       py::arg("device"), py::arg("devices_dir"), py::arg("phase_mode"), py::arg("options"),
-      py::arg("iter_limit"), py::arg("node_limit"), py::arg("time_limit"),
-      py::arg("memory_limit"), py::arg("for_other_runtimes"), py::arg("constant_folding"),
-      py::arg("htp_only"), py::arg("verify"), py::arg("seed"), py::arg("rtol"), py::arg("atol"),
-      py::arg("threads"));
+      py::arg("iter_limit"), py::arg("node_limit"), py::arg("time_limit"), py::arg("memory_limit"),
+      py::arg("for_other_runtimes"), py::arg("constant_folding"), py::arg("htp_only"),
+      py::arg("verify"), py::arg("seed"), py::arg("rtol"), py::arg("atol"), py::arg("threads"));
 }
 
 }  // namespace egret::python

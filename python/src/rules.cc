@@ -2,6 +2,8 @@
 // (api::Rules::Load, egret/api/rules.h), with every diagnostic returned as a
 // (severity, file, line, column, message, text) tuple so that a checker can
 // list them all; egret/_rules.py makes them egret.Diagnostic objects.
+#include "egret/api/rules.h"
+
 #include <pybind11/stl.h>
 
 #include <memory>
@@ -11,7 +13,6 @@
 #include <vector>
 
 #include "absl/status/status.h"
-#include "egret/api/rules.h"
 #include "egret/support/diagnostic.h"
 #include "python/src/bindings.h"
 
