@@ -75,12 +75,16 @@ def _sources(sources, library):
     return out
 
 
+# egret::Severity's values, by number (egret/support/diagnostic.h).
+_SEVERITIES = ("error", "warning", "note")
+
+
 def _load(sources, functions, library, include_dirs, defines):
     fns = (functions or Functions())._impl
     handle, diags, status = _egret.load_rules(
         _sources(sources, library), fns, [str(d) for d in include_dirs], list(defines)
     )
-    return handle, [Diagnostic(*d) for d in diags], status
+    return handle, [Diagnostic(_SEVERITIES[d[0]], *d[1:]) for d in diags], status
 
 
 def load_rules(sources, *, functions=None, library=False, include_dirs=(), defines=()):

@@ -1,6 +1,7 @@
 // Rules: loading and checking rule files and texts against a Functions set
 // (api::Rules::Load, egret/api/rules.h), with every diagnostic returned as a
-// (severity, file, line, column, message, text) tuple so that a checker can
+// (severity, file, line, column, message, text) tuple (severity: the number
+// of egret::Severity) so that a checker can
 // list them all; egret/_rules.py makes them egret.Diagnostic objects.
 #include "egret/api/rules.h"
 
@@ -17,21 +18,6 @@
 #include "python/src/bindings.h"
 
 namespace egret::python {
-namespace {
-
-const char* SeverityName(Severity s) {
-  switch (s) {
-    case Severity::kError:
-      return "error";
-    case Severity::kWarning:
-      return "warning";
-    case Severity::kNote:
-      return "note";
-  }
-  return "error";
-}
-
-}  // namespace
 
 void RegisterRules(py::module_& m) {
   py::class_<api::Rules, std::shared_ptr<api::Rules>>(m, "Rules")
@@ -61,7 +47,7 @@ void RegisterRules(py::module_& m) {
         }
         py::list out;
         for (const Diagnostic& d : diags.all()) {
-          out.append(py::make_tuple(SeverityName(d.severity), d.loc.file, d.loc.line, d.loc.col,
+          out.append(py::make_tuple(static_cast<int>(d.severity), d.loc.file, d.loc.line, d.loc.col,
                                     d.message, d.ToString()));
         }
         py::object loaded = py::none(), status = py::none();

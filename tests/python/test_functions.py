@@ -62,6 +62,15 @@ DEF_PACKAGE_OPTIMIZATION(GRAPH_CLEANUP,
   EXTERNAL_REPLACE(twos))
 """
 
+    def optimize(self, fns):
+        """y = x + x, optimized with RULES and ``fns``."""
+        rules = egret.load_rules([("<test>", self.RULES), ("<impls>", support.IMPLEMENTATIONS)],
+                                 functions=fns)
+        b = egret.GraphBuilder("g")
+        x = b.input("x", "Float32", (1, 1, 1, 32))
+        b.output(b.op("ElementWiseAdd", [x, x]), "y")
+        return egret.optimize(b.build(), rules=rules, verify=False)
+
     def test_a_replacement_becomes_the_result(self):
         calls = []
         fns = egret.Functions()
@@ -71,12 +80,7 @@ DEF_PACKAGE_OPTIMIZATION(GRAPH_CLEANUP,
             calls.append(root)
             return np.full(root.dims, 2.0, np.float32)
 
-        rules = egret.load_rules([("<test>", self.RULES), ("<impls>", support.IMPLEMENTATIONS)],
-                                 functions=fns)
-        b = egret.GraphBuilder("g")
-        x = b.input("x", "Float32", (1, 1, 1, 32))
-        b.output(b.op("ElementWiseAdd", [x, x]), "y")
-        r = egret.optimize(b.build(), rules=rules, verify=False)
+        r = self.optimize(fns)
         self.assertTrue(calls)
         self.assertEqual(calls[0], egret.Operand("Float32", (1, 1, 1, 32), None))
         self.assertEqual(r.ops["ElementWiseAdd"], egret.OpCount(1, 0))
@@ -86,12 +90,7 @@ DEF_PACKAGE_OPTIMIZATION(GRAPH_CLEANUP,
     def test_a_replacement_of_the_wrong_shape_is_a_rule_issue(self):
         fns = egret.Functions()
         fns.add_replace("twos", lambda root: np.zeros((3,), np.float32))
-        rules = egret.load_rules([("<test>", self.RULES), ("<impls>", support.IMPLEMENTATIONS)],
-                                 functions=fns)
-        b = egret.GraphBuilder("g")
-        x = b.input("x", "Float32", (1, 1, 1, 32))
-        b.output(b.op("ElementWiseAdd", [x, x]), "y")
-        r = egret.optimize(b.build(), rules=rules, verify=False)
+        r = self.optimize(fns)
         self.assertEqual(r.ops["ElementWiseAdd"], egret.OpCount(1, 1))
         self.assertTrue(any("does not match Float32[1,1,1,32]" in w for w in r.warnings), r.warnings)
 
