@@ -9,6 +9,9 @@
 
 #include <pybind11/stl.h>
 
+#include <algorithm>
+#include <chrono>
+#include <limits>
 #include <map>
 #include <memory>
 #include <optional>

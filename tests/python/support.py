@@ -11,6 +11,18 @@ SOURCE_DIR = os.environ.get(
 CLI = os.environ.get("EGRET_CLI", os.path.join(SOURCE_DIR, "build", "cli", "egret"))
 MODEL_CACHE = os.environ.get("EGRET_MODEL_CACHE", os.path.expanduser("~/.cache/egret/models"))
 
+
+
+def run_cli(*args):
+    """Runs the built `egret` with ``args``; its stdout. In the sanitizer
+    build the tests' python has the shared ASan runtime preloaded, which the
+    CLI (with its own, static one) must not get."""
+    import subprocess
+
+    env = {k: v for k, v in os.environ.items() if k != "LD_PRELOAD"}
+    return subprocess.run([CLI, *args], check=True, capture_output=True, text=True, env=env).stdout
+
+
 # A one-layer GPT-2 from ONNX Runtime's transformer tests, in the tree.
 GPT2 = os.path.join(SOURCE_DIR, "tests/onnx/testdata/ort_transformers/gpt2_one_layer.onnx")
 GPT2_DIMS = {"batch_size": 1, "seq_len": 8}

@@ -3,7 +3,6 @@
 
 import json
 import os
-import subprocess
 import tempfile
 import unittest
 
@@ -16,10 +15,7 @@ import support
 def run_cli(model, *flags):
     with tempfile.TemporaryDirectory() as tmp:
         out, report = os.path.join(tmp, "out.onnx"), os.path.join(tmp, "r.json")
-        subprocess.run(
-            [support.CLI, "optimize", model, "-o", out, "--report", report, "--verify", *flags],
-            check=True, capture_output=True,
-        )
+        support.run_cli("optimize", model, "-o", out, "--report", report, "--verify", *flags)
         with open(report) as f, open(out, "rb") as g:
             return json.load(f), g.read()
 

@@ -3,7 +3,6 @@ graphs built in code with egret.GraphBuilder."""
 
 import json
 import os
-import subprocess
 import tempfile
 import unittest
 
@@ -34,8 +33,7 @@ class Extract(unittest.TestCase):
             with open(path, "w") as f:
                 f.write(EGRAPH)
             from_file = egret.extract(path, extractor="tree")
-            cli = json.loads(subprocess.run([support.CLI, "extract", path, "--extractor", "tree", "--json"],
-                                            check=True, capture_output=True, text=True).stdout)
+            cli = json.loads(support.run_cli("extract", path, "--extractor", "tree", "--json"))
         self.assertEqual(from_file.choices, cli["choices"])
         self.assertEqual((from_file.tree_cost, from_file.dag_cost), (cli["tree_cost"], cli["dag_cost"]))
 
