@@ -21,9 +21,9 @@ def run_cli(model, *flags):
 
 
 class CliEquality(unittest.TestCase):
-    def check(self, model, dims, flags=()):
-        cli, cli_onnx = run_cli(model, *[f"--dim={k}={v}" for k, v in dims.items()], *flags)
-        r = egret.optimize(onnx.load(model), dims=dims)
+    def check(self, model, dims, cli_flags=(), **kwargs):
+        cli, cli_onnx = run_cli(model, *[f"--dim={k}={v}" for k, v in dims.items()], *cli_flags)
+        r = egret.optimize(onnx.load(model), dims=dims, **kwargs)
         self.assertEqual(r.input_cost, cli["input_cost"])
         self.assertEqual(r.output_cost, cli["output_cost"])
         self.assertLess(r.output_cost, r.input_cost)
@@ -45,6 +45,12 @@ class CliEquality(unittest.TestCase):
         self.assertEqual(r.ops["Gelu"], egret.OpCount(0, 1))
         self.assertIn("recognized Gelu x1", r.changes_text)
         self.assertEqual(r.input_cost, 7662)
+
+    def test_with_a_device_and_a_rule_flag(self):
+        r = self.check(support.GPT2, support.GPT2_DIMS,
+                       ["--device", "snapdragon-8-gen-3", "--flag", "relaxed_precision"],
+                       device="snapdragon-8-gen-3", flags=["relaxed_precision"])
+        self.assertNotEqual(r.output_cost, 7473)  # predicted ns, not HVX cycles
 
     def test_blazeface_from_the_model_cache(self):
         model = os.path.join(support.MODEL_CACHE, "blazeface", "face_detection_front_128x128_barracuda.onnx")

@@ -95,5 +95,39 @@ DEF_PACKAGE_OPTIMIZATION(GRAPH_CLEANUP,
         self.assertTrue(any("does not match Float32[1,1,1,32]" in w for w in r.warnings), r.warnings)
 
 
+class ShapeFunction(unittest.TestCase):
+    # x + x becomes x * two(2): a constant the Python shape function builds
+    # from the rule's scalar.
+    RULES = """\
+DEF_PACKAGE_OPTIMIZATION(GRAPH_CLEANUP,
+  Op("ElementWiseAdd", "x", "x"),
+  OK,
+  Op("ElementWiseMultiply", "x", SHAPEFN_APPLY(two, 2)))
+DEF_PACKAGE_OP_AND_COST_AND_FLAGS((mulImpl<Tensor>), "ElementWiseMultiply", 2, RESOURCE_HVX)
+"""
+
+    def test_a_shape_function_builds_a_constant(self):
+        seen = []
+        fns = egret.Functions()
+
+        @fns.shape_fn("two", 1)
+        def _(args):
+            seen.append(args)
+            return np.array([args[0]], np.float32)
+
+        rules = egret.load_rules([("<test>", self.RULES), ("<impls>", support.IMPLEMENTATIONS)],
+                                 functions=fns)
+        b = egret.GraphBuilder("g")
+        x = b.input("x", "Float32", (1, 4, 4, 32))
+        b.output(b.op("ElementWiseAdd", [x, x]), "y")
+        r = egret.optimize(b.build(), rules=rules)
+        self.assertEqual(seen[0], [2.0])
+        self.assertEqual(r.ops, {"ElementWiseAdd": egret.OpCount(1, 0),
+                                 "ElementWiseMultiply": egret.OpCount(0, 1)})
+        self.assertEqual(r.verify.status, "ok")  # 2 * x is x + x
+        xv = np.linspace(-1, 1, 512, dtype=np.float32).reshape(1, 4, 4, 32)
+        np.testing.assert_allclose(egret.run(r.graph, {"x": xv})["y"], 2 * xv)
+
+
 if __name__ == "__main__":
     unittest.main()
