@@ -126,6 +126,9 @@ void RegisterFunctions(py::module_& m) {
                      return std::optional<Tensor>(*std::move(t));
                    } catch (py::error_already_set& e) {
                      return Failed(name, std::move(e));
+                   } catch (const py::cast_error& e) {
+                     return absl::InvalidArgumentError(absl::StrCat(
+                         "python function '", name, "': expected .npy bytes or None: ", e.what()));
                    }
                  });
            })
