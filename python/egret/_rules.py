@@ -1,8 +1,8 @@
 """Loading and checking rules (egret/api/rules.h, docs/rule-language.md).
 
 A source is a path (str or os.PathLike) of a rule file (an op package's C++
-source or a .rules file), a rule text (a str with a newline in it, named
-"<rules>" in diagnostics), or a (name, text) pair; ``sources`` is one source
+source or a .rules file), a rule text (a str that names no file and holds a
+newline or a "(", named "<rules>" in diagnostics), or a (name, text) pair; ``sources`` is one source
 or a list of them. ``library=True`` loads egret's shipped library
 (docs/rule-library.md) first: a rule text alone registers no op
 implementations, so the optimizer could price nothing.
@@ -54,18 +54,23 @@ class Rules:
         return f"egret.Rules({self.num_rules} rules, {self.num_implementations} implementations)"
 
 
+def _is_text(s):
+    """A str source is a rule text unless it names a file or looks like a path."""
+    return isinstance(s, str) and not os.path.exists(s) and ("\n" in s or "(" in s)
+
+
 def _sources(sources, library):
     if isinstance(sources, (str, os.PathLike, tuple)):
         sources = [sources]
     out = []
     if library:
         out += [(path, None) for path in _egret.shipped_rule_files(_data.rules_dir())]
-    texts = [s for s in sources if isinstance(s, str) and "\n" in s]
+    texts = [s for s in sources if _is_text(s)]
     for s in sources:
         if isinstance(s, tuple):
             name, text = s
             out.append((str(name), str(text)))
-        elif isinstance(s, str) and "\n" in s:
+        elif _is_text(s):
             name = "<rules>" if len(texts) == 1 else f"<rules {texts.index(s) + 1}>"
             out.append((name, s))
         elif isinstance(s, (str, os.PathLike)):

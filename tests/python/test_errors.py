@@ -47,6 +47,10 @@ class Errors(unittest.TestCase):
         self.assertEqual((errors[0].file, errors[0].line), ("<rules>", 2))
         self.assertGreater(errors[0].column, 0)
         self.assertTrue(str(errors[0]).startswith(f"<rules>:2:{errors[0].column}: error: "))
+        # A one-line text is a text too, not a file name.
+        one_line = egret.check_rules(BAD_RULE.replace("\n", " "))
+        self.assertEqual([(d.file, d.line) for d in one_line if d.severity == "error"],
+                         [("<rules>", 1)])
 
     def test_a_bad_rule_file_checked(self):
         with tempfile.TemporaryDirectory() as tmp:
