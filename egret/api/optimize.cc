@@ -27,6 +27,7 @@ egret::OptimizeOptions PipelineOptions(const OptimizeOptions& options,
   o.limits.nodes = static_cast<size_t>(options.max_enodes);
   o.limits.seconds = options.time_limit_seconds;
   o.limits.memory_bytes = static_cast<size_t>(options.memory_limit_bytes);
+  o.limits.should_stop = options.should_stop;
   o.extractor = extractor;
   o.ilp_time_limit_seconds = options.ilp_time_limit_seconds;
   o.phase_mode = options.reseed_between_phases ? PhaseMode::kReseed : PhaseMode::kKeep;

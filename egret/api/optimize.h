@@ -88,6 +88,10 @@ struct OptimizeOptions {
   std::string device_file;
   // When set, called with one line (no newline) per iteration and per phase.
   std::function<void(const std::string&)> progress;
+  // When set, polled often during saturation (on the calling thread; it must
+  // be cheap): true cancels the call, which then fails with kCancelled
+  // (a caller's Ctrl-C, or a compiler giving up).
+  std::function<bool()> should_stop;
 };
 
 struct OptimizeResult {
@@ -174,6 +178,7 @@ struct OptimizeResult {
 
   // How saturation ended: "Saturated", "IterationLimit", "NodeLimit",
   // "ClassLimit", "TimeLimit" or "MemoryLimit"; and iterations over all phases.
+  // (A run that should_stop ended is an error, kCancelled, not a result.)
   std::string stop_reason;
   int64_t iterations = 0;
 
@@ -194,7 +199,8 @@ struct OptimizeResult {
 // ones) or, with
 // htp_only, an output no HTP implementation can compute (naming the op);
 // kFailedPrecondition when a rule
-// fails to compile (each reported in `diags`, which may be null).
+// fails to compile (each reported in `diags`, which may be null); kCancelled
+// when options.should_stop returned true.
 absl::StatusOr<OptimizeResult> Optimize(const Graph& input, const Rules& rules,
                                         const OptimizeOptions& options, DiagnosticList* diags);
 

@@ -100,10 +100,16 @@ std::string HeaderExcerpt(std::string_view text) {
 }  // namespace
 
 absl::StatusOr<Tensor> ReadNpy(const std::string& path, const TensorType& type) {
-  auto bad = [&](std::string_view msg) { return BadInput(SourceLocation{path, 0, 0}, msg); };
-  auto data = ReadFile(path);
+  absl::StatusOr<std::string> data = ReadFile(path);
   if (!data.ok()) return data.status();
-  const std::string& s = *data;
+  return DecodeNpy(*data, type, path);
+}
+
+absl::StatusOr<Tensor> DecodeNpy(std::string_view s, const TensorType& type,
+                                 std::string_view name) {
+  auto bad = [&](std::string_view msg) {
+    return BadInput(SourceLocation{std::string(name), 0, 0}, msg);
+  };
   if (s.size() < 10 || s.compare(0, 6, kMagic, 6) != 0) return bad("not a .npy file");
   const int major = static_cast<unsigned char>(s[6]);
   size_t header_len, start;
@@ -119,7 +125,7 @@ absl::StatusOr<Tensor> ReadNpy(const std::string& path, const TensorType& type) 
     return bad(absl::StrCat("unsupported .npy version ", major));
   }
   if (s.size() < start + header_len) return bad("truncated header");
-  const std::string header = s.substr(start, header_len);
+  const std::string header(s.substr(start, header_len));
   const std::string want_descr = absl::StrCat("'", std::string(Descr(type.dtype)), "'");
   // Accept '<' or '|' for one-byte types, and '=' for native little-endian.
   auto has_descr = [&](std::string_view d) {

@@ -4,6 +4,7 @@
 #define EGRET_BACKEND_NPY_H_
 
 #include <string>
+#include <string_view>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -22,6 +23,10 @@ std::string EncodeNpy(const Tensor& t);
 // The result has `type` (so quantized storage gets the caller's encoding).
 // Errors name the file: "in/x.npy: error: ...".
 absl::StatusOr<Tensor> ReadNpy(const std::string& path, const TensorType& type);
+// ReadNpy on the bytes of a .npy file held in memory; `name` stands for the
+// file in errors ("input 'x': error: ...").
+absl::StatusOr<Tensor> DecodeNpy(std::string_view bytes, const TensorType& type,
+                                 std::string_view name);
 
 }  // namespace egret
 

@@ -47,6 +47,10 @@ class RunState {
   // Time and memory; sets stop_ and returns true when a limit is exceeded.
   bool CheckTimeMemory(bool allow_rss = true) {
     if (stop_) return true;
+    if (o_.limits.should_stop && o_.limits.should_stop()) {
+      stop_ = StopReason::kCancelled;
+      return true;
+    }
     if (Elapsed() > o_.limits.seconds) {
       stop_ = StopReason::kTimeLimit;
       return true;
@@ -388,6 +392,7 @@ constexpr auto kStopReasonNames = MakeEnumNames<StopReason>({
     {StopReason::kClassLimit, "ClassLimit"},
     {StopReason::kTimeLimit, "TimeLimit"},
     {StopReason::kMemoryLimit, "MemoryLimit"},
+    {StopReason::kCancelled, "Cancelled"},
 });
 
 }  // namespace

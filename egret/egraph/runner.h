@@ -47,8 +47,10 @@ enum class StopReason {
   kClassLimit,
   kTimeLimit,
   kMemoryLimit,
+  kCancelled,  // RunnerLimits::should_stop said so
 };
-// "Saturated", "IterationLimit", "NodeLimit", "ClassLimit", "TimeLimit", "MemoryLimit".
+// "Saturated", "IterationLimit", "NodeLimit", "ClassLimit", "TimeLimit",
+// "MemoryLimit", "Cancelled".
 std::string_view StopReasonName(StopReason r);
 
 struct RunnerLimits {
@@ -61,6 +63,11 @@ struct RunnerLimits {
   // resident set size when memory_from_rss is set.
   size_t memory_bytes = 0;
   bool memory_from_rss = false;
+  // When set, polled as often as the time limit (a few times per millisecond
+  // of matching, and between iterations and phases), from the thread running
+  // the e-graph; true stops the run with StopReason::kCancelled (a caller's
+  // Ctrl-C). It must be cheap and must not touch the e-graph.
+  std::function<bool()> should_stop;
 };
 
 struct IterationReport;

@@ -207,6 +207,10 @@ absl::StatusOr<OptimizeResult> Optimize(const Graph& input, const rules::RuleSet
   result.saturation = std::move(sat.summary);
   time.saturate_ms = sat.saturate_ms;
   clock.Lap();
+  // The caller asked to stop (options.limits.should_stop): nothing is extracted.
+  if (result.saturation.stop_reason == StopReason::kCancelled) {
+    return absl::CancelledError("optimization cancelled");
+  }
 
   EGRET_ASSIGN_OR_RETURN(Extracted ex,
                          ExtractGraph(s, prep.model, options, /*annotate=*/true, deadline));

@@ -84,7 +84,9 @@ struct OptimizeOptions {
 
 // Rules that fail to compile are reported in `diags` and make the call fail
 // (kFailedPrecondition). A graph output that no implementation can compute
-// fails with kInvalidArgument naming the op and class.
+// fails with kInvalidArgument naming the op and class. When
+// options.limits.should_stop stops saturation, the call fails with
+// kCancelled (nothing is extracted).
 absl::StatusOr<OptimizeResult> Optimize(const Graph& input, const rules::RuleSet& rules,
                                         const OptimizeOptions& options, DiagnosticList* diags);
 

@@ -398,6 +398,30 @@ TEST(OptimizeTest, InvalidGraphAndLimits) {
   EXPECT_EQ(r->stop_reason, "IterationLimit");
 }
 
+// should_stop cancels the call: an error (kCancelled), not a result; a hook
+// that never fires changes nothing.
+TEST(OptimizeTest, ShouldStopCancels) {
+  Functions fns;
+  fns.AddConstraint("allow", [](const Operand&, absl::Span<const double>) { return true; });
+  absl::StatusOr<Rules> rules = Load(kDoubleRelu, fns, nullptr);
+  ASSERT_TRUE(rules.ok());
+  OptimizeOptions options;
+  int polls = 0;
+  options.should_stop = [&polls] {
+    ++polls;
+    return true;
+  };
+  absl::StatusOr<OptimizeResult> r = Optimize(DoubleRelu(), *rules, options, nullptr);
+  EXPECT_EQ(r.status().code(), absl::StatusCode::kCancelled) << r.status();
+  EXPECT_GT(polls, 0);
+
+  options.should_stop = [] { return false; };
+  r = Optimize(DoubleRelu(), *rules, options, nullptr);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->stop_reason, "Saturated");
+  EXPECT_DOUBLE_EQ(r->output_cost, 32);
+}
+
 // for_other_runtimes leaves out the rules of device-lowering passes (a
 // TILING rule here) and counts them; `changes` says what the rules did.
 TEST(OptimizeTest, ForOtherRuntimesLeavesOutDeviceLowering) {

@@ -131,5 +131,16 @@ TEST(Npy, RejectsMismatchesWithTheFileName) {
             absl::StatusCode::kNotFound);
 }
 
+// DecodeNpy reads the bytes ReadNpy reads from a file, naming them as told.
+TEST(Npy, DecodesBytesInMemory) {
+  Tensor t = Tensor::FromValues(TensorType(DType::kFloat32, {2, 2}), {1, 2, 3, 4});
+  absl::StatusOr<Tensor> back = DecodeNpy(EncodeNpy(t), t.type(), "input 'x'");
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_EQ(*back, t);
+  absl::StatusOr<Tensor> wrong = DecodeNpy(EncodeNpy(t), TensorType(DType::kFloat32, {4}), "x");
+  EXPECT_THAT(std::string(wrong.status().message()),
+              HasSubstr("x: error: shape (2,2) does not match Float32[4]"));
+}
+
 }  // namespace
 }  // namespace egret

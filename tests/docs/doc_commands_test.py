@@ -30,6 +30,14 @@ The doc-test convention (Markdown):
       that vary from run to run (times, bytes of peak RSS) should be left out
       with `...`.
 
+  ```python doc-test
+  import egret
+  ```
+      A Python block that this test runs with the interpreter running this
+      test (docs/python.md; ctest gives it the built module on PYTHONPATH),
+      in the same directory as the shell blocks; `exit=N` and a doc-output
+      block after it work as for a shell block.
+
   Blocks tagged plain ```sh (no doc-test) are not run: the ones that set up
   and build egret (scripts/demo, scripts/test, scripts/build), need a network,
   a model download, PyTorch, a phone or the QNN SDK.
@@ -92,8 +100,9 @@ def doc_tests(path):
     tests = []
     for b in fenced_blocks(path):
         if len(b.info) >= 2 and b.info[1] == "doc-test":
-            if b.info[0] not in ("sh", "bash", "console", "shell"):
-                raise SystemExit(f"{path}:{b.line}: a doc-test block must be sh, not {b.info[0]}")
+            if b.info[0] not in ("sh", "bash", "console", "shell", "python"):
+                raise SystemExit(
+                    f"{path}:{b.line}: a doc-test block must be sh or python, not {b.info[0]}")
             code = 0
             for opt in b.info[2:]:
                 if opt.startswith("exit="):
@@ -141,9 +150,12 @@ def run_doc(doc, egret, failures):
         env = dict(os.environ, PATH=bindir + os.pathsep + os.environ.get("PATH", ""))
         for block, code, expected in tests:
             where = f"{doc}:{block.line}"
-            r = subprocess.run(["bash", "-e", "-o", "pipefail", "-c", block.text], cwd=work,
-                               env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                               text=True, timeout=600)
+            if block.info[0] == "python":
+                command = [sys.executable, "-c", block.text]
+            else:
+                command = ["bash", "-e", "-o", "pipefail", "-c", block.text]
+            r = subprocess.run(command, cwd=work, env=env, stdout=subprocess.PIPE,
+                               stderr=subprocess.STDOUT, text=True, timeout=600)
             ok = True
             if r.returncode != code:
                 failures.append(f"{where}: exit {r.returncode}, the doc says {code}")

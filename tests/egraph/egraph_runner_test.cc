@@ -264,6 +264,27 @@ TEST(RunnerTest, MemoryLimitOwnAccounting) {
   EXPECT_LE(g.ApproxMemoryBytes(), 256 * 1024 * 12 / 10);
 }
 
+// should_stop is polled while an explosive rule runs: once it says so, the
+// run stops with kCancelled long before the time limit.
+TEST(RunnerTest, ShouldStopCancels) {
+  EGraph g;
+  AddOp(g, "F", {Leaf(g, "a")});
+  RunnerOptions o = Unlimited();
+  o.limits.iterations = 1u << 30;
+  o.check_invariants = false;
+  int polls = 0;
+  o.limits.should_stop = [&polls] { return ++polls >= 3; };
+  const auto start = std::chrono::steady_clock::now();
+  RunReport r = Runner(g, o).Run(Explosive());
+  const double elapsed =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  EXPECT_EQ(r.stop_reason, StopReason::kCancelled);
+  EXPECT_EQ(StopReasonName(r.stop_reason), "Cancelled");
+  EXPECT_EQ(polls, 3);
+  EXPECT_LT(elapsed, 60);
+  EXPECT_TRUE(g.clean());
+}
+
 TEST(RunnerTest, MemoryLimitRss) {
   EGraph g;
   AddOp(g, "F", {Leaf(g, "a")});
