@@ -21,7 +21,7 @@
 // is nodes computed per second.
 //
 //   build/bench/executor [--benchmark_filter=resnet50] [--benchmark_repetitions=3]
-#include "egret/backend/executor.h"
+#include "egret/executor/executor.h"
 
 #include <algorithm>
 #include <cstdint>

@@ -18,7 +18,7 @@
 #include "bench/time_execute.h"
 #include "benchmark/benchmark.h"
 #include "egret/api/graph_builder.h"
-#include "egret/backend/executor.h"
+#include "egret/executor/executor.h"
 
 namespace egret {
 namespace {

@@ -8,7 +8,7 @@
 #include <string>
 
 #include "benchmark/benchmark.h"
-#include "egret/rules/preprocessor.h"
+#include "egret/rules_pp/preprocessor.h"
 
 namespace egret::rules {
 namespace {

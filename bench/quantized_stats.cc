@@ -4,7 +4,7 @@
 #include <utility>
 
 #include "absl/strings/str_format.h"
-#include "egret/backend/verify.h"
+#include "egret/executor/verify.h"
 #include "egret/graph/dtype.h"
 #include "egret/graph/op_table.h"
 

@@ -8,8 +8,8 @@
 
 #include "absl/status/statusor.h"
 #include "benchmark/benchmark.h"
-#include "egret/backend/executor.h"
-#include "egret/backend/test_data.h"
+#include "egret/executor/executor.h"
+#include "egret/executor/test_data.h"
 #include "egret/graph/graph.h"
 
 namespace egret {

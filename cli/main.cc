@@ -9,7 +9,7 @@
 #include "CLI/CLI.hpp"
 #include "cli/commands.h"
 #include "cli/did_you_mean.h"
-#include "egret/backend/executor.h"
+#include "egret/executor/executor.h"
 #include "egret/support/diagnostic.h"
 
 int main(int argc, char** argv) {

@@ -6,15 +6,15 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "egret/rules/function_binding.h"
-#include "egret/rules/plugin_loader.h"
+#include "egret/rules_compile/function_binding.h"
+#include "egret/rules_compile/plugin_loader.h"
 
 namespace egret::cli {
 
 void AddPluginOption(CLI::App* cmd, std::vector<std::string>* paths) {
   cmd->add_option("--plugin", *paths,
                   "Load external functions for rules from a shared library built against "
-                  "egret/rules/plugin_abi.h (repeatable; docs/plugins.md)")
+                  "egret/rules_compile/plugin_abi.h (repeatable; docs/plugins.md)")
       ->allow_extra_args(false);
 }
 

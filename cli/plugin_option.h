@@ -1,5 +1,5 @@
 // The --plugin option of every command that compiles rules (optimize, compare,
-// rules check/list/dump): function plugins (egret/rules/plugin_abi.h,
+// rules check/list/dump): function plugins (egret/rules_compile/plugin_abi.h,
 // docs/plugins.md) whose functions rules may call, loaded in order over the
 // built-in functions.
 #ifndef EGRET_CLI_PLUGIN_OPTION_H_
@@ -11,9 +11,9 @@
 
 #include "CLI/CLI.hpp"
 #include "egret/rules/external_functions.h"
-#include "egret/rules/function_binding.h"
+#include "egret/rules_compile/function_binding.h"
 #include "egret/rules/rule_set.h"
-#include "egret/rules/shape_functions.h"
+#include "egret/rules_compile/shape_functions.h"
 
 namespace egret::cli {
 

@@ -4,7 +4,7 @@
 #include <vector>
 
 #include "egret/api/functions_internal.h"
-#include "egret/rules/plugin_loader.h"
+#include "egret/rules_compile/plugin_loader.h"
 
 namespace egret::api {
 namespace {

@@ -88,7 +88,7 @@ class Functions {
   void AddReplace(std::string name, ReplaceFn fn);
 
   // Loads a function plugin: a shared library built against the C ABI of
-  // egret/rules/plugin_abi.h (docs/plugins.md), whose functions are added as
+  // egret/rules_compile/plugin_abi.h (docs/plugins.md), whose functions are added as
   // by the Add* calls (replacing those of the same name and kind). Errors are
   // one line "<path>: error: ..." (kNotFound for a missing file,
   // kInvalidArgument otherwise); nothing is added then.

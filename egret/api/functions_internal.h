@@ -5,7 +5,7 @@
 
 #include "egret/api/functions.h"
 #include "egret/rules/external_functions.h"
-#include "egret/rules/shape_functions.h"
+#include "egret/rules_compile/shape_functions.h"
 
 namespace egret::api {
 

@@ -4,7 +4,7 @@
 
 #include "egret/api/functions_internal.h"
 #include "egret/api/rules_internal.h"
-#include "egret/rules/function_binding.h"
+#include "egret/rules_compile/function_binding.h"
 
 namespace egret::api {
 

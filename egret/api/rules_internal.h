@@ -5,7 +5,7 @@
 
 #include "egret/api/rules.h"
 #include "egret/rules/rule_set.h"
-#include "egret/rules/shape_functions.h"
+#include "egret/rules_compile/shape_functions.h"
 
 namespace egret::api {
 

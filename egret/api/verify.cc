@@ -2,8 +2,8 @@
 
 #include <utility>
 
-#include "egret/backend/test_data.h"
-#include "egret/backend/verify.h"
+#include "egret/executor/test_data.h"
+#include "egret/executor/verify.h"
 
 namespace egret::api {
 

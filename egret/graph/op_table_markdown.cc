@@ -16,7 +16,7 @@ constexpr std::string_view kHeader = R"md(# egret's op vocabulary
 Every op egret understands, with its exact inputs. This page is generated from the op
 table, `egret/graph/op_table.cc` (`FindOpDef`, `IsKnownOp`), by `egret ops --markdown`:
 edit the table, not this page. The row's shape function is what `InferOutputTypes`
-(`egret/graph/shape_inference.h`) runs; the reference executor (`egret/backend/executor.h`)
+(`egret/graph/shape_inference.h`) runs; the reference executor (`egret/executor/executor.h`)
 computes each op, and `tests/lib/op_table_consistency_test.cc` checks that every op has a
 shape function, a reference kernel, an HVX cost in `egret/rules/lib/hvx_ops.rules` (or is
 marked off HTP) and an ONNX mapping (or "none"). An op that is not listed here is *opaque*

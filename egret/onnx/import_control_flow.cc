@@ -11,7 +11,7 @@
 // shape inference, by the branches' and body's declared types, or (If) by
 // importing both branches as dead code.
 #include "absl/strings/escaping.h"
-#include "egret/backend/runtime_body.h"
+#include "egret/executor/runtime_body.h"
 #include "egret/onnx/importer_internal.h"
 
 namespace egret::onnx_import {

@@ -5,8 +5,8 @@
 // conditions and Pad amounts thus become plain data, and the nodes that
 // computed them are dead (Compact drops them). One folding path for every
 // op: what egret maps runs on egret's kernels, an opaque op on its
-// ONNX-semantics kernel (egret/backend/kernels/onnx/).
-#include "egret/backend/executor.h"
+// ONNX-semantics kernel (egret/executor/kernels/onnx/).
+#include "egret/executor/executor.h"
 #include "egret/graph/checked_math.h"
 #include "egret/onnx/importer_internal.h"
 

@@ -9,7 +9,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/ascii.h"
-#include "egret/backend/runtime_body.h"
+#include "egret/executor/runtime_body.h"
 #include "egret/onnx/external_data_internal.h"
 #include "egret/onnx/import_regroup_internal.h"
 #include "egret/onnx/importer_internal.h"

@@ -11,7 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
-#include "egret/backend/runtime_body.h"
+#include "egret/executor/runtime_body.h"
 #include "egret/graph/op_table.h"
 #include "egret/graph/shape_inference.h"
 #include "egret/graph/string_list.h"

@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "egret/backend/executor.h"
+#include "egret/executor/executor.h"
 #include "egret/graph/graph.h"
 #include "egret/graph/op_table.h"
 

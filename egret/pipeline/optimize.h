@@ -36,7 +36,7 @@
 #include "egret/pipeline/optimize_result.h"
 #include "egret/pipeline/phase_mode.h"
 #include "egret/rules/rule_set.h"
-#include "egret/rules/shape_functions.h"
+#include "egret/rules_compile/shape_functions.h"
 #include "egret/support/diagnostic.h"
 
 namespace egret {

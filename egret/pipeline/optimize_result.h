@@ -18,7 +18,7 @@
 #include <vector>
 
 #include "egret/backend/memory_plan.h"
-#include "egret/backend/verify.h"
+#include "egret/executor/verify.h"
 #include "egret/egraph/runner.h"
 #include "egret/graph/graph.h"
 #include "egret/pipeline/op_counts.h"

@@ -15,7 +15,7 @@
 #include "egret/pipeline/optimize.h"
 #include "egret/pipeline/optimize_result.h"
 #include "egret/pipeline/seed_internal.h"
-#include "egret/rules/compiler.h"
+#include "egret/rules_compile/compiler.h"
 
 namespace egret {
 

@@ -15,7 +15,7 @@
 #include "egret/egraph/egraph.h"
 #include "egret/graph/graph.h"
 #include "egret/pipeline/optimize.h"
-#include "egret/rules/compiler.h"
+#include "egret/rules_compile/compiler.h"
 
 namespace egret {
 

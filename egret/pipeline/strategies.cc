@@ -7,7 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
-#include "egret/backend/test_data.h"
+#include "egret/executor/test_data.h"
 #include "egret/cost/graph_cost.h"
 #include "egret/cost/make_cost_model.h"
 #include "egret/egraph/matcher.h"
@@ -15,7 +15,7 @@
 #include "egret/pipeline/constant_fold.h"
 #include "egret/pipeline/op_counts.h"
 #include "egret/pipeline/seed_internal.h"
-#include "egret/rules/compiler.h"
+#include "egret/rules_compile/compiler.h"
 
 namespace egret {
 namespace {

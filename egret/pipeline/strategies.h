@@ -25,7 +25,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "egret/backend/verify.h"
+#include "egret/executor/verify.h"
 #include "egret/extract/extractor.h"
 #include "egret/graph/graph.h"
 #include "egret/pipeline/optimize.h"

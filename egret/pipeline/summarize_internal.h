@@ -9,7 +9,7 @@
 
 #include "egret/graph/graph.h"
 #include "egret/pipeline/optimize_result.h"
-#include "egret/rules/compiler.h"
+#include "egret/rules_compile/compiler.h"
 
 namespace egret {
 

@@ -16,7 +16,7 @@
 #include "egret/rules/number_literal.h"
 #include "egret/rules/pass_groups.h"
 #include "egret/rules/pass_spec.h"
-#include "egret/rules/prelude.h"
+#include "egret/rules_pp/prelude.h"
 
 namespace egret::rules {
 namespace {

@@ -20,7 +20,7 @@
 
 #include "egret/rules/ast.h"
 #include "egret/rules/op_registry.h"
-#include "egret/rules/token.h"
+#include "egret/rules_pp/token.h"
 #include "egret/support/diagnostic.h"
 
 namespace egret::rules {

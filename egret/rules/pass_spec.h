@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "egret/rules/token.h"
+#include "egret/rules_pp/token.h"
 
 namespace egret::rules {
 

@@ -11,7 +11,7 @@
 #include "egret/rules/external_functions.h"
 #include "egret/rules/op_registry.h"
 #include "egret/rules/parser.h"
-#include "egret/rules/preprocessor.h"
+#include "egret/rules_pp/preprocessor.h"
 #include "egret/rules/rule_source.h"
 #include "egret/support/diagnostic.h"
 

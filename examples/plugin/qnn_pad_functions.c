@@ -1,4 +1,4 @@
-/* An egret function plugin (egret/rules/plugin_abi.h) in plain C: the shape
+/* An egret function plugin (egret/rules_compile/plugin_abi.h) in plain C: the shape
  * functions a QNN op package's MaxPool rules call to turn a padded pool into
  * an explicit pad followed by a "valid" (unpadded) pool. README.md says what
  * each computes; docs/plugins.md how to build and load it.
@@ -9,7 +9,7 @@
  */
 #include <stdio.h>
 
-#include "egret/rules/plugin_abi.h"
+#include "egret/rules_compile/plugin_abi.h"
 
 /* Reads the four paddings of `p`; non-zero (and a message) when it has none. */
 static int read_pads(const egret_tensor_info* p, int64_t pads[4], char* error, size_t error_size) {

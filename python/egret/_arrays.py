@@ -1,5 +1,5 @@
 """numpy arrays to and from what the C++ core exchanges: .npy bytes (egret's
-own encoding, egret/backend/npy.h, so egret checks dtypes and shapes with
+own encoding, egret/executor/npy.h, so egret checks dtypes and shapes with
 the messages of `egret run --inputs`), and raw bytes with egret's dtype name
 for a constant the graph builder or a shape function makes."""
 

@@ -21,7 +21,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "egret/backend/npy.h"
+#include "egret/executor/npy.h"
 #include "python/src/bindings.h"
 #include "python/src/call_scope.h"
 #include "python/src/errors.h"

@@ -1,4 +1,4 @@
-// run: a graph on egret's reference executor (egret/backend/executor.h), as
+// run: a graph on egret's reference executor (egret/executor/executor.h), as
 // `egret run` runs it, on inputs given as .npy bytes (one per graph input, in
 // order; egret/_run.py encodes numpy arrays so, and checks names). Returns one
 // (name, npy bytes) per graph output. An output whose op has no reference
@@ -11,8 +11,8 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "egret/backend/executor.h"
-#include "egret/backend/npy.h"
+#include "egret/executor/executor.h"
+#include "egret/executor/npy.h"
 #include "python/src/bindings.h"
 #include "python/src/errors.h"
 #include "python/src/graph.h"

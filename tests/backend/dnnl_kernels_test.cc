@@ -17,9 +17,9 @@
 #include <string>
 #include <vector>
 
-#include "egret/backend/executor.h"
-#include "egret/backend/kernels/dnnl_support.h"
-#include "egret/backend/kernels/kernels_internal.h"
+#include "egret/executor/executor.h"
+#include "egret/executor/kernels/dnnl_support.h"
+#include "egret/executor/kernels/kernels_internal.h"
 #include "graph_builder.h"
 
 namespace egret {

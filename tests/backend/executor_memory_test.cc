@@ -10,9 +10,9 @@
 #include <utility>
 #include <vector>
 
-#include "egret/backend/executor.h"
+#include "egret/executor/executor.h"
 #include "egret/backend/memory_plan.h"
-#include "egret/backend/test_data.h"
+#include "egret/executor/test_data.h"
 #include "egret/io/graph_io.h"
 #include "graph_builder.h"
 

@@ -6,14 +6,14 @@
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #pragma GCC diagnostic ignored "-Wuninitialized"
 #endif
-#include "egret/backend/executor.h"
+#include "egret/executor/executor.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <cmath>
 
-#include "egret/backend/test_data.h"
+#include "egret/executor/test_data.h"
 #include "graph_builder.h"
 
 namespace egret {

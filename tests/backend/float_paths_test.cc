@@ -19,7 +19,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "egret/backend/executor.h"
+#include "egret/executor/executor.h"
 #include "egret/graph/tensor.h"
 #include "graph_builder.h"
 

@@ -12,7 +12,7 @@
 #include <cstring>
 #include <limits>
 
-#include "egret/backend/executor.h"
+#include "egret/executor/executor.h"
 #include "graph_builder.h"
 
 namespace egret {

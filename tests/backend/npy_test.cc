@@ -5,7 +5,7 @@
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #pragma GCC diagnostic ignored "-Wuninitialized"
 #endif
-#include "egret/backend/npy.h"
+#include "egret/executor/npy.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

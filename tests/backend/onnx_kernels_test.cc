@@ -17,7 +17,7 @@
 #include <string>
 #include <vector>
 
-#include "egret/backend/executor.h"
+#include "egret/executor/executor.h"
 #include "onnx_node.h"
 
 namespace egret {

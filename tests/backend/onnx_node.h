@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "egret/backend/executor.h"
+#include "egret/executor/executor.h"
 #include "egret/graph/graph.h"
 #include "egret/graph/tensor.h"
 

@@ -33,8 +33,8 @@
 #include <string>
 #include <vector>
 
-#include "egret/backend/executor.h"
-#include "egret/backend/kernels/dnnl_support.h"
+#include "egret/executor/executor.h"
+#include "egret/executor/kernels/dnnl_support.h"
 #include "egret/graph/tensor.h"
 #include "graph_builder.h"
 

@@ -20,7 +20,7 @@
 #include <string>
 #include <vector>
 
-#include "egret/backend/executor.h"
+#include "egret/executor/executor.h"
 #include "egret/graph/tensor.h"
 #include "graph_builder.h"
 

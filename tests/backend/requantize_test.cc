@@ -13,7 +13,7 @@
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #pragma GCC diagnostic ignored "-Wuninitialized"
 #endif
-#include "egret/backend/kernels/requantize.h"
+#include "egret/executor/kernels/requantize.h"
 
 #include <gtest/gtest.h>
 
@@ -24,8 +24,8 @@
 #include <random>
 #include <vector>
 
-#include "egret/backend/kernels/kernels_internal.h"
-#include "egret/backend/kernels/simd.h"
+#include "egret/executor/kernels/kernels_internal.h"
+#include "egret/executor/kernels/simd.h"
 #include "egret/graph/tensor.h"
 
 namespace egret {

@@ -2,7 +2,7 @@
 // that rounds once where the reference rounded twice passes verification by
 // default, while wrong rewrites (a wrong scale, a dropped zero point, swapped
 // operands) still fail.
-#include "egret/backend/rounding_bound.h"
+#include "egret/executor/rounding_bound.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -12,8 +12,8 @@
 #include <utility>
 #include <vector>
 
-#include "egret/backend/test_data.h"
-#include "egret/backend/verify.h"
+#include "egret/executor/test_data.h"
+#include "egret/executor/verify.h"
 #include "graph_builder.h"
 
 namespace egret {

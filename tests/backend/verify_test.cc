@@ -1,5 +1,5 @@
 // Verification: two graphs on the same inputs, compared output by output.
-#include "egret/backend/verify.h"
+#include "egret/executor/verify.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

@@ -1,12 +1,12 @@
 // Constraint forms compiled into guards, evaluated on a tiny e-graph.
-#include "egret/rules/guard.h"
+#include "egret/rules_compile/guard.h"
 
 #include <cmath>
 #include <string>
 
 #include "compile_test_util.h"
 #include "egret/egraph/matcher.h"
-#include "egret/rules/function_binding.h"
+#include "egret/rules_compile/function_binding.h"
 #include "gtest/gtest.h"
 
 namespace egret {

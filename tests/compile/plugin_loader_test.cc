@@ -1,6 +1,6 @@
 // Function plugins (rules/plugin_loader.h): the example plugin's functions
 // through the FunctionLibrary, their declarations, and broken plugins.
-#include "egret/rules/plugin_loader.h"
+#include "egret/rules_compile/plugin_loader.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -10,7 +10,7 @@
 
 #include "egret/egraph/egraph.h"
 #include "egret/graph/tensor.h"
-#include "egret/rules/function_binding.h"
+#include "egret/rules_compile/function_binding.h"
 #include "egret/rules/rule_set.h"
 
 namespace egret::rules {
@@ -136,7 +136,7 @@ TEST(PluginLoaderTest, BrokenPluginsAreOneLineErrorsAndRegisterNothing) {
        EGRET_SOURCE_DIR "/README.md: error: cannot load plugin (not a loadable shared library?): "},
       {EGRET_BAD_PLUGIN_NO_ENTRY,
        EGRET_BAD_PLUGIN_NO_ENTRY ": error: not an egret plugin: it does not export "
-                                 "egret_plugin_abi_version (see egret/rules/plugin_abi.h)"},
+                                 "egret_plugin_abi_version (see egret/rules_compile/plugin_abi.h)"},
       {EGRET_BAD_PLUGIN_VERSION,
        EGRET_BAD_PLUGIN_VERSION ": error: plugin ABI version 999, but this egret loads version 1 "
                                 "(rebuild the plugin against this egret's plugin_abi.h)"},

@@ -1,4 +1,4 @@
-// libFuzzer target for the .npy reader (egret/backend/npy.h). The first bytes
+// libFuzzer target for the .npy reader (egret/executor/npy.h). The first bytes
 // choose the tensor type the caller expects: byte 0 the dtype (its QNN
 // number), byte 1 the rank (mod 4), then one byte per dim (mod 5); the rest is
 // the .npy file. A tensor the reader accepts must have that type, and
@@ -8,7 +8,7 @@
 #include <string>
 #include <string_view>
 
-#include "egret/backend/npy.h"
+#include "egret/executor/npy.h"
 #include "egret/graph/dtype.h"
 #include "egret/graph/tensor.h"
 #include "egret/graph/tensor_type.h"

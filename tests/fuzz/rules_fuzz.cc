@@ -6,7 +6,7 @@
 #include <string>
 #include <string_view>
 
-#include "egret/rules/preprocessor.h"
+#include "egret/rules_pp/preprocessor.h"
 #include "egret/rules/rule_set.h"
 #include "fuzz_util.h"
 

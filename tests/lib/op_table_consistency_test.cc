@@ -1,12 +1,12 @@
 // The op table (egret/graph/op_table.h) against the stages keyed by it: every
-// row has a shape function, a reference kernel (egret/backend/kernels), an HVX
+// row has a shape function, a reference kernel (egret/executor/kernels), an HVX
 // cost in the shipped library (egret/rules/lib/hvx_ops.rules) unless it is
 // marked off-HTP, and an ONNX mapping (or an explicit "none") whose ONNX ops
 // the importer really handles. Each failure names the op and what is missing.
 #include <string>
 #include <string_view>
 
-#include "egret/backend/executor.h"
+#include "egret/executor/executor.h"
 #include "egret/graph/op_table.h"
 #include "egret/onnx/onnx_reader.h"
 #include "gtest/gtest.h"
@@ -24,7 +24,7 @@ TEST(OpTableConsistency, EveryOpHasAShapeFunction) {
 TEST(OpTableConsistency, EveryOpHasAReferenceKernel) {
   for (const OpDef& d : AllOpDefs()) {
     EXPECT_TRUE(HasKernel(d.name))
-        << d.name << ": no reference kernel (register one in egret/backend/kernels)";
+        << d.name << ": no reference kernel (register one in egret/executor/kernels)";
   }
 }
 

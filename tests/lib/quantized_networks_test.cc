@@ -21,8 +21,8 @@
 #include <vector>
 
 #include "bench/quantized_stats.h"
-#include "egret/backend/test_data.h"
-#include "egret/backend/verify.h"
+#include "egret/executor/test_data.h"
+#include "egret/executor/verify.h"
 #include "egret/onnx/onnx_reader.h"
 #include "egret/pipeline/optimize.h"
 #include "shipped_library.h"

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "../backend/graph_builder.h"
-#include "egret/backend/executor.h"
+#include "egret/executor/executor.h"
 #include "egret/pipeline/optimize.h"
 #include "egret/rules/rule_flags.h"
 #include "gmock/gmock.h"

@@ -10,8 +10,8 @@
 #include <string_view>
 #include <vector>
 
-#include "egret/backend/test_data.h"
-#include "egret/backend/verify.h"
+#include "egret/executor/test_data.h"
+#include "egret/executor/verify.h"
 #include "egret/pipeline/optimize.h"
 #include "egret/rules/rule_set.h"
 #include "nlohmann/json.hpp"

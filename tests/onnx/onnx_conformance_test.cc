@@ -19,8 +19,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "egret/backend/executor.h"
-#include "egret/backend/test_data.h"
+#include "egret/executor/executor.h"
+#include "egret/executor/test_data.h"
 #include "egret/graph/graph.h"
 #include "egret/graph/op_table.h"
 #include "egret/onnx/onnx_reader.h"

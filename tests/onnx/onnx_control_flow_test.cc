@@ -20,8 +20,8 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "egret/backend/executor.h"
-#include "egret/backend/verify.h"
+#include "egret/executor/executor.h"
+#include "egret/executor/verify.h"
 #include "egret/graph/graph_json.h"
 #include "egret/onnx/onnx_reader.h"
 #include "egret/onnx/onnx_writer.h"

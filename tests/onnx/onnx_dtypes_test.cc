@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "egret/backend/executor.h"
+#include "egret/executor/executor.h"
 #include "egret/graph/graph.h"
 #include "egret/graph/graph_json.h"
 #include "egret/graph/tensor.h"

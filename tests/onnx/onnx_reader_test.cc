@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "egret/backend/executor.h"
+#include "egret/executor/executor.h"
 #include "egret/graph/op_table.h"
 #include "egret/io/graph_io.h"
 #include "egret/support/diagnostic.h"

@@ -3,7 +3,7 @@
 // implementation of ONNX's equations written here, in every direction and
 // layout, with and without initial states, biases and peepholes; the same
 // models with runtime weights stay opaque and their ONNX kernels
-// (egret/backend/kernels/onnx/onnx_rnn.cc) must agree too.
+// (egret/executor/kernels/onnx/onnx_rnn.cc) must agree too.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "egret/backend/executor.h"
+#include "egret/executor/executor.h"
 #include "egret/graph/op_table.h"
 #include "egret/onnx/onnx_reader.h"
 #include "onnx_builder.h"

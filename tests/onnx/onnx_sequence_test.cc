@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "egret/backend/executor.h"
+#include "egret/executor/executor.h"
 #include "egret/graph/graph_json.h"
 #include "egret/graph/string_list.h"
 #include "egret/onnx/onnx_reader.h"

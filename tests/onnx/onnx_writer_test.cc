@@ -18,8 +18,8 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "egret/backend/test_data.h"
-#include "egret/backend/verify.h"
+#include "egret/executor/test_data.h"
+#include "egret/executor/verify.h"
 #include "egret/io/graph_io.h"
 #include "egret/onnx/onnx_reader.h"
 #include "egret/support/file_io.h"

@@ -1,5 +1,5 @@
 // ONNX Runtime as the oracle for the ONNX-semantics kernels of opaque ops
-// (egret/backend/kernels/onnx/): single-node models over attribute
+// (egret/executor/kernels/onnx/): single-node models over attribute
 // combinations ONNX's conformance data leave out (bidirectional recurrent
 // layers with sequence lengths, clip and custom activations; 3-D pools with
 // ceil_mode and Indices; grouped, dilated 3-D transposed convolutions;
@@ -19,7 +19,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "egret/backend/test_data.h"
+#include "egret/executor/test_data.h"
 #include "egret/onnx/onnx_reader.h"
 #include "egret/support/file_io.h"
 #include "onnx_builder.h"

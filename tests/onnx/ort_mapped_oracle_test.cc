@@ -17,7 +17,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "egret/backend/test_data.h"
+#include "egret/executor/test_data.h"
 #include "egret/graph/op_table.h"
 #include "egret/onnx/onnx_reader.h"
 #include "egret/support/file_io.h"

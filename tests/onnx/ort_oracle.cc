@@ -13,9 +13,9 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "absl/types/span.h"
-#include "egret/backend/executor.h"
-#include "egret/backend/npy.h"
-#include "egret/backend/test_data.h"
+#include "egret/executor/executor.h"
+#include "egret/executor/npy.h"
+#include "egret/executor/test_data.h"
 #include "egret/support/file_io.h"
 
 namespace egret::testing {

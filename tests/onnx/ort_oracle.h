@@ -34,7 +34,7 @@ struct OrtOutputs {
 // and QuantizeLinear, which is what the model means. On, it fuses them into
 // its integer kernels, whose u8 x s8 products are added in pairs in a
 // saturating int16 on x86 CPUs without VNNI (as oneDNN's,
-// egret/backend/kernels/dnnl_support.h), so there its results are not the
+// egret/executor/kernels/dnnl_support.h), so there its results are not the
 // model's.
 struct OrtRunOptions {
   int threads = 1;       // intra-op threads

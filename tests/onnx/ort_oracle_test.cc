@@ -18,7 +18,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "egret/backend/test_data.h"
+#include "egret/executor/test_data.h"
 #include "egret/onnx/onnx_reader.h"
 
 namespace egret {

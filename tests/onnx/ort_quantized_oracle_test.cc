@@ -20,7 +20,7 @@
 #include <string>
 #include <vector>
 
-#include "egret/backend/test_data.h"
+#include "egret/executor/test_data.h"
 #include "egret/onnx/onnx_reader.h"
 #include "tests/onnx/onnx_builder.h"
 #include "tests/onnx/ort_oracle.h"

@@ -20,9 +20,9 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "egret/backend/executor.h"
-#include "egret/backend/test_data.h"
-#include "egret/backend/verify.h"
+#include "egret/executor/executor.h"
+#include "egret/executor/test_data.h"
+#include "egret/executor/verify.h"
 #include "egret/onnx/onnx_reader.h"
 #include "egret/pipeline/optimize.h"
 #include "egret/support/file_io.h"

@@ -25,7 +25,7 @@
 #include <vector>
 
 #include "absl/strings/str_join.h"
-#include "egret/backend/test_data.h"
+#include "egret/executor/test_data.h"
 #include "egret/graph/op_table.h"
 #include "egret/onnx/onnx_reader.h"
 #include "egret/pipeline/optimize.h"

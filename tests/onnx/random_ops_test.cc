@@ -13,9 +13,9 @@
 #include <string>
 #include <vector>
 
-#include "egret/backend/executor.h"
-#include "egret/backend/test_data.h"
-#include "egret/backend/verify.h"
+#include "egret/executor/executor.h"
+#include "egret/executor/test_data.h"
+#include "egret/executor/verify.h"
 #include "egret/onnx/onnx_reader.h"
 #include "egret/pipeline/optimize.h"
 #include "egret/support/file_io.h"

@@ -15,7 +15,7 @@
 #include "egret/extract/extractor_registry.h"
 #include "egret/io/graph_io.h"
 #include "egret/pipeline/optimize.h"
-#include "egret/rules/compiler.h"
+#include "egret/rules_compile/compiler.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"

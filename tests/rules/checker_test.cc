@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "egret/rules/lexer.h"
+#include "egret/rules_pp/lexer.h"
 #include "egret/rules/parser.h"
 #include "egret/rules/rule_set.h"
 #include "gmock/gmock.h"

@@ -1,5 +1,5 @@
 // Walks the rule language's form registry (egret/rules/form_table.h) and its
-// evaluator half (egret/rules/form_evaluators_internal.h): every form has one row with
+// evaluator half (egret/rules_compile/form_evaluators_internal.h): every form has one row with
 // a spelling, a well-formed signature and typing, the evaluator or builder its
 // category needs, and a place in docs/rule-language.md.
 #include "egret/rules/form_table.h"
@@ -11,7 +11,7 @@
 #include <string>
 #include <utility>
 
-#include "egret/rules/form_evaluators_internal.h"
+#include "egret/rules_compile/form_evaluators_internal.h"
 #include "gtest/gtest.h"
 
 namespace egret::rules {

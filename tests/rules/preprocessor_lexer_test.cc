@@ -3,7 +3,7 @@
 #include <string>
 #include <vector>
 
-#include "egret/rules/lexer.h"
+#include "egret/rules_pp/lexer.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 

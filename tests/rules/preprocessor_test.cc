@@ -1,7 +1,7 @@
 // Tests of the rule-file preprocessor: macros (object, function, variadic,
 // # and ##, blue paint), #if arithmetic, includes, locations through
 // expansion, limits, and every diagnostic with its exact text and place.
-#include "egret/rules/preprocessor.h"
+#include "egret/rules_pp/preprocessor.h"
 
 #include <sys/resource.h>
 
@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "absl/strings/str_join.h"
-#include "egret/rules/prelude.h"
+#include "egret/rules_pp/prelude.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 

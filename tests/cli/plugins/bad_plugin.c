@@ -6,7 +6,7 @@
  */
 #include <stdio.h>
 
-#include "egret/rules/plugin_abi.h"
+#include "egret/rules_compile/plugin_abi.h"
 
 #if defined(BAD_NO_ENTRY)
 EGRET_PLUGIN_EXPORT int not_an_entry_point(void) { return 0; }

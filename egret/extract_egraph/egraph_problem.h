@@ -1,0 +1,41 @@
+// The extraction problem of an e-graph: the bridge from the e-graph
+// (egraph/) and the HVX cost model (cost/) to the generic extractors, which
+// know neither. Its own stage (extract_egraph), so that the extractors of
+// extract/ stay usable on any problem (egraph-serialize JSON, tests).
+#ifndef EGRET_EXTRACT_EGRAPH_EGRAPH_PROBLEM_H_
+#define EGRET_EXTRACT_EGRAPH_EGRAPH_PROBLEM_H_
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "egret/cost/hvx_cost_model.h"
+#include "egret/egraph/egraph.h"
+#include "egret/extract/problem.h"
+
+namespace egret::extract {
+
+// An extraction problem over e-classes of an e-graph, with the maps back to
+// the e-graph: the problem's class i is e-class class_of[i], its node n is
+// e-node node_of[n].
+struct EGraphProblem {
+  ExtractionProblem problem;
+  std::vector<Id> class_of;      // problem class -> e-class
+  std::vector<NodeIdx> node_of;  // problem node -> e-node
+};
+
+// The extraction problem of the classes of `g` reachable from `roots`, each
+// live e-node priced by cost::NodeCostOf (its class's type as output; the
+// types of its child classes as inputs, except classes holding a "$Shape").
+// Nodes whose op has no implementation, and nodes that need a class that
+// cannot be computed, are left out. When a root cannot be computed at all,
+// fails with kInvalidArgument naming the root class and an op that blocks it,
+// and with `describe` (given that op's e-node), where that node came from.
+absl::StatusOr<EGraphProblem> BuildProblem(
+    const EGraph& g, const cost::HvxCostModel& model, const std::vector<Id>& roots,
+    const std::function<std::string(NodeIdx)>& describe = nullptr);
+
+}  // namespace egret::extract
+
+#endif  // EGRET_EXTRACT_EGRAPH_EGRAPH_PROBLEM_H_
