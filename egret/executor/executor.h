@@ -26,7 +26,7 @@
 // heavy op whose shape oneDNN does not take, is defined as computed in double; where computing in
 // float gives the same bits (one correctly rounded operation or a selection on Float32 and Float16
 // operands) the kernel does that, and ops that only move elements copy their stored bytes
-// (tests/backend/float_paths_test.cc checks both bit for bit). Results are identical run to run for
+// (tests/executor/float_paths_test.cc checks both bit for bit). Results are identical run to run for
 // a given ExecuteOptions::threads, and the streaming kernels give the same bits for every thread
 // count. Only the nodes the graph outputs depend on are run, in topological order; each
 // intermediate value is freed after its last use, or its storage taken over by the node that reads
@@ -63,7 +63,7 @@ struct ExecuteStats {
   // (borrowed from the caller) are not counted. For a graph with no Multi
   // node whose nodes all feed an output, it is MemoryPlan::naive_peak_bytes
   // when the graph has no inputs, else at most that and at least that less
-  // the inputs' bytes (tests/backend/executor_memory_test.cc). Values the
+  // the inputs' bytes (tests/executor/executor_memory_test.cc). Values the
   // executor never makes do not count: a Dequantize a convolution reads
   // through, a convolution's Float32 result stored as its Quantize's type
   // (see the file comment); nor do values an ExecuteCache holds (the

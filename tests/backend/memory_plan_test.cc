@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "egret/io/graph_io.h"
-#include "graph_builder.h"
+#include "tests/graph/graph_builder.h"
 
 namespace egret {
 namespace {

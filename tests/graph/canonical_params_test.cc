@@ -5,7 +5,7 @@
 
 #include <gtest/gtest.h>
 
-#include "../backend/graph_builder.h"
+#include "tests/graph/graph_builder.h"
 #include "egret/graph/shape_inference.h"
 
 namespace egret {

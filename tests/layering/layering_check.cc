@@ -48,15 +48,6 @@ std::vector<std::string> Fields(std::string_view line) {
 
 bool IsCppFile(const fs::path& p) { return p.extension() == ".h" || p.extension() == ".cc"; }
 
-// Rule 2 of the header comment: the x.cc beside a header x.h or x_internal.h.
-std::string SiblingSource(const std::string& header) {
-  fs::path p(header);
-  std::string stem = p.stem().string();
-  constexpr std::string_view kInternal = "_internal";
-  if (stem.ends_with(kInternal)) stem.resize(stem.size() - kInternal.size());
-  return (p.parent_path() / (stem + ".cc")).string();
-}
-
 }  // namespace
 
 absl::StatusOr<Manifest> ParseManifest(std::string_view text, std::string_view file) {
@@ -128,21 +119,29 @@ std::vector<Include> EgretIncludes(const fs::path& path) {
   return includes;
 }
 
-// Assigns files to stages (rules in layering_check.h).
+// "egret/<stage>/...": the stage folder a file is in ("" when not under
+// egret/ or directly in it).
+std::string StageFolder(const std::string& file) {
+  constexpr std::string_view kRoot = "egret/";
+  if (!file.starts_with(kRoot)) return "";
+  const size_t slash = file.find('/', kRoot.size());
+  return slash == std::string::npos ? "" : file.substr(0, slash);
+}
+
+// Assigns files to stages by their folder (layering_check.h).
 class Assigner {
  public:
   Assigner(const Manifest& manifest, const fs::path& root, LayeringReport& report)
       : root_(root), report_(report) {
     for (const Stage& s : manifest.stages) {
       by_name_[s.name] = &s;
-      for (const std::string& src : s.sources) listed_.emplace(src, s.name);
-      folder_stages_[s.folder].push_back(&s);
-    }
-    // Lowest first: the smallest closure, then declaration order.
-    for (auto& [folder, stages] : folder_stages_) {
-      std::stable_sort(stages.begin(), stages.end(), [](const Stage* a, const Stage* b) {
-        return a->closure.size() < b->closure.size();
-      });
+      const std::string expected = absl::StrCat("egret/", s.name);
+      if (s.folder != expected) {
+        report_.misplaced_stages.push_back(absl::StrCat("stage ", s.name, " is declared in ",
+                                                        s.folder, "; its folder must be ",
+                                                        expected));
+      }
+      by_folder_[expected] = &s;
     }
   }
 
@@ -153,77 +152,28 @@ class Assigner {
     return it->second;
   }
 
-  // The stage of `file` (relative to the root), or nullptr outside every
-  // stage folder (reported once) or for a missing file.
+  // The stage of `file` (relative to the root), or nullptr when its folder
+  // is no stage's (reported).
   const Stage* Assign(const std::string& file) {
-    if (auto it = report_.stage_of.find(file); it != report_.stage_of.end()) {
-      return by_name_.at(it->second);
+    const std::string folder = StageFolder(file);
+    auto it = by_folder_.find(folder);
+    if (it == by_folder_.end()) {
+      report_.unowned.push_back(absl::StrCat(
+          file, ": belongs to no stage (",
+          folder.empty() ? "not in a folder under egret/" : folder + " is not a stage's folder",
+          ")"));
+      return nullptr;
     }
-    if (!fs::is_regular_file(root_ / file)) return nullptr;
-    const Stage* s = Rule12(file);
-    if (s == nullptr) {
-      const std::vector<const Stage*>* candidates = FolderStages(file);
-      if (candidates == nullptr) {
-        if (unowned_.insert(file).second) {
-          report_.unowned.push_back(absl::StrCat(
-              file, ": belongs to no stage (not under the folder of any egret_stage)"));
-        }
-        return nullptr;
-      }
-      s = candidates->front();
-      if (visiting_.insert(file).second) s = Rule3(file, *candidates);
-      visiting_.erase(file);
-    }
-    report_.stage_of[file] = s->name;
-    return s;
+    report_.stage_of[file] = it->second->name;
+    return it->second;
   }
 
  private:
-  // Rules 1 and 2: the stage listing the file, or its sibling .cc.
-  const Stage* Rule12(const std::string& file) const {
-    auto it = listed_.find(file);
-    if (it == listed_.end() && file.ends_with(".h")) it = listed_.find(SiblingSource(file));
-    return it == listed_.end() ? nullptr : by_name_.at(it->second);
-  }
-
-  // The stages of the deepest stage folder holding `file`, lowest first.
-  const std::vector<const Stage*>* FolderStages(const std::string& file) const {
-    const std::vector<const Stage*>* found = nullptr;
-    size_t depth = 0;
-    for (const auto& [folder, stages] : folder_stages_) {
-      if (file.starts_with(folder + "/") && folder.size() >= depth) {
-        found = &stages;
-        depth = folder.size();
-      }
-    }
-    return found;
-  }
-
-  // Rule 3: the lowest candidate that links every stage `file` includes, or
-  // the lowest of all when none does (its includes are then reported).
-  const Stage* Rule3(const std::string& file, const std::vector<const Stage*>& candidates) {
-    std::set<std::string> needed;
-    for (const Include& inc : includes(file)) {
-      if (const Stage* t = Assign(inc.target)) needed.insert(t->name);
-    }
-    for (const Stage* c : candidates) {
-      if (std::all_of(needed.begin(), needed.end(), [&](const std::string& n) {
-            return n == c->name || c->closure.contains(n);
-          })) {
-        return c;
-      }
-    }
-    return candidates.front();
-  }
-
   fs::path root_;
   LayeringReport& report_;
   absl::flat_hash_map<std::string, const Stage*> by_name_;
-  std::map<std::string, std::string> listed_;  // SOURCES entry -> stage
-  std::map<std::string, std::vector<const Stage*>> folder_stages_;
+  absl::flat_hash_map<std::string, const Stage*> by_folder_;  // "egret/<name>" -> stage
   std::map<std::string, std::vector<Include>> includes_;
-  std::set<std::string> visiting_;  // rule-3 files being assigned (include cycles)
-  std::set<std::string> unowned_;
 };
 
 }  // namespace

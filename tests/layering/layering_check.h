@@ -6,19 +6,11 @@
 // configure time (egret_write_stage_manifest in cmake/EgretTargets.cmake), so
 // a stage added to the build is checked without touching this test.
 //
-// Which stage a file under egret/ belongs to:
-//   1. the stage whose SOURCES list it;
-//   2. a header x.h or x_internal.h not listed: the stage listing x.cc in the
-//      same folder;
-//   3. any other file: a stage of the deepest stage folder holding it. When
-//      that folder declares several stages (egret/rules: rules_pp, rules,
-//      rules_compile), the lowest of them (smallest closure, then declaration
-//      order) that links everything the file includes; when none does, the
-//      lowest (rules_pp), and its includes are reported. Such a header is
-//      thereby checked through its includers: a rules file including a
-//      header that needs rules_compile is reported.
-//   A .h/.cc file under egret/ outside every stage folder belongs to no stage
-//   and is reported.
+// Which stage a file under egret/ belongs to: the one of its folder. Stage
+// `s` lives in egret/<s>/ (subfolders included: egret/executor/kernels/ is
+// executor's), and every stage's folder is its own; a stage declared
+// elsewhere, and a .h/.cc file whose folder under egret/ is no stage's, are
+// reported.
 #ifndef EGRET_TESTS_LAYERING_LAYERING_CHECK_H_
 #define EGRET_TESTS_LAYERING_LAYERING_CHECK_H_
 
@@ -57,6 +49,8 @@ struct LayeringReport {
   std::map<std::string, std::string> stage_of;
   // "egret/x/y.h: belongs to no stage (...)".
   std::vector<std::string> unowned;
+  // "stage s is declared in egret/t; its folder must be egret/s".
+  std::vector<std::string> misplaced_stages;
   // "egret/extract/a.cc:12: stage extract includes egret/pipeline/b.h of stage
   // pipeline, which it does not link (it links: support)"; also includes of
   // egret/ files that do not exist.

@@ -1,5 +1,6 @@
-// Layering: no stage includes a stage it does not link, and no stage declares
-// a dependency it never includes (rules in layering_check.h).
+// Layering: each stage lives in its own folder egret/<stage>/, no stage
+// includes a stage it does not link, and no stage declares a dependency it
+// never includes (rules in layering_check.h).
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -27,6 +28,7 @@ TEST(Layering, EveryStageIncludesOnlyWhatItLinks) {
   ASSERT_FALSE(manifest->stages.empty());
 
   LayeringReport r = CheckLayering(*manifest, EGRET_SOURCE_DIR);
+  EXPECT_THAT(r.misplaced_stages, IsEmpty()) << absl::StrJoin(r.misplaced_stages, "\n");
   EXPECT_THAT(r.unowned, IsEmpty()) << absl::StrJoin(r.unowned, "\n");
   EXPECT_THAT(r.bad_includes, IsEmpty()) << absl::StrJoin(r.bad_includes, "\n");
   EXPECT_THAT(r.unused_deps, IsEmpty()) << absl::StrJoin(r.unused_deps, "\n");
@@ -56,48 +58,47 @@ class LayeringCheck : public ::testing::Test {
 };
 
 TEST_F(LayeringCheck, NamesEveryBreach) {
-  // base <- mid; folder egret/multi holds low (on base) and high (on low, mid).
+  // base <- mid <- top; stage odd is declared outside its own folder.
   absl::StatusOr<Manifest> m = ParseManifest(
       "stage base egret/base\ndeps base\nclosure base\nsource base egret/base/b.cc\n"
       "stage mid egret/mid\ndeps mid base\nclosure mid base\nsource mid egret/mid/m.cc\n"
-      "stage low egret/multi\ndeps low base\nclosure low base\nsource low egret/multi/l.cc\n"
-      "stage high egret/multi\ndeps high low mid\nclosure high low mid base\n"
-      "source high egret/multi/h.cc\n",
+      "stage top egret/top\ndeps top mid base\nclosure top mid base\n"
+      "source top egret/top/t.cc\n"
+      "stage odd egret/top\ndeps odd\nclosure odd\n",
       "manifest.txt");
   ASSERT_TRUE(m.ok()) << m.status();
   Write("egret/base/b.h", "#pragma once\n");
   Write("egret/base/b.cc", "#include \"egret/base/b.h\"\n#include \"egret/mid/m.h\"\n");
   Write("egret/mid/m.h", "#include \"egret/base/b.h\"\n");
-  Write("egret/mid/m.cc", "#include \"egret/mid/m.h\"\n");
-  Write("egret/multi/l.cc", "#include \"egret/multi/token.h\"\n");
-  // No sibling .cc: the lowest stage of egret/multi linking what it includes (high: mid), so
-  // low's l.cc may not include it; plain.h includes nothing and belongs to low.
-  Write("egret/multi/token.h", "// comment\n  #  include \"egret/mid/m.h\"\n");
-  Write("egret/multi/plain.h", "#pragma once\n");
-  Write("egret/multi/h_internal.h", "#include \"egret/mid/m.h\"\n");  // high, via h.cc
-  Write("egret/multi/h.cc",
-        "#include \"egret/multi/h_internal.h\"\n#include \"egret/multi/gone.h\"\n");
+  Write("egret/mid/m.cc", "#include \"egret/mid/m.h\"\n#include \"egret/mid/gone.h\"\n");
+  // A file of top's moved into mid's folder is mid's: its include of top is reported.
+  Write("egret/mid/moved.h", "// comment\n  #  include \"egret/top/t.h\"\n");
+  Write("egret/top/t.h", "#include \"egret/mid/m.h\"\n");
+  Write("egret/top/t.cc", "#include \"egret/top/t.h\"\n");
+  Write("egret/top/sub/deep.h", "#pragma once\n");
   Write("egret/loose/x.h", "\n");
+  Write("egret/flat.h", "\n");
 
   LayeringReport r = CheckLayering(*m, root_);
-  EXPECT_EQ(r.stage_of.at("egret/multi/token.h"), "high");
-  EXPECT_EQ(r.stage_of.at("egret/multi/plain.h"), "low");
-  EXPECT_EQ(r.stage_of.at("egret/multi/h_internal.h"), "high");
+  EXPECT_EQ(r.stage_of.at("egret/mid/moved.h"), "mid");
+  EXPECT_EQ(r.stage_of.at("egret/top/sub/deep.h"), "top");
   EXPECT_EQ(r.stage_of.at("egret/base/b.h"), "base");
-  EXPECT_THAT(r.unowned, ElementsAre("egret/loose/x.h: belongs to no stage (not under the folder "
-                                     "of any egret_stage)"));
+  EXPECT_THAT(r.misplaced_stages,
+              ElementsAre("stage odd is declared in egret/top; its folder must be egret/odd"));
+  EXPECT_THAT(r.unowned,
+              ElementsAre("egret/flat.h: belongs to no stage (not in a folder under egret/)",
+                          "egret/loose/x.h: belongs to no stage (egret/loose is not a stage's "
+                          "folder)"));
   EXPECT_THAT(r.bad_includes,
               ElementsAre("egret/base/b.cc:2: stage base includes egret/mid/m.h of stage mid, "
                           "which it does not link (it links: nothing)",
-                          "egret/multi/h.cc:2: includes egret/multi/gone.h, which does not exist",
-                          "egret/multi/l.cc:1: stage low includes egret/multi/token.h of stage "
-                          "high, which it does not link (it links: base)"));
-  // high includes mid (h_internal.h) but nothing of low; low includes nothing of base.
+                          "egret/mid/m.cc:2: includes egret/mid/gone.h, which does not exist",
+                          "egret/mid/moved.h:2: stage mid includes egret/top/t.h of stage top, "
+                          "which it does not link (it links: base)"));
+  // top includes mid (t.h) but nothing of base directly.
   EXPECT_THAT(r.unused_deps,
-              ElementsAre("stage low declares STAGES base, but none of its files includes a "
-                          "header of base (egret/multi)",
-                          "stage high declares STAGES low, but none of its files includes a "
-                          "header of low (egret/multi)"));
+              ElementsAre("stage top declares STAGES base, but none of its files includes a "
+                          "header of base (egret/top)"));
 }
 
 TEST(LayeringManifest, ErrorsNameFileAndLine) {

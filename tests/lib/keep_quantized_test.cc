@@ -2,7 +2,7 @@
 // behind their Dequantize instead of the floats constant folding makes.
 #include <vector>
 
-#include "../backend/graph_builder.h"
+#include "tests/graph/graph_builder.h"
 #include "egret/pipeline/optimize.h"
 #include "gtest/gtest.h"
 #include "shipped_library.h"

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "../backend/graph_builder.h"
+#include "tests/graph/graph_builder.h"
 #include "egret/pipeline/optimize.h"
 #include "egret/pipeline/strategies.h"
 #include "gtest/gtest.h"

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "../backend/graph_builder.h"
+#include "tests/graph/graph_builder.h"
 #include "egret/executor/executor.h"
 #include "egret/pipeline/optimize.h"
 #include "egret/rules/rule_flags.h"

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "../backend/graph_builder.h"
+#include "tests/graph/graph_builder.h"
 #include "gtest/gtest.h"
 #include "shipped_library.h"
 

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "../backend/graph_builder.h"
+#include "tests/graph/graph_builder.h"
 #include "egret/pipeline/optimize.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"

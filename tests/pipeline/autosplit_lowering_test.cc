@@ -8,7 +8,7 @@
 #include <variant>
 #include <vector>
 
-#include "../backend/graph_builder.h"
+#include "tests/graph/graph_builder.h"
 #include "../lib/shipped_library.h"
 #include "egret/backend/memory_plan.h"
 #include "egret/cost/vtcm.h"

@@ -36,7 +36,7 @@
 #include "egret/executor/executor.h"
 #include "egret/executor/kernels/dnnl_support.h"
 #include "egret/graph/tensor.h"
-#include "graph_builder.h"
+#include "tests/graph/graph_builder.h"
 
 namespace egret {
 namespace {

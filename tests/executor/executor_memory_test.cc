@@ -14,7 +14,7 @@
 #include "egret/backend/memory_plan.h"
 #include "egret/executor/test_data.h"
 #include "egret/io/graph_io.h"
-#include "graph_builder.h"
+#include "tests/graph/graph_builder.h"
 
 namespace egret {
 namespace {

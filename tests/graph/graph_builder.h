@@ -1,7 +1,7 @@
 // Test helper: builds small graphs op by op, filling output types with the
 // shape functions unless a type is given.
-#ifndef EGRET_TESTS_BACKEND_GRAPH_BUILDER_H_
-#define EGRET_TESTS_BACKEND_GRAPH_BUILDER_H_
+#ifndef EGRET_TESTS_GRAPH_GRAPH_BUILDER_H_
+#define EGRET_TESTS_GRAPH_GRAPH_BUILDER_H_
 
 #include <gtest/gtest.h>
 
@@ -80,4 +80,4 @@ inline std::vector<double> RandomStorage(const TensorType& type, std::mt19937& r
 
 }  // namespace egret::testing
 
-#endif  // EGRET_TESTS_BACKEND_GRAPH_BUILDER_H_
+#endif  // EGRET_TESTS_GRAPH_GRAPH_BUILDER_H_

@@ -7,7 +7,7 @@
 #include <string>
 #include <utility>
 
-#include "graph_builder.h"
+#include "tests/graph/graph_builder.h"
 
 namespace egret {
 namespace {

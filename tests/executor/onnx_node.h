@@ -2,8 +2,8 @@
 // operands through the executor, the way an imported model runs it: inputs
 // by ONNX position (absent ones listed in "onnx.absent_inputs"), ONNX
 // attributes, and the output types the importer would declare.
-#ifndef EGRET_TESTS_BACKEND_ONNX_NODE_H_
-#define EGRET_TESTS_BACKEND_ONNX_NODE_H_
+#ifndef EGRET_TESTS_EXECUTOR_ONNX_NODE_H_
+#define EGRET_TESTS_EXECUTOR_ONNX_NODE_H_
 
 #include <gtest/gtest.h>
 
@@ -89,4 +89,4 @@ inline std::string ErrorOf(const absl::StatusOr<std::vector<Tensor>>& r) {
 
 }  // namespace egret::testing
 
-#endif  // EGRET_TESTS_BACKEND_ONNX_NODE_H_
+#endif  // EGRET_TESTS_EXECUTOR_ONNX_NODE_H_

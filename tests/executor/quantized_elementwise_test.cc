@@ -22,7 +22,7 @@
 
 #include "egret/executor/executor.h"
 #include "egret/graph/tensor.h"
-#include "graph_builder.h"
+#include "tests/graph/graph_builder.h"
 
 namespace egret {
 namespace {

@@ -21,7 +21,7 @@
 #include "absl/strings/str_cat.h"
 #include "egret/executor/executor.h"
 #include "egret/graph/tensor.h"
-#include "graph_builder.h"
+#include "tests/graph/graph_builder.h"
 
 namespace egret {
 namespace {

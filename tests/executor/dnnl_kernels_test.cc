@@ -20,7 +20,7 @@
 #include "egret/executor/executor.h"
 #include "egret/executor/kernels/dnnl_support.h"
 #include "egret/executor/kernels/kernels_internal.h"
-#include "graph_builder.h"
+#include "tests/graph/graph_builder.h"
 
 namespace egret {
 namespace {

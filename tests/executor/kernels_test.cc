@@ -13,7 +13,7 @@
 #include <limits>
 
 #include "egret/executor/executor.h"
-#include "graph_builder.h"
+#include "tests/graph/graph_builder.h"
 
 namespace egret {
 namespace {

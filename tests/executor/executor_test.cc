@@ -14,7 +14,7 @@
 #include <cmath>
 
 #include "egret/executor/test_data.h"
-#include "graph_builder.h"
+#include "tests/graph/graph_builder.h"
 
 namespace egret {
 namespace {

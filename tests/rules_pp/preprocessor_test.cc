@@ -24,7 +24,7 @@ using ::testing::ElementsAre;
 using ::testing::IsEmpty;
 using ::testing::Pair;
 
-const std::string kData = std::string(EGRET_SOURCE_DIR) + "/tests/rules/testdata/pp";
+const std::string kData = std::string(EGRET_SOURCE_DIR) + "/tests/rules_pp/testdata";
 
 PreprocessOptions NoPrelude() {
   PreprocessOptions o;
