@@ -11,8 +11,8 @@
 
 #include "CLI/CLI.hpp"
 #include "egret/rules/external_functions.h"
-#include "egret/rules_compile/function_binding.h"
 #include "egret/rules/rule_set.h"
+#include "egret/rules_compile/function_binding.h"
 #include "egret/rules_compile/shape_functions.h"
 
 namespace egret::cli {

@@ -26,9 +26,9 @@
 // heavy op whose shape oneDNN does not take, is defined as computed in double; where computing in
 // float gives the same bits (one correctly rounded operation or a selection on Float32 and Float16
 // operands) the kernel does that, and ops that only move elements copy their stored bytes
-// (tests/executor/float_paths_test.cc checks both bit for bit). Results are identical run to run for
-// a given ExecuteOptions::threads, and the streaming kernels give the same bits for every thread
-// count. Only the nodes the graph outputs depend on are run, in topological order; each
+// (tests/executor/float_paths_test.cc checks both bit for bit). Results are identical run to run
+// for a given ExecuteOptions::threads, and the streaming kernels give the same bits for every
+// thread count. Only the nodes the graph outputs depend on are run, in topological order; each
 // intermediate value is freed after its last use, or its storage taken over by the node that reads
 // it last.
 #ifndef EGRET_EXECUTOR_EXECUTOR_H_

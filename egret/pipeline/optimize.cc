@@ -17,8 +17,8 @@
 #include "egret/pipeline/seed_internal.h"
 #include "egret/pipeline/summarize_internal.h"
 #include "egret/pipeline/uniform_constant.h"
-#include "egret/rules_compile/compiler.h"
 #include "egret/rules/rule_flags.h"
+#include "egret/rules_compile/compiler.h"
 #include "egret/support/process_memory.h"
 #include "egret/support/status_macros.h"
 

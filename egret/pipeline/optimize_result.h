@@ -18,8 +18,8 @@
 #include <vector>
 
 #include "egret/backend/memory_plan.h"
-#include "egret/executor/verify.h"
 #include "egret/egraph/runner.h"
+#include "egret/executor/verify.h"
 #include "egret/graph/graph.h"
 #include "egret/pipeline/op_counts.h"
 #include "egret/pipeline/phase_mode.h"

@@ -11,8 +11,8 @@
 #include "egret/rules/external_functions.h"
 #include "egret/rules/op_registry.h"
 #include "egret/rules/parser.h"
-#include "egret/rules_pp/preprocessor.h"
 #include "egret/rules/rule_source.h"
+#include "egret/rules_pp/preprocessor.h"
 #include "egret/support/diagnostic.h"
 
 namespace egret::rules {

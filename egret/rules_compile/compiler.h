@@ -23,9 +23,9 @@
 #include "egret/egraph/rewrite.h"
 #include "egret/graph/graph.h"
 #include "egret/rules/ast.h"
+#include "egret/rules/rule_set.h"
 #include "egret/rules_compile/function_binding.h"
 #include "egret/rules_compile/replacement.h"
-#include "egret/rules/rule_set.h"
 #include "egret/rules_compile/shape_functions.h"
 #include "egret/support/diagnostic.h"
 

@@ -4,8 +4,8 @@
 
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
-#include "egret/rules_compile/compiler.h"
 #include "egret/rules/parser.h"
+#include "egret/rules_compile/compiler.h"
 
 namespace egret::rules {
 namespace {

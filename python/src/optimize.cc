@@ -22,9 +22,9 @@
 
 #include "absl/strings/str_cat.h"
 #include "egret/api/rules_internal.h"
+#include "egret/cost/device_params.h"
 #include "egret/executor/test_data.h"
 #include "egret/executor/verify.h"
-#include "egret/cost/device_params.h"
 #include "egret/extract/extractor_registry.h"
 #include "egret/graph/json_text.h"
 #include "egret/pipeline/changes.h"

@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "tests/graph/graph_builder.h"
 #include "gtest/gtest.h"
+#include "tests/graph/graph_builder.h"
 
 namespace egret {
 namespace {

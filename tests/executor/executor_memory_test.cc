@@ -10,8 +10,8 @@
 #include <utility>
 #include <vector>
 
-#include "egret/executor/executor.h"
 #include "egret/backend/memory_plan.h"
+#include "egret/executor/executor.h"
 #include "egret/executor/test_data.h"
 #include "egret/io/graph_io.h"
 #include "tests/graph/graph_builder.h"

@@ -6,8 +6,8 @@
 #include <string>
 #include <string_view>
 
-#include "egret/rules_pp/preprocessor.h"
 #include "egret/rules/rule_set.h"
+#include "egret/rules_pp/preprocessor.h"
 #include "fuzz_util.h"
 
 using egret::fuzz::Check;

@@ -5,8 +5,8 @@
 
 #include <gtest/gtest.h>
 
-#include "tests/graph/graph_builder.h"
 #include "egret/graph/shape_inference.h"
+#include "tests/graph/graph_builder.h"
 
 namespace egret {
 namespace {

@@ -137,9 +137,8 @@ class Assigner {
       by_name_[s.name] = &s;
       const std::string expected = absl::StrCat("egret/", s.name);
       if (s.folder != expected) {
-        report_.misplaced_stages.push_back(absl::StrCat("stage ", s.name, " is declared in ",
-                                                        s.folder, "; its folder must be ",
-                                                        expected));
+        report_.misplaced_stages.push_back(absl::StrCat(
+            "stage ", s.name, " is declared in ", s.folder, "; its folder must be ", expected));
       }
       by_folder_[expected] = &s;
     }

@@ -2,10 +2,10 @@
 // behind their Dequantize instead of the floats constant folding makes.
 #include <vector>
 
-#include "tests/graph/graph_builder.h"
 #include "egret/pipeline/optimize.h"
 #include "gtest/gtest.h"
 #include "shipped_library.h"
+#include "tests/graph/graph_builder.h"
 
 namespace egret {
 namespace {

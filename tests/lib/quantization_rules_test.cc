@@ -8,12 +8,12 @@
 #include <string>
 #include <vector>
 
-#include "tests/graph/graph_builder.h"
 #include "egret/pipeline/optimize.h"
 #include "egret/pipeline/strategies.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
 #include "shipped_library.h"
+#include "tests/graph/graph_builder.h"
 
 namespace egret {
 namespace {

@@ -7,7 +7,6 @@
 #include <string>
 #include <vector>
 
-#include "tests/graph/graph_builder.h"
 #include "egret/executor/executor.h"
 #include "egret/pipeline/optimize.h"
 #include "egret/rules/rule_flags.h"
@@ -15,6 +14,7 @@
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
 #include "shipped_library.h"
+#include "tests/graph/graph_builder.h"
 
 namespace egret {
 namespace {

@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
-#include "tests/graph/graph_builder.h"
 #include "gtest/gtest.h"
 #include "shipped_library.h"
+#include "tests/graph/graph_builder.h"
 
 namespace egret {
 namespace {

@@ -8,12 +8,12 @@
 #include <variant>
 #include <vector>
 
-#include "tests/graph/graph_builder.h"
 #include "../lib/shipped_library.h"
 #include "egret/backend/memory_plan.h"
 #include "egret/cost/vtcm.h"
 #include "egret/pipeline/optimize.h"
 #include "gtest/gtest.h"
+#include "tests/graph/graph_builder.h"
 
 namespace egret {
 namespace {

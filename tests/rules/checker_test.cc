@@ -7,9 +7,9 @@
 #include <string>
 #include <vector>
 
-#include "egret/rules_pp/lexer.h"
 #include "egret/rules/parser.h"
 #include "egret/rules/rule_set.h"
+#include "egret/rules_pp/lexer.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"

@@ -11,8 +11,8 @@
 #include "egret/egraph/graph_import.h"
 #include "egret/egraph/runner.h"
 #include "egret/graph/graph.h"
-#include "egret/rules_compile/compiler.h"
 #include "egret/rules/rule_set.h"
+#include "egret/rules_compile/compiler.h"
 #include "gtest/gtest.h"
 
 namespace egret::testing {

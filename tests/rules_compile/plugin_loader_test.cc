@@ -10,8 +10,8 @@
 
 #include "egret/egraph/egraph.h"
 #include "egret/graph/tensor.h"
-#include "egret/rules_compile/function_binding.h"
 #include "egret/rules/rule_set.h"
+#include "egret/rules_compile/function_binding.h"
 
 namespace egret::rules {
 namespace {
