@@ -33,6 +33,10 @@ class GraphInputFlags {
   // `unsized_dim` (for a summary that must not fail on them: egret info).
   absl::StatusOr<Graph> Load(const std::string& path, int64_t unsized_dim) const;
 
+  // The most the process may hold resident while an ONNX file is read (0: no
+  // limit), set by a command from its --memory-limit before Load.
+  int64_t memory_limit_bytes = 0;
+
  private:
   std::vector<std::string> dims_;
   int64_t default_dim_ = 0;

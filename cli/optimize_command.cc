@@ -292,7 +292,9 @@ int RunOptimize(const OptimizeArgs& args) {
   options.functions = &fns->library;
 
   const auto read_start = std::chrono::steady_clock::now();
-  absl::StatusOr<Graph> graph = args.input.Load(args.graph);
+  GraphInputFlags input = args.input;
+  input.memory_limit_bytes = static_cast<int64_t>(limits->memory_bytes);
+  absl::StatusOr<Graph> graph = input.Load(args.graph);
   const double read_ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - read_start)
           .count();

@@ -152,7 +152,9 @@ int RunCommand(const std::string& path, const std::string& inputs_dir, uint64_t 
   std::optional<size_t> memory = ParseMemoryLimit("run", memory_limit);
   if (!memory) return kExitBadInput;
   const auto read_start = std::chrono::steady_clock::now();
-  auto g = input.Load(path);
+  GraphInputFlags limited = input;
+  limited.memory_limit_bytes = static_cast<int64_t>(*memory);
+  auto g = limited.Load(path);
   const double read_ms = MsSince(read_start);
   if (!g.ok()) return Report(g.status());
   auto inputs = Inputs(*g, path, inputs_dir, seed, *memory);
@@ -238,9 +240,11 @@ int VerifyCommand(const std::string& a_path, const std::string& b_path,
   std::optional<size_t> memory = ParseMemoryLimit("verify", memory_limit);
   if (!memory) return kExitBadInput;
   tolerance.max_live_bytes = static_cast<int64_t>(*memory);
-  auto a = input.Load(a_path);
+  GraphInputFlags limited = input;
+  limited.memory_limit_bytes = static_cast<int64_t>(*memory);
+  auto a = limited.Load(a_path);
   if (!a.ok()) return Report(a.status());
-  auto b = input.Load(b_path);
+  auto b = limited.Load(b_path);
   if (!b.ok()) return Report(b.status());
   auto inputs = Inputs(*a, a_path, inputs_dir, seed, *memory);
   if (!inputs.ok()) return ReportRunFailure(inputs.status());

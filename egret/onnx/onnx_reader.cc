@@ -11,6 +11,7 @@
 #include "absl/strings/ascii.h"
 #include "egret/executor/runtime_body.h"
 #include "egret/onnx/external_data_internal.h"
+#include "egret/onnx/memory_limit_internal.h"
 #include "egret/onnx/import_regroup_internal.h"
 #include "egret/onnx/importer_internal.h"
 #include "egret/onnx/onnx_writer.h"
@@ -477,6 +478,7 @@ absl::Status Importer::ImportNodes(const std::vector<const onnx::NodeProto*>& no
   EGRET_ASSIGN_OR_RETURN(auto order, SortNodes(nodes));
   for (int i : order) {
     const onnx::NodeProto& node = *nodes[i];
+    EGRET_RETURN_IF_ERROR(onnx_internal::CheckMemoryLimit(options_.memory_limit_bytes));
     absl::Status s = ImportNode(node);
     if (!s.ok()) {
       absl::StatusCode code = IsUnmapped(s) ? absl::StatusCode::kInvalidArgument : s.code();
@@ -609,8 +611,9 @@ absl::StatusOr<Graph> ReadOnnx(const std::string& path, const OnnxImportOptions&
   EGRET_ASSIGN_OR_RETURN(onnx::ModelProto model, ParseModel(*bytes, path));
   if (onnx_internal::HasExternalData(model)) {
     const std::string dir = std::filesystem::path(path).parent_path().string();
-    if (absl::Status s = onnx_internal::LoadExternalData(&model, dir, options.max_external_bytes);
-        !s.ok()) {
+    absl::Status s = onnx_internal::LoadExternalData(&model, dir, options.max_external_bytes);
+    if (s.ok()) s = onnx_internal::CheckMemoryLimit(options.memory_limit_bytes);
+    if (!s.ok()) {
       return absl::Status(s.code(),
                           EscapeControlChars(absl::StrCat(path, ": error: ", s.message())));
     }

@@ -79,6 +79,11 @@ struct OnnxImportOptions {
   // Cap on the bytes of its external data (the weights of a model over
   // protobuf's 2 GB, an LLM's): read tensor by tensor, never the file whole.
   uint64_t max_external_bytes = kDefaultMaxExternalBytes;
+  // The most this process may hold resident while reading (0: no limit):
+  // checked after the external data is read and before each node is
+  // imported; over it, the import stops with kResourceExhausted naming the
+  // file ("... over the memory limit ...").
+  int64_t memory_limit_bytes = 0;
 };
 
 // Reads the ONNX model at `path`. A name in `options` (dim_params,

@@ -1,0 +1,32 @@
+// Private to the onnx stage: the memory limit the reader and the writer honour
+// (OnnxImportOptions::memory_limit_bytes, OnnxWriteOptions::memory_limit_bytes),
+// checked against this process's resident set at the points where their work
+// grows: the external data read, each node imported, each large constant
+// written.
+#ifndef EGRET_ONNX_MEMORY_LIMIT_INTERNAL_H_
+#define EGRET_ONNX_MEMORY_LIMIT_INTERNAL_H_
+
+#include <cstdint>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_format.h"
+#include "egret/support/process_memory.h"
+
+namespace egret::onnx_internal {
+
+// kResourceExhausted when this process holds more than `limit_bytes`
+// resident (0: no limit), saying both; the caller prefixes the file.
+inline absl::Status CheckMemoryLimit(int64_t limit_bytes) {
+  if (limit_bytes <= 0) return absl::OkStatus();
+  const int64_t resident = ResidentBytes();
+  if (resident <= limit_bytes) return absl::OkStatus();
+  constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+  return absl::ResourceExhaustedError(
+      absl::StrFormat("over the memory limit: %.2f GiB resident, the limit is %.2f GiB",
+                      static_cast<double>(resident) / kGiB,
+                      static_cast<double>(limit_bytes) / kGiB));
+}
+
+}  // namespace egret::onnx_internal
+
+#endif  // EGRET_ONNX_MEMORY_LIMIT_INTERNAL_H_
