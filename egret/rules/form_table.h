@@ -1,6 +1,6 @@
 // The rule language's forms, one row each: how a form is spelled, what
 // operands it takes (its signature) and how the checker types it. The parser
-// (parser.cc) reads spellings and signatures from here, the checker
+// (parser_expressions.cc) reads spellings and signatures from here, the checker
 // (checker.cc) the typing, the AST printer (ast.cc) the spelling and the
 // signature; the grammar macros (IS_QUINT8, DIM_*, SAME_SHAPE, ...) are rows
 // of their own with the expansion the parser applies.
