@@ -69,7 +69,7 @@ absl::Status CheckInputs(const Graph& g, absl::Span<const Tensor> inputs) {
 // float, exactly what a Dequantize to Float32 stores, and store a Float32
 // result in a quantized type as a Quantize of it would: they read inputs 0-2
 // through a Dequantize, and store through a Quantize. The convolutions
-// compute on 8-bit quantized operands in integers (executor/kernels/conv.cc);
+// compute on 8-bit quantized operands in integers (executor/kernels/conv_quantized.cc);
 // the binary elementwise ops in float, a chunk of the dequantized operands
 // at a time (executor/kernels/elementwise.cc), when KernelContext::through
 // marks such an input.

@@ -67,7 +67,7 @@ struct IlpResult {
   int rounds = 0;
   int64_t cycle_cuts = 0;
   // Rows sum(d) >= sum(c) for a class d that every term of class c computes
-  // (they tighten the LP relaxation; see ilp_extractor.cc).
+  // (they tighten the LP relaxation; see ilp_model.cc).
   int64_t necessary_rows = 0;
   bool solver_used = false;
   // The memory budget cut the extraction short (see IlpOptions).

@@ -1,5 +1,7 @@
 // Private to the onnx stage: the ONNX writer's state and toolkit, shared by
-// the driver (onnx_writer.cc) and the op mappings (write_*.cc).
+// the driver (onnx_writer.cc: the graph walk), its toolkit
+// (writer_toolkit.cc), its initializers (writer_constants.cc), serializing
+// (writer_serialize.cc) and the op mappings (write_*.cc).
 //
 // The writer walks the graph in topological order. Each egret value is
 // written as one ONNX tensor holding its *stored* numbers (the integers of a
@@ -181,6 +183,19 @@ class Writer {
   std::map<std::string, std::string, std::less<>> scalar_cache_;
   absl::flat_hash_map<std::string, NodeId> deferred_;  // initializer name -> its $Const
 };
+
+// Shared by the writer's files. The ONNX element type of `t`'s dtype
+// (kUnimplemented when it has none) and the value info `vi` of tensor `name`
+// of type `t` with that element type (onnx_writer.cc).
+absl::StatusOr<int32_t> ElemType(const TensorType& t);
+void SetValueInfo(onnx::ValueInfoProto* vi, const std::string& name, const TensorType& t,
+                  int32_t elem);
+// The doc string written for node `n` (an ONNX node or a constant's
+// initializer): its op, implementation, cost and provenance (onnx_writer.cc).
+std::string DocString(const Node& n);
+// Every tensor name the nodes of `g` and of their subgraphs read
+// (writer_constants.cc).
+void CollectReads(const onnx::GraphProto& g, absl::flat_hash_set<std::string>* read);
 
 // The mapping of the current node onto standard ONNX ops (write_ops.cc and
 // the family files), or NonStandard. OK when written. The family functions

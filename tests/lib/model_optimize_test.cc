@@ -81,7 +81,7 @@ TEST(ModelOptimizeTest, PpOcrClassifier) {
 
 // The ILP extractor proves its choice optimal on a real network (stop reason
 // "Finished") well within its time limit: the necessary-class rows of
-// extract/ilp_extractor.cc. Without them CBC's bound was still half the
+// extract/ilp_model.cc. Without them CBC's bound was still half the
 // optimum when the 10 s ran out.
 TEST(ModelOptimizeTest, IlpProvesItsChoiceOptimalOnPpOcrClassifier) {
   const std::string path = ModelCache() + "/ppocr/ch_ppocr_mobile_v2.0_cls_infer.onnx";

@@ -53,7 +53,7 @@ const dnnl::engine& CpuEngine();
 // 2 * 255 * |w| <= 32767: 64. (oneDNN documents this: without VNNI, int8
 // weights are meant to be scaled to 7 bits.) A filter with larger values
 // is given to oneDNN as two filters of values within the limit, whose sums
-// add up to its own (conv.cc's Int8FilterValues).
+// add up to its own (conv_quantized.cc's Int8FilterValues).
 int DnnlInt8WeightLimit();
 
 // Clamps every value into [lo, hi], compared in double (as the loop
@@ -73,7 +73,7 @@ dnnl::memory::desc StridedDesc(const dnnl::memory::dims& dims, const dnnl::memor
 // constant is determined by the layout's data type and a `part`: s8 is
 // q - zero of 8-bit quantized storage, whole (part 0) or one of the two
 // halves it is split into when the CPU's int8 kernels need 7-bit values
-// (parts 1 and 2, conv.cc's Int8FilterValues); f32 the real value rounded to
+// (parts 1 and 2, conv_quantized.cc's Int8FilterValues); f32 the real value rounded to
 // float.
 class ConstantCache {
  public:

@@ -1,0 +1,193 @@
+// The ILP extractor's acyclicity (ilp_extractor_internal.h): the strongly
+// connected components of the class graph (only cyclic ones need
+// constraints), the 2-cycle rows added with the model, which classes a
+// solution's chosen nodes compute without a cycle, and the lazy cuts of the
+// cycles among the rest, added between solves.
+#include <algorithm>
+#include <utility>
+#include <vector>
+
+#include "egret/extract/ilp_extractor_internal.h"
+
+namespace egret::extract::ilp_internal {
+
+Sccs ComputeSccs(const ExtractionProblem& p, const std::vector<char>& in,
+                 const std::vector<char>& keep) {
+  const size_t nc = p.num_classes();
+  Sccs out{std::vector<int32_t>(nc, -1), {}};
+  std::vector<int32_t> index(nc, -1), low(nc, 0);
+  std::vector<char> on_stack(nc, 0);
+  std::vector<ClassId> tstack;
+  struct Frame {
+    ClassId c;
+    ENodeId n;
+    uint32_t k;
+  };
+  std::vector<Frame> frames;
+  int32_t next = 0;
+  // Advances frame f to its next kept child edge; returns false at the end.
+  auto next_child = [&](Frame& f, ClassId* child) {
+    while (f.n < p.class_end(f.c)) {
+      if (keep[f.n] && f.k < p.children(f.n).size()) {
+        *child = p.children(f.n)[f.k++];
+        return true;
+      }
+      ++f.n;
+      f.k = 0;
+    }
+    return false;
+  };
+  for (ClassId s = 0; s < nc; ++s) {
+    if (!in[s] || index[s] >= 0) continue;
+    index[s] = low[s] = next++;
+    tstack.push_back(s);
+    on_stack[s] = 1;
+    frames.push_back({s, p.class_begin(s), 0});
+    while (!frames.empty()) {
+      Frame& f = frames.back();
+      ClassId ch;
+      if (next_child(f, &ch)) {
+        if (!in[ch]) continue;
+        if (index[ch] < 0) {
+          index[ch] = low[ch] = next++;
+          tstack.push_back(ch);
+          on_stack[ch] = 1;
+          frames.push_back({ch, p.class_begin(ch), 0});
+        } else if (on_stack[ch]) {
+          low[f.c] = std::min(low[f.c], index[ch]);
+        }
+        continue;
+      }
+      ClassId c = f.c;
+      frames.pop_back();
+      if (!frames.empty()) low[frames.back().c] = std::min(low[frames.back().c], low[c]);
+      if (low[c] == index[c]) {
+        std::vector<ClassId> comp;
+        ClassId x;
+        do {
+          x = tstack.back();
+          tstack.pop_back();
+          on_stack[x] = 0;
+          out.id[x] = static_cast<int32_t>(out.members.size());
+          comp.push_back(x);
+        } while (x != c);
+        out.members.push_back(std::move(comp));
+      }
+    }
+  }
+  return out;
+}
+
+// Acyclicity, on cyclic strongly connected parts of the class graph only:
+// a chosen node and a chosen node of its child class that uses it back
+// cannot both be chosen (2-cycles, here); longer cycles are cut lazily
+// (AddCycleCuts), when a solution has one.
+void IlpBuilder::AddTwoCycleRows() {
+  for (const std::vector<ClassId>& comp : sccs_.members) {
+    if (comp.size() < 2) continue;
+    for (ClassId c : comp) {
+      for (ENodeId n = p_.class_begin(c); n < p_.class_end(c); ++n) {
+        if (node_col_[n] < 0) continue;
+        for (ClassId d : ChildSet(p_, n)) {
+          if (d <= c || sccs_.id[d] != sccs_.id[c]) continue;  // each pair of classes once
+          for (ENodeId m = p_.class_begin(d); m < p_.class_end(d); ++m) {
+            if (node_col_[m] < 0) continue;
+            const auto back = p_.children(m);
+            if (std::find(back.begin(), back.end(), c) == back.end()) continue;
+            int32_t row = AddRow(-kInf, 1);
+            entries_.push_back({row, node_col_[n], 1.0});
+            entries_.push_back({row, node_col_[m], 1.0});
+          }
+        }
+      }
+    }
+  }
+}
+
+void IlpBuilder::MarkReady(const std::vector<std::vector<ENodeId>>& chosen,
+                           const std::vector<char>& collapsed_chosen, std::vector<char>& ready,
+                           std::vector<ENodeId>& ready_node) const {
+  std::fill(ready.begin(), ready.end(), 0);
+  std::fill(ready_node.begin(), ready_node.end(), kNoENode);
+  // Children first (Tarjan's order), so one visit settles a class outside a
+  // cycle; a cyclic component is visited until nothing changes.
+  for (const std::vector<ClassId>& comp : sccs_.members) {
+    for (bool changed = true; changed;) {
+      changed = false;
+      for (ClassId c : comp) {
+        if (ready[c]) continue;
+        if (collapsed_chosen[c]) {
+          ready[c] = 1;
+          changed = true;
+          continue;
+        }
+        for (ENodeId n : chosen[c]) {
+          bool all = true;
+          for (ClassId ch : p_.children(n)) all = all && ready[ch];
+          if (all) {
+            ready[c] = 1;
+            ready_node[c] = n;
+            changed = true;
+            break;
+          }
+        }
+      }
+      if (comp.size() == 1) break;
+    }
+  }
+}
+
+int IlpBuilder::AddCycleCuts(const std::vector<std::vector<ENodeId>>& chosen,
+                             const std::vector<char>& ready) {
+  // A depth-first search over the chosen nodes' edges into classes that are
+  // not ready (each such class has a chosen node, and each of its chosen
+  // nodes a child that is not ready); each back edge closes a cycle.
+  const size_t nc = p_.num_classes();
+  std::vector<int32_t> on_path(nc, -1);  // position on the path, or -1
+  std::vector<char> done(nc, 0);
+  struct Frame {
+    ClassId c;
+    size_t node = 0;   // chosen[c][node] is the node being followed
+    size_t child = 0;  // its next child
+  };
+  std::vector<Frame> path;
+  int cuts = 0;
+  for (ClassId start = 0; start < nc && cuts < kMaxCutsPerRound; ++start) {
+    if (ready[start] || done[start] || chosen[start].empty()) continue;
+    path.push_back({start});
+    on_path[start] = 0;
+    while (!path.empty() && cuts < kMaxCutsPerRound) {
+      Frame& f = path.back();
+      if (f.node >= chosen[f.c].size()) {
+        on_path[f.c] = -1;
+        done[f.c] = 1;
+        path.pop_back();
+        continue;
+      }
+      const auto kids = p_.children(chosen[f.c][f.node]);
+      if (f.child >= kids.size()) {
+        ++f.node;
+        f.child = 0;
+        continue;
+      }
+      const ClassId d = kids[f.child++];
+      if (ready[d] || done[d] || chosen[d].empty()) continue;
+      if (on_path[d] >= 0) {  // a cycle: the nodes followed from path[on_path[d]] on
+        const size_t from = static_cast<size_t>(on_path[d]);
+        const int32_t row = AddRow(-kInf, static_cast<double>(path.size() - from) - 1);
+        for (size_t k = from; k < path.size(); ++k) {
+          entries_.push_back({row, node_col_[chosen[path[k].c][path[k].node]], 1.0});
+        }
+        ++cuts;
+        continue;
+      }
+      on_path[d] = static_cast<int32_t>(path.size());
+      path.push_back({d});
+    }
+    for (const Frame& f : path) on_path[f.c] = -1;
+    path.clear();
+  }
+  return cuts;
+}
+
+}  // namespace egret::extract::ilp_internal

@@ -1,0 +1,139 @@
+// Private to the extract stage: the ILP extractor's model builder, shared by
+// its three files (ilp_extractor.h describes the formulation):
+//   - ilp_model.cc: pruning, collapsing, the columns and rows of the 0-1
+//     program (roots, children, negative costs, necessary classes) and the
+//     CBC model made of them;
+//   - ilp_cycles.cc: acyclicity: the class graph's strongly connected parts,
+//     the 2-cycle rows, which classes a solution computes without a cycle,
+//     and the lazy cuts of the cycles it has;
+//   - ilp_extractor.cc: solving: CBC in a child process by the deadline, the
+//     rounds of solving and cutting, reading the solution, and ExtractIlp.
+#ifndef EGRET_EXTRACT_ILP_EXTRACTOR_INTERNAL_H_
+#define EGRET_EXTRACT_ILP_EXTRACTOR_INTERNAL_H_
+
+#include <chrono>
+#include <cstdint>
+#include <limits>
+#include <vector>
+
+#include "Cbc_C_Interface.h"
+#include "absl/status/statusor.h"
+#include "egret/extract/ilp_extractor.h"
+#include "egret/extract/tree_extractor.h"
+
+namespace egret::extract::ilp_internal {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+// Cycle cuts added after one solve at most (the search stops there).
+constexpr int kMaxCutsPerRound = 2000;
+// Necessary-class rows are computed for at most this many model classes (a
+// bit set of them per class: 8 MB at the limit) and this many word
+// operations.
+constexpr size_t kMaxNecessaryClasses = 8192;
+constexpr double kMaxNecessaryWork = 2e8;
+
+using Clock = std::chrono::steady_clock;
+
+inline double SecondsUntil(Clock::time_point deadline) {
+  return std::chrono::duration<double>(deadline - Clock::now()).count();
+}
+
+// Sorted distinct child classes of n.
+std::vector<ClassId> ChildSet(const ExtractionProblem& p, ENodeId n);
+
+// Classes reachable from the roots through nodes with keep[n].
+std::vector<char> Reach(const ExtractionProblem& p, const std::vector<char>& keep);
+
+// Strongly connected components of the class graph restricted to `in` classes
+// and `keep` nodes (iterative Tarjan). Components come out children first.
+struct Sccs {
+  std::vector<int32_t> id;  // per class, -1 if not in the graph
+  std::vector<std::vector<ClassId>> members;
+};
+
+Sccs ComputeSccs(const ExtractionProblem& p, const std::vector<char>& in,
+                 const std::vector<char>& keep);
+
+struct Triplet {
+  int32_t row, col;
+  double value;
+};
+
+class IlpBuilder {
+ public:
+  IlpBuilder(const ExtractionProblem& p, const TreeCosts& tree) : p_(p), tree_(tree) {}
+
+  // Solves until `deadline`, within `memory_budget_bytes` of solver memory
+  // (0: unbounded); returns `warm` (not optimal) if no better is found by
+  // then.
+  absl::StatusOr<IlpResult> Run(Choice warm, Clock::time_point deadline,
+                                int64_t memory_budget_bytes);
+
+ private:
+  void Prune();
+  void Collapse();
+  // See Run: the model's classes, columns and rows (roots, children,
+  // negative costs, necessary classes, 2-cycles); sets in_model_, the
+  // column maps and num_binaries_.
+  void BuildModel();
+  int32_t AddColumn(double cost, double lb, double ub, bool integer) {
+    obj_.push_back(cost);
+    col_lb_.push_back(lb);
+    col_ub_.push_back(ub);
+    is_int_.push_back(integer);
+    return static_cast<int32_t>(obj_.size() - 1);
+  }
+  int32_t AddRow(double lb, double ub) {
+    row_lb_.push_back(lb);
+    row_ub_.push_back(ub);
+    return static_cast<int32_t>(row_lb_.size() - 1);
+  }
+  void Expand(ClassId c, Choice* out) const;  // collapsed subtree choices
+  // Adds coef * (every column of class c) to `row`.
+  void AddClassTerms(int32_t row, ClassId c, double coef) {
+    for (int32_t j = class_col_begin_[c]; j < class_col_end_[c]; ++j)
+      entries_.push_back({row, j, coef});
+  }
+  // See BuildModel: rows sum(d) >= sum(c) for d immediately necessary for c.
+  void AddNecessaryClassRows();
+  // See BuildModel: rows for the 2-cycles of cyclic strongly connected parts.
+  void AddTwoCycleRows();
+  // Which classes the `chosen` nodes (per class) and `collapsed_chosen`
+  // classes compute without a cycle (`ready`), and through which node
+  // (`ready_node`; kNoENode for a collapsed class).
+  void MarkReady(const std::vector<std::vector<ENodeId>>& chosen,
+                 const std::vector<char>& collapsed_chosen, std::vector<char>& ready,
+                 std::vector<ENodeId>& ready_node) const;
+  // See Run: a cut for each cycle among the `chosen` nodes (per class) of
+  // classes that are not `ready`; returns how many.
+  int AddCycleCuts(const std::vector<std::vector<ENodeId>>& chosen, const std::vector<char>& ready);
+  // A CBC model of the columns, rows and entries so far (the caller deletes it).
+  Cbc_Model* NewModel() const;
+
+  const ExtractionProblem& p_;
+  const TreeCosts& tree_;
+  std::vector<char> keep_;          // per node
+  std::vector<ENodeId> dominator_;  // per node
+  std::vector<char> live_;          // per class: reachable through kept nodes
+  Sccs sccs_;
+  std::vector<char> collapsible_;  // per class
+  std::vector<double> val_;        // exact cost of a collapsible class
+  std::vector<ENodeId> vchoice_;   // its best node
+  std::vector<double> obj_, col_lb_, col_ub_, row_lb_, row_ub_;
+  std::vector<char> is_int_;
+  std::vector<Triplet> entries_;
+  // The model (set by BuildModel): which classes it has, each class's
+  // columns [begin, end) and each kept node's column (-1: none).
+  std::vector<char> in_model_;
+  std::vector<int32_t> class_col_begin_, class_col_end_, node_col_;
+  // Per binary column: its node (kNoENode for a collapsed leaf) and class;
+  // the binaries are the first num_binaries_ columns.
+  std::vector<ENodeId> col_node_;
+  std::vector<ClassId> col_class_;
+  int32_t num_binaries_ = 0;
+  int64_t necessary_rows_ = 0;
+};
+
+}  // namespace egret::extract::ilp_internal
+
+#endif  // EGRET_EXTRACT_ILP_EXTRACTOR_INTERNAL_H_
