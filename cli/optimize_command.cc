@@ -348,6 +348,7 @@ int RunOptimize(const OptimizeArgs& args) {
     onnx.standard_only = args.onnx_standard_only;
     onnx.external_data = args.onnx_external_data;
     onnx.records = args.onnx_records;
+    onnx.memory_limit_bytes = static_cast<int64_t>(limits->memory_bytes);
     if (!args.output.empty()) s = StageGraph(r->graph, args.output, &txn, std::nullopt, onnx);
     if (s.ok() && !args.dot.empty()) s = StageGraph(r->graph, args.dot, &txn, GraphFormat::kDot);
     if (s.ok() && !args.report.empty()) s = txn.Stage(args.report, DumpJson(ToJson(*r), 2) + "\n");

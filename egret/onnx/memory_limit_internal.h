@@ -7,6 +7,7 @@
 #define EGRET_ONNX_MEMORY_LIMIT_INTERNAL_H_
 
 #include <cstdint>
+#include <string>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_format.h"
@@ -15,16 +16,20 @@
 namespace egret::onnx_internal {
 
 // kResourceExhausted when this process holds more than `limit_bytes`
-// resident (0: no limit), saying both; the caller prefixes the file.
-inline absl::Status CheckMemoryLimit(int64_t limit_bytes) {
+// resident (0: no limit), or would with `more_bytes` more allocated, saying
+// the figures; the caller prefixes the file.
+inline absl::Status CheckMemoryLimit(int64_t limit_bytes, int64_t more_bytes = 0) {
   if (limit_bytes <= 0) return absl::OkStatus();
   const int64_t resident = ResidentBytes();
-  if (resident <= limit_bytes) return absl::OkStatus();
+  if (resident + more_bytes <= limit_bytes) return absl::OkStatus();
   constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
-  return absl::ResourceExhaustedError(
-      absl::StrFormat("over the memory limit: %.2f GiB resident, the limit is %.2f GiB",
-                      static_cast<double>(resident) / kGiB,
-                      static_cast<double>(limit_bytes) / kGiB));
+  return absl::ResourceExhaustedError(absl::StrFormat(
+      "over the memory limit: %.2f GiB resident%s, the limit is %.2f GiB",
+      static_cast<double>(resident) / kGiB,
+      more_bytes > 0 ? absl::StrFormat(" and %.2f GiB more to serialize",
+                                       static_cast<double>(more_bytes) / kGiB)
+                     : std::string(),
+      static_cast<double>(limit_bytes) / kGiB));
 }
 
 }  // namespace egret::onnx_internal

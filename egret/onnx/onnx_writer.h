@@ -59,6 +59,11 @@ struct OnnxWriteOptions {
   // file is smaller (most of a small quantized model's bytes are records)
   // and reads back through the importer like any ONNX model.
   bool records = true;
+  // The most this process may hold resident while writing (0: no limit):
+  // checked before each large constant is converted and before the model is
+  // serialized (with the bytes that will take); over it, the write stops
+  // with kResourceExhausted naming the file, and nothing is returned.
+  int64_t memory_limit_bytes = 0;
 };
 
 // Initializers at least this large go to the external data file.

@@ -12,6 +12,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "egret/onnx/egret_record_internal.h"
+#include "egret/onnx/memory_limit_internal.h"
 #include "egret/onnx/onnx_tensor_internal.h"
 #include "egret/onnx/writer_internal.h"
 
@@ -171,6 +172,11 @@ absl::Status Writer::WriteDeferredConstants() {
     if (it == deferred_.end()) {
       kept.Add()->Swap(&t);
     } else if (read.contains(t.name())) {
+      if (absl::Status s = onnx_internal::CheckMemoryLimit(options_.memory_limit_bytes);
+          !s.ok()) {
+        return absl::ResourceExhaustedError(
+            absl::StrCat(file_, ": error: ", std::string(s.message())));
+      }
       WriteConstant(it->second, kept.Add());
     }
   }

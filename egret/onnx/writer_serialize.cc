@@ -10,6 +10,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "egret/onnx/external_data_internal.h"
+#include "egret/onnx/memory_limit_internal.h"
 #include "egret/onnx/onnx_writer.h"
 #include "egret/onnx/writer_internal.h"
 #include "egret/support/status_macros.h"
@@ -50,8 +51,17 @@ bool OverProtobufLimit(const onnx::ModelProto& model) {
 // writer defect). The checker runs on the model in memory, before its
 // initializers move to external data, whose file is not written yet.
 absl::StatusOr<std::string> Serialize(onnx::ModelProto model, std::string_view file,
-                                      std::string* external_data, const std::string& data_name) {
+                                      std::string* external_data, const std::string& data_name,
+                                      int64_t memory_limit_bytes) {
   if (absl::Status s = CheckModel(model, file); !s.ok()) return absl::InternalError(s.message());
+  // The serialized bytes (the model's, or its external data's) are a second
+  // copy of the initializers while the model still holds them.
+  if (absl::Status s = onnx_internal::CheckMemoryLimit(
+          memory_limit_bytes, static_cast<int64_t>(model.ByteSizeLong()));
+      !s.ok()) {
+    return absl::ResourceExhaustedError(
+        absl::StrCat(std::string(file), ": error: ", std::string(s.message())));
+  }
   if (external_data != nullptr) {
     *external_data = onnx_internal::MoveToExternalData(&model, data_name, kExternalDataMinBytes);
   }
@@ -72,7 +82,7 @@ absl::StatusOr<std::string> WriteOnnxBytes(const Graph& graph, std::string_view 
                                            const OnnxWriteOptions& options) {
   onnx_export::Writer w(graph, std::string(file), options);
   EGRET_ASSIGN_OR_RETURN(onnx::ModelProto model, w.Run());
-  return Serialize(std::move(model), file, nullptr, "");
+  return Serialize(std::move(model), file, nullptr, "", options.memory_limit_bytes);
 }
 
 absl::StatusOr<OnnxFiles> WriteOnnxFiles(const Graph& graph, std::string_view path,
@@ -84,8 +94,9 @@ absl::StatusOr<OnnxFiles> WriteOnnxFiles(const Graph& graph, std::string_view pa
   if (external) {
     files.data_name = absl::StrCat(std::filesystem::path(path).filename().string(), ".data");
   }
-  EGRET_ASSIGN_OR_RETURN(files.model, Serialize(std::move(model), path,
-                                                external ? &files.data : nullptr, files.data_name));
+  EGRET_ASSIGN_OR_RETURN(files.model,
+                         Serialize(std::move(model), path, external ? &files.data : nullptr,
+                                   files.data_name, options.memory_limit_bytes));
   if (files.data.empty()) files.data_name.clear();
   return files;
 }

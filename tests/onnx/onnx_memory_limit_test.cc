@@ -1,11 +1,13 @@
-// OnnxImportOptions::memory_limit_bytes: the reader stops, with an error that
-// names the file and says both figures, when the process holds more than the
-// limit; without a limit, or under a generous one, the same model reads.
+// OnnxImportOptions::memory_limit_bytes and OnnxWriteOptions::memory_limit_bytes:
+// the reader and the writer stop, with an error that names the file and says
+// the figures, when the process holds more than the limit; without a limit,
+// or under a generous one, the same model reads and writes.
 #include <gtest/gtest.h>
 
 #include <string>
 
 #include "egret/onnx/onnx_reader.h"
+#include "egret/onnx/onnx_writer.h"
 #include "egret/support/process_memory.h"
 #include "onnx_builder.h"
 
@@ -42,6 +44,24 @@ TEST(OnnxMemoryLimit, ReadsUnderTheLimitAndWithout) {
   EXPECT_TRUE(ParseOnnx(model, "m.onnx", options).ok());  // 0: no limit
   options.memory_limit_bytes = ResidentBytes() + (int64_t{1} << 30);
   EXPECT_TRUE(ParseOnnx(model, "m.onnx", options).ok());
+}
+
+// OnnxWriteOptions::memory_limit_bytes: the writer stops the same way, and
+// writes under a generous limit.
+TEST(OnnxMemoryLimit, WritingStopsOverTheLimit) {
+  absl::StatusOr<Graph> g = ParseOnnx(TwoReluModel(), "m.onnx");
+  ASSERT_TRUE(g.ok()) << g.status();
+  OnnxWriteOptions options;
+  options.memory_limit_bytes = 1;
+  absl::StatusOr<OnnxFiles> files = WriteOnnxFiles(*g, "out.onnx", options);
+  ASSERT_FALSE(files.ok());
+  EXPECT_EQ(files.status().code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_EQ(files.status().message().find("out.onnx: error: over the memory limit: "), 0u)
+      << files.status();
+  EXPECT_NE(files.status().message().find("GiB more to serialize"), std::string::npos)
+      << files.status();
+  options.memory_limit_bytes = ResidentBytes() + (int64_t{1} << 30);
+  EXPECT_TRUE(WriteOnnxFiles(*g, "out.onnx", options).ok());
 }
 
 }  // namespace
