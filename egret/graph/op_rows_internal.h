@@ -2,7 +2,8 @@
 // rows live in one file per op family, beside the shape functions they name
 // (ops_<family>.cc); op_table.cc assembles them, family by family, in the
 // order of docs/ops.md. Here: the operand constructors and algebra traits a
-// row is written with, and the families' row functions.
+// row is written with, and the families' row functions (in shape_internal,
+// beside the shape functions the rows name).
 #ifndef EGRET_GRAPH_OP_ROWS_INTERNAL_H_
 #define EGRET_GRAPH_OP_ROWS_INTERNAL_H_
 
@@ -11,7 +12,7 @@
 
 #include "egret/graph/op_table.h"
 
-namespace egret::op_rows_internal {
+namespace egret::shape_internal {
 
 // Operand constructors, so that a row reads like its signature.
 inline OperandDef Data(std::string_view name, std::string_view constraint = "") {
@@ -60,6 +61,6 @@ std::vector<OpDef> LogicRows();          // ops_elementwise.cc
 std::vector<OpDef> IndexingRows();       // ops_data_movement.cc
 std::vector<OpDef> SpecialRows();        // ops_special.cc
 
-}  // namespace egret::op_rows_internal
+}  // namespace egret::shape_internal
 
 #endif  // EGRET_GRAPH_OP_ROWS_INTERNAL_H_

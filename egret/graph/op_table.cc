@@ -17,11 +17,12 @@
 namespace egret {
 namespace {
 
+using namespace shape_internal;  // NOLINT: the families' row functions
+
 // The rows, in the order of docs/ops.md: family by family, each family's rows
 // in the order its file writes them. Every op name of egret is written once,
 // in its family's file; other stages refer to the row by name.
 std::vector<OpDef> MakeRows() {
-  using namespace op_rows_internal;  // NOLINT: the families' row functions
   std::vector<OpDef> rows;
   for (std::vector<OpDef> (*family)() :
        {ConvolutionRows, ElementwiseRows, NormalizationRows, DataMovementRows, PoolingRows,

@@ -14,8 +14,7 @@
 #include "egret/graph/shape_functions_internal.h"
 #include "egret/support/status_macros.h"
 
-namespace egret {
-namespace shape_internal {
+namespace egret::shape_internal {
 
 namespace {
 
@@ -214,12 +213,6 @@ ShapeResult InferResize(const ShapeContext& c) {
   return One(c.Out(Dims(size.begin(), size.end()), 0));
 }
 
-}  // namespace shape_internal
-
-namespace op_rows_internal {
-
-using namespace shape_internal;  // NOLINT: the Infer* functions the rows name
-
 // Convolutions and matrix products (OpGroup::kConvolution).
 std::vector<OpDef> ConvolutionRows() {
   using G = OpGroup;
@@ -330,5 +323,4 @@ std::vector<OpDef> PoolingRows() {
   };
 }
 
-}  // namespace op_rows_internal
-}  // namespace egret
+}  // namespace egret::shape_internal

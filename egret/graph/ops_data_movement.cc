@@ -15,8 +15,7 @@
 #include "egret/graph/shape_functions_internal.h"
 #include "egret/support/status_macros.h"
 
-namespace egret {
-namespace shape_internal {
+namespace egret::shape_internal {
 
 ShapeResult InferReshape(const ShapeContext& c) {
   EGRET_ASSIGN_OR_RETURN(auto shape, c.Ints(1));
@@ -254,12 +253,6 @@ ShapeResult InferCumulativeSum(const ShapeContext& c) {
   return One(c.Out(c.D(0), 0));
 }
 
-}  // namespace shape_internal
-
-namespace op_rows_internal {
-
-using namespace shape_internal;  // NOLINT: the Infer* functions the rows name
-
 // Data movement (OpGroup::kDataMovement).
 std::vector<OpDef> DataMovementRows() {
   using G = OpGroup;
@@ -382,5 +375,4 @@ std::vector<OpDef> IndexingRows() {
   };
 }
 
-}  // namespace op_rows_internal
-}  // namespace egret
+}  // namespace egret::shape_internal

@@ -12,8 +12,7 @@
 #include "egret/graph/shape_functions_internal.h"
 #include "egret/support/status_macros.h"
 
-namespace egret {
-namespace shape_internal {
+namespace egret::shape_internal {
 
 ShapeResult InferBinary(const ShapeContext& c) {
   auto d = BroadcastDims(c.D(0), c.D(1));
@@ -70,12 +69,6 @@ ShapeResult InferSelect(const ShapeContext& c) {
   if (!d.ok()) return c.Error(std::string(d.status().message()));
   return One(c.Out(*std::move(d), 1));
 }
-
-}  // namespace shape_internal
-
-namespace op_rows_internal {
-
-using namespace shape_internal;  // NOLINT: the Infer* functions the rows name
 
 // Binary and unary elementwise ops (OpGroup::kElementwise).
 std::vector<OpDef> ElementwiseRows() {
@@ -380,5 +373,4 @@ std::vector<OpDef> LogicRows() {
   };
 }
 
-}  // namespace op_rows_internal
-}  // namespace egret
+}  // namespace egret::shape_internal

@@ -11,8 +11,7 @@
 #include "egret/graph/shape_functions_internal.h"
 #include "egret/support/status_macros.h"
 
-namespace egret {
-namespace shape_internal {
+namespace egret::shape_internal {
 
 ShapeResult InferSoftmax(const ShapeContext& c) {
   int rank = c.T(0).rank();
@@ -81,12 +80,6 @@ ShapeResult InferReduce(const ShapeContext& c) {
   }
   return One(c.Out(std::move(out), 0));
 }
-
-}  // namespace shape_internal
-
-namespace op_rows_internal {
-
-using namespace shape_internal;  // NOLINT: the Infer* functions the rows name
 
 // Normalization and reductions (OpGroup::kNormalization).
 std::vector<OpDef> NormalizationRows() {
@@ -161,5 +154,4 @@ std::vector<OpDef> NormalizationRows() {
   };
 }
 
-}  // namespace op_rows_internal
-}  // namespace egret
+}  // namespace egret::shape_internal

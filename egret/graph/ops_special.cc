@@ -8,8 +8,7 @@
 #include "egret/graph/shape_functions_internal.h"
 #include "egret/support/status_macros.h"
 
-namespace egret {
-namespace shape_internal {
+namespace egret::shape_internal {
 
 ShapeResult InferOut(const ShapeContext& c) {
   if (c.T(0).dtype != DType::kMulti) {
@@ -31,12 +30,6 @@ ShapeResult InferLeaf(const ShapeContext& c) {
   if (!c.options.declared.empty()) return Types{c.options.declared[0]};
   return c.Error("has no declared output type");
 }
-
-}  // namespace shape_internal
-
-namespace op_rows_internal {
-
-using namespace shape_internal;  // NOLINT: the Infer* functions the rows name
 
 // Special ops (OpGroup::kSpecial).
 std::vector<OpDef> SpecialRows() {
@@ -75,5 +68,4 @@ std::vector<OpDef> SpecialRows() {
   };
 }
 
-}  // namespace op_rows_internal
-}  // namespace egret
+}  // namespace egret::shape_internal

@@ -8,8 +8,7 @@
 #include "egret/graph/op_rows_internal.h"
 #include "egret/graph/shape_functions_internal.h"
 
-namespace egret {
-namespace shape_internal {
+namespace egret::shape_internal {
 
 ShapeResult InferConvert(const ShapeContext& c) {
   DType in = c.T(0).dtype;
@@ -21,12 +20,6 @@ ShapeResult InferConvert(const ShapeContext& c) {
   }
   return One(c.Out(c.D(0), 0));
 }
-
-}  // namespace shape_internal
-
-namespace op_rows_internal {
-
-using namespace shape_internal;  // NOLINT: the Infer* functions the rows name
 
 // Types and quantization (OpGroup::kTypes).
 std::vector<OpDef> TypesRows() {
@@ -66,5 +59,4 @@ std::vector<OpDef> TypesRows() {
   };
 }
 
-}  // namespace op_rows_internal
-}  // namespace egret
+}  // namespace egret::shape_internal
