@@ -37,7 +37,7 @@
 namespace egret {
 
 namespace shape_internal {
-struct ShapeContext;  // what a shape function sees (shape_inference.cc)
+struct ShapeContext;  // what a shape function sees (shape_functions_internal.h)
 }  // namespace shape_internal
 
 // A shape function (see shape_inference.h for the dtype rule). Call it through
