@@ -52,7 +52,7 @@ TEST(RuleLibraryTest, ImplementationsCoverTheOpVocabulary) {
   }
 }
 
-// Neg is an involution in the op table (graph/op_table.cc), so the e-graph's
+// Neg is an involution in the op table (graph/ops_elementwise.cc), so the e-graph's
 // built-in rewrites cancel a double negation.
 TEST(RuleLibraryTest, DoubleNegationCancels) {
   GraphBuilder b;
