@@ -590,8 +590,7 @@ absl::StatusOr<Graph> ImportModel(const onnx::ModelProto& model, std::string_vie
   onnx_import::Importer importer(std::string(file), model, options);
   if (consumable == &model) importer.ConsumeInitializers(consumable);
   absl::StatusOr<Graph> g = importer.Run();
-  // Messages quote names from the model, which may hold any bytes: keep the
-  // error on one line.
+  // Messages quote names from the model (any bytes): keep the error one line.
   if (!g.ok())
     return absl::Status(g.status().code(), EscapeControlChars(std::string(g.status().message())));
   return g;
