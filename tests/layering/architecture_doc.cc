@@ -7,7 +7,6 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
-#include "absl/strings/str_split.h"
 
 namespace egret::layering {
 namespace {
@@ -22,10 +21,9 @@ absl::StatusOr<BlockSpan> FindBlock(std::string_view doc) {
   const size_t begin = doc.find(kStagesBegin);
   const size_t end = doc.find(kStagesEnd);
   if (begin == std::string_view::npos || end == std::string_view::npos) {
-    return absl::NotFoundError(absl::StrCat("missing the marker ",
-                                            std::string(begin == std::string_view::npos
-                                                            ? kStagesBegin
-                                                            : kStagesEnd)));
+    return absl::NotFoundError(
+        absl::StrCat("missing the marker ",
+                     std::string(begin == std::string_view::npos ? kStagesBegin : kStagesEnd)));
   }
   if (doc.find(kStagesBegin, begin + 1) != std::string_view::npos ||
       doc.find(kStagesEnd, end + 1) != std::string_view::npos) {
@@ -33,6 +31,17 @@ absl::StatusOr<BlockSpan> FindBlock(std::string_view doc) {
   }
   if (end < begin) return absl::InvalidArgumentError("the stages markers are out of order");
   return BlockSpan{begin + kStagesBegin.size(), end};
+}
+
+// The lines of `text` (split at '\n').
+std::vector<std::string_view> Lines(std::string_view text) {
+  std::vector<std::string_view> lines;
+  for (size_t pos = 0;;) {
+    const size_t eol = text.find('\n', pos);
+    lines.push_back(text.substr(pos, eol == std::string_view::npos ? eol : eol - pos));
+    if (eol == std::string_view::npos) return lines;
+    pos = eol + 1;
+  }
 }
 
 // The Mermaid node id of a stage: prefixed, since words such as `graph` and
@@ -69,9 +78,10 @@ std::string RenderStagesBlock(const Manifest& manifest) {
     return false;
   };
 
-  std::string out = "\n<!-- Generated from build/egret_stages.txt by tests/layering/architecture_doc; "
-                    "do not edit. Regenerate: cmake --build build --target "
-                    "architecture_doc_update -->\n\n```mermaid\nflowchart TD\n";
+  std::string out =
+      "\n<!-- Generated from build/egret_stages.txt by tests/layering/architecture_doc; "
+      "do not edit. Regenerate: cmake --build build --target "
+      "architecture_doc_update -->\n\n```mermaid\nflowchart TD\n";
   for (const Stage& s : manifest.stages) {
     absl::StrAppend(&out, "  ", NodeId(s.name), "[\"", s.name, "\"]\n");
   }
@@ -89,9 +99,8 @@ std::string RenderStagesBlock(const Manifest& manifest) {
                   "|---|---|---|---|---|\n");
   std::vector<const Stage*> ordered;
   for (const Stage& s : manifest.stages) ordered.push_back(&s);
-  std::stable_sort(ordered.begin(), ordered.end(), [&](const Stage* a, const Stage* b) {
-    return layer[a->name] < layer[b->name];
-  });
+  std::stable_sort(ordered.begin(), ordered.end(),
+                   [&](const Stage* a, const Stage* b) { return layer[a->name] < layer[b->name]; });
   auto list = [](const auto& names, std::string_view self) {
     std::vector<std::string> kept;
     for (const std::string& n : names) {
@@ -115,7 +124,8 @@ std::string RenderStagesBlock(const Manifest& manifest) {
 absl::StatusOr<std::string> ReplaceStagesBlock(std::string_view doc, std::string_view block) {
   absl::StatusOr<BlockSpan> span = FindBlock(doc);
   if (!span.ok()) return span.status();
-  return absl::StrCat(doc.substr(0, span->begin), block, doc.substr(span->end));
+  return absl::StrCat(std::string(doc.substr(0, span->begin)), std::string(block),
+                      std::string(doc.substr(span->end)));
 }
 
 absl::Status CheckArchitectureDoc(std::string_view doc, std::string_view doc_path,
@@ -125,16 +135,16 @@ absl::Status CheckArchitectureDoc(std::string_view doc, std::string_view doc_pat
       "`build/tests/layering/architecture_doc --write docs/architecture.md`) and commit it";
   absl::StatusOr<BlockSpan> span = FindBlock(doc);
   if (!span.ok()) {
-    return absl::FailedPreconditionError(absl::StrFormat(
-        "%s: %s; put the lines %s and %s around the stages block, then %s", doc_path,
-        span.status().message(), kStagesBegin, kStagesEnd, how));
+    return absl::FailedPreconditionError(
+        absl::StrFormat("%s: %s; put the lines %s and %s around the stages block, then %s",
+                        doc_path, span.status().message(), kStagesBegin, kStagesEnd, how));
   }
   const std::string want = RenderStagesBlock(manifest);
   const std::string_view have = doc.substr(span->begin, span->end - span->begin);
   if (have == want) return absl::OkStatus();
   // The first line that differs, for the message.
-  std::vector<std::string_view> have_lines = absl::StrSplit(have, '\n');
-  std::vector<std::string_view> want_lines = absl::StrSplit(want, '\n');
+  const std::vector<std::string_view> have_lines = Lines(have);
+  const std::vector<std::string_view> want_lines = Lines(want);
   size_t i = 0;
   while (i < have_lines.size() && i < want_lines.size() && have_lines[i] == want_lines[i]) ++i;
   auto line = [](const std::vector<std::string_view>& lines, size_t i) {
