@@ -22,7 +22,6 @@ namespace fs = std::filesystem;
 using ::testing::HasSubstr;
 using ::testing::StartsWith;
 
-// A fresh, empty directory per test.
 // The sidecar WriteGraphJson wrote beside `json_path` ("<name>.<16 hex>.bin"),
 // or "" when there is none.
 inline std::string SidecarPath(const std::string& json_path) {
@@ -38,6 +37,7 @@ inline std::string SidecarPath(const std::string& json_path) {
   return "";
 }
 
+// A fresh, empty directory per test.
 inline std::string TestDir() {
   const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
   fs::path dir = fs::path(::testing::TempDir()) /

@@ -32,12 +32,7 @@ int main(int argc, char** argv) {
       return 2;
     }
   }
-  absl::StatusOr<std::string> text = egret::ReadFile(manifest_path);
-  if (!text.ok()) {
-    std::cerr << "architecture_doc: " << text.status().message() << "\n";
-    return 1;
-  }
-  absl::StatusOr<Manifest> manifest = ParseManifest(*text, manifest_path);
+  absl::StatusOr<Manifest> manifest = ReadManifest(manifest_path);
   if (!manifest.ok()) {
     std::cerr << manifest.status().message() << "\n";
     return 1;

@@ -35,10 +35,7 @@ std::string Doc(std::string_view block) {
 }
 
 TEST(ArchitectureDoc, CommittedDocMatchesTheBuildsManifest) {
-  const std::string manifest_path = EGRET_BINARY_DIR "/egret_stages.txt";
-  absl::StatusOr<std::string> text = ReadFile(manifest_path);
-  ASSERT_TRUE(text.ok()) << text.status();
-  absl::StatusOr<Manifest> manifest = ParseManifest(*text, manifest_path);
+  absl::StatusOr<Manifest> manifest = ReadManifest(EGRET_BINARY_DIR "/egret_stages.txt");
   ASSERT_TRUE(manifest.ok()) << manifest.status();
   const std::string doc_path = EGRET_SOURCE_DIR "/docs/architecture.md";
   absl::StatusOr<std::string> doc = ReadFile(doc_path);
