@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "egret/support/file_io.h"
 
 namespace egret::layering {
 namespace {
@@ -98,6 +99,12 @@ absl::StatusOr<Manifest> ParseManifest(std::string_view text, std::string_view f
     }
   }
   return m;
+}
+
+absl::StatusOr<Manifest> ReadManifest(const std::string& path) {
+  absl::StatusOr<std::string> text = ReadFile(path);
+  if (!text.ok()) return text.status();
+  return ParseManifest(*text, path);
 }
 
 namespace {

@@ -43,6 +43,10 @@ struct Manifest {
 // a dependency on an undeclared stage.
 absl::StatusOr<Manifest> ParseManifest(std::string_view text, std::string_view file);
 
+// Reads and parses the manifest file at `path` (the build's is
+// EGRET_BINARY_DIR "/egret_stages.txt").
+absl::StatusOr<Manifest> ReadManifest(const std::string& path);
+
 struct LayeringReport {
   // Every .h/.cc file under egret/ and the stage it belongs to, by path
   // relative to the source root.

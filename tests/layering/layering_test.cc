@@ -9,7 +9,6 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "egret/support/file_io.h"
 #include "tests/layering/layering_check.h"
 
 namespace egret::layering {
@@ -20,10 +19,7 @@ using ::testing::ElementsAre;
 using ::testing::IsEmpty;
 
 TEST(Layering, EveryStageIncludesOnlyWhatItLinks) {
-  const std::string path = EGRET_BINARY_DIR "/egret_stages.txt";
-  absl::StatusOr<std::string> text = ReadFile(path);
-  ASSERT_TRUE(text.ok()) << text.status();
-  absl::StatusOr<Manifest> manifest = ParseManifest(*text, path);
+  absl::StatusOr<Manifest> manifest = ReadManifest(EGRET_BINARY_DIR "/egret_stages.txt");
   ASSERT_TRUE(manifest.ok()) << manifest.status();
   ASSERT_FALSE(manifest->stages.empty());
 
