@@ -23,13 +23,13 @@ inline absl::Status CheckMemoryLimit(int64_t limit_bytes, int64_t more_bytes = 0
   const int64_t resident = ResidentBytes();
   if (resident + more_bytes <= limit_bytes) return absl::OkStatus();
   constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
-  return absl::ResourceExhaustedError(absl::StrFormat(
-      "over the memory limit: %.2f GiB resident%s, the limit is %.2f GiB",
-      static_cast<double>(resident) / kGiB,
-      more_bytes > 0 ? absl::StrFormat(" and %.2f GiB more to serialize",
-                                       static_cast<double>(more_bytes) / kGiB)
-                     : std::string(),
-      static_cast<double>(limit_bytes) / kGiB));
+  return absl::ResourceExhaustedError(
+      absl::StrFormat("over the memory limit: %.2f GiB resident%s, the limit is %.2f GiB",
+                      static_cast<double>(resident) / kGiB,
+                      more_bytes > 0 ? absl::StrFormat(" and %.2f GiB more to serialize",
+                                                       static_cast<double>(more_bytes) / kGiB)
+                                     : std::string(),
+                      static_cast<double>(limit_bytes) / kGiB));
 }
 
 }  // namespace egret::onnx_internal

@@ -172,8 +172,7 @@ absl::Status Writer::WriteDeferredConstants() {
     if (it == deferred_.end()) {
       kept.Add()->Swap(&t);
     } else if (read.contains(t.name())) {
-      if (absl::Status s = onnx_internal::CheckMemoryLimit(options_.memory_limit_bytes);
-          !s.ok()) {
+      if (absl::Status s = onnx_internal::CheckMemoryLimit(options_.memory_limit_bytes); !s.ok()) {
         return absl::ResourceExhaustedError(
             absl::StrCat(file_, ": error: ", std::string(s.message())));
       }

@@ -56,8 +56,8 @@ absl::StatusOr<std::string> Serialize(onnx::ModelProto model, std::string_view f
   if (absl::Status s = CheckModel(model, file); !s.ok()) return absl::InternalError(s.message());
   // The serialized bytes (the model's, or its external data's) are a second
   // copy of the initializers while the model still holds them.
-  if (absl::Status s = onnx_internal::CheckMemoryLimit(
-          memory_limit_bytes, static_cast<int64_t>(model.ByteSizeLong()));
+  if (absl::Status s = onnx_internal::CheckMemoryLimit(memory_limit_bytes,
+                                                       static_cast<int64_t>(model.ByteSizeLong()));
       !s.ok()) {
     return absl::ResourceExhaustedError(
         absl::StrCat(std::string(file), ": error: ", std::string(s.message())));

@@ -32,8 +32,7 @@ TEST(OnnxMemoryLimit, ReadingStopsOverTheLimit) {
   absl::StatusOr<Graph> g = ParseOnnx(model, "m.onnx", options);
   ASSERT_FALSE(g.ok());
   EXPECT_EQ(g.status().code(), absl::StatusCode::kResourceExhausted);
-  EXPECT_EQ(g.status().message().find("m.onnx: error: over the memory limit: "), 0u)
-      << g.status();
+  EXPECT_EQ(g.status().message().find("m.onnx: error: over the memory limit: "), 0u) << g.status();
   EXPECT_NE(g.status().message().find("GiB resident, the limit is 0.00 GiB"), std::string::npos)
       << g.status();
 }
