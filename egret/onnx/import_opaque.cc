@@ -1,5 +1,6 @@
 // Opaque nodes: an ONNX op egret cannot map is kept as "onnx.<Op>", typed by
 // ONNX's shape inference or the model's value_info.
+#include "absl/strings/escaping.h"
 #include "egret/graph/string_list.h"
 #include "egret/onnx/importer_internal.h"
 
@@ -191,6 +192,8 @@ absl::Status Importer::DoOpaque(std::string_view reason, const ControlFlow* cf) 
         n.attrs[a.name()] =
             absl::StrFormat("<tensor %s [%s]>", onnx_internal::OnnxTypeName(a.t().data_type()),
                             absl::StrJoin(a.t().dims(), ","));
+        n.attrs[absl::StrCat(std::string(onnx_internal::kTensorProtoAttrPrefix), a.name())] =
+            absl::Base64Escape(a.t().SerializeAsString());
         // A small tensor's values too, for the op's kernel (ConstantOfShape's
         // value); "onnx." attributes are not written back to ONNX.
         absl::StatusOr<Tensor> t = TensorFromProto(a.t());

@@ -64,6 +64,11 @@ absl::StatusOr<Tensor> TensorFromProto(const onnx::TensorProto& proto);
 // The TensorProto of `t` (raw_data, little-endian; string_data for String).
 void TensorToProto(const Tensor& t, onnx::TensorProto* proto);
 
+// An opaque node's TENSOR attribute `name` is kept whole, as the base64 of
+// its serialized TensorProto, under "onnx.tensor_proto.<name>" (beside a
+// summary under `name`), so that the writer gives it back as it was.
+inline constexpr std::string_view kTensorProtoAttrPrefix = "onnx.tensor_proto.";
+
 // out.dims[i] = t.dims[perm[i]], elements moved accordingly.
 Tensor TransposeTensor(const Tensor& t, absl::Span<const int> perm);
 // The same elements with other dims (num_elements must match).

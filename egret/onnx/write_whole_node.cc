@@ -15,6 +15,7 @@
 #include "egret/executor/runtime_body.h"
 #include "egret/graph/op_table.h"
 #include "egret/graph/string_list.h"
+#include "egret/onnx/onnx_tensor_internal.h"
 #include "egret/onnx/writer_internal.h"
 #include "egret/support/status_macros.h"
 
@@ -165,6 +166,22 @@ absl::Status Writer::EmitOpaque() {
       a->set_name(key);
       a->set_type(onnx::AttributeProto::STRINGS);
       for (std::string& e : *strings) a->add_strings(std::move(e));
+      continue;
+    }
+    // A TENSOR attribute: the tensor, not the summary.
+    if (auto whole =
+            n.attrs.find(absl::StrCat(std::string(onnx_internal::kTensorProtoAttrPrefix), key));
+        whole != n.attrs.end()) {
+      const auto* text = std::get_if<std::string>(&whole->second);
+      std::string bytes;
+      onnx::AttributeProto* a = p->add_attribute();
+      if (text == nullptr || !absl::Base64Unescape(*text, &bytes) ||
+          !a->mutable_t()->ParseFromString(bytes)) {
+        return NodeError(absl::StatusCode::kInvalidArgument,
+                         absl::StrCat("attribute ", whole->first, " is not an ONNX tensor"));
+      }
+      a->set_name(key);
+      a->set_type(onnx::AttributeProto::TENSOR);
       continue;
     }
     // egret's own annotations and the importer's ("onnx.opset", ...).
