@@ -1,4 +1,3 @@
-#include <algorithm>
 #include <cmath>
 #include <cstring>
 
@@ -6,6 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "egret/executor/transpose.h"
 #include "egret/graph/checked_math.h"
 #include "egret/onnx/onnx_tensor_internal.h"
 #include "egret/support/status_macros.h"
@@ -391,93 +391,12 @@ void TensorToProto(const Tensor& t, onnx::TensorProto* proto) {
   proto->set_raw_data(reinterpret_cast<const char*>(t.bytes().data()), t.bytes().size());
 }
 
-namespace {
-
-// dst = src with its dims (in) permuted by perm (output dim i is input dim
-// perm[i]), elements of type T (an unsigned integer of the element's size).
-// A batch of matrix transposes (perm ends in the last two dims swapped, the
-// leading ones in place, the weights' case) goes in kTile x kTile tiles
-// that stay in cache; any other permutation walks the output in order, its
-// innermost dim a strided read.
-template <typename T>
-void Permute(const T* src, T* dst, const Dims& in, absl::Span<const int> perm) {
-  const int rank = static_cast<int>(in.size());
-  if (rank == 0) {
-    dst[0] = src[0];
-    return;
-  }
-  std::vector<int64_t> in_stride(rank, 1);
-  for (int i = rank - 2; i >= 0; --i) in_stride[i] = in_stride[i + 1] * in[i + 1];
-  Dims out(rank);
-  std::vector<int64_t> step(rank);
-  for (int i = 0; i < rank; ++i) {
-    out[i] = in[perm[i]];
-    step[i] = in_stride[perm[i]];
-  }
-  bool batched_matrix = rank >= 2 && perm[rank - 1] == rank - 2 && perm[rank - 2] == rank - 1;
-  for (int i = 0; i + 2 < rank; ++i) batched_matrix = batched_matrix && perm[i] == i;
-  if (batched_matrix) {
-    constexpr int64_t kTile = 32;
-    const int64_t rows = in[rank - 2], cols = in[rank - 1];
-    int64_t batches = 1;
-    for (int i = 0; i + 2 < rank; ++i) batches *= in[i];
-    for (int64_t b = 0; b < batches; ++b) {
-      const T* s = src + b * rows * cols;
-      T* d = dst + b * rows * cols;
-      for (int64_t i0 = 0; i0 < rows; i0 += kTile) {
-        const int64_t i1 = std::min(rows, i0 + kTile);
-        for (int64_t j0 = 0; j0 < cols; j0 += kTile) {
-          const int64_t j1 = std::min(cols, j0 + kTile);
-          for (int64_t i = i0; i < i1; ++i) {
-            for (int64_t j = j0; j < j1; ++j) d[j * rows + i] = s[i * cols + j];
-          }
-        }
-      }
-    }
-    return;
-  }
-  int64_t n = 1;
-  for (int64_t d : out) n *= d;
-  const int64_t inner = out[rank - 1], inner_step = step[rank - 1];
-  std::vector<int64_t> idx(rank, 0);
-  int64_t offset = 0;
-  for (int64_t k = 0; k < n; k += inner) {
-    const T* s = src + offset;
-    for (int64_t j = 0; j < inner; ++j) dst[k + j] = s[j * inner_step];
-    for (int i = rank - 2; i >= 0; --i) {
-      offset += step[i];
-      if (++idx[i] < out[i]) break;
-      offset -= step[i] * out[i];
-      idx[i] = 0;
-    }
-  }
-}
-
-}  // namespace
-
 Tensor TransposeTensor(const Tensor& t, absl::Span<const int> perm) {
-  TensorType type = t.type().Permuted(std::vector<int>(perm.begin(), perm.end()));
-  Tensor out(type);
+  Tensor out(t.type().Permuted(std::vector<int>(perm.begin(), perm.end())));
   if (t.num_elements() == 0) return out;
-  const uint8_t* src = t.bytes().data();
-  uint8_t* dst = out.mutable_bytes().data();
-  const Dims& in = t.type().dims;
-  switch (ElementSize(type.dtype)) {
-    case 1:
-      Permute(src, dst, in, perm);
-      break;
-    case 2:
-      Permute(reinterpret_cast<const uint16_t*>(src), reinterpret_cast<uint16_t*>(dst), in, perm);
-      break;
-    case 4:
-      Permute(reinterpret_cast<const uint32_t*>(src), reinterpret_cast<uint32_t*>(dst), in, perm);
-      break;
-    case 8:
-      Permute(reinterpret_cast<const uint64_t*>(src), reinterpret_cast<uint64_t*>(dst), in, perm);
-      break;
-    default:  // no bytes (strings, containers): nothing to move
-      break;
-  }
+  // False when the elements have no bytes (strings, containers): then the
+  // permuted type alone.
+  TransposeStoredElements(t, std::vector<int64_t>(perm.begin(), perm.end()), out);
   return out;
 }
 

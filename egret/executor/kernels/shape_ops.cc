@@ -5,6 +5,7 @@
 #include <numeric>
 
 #include "egret/executor/kernels/kernels_internal.h"
+#include "egret/executor/transpose.h"
 #include "egret/support/status_macros.h"
 
 #if defined(__SSE2__)
@@ -388,3 +389,19 @@ void RegisterShapeKernels(KernelTable& t) {
 }
 
 }  // namespace egret::backend_internal
+
+namespace egret {
+
+bool TransposeStoredElements(const Tensor& in, absl::Span<const int64_t> perm, Tensor& out) {
+  Dims dims, od;
+  std::vector<int64_t> simple;
+  backend_internal::SimplifyTranspose(
+      in.type().dims, std::vector<int64_t>(perm.begin(), perm.end()), dims, simple, od);
+  return backend_internal::WithStorageType(ElementSize(in.type().dtype), [&](auto zero) {
+    using T = decltype(zero);
+    backend_internal::TransposeInto(reinterpret_cast<const T*>(in.bytes().data()), dims, simple, od,
+                                    reinterpret_cast<T*>(out.mutable_bytes().data()));
+  });
+}
+
+}  // namespace egret
