@@ -54,7 +54,6 @@
 #include "cli/plugin_option.h"
 #include "cli/rule_flags_option.h"
 #include "egret/cost/cost_table.h"
-#include "egret/executor/test_data.h"
 #include "egret/executor/verify.h"
 #include "egret/graph/json_text.h"
 #include "egret/graph/saturated_count.h"
@@ -62,6 +61,7 @@
 #include "egret/pipeline/changes.h"
 #include "egret/pipeline/op_counts.h"
 #include "egret/pipeline/optimize.h"
+#include "egret/pipeline/verify_optimized.h"
 #include "egret/rules/ast.h"
 #include "egret/rules/rule_set.h"
 #include "egret/support/diagnostic.h"
@@ -166,21 +166,13 @@ std::string FormatCost(double c) {
 // to result->time.verify_ms and result->verify.
 int VerifyResult(const OptimizeArgs& args, const Graph& input, OptimizeResult* result,
                  size_t memory_limit) {
-  const auto start = std::chrono::steady_clock::now();
-  absl::StatusOr<std::vector<Tensor>> inputs = MakeRandomInputs(input, args.seed);
   VerifyOptions vo = args.verify_options;
   vo.max_live_bytes = static_cast<int64_t>(memory_limit);
-  absl::StatusOr<VerifyReport> v =
-      inputs.ok() ? VerifyGraphs(input, args.graph, result->graph, "optimized graph", *inputs, vo)
-                  : absl::StatusOr<VerifyReport>(inputs.status());
-  result->time.verify_ms =
-      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  absl::StatusOr<VerifyReport> v = VerifyOptimized(input, args.graph, result, args.seed, vo);
   if (!v.ok()) {
     std::fprintf(stderr, "%s\n", std::string(v.status().message()).c_str());
     return kExitCheckFailed;
   }
-  result->verify = VerifySummary{v->verdict(), v->outputs, v->reference_peak_live_bytes,
-                                 v->candidate_peak_live_bytes, PeakRssBytes()};
   std::fputs(v->ToString().c_str(), stdout);
   switch (v->verdict()) {
     case VerifyVerdict::kOk:

@@ -10,7 +10,6 @@
 #include <pybind11/stl.h>
 
 #include <algorithm>
-#include <chrono>
 #include <limits>
 #include <map>
 #include <memory>
@@ -23,12 +22,12 @@
 #include "absl/strings/str_cat.h"
 #include "egret/api/rules_internal.h"
 #include "egret/cost/device_params.h"
-#include "egret/executor/test_data.h"
 #include "egret/executor/verify.h"
 #include "egret/extract/extractor_registry.h"
 #include "egret/graph/json_text.h"
 #include "egret/pipeline/changes.h"
 #include "egret/pipeline/phase_mode.h"
+#include "egret/pipeline/verify_optimized.h"
 #include "egret/rules/rule_flags.h"
 #include "python/src/bindings.h"
 #include "python/src/call_scope.h"
@@ -110,18 +109,10 @@ absl::StatusOr<Outcome> Run(const Graph& input, const api::Rules& rules, const A
   if (!r.ok()) return r.status();
   Outcome out{*std::move(r), ""};
   if (!args.verify) return out;
-  const auto start = std::chrono::steady_clock::now();
-  absl::StatusOr<std::vector<Tensor>> inputs = MakeRandomInputs(input, args.seed);
-  if (!inputs.ok()) return inputs.status();
   VerifyOptions vo = args.verify_options;
   vo.max_live_bytes = static_cast<int64_t>(options.limits.memory_bytes);
-  absl::StatusOr<VerifyReport> v =
-      VerifyGraphs(input, "<model>", out.result.graph, "optimized graph", *inputs, vo);
+  absl::StatusOr<VerifyReport> v = VerifyOptimized(input, "<model>", &out.result, args.seed, vo);
   if (!v.ok()) return v.status();
-  out.result.time.verify_ms =
-      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-  out.result.verify = VerifySummary{v->verdict(), v->outputs, v->reference_peak_live_bytes,
-                                    v->candidate_peak_live_bytes, PeakRssBytes()};
   out.verify_text = v->ToString();
   return out;
 }
