@@ -3,7 +3,6 @@
 #include <cmath>
 
 #include "absl/strings/numbers.h"
-#include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
 #include "cli/data_dir.h"
@@ -81,13 +80,8 @@ absl::StatusOr<Graph> GraphInputFlags::Load(const std::string& path, int64_t uns
   options.symbolic_dim_hint = "--dim NAME=N, --default-dim N or --input-shape INPUT=AxB";
   options.suggest_cli_flags = true;
   options.memory_limit_bytes = memory_limit_bytes;
-  absl::StatusOr<Graph> g = LoadGraph(path, options);
-  if (g.status().code() == absl::StatusCode::kResourceExhausted &&
-      g.status().message().find("over the memory limit") != std::string_view::npos) {
-    return absl::ResourceExhaustedError(
-        absl::StrCat(std::string(g.status().message()), " (--memory-limit; 'none' lifts it)"));
-  }
-  return g;
+  options.memory_limit_hint = "--memory-limit; 'none' lifts it";
+  return LoadGraph(path, options);
 }
 
 std::vector<std::string> DefaultRuleFiles() {

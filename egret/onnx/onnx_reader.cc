@@ -478,7 +478,7 @@ absl::Status Importer::ImportNodes(const std::vector<const onnx::NodeProto*>& no
   EGRET_ASSIGN_OR_RETURN(auto order, SortNodes(nodes));
   for (int i : order) {
     const onnx::NodeProto& node = *nodes[i];
-    EGRET_RETURN_IF_ERROR(onnx_internal::CheckMemoryLimit(options_.memory_limit_bytes));
+    EGRET_RETURN_IF_ERROR(onnx_internal::CheckMemoryLimit(options_));
     absl::Status s = ImportNode(node);
     if (!s.ok()) {
       absl::StatusCode code = IsUnmapped(s) ? absl::StatusCode::kInvalidArgument : s.code();
@@ -611,7 +611,7 @@ absl::StatusOr<Graph> ReadOnnx(const std::string& path, const OnnxImportOptions&
   if (onnx_internal::HasExternalData(model)) {
     const std::string dir = std::filesystem::path(path).parent_path().string();
     absl::Status s = onnx_internal::LoadExternalData(&model, dir, options.max_external_bytes);
-    if (s.ok()) s = onnx_internal::CheckMemoryLimit(options.memory_limit_bytes);
+    if (s.ok()) s = onnx_internal::CheckMemoryLimit(options);
     if (!s.ok()) {
       return absl::Status(s.code(),
                           EscapeControlChars(absl::StrCat(path, ": error: ", s.message())));

@@ -84,6 +84,9 @@ struct OnnxImportOptions {
   // imported; over it, the import stops with kResourceExhausted naming the
   // file ("... over the memory limit ...").
   int64_t memory_limit_bytes = 0;
+  // What that error tells the user, in parentheses at its end, when set (the
+  // CLI names its flag).
+  std::string memory_limit_hint;
 };
 
 // Reads the ONNX model at `path`. A name in `options` (dim_params,
