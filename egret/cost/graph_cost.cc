@@ -66,7 +66,15 @@ void FillMatrixWork(std::string_view op, absl::Span<const TensorType> outputs,
   }
 }
 
+bool InGroup(std::string_view op, OpGroup group) {
+  const OpDef* def = FindOpDef(op);
+  return def != nullptr && def->group == group;
+}
+
 }  // namespace
+
+bool IsMatrixOp(std::string_view op) { return InGroup(op, OpGroup::kConvolution); }
+bool IsElementwiseOp(std::string_view op) { return InGroup(op, OpGroup::kElementwise); }
 
 NodeProfile ProfileOf(std::string_view op, absl::Span<const TensorType> outputs,
                       absl::Span<const NodeInput> inputs) {
@@ -79,9 +87,18 @@ NodeProfile ProfileOf(std::string_view op, absl::Span<const TensorType> outputs,
     p.max_rank = std::max(p.max_rank, t.rank());
   }
   const OpDef* def = FindOpDef(op);
+  // The one matrix op every data operand is computed from (0: none yet; a
+  // data operand from none, or a second one, ends the epilogue).
+  uint64_t source = 0;
+  bool epilogue = def != nullptr && def->group == OpGroup::kElementwise;
   for (size_t i = 0; i < inputs.size(); ++i) {
     const TensorType& t = *inputs[i].type;
     if (inputs[i].shape_value) continue;
+    if (!inputs[i].constant && inputs[i].stored == nullptr) {
+      const uint64_t s = inputs[i].matrix_source;
+      if (s == 0 || (source != 0 && s != source)) epilogue = false;
+      source = s;
+    }
     p.input_bytes = SaturatingAdd(p.input_bytes, t.byte_size());
     if (inputs[i].stored != nullptr) {
       p.stored_weight_bytes =
@@ -97,6 +114,7 @@ NodeProfile ProfileOf(std::string_view op, absl::Span<const TensorType> outputs,
     p.max_rank = std::max(p.max_rank, t.rank());
   }
   p.constant_inputs = !inputs.empty() && p.input_activation_bytes.empty();
+  p.epilogue = epilogue && source != 0;
   FillMatrixWork(op, outputs, inputs, &p);
   return p;
 }
@@ -106,11 +124,35 @@ NodeCost NodeCostOf(const HvxCostModel& model, std::string_view op,
   return model.Cost(op, ProfileOf(op, outputs, inputs));
 }
 
+namespace {
+
+// NodeInput::matrix_source of value `v` of `g`: its producer's id plus one
+// when that is a matrix op; for an elementwise producer, the matrix op all
+// of its data operands are outputs of (constants and "$Shape" values aside).
+uint64_t MatrixSource(const Graph& g, const ValueRef& v) {
+  const Node& producer = g.node(v.node);
+  if (IsMatrixOp(producer.op)) return static_cast<uint64_t>(v.node) + 1;
+  if (!IsElementwiseOp(producer.op)) return 0;
+  uint64_t source = 0;
+  for (const ValueRef& in : producer.inputs) {
+    const Node& p = g.node(in.node);
+    if (p.op == kConstOp || p.op == kShapeOp) continue;
+    if (!IsMatrixOp(p.op)) return 0;
+    const uint64_t s = static_cast<uint64_t>(in.node) + 1;
+    if (source != 0 && s != source) return 0;
+    source = s;
+  }
+  return source;
+}
+
+}  // namespace
+
 NodeProfile GraphNodeProfile(const Graph& g, const Node& n) {
   absl::InlinedVector<NodeInput, 8> ins;
   for (const ValueRef& v : n.inputs) {
     const Node& producer = g.node(v.node);
     NodeInput in{&g.TypeOf(v), producer.op == kShapeOp, producer.op == kConstOp};
+    in.matrix_source = MatrixSource(g, v);
     if (producer.op == "Dequantize" && producer.inputs.size() == 1) {
       const ValueRef q = producer.inputs[0];
       if (g.node(q.node).op == kConstOp && IsQuantized(g.TypeOf(q).dtype)) {

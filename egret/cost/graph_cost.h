@@ -6,6 +6,7 @@
 #ifndef EGRET_COST_GRAPH_COST_H_
 #define EGRET_COST_GRAPH_COST_H_
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 
@@ -28,7 +29,19 @@ struct NodeInput {
   // a weight quantized and reads its stored bytes (TensorType::
   // stored_byte_size), not the dequantized ones. Null otherwise.
   const TensorType* stored = nullptr;
+  // The matrix op this input is computed from alone (its output, or an
+  // elementwise op of that output and constants), as a caller-chosen nonzero
+  // key (a node or e-class id plus one); 0 when none. An elementwise node all
+  // of whose data operands have the same key is that op's epilogue
+  // (NodeProfile::epilogue).
+  uint64_t matrix_source = 0;
 };
+
+// True for an op of the op table's convolution and matrix group, and for one
+// of its elementwise group (graph/op_table.h): the ops an epilogue follows,
+// and the ops an epilogue is made of.
+bool IsMatrixOp(std::string_view op);
+bool IsElementwiseOp(std::string_view op);
 
 // The NodeProfile (hvx_cost_model.h) of a node of `op` with outputs `outputs`
 // reading `inputs`, all of them in operand order: the first output's dtype
@@ -46,7 +59,10 @@ NodeCost NodeCostOf(const HvxCostModel& model, std::string_view op,
 // The profile of node `n` of `g` (its inputs are nodes of `g`; `n` itself
 // need not be added yet): ProfileOf its outputs and inputs, an input
 // produced by a "$Shape" node being a shape value and one produced by a
-// "$Const" node a constant.
+// "$Const" node a constant. An input's matrix_source is its producer when
+// that is a matrix op, or the matrix op an elementwise producer reads alone
+// (one level: LeakyRelu's max(x, a * x) and x * Sigmoid(x) of a convolution
+// output x are epilogues of it).
 NodeProfile GraphNodeProfile(const Graph& g, const Node& n);
 
 // The cost of node `n` of `g`: model.Cost of GraphNodeProfile.

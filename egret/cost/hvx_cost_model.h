@@ -190,6 +190,11 @@ struct NodeProfile {
   // Every input is a constant or a "$Shape" value: the HTP computes the node
   // while preparing the graph (a slice of a weight a tiling rule made).
   bool constant_inputs = false;
+  // An elementwise op computed from one matrix op's output alone (and
+  // constants): the HTP applies it in that op's output pass, so the latency
+  // model gives it no time of its own (docs/cost-model.md, "Epilogues").
+  // ProfileOf sets it from NodeInput::matrix_source.
+  bool epilogue = false;
   // The bytes of each activation the node writes (its outputs) and reads (its
   // inputs other than constants and "$Shape" values): one that does not fit
   // in VTCM goes through DDR.

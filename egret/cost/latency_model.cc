@@ -36,8 +36,9 @@ NodeWork NodeWorkFrom(const NodeCost& c, std::string_view op, const NodeProfile&
   NodeWork w;
   w.rule_cost = c.computable ? c.cost : 0;
   if (!c.computable || c.cost <= kFreeCost || c.cost >= kDisabledCost) return w;
-  // Computed from constants alone while the graph is prepared.
-  if (node.constant_inputs && !c.off_htp) return w;
+  // Computed from constants alone while the graph is prepared, or in a
+  // matrix op's output pass (an epilogue).
+  if ((node.constant_inputs || node.epilogue) && !c.off_htp) return w;
   const double out_bytes = HtpBytes(node.output_bytes, node.dtype);
   const double in_bytes = HtpBytes(node.input_bytes, node.dtype);
   const double const_bytes = HtpBytes(node.const_bytes, node.dtype);

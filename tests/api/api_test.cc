@@ -1,6 +1,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <fstream>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -454,15 +456,25 @@ TEST(OptimizeTest, DeviceFilePricesInPredictedTime) {
   ASSERT_TRUE(rules.ok()) << rules.status();
   absl::StatusOr<OptimizeResult> cycles = Optimize(DoubleRelu(), *rules, {}, nullptr);
   ASSERT_TRUE(cycles.ok()) << cycles.status();
+  // The shipped 8 Gen 3 with its dispatch set to 5,000 ns (its fitted value
+  // moves with every calibration).
+  std::ifstream in(EGRET_SOURCE_DIR "/egret/cost/devices/snapdragon-8-gen-3.json");
+  std::string json((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const size_t key = json.find("\"dispatch_ns\"");
+  ASSERT_NE(key, std::string::npos);
+  const size_t value = json.find("\"value\": ", key) + 9;
+  json.replace(value, json.find_first_of(",\n}", value) - value, "5000");
+  const std::string device = ::testing::TempDir() + "/dispatch_5000.json";
+  std::ofstream(device) << json;
   OptimizeOptions options;
-  options.device_file = EGRET_SOURCE_DIR "/egret/cost/devices/snapdragon-8-gen-3.json";
+  options.device_file = device;
   absl::StatusOr<OptimizeResult> ns = Optimize(DoubleRelu(), *rules, options, nullptr);
   ASSERT_TRUE(ns.ok()) << ns.status();
-  // Each of the two Relus pays at least the device's dispatch (1,447 ns on
-  // the shipped 8 Gen 3) and, on a small tensor, little more.
+  // Each of the two Relus pays the device's dispatch and, on a small tensor,
+  // little more.
   EXPECT_NE(ns->input_cost, cycles->input_cost);
-  EXPECT_GE(ns->input_cost, 2 * 1400.0);
-  EXPECT_LT(ns->input_cost, 2 * 2000.0);
+  EXPECT_GE(ns->input_cost, 2 * 5000.0);
+  EXPECT_LT(ns->input_cost, 2 * 5500.0);
   options.device_file = "no/such/device.json";
   absl::StatusOr<OptimizeResult> missing = Optimize(DoubleRelu(), *rules, options, nullptr);
   ASSERT_FALSE(missing.ok());

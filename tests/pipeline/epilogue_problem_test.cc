@@ -1,0 +1,65 @@
+// The extraction problem prices epilogues as graph pricing does: with a
+// device, an elementwise e-node whose data children are one class holding a
+// matrix op (or an elementwise node of that class alone) costs nothing; one
+// that also reads another class costs its time.
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "egret/cost/device_params.h"
+#include "egret/cost/hvx_cost_model.h"
+#include "egret/egraph/egraph.h"
+#include "egret/extract_egraph/egraph_problem.h"
+#include "egret/graph/tensor.h"
+#include "gtest/gtest.h"
+#include "tests/egraph/test_util.h"
+
+namespace egret {
+namespace {
+
+using ::egret::testing::AddOp;
+
+TEST(EpilogueProblemTest, ActivationsOfAConvolutionCostNothingAndAResidualCostsItsTime) {
+  const TensorType act(DType::kFloat32, {1, 8, 8, 16});
+  EGraph g;
+  const Id x = AddOp(g, "*Input", {}, act);
+  auto constant = [&g](TensorType t, double v) {
+    const std::vector<double> values(static_cast<size_t>(t.num_elements()), v);
+    return g.AddConstant(std::make_shared<const Tensor>(Tensor::FromValues(t, values)));
+  };
+  const Id w = constant(TensorType(DType::kFloat32, {1, 1, 16, 16}), 0.5);
+  const Id bias = constant(TensorType(DType::kFloat32, {16}), 0);
+  const Id conv =
+      AddOp(g, "Conv2d", {x, w, bias, g.AddShape({1, 1, 1, 1}), g.AddShape({0, 0, 0, 0})}, act);
+  const Id scaled =
+      AddOp(g, "ElementWiseMultiply", {conv, constant(TensorType(DType::kFloat32, {}), 0.1)}, act);
+  const Id leaky = AddOp(g, "ElementWiseMaximum", {conv, scaled}, act);
+  const Id residual = AddOp(g, "ElementWiseAdd", {leaky, x}, act);
+  g.Rebuild();
+
+  cost::CostTable t;
+  for (const char* op : {"ElementWiseMultiply", "ElementWiseMaximum", "ElementWiseAdd"}) {
+    t.ops[op] = {{"ew", 2, /*hvx=*/true}};
+  }
+  t.ops["Conv2d"] = {{"conv", 16, /*hvx=*/true}};
+  cost::HvxCostModel model(t);
+  model.set_device(std::make_shared<cost::DeviceParams>(cost::PublicPrior("test", "Test")));
+  absl::StatusOr<extract::EGraphProblem> p = extract::BuildProblem(g, model, {residual});
+  ASSERT_TRUE(p.ok()) << p.status();
+  std::vector<std::string> seen;
+  for (size_t i = 0; i < p->node_of.size(); ++i) {
+    const std::string op(g.NodeOp(p->node_of[i]).str());
+    const double c = p->problem.cost(static_cast<extract::ENodeId>(i));
+    if (op == "ElementWiseMultiply" || op == "ElementWiseMaximum") {
+      EXPECT_LT(c, 1e-6) << op;
+      seen.push_back(op);
+    } else if (op == "ElementWiseAdd" || op == "Conv2d") {
+      EXPECT_GT(c, 1) << op;
+      seen.push_back(op);
+    }
+  }
+  EXPECT_EQ(seen.size(), 4u);
+}
+
+}  // namespace
+}  // namespace egret
