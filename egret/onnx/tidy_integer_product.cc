@@ -186,12 +186,7 @@ void Tidier::FuseIntegerProducts() {
     if (!drop[i]) kept.push_back(std::move(out_[i]));
   }
   out_ = std::move(kept);
-  producer_.clear();
-  for (size_t i = 0; i < out_.size(); ++i) {
-    for (const auto& o : out_[i].output()) {
-      if (!o.empty()) producer_[o] = static_cast<int>(i);
-    }
-  }
+  IndexProducers();
 }
 
 }  // namespace egret::onnx_export::tidy

@@ -231,6 +231,15 @@ int CountOp(const std::vector<onnx::NodeProto>& nodes, std::string_view op) {
 
 }  // namespace
 
+void Tidier::IndexProducers() {
+  producer_.clear();
+  for (size_t i = 0; i < out_.size(); ++i) {
+    for (const auto& o : out_[i].output()) {
+      if (!o.empty()) producer_[o] = static_cast<int>(i);
+    }
+  }
+}
+
 int Tidier::NumTransposes() const { return CountOp(out_, "Transpose"); }
 
 bool Tidier::Compute() {
@@ -268,12 +277,13 @@ bool Tidier::Compute() {
     }
     if (!Sink(n)) Emit(std::move(n));
   }
+  RemoveIdentities();
+  DropDead();
   if (!records_) {
+    IndexProducers();
     DropZeroBiases();
     FuseIntegerProducts();
   }
-  RemoveIdentities();
-  DropDead();
   TransposesToReshapes();
   MergeReshapes();
   MergeDuplicates();

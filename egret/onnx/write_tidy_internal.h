@@ -257,6 +257,8 @@ class Tidier {
   // of one.
   bool KnownZero(const std::string& name, int depth = 0) const;
 
+  // producer_ anew, for out_ as it is (after a pass that removed nodes).
+  void IndexProducers();
   void RemoveIdentities();
   // A Transpose that moves only dims of size 1 (its output's dims declared)
   // keeps the elements in order: it becomes a Reshape, which copies nothing.
