@@ -193,5 +193,37 @@ TEST(WriteTidy, FloatConvIntegerStaysWhenNotIntegerOrRecorded) {
   EXPECT_EQ(Count(recorded, "Conv"), 1);
 }
 
+// MatMulInteger likewise, its b zero point per column (axis 1); one along
+// the rows is not MatMulInteger's and stays float.
+onnx::GraphProto FloatMatMulInteger(int64_t zero_axis) {
+  onnx::GraphProto g;
+  onnx::ValueInfoProto* in = g.add_input();
+  in->set_name("a");
+  in->mutable_type()->mutable_tensor_type()->set_elem_type(onnx::TensorProto::INT8);
+  AddTensor(&g, "b", onnx::TensorProto::INT8, {3, 3}, {1, -2, 3, 4, -5, 6, 7, -8, 9});
+  AddTensor(&g, "b_scale", onnx::TensorProto::FLOAT, {3}, {1, 1, 1});
+  AddTensor(&g, "b_zero", onnx::TensorProto::INT8, {3}, {0, 1, -1});
+  SetInt(AddNode(&g, "Cast", {"a"}, "af"), "to", onnx::TensorProto::FLOAT);
+  SetInt(AddNode(&g, "DequantizeLinear", {"b", "b_scale", "b_zero"}, "bf"), "axis", zero_axis);
+  AddNode(&g, "MatMul", {"af", "bf"}, "product");
+  SetInt(AddNode(&g, "Cast", {"product"}, "y"), "to", onnx::TensorProto::INT32);
+  g.add_output()->set_name("y");
+  return g;
+}
+
+TEST(WriteTidy, FloatMatMulIntegerIsMatMulIntegerAgain) {
+  onnx::GraphProto g = FloatMatMulInteger(1);
+  TidyGraph(&g, kNoDims, /*records=*/false);
+  ASSERT_EQ(g.node_size(), 1);
+  const onnx::NodeProto& m = g.node(0);
+  EXPECT_EQ(m.op_type(), "MatMulInteger");
+  EXPECT_EQ(std::vector<std::string>(m.input().begin(), m.input().end()),
+            (std::vector<std::string>{"a", "b", "", "b_zero"}));
+  EXPECT_EQ(m.output(0), "y");
+  onnx::GraphProto rows = FloatMatMulInteger(0);
+  TidyGraph(&rows, kNoDims, /*records=*/false);
+  EXPECT_EQ(Count(rows, "MatMulInteger"), 0);
+}
+
 }  // namespace
 }  // namespace egret::onnx_export
