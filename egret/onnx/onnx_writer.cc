@@ -249,10 +249,13 @@ absl::Status Writer::WriteGraph(onnx::GraphProto* gp) {
   }
   EGRET_RETURN_IF_ERROR(WriteDeferredConstants());
   if (!is_body_) {
-    TidyGraph(gp_, [this](const std::string& name) -> const Dims* {
-      auto it = types_.find(name);
-      return it == types_.end() ? nullptr : &it->second.dims;
-    });
+    TidyGraph(
+        gp_,
+        [this](const std::string& name) -> const Dims* {
+          auto it = types_.find(name);
+          return it == types_.end() ? nullptr : &it->second.dims;
+        },
+        options_.records);
   }
   // Constants every reader took in another layout (a filter transposed to
   // OIHW) are not written twice: initializers nothing reads are dropped.

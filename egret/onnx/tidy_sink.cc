@@ -210,6 +210,14 @@ bool Tidier::Sink(onnx::NodeProto& n) {
     perm = p;
   }
   if (!perm) return false;
+  if (kind == Kind::kSlice) {
+    const onnx::NodeProto* t = TransposeProducing(n.input(0));
+    auto r = t == nullptr ? readers_.end() : readers_.find(t->output(0));
+    if (r != readers_.end() && r->second > 1) {
+      if (!sink_shared_into_slices_) return false;
+      ++shared_slice_sinks_;
+    }
+  }
   const Perm& p = *perm;
   const int rank = static_cast<int>(p.size());
   // Every data input: a Transpose(p) (read before it) or a constant.

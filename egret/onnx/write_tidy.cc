@@ -231,7 +231,18 @@ int CountOp(const std::vector<onnx::NodeProto>& nodes, std::string_view op) {
 
 }  // namespace
 
-void Tidier::Run() {
+void Tidier::IndexProducers() {
+  producer_.clear();
+  for (size_t i = 0; i < out_.size(); ++i) {
+    for (const auto& o : out_[i].output()) {
+      if (!o.empty()) producer_[o] = static_cast<int>(i);
+    }
+  }
+}
+
+int Tidier::NumTransposes() const { return CountOp(out_, "Transpose"); }
+
+bool Tidier::Compute() {
   for (const auto& o : gp_->output()) pinned_.insert(o.name());
   CollectSubgraphReads(*gp_, &pinned_);
   for (const auto& i : gp_->input()) names_.insert(i.name());
@@ -244,7 +255,8 @@ void Tidier::Run() {
     node_names_.insert(n.name());
     for (const auto& o : n.output()) names_.insert(o);
   }
-  const std::vector<onnx::NodeProto> before(gp_->node().begin(), gp_->node().end());
+  before_.assign(gp_->node().begin(), gp_->node().end());
+  const std::vector<onnx::NodeProto>& before = before_;
   for (const onnx::NodeProto& n : before) {
     absl::flat_hash_set<std::string> read(n.input().begin(), n.input().end());
     for (const std::string& in : read) ++readers_[in];
@@ -267,15 +279,21 @@ void Tidier::Run() {
   }
   RemoveIdentities();
   DropDead();
+  if (!records_) {
+    IndexProducers();
+    DropZeroBiases();
+    FuseIntegerProducts();
+  }
   TransposesToReshapes();
   MergeReshapes();
   MergeDuplicates();
   DropDead();
   // Only ever better: no more nodes and no more Transposes than before.
-  if (out_.size() > before.size() || CountOp(out_, "Transpose") > CountOp(before, "Transpose")) {
-    return;
-  }
-  KeepRecords(before);
+  return out_.size() <= before.size() && NumTransposes() <= CountOp(before, "Transpose");
+}
+
+void Tidier::Commit() {
+  KeepRecords(before_);
   gp_->clear_node();
   for (auto& n : out_) *gp_->add_node() = std::move(n);
   for (auto& t : new_inits_) *gp_->add_initializer() = std::move(t);
@@ -283,9 +301,24 @@ void Tidier::Run() {
 
 }  // namespace tidy
 
-void TidyGraph(onnx::GraphProto* gp,
-               const std::function<const Dims*(const std::string&)>& dims_of) {
-  tidy::Tidier(gp, dims_of).Run();
+void TidyGraph(onnx::GraphProto* gp, const std::function<const Dims*(const std::string&)>& dims_of,
+               bool records) {
+  tidy::Tidier sunk(gp, dims_of, records);
+  const bool sunk_ok = sunk.Compute();
+  // A Transpose read by several Slices (attention's q, k and v taken from
+  // one tensor) moved below them is one Transpose per Slice: better when
+  // those cancel further down, worse when they stop at a MatMul. Both are
+  // tried; the fewer Transposes (then nodes) win.
+  if (sunk.shared_slice_sinks() > 0) {
+    tidy::Tidier kept(gp, dims_of, records, /*sink_shared_into_slices=*/false);
+    if (kept.Compute() &&
+        (!sunk_ok || kept.NumTransposes() < sunk.NumTransposes() ||
+         (kept.NumTransposes() == sunk.NumTransposes() && kept.NumNodes() < sunk.NumNodes()))) {
+      kept.Commit();
+      return;
+    }
+  }
+  if (sunk_ok) sunk.Commit();
 }
 
 }  // namespace egret::onnx_export

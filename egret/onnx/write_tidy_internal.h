@@ -106,9 +106,28 @@ inline std::optional<int64_t> MapAxis(int64_t a, const Perm& p) {
 
 class Tidier {
  public:
-  Tidier(onnx::GraphProto* gp, const std::function<const Dims*(const std::string&)>& dims_of)
-      : gp_(gp), dims_of_(dims_of) {}
-  void Run();
+  // `records`: the graph carries records (egret_record_internal.h), read
+  // back node for node; the rewrites that drop a recorded constant
+  // (DropZeroBiases, FuseIntegerProducts) are then not made.
+  // `sink_shared_into_slices`: whether a Transpose that several nodes read
+  // moves below a Slice reading it (one Transpose per Slice then; see
+  // TidyGraph).
+  Tidier(onnx::GraphProto* gp, const std::function<const Dims*(const std::string&)>& dims_of,
+         bool records, bool sink_shared_into_slices = true)
+      : gp_(gp),
+        dims_of_(dims_of),
+        records_(records),
+        sink_shared_into_slices_(sink_shared_into_slices) {}
+  // Tidies the graph's nodes aside, leaving the graph as it is; true when
+  // the result has no more nodes and no more Transposes than the graph.
+  bool Compute();
+  // Puts the result of Compute into the graph, records kept.
+  void Commit();
+  // The result's nodes and Transposes.
+  int NumNodes() const { return static_cast<int>(out_.size()); }
+  int NumTransposes() const;
+  // How many times a Transpose read by several nodes moved below a Slice.
+  int shared_slice_sinks() const { return shared_slice_sinks_; }
 
  private:
   // ---- names
@@ -202,6 +221,44 @@ class Tidier {
   onnx::NodeProto MakeTranspose(const std::string& input, const std::string& output,
                                 const std::vector<int>& perm, const onnx::NodeProto& like);
 
+  // The float spelling of an integer product, as the importer lowers
+  // ConvInteger and MatMulInteger (docs/onnx-import.md):
+  //   Cast<int32>(Conv(Sub(Cast<float>(x), Cast<float>(x_zero)),
+  //                    DequantizeLinear(w, scale 1, w_zero)))
+  // (or MatMul; x and w 8-bit integers, x_zero a scalar, w_zero per tensor
+  // or per output channel) becomes ConvInteger(x, w, x_zero, w_zero)
+  // (MatMulInteger) writing the Cast's output: the integer op the input
+  // had, reading the integer weights, exact where the float sums are exact
+  // below 2^24. The operands' nodes go when nothing else reads them
+  // (DropDead).
+  void FuseIntegerProducts();
+  // An integer operand of an integer product and its zero point ("" for 0).
+  struct IntegerOperand {
+    std::string integers;
+    std::string zero;
+  };
+  // `name` as Cast<float>(x) or Sub(Cast<float>(x), Cast<float>(x_zero)),
+  // x 8-bit and x_zero a scalar of x's type.
+  std::optional<IntegerOperand> IntegerActivation(const std::string& name) const;
+  // `name` as DequantizeLinear(w, 1, w_zero) of 8-bit initializer w, w_zero
+  // a scalar or 1-D along `channel_axis`.
+  std::optional<IntegerOperand> IntegerWeight(const std::string& name, int64_t channel_axis) const;
+  // The ONNX element type of tensor `name` when known (an initializer, a
+  // graph input, a Cast's or DynamicQuantizeLinear's output), else 0.
+  int32_t ElemTypeOf(const std::string& name) const;
+  // The number of elements of tensor `name`, when known.
+  std::optional<int64_t> NumElementsOf(const std::string& name) const;
+  // A Conv's or ConvTranspose's bias known to be all zeros (KnownZero) is
+  // left out: egret's convolutions always have one, often zero where the
+  // input had none (tidy_zero_bias.cc).
+  void DropZeroBiases();
+  // Whether tensor `name` is known to be all zeros: an initializer, or a
+  // Cast or DequantizeLinear (its data equal to its per-tensor zero point)
+  // of one.
+  bool KnownZero(const std::string& name, int depth = 0) const;
+
+  // producer_ anew, for out_ as it is (after a pass that removed nodes).
+  void IndexProducers();
   void RemoveIdentities();
   // A Transpose that moves only dims of size 1 (its output's dims declared)
   // keeps the elements in order: it becomes a Reshape, which copies nothing.
@@ -221,6 +278,10 @@ class Tidier {
 
   onnx::GraphProto* gp_;
   const std::function<const Dims*(const std::string&)>& dims_of_;
+  bool records_;
+  bool sink_shared_into_slices_;
+  int shared_slice_sinks_ = 0;
+  std::vector<onnx::NodeProto> before_;      // the graph's nodes, as Compute found them
   absl::flat_hash_set<std::string> pinned_;  // graph outputs and subgraph reads
   absl::flat_hash_set<std::string> names_;   // every tensor name
   absl::flat_hash_set<std::string> node_names_;

@@ -221,8 +221,11 @@ absl::StatusOr<bool> WriteMatMulNBits(Writer& w);
 // hands its record to the next node (kBeforeTag), or to the graph's
 // doc_string at the end. `dims_of` gives the dims of a tensor the writer
 // typed (null when unknown); a Transpose that moves only dims of size 1
-// becomes a Reshape.
-void TidyGraph(onnx::GraphProto* gp, const std::function<const Dims*(const std::string&)>& dims_of);
+// becomes a Reshape. Without `records`, a convolution's zero bias is left
+// out and the float spelling of ConvInteger and MatMulInteger becomes that
+// op again (write_tidy_internal.h).
+void TidyGraph(onnx::GraphProto* gp, const std::function<const Dims*(const std::string&)>& dims_of,
+               bool records);
 
 }  // namespace egret::onnx_export
 
