@@ -7,12 +7,15 @@
 //   scaling [--families resnet,transformer] [--sizes 1000,2000,...]
 //           [--strategies eqsat-dag,greedy] [--time-limit SECONDS]
 //           [--enode-factor F] [--verify-max-nodes N] [--seed N]
-//           [--chain-blocks N] [--name NAME]
+//           [--chain-blocks N] [--name NAME] [--clock wall|cpu]
 //           [--csv FILE] [--markdown FILE] [--svg-dir DIR]
 //
 // --chain-blocks N splits the blocks into parallel chains of at most N blocks
 // (SyntheticOptions::chain_blocks; default 0, one chain). The charts are
 // DIR/NAME_time_<family>.svg and DIR/NAME_memory.svg (NAME: "scaling").
+// --clock cpu puts eqsat-dag's stage times in process CPU time
+// (StrategyResult::stage_cpu_ms) in the tables, charts and fits: on a machine
+// shared with other jobs, wall time measures the load. The CSV has both.
 
 //
 // Each run is a forked child (bench/child_run.h): its peak RSS is its own and
@@ -72,6 +75,7 @@ struct Config {
   uint64_t seed = 0;
   int chain_blocks = 0;
   std::string name = "scaling";
+  bool cpu_clock = false;  // --clock cpu
   std::string csv, markdown, svg_dir;
   std::string command;  // as run, for the Markdown
 };
@@ -124,6 +128,7 @@ std::string RunOne(const Config& cfg, SyntheticFamily family, int blocks, Strate
   j["limit_hit"] = r->limit_hit;
   j["stop_reason"] = r->stop_reason;
   j["stage_ms"] = r->stage_ms;
+  j["stage_cpu_ms"] = r->stage_cpu_ms;
   j["time_ms"] = r->time_ms;
   Json ops = Json::object();
   for (const Node& n : r->graph.nodes()) {
@@ -146,10 +151,14 @@ std::string RunOne(const Config& cfg, SyntheticFamily family, int blocks, Strate
   return j.dump();
 }
 
-double StageMs(const Row& r, const std::string& stage) {
-  if (!Finished(r) || !r.result.contains("stage_ms")) return NAN;
-  const Json& s = r.result["stage_ms"];
-  if (stage == "total") return r.result["time_ms"].get<double>();
+// The stage's wall time, or with `cpu` its CPU time where the strategy
+// measures it (eqsat; wall time otherwise); NaN when not measured.
+double StageMs(const Row& r, const std::string& stage, bool cpu = false) {
+  cpu = cpu && r.result.contains("stage_cpu_ms") && !r.result["stage_cpu_ms"].empty();
+  const char* key = cpu ? "stage_cpu_ms" : "stage_ms";
+  if (!Finished(r) || !r.result.contains(key)) return NAN;
+  const Json& s = r.result[key];
+  if (stage == "total" && !cpu) return r.result["time_ms"].get<double>();
   return s.contains(stage) ? s[stage].get<double>() : NAN;
 }
 
@@ -175,6 +184,7 @@ std::string Csv(const std::vector<Row>& rows) {
       "family,blocks,nodes,strategy,status,stop_reason,nodes_out,cost_in,cost_out,"
       "egraph_nodes,rewrites,generate_ms";
   for (const char* s : kStages) absl::StrAppend(&out, ",", s, "_ms");
+  for (const char* s : kStages) absl::StrAppend(&out, ",", s, "_cpu_ms");
   out += ",peak_rss_mib,start_rss_mib,wall_s,verify,ops_after\n";
   for (const Row& r : rows) {
     const bool f = Finished(r);
@@ -191,6 +201,7 @@ std::string Csv(const std::vector<Row>& rows) {
       out += ",,,,,,";
     }
     for (const char* s : kStages) absl::StrAppend(&out, ",", Cell(StageMs(r, s)));
+    for (const char* s : kStages) absl::StrAppend(&out, ",", Cell(StageMs(r, s, true)));
     const double start = f ? r.result["start_rss_bytes"].get<double>() / (1 << 20) : NAN;
     absl::StrAppendFormat(&out, ",%s,%s,%.1f,%s,%s\n", Cell(RssMib(r)), Cell(start), r.wall_s,
                           f ? r.result["verify"].get<std::string>() : "", OpsCell(r));
@@ -280,7 +291,8 @@ std::string Markdown(const Config& cfg, const std::vector<Row>& rows, const std:
     for (Strategy st : cfg.strategies) {
       std::vector<std::string> stages = StagesOf(st);
       for (const std::string& stage : stages) {
-        auto pts = Points(rows, fam, st, [&](const Row& r) { return StageMs(r, stage); });
+        auto pts =
+            Points(rows, fam, st, [&](const Row& r) { return StageMs(r, stage, cfg.cpu_clock); });
         absl::StrAppendFormat(&md, "| %s | %s | %s time | %s | %s |\n", FamName(fam), StName(st),
                               stage, FitCell(pts, 0), FitCell(pts, 10000));
       }
@@ -289,14 +301,16 @@ std::string Markdown(const Config& cfg, const std::vector<Row>& rows, const std:
                             FitCell(pts, 0), FitCell(pts, 10000));
     }
   }
-  md +=
+  absl::StrAppendFormat(
+      &md,
       "\n## Runs\n\n"
-      "Times in ms. *e-nodes*: the e-graph's peak (eqsat only). *ops after*: fused ops and "
+      "Times in ms%s. *e-nodes*: the e-graph's peak (eqsat only). *ops after*: fused ops and "
       "what is left of Batchnorm/Conv2d in the result.\n\n"
       "| family | nodes | strategy | status | nodes after | HVX cost before -> after | "
       "e-nodes | seed | saturate | extract+lower | memory plan | rewrite | select | total | "
       "peak RSS MiB | verify | ops after |\n"
-      "|---|---:|---|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---|\n";
+      "|---|---:|---|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---|\n",
+      cfg.cpu_clock ? " of process CPU time (eqsat stages; greedy's are wall time)" : "");
   for (const Row& r : rows) {
     const bool f = Finished(r);
     absl::StrAppendFormat(
@@ -309,7 +323,7 @@ std::string Markdown(const Config& cfg, const std::vector<Row>& rows, const std:
                                              : "");
     for (const char* s :
          {"seed", "saturate", "extract_and_lower", "memory_plan", "rewrite", "select", "total"}) {
-      absl::StrAppend(&md, " | ", Cell(StageMs(r, s)));
+      absl::StrAppend(&md, " | ", Cell(StageMs(r, s, cfg.cpu_clock)));
     }
     absl::StrAppendFormat(&md, " | %s | %s | %s |\n", Cell(RssMib(r)),
                           f ? r.result["verify"].get<std::string>() : "", OpsCell(r));
@@ -326,12 +340,12 @@ std::string TimeSvg(const Config& cfg, const std::vector<Row>& rows, SyntheticFa
   c.y_label = "time (ms)";
   for (Strategy st : cfg.strategies) {
     for (const std::string& stage : StagesOf(st)) {
-      c.series.push_back(
-          LineSeries{absl::StrCat(StName(st), " ", stage),
-                     Points(rows, fam, st, [&](const Row& r) { return StageMs(r, stage); }),
-                     st == Strategy::kGreedy,
-                     false,
-                     {}});
+      c.series.push_back(LineSeries{
+          absl::StrCat(StName(st), " ", stage),
+          Points(rows, fam, st, [&](const Row& r) { return StageMs(r, stage, cfg.cpu_clock); }),
+          st == Strategy::kGreedy,
+          false,
+          {}});
     }
   }
   return LogLogSvg(c);
@@ -416,6 +430,9 @@ int Main(int argc, char** argv) {
         return Fail("--name must be a non-empty file name prefix without '/'");
       }
       cfg.name = v;
+    } else if (a == "--clock") {
+      if (v != "wall" && v != "cpu") return Fail("--clock must be 'wall' or 'cpu'");
+      cfg.cpu_clock = v == "cpu";
     } else if (a == "--csv") {
       cfg.csv = v;
     } else if (a == "--markdown") {

@@ -58,27 +58,15 @@ class Lowerer {
     return it->second;
   }
 
-  // The classes the chosen node of c needs first.
-  absl::StatusOr<std::vector<Id>> Deps(Id c) {
-    absl::StatusOr<NodeIdx> n = Chosen(c);
-    if (!n.ok()) return n.status();
-    ENodeView v = g_.Node(*n);
-    std::vector<Id> deps;
-    if (v.op == out_op_) {
-      if (v.children.size() != 2) return absl::InvalidArgumentError("lowering: malformed $Out");
-      deps.push_back(g_.Find(v.children[0]));
-    } else {
-      for (Id ch : v.children) deps.push_back(g_.Find(ch));
-    }
-    return deps;
-  }
-
   absl::Status Visit(Id root) {
-    // Iterative post-order; `on_stack` detects cycles in the choice.
+    // Iterative post-order; `on_stack` detects cycles in the choice. A
+    // frame's dependencies are the children of its chosen node (of a "$Out",
+    // only the multi-output class it reads), canonical.
     struct Frame {
       Id cls;
-      std::vector<Id> deps;
-      size_t next = 0;
+      NodeIdx node;
+      uint32_t deps;
+      uint32_t next = 0;
     };
     std::vector<Frame> stack;
     auto push = [&](Id c) -> absl::Status {
@@ -87,17 +75,23 @@ class Lowerer {
         return absl::InvalidArgumentError(
             absl::StrFormat("lowering: the choice has a cycle through class %d", c));
       }
-      absl::StatusOr<std::vector<Id>> deps = Deps(c);
-      if (!deps.ok()) return deps.status();
+      absl::StatusOr<NodeIdx> n = Chosen(c);
+      if (!n.ok()) return n.status();
+      ENodeView v = g_.Node(*n);
+      uint32_t deps = static_cast<uint32_t>(v.children.size());
+      if (v.op == out_op_) {
+        if (deps != 2) return absl::InvalidArgumentError("lowering: malformed $Out");
+        deps = 1;
+      }
       on_stack_.insert(c);
-      stack.push_back(Frame{c, *std::move(deps), 0});
+      stack.push_back(Frame{c, *n, deps, 0});
       return absl::OkStatus();
     };
     if (absl::Status s = push(root); !s.ok()) return s;
     while (!stack.empty()) {
       Frame& f = stack.back();
-      if (f.next < f.deps.size()) {
-        Id d = f.deps[f.next++];
+      if (f.next < f.deps) {
+        Id d = g_.Find(g_.Node(f.node).children[f.next++]);
         if (absl::Status s = push(d); !s.ok()) return s;
         continue;
       }
@@ -129,8 +123,12 @@ class Lowerer {
     }
     Node node;
     node.op = std::string(v.op.str());
-    auto name_it = req_.names.find(n);
-    node.name = UniqueName(name_it != req_.names.end() ? name_it->second : "");
+    static const std::string kNoName;
+    const std::string* name = &kNoName;
+    if (req_.names != nullptr) {
+      if (auto it = req_.names->find(n); it != req_.names->end()) name = &it->second;
+    }
+    node.name = UniqueName(*name);
     if (v.op == const_op_) {
       node.constant = g_.ConstantOfPayload(v.payload);
       node.outputs.push_back(type);

@@ -28,8 +28,9 @@ struct LowerRequest {
   std::vector<std::pair<Id, std::string>> inputs;
   std::vector<std::pair<Id, std::string>> outputs;
   // Names for particular e-nodes (e.g. the input graph's node names); other
-  // nodes get fresh names "n<k>". Names stay unique.
-  absl::flat_hash_map<NodeIdx, std::string> names;
+  // nodes get fresh names "n<k>". Names stay unique. Not owned; may be null
+  // (no names), else must outlive LowerChoice.
+  const absl::flat_hash_map<NodeIdx, std::string>* names = nullptr;
   std::string graph_name;
   Options options;
 };

@@ -2,10 +2,12 @@
 
 #include <algorithm>
 #include <limits>
+#include <queue>
 #include <string>
 #include <tuple>
 #include <utility>
 
+#include "absl/container/btree_set.h"
 #include "absl/container/flat_hash_map.h"
 #include "absl/numeric/int128.h"
 #include "absl/strings/str_format.h"
@@ -164,9 +166,17 @@ absl::StatusOr<int64_t> PeakOf(const Graph& g, const Analysis& a,
 // Greedy list scheduling: among the ready nodes, the one whose run frees the
 // most bytes net of the bytes it allocates; then the one allocating the
 // least; then the smallest id.
+//
+// The ready nodes are in a max-heap by that key. A node's key only changes
+// when a value it reads drops to one unscheduled reader (it would then free
+// the value): the remaining reader, if ready, is pushed again with its new
+// key and the stale entry is skipped when popped. The keys are distinct (the
+// id breaks ties), so this picks exactly what a scan of the ready list would,
+// in O((nodes + edges) log nodes).
 std::vector<NodeId> GreedySchedule(const Graph& g, const Analysis& a) {
-  std::vector<int64_t> waiting(g.num_nodes(), 0);  // unscheduled computing producers
-  absl::flat_hash_map<NodeId, std::vector<NodeId>> consumers;
+  using Key = std::tuple<int64_t, int64_t, NodeId>;  // larger is better
+  std::vector<int64_t> waiting(g.num_nodes(), 0);    // unscheduled computing producers
+  std::vector<std::vector<NodeId>> consumers(g.num_nodes());
   for (NodeId id : a.computing) {
     waiting[id] = static_cast<int64_t>(a.producers[id].size());
     for (NodeId p : a.producers[id]) consumers[p].push_back(id);
@@ -175,36 +185,47 @@ std::vector<NodeId> GreedySchedule(const Graph& g, const Analysis& a) {
   for (size_t k = 0; k < a.values.size(); ++k) {
     readers_left[k] = static_cast<int64_t>(a.values[k].readers.size());
   }
-  std::vector<NodeId> ready;
+  std::vector<bool> ready(g.num_nodes(), false), done(g.num_nodes(), false);
+  auto key_of = [&](NodeId id) {
+    const int64_t allocated = a.written[id];
+    int64_t freed = 0;
+    for (size_t v : a.reads[id]) {
+      if (readers_left[v] == 1 && !a.values[v].is_output) freed += a.values[v].bytes;
+    }
+    // Net freed bytes, then fewer allocated, then smaller id.
+    return Key{freed - allocated, -allocated, std::numeric_limits<NodeId>::max() - id};
+  };
+  std::vector<Key> current(g.num_nodes());
+  std::priority_queue<Key> heap;
+  auto make_ready = [&](NodeId id) {
+    ready[id] = true;
+    current[id] = key_of(id);
+    heap.push(current[id]);
+  };
   for (NodeId id : a.computing) {
-    if (waiting[id] == 0) ready.push_back(id);
+    if (waiting[id] == 0) make_ready(id);
   }
   std::vector<NodeId> schedule;
   schedule.reserve(a.computing.size());
-  while (!ready.empty()) {
-    size_t best = 0;
-    std::tuple<int64_t, int64_t, NodeId> best_key{std::numeric_limits<int64_t>::min(), 0, 0};
-    for (size_t i = 0; i < ready.size(); ++i) {
-      NodeId id = ready[i];
-      const int64_t allocated = a.written[id];
-      int64_t freed = 0;
-      for (size_t v : a.reads[id]) {
-        if (readers_left[v] == 1 && !a.values[v].is_output) freed += a.values[v].bytes;
-      }
-      // Larger is better: net freed bytes, then fewer allocated, then smaller id.
-      std::tuple<int64_t, int64_t, NodeId> key{freed - allocated, -allocated,
-                                               std::numeric_limits<NodeId>::max() - id};
-      if (i == 0 || key > best_key) {
-        best = i;
-        best_key = key;
+  while (!heap.empty()) {
+    const Key top = heap.top();
+    heap.pop();
+    const NodeId id = std::numeric_limits<NodeId>::max() - std::get<2>(top);
+    if (done[id] || top != current[id]) continue;  // scheduled, or a stale key
+    done[id] = true;
+    ready[id] = false;
+    schedule.push_back(id);
+    for (size_t v : a.reads[id]) {
+      if (--readers_left[v] != 1 || a.values[v].is_output) continue;
+      for (NodeId r : a.values[v].readers) {
+        if (ready[r]) {
+          current[r] = key_of(r);
+          heap.push(current[r]);
+        }
       }
     }
-    NodeId id = ready[best];
-    ready.erase(ready.begin() + static_cast<std::ptrdiff_t>(best));
-    schedule.push_back(id);
-    for (size_t v : a.reads[id]) --readers_left[v];
     for (NodeId c : consumers[id]) {
-      if (--waiting[c] == 0) ready.push_back(c);
+      if (--waiting[c] == 0) make_ready(c);
     }
   }
   return schedule;
@@ -215,10 +236,11 @@ std::vector<NodeId> GreedySchedule(const Graph& g, const Analysis& a) {
 // overlap its own, or after them all.
 //
 // Finding the overlapping placed buffers: buffers live for at most kShort
-// steps are indexed by first step, so a query looks at the first steps
-// [first - kShort, last] only; longer-lived ones (graph inputs, skip
-// connections) are few and scanned. Near-linear on long chains, where
-// scanning every placed buffer was quadratic.
+// steps are kept ordered by first step, so a query reads the first steps
+// [first - kShort, last] only, and only those holding a placed buffer;
+// longer-lived ones (graph inputs and outputs, skip connections) are few and
+// kept in offset order, so the gap sweep merges them with the sorted short
+// ones instead of sorting them again for every buffer.
 void AssignOffsets(std::vector<PlannedBuffer>& buffers) {
   constexpr int64_t kShort = 64;
   std::vector<size_t> order(buffers.size());
@@ -228,40 +250,56 @@ void AssignOffsets(std::vector<PlannedBuffer>& buffers) {
     const PlannedBuffer& b = buffers[y];
     return std::tuple(-a.bytes, a.first_step, x) < std::tuple(-b.bytes, b.first_step, y);
   });
-  int64_t steps = 0;
-  for (const PlannedBuffer& b : buffers) steps = std::max(steps, b.last_step + 1);
-  std::vector<std::vector<size_t>> short_by_first(static_cast<size_t>(steps));
-  std::vector<size_t> long_lived;
-  std::vector<std::pair<int64_t, int64_t>> taken;  // [offset, end) of overlapping buffers
+  using Span = std::pair<int64_t, int64_t>;                  // [offset, end) in the arena
+  absl::btree_set<std::pair<int64_t, size_t>> short_placed;  // (first step, buffer)
+  struct LongPlaced {
+    Span span;
+    int64_t first_step, last_step;
+  };
+  std::vector<LongPlaced> long_placed;  // by span
+  std::vector<Span> near;               // overlapping short-lived buffers, sorted
   for (size_t k : order) {
     PlannedBuffer& b = buffers[k];
     const int64_t size = AlignUp(b.bytes);
-    taken.clear();
-    auto consider = [&](size_t p) {
-      const PlannedBuffer& o = buffers[p];
-      if (o.first_step <= b.last_step && b.first_step <= o.last_step) {
-        taken.emplace_back(o.offset, SaturatingAdd(o.offset, AlignUp(o.bytes)));
-      }
+    auto overlaps = [&](int64_t first, int64_t last) {
+      return first <= b.last_step && b.first_step <= last;
     };
-    for (size_t p : long_lived) consider(p);
-    for (int64_t f = std::max<int64_t>(0, b.first_step - kShort); f <= b.last_step; ++f) {
-      for (size_t p : short_by_first[static_cast<size_t>(f)]) consider(p);
+    near.clear();
+    for (auto it = short_placed.lower_bound({b.first_step - kShort, 0});
+         it != short_placed.end() && it->first <= b.last_step; ++it) {
+      const PlannedBuffer& o = buffers[it->second];
+      if (overlaps(o.first_step, o.last_step)) {
+        near.emplace_back(o.offset, SaturatingAdd(o.offset, AlignUp(o.bytes)));
+      }
     }
-    std::sort(taken.begin(), taken.end());
+    std::sort(near.begin(), near.end());
+    // The sweep over every overlapping span in (offset, end) order.
     int64_t at = 0, best = -1, best_gap = std::numeric_limits<int64_t>::max();
-    for (const auto& [off, end] : taken) {
-      int64_t gap = off - at;
+    auto visit = [&](const Span& s) {
+      const int64_t gap = s.first - at;
       if (gap >= size && gap < best_gap) {
         best = at;
         best_gap = gap;
       }
-      at = std::max(at, end);
+      at = std::max(at, s.second);
+    };
+    size_t i = 0;
+    for (const LongPlaced& l : long_placed) {
+      if (!overlaps(l.first_step, l.last_step)) continue;
+      for (; i < near.size() && near[i] < l.span; ++i) visit(near[i]);
+      visit(l.span);
     }
+    for (; i < near.size(); ++i) visit(near[i]);
     b.offset = best >= 0 ? best : at;
     if (b.last_step - b.first_step <= kShort) {
-      short_by_first[static_cast<size_t>(b.first_step)].push_back(k);
+      short_placed.emplace(b.first_step, k);
     } else {
-      long_lived.push_back(k);
+      const LongPlaced l{{b.offset, SaturatingAdd(b.offset, size)}, b.first_step, b.last_step};
+      long_placed.insert(std::upper_bound(long_placed.begin(), long_placed.end(), l,
+                                          [](const LongPlaced& x, const LongPlaced& y) {
+                                            return x.span < y.span;
+                                          }),
+                         l);
     }
   }
 }

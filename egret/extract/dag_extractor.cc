@@ -38,6 +38,7 @@ std::optional<Choice> GreedyCostSets(const ExtractionProblem& p, const CostSetLi
   using Entry = std::pair<ClassId, double>;
   int64_t work = 0;
   int64_t set_bytes = 0;  // capacity of every set, in bytes
+  int64_t evaluated = 0;  // nodes priced
   uint32_t ticks = 0;
   auto give_up = [&](bool memory, bool time) -> std::optional<Choice> {
     if (report != nullptr) {
@@ -95,6 +96,16 @@ std::optional<Choice> GreedyCostSets(const ExtractionProblem& p, const CostSetLi
     double value = p.cost(n);
     for (ClassId ch : p.children(n)) work += static_cast<int64_t>(set[ch].size());
     if (work > limits.max_work) return give_up(false, false);
+    // Projected: once a sixteenth as many nodes as the problem has are
+    // priced, the work so far scaled to all of them passes the bound (every
+    // node whose children are computable is priced at least once, and sets
+    // grow with depth): give up now rather than at the bound.
+    ++evaluated;
+    if ((evaluated & 1023) == 0 && evaluated * 16 >= static_cast<int64_t>(nn) &&
+        static_cast<double>(work) * static_cast<double>(nn) >
+            static_cast<double>(limits.max_work) * static_cast<double>(evaluated)) {
+      return give_up(false, false);
+    }
     for (ClassId ch : p.children(n)) {
       for (const auto& [d, w] : set[ch]) {
         if (stamp[d] == s) {

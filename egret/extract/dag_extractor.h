@@ -31,7 +31,8 @@ struct DagOptions {
   // multiple of (nodes + child edges). Deterministic (no clock involved).
   int64_t work_factor = 200;
   // Upper bound on step 1's cost-set entries read and written, as a multiple
-  // of (nodes + child edges), plus 2^20. Deterministic.
+  // of (nodes + child edges), plus 2^20. Deterministic. Step 1 also gives up
+  // early when its work so far, projected to every node, passes the bound.
   int64_t cost_set_work_factor = 64;
   // When set, step 1 gives up at this time and the local search stops at it
   // (keeping what it has improved so far).

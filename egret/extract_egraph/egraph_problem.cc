@@ -14,33 +14,38 @@ namespace egret::extract {
 absl::StatusOr<EGraphProblem> BuildProblem(const EGraph& g, const cost::HvxCostModel& model,
                                            const std::vector<Id>& roots,
                                            const std::function<std::string(NodeIdx)>& describe) {
-  // Classes reachable from the roots, through any node.
-  absl::flat_hash_map<Id, ClassId> index;
+  // Classes reachable from the roots, through any node; index by class id
+  // (dense: ids are below g.num_ids()).
+  constexpr ClassId kUnseen = ~ClassId{0};
+  std::vector<ClassId> index_of(g.num_ids(), kUnseen);
+  auto index = [&](Id c) { return index_of[g.Find(c)]; };
   std::vector<Id> order;
-  for (Id r : roots) {
-    r = g.Find(r);
-    if (index.try_emplace(r, static_cast<ClassId>(order.size())).second) {
-      order.push_back(r);
+  auto reach = [&](Id c) {
+    c = g.Find(c);
+    if (index_of[c] == kUnseen) {
+      index_of[c] = static_cast<ClassId>(order.size());
+      order.push_back(c);
     }
-  }
+  };
+  for (Id r : roots) reach(r);
   for (size_t i = 0; i < order.size(); ++i) {
     for (NodeIdx n : g.ClassNodes(order[i])) {
       if (!g.IsLive(n)) continue;
-      for (Id ch : g.Node(n).children) {
-        Id c = g.Find(ch);
-        if (index.try_emplace(c, static_cast<ClassId>(order.size())).second) {
-          order.push_back(c);
-        }
-      }
+      for (Id ch : g.Node(n).children) reach(ch);
     }
   }
-  // Node costs; computable classes by fixpoint.
+  // Node costs; computable classes by fixpoint. The live nodes of class i are
+  // infos[first[i], first[i + 1]).
   struct NodeInfo {
     NodeIdx n;
     double cost;
     bool ok;
   };
-  std::vector<std::vector<NodeInfo>> nodes(order.size());
+  std::vector<NodeInfo> infos;
+  std::vector<uint32_t> first(order.size() + 1, 0);
+  auto nodes = [&](size_t i) {
+    return absl::Span<const NodeInfo>(infos.data() + first[i], first[i + 1] - first[i]);
+  };
   // Why each node that is not ok has no implementation, for the error.
   absl::flat_hash_map<NodeIdx, cost::NodeCost> uncomputable;
   std::vector<cost::NodeInput> ins;
@@ -106,19 +111,23 @@ absl::StatusOr<EGraphProblem> BuildProblem(const EGraph& g, const cost::HvxCostM
     in.matrix_source = matrix_source(c);
     return in;
   };
+  // Each class as an input, once.
+  std::vector<cost::NodeInput> as_input;
+  as_input.reserve(order.size());
+  for (Id c : order) as_input.push_back(input_of(c));
   for (size_t i = 0; i < order.size(); ++i) {
     const TensorType& t = g.TypeOf(order[i]);
+    first[i] = static_cast<uint32_t>(infos.size());
     for (NodeIdx n : g.ClassNodes(order[i])) {
       if (!g.IsLive(n)) continue;
       ins.clear();
-      for (Id ch : g.Node(n).children) {
-        ins.push_back(input_of(g.Find(ch)));
-      }
+      for (Id ch : g.Node(n).children) ins.push_back(as_input[index(ch)]);
       cost::NodeCost c = cost::NodeCostOf(model, g.NodeOp(n).str(), {t}, ins);
-      nodes[i].push_back(NodeInfo{n, c.cost, c.computable});
+      infos.push_back(NodeInfo{n, c.cost, c.computable});
       if (!c.computable) uncomputable.emplace(n, std::move(c));
     }
   }
+  first[order.size()] = static_cast<uint32_t>(infos.size());
   // Computable classes by propagation from the leaves (a worklist, so a deep
   // chain costs linear time, not one sweep per level).
   std::vector<bool> computable(order.size(), false);
@@ -128,15 +137,23 @@ absl::StatusOr<EGraphProblem> BuildProblem(const EGraph& g, const cost::HvxCostM
       uint32_t missing;  // child occurrences not yet computable
     };
     std::vector<Pending> pending;
-    std::vector<std::vector<uint32_t>> users(order.size());  // child class -> pending nodes
+    // Child class -> pending nodes: users[user_begin[c], user_begin[c + 1]).
+    std::vector<uint32_t> user_begin(order.size() + 1, 0), users;
     std::vector<uint32_t> ready;
+    for (const NodeInfo& ni : infos) {
+      if (!ni.ok) continue;
+      for (Id ch : g.Node(ni.n).children) ++user_begin[index(ch) + 1];
+    }
+    for (size_t c = 0; c < order.size(); ++c) user_begin[c + 1] += user_begin[c];
+    users.resize(user_begin[order.size()]);
+    std::vector<uint32_t> fill(user_begin.begin(), user_begin.end() - 1);
     for (size_t i = 0; i < order.size(); ++i) {
-      for (const NodeInfo& ni : nodes[i]) {
+      for (const NodeInfo& ni : nodes(i)) {
         if (!ni.ok) continue;
         const uint32_t k = static_cast<uint32_t>(pending.size());
         absl::Span<const Id> children = g.Node(ni.n).children;
         pending.push_back({static_cast<uint32_t>(i), static_cast<uint32_t>(children.size())});
-        for (Id ch : children) users[index.at(g.Find(ch))].push_back(k);
+        for (Id ch : children) users[fill[index(ch)]++] = k;
         if (children.empty() && !computable[i]) {
           computable[i] = true;
           ready.push_back(static_cast<uint32_t>(i));
@@ -146,7 +163,8 @@ absl::StatusOr<EGraphProblem> BuildProblem(const EGraph& g, const cost::HvxCostM
     while (!ready.empty()) {
       const uint32_t c = ready.back();
       ready.pop_back();
-      for (uint32_t k : users[c]) {
+      for (uint32_t u = user_begin[c]; u < user_begin[c + 1]; ++u) {
+        const uint32_t k = users[u];
         Pending& pn = pending[k];
         if (--pn.missing == 0 && !computable[pn.cls]) {
           computable[pn.cls] = true;
@@ -156,7 +174,7 @@ absl::StatusOr<EGraphProblem> BuildProblem(const EGraph& g, const cost::HvxCostM
     }
   }
   for (Id r : roots) {
-    size_t ri = index.at(g.Find(r));
+    size_t ri = index(r);
     if (computable[ri]) continue;
     // Find an op that blocks it: walk uncomputable classes from the root.
     std::vector<size_t> todo{ri};
@@ -165,7 +183,7 @@ absl::StatusOr<EGraphProblem> BuildProblem(const EGraph& g, const cost::HvxCostM
     while (!todo.empty()) {
       size_t i = todo.back();
       todo.pop_back();
-      for (const NodeInfo& ni : nodes[i]) {
+      for (const NodeInfo& ni : nodes(i)) {
         if (!ni.ok) {
           std::string origin = describe ? describe(ni.n) : "";
           return absl::InvalidArgumentError(absl::StrFormat(
@@ -175,7 +193,7 @@ absl::StatusOr<EGraphProblem> BuildProblem(const EGraph& g, const cost::HvxCostM
               cost::NoHtpImplementationText(uncomputable.at(ni.n))));
         }
         for (Id ch : g.Node(ni.n).children) {
-          size_t ci = index.at(g.Find(ch));
+          size_t ci = index(ch);
           if (!computable[ci] && !seen[ci]) {
             seen[ci] = true;
             todo.push_back(ci);
@@ -190,30 +208,32 @@ absl::StatusOr<EGraphProblem> BuildProblem(const EGraph& g, const cost::HvxCostM
   ExtractionProblemBuilder b;
   for (size_t i = 0; i < order.size(); ++i) b.AddClass(absl::StrCat(order[i]));
   std::vector<ClassId> kids;
+  // The builder numbers nodes by class, in the order added within a class
+  // (a stable sort); classes are added in index order, so the e-nodes in
+  // the order added are node_of.
+  std::vector<NodeIdx> added;
   for (size_t i = 0; i < order.size(); ++i) {
     if (!computable[i]) continue;
-    for (const NodeInfo& ni : nodes[i]) {
+    for (const NodeInfo& ni : nodes(i)) {
       if (!ni.ok) continue;
       kids.clear();
       bool all = true;
       for (Id ch : g.Node(ni.n).children) {
-        size_t ci = index.at(g.Find(ch));
+        size_t ci = index(ch);
         all &= computable[ci];
         kids.push_back(static_cast<ClassId>(ci));
       }
       if (!all) continue;
       b.AddNode(static_cast<ClassId>(i), std::string(g.NodeOp(ni.n).str()), ni.cost, kids,
                 absl::StrCat(ni.n));
+      added.push_back(ni.n);
     }
   }
-  for (Id r : roots) b.AddRoot(index.at(g.Find(r)));
+  for (Id r : roots) b.AddRoot(index(r));
   absl::StatusOr<ExtractionProblem> p = std::move(b).Build();
   if (!p.ok()) return p.status();
   out.problem = *std::move(p);
-  out.node_of.resize(out.problem.num_nodes());
-  for (ENodeId n = 0; n < out.problem.num_nodes(); ++n) {
-    out.node_of[n] = static_cast<NodeIdx>(std::stoul(out.problem.node_name(n)));
-  }
+  out.node_of = std::move(added);
   out.class_of = std::move(order);
   return out;
 }

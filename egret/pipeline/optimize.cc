@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <ctime>
 #include <utility>
 
 #include "absl/strings/str_format.h"
@@ -27,7 +28,15 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-// Milliseconds since the last Lap (or construction).
+// This process's CPU time in milliseconds.
+double ProcessCpuMs() {
+  timespec t{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+  return static_cast<double>(t.tv_sec) * 1e3 + static_cast<double>(t.tv_nsec) / 1e6;
+}
+
+// Milliseconds since the last Lap (or construction); CpuLap likewise in
+// process CPU time (its own mark, independent of Lap's).
 class StageClock {
  public:
   double Lap() {
@@ -36,6 +45,13 @@ class StageClock {
     last_ = now;
     return ms;
   }
+  double CpuLap() {
+    const double now = ProcessCpuMs();
+    const double ms = now - last_cpu_;
+    last_cpu_ = now;
+    return ms;
+  }
+  double CpuSinceStartMs() const { return ProcessCpuMs() - start_cpu_; }
   double SinceStartMs() const {
     return std::chrono::duration<double, std::milli>(Clock::now() - start_).count();
   }
@@ -43,6 +59,8 @@ class StageClock {
  private:
   Clock::time_point start_ = Clock::now();
   Clock::time_point last_ = start_;
+  double start_cpu_ = ProcessCpuMs();
+  double last_cpu_ = start_cpu_;
 };
 
 // What saturation and extraction run with.
@@ -185,9 +203,11 @@ absl::StatusOr<OptimizeResult> Optimize(const Graph& input, const rules::RuleSet
           std::chrono::duration<double>(std::clamp(options.limits.seconds, 0.0, 1e9)));
   OptimizeResult result;
   StageTimes& time = result.time;
+  StageTimes& cpu = result.cpu_time;
 
   EGRET_ASSIGN_OR_RETURN(const Prepared prep, Prepare(input, rule_set, options, diags));
   time.compile_ms = clock.Lap();
+  cpu.compile_ms = clock.CpuLap();
 
   result.input_nodes = input.num_nodes();
   cost::UncomputableNode missing;
@@ -196,6 +216,7 @@ absl::StatusOr<OptimizeResult> Optimize(const Graph& input, const rules::RuleSet
   result.input_cost_missing_reason = std::move(missing.reason);
   EGRET_ASSIGN_OR_RETURN(Seeded s, Seed(input));
   time.seed_ms = clock.Lap();
+  cpu.seed_ms = clock.CpuLap();
 
   SaturateRequest sr;
   sr.rules = &prep.rules;
@@ -207,6 +228,7 @@ absl::StatusOr<OptimizeResult> Optimize(const Graph& input, const rules::RuleSet
   result.saturation = std::move(sat.summary);
   time.saturate_ms = sat.saturate_ms;
   clock.Lap();
+  cpu.saturate_ms = clock.CpuLap();  // re-seeding included
   // The caller asked to stop (options.limits.should_stop): nothing is extracted.
   if (result.saturation.stop_reason == StopReason::kCancelled) {
     return absl::CancelledError("optimization cancelled");
@@ -222,11 +244,14 @@ absl::StatusOr<OptimizeResult> Optimize(const Graph& input, const rules::RuleSet
       ex.time_limit_hit || std::chrono::steady_clock::now() >= deadline;
   result.extraction.memory_limit_hit = ex.memory_limit_hit;
   time.extract_and_lower_ms = clock.Lap() + sat.reseed_ms;
+  cpu.extract_and_lower_ms = clock.CpuLap();
   result.output_cost = cost::GraphCost(result.graph, prep.model, nullptr);
 
   clock.Lap();
+  clock.CpuLap();
   EGRET_RETURN_IF_ERROR(PlanMemories(input, &result));
   time.memory_plan_ms = clock.Lap();
+  cpu.memory_plan_ms = clock.CpuLap();
 
   result.rules_compiled = prep.rules.size();
   result.rules_skipped = prep.skipped;
@@ -239,6 +264,7 @@ absl::StatusOr<OptimizeResult> Optimize(const Graph& input, const rules::RuleSet
   result.provenance = SummarizeProvenance(result.graph);
   result.changes = DescribeChanges(input, result.provenance);
   time.total_ms = clock.SinceStartMs();
+  cpu.total_ms = clock.CpuSinceStartMs();
   result.peak_rss_bytes = PeakRssBytes();
   return result;
 }

@@ -250,9 +250,12 @@ struct OptimizeResult {
   // implementation eligible for their types: priced and run as a CPU
   // fallback) and why; JSON {"nodes": N, "reasons": [...]}.
   std::map<std::string, OffHtpOps> off_htp;
-  ProvenanceSummary provenance;         // "provenance"
-  std::vector<OpChange> changes;        // "changes": provenance in ops (pipeline/changes.h)
-  StageTimes time;                      // "time_ms"
+  ProvenanceSummary provenance;   // "provenance"
+  std::vector<OpChange> changes;  // "changes": provenance in ops (pipeline/changes.h)
+  StageTimes time;                // "time_ms"
+  // The same stages in this process's CPU time (not in the JSON): what a
+  // benchmark on a shared machine compares. Saturation includes re-seeding.
+  StageTimes cpu_time;
   size_t peak_rss_bytes = 0;            // "peak_rss_bytes": this process's, at the end of Optimize
   std::optional<VerifySummary> verify;  // "verify", when set
 };

@@ -84,7 +84,7 @@ absl::StatusOr<Graph> LowerSeeded(const Seeded& s, absl::flat_hash_map<Id, NodeI
   req.inputs = s.inputs;
   req.outputs = s.outputs;
   for (auto& [c, name] : req.outputs) c = s.eg.Find(c);
-  req.names = s.names;
+  req.names = &s.names;
   req.graph_name = s.graph_name;
   req.options = s.options;
   LowerTrace trace;

@@ -309,6 +309,7 @@ absl::StatusOr<StrategyResult> RunStrategy(Strategy strategy, const Graph& input
     r.stop_reason = std::string(StopReasonName(opt->saturation.stop_reason));
     r.limit_hit = opt->saturation.stop_reason != StopReason::kSaturated;
     for (const auto& [stage, ms] : opt->time.Named()) r.stage_ms[std::string(stage)] = ms;
+    for (const auto& [stage, ms] : opt->cpu_time.Named()) r.stage_cpu_ms[std::string(stage)] = ms;
   }
   r.time_ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
   FillCommon(input, model, &r);
