@@ -182,22 +182,24 @@ TEST(ExtractorsTest, IlpRulesOutShortCyclesFromTheStart) {
   EXPECT_EQ(ilp->rounds, 1);
 }
 
-// A cycle of 12 classes, longer than those ruled out from the start, each
-// class with two nodes on it (k and k', dearer) and a way out (cost 30; the
-// last class's costs 10). The first solve takes the cycle (cost 12); its cut
-// is lifted to classes, so it forbids all 2^12 ways to close the same cycle
-// of classes, and the second solve is the optimum (11 nodes k and the last
-// class's way out: 21). A cut of the nodes taken only would leave the
-// cycles through k' to be cut one solve at a time.
+// A cycle of 12 classes, longer than those ruled out from the start. Each
+// class has two nodes on it, k (cost 1) and k' (0.5, but it also needs the
+// shared class X, cost 3, so neither dominates the other), and a way out
+// (30; the last class's 10). The first solve takes the cycle through every
+// k' (9); its cut is lifted to classes, so it forbids all 2^12 ways to close
+// the same cycle of classes, and the second solve is the optimum: 11 nodes
+// k', X and the last class's way out (18.5). A cut of the nodes taken only
+// would leave the cycles through some k (9.5, 10, ...) to be cut one solve
+// at a time.
 TEST(ExtractorsTest, IlpCutsALongCycleOfClassesLazilyAndAtOnce) {
   const int n = 12;
-  std::vector<std::string> classes = {"R"};
-  std::vector<NodeSpec> nodes = {{"R", "r", 0, {"C0"}}};
+  std::vector<std::string> classes = {"R", "X"};
+  std::vector<NodeSpec> nodes = {{"R", "r", 0, {"C0"}}, {"X", "x", 3, {}}};
   for (int k = 0; k < n; ++k) {
     const std::string c = absl::StrCat("C", k), next = absl::StrCat("C", (k + 1) % n);
     classes.push_back(c);
     nodes.push_back({c, absl::StrCat("n", k), 1, {next}});
-    nodes.push_back({c, absl::StrCat("n", k, "'"), 1.5, {next}});
+    nodes.push_back({c, absl::StrCat("n", k, "'"), 0.5, {next, "X"}});
     nodes.push_back({c, absl::StrCat("out", k), k == n - 1 ? 10.0 : 30.0, {}});
   }
   ExtractionProblem p = Make(classes, nodes, {"R"});
@@ -207,7 +209,8 @@ TEST(ExtractorsTest, IlpCutsALongCycleOfClassesLazilyAndAtOnce) {
   ASSERT_TRUE(ilp.ok()) << ilp.status();
   ASSERT_TRUE(ValidateChoice(p, ilp->choice).ok());
   EXPECT_TRUE(ilp->optimal);
-  EXPECT_DOUBLE_EQ(ilp->cost, 21);
+  EXPECT_DOUBLE_EQ(ilp->cost, 18.5);
+  EXPECT_EQ(Chosen(p, ilp->choice, "C0"), "n0'");
   EXPECT_EQ(Chosen(p, ilp->choice, absl::StrCat("C", n - 1)), absl::StrCat("out", n - 1));
   EXPECT_EQ(ilp->cycle_cuts, 1);
   EXPECT_EQ(ilp->rounds, 2);
