@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "benchmark/benchmark.h"
 #include "egret/egraph/builtin_rewrites.h"
 #include "egret/egraph/egraph.h"
@@ -32,8 +33,10 @@ Id LeftNestedSum(EGraph& g, int n) {
   TypeId t = g.InternType(F32());
   Symbol add = Symbol::Intern("ElementWiseAdd");
   Id acc = Add(g, Symbol::Intern("x0"), {}, t);
+  // The leaf names by absl::StrCat: GCC 12 at -O3 reports a -Wrestrict false
+  // positive inside libstdc++ for `"x" + std::to_string(i)`.
   for (int i = 1; i < n; ++i)
-    acc = Add(g, add, {acc, Add(g, Symbol::Intern("x" + std::to_string(i)), {}, t)}, t);
+    acc = Add(g, add, {acc, Add(g, Symbol::Intern(absl::StrCat("x", i)), {}, t)}, t);
   return acc;
 }
 

@@ -78,30 +78,81 @@ Sccs ComputeSccs(const ExtractionProblem& p, const std::vector<char>& in,
   return out;
 }
 
-// Acyclicity, on cyclic strongly connected parts of the class graph only:
-// a chosen node and a chosen node of its child class that uses it back
-// cannot both be chosen (2-cycles, here); longer cycles are cut lazily
+// Acyclicity, on cyclic strongly connected parts of the class graph only.
+// Every cycle constraint is lifted to classes: a cycle of classes c_1 -> c_2
+// -> ... -> c_k -> c_1 is closed by any choice whose node of each c_i is one
+// of the nodes of c_i that use c_(i+1) (the "edge nodes" E_i), so
+// sum_i sum(x over E_i) <= k - 1 holds for every valid choice (it has one
+// node per class) and forbids every node combination that realises the cycle
+// at once, not only the one a solution happened to use. Here: every cycle of
+// at most kMaxShortCycle classes, from the start (e-graphs of rewrites such
+// as split(concat(a, b)) = a are full of 2- and 3-cycles, and cutting them
+// one solve at a time took many rounds); longer cycles are cut lazily
 // (AddCycleCuts), when a solution has one.
-void IlpBuilder::AddTwoCycleRows() {
+void IlpBuilder::AddShortCycleRows() {
+  const size_t nc = p_.num_classes();
+  // The class graph inside cyclic parts: sorted distinct children per class.
+  std::vector<std::vector<ClassId>> adj(nc);
   for (const std::vector<ClassId>& comp : sccs_.members) {
     if (comp.size() < 2) continue;
     for (ClassId c : comp) {
       for (ENodeId n = p_.class_begin(c); n < p_.class_end(c); ++n) {
         if (node_col_[n] < 0) continue;
-        for (ClassId d : ChildSet(p_, n)) {
-          if (d <= c || sccs_.id[d] != sccs_.id[c]) continue;  // each pair of classes once
-          for (ENodeId m = p_.class_begin(d); m < p_.class_end(d); ++m) {
-            if (node_col_[m] < 0) continue;
-            const auto back = p_.children(m);
-            if (std::find(back.begin(), back.end(), c) == back.end()) continue;
-            int32_t row = AddRow(-kInf, 1);
-            entries_.push_back({row, node_col_[n], 1.0});
-            entries_.push_back({row, node_col_[m], 1.0});
-          }
+        for (ClassId d : p_.children(n)) {
+          if (sccs_.id[d] == sccs_.id[c]) adj[c].push_back(d);
         }
       }
+      std::sort(adj[c].begin(), adj[c].end());
+      adj[c].erase(std::unique(adj[c].begin(), adj[c].end()), adj[c].end());
     }
   }
+  // Each directed cycle once: from its smallest class, through larger ones
+  // only, along simple paths of at most kMaxShortCycle classes.
+  std::vector<ClassId> path;
+  std::vector<char> on_path(nc, 0);
+  double work = 0;
+  auto add_cycle = [&]() {
+    const int32_t row = AddRow(-kInf, static_cast<double>(path.size()) - 1);
+    for (size_t k = 0; k < path.size(); ++k) {
+      AddEdgeNodes(row, path[k], path[(k + 1) % path.size()]);
+    }
+  };
+  // Depth-first extension of `path` (its first class is the smallest).
+  auto extend = [&](auto&& self) -> void {
+    const ClassId last = path.back();
+    for (ClassId d : adj[last]) {
+      if (++work > kMaxShortCycleWork) return;
+      if (d == path.front()) {
+        if (path.size() >= 2) add_cycle();
+        continue;
+      }
+      if (d < path.front() || on_path[d] || path.size() >= kMaxShortCycle) continue;
+      path.push_back(d);
+      on_path[d] = 1;
+      self(self);
+      on_path[d] = 0;
+      path.pop_back();
+    }
+  };
+  for (ClassId c = 0; c < nc && work <= kMaxShortCycleWork; ++c) {
+    if (adj[c].empty()) continue;
+    path.assign(1, c);
+    on_path[c] = 1;
+    extend(extend);
+    on_path[c] = 0;
+  }
+}
+
+size_t IlpBuilder::AddEdgeNodes(int32_t row, ClassId c, ClassId d) {
+  size_t added = 0;
+  for (ENodeId n = p_.class_begin(c); n < p_.class_end(c); ++n) {
+    if (node_col_[n] < 0) continue;
+    const auto kids = p_.children(n);
+    if (std::find(kids.begin(), kids.end(), d) == kids.end()) continue;
+    entries_.push_back({row, node_col_[n], 1.0});
+    ++added;
+  }
+  return added;
 }
 
 void IlpBuilder::MarkReady(const std::vector<std::vector<ENodeId>>& chosen,
@@ -175,8 +226,8 @@ int IlpBuilder::AddCycleCuts(const std::vector<std::vector<ENodeId>>& chosen,
       if (on_path[d] >= 0) {  // a cycle: the nodes followed from path[on_path[d]] on
         const size_t from = static_cast<size_t>(on_path[d]);
         const int32_t row = AddRow(-kInf, static_cast<double>(path.size() - from) - 1);
-        for (size_t k = from; k < path.size(); ++k) {
-          entries_.push_back({row, node_col_[chosen[path[k].c][path[k].node]], 1.0});
+        for (size_t k = from; k < path.size(); ++k) {  // lifted to classes (AddShortCycleRows)
+          AddEdgeNodes(row, path[k].c, k + 1 < path.size() ? path[k + 1].c : d);
         }
         ++cuts;
         continue;

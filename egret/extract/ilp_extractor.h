@@ -3,11 +3,12 @@
 // Formulation: a binary per e-node; each root class needs a chosen node; a
 // chosen node needs a chosen node in each child class. With negative costs,
 // classes also need a chosen user and at most one node each. Cycles are
-// forbidden lazily, on strongly connected parts of the class graph only: two
-// nodes that use each other's classes are never both chosen (2-cycle
-// inequalities, from the start), and when a solution's chosen nodes can only
-// compute the roots through a longer cycle, each such cycle becomes a cut
-// (not all of its nodes chosen) and the program is solved again. A solve's
+// forbidden on strongly connected parts of the class graph only, by cycle
+// inequalities lifted to classes: for a cycle of classes c_1 -> ... -> c_k ->
+// c_1, at most k - 1 of them choose a node that uses the next one. Every
+// cycle of at most 5 classes gets its row from the start; when a solution's
+// chosen nodes can only compute the roots through a longer cycle, each such
+// cycle becomes a row and the program is solved again. A solve's
 // proven optimum is a lower bound throughout, so the result's `bound` is
 // strong even when the time limit stops the rounds; a solution that computes
 // the roots without a cycle is optimal. When every term of a class c computes

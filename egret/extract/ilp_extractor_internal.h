@@ -26,6 +26,10 @@ namespace egret::extract::ilp_internal {
 constexpr double kInf = std::numeric_limits<double>::infinity();
 // Cycle cuts added after one solve at most (the search stops there).
 constexpr int kMaxCutsPerRound = 2000;
+// Class cycles of at most this many classes are cut from the start, within
+// this many steps of their enumeration.
+constexpr size_t kMaxShortCycle = 5;
+constexpr double kMaxShortCycleWork = 2e6;
 // Necessary-class rows are computed for at most this many model classes (a
 // bit set of them per class: 8 MB at the limit) and this many word
 // operations.
@@ -96,8 +100,12 @@ class IlpBuilder {
   }
   // See BuildModel: rows sum(d) >= sum(c) for d immediately necessary for c.
   void AddNecessaryClassRows();
-  // See BuildModel: rows for the 2-cycles of cyclic strongly connected parts.
-  void AddTwoCycleRows();
+  // See BuildModel: rows for the short cycles of cyclic strongly connected
+  // parts (ilp_cycles.cc).
+  void AddShortCycleRows();
+  // Adds x_n to `row` for every kept node n of class c that uses class d;
+  // returns how many.
+  size_t AddEdgeNodes(int32_t row, ClassId c, ClassId d);
   // Which classes the `chosen` nodes (per class) and `collapsed_chosen`
   // classes compute without a cycle (`ready`), and through which node
   // (`ready_node`; kNoENode for a collapsed class).

@@ -228,8 +228,8 @@ void IlpBuilder::BuildModel() {
   // necessary for c); the rest follow by transitivity.
   AddNecessaryClassRows();
 
-  // Acyclicity (ilp_cycles.cc): the 2-cycle rows.
-  AddTwoCycleRows();
+  // Acyclicity (ilp_cycles.cc): the short-cycle rows.
+  AddShortCycleRows();
 }
 
 void IlpBuilder::AddNecessaryClassRows() {

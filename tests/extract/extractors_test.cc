@@ -157,10 +157,10 @@ TEST(ExtractorsTest, CyclicEgraphGivesAcyclicChoices) {
   EXPECT_EQ(ilp->cycle_cuts, 0);  // the 2-cycle A <-> B is ruled out from the start
 }
 
-// A 3-cycle, the cheapest way to cover the root if cycles were allowed: the
-// first solve takes it, the cycle becomes a cut, and the second solve is the
-// optimum a, b, c0 (12; a0 alone costs 20).
-TEST(ExtractorsTest, IlpCutsALongerCycleLazily) {
+// A 3-cycle, the cheapest way to cover the root if cycles were allowed. Short
+// cycles of classes are ruled out from the start: the first solve is the
+// optimum a, b, c0 (12; a0 alone costs 20), no cut needed.
+TEST(ExtractorsTest, IlpRulesOutShortCyclesFromTheStart) {
   ExtractionProblem p = Make({"R", "A", "B", "C"},
                              {{"R", "r", 0, {"A"}},
                               {"A", "a", 1, {"B"}},
@@ -178,6 +178,40 @@ TEST(ExtractorsTest, IlpCutsALongerCycleLazily) {
   EXPECT_TRUE(ilp->optimal);
   EXPECT_DOUBLE_EQ(ilp->cost, 12);
   EXPECT_GE(ilp->bound, 12 - 1e-6);
+  EXPECT_EQ(ilp->cycle_cuts, 0);
+  EXPECT_EQ(ilp->rounds, 1);
+}
+
+// A cycle of 12 classes, longer than those ruled out from the start. Each
+// class has two nodes on it, k (cost 1) and k' (0.5, but it also needs the
+// shared class X, cost 3, so neither dominates the other), and a way out
+// (30; the last class's 10). The first solve takes the cycle through every
+// k' (9); its cut is lifted to classes, so it forbids all 2^12 ways to close
+// the same cycle of classes, and the second solve is the optimum: 11 nodes
+// k', X and the last class's way out (18.5). A cut of the nodes taken only
+// would leave the cycles through some k (9.5, 10, ...) to be cut one solve
+// at a time.
+TEST(ExtractorsTest, IlpCutsALongCycleOfClassesLazilyAndAtOnce) {
+  const int n = 12;
+  std::vector<std::string> classes = {"R", "X"};
+  std::vector<NodeSpec> nodes = {{"R", "r", 0, {"C0"}}, {"X", "x", 3, {}}};
+  for (int k = 0; k < n; ++k) {
+    const std::string c = absl::StrCat("C", k), next = absl::StrCat("C", (k + 1) % n);
+    classes.push_back(c);
+    nodes.push_back({c, absl::StrCat("n", k), 1, {next}});
+    nodes.push_back({c, absl::StrCat("n", k, "'"), 0.5, {next, "X"}});
+    nodes.push_back({c, absl::StrCat("out", k), k == n - 1 ? 10.0 : 30.0, {}});
+  }
+  ExtractionProblem p = Make(classes, nodes, {"R"});
+  IlpOptions options = Limit(5);
+  options.warm_start = *ExtractTree(p);
+  absl::StatusOr<IlpResult> ilp = ExtractIlp(p, options);
+  ASSERT_TRUE(ilp.ok()) << ilp.status();
+  ASSERT_TRUE(ValidateChoice(p, ilp->choice).ok());
+  EXPECT_TRUE(ilp->optimal);
+  EXPECT_DOUBLE_EQ(ilp->cost, 18.5);
+  EXPECT_EQ(Chosen(p, ilp->choice, "C0"), "n0'");
+  EXPECT_EQ(Chosen(p, ilp->choice, absl::StrCat("C", n - 1)), absl::StrCat("out", n - 1));
   EXPECT_EQ(ilp->cycle_cuts, 1);
   EXPECT_EQ(ilp->rounds, 2);
 }
