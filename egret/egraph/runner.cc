@@ -156,7 +156,13 @@ void RunState::SearchAndApply(const Rewrite& rw, size_t rule, RuleState& st,
   const size_t nnodes = static_cast<size_t>(pat.num_nodes());
   const size_t stride = 1 + nvars + nnodes;
   const size_t limit = sched.MatchLimit(rule);
-  const bool chunked = limit == std::numeric_limits<size_t>::max();
+  // A rule searched semi-naively (below) finds each match once: when it
+  // goes over its limit, discarding what it found (as egg does, whose every
+  // search finds every match again) would only make it search the same
+  // matches again later. Such a rule applies what it found and is banned
+  // from the next iteration on; other rules over their limit apply nothing.
+  const bool finds_once = rw.incremental && rw.lookahead <= 0;
+  const bool chunked = limit == std::numeric_limits<size_t>::max() || finds_once;
 
   // Roots to search.
   candidates_.clear();
@@ -237,7 +243,7 @@ void RunState::SearchAndApply(const Rewrite& rw, size_t rule, RuleState& st,
     if (rw.guard && !rw.guard(g_, m)) return true;
     if (++stats.matches > limit) {
       over_limit = true;
-      return false;
+      if (!finds_once) return false;
     }
     buffer_.push_back(m.root);
     buffer_.insert(buffer_.end(), m.subst.begin(), m.subst.end());
@@ -255,8 +261,9 @@ void RunState::SearchAndApply(const Rewrite& rw, size_t rule, RuleState& st,
   if (over_limit) {
     sched.Ban(rule, iter);
     stats.banned = true;
-    buffer_.clear();
-  } else if (!stop_) {
+    if (!finds_once) buffer_.clear();
+  }
+  if ((!over_limit || finds_once) && !stop_) {
     flush();
     if (!stop_) {
       st.searched = true;
