@@ -190,6 +190,8 @@ class EGraph {
     return ENodeView{r.op, r.payload, absl::Span<const Id>(store_->Children(r), r.arity)};
   }
   Symbol NodeOp(NodeIdx n) const { return store_->nodes[n].op; }
+  // Hints the processor to load node n's record (op, payload, operands).
+  void PrefetchNode(NodeIdx n) const { __builtin_prefetch(&store_->nodes[n]); }
   // The canonical class of node n.
   Id NodeClass(NodeIdx n) const { return Find(node_class_[n]); }
   // False for nodes that became duplicates during a rebuild.
