@@ -212,19 +212,10 @@ absl::Status EGraph::CheckArity(const ENodeView& node) {
 NodeIdx EGraph::StoreNode(const ENodeView& node, absl::Span<const Id> ch, bool unhashed, Id cls) {
   Store& st = *store_;
   NodeIdx n = static_cast<NodeIdx>(st.nodes.size());
-  NodeRec rec{node.op,
-              node.payload,
-              static_cast<uint16_t>(ch.size()),
-              static_cast<uint8_t>(unhashed ? kUnhashed : 0),
-              0,
-              {0, 0}};
-  if (ch.size() <= 2) {
-    std::copy(ch.begin(), ch.end(), rec.ch);
-  } else {
-    rec.ch[0] = static_cast<Id>(st.children.size());
-    st.children.insert(st.children.end(), ch.begin(), ch.end());
-  }
-  st.nodes.push_back(rec);
+  st.nodes.push_back(NodeRec{node.op, node.payload, static_cast<uint32_t>(st.children.size()),
+                             static_cast<uint16_t>(ch.size()),
+                             static_cast<uint8_t>(unhashed ? kUnhashed : 0)});
+  st.children.insert(st.children.end(), ch.begin(), ch.end());
   node_class_.push_back(cls);
   node_stamp_.push_back(static_cast<uint32_t>(epoch_));
   node_content_stamp_.push_back(static_cast<uint32_t>(epoch_));
@@ -269,6 +260,7 @@ absl::StatusOr<Id> EGraph::Add(const ENodeView& in, TypeId type) {
   classes_.emplace_back().nodes.push_back(static_cast<NodeIdx>(store_->nodes.size()));
   class_type_.push_back(type);
   class_constant_.push_back(node.op == const_op_ ? node.payload : kNoPayload);
+  class_op_.push_back(node.op.id());
   logged_epoch_.push_back(~uint32_t{0});
   StoreNode(node, ch, unhashed, c);
   ++live_classes_;
@@ -397,6 +389,9 @@ void EGraph::CleanClass(Id c, bool with_parents) {
   std::vector<NodeIdx>& nodes = classes_[c].nodes;
   nodes.erase(std::remove_if(nodes.begin(), nodes.end(), dead), nodes.end());
   std::sort(nodes.begin(), nodes.end(), [&](NodeIdx a, NodeIdx b) { return NodeLess(a, b); });
+  class_op_[c] = !nodes.empty() && recs[nodes.front()].op == recs[nodes.back()].op
+                     ? recs[nodes.front()].op.id()
+                     : kMixedOps;
   if (!with_parents) return;
   std::vector<NodeIdx>& parents = classes_[c].parents;
   parents.erase(std::remove_if(parents.begin(), parents.end(), dead), parents.end());
@@ -502,11 +497,10 @@ ConstTensorPtr EGraph::ConstantOf(Id c) const {
 absl::Span<const NodeIdx> EGraph::ClassNodesWithOp(Id c, Symbol op) const {
   const std::vector<NodeIdx>& nodes = classes_[c].nodes;
   const NodeRec* recs = store_->nodes.data();
-  if (nodes.empty()) return {};
-  // Most classes hold nodes of one op: two reads tell.
-  const Symbol front = recs[nodes.front()].op, back = recs[nodes.back()].op;
-  if (front == op && back == op) return absl::Span<const NodeIdx>(nodes);
-  if (op < front || back < op) return {};
+  // Most classes hold nodes of one op.
+  if (class_op_[c] != kMixedOps) {
+    return class_op_[c] == op.id() ? absl::Span<const NodeIdx>(nodes) : absl::Span<const NodeIdx>();
+  }
   if (nodes.size() <= 8) {
     size_t b = 0;
     while (b < nodes.size() && recs[nodes[b]].op < op) ++b;
@@ -524,15 +518,15 @@ absl::Span<const NodeIdx> EGraph::ClassNodesWithOp(Id c, Symbol op) const {
 size_t EGraph::hashcons_size() const { return hashcons_->size(); }
 
 size_t EGraph::ApproxMemoryBytes() const {
-  size_t bytes = sizeof(*this) + store_->nodes.capacity() * sizeof(NodeRec) +
-                 store_->children.capacity() * sizeof(Id) + node_class_.capacity() * sizeof(Id) +
-                 hashcons_->ApproxBytes() + classes_.capacity() * sizeof(ClassRec) +
-                 class_type_.capacity() * (sizeof(TypeId) + sizeof(Payload) + sizeof(uint32_t)) +
-                 list_entries_ * sizeof(NodeIdx) + uf_.ApproxBytes() +
-                 change_log_.capacity() * sizeof(Id) +
-                 pending_members_.capacity() * sizeof(NodeIdx) +
-                 (node_stamp_.capacity() + node_content_stamp_.capacity()) * sizeof(uint32_t) +
-                 types_.ApproxBytes() + unhashed_op_.capacity() + derivations_.ApproxBytes();
+  size_t bytes =
+      sizeof(*this) + store_->nodes.capacity() * sizeof(NodeRec) +
+      store_->children.capacity() * sizeof(Id) + node_class_.capacity() * sizeof(Id) +
+      hashcons_->ApproxBytes() + classes_.capacity() * sizeof(ClassRec) +
+      class_type_.capacity() * (sizeof(TypeId) + sizeof(Payload) + 2 * sizeof(uint32_t)) +
+      list_entries_ * sizeof(NodeIdx) + uf_.ApproxBytes() + change_log_.capacity() * sizeof(Id) +
+      pending_members_.capacity() * sizeof(NodeIdx) +
+      (node_stamp_.capacity() + node_content_stamp_.capacity()) * sizeof(uint32_t) +
+      types_.ApproxBytes() + unhashed_op_.capacity() + derivations_.ApproxBytes();
   return bytes;
 }
 

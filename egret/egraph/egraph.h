@@ -1,9 +1,9 @@
 // The e-graph: hash-consed e-nodes grouped into e-classes, with union-find,
 // deferred rebuilding (as in egg) and a tensor analysis.
 //
-// Layout. E-nodes live in one store: a 20-byte record (op, payload, arity and
-// up to two operand class ids inline; nodes with more operands keep them in
-// one shared array), so adding a node allocates nothing per node. The hash-cons is a flat hash set
+// Layout. E-nodes live in one store: a 16-byte record (op, payload, offset and
+// arity of the operands) plus their operand class ids in one shared array, so
+// adding a node allocates nothing per node. The hash-cons is a flat hash set
 // of node indices hashed by node content. A class lists its nodes (sorted by
 // content after each rebuild, so that the nodes with one op are a contiguous
 // range) and its parents (the nodes that use it).
@@ -233,25 +233,20 @@ class EGraph {
 
  private:
   enum : uint8_t { kDead = 1, kUnhashed = 2 };
-  // A node's operands are inline when there are at most two (most nodes),
-  // so that reading a node (e-matching, hash-cons checks) touches one record;
-  // else ch[0] is the offset of the operands in Store::children.
   struct NodeRec {
     Symbol op;
     Payload payload;
+    uint32_t child_begin;
     uint16_t arity;
     uint8_t flags;
     uint8_t unused = 0;
-    Id ch[2];
   };
-  static_assert(sizeof(NodeRec) == 20);
+  static_assert(sizeof(NodeRec) == 16);
   struct Store {
     std::vector<NodeRec> nodes;
-    std::vector<Id> children;  // operands of nodes with more than two
-    const Id* Children(const NodeRec& r) const {
-      return r.arity <= 2 ? r.ch : children.data() + r.ch[0];
-    }
-    Id* Children(NodeRec& r) { return r.arity <= 2 ? r.ch : children.data() + r.ch[0]; }
+    std::vector<Id> children;
+    const Id* Children(const NodeRec& r) const { return children.data() + r.child_begin; }
+    Id* Children(NodeRec& r) { return children.data() + r.child_begin; }
   };
   // Per class id: its node and parent lists. The scalar class data lives in
   // dense arrays (class_type_, class_constant_, logged_epoch_) so that the
@@ -293,6 +288,11 @@ class EGraph {
   // refused), so these need no Find. Constants are valid for roots.
   std::vector<TypeId> class_type_;
   std::vector<Payload> class_constant_;
+  // The op of every node of the class when they share one (as of its last
+  // rebuild, or creation), else kMixedOps: ClassNodesWithOp answers such
+  // classes without reading their nodes.
+  static constexpr uint32_t kMixedOps = ~uint32_t{0};
+  std::vector<uint32_t> class_op_;
   std::vector<uint32_t> logged_epoch_;  // epoch of the class's last change-log entry
   UnionFind uf_;
   std::vector<Id> pending_;               // losers of unions not yet merged into their roots

@@ -234,9 +234,9 @@ void RunState::SearchAndApply(const Rewrite& rw, size_t rule, RuleState& st,
       // The root node's class does not matter (a match is rooted wherever
       // the node is), so for it only a change of content counts.
       bool fresh = false;
-      for (size_t i = 0; i < m.nodes.size(); ++i) {
-        fresh |= (i == 0 && root_is_op ? g_.NodeContentStamp(m.nodes[i])
-                                       : g_.NodeStamp(m.nodes[i])) >= old_epoch;
+      for (size_t i = 0; i < m.nodes.size() && !fresh; ++i) {
+        fresh = (i == 0 && root_is_op ? g_.NodeContentStamp(m.nodes[i])
+                                      : g_.NodeStamp(m.nodes[i])) >= old_epoch;
       }
       if (!fresh) return true;
     }
