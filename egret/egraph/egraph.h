@@ -3,8 +3,10 @@
 //
 // Layout. E-nodes live in one store: a 16-byte record (op, payload, offset and
 // arity of the operands) plus their operand class ids in one shared array, so
-// adding a node allocates nothing per node. The hash-cons is a flat hash set
-// of node indices hashed by node content. A class lists its nodes (sorted by
+// adding a node allocates nothing per node. The hash-cons keeps binary nodes
+// in one PairTable per (op, payload), keyed by the two operand ids held in the
+// slot (pair_table.h), and other nodes in a flat hash set of node indices
+// hashed by node content. A class lists its nodes (sorted by
 // content after each rebuild, so that the nodes with one op are a contiguous
 // range) and its parents (the nodes that use it).
 //
