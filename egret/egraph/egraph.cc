@@ -7,6 +7,7 @@
 #include "absl/container/inlined_vector.h"
 #include "absl/status/status.h"
 #include "absl/strings/str_format.h"
+#include "egret/egraph/pair_table.h"
 
 namespace egret {
 namespace {
@@ -29,9 +30,12 @@ inline size_t HashContent(Symbol op, Payload payload, const Id* children, size_t
 
 }  // namespace
 
-// The hash-cons: node indices hashed and compared by node content, with
-// heterogeneous lookup by a (op, payload, children) key. Each slot also holds
-// the class the node was added to, so that a hit needs no node_class_ read.
+// The hash-cons. Binary nodes (most of them) go to PairTables keyed by their
+// two operands, one per (op, payload): a hit reads one slot and no node. Other
+// nodes go to one set of node indices hashed and compared by node content,
+// with heterogeneous lookup by a (op, payload, children) key. Each entry also
+// holds the class the node was added to, so that a hit needs no node_class_
+// read.
 struct EGraph::Hashcons {
   struct Slot {
     NodeIdx node;
@@ -47,7 +51,7 @@ struct EGraph::Hashcons {
     const Store* s;
     size_t operator()(const Slot& slot) const {
       const NodeRec& r = s->nodes[slot.node];
-      return HashContent(r.op, r.payload, s->children.data() + r.child_begin, r.arity);
+      return HashContent(r.op, r.payload, s->Children(r), r.arity);
     }
     size_t operator()(const Key& k) const {
       return HashContent(k.op, k.payload, k.children.data(), k.children.size());
@@ -59,7 +63,7 @@ struct EGraph::Hashcons {
     bool Same(NodeIdx n, Symbol op, Payload payload, const Id* ch, size_t arity) const {
       const NodeRec& r = s->nodes[n];
       if (r.op != op || r.payload != payload || r.arity != arity) return false;
-      const Id* mine = s->children.data() + r.child_begin;
+      const Id* mine = s->Children(r);
       for (size_t i = 0; i < arity; ++i) {
         if (mine[i] != ch[i]) return false;
       }
@@ -67,7 +71,7 @@ struct EGraph::Hashcons {
     }
     bool operator()(const Slot& a, const Slot& b) const {
       const NodeRec& r = s->nodes[b.node];
-      return Same(a.node, r.op, r.payload, s->children.data() + r.child_begin, r.arity);
+      return Same(a.node, r.op, r.payload, s->Children(r), r.arity);
     }
     bool operator()(const Slot& a, const Key& k) const {
       return Same(a.node, k.op, k.payload, k.children.data(), k.children.size());
@@ -75,7 +79,70 @@ struct EGraph::Hashcons {
     bool operator()(const Key& k, const Slot& a) const { return (*this)(a, k); }
   };
   explicit Hashcons(const Store* s) : set(0, Hash{s}, Eq{s}) {}
+
+  // The table of binary nodes with this op and payload (null when there is
+  // none and `create` is false). The last one found is cached: rules tend to
+  // look up many nodes of one op in a row.
+  PairTable* Pairs(Symbol op, Payload payload, bool create) {
+    const uint64_t key = (uint64_t{op.id()} << 32) | payload;
+    if (key == last_key) return &pairs[last];
+    auto it = pair_index.find(key);
+    if (it == pair_index.end()) {
+      if (!create) return nullptr;
+      it = pair_index.emplace(key, static_cast<uint32_t>(pairs.size())).first;
+      pairs.emplace_back();
+    }
+    last_key = key;
+    last = it->second;
+    return &pairs[last];
+  }
+  // The class an equal node was added to, or kNoId.
+  Id Find(Symbol op, Payload payload, absl::Span<const Id> ch) {
+    if (ch.size() == 2) {
+      const PairTable* t = Pairs(op, payload, false);
+      return t == nullptr ? kNoId : t->Find(ch[0], ch[1]);
+    }
+    auto it = set.find(Key{op, payload, ch});
+    return it == set.end() ? kNoId : it->cls;
+  }
+  // Enters node n (content op, payload, ch; added to class cls) unless an
+  // equal node is present: then returns the class that one was added to,
+  // else kNoId.
+  Id Insert(NodeIdx n, Symbol op, Payload payload, absl::Span<const Id> ch, Id cls) {
+    if (ch.size() == 2) {
+      PairTable* t = Pairs(op, payload, true);
+      const size_t before = t->ApproxBytes();
+      const Id found = t->Insert(ch[0], ch[1], cls);
+      pair_bytes += t->ApproxBytes() - before;
+      pair_entries += found == kNoId;
+      return found;
+    }
+    auto [it, inserted] = set.insert(Slot{n, cls});
+    return inserted ? kNoId : it->cls;
+  }
+  // Removes node n, whose content is (op, payload, ch).
+  void Erase(NodeIdx n, Symbol op, Payload payload, absl::Span<const Id> ch) {
+    if (ch.size() == 2) {
+      pair_entries -= Pairs(op, payload, true)->Erase(ch[0], ch[1]);
+      return;
+    }
+    set.erase(Slot{n, kNoId});
+  }
+  size_t size() const { return set.size() + pair_entries; }
+  size_t ApproxBytes() const {
+    return set.capacity() * (sizeof(Slot) + 1) + pair_bytes + pairs.capacity() * sizeof(PairTable) +
+           pair_index.capacity() * 16;
+  }
+
+  // Nodes of arity other than 2.
   absl::flat_hash_set<Slot, Hash, Eq> set;
+  // Binary nodes, one table per (op, payload): pairs[pair_index[op << 32 | payload]].
+  absl::flat_hash_map<uint64_t, uint32_t> pair_index;
+  std::vector<PairTable> pairs;
+  uint64_t last_key = ~uint64_t{0};
+  uint32_t last = 0;
+  size_t pair_entries = 0;
+  size_t pair_bytes = 0;
 };
 
 std::string MergeConflict::ToString() const {
@@ -158,7 +225,7 @@ NodeIdx EGraph::StoreNode(const ENodeView& node, absl::Span<const Id> ch, bool u
     classes_[ch[i]].parents.push_back(n);
     ++list_entries_;
   }
-  if (!unhashed) hashcons_->set.insert(Hashcons::Slot{n, cls});
+  if (!unhashed) hashcons_->Insert(n, node.op, node.payload, ch, cls);
   ++live_nodes_;
   ++list_entries_;
   ++version_;
@@ -182,10 +249,10 @@ absl::StatusOr<Id> EGraph::Add(const ENodeView& in, TypeId type) {
   for (Id& c : ch) c = Find(c);
   const bool unhashed = IsUnhashedOp(node.op);
   if (!unhashed) {
-    auto it = hashcons_->set.find(Hashcons::Key{node.op, node.payload, ch});
-    if (it != hashcons_->set.end()) {
-      Id c = Find(it->cls);
-      if (class_type_[it->cls] != type) return Conflict(c, kNoId, type, false);
+    const Id hit = hashcons_->Find(node.op, node.payload, ch);
+    if (hit != kNoId) {
+      Id c = Find(hit);
+      if (class_type_[hit] != type) return Conflict(c, kNoId, type, false);
       return c;
     }
   }
@@ -193,6 +260,7 @@ absl::StatusOr<Id> EGraph::Add(const ENodeView& in, TypeId type) {
   classes_.emplace_back().nodes.push_back(static_cast<NodeIdx>(store_->nodes.size()));
   class_type_.push_back(type);
   class_constant_.push_back(node.op == const_op_ ? node.payload : kNoPayload);
+  class_op_.push_back(node.op.id());
   logged_epoch_.push_back(~uint32_t{0});
   StoreNode(node, ch, unhashed, c);
   ++live_classes_;
@@ -209,10 +277,10 @@ absl::StatusOr<Id> EGraph::AddToClass(const ENodeView& in, Id cls) {
   if (absl::Status s = CheckArity(node); !s.ok()) return s;
   absl::InlinedVector<Id, 8> ch(node.children.begin(), node.children.end());
   for (Id& c : ch) c = Find(c);
-  auto it = hashcons_->set.find(Hashcons::Key{node.op, node.payload, ch});
-  if (it != hashcons_->set.end()) {
-    Id c = Find(it->cls);
-    if (class_type_[it->cls] != type) return Conflict(c, kNoId, type, false);
+  const Id hit = hashcons_->Find(node.op, node.payload, ch);
+  if (hit != kNoId) {
+    Id c = Find(hit);
+    if (class_type_[hit] != type) return Conflict(c, kNoId, type, false);
     return c;
   }
   pending_members_.push_back(StoreNode(node, ch, false, cls));
@@ -240,9 +308,9 @@ absl::StatusOr<Id> EGraph::AddOut(Id multi, int num_outputs, int index, const Te
 std::optional<Id> EGraph::Lookup(const ENodeView& node) const {
   absl::InlinedVector<Id, 8> ch(node.children.begin(), node.children.end());
   for (Id& c : ch) c = Find(c);
-  auto it = hashcons_->set.find(Hashcons::Key{node.op, node.payload, ch});
-  if (it == hashcons_->set.end()) return std::nullopt;
-  return Find(it->cls);
+  const Id hit = hashcons_->Find(node.op, node.payload, ch);
+  if (hit == kNoId) return std::nullopt;
+  return Find(hit);
 }
 
 absl::StatusOr<bool> EGraph::Union(Id a, Id b) {
@@ -273,8 +341,8 @@ bool EGraph::NodeLess(NodeIdx a, NodeIdx b) const {
   if (x.op != y.op) return x.op < y.op;
   if (x.payload != y.payload) return x.payload < y.payload;
   if (x.arity != y.arity) return x.arity < y.arity;
-  const Id* cx = store_->children.data() + x.child_begin;
-  const Id* cy = store_->children.data() + y.child_begin;
+  const Id* cx = store_->Children(x);
+  const Id* cy = store_->Children(y);
   for (uint16_t i = 0; i < x.arity; ++i) {
     if (cx[i] != cy[i]) return cx[i] < cy[i];
   }
@@ -285,21 +353,22 @@ void EGraph::Repair(NodeIdx p, std::vector<Id>& touched) {
   Store& st = *store_;
   NodeRec& rec = st.nodes[p];
   if (rec.flags & kDead) return;
-  Id* ch = st.children.data() + rec.child_begin;
+  Id* ch = st.Children(rec);
   bool stale = false;
   for (uint16_t k = 0; k < rec.arity; ++k) stale |= !uf_.IsRoot(ch[k]);
   if (!stale) return;  // already repaired (a parent of several merged classes)
   const bool hashed = !(rec.flags & kUnhashed);
-  if (hashed) hashcons_->set.erase(Hashcons::Slot{p, kNoId});
+  const absl::Span<const Id> content(ch, rec.arity);
+  if (hashed) hashcons_->Erase(p, rec.op, rec.payload, content);
   for (uint16_t k = 0; k < rec.arity; ++k) ch[k] = Find(ch[k]);
   node_stamp_[p] = node_content_stamp_[p] = static_cast<uint32_t>(epoch_);
   Id pc = Find(node_class_[p]);
   touched.push_back(pc);
   LogChange(pc);
   if (!hashed) return;
-  auto [it, inserted] = hashcons_->set.insert(Hashcons::Slot{p, node_class_[p]});
-  if (inserted) return;
-  Id qc = Find(it->cls);
+  const Id found = hashcons_->Insert(p, rec.op, rec.payload, content, node_class_[p]);
+  if (found == kNoId) return;
+  Id qc = Find(found);
   if (qc == pc) {
     rec.flags |= kDead;
     --live_nodes_;
@@ -320,6 +389,9 @@ void EGraph::CleanClass(Id c, bool with_parents) {
   std::vector<NodeIdx>& nodes = classes_[c].nodes;
   nodes.erase(std::remove_if(nodes.begin(), nodes.end(), dead), nodes.end());
   std::sort(nodes.begin(), nodes.end(), [&](NodeIdx a, NodeIdx b) { return NodeLess(a, b); });
+  class_op_[c] = !nodes.empty() && recs[nodes.front()].op == recs[nodes.back()].op
+                     ? recs[nodes.front()].op.id()
+                     : kMixedOps;
   if (!with_parents) return;
   std::vector<NodeIdx>& parents = classes_[c].parents;
   parents.erase(std::remove_if(parents.begin(), parents.end(), dead), parents.end());
@@ -425,6 +497,10 @@ ConstTensorPtr EGraph::ConstantOf(Id c) const {
 absl::Span<const NodeIdx> EGraph::ClassNodesWithOp(Id c, Symbol op) const {
   const std::vector<NodeIdx>& nodes = classes_[c].nodes;
   const NodeRec* recs = store_->nodes.data();
+  // Most classes hold nodes of one op.
+  if (class_op_[c] != kMixedOps) {
+    return class_op_[c] == op.id() ? absl::Span<const NodeIdx>(nodes) : absl::Span<const NodeIdx>();
+  }
   if (nodes.size() <= 8) {
     size_t b = 0;
     while (b < nodes.size() && recs[nodes[b]].op < op) ++b;
@@ -439,19 +515,18 @@ absl::Span<const NodeIdx> EGraph::ClassNodesWithOp(Id c, Symbol op) const {
   return absl::Span<const NodeIdx>(nodes.data() + (lo - nodes.begin()), hi - lo);
 }
 
-size_t EGraph::hashcons_size() const { return hashcons_->set.size(); }
+size_t EGraph::hashcons_size() const { return hashcons_->size(); }
 
 size_t EGraph::ApproxMemoryBytes() const {
-  size_t bytes = sizeof(*this) + store_->nodes.capacity() * sizeof(NodeRec) +
-                 store_->children.capacity() * sizeof(Id) + node_class_.capacity() * sizeof(Id) +
-                 hashcons_->set.capacity() * (sizeof(Hashcons::Slot) + 1) +
-                 classes_.capacity() * sizeof(ClassRec) +
-                 class_type_.capacity() * (sizeof(TypeId) + sizeof(Payload) + sizeof(uint32_t)) +
-                 list_entries_ * sizeof(NodeIdx) + uf_.ApproxBytes() +
-                 change_log_.capacity() * sizeof(Id) +
-                 pending_members_.capacity() * sizeof(NodeIdx) +
-                 (node_stamp_.capacity() + node_content_stamp_.capacity()) * sizeof(uint32_t) +
-                 types_.ApproxBytes() + unhashed_op_.capacity() + derivations_.ApproxBytes();
+  size_t bytes =
+      sizeof(*this) + store_->nodes.capacity() * sizeof(NodeRec) +
+      store_->children.capacity() * sizeof(Id) + node_class_.capacity() * sizeof(Id) +
+      hashcons_->ApproxBytes() + classes_.capacity() * sizeof(ClassRec) +
+      class_type_.capacity() * (sizeof(TypeId) + sizeof(Payload) + 2 * sizeof(uint32_t)) +
+      list_entries_ * sizeof(NodeIdx) + uf_.ApproxBytes() + change_log_.capacity() * sizeof(Id) +
+      pending_members_.capacity() * sizeof(NodeIdx) +
+      (node_stamp_.capacity() + node_content_stamp_.capacity()) * sizeof(uint32_t) +
+      types_.ApproxBytes() + unhashed_op_.capacity() + derivations_.ApproxBytes();
   return bytes;
 }
 

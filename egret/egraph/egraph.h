@@ -3,8 +3,10 @@
 //
 // Layout. E-nodes live in one store: a 16-byte record (op, payload, offset and
 // arity of the operands) plus their operand class ids in one shared array, so
-// adding a node allocates nothing per node. The hash-cons is a flat hash set
-// of node indices hashed by node content. A class lists its nodes (sorted by
+// adding a node allocates nothing per node. The hash-cons keeps binary nodes
+// in one PairTable per (op, payload), keyed by the two operand ids held in the
+// slot (pair_table.h), and other nodes in a flat hash set of node indices
+// hashed by node content. A class lists its nodes (sorted by
 // content after each rebuild, so that the nodes with one op are a contiguous
 // range) and its parents (the nodes that use it).
 //
@@ -187,10 +189,11 @@ class EGraph {
 
   ENodeView Node(NodeIdx n) const {
     const NodeRec& r = store_->nodes[n];
-    return ENodeView{r.op, r.payload,
-                     absl::Span<const Id>(store_->children.data() + r.child_begin, r.arity)};
+    return ENodeView{r.op, r.payload, absl::Span<const Id>(store_->Children(r), r.arity)};
   }
   Symbol NodeOp(NodeIdx n) const { return store_->nodes[n].op; }
+  // Hints the processor to load node n's record (op, payload, operands).
+  void PrefetchNode(NodeIdx n) const { __builtin_prefetch(&store_->nodes[n]); }
   // The canonical class of node n.
   Id NodeClass(NodeIdx n) const { return Find(node_class_[n]); }
   // False for nodes that became duplicates during a rebuild.
@@ -244,6 +247,8 @@ class EGraph {
   struct Store {
     std::vector<NodeRec> nodes;
     std::vector<Id> children;
+    const Id* Children(const NodeRec& r) const { return children.data() + r.child_begin; }
+    Id* Children(NodeRec& r) { return children.data() + r.child_begin; }
   };
   // Per class id: its node and parent lists. The scalar class data lives in
   // dense arrays (class_type_, class_constant_, logged_epoch_) so that the
@@ -285,6 +290,11 @@ class EGraph {
   // refused), so these need no Find. Constants are valid for roots.
   std::vector<TypeId> class_type_;
   std::vector<Payload> class_constant_;
+  // The op of every node of the class when they share one (as of its last
+  // rebuild, or creation), else kMixedOps: ClassNodesWithOp answers such
+  // classes without reading their nodes.
+  static constexpr uint32_t kMixedOps = ~uint32_t{0};
+  std::vector<uint32_t> class_op_;
   std::vector<uint32_t> logged_epoch_;  // epoch of the class's last change-log entry
   UnionFind uf_;
   std::vector<Id> pending_;               // losers of unions not yet merged into their roots

@@ -1,6 +1,12 @@
 #include "egret/egraph/matcher.h"
 
 namespace egret {
+namespace {
+
+// How many candidate nodes ahead of the one matched Run prefetches.
+constexpr size_t kPrefetchAhead = 4;
+
+}  // namespace
 
 Matcher::Matcher(const CompiledPattern& pattern)
     : pattern_(pattern),
@@ -22,7 +28,10 @@ bool Matcher::Run(size_t pc) {
   }
   const MatchInstr& in = prog[pc];
   absl::Span<const NodeIdx> candidates = g_->ClassNodesWithOp(regs_[in.in], in.op);
-  for (NodeIdx n : candidates) {
+  for (size_t i = 0; i < candidates.size(); ++i) {
+    // Node records are read in list order, scattered over the store.
+    if (i + kPrefetchAhead < candidates.size()) g_->PrefetchNode(candidates[i + kPrefetchAhead]);
+    const NodeIdx n = candidates[i];
     ENodeView v = g_->Node(n);
     if (in.variadic ? v.children.size() < in.arity : v.children.size() != in.arity) continue;
     if (in.check_payload && v.payload != in.payload) continue;

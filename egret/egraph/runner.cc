@@ -156,7 +156,13 @@ void RunState::SearchAndApply(const Rewrite& rw, size_t rule, RuleState& st,
   const size_t nnodes = static_cast<size_t>(pat.num_nodes());
   const size_t stride = 1 + nvars + nnodes;
   const size_t limit = sched.MatchLimit(rule);
-  const bool chunked = limit == std::numeric_limits<size_t>::max();
+  // A rule searched semi-naively (below) finds each match once: when it
+  // goes over its limit, discarding what it found (as egg does, whose every
+  // search finds every match again) would only make it search the same
+  // matches again later. Such a rule applies what it found and is banned
+  // from the next iteration on; other rules over their limit apply nothing.
+  const bool finds_once = rw.incremental && rw.lookahead <= 0;
+  const bool chunked = limit == std::numeric_limits<size_t>::max() || finds_once;
 
   // Roots to search.
   candidates_.clear();
@@ -228,16 +234,16 @@ void RunState::SearchAndApply(const Rewrite& rw, size_t rule, RuleState& st,
       // The root node's class does not matter (a match is rooted wherever
       // the node is), so for it only a change of content counts.
       bool fresh = false;
-      for (size_t i = 0; i < m.nodes.size(); ++i) {
-        fresh |= (i == 0 && root_is_op ? g_.NodeContentStamp(m.nodes[i])
-                                       : g_.NodeStamp(m.nodes[i])) >= old_epoch;
+      for (size_t i = 0; i < m.nodes.size() && !fresh; ++i) {
+        fresh = (i == 0 && root_is_op ? g_.NodeContentStamp(m.nodes[i])
+                                      : g_.NodeStamp(m.nodes[i])) >= old_epoch;
       }
       if (!fresh) return true;
     }
     if (rw.guard && !rw.guard(g_, m)) return true;
     if (++stats.matches > limit) {
       over_limit = true;
-      return false;
+      if (!finds_once) return false;
     }
     buffer_.push_back(m.root);
     buffer_.insert(buffer_.end(), m.subst.begin(), m.subst.end());
@@ -255,8 +261,9 @@ void RunState::SearchAndApply(const Rewrite& rw, size_t rule, RuleState& st,
   if (over_limit) {
     sched.Ban(rule, iter);
     stats.banned = true;
-    buffer_.clear();
-  } else if (!stop_) {
+    if (!finds_once) buffer_.clear();
+  }
+  if ((!over_limit || finds_once) && !stop_) {
     flush();
     if (!stop_) {
       st.searched = true;

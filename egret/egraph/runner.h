@@ -97,7 +97,7 @@ struct RuleStats {
   std::string name;
   size_t matches = 0;       // matches that passed the guard
   size_t applications = 0;  // matches whose result merged two classes
-  bool banned = false;      // exceeded its match limit this iteration
+  bool banned = false;      // exceeded its match limit this iteration (scheduler.h)
   bool skipped = false;     // banned in this iteration
 };
 

@@ -1,7 +1,10 @@
 // Rule scheduling for the runner. The BackoffScheduler (egg's idea) bans a
 // rule whose matches in one iteration exceed its match limit, for a number of
 // iterations; each ban doubles both the rule's match limit and its next ban
-// length. Rules with Rewrite::backoff == false are never banned.
+// length. Rules with Rewrite::backoff == false are never banned. Unlike egg,
+// a rule searched semi-naively (Rewrite::incremental with lookahead 0, whose
+// searches find each match once) still applies the matches of the search
+// that went over its limit; other rules apply none of them (runner.cc).
 #ifndef EGRET_EGRAPH_SCHEDULER_H_
 #define EGRET_EGRAPH_SCHEDULER_H_
 
