@@ -55,9 +55,8 @@ absl::StatusOr<EGraphProblem> BuildProblem(const EGraph& g, const cost::HvxCostM
   // NodeInput::matrix_source of class `c` (graph_cost.h), as GraphNodeProfile
   // finds it in a graph, over the class's nodes: the class itself when one of
   // them is a matrix op, or the class of the matrix op whose output an
-  // elementwise node of the class reads alone. Memoized: a class is asked
-  // once per parent node.
-  absl::flat_hash_map<Id, uint64_t> sources;
+  // elementwise node of the class reads alone. Asked once per class, by
+  // input_of below.
   auto is_param = [&](Id c) {
     return !g.ClassNodesWithOp(c, shape_op).empty() || !g.ClassNodesWithOp(c, const_op).empty();
   };
@@ -68,31 +67,21 @@ absl::StatusOr<EGraphProblem> BuildProblem(const EGraph& g, const cost::HvxCostM
     return false;
   };
   auto matrix_source = [&](Id c) -> uint64_t {
-    auto [it, inserted] = sources.try_emplace(c, 0);
-    if (!inserted) return it->second;
-    uint64_t found = 0;
-    if (has_matrix_op(c)) {
-      found = static_cast<uint64_t>(c) + 1;
-    } else {
-      for (NodeIdx n : g.ClassNodes(c)) {
-        if (!g.IsLive(n) || !cost::IsElementwiseOp(g.NodeOp(n).str())) continue;
-        uint64_t source = 0;
-        bool alone = true;
-        for (Id ch : g.Node(n).children) {
-          ch = g.Find(ch);
-          if (is_param(ch)) continue;
-          const uint64_t s = has_matrix_op(ch) ? static_cast<uint64_t>(ch) + 1 : 0;
-          if (s == 0 || (source != 0 && s != source)) alone = false;
-          source = s;
-        }
-        if (alone && source != 0) {
-          found = source;
-          break;
-        }
+    if (has_matrix_op(c)) return static_cast<uint64_t>(c) + 1;
+    for (NodeIdx n : g.ClassNodes(c)) {
+      if (!g.IsLive(n) || !cost::IsElementwiseOp(g.NodeOp(n).str())) continue;
+      uint64_t source = 0;
+      bool alone = true;
+      for (Id ch : g.Node(n).children) {
+        ch = g.Find(ch);
+        if (is_param(ch)) continue;
+        const uint64_t s = has_matrix_op(ch) ? static_cast<uint64_t>(ch) + 1 : 0;
+        if (s == 0 || (source != 0 && s != source)) alone = false;
+        source = s;
       }
+      if (alone && source != 0) return source;
     }
-    sources[c] = found;
-    return found;
+    return uint64_t{0};
   };
   // The input as pricing sees it: a weight read through a Dequantize of a
   // quantized constant is priced at its stored bytes (graph_cost.h).
