@@ -27,14 +27,24 @@ if(EGRET_SANITIZE)
   # For code that must know (tests that scale their time limits): g++ defines
   # __SANITIZE_ADDRESS__, clang 14 does not.
   add_compile_definitions(EGRET_SANITIZED=1)
-  # With clang, the sanitizer build also carries libFuzzer's coverage
-  # instrumentation, so that the fuzz targets (tests/fuzz/in_tree.cmake) link
-  # the same stage objects as the tests instead of a second build.
+  # With clang, the sanitizer build's stage objects (and the CLI's) also
+  # carry libFuzzer's coverage instrumentation, so that the fuzz targets
+  # (tests/fuzz/in_tree.cmake) link the same objects as the tests instead of
+  # a second build. Only the code a fuzz target links is instrumented
+  # (egret_fuzz_coverage): on a test file it added 60 % to its compile time
+  # and nothing the tests use.
   if(CMAKE_CXX_COMPILER_ID MATCHES "Clang")
-    add_compile_options(-fsanitize=fuzzer-no-link)
     set(EGRET_FUZZ_IN_TREE ON)
   endif()
 endif()
+
+# Adds libFuzzer's coverage instrumentation to <target> in the clang
+# sanitizer build (EGRET_FUZZ_IN_TREE); nothing otherwise.
+function(egret_fuzz_coverage target)
+  if(EGRET_FUZZ_IN_TREE)
+    target_compile_options(${target} PRIVATE -fsanitize=fuzzer-no-link)
+  endif()
+endfunction()
 
 function(egret_stage name)
   cmake_parse_arguments(ARG "" "" "SOURCES;STAGES;LIBS" ${ARGN})
@@ -43,6 +53,7 @@ function(egret_stage name)
   set_target_properties(${target} PROPERTIES POSITION_INDEPENDENT_CODE ON)
   target_include_directories(${target} PUBLIC $<BUILD_INTERFACE:${EGRET_INCLUDE_ROOT}>)
   egret_apply_warnings(${target})
+  egret_fuzz_coverage(${target})
   foreach(dep IN LISTS ARG_STAGES)
     target_link_libraries(${target} PUBLIC egret_${dep})
   endforeach()

@@ -1,8 +1,8 @@
 # The libFuzzer targets built inside the sanitizer build when the compiler is
 # clang (EGRET_FUZZ_IN_TREE, set in cmake/EgretTargets.cmake): every stage is
-# already compiled with -fsanitize=fuzzer-no-link,address,undefined there, so
-# a target only compiles its own file and links the stages it reads with, and
-# ctest runs each for EGRET_FUZZ_SECONDS on its seed corpus (tests
+# already compiled with -fsanitize=fuzzer-no-link,address,undefined there
+# (egret_fuzz_coverage), so a target only compiles its own file and links the
+# stages it reads with, and ctest runs each for EGRET_FUZZ_SECONDS on its seed corpus (tests
 # fuzz_<reader>, label "fuzz"). Included from tests/CMakeLists.txt.
 set(EGRET_FUZZ_SECONDS 10 CACHE STRING "Seconds each fuzz target runs in ctest")
 set(fuzz_dir ${CMAKE_CURRENT_LIST_DIR})
@@ -14,6 +14,7 @@ function(egret_fuzz_target name)
   cmake_parse_arguments(ARG "" "" "STAGES;LIBS;SOURCES" ${ARGN})
   add_executable(${name} ${fuzz_dir}/${name}.cc ${fuzz_dir}/fuzz_util.cc ${ARG_SOURCES})
   egret_apply_warnings(${name})
+  egret_fuzz_coverage(${name})
   target_include_directories(${name} PRIVATE ${PROJECT_SOURCE_DIR})
   egret_stage_closure(closure ${ARG_STAGES})
   foreach(s IN LISTS closure)
