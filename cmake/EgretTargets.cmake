@@ -147,8 +147,12 @@ function(egret_test name)
   endforeach()
   target_link_libraries(${name} PRIVATE ${ARG_LIBS} GTest::gtest GTest::gtest_main GTest::gmock)
   egret_test_flags(${name})
+  # The tests' scratch files (::testing::TempDir()) in the build tree, so
+  # that two build trees' test runs never share a file name.
+  file(MAKE_DIRECTORY ${PROJECT_BINARY_DIR}/test-tmp)
   gtest_discover_tests(${name} WORKING_DIRECTORY ${PROJECT_BINARY_DIR}
-    PROPERTIES LABELS "${ARG_LABELS}" DISCOVERY_TIMEOUT 60)
+    PROPERTIES LABELS "${ARG_LABELS}" ENVIRONMENT "TEST_TMPDIR=${PROJECT_BINARY_DIR}/test-tmp"
+    DISCOVERY_TIMEOUT 60)
 endfunction()
 
 # One line per fact, fields separated by spaces, paths relative to the source

@@ -91,6 +91,9 @@ NodeProfile ProfileOf(std::string_view op, absl::Span<const TensorType> outputs,
   // data operand from none, or a second one, ends the epilogue).
   uint64_t source = 0;
   bool epilogue = def != nullptr && def->group == OpGroup::kElementwise;
+  // A gather reads the slices it takes of its data, at most its output's
+  // bytes, not the whole table (an embedding's rows for a few tokens).
+  const bool gather = BaseOpName(op) == "Gather";
   for (size_t i = 0; i < inputs.size(); ++i) {
     const TensorType& t = *inputs[i].type;
     if (inputs[i].shape_value) continue;
@@ -99,14 +102,20 @@ NodeProfile ProfileOf(std::string_view op, absl::Span<const TensorType> outputs,
       if (s == 0 || (source != 0 && s != source)) epilogue = false;
       source = s;
     }
-    p.input_bytes = SaturatingAdd(p.input_bytes, t.byte_size());
+    int64_t bytes = t.byte_size();
+    int64_t stored = inputs[i].stored != nullptr ? inputs[i].stored->stored_byte_size() : 0;
+    if (gather && i == 0 && bytes > p.output_bytes && bytes > 0) {
+      stored = static_cast<int64_t>(static_cast<double>(stored) *
+                                    static_cast<double>(p.output_bytes) / static_cast<double>(bytes));
+      bytes = p.output_bytes;
+    }
+    p.input_bytes = SaturatingAdd(p.input_bytes, bytes);
     if (inputs[i].stored != nullptr) {
-      p.stored_weight_bytes =
-          SaturatingAdd(p.stored_weight_bytes, inputs[i].stored->stored_byte_size());
+      p.stored_weight_bytes = SaturatingAdd(p.stored_weight_bytes, stored);
     } else if (inputs[i].constant) {
-      p.const_bytes = SaturatingAdd(p.const_bytes, t.byte_size());
+      p.const_bytes = SaturatingAdd(p.const_bytes, bytes);
     } else {
-      p.input_activation_bytes.push_back(t.byte_size());
+      p.input_activation_bytes.push_back(bytes);
     }
     if (def != nullptr && def->IsParam(static_cast<int>(i))) continue;
     if (p.data_dtypes.empty()) p.input_dtype = t.dtype;
@@ -145,21 +154,46 @@ uint64_t MatrixSource(const Graph& g, const ValueRef& v) {
   return source;
 }
 
+// How many producers deep IsFoldedConstant looks: the constant subgraphs a
+// graph keeps after constant folding are layout ops over a dequantized
+// weight (Slice(Dequantize(q)), Transpose(Reshape(...))), a few deep.
+constexpr int kFoldDepth = 4;
+
+// The quantized constant `producer` dequantizes (a QDQ weight), or null.
+const TensorType* StoredWeight(const Graph& g, const Node& producer) {
+  if (producer.op != "Dequantize" || producer.inputs.size() != 1) return nullptr;
+  const ValueRef q = producer.inputs[0];
+  if (g.node(q.node).op != kConstOp || !IsQuantized(g.TypeOf(q).dtype)) return nullptr;
+  return &g.TypeOf(q);
+}
+
+// Value `v` of `g` is a constant: a "$Const", or computed by known ops from
+// constants (and "$Shape" values) alone, which the graph's preparation
+// folds into a weight, up to `depth` producers deep.
+bool IsFoldedConstant(const Graph& g, const ValueRef& v, int depth) {
+  const Node& producer = g.node(v.node);
+  if (producer.op == kConstOp) return true;
+  const OpDef* def = FindOpDef(producer.op);
+  if (depth == 0 || def == nullptr || def->group == OpGroup::kSpecial) return false;
+  bool data = false;
+  for (const ValueRef& in : producer.inputs) {
+    if (g.node(in.node).op == kShapeOp) continue;
+    if (!IsFoldedConstant(g, in, depth - 1)) return false;
+    data = true;
+  }
+  return data;
+}
+
 }  // namespace
 
 NodeProfile GraphNodeProfile(const Graph& g, const Node& n) {
   absl::InlinedVector<NodeInput, 8> ins;
   for (const ValueRef& v : n.inputs) {
     const Node& producer = g.node(v.node);
-    NodeInput in{&g.TypeOf(v), producer.op == kShapeOp, producer.op == kConstOp};
+    NodeInput in{&g.TypeOf(v), producer.op == kShapeOp, false};
     in.matrix_source = MatrixSource(g, v);
-    if (producer.op == "Dequantize" && producer.inputs.size() == 1) {
-      const ValueRef q = producer.inputs[0];
-      if (g.node(q.node).op == kConstOp && IsQuantized(g.TypeOf(q).dtype)) {
-        in.constant = true;
-        in.stored = &g.TypeOf(q);
-      }
-    }
+    in.stored = StoredWeight(g, producer);
+    in.constant = in.stored != nullptr || (!in.shape_value && IsFoldedConstant(g, v, kFoldDepth));
     ins.push_back(in);
   }
   return ProfileOf(n.op, n.outputs, ins);

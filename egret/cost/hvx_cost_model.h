@@ -164,7 +164,8 @@ struct NodeProfile {
   bool multi_output = false;
   int64_t output_bytes = 0;  // summed over the outputs
   // Bytes of the inputs, weights and other constants included ("$Shape"
-  // values excluded): with output_bytes, the VTCM working set.
+  // values excluded; a Gather's data at most its output's bytes, the slices
+  // it reads): with output_bytes, the VTCM working set.
   int64_t input_bytes = 0;
   // The dtypes of the data (non-parameter) operands, with repeats.
   std::vector<DType> data_dtypes;

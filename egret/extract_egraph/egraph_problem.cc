@@ -8,6 +8,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/types/span.h"
 #include "egret/cost/graph_cost.h"
+#include "egret/graph/op_table.h"
 
 namespace egret::extract {
 
@@ -83,11 +84,44 @@ absl::StatusOr<EGraphProblem> BuildProblem(const EGraph& g, const cost::HvxCostM
     }
     return uint64_t{0};
   };
-  // The input as pricing sees it: a weight read through a Dequantize of a
-  // quantized constant is priced at its stored bytes (graph_cost.h).
+  // The classes whose value is a constant: one holding a "$Const", or a node
+  // of a known op over constant classes (and shape values) alone, which the
+  // graph's preparation folds into a weight (GraphNodeProfile, graph_cost.h).
+  // By sweeps from the leaves' end of the reach order until none changes:
+  // children mostly come after their users in it, so two sweeps usually.
+  std::vector<bool> folded(order.size(), false);
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (size_t i = order.size(); i-- > 0;) {
+      if (folded[i]) continue;
+      for (NodeIdx n : g.ClassNodes(order[i])) {
+        if (!g.IsLive(n)) continue;
+        const Symbol op = g.NodeOp(n);
+        bool constant = op == const_op;
+        if (!constant) {
+          const OpDef* def = FindOpDef(op.str());
+          if (def == nullptr || def->group == OpGroup::kSpecial) continue;
+          for (Id ch : g.Node(n).children) {
+            ch = g.Find(ch);
+            if (!g.ClassNodesWithOp(ch, shape_op).empty()) continue;
+            constant = folded[index(ch)];
+            if (!constant) break;
+          }
+        }
+        if (constant) {
+          folded[i] = true;
+          changed = true;
+          break;
+        }
+      }
+    }
+  }
+  // The input as pricing sees it: a constant's bytes are read from DDR, and
+  // a weight read through a Dequantize of a quantized constant is priced at
+  // its stored bytes (graph_cost.h).
   auto input_of = [&](Id c) {
-    cost::NodeInput in{&g.TypeOf(c), !g.ClassNodesWithOp(c, shape_op).empty(),
-                       !g.ClassNodesWithOp(c, const_op).empty()};
+    const bool shape = !g.ClassNodesWithOp(c, shape_op).empty();
+    cost::NodeInput in{&g.TypeOf(c), shape, !shape && folded[index(c)]};
     for (NodeIdx d : g.ClassNodesWithOp(c, dequantize_op)) {
       if (!g.IsLive(d) || g.Node(d).children.size() != 1) continue;
       const Id q = g.Find(g.Node(d).children[0]);
