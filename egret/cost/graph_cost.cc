@@ -105,8 +105,9 @@ NodeProfile ProfileOf(std::string_view op, absl::Span<const TensorType> outputs,
     int64_t bytes = t.byte_size();
     int64_t stored = inputs[i].stored != nullptr ? inputs[i].stored->stored_byte_size() : 0;
     if (gather && i == 0 && bytes > p.output_bytes && bytes > 0) {
-      stored = static_cast<int64_t>(static_cast<double>(stored) *
-                                    static_cast<double>(p.output_bytes) / static_cast<double>(bytes));
+      stored =
+          static_cast<int64_t>(static_cast<double>(stored) * static_cast<double>(p.output_bytes) /
+                               static_cast<double>(bytes));
       bytes = p.output_bytes;
     }
     p.input_bytes = SaturatingAdd(p.input_bytes, bytes);

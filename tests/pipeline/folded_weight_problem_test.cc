@@ -30,11 +30,11 @@ TEST(FoldedWeightProblemTest, ASliceOfADequantizedWeightIsReadFromDdr) {
   const TensorType out(DType::kFloat32, {1, 1024});
   EGraph g;
   const Id x = AddOp(g, "*Input", {}, act);
-  const Id w = g.AddConstant(std::make_shared<const Tensor>(
-      Tensor::FromValues(q, std::vector<double>(2048 * 512, 1))));
-  const Id sliced = AddOp(
-      g, "Slice_shape",
-      {AddOp(g, "Dequantize", {w}, deq), g.AddShape({0, 0}), g.AddShape({1024, 512})}, half);
+  const Id w = g.AddConstant(
+      std::make_shared<const Tensor>(Tensor::FromValues(q, std::vector<double>(2048 * 512, 1))));
+  const Id sliced =
+      AddOp(g, "Slice_shape",
+            {AddOp(g, "Dequantize", {w}, deq), g.AddShape({0, 0}), g.AddShape({1024, 512})}, half);
   const Id folded = AddOp(g, "FullyConnected", {x, sliced}, out);
   const Id activation = AddOp(g, "FullyConnected", {x, AddOp(g, "*Input", {}, half)}, out);
   const Id sum = AddOp(g, "ElementWiseAdd", {folded, activation}, out);
