@@ -126,9 +126,34 @@ NodeCost NodeCostOf(const HvxCostModel& model, std::string_view op,
 
 namespace {
 
+// How many producers ComputedFromConstants looks at, at most, for one value:
+// the constant subexpressions it meets are a few nodes (a Reshape or Cast of
+// a weight); a value that needs more is taken as not constant.
+constexpr int kConstantSearchBudget = 64;
+
+// True when node `id` of `g` is a "$Const" or "$Shape", or computes from such
+// nodes alone (transitively): the HTP computes it once while preparing the
+// graph, so its output is a constant like a weight. `*budget` bounds the
+// nodes visited.
+bool ComputedFromConstants(const Graph& g, NodeId id, int* budget) {
+  const Node& n = g.node(id);
+  if (n.op == kConstOp || n.op == kShapeOp) return true;
+  if (n.inputs.empty() || --*budget < 0) return false;
+  for (const ValueRef& in : n.inputs) {
+    if (!ComputedFromConstants(g, in.node, budget)) return false;
+  }
+  return true;
+}
+
+bool IsConstantValue(const Graph& g, NodeId id) {
+  int budget = kConstantSearchBudget;
+  return ComputedFromConstants(g, id, &budget);
+}
+
 // NodeInput::matrix_source of value `v` of `g`: its producer's id plus one
 // when that is a matrix op; for an elementwise producer, the matrix op all
-// of its data operands are outputs of (constants and "$Shape" values aside).
+// of its data operands are outputs of (constants, values computed from
+// constants alone and "$Shape" values aside).
 uint64_t MatrixSource(const Graph& g, const ValueRef& v) {
   const Node& producer = g.node(v.node);
   if (IsMatrixOp(producer.op)) return static_cast<uint64_t>(v.node) + 1;
@@ -136,7 +161,7 @@ uint64_t MatrixSource(const Graph& g, const ValueRef& v) {
   uint64_t source = 0;
   for (const ValueRef& in : producer.inputs) {
     const Node& p = g.node(in.node);
-    if (p.op == kConstOp || p.op == kShapeOp) continue;
+    if (p.op == kShapeOp || IsConstantValue(g, in.node)) continue;
     if (!IsMatrixOp(p.op)) return 0;
     const uint64_t s = static_cast<uint64_t>(in.node) + 1;
     if (source != 0 && s != source) return 0;
@@ -151,7 +176,8 @@ NodeProfile GraphNodeProfile(const Graph& g, const Node& n) {
   absl::InlinedVector<NodeInput, 8> ins;
   for (const ValueRef& v : n.inputs) {
     const Node& producer = g.node(v.node);
-    NodeInput in{&g.TypeOf(v), producer.op == kShapeOp, producer.op == kConstOp};
+    NodeInput in{&g.TypeOf(v), producer.op == kShapeOp,
+                 producer.op != kShapeOp && IsConstantValue(g, v.node)};
     in.matrix_source = MatrixSource(g, v);
     if (producer.op == "Dequantize" && producer.inputs.size() == 1) {
       const ValueRef q = producer.inputs[0];

@@ -59,7 +59,9 @@ NodeCost NodeCostOf(const HvxCostModel& model, std::string_view op,
 // The profile of node `n` of `g` (its inputs are nodes of `g`; `n` itself
 // need not be added yet): ProfileOf its outputs and inputs, an input
 // produced by a "$Shape" node being a shape value and one produced by a
-// "$Const" node a constant. An input's matrix_source is its producer when
+// "$Const" node, or by a node computed from "$Const" and "$Shape" nodes alone
+// (a Reshape or Cast of a weight, which the HTP computes while preparing the
+// graph), a constant. An input's matrix_source is its producer when
 // that is a matrix op, or the matrix op an elementwise producer reads alone
 // (one level: LeakyRelu's max(x, a * x) and x * Sigmoid(x) of a convolution
 // output x are epilogues of it).
