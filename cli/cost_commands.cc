@@ -6,7 +6,7 @@
 //
 // egret calibrate MEASUREMENTS.tsv --models DIR --chipset NAME -o DEVICE.json
 //     [--name NAME] [--runtime qnn_dlc] [--table FILE.tsv] [--svg FILE.svg]
-//     [--no-cross-validate] [--progress]
+//     [--no-cross-validate] [--progress] [--nodes FILE.tsv]
 //
 // Fits a device's latency-model parameters (cost/calibrate.h) to measured
 // whole-network latencies: the rows of MEASUREMENTS.tsv (the format of
@@ -16,7 +16,9 @@
 // is a "."), optimized as `egret optimize` does and priced node by node.
 // Prints the fit and, unless --no-cross-validate, its leave-one-architecture-
 // out validation beside the rule-cost model's; writes the device file (-o),
-// per-network predictions (--table) and a scatter plot (--svg). Rows whose
+// per-network predictions (--table), a scatter plot (--svg) and every priced
+// node's shapes and work (--nodes, for fitting variants of the model outside
+// egret). Rows whose
 // network file is missing are left out and counted. Exit 0 on success, 2 on
 // bad input (a malformed file, no usable row).
 #include <unistd.h>
@@ -44,9 +46,11 @@
 #include "cli/limit_options.h"
 #include "cli/plugin_option.h"
 #include "egret/cost/calibrate.h"
+#include "egret/cost/graph_cost.h"
 #include "egret/cost/latency_model.h"
 #include "egret/cost/make_cost_model.h"
 #include "egret/cost/vtcm.h"
+#include "egret/graph/dtype.h"
 #include "egret/pipeline/optimize.h"
 #include "egret/pipeline/svg_chart.h"
 #include "egret/rules/rule_set.h"
@@ -74,6 +78,7 @@ struct CalibrateArgs {
   std::string output;
   std::string table;
   std::string svg;
+  std::string nodes;
   bool no_cross_validate = false;
   bool progress = false;
   std::vector<std::string> rules;
@@ -229,6 +234,34 @@ std::string DefaultDeviceName(const std::string& chipset) {
   return out;
 }
 
+std::string ShapeText(const TensorType& t) {
+  return absl::StrCat(std::string(DTypeName(t.dtype)), "[", absl::StrJoin(t.dims, ","), "]");
+}
+
+// The --nodes rows of one network: every node GraphWorkOf prices, with its
+// id, op, implementation, output and input types (each input marked by its
+// producer's op and id) and its work.
+void AppendNodeRows(const Row& r, const Graph& g, const cost::HvxCostModel& rules,
+                    std::string* out) {
+  for (NodeId id = 0; id < g.num_nodes(); ++id) {
+    const Node& n = g.node(id);
+    if (n.op == kConstOp || n.op == kShapeOp || n.op == kInputOp) continue;
+    const cost::NodeProfile p = cost::GraphNodeProfile(g, n);
+    const cost::NodeCost c = rules.Cost(n.op, p);
+    const cost::NodeWork w = cost::NodeWorkOf(rules, n.op, p, cost::kDefaultVtcmBytes);
+    std::vector<std::string> outs, ins;
+    for (const TensorType& t : n.outputs) outs.push_back(ShapeText(t));
+    for (const ValueRef& v : n.inputs) {
+      ins.push_back(absl::StrCat(g.node(v.node).op, "#", v.node, ":", ShapeText(g.TypeOf(v))));
+    }
+    absl::StrAppendFormat(
+        out, "%s\t%s\t%.6g\t%d\t%s\t%s\t%s\t%s\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%d\t%d\t%d\n",
+        r.model, r.precision, r.ms, id, n.op, c.impl, absl::StrJoin(outs, " "),
+        absl::StrJoin(ins, " "), w.rule_cost, w.matrix8_macs, w.matrix16_macs, w.vector_cycles,
+        w.ddr_bytes, w.dispatched, p.epilogue, p.constant_inputs);
+  }
+}
+
 std::string StatsText(const cost::ErrorStats& s) {
   return absl::StrFormat("%6.1f%% %6.1f%% %5.2f", 100 * s.median, 100 * s.p90, s.spearman);
 }
@@ -258,6 +291,10 @@ int RunCalibrate(const CalibrateArgs& args) {
   if (set == nullptr) return kExitBadInput;
   const bool progress = args.progress || isatty(STDERR_FILENO);
   std::vector<cost::CalibrationSample> samples;
+  std::string node_rows =
+      "model\tprecision\tmeasured_ms\tnode\top\timpl\toutputs\tinputs\trule_cycles\t"
+      "matrix8_macs\tmatrix16_macs\tvector_cycles\tddr_bytes\tdispatched\tepilogue\t"
+      "constant_inputs\n";
   std::map<std::string, int> left_out;  // reason -> rows
   GraphInputFlags input;
   for (size_t i = 0; i < rows->size(); ++i) {
@@ -289,6 +326,7 @@ int RunCalibrate(const CalibrateArgs& args) {
     s.precision = r.precision;
     s.measured_ms = r.ms;
     s.work = cost::GraphWorkOf(opt->graph, rules_model, cost::kDefaultVtcmBytes).work;
+    if (!args.nodes.empty()) AppendNodeRows(r, opt->graph, rules_model, &node_rows);
     samples.push_back(std::move(s));
   }
   if (samples.empty()) {
@@ -376,6 +414,7 @@ int RunCalibrate(const CalibrateArgs& args) {
     }
     st = txn.Stage(args.table, t);
   }
+  if (st.ok() && !args.nodes.empty()) st = txn.Stage(args.nodes, node_rows);
   if (st.ok() && !args.svg.empty() && !pred.empty()) {
     LogLogChart chart;
     chart.title =
@@ -415,6 +454,7 @@ int RunCalibrate(const CalibrateArgs& args) {
   std::vector<std::string> wrote = {args.output};
   if (!args.table.empty()) wrote.push_back(args.table);
   if (!args.svg.empty() && !pred.empty()) wrote.push_back(args.svg);
+  if (!args.nodes.empty()) wrote.push_back(args.nodes);
   std::printf("wrote %s\n", absl::StrJoin(wrote, ", ").c_str());
   return kExitOk;
 }
@@ -456,6 +496,8 @@ void RegisterCostCommands(CLI::App& app, int* exit_code) {
   c->add_option("--table", cal->table, "Write per-network predictions (TSV)");
   c->add_option("--svg", cal->svg, "Write a scatter plot of predicted vs measured (SVG)");
   c->add_option("--rules", cal->rules, "Rule files (default: the shipped library)");
+  c->add_option("--nodes", cal->nodes,
+                "Write every priced node's op, types and work, per network (TSV)");
   c->add_flag("--no-cross-validate", cal->no_cross_validate,
               "Skip the leave-one-architecture-out validation");
   c->add_flag("--progress", cal->progress, "Progress lines on stderr even when not a terminal");

@@ -136,9 +136,38 @@ NodeCost NodeCostOf(const HvxCostModel& model, std::string_view op,
 
 namespace {
 
+// How many producers ComputedFromConstants looks at, at most, for one value:
+// the constant subexpressions it meets are a few nodes (a Reshape or Cast of
+// a weight, a tiling rule's Slice of a dequantized one); a value that needs
+// more is taken as not constant.
+constexpr int kConstantSearchBudget = 64;
+
+// True when node `id` of `g` is a "$Const" or "$Shape", or an op of the op
+// table computing from such nodes alone (transitively): the HTP computes it
+// once while preparing the graph, so its output is a constant like a weight.
+// An op egret does not know (a random draw, an opaque ONNX op) is not
+// folded. `*budget` bounds the nodes visited.
+bool ComputedFromConstants(const Graph& g, NodeId id, int* budget) {
+  const Node& n = g.node(id);
+  if (n.op == kConstOp || n.op == kShapeOp) return true;
+  if (n.inputs.empty() || --*budget < 0) return false;
+  const OpDef* def = FindOpDef(n.op);
+  if (def == nullptr || def->group == OpGroup::kSpecial) return false;
+  for (const ValueRef& in : n.inputs) {
+    if (!ComputedFromConstants(g, in.node, budget)) return false;
+  }
+  return true;
+}
+
+bool IsConstantValue(const Graph& g, NodeId id) {
+  int budget = kConstantSearchBudget;
+  return ComputedFromConstants(g, id, &budget);
+}
+
 // NodeInput::matrix_source of value `v` of `g`: its producer's id plus one
 // when that is a matrix op; for an elementwise producer, the matrix op all
-// of its data operands are outputs of (constants and "$Shape" values aside).
+// of its data operands are outputs of (constants, values computed from
+// constants alone and "$Shape" values aside).
 uint64_t MatrixSource(const Graph& g, const ValueRef& v) {
   const Node& producer = g.node(v.node);
   if (IsMatrixOp(producer.op)) return static_cast<uint64_t>(v.node) + 1;
@@ -146,7 +175,7 @@ uint64_t MatrixSource(const Graph& g, const ValueRef& v) {
   uint64_t source = 0;
   for (const ValueRef& in : producer.inputs) {
     const Node& p = g.node(in.node);
-    if (p.op == kConstOp || p.op == kShapeOp) continue;
+    if (p.op == kShapeOp || IsConstantValue(g, in.node)) continue;
     if (!IsMatrixOp(p.op)) return 0;
     const uint64_t s = static_cast<uint64_t>(in.node) + 1;
     if (source != 0 && s != source) return 0;
@@ -154,11 +183,6 @@ uint64_t MatrixSource(const Graph& g, const ValueRef& v) {
   }
   return source;
 }
-
-// How many producers deep IsFoldedConstant looks: the constant subgraphs a
-// graph keeps after constant folding are layout ops over a dequantized
-// weight (Slice(Dequantize(q)), Transpose(Reshape(...))), a few deep.
-constexpr int kFoldDepth = 4;
 
 // The quantized constant `producer` dequantizes (a QDQ weight), or null.
 const TensorType* StoredWeight(const Graph& g, const Node& producer) {
@@ -168,33 +192,16 @@ const TensorType* StoredWeight(const Graph& g, const Node& producer) {
   return &g.TypeOf(q);
 }
 
-// Value `v` of `g` is a constant: a "$Const", or computed by known ops from
-// constants (and "$Shape" values) alone, which the graph's preparation
-// folds into a weight, up to `depth` producers deep.
-bool IsFoldedConstant(const Graph& g, const ValueRef& v, int depth) {
-  const Node& producer = g.node(v.node);
-  if (producer.op == kConstOp) return true;
-  const OpDef* def = FindOpDef(producer.op);
-  if (depth == 0 || def == nullptr || def->group == OpGroup::kSpecial) return false;
-  bool data = false;
-  for (const ValueRef& in : producer.inputs) {
-    if (g.node(in.node).op == kShapeOp) continue;
-    if (!IsFoldedConstant(g, in, depth - 1)) return false;
-    data = true;
-  }
-  return data;
-}
-
 }  // namespace
 
 NodeProfile GraphNodeProfile(const Graph& g, const Node& n) {
   absl::InlinedVector<NodeInput, 8> ins;
   for (const ValueRef& v : n.inputs) {
     const Node& producer = g.node(v.node);
-    NodeInput in{&g.TypeOf(v), producer.op == kShapeOp, false};
+    NodeInput in{&g.TypeOf(v), producer.op == kShapeOp,
+                 producer.op != kShapeOp && IsConstantValue(g, v.node)};
     in.matrix_source = MatrixSource(g, v);
     in.stored = StoredWeight(g, producer);
-    in.constant = in.stored != nullptr || (!in.shape_value && IsFoldedConstant(g, v, kFoldDepth));
     ins.push_back(in);
   }
   return ProfileOf(n.op, n.outputs, ins);

@@ -59,10 +59,11 @@ NodeCost NodeCostOf(const HvxCostModel& model, std::string_view op,
 // The profile of node `n` of `g` (its inputs are nodes of `g`; `n` itself
 // need not be added yet): ProfileOf its outputs and inputs, an input
 // produced by a "$Shape" node being a shape value and one produced by a
-// "$Const" node a constant, and so is one computed from constants alone by
-// known ops (up to 4 producers deep: Slice(Dequantize(w)) of a quantized
-// weight w), which the graph's preparation folds into a weight: the latency
-// model reads it from DDR, not from VTCM. An input's matrix_source is its producer when
+// "$Const" node, or by a node of a known op computed from "$Const" and
+// "$Shape" nodes alone (a Reshape or Cast of a weight, a tiling rule's Slice
+// of a dequantized one, which the HTP computes while preparing the graph), a
+// constant: the latency model reads its bytes from DDR as a weight's, not
+// from VTCM. An input's matrix_source is its producer when
 // that is a matrix op, or the matrix op an elementwise producer reads alone
 // (one level: LeakyRelu's max(x, a * x) and x * Sigmoid(x) of a convolution
 // output x are epilogues of it).

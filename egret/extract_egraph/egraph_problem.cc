@@ -53,13 +53,46 @@ absl::StatusOr<EGraphProblem> BuildProblem(const EGraph& g, const cost::HvxCostM
   const Symbol shape_op = Symbol::Intern(kShapeOp);
   const Symbol const_op = Symbol::Intern(kConstOp);
   const Symbol dequantize_op = Symbol::Intern("Dequantize");
+  // The classes whose value is a constant: one holding a "$Const", or a node
+  // of a known op over constant classes and shape values alone, which the
+  // graph's preparation folds into a weight (GraphNodeProfile, graph_cost.h).
+  // By sweeps from the leaves' end of the reach order until none changes:
+  // children mostly come after their users in it, so two sweeps usually.
+  std::vector<bool> folded(order.size(), false);
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (size_t i = order.size(); i-- > 0;) {
+      if (folded[i]) continue;
+      for (NodeIdx n : g.ClassNodes(order[i])) {
+        if (!g.IsLive(n)) continue;
+        const Symbol op = g.NodeOp(n);
+        bool constant = op == const_op;
+        if (!constant) {
+          const OpDef* def = FindOpDef(op.str());
+          if (def == nullptr || def->group == OpGroup::kSpecial) continue;
+          constant = !g.Node(n).children.empty();
+          for (Id ch : g.Node(n).children) {
+            ch = g.Find(ch);
+            if (!g.ClassNodesWithOp(ch, shape_op).empty()) continue;
+            constant = folded[index(ch)];
+            if (!constant) break;
+          }
+        }
+        if (constant) {
+          folded[i] = true;
+          changed = true;
+          break;
+        }
+      }
+    }
+  }
   // NodeInput::matrix_source of class `c` (graph_cost.h), as GraphNodeProfile
   // finds it in a graph, over the class's nodes: the class itself when one of
   // them is a matrix op, or the class of the matrix op whose output an
   // elementwise node of the class reads alone. Asked once per class, by
   // input_of below.
   auto is_param = [&](Id c) {
-    return !g.ClassNodesWithOp(c, shape_op).empty() || !g.ClassNodesWithOp(c, const_op).empty();
+    return !g.ClassNodesWithOp(c, shape_op).empty() || folded[index(c)];
   };
   auto has_matrix_op = [&](Id c) {
     for (NodeIdx n : g.ClassNodes(c)) {
@@ -84,38 +117,6 @@ absl::StatusOr<EGraphProblem> BuildProblem(const EGraph& g, const cost::HvxCostM
     }
     return uint64_t{0};
   };
-  // The classes whose value is a constant: one holding a "$Const", or a node
-  // of a known op over constant classes (and shape values) alone, which the
-  // graph's preparation folds into a weight (GraphNodeProfile, graph_cost.h).
-  // By sweeps from the leaves' end of the reach order until none changes:
-  // children mostly come after their users in it, so two sweeps usually.
-  std::vector<bool> folded(order.size(), false);
-  for (bool changed = true; changed;) {
-    changed = false;
-    for (size_t i = order.size(); i-- > 0;) {
-      if (folded[i]) continue;
-      for (NodeIdx n : g.ClassNodes(order[i])) {
-        if (!g.IsLive(n)) continue;
-        const Symbol op = g.NodeOp(n);
-        bool constant = op == const_op;
-        if (!constant) {
-          const OpDef* def = FindOpDef(op.str());
-          if (def == nullptr || def->group == OpGroup::kSpecial) continue;
-          for (Id ch : g.Node(n).children) {
-            ch = g.Find(ch);
-            if (!g.ClassNodesWithOp(ch, shape_op).empty()) continue;
-            constant = folded[index(ch)];
-            if (!constant) break;
-          }
-        }
-        if (constant) {
-          folded[i] = true;
-          changed = true;
-          break;
-        }
-      }
-    }
-  }
   // The input as pricing sees it: a constant's bytes are read from DDR, and
   // a weight read through a Dequantize of a quantized constant is priced at
   // its stored bytes (graph_cost.h).

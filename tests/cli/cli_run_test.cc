@@ -117,10 +117,15 @@ TEST_F(CliTest, CostAndCalibrateOnTheExample) {
         "# a comment\nmodel\tprecision\tchipset\truntime\tinference_ms\n"
         "block\tfloat\tPhone 1\tqnn_dlc\t0.5\nmissing\tfloat\tPhone 1\tqnn_dlc\t1\n");
   r = Run({"calibrate", Path("m.tsv"), "--models", Path("nets"), "--chipset", "Phone 1", "-o",
-           Path("phone.json"), "--no-cross-validate"});
+           Path("phone.json"), "--no-cross-validate", "--nodes", Path("nodes.tsv")});
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_THAT(r.out, HasSubstr("calibrate: Phone 1, qnn_dlc: 1 measured networks (1 float); left "
                                "out 1 (no float network file)"));
+  // --nodes: every priced node of each network, with its types and work.
+  absl::StatusOr<std::string> nodes = ReadFile(Path("nodes.tsv"));
+  ASSERT_TRUE(nodes.ok());
+  EXPECT_THAT(*nodes, ::testing::StartsWith("model\tprecision\tmeasured_ms\tnode\top\timpl\t"));
+  EXPECT_THAT(*nodes, ::testing::ContainsRegex("\nblock\tfloat\t0.5\t[0-9]+\tConv2d"));
   r = Run({"cost", Path("nets/block.onnx"), "--device", Path("phone.json")});
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_THAT(r.out, HasSubstr("(predicted for phone-1,"));

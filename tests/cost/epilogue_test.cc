@@ -60,6 +60,33 @@ TEST(EpilogueTest, ActivationsOfOneMatrixOutputAreEpiloguesAndOthersAreNot) {
   EXPECT_FALSE(IsEpilogue(g, conv));
 }
 
+// A value computed from constants alone (a Reshape of a weight, which the
+// HTP computes while preparing the graph) is a constant: an elementwise op of
+// a matrix op's output and such a value is an epilogue, and a node that reads
+// only such values is computed while preparing, like one reading "$Const"s.
+TEST(EpilogueTest, ValuesComputedFromConstantsAloneAreConstants) {
+  GraphBuilder b;
+  const ValueRef x = b.InputF32({1, 8, 8, 16});
+  const ValueRef conv = Conv(b, x);
+  const ValueRef scale = b.Op("Reshape", {b.F32({1}, {0.7}), b.Shape({1, 1, 1, 1})});
+  const ValueRef scaled = b.Op("ElementWiseMultiply", {conv, scale});
+  const ValueRef erf = b.Op("Erf", {scaled});
+  const ValueRef folded = b.Op("Relu", {scale});
+  const ValueRef of_input = b.Op("ElementWiseMultiply", {x, scale});
+  const Graph& g = b.graph();
+
+  EXPECT_TRUE(IsEpilogue(g, scaled));
+  EXPECT_TRUE(IsEpilogue(g, erf));  // one elementwise op of the output, and a constant
+  EXPECT_FALSE(IsEpilogue(g, of_input));
+  const NodeProfile p = GraphNodeProfile(g, g.node(folded.node));
+  EXPECT_TRUE(p.constant_inputs);
+  EXPECT_TRUE(p.input_activation_bytes.empty());
+  EXPECT_EQ(p.const_bytes, 4);
+  const NodeProfile q = GraphNodeProfile(g, g.node(of_input.node));
+  EXPECT_FALSE(q.constant_inputs);
+  EXPECT_EQ(q.input_activation_bytes.size(), 1u);
+}
+
 TEST(EpilogueTest, AnEpilogueTakesNoTimeAndKeepsItsRuleCost) {
   GraphBuilder b;
   const ValueRef x = b.InputF32({1, 8, 8, 16});
