@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <random>
 #include <string>
 #include <vector>
@@ -63,6 +64,13 @@ void BM_CommAssocSaturation(benchmark::State& state) {
     LeftNestedSum(g, n);
     RunReport r = Runner(g, o).Run(rules);
     if (r.stop_reason != StopReason::kSaturated) state.SkipWithError("did not saturate");
+    // EGRET_BENCH_REPORT=1: the runner's report (per iteration) on stderr.
+    if (std::getenv("EGRET_BENCH_REPORT") != nullptr) {
+      std::fprintf(stderr, "%s stored_nodes=%zu\n", r.ToString().c_str(), g.num_stored_nodes());
+      for (const IterationReport& it : r.iterations) {
+        std::fprintf(stderr, "  iter %zu memory=%zu\n", it.iteration, it.memory_bytes);
+      }
+    }
     nodes = g.num_nodes();
     classes = g.num_classes();
     bytes = r.peak_memory_bytes;

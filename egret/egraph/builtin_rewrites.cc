@@ -41,6 +41,8 @@ Rewrite Commutativity(Symbol op) {
         return AddToRoot(g, op, g.Node(m.nodes[0]).payload, m[1], m[0], m.root);
       },
       nullptr);
+  r.prefetch_vars[0] = 1;  // op(b, a)
+  r.prefetch_vars[1] = 0;
   return r;
 }
 
@@ -116,6 +118,9 @@ Rewrite Associativity(Symbol op, bool reverse, bool broadcast) {
       },
       one_kind);
   r.lookahead = 0;  // the guard reads only types, which never change
+  // The applier looks up the new inner node first: op(b, c), or op(a, b).
+  r.prefetch_vars[0] = reverse ? 1 : 0;
+  r.prefetch_vars[1] = reverse ? 2 : 1;
   return r;
 }
 

@@ -194,6 +194,12 @@ class EGraph {
   Symbol NodeOp(NodeIdx n) const { return store_->nodes[n].op; }
   // Hints the processor to load node n's record (op, payload, operands).
   void PrefetchNode(NodeIdx n) const { __builtin_prefetch(&store_->nodes[n]); }
+  // Hints the processor to load the hash-cons slot where a binary node with
+  // node n's op and payload and operands (Find(a), Find(b)) would be found.
+  void PrefetchLike(NodeIdx n, Id a, Id b) const;
+  // Hints the processor to load node n's operands. Reads n's record: call it
+  // some time after PrefetchNode(n).
+  void PrefetchOperands(NodeIdx n) const { __builtin_prefetch(store_->Children(store_->nodes[n])); }
   // The canonical class of node n.
   Id NodeClass(NodeIdx n) const { return Find(node_class_[n]); }
   // False for nodes that became duplicates during a rebuild.

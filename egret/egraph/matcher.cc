@@ -3,7 +3,9 @@
 namespace egret {
 namespace {
 
-// How many candidate nodes ahead of the one matched Run prefetches.
+// How many candidate nodes ahead of the one matched Run prefetches the
+// operands of; it prefetches the records of those twice as far ahead (a
+// record says where the operands are).
 constexpr size_t kPrefetchAhead = 4;
 
 }  // namespace
@@ -30,7 +32,11 @@ bool Matcher::Run(size_t pc) {
   absl::Span<const NodeIdx> candidates = g_->ClassNodesWithOp(regs_[in.in], in.op);
   for (size_t i = 0; i < candidates.size(); ++i) {
     // Node records are read in list order, scattered over the store.
-    if (i + kPrefetchAhead < candidates.size()) g_->PrefetchNode(candidates[i + kPrefetchAhead]);
+    if (i + 2 * kPrefetchAhead < candidates.size()) {
+      g_->PrefetchNode(candidates[i + 2 * kPrefetchAhead]);
+    }
+    if (i + kPrefetchAhead < candidates.size())
+      g_->PrefetchOperands(candidates[i + kPrefetchAhead]);
     const NodeIdx n = candidates[i];
     ENodeView v = g_->Node(n);
     if (in.variadic ? v.children.size() < in.arity : v.children.size() != in.arity) continue;

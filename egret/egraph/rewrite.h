@@ -47,6 +47,12 @@ struct Rewrite {
   // were applied then, and applying them again adds nothing.
   bool incremental = true;
   int lookahead = 0;
+  // Optional hint: the variables (indices into pattern.vars()) whose classes
+  // are the operands, in order, of the first binary node the applier looks
+  // up, a node with the op and payload of the match's root node. The runner
+  // then prefetches that node's hash-cons slot a few matches before applying
+  // (EGraph::PrefetchLike). -1: no hint. Changes nothing but speed.
+  int prefetch_vars[2] = {-1, -1};
 };
 
 // A rewrite matching `lhs`; lookahead is 1 when there is a guard.

@@ -20,6 +20,9 @@ using Clock = std::chrono::steady_clock;
 // Matches are applied in chunks of this many while a rule with no match
 // limit is searched, so that match buffers stay small.
 constexpr size_t kApplyChunk = 4096;
+// A rule's prefetch hint (Rewrite::prefetch_vars) is followed this many
+// matches ahead of the one applied.
+constexpr size_t kPrefetchMatches = 8;
 
 class RunState {
  public:
@@ -197,7 +200,13 @@ void RunState::SearchAndApply(const Rewrite& rw, size_t rule, RuleState& st,
   auto flush = [&] {
     Clock::time_point a0 = Clock::now();
     g_.set_rule_context(rw.name);
+    const int pa = rw.prefetch_vars[0], pb = rw.prefetch_vars[1];
+    const bool prefetch = pa >= 0 && pb >= 0 && nnodes > 0;
     for (size_t off = 0; off < buffer_.size(); off += stride) {
+      if (prefetch && off + kPrefetchMatches * stride < buffer_.size()) {
+        const uint32_t* ahead = buffer_.data() + off + kPrefetchMatches * stride;
+        g_.PrefetchLike(ahead[1 + nvars], ahead[1 + pa], ahead[1 + pb]);
+      }
       MatchView m{buffer_[off], absl::Span<const Id>(buffer_.data() + off + 1, nvars),
                   absl::Span<const NodeIdx>(buffer_.data() + off + 1 + nvars, nnodes)};
       const uint64_t version = g_.version();
