@@ -18,8 +18,9 @@ namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
-// Step 1: cost sets. set[c] lists (class, cost of its node) for every class of
-// c's best known sub-DAG, c included; total[c] is their sum. A node is priced
+// Step 1: cost sets. set[c] lists the node chosen, when the set was made, for
+// every class of c's best known sub-DAG, c included (4 bytes an entry: the
+// class and cost are read from the problem); total[c] is their sum. A node is priced
 // by walking its children's sets once with a stamp array (no allocation); the
 // set is only materialised when the node becomes its class's best.
 //
@@ -33,9 +34,58 @@ struct CostSetLimits {
   std::optional<std::chrono::steady_clock::time_point> deadline;
 };
 
+// A lower bound on the work GreedyCostSets does when it runs to the end: the
+// sum, over every node it prices (every node whose children are all
+// computable and none is its own class), of its children's minimal heights.
+// A child's set is always a whole sub-DAG below it, so it holds at least the
+// classes of one path down to a leaf, and no path is shorter than the
+// class's minimal height (1 + the smallest, over its nodes, of the largest
+// child height; 1 for a leaf). O(nodes + edges): classes settle by height,
+// breadth first.
+double CostSetWorkLowerBound(const ExtractionProblem& p) {
+  const size_t nc = p.num_classes(), nn = p.num_nodes();
+  std::vector<uint32_t> height(nc, 0);  // 0: not settled
+  std::vector<uint32_t> pending(nn);    // child occurrences not yet settled
+  std::vector<ClassId> order;           // settled classes, by height
+  order.reserve(nc);
+  for (ENodeId n = 0; n < nn; ++n) {
+    pending[n] = static_cast<uint32_t>(p.children(n).size());
+    const ClassId c = p.node_class(n);
+    if (pending[n] == 0 && height[c] == 0) {
+      height[c] = 1;
+      order.push_back(c);
+    }
+  }
+  for (size_t i = 0; i < order.size(); ++i) {
+    const ClassId ch = order[i];
+    for (ENodeId parent : p.parents(ch)) {
+      if (--pending[parent] != 0) continue;
+      // ch is the parent's last child to settle, so the highest.
+      const ClassId c = p.node_class(parent);
+      if (height[c] == 0) {
+        height[c] = height[ch] + 1;
+        order.push_back(c);
+      }
+    }
+  }
+  double bound = 0;
+  for (ENodeId n = 0; n < nn; ++n) {
+    if (pending[n] != 0) continue;
+    const ClassId c = p.node_class(n);
+    uint64_t sum = 0;
+    bool own = false;
+    for (ClassId ch : p.children(n)) {
+      own |= ch == c;
+      sum += height[ch];
+    }
+    if (!own) bound += static_cast<double>(sum);
+  }
+  return bound;
+}
+
 std::optional<Choice> GreedyCostSets(const ExtractionProblem& p, const CostSetLimits& limits = {},
                                      DagOptions::Report* report = nullptr) {
-  using Entry = std::pair<ClassId, double>;
+  using Entry = ENodeId;
   int64_t work = 0;
   int64_t set_bytes = 0;  // capacity of every set, in bytes
   int64_t evaluated = 0;  // nodes priced
@@ -48,8 +98,16 @@ std::optional<Choice> GreedyCostSets(const ExtractionProblem& p, const CostSetLi
     }
     return std::nullopt;
   };
+  // Known to pass the work bound (deep DAGs: a chain's sets grow with its
+  // depth): give up before holding any set. Same result as giving up at the
+  // bound.
+  if (limits.max_work < std::numeric_limits<int64_t>::max() &&
+      CostSetWorkLowerBound(p) > static_cast<double>(limits.max_work)) {
+    return give_up(false, false);
+  }
   const size_t nc = p.num_classes(), nn = p.num_nodes();
   std::vector<std::vector<Entry>> set(nc);
+  std::vector<Entry> merged;  // the set being made, reused
   std::vector<double> total(nc, kInf);
   Choice choice(nc);
   std::vector<uint32_t> stamp(nc, 0);
@@ -95,7 +153,6 @@ std::optional<Choice> GreedyCostSets(const ExtractionProblem& p, const CostSetLi
     stamp[c] = s;  // a child set containing c means a cycle
     double value = p.cost(n);
     for (ClassId ch : p.children(n)) work += static_cast<int64_t>(set[ch].size());
-    if (work > limits.max_work) return give_up(false, false);
     // Projected: once a sixteenth as many nodes as the problem has are
     // priced, the work so far scaled to all of them passes the bound (every
     // node whose children are computable is priced at least once, and sets
@@ -107,37 +164,37 @@ std::optional<Choice> GreedyCostSets(const ExtractionProblem& p, const CostSetLi
       return give_up(false, false);
     }
     for (ClassId ch : p.children(n)) {
-      for (const auto& [d, w] : set[ch]) {
+      for (const ENodeId e : set[ch]) {
+        const ClassId d = p.node_class(e);
         if (stamp[d] == s) {
           if (d == c) ok = false;
           continue;
         }
         stamp[d] = s;
-        value += w;
+        value += p.cost(e);
       }
       if (!ok) break;
     }
     if (!ok || !(value < total[c])) continue;
     // Materialise the new set.
     const uint32_t s2 = next_stamp();
-    std::vector<Entry> merged;
-    merged.emplace_back(c, p.cost(n));
+    merged.clear();
+    merged.push_back(n);
     stamp[c] = s2;
     for (ClassId ch : p.children(n)) {
-      for (const auto& e : set[ch]) {
-        if (stamp[e.first] != s2) {
-          stamp[e.first] = s2;
+      for (const ENodeId e : set[ch]) {
+        const ClassId d = p.node_class(e);
+        if (stamp[d] != s2) {
+          stamp[d] = s2;
           merged.push_back(e);
         }
       }
     }
     work += static_cast<int64_t>(merged.size());
-    merged.shrink_to_fit();
-    set_bytes +=
-        (static_cast<int64_t>(merged.capacity()) - static_cast<int64_t>(set[c].capacity())) *
-        static_cast<int64_t>(sizeof(Entry));
+    set_bytes += (static_cast<int64_t>(merged.size()) - static_cast<int64_t>(set[c].capacity())) *
+                 static_cast<int64_t>(sizeof(Entry));
     if (limits.max_bytes > 0 && set_bytes > limits.max_bytes) return give_up(true, false);
-    set[c] = std::move(merged);
+    set[c] = std::vector<Entry>(merged.begin(), merged.end());  // exact size
     total[c] = value;
     choice.node[c] = n;
     for (ENodeId parent : p.parents(c)) {

@@ -446,6 +446,30 @@ TEST(ExtractorsTest, DagCostSetsGiveUpAtTheMemoryBudgetAndSayWhy) {
   EXPECT_DOUBLE_EQ(DagCost(p, *c), 1 + 4.0 * 300);
 }
 
+TEST(ExtractorsTest, DagCostSetsThatMustPassTheWorkBoundAreNotStarted) {
+  // 2000 blocks: a lower bound on the sets' work (~3 x 2000^2 entries, from
+  // each class's minimal height) passes the bound (64 x (nodes + edges) +
+  // 2^20), so step 1 gives up before it makes a single set: a one-byte
+  // memory budget, which the first set would pass, is never reached.
+  ExtractionProblem p = ResidualChain(2000);
+  DagOptions o;
+  DagOptions::Report report;
+  o.report = &report;
+  o.memory_budget_bytes = 1;
+  absl::StatusOr<Choice> c = ExtractDag(p, o);
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_TRUE(report.cost_sets_gave_up);
+  EXPECT_FALSE(report.memory_limit_hit);
+  EXPECT_DOUBLE_EQ(DagCost(p, *c), 1 + 4.0 * 2000);
+  // Within the bound (300 blocks), the same budget stops step 1 at its first set.
+  ExtractionProblem q = ResidualChain(300);
+  DagOptions::Report within;
+  o.report = &within;
+  c = ExtractDag(q, o);
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_TRUE(within.memory_limit_hit);
+}
+
 TEST(ExtractorsTest, DagStopsAtAPassedDeadlineWithAValidChoice) {
   ExtractionProblem p = ResidualChain(2000);
   DagOptions o;
