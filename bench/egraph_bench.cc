@@ -57,6 +57,10 @@ void BM_CommAssocSaturation(benchmark::State& state) {
   o.limits.nodes = 100'000'000;
   o.limits.seconds = 600;
   o.scheduler = state.range(1) == 0 ? SchedulerKind::kBackoff : SchedulerKind::kSimple;
+  // This workload saturates under either policy; applying what a banned
+  // semi-naive rule found takes fewer iterations (scheduler.h). The
+  // side-by-side figures in docs/performance.md are measured with it.
+  o.backoff.apply_found_when_banned = true;
   size_t nodes = 0, classes = 0, bytes = 0, iterations = 0;
   for (auto _ : state) {
     EGraph g(ops);

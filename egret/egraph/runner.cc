@@ -159,12 +159,14 @@ void RunState::SearchAndApply(const Rewrite& rw, size_t rule, RuleState& st,
   const size_t nnodes = static_cast<size_t>(pat.num_nodes());
   const size_t stride = 1 + nvars + nnodes;
   const size_t limit = sched.MatchLimit(rule);
-  // A rule searched semi-naively (below) finds each match once: when it
-  // goes over its limit, discarding what it found (as egg does, whose every
-  // search finds every match again) would only make it search the same
-  // matches again later. Such a rule applies what it found and is banned
-  // from the next iteration on; other rules over their limit apply nothing.
-  const bool finds_once = rw.incremental && rw.lookahead <= 0;
+  // A rule searched semi-naively (below) finds each match once: with
+  // BackoffOptions::apply_found_when_banned, such a rule over its limit
+  // applies what it found and is banned from the next iteration on, instead
+  // of discarding it to search the same matches again later (as egg does,
+  // whose every search finds every match again); other rules over their
+  // limit apply nothing.
+  const bool finds_once =
+      o_.backoff.apply_found_when_banned && rw.incremental && rw.lookahead <= 0;
   const bool chunked = limit == std::numeric_limits<size_t>::max() || finds_once;
 
   // Roots to search.

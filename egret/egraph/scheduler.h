@@ -19,6 +19,16 @@ enum class SchedulerKind { kSimple, kBackoff };
 struct BackoffOptions {
   size_t match_limit = 1000;  // initial per-iteration match limit
   size_t ban_length = 5;      // initial ban length in iterations
+  // A rule searched semi-naively (incremental, lookahead 0) finds each match
+  // once. Over its limit, by default it applies nothing and is banned, as in
+  // egg, and finds those matches again later; with this set it applies what
+  // it found and is then banned. Fewer iterations on a workload that
+  // saturates anyway (comm+assoc N = 11: 23 -> 17, bench/egraph_bench), but
+  // the explosive algebra rules then grow the e-graph at full speed, which is
+  // what backoff is for: under the shared node limit the optimizer's later
+  // fusion phases were starved (Swin-T, latency model: eqsat-dag / greedy
+  // 0.9983 without it, 1.4154 with it), so the optimizer leaves it off.
+  bool apply_found_when_banned = false;
 };
 
 class BackoffScheduler {

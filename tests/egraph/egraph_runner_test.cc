@@ -447,18 +447,22 @@ TEST(RunnerTest, PhasesAfterAStopAreSkippedWithItsReason) {
   }
 }
 
-// Comm and assoc are searched semi-naively (lookahead 0): a search over the
-// limit still applies its matches (each is found once), then the rule sits out.
-// With lookahead 1 (searched again around every change), an over-limit search
+// Comm and assoc are searched semi-naively (lookahead 0): with
+// apply_found_when_banned a search over the limit still applies its matches
+// (each is found once), then the rule sits out. By default, or with
+// lookahead 1 (searched again around every change), an over-limit search
 // applies nothing, as in egg.
 TEST(RunnerTest, BackoffBansRulesThatExplodeAndStillSaturates) {
-  for (int lookahead : {0, 1}) {
-    SCOPED_TRACE(lookahead);
+  for (int mode : {0, 1, 2}) {
+    const int lookahead = mode == 1 ? 1 : 0;
+    const bool apply_found = mode != 2;
+    SCOPED_TRACE(mode);
     EGraph g;
     LeftNestedSum(g, 6);
     RunnerOptions o = Unlimited();
     o.backoff.match_limit = 8;
     o.backoff.ban_length = 2;
+    o.backoff.apply_found_when_banned = apply_found;
     std::vector<Rewrite> rules = BuiltinRewrites(OpTable::Default());
     for (Rewrite& rw : rules) rw.lookahead = lookahead;
     RunReport r = Runner(g, o).Run(rules);
@@ -469,7 +473,7 @@ TEST(RunnerTest, BackoffBansRulesThatExplodeAndStillSaturates) {
         banned |= s.banned;
         skipped |= s.skipped;
         if (s.banned) {
-          if (lookahead == 1) {
+          if (mode != 0) {
             EXPECT_EQ(s.applications, 0u);  // matches discarded
           }
           applied_when_banned |= s.applications > 0;
@@ -478,7 +482,7 @@ TEST(RunnerTest, BackoffBansRulesThatExplodeAndStillSaturates) {
     }
     EXPECT_TRUE(banned);
     EXPECT_TRUE(skipped);
-    EXPECT_EQ(applied_when_banned, lookahead == 0);
+    EXPECT_EQ(applied_when_banned, mode == 0);
     EXPECT_EQ(g.num_classes(), 63u);
     EXPECT_EQ(g.num_nodes(), 6u + 729 - 128 + 1);
   }
