@@ -165,8 +165,7 @@ void RunState::SearchAndApply(const Rewrite& rw, size_t rule, RuleState& st,
   // of discarding it to search the same matches again later (as egg does,
   // whose every search finds every match again); other rules over their
   // limit apply nothing.
-  const bool finds_once =
-      o_.backoff.apply_found_when_banned && rw.incremental && rw.lookahead <= 0;
+  const bool finds_once = o_.backoff.apply_found_when_banned && rw.incremental && rw.lookahead <= 0;
   const bool chunked = limit == std::numeric_limits<size_t>::max() || finds_once;
 
   // Roots to search.
