@@ -184,6 +184,8 @@ absl::StatusOr<IlpResult> IlpBuilder::Run(Choice warm, Clock::time_point deadlin
     result.cost = DagCost(p_, result.choice);
     result.neighbourhoods = stats.solved;
     result.neighbourhood_improvements = stats.improved;
+    result.memory_limit_hit = stats.memory_limit_hit;
+    result.solver_used = stats.solved > 0;
     warm = result.choice;
   }
 
@@ -222,7 +224,8 @@ absl::StatusOr<IlpResult> IlpBuilder::Run(Choice warm, Clock::time_point deadlin
   // cyclic solutions.
   std::vector<char> ready(nc, 0);
   std::vector<ENodeId> ready_node(nc, kNoENode);
-  while (true) {
+  // A sub-problem already went past the memory budget: so would this one.
+  while (!result.memory_limit_hit) {
     if (SecondsUntil(deadline) <= 0) break;  // pruning, building and earlier rounds count too
     Cbc_Model* model = NewModel();
     Cbc_setLogLevel(model, 0);

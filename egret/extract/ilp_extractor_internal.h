@@ -163,6 +163,8 @@ class IlpBuilder {
 struct NeighbourhoodStats {
   int solved = 0;    // sub-problems handed to the solver
   int improved = 0;  // of them, those that improved the incumbent
+  // A sub-problem's solver went past the memory budget (the search stopped).
+  bool memory_limit_hit = false;
 };
 
 // Fix and optimize (ilp_neighbourhood.cc): solves sub-problems in which only

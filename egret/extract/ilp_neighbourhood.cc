@@ -143,6 +143,10 @@ Choice ImproveByNeighbourhoods(const ExtractionProblem& p, Choice incumbent,
       const double spent = std::chrono::duration<double>(Clock::now() - start).count();
       if (stats != nullptr) ++stats->solved;
       if (!r.ok()) continue;
+      if (r->memory_limit_hit) {  // the budget is for the whole extraction: stop
+        if (stats != nullptr) stats->memory_limit_hit = true;
+        return incumbent;
+      }
       // Grow after kNeighbourhoodQuickSolves quick proofs in a row, shrink
       // after a solve that ran out of time.
       if (r->optimal && spent < kNeighbourhoodSeconds / 4) {
