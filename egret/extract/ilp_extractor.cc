@@ -146,7 +146,7 @@ SolveOutcome SolveByDeadline(Cbc_Model* model, int32_t num_columns, Clock::time_
 }  // namespace
 
 absl::StatusOr<IlpResult> IlpBuilder::Run(Choice warm, Clock::time_point deadline,
-                                          int64_t memory_budget_bytes) {
+                                          int64_t memory_budget_bytes, bool neighbourhoods) {
   const size_t nc = p_.num_classes();
   Prune();
   Collapse();
@@ -174,6 +174,20 @@ absl::StatusOr<IlpResult> IlpBuilder::Run(Choice warm, Clock::time_point deadlin
 
   BuildModel();
   const int32_t num_binaries = num_binaries_;
+  if (neighbourhoods && num_binaries > kNeighbourhoodColumns) {
+    const Clock::time_point until =
+        Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(
+                           std::max(0.0, kNeighbourhoodShare * SecondsUntil(deadline))));
+    NeighbourhoodStats stats;
+    result.choice =
+        ImproveByNeighbourhoods(p_, std::move(result.choice), until, memory_budget_bytes, &stats);
+    result.cost = DagCost(p_, result.choice);
+    result.neighbourhoods = stats.solved;
+    result.neighbourhood_improvements = stats.improved;
+    result.memory_limit_hit = stats.memory_limit_hit;
+    result.solver_used = stats.solved > 0;
+    warm = result.choice;
+  }
 
   // Warm start: the warm choice with dominated nodes replaced by their dominators.
   Choice repaired(nc);
@@ -210,7 +224,8 @@ absl::StatusOr<IlpResult> IlpBuilder::Run(Choice warm, Clock::time_point deadlin
   // cyclic solutions.
   std::vector<char> ready(nc, 0);
   std::vector<ENodeId> ready_node(nc, kNoENode);
-  while (true) {
+  // A sub-problem already went past the memory budget: so would this one.
+  while (!result.memory_limit_hit) {
     if (SecondsUntil(deadline) <= 0) break;  // pruning, building and earlier rounds count too
     Cbc_Model* model = NewModel();
     Cbc_setLogLevel(model, 0);

@@ -21,7 +21,13 @@
 // classes and no higher cost, and cycle-free parts where every class has a
 // single user, which are solved exactly bottom-up and enter the program as one
 // variable. CBC is warm-started from the DAG heuristic; its console output is
-// silenced.
+// silenced. A program of more than 10,000 columns (where CBC's root alone
+// can outlast the limit) first gets most of the time for a fix-and-optimize
+// search: sub-problems in which only the classes around one class of the
+// incumbent are free, each solved by this same extractor, improve the warm
+// start; the full program is solved afterwards from the result. That search
+// sizes its neighbourhoods by how fast they solve, so its result can depend
+// on the machine's speed and load.
 //
 // The time limit covers the whole call: tree costs, the warm start, pruning
 // and building the model are paid from it, and CBC gets what is left. CBC
@@ -71,6 +77,10 @@ struct IlpResult {
   // (they tighten the LP relaxation; see ilp_model.cc).
   int64_t necessary_rows = 0;
   bool solver_used = false;
+  // Sub-problems solved by the neighbourhood search (large programs only),
+  // and how many of them improved the incumbent.
+  int neighbourhoods = 0;
+  int neighbourhood_improvements = 0;
   // The memory budget cut the extraction short (see IlpOptions).
   bool memory_limit_hit = false;
   // The time limit cut it short: CBC was stopped, or never started.

@@ -1,5 +1,5 @@
 // Private to the extract stage: the ILP extractor's model builder, shared by
-// its three files (ilp_extractor.h describes the formulation):
+// its four files (ilp_extractor.h describes the formulation):
 //   - ilp_model.cc: pruning, collapsing, the columns and rows of the 0-1
 //     program (roots, children, negative costs, necessary classes) and the
 //     CBC model made of them;
@@ -8,6 +8,8 @@
 //     and the lazy cuts of the cycles it has;
 //   - ilp_extractor.cc: solving: CBC in a child process by the deadline, the
 //     rounds of solving and cutting, reading the solution, and ExtractIlp.
+//   - ilp_neighbourhood.cc: the fix-and-optimize search run first on large
+//     programs (ImproveByNeighbourhoods).
 #ifndef EGRET_EXTRACT_ILP_EXTRACTOR_INTERNAL_H_
 #define EGRET_EXTRACT_ILP_EXTRACTOR_INTERNAL_H_
 
@@ -35,6 +37,20 @@ constexpr double kMaxShortCycleWork = 2e6;
 // operations.
 constexpr size_t kMaxNecessaryClasses = 8192;
 constexpr double kMaxNecessaryWork = 2e8;
+
+// Fix-and-optimize neighbourhoods (ilp_neighbourhood.cc) run first, for
+// this share of the time, on programs of more than this many columns (where
+// CBC's root alone can take longer than the time limit). A neighbourhood
+// starts with classes of this many nodes in all, stays within [min, max] and
+// is solved for at most this many seconds; it grows after this many quick
+// proofs in a row.
+constexpr int32_t kNeighbourhoodColumns = 10000;
+constexpr double kNeighbourhoodShare = 0.8;
+constexpr size_t kNeighbourhoodStart = 2000;
+constexpr size_t kNeighbourhoodMin = 50;
+constexpr size_t kNeighbourhoodMax = size_t{1} << 20;
+constexpr double kNeighbourhoodSeconds = 5.0;
+constexpr int kNeighbourhoodQuickSolves = 3;
 
 using Clock = std::chrono::steady_clock;
 
@@ -70,8 +86,10 @@ class IlpBuilder {
   // Solves until `deadline`, within `memory_budget_bytes` of solver memory
   // (0: unbounded); returns `warm` (not optimal) if no better is found by
   // then.
+  // With `neighbourhoods`, a large program first gets
+  // ImproveByNeighbourhoods for kNeighbourhoodShare of the time.
   absl::StatusOr<IlpResult> Run(Choice warm, Clock::time_point deadline,
-                                int64_t memory_budget_bytes);
+                                int64_t memory_budget_bytes, bool neighbourhoods = true);
 
  private:
   void Prune();
@@ -141,6 +159,21 @@ class IlpBuilder {
   int32_t num_binaries_ = 0;
   int64_t necessary_rows_ = 0;
 };
+
+struct NeighbourhoodStats {
+  int solved = 0;    // sub-problems handed to the solver
+  int improved = 0;  // of them, those that improved the incumbent
+  // A sub-problem's solver went past the memory budget (the search stopped).
+  bool memory_limit_hit = false;
+};
+
+// Fix and optimize (ilp_neighbourhood.cc): solves sub-problems in which only
+// the classes around one class of the incumbent are free (the others keep
+// the incumbent's node or none) until `deadline`; returns the best choice
+// found, never worse than `incumbent` (a valid choice).
+Choice ImproveByNeighbourhoods(const ExtractionProblem& p, Choice incumbent,
+                               Clock::time_point deadline, int64_t memory_budget_bytes,
+                               NeighbourhoodStats* stats);
 
 }  // namespace egret::extract::ilp_internal
 
