@@ -76,6 +76,11 @@ bool InGroup(std::string_view op, OpGroup group) {
 bool IsMatrixOp(std::string_view op) { return InGroup(op, OpGroup::kConvolution); }
 bool IsElementwiseOp(std::string_view op) { return InGroup(op, OpGroup::kElementwise); }
 
+bool FoldsFromConstants(std::string_view op) {
+  const OpDef* def = FindOpDef(op);
+  return def != nullptr && def->group != OpGroup::kSpecial;
+}
+
 NodeProfile ProfileOf(std::string_view op, absl::Span<const TensorType> outputs,
                       absl::Span<const NodeInput> inputs) {
   NodeProfile p;
@@ -142,17 +147,14 @@ namespace {
 // more is taken as not constant.
 constexpr int kConstantSearchBudget = 64;
 
-// True when node `id` of `g` is a "$Const" or "$Shape", or an op of the op
-// table computing from such nodes alone (transitively): the HTP computes it
-// once while preparing the graph, so its output is a constant like a weight.
-// An op egret does not know (a random draw, an opaque ONNX op) is not
-// folded. `*budget` bounds the nodes visited.
+// True when node `id` of `g` is a "$Const" or "$Shape", or an op that
+// FoldsFromConstants computing from such nodes alone (transitively): the
+// HTP computes it once while preparing the graph, so its output is a
+// constant like a weight. `*budget` bounds the nodes visited.
 bool ComputedFromConstants(const Graph& g, NodeId id, int* budget) {
   const Node& n = g.node(id);
   if (n.op == kConstOp || n.op == kShapeOp) return true;
-  if (n.inputs.empty() || --*budget < 0) return false;
-  const OpDef* def = FindOpDef(n.op);
-  if (def == nullptr || def->group == OpGroup::kSpecial) return false;
+  if (n.inputs.empty() || --*budget < 0 || !FoldsFromConstants(n.op)) return false;
   for (const ValueRef& in : n.inputs) {
     if (!ComputedFromConstants(g, in.node, budget)) return false;
   }

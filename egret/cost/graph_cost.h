@@ -43,6 +43,12 @@ struct NodeInput {
 bool IsMatrixOp(std::string_view op);
 bool IsElementwiseOp(std::string_view op);
 
+// True for an op the HTP computes while preparing the graph when all its
+// inputs are constants: an op of the op table other than the special ones.
+// An op egret does not know (a random draw, an opaque ONNX op) is not folded.
+// Graph pricing and the extraction problem both decide constants with it.
+bool FoldsFromConstants(std::string_view op);
+
 // The NodeProfile (hvx_cost_model.h) of a node of `op` with outputs `outputs`
 // reading `inputs`, all of them in operand order: the first output's dtype
 // (multi_output when there are several), the outputs' bytes summed, the bytes of

@@ -8,7 +8,6 @@
 #include "absl/strings/str_format.h"
 #include "absl/types/span.h"
 #include "egret/cost/graph_cost.h"
-#include "egret/graph/op_table.h"
 
 namespace egret::extract {
 
@@ -54,8 +53,9 @@ absl::StatusOr<EGraphProblem> BuildProblem(const EGraph& g, const cost::HvxCostM
   const Symbol const_op = Symbol::Intern(kConstOp);
   const Symbol dequantize_op = Symbol::Intern("Dequantize");
   // The classes whose value is a constant: one holding a "$Const", or a node
-  // of a known op over constant classes and shape values alone, which the
-  // graph's preparation folds into a weight (GraphNodeProfile, graph_cost.h).
+  // of an op that FoldsFromConstants over constant classes and shape values
+  // alone, which the graph's preparation folds into a weight
+  // (GraphNodeProfile, graph_cost.h).
   // By sweeps from the leaves' end of the reach order until none changes:
   // children mostly come after their users in it, so two sweeps usually.
   std::vector<bool> folded(order.size(), false);
@@ -68,8 +68,7 @@ absl::StatusOr<EGraphProblem> BuildProblem(const EGraph& g, const cost::HvxCostM
         const Symbol op = g.NodeOp(n);
         bool constant = op == const_op;
         if (!constant) {
-          const OpDef* def = FindOpDef(op.str());
-          if (def == nullptr || def->group == OpGroup::kSpecial) continue;
+          if (!cost::FoldsFromConstants(op.str())) continue;
           constant = !g.Node(n).children.empty();
           for (Id ch : g.Node(n).children) {
             ch = g.Find(ch);
