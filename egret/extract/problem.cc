@@ -15,6 +15,10 @@ int64_t ExtractionProblem::FindClass(std::string_view name) const {
   return -1;
 }
 
+void ExtractionProblem::RaiseCost(ENodeId n, double cost) {
+  if (std::isfinite(cost) && cost > costs_[n]) costs_[n] = cost;
+}
+
 ClassId ExtractionProblemBuilder::AddClass(std::string name) {
   class_ids_.push_back(std::move(name));
   class_node_count_.push_back(0);

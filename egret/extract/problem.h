@@ -42,6 +42,10 @@ class ExtractionProblem {
   ClassId node_class(ENodeId n) const { return node_class_[n]; }
   const std::string& op(ENodeId n) const { return ops_[n]; }
   double cost(ENodeId n) const { return costs_[n]; }
+  // Raises node n's cost to `cost` (finite, at least the old cost): for a
+  // caller whose pricing of n was optimistic and who has learnt better
+  // (extract_egraph/realized_extract.h). Ties and orders stay as built.
+  void RaiseCost(ENodeId n, double cost);
   // Child classes of n, in argument order (a class may repeat).
   std::span<const ClassId> children(ENodeId n) const {
     return {children_.data() + child_begin_[n], children_.data() + child_begin_[n + 1]};

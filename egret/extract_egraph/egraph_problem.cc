@@ -1,5 +1,6 @@
 #include "egret/extract_egraph/egraph_problem.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <utility>
 
@@ -39,6 +40,7 @@ absl::StatusOr<EGraphProblem> BuildProblem(const EGraph& g, const cost::HvxCostM
   struct NodeInfo {
     NodeIdx n;
     double cost;
+    double standalone;  // the cost were it no epilogue (EpilogueAssumption)
     bool ok;
   };
   std::vector<NodeInfo> infos;
@@ -145,8 +147,16 @@ absl::StatusOr<EGraphProblem> BuildProblem(const EGraph& g, const cost::HvxCostM
       if (!g.IsLive(n)) continue;
       ins.clear();
       for (Id ch : g.Node(n).children) ins.push_back(as_input[index(ch)]);
-      cost::NodeCost c = cost::NodeCostOf(model, g.NodeOp(n).str(), {t}, ins);
-      infos.push_back(NodeInfo{n, c.cost, c.computable});
+      const std::string_view op = g.NodeOp(n).str();
+      cost::NodeCost c = cost::NodeCostOf(model, op, {t}, ins);
+      double standalone = c.cost;
+      if (c.computable && cost::IsElementwiseOp(op) &&
+          std::any_of(ins.begin(), ins.end(),
+                      [](const cost::NodeInput& in) { return in.matrix_source != 0; })) {
+        for (cost::NodeInput& in : ins) in.matrix_source = 0;
+        standalone = cost::NodeCostOf(model, op, {t}, ins).cost;
+      }
+      infos.push_back(NodeInfo{n, c.cost, standalone, c.computable});
       if (!c.computable) uncomputable.emplace(n, std::move(c));
     }
   }
@@ -249,6 +259,17 @@ absl::StatusOr<EGraphProblem> BuildProblem(const EGraph& g, const cost::HvxCostM
       if (!all) continue;
       b.AddNode(static_cast<ClassId>(i), std::string(g.NodeOp(ni.n).str()), ni.cost, kids,
                 absl::StrCat(ni.n));
+      if (ni.standalone > ni.cost) {
+        EGraphProblem::EpilogueAssumption a{
+            static_cast<ENodeId>(added.size()), {}, ni.cost, ni.standalone};
+        for (ClassId k : kids) {
+          if (!is_param(order[k]) &&
+              std::find(a.operands.begin(), a.operands.end(), k) == a.operands.end()) {
+            a.operands.push_back(k);
+          }
+        }
+        out.epilogues.push_back(std::move(a));
+      }
       added.push_back(ni.n);
     }
   }
@@ -257,6 +278,8 @@ absl::StatusOr<EGraphProblem> BuildProblem(const EGraph& g, const cost::HvxCostM
   if (!p.ok()) return p.status();
   out.problem = *std::move(p);
   out.node_of = std::move(added);
+  out.param_class.resize(order.size());
+  for (size_t i = 0; i < order.size(); ++i) out.param_class[i] = is_param(order[i]);
   out.class_of = std::move(order);
   return out;
 }

@@ -23,6 +23,25 @@ struct EGraphProblem {
   ExtractionProblem problem;
   std::vector<Id> class_of;      // problem class -> e-class
   std::vector<NodeIdx> node_of;  // problem node -> e-node
+
+  // Pricing an elementwise node as the epilogue of the matrix op it reads
+  // (free under the latency model, cost/graph_cost.h) assumes that its data
+  // operands' class is computed by that matrix op, or by an elementwise node
+  // of it alone; BuildProblem sees only that the class *can* be. Each node
+  // priced on that assumption, with the data operand classes it rests on,
+  // its cost as an epilogue, and what it costs standing alone (more).
+  // CheckEpilogues (realized_extract.h) checks them against a choice.
+  struct EpilogueAssumption {
+    ENodeId node;
+    std::vector<ClassId> operands;
+    double assumed_cost;
+    double standalone_cost;
+  };
+  std::vector<EpilogueAssumption> epilogues;
+  // Per problem class: whether it is a parameter to the ops that read it (a
+  // "$Shape" value or a constant, folded weights included), which an
+  // epilogue's data operands leave aside.
+  std::vector<bool> param_class;
 };
 
 // The extraction problem of the classes of `g` reachable from `roots`, each

@@ -11,6 +11,7 @@
 #include "egret/cost/make_cost_model.h"
 #include "egret/egraph/builtin_rewrites.h"
 #include "egret/extract_egraph/egraph_problem.h"
+#include "egret/extract_egraph/realized_extract.h"
 #include "egret/pipeline/changes.h"
 #include "egret/pipeline/keep_quantized.h"
 #include "egret/pipeline/op_counts.h"
@@ -115,8 +116,12 @@ absl::StatusOr<Extracted> ExtractGraph(const Seeded& s, const cost::HvxCostModel
   eo.deadline = deadline;
   // What the memory limit leaves after the e-graph and the problem.
   eo.memory_budget_bytes = MemoryHeadroom(static_cast<int64_t>(options.limits.memory_bytes));
-  absl::StatusOr<extract::ExtractResult> r = extract::Extract(p->problem, *options.extractor, eo);
-  if (!r.ok()) return r.status();
+  // Epilogues the choice does not realize are paid and the choice made again
+  // (extract_egraph/realized_extract.h).
+  absl::StatusOr<extract::RealizedExtraction> rx =
+      extract::ExtractRealized(*p, *options.extractor, eo);
+  if (!rx.ok()) return rx.status();
+  const extract::ExtractResult* r = &rx->result;
   absl::flat_hash_map<Id, NodeIdx> choice;
   for (extract::ClassId c = 0; c < p->problem.num_classes(); ++c) {
     extract::ENodeId n = r->choice[c];
