@@ -363,6 +363,11 @@ int RunCalibrate(const CalibrateArgs& args) {
   }
   std::printf("\n");
   device.notes.push_back(absl::StrCat("fitted on ", seen, " from ", args.measurements));
+  const std::string io = args.float_io ? "every network priced with float graph I/O (--float-io)"
+                                       : "quantized networks priced with quantized graph I/O "
+                                         "(their boundary Quantize and Dequantize off the HTP)";
+  std::printf("graph I/O: %s\n", io.c_str());
+  device.notes.push_back(io);
 
   std::vector<cost::Prediction> pred;
   if (!args.no_cross_validate) {
