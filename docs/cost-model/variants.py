@@ -192,6 +192,8 @@ def arrays(rows, v):
                     and r['dispatched'] == '1' for o in r['outputs'].split(' '))
     is_float = rows[0]['precision'] == 'float'
     a['io'] = (in_bytes + (out_bytes if 'fp-output' in v else 0)) if is_float else 0.0
+    if 'any-input' in v and not is_float:
+        a['io'] = in_bytes / 4  # the quantized input: 1 byte an element, not 4
     return a
 
 
@@ -228,13 +230,13 @@ def node_ns(p, a, v):
 
 def predict_ms(p, a, v):
     ns, extra = node_ns(p, a, v)
-    if 'fp-input' in v:
+    if 'fp-input' in v or 'any-input' in v:
         ns += a['io'] / p[extra]
     return (p[5] + ns) / 1e6
 
 
 def prior_of(v):
-    return PRIOR + [60] * ('weight-bw' in v) + [2000] * ('fp16-dispatch' in v) + [10] * ('fp-input' in v)
+    return PRIOR + [60] * ('weight-bw' in v) + [2000] * ('fp16-dispatch' in v) + [10] * ('fp-input' in v or 'any-input' in v)
 
 
 # --- the fit and its validation (egret/cost/calibrate.cc) --------------------
