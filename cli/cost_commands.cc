@@ -1,4 +1,4 @@
-// egret cost GRAPH [--device NAME|FILE] [--rules FILE...] [--top N]
+// egret cost GRAPH [--device NAME|FILE] [--rules FILE...] [--top N] [--quantized-io]
 //
 // Prices GRAPH as it is (no optimization): with --device, its predicted
 // latency on that device ("latency: X ms") and the op kinds that take the
@@ -6,7 +6,7 @@
 //
 // egret calibrate MEASUREMENTS.tsv --models DIR --chipset NAME -o DEVICE.json
 //     [--name NAME] [--runtime qnn_dlc] [--table FILE.tsv] [--svg FILE.svg]
-//     [--no-cross-validate] [--progress] [--nodes FILE.tsv]
+//     [--no-cross-validate] [--progress] [--nodes FILE.tsv] [--float-io]
 //
 // Fits a device's latency-model parameters (cost/calibrate.h) to measured
 // whole-network latencies: the rows of MEASUREMENTS.tsv (the format of
@@ -18,7 +18,8 @@
 // out validation beside the rule-cost model's; writes the device file (-o),
 // per-network predictions (--table), a scatter plot (--svg) and every priced
 // node's shapes and work (--nodes, for fitting variants of the model outside
-// egret). Rows whose
+// egret). Quantized rows are priced with quantized graph I/O
+// (cost/quantized_io.h) unless --float-io. Rows whose
 // network file is missing are left out and counted. Exit 0 on success, 2 on
 // bad input (a malformed file, no usable row).
 #include <unistd.h>
@@ -66,6 +67,7 @@ struct CostArgs {
   std::vector<std::string> rules;
   int top = 8;
   bool nodes = false;
+  bool quantized_io = false;
   GraphInputFlags input;
 };
 
@@ -81,6 +83,7 @@ struct CalibrateArgs {
   std::string nodes;
   bool no_cross_validate = false;
   bool progress = false;
+  bool float_io = false;
   std::vector<std::string> rules;
   LimitFlags limits;
 };
@@ -115,7 +118,7 @@ int RunCost(const CostArgs& args) {
   if (set == nullptr) return kExitBadInput;
   const cost::HvxCostModel rules_model = cost::MakeCostModel(set->ops, {}, g->options());
   const int64_t vtcm = device != nullptr ? device->vtcm_bytes : rules_model.vtcm_bytes();
-  const cost::GraphWork work = cost::GraphWorkOf(*g, rules_model, vtcm);
+  const cost::GraphWork work = cost::GraphWorkOf(*g, rules_model, vtcm, args.quantized_io);
   double cycles = 0;
   for (const cost::NodeWork& w : work.work) cycles += w.rule_cost;
   if (device != nullptr) {
@@ -242,13 +245,14 @@ std::string ShapeText(const TensorType& t) {
 // id, op, implementation, output and input types (each input marked by its
 // producer's op and id) and its work.
 void AppendNodeRows(const Row& r, const Graph& g, const cost::HvxCostModel& rules,
-                    std::string* out) {
+                    const std::vector<cost::NodeWork>& work, std::string* out) {
+  size_t next = 0;  // work has one entry per node priced, in node order
   for (NodeId id = 0; id < g.num_nodes(); ++id) {
     const Node& n = g.node(id);
     if (n.op == kConstOp || n.op == kShapeOp || n.op == kInputOp) continue;
     const cost::NodeProfile p = cost::GraphNodeProfile(g, n);
     const cost::NodeCost c = rules.Cost(n.op, p);
-    const cost::NodeWork w = cost::NodeWorkOf(rules, n.op, p, cost::kDefaultVtcmBytes);
+    const cost::NodeWork& w = work[next++];
     std::vector<std::string> outs, ins;
     for (const TensorType& t : n.outputs) outs.push_back(ShapeText(t));
     for (const ValueRef& v : n.inputs) {
@@ -325,8 +329,11 @@ int RunCalibrate(const CalibrateArgs& args) {
     s.arch = r.model;
     s.precision = r.precision;
     s.measured_ms = r.ms;
-    s.work = cost::GraphWorkOf(opt->graph, rules_model, cost::kDefaultVtcmBytes).work;
-    if (!args.nodes.empty()) AppendNodeRows(r, opt->graph, rules_model, &node_rows);
+    // Quantized networks are measured with quantized graph I/O (AI Hub
+    // compiles them with --quantize_io) unless --float-io says otherwise.
+    const bool quantized_io = r.precision != "float" && !args.float_io;
+    s.work = cost::GraphWorkOf(opt->graph, rules_model, cost::kDefaultVtcmBytes, quantized_io).work;
+    if (!args.nodes.empty()) AppendNodeRows(r, opt->graph, rules_model, s.work, &node_rows);
     samples.push_back(std::move(s));
   }
   if (samples.empty()) {
@@ -356,6 +363,11 @@ int RunCalibrate(const CalibrateArgs& args) {
   }
   std::printf("\n");
   device.notes.push_back(absl::StrCat("fitted on ", seen, " from ", args.measurements));
+  const std::string io = args.float_io ? "every network priced with float graph I/O (--float-io)"
+                                       : "quantized networks priced with quantized graph I/O "
+                                         "(their boundary Quantize and Dequantize off the HTP)";
+  std::printf("graph I/O: %s\n", io.c_str());
+  device.notes.push_back(io);
 
   std::vector<cost::Prediction> pred;
   if (!args.no_cross_validate) {
@@ -474,6 +486,9 @@ void RegisterCostCommands(CLI::App& app, int* exit_code) {
   cost->add_option("--top", cost_args->top, "How many op kinds to list (8)")
       ->check(CLI::Range(1, 1000));
   cost->add_flag("--nodes", cost_args->nodes, "With --device: every node's time and work");
+  cost->add_flag("--quantized-io", cost_args->quantized_io,
+                 "The graph's inputs and outputs are passed quantized: its boundary Quantize "
+                 "and Dequantize take no time (docs/cost-model.md)");
   cost_args->input.AddTo(cost);
   cost->callback([cost_args, exit_code]() { *exit_code = RunCost(*cost_args); });
 
@@ -501,6 +516,9 @@ void RegisterCostCommands(CLI::App& app, int* exit_code) {
   c->add_flag("--no-cross-validate", cal->no_cross_validate,
               "Skip the leave-one-architecture-out validation");
   c->add_flag("--progress", cal->progress, "Progress lines on stderr even when not a terminal");
+  c->add_flag("--float-io", cal->float_io,
+              "Price quantized networks with float graph I/O (their boundary Quantize and "
+              "Dequantize on the HTP); by default they are measured with quantized I/O");
   AddLimitOptions(c, &cal->limits);
   c->callback([cal, exit_code]() { *exit_code = RunCalibrate(*cal); });
 }

@@ -6,6 +6,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "egret/cost/graph_cost.h"
+#include "egret/cost/quantized_io.h"
 #include "egret/graph/dtype.h"
 #include "egret/graph/op_table.h"
 
@@ -93,12 +94,27 @@ double NodeTimeNs(const DeviceParams& d, const NodeWork& w) {
   return std::max(compute, memory) + d.at(FitParam::kDispatch);
 }
 
-GraphWork GraphWorkOf(const Graph& g, const HvxCostModel& rules, int64_t vtcm_bytes) {
+GraphWork GraphWorkOf(const Graph& g, const HvxCostModel& rules, int64_t vtcm_bytes,
+                      bool quantized_io) {
+  const std::vector<IoPricing> io = quantized_io
+                                        ? QuantizedIoPricing(g)
+                                        : std::vector<IoPricing>(g.num_nodes(), IoPricing::kAsIs);
   GraphWork out;
-  for (const Node& n : g.nodes()) {
+  for (NodeId id = 0; id < g.num_nodes(); ++id) {
+    const Node& n = g.node(id);
     if (n.op == kConstOp || n.op == kShapeOp || n.op == kInputOp) continue;
     out.ops.push_back(n.op);
-    out.work.push_back(NodeWorkOf(rules, n.op, GraphNodeProfile(g, n), vtcm_bytes));
+    NodeWork w = NodeWorkOf(rules, n.op, GraphNodeProfile(g, n), vtcm_bytes);
+    if (io[id] == IoPricing::kOffGraph) {
+      NodeWork off;
+      off.rule_cost = w.rule_cost;
+      w = off;
+    } else if (io[id] == IoPricing::kEightBit && !w.off_htp) {
+      // Priced at fp16's 2 bytes an element; the quantized tensor has 1.
+      w.vector_cycles /= 2;
+      w.ddr_bytes /= 2;
+    }
+    out.work.push_back(w);
   }
   return out;
 }

@@ -64,12 +64,16 @@ NodeWork NodeWorkFrom(const NodeCost& htp_cost, std::string_view op, const NodeP
 double NodeTimeNs(const DeviceParams& device, const NodeWork& work);
 
 // Every node of `g` that is not a constant, shape or input, in order, with
-// its op, priced by `rules`.
+// its op, priced by `rules`. With `quantized_io`, the graph's inputs and
+// outputs are passed quantized (cost/quantized_io.h): the conversions at its
+// boundary take no time (keeping their rule cost) and the data movement
+// after its last Dequantize moves 8-bit bytes (half the fp16 ones).
 struct GraphWork {
   std::vector<std::string> ops;
   std::vector<NodeWork> work;
 };
-GraphWork GraphWorkOf(const Graph& g, const HvxCostModel& rules, int64_t vtcm_bytes);
+GraphWork GraphWorkOf(const Graph& g, const HvxCostModel& rules, int64_t vtcm_bytes,
+                      bool quantized_io = false);
 
 // The predicted latency of a graph with this work: the per-inference time
 // plus every node's time, in ms.

@@ -121,6 +121,16 @@ TEST_F(CliTest, CostAndCalibrateOnTheExample) {
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_THAT(r.out, HasSubstr("calibrate: Phone 1, qnn_dlc: 1 measured networks (1 float); left "
                                "out 1 (no float network file)"));
+  // Quantized networks are priced with quantized graph I/O unless --float-io;
+  // the device file says which.
+  EXPECT_THAT(r.out, HasSubstr("graph I/O: quantized networks priced with quantized graph I/O"));
+  absl::StatusOr<std::string> phone = ReadFile(Path("phone.json"));
+  ASSERT_TRUE(phone.ok());
+  EXPECT_THAT(*phone, HasSubstr("quantized networks priced with quantized graph I/O"));
+  r = Run({"calibrate", Path("m.tsv"), "--models", Path("nets"), "--chipset", "Phone 1", "-o",
+           Path("phone-float-io.json"), "--no-cross-validate", "--float-io"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("graph I/O: every network priced with float graph I/O"));
   // --nodes: every priced node of each network, with its types and work.
   absl::StatusOr<std::string> nodes = ReadFile(Path("nodes.tsv"));
   ASSERT_TRUE(nodes.ok());
@@ -129,6 +139,11 @@ TEST_F(CliTest, CostAndCalibrateOnTheExample) {
   r = Run({"cost", Path("nets/block.onnx"), "--device", Path("phone.json")});
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_THAT(r.out, HasSubstr("(predicted for phone-1,"));
+  // A float graph has no quantized boundary: --quantized-io changes nothing.
+  const std::string latency = r.out.substr(0, r.out.find('\n'));
+  r = Run({"cost", Path("nets/block.onnx"), "--device", Path("phone.json"), "--quantized-io"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.out.substr(0, r.out.find('\n')), latency);
   // A device path that is no regular file is refused at once, never read.
   r = Run({"cost", Path("nets/block.onnx"), "--device", Path("nets")});
   EXPECT_EQ(r.code, 2);

@@ -1,0 +1,342 @@
+#!/usr/bin/python3
+"""Variants of the latency model, fitted and cross-validated outside egret.
+
+A replica of egret calibrate's fit (egret/cost/calibrate.cc: Huber loss of
+log(predicted / measured), delta 0.2, a prior of weight 0.005 per sample and
+parameter, Levenberg-Marquardt from the prior) and of its leave-one-
+architecture-out validation, on the per-node work `egret calibrate --nodes`
+writes. docs/cost-model-outliers.md gives the figures it produced.
+
+  egret calibrate ../shared/aihub/latency.tsv --models ~/.cache/egret/aihub \\
+      --chipset "Snapdragon 8 Gen 3" -o /tmp/d.json --float-io --nodes /tmp/nodes.tsv
+  python3 docs/cost-model/variants.py /tmp/nodes.tsv base qio qio+fp-input ...
+
+The dump must be made with --float-io (every node priced on the HTP): the
+variants named qio... apply quantized graph I/O here, as
+egret/cost/quantized_io.cc does. One dump serves all three chipsets (the
+graphs do not depend on the device). Reads ../shared/aihub/latency.tsv only.
+"""
+import csv
+import math
+import os
+import sys
+from collections import defaultdict
+
+import numpy as np
+
+LATENCY = os.path.join(os.path.dirname(__file__), '..', '..', '..', 'shared', 'aihub', 'latency.tsv')
+CHIPS = ['Snapdragon 8 Gen 3', 'Snapdragon 8 Elite', 'Snapdragon X Elite']
+PRIOR = [22500, 11250, 1.0, 60, 2000, 160000]  # egret/cost/device_params.cc PublicPrior
+BYTES = {'Float32': 2, 'Float16': 2, 'QUInt8': 1, 'QInt8': 1, 'Bool': 1, 'QUInt16': 2,
+         'QInt16': 2, 'Int32': 4, 'QInt32': 4, 'Int64': 8}  # Float32 runs as fp16
+HALF_VTCM = 4 << 20
+DATA_MOVEMENT = {'Reshape', 'Transpose', 'Flatten', 'Squeeze', 'ExpandDims'}
+
+
+def measured(chipset):
+    with open(LATENCY) as f:
+        rows = csv.DictReader([l for l in f if not l.startswith('#')], delimiter='\t')
+        return {(r['model'], r['precision']): float(r['inference_ms']) for r in rows
+                if r['chipset'] == chipset and r['runtime'] == 'qnn_dlc'
+                and r['precision'] in ('float', 'w8a8')}
+
+
+def type_bytes(t):
+    dtype, dims = t.split('[', 1)
+    n = 1
+    for d in dims.rstrip(']').split(','):
+        if d:
+            n *= int(d)
+    return n * BYTES.get(dtype, 4)
+
+
+def producer(inp):
+    return inp.split(':', 1)[0].split('#')[1]
+
+
+def data_inputs(row):
+    return [i for i in row['inputs'].split(' ') if i and not i.startswith('$')]
+
+
+def base_op(row):
+    return row['op'].split('.')[0]
+
+
+# --- what each variant changes in a network's work --------------------------
+
+def quantized_io(rows):
+    """1 = off the graph, 0.5 = at 8-bit, 0 = as is (egret/cost/quantized_io.cc)."""
+    out = {}
+    if not any(base_op(r) in ('Quantize', 'Dequantize') for r in rows):
+        return out
+    by_id = {r['node']: r for r in rows}
+    readers = defaultdict(int)
+    for r in rows:
+        for i in data_inputs(r):
+            if not i.startswith('*'):
+                readers[producer(i)] += 1
+    for r in rows:
+        ins = data_inputs(r)
+        if base_op(r) == 'Quantize' and len(ins) == 1 and ins[0].startswith('*Input'):
+            out[r['node']] = 1.0
+    for r in rows:
+        if readers[r['node']] or r['dispatched'] != '1':
+            continue
+        chain, n = [], r['node']
+        while n in by_id and (base_op(by_id[n]) == 'Dequantize' or base_op(by_id[n]) in DATA_MOVEMENT):
+            chain.append(n)
+            ins = [i for i in data_inputs(by_id[n]) if not i.startswith('*')]
+            if len(ins) != 1 or readers[producer(ins[0])] != 1:
+                break
+            n = producer(ins[0])
+        seen = False
+        for c in reversed(chain):
+            if base_op(by_id[c]) == 'Dequantize':
+                out[c], seen = 1.0, True
+            elif seen:
+                out[c] = 0.5
+    return out
+
+
+def channel_last(rows, outputs):
+    """Layout Transposes at the graph's inputs (and outputs) taken off the graph."""
+    out = {}
+    by_id = {r['node']: r for r in rows}
+    readers = defaultdict(int)
+    for r in rows:
+        for i in data_inputs(r):
+            if not i.startswith('*'):
+                readers[producer(i)] += 1
+    for r in rows:
+        if base_op(r) != 'Transpose':
+            continue
+        ins = data_inputs(r)
+        perm = r['inputs'].split('Int32[')[-1].rstrip(']')
+        src = by_id.get(producer(ins[0])) if ins and not ins[0].startswith('*') else None
+        from_input = ins and (ins[0].startswith('*Input') or (
+            src is not None and base_op(src) == 'Quantize' and data_inputs(src)[0].startswith('*Input')))
+        if perm == '0,2,3,1' and from_input:
+            out[r['node']] = 1.0
+        if outputs and perm == '0,3,1,2':
+            n = r['node']
+            while readers[n] == 1:
+                nxt = [x for x in rows if any(not i.startswith('*') and producer(i) == n for i in data_inputs(x))]
+                if len(nxt) != 1 or base_op(nxt[0]) != 'Dequantize':
+                    break
+                n = nxt[0]['node']
+            if readers[n] == 0:
+                out[r['node']] = 1.0
+    return out
+
+
+def resize_fold(rows):
+    """What-if: Quantize(Resize(Dequantize(x))) folded into a quantized Resize."""
+    out = {}
+    by_id = {r['node']: r for r in rows}
+    readers = defaultdict(list)
+    for r in rows:
+        for i in data_inputs(r):
+            if not i.startswith('*'):
+                readers[producer(i)].append(r['node'])
+    for r in rows:
+        ins = [i for i in data_inputs(r) if not i.startswith('*')]
+        cons = readers[r['node']]
+        if (base_op(r) == 'Resize' and len(cons) == 1 and base_op(by_id[cons[0]]) == 'Quantize'
+                and len(ins) == 1 and base_op(by_id[producer(ins[0])]) == 'Dequantize'):
+            out[cons[0]], out[r['node']] = 1.0, 0.5
+            if len(readers[producer(ins[0])]) == 1:
+                out[producer(ins[0])] = 1.0
+    return out
+
+
+def arrays(rows, v):
+    f = lambda k: np.array([float(r[k]) for r in rows])
+    a = {k: f(k) for k in ('matrix8_macs', 'matrix16_macs', 'vector_cycles', 'ddr_bytes')}
+    a['disp'] = f('dispatched')
+    spill, float_out = [], []
+    for r in rows:
+        outs = r['outputs'].split(' ')
+        ob = sum(type_bytes(o) for o in outs)
+        s = sum(type_bytes(o) for o in outs if type_bytes(o) > HALF_VTCM)
+        for i in data_inputs(r):
+            b = type_bytes(i.split(':', 1)[1])
+            if b > HALF_VTCM:
+                s += min(b, ob) if base_op(r) in ('Slice_shape', 'StridedSlice') else b
+        spill.append(min(s, float(r['ddr_bytes'])))
+        float_out.append(1.0 if outs[0].startswith('Float') else 0.0)
+    a['spill'] = np.array(spill)
+    a['weights'] = a['ddr_bytes'] - a['spill']
+    a['float_out'] = np.array(float_out)
+    marks = {}
+    if 'qio' in v:
+        marks.update(quantized_io(rows))
+    if 'channel-last-in' in v or 'channel-last' in v:
+        marks.update(channel_last(rows, outputs='channel-last' in v and 'channel-last-in' not in v))
+    if 'resize-fold' in v:
+        marks.update(resize_fold(rows))
+    m = np.array([marks.get(r['node'], 0.0) for r in rows])
+    a['disp'] = a['disp'] * np.where(m == 1.0, 0.0, 1.0)
+    half = np.where(m == 0.5, 0.5, 1.0)
+    for k in ('vector_cycles', 'ddr_bytes', 'spill', 'weights'):
+        a[k] = a[k] * half
+    consumed, in_bytes, seen = set(), 0, set()
+    for r in rows:
+        for i in data_inputs(r):
+            if i.startswith('*Input'):
+                if i not in seen:
+                    seen.add(i)
+                    in_bytes += 2 * type_bytes(i.split(':', 1)[1])  # fp32 in DDR
+            else:
+                consumed.add(producer(i))
+    out_bytes = sum(2 * type_bytes(o) for r in rows if r['node'] not in consumed
+                    and r['dispatched'] == '1' for o in r['outputs'].split(' '))
+    is_float = rows[0]['precision'] == 'float'
+    a['io'] = (in_bytes + (out_bytes if 'fp-output' in v else 0)) if is_float else 0.0
+    if 'any-input' in v and not is_float:
+        a['io'] = in_bytes / 4  # the quantized input: 1 byte an element, not 4
+    return a
+
+
+def node_ns(p, a, v):
+    m8, m16, hvx, ddr, disp = p[:5]
+    vec = a['vector_cycles'] / hvx
+    mat = a['matrix8_macs'] / m8 + a['matrix16_macs'] / m16
+    comp = np.where((a['matrix8_macs'] > 0) | (a['matrix16_macs'] > 0), np.minimum(mat, vec), vec)
+    extra = 6
+    mem = a['ddr_bytes'] / ddr
+    if 'weight-bw' in v:
+        mem = a['spill'] / ddr + a['weights'] / p[extra]
+        extra += 1
+    dispatch = np.full_like(comp, disp)
+    if 'fp16-dispatch' in v:
+        dispatch = np.where(a['float_out'] > 0, p[extra], disp)
+        extra += 1
+    if 'prefetch' in v:
+        total, slot = 0.0, 0.0
+        for i in np.nonzero(a['disp'] > 0)[0]:
+            w = a['weights'][i] / ddr
+            s = a['spill'][i] / ddr
+            own = s + w - min(w, slot)
+            t = max(comp[i], own)
+            slot = max(0.0, t - own)
+            total += t + dispatch[i]
+        return total, extra
+    if 'overlap' in v:
+        t = np.maximum(comp + dispatch, mem)
+    else:
+        t = np.maximum(comp, mem) + dispatch
+    return float(np.sum(t * a['disp'])), extra
+
+
+def predict_ms(p, a, v):
+    ns, extra = node_ns(p, a, v)
+    if 'fp-input' in v or 'any-input' in v:
+        ns += a['io'] / p[extra]
+    return (p[5] + ns) / 1e6
+
+
+def prior_of(v):
+    return PRIOR + [60] * ('weight-bw' in v) + [2000] * ('fp16-dispatch' in v) + [10] * ('fp-input' in v or 'any-input' in v)
+
+
+# --- the fit and its validation (egret/cost/calibrate.cc) --------------------
+
+def huber(r, d):
+    return 0.5 * r * r if abs(r) <= d else d * (abs(r) - 0.5 * d)
+
+
+def fit(predict, idx, meas, prior, delta=0.2, weight=0.005):
+    t0 = np.log(np.array(prior, float))
+    t, lam, mu = t0.copy(), weight * len(idx), 1e-3
+    y = np.array([meas[i] for i in idx])
+    res = lambda th: np.log(np.array([predict(np.exp(th), i) for i in idx]) / y)
+    obj = lambda r, th: sum(huber(x, delta) for x in r) + 0.5 * lam * np.sum((th - t0) ** 2)
+    r = res(t)
+    f = obj(r, t)
+    for _ in range(200):
+        jac = np.zeros((len(r), len(t)))
+        for j in range(len(t)):
+            tj = t.copy()
+            tj[j] += 1e-6
+            jac[:, j] = (res(tj) - r) / 1e-6
+        w = np.where(np.abs(r) <= delta, 1.0, delta / np.maximum(np.abs(r), 1e-300))
+        a = (jac * w[:, None]).T @ jac + lam * np.eye(len(t))
+        g = (jac * w[:, None]).T @ r + lam * (t - t0)
+        improved = converged = False
+        for _ in range(20):
+            step = np.linalg.solve(a + np.diag(mu * np.maximum(np.diag(a), 1e-12)), -g)
+            tn = t + np.clip(step, -3, 3)
+            rn = res(tn)
+            fn = obj(rn, tn)
+            if np.isfinite(fn) and fn < f:
+                converged = f - fn < 1e-9 * fn
+                t, r, f, mu, improved = tn, rn, fn, max(mu / 3, 1e-9), True
+                break
+            mu *= 4
+        if not improved or converged:
+            break
+    return np.exp(t)
+
+
+def quantile(v, q):
+    v = sorted(v)
+    pos = q * (len(v) - 1)
+    lo = int(math.floor(pos))
+    hi = min(lo + 1, len(v) - 1)
+    return v[lo] + (v[hi] - v[lo]) * (pos - lo)
+
+
+def spearman(p, m):
+    def ranks(x):
+        order = sorted(range(len(x)), key=lambda i: x[i])
+        rk, i = [0.0] * len(x), 0
+        while i < len(order):
+            j = i
+            while j + 1 < len(order) and x[order[j + 1]] == x[order[i]]:
+                j += 1
+            for k in range(i, j + 1):
+                rk[order[k]] = (i + j) / 2 + 1
+            i = j + 1
+        return rk
+    rp, rm = ranks(p), ranks(m)
+    mean = (len(p) + 1) / 2
+    cov = sum((a - mean) * (b - mean) for a, b in zip(rp, rm))
+    return cov / math.sqrt(sum((a - mean) ** 2 for a in rp) * sum((b - mean) ** 2 for b in rm))
+
+
+def run(nodes_path, v, verbose):
+    nets = {}
+    with open(nodes_path) as f:
+        for row in csv.DictReader(f, delimiter='\t'):
+            nets.setdefault((row['model'], row['precision']), []).append(row)
+    for chip in CHIPS:
+        meas = measured(chip)
+        keys = [k for k in nets if k in meas]
+        work = [arrays(nets[k], v) for k in keys]
+        m = [meas[k] for k in keys]
+        predict = lambda p, i: predict_ms(p, work[i], v)
+        held = [0.0] * len(keys)
+        for arch in dict.fromkeys(k[0] for k in keys):
+            train = [i for i, k in enumerate(keys) if k[0] != arch]
+            p = fit(predict, train, m, prior_of(v))
+            for i, k in enumerate(keys):
+                if k[0] == arch:
+                    held[i] = predict(p, i)
+        line = []
+        for prec in ('float', 'w8a8'):
+            ii = [i for i, k in enumerate(keys) if k[1] == prec]
+            rel = [abs(held[i] / m[i] - 1) for i in ii]
+            line.append('%s %.1f / %.1f / %.2f' % (prec, 100 * quantile(rel, .5), 100 * quantile(rel, .9),
+                                                   spearman([held[i] for i in ii], [m[i] for i in ii])))
+        print('%-28s %-20s %s' % (v, chip, '   '.join(line)), flush=True)
+        if verbose:
+            for (arch, prec), h, mm in sorted(zip(keys, held, m), key=lambda x: x[1] / x[2]):
+                print('    %-22s %-6s %.3f' % (arch, prec, h / mm))
+
+
+if __name__ == '__main__':
+    args = [a for a in sys.argv[1:] if a != '-v']
+    if len(args) < 2:
+        sys.exit(__doc__)
+    for variant in args[1:]:
+        run(args[0], variant, '-v' in sys.argv)
