@@ -197,6 +197,31 @@ TEST(QuantizationRulesTest, FiveWayConcatIslandIsQuantized) {
   EXPECT_EQ(CountOp(r.graph, "Dequantize"), 1);
 }
 
+// The importer's Resize (an ONNX Resize or Upsample: Real-ESRGAN's and
+// FFNet's upsampling) between a Dequantize and a Quantize runs quantized, in
+// nearest and bilinear mode, with and without its optional operands.
+TEST(QuantizationRulesTest, ResizeIslandIsQuantized) {
+  for (int mode : {0, 1}) {
+    for (int extra : {0, 1, 2}) {
+      SCOPED_TRACE(::testing::Message() << "mode " << mode << ", optional operands " << extra);
+      GraphBuilder b;
+      ValueRef x = b.InputF32({1, 4, 4, 8});
+      ValueRef xq = b.Op("Quantize", {x}, {QU8(120, 0.03f)});
+      std::vector<ValueRef> ins = {Dq(b, xq), b.Shape({1, 8, 8, 8}), b.Ints({1.0 * mode})};
+      if (extra >= 1) ins.push_back(b.Ints({2}));  // asymmetric
+      if (extra >= 2) ins.push_back(b.Ints({0}));
+      ValueRef y = b.Op("Resize", ins);
+      b.Output(Dq(b, b.Op("Quantize", {y}, {QU8(128, 0.03f)})));
+      OptimizeResult r = OptimizeAndVerify(b.graph(), 0.03 + 1e-6);
+      const Node* resize = FindOp(r.graph, "Resize");
+      ASSERT_NE(resize, nullptr);
+      EXPECT_EQ(r.graph.TypeOf(resize->inputs[0]).dtype, DType::kQUInt8);
+      EXPECT_EQ(resize->outputs[0], QU8(128, 0.03f, {1, 8, 8, 8}));
+      EXPECT_EQ(CountOp(r.graph, "Dequantize"), 1);
+    }
+  }
+}
+
 // A float scalar constant (x * 1/6 in a HardSwish the quantizer left in
 // float) is quantized exactly: QInt8 with stepsize |c| storing +-1.
 TEST(QuantizationRulesTest, ScalarConstantIsQuantizedExactly) {
