@@ -58,6 +58,17 @@ def data_inputs(row):
     return [i for i in row['inputs'].split(' ') if i and not i.startswith('$')]
 
 
+def index_nodes(rows):
+    """Each node by id, and how many data operands read each node."""
+    by_id = {r['node']: r for r in rows}
+    readers = defaultdict(int)
+    for r in rows:
+        for i in data_inputs(r):
+            if not i.startswith('*'):
+                readers[producer(i)] += 1
+    return by_id, readers
+
+
 def base_op(row):
     return row['op'].split('.')[0]
 
@@ -69,12 +80,7 @@ def quantized_io(rows):
     out = {}
     if not any(base_op(r) in ('Quantize', 'Dequantize') for r in rows):
         return out
-    by_id = {r['node']: r for r in rows}
-    readers = defaultdict(int)
-    for r in rows:
-        for i in data_inputs(r):
-            if not i.startswith('*'):
-                readers[producer(i)] += 1
+    by_id, readers = index_nodes(rows)
     for r in rows:
         ins = data_inputs(r)
         if base_op(r) == 'Quantize' and len(ins) == 1 and ins[0].startswith('*Input'):
@@ -101,12 +107,7 @@ def quantized_io(rows):
 def channel_last(rows, outputs):
     """Layout Transposes at the graph's inputs (and outputs) taken off the graph."""
     out = {}
-    by_id = {r['node']: r for r in rows}
-    readers = defaultdict(int)
-    for r in rows:
-        for i in data_inputs(r):
-            if not i.startswith('*'):
-                readers[producer(i)] += 1
+    by_id, readers = index_nodes(rows)
     for r in rows:
         if base_op(r) != 'Transpose':
             continue

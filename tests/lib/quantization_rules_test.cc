@@ -140,6 +140,16 @@ TEST(QuantizationRulesTest, GreedyAlsoQuantizesTheConvIsland) {
   EXPECT_EQ(CountOp(r->graph, "Dequantize"), 1);
 }
 
+// `op` is left in `out` once, reading a QUInt8 operand and writing `type`,
+// and only the graph output's Dequantize is left.
+void ExpectQuantizedOp(const Graph& out, const std::string& op, const TensorType& type) {
+  const Node* n = FindOp(out, op);
+  ASSERT_NE(n, nullptr) << op;
+  EXPECT_EQ(out.TypeOf(n->inputs[0]).dtype, DType::kQUInt8);
+  EXPECT_EQ(n->outputs[0], type);
+  EXPECT_EQ(CountOp(out, "Dequantize"), 1);
+}
+
 TEST(QuantizationRulesTest, AddIslandBecomesQuantizedAdd) {
   GraphBuilder b;
   ValueRef x = b.InputF32({1, 4, 4, 8});
@@ -149,11 +159,7 @@ TEST(QuantizationRulesTest, AddIslandBecomesQuantizedAdd) {
   ValueRef s = b.Op("ElementWiseAdd", {Dq(b, xq), Dq(b, zq)});
   b.Output(Dq(b, b.Op("Quantize", {s}, {QU8(128, 0.05f)})));
   OptimizeResult r = OptimizeAndVerify(b.graph(), 0.05 + 1e-6);
-  const Node* add = FindOp(r.graph, "ElementWiseAdd");
-  ASSERT_NE(add, nullptr);
-  EXPECT_EQ(r.graph.TypeOf(add->inputs[0]).dtype, DType::kQUInt8);
-  EXPECT_EQ(add->outputs[0], QU8(128, 0.05f, {1, 4, 4, 8}));
-  EXPECT_EQ(CountOp(r.graph, "Dequantize"), 1);
+  ExpectQuantizedOp(r.graph, "ElementWiseAdd", QU8(128, 0.05f, {1, 4, 4, 8}));
 }
 
 // LeakyRelu, which the importer writes max(x, alpha * x), between a
@@ -213,11 +219,7 @@ TEST(QuantizationRulesTest, ResizeIslandIsQuantized) {
       ValueRef y = b.Op("Resize", ins);
       b.Output(Dq(b, b.Op("Quantize", {y}, {QU8(128, 0.03f)})));
       OptimizeResult r = OptimizeAndVerify(b.graph(), 0.03 + 1e-6);
-      const Node* resize = FindOp(r.graph, "Resize");
-      ASSERT_NE(resize, nullptr);
-      EXPECT_EQ(r.graph.TypeOf(resize->inputs[0]).dtype, DType::kQUInt8);
-      EXPECT_EQ(resize->outputs[0], QU8(128, 0.03f, {1, 8, 8, 8}));
-      EXPECT_EQ(CountOp(r.graph, "Dequantize"), 1);
+      ExpectQuantizedOp(r.graph, "Resize", QU8(128, 0.03f, {1, 8, 8, 8}));
     }
   }
 }
