@@ -189,6 +189,15 @@ absl::StatusOr<IlpResult> IlpBuilder::Run(Choice warm, Clock::time_point deadlin
     warm = result.choice;
   }
 
+  // Branching rows (ilp_branching_rows.cc), within a share of the time
+  // left; a sub-problem of the neighbourhood search goes without (the
+  // search on the largest programs was measured without them).
+  if (neighbourhoods) {
+    branching_rows_ = AddBranchingRows(
+        Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(
+                           std::max(0.0, kBranchingShare * SecondsUntil(deadline)))));
+  }
+
   // Warm start: the warm choice with dominated nodes replaced by their dominators.
   Choice repaired(nc);
   for (ClassId c : ReachableClasses(p_, warm)) {
@@ -310,6 +319,7 @@ absl::StatusOr<IlpResult> IlpBuilder::Run(Choice warm, Clock::time_point deadlin
   result.model_columns = static_cast<int64_t>(obj_.size());
   result.model_rows = static_cast<int64_t>(row_lb_.size());
   result.necessary_rows = necessary_rows_;
+  result.branching_rows = branching_rows_;
   // Without a proof, the result is the best acyclic choice found, at most
   // its cost above the bound.
   const double tol = 1e-6 * std::max(1.0, std::abs(result.cost));

@@ -14,6 +14,10 @@
 // the roots without a cycle is optimal. When every term of a class c computes
 // a class d, sum(nodes of d) >= sum(nodes of c) (otherwise the LP relaxation
 // pays half of what two alternatives share, once per layer of alternatives).
+// When every term of c needs m classes none of which reaches another, the
+// chosen nodes below c that reach them have at least m - 1 more child
+// classes than nodes (a tree with m leaves); otherwise the relaxation spreads
+// a sum over all its bracketings and pays a fraction of each addition.
 //
 // Before solving, what cannot matter is pruned: classes unreachable from the
 // roots, nodes without an acyclic term, nodes dominated by a node of the same
@@ -76,6 +80,10 @@ struct IlpResult {
   // Rows sum(d) >= sum(c) for a class d that every term of class c computes
   // (they tighten the LP relaxation; see ilp_model.cc).
   int64_t necessary_rows = 0;
+  // Branching rows: a class whose every term needs m classes, none of which
+  // reaches another, has chosen nodes below it combining m branches (see
+  // ilp_branching_rows.cc).
+  int64_t branching_rows = 0;
   bool solver_used = false;
   // Sub-problems solved by the neighbourhood search (large programs only),
   // and how many of them improved the incumbent.

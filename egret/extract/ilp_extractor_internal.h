@@ -1,8 +1,10 @@
 // Private to the extract stage: the ILP extractor's model builder, shared by
-// its four files (ilp_extractor.h describes the formulation):
+// its five files (ilp_extractor.h describes the formulation):
 //   - ilp_model.cc: pruning, collapsing, the columns and rows of the 0-1
 //     program (roots, children, negative costs, necessary classes) and the
 //     CBC model made of them;
+//   - ilp_branching_rows.cc: the branching rows (a class whose terms all
+//     need m classes has chosen nodes combining m branches below it);
 //   - ilp_cycles.cc: acyclicity: the class graph's strongly connected parts,
 //     the 2-cycle rows, which classes a solution computes without a cycle,
 //     and the lazy cuts of the cycles it has;
@@ -37,6 +39,18 @@ constexpr double kMaxShortCycleWork = 2e6;
 // operations.
 constexpr size_t kMaxNecessaryClasses = 8192;
 constexpr double kMaxNecessaryWork = 2e8;
+
+// The branching rows (ilp_branching_rows.cc) get at most this share of the
+// time left, this many words of bit sets (necessary classes per class), this
+// many word operations computing them, and this many classes summed over
+// the rows' reachable sets.
+constexpr double kBranchingShare = 0.15;
+constexpr double kMaxBranchingWords = 4e6;
+constexpr double kMaxBranchingWork = 2e8;
+constexpr double kMaxBranchingEntries = 2e6;
+// A leaf class used by more than a tenth of the columns of a program of at
+// least this many columns is left out of the branching rows' sets.
+constexpr int32_t kBranchingFrequentMinColumns = 200;
 
 // Fix-and-optimize neighbourhoods (ilp_neighbourhood.cc) run first, for
 // this share of the time, on programs of more than this many columns (where
@@ -133,6 +147,10 @@ class IlpBuilder {
   // See Run: a cut for each cycle among the `chosen` nodes (per class) of
   // classes that are not `ready`; returns how many.
   int AddCycleCuts(const std::vector<std::vector<ENodeId>>& chosen, const std::vector<char>& ready);
+  // ilp_branching_rows.cc: rows saying that a class whose every term needs
+  // m classes, none of which reaches another, has chosen nodes below it
+  // that combine m branches; added until `until`, returns how many.
+  int64_t AddBranchingRows(Clock::time_point until);
   // A CBC model of the columns, rows and entries so far (the caller deletes it).
   Cbc_Model* NewModel() const;
 
@@ -158,6 +176,7 @@ class IlpBuilder {
   std::vector<ClassId> col_class_;
   int32_t num_binaries_ = 0;
   int64_t necessary_rows_ = 0;
+  int64_t branching_rows_ = 0;
 };
 
 struct NeighbourhoodStats {
