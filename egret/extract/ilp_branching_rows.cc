@@ -24,6 +24,7 @@
 // m - 1 of them.
 #include <algorithm>
 #include <bit>
+#include <utility>
 #include <vector>
 
 #include "egret/extract/ilp_extractor_internal.h"
@@ -119,6 +120,7 @@ int64_t IlpBuilder::AddBranchingRows(Clock::time_point until) {
   // One row for class c and atoms A (see the top of the file).
   std::vector<char> in_reach(nc, 0), is_atom(nc, 0), up(nc, 0);
   std::vector<ClassId> reach, queue;
+  std::vector<std::pair<int32_t, double>> terms;
   double entries = 0;
   int64_t added = 0;
   auto add_row = [&](ClassId c, std::vector<ClassId>& atoms) {
@@ -152,7 +154,8 @@ int64_t IlpBuilder::AddBranchingRows(Clock::time_point until) {
     size_t kept = 0;
     for (ClassId a : atoms) kept += !up[a];
     if (kept >= 2 && up[c]) {
-      const int32_t row = AddRow(0, kInf);
+      terms.clear();
+      bool binding = false;  // without a negative term, x >= 0 implies the row
       for (ClassId e : reach) {
         if (!up[e]) continue;
         for (int32_t j = class_col_begin_[e]; j < class_col_end_[e]; ++j) {
@@ -163,10 +166,15 @@ int64_t IlpBuilder::AddBranchingRows(Clock::time_point until) {
           }
           double coef = std::max(k_a - 1, 0);
           if (e == c) coef -= static_cast<double>(kept) - 1;
-          if (coef != 0) entries_.push_back({row, j, coef});
+          if (coef != 0) terms.push_back({j, coef});
+          binding = binding || coef < 0;
         }
       }
-      ++added;
+      if (binding) {
+        const int32_t row = AddRow(0, kInf);
+        for (const auto& [j, coef] : terms) entries_.push_back({row, j, coef});
+        ++added;
+      }
     }
     for (ClassId e : reach) in_reach[e] = up[e] = 0;
     for (ClassId a : atoms) is_atom[a] = up[a] = 0;
