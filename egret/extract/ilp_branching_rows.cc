@@ -9,7 +9,9 @@
 // vertex's out-degree is at most the number k_A(n) of its node's distinct
 // child classes in A or Up(A). So
 //     sum over nodes n of Up(A) of max(k_A(n) - 1, 0) x_n >= (|A| - 1) sum(nodes of c)
-// holds for every acyclic choice. Two sets A per class: its necessary leaf
+// holds for every acyclic choice. The rows go to a pool, from which the LP
+// loop (ilp_lp_loop.cc) takes those the relaxation violates. Two sets A per
+// class: its necessary leaf
 // classes (classes whose kept nodes have no child in the model, except
 // those most columns use: bit widths, shared parameters), and its
 // immediately necessary classes (necessary for c and for no other class
@@ -31,7 +33,7 @@
 
 namespace egret::extract::ilp_internal {
 
-int64_t IlpBuilder::AddBranchingRows(Clock::time_point until) {
+int64_t IlpBuilder::AddBranchingRows(Clock::time_point until, RowPool* pool) {
   const size_t nc = p_.num_classes();
   const int32_t nb = num_binaries_;
   // Distinct model child classes per binary column (none for a collapsed
@@ -171,8 +173,11 @@ int64_t IlpBuilder::AddBranchingRows(Clock::time_point until) {
         }
       }
       if (binding) {
-        const int32_t row = AddRow(0, kInf);
-        for (const auto& [j, coef] : terms) entries_.push_back({row, j, coef});
+        for (const auto& [j, coef] : terms) {
+          pool->col.push_back(j);
+          pool->coef.push_back(coef);
+        }
+        pool->start.push_back(static_cast<int64_t>(pool->col.size()));
         ++added;
       }
     }

@@ -189,13 +189,27 @@ absl::StatusOr<IlpResult> IlpBuilder::Run(Choice warm, Clock::time_point deadlin
     warm = result.choice;
   }
 
-  // Branching rows (ilp_branching_rows.cc), within a share of the time
-  // left; a sub-problem of the neighbourhood search goes without (the
-  // search on the largest programs was measured without them).
-  if (neighbourhoods) {
-    branching_rows_ = AddBranchingRows(
-        Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(
-                           std::max(0.0, kBranchingShare * SecondsUntil(deadline)))));
+  // The branching rows (ilp_branching_rows.cc) that the LP relaxation
+  // violates (ilp_lp_loop.cc), on programs Clp solves quickly in this
+  // process; not with negative costs (not measured there), nor in a
+  // sub-problem of the neighbourhood search or on the programs large enough
+  // for it (TENSAT bert, measured without them).
+  if (neighbourhoods && !p_.has_negative_costs() && num_binaries <= kNeighbourhoodColumns) {
+    auto share_of_time_left = [&](double share) {
+      return Clock::now() +
+             std::chrono::duration_cast<Clock::duration>(
+                 std::chrono::duration<double>(std::max(0.0, share * SecondsUntil(deadline))));
+    };
+    RowPool pool;
+    AddBranchingRows(share_of_time_left(kBranchingShare), &pool);
+    if (pool.start.size() > 1) {
+      const LpLoopStats lp = StrengthenByLp(share_of_time_left(kLpLoopShare), pool);
+      branching_rows_ = lp.rows_added;
+      // The optimum of a relaxation with valid rows only: a lower bound.
+      if (std::isfinite(lp.relaxation_after)) {
+        result.bound = std::max(result.bound, std::min(lp.relaxation_after, result.cost));
+      }
+    }
   }
 
   // Warm start: the warm choice with dominated nodes replaced by their dominators.
@@ -234,7 +248,10 @@ absl::StatusOr<IlpResult> IlpBuilder::Run(Choice warm, Clock::time_point deadlin
   std::vector<char> ready(nc, 0);
   std::vector<ENodeId> ready_node(nc, kNoENode);
   // A sub-problem already went past the memory budget: so would this one.
-  while (!result.memory_limit_hit) {
+  // The relaxation's optimum may already reach the warm start's cost: then
+  // it is optimal, and CBC has nothing to prove.
+  const bool closed = result.cost <= result.bound + 1e-6 * std::max(1.0, std::abs(result.cost));
+  while (!result.memory_limit_hit && !closed) {
     if (SecondsUntil(deadline) <= 0) break;  // pruning, building and earlier rounds count too
     Cbc_Model* model = NewModel();
     Cbc_setLogLevel(model, 0);

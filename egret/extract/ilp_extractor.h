@@ -80,9 +80,9 @@ struct IlpResult {
   // Rows sum(d) >= sum(c) for a class d that every term of class c computes
   // (they tighten the LP relaxation; see ilp_model.cc).
   int64_t necessary_rows = 0;
-  // Branching rows: a class whose every term needs m classes, none of which
-  // reaches another, has chosen nodes below it combining m branches (see
-  // ilp_branching_rows.cc).
+  // Branching rows added (a class whose every term needs m classes, none of
+  // which reaches another, has chosen nodes below it combining m branches;
+  // only those the LP relaxation violates; see ilp_branching_rows.cc).
   int64_t branching_rows = 0;
   bool solver_used = false;
   // Sub-problems solved by the neighbourhood search (large programs only),

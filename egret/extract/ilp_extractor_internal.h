@@ -1,10 +1,12 @@
 // Private to the extract stage: the ILP extractor's model builder, shared by
-// its five files (ilp_extractor.h describes the formulation):
+// its six files (ilp_extractor.h describes the formulation):
 //   - ilp_model.cc: pruning, collapsing, the columns and rows of the 0-1
 //     program (roots, children, negative costs, necessary classes) and the
 //     CBC model made of them;
 //   - ilp_branching_rows.cc: the branching rows (a class whose terms all
 //     need m classes has chosen nodes combining m branches below it);
+//   - ilp_lp_loop.cc: the LP relaxation in Clp, adding the branching rows
+//     it violates;
 //   - ilp_cycles.cc: acyclicity: the class graph's strongly connected parts,
 //     the 2-cycle rows, which classes a solution computes without a cycle,
 //     and the lazy cuts of the cycles it has;
@@ -40,6 +42,9 @@ constexpr double kMaxShortCycleWork = 2e6;
 constexpr size_t kMaxNecessaryClasses = 8192;
 constexpr double kMaxNecessaryWork = 2e8;
 
+// The LP loop (ilp_lp_loop.cc) runs on programs of at most
+// kNeighbourhoodColumns columns, for at most this share of the time left.
+constexpr double kLpLoopShare = 0.3;
 // The branching rows (ilp_branching_rows.cc) get at most this share of the
 // time left, this many words of bit sets (necessary classes per class), this
 // many word operations computing them, and this many classes summed over
@@ -91,6 +96,21 @@ Sccs ComputeSccs(const ExtractionProblem& p, const std::vector<char>& in,
 struct Triplet {
   int32_t row, col;
   double value;
+};
+
+// Rows sum(coef * x) >= 0, row r over entries [start[r], start[r + 1]).
+struct RowPool {
+  std::vector<int64_t> start = {0};
+  std::vector<int32_t> col;
+  std::vector<double> coef;
+  std::vector<char> used;  // per row: already in the model
+};
+
+struct LpLoopStats {
+  int rounds = 0;  // LP solves that ended optimal
+  // The relaxation's optimum at the first and the last of them.
+  double relaxation_before = -kInf, relaxation_after = -kInf;
+  int64_t rows_added = 0;  // pool rows added to the model
 };
 
 class IlpBuilder {
@@ -149,8 +169,13 @@ class IlpBuilder {
   int AddCycleCuts(const std::vector<std::vector<ENodeId>>& chosen, const std::vector<char>& ready);
   // ilp_branching_rows.cc: rows saying that a class whose every term needs
   // m classes, none of which reaches another, has chosen nodes below it
-  // that combine m branches; added until `until`, returns how many.
-  int64_t AddBranchingRows(Clock::time_point until);
+  // that combine m branches; made until `until` into `pool`, returns how
+  // many.
+  int64_t AddBranchingRows(Clock::time_point until, RowPool* pool);
+  // ilp_lp_loop.cc: rounds of the LP relaxation in Clp until `until` (or
+  // until none is violated), each adding to the model the rows of `pool`
+  // its solution violates.
+  LpLoopStats StrengthenByLp(Clock::time_point until, RowPool& pool);
   // A CBC model of the columns, rows and entries so far (the caller deletes it).
   Cbc_Model* NewModel() const;
 

@@ -271,18 +271,11 @@ TEST(ExtractorsTest, IlpAddsBranchingRowsForSums) {
   ASSERT_TRUE(ValidateChoice(p, ilp->choice).ok());
   EXPECT_TRUE(ilp->optimal);
   EXPECT_DOUBLE_EQ(ilp->cost, 5 * 2 + 4);  // five terms, four additions
-  // The sums of 3, 4 and 5 terms need that many terms (the sum of 2 has one
-  // node, whose child rows say it).
-  EXPECT_EQ(ilp->branching_rows, 10 + 5 + 1);
-}
-
-TEST(ExtractorsTest, IlpAddsNoBranchingRowThatXNonNegativeImplies) {
-  // R needs A and B, and its one node has both as children: the row would
-  // say f >= f.
-  ExtractionProblem p = SharingProblem();
-  absl::StatusOr<IlpResult> ilp = ExtractIlp(p, Limit(5));
-  ASSERT_TRUE(ilp.ok()) << ilp.status();
-  EXPECT_EQ(ilp->branching_rows, 0);
+  // The sums of 3, 4 and 5 terms have a row each (16; the sum of 2 has one
+  // node, whose child rows say it); the relaxation, spread over the
+  // bracketings, violates some of them, and only those are added.
+  EXPECT_GT(ilp->branching_rows, 0);
+  EXPECT_LE(ilp->branching_rows, 10 + 5 + 1);
 }
 
 TEST(ExtractorsTest, IlpMustNotTakeTheCheapCycle) {
