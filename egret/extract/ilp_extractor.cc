@@ -205,6 +205,7 @@ absl::StatusOr<IlpResult> IlpBuilder::Run(Choice warm, Clock::time_point deadlin
     if (pool.start.size() > 1) {
       const LpLoopStats lp = StrengthenByLp(share_of_time_left(kLpLoopShare), pool);
       branching_rows_ = lp.rows_added;
+      result.solver_used = result.solver_used || lp.rounds > 0;
       // The optimum of a relaxation with valid rows only: a lower bound.
       if (std::isfinite(lp.relaxation_after)) {
         result.bound = std::max(result.bound, std::min(lp.relaxation_after, result.cost));

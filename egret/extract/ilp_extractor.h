@@ -84,7 +84,7 @@ struct IlpResult {
   // which reaches another, has chosen nodes below it combining m branches;
   // only those the LP relaxation violates; see ilp_branching_rows.cc).
   int64_t branching_rows = 0;
-  bool solver_used = false;
+  bool solver_used = false;  // CBC, or Clp in the LP loop, ran
   // Sub-problems solved by the neighbourhood search (large programs only),
   // and how many of them improved the incumbent.
   int neighbourhoods = 0;
