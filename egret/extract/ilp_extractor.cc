@@ -174,7 +174,26 @@ absl::StatusOr<IlpResult> IlpBuilder::Run(Choice warm, Clock::time_point deadlin
 
   BuildModel();
   const int32_t num_binaries = num_binaries_;
-  if (neighbourhoods && num_binaries > kNeighbourhoodColumns) {
+  auto share_of_time_left = [&](double share) {
+    return Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(
+                              std::max(0.0, share * SecondsUntil(deadline))));
+  };
+  auto gap_closed = [&] {
+    return result.cost <= result.bound + 1e-6 * std::max(1.0, std::abs(result.cost));
+  };
+  const bool large = neighbourhoods && num_binaries > kNeighbourhoodColumns;
+  if (large && !p_.has_negative_costs()) {
+    // The plain relaxation first (its optimum is a bound; CBC's root on
+    // these programs often returns none): when it reaches the warm start's
+    // cost, neither the search nor CBC runs.
+    RowPool none;
+    const LpLoopStats lp = StrengthenByLp(share_of_time_left(kLargeRelaxationShare), none);
+    result.solver_used = result.solver_used || lp.rounds > 0;
+    if (std::isfinite(lp.relaxation_after)) {
+      result.bound = std::max(result.bound, std::min(lp.relaxation_after, result.cost));
+    }
+  }
+  if (large && !gap_closed()) {
     const Clock::time_point until =
         Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(
                            std::max(0.0, kNeighbourhoodShare * SecondsUntil(deadline))));
@@ -194,12 +213,7 @@ absl::StatusOr<IlpResult> IlpBuilder::Run(Choice warm, Clock::time_point deadlin
   // process; not with negative costs (not measured there), nor in a
   // sub-problem of the neighbourhood search or on the programs large enough
   // for it (TENSAT bert, measured without them).
-  if (neighbourhoods && !p_.has_negative_costs() && num_binaries <= kNeighbourhoodColumns) {
-    auto share_of_time_left = [&](double share) {
-      return Clock::now() +
-             std::chrono::duration_cast<Clock::duration>(
-                 std::chrono::duration<double>(std::max(0.0, share * SecondsUntil(deadline))));
-    };
+  if (neighbourhoods && !p_.has_negative_costs() && !large) {
     RowPool pool;
     AddBranchingRows(share_of_time_left(kBranchingShare), &pool);
     if (pool.start.size() > 1) {
@@ -251,7 +265,7 @@ absl::StatusOr<IlpResult> IlpBuilder::Run(Choice warm, Clock::time_point deadlin
   // A sub-problem already went past the memory budget: so would this one.
   // The relaxation's optimum may already reach the warm start's cost: then
   // it is optimal, and CBC has nothing to prove.
-  const bool closed = result.cost <= result.bound + 1e-6 * std::max(1.0, std::abs(result.cost));
+  const bool closed = gap_closed();
   while (!result.memory_limit_hit && !closed) {
     if (SecondsUntil(deadline) <= 0) break;  // pruning, building and earlier rounds count too
     Cbc_Model* model = NewModel();
