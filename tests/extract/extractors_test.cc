@@ -278,6 +278,21 @@ TEST(ExtractorsTest, IlpAddsBranchingRowsForSums) {
   EXPECT_LE(ilp->branching_rows, 10 + 5 + 1);
 }
 
+TEST(ExtractorsTest, IlpStopsWhenTheRelaxationReachesTheWarmStart) {
+  // With its branching rows, the relaxation of all bracketings of a sum of
+  // four terms has the optimum 4 * 2 + 3, Clp's: that proves the DAG
+  // heuristic's choice optimal before any CBC round.
+  ExtractionProblem p = AllBracketings(4);
+  absl::StatusOr<IlpResult> ilp = ExtractIlp(p, Limit(5));
+  ASSERT_TRUE(ilp.ok()) << ilp.status();
+  EXPECT_TRUE(ilp->optimal);
+  EXPECT_DOUBLE_EQ(ilp->cost, 4 * 2 + 3);
+  EXPECT_NEAR(ilp->bound, ilp->cost, 1e-6);
+  EXPECT_GT(ilp->branching_rows, 0);
+  EXPECT_EQ(ilp->rounds, 0);
+  EXPECT_TRUE(ilp->solver_used);
+}
+
 TEST(ExtractorsTest, IlpMustNotTakeTheCheapCycle) {
   // With the warm start as the cyclic-free expensive solution, the solver
   // still has to respect acyclicity: a1 + b1 would cost 3 but is a cycle.
