@@ -31,7 +31,11 @@
 // incumbent are free, each solved by this same extractor, improve the warm
 // start; the full program is solved afterwards from the result. That search
 // sizes its neighbourhoods by how fast they solve, so its result can depend
-// on the machine's speed and load.
+// on the machine's speed and load. With non-negative costs, the LP relaxation
+// is solved first in Clp (in this process): on smaller programs with the
+// branching rows it violates, added in rounds, on larger ones plain. Its
+// optimum is a bound, and when it reaches the warm start's cost the result
+// is optimal without CBC (or the search).
 //
 // The time limit covers the whole call: tree costs, the warm start, pruning
 // and building the model are paid from it, and CBC gets what is left. CBC

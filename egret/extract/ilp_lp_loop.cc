@@ -1,11 +1,12 @@
 // The ILP extractor's LP loop (ilp_extractor_internal.h): before the first
 // solve, the LP relaxation is solved in Clp (in this process), and the rows
 // of a pool that its solution violates join the model; repeated until none
-// is violated or the time share is spent. Adding every branching row
-// instead (ilp_branching_rows.cc) made CBC slower where they do not bind
-// (eggcc-bril range_check: 19 rows, none violated, 0.72 -> 1.0 s of CPU),
-// and on rover fir_8_tap_5 CBC gave no bound at all with 1,325 of them; the
-// 12 that its relaxation violates raise it from 545 to 4,658 as all do.
+// is violated or the time share is spent. With an empty pool (the programs
+// above kNeighbourhoodColumns), one solve: the plain relaxation's optimum. Adding every branching
+// row instead (ilp_branching_rows.cc) made CBC slower where they do not bind (eggcc-bril
+// range_check: 19 rows, none violated, 0.72 -> 1.0 s of CPU), and on rover fir_8_tap_5 CBC gave no
+// bound at all with 1,325 of them; the 12 that its relaxation violates raise it from 545 to 4,658
+// as all do.
 #include <algorithm>
 #include <chrono>
 #include <vector>
