@@ -182,7 +182,15 @@ absl::StatusOr<IlpResult> IlpBuilder::Run(Choice warm, Clock::time_point deadlin
     return result.cost <= result.bound + 1e-6 * std::max(1.0, std::abs(result.cost));
   };
   const bool large = neighbourhoods && num_binaries > kNeighbourhoodColumns;
-  if (large && !p_.has_negative_costs()) {
+  // Clp runs in this process, so with a memory budget only when a generous
+  // estimate of its memory fits the budget (the budget is polled only for
+  // CBC's child process).
+  auto lp_fits = [&](size_t more_entries) {
+    const double bytes = kLpBytesPerElement * static_cast<double>(entries_.size() + more_entries +
+                                                                  obj_.size() + row_lb_.size());
+    return memory_budget_bytes <= 0 || bytes <= static_cast<double>(memory_budget_bytes);
+  };
+  if (large && !p_.has_negative_costs() && lp_fits(0)) {
     // The plain relaxation first (its optimum is a bound; CBC's root on
     // these programs often returns none): when it reaches the warm start's
     // cost, neither the search nor CBC runs.
@@ -216,7 +224,7 @@ absl::StatusOr<IlpResult> IlpBuilder::Run(Choice warm, Clock::time_point deadlin
   if (neighbourhoods && !p_.has_negative_costs() && !large) {
     RowPool pool;
     AddBranchingRows(share_of_time_left(kBranchingShare), &pool);
-    if (pool.start.size() > 1) {
+    if (pool.start.size() > 1 && lp_fits(pool.col.size())) {
       const LpLoopStats lp = StrengthenByLp(share_of_time_left(kLpLoopShare), pool);
       branching_rows_ = lp.rows_added;
       result.solver_used = result.solver_used || lp.rounds > 0;

@@ -63,8 +63,10 @@ struct IlpOptions {
   // Bytes the extraction may allocate beyond what the process holds when it
   // starts (0: no bound). Checked where memory grows: the warm start's cost
   // sets (DagOptions::memory_budget_bytes), the model's size before it is
-  // handed to CBC, and the solver's child process, whose resident memory
-  // above the parent's is polled and which is killed past the budget. The
+  // handed to CBC, the LP relaxation in Clp (in this process: not solved
+  // unless 256 bytes per matrix element, column and row fit the budget), and
+  // the solver's child process, whose resident memory above the parent's is
+  // polled and which is killed past the budget. The
   // result is then the best choice so far, with memory_limit_hit.
   int64_t memory_budget_bytes = 0;
 };

@@ -49,6 +49,9 @@ constexpr double kLpLoopShare = 0.3;
 // solved first, for at most this share of the time left (Clp took 1.2 s of
 // CPU on TENSAT bert, 1.3 s on rover mcm_3_7_21 9 iterations).
 constexpr double kLargeRelaxationShare = 0.2;
+// With a memory budget, the LP relaxation (in this process) is solved only
+// when this many bytes per matrix element, column and row fit the budget.
+constexpr double kLpBytesPerElement = 256;
 // The branching rows (ilp_branching_rows.cc) get at most this share of the
 // time left, this many words of bit sets (necessary classes per class), this
 // many word operations computing them, and this many classes summed over

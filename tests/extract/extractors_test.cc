@@ -293,6 +293,21 @@ TEST(ExtractorsTest, IlpStopsWhenTheRelaxationReachesTheWarmStart) {
   EXPECT_TRUE(ilp->solver_used);
 }
 
+TEST(ExtractorsTest, IlpSolvesNoRelaxationInProcessPastTheMemoryBudget) {
+  // Clp runs in this process, where the budget is not polled: with a budget
+  // its estimate cannot meet, the relaxation is not solved (no branching
+  // row; with it, this e-graph gets some, as above). CBC's child process is
+  // polled instead (whether it is killed or finishes first depends on the
+  // machine).
+  ExtractionProblem p = AllBracketings(4);
+  IlpOptions options = Limit(5);
+  options.memory_budget_bytes = 1;
+  absl::StatusOr<IlpResult> ilp = ExtractIlp(p, options);
+  ASSERT_TRUE(ilp.ok()) << ilp.status();
+  ASSERT_TRUE(ValidateChoice(p, ilp->choice).ok());
+  EXPECT_EQ(ilp->branching_rows, 0);
+}
+
 TEST(ExtractorsTest, IlpMustNotTakeTheCheapCycle) {
   // With the warm start as the cyclic-free expensive solution, the solver
   // still has to respect acyclicity: a1 + b1 would cost 3 but is a cycle.
