@@ -190,7 +190,8 @@ absl::StatusOr<IlpResult> IlpBuilder::Run(Choice warm, Clock::time_point deadlin
                                                                   obj_.size() + row_lb_.size());
     return memory_budget_bytes <= 0 || bytes <= static_cast<double>(memory_budget_bytes);
   };
-  if (large && !p_.has_negative_costs() && lp_fits(0)) {
+  if (large && !p_.has_negative_costs() && lp_fits(0) &&
+      kLargeRelaxationShare * SecondsUntil(deadline) >= kLargeRelaxationMinSeconds) {
     // The plain relaxation first (its optimum is a bound; CBC's root on
     // these programs often returns none): when it reaches the warm start's
     // cost, neither the search nor CBC runs.

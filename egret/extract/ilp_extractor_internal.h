@@ -46,9 +46,11 @@ constexpr double kMaxNecessaryWork = 2e8;
 // kNeighbourhoodColumns columns, for at most this share of the time left.
 constexpr double kLpLoopShare = 0.3;
 // On larger programs (with non-negative costs), the plain relaxation is
-// solved first, for at most this share of the time left (Clp took 1.2 s of
-// CPU on TENSAT bert, 1.3 s on rover mcm_3_7_21 9 iterations).
+// solved first, for at most this share of the time left, when that share is
+// at least this many seconds (Clp took 1.2 s of CPU on TENSAT bert, 1.3 s
+// on rover mcm_3_7_21 9 iterations; Clp checks its limit only now and then).
 constexpr double kLargeRelaxationShare = 0.2;
+constexpr double kLargeRelaxationMinSeconds = 1.0;
 // With a memory budget, the LP relaxation (in this process) is solved only
 // when this many bytes per matrix element, column and row fit the budget.
 constexpr double kLpBytesPerElement = 256;
