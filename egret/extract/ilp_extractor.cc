@@ -174,7 +174,35 @@ absl::StatusOr<IlpResult> IlpBuilder::Run(Choice warm, Clock::time_point deadlin
 
   BuildModel();
   const int32_t num_binaries = num_binaries_;
-  if (neighbourhoods && num_binaries > kNeighbourhoodColumns) {
+  auto share_of_time_left = [&](double share) {
+    return Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(
+                              std::max(0.0, share * SecondsUntil(deadline))));
+  };
+  auto gap_closed = [&] {
+    return result.cost <= result.bound + 1e-6 * std::max(1.0, std::abs(result.cost));
+  };
+  const bool large = neighbourhoods && num_binaries > kNeighbourhoodColumns;
+  // Clp runs in this process, so with a memory budget only when a generous
+  // estimate of its memory fits the budget (the budget is polled only for
+  // CBC's child process).
+  auto lp_fits = [&](size_t more_entries) {
+    const double bytes = kLpBytesPerElement * static_cast<double>(entries_.size() + more_entries +
+                                                                  obj_.size() + row_lb_.size());
+    return memory_budget_bytes <= 0 || bytes <= static_cast<double>(memory_budget_bytes);
+  };
+  if (large && !p_.has_negative_costs() && lp_fits(0) &&
+      kLargeRelaxationShare * SecondsUntil(deadline) >= kLargeRelaxationMinSeconds) {
+    // The plain relaxation first (its optimum is a bound; CBC's root on
+    // these programs often returns none): when it reaches the warm start's
+    // cost, neither the search nor CBC runs.
+    RowPool none;
+    const LpLoopStats lp = StrengthenByLp(share_of_time_left(kLargeRelaxationShare), none);
+    result.solver_used = result.solver_used || lp.rounds > 0;
+    if (std::isfinite(lp.relaxation_after)) {
+      result.bound = std::max(result.bound, std::min(lp.relaxation_after, result.cost));
+    }
+  }
+  if (large && !gap_closed()) {
     const Clock::time_point until =
         Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(
                            std::max(0.0, kNeighbourhoodShare * SecondsUntil(deadline))));
@@ -187,6 +215,25 @@ absl::StatusOr<IlpResult> IlpBuilder::Run(Choice warm, Clock::time_point deadlin
     result.memory_limit_hit = stats.memory_limit_hit;
     result.solver_used = stats.solved > 0;
     warm = result.choice;
+  }
+
+  // The branching rows (ilp_branching_rows.cc) that the LP relaxation
+  // violates (ilp_lp_loop.cc), on programs Clp solves quickly in this
+  // process; not with negative costs (not measured there), nor in a
+  // sub-problem of the neighbourhood search or on the programs large enough
+  // for it (TENSAT bert, measured without them).
+  if (neighbourhoods && !p_.has_negative_costs() && !large) {
+    RowPool pool;
+    AddBranchingRows(share_of_time_left(kBranchingShare), &pool);
+    if (pool.start.size() > 1 && lp_fits(pool.col.size())) {
+      const LpLoopStats lp = StrengthenByLp(share_of_time_left(kLpLoopShare), pool);
+      branching_rows_ = lp.rows_added;
+      result.solver_used = result.solver_used || lp.rounds > 0;
+      // The optimum of a relaxation with valid rows only: a lower bound.
+      if (std::isfinite(lp.relaxation_after)) {
+        result.bound = std::max(result.bound, std::min(lp.relaxation_after, result.cost));
+      }
+    }
   }
 
   // Warm start: the warm choice with dominated nodes replaced by their dominators.
@@ -225,7 +272,10 @@ absl::StatusOr<IlpResult> IlpBuilder::Run(Choice warm, Clock::time_point deadlin
   std::vector<char> ready(nc, 0);
   std::vector<ENodeId> ready_node(nc, kNoENode);
   // A sub-problem already went past the memory budget: so would this one.
-  while (!result.memory_limit_hit) {
+  // The relaxation's optimum may already reach the warm start's cost: then
+  // it is optimal, and CBC has nothing to prove.
+  const bool closed = gap_closed();
+  while (!result.memory_limit_hit && !closed) {
     if (SecondsUntil(deadline) <= 0) break;  // pruning, building and earlier rounds count too
     Cbc_Model* model = NewModel();
     Cbc_setLogLevel(model, 0);
@@ -310,6 +360,7 @@ absl::StatusOr<IlpResult> IlpBuilder::Run(Choice warm, Clock::time_point deadlin
   result.model_columns = static_cast<int64_t>(obj_.size());
   result.model_rows = static_cast<int64_t>(row_lb_.size());
   result.necessary_rows = necessary_rows_;
+  result.branching_rows = branching_rows_;
   // Without a proof, the result is the best acyclic choice found, at most
   // its cost above the bound.
   const double tol = 1e-6 * std::max(1.0, std::abs(result.cost));

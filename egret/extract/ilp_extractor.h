@@ -14,6 +14,10 @@
 // the roots without a cycle is optimal. When every term of a class c computes
 // a class d, sum(nodes of d) >= sum(nodes of c) (otherwise the LP relaxation
 // pays half of what two alternatives share, once per layer of alternatives).
+// When every term of c needs m classes none of which reaches another, the
+// chosen nodes below c that reach them have at least m - 1 more child
+// classes than nodes (a tree with m leaves); otherwise the relaxation spreads
+// a sum over all its bracketings and pays a fraction of each addition.
 //
 // Before solving, what cannot matter is pruned: classes unreachable from the
 // roots, nodes without an acyclic term, nodes dominated by a node of the same
@@ -27,7 +31,11 @@
 // incumbent are free, each solved by this same extractor, improve the warm
 // start; the full program is solved afterwards from the result. That search
 // sizes its neighbourhoods by how fast they solve, so its result can depend
-// on the machine's speed and load.
+// on the machine's speed and load. With non-negative costs, the LP relaxation
+// is solved first in Clp (in this process): on smaller programs with the
+// branching rows it violates, added in rounds, on larger ones plain. Its
+// optimum is a bound, and when it reaches the warm start's cost the result
+// is optimal without CBC (or the search).
 //
 // The time limit covers the whole call: tree costs, the warm start, pruning
 // and building the model are paid from it, and CBC gets what is left. CBC
@@ -55,8 +63,10 @@ struct IlpOptions {
   // Bytes the extraction may allocate beyond what the process holds when it
   // starts (0: no bound). Checked where memory grows: the warm start's cost
   // sets (DagOptions::memory_budget_bytes), the model's size before it is
-  // handed to CBC, and the solver's child process, whose resident memory
-  // above the parent's is polled and which is killed past the budget. The
+  // handed to CBC, the LP relaxation in Clp (in this process: not solved
+  // unless 256 bytes per matrix element, column and row fit the budget), and
+  // the solver's child process, whose resident memory above the parent's is
+  // polled and which is killed past the budget. The
   // result is then the best choice so far, with memory_limit_hit.
   int64_t memory_budget_bytes = 0;
 };
@@ -76,7 +86,11 @@ struct IlpResult {
   // Rows sum(d) >= sum(c) for a class d that every term of class c computes
   // (they tighten the LP relaxation; see ilp_model.cc).
   int64_t necessary_rows = 0;
-  bool solver_used = false;
+  // Branching rows added (a class whose every term needs m classes, none of
+  // which reaches another, has chosen nodes below it combining m branches;
+  // only those the LP relaxation violates; see ilp_branching_rows.cc).
+  int64_t branching_rows = 0;
+  bool solver_used = false;  // CBC, or Clp in the LP loop, ran
   // Sub-problems solved by the neighbourhood search (large programs only),
   // and how many of them improved the incumbent.
   int neighbourhoods = 0;

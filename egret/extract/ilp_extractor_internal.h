@@ -1,8 +1,12 @@
 // Private to the extract stage: the ILP extractor's model builder, shared by
-// its four files (ilp_extractor.h describes the formulation):
+// its six files (ilp_extractor.h describes the formulation):
 //   - ilp_model.cc: pruning, collapsing, the columns and rows of the 0-1
 //     program (roots, children, negative costs, necessary classes) and the
 //     CBC model made of them;
+//   - ilp_branching_rows.cc: the branching rows (a class whose terms all
+//     need m classes has chosen nodes combining m branches below it);
+//   - ilp_lp_loop.cc: the LP relaxation in Clp, adding the branching rows
+//     it violates;
 //   - ilp_cycles.cc: acyclicity: the class graph's strongly connected parts,
 //     the 2-cycle rows, which classes a solution computes without a cycle,
 //     and the lazy cuts of the cycles it has;
@@ -37,6 +41,30 @@ constexpr double kMaxShortCycleWork = 2e6;
 // operations.
 constexpr size_t kMaxNecessaryClasses = 8192;
 constexpr double kMaxNecessaryWork = 2e8;
+
+// The LP loop (ilp_lp_loop.cc) runs on programs of at most
+// kNeighbourhoodColumns columns, for at most this share of the time left.
+constexpr double kLpLoopShare = 0.3;
+// On larger programs (with non-negative costs), the plain relaxation is
+// solved first, for at most this share of the time left, when that share is
+// at least this many seconds (Clp took 1.2 s of CPU on TENSAT bert, 1.3 s
+// on rover mcm_3_7_21 9 iterations; Clp checks its limit only now and then).
+constexpr double kLargeRelaxationShare = 0.2;
+constexpr double kLargeRelaxationMinSeconds = 1.0;
+// With a memory budget, the LP relaxation (in this process) is solved only
+// when this many bytes per matrix element, column and row fit the budget.
+constexpr double kLpBytesPerElement = 256;
+// The branching rows (ilp_branching_rows.cc) get at most this share of the
+// time left, this many words of bit sets (necessary classes per class), this
+// many word operations computing them, and this many classes summed over
+// the rows' reachable sets.
+constexpr double kBranchingShare = 0.15;
+constexpr double kMaxBranchingWords = 4e6;
+constexpr double kMaxBranchingWork = 2e8;
+constexpr double kMaxBranchingEntries = 2e6;
+// A leaf class used by more than a tenth of the columns of a program of at
+// least this many columns is left out of the branching rows' sets.
+constexpr int32_t kBranchingFrequentMinColumns = 200;
 
 // Fix-and-optimize neighbourhoods (ilp_neighbourhood.cc) run first, for
 // this share of the time, on programs of more than this many columns (where
@@ -77,6 +105,21 @@ Sccs ComputeSccs(const ExtractionProblem& p, const std::vector<char>& in,
 struct Triplet {
   int32_t row, col;
   double value;
+};
+
+// Rows sum(coef * x) >= 0, row r over entries [start[r], start[r + 1]).
+struct RowPool {
+  std::vector<int64_t> start = {0};
+  std::vector<int32_t> col;
+  std::vector<double> coef;
+  std::vector<char> used;  // per row: already in the model
+};
+
+struct LpLoopStats {
+  int rounds = 0;  // LP solves that ended optimal
+  // The relaxation's optimum at the first and the last of them.
+  double relaxation_before = -kInf, relaxation_after = -kInf;
+  int64_t rows_added = 0;  // pool rows added to the model
 };
 
 class IlpBuilder {
@@ -133,6 +176,15 @@ class IlpBuilder {
   // See Run: a cut for each cycle among the `chosen` nodes (per class) of
   // classes that are not `ready`; returns how many.
   int AddCycleCuts(const std::vector<std::vector<ENodeId>>& chosen, const std::vector<char>& ready);
+  // ilp_branching_rows.cc: rows saying that a class whose every term needs
+  // m classes, none of which reaches another, has chosen nodes below it
+  // that combine m branches; made until `until` into `pool`, returns how
+  // many.
+  int64_t AddBranchingRows(Clock::time_point until, RowPool* pool);
+  // ilp_lp_loop.cc: rounds of the LP relaxation in Clp until `until` (or
+  // until none is violated), each adding to the model the rows of `pool`
+  // its solution violates.
+  LpLoopStats StrengthenByLp(Clock::time_point until, RowPool& pool);
   // A CBC model of the columns, rows and entries so far (the caller deletes it).
   Cbc_Model* NewModel() const;
 
@@ -158,6 +210,7 @@ class IlpBuilder {
   std::vector<ClassId> col_class_;
   int32_t num_binaries_ = 0;
   int64_t necessary_rows_ = 0;
+  int64_t branching_rows_ = 0;
 };
 
 struct NeighbourhoodStats {

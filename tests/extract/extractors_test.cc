@@ -244,6 +244,70 @@ TEST(ExtractorsTest, IlpAddsRowsForNecessaryClasses) {
   EXPECT_EQ(ilp->necessary_rows, 6);  // L0 needs In, Lk needs L(k-1); S needs nothing
 }
 
+// Every bracketing of a sum of n terms (class "s<mask>" sums the terms in
+// mask), each addition costing 1, each term 2.
+ExtractionProblem AllBracketings(int n) {
+  std::vector<std::string> classes;
+  std::vector<NodeSpec> nodes;
+  for (int m = 1; m < (1 << n); ++m) {
+    const std::string name = absl::StrCat("s", m);
+    classes.push_back(name);
+    if ((m & (m - 1)) == 0) {
+      nodes.push_back({name, absl::StrCat("t", m), 2, {}});
+      continue;
+    }
+    for (int a = (m - 1) & m; a > 0; a = (a - 1) & m) {
+      if (a < (m & ~a)) continue;  // each split once
+      nodes.push_back({name, "+", 1, {absl::StrCat("s", a), absl::StrCat("s", m & ~a)}});
+    }
+  }
+  return Make(classes, nodes, {absl::StrCat("s", (1 << n) - 1)});
+}
+
+TEST(ExtractorsTest, IlpAddsBranchingRowsForSums) {
+  ExtractionProblem p = AllBracketings(5);
+  absl::StatusOr<IlpResult> ilp = ExtractIlp(p, Limit(5));
+  ASSERT_TRUE(ilp.ok()) << ilp.status();
+  ASSERT_TRUE(ValidateChoice(p, ilp->choice).ok());
+  EXPECT_TRUE(ilp->optimal);
+  EXPECT_DOUBLE_EQ(ilp->cost, 5 * 2 + 4);  // five terms, four additions
+  // The sums of 3, 4 and 5 terms have a row each (16; the sum of 2 has one
+  // node, whose child rows say it); the relaxation, spread over the
+  // bracketings, violates some of them, and only those are added.
+  EXPECT_GT(ilp->branching_rows, 0);
+  EXPECT_LE(ilp->branching_rows, 10 + 5 + 1);
+}
+
+TEST(ExtractorsTest, IlpStopsWhenTheRelaxationReachesTheWarmStart) {
+  // With its branching rows, the relaxation of all bracketings of a sum of
+  // four terms has the optimum 4 * 2 + 3, Clp's: that proves the DAG
+  // heuristic's choice optimal before any CBC round.
+  ExtractionProblem p = AllBracketings(4);
+  absl::StatusOr<IlpResult> ilp = ExtractIlp(p, Limit(5));
+  ASSERT_TRUE(ilp.ok()) << ilp.status();
+  EXPECT_TRUE(ilp->optimal);
+  EXPECT_DOUBLE_EQ(ilp->cost, 4 * 2 + 3);
+  EXPECT_NEAR(ilp->bound, ilp->cost, 1e-6);
+  EXPECT_GT(ilp->branching_rows, 0);
+  EXPECT_EQ(ilp->rounds, 0);
+  EXPECT_TRUE(ilp->solver_used);
+}
+
+TEST(ExtractorsTest, IlpSolvesNoRelaxationInProcessPastTheMemoryBudget) {
+  // Clp runs in this process, where the budget is not polled: with a budget
+  // its estimate cannot meet, the relaxation is not solved (no branching
+  // row; with it, this e-graph gets some, as above). CBC's child process is
+  // polled instead (whether it is killed or finishes first depends on the
+  // machine).
+  ExtractionProblem p = AllBracketings(4);
+  IlpOptions options = Limit(5);
+  options.memory_budget_bytes = 1;
+  absl::StatusOr<IlpResult> ilp = ExtractIlp(p, options);
+  ASSERT_TRUE(ilp.ok()) << ilp.status();
+  ASSERT_TRUE(ValidateChoice(p, ilp->choice).ok());
+  EXPECT_EQ(ilp->branching_rows, 0);
+}
+
 TEST(ExtractorsTest, IlpMustNotTakeTheCheapCycle) {
   // With the warm start as the cyclic-free expensive solution, the solver
   // still has to respect acyclicity: a1 + b1 would cost 3 but is a cycle.
