@@ -344,37 +344,16 @@ class LocalSearch {
       std::fill(mark_.begin(), mark_.end(), 0);
       now_ = 1;
     }
-    // A depth-first walk that counts one unit of budget per stack entry
-    // popped, as a plain stack would. A child already marked when pushed is
-    // still marked when popped (marks only grow, and c is never marked), so
-    // it is not stored: skipped_[k] counts such entries between the real
-    // entries k - 1 and k, and they are charged when the walk pops past
-    // them, in the same order.
     stack_.clear();
-    skipped_.assign(1, 0);
-    for (ClassId ch : p_.children(alt)) {
-      stack_.push_back(ch);
-      skipped_.push_back(0);
-    }
-    for (;;) {
-      budget_ -= skipped_[stack_.size()];
-      skipped_[stack_.size()] = 0;
-      if (stack_.empty()) break;
-      const ClassId d = stack_.back();
+    for (ClassId ch : p_.children(alt)) stack_.push_back(ch);
+    while (!stack_.empty()) {
+      ClassId d = stack_.back();
       stack_.pop_back();
-      skipped_.pop_back();
       --budget_;
       if (d == c) return false;
       if (mark_[d] == now_) continue;
       mark_[d] = now_;
-      for (ClassId ch : p_.children(choice_.node[d])) {
-        if (mark_[ch] == now_) {
-          ++skipped_[stack_.size()];
-        } else {
-          stack_.push_back(ch);
-          skipped_.push_back(0);
-        }
-      }
+      for (ClassId ch : p_.children(choice_.node[d])) stack_.push_back(ch);
     }
     return true;
   }
@@ -385,7 +364,6 @@ class LocalSearch {
   std::vector<uint32_t> mark_;
   uint32_t now_ = 0;
   std::vector<ClassId> stack_;
-  std::vector<int64_t> skipped_;  // Usable: marked entries left off the stack
   double cost_ = 0;
   int64_t budget_;
   std::optional<std::chrono::steady_clock::time_point> deadline_;
