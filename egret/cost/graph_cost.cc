@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <limits>
 #include <utility>
+#include <vector>
 
 #include "absl/container/inlined_vector.h"
 #include "egret/graph/checked_math.h"
@@ -147,37 +148,49 @@ namespace {
 // more is taken as not constant.
 constexpr int kConstantSearchBudget = 64;
 
+// IsConstantValue's answers for the nodes of one graph, by node id (-1: not
+// asked yet), when a caller prices many of its nodes: every value is asked
+// about by each of its readers and by the readers of those.
+using ConstantMemo = std::vector<int8_t>;
+
 // True when node `id` of `g` is a "$Const" or "$Shape", or an op that
 // FoldsFromConstants computing from such nodes alone (transitively): the
 // HTP computes it once while preparing the graph, so its output is a
-// constant like a weight. `*budget` bounds the nodes visited.
-bool ComputedFromConstants(const Graph& g, NodeId id, int* budget) {
+// constant like a weight. `*budget` bounds the nodes visited. A node `memo`
+// already knows is not constant with the full budget is not constant with
+// any smaller one (the walk visits the same nodes in the same order), and
+// false ends the whole walk: it answers at once.
+bool ComputedFromConstants(const Graph& g, NodeId id, int* budget, const ConstantMemo* memo) {
   const Node& n = g.node(id);
   if (n.op == kConstOp || n.op == kShapeOp) return true;
+  if (memo != nullptr && (*memo)[id] == 0) return false;
   if (n.inputs.empty() || --*budget < 0 || !FoldsFromConstants(n.op)) return false;
   for (const ValueRef& in : n.inputs) {
-    if (!ComputedFromConstants(g, in.node, budget)) return false;
+    if (!ComputedFromConstants(g, in.node, budget, memo)) return false;
   }
   return true;
 }
 
-bool IsConstantValue(const Graph& g, NodeId id) {
+bool IsConstantValue(const Graph& g, NodeId id, ConstantMemo* memo) {
+  if (memo != nullptr && (*memo)[id] >= 0) return (*memo)[id] != 0;
   int budget = kConstantSearchBudget;
-  return ComputedFromConstants(g, id, &budget);
+  const bool constant = ComputedFromConstants(g, id, &budget, memo);
+  if (memo != nullptr) (*memo)[id] = constant ? 1 : 0;
+  return constant;
 }
 
 // NodeInput::matrix_source of value `v` of `g`: its producer's id plus one
 // when that is a matrix op; for an elementwise producer, the matrix op all
 // of its data operands are outputs of (constants, values computed from
 // constants alone and "$Shape" values aside).
-uint64_t MatrixSource(const Graph& g, const ValueRef& v) {
+uint64_t MatrixSource(const Graph& g, const ValueRef& v, ConstantMemo* memo) {
   const Node& producer = g.node(v.node);
   if (IsMatrixOp(producer.op)) return static_cast<uint64_t>(v.node) + 1;
   if (!IsElementwiseOp(producer.op)) return 0;
   uint64_t source = 0;
   for (const ValueRef& in : producer.inputs) {
     const Node& p = g.node(in.node);
-    if (p.op == kShapeOp || IsConstantValue(g, in.node)) continue;
+    if (p.op == kShapeOp || IsConstantValue(g, in.node, memo)) continue;
     if (!IsMatrixOp(p.op)) return 0;
     const uint64_t s = static_cast<uint64_t>(in.node) + 1;
     if (source != 0 && s != source) return 0;
@@ -194,19 +207,23 @@ const TensorType* StoredWeight(const Graph& g, const Node& producer) {
   return &g.TypeOf(q);
 }
 
-}  // namespace
-
-NodeProfile GraphNodeProfile(const Graph& g, const Node& n) {
+NodeProfile ProfileInGraph(const Graph& g, const Node& n, ConstantMemo* memo) {
   absl::InlinedVector<NodeInput, 8> ins;
   for (const ValueRef& v : n.inputs) {
     const Node& producer = g.node(v.node);
     NodeInput in{&g.TypeOf(v), producer.op == kShapeOp,
-                 producer.op != kShapeOp && IsConstantValue(g, v.node)};
-    in.matrix_source = MatrixSource(g, v);
+                 producer.op != kShapeOp && IsConstantValue(g, v.node, memo)};
+    in.matrix_source = MatrixSource(g, v, memo);
     in.stored = StoredWeight(g, producer);
     ins.push_back(in);
   }
   return ProfileOf(n.op, n.outputs, ins);
+}
+
+}  // namespace
+
+NodeProfile GraphNodeProfile(const Graph& g, const Node& n) {
+  return ProfileInGraph(g, n, nullptr);
 }
 
 NodeCost GraphNodeCost(const HvxCostModel& model, const Graph& g, const Node& n) {
@@ -215,8 +232,9 @@ NodeCost GraphNodeCost(const HvxCostModel& model, const Graph& g, const Node& n)
 
 double GraphCost(const Graph& g, const HvxCostModel& model, UncomputableNode* missing) {
   double total = 0;
+  ConstantMemo memo(g.num_nodes(), -1);
   for (const Node& n : g.nodes()) {
-    NodeCost c = GraphNodeCost(model, g, n);
+    NodeCost c = model.Cost(n.op, ProfileInGraph(g, n, &memo));
     if (!c.computable) {
       if (missing != nullptr) *missing = UncomputableNode{n.op, std::move(c.reason)};
       return std::numeric_limits<double>::infinity();
@@ -227,10 +245,12 @@ double GraphCost(const Graph& g, const HvxCostModel& model, UncomputableNode* mi
 }
 
 NodeId AnnotateImplementations(const HvxCostModel& model, Graph* g, NodeCost* blocked) {
+  // Annotating changes attributes only, not what the memo depends on.
+  ConstantMemo memo(g->num_nodes(), -1);
   for (NodeId id = 0; id < g->num_nodes(); ++id) {
     const Node& n = g->node(id);
     if (n.op == kConstOp || n.op == kShapeOp || n.op == kInputOp) continue;
-    NodeCost c = GraphNodeCost(model, *g, n);
+    NodeCost c = model.Cost(n.op, ProfileInGraph(*g, n, &memo));
     if (!c.computable) {
       if (blocked != nullptr) *blocked = std::move(c);
       return id;

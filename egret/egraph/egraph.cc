@@ -497,9 +497,10 @@ absl::Span<const Id> EGraph::ClassesWithOp(Symbol op) const {
   return it->second;
 }
 
-ConstTensorPtr EGraph::ConstantOf(Id c) const {
-  Payload p = class_constant_[c];
-  return p == kNoPayload ? nullptr : constants_.Get(p);
+const ConstTensorPtr& EGraph::ConstantOf(Id c) const {
+  static const ConstTensorPtr kNone;
+  const Payload p = class_constant_[c];
+  return p == kNoPayload ? kNone : constants_.Get(p);
 }
 
 absl::Span<const NodeIdx> EGraph::ClassNodesWithOp(Id c, Symbol op) const {

@@ -177,8 +177,12 @@ class EGraph {
   // Class data; `c` must be canonical.
   TypeId TypeIdOf(Id c) const { return class_type_[c]; }
   const TensorType& TypeOf(Id c) const { return types_.Get(class_type_[c]); }
-  // The constant a "$Const" node of the class holds, or null.
-  ConstTensorPtr ConstantOf(Id c) const;
+  // The constant a "$Const" node of the class holds, or null. A reference
+  // into the constant pool, valid until the next constant is added: asking
+  // copies no shared_ptr (copy it to keep it across AddConstant).
+  const ConstTensorPtr& ConstantOf(Id c) const;
+  // Whether the class holds a "$Const" node (ConstantOf(c) != nullptr).
+  bool HasConstant(Id c) const { return class_constant_[c] != kNoPayload; }
   // The class's nodes, sorted by (op, payload, operands) after a rebuild.
   absl::Span<const NodeIdx> ClassNodes(Id c) const { return classes_[c].nodes; }
   // The contiguous range of ClassNodes(c) with op `op`.

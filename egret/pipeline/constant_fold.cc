@@ -61,6 +61,17 @@ std::optional<NodeIdx> Foldable(const EGraph& g, Id c, const FoldPolicy& policy)
     if (!g.IsLive(n)) continue;
     ENodeView v = g.Node(n);
     if (v.op == out_op || v.op.is_volatile()) continue;
+    // The cheapest test first (no op-name lookups): an input that is
+    // neither a constant nor a shape rules the node out, whatever its op.
+    bool inputs_known = true;
+    for (Id ch : v.children) {
+      const Id cc = g.Find(ch);
+      if (!g.HasConstant(cc) && g.ClassNodesWithOp(cc, shape_op).empty()) {
+        inputs_known = false;
+        break;
+      }
+    }
+    if (!inputs_known) continue;
     const FoldPolicy::OpFlags flags = policy.FlagsOf(v.op.str());
     if (flags.inhibit || !HasKernel(v.op.str())) continue;
     // An op with no inputs is volatile unless IS_CONST; an IS_CONST op is
@@ -79,7 +90,7 @@ std::optional<NodeIdx> Foldable(const EGraph& g, Id c, const FoldPolicy& policy)
       // A constant input over the bound is copied whole by the executor on
       // every fold: slicing a 100M-element weight into pieces would take
       // minutes.
-      if ((g.ConstantOf(cc) == nullptr && !shape) ||
+      if ((!g.HasConstant(cc) && !shape) ||
           (!shape && !flags.is_const && g.TypeOf(cc).num_elements() > max_elements)) {
         all_const = false;
         break;

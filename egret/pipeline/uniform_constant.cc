@@ -14,7 +14,7 @@ namespace {
 // The repeated value of class c's constant when it is a Float32 constant of
 // more than one element, all equal (NaN never is).
 std::optional<double> UniformValue(const EGraph& g, Id c) {
-  ConstTensorPtr t = g.ConstantOf(g.Find(c));
+  const Tensor* t = g.ConstantOf(g.Find(c)).get();
   if (t == nullptr || t->type().dtype != DType::kFloat32 || t->num_elements() < 2) {
     return std::nullopt;
   }
@@ -30,11 +30,12 @@ std::optional<double> UniformValue(const EGraph& g, Id c) {
 Rewrite ForOp(const std::string& op, int pos) {
   const Symbol sym = Symbol::Intern(op);
   Guard guard = [pos](const EGraph& g, const MatchView& m) {
+    // Most operands hold no constant: ask that first (the cheapest test).
+    if (!g.HasConstant(g.Find(m[pos]))) return false;
     const Id other = g.Find(m[1 - pos]);
     // Both operands constant: constant folding computes the result; a
     // scalar form of it would only feed associativity more constant products.
-    return g.ConstantOf(other) == nullptr &&
-           g.TypeOf(other).dims == g.TypeOf(g.Find(m.root)).dims &&
+    return !g.HasConstant(other) && g.TypeOf(other).dims == g.TypeOf(g.Find(m.root)).dims &&
            UniformValue(g, m[pos]).has_value();
   };
   Applier applier = [pos, sym](EGraph& g, const MatchView& m) -> std::optional<Id> {

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "egret/cost/cost_table.h"
+#include "egret/cost/device_params.h"
 #include "egret/cost/hvx_cost_model.h"
 #include "egret/cost/make_cost_model.h"
 #include "egret/graph/graph.h"
@@ -147,6 +148,58 @@ TEST(GraphCostTest, AWeightReadThroughDequantizeIsPricedAtItsStoredBytes) {
   TensorType w8 = wt;
   w8.dtype = DType::kQUInt8;
   EXPECT_EQ(w8.stored_byte_size(), 2 * wt.stored_byte_size());
+}
+
+// GraphCost and AnnotateImplementations remember which values are constants
+// across the nodes they price; each node must still cost what it costs
+// alone (GraphNodeCost), on chains of Reshapes of a weight shorter and
+// longer than the constant search's budget and on a chain from an input.
+TEST(GraphCostTest, PricingAGraphPricesEachNodeAsAlone) {
+  DiagnosticList diags;
+  absl::StatusOr<rules::RuleSet> set = rules::LoadRuleFiles(
+      rules::ShippedRuleFiles(std::string(EGRET_SOURCE_DIR) + "/egret/rules/lib"), {}, &diags);
+  ASSERT_TRUE(set.ok()) << set.status();
+  // Priced in time on a device: the latency model reads constants from DDR.
+  absl::StatusOr<DeviceParams> device =
+      LoadDevice("snapdragon-8-gen-3", std::string(EGRET_SOURCE_DIR) + "/egret/cost/devices");
+  ASSERT_TRUE(device.ok()) << device.status();
+  Graph g;
+  const HvxCostModel m = MakeCostModel(set->ops, {}, g.options(), nullptr,
+                                       std::make_shared<const DeviceParams>(*device));
+  const TensorType t(DType::kFloat32, {1, 64, 64, 32});
+  const NodeId x = g.AddInput("x", t);
+  Node c;
+  c.op = std::string(kConstOp);
+  c.constant = std::make_shared<const Tensor>(t);
+  c.outputs.push_back(t);
+  const NodeId w = g.AddNode(std::move(c));
+  NodeId from_x = x, from_w = w;
+  std::vector<NodeId> adds, chain;
+  for (int i = 0; i < 100; ++i) {
+    from_x = AddOp(g, "Relu", {from_x}, t);
+    from_w = AddOp(g, "Relu", {from_w}, t);
+    chain.push_back(from_w);
+    // Reads a value from the input and a chain of the weight, i + 1 long:
+    // constant up to the search's budget, then not.
+    adds.push_back(AddOp(g, "ElementWiseAdd", {from_x, from_w}, t));
+    g.AddOutput(ValueRef{adds.back(), 0});
+  }
+  double sum = 0;
+  for (const Node& n : g.nodes()) sum += GraphNodeCost(m, g, n).cost;
+  EXPECT_EQ(GraphCost(g, m, nullptr), sum);
+  // The test can tell: a Relu of the weight's chain whose input is a
+  // constant is done while preparing the graph; past the search's budget its
+  // input is an activation, and it is priced.
+  EXPECT_LT(GraphNodeCost(m, g, g.node(chain[1])).cost,
+            GraphNodeCost(m, g, g.node(chain.back())).cost);
+  Graph annotated = g;
+  ASSERT_EQ(AnnotateImplementations(m, &annotated, nullptr), kNoNode);
+  for (NodeId id = 0; id < g.num_nodes(); ++id) {
+    if (!annotated.node(id).attrs.contains(std::string(kCostAttr))) continue;
+    EXPECT_EQ(annotated.node(id).attrs.at(std::string(kCostAttr)),
+              AttrValue(GraphNodeCost(m, g, g.node(id)).cost))
+        << "node " << id;
+  }
 }
 
 // The input costs `egret optimize` reported for the bundled examples before
