@@ -9,6 +9,7 @@
 #ifndef EGRET_EGRAPH_REWRITE_H_
 #define EGRET_EGRAPH_REWRITE_H_
 
+#include <cstdint>
 #include <functional>
 #include <optional>
 #include <string>
@@ -26,6 +27,18 @@ using Guard = std::function<bool(const EGraph&, const MatchView&)>;
 // Builds the replacement; returns the class to merge with match.root, or
 // nullopt when there is nothing to merge (or the applier merged itself).
 using Applier = std::function<std::optional<Id>(EGraph&, const MatchView&)>;
+
+// A builtin rule (builtin_rewrites.h) the runner applies by a direct call to
+// BuiltinGuard/BuiltinApply (builtin_apply.h) instead of through the
+// Rewrite's std::function guard and applier, which call the same functions:
+// the result is the same, the cost per match lower.
+struct BuiltinRule {
+  enum Kind : uint8_t { kNone, kComm, kAssoc };
+  Kind kind = kNone;
+  Symbol op;
+  bool reverse = false;    // assoc: f(f(a, b), c) => f(a, f(b, c))
+  bool broadcast = false;  // assoc: also across numpy broadcasting
+};
 
 struct Rewrite {
   std::string name;
@@ -53,6 +66,16 @@ struct Rewrite {
   // then prefetches that node's hash-cons slot a few matches before applying
   // (EGraph::PrefetchLike). -1: no hint. Changes nothing but speed.
   int prefetch_vars[2] = {-1, -1};
+  // Optional second stage of the hint: when that first node is present, the
+  // applier looks up a second one with the same op and payload whose operands
+  // are the first node's class and the class of variable `prefetch_next_var`
+  // (in this order when `prefetch_next_first`, else reversed). The runner
+  // then looks up the first node a few matches ahead and prefetches the
+  // second node's slot. -1: no second stage.
+  int prefetch_next_var = -1;
+  bool prefetch_next_first = true;
+  // Set by BuiltinRewrites for comm and assoc rules (kind kNone otherwise).
+  BuiltinRule builtin;
 };
 
 // A rewrite matching `lhs`; lookahead is 1 when there is a guard.

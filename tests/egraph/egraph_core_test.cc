@@ -1,4 +1,6 @@
 #include <memory>
+#include <string>
+#include <vector>
 
 #include "egret/egraph/egraph.h"
 #include "egret/egraph/invariants.h"
@@ -268,6 +270,48 @@ TEST(EGraphTest, AddToClassJoinsTheClassAtRebuild) {
   // A hit of another type is refused.
   Id c = AddOp(g, "Relu", {a}, TensorType(DType::kInt32, {4}));
   EXPECT_FALSE(g.AddToClass(ENodeView{add, 0, ab_ch}, c).ok());
+}
+
+TEST(EGraphTest, AddPairDoesWhatAddAndAddToClassDo) {
+  // One script of adds run twice, through Add/AddToClass and through
+  // AddPair/AddPairToClass: the same ids, errors, sizes and conflicts.
+  const TensorType i32(DType::kInt32, {4});
+  auto run = [&](bool pair, std::vector<std::string>& out) {
+    EGraph g;
+    Id a = Leaf(g, "a"), b = Leaf(g, "b"), c = Leaf(g, "c"), k = Leaf(g, "k", i32);
+    Symbol add = Symbol::Intern("ElementWiseAdd");
+    const TypeId f32 = g.InternType(F32());
+    auto add2 = [&](Id x, Id y, TypeId t) {
+      Id ch[2] = {x, y};
+      return pair ? g.AddPair(add, 0, x, y, t) : g.Add(ENodeView{add, 0, ch}, t);
+    };
+    auto to_class = [&](Id x, Id y, Id cls) {
+      Id ch[2] = {x, y};
+      return pair ? g.AddPairToClass(add, 0, x, y, cls) : g.AddToClass(ENodeView{add, 0, ch}, cls);
+    };
+    auto note = [&](const absl::StatusOr<Id>& r) {
+      out.push_back(r.ok() ? std::to_string(*r) : std::string(r.status().message()));
+    };
+    Id ab = *add2(a, b, f32);
+    note(add2(a, b, f32));                // a hit
+    note(add2(a, b, g.InternType(i32)));  // a hit of another type: refused
+    note(to_class(b, a, ab));             // new member of ab's class
+    note(to_class(b, a, c));              // a hit: ab's class, for the caller to union
+    note(to_class(a, b, k));              // a hit of another type: refused
+    EXPECT_TRUE(Merge(g, a, c));          // non-canonical operands from here on
+    note(add2(c, b, f32));                // finds a + b through Find
+    note(to_class(b, c, ab));             // finds b + a (a member since the add above)
+    g.Rebuild();
+    note(add2(ab, c, f32));     // new class
+    note(to_class(c, ab, ab));  // new member
+    out.push_back(std::to_string(g.num_nodes()) + " " + std::to_string(g.num_classes()) + " " +
+                  std::to_string(g.num_conflicts()) + " " + std::to_string(g.version()));
+  };
+  std::vector<std::string> general, pair;
+  run(false, general);
+  run(true, pair);
+  EXPECT_EQ(pair, general);
+  EXPECT_THAT(general[1], HasSubstr("types differ"));
 }
 
 TEST(EGraphTest, MemoryAccountingGrows) {
