@@ -24,8 +24,6 @@ Rewrite Commutativity(Symbol op) {
       std::string("comm-").append(op.str()),
       Pattern::Op(op.str(), {Pattern::Var("a"), Pattern::Var("b")}),
       [rule](EGraph& g, const MatchView& m) { return BuiltinApply(rule, g, m); }, nullptr);
-  r.prefetch_vars[0] = 1;  // op(b, a)
-  r.prefetch_vars[1] = 0;
   r.builtin = rule;
   return r;
 }
@@ -46,12 +44,6 @@ Rewrite Associativity(Symbol op, bool reverse, bool broadcast) {
       [rule](EGraph& g, const MatchView& m) { return BuiltinApply(rule, g, m); },
       [rule](const EGraph& g, const MatchView& m) { return BuiltinGuard(rule, g, m); });
   r.lookahead = 0;  // the guard reads only types, which never change
-  // The applier looks up the new inner node first: op(b, c), or op(a, b).
-  r.prefetch_vars[0] = reverse ? 1 : 0;
-  r.prefetch_vars[1] = reverse ? 2 : 1;
-  // Then op(a, bc), or op(ab, c).
-  r.prefetch_next_var = reverse ? 0 : 2;
-  r.prefetch_next_first = !reverse;
   r.builtin = rule;
   return r;
 }

@@ -108,9 +108,6 @@ struct EGraph::Hashcons {
     auto it = set.find(Key{op, payload, ch});
     return it == set.end() ? kNoId : it->cls;
   }
-  void Prefetch(Symbol op, Payload payload, Id a, Id b) {
-    if (const PairTable* t = Pairs(op, payload, false)) t->Prefetch(a, b);
-  }
   // Enters node n (content op, payload, ch; added to class cls) unless an
   // equal node is present: then returns the class that one was added to,
   // else kNoId.
@@ -367,17 +364,6 @@ std::optional<Id> EGraph::Lookup(const ENodeView& node) const {
   const Id hit = hashcons_->Find(node.op, node.payload, ch);
   if (hit == kNoId) return std::nullopt;
   return Find(hit);
-}
-
-Id EGraph::LookupLike(NodeIdx n, Id a, Id b) const {
-  const NodeRec& r = store_->nodes[n];
-  const Id ch[2] = {Find(a), Find(b)};
-  return hashcons_->Find(r.op, r.payload, ch);
-}
-
-void EGraph::PrefetchLike(NodeIdx n, Id a, Id b) const {
-  const NodeRec& r = store_->nodes[n];
-  hashcons_->Prefetch(r.op, r.payload, Find(a), Find(b));
 }
 
 absl::StatusOr<bool> EGraph::Union(Id a, Id b) {

@@ -202,13 +202,6 @@ class EGraph {
   Symbol NodeOp(NodeIdx n) const { return store_->nodes[n].op; }
   // Hints the processor to load node n's record (op, payload, operands).
   void PrefetchNode(NodeIdx n) const { __builtin_prefetch(&store_->nodes[n]); }
-  // Hints the processor to load the hash-cons slot where a binary node with
-  // node n's op and payload and operands (Find(a), Find(b)) would be found.
-  void PrefetchLike(NodeIdx n, Id a, Id b) const;
-  // The class (not necessarily canonical) of the binary node with node n's op
-  // and payload and operands (Find(a), Find(b)), or kNoId: a hash-cons probe
-  // for look-ahead (it changes nothing).
-  Id LookupLike(NodeIdx n, Id a, Id b) const;
   // Hints the processor to load node n's operands. Reads n's record: call it
   // some time after PrefetchNode(n).
   void PrefetchOperands(NodeIdx n) const { __builtin_prefetch(store_->Children(store_->nodes[n])); }

@@ -60,20 +60,6 @@ struct Rewrite {
   // were applied then, and applying them again adds nothing.
   bool incremental = true;
   int lookahead = 0;
-  // Optional hint: the variables (indices into pattern.vars()) whose classes
-  // are the operands, in order, of the first binary node the applier looks
-  // up, a node with the op and payload of the match's root node. The runner
-  // then prefetches that node's hash-cons slot a few matches before applying
-  // (EGraph::PrefetchLike). -1: no hint. Changes nothing but speed.
-  int prefetch_vars[2] = {-1, -1};
-  // Optional second stage of the hint: when that first node is present, the
-  // applier looks up a second one with the same op and payload whose operands
-  // are the first node's class and the class of variable `prefetch_next_var`
-  // (in this order when `prefetch_next_first`, else reversed). The runner
-  // then looks up the first node a few matches ahead and prefetches the
-  // second node's slot. -1: no second stage.
-  int prefetch_next_var = -1;
-  bool prefetch_next_first = true;
   // Set by BuiltinRewrites for comm and assoc rules (kind kNone otherwise).
   BuiltinRule builtin;
 };

@@ -21,11 +21,6 @@ using Clock = std::chrono::steady_clock;
 // Matches are applied in chunks of this many while a rule with no match
 // limit is searched, so that match buffers stay small.
 constexpr size_t kApplyChunk = 4096;
-// A rule's prefetch hint (Rewrite::prefetch_vars) is followed this many
-// matches ahead of the one applied.
-constexpr size_t kPrefetchMatches = 8;
-// Its second stage (Rewrite::prefetch_next_var) this many ahead.
-constexpr size_t kPrefetchNext = 4;
 
 class RunState {
  public:
@@ -206,25 +201,7 @@ void RunState::SearchAndApply(const Rewrite& rw, size_t rule, RuleState& st,
   auto flush = [&] {
     Clock::time_point a0 = Clock::now();
     g_.set_rule_context(rw.name);
-    const int pa = rw.prefetch_vars[0], pb = rw.prefetch_vars[1];
-    const bool prefetch = pa >= 0 && pb >= 0 && nnodes > 0;
-    const int pn = prefetch ? rw.prefetch_next_var : -1;
     for (size_t off = 0; off < buffer_.size(); off += stride) {
-      if (prefetch && off + kPrefetchMatches * stride < buffer_.size()) {
-        const uint32_t* ahead = buffer_.data() + off + kPrefetchMatches * stride;
-        g_.PrefetchLike(ahead[1 + nvars], ahead[1 + pa], ahead[1 + pb]);
-      }
-      // The second stage: the first node's slot was prefetched
-      // kPrefetchMatches - kPrefetchNext matches ago.
-      if (pn >= 0 && off + kPrefetchNext * stride < buffer_.size()) {
-        const uint32_t* ahead = buffer_.data() + off + kPrefetchNext * stride;
-        const Id first = g_.LookupLike(ahead[1 + nvars], ahead[1 + pa], ahead[1 + pb]);
-        if (first != kNoId) {
-          const Id other = ahead[1 + pn];
-          g_.PrefetchLike(ahead[1 + nvars], rw.prefetch_next_first ? first : other,
-                          rw.prefetch_next_first ? other : first);
-        }
-      }
       MatchView m{buffer_[off], absl::Span<const Id>(buffer_.data() + off + 1, nvars),
                   absl::Span<const NodeIdx>(buffer_.data() + off + 1 + nvars, nnodes)};
       const uint64_t version = g_.version();
