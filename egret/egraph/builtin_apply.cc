@@ -9,13 +9,9 @@ namespace {
 // `root`: it is the one stored for op(x, y) when type == root (EGraph::AddPair).
 std::optional<Id> AddOrNothing(EGraph& g, Symbol op, Payload payload, Id x, Id y, TypeId type,
                                TypeId root) {
-  absl::StatusOr<Id> id;
-  if (type == root) {
-    id = g.AddPair(op, payload, x, y, type);
-  } else {
-    Id ch[2] = {x, y};
-    id = g.Add(ENodeView{op, payload, ch}, type);
-  }
+  Id ch[2] = {x, y};
+  absl::StatusOr<Id> id =
+      type == root ? g.AddPair(op, payload, x, y, type) : g.Add(ENodeView{op, payload, ch}, type);
   if (!id.ok()) return std::nullopt;  // recorded in g.conflicts()
   return *id;
 }

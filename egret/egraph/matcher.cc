@@ -21,6 +21,13 @@ Matcher::Matcher(const CompiledPattern& pattern)
   }
 }
 
+inline bool Matcher::Emit() {
+  if (filter_ && fresh_ == 0) return true;
+  const std::vector<uint16_t>& vr = pattern_.var_regs();
+  for (size_t i = 0; i < vr.size(); ++i) subst_[i] = regs_[vr[i]];
+  return (*cb_)(MatchView{regs_[0], subst_, nodes_});
+}
+
 bool Matcher::Run(size_t pc) {
   const std::vector<MatchInstr>& prog = pattern_.program();
   // Straight-line Compares are handled in a loop; Binds recurse.
@@ -28,18 +35,14 @@ bool Matcher::Run(size_t pc) {
     if (regs_[prog[pc].in] != regs_[prog[pc].out]) return true;
     ++pc;
   }
-  if (pc == prog.size()) {
-    if (filter_ && fresh_ == 0) return true;
-    const std::vector<uint16_t>& vr = pattern_.var_regs();
-    for (size_t i = 0; i < vr.size(); ++i) subst_[i] = regs_[vr[i]];
-    return (*cb_)(MatchView{regs_[0], subst_, nodes_});
-  }
+  if (pc == prog.size()) return Emit();
   const MatchInstr& in = prog[pc];
   // Whether a candidate's freshness is tested, and whether a stale one can be
   // skipped here (no fresh node bound so far, and no later Bind to bind one).
   const bool filter = filter_;
   const bool skip_stale = filter && fresh_ == 0 && pc == last_bind_;
   const bool content = in.slot == 0 && !pattern_.root_is_var();
+  const bool last = pc + 1 == prog.size();
   absl::Span<const NodeIdx> candidates = g_->ClassNodesWithOp(regs_[in.in], in.op);
   for (size_t i = 0; i < candidates.size(); ++i) {
     // Node records are read in list order, scattered over the store.
@@ -58,7 +61,8 @@ bool Matcher::Run(size_t pc) {
     for (uint16_t k = 0; k < in.arity; ++k) regs_[in.out + k] = v.children[k];
     nodes_[in.slot] = n;
     fresh_ += fresh;
-    const bool more = Run(pc + 1);
+    // The last instruction's matches are reported without another call.
+    const bool more = last ? Emit() : Run(pc + 1);
     fresh_ -= fresh;
     if (!more) return false;
   }

@@ -60,6 +60,9 @@ class Matcher {
 
  private:
   bool Run(size_t pc);
+  // Reports the match in the registers (unless the semi-naive filter drops
+  // it); false when the callback stopped matching.
+  bool Emit();
 
   const CompiledPattern& pattern_;
   std::vector<Id> regs_;
