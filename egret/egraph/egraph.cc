@@ -337,7 +337,16 @@ absl::StatusOr<Id> EGraph::AddPairToClass(Symbol op, Payload payload, Id a, Id b
   }
   cls = Find(cls);
   const Id ch[2] = {Find(a), Find(b)};
-  return AddCanonicalToClass(ENodeView{op, payload, ch}, ch, cls, class_type_[cls]);
+  const TypeId type = class_type_[cls];
+  const PairTable* t = hashcons_->Pairs(op, payload, false);
+  const Id hit = t == nullptr ? kNoId : t->Find(ch[0], ch[1]);
+  if (hit != kNoId) {
+    const Id c = Find(hit);
+    if (class_type_[hit] != type) return Conflict(c, kNoId, type, false);
+    return c;
+  }
+  pending_members_.push_back(StoreNode(ENodeView{op, payload, ch}, ch, false, cls));
+  return cls;
 }
 
 Id EGraph::AddConstant(ConstTensorPtr value) {
