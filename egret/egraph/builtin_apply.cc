@@ -7,8 +7,8 @@ namespace {
 
 // op(x, y) of type `type`; `payload` is that of the matched node, of type
 // `root`: it is the one stored for op(x, y) when type == root (EGraph::AddPair).
-std::optional<Id> AddOrNothing(EGraph& g, Symbol op, Payload payload, Id x, Id y, TypeId type,
-                               TypeId root) {
+[[gnu::always_inline]] inline std::optional<Id> AddOrNothing(EGraph& g, Symbol op, Payload payload,
+                                                             Id x, Id y, TypeId type, TypeId root) {
   Id ch[2] = {x, y};
   absl::StatusOr<Id> id =
       type == root ? g.AddPair(op, payload, x, y, type) : g.Add(ENodeView{op, payload, ch}, type);
@@ -19,7 +19,8 @@ std::optional<Id> AddOrNothing(EGraph& g, Symbol op, Payload payload, Id x, Id y
 // op(x, y) added as a member of class `root` (the match's root, which it
 // equals): no class is made for it when it is new. `payload` is that of the
 // matched node, a node of op `op` in class `root`.
-std::optional<Id> AddToRoot(EGraph& g, Symbol op, Payload payload, Id x, Id y, Id root) {
+[[gnu::always_inline]] inline std::optional<Id> AddToRoot(EGraph& g, Symbol op, Payload payload,
+                                                          Id x, Id y, Id root) {
   absl::StatusOr<Id> id = g.AddPairToClass(op, payload, x, y, root);
   if (!id.ok()) return std::nullopt;  // recorded in g.conflicts()
   return *id;
