@@ -445,12 +445,40 @@ void EGraph::Repair(NodeIdx p, std::vector<Id>& touched) {
   }
 }
 
+void EGraph::SortByContent(std::vector<NodeIdx>& nodes) const {
+  if (nodes.size() < 2) return;
+  const NodeRec* recs = store_->nodes.data();
+  const NodeRec& first = recs[nodes.front()];
+  bool uniform = true;
+  for (NodeIdx n : nodes) {
+    const NodeRec& r = recs[n];
+    if (r.op != first.op || r.payload != first.payload || r.arity != 2) {
+      uniform = false;
+      break;
+    }
+  }
+  if (!uniform) {
+    std::sort(nodes.begin(), nodes.end(), [&](NodeIdx a, NodeIdx b) { return NodeLess(a, b); });
+    return;
+  }
+  // NodeLess then orders by the two operands and the index: sort (operands,
+  // index) keys, without reading records inside the sort.
+  std::vector<std::pair<uint64_t, NodeIdx>> keyed;
+  keyed.reserve(nodes.size());
+  for (NodeIdx n : nodes) {
+    const Id* ch = store_->Children(recs[n]);
+    keyed.emplace_back((uint64_t{ch[0]} << 32) | ch[1], n);
+  }
+  std::sort(keyed.begin(), keyed.end());
+  for (size_t i = 0; i < nodes.size(); ++i) nodes[i] = keyed[i].second;
+}
+
 void EGraph::CleanClass(Id c, bool with_parents) {
   const NodeRec* recs = store_->nodes.data();
   auto dead = [&](NodeIdx n) { return (recs[n].flags & kDead) != 0; };
   std::vector<NodeIdx>& nodes = classes_[c].nodes;
   nodes.erase(std::remove_if(nodes.begin(), nodes.end(), dead), nodes.end());
-  std::sort(nodes.begin(), nodes.end(), [&](NodeIdx a, NodeIdx b) { return NodeLess(a, b); });
+  SortByContent(nodes);
   class_op_[c] = !nodes.empty() && recs[nodes.front()].op == recs[nodes.back()].op
                      ? recs[nodes.front()].op.id()
                      : kMixedOps;

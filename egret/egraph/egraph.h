@@ -302,6 +302,8 @@ class EGraph {
   // also drops dead and repeated entries from its parent list.
   void CleanClass(Id c, bool with_parents);
   bool NodeLess(NodeIdx a, NodeIdx b) const;
+  // Sorts `nodes` by NodeLess.
+  void SortByContent(std::vector<NodeIdx>& nodes) const;
 
   OpTable ops_;
   TypeTable types_;
