@@ -1,5 +1,6 @@
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "egret/egraph/egraph.h"
@@ -226,6 +227,34 @@ TEST(EGraphTest, ClassNodesSortedAndIndexedByOp) {
   EXPECT_EQ(g.ClassNodesWithOp(c, Symbol::Intern("Tanh")).size(), 0u);
   absl::Span<const Id> relus = g.ClassesWithOp(Symbol::Intern("Relu"));
   EXPECT_EQ(std::vector<Id>(relus.begin(), relus.end()), std::vector<Id>{c});
+}
+
+TEST(EGraphTest, ClassNodesSortedByContent) {
+  // A class of binary nodes of one op (sorted by operand keys) and the same
+  // class with a node of another op (sorted by NodeLess): both in content order.
+  for (bool mixed : {false, true}) {
+    EGraph g;
+    std::vector<Id> l;
+    for (int i = 0; i < 6; ++i) l.push_back(Leaf(g, "l" + std::to_string(i)));
+    Id first = AddOp(g, "ElementWiseAdd", {l[3], l[1]});
+    for (auto [x, y] : std::vector<std::pair<int, int>>{{0, 5}, {3, 0}, {1, 2}, {0, 4}, {3, 2}}) {
+      Merge(g, first, AddOp(g, "ElementWiseAdd", {l[x], l[y]}));
+    }
+    if (mixed) Merge(g, first, AddOp(g, "Relu", {l[5]}));
+    g.Rebuild();
+    absl::Span<const NodeIdx> nodes = g.ClassNodes(g.Find(first));
+    ASSERT_EQ(nodes.size(), mixed ? 7u : 6u);
+    for (size_t i = 1; i < nodes.size(); ++i) {
+      ENodeView p = g.Node(nodes[i - 1]), q = g.Node(nodes[i]);
+      if (p.op != q.op) {
+        EXPECT_LT(p.op, q.op);
+        continue;
+      }
+      EXPECT_LT(std::make_pair(p.children[0], p.children[1]),
+                std::make_pair(q.children[0], q.children[1]))
+          << "at " << i << (mixed ? " (mixed)" : "");
+    }
+  }
 }
 
 TEST(EGraphTest, ChangeLogRecordsNewAndMergedClasses) {
