@@ -61,6 +61,8 @@ struct Rewrite {
   bool incremental = true;
   int lookahead = 0;
   // Set by BuiltinRewrites for comm and assoc rules (kind kNone otherwise).
+  // When set, the runner calls BuiltinGuard/BuiltinApply, not `guard` and
+  // `applier`: set kind to kNone before replacing those.
   BuiltinRule builtin;
 };
 
