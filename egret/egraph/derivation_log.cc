@@ -4,13 +4,6 @@
 
 namespace egret {
 
-void DerivationLog::Open(std::string_view rule, absl::Span<const NodeIdx> matched) {
-  open_ = true;
-  materialized_ = false;
-  open_rule_ = rule;
-  open_matched_ = matched;
-}
-
 uint32_t DerivationLog::InternRule(std::string_view rule) {
   if (last_rule_id_ < rules_.size() && rules_[last_rule_id_] == rule) return last_rule_id_;
   auto [it, inserted] =

@@ -42,7 +42,12 @@ class DerivationLog {
   // Opens a match context: nodes stored until Close() derive from `matched`
   // by `rule`. Both are read (and copied) only when the first such node is
   // stored, so they must stay valid until Close(). Contexts do not nest.
-  void Open(std::string_view rule, absl::Span<const NodeIdx> matched);
+  void Open(std::string_view rule, absl::Span<const NodeIdx> matched) {
+    open_ = true;
+    materialized_ = false;
+    open_rule_ = rule;
+    open_matched_ = matched;
+  }
   // Off: nothing more is recorded (nodes stored from then on have no
   // derivation, unions no edge). On by default.
   void set_enabled(bool on) { enabled_ = on; }

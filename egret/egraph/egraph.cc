@@ -86,6 +86,9 @@ struct EGraph::Hashcons {
   PairTable* Pairs(Symbol op, Payload payload, bool create) {
     const uint64_t key = (uint64_t{op.id()} << 32) | payload;
     if (key == last_key) return &pairs[last];
+    return PairsSlow(key, create);
+  }
+  PairTable* PairsSlow(uint64_t key, bool create) {
     auto it = pair_index.find(key);
     if (it == pair_index.end()) {
       if (!create) return nullptr;
@@ -104,9 +107,6 @@ struct EGraph::Hashcons {
     }
     auto it = set.find(Key{op, payload, ch});
     return it == set.end() ? kNoId : it->cls;
-  }
-  void Prefetch(Symbol op, Payload payload, Id a, Id b) {
-    if (const PairTable* t = Pairs(op, payload, false)) t->Prefetch(a, b);
   }
   // Enters node n (content op, payload, ch; added to class cls) unless an
   // equal node is present: then returns the class that one was added to,
@@ -175,7 +175,7 @@ EGraph::~EGraph() = default;
 EGraph::EGraph(EGraph&&) noexcept = default;
 EGraph& EGraph::operator=(EGraph&&) noexcept = default;
 
-bool EGraph::IsUnhashedOp(Symbol op) {
+bool EGraph::ClassifyOp(Symbol op) {
   if (op.id() >= unhashed_op_.size()) unhashed_op_.resize(op.id() + 64, 0);
   uint8_t& v = unhashed_op_[op.id()];
   if (v == 0) {
@@ -217,11 +217,10 @@ NodeIdx EGraph::StoreNode(const ENodeView& node, absl::Span<const Id> ch, bool u
   NodeIdx n = static_cast<NodeIdx>(st.nodes.size());
   st.nodes.push_back(NodeRec{node.op, node.payload, static_cast<uint32_t>(st.children.size()),
                              static_cast<uint16_t>(ch.size()),
-                             static_cast<uint8_t>(unhashed ? kUnhashed : 0)});
+                             static_cast<uint8_t>(unhashed ? kUnhashed : 0), 0,
+                             static_cast<uint32_t>(epoch_), static_cast<uint32_t>(epoch_)});
   st.children.insert(st.children.end(), ch.begin(), ch.end());
   node_class_.push_back(cls);
-  node_stamp_.push_back(static_cast<uint32_t>(epoch_));
-  node_content_stamp_.push_back(static_cast<uint32_t>(epoch_));
   derivations_.OnNodeStored();
   for (size_t i = 0; i < ch.size(); ++i) {
     if (std::find(ch.begin(), ch.begin() + i, ch[i]) != ch.begin() + i) continue;
@@ -236,20 +235,38 @@ NodeIdx EGraph::StoreNode(const ENodeView& node, absl::Span<const Id> ch, bool u
 }
 
 Payload EGraph::PayloadFor(const ENodeView& node, TypeId type) const {
-  if (node.op == const_op_ || node.op == shape_op_) return node.payload;
-  if (node.payload != kNoPayload && (node.payload & kTypePayloadBit) == 0) return node.payload;
+  if ((node.payload != kNoPayload && (node.payload & kTypePayloadBit) == 0) ||
+      node.op == const_op_ || node.op == shape_op_) {
+    return node.payload;
+  }
   if (node.op == cast_op_ || node.op == qnn_cast_op_ || node.op == quantize_op_ ||
-      node.op == dequantize_op_ || IsQuantized(types_.Get(type).dtype)) {
+      node.op == dequantize_op_ || TypeIsQuantized(type)) {
     return kTypePayloadBit | type;
   }
   return kNoPayload;
 }
 
+bool EGraph::TypeIsQuantized(TypeId type) const {
+  if (type >= type_quantized_.size()) type_quantized_.resize(types_.size(), 0);
+  uint8_t& v = type_quantized_[type];
+  if (v == 0) v = IsQuantized(types_.Get(type).dtype) ? 2 : 1;
+  return v == 2;
+}
+
 absl::StatusOr<Id> EGraph::Add(const ENodeView& in, TypeId type) {
   const ENodeView node{in.op, PayloadFor(in, type), in.children};
+  if (node.children.size() == 2) {
+    const Id ch[2] = {Find(node.children[0]), Find(node.children[1])};
+    return AddCanonical(node, ch, type);
+  }
   if (absl::Status s = CheckArity(node); !s.ok()) return s;
   absl::InlinedVector<Id, 8> ch(node.children.begin(), node.children.end());
   for (Id& c : ch) c = Find(c);
+  return AddCanonical(node, ch, type);
+}
+
+absl::StatusOr<Id> EGraph::AddCanonical(const ENodeView& node, absl::Span<const Id> ch,
+                                        TypeId type) {
   const bool unhashed = IsUnhashedOp(node.op);
   if (!unhashed) {
     const Id hit = hashcons_->Find(node.op, node.payload, ch);
@@ -277,9 +294,18 @@ absl::StatusOr<Id> EGraph::AddToClass(const ENodeView& in, Id cls) {
   const ENodeView node{in.op, PayloadFor(in, type), in.children};
   // Volatile nodes get a class of their own; a "$Const" sets class data.
   if (IsUnhashedOp(node.op) || node.op == const_op_) return Add(node, type);
+  if (node.children.size() == 2) {
+    const Id ch[2] = {Find(node.children[0]), Find(node.children[1])};
+    return AddCanonicalToClass(node, ch, cls, type);
+  }
   if (absl::Status s = CheckArity(node); !s.ok()) return s;
   absl::InlinedVector<Id, 8> ch(node.children.begin(), node.children.end());
   for (Id& c : ch) c = Find(c);
+  return AddCanonicalToClass(node, ch, cls, type);
+}
+
+absl::StatusOr<Id> EGraph::AddCanonicalToClass(const ENodeView& node, absl::Span<const Id> ch,
+                                               Id cls, TypeId type) {
   const Id hit = hashcons_->Find(node.op, node.payload, ch);
   if (hit != kNoId) {
     Id c = Find(hit);
@@ -287,6 +313,39 @@ absl::StatusOr<Id> EGraph::AddToClass(const ENodeView& in, Id cls) {
     return c;
   }
   pending_members_.push_back(StoreNode(node, ch, false, cls));
+  return cls;
+}
+
+absl::StatusOr<Id> EGraph::AddPair(Symbol op, Payload payload, Id a, Id b, TypeId type) {
+  const Id ch[2] = {Find(a), Find(b)};
+  const ENodeView node{op, payload, ch};
+  if (IsUnhashedOp(op)) return AddCanonical(node, ch, type);
+  const PairTable* t = hashcons_->Pairs(op, payload, false);
+  const Id hit = t == nullptr ? kNoId : t->Find(ch[0], ch[1]);
+  if (hit != kNoId) {
+    const Id c = Find(hit);
+    if (class_type_[hit] != type) return Conflict(c, kNoId, type, false);
+    return c;
+  }
+  return AddCanonical(node, ch, type);
+}
+
+absl::StatusOr<Id> EGraph::AddPairToClass(Symbol op, Payload payload, Id a, Id b, Id cls) {
+  if (IsUnhashedOp(op) || op == const_op_) {
+    const Id ch[2] = {a, b};
+    return AddToClass(ENodeView{op, payload, ch}, cls);
+  }
+  cls = Find(cls);
+  const Id ch[2] = {Find(a), Find(b)};
+  const TypeId type = class_type_[cls];
+  const PairTable* t = hashcons_->Pairs(op, payload, false);
+  const Id hit = t == nullptr ? kNoId : t->Find(ch[0], ch[1]);
+  if (hit != kNoId) {
+    const Id c = Find(hit);
+    if (class_type_[hit] != type) return Conflict(c, kNoId, type, false);
+    return c;
+  }
+  pending_members_.push_back(StoreNode(ENodeView{op, payload, ch}, ch, false, cls));
   return cls;
 }
 
@@ -314,11 +373,6 @@ std::optional<Id> EGraph::Lookup(const ENodeView& node) const {
   const Id hit = hashcons_->Find(node.op, node.payload, ch);
   if (hit == kNoId) return std::nullopt;
   return Find(hit);
-}
-
-void EGraph::PrefetchLike(NodeIdx n, Id a, Id b) const {
-  const NodeRec& r = store_->nodes[n];
-  hashcons_->Prefetch(r.op, r.payload, Find(a), Find(b));
 }
 
 absl::StatusOr<bool> EGraph::Union(Id a, Id b) {
@@ -369,7 +423,7 @@ void EGraph::Repair(NodeIdx p, std::vector<Id>& touched) {
   const absl::Span<const Id> content(ch, rec.arity);
   if (hashed) hashcons_->Erase(p, rec.op, rec.payload, content);
   for (uint16_t k = 0; k < rec.arity; ++k) ch[k] = Find(ch[k]);
-  node_stamp_[p] = node_content_stamp_[p] = static_cast<uint32_t>(epoch_);
+  rec.stamp = rec.content_stamp = static_cast<uint32_t>(epoch_);
   Id pc = Find(node_class_[p]);
   touched.push_back(pc);
   LogChange(pc);
@@ -391,12 +445,40 @@ void EGraph::Repair(NodeIdx p, std::vector<Id>& touched) {
   }
 }
 
+void EGraph::SortByContent(std::vector<NodeIdx>& nodes) const {
+  if (nodes.size() < 2) return;
+  const NodeRec* recs = store_->nodes.data();
+  const NodeRec& first = recs[nodes.front()];
+  bool uniform = true;
+  for (NodeIdx n : nodes) {
+    const NodeRec& r = recs[n];
+    if (r.op != first.op || r.payload != first.payload || r.arity != 2) {
+      uniform = false;
+      break;
+    }
+  }
+  if (!uniform) {
+    std::sort(nodes.begin(), nodes.end(), [&](NodeIdx a, NodeIdx b) { return NodeLess(a, b); });
+    return;
+  }
+  // NodeLess then orders by the two operands and the index: sort (operands,
+  // index) keys, without reading records inside the sort.
+  std::vector<std::pair<uint64_t, NodeIdx>> keyed;
+  keyed.reserve(nodes.size());
+  for (NodeIdx n : nodes) {
+    const Id* ch = store_->Children(recs[n]);
+    keyed.emplace_back((uint64_t{ch[0]} << 32) | ch[1], n);
+  }
+  std::sort(keyed.begin(), keyed.end());
+  for (size_t i = 0; i < nodes.size(); ++i) nodes[i] = keyed[i].second;
+}
+
 void EGraph::CleanClass(Id c, bool with_parents) {
   const NodeRec* recs = store_->nodes.data();
   auto dead = [&](NodeIdx n) { return (recs[n].flags & kDead) != 0; };
   std::vector<NodeIdx>& nodes = classes_[c].nodes;
   nodes.erase(std::remove_if(nodes.begin(), nodes.end(), dead), nodes.end());
-  std::sort(nodes.begin(), nodes.end(), [&](NodeIdx a, NodeIdx b) { return NodeLess(a, b); });
+  SortByContent(nodes);
   class_op_[c] = !nodes.empty() && recs[nodes.front()].op == recs[nodes.back()].op
                      ? recs[nodes.front()].op.id()
                      : kMixedOps;
@@ -422,7 +504,7 @@ size_t EGraph::Rebuild() {
   for (NodeIdx n : pending_members_) {
     Id r = Find(node_class_[n]);
     classes_[r].nodes.push_back(n);
-    node_stamp_[n] = static_cast<uint32_t>(epoch_);
+    store_->nodes[n].stamp = static_cast<uint32_t>(epoch_);
     touched.push_back(r);
     LogChange(r);
   }
@@ -438,7 +520,7 @@ size_t EGraph::Rebuild() {
       // The loser's nodes join r (new matches through r) and its parents now
       // hold a non-canonical operand: only they need repair, as in egg; the
       // parents of r are unaffected by this merge.
-      for (NodeIdx n : lc.nodes) node_stamp_[n] = static_cast<uint32_t>(epoch_);
+      for (NodeIdx n : lc.nodes) store_->nodes[n].stamp = static_cast<uint32_t>(epoch_);
       rc.nodes.insert(rc.nodes.end(), lc.nodes.begin(), lc.nodes.end());
       rc.parents.insert(rc.parents.end(), lc.parents.begin(), lc.parents.end());
       repair.insert(repair.end(), lc.parents.begin(), lc.parents.end());
@@ -533,9 +615,8 @@ size_t EGraph::ApproxMemoryBytes() const {
       hashcons_->ApproxBytes() + classes_.capacity() * sizeof(ClassRec) +
       class_type_.capacity() * (sizeof(TypeId) + sizeof(Payload) + 2 * sizeof(uint32_t)) +
       list_entries_ * sizeof(NodeIdx) + uf_.ApproxBytes() + change_log_.capacity() * sizeof(Id) +
-      pending_members_.capacity() * sizeof(NodeIdx) +
-      (node_stamp_.capacity() + node_content_stamp_.capacity()) * sizeof(uint32_t) +
-      types_.ApproxBytes() + unhashed_op_.capacity() + derivations_.ApproxBytes();
+      pending_members_.capacity() * sizeof(NodeIdx) + types_.ApproxBytes() +
+      unhashed_op_.capacity() + type_quantized_.capacity() + derivations_.ApproxBytes();
   return bytes;
 }
 

@@ -109,6 +109,12 @@ class EGraph {
   // type than `cls` is refused as in Add(). Volatile, side-effecting and
   // "$Const" nodes are added as by Add() (a class of their own).
   absl::StatusOr<Id> AddToClass(const ENodeView& node, Id cls);
+  // Add() and AddToClass() of the node op(a, b), in fewer steps (the builtin
+  // rules' apply path): the same results and effects, provided `payload` is
+  // the one the e-graph stores for this node, e.g. the payload of a stored
+  // node of op `op` whose class has type `type` (or cls's type).
+  absl::StatusOr<Id> AddPair(Symbol op, Payload payload, Id a, Id b, TypeId type);
+  absl::StatusOr<Id> AddPairToClass(Symbol op, Payload payload, Id a, Id b, Id cls);
   // A "$Const" node holding `value` (not null); equal data gives one class.
   Id AddConstant(ConstTensorPtr value);
   // A "$Shape" node whose Int32 output type has dims `dims` (its value).
@@ -198,9 +204,6 @@ class EGraph {
   Symbol NodeOp(NodeIdx n) const { return store_->nodes[n].op; }
   // Hints the processor to load node n's record (op, payload, operands).
   void PrefetchNode(NodeIdx n) const { __builtin_prefetch(&store_->nodes[n]); }
-  // Hints the processor to load the hash-cons slot where a binary node with
-  // node n's op and payload and operands (Find(a), Find(b)) would be found.
-  void PrefetchLike(NodeIdx n, Id a, Id b) const;
   // Hints the processor to load node n's operands. Reads n's record: call it
   // some time after PrefetchNode(n).
   void PrefetchOperands(NodeIdx n) const { __builtin_prefetch(store_->Children(store_->nodes[n])); }
@@ -217,11 +220,11 @@ class EGraph {
   // by a merge: a match whose nodes all have stamps below e was already a
   // match (up to canonical ids) in epoch e (semi-naive matching).
   uint64_t epoch() const { return epoch_; }
-  uint64_t NodeStamp(NodeIdx n) const { return node_stamp_[n]; }
+  uint64_t NodeStamp(NodeIdx n) const { return store_->nodes[n].stamp; }
   // The epoch in which node n was created or re-canonicalized, not counting
   // moves between classes: enough for the root node of a match, whose
   // matches do not depend on the class it is in.
-  uint64_t NodeContentStamp(NodeIdx n) const { return node_content_stamp_[n]; }
+  uint64_t NodeContentStamp(NodeIdx n) const { return store_->nodes[n].content_stamp; }
   // Number of entries in the hash-cons.
   size_t hashcons_size() const;
 
@@ -245,6 +248,8 @@ class EGraph {
 
  private:
   enum : uint8_t { kDead = 1, kUnhashed = 2 };
+  // The stamps live in the record, which e-matching reads anyway, so that
+  // the semi-naive filter costs no further cache miss per matched node.
   struct NodeRec {
     Symbol op;
     Payload payload;
@@ -252,8 +257,10 @@ class EGraph {
     uint16_t arity;
     uint8_t flags;
     uint8_t unused = 0;
+    uint32_t stamp;          // NodeStamp
+    uint32_t content_stamp;  // NodeContentStamp
   };
-  static_assert(sizeof(NodeRec) == 16);
+  static_assert(sizeof(NodeRec) == 24);
   struct Store {
     std::vector<NodeRec> nodes;
     std::vector<Id> children;
@@ -269,8 +276,20 @@ class EGraph {
   };
   struct Hashcons;
 
-  bool IsUnhashedOp(Symbol op);
+  bool IsUnhashedOp(Symbol op) {
+    if (op.id() < unhashed_op_.size() && unhashed_op_[op.id()] != 0) {
+      return unhashed_op_[op.id()] == 2;
+    }
+    return ClassifyOp(op);
+  }
+  // IsUnhashedOp's first answer for `op`, recorded in unhashed_op_.
+  bool ClassifyOp(Symbol op);
   static absl::Status CheckArity(const ENodeView& node);
+  // Add() and AddToClass() once the operands `ch` are canonical and the
+  // payload is the one stored (`type` is cls's type).
+  absl::StatusOr<Id> AddCanonical(const ENodeView& node, absl::Span<const Id> ch, TypeId type);
+  absl::StatusOr<Id> AddCanonicalToClass(const ENodeView& node, absl::Span<const Id> ch, Id cls,
+                                         TypeId type);
   // Appends node (operands `ch`, canonical) to the store as a member of class
   // `cls` (whose lists the caller maintains), to the parent lists of its
   // operands and, unless `unhashed`, to the hash-cons.
@@ -285,6 +304,8 @@ class EGraph {
   // also drops dead and repeated entries from its parent list.
   void CleanClass(Id c, bool with_parents);
   bool NodeLess(NodeIdx a, NodeIdx b) const;
+  // Sorts `nodes` by NodeLess.
+  void SortByContent(std::vector<NodeIdx>& nodes) const;
 
   OpTable ops_;
   TypeTable types_;
@@ -293,8 +314,6 @@ class EGraph {
   std::unique_ptr<Store> store_;
   std::unique_ptr<Hashcons> hashcons_;
   std::vector<Id> node_class_;  // class each node was added to (Find it)
-  std::vector<uint32_t> node_stamp_;
-  std::vector<uint32_t> node_content_stamp_;
   std::vector<ClassRec> classes_;
   // By class id; a class's type never changes (unions of different types are
   // refused), so these need no Find. Constants are valid for roots.
@@ -316,6 +335,8 @@ class EGraph {
   size_t live_classes_ = 0;
   size_t list_entries_ = 0;
   std::vector<uint8_t> unhashed_op_;  // by symbol id: 0 unknown, 1 hashed, 2 unhashed
+  // By TypeId: 0 unknown, 1 not quantized, 2 quantized (PayloadFor's test).
+  mutable std::vector<uint8_t> type_quantized_;
   std::string_view rule_context_;
   DerivationLog derivations_;
   std::vector<MergeConflict> conflicts_;
@@ -329,6 +350,7 @@ class EGraph {
   // (enode.h) when its output type is declared ("$Const" and "$Shape" keep
   // theirs: a constant index and a TypeId).
   Payload PayloadFor(const ENodeView& node, TypeId type) const;
+  bool TypeIsQuantized(TypeId type) const;
 };
 
 }  // namespace egret

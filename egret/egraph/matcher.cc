@@ -14,7 +14,19 @@ Matcher::Matcher(const CompiledPattern& pattern)
     : pattern_(pattern),
       regs_(pattern.num_regs(), kNoId),
       nodes_(pattern.num_nodes(), 0),
-      subst_(pattern.vars().size(), kNoId) {}
+      subst_(pattern.vars().size(), kNoId) {
+  const std::vector<MatchInstr>& prog = pattern.program();
+  for (size_t pc = 0; pc < prog.size(); ++pc) {
+    if (prog[pc].kind == MatchInstr::kBind) last_bind_ = pc;
+  }
+}
+
+inline bool Matcher::Emit() {
+  if (filter_ && fresh_ == 0) return true;
+  const std::vector<uint16_t>& vr = pattern_.var_regs();
+  for (size_t i = 0; i < vr.size(); ++i) subst_[i] = regs_[vr[i]];
+  return (*cb_)(MatchView{regs_[0], subst_, nodes_});
+}
 
 bool Matcher::Run(size_t pc) {
   const std::vector<MatchInstr>& prog = pattern_.program();
@@ -23,12 +35,14 @@ bool Matcher::Run(size_t pc) {
     if (regs_[prog[pc].in] != regs_[prog[pc].out]) return true;
     ++pc;
   }
-  if (pc == prog.size()) {
-    const std::vector<uint16_t>& vr = pattern_.var_regs();
-    for (size_t i = 0; i < vr.size(); ++i) subst_[i] = regs_[vr[i]];
-    return (*cb_)(MatchView{regs_[0], subst_, nodes_});
-  }
+  if (pc == prog.size()) return Emit();
   const MatchInstr& in = prog[pc];
+  // Whether a candidate's freshness is tested, and whether a stale one can be
+  // skipped here (no fresh node bound so far, and no later Bind to bind one).
+  const bool filter = filter_;
+  const bool skip_stale = filter && fresh_ == 0 && pc == last_bind_;
+  const bool content = in.slot == 0 && !pattern_.root_is_var();
+  const bool last = pc + 1 == prog.size();
   absl::Span<const NodeIdx> candidates = g_->ClassNodesWithOp(regs_[in.in], in.op);
   for (size_t i = 0; i < candidates.size(); ++i) {
     // Node records are read in list order, scattered over the store.
@@ -41,9 +55,16 @@ bool Matcher::Run(size_t pc) {
     ENodeView v = g_->Node(n);
     if (in.variadic ? v.children.size() < in.arity : v.children.size() != in.arity) continue;
     if (in.check_payload && v.payload != in.payload) continue;
+    const int fresh =
+        filter && (content ? g_->NodeContentStamp(n) : g_->NodeStamp(n)) >= min_stamp_ ? 1 : 0;
+    if (skip_stale && fresh == 0) continue;
     for (uint16_t k = 0; k < in.arity; ++k) regs_[in.out + k] = v.children[k];
     nodes_[in.slot] = n;
-    if (!Run(pc + 1)) return false;
+    fresh_ += fresh;
+    // The last instruction's matches are reported without another call.
+    const bool more = last ? Emit() : Run(pc + 1);
+    fresh_ -= fresh;
+    if (!more) return false;
   }
   return true;
 }

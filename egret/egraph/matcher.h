@@ -9,6 +9,7 @@
 #ifndef EGRET_EGRAPH_MATCHER_H_
 #define EGRET_EGRAPH_MATCHER_H_
 
+#include <cstdint>
 #include <vector>
 
 #include "absl/functional/function_ref.h"
@@ -47,8 +48,21 @@ class Matcher {
   // Number of matches in the whole e-graph.
   size_t CountAll(const EGraph& g);
 
+  // Semi-naive matching: from now on, report only matches with a node
+  // stamped at or after `epoch`: the root node (when the root is an op) by
+  // EGraph::NodeContentStamp, every other node by EGraph::NodeStamp. The last
+  // node bound is tested before its match is built, so stale matches cost
+  // little. Until it is called, every match is reported.
+  void set_min_stamp(uint64_t epoch) {
+    filter_ = true;
+    min_stamp_ = epoch;
+  }
+
  private:
   bool Run(size_t pc);
+  // Reports the match in the registers (unless the semi-naive filter drops
+  // it); false when the callback stopped matching.
+  bool Emit();
 
   const CompiledPattern& pattern_;
   std::vector<Id> regs_;
@@ -56,6 +70,10 @@ class Matcher {
   std::vector<Id> subst_;
   const EGraph* g_ = nullptr;
   const MatchCallback* cb_ = nullptr;
+  bool filter_ = false;
+  uint64_t min_stamp_ = 0;
+  size_t last_bind_ = 0;  // program index of the last Bind
+  int fresh_ = 0;         // nodes bound now that pass min_stamp_
 };
 
 }  // namespace egret

@@ -9,6 +9,7 @@
 #ifndef EGRET_EGRAPH_REWRITE_H_
 #define EGRET_EGRAPH_REWRITE_H_
 
+#include <cstdint>
 #include <functional>
 #include <optional>
 #include <string>
@@ -26,6 +27,18 @@ using Guard = std::function<bool(const EGraph&, const MatchView&)>;
 // Builds the replacement; returns the class to merge with match.root, or
 // nullopt when there is nothing to merge (or the applier merged itself).
 using Applier = std::function<std::optional<Id>(EGraph&, const MatchView&)>;
+
+// A builtin rule (builtin_rewrites.h) the runner applies by a direct call to
+// BuiltinGuard/BuiltinApply (builtin_apply.h) instead of through the
+// Rewrite's std::function guard and applier, which call the same functions:
+// the result is the same, the cost per match lower.
+struct BuiltinRule {
+  enum Kind : uint8_t { kNone, kComm, kAssoc };
+  Kind kind = kNone;
+  Symbol op;
+  bool reverse = false;    // assoc: f(f(a, b), c) => f(a, f(b, c))
+  bool broadcast = false;  // assoc: also across numpy broadcasting
+};
 
 struct Rewrite {
   std::string name;
@@ -47,12 +60,10 @@ struct Rewrite {
   // were applied then, and applying them again adds nothing.
   bool incremental = true;
   int lookahead = 0;
-  // Optional hint: the variables (indices into pattern.vars()) whose classes
-  // are the operands, in order, of the first binary node the applier looks
-  // up, a node with the op and payload of the match's root node. The runner
-  // then prefetches that node's hash-cons slot a few matches before applying
-  // (EGraph::PrefetchLike). -1: no hint. Changes nothing but speed.
-  int prefetch_vars[2] = {-1, -1};
+  // Set by BuiltinRewrites for comm and assoc rules (kind kNone otherwise).
+  // When set, the runner calls BuiltinGuard/BuiltinApply, not `guard` and
+  // `applier`: set kind to kNone before replacing those.
+  BuiltinRule builtin;
 };
 
 // A rewrite matching `lhs`; lookahead is 1 when there is a guard.

@@ -7,6 +7,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "egret/egraph/builtin_apply.h"
 #include "egret/egraph/invariants.h"
 #include "egret/egraph/matcher.h"
 #include "egret/support/enum_names.h"
@@ -20,9 +21,6 @@ using Clock = std::chrono::steady_clock;
 // Matches are applied in chunks of this many while a rule with no match
 // limit is searched, so that match buffers stay small.
 constexpr size_t kApplyChunk = 4096;
-// A rule's prefetch hint (Rewrite::prefetch_vars) is followed this many
-// matches ahead of the one applied.
-constexpr size_t kPrefetchMatches = 8;
 
 class RunState {
  public:
@@ -198,21 +196,17 @@ void RunState::SearchAndApply(const Rewrite& rw, size_t rule, RuleState& st,
   Clock::time_point t0 = Clock::now();
   double apply_seconds = 0;
   buffer_.clear();
+  // Builtin rules are applied and guarded by direct calls (builtin_apply.h).
+  const bool builtin = rw.builtin.kind != BuiltinRule::kNone;
   auto flush = [&] {
     Clock::time_point a0 = Clock::now();
     g_.set_rule_context(rw.name);
-    const int pa = rw.prefetch_vars[0], pb = rw.prefetch_vars[1];
-    const bool prefetch = pa >= 0 && pb >= 0 && nnodes > 0;
     for (size_t off = 0; off < buffer_.size(); off += stride) {
-      if (prefetch && off + kPrefetchMatches * stride < buffer_.size()) {
-        const uint32_t* ahead = buffer_.data() + off + kPrefetchMatches * stride;
-        g_.PrefetchLike(ahead[1 + nvars], ahead[1 + pa], ahead[1 + pb]);
-      }
       MatchView m{buffer_[off], absl::Span<const Id>(buffer_.data() + off + 1, nvars),
                   absl::Span<const NodeIdx>(buffer_.data() + off + 1 + nvars, nnodes)};
       const uint64_t version = g_.version();
       g_.SetMatchContext(m.nodes);
-      std::optional<Id> result = rw.applier(g_, m);
+      std::optional<Id> result = builtin ? BuiltinApply(rw.builtin, g_, m) : rw.applier(g_, m);
       g_.ClearMatchContext();
       if (result.has_value()) {
         absl::StatusOr<bool> merged = g_.Union(m.root, *result);
@@ -235,29 +229,22 @@ void RunState::SearchAndApply(const Rewrite& rw, size_t rule, RuleState& st,
   // and applier read no more than the matched nodes and bound types.
   const bool semi_naive = st.searched && rw.incremental && rw.lookahead <= 0;
   const uint64_t old_epoch = st.since_epoch;
-  const bool root_is_op = !pat.root_is_var();
   const uint64_t epoch = g_.epoch();
   Matcher matcher(pat);
+  // The root node's class does not matter (a match is rooted wherever the
+  // node is), so for it only a change of content counts (Matcher::set_min_stamp).
+  if (semi_naive) matcher.set_min_stamp(old_epoch);
   auto on_match = [&](const MatchView& m) {
     if (Tick()) return false;
-    if (semi_naive) {
-      // The root node's class does not matter (a match is rooted wherever
-      // the node is), so for it only a change of content counts.
-      bool fresh = false;
-      for (size_t i = 0; i < m.nodes.size() && !fresh; ++i) {
-        fresh = (i == 0 && root_is_op ? g_.NodeContentStamp(m.nodes[i])
-                                      : g_.NodeStamp(m.nodes[i])) >= old_epoch;
-      }
-      if (!fresh) return true;
-    }
-    if (rw.guard && !rw.guard(g_, m)) return true;
+    if (builtin ? !BuiltinGuard(rw.builtin, g_, m) : (rw.guard && !rw.guard(g_, m))) return true;
     if (++stats.matches > limit) {
       over_limit = true;
       if (!finds_once) return false;
     }
+    // Element by element: a match is a few words, too short for memcpy.
     buffer_.push_back(m.root);
-    buffer_.insert(buffer_.end(), m.subst.begin(), m.subst.end());
-    buffer_.insert(buffer_.end(), m.nodes.begin(), m.nodes.end());
+    for (Id v : m.subst) buffer_.push_back(v);
+    for (NodeIdx n : m.nodes) buffer_.push_back(n);
     if (chunked && buffer_.size() >= kApplyChunk * stride) {
       flush();
       if (stop_) return false;

@@ -1,4 +1,7 @@
 #include <memory>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "egret/egraph/egraph.h"
 #include "egret/egraph/invariants.h"
@@ -226,6 +229,34 @@ TEST(EGraphTest, ClassNodesSortedAndIndexedByOp) {
   EXPECT_EQ(std::vector<Id>(relus.begin(), relus.end()), std::vector<Id>{c});
 }
 
+TEST(EGraphTest, ClassNodesSortedByContent) {
+  // A class of binary nodes of one op (sorted by operand keys) and the same
+  // class with a node of another op (sorted by NodeLess): both in content order.
+  for (bool mixed : {false, true}) {
+    EGraph g;
+    std::vector<Id> l;
+    for (int i = 0; i < 6; ++i) l.push_back(Leaf(g, "l" + std::to_string(i)));
+    Id first = AddOp(g, "ElementWiseAdd", {l[3], l[1]});
+    for (auto [x, y] : std::vector<std::pair<int, int>>{{0, 5}, {3, 0}, {1, 2}, {0, 4}, {3, 2}}) {
+      Merge(g, first, AddOp(g, "ElementWiseAdd", {l[x], l[y]}));
+    }
+    if (mixed) Merge(g, first, AddOp(g, "Relu", {l[5]}));
+    g.Rebuild();
+    absl::Span<const NodeIdx> nodes = g.ClassNodes(g.Find(first));
+    ASSERT_EQ(nodes.size(), mixed ? 7u : 6u);
+    for (size_t i = 1; i < nodes.size(); ++i) {
+      ENodeView p = g.Node(nodes[i - 1]), q = g.Node(nodes[i]);
+      if (p.op != q.op) {
+        EXPECT_LT(p.op, q.op);
+        continue;
+      }
+      EXPECT_LT(std::make_pair(p.children[0], p.children[1]),
+                std::make_pair(q.children[0], q.children[1]))
+          << "at " << i << (mixed ? " (mixed)" : "");
+    }
+  }
+}
+
 TEST(EGraphTest, ChangeLogRecordsNewAndMergedClasses) {
   EGraph g;
   Id a = Leaf(g, "a"), b = Leaf(g, "b");
@@ -268,6 +299,48 @@ TEST(EGraphTest, AddToClassJoinsTheClassAtRebuild) {
   // A hit of another type is refused.
   Id c = AddOp(g, "Relu", {a}, TensorType(DType::kInt32, {4}));
   EXPECT_FALSE(g.AddToClass(ENodeView{add, 0, ab_ch}, c).ok());
+}
+
+TEST(EGraphTest, AddPairDoesWhatAddAndAddToClassDo) {
+  // One script of adds run twice, through Add/AddToClass and through
+  // AddPair/AddPairToClass: the same ids, errors, sizes and conflicts.
+  const TensorType i32(DType::kInt32, {4});
+  auto run = [&](bool pair, std::vector<std::string>& out) {
+    EGraph g;
+    Id a = Leaf(g, "a"), b = Leaf(g, "b"), c = Leaf(g, "c"), k = Leaf(g, "k", i32);
+    Symbol add = Symbol::Intern("ElementWiseAdd");
+    const TypeId f32 = g.InternType(F32());
+    auto add2 = [&](Id x, Id y, TypeId t) {
+      Id ch[2] = {x, y};
+      return pair ? g.AddPair(add, 0, x, y, t) : g.Add(ENodeView{add, 0, ch}, t);
+    };
+    auto to_class = [&](Id x, Id y, Id cls) {
+      Id ch[2] = {x, y};
+      return pair ? g.AddPairToClass(add, 0, x, y, cls) : g.AddToClass(ENodeView{add, 0, ch}, cls);
+    };
+    auto note = [&](const absl::StatusOr<Id>& r) {
+      out.push_back(r.ok() ? std::to_string(*r) : std::string(r.status().message()));
+    };
+    Id ab = *add2(a, b, f32);
+    note(add2(a, b, f32));                // a hit
+    note(add2(a, b, g.InternType(i32)));  // a hit of another type: refused
+    note(to_class(b, a, ab));             // new member of ab's class
+    note(to_class(b, a, c));              // a hit: ab's class, for the caller to union
+    note(to_class(a, b, k));              // a hit of another type: refused
+    EXPECT_TRUE(Merge(g, a, c));          // non-canonical operands from here on
+    note(add2(c, b, f32));                // finds a + b through Find
+    note(to_class(b, c, ab));             // finds b + a (a member since the add above)
+    g.Rebuild();
+    note(add2(ab, c, f32));     // new class
+    note(to_class(c, ab, ab));  // new member
+    out.push_back(std::to_string(g.num_nodes()) + " " + std::to_string(g.num_classes()) + " " +
+                  std::to_string(g.num_conflicts()) + " " + std::to_string(g.version()));
+  };
+  std::vector<std::string> general, pair;
+  run(false, general);
+  run(true, pair);
+  EXPECT_EQ(pair, general);
+  EXPECT_THAT(general[1], HasSubstr("types differ"));
 }
 
 TEST(EGraphTest, MemoryAccountingGrows) {

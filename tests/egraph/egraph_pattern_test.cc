@@ -1,4 +1,6 @@
 #include <algorithm>
+#include <cstdint>
+#include <optional>
 #include <set>
 #include <tuple>
 #include <vector>
@@ -156,6 +158,57 @@ TEST(PatternTest, MatchesSeeOnlyTheLastRebuild) {
   EXPECT_EQ(n, 1u);
   g.Rebuild();
   EXPECT_EQ(m.CountAll(g), 2u);
+}
+
+// Every match as (root, subst..., nodes...), with the semi-naive filter of
+// Matcher::set_min_stamp when `min_stamp` is given.
+std::set<std::vector<Id>> MatchesWithNodes(const EGraph& g, const CompiledPattern& p,
+                                           std::optional<uint64_t> min_stamp) {
+  std::set<std::vector<Id>> out;
+  Matcher m(p);
+  if (min_stamp) m.set_min_stamp(*min_stamp);
+  m.MatchAll(g, [&](const MatchView& mv) {
+    std::vector<Id> v{mv.root};
+    v.insert(v.end(), mv.subst.begin(), mv.subst.end());
+    v.insert(v.end(), mv.nodes.begin(), mv.nodes.end());
+    out.insert(v);
+    return true;
+  });
+  return out;
+}
+
+TEST(PatternTest, MinStampReportsExactlyTheMatchesWithAFreshNode) {
+  EGraph g;
+  Id a = Leaf(g, "a"), b = Leaf(g, "b"), c = Leaf(g, "c"), d = Leaf(g, "d");
+  Id p = AddOp(g, "Add", {b, c});
+  AddOp(g, "Add", {a, p});
+  g.Rebuild();
+  const uint64_t e1 = g.epoch();
+  Id r = AddOp(g, "Add", {c, d});
+  AddOp(g, "Add", {a, r});  // a new match at a new root node
+  AddOp(g, "Add", {d, p});  // a new root node over an old inner node
+  g.Rebuild();
+  const uint64_t e2 = g.epoch();
+  // A merge moves one class's nodes into the other (fresh NodeStamp) and
+  // re-canonicalizes the loser's parents (fresh NodeContentStamp).
+  ASSERT_TRUE(Merge(g, p, r));
+  g.Rebuild();
+  CompiledPattern assoc = Compile("(Add ?a (Add ?b ?c))");
+  const size_t nvars = assoc.vars().size();
+  for (uint64_t since : {uint64_t{0}, e1, e2, g.epoch()}) {
+    std::set<std::vector<Id>> expected;
+    for (const std::vector<Id>& m : MatchesWithNodes(g, assoc, std::nullopt)) {
+      const NodeIdx root = m[1 + nvars], inner = m[2 + nvars];
+      if (g.NodeContentStamp(root) >= since || g.NodeStamp(inner) >= since) expected.insert(m);
+    }
+    EXPECT_EQ(MatchesWithNodes(g, assoc, since), expected) << "since epoch " << since;
+  }
+  // Not vacuous: Add(a, P) and Add(d, P) over the merged class P = {Add(b, c),
+  // Add(c, d)} make 4 matches, of which the filter since e1 drops one (the
+  // old Add(a, p) over the old Add(b, c), whose class kept its nodes).
+  EXPECT_EQ(MatchesWithNodes(g, assoc, e1).size(), 3u);
+  EXPECT_EQ(MatchesWithNodes(g, assoc, std::nullopt).size(), 4u);
+  EXPECT_TRUE(MatchesWithNodes(g, assoc, g.epoch()).empty());
 }
 
 TEST(PatternTest, VariablePatternMatchesEveryClass) {
