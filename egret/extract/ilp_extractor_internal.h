@@ -187,6 +187,14 @@ class IlpBuilder {
   LpLoopStats StrengthenByLp(Clock::time_point until, RowPool& pool);
   // A CBC model of the columns, rows and entries so far (the caller deletes it).
   Cbc_Model* NewModel() const;
+  // The entries so far in column-major form, as Clp and CBC load them:
+  // column j's entries are index/value[start[j], start[j + 1]).
+  struct ColumnMajor {
+    std::vector<CoinBigIndex> start;
+    std::vector<int> index;
+    std::vector<double> value;
+  };
+  ColumnMajor EntriesByColumn() const;
 
   const ExtractionProblem& p_;
   const TreeCosts& tree_;

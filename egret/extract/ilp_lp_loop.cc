@@ -26,18 +26,10 @@ LpLoopStats IlpBuilder::StrengthenByLp(Clock::time_point until, RowPool& pool) {
   LpLoopStats stats;
   const int32_t ncols = static_cast<int32_t>(obj_.size());
   // The LP relaxation in Clp, column-major.
-  std::vector<CoinBigIndex> start(ncols + 1, 0);
-  for (const Triplet& t : entries_) ++start[t.col + 1];
-  for (int32_t j = 0; j < ncols; ++j) start[j + 1] += start[j];
-  std::vector<int> index(entries_.size());
-  std::vector<double> value(entries_.size());
-  {
-    std::vector<CoinBigIndex> fill(start.begin(), start.end() - 1);
-    for (const Triplet& t : entries_) {
-      index[fill[t.col]] = t.row;
-      value[fill[t.col]++] = t.value;
-    }
-  }
+  const ColumnMajor cm = EntriesByColumn();
+  const std::vector<CoinBigIndex>& start = cm.start;
+  const std::vector<int>& index = cm.index;
+  const std::vector<double>& value = cm.value;
   const double big = 1e30;  // Clp's infinity
   std::vector<double> col_ub(col_ub_), row_lb(row_lb_), row_ub(row_ub_);
   for (double& v : col_ub) v = std::min(v, big);

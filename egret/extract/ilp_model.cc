@@ -309,18 +309,26 @@ void IlpBuilder::AddNecessaryClassRows() {
   }
 }
 
+IlpBuilder::ColumnMajor IlpBuilder::EntriesByColumn() const {
+  const int32_t ncols = static_cast<int32_t>(obj_.size());
+  ColumnMajor m{std::vector<CoinBigIndex>(ncols + 1, 0), std::vector<int>(entries_.size()),
+                std::vector<double>(entries_.size())};
+  for (const Triplet& t : entries_) ++m.start[t.col + 1];
+  for (int32_t j = 0; j < ncols; ++j) m.start[j + 1] += m.start[j];
+  std::vector<CoinBigIndex> fill(m.start.begin(), m.start.end() - 1);
+  for (const Triplet& t : entries_) {
+    m.index[fill[t.col]] = t.row;
+    m.value[fill[t.col]++] = t.value;
+  }
+  return m;
+}
+
 Cbc_Model* IlpBuilder::NewModel() const {
   const int32_t ncols = static_cast<int32_t>(obj_.size());
-  std::vector<CoinBigIndex> start(ncols + 1, 0);
-  for (const Triplet& t : entries_) ++start[t.col + 1];
-  for (int32_t j = 0; j < ncols; ++j) start[j + 1] += start[j];
-  std::vector<int> index(entries_.size());
-  std::vector<double> value(entries_.size());
-  std::vector<CoinBigIndex> fill(start.begin(), start.end() - 1);
-  for (const Triplet& t : entries_) {
-    index[fill[t.col]] = t.row;
-    value[fill[t.col]++] = t.value;
-  }
+  const ColumnMajor cm = EntriesByColumn();
+  const std::vector<CoinBigIndex>& start = cm.start;
+  const std::vector<int>& index = cm.index;
+  const std::vector<double>& value = cm.value;
   // CBC's infinity is 1e30.
   const double big = 1e30;
   std::vector<double> col_ub(col_ub_), row_lb(row_lb_), row_ub(row_ub_);
