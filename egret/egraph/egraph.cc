@@ -270,12 +270,18 @@ absl::StatusOr<Id> EGraph::AddCanonical(const ENodeView& node, absl::Span<const 
   const bool unhashed = IsUnhashedOp(node.op);
   if (!unhashed) {
     const Id hit = hashcons_->Find(node.op, node.payload, ch);
-    if (hit != kNoId) {
-      Id c = Find(hit);
-      if (class_type_[hit] != type) return Conflict(c, kNoId, type, false);
-      return c;
-    }
+    if (hit != kNoId) return Existing(hit, type);
   }
+  return NewClass(node, ch, unhashed, type);
+}
+
+absl::StatusOr<Id> EGraph::Existing(Id hit, TypeId type) {
+  const Id c = Find(hit);
+  if (class_type_[hit] != type) return Conflict(c, kNoId, type, false);
+  return c;
+}
+
+Id EGraph::NewClass(const ENodeView& node, absl::Span<const Id> ch, bool unhashed, TypeId type) {
   Id c = uf_.MakeSet();
   classes_.emplace_back().nodes.push_back(static_cast<NodeIdx>(store_->nodes.size()));
   class_type_.push_back(type);
@@ -307,27 +313,25 @@ absl::StatusOr<Id> EGraph::AddToClass(const ENodeView& in, Id cls) {
 absl::StatusOr<Id> EGraph::AddCanonicalToClass(const ENodeView& node, absl::Span<const Id> ch,
                                                Id cls, TypeId type) {
   const Id hit = hashcons_->Find(node.op, node.payload, ch);
-  if (hit != kNoId) {
-    Id c = Find(hit);
-    if (class_type_[hit] != type) return Conflict(c, kNoId, type, false);
-    return c;
-  }
+  if (hit != kNoId) return Existing(hit, type);
   pending_members_.push_back(StoreNode(node, ch, false, cls));
   return cls;
+}
+
+Id EGraph::FindPair(Symbol op, Payload payload, const Id (&ch)[2]) {
+  const PairTable* t = hashcons_->Pairs(op, payload, false);
+  return t == nullptr ? kNoId : t->Find(ch[0], ch[1]);
 }
 
 absl::StatusOr<Id> EGraph::AddPair(Symbol op, Payload payload, Id a, Id b, TypeId type) {
   const Id ch[2] = {Find(a), Find(b)};
   const ENodeView node{op, payload, ch};
-  if (IsUnhashedOp(op)) return AddCanonical(node, ch, type);
-  const PairTable* t = hashcons_->Pairs(op, payload, false);
-  const Id hit = t == nullptr ? kNoId : t->Find(ch[0], ch[1]);
-  if (hit != kNoId) {
-    const Id c = Find(hit);
-    if (class_type_[hit] != type) return Conflict(c, kNoId, type, false);
-    return c;
+  const bool unhashed = IsUnhashedOp(op);
+  if (!unhashed) {
+    const Id hit = FindPair(op, payload, ch);
+    if (hit != kNoId) return Existing(hit, type);
   }
-  return AddCanonical(node, ch, type);
+  return NewClass(node, ch, unhashed, type);
 }
 
 absl::StatusOr<Id> EGraph::AddPairToClass(Symbol op, Payload payload, Id a, Id b, Id cls) {
@@ -337,14 +341,8 @@ absl::StatusOr<Id> EGraph::AddPairToClass(Symbol op, Payload payload, Id a, Id b
   }
   cls = Find(cls);
   const Id ch[2] = {Find(a), Find(b)};
-  const TypeId type = class_type_[cls];
-  const PairTable* t = hashcons_->Pairs(op, payload, false);
-  const Id hit = t == nullptr ? kNoId : t->Find(ch[0], ch[1]);
-  if (hit != kNoId) {
-    const Id c = Find(hit);
-    if (class_type_[hit] != type) return Conflict(c, kNoId, type, false);
-    return c;
-  }
+  const Id hit = FindPair(op, payload, ch);
+  if (hit != kNoId) return Existing(hit, class_type_[cls]);
   pending_members_.push_back(StoreNode(ENodeView{op, payload, ch}, ch, false, cls));
   return cls;
 }

@@ -290,6 +290,14 @@ class EGraph {
   absl::StatusOr<Id> AddCanonical(const ENodeView& node, absl::Span<const Id> ch, TypeId type);
   absl::StatusOr<Id> AddCanonicalToClass(const ENodeView& node, absl::Span<const Id> ch, Id cls,
                                          TypeId type);
+  // An add of type `type` that found the stored node's class `hit`: that
+  // class (canonical), or the conflict when its type is another.
+  absl::StatusOr<Id> Existing(Id hit, TypeId type);
+  // A new class of type `type` holding only `node` (canonical operands `ch`).
+  Id NewClass(const ENodeView& node, absl::Span<const Id> ch, bool unhashed, TypeId type);
+  // The class of the stored node op(ch[0], ch[1]) (canonical operands and
+  // stored payload), or kNoId: one probe of the op's pair table.
+  Id FindPair(Symbol op, Payload payload, const Id (&ch)[2]);
   // Appends node (operands `ch`, canonical) to the store as a member of class
   // `cls` (whose lists the caller maintains), to the parent lists of its
   // operands and, unless `unhashed`, to the hash-cons.
