@@ -190,30 +190,32 @@ absl::StatusOr<IlpResult> IlpBuilder::Run(Choice warm, Clock::time_point deadlin
                                                                   obj_.size() + row_lb_.size());
     return memory_budget_bytes <= 0 || bytes <= static_cast<double>(memory_budget_bytes);
   };
+  // The optimum of a relaxation with valid rows only is a lower bound.
+  auto take_relaxation = [&](const LpLoopStats& lp) {
+    result.solver_used = result.solver_used || lp.rounds > 0;
+    if (std::isfinite(lp.relaxation_after)) {
+      result.bound = std::max(result.bound, std::min(lp.relaxation_after, result.cost));
+    }
+  };
   if (large && !p_.has_negative_costs() && lp_fits(0) &&
       kLargeRelaxationShare * SecondsUntil(deadline) >= kLargeRelaxationMinSeconds) {
     // The plain relaxation first (its optimum is a bound; CBC's root on
     // these programs often returns none): when it reaches the warm start's
     // cost, neither the search nor CBC runs.
     RowPool none;
-    const LpLoopStats lp = StrengthenByLp(share_of_time_left(kLargeRelaxationShare), none);
-    result.solver_used = result.solver_used || lp.rounds > 0;
-    if (std::isfinite(lp.relaxation_after)) {
-      result.bound = std::max(result.bound, std::min(lp.relaxation_after, result.cost));
-    }
+    take_relaxation(StrengthenByLp(share_of_time_left(kLargeRelaxationShare), none));
   }
   if (large && !gap_closed()) {
-    const Clock::time_point until =
-        Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(
-                           std::max(0.0, kNeighbourhoodShare * SecondsUntil(deadline))));
     NeighbourhoodStats stats;
-    result.choice =
-        ImproveByNeighbourhoods(p_, std::move(result.choice), until, memory_budget_bytes, &stats);
+    result.choice = ImproveByNeighbourhoods(p_, std::move(result.choice),
+                                            share_of_time_left(kNeighbourhoodShare),
+                                            memory_budget_bytes, &stats);
     result.cost = DagCost(p_, result.choice);
     result.neighbourhoods = stats.solved;
     result.neighbourhood_improvements = stats.improved;
     result.memory_limit_hit = stats.memory_limit_hit;
-    result.solver_used = stats.solved > 0;
+    // Not reset: the relaxation above may have run Clp.
+    result.solver_used = result.solver_used || stats.solved > 0;
     warm = result.choice;
   }
 
@@ -228,11 +230,7 @@ absl::StatusOr<IlpResult> IlpBuilder::Run(Choice warm, Clock::time_point deadlin
     if (pool.start.size() > 1 && lp_fits(pool.col.size())) {
       const LpLoopStats lp = StrengthenByLp(share_of_time_left(kLpLoopShare), pool);
       branching_rows_ = lp.rows_added;
-      result.solver_used = result.solver_used || lp.rounds > 0;
-      // The optimum of a relaxation with valid rows only: a lower bound.
-      if (std::isfinite(lp.relaxation_after)) {
-        result.bound = std::max(result.bound, std::min(lp.relaxation_after, result.cost));
-      }
+      take_relaxation(lp);
     }
   }
 
