@@ -62,7 +62,8 @@ absl::StatusOr<RealizedExtraction> ExtractRealized(EGraphProblem& p, const Extra
                                                    const ExtractOptions& options, int max_rounds) {
   RealizedExtraction best;
   bool have = false;
-  for (int round = 0; round < std::max(max_rounds, 1); ++round) {
+  const int rounds = std::max(max_rounds, 1);
+  for (int round = 0; round < rounds; ++round) {
     absl::StatusOr<ExtractResult> r = Extract(p.problem, extractor, options);
     if (!r.ok()) return r.status();
     const EpilogueCheck check = CheckEpilogues(p, r->choice);
@@ -72,7 +73,8 @@ absl::StatusOr<RealizedExtraction> ExtractRealized(EGraphProblem& p, const Extra
       have = true;
     }
     best.rounds = round + 1;
-    if (check.unrealized.empty()) break;
+    // No round left to use raised costs in: nothing to raise.
+    if (check.unrealized.empty() || round + 1 == rounds) break;
     if (options.deadline && std::chrono::steady_clock::now() >= *options.deadline) break;
     for (size_t i : check.unrealized) {
       p.problem.RaiseCost(p.epilogues[i].node, p.epilogues[i].standalone_cost);
