@@ -247,10 +247,11 @@ std::string ShapeText(const TensorType& t) {
 void AppendNodeRows(const Row& r, const Graph& g, const cost::HvxCostModel& rules,
                     const std::vector<cost::NodeWork>& work, std::string* out) {
   size_t next = 0;  // work has one entry per node priced, in node order
+  cost::GraphProfiler profiler(g);
   for (NodeId id = 0; id < g.num_nodes(); ++id) {
     const Node& n = g.node(id);
     if (n.op == kConstOp || n.op == kShapeOp || n.op == kInputOp) continue;
-    const cost::NodeProfile p = cost::GraphNodeProfile(g, n);
+    const cost::NodeProfile p = profiler.Profile(n);
     const cost::NodeCost c = rules.Cost(n.op, p);
     const cost::NodeWork& w = work[next++];
     std::vector<std::string> outs, ins;

@@ -230,11 +230,13 @@ NodeCost GraphNodeCost(const HvxCostModel& model, const Graph& g, const Node& n)
   return model.Cost(n.op, GraphNodeProfile(g, n));
 }
 
+NodeProfile GraphProfiler::Profile(const Node& n) { return ProfileInGraph(g_, n, &memo_); }
+
 double GraphCost(const Graph& g, const HvxCostModel& model, UncomputableNode* missing) {
   double total = 0;
-  ConstantMemo memo(g.num_nodes(), -1);
+  GraphProfiler profiler(g);
   for (const Node& n : g.nodes()) {
-    NodeCost c = model.Cost(n.op, ProfileInGraph(g, n, &memo));
+    NodeCost c = model.Cost(n.op, profiler.Profile(n));
     if (!c.computable) {
       if (missing != nullptr) *missing = UncomputableNode{n.op, std::move(c.reason)};
       return std::numeric_limits<double>::infinity();
@@ -245,12 +247,12 @@ double GraphCost(const Graph& g, const HvxCostModel& model, UncomputableNode* mi
 }
 
 NodeId AnnotateImplementations(const HvxCostModel& model, Graph* g, NodeCost* blocked) {
-  // Annotating changes attributes only, not what the memo depends on.
-  ConstantMemo memo(g->num_nodes(), -1);
+  // Annotating changes attributes only, not what the profiler depends on.
+  GraphProfiler profiler(*g);
   for (NodeId id = 0; id < g->num_nodes(); ++id) {
     const Node& n = g->node(id);
     if (n.op == kConstOp || n.op == kShapeOp || n.op == kInputOp) continue;
-    NodeCost c = model.Cost(n.op, ProfileInGraph(*g, n, &memo));
+    NodeCost c = model.Cost(n.op, profiler.Profile(n));
     if (!c.computable) {
       if (blocked != nullptr) *blocked = std::move(c);
       return id;

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "absl/types/span.h"
 #include "egret/cost/hvx_cost_model.h"
@@ -77,6 +78,21 @@ NodeProfile GraphNodeProfile(const Graph& g, const Node& n);
 
 // The cost of node `n` of `g`: model.Cost of GraphNodeProfile.
 NodeCost GraphNodeCost(const HvxCostModel& model, const Graph& g, const Node& n);
+
+// GraphNodeProfile for many nodes of one graph (pricing a whole graph): each
+// value's constant test, a walk up its producers that every reader and the
+// readers of those would repeat, is made once. The graph's nodes and edges
+// must not change while it is used (attributes may).
+class GraphProfiler {
+ public:
+  explicit GraphProfiler(const Graph& g) : g_(g), memo_(g.num_nodes(), -1) {}
+  // GraphNodeProfile(g, n) for a node n of g.
+  NodeProfile Profile(const Node& n);
+
+ private:
+  const Graph& g_;
+  std::vector<int8_t> memo_;  // by node id: -1 not asked, 0 not constant, 1 constant
+};
 
 // The first node of a graph that no HTP implementation can compute (with the
 // CPU fallback off).

@@ -100,11 +100,12 @@ GraphWork GraphWorkOf(const Graph& g, const HvxCostModel& rules, int64_t vtcm_by
                                         ? QuantizedIoPricing(g)
                                         : std::vector<IoPricing>(g.num_nodes(), IoPricing::kAsIs);
   GraphWork out;
+  GraphProfiler profiler(g);
   for (NodeId id = 0; id < g.num_nodes(); ++id) {
     const Node& n = g.node(id);
     if (n.op == kConstOp || n.op == kShapeOp || n.op == kInputOp) continue;
     out.ops.push_back(n.op);
-    NodeWork w = NodeWorkOf(rules, n.op, GraphNodeProfile(g, n), vtcm_bytes);
+    NodeWork w = NodeWorkOf(rules, n.op, profiler.Profile(n), vtcm_bytes);
     if (io[id] == IoPricing::kOffGraph) {
       NodeWork off;
       off.rule_cost = w.rule_cost;
