@@ -5,6 +5,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "egret/egraph/multi_outputs.h"
 
 namespace egret {
 namespace {
@@ -140,8 +141,10 @@ class Lowerer {
       }
       for (Id ch : v.children) node.inputs.push_back(value_.at(g_.Find(ch)));
       if (type.dtype == DType::kMulti) {
-        absl::StatusOr<std::vector<TensorType>> outs = MultiOutputs(c);
-        if (!outs.ok()) return outs.status();
+        absl::StatusOr<std::vector<TensorType>> outs = MultiOutputTypes(g_, c);
+        if (!outs.ok()) {
+          return absl::InvalidArgumentError(absl::StrCat("lowering: ", outs.status().message()));
+        }
         for (TensorType& t : *outs) node.outputs.push_back(std::move(t));
       } else {
         node.outputs.push_back(type);
@@ -152,38 +155,6 @@ class Lowerer {
     value_[c] = ValueRef{id, 0};
     enode_.push_back(n);
     return absl::OkStatus();
-  }
-
-  // The output types of a multi-output class, from its "$Out" readers.
-  absl::StatusOr<std::vector<TensorType>> MultiOutputs(Id multi) {
-    std::vector<TensorType> types;
-    std::vector<bool> seen;
-    for (NodeIdx p : g_.ClassParents(multi)) {
-      if (!g_.IsLive(p) || g_.NodeOp(p) != out_op_) continue;
-      ENodeView v = g_.Node(p);
-      if (v.children.size() != 2 || g_.Find(v.children[0]) != multi) continue;
-      const Dims& sel = g_.TypeOf(g_.Find(v.children[1])).dims;
-      if (sel.size() < 2) continue;
-      int64_t n = sel[sel.size() - 2], k = sel.back();
-      if (n <= 0 || k < 0 || k >= n || n > 4096) continue;
-      if (types.size() < static_cast<size_t>(n)) {
-        types.resize(n);
-        seen.resize(n, false);
-      }
-      types[k] = g_.TypeOf(g_.NodeClass(p));
-      seen[k] = true;
-    }
-    for (size_t k = 0; k < seen.size(); ++k) {
-      if (!seen[k]) {
-        return absl::InvalidArgumentError(absl::StrFormat(
-            "lowering: output %d of multi-output class %d is never selected", k, multi));
-      }
-    }
-    if (types.empty()) {
-      return absl::InvalidArgumentError(
-          absl::StrFormat("lowering: multi-output class %d has no $Out reader", multi));
-    }
-    return types;
   }
 
   const EGraph& g_;

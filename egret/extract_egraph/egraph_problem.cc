@@ -3,12 +3,14 @@
 #include <algorithm>
 #include <cstdint>
 #include <utility>
+#include <vector>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/types/span.h"
 #include "egret/cost/graph_cost.h"
+#include "egret/egraph/multi_outputs.h"
 
 namespace egret::extract {
 
@@ -141,20 +143,30 @@ absl::StatusOr<EGraphProblem> BuildProblem(const EGraph& g, const cost::HvxCostM
   as_input.reserve(order.size());
   for (Id c : order) as_input.push_back(input_of(c));
   for (size_t i = 0; i < order.size(); ++i) {
+    // A multi-output class is priced with every output, as graph pricing
+    // prices the node lowering emits for it.
     const TensorType& t = g.TypeOf(order[i]);
+    absl::Span<const TensorType> outputs(&t, 1);
+    std::vector<TensorType> multi_outputs;
+    if (t.dtype == DType::kMulti) {
+      if (absl::StatusOr<std::vector<TensorType>> m = MultiOutputTypes(g, order[i]); m.ok()) {
+        multi_outputs = *std::move(m);
+        outputs = multi_outputs;
+      }
+    }
     first[i] = static_cast<uint32_t>(infos.size());
     for (NodeIdx n : g.ClassNodes(order[i])) {
       if (!g.IsLive(n)) continue;
       ins.clear();
       for (Id ch : g.Node(n).children) ins.push_back(as_input[index(ch)]);
       const std::string_view op = g.NodeOp(n).str();
-      cost::NodeCost c = cost::NodeCostOf(model, op, {t}, ins);
+      cost::NodeCost c = cost::NodeCostOf(model, op, outputs, ins);
       double standalone = c.cost;
       if (c.computable && cost::IsElementwiseOp(op) &&
           std::any_of(ins.begin(), ins.end(),
                       [](const cost::NodeInput& in) { return in.matrix_source != 0; })) {
         for (cost::NodeInput& in : ins) in.matrix_source = 0;
-        standalone = cost::NodeCostOf(model, op, {t}, ins).cost;
+        standalone = cost::NodeCostOf(model, op, outputs, ins).cost;
       }
       infos.push_back(NodeInfo{n, c.cost, standalone, c.computable});
       if (!c.computable) uncomputable.emplace(n, std::move(c));
