@@ -25,7 +25,7 @@
 // classes and no higher cost, and cycle-free parts where every class has a
 // single user, which are solved exactly bottom-up and enter the program as one
 // variable. CBC is warm-started from the DAG heuristic; its console output is
-// silenced. A program of more than 10,000 columns (where CBC's root alone
+// silenced. A program of more than 12,000 columns (where CBC's root alone
 // can outlast the limit) first gets most of the time for a fix-and-optimize
 // search: sub-problems in which only the classes around one class of the
 // incumbent are free, each solved by this same extractor, improve the warm

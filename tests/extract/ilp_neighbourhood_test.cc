@@ -74,7 +74,8 @@ TEST(IlpNeighbourhoodTest, NeverWorseThanItsStart) {
 // A program of more than kNeighbourhoodColumns columns gets the search
 // before the full solve, and the full solve still proves the optimum.
 TEST(IlpNeighbourhoodTest, LargeProgramsAreSearchedFirstAndStillProven) {
-  const int k = 2100;  // 10,501 nodes, every one a column
+  // 5k + 1 nodes, every one a column, a little above the threshold.
+  const int k = ilp_internal::kNeighbourhoodColumns / 5 + 100;
   ExtractionProblem p = Gadgets(k);
   absl::StatusOr<Choice> tree = ExtractTree(p);
   ASSERT_TRUE(tree.ok()) << tree.status();
