@@ -19,6 +19,9 @@ graphs do not depend on the device). Reads ../shared/aihub/latency.tsv only.
 Variants added 2026-11-30 (docs/cost-model-outliers.md, "Tried on 2026-11-30"):
   pad32         activations of compute ops (not Reshape/Transpose/...) stored with
                 their channels padded to 32 (the crouton block) for the spill term
+  pad32-flat    with pad32: an op other than a convolution whose data inputs are
+                all flat (graph inputs, data-movement outputs, or such ops'
+                outputs) keeps them flat, unpadded (the layout propagates)
   spill-serial  an activation's spill not overlapped with compute:
                 max(compute, weights) + spill
   nsat          the matrix unit fed by activations: a matrix op with n (output
@@ -173,10 +176,19 @@ def arrays(rows, v):
     a = {k: f(k) for k in ('matrix8_macs', 'matrix16_macs', 'vector_cycles', 'ddr_bytes')}
     a['disp'] = f('dispatched')
     spill, spill_pad, float_out = [], [], []
+    flat = set()
     for r in rows:
         outs = r['outputs'].split(' ')
+        ins = [i for i in data_inputs(r)]
+        is_flat = base_op(r) in DATA_MOVEMENT or (
+            'pad32-flat' in v and float(r['matrix8_macs']) == 0 and float(r['matrix16_macs']) == 0
+            and base_op(r) not in ('Conv2d', 'DepthWiseConv2d', 'TransposeConv2d')
+            and all(i.startswith('*Input') or producer(i) in flat for i in ins
+                    if not i.startswith('$Const')))
+        if is_flat:
+            flat.add(r['node'])
         for tb, dst in ((type_bytes, spill), (padded_bytes, spill_pad)):
-            if tb is padded_bytes and base_op(r) in DATA_MOVEMENT:
+            if tb is padded_bytes and is_flat:
                 tb = type_bytes
             ob = sum(tb(o) for o in outs)
             s = sum(tb(o) for o in outs if tb(o) > HALF_VTCM)
