@@ -15,6 +15,17 @@ The dump must be made with --float-io (every node priced on the HTP): the
 variants named qio... apply quantized graph I/O here, as
 egret/cost/quantized_io.cc does. One dump serves all three chipsets (the
 graphs do not depend on the device). Reads ../shared/aihub/latency.tsv only.
+
+Variants added 2026-11-30 (docs/cost-model-outliers.md, "Tried on 2026-11-30"):
+  pad32         activations of compute ops (not Reshape/Transpose/...) stored with
+                their channels padded to 32 (the crouton block) for the spill term
+  pad32-flat    with pad32: an op other than a convolution whose data inputs are
+                all flat (graph inputs, data-movement outputs, or such ops'
+                outputs) keeps them flat, unpadded (the layout propagates)
+  spill-serial  an activation's spill not overlapped with compute:
+                max(compute, weights) + spill
+  nsat          the matrix unit fed by activations: a matrix op with n (output
+                channels, padded to 32) below a fitted N0 runs at n / N0 of its rate
 """
 import csv
 import math
@@ -48,6 +59,16 @@ def type_bytes(t):
         if d:
             n *= int(d)
     return n * BYTES.get(dtype, 4)
+
+
+def padded_bytes(t):
+    """Bytes of a rank-4 (NHWC) tensor with its channels padded to 32."""
+    dtype, dims = t.split('[', 1)
+    d = [int(x) for x in dims.rstrip(']').split(',') if x]
+    b = type_bytes(t)
+    if len(d) == 4 and d[-1] % 32:
+        b = b * (-(-d[-1] // 32) * 32) / d[-1]
+    return b
 
 
 def producer(inp):
@@ -154,20 +175,41 @@ def arrays(rows, v):
     f = lambda k: np.array([float(r[k]) for r in rows])
     a = {k: f(k) for k in ('matrix8_macs', 'matrix16_macs', 'vector_cycles', 'ddr_bytes')}
     a['disp'] = f('dispatched')
-    spill, float_out = [], []
+    spill, spill_pad, float_out = [], [], []
+    flat = set()
     for r in rows:
         outs = r['outputs'].split(' ')
-        ob = sum(type_bytes(o) for o in outs)
-        s = sum(type_bytes(o) for o in outs if type_bytes(o) > HALF_VTCM)
-        for i in data_inputs(r):
-            b = type_bytes(i.split(':', 1)[1])
-            if b > HALF_VTCM:
-                s += min(b, ob) if base_op(r) in ('Slice_shape', 'StridedSlice') else b
-        spill.append(min(s, float(r['ddr_bytes'])))
+        ins = [i for i in data_inputs(r)]
+        is_flat = base_op(r) in DATA_MOVEMENT or (
+            'pad32-flat' in v and float(r['matrix8_macs']) == 0 and float(r['matrix16_macs']) == 0
+            and base_op(r) not in ('Conv2d', 'DepthWiseConv2d', 'TransposeConv2d')
+            and all(i.startswith('*Input') or producer(i) in flat for i in ins
+                    if not i.startswith('$Const')))
+        if is_flat:
+            flat.add(r['node'])
+        for tb, dst in ((type_bytes, spill), (padded_bytes, spill_pad)):
+            if tb is padded_bytes and is_flat:
+                tb = type_bytes
+            ob = sum(tb(o) for o in outs)
+            s = sum(tb(o) for o in outs if tb(o) > HALF_VTCM)
+            for i in data_inputs(r):
+                b = tb(i.split(':', 1)[1])
+                if b > HALF_VTCM:
+                    s += min(b, ob) if base_op(r) in ('Slice_shape', 'StridedSlice') else b
+            dst.append(s)
+        spill[-1] = min(spill[-1], float(r['ddr_bytes']))
         float_out.append(1.0 if outs[0].startswith('Float') else 0.0)
     a['spill'] = np.array(spill)
     a['weights'] = a['ddr_bytes'] - a['spill']
+    if 'pad32' in v:
+        a['spill'] = np.maximum(np.array(spill_pad), a['spill'])
+        a['ddr_bytes'] = a['weights'] + a['spill']
     a['float_out'] = np.array(float_out)
+    npad = []
+    for r in rows:
+        d = [int(x) for x in r['outputs'].split(' ')[0].split('[', 1)[1].rstrip(']').split(',') if x]
+        npad.append(-(-d[-1] // 32) * 32 if d else 32)
+    a['npad'] = np.array(npad, float)
     marks = {}
     if 'qio' in v:
         marks.update(quantized_io(rows))
@@ -202,9 +244,15 @@ def node_ns(p, a, v):
     m8, m16, hvx, ddr, disp = p[:5]
     vec = a['vector_cycles'] / hvx
     mat = a['matrix8_macs'] / m8 + a['matrix16_macs'] / m16
-    comp = np.where((a['matrix8_macs'] > 0) | (a['matrix16_macs'] > 0), np.minimum(mat, vec), vec)
     extra = 6
+    if 'nsat' in v:
+        mat = mat * np.maximum(1.0, p[extra] / a['npad'])
+        extra += 1
+    comp = np.where((a['matrix8_macs'] > 0) | (a['matrix16_macs'] > 0), np.minimum(mat, vec), vec)
     mem = a['ddr_bytes'] / ddr
+    if 'spill-serial' in v:
+        comp = comp + a['spill'] / ddr
+        mem = a['weights'] / ddr
     if 'weight-bw' in v:
         mem = a['spill'] / ddr + a['weights'] / p[extra]
         extra += 1
@@ -237,7 +285,7 @@ def predict_ms(p, a, v):
 
 
 def prior_of(v):
-    return PRIOR + [60] * ('weight-bw' in v) + [2000] * ('fp16-dispatch' in v) + [10] * ('fp-input' in v or 'any-input' in v)
+    return PRIOR + [128] * ('nsat' in v) + [60] * ('weight-bw' in v) + [2000] * ('fp16-dispatch' in v) + [10] * ('fp-input' in v or 'any-input' in v)
 
 
 # --- the fit and its validation (egret/cost/calibrate.cc) --------------------
