@@ -47,6 +47,7 @@
 #include "bench/power_law.h"
 #include "bench/shipped_rules.h"
 #include "bench/synthetic_graphs.h"
+#include "egret/backend/memory_plan.h"
 #include "egret/cost/graph_cost.h"
 #include "egret/cost/make_cost_model.h"
 #include "egret/executor/test_data.h"
@@ -137,6 +138,10 @@ std::string RunOne(const Config& cfg, SyntheticFamily family, int blocks, Strate
     }
   }
   j["ops_after"] = ops;
+  // The output graph's memory plan again (after the peak RSS is read), so a
+  // change to the planner shows in the CSV if it moves the arena.
+  absl::StatusOr<MemoryPlan> plan = PlanMemory(r->graph);
+  j["arena_bytes"] = plan.ok() ? plan->arena_bytes : -1;
   std::string verify = "not run";
   if (static_cast<int64_t>(g->num_nodes()) <= cfg.verify_max_nodes) {
     absl::StatusOr<std::vector<Tensor>> inputs = MakeRandomInputs(*g, cfg.seed);
@@ -185,7 +190,7 @@ std::string Csv(const std::vector<Row>& rows) {
       "egraph_nodes,rewrites,generate_ms";
   for (const char* s : kStages) absl::StrAppend(&out, ",", s, "_ms");
   for (const char* s : kStages) absl::StrAppend(&out, ",", s, "_cpu_ms");
-  out += ",peak_rss_mib,start_rss_mib,wall_s,verify,ops_after\n";
+  out += ",peak_rss_mib,start_rss_mib,wall_s,verify,ops_after,arena_bytes\n";
   for (const Row& r : rows) {
     const bool f = Finished(r);
     absl::StrAppendFormat(&out, "%s,%d,%d,%s,%s,%s", FamName(r.family), r.blocks, r.nodes,
@@ -203,8 +208,10 @@ std::string Csv(const std::vector<Row>& rows) {
     for (const char* s : kStages) absl::StrAppend(&out, ",", Cell(StageMs(r, s)));
     for (const char* s : kStages) absl::StrAppend(&out, ",", Cell(StageMs(r, s, true)));
     const double start = f ? r.result["start_rss_bytes"].get<double>() / (1 << 20) : NAN;
-    absl::StrAppendFormat(&out, ",%s,%s,%.1f,%s,%s\n", Cell(RssMib(r)), Cell(start), r.wall_s,
-                          f ? r.result["verify"].get<std::string>() : "", OpsCell(r));
+    const int64_t arena = f ? r.result.value("arena_bytes", int64_t{-1}) : -1;
+    absl::StrAppendFormat(&out, ",%s,%s,%.1f,%s,%s,%s\n", Cell(RssMib(r)), Cell(start), r.wall_s,
+                          f ? r.result["verify"].get<std::string>() : "", OpsCell(r),
+                          arena >= 0 ? absl::StrCat(arena) : "");
   }
   return out;
 }

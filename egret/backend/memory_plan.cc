@@ -231,6 +231,90 @@ std::vector<NodeId> GreedySchedule(const Graph& g, const Analysis& a) {
   return schedule;
 }
 
+// The long-lived placed buffers (see AssignOffsets) in span order, cut into
+// blocks of kBlock with what a query needs to treat a block at once: when
+// every buffer of a block is live at some step of the query's lifetime and
+// their spans leave no gap between them, the block is one span to the best-
+// fit sweep; when none can be, the block is skipped. Graph outputs (live to
+// the last step) are most of these buffers and pile up contiguously at low
+// offsets, so most of a query's overlapping long-lived buffers come in whole
+// blocks.
+class LongPlacedSet {
+ public:
+  using Span = std::pair<int64_t, int64_t>;  // [offset, end) in the arena
+
+  void Insert(Span span, int64_t first_step, int64_t last_step) {
+    const Entry e{span, first_step, last_step};
+    auto at = std::upper_bound(entries_.begin(), entries_.end(), e,
+                               [](const Entry& x, const Entry& y) { return x.span < y.span; });
+    const size_t from = static_cast<size_t>(at - entries_.begin()) / kBlock;
+    entries_.insert(at, e);
+    blocks_.resize((entries_.size() + kBlock - 1) / kBlock);
+    for (size_t k = from; k < blocks_.size(); ++k) Summarize(k);
+  }
+
+  // Calls visit(span) for every buffer live at some step of [first, last],
+  // in span order, except that a run of such buffers whose spans leave no gap
+  // may come as the one span [its first offset, its largest end). The best-fit
+  // sweep gives the same answer either way: no span inside a gapless run
+  // (nor any other span between its first offset and its end) starts past
+  // the sweep's running end, so none opens a gap. `before(span)` is called
+  // ahead of each visit to let the caller visit its own spans that order
+  // before it.
+  template <typename Before, typename Visit>
+  void ForOverlapping(int64_t first, int64_t last, Before before, Visit visit) const {
+    for (size_t k = 0; k < blocks_.size(); ++k) {
+      const Block& b = blocks_[k];
+      if (b.min_first > last || b.max_last < first) continue;  // none overlaps
+      if (b.gapless && b.max_first <= last && b.min_last >= first) {
+        const Span merged{entries_[k * kBlock].span.first, b.max_end};
+        before(merged);
+        visit(merged);
+        continue;
+      }
+      const size_t end = std::min(entries_.size(), (k + 1) * kBlock);
+      for (size_t i = k * kBlock; i < end; ++i) {
+        const Entry& e = entries_[i];
+        if (e.first_step > last || first > e.last_step) continue;
+        before(e.span);
+        visit(e.span);
+      }
+    }
+  }
+
+ private:
+  static constexpr size_t kBlock = 16;
+  struct Entry {
+    Span span;
+    int64_t first_step, last_step;
+  };
+  struct Block {
+    int64_t min_first, max_first, min_last, max_last;  // of the steps
+    int64_t max_end;                                   // of the spans
+    bool gapless;  // every span starts at or before the ends of those before it
+  };
+
+  void Summarize(size_t k) {
+    const size_t begin = k * kBlock, end = std::min(entries_.size(), begin + kBlock);
+    Block b{std::numeric_limits<int64_t>::max(), std::numeric_limits<int64_t>::min(),
+            std::numeric_limits<int64_t>::max(), std::numeric_limits<int64_t>::min(),
+            entries_[begin].span.second,         true};
+    for (size_t i = begin; i < end; ++i) {
+      const Entry& e = entries_[i];
+      b.min_first = std::min(b.min_first, e.first_step);
+      b.max_first = std::max(b.max_first, e.first_step);
+      b.min_last = std::min(b.min_last, e.last_step);
+      b.max_last = std::max(b.max_last, e.last_step);
+      if (e.span.first > b.max_end) b.gapless = false;
+      b.max_end = std::max(b.max_end, e.span.second);
+    }
+    blocks_[k] = b;
+  }
+
+  std::vector<Entry> entries_;  // by span
+  std::vector<Block> blocks_;   // blocks_[k]: entries_[k * kBlock, (k + 1) * kBlock)
+};
+
 // Greedy by size with best fit: the largest buffer first, each at the lowest
 // offset of the smallest gap left by the placed buffers whose lifetimes
 // overlap its own, or after them all.
@@ -238,9 +322,9 @@ std::vector<NodeId> GreedySchedule(const Graph& g, const Analysis& a) {
 // Finding the overlapping placed buffers: buffers live for at most kShort
 // steps are kept ordered by first step, so a query reads the first steps
 // [first - kShort, last] only, and only those holding a placed buffer;
-// longer-lived ones (graph inputs and outputs, skip connections) are few and
-// kept in offset order, so the gap sweep merges them with the sorted short
-// ones instead of sorting them again for every buffer.
+// longer-lived ones (graph inputs and outputs, skip connections) are fewer
+// and kept in offset order (LongPlacedSet), so the gap sweep merges them with
+// the sorted short ones instead of sorting them again for every buffer.
 void AssignOffsets(std::vector<PlannedBuffer>& buffers) {
   constexpr int64_t kShort = 64;
   std::vector<size_t> order(buffers.size());
@@ -250,25 +334,18 @@ void AssignOffsets(std::vector<PlannedBuffer>& buffers) {
     const PlannedBuffer& b = buffers[y];
     return std::tuple(-a.bytes, a.first_step, x) < std::tuple(-b.bytes, b.first_step, y);
   });
-  using Span = std::pair<int64_t, int64_t>;                  // [offset, end) in the arena
+  using Span = LongPlacedSet::Span;
   absl::btree_set<std::pair<int64_t, size_t>> short_placed;  // (first step, buffer)
-  struct LongPlaced {
-    Span span;
-    int64_t first_step, last_step;
-  };
-  std::vector<LongPlaced> long_placed;  // by span
-  std::vector<Span> near;               // overlapping short-lived buffers, sorted
+  LongPlacedSet long_placed;
+  std::vector<Span> near;  // overlapping short-lived buffers, sorted
   for (size_t k : order) {
     PlannedBuffer& b = buffers[k];
     const int64_t size = AlignUp(b.bytes);
-    auto overlaps = [&](int64_t first, int64_t last) {
-      return first <= b.last_step && b.first_step <= last;
-    };
     near.clear();
     for (auto it = short_placed.lower_bound({b.first_step - kShort, 0});
          it != short_placed.end() && it->first <= b.last_step; ++it) {
       const PlannedBuffer& o = buffers[it->second];
-      if (overlaps(o.first_step, o.last_step)) {
+      if (o.first_step <= b.last_step && b.first_step <= o.last_step) {
         near.emplace_back(o.offset, SaturatingAdd(o.offset, AlignUp(o.bytes)));
       }
     }
@@ -284,22 +361,18 @@ void AssignOffsets(std::vector<PlannedBuffer>& buffers) {
       at = std::max(at, s.second);
     };
     size_t i = 0;
-    for (const LongPlaced& l : long_placed) {
-      if (!overlaps(l.first_step, l.last_step)) continue;
-      for (; i < near.size() && near[i] < l.span; ++i) visit(near[i]);
-      visit(l.span);
-    }
+    long_placed.ForOverlapping(
+        b.first_step, b.last_step,
+        [&](const Span& l) {
+          for (; i < near.size() && near[i] < l; ++i) visit(near[i]);
+        },
+        visit);
     for (; i < near.size(); ++i) visit(near[i]);
     b.offset = best >= 0 ? best : at;
     if (b.last_step - b.first_step <= kShort) {
       short_placed.emplace(b.first_step, k);
     } else {
-      const LongPlaced l{{b.offset, SaturatingAdd(b.offset, size)}, b.first_step, b.last_step};
-      long_placed.insert(std::upper_bound(long_placed.begin(), long_placed.end(), l,
-                                          [](const LongPlaced& x, const LongPlaced& y) {
-                                            return x.span < y.span;
-                                          }),
-                         l);
+      long_placed.Insert({b.offset, SaturatingAdd(b.offset, size)}, b.first_step, b.last_step);
     }
   }
 }

@@ -6,6 +6,7 @@
 #include <limits>
 #include <optional>
 #include <queue>
+#include <span>
 #include <utility>
 #include <vector>
 
@@ -20,9 +21,10 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 
 // Step 1: cost sets. set[c] lists the node chosen, when the set was made, for
 // every class of c's best known sub-DAG, c included (4 bytes an entry: the
-// class and cost are read from the problem); total[c] is their sum. A node is priced
-// by walking its children's sets once with a stamp array (no allocation); the
-// set is only materialised when the node becomes its class's best.
+// class and cost are read from the problem); total[c] is their sum. A node is
+// priced by walking its children's sets once with a stamp array (no
+// allocation); the set is only materialised when the node becomes its class's
+// best.
 //
 // Sets grow with the depth of the DAG, so on a long chain the pass is
 // quadratic in time and memory. The limits bound the set entries read and
@@ -207,17 +209,83 @@ std::optional<Choice> GreedyCostSets(const ExtractionProblem& p, const CostSetLi
   return choice;
 }
 
+// A rank per class such that a class can only reach (through any nodes) the
+// classes of its own rank or lower: the index of its strongly connected
+// component in the class graph (class -> the child classes of any of its
+// nodes), numbered in the order Tarjan's algorithm completes them, so every
+// component after the ones it reaches. Iterative (deep chains). O(nodes +
+// edges).
+std::vector<uint32_t> ComponentRanks(const ExtractionProblem& p) {
+  const size_t nc = p.num_classes();
+  constexpr uint32_t kUnvisited = std::numeric_limits<uint32_t>::max();
+  std::vector<uint32_t> index(nc, kUnvisited), low(nc, 0), rank(nc, 0);
+  std::vector<bool> on_stack(nc, false);
+  std::vector<ClassId> stack;
+  struct Frame {
+    ClassId v;
+    ENodeId n;   // the node whose children are being walked
+    uint32_t k;  // the next child of n
+  };
+  std::vector<Frame> calls;
+  uint32_t next_index = 0, next_rank = 0;
+  auto open = [&](ClassId v) {
+    index[v] = low[v] = next_index++;
+    stack.push_back(v);
+    on_stack[v] = true;
+    calls.push_back({v, p.class_begin(v), 0});
+  };
+  for (ClassId root = 0; root < nc; ++root) {
+    if (index[root] != kUnvisited) continue;
+    open(root);
+    while (!calls.empty()) {
+      Frame& f = calls.back();
+      const ClassId v = f.v;
+      bool descended = false;
+      while (f.n < p.class_end(v)) {
+        std::span<const ClassId> ch = p.children(f.n);
+        if (f.k >= ch.size()) {
+          ++f.n;
+          f.k = 0;
+          continue;
+        }
+        const ClassId w = ch[f.k++];
+        if (index[w] == kUnvisited) {
+          open(w);  // invalidates f
+          descended = true;
+          break;
+        }
+        if (on_stack[w]) low[v] = std::min(low[v], index[w]);
+      }
+      if (descended) continue;
+      calls.pop_back();
+      if (!calls.empty()) low[calls.back().v] = std::min(low[calls.back().v], low[v]);
+      if (low[v] != index[v]) continue;
+      ClassId w;
+      do {
+        w = stack.back();
+        stack.pop_back();
+        on_stack[w] = false;
+        rank[w] = next_rank;
+      } while (w != v);
+      ++next_rank;
+    }
+  }
+  return rank;
+}
+
 // Step 3: local search over a full choice (one node for every class that has
 // an acyclic term), kept acyclic everywhere. refs[c] counts the uses of c by
 // active chosen nodes plus root occurrences; c is active iff refs[c] > 0.
 class LocalSearch {
  public:
-  LocalSearch(const ExtractionProblem& p, Choice full, int64_t budget,
-              std::optional<std::chrono::steady_clock::time_point> deadline)
+  // `rank` is ComponentRanks(p).
+  LocalSearch(const ExtractionProblem& p, Choice full, const std::vector<uint32_t>& rank,
+              int64_t budget, std::optional<std::chrono::steady_clock::time_point> deadline)
       : p_(p),
         choice_(std::move(full)),
         refs_(p.num_classes(), 0),
         mark_(p.num_classes(), 0),
+        rank_(rank),
         budget_(budget),
         deadline_(deadline) {
     for (ClassId r : p_.roots()) cost_ += Inc(r);
@@ -257,7 +325,8 @@ class LocalSearch {
 
  private:
   bool TryIntroduce(ClassId s) {
-    // Needs users in at least two active classes, else a single switch suffices.
+    // Needs users in at least two active classes, else a single switch
+    // suffices.
     int users = 0;
     ClassId first = kNoENode;
     for (ENodeId n : p_.parents(s)) {
@@ -336,6 +405,9 @@ class LocalSearch {
   }
   // Whether c may choose `alt`: all its children have a choice and none of
   // them reaches c through the current choice (which would close a cycle).
+  // The walk does not go below a class of a lower rank than c's
+  // (ComponentRanks): nothing under it can reach c through any choice. Each
+  // class taken off the walk's stack costs one step of the budget.
   bool Usable(ClassId c, ENodeId alt) {
     for (ClassId ch : p_.children(alt)) {
       if (ch == c || choice_.node[ch] == kNoENode) return false;
@@ -353,6 +425,7 @@ class LocalSearch {
       if (d == c) return false;
       if (mark_[d] == now_) continue;
       mark_[d] = now_;
+      if (rank_[d] < rank_[c]) continue;
       for (ClassId ch : p_.children(choice_.node[d])) stack_.push_back(ch);
     }
     return true;
@@ -362,6 +435,7 @@ class LocalSearch {
   Choice choice_;
   std::vector<uint32_t> refs_;
   std::vector<uint32_t> mark_;
+  const std::vector<uint32_t>& rank_;  // ComponentRanks
   uint32_t now_ = 0;
   std::vector<ClassId> stack_;
   double cost_ = 0;
@@ -433,10 +507,12 @@ absl::StatusOr<Choice> ExtractDag(const ExtractionProblem& p, const DagOptions& 
 
   Choice best;
   double best_cost = kInf;
+  std::vector<uint32_t> rank;  // ComponentRanks, made for the first search
   for (Choice& cand : candidates) {
     Choice result = cand;
     if (options.local_search) {
-      LocalSearch search(p, Complete(p, cand, tree->choice), budget, options.deadline);
+      if (rank.empty()) rank = ComponentRanks(p);
+      LocalSearch search(p, Complete(p, cand, tree->choice), rank, budget, options.deadline);
       search.Run();
       if (search.deadline_hit() && options.report != nullptr) options.report->time_limit_hit = true;
       result = RestrictToReachable(p, search.choice());

@@ -12,6 +12,7 @@
 #include <string_view>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
 
 namespace egret::extract {
@@ -32,15 +33,19 @@ class ExtractionProblem {
   size_t num_nodes() const { return node_class_.size(); }
 
   // The user's name of a class / node (e.g. the JSON ids), kept for output.
+  // A node added without a name is "<class name>.<k>" for the k-th node of
+  // its class, made when asked (names are only read for output and errors,
+  // so they are kept in one pool rather than a string per node).
   const std::string& class_name(ClassId c) const { return class_ids_[c]; }
-  const std::string& node_name(ENodeId n) const { return node_ids_[n]; }
+  std::string node_name(ENodeId n) const;
 
   ENodeId class_begin(ClassId c) const { return class_nodes_[c]; }
   ENodeId class_end(ClassId c) const { return class_nodes_[c + 1]; }
   size_t class_size(ClassId c) const { return class_end(c) - class_begin(c); }
 
   ClassId node_class(ENodeId n) const { return node_class_[n]; }
-  const std::string& op(ENodeId n) const { return ops_[n]; }
+  // The op's name, from a table of the distinct ops (the op names repeat).
+  const std::string& op(ENodeId n) const { return op_names_[op_of_[n]]; }
   double cost(ENodeId n) const { return costs_[n]; }
   // Raises node n's cost to `cost` (finite, at least the old cost): for a
   // caller whose pricing of n was optimistic and who has learnt better
@@ -65,8 +70,12 @@ class ExtractionProblem {
   friend class ExtractionProblemBuilder;
   std::vector<std::string> class_ids_;
   std::vector<ENodeId> class_nodes_;  // size num_classes + 1
-  std::vector<std::string> node_ids_;
-  std::vector<std::string> ops_;
+  // Node n's explicit name is node_names_[name_begin_[n], name_begin_[n + 1]);
+  // empty: the default name.
+  std::string node_names_;
+  std::vector<uint64_t> name_begin_;   // size num_nodes + 1
+  std::vector<std::string> op_names_;  // distinct ops, in order of first use
+  std::vector<uint32_t> op_of_;        // per node: index in op_names_
   std::vector<double> costs_;
   std::vector<ClassId> node_class_;
   std::vector<uint32_t> child_begin_;  // size num_nodes + 1
@@ -93,8 +102,8 @@ class ExtractionProblemBuilder {
   ClassId AddClass(std::string name);
   // Adds a node to class c. `name` defaults to "<class name>.<k>" for the
   // k-th node of the class. Children are class indices (may be added later).
-  void AddNode(ClassId c, std::string op, double cost, std::span<const ClassId> children,
-               std::string name = "");
+  void AddNode(ClassId c, std::string_view op, double cost, std::span<const ClassId> children,
+               std::string_view name = "");
   void AddRoot(ClassId c);
   size_t num_classes() const { return class_ids_.size(); }
 
@@ -103,14 +112,23 @@ class ExtractionProblemBuilder {
   absl::StatusOr<ExtractionProblem> Build() &&;
 
  private:
+  // 40 bytes a node: the op is an index in op_names_ and the name a range
+  // of names_ (millions of nodes on large e-graphs).
   struct PendingNode {
     ClassId cls;
-    std::string op;
-    std::string name;
+    uint32_t op;
     double cost;
     uint32_t child_begin, child_end;
+    uint64_t name_begin;
+    uint32_t name_size;
   };
+  std::string_view PendingName(const PendingNode& n) const {
+    return std::string_view(names_).substr(n.name_begin, n.name_size);
+  }
   std::vector<std::string> class_ids_;
+  std::vector<std::string> op_names_;
+  absl::flat_hash_map<std::string, uint32_t> op_index_;  // op name -> index in op_names_
+  std::string names_;                                    // the explicit node names, back to back
   std::vector<uint32_t> class_node_count_;
   std::vector<PendingNode> nodes_;
   std::vector<ClassId> children_;

@@ -39,10 +39,10 @@ absl::StatusOr<EGraphProblem> BuildProblem(const EGraph& g, const cost::HvxCostM
   }
   // Node costs; computable classes by fixpoint. The live nodes of class i are
   // infos[first[i], first[i + 1]).
-  struct NodeInfo {
-    NodeIdx n;
+  struct NodeInfo {  // 24 bytes: one per live e-node
     double cost;
     double standalone;  // the cost were it no epilogue (EpilogueAssumption)
+    NodeIdx n;
     bool ok;
   };
   std::vector<NodeInfo> infos;
@@ -168,11 +168,12 @@ absl::StatusOr<EGraphProblem> BuildProblem(const EGraph& g, const cost::HvxCostM
         for (cost::NodeInput& in : ins) in.matrix_source = 0;
         standalone = cost::NodeCostOf(model, op, outputs, ins).cost;
       }
-      infos.push_back(NodeInfo{n, c.cost, standalone, c.computable});
+      infos.push_back(NodeInfo{c.cost, standalone, n, c.computable});
       if (!c.computable) uncomputable.emplace(n, std::move(c));
     }
   }
   first[order.size()] = static_cast<uint32_t>(infos.size());
+  std::vector<cost::NodeInput>().swap(as_input);
   // Computable classes by propagation from the leaves (a worklist, so a deep
   // chain costs linear time, not one sweep per level).
   std::vector<bool> computable(order.size(), false);
@@ -269,8 +270,7 @@ absl::StatusOr<EGraphProblem> BuildProblem(const EGraph& g, const cost::HvxCostM
         kids.push_back(static_cast<ClassId>(ci));
       }
       if (!all) continue;
-      b.AddNode(static_cast<ClassId>(i), std::string(g.NodeOp(ni.n).str()), ni.cost, kids,
-                absl::StrCat(ni.n));
+      b.AddNode(static_cast<ClassId>(i), g.NodeOp(ni.n).str(), ni.cost, kids, absl::StrCat(ni.n));
       if (ni.standalone > ni.cost) {
         EGraphProblem::EpilogueAssumption a{
             static_cast<ENodeId>(added.size()), {}, ni.cost, ni.standalone};

@@ -127,11 +127,15 @@ absl::StatusOr<Extracted> ExtractGraph(const Seeded& s, const cost::HvxCostModel
     extract::ENodeId n = r->choice[c];
     if (n != extract::kNoENode) choice[p->class_of[c]] = p->node_of[n];
   }
+  Extracted out{Graph(), r->dag_cost, r->tree_cost, r->time_limit_hit, r->memory_limit_hit};
+  // The problem (tens of bytes an e-node) is not needed to lower: freed
+  // first, so it and the lowered graph are never held at once.
+  *p = extract::EGraphProblem();
   if (annotate && options.keep_quantized_weights) PreferQuantizedConstants(s.eg, &choice);
   absl::StatusOr<Graph> g = LowerSeeded(s, std::move(choice), annotate ? &model : nullptr);
   if (!g.ok()) return g.status();
-  return Extracted{*std::move(g), r->dag_cost, r->tree_cost, r->time_limit_hit,
-                   r->memory_limit_hit};
+  out.graph = *std::move(g);
+  return out;
 }
 
 // PhaseMode::kReseed's step between phases: `s` becomes a fresh seeding of

@@ -5,8 +5,10 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <limits>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -222,6 +224,80 @@ TEST(MemoryPlanTest, LongGraphWithSkipConnectionsIsValid) {
   absl::StatusOr<MemoryPlan> plan = PlanMemory(g);
   ASSERT_TRUE(plan.ok()) << plan.status();
   ExpectValid(g, *plan);
+}
+
+// The offsets PlanMemory's best fit must give, from the buffers' sizes and
+// lifetimes alone, by the definition: largest buffer first (then earliest
+// first step, then index), each at the start of the smallest gap, lowest
+// first, that the placed buffers live at one of its steps leave, or after
+// them all. Quadratic: for tests.
+std::vector<int64_t> ReferenceOffsets(const std::vector<PlannedBuffer>& buffers) {
+  auto aligned = [](int64_t bytes) {
+    return (bytes + kArenaAlignment - 1) / kArenaAlignment * kArenaAlignment;
+  };
+  std::vector<size_t> order(buffers.size());
+  for (size_t k = 0; k < order.size(); ++k) order[k] = k;
+  std::sort(order.begin(), order.end(), [&](size_t x, size_t y) {
+    return std::tuple(-buffers[x].bytes, buffers[x].first_step, x) <
+           std::tuple(-buffers[y].bytes, buffers[y].first_step, y);
+  });
+  std::vector<int64_t> offset(buffers.size(), -1);
+  std::vector<size_t> placed;
+  for (size_t k : order) {
+    const PlannedBuffer& b = buffers[k];
+    std::vector<std::pair<int64_t, int64_t>> spans;
+    for (size_t o : placed) {
+      if (buffers[o].first_step <= b.last_step && b.first_step <= buffers[o].last_step) {
+        spans.emplace_back(offset[o], offset[o] + aligned(buffers[o].bytes));
+      }
+    }
+    std::sort(spans.begin(), spans.end());
+    int64_t at = 0, best = -1, best_gap = std::numeric_limits<int64_t>::max();
+    for (const auto& [first, end] : spans) {
+      if (first - at >= aligned(b.bytes) && first - at < best_gap) {
+        best = at;
+        best_gap = first - at;
+      }
+      at = std::max(at, end);
+    }
+    offset[k] = best >= 0 ? best : at;
+    placed.push_back(k);
+  }
+  return offset;
+}
+
+TEST(MemoryPlanTest, ManyLongLivedBuffersGetTheBestFitOffsets) {
+  // 60 parallel chains from one input, each with its own output (live to the
+  // last step), some outputs within the chains and skip connections longer
+  // than the short-lived window: over a hundred long-lived buffers, most of
+  // them piled up contiguously, which the offset search handles a block at a
+  // time.
+  GraphBuilder b;
+  const ValueRef x = b.InputF32({1, 256});
+  for (int c = 0; c < 60; ++c) {
+    std::vector<ValueRef> values{x};
+    for (int i = 1; i < 90; ++i) {
+      const ValueRef prev = values.back();
+      if (i % 30 == 0) {
+        values.push_back(b.Op("ElementWiseAdd", {prev, values[values.size() - 29]}));
+      } else {
+        values.push_back(b.Op("Relu", {prev}));
+      }
+      if (i < 89 && (c + i) % 41 == 0) b.Output(values.back());
+    }
+    b.Output(values.back());
+  }
+  Graph g = std::move(b.graph());
+  absl::StatusOr<MemoryPlan> plan = PlanMemory(g);
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  ExpectValid(g, *plan);
+  const std::vector<int64_t> want = ReferenceOffsets(plan->buffers);
+  int long_lived = 0;
+  for (size_t k = 0; k < want.size(); ++k) {
+    EXPECT_EQ(plan->buffers[k].offset, want[k]) << "buffer " << k;
+    long_lived += plan->buffers[k].last_step - plan->buffers[k].first_step > 64;
+  }
+  EXPECT_GT(long_lived, 100);
 }
 
 }  // namespace

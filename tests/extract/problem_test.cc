@@ -1,0 +1,57 @@
+#include "egret/extract/problem.h"
+
+#include <string>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace egret::extract {
+namespace {
+
+using ::testing::HasSubstr;
+
+// Nodes are added out of class order, named and unnamed, with repeated ops:
+// after Build each node keeps its own op, cost, children and name (an unnamed
+// node is "<class name>.<k>" for the k-th node of its class).
+TEST(ProblemTest, NodesKeepTheirOpsAndNamesAfterSortingByClass) {
+  ExtractionProblemBuilder b;
+  const ClassId x = b.AddClass("x"), y = b.AddClass("y");
+  const ClassId xs[] = {x}, xx[] = {x, x};
+  b.AddNode(y, "Add", 3, xx, "sum");
+  b.AddNode(x, "Input", 1, {});
+  b.AddNode(y, "Relu", 2, xs);
+  b.AddNode(x, "Add", 4, {}, "x-add");
+  b.AddRoot(y);
+  absl::StatusOr<ExtractionProblem> p = std::move(b).Build();
+  ASSERT_TRUE(p.ok()) << p.status();
+  ASSERT_EQ(p->num_nodes(), 4u);
+  ASSERT_EQ(p->class_begin(x), 0u);
+  ASSERT_EQ(p->class_begin(y), 2u);
+  EXPECT_EQ(p->op(0), "Input");
+  EXPECT_EQ(p->node_name(0), "x.0");
+  EXPECT_EQ(p->op(1), "Add");
+  EXPECT_EQ(p->node_name(1), "x-add");
+  EXPECT_EQ(p->cost(1), 4);
+  EXPECT_EQ(p->op(2), "Add");
+  EXPECT_EQ(p->node_name(2), "sum");
+  EXPECT_EQ(p->children(2).size(), 2u);
+  EXPECT_EQ(p->op(3), "Relu");
+  EXPECT_EQ(p->node_name(3), "y.1");
+  EXPECT_EQ(p->cost(3), 2);
+  EXPECT_EQ(p->node_class(3), y);
+  EXPECT_EQ(p->parents(x).size(), 3u);
+}
+
+TEST(ProblemTest, BuildErrorsNameTheNode) {
+  ExtractionProblemBuilder b;
+  const ClassId x = b.AddClass("x");
+  b.AddNode(x, "a", 1, {}, "first");
+  b.AddNode(7, "b", 1, {}, "stray");
+  b.AddRoot(x);
+  absl::StatusOr<ExtractionProblem> p = std::move(b).Build();
+  ASSERT_FALSE(p.ok());
+  EXPECT_THAT(p.status().message(), HasSubstr("node 'stray' names class index 7"));
+}
+
+}  // namespace
+}  // namespace egret::extract
