@@ -196,7 +196,7 @@ template <typename F>
 void EGraph::ForEachOp(Id c, F f) const {
   // class_op_ describes the list as of its last sort (or creation), which is
   // all an update of the index has seen of it.
-  if (class_op_[c] != kMixedOps) {
+  if (!(class_op_[c] & kMixed)) {
     f(Symbol::FromId(class_op_[c]));
     return;
   }
@@ -304,7 +304,7 @@ Id EGraph::NewClass(const ENodeView& node, absl::Span<const Id> ch, bool unhashe
   classes_.emplace_back().nodes.push_back(static_cast<NodeIdx>(store_->nodes.size()));
   class_type_.push_back(type);
   class_constant_.push_back(node.op == const_op_ ? node.payload : kNoPayload);
-  class_op_.push_back(node.op.id());
+  class_op_.push_back(node.op.id() < kMixed ? node.op.id() : kMixed | OpBit(node.op.id()));
   logged_epoch_.push_back(~uint32_t{0});
   StoreNode(node, ch, unhashed, c);
   ++live_classes_;
@@ -495,9 +495,14 @@ void EGraph::CleanClass(Id c, bool with_parents) {
   std::vector<NodeIdx>& nodes = classes_[c].nodes;
   nodes.erase(std::remove_if(nodes.begin(), nodes.end(), dead), nodes.end());
   SortByContent(nodes);
-  class_op_[c] = !nodes.empty() && recs[nodes.front()].op == recs[nodes.back()].op
-                     ? recs[nodes.front()].op.id()
-                     : kMixedOps;
+  const uint32_t op = nodes.empty() ? kMixed : recs[nodes.front()].op.id();
+  if (op < kMixed && recs[nodes.back()].op.id() == op) {
+    class_op_[c] = op;
+  } else {
+    uint32_t mask = kMixed;
+    for (NodeIdx n : nodes) mask |= OpBit(recs[n].op.id());
+    class_op_[c] = mask;
+  }
   if (!with_parents) return;
   std::vector<NodeIdx>& parents = classes_[c].parents;
   parents.erase(std::remove_if(parents.begin(), parents.end(), dead), parents.end());
@@ -614,12 +619,16 @@ const ConstTensorPtr& EGraph::ConstantOf(Id c) const {
 }
 
 absl::Span<const NodeIdx> EGraph::ClassNodesWithOp(Id c, Symbol op) const {
+  // Most classes hold nodes of one op; most others lack `op` by their mask.
+  // Either way the class's node list is not read to answer "none".
+  const uint32_t info = class_op_[c];
+  if (!(info & kMixed)) {
+    return info == op.id() ? absl::Span<const NodeIdx>(classes_[c].nodes)
+                           : absl::Span<const NodeIdx>();
+  }
+  if (!(info & OpBit(op.id()))) return {};
   const std::vector<NodeIdx>& nodes = classes_[c].nodes;
   const NodeRec* recs = store_->nodes.data();
-  // Most classes hold nodes of one op.
-  if (class_op_[c] != kMixedOps) {
-    return class_op_[c] == op.id() ? absl::Span<const NodeIdx>(nodes) : absl::Span<const NodeIdx>();
-  }
   if (nodes.size() <= 8) {
     size_t b = 0;
     while (b < nodes.size() && recs[nodes[b]].op < op) ++b;

@@ -331,9 +331,11 @@ class EGraph {
   std::vector<TypeId> class_type_;
   std::vector<Payload> class_constant_;
   // The op of every node of the class when they share one (as of its last
-  // rebuild, or creation), else kMixedOps: ClassNodesWithOp answers such
-  // classes without reading their nodes.
-  static constexpr uint32_t kMixedOps = ~uint32_t{0};
+  // rebuild, or creation), else kMixed plus a mask with bit OpBit(op) set for
+  // the op of each node: ClassNodesWithOp answers most classes without
+  // reading their node lists.
+  static constexpr uint32_t kMixed = uint32_t{1} << 31;
+  static constexpr uint32_t OpBit(uint32_t op) { return uint32_t{1} << (op % 31); }
   std::vector<uint32_t> class_op_;
   std::vector<uint32_t> logged_epoch_;  // epoch of the class's last change-log entry
   UnionFind uf_;
