@@ -56,12 +56,4 @@ void OpIndex::Update() {
   removed_.clear();
 }
 
-size_t OpIndex::ApproxBytes() const {
-  size_t bytes = lists_.capacity() * (sizeof(Symbol) + sizeof(std::vector<Id>) + 1) +
-                 (added_.capacity() + removed_.capacity()) * sizeof(added_[0]) +
-                 scratch_.capacity() * sizeof(Id);
-  for (const auto& [op, list] : lists_) bytes += list.capacity() * sizeof(Id);
-  return bytes;
-}
-
 }  // namespace egret

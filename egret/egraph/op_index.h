@@ -42,16 +42,8 @@ class OpIndex {
   // class (dropped from op's list at the next Update()). A class noted here
   // must not be noted as added in the same update.
   void NoteRemoved(Symbol op, Id c) { removed_.emplace_back(op.id(), c); }
-  bool has_notes() const { return !added_.empty() || !removed_.empty(); }
   // Applies the notes taken since the last update.
   void Update();
-  // Drops every list and note.
-  void Clear() {
-    lists_.clear();
-    added_.clear();
-    removed_.clear();
-  }
-  size_t ApproxBytes() const;
 
  private:
   absl::flat_hash_map<Symbol, std::vector<Id>> lists_;
