@@ -192,6 +192,24 @@ void EGraph::LogChange(Id c) {
   change_log_.push_back(c);
 }
 
+template <typename F>
+void EGraph::ForEachOp(Id c, F f) const {
+  // class_op_ describes the list as of its last sort (or creation), which is
+  // all an update of the index has seen of it.
+  if (!(class_op_[c] & kMixed)) {
+    f(Symbol::FromId(class_op_[c]));
+    return;
+  }
+  Symbol last;
+  bool first = true;
+  for (NodeIdx n : classes_[c].nodes) {
+    const Symbol s = store_->nodes[n].op;
+    if (first || s != last) f(s);
+    first = false;
+    last = s;
+  }
+}
+
 absl::Status EGraph::Conflict(Id a, Id b, TypeId type_b, bool constants) {
   ++num_conflicts_;
   MergeConflict m;
@@ -286,7 +304,7 @@ Id EGraph::NewClass(const ENodeView& node, absl::Span<const Id> ch, bool unhashe
   classes_.emplace_back().nodes.push_back(static_cast<NodeIdx>(store_->nodes.size()));
   class_type_.push_back(type);
   class_constant_.push_back(node.op == const_op_ ? node.payload : kNoPayload);
-  class_op_.push_back(node.op.id());
+  class_op_.push_back(node.op.id() < kMixed ? node.op.id() : kMixed | OpBit(node.op.id()));
   logged_epoch_.push_back(~uint32_t{0});
   StoreNode(node, ch, unhashed, c);
   ++live_classes_;
@@ -477,9 +495,14 @@ void EGraph::CleanClass(Id c, bool with_parents) {
   std::vector<NodeIdx>& nodes = classes_[c].nodes;
   nodes.erase(std::remove_if(nodes.begin(), nodes.end(), dead), nodes.end());
   SortByContent(nodes);
-  class_op_[c] = !nodes.empty() && recs[nodes.front()].op == recs[nodes.back()].op
-                     ? recs[nodes.front()].op.id()
-                     : kMixedOps;
+  const uint32_t op = nodes.empty() ? kMixed : recs[nodes.front()].op.id();
+  if (op < kMixed && recs[nodes.back()].op.id() == op) {
+    class_op_[c] = op;
+  } else {
+    uint32_t mask = kMixed;
+    for (NodeIdx n : nodes) mask |= OpBit(recs[n].op.id());
+    class_op_[c] = mask;
+  }
   if (!with_parents) return;
   std::vector<NodeIdx>& parents = classes_[c].parents;
   parents.erase(std::remove_if(parents.begin(), parents.end(), dead), parents.end());
@@ -518,6 +541,7 @@ size_t EGraph::Rebuild() {
       // The loser's nodes join r (new matches through r) and its parents now
       // hold a non-canonical operand: only they need repair, as in egg; the
       // parents of r are unaffected by this merge.
+      if (op_index_built_) ForEachOp(l, [&](Symbol s) { op_index_.NoteRemoved(s, l); });
       for (NodeIdx n : lc.nodes) store_->nodes[n].stamp = static_cast<uint32_t>(epoch_);
       rc.nodes.insert(rc.nodes.end(), lc.nodes.begin(), lc.nodes.end());
       rc.parents.insert(rc.parents.end(), lc.parents.begin(), lc.parents.end());
@@ -552,29 +576,40 @@ std::vector<Id> EGraph::Classes() const {
   return out;
 }
 
-absl::Span<const Id> EGraph::ClassesWithOp(Symbol op) const {
-  if (op_index_epoch_ != epoch_) {
-    for (auto& [sym, list] : op_index_) list.clear();
-    op_index_ids_ = 0;
-    op_index_epoch_ = epoch_;
+void EGraph::UpdateOpIndex() const {
+  op_index_epoch_ = epoch_;
+  if (!op_index_built_) {
+    // The first call: every class, by the loop in ClassesWithOp.
+    op_index_built_ = true;
+    op_index_log_ = change_log_.size();
+    return;
   }
-  // Classes created since the index was built are appended (they are
-  // singletons, so their one op is known).
+  // Classes merged away by unions not rebuilt yet (Rebuild() noted the
+  // others): their lists are intact.
+  for (Id l : pending_) ForEachOp(l, [&](Symbol s) { op_index_.NoteRemoved(s, l); });
+  // Classes whose lists grew since the last update are in the change log;
+  // those created since are appended by ClassesWithOp.
+  std::vector<Id> grown;
+  for (Id c : change_log(op_index_log_)) {
+    const Id r = Find(c);
+    if (r < op_index_ids_) grown.push_back(r);
+  }
+  op_index_log_ = change_log_.size();
+  std::sort(grown.begin(), grown.end());
+  grown.erase(std::unique(grown.begin(), grown.end()), grown.end());
+  for (Id r : grown) ForEachOp(r, [&](Symbol s) { op_index_.NoteAdded(s, r); });
+  op_index_.Update();
+}
+
+absl::Span<const Id> EGraph::ClassesWithOp(Symbol op) const {
+  if (op_index_epoch_ != epoch_) UpdateOpIndex();
+  // Classes created since the last call are appended (their ids exceed every
+  // listed one).
   for (Id c = static_cast<Id>(op_index_ids_); c < classes_.size(); ++c) {
-    if (!uf_.IsRoot(c)) continue;
-    Symbol last;
-    bool first = true;
-    for (NodeIdx n : classes_[c].nodes) {
-      Symbol s = store_->nodes[n].op;
-      if (first || s != last) op_index_[s].push_back(c);
-      first = false;
-      last = s;
-    }
+    if (uf_.IsRoot(c)) ForEachOp(c, [&](Symbol s) { op_index_.Append(s, c); });
   }
   op_index_ids_ = classes_.size();
-  auto it = op_index_.find(op);
-  if (it == op_index_.end()) return {};
-  return it->second;
+  return op_index_.Get(op);
 }
 
 const ConstTensorPtr& EGraph::ConstantOf(Id c) const {
@@ -584,12 +619,16 @@ const ConstTensorPtr& EGraph::ConstantOf(Id c) const {
 }
 
 absl::Span<const NodeIdx> EGraph::ClassNodesWithOp(Id c, Symbol op) const {
+  // Most classes hold nodes of one op; most others lack `op` by their mask.
+  // Either way the class's node list is not read to answer "none".
+  const uint32_t info = class_op_[c];
+  if (!(info & kMixed)) {
+    return info == op.id() ? absl::Span<const NodeIdx>(classes_[c].nodes)
+                           : absl::Span<const NodeIdx>();
+  }
+  if (!(info & OpBit(op.id()))) return {};
   const std::vector<NodeIdx>& nodes = classes_[c].nodes;
   const NodeRec* recs = store_->nodes.data();
-  // Most classes hold nodes of one op.
-  if (class_op_[c] != kMixedOps) {
-    return class_op_[c] == op.id() ? absl::Span<const NodeIdx>(nodes) : absl::Span<const NodeIdx>();
-  }
   if (nodes.size() <= 8) {
     size_t b = 0;
     while (b < nodes.size() && recs[nodes[b]].op < op) ++b;

@@ -48,6 +48,7 @@
 #include "egret/egraph/derivation_log.h"
 #include "egret/egraph/enode.h"
 #include "egret/egraph/id.h"
+#include "egret/egraph/op_index.h"
 #include "egret/egraph/op_traits.h"
 #include "egret/egraph/payload_pools.h"
 #include "egret/egraph/symbol.h"
@@ -176,8 +177,10 @@ class EGraph {
   size_t num_ids() const { return classes_.size(); }
   // Every canonical class id, ascending.
   std::vector<Id> Classes() const;
-  // Classes with at least one node of `op`: those canonical at the last
-  // Rebuild() plus those created since (which may have been merged since).
+  // Classes with at least one node of `op`, ascending: those canonical at
+  // the first call after the last Rebuild() plus those created since (which
+  // may have been merged since). The first call after a rebuild costs the
+  // classes changed since the previous one (op_index.h), not all classes.
   absl::Span<const Id> ClassesWithOp(Symbol op) const;
 
   // Class data; `c` must be canonical.
@@ -328,9 +331,11 @@ class EGraph {
   std::vector<TypeId> class_type_;
   std::vector<Payload> class_constant_;
   // The op of every node of the class when they share one (as of its last
-  // rebuild, or creation), else kMixedOps: ClassNodesWithOp answers such
-  // classes without reading their nodes.
-  static constexpr uint32_t kMixedOps = ~uint32_t{0};
+  // rebuild, or creation), else kMixed plus a mask with bit OpBit(op) set for
+  // the op of each node: ClassNodesWithOp answers most classes without
+  // reading their node lists.
+  static constexpr uint32_t kMixed = uint32_t{1} << 31;
+  static constexpr uint32_t OpBit(uint32_t op) { return uint32_t{1} << (op % 31); }
   std::vector<uint32_t> class_op_;
   std::vector<uint32_t> logged_epoch_;  // epoch of the class's last change-log entry
   UnionFind uf_;
@@ -349,9 +354,21 @@ class EGraph {
   DerivationLog derivations_;
   std::vector<MergeConflict> conflicts_;
   size_t num_conflicts_ = 0;
-  mutable absl::flat_hash_map<Symbol, std::vector<Id>> op_index_;
+  // ClassesWithOp's index: up to date for the epoch op_index_epoch_, the
+  // class ids below op_index_ids_ and the change log below op_index_log_.
+  // Once built (at the first call), Rebuild() notes in it the classes it
+  // merges away.
+  mutable OpIndex op_index_;
+  mutable bool op_index_built_ = false;
   mutable uint64_t op_index_epoch_ = ~uint64_t{0};
   mutable size_t op_index_ids_ = 0;
+  mutable size_t op_index_log_ = 0;
+  // Calls f(op) for each op of class c's nodes (once each when the list is
+  // sorted, as it is outside Rebuild()).
+  template <typename F>
+  void ForEachOp(Id c, F f) const;
+  // Brings op_index_ to the current epoch (see ClassesWithOp).
+  void UpdateOpIndex() const;
   Symbol const_op_, shape_op_, out_op_;
   Symbol cast_op_, qnn_cast_op_, quantize_op_, dequantize_op_;
   // The payload `node` is stored with: its own, or the type payload

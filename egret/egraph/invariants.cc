@@ -1,7 +1,9 @@
 #include "egret/egraph/invariants.h"
 
 #include <utility>
+#include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_format.h"
 
@@ -73,6 +75,24 @@ absl::Status CheckInvariants(const EGraph& g) {
   if (classes != g.num_classes()) {
     return fail(
         absl::StrFormat("num_classes() is %d but %d are canonical", g.num_classes(), classes));
+  }
+  // The op index lists exactly the canonical classes holding each op,
+  // ascending (every op ever stored is asked, so stale lists show).
+  absl::flat_hash_map<Symbol, std::vector<Id>> by_op;
+  for (NodeIdx n = 0; n < g.num_stored_nodes(); ++n) by_op[g.NodeOp(n)];
+  for (Id c = 0; c < g.num_ids(); ++c) {
+    if (!g.IsCanonical(c)) continue;
+    for (NodeIdx n : g.ClassNodes(c)) {
+      std::vector<Id>& list = by_op[g.NodeOp(n)];
+      if (list.empty() || list.back() != c) list.push_back(c);
+    }
+  }
+  for (const auto& [op, want] : by_op) {
+    absl::Span<const Id> got = g.ClassesWithOp(op);
+    if (got != absl::Span<const Id>(want)) {
+      return fail(absl::StrFormat("ClassesWithOp(%s) lists %d classes, %d hold the op", op.str(),
+                                  got.size(), want.size()));
+    }
   }
   return absl::OkStatus();
 }

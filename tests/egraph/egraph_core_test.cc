@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <memory>
 #include <string>
 #include <utility>
@@ -227,6 +228,45 @@ TEST(EGraphTest, ClassNodesSortedAndIndexedByOp) {
   EXPECT_EQ(g.ClassNodesWithOp(c, Symbol::Intern("Tanh")).size(), 0u);
   absl::Span<const Id> relus = g.ClassesWithOp(Symbol::Intern("Relu"));
   EXPECT_EQ(std::vector<Id>(relus.begin(), relus.end()), std::vector<Id>{c});
+}
+
+TEST(EGraphTest, OpIndexFollowsMergesAcrossRebuilds) {
+  // The op index is updated incrementally: after merges, rebuilds, new
+  // classes and a union not rebuilt yet, it lists exactly the classes
+  // canonical at the first call after the rebuild that hold the op.
+  EGraph g;
+  const Symbol relu = Symbol::Intern("Relu"), sig = Symbol::Intern("Sigmoid");
+  auto list = [&](Symbol op) {
+    absl::Span<const Id> s = g.ClassesWithOp(op);
+    return std::vector<Id>(s.begin(), s.end());
+  };
+  Id a = Leaf(g, "a"), b = Leaf(g, "b"), c = Leaf(g, "c");
+  Id x = AddOp(g, "Relu", {a});
+  Id y = AddOp(g, "Sigmoid", {b});
+  Id z = AddOp(g, "Relu", {c});
+  EXPECT_EQ(list(relu), (std::vector<Id>{x, z}));
+  EXPECT_EQ(list(sig), (std::vector<Id>{y}));
+  Merge(g, x, y);  // the merged class holds both ops
+  g.Rebuild();
+  const Id xy = g.Find(x);
+  EXPECT_EQ(list(sig), (std::vector<Id>{xy}));
+  EXPECT_EQ(list(relu), xy < z ? (std::vector<Id>{xy, z}) : (std::vector<Id>{z, xy}));
+  // A class created after the first call of the epoch is appended.
+  Id w = AddOp(g, "Sigmoid", {c});
+  EXPECT_EQ(list(sig), (std::vector<Id>{xy, w}));
+  g.Rebuild();
+  // A union after the rebuild, not rebuilt yet: its loser is dropped at the
+  // first call of the new epoch, the winner's list does not grow until the
+  // next rebuild.
+  Merge(g, z, w);
+  const Id zw = g.Find(z), loser = zw == z ? w : z;
+  std::vector<Id> relus = list(relu), sigs = list(sig);
+  EXPECT_EQ(std::count(relus.begin(), relus.end(), loser), 0);
+  EXPECT_EQ(std::count(sigs.begin(), sigs.end(), loser), 0);
+  g.Rebuild();
+  EXPECT_EQ(list(relu), xy < zw ? (std::vector<Id>{xy, zw}) : (std::vector<Id>{zw, xy}));
+  EXPECT_EQ(list(sig), xy < zw ? (std::vector<Id>{xy, zw}) : (std::vector<Id>{zw, xy}));
+  EXPECT_TRUE(CheckInvariants(g).ok());
 }
 
 TEST(EGraphTest, ClassNodesSortedByContent) {
