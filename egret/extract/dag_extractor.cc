@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "egret/extract/class_sccs.h"
 #include "egret/extract/tree_extractor.h"
 #include "egret/extract/validate.h"
 
@@ -209,77 +210,13 @@ std::optional<Choice> GreedyCostSets(const ExtractionProblem& p, const CostSetLi
   return choice;
 }
 
-// A rank per class such that a class can only reach (through any nodes) the
-// classes of its own rank or lower: the index of its strongly connected
-// component in the class graph (class -> the child classes of any of its
-// nodes), numbered in the order Tarjan's algorithm completes them, so every
-// component after the ones it reaches. Iterative (deep chains). O(nodes +
-// edges).
-std::vector<uint32_t> ComponentRanks(const ExtractionProblem& p) {
-  const size_t nc = p.num_classes();
-  constexpr uint32_t kUnvisited = std::numeric_limits<uint32_t>::max();
-  std::vector<uint32_t> index(nc, kUnvisited), low(nc, 0), rank(nc, 0);
-  std::vector<bool> on_stack(nc, false);
-  std::vector<ClassId> stack;
-  struct Frame {
-    ClassId v;
-    ENodeId n;   // the node whose children are being walked
-    uint32_t k;  // the next child of n
-  };
-  std::vector<Frame> calls;
-  uint32_t next_index = 0, next_rank = 0;
-  auto open = [&](ClassId v) {
-    index[v] = low[v] = next_index++;
-    stack.push_back(v);
-    on_stack[v] = true;
-    calls.push_back({v, p.class_begin(v), 0});
-  };
-  for (ClassId root = 0; root < nc; ++root) {
-    if (index[root] != kUnvisited) continue;
-    open(root);
-    while (!calls.empty()) {
-      Frame& f = calls.back();
-      const ClassId v = f.v;
-      bool descended = false;
-      while (f.n < p.class_end(v)) {
-        std::span<const ClassId> ch = p.children(f.n);
-        if (f.k >= ch.size()) {
-          ++f.n;
-          f.k = 0;
-          continue;
-        }
-        const ClassId w = ch[f.k++];
-        if (index[w] == kUnvisited) {
-          open(w);  // invalidates f
-          descended = true;
-          break;
-        }
-        if (on_stack[w]) low[v] = std::min(low[v], index[w]);
-      }
-      if (descended) continue;
-      calls.pop_back();
-      if (!calls.empty()) low[calls.back().v] = std::min(low[calls.back().v], low[v]);
-      if (low[v] != index[v]) continue;
-      ClassId w;
-      do {
-        w = stack.back();
-        stack.pop_back();
-        on_stack[w] = false;
-        rank[w] = next_rank;
-      } while (w != v);
-      ++next_rank;
-    }
-  }
-  return rank;
-}
-
 // Step 3: local search over a full choice (one node for every class that has
 // an acyclic term), kept acyclic everywhere. refs[c] counts the uses of c by
 // active chosen nodes plus root occurrences; c is active iff refs[c] > 0.
 class LocalSearch {
  public:
-  // `rank` is ComponentRanks(p).
-  LocalSearch(const ExtractionProblem& p, Choice full, const std::vector<uint32_t>& rank,
+  // `rank` is ComputeClassSccs(p).id.
+  LocalSearch(const ExtractionProblem& p, Choice full, const std::vector<int32_t>& rank,
               int64_t budget, std::optional<std::chrono::steady_clock::time_point> deadline)
       : p_(p),
         choice_(std::move(full)),
@@ -406,7 +343,8 @@ class LocalSearch {
   // Whether c may choose `alt`: all its children have a choice and none of
   // them reaches c through the current choice (which would close a cycle).
   // The walk does not go below a class of a lower rank than c's
-  // (ComponentRanks): nothing under it can reach c through any choice. Each
+  // (its strongly connected component, class_sccs.h, comes earlier):
+  // nothing under it can reach c through any choice. Each
   // class taken off the walk's stack costs one step of the budget.
   bool Usable(ClassId c, ENodeId alt) {
     for (ClassId ch : p_.children(alt)) {
@@ -435,7 +373,7 @@ class LocalSearch {
   Choice choice_;
   std::vector<uint32_t> refs_;
   std::vector<uint32_t> mark_;
-  const std::vector<uint32_t>& rank_;  // ComponentRanks
+  const std::vector<int32_t>& rank_;  // ComputeClassSccs(p).id
   uint32_t now_ = 0;
   std::vector<ClassId> stack_;
   double cost_ = 0;
@@ -507,11 +445,11 @@ absl::StatusOr<Choice> ExtractDag(const ExtractionProblem& p, const DagOptions& 
 
   Choice best;
   double best_cost = kInf;
-  std::vector<uint32_t> rank;  // ComponentRanks, made for the first search
+  std::vector<int32_t> rank;  // ComputeClassSccs(p).id, made for the first search
   for (Choice& cand : candidates) {
     Choice result = cand;
     if (options.local_search) {
-      if (rank.empty()) rank = ComponentRanks(p);
+      if (rank.empty()) rank = ComputeClassSccs(p).id;
       LocalSearch search(p, Complete(p, cand, tree->choice), rank, budget, options.deadline);
       search.Run();
       if (search.deadline_hit() && options.report != nullptr) options.report->time_limit_hit = true;

@@ -7,73 +7,19 @@
 #include <utility>
 #include <vector>
 
+#include "egret/extract/class_sccs.h"
 #include "egret/extract/ilp_extractor_internal.h"
 
 namespace egret::extract::ilp_internal {
 
 Sccs ComputeSccs(const ExtractionProblem& p, const std::vector<char>& in,
                  const std::vector<char>& keep) {
-  const size_t nc = p.num_classes();
-  Sccs out{std::vector<int32_t>(nc, -1), {}};
-  std::vector<int32_t> index(nc, -1), low(nc, 0);
-  std::vector<char> on_stack(nc, 0);
-  std::vector<ClassId> tstack;
-  struct Frame {
-    ClassId c;
-    ENodeId n;
-    uint32_t k;
-  };
-  std::vector<Frame> frames;
-  int32_t next = 0;
-  // Advances frame f to its next kept child edge; returns false at the end.
-  auto next_child = [&](Frame& f, ClassId* child) {
-    while (f.n < p.class_end(f.c)) {
-      if (keep[f.n] && f.k < p.children(f.n).size()) {
-        *child = p.children(f.n)[f.k++];
-        return true;
-      }
-      ++f.n;
-      f.k = 0;
-    }
-    return false;
-  };
-  for (ClassId s = 0; s < nc; ++s) {
-    if (!in[s] || index[s] >= 0) continue;
-    index[s] = low[s] = next++;
-    tstack.push_back(s);
-    on_stack[s] = 1;
-    frames.push_back({s, p.class_begin(s), 0});
-    while (!frames.empty()) {
-      Frame& f = frames.back();
-      ClassId ch;
-      if (next_child(f, &ch)) {
-        if (!in[ch]) continue;
-        if (index[ch] < 0) {
-          index[ch] = low[ch] = next++;
-          tstack.push_back(ch);
-          on_stack[ch] = 1;
-          frames.push_back({ch, p.class_begin(ch), 0});
-        } else if (on_stack[ch]) {
-          low[f.c] = std::min(low[f.c], index[ch]);
-        }
-        continue;
-      }
-      ClassId c = f.c;
-      frames.pop_back();
-      if (!frames.empty()) low[frames.back().c] = std::min(low[frames.back().c], low[c]);
-      if (low[c] == index[c]) {
-        std::vector<ClassId> comp;
-        ClassId x;
-        do {
-          x = tstack.back();
-          tstack.pop_back();
-          on_stack[x] = 0;
-          out.id[x] = static_cast<int32_t>(out.members.size());
-          comp.push_back(x);
-        } while (x != c);
-        out.members.push_back(std::move(comp));
-      }
-    }
+  ClassSccs c = ComputeClassSccs(p, in, keep);
+  Sccs out{std::move(c.id), {}};
+  for (ClassId x : c.order) {
+    const size_t k = static_cast<size_t>(out.id[x]);
+    if (k == out.members.size()) out.members.emplace_back();
+    out.members[k].push_back(x);
   }
   return out;
 }

@@ -100,7 +100,8 @@ std::vector<ClassId> ChildSet(const ExtractionProblem& p, ENodeId n);
 std::vector<char> Reach(const ExtractionProblem& p, const std::vector<char>& keep);
 
 // Strongly connected components of the class graph restricted to `in` classes
-// and `keep` nodes (iterative Tarjan). Components come out children first.
+// and `keep` nodes (ComputeClassSccs, class_sccs.h), with each component's
+// members. Components come out children first.
 struct Sccs {
   std::vector<int32_t> id;  // per class, -1 if not in the graph
   std::vector<std::vector<ClassId>> members;
