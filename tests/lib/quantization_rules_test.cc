@@ -150,6 +150,17 @@ void ExpectQuantizedOp(const Graph& out, const std::string& op, const TensorType
   EXPECT_EQ(CountOp(out, "Dequantize"), 1);
 }
 
+// Optimized with the library, `op` is left in Float32 (the rules did not
+// quantize it).
+void ExpectFloatOp(const Graph& in, const std::string& op) {
+  DiagnosticList diags;
+  absl::StatusOr<OptimizeResult> r = Optimize(in, testing::ShippedLibrary(), {}, &diags);
+  ASSERT_TRUE(r.ok()) << r.status();
+  const Node* n = FindOp(r->graph, op);
+  ASSERT_NE(n, nullptr) << op;
+  EXPECT_EQ(n->outputs[0].dtype, DType::kFloat32);
+}
+
 TEST(QuantizationRulesTest, AddIslandBecomesQuantizedAdd) {
   GraphBuilder b;
   ValueRef x = b.InputF32({1, 4, 4, 8});
@@ -224,12 +235,7 @@ TEST(QuantizationRulesTest, NearestResizeIslandIsQuantizedBilinearIsNot) {
         ExpectQuantizedOp(r.graph, "Resize", QU8(128, 0.03f, {1, 8, 8, 8}));
         continue;
       }
-      DiagnosticList diags;
-      absl::StatusOr<OptimizeResult> r = Optimize(b.graph(), testing::ShippedLibrary(), {}, &diags);
-      ASSERT_TRUE(r.ok()) << r.status();
-      const Node* resize = FindOp(r->graph, "Resize");
-      ASSERT_NE(resize, nullptr);
-      EXPECT_EQ(resize->outputs[0].dtype, DType::kFloat32);
+      ExpectFloatOp(b.graph(), "Resize");
     }
   }
 }
@@ -263,12 +269,7 @@ TEST(QuantizationRulesTest, FloatOperandKeepsTheIslandFloat) {
   ValueRef xq = b.Op("Quantize", {x}, {QU8(120, 0.03f)});
   ValueRef s = b.Op("ElementWiseAdd", {Dq(b, xq), z});
   b.Output(Dq(b, b.Op("Quantize", {s}, {QU8(128, 0.05f)})));
-  DiagnosticList diags;
-  absl::StatusOr<OptimizeResult> r = Optimize(b.graph(), testing::ShippedLibrary(), {}, &diags);
-  ASSERT_TRUE(r.ok()) << r.status();
-  const Node* add = FindOp(r->graph, "ElementWiseAdd");
-  ASSERT_NE(add, nullptr);
-  EXPECT_EQ(add->outputs[0].dtype, DType::kFloat32);
+  ExpectFloatOp(b.graph(), "ElementWiseAdd");
 }
 
 // Quantize(Dequantize(x)) into another encoding is one requantizing
