@@ -26,6 +26,26 @@ Variants added 2026-11-30 (docs/cost-model-outliers.md, "Tried on 2026-11-30"):
                 max(compute, weights) + spill
   nsat          the matrix unit fed by activations: a matrix op with n (output
                 channels, padded to 32) below a fitted N0 runs at n / N0 of its rate
+
+Variants added 2026-11-30, second round (docs/cost-model-outliers.md, "HVX by op
+class, VTCM liveness, dispatch hiding"):
+  rate-trans    transcendental ops (Sigmoid, Softmax, Gelu, LayerNorm, Swish) at an
+                HVX rate of their own (fitted, prior 1 cycle per ns)
+  rate-dw       depthwise convolutions (elements x taps on HVX) at a rate of their own
+  rate-pool     pooling and reductions at a rate of their own
+  rate-move     pure data movement (Concat, slices, Transpose, Reshape, Split, Pad,
+                Resize) at a rate of their own; rate-trans+rate-pool+rate-move is
+                the whole split by op class
+  pool-taps     pooling priced by public HVX instruction counts instead of its rule
+                cost: one vector instruction per kernel tap and output vector
+  max3          a node's dispatch hidden under its own work: max(compute, memory,
+                dispatch) instead of max(compute, memory) + dispatch
+  live          VTCM residency by liveness: tensors up to half of VTCM stay resident
+                from producer to last reader while the live ones fit in VTCM; when
+                they do not, the one used furthest ahead is written to DDR and read
+                back at its next reader (no parameter)
+  outpass       the matrix unit's output read out through HVX at a fitted number of
+                cycles per output vector: matrix time max(MACs / rate, that pass)
 """
 import csv
 import math
@@ -171,6 +191,49 @@ def resize_fold(rows):
     return out
 
 
+def liveness_spill(rows, capacity=8 << 20):
+    """DDR bytes each node adds when the activations live at once do not fit in
+    VTCM: tensors up to half of VTCM stay resident from producer to last reader
+    unless evicted (furthest next use first: written once, read back at its next
+    reader); larger ones stream as in the model and take no room."""
+    pos = {r['node']: i for i, r in enumerate(rows)}
+    size, uses = {}, defaultdict(list)
+    for i, r in enumerate(rows):
+        if r['constant_inputs'] == '1':
+            continue
+        b = sum(type_bytes(o) for o in r['outputs'].split(' '))
+        if b <= capacity // 2:
+            size[r['node']] = b
+        for x in data_inputs(r):
+            if not x.startswith('*') and producer(x) in pos:
+                uses[producer(x)].append(i)
+    extra = np.zeros(len(rows))
+    resident, spilled = {}, set()
+
+    def next_use(t, i):
+        return next((u for u in uses[t] if u > i), None)
+    for i, r in enumerate(rows):
+        need = [producer(x) for x in data_inputs(r) if not x.startswith('*') and producer(x) in size]
+        for t in need:
+            if t in spilled:
+                extra[i] += size[t]
+                spilled.discard(t)
+                resident[t] = size[t]
+        if r['node'] in size:
+            resident[r['node']] = size[r['node']]
+        keep = set(need) | {r['node']}
+        while sum(resident.values()) > capacity:
+            cands = [t for t in resident if t not in keep]
+            if not cands:
+                break
+            t = max(cands, key=lambda t: next_use(t, i) or 1 << 30)
+            extra[i] += resident.pop(t)
+            spilled.add(t)
+        for t in [t for t in resident if next_use(t, i) is None]:
+            del resident[t]
+    return extra
+
+
 def arrays(rows, v):
     f = lambda k: np.array([float(r[k]) for r in rows])
     a = {k: f(k) for k in ('matrix8_macs', 'matrix16_macs', 'vector_cycles', 'ddr_bytes')}
@@ -201,10 +264,26 @@ def arrays(rows, v):
         float_out.append(1.0 if outs[0].startswith('Float') else 0.0)
     a['spill'] = np.array(spill)
     a['weights'] = a['ddr_bytes'] - a['spill']
+    if 'live' in v:
+        lv = liveness_spill(rows)
+        a['spill'] = a['spill'] + lv
+        a['ddr_bytes'] = a['ddr_bytes'] + lv
     if 'pad32' in v:
         a['spill'] = np.maximum(np.array(spill_pad), a['spill'])
         a['ddr_bytes'] = a['weights'] + a['spill']
     a['float_out'] = np.array(float_out)
+    a['out_vectors'] = np.array([sum(type_bytes(o) for o in r['outputs'].split(' ')) / 128 for r in rows])
+    a['cls'] = np.array([HVX_CLASS.get(base_op(r), 'ew') for r in rows])
+    taps = []
+    for r in rows:
+        shapes = [i for i in r['inputs'].split(' ') if i.startswith('$Shape')]
+        k = 1
+        if base_op(r) in ('PoolMax2d', 'PoolAvg2d') and shapes:
+            d = [int(x) for x in shapes[0].split('[', 1)[1].rstrip(']').split(',') if x]
+            k = d[1] * d[2] if len(d) == 4 else 1
+        taps.append(k)
+    outvec = [sum(type_bytes(o) for o in r['outputs'].split(' ')) / 128 for r in rows]
+    a['pool_taps_cycles'] = np.array(taps, float) * np.array(outvec)
     npad = []
     for r in rows:
         d = [int(x) for x in r['outputs'].split(' ')[0].split('[', 1)[1].rstrip(']').split(',') if x]
@@ -240,15 +319,35 @@ def arrays(rows, v):
     return a
 
 
+HVX_CLASS = {'Sigmoid': 'trans', 'Softmax': 'trans', 'Gelu': 'trans', 'LayerNorm': 'trans', 'Swish': 'trans',
+             'DepthWiseConv2d': 'dw', 'PoolMax2d': 'pool', 'PoolAvg2d': 'pool', 'ReduceMax': 'pool',
+             'ReduceMean': 'pool', 'Argmax': 'pool', 'Concat': 'move', 'Slice_shape': 'move',
+             'StridedSlice': 'move', 'Reshape': 'move', 'Transpose': 'move', 'Split': 'move',
+             'Resize': 'move', 'Pad': 'move'}
+RATE_CLASSES = ('trans', 'dw', 'pool', 'move')
+
+
 def node_ns(p, a, v):
     m8, m16, hvx, ddr, disp = p[:5]
-    vec = a['vector_cycles'] / hvx
+    cyc = a['vector_cycles']
+    if 'pool-taps' in v:
+        cyc = np.where(a['cls'] == 'pool', np.where(a['pool_taps_cycles'] > 0, a['pool_taps_cycles'], cyc), cyc)
+    vec = cyc / hvx
+    extra0 = 6 + ('nsat' in v) + ('outpass' in v)
+    for c in RATE_CLASSES:
+        if 'rate-' + c in v:
+            vec = np.where(a['cls'] == c, cyc / p[extra0], vec)
+            extra0 += 1
     mat = a['matrix8_macs'] / m8 + a['matrix16_macs'] / m16
     extra = 6
     if 'nsat' in v:
         mat = mat * np.maximum(1.0, p[extra] / a['npad'])
         extra += 1
+    if 'outpass' in v:  # the matrix unit's output read out through HVX at p[extra] cycles a vector
+        mat = np.maximum(mat, a['out_vectors'] * p[extra] / hvx)
+        extra += 1
     comp = np.where((a['matrix8_macs'] > 0) | (a['matrix16_macs'] > 0), np.minimum(mat, vec), vec)
+    extra += sum(('rate-' + c) in v for c in RATE_CLASSES)
     mem = a['ddr_bytes'] / ddr
     if 'spill-serial' in v:
         comp = comp + a['spill'] / ddr
@@ -270,7 +369,9 @@ def node_ns(p, a, v):
             slot = max(0.0, t - own)
             total += t + dispatch[i]
         return total, extra
-    if 'overlap' in v:
+    if 'max3' in v:
+        t = np.maximum(np.maximum(comp, mem), dispatch)
+    elif 'overlap' in v:
         t = np.maximum(comp + dispatch, mem)
     else:
         t = np.maximum(comp, mem) + dispatch
@@ -285,7 +386,7 @@ def predict_ms(p, a, v):
 
 
 def prior_of(v):
-    return PRIOR + [128] * ('nsat' in v) + [60] * ('weight-bw' in v) + [2000] * ('fp16-dispatch' in v) + [10] * ('fp-input' in v or 'any-input' in v)
+    return PRIOR + [128] * ('nsat' in v) + [1.0] * ('outpass' in v) + [1.0] * sum(('rate-' + c) in v for c in RATE_CLASSES) + [60] * ('weight-bw' in v) + [2000] * ('fp16-dispatch' in v) + [10] * ('fp-input' in v or 'any-input' in v)
 
 
 # --- the fit and its validation (egret/cost/calibrate.cc) --------------------
