@@ -5,7 +5,8 @@
 // one row per class and child class (sum(nodes of c using d) <= sum(nodes
 // of d): stronger in the relaxation than a row per node, which let
 // alternatives at a fraction each pay a child they share at the largest
-// fraction only). With negative costs,
+// fraction only; on programs of more than 12,000 columns and in the
+// search's sub-problems below, one row per node). With negative costs,
 // classes also need a chosen user and at most one node each. Cycles are
 // forbidden on strongly connected parts of the class graph only, by cycle
 // inequalities lifted to classes: for a cycle of classes c_1 -> ... -> c_k ->

@@ -153,7 +153,7 @@ void IlpBuilder::Collapse() {
   }
 }
 
-void IlpBuilder::BuildModel() {
+void IlpBuilder::BuildModel(bool per_class_child_rows) {
   const size_t nc = p_.num_classes(), nn = p_.num_nodes();
   // Model classes: not absorbed into a collapsed parent.
   in_model_.assign(nc, 0);
@@ -200,9 +200,13 @@ void IlpBuilder::BuildModel() {
   // their fractions only. Side by side at 10 s (docs/extraction.md, "Child
   // rows per class"): rover box_filter_3's relaxation 608 -> 727 and CBC's
   // bound 660 -> 982, box_filter_5's 680 -> 863 and 939 -> 1158, with about
-  // half as many rows.
+  // half as many rows. On the programs above kNeighbourhoodColumns (TENSAT
+  // bert) and in the neighbourhood search's sub-problems the rows stay per
+  // node: bert at 60 s was not measurably different under load, and its
+  // 0.704720 on a quiet machine was measured with them.
+  const bool per_class = per_class_child_rows && num_binaries_ <= kNeighbourhoodColumns;
   {
-    std::vector<int32_t> row_of(nc, -1);  // per child class, for the class at hand
+    std::vector<int32_t> row_of(nc, -1);  // per child class, for the node or class at hand
     std::vector<ClassId> touched;
     for (ClassId c = 0; c < nc; ++c) {
       if (!in_model_[c] || collapsible_[c]) continue;
@@ -215,6 +219,10 @@ void IlpBuilder::BuildModel() {
             touched.push_back(d);
           }
           entries_.push_back({row_of[d], node_col_[n], 1.0});
+        }
+        if (!per_class) {
+          for (ClassId d : touched) row_of[d] = -1;
+          touched.clear();
         }
       }
       for (ClassId d : touched) row_of[d] = -1;
