@@ -172,7 +172,10 @@ absl::StatusOr<IlpResult> IlpBuilder::Run(Choice warm, Clock::time_point deadlin
     return result;
   }
 
-  BuildModel();
+  // Per-class child rows on the programs of at most kNeighbourhoodColumns
+  // columns, not in the neighbourhood search's sub-problems (see
+  // ilp_model.cc).
+  BuildModel(/*per_class_child_rows=*/neighbourhoods);
   const int32_t num_binaries = num_binaries_;
   auto share_of_time_left = [&](double share) {
     return Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(

@@ -1,7 +1,12 @@
 // Exact DAG-cost extraction as a 0-1 integer program solved by COIN-OR CBC.
 //
-// Formulation: a binary per e-node; each root class needs a chosen node; a
-// chosen node needs a chosen node in each child class. With negative costs,
+// Formulation: a binary per e-node; each root class needs a chosen node; the
+// chosen nodes of a class that use a child class need a chosen node there,
+// one row per class and child class (sum(nodes of c using d) <= sum(nodes
+// of d): stronger in the relaxation than a row per node, which let
+// alternatives at a fraction each pay a child they share at the largest
+// fraction only; on programs of more than 12,000 columns and in the
+// search's sub-problems below, one row per node). With negative costs,
 // classes also need a chosen user and at most one node each. Cycles are
 // forbidden on strongly connected parts of the class graph only, by cycle
 // inequalities lifted to classes: for a cycle of classes c_1 -> ... -> c_k ->

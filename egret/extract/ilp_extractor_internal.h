@@ -147,8 +147,10 @@ class IlpBuilder {
   void Collapse();
   // See Run: the model's classes, columns and rows (roots, children,
   // negative costs, necessary classes, 2-cycles); sets in_model_, the
-  // column maps and num_binaries_.
-  void BuildModel();
+  // column maps and num_binaries_. The child rows are per class and child
+  // class when `per_class_child_rows` and the program has at most
+  // kNeighbourhoodColumns columns, otherwise per node (ilp_model.cc).
+  void BuildModel(bool per_class_child_rows);
   int32_t AddColumn(double cost, double lb, double ub, bool integer) {
     obj_.push_back(cost);
     col_lb_.push_back(lb);
