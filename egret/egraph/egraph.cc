@@ -185,11 +185,12 @@ bool EGraph::ClassifyOp(Symbol op) {
   return v == 2;
 }
 
-void EGraph::LogChange(Id c) {
+bool EGraph::LogChange(Id c) {
   const uint32_t e = static_cast<uint32_t>(epoch_);
-  if (logged_epoch_[c] == e) return;
+  if (logged_epoch_[c] == e) return false;
   logged_epoch_[c] = e;
   change_log_.push_back(c);
+  return true;
 }
 
 template <typename F>
@@ -441,8 +442,7 @@ void EGraph::Repair(NodeIdx p, std::vector<Id>& touched) {
   for (uint16_t k = 0; k < rec.arity; ++k) ch[k] = Find(ch[k]);
   rec.stamp = rec.content_stamp = static_cast<uint32_t>(epoch_);
   Id pc = Find(node_class_[p]);
-  touched.push_back(pc);
-  LogChange(pc);
+  if (LogChange(pc)) touched.push_back(pc);
   if (!hashed) return;
   const Id found = hashcons_->Insert(p, rec.op, rec.payload, content, node_class_[p]);
   if (found == kNoId) return;
@@ -518,16 +518,25 @@ size_t EGraph::Rebuild() {
   // A new epoch, so that classes logged before (e.g. when created) are logged
   // again when they change here.
   ++epoch_;
-  std::vector<Id> touched;  // classes whose node lists changed
-  std::vector<Id> merged;   // classes that received another class's lists
-  std::vector<NodeIdx> repair;
+  // Classes whose node lists changed, once each (every class is logged at
+  // most once per epoch, and only a rebuild logs in this one).
+  std::vector<Id> touched;
+  std::vector<Id> merged;  // classes that received another class's lists
+  // The parents to repair: the range [begin, end) of class r's parent list
+  // that a merge appended (indices stay valid when the list grows; no list
+  // changes while they are repaired).
+  struct Appended {
+    Id r;
+    uint32_t begin;
+    uint32_t end;
+  };
+  std::vector<Appended> repair;
   // Nodes added to existing classes join their lists now.
   for (NodeIdx n : pending_members_) {
     Id r = Find(node_class_[n]);
     classes_[r].nodes.push_back(n);
     store_->nodes[n].stamp = static_cast<uint32_t>(epoch_);
-    touched.push_back(r);
-    LogChange(r);
+    if (LogChange(r)) touched.push_back(r);
   }
   pending_members_.clear();
   while (!pending_.empty()) {
@@ -544,15 +553,17 @@ size_t EGraph::Rebuild() {
       if (op_index_built_) ForEachOp(l, [&](Symbol s) { op_index_.NoteRemoved(s, l); });
       for (NodeIdx n : lc.nodes) store_->nodes[n].stamp = static_cast<uint32_t>(epoch_);
       rc.nodes.insert(rc.nodes.end(), lc.nodes.begin(), lc.nodes.end());
+      const uint32_t begin = static_cast<uint32_t>(rc.parents.size());
       rc.parents.insert(rc.parents.end(), lc.parents.begin(), lc.parents.end());
-      repair.insert(repair.end(), lc.parents.begin(), lc.parents.end());
+      repair.push_back(Appended{r, begin, static_cast<uint32_t>(rc.parents.size())});
       std::vector<NodeIdx>().swap(lc.nodes);
       std::vector<NodeIdx>().swap(lc.parents);
-      touched.push_back(r);
+      if (LogChange(r)) touched.push_back(r);
       merged.push_back(r);
-      LogChange(r);
     }
-    for (NodeIdx p : repair) Repair(p, touched);
+    for (const Appended& a : repair) {
+      for (uint32_t i = a.begin; i < a.end; ++i) Repair(classes_[a.r].parents[i], touched);
+    }
   }
   for (std::vector<Id>* list : {&touched, &merged}) {
     for (Id& c : *list) c = Find(c);

@@ -306,10 +306,14 @@ class EGraph {
   // operands and, unless `unhashed`, to the hash-cons.
   NodeIdx StoreNode(const ENodeView& node, absl::Span<const Id> ch, bool unhashed, Id cls);
   absl::Status Conflict(Id a, Id b, TypeId type_b, bool constants);
-  void LogChange(Id c);
+  // Appends c to the change log unless it is there for this epoch; returns
+  // whether it appended.
+  bool LogChange(Id c);
   // Re-canonicalizes node p (a parent of a merged class) unless it is dead
   // or already canonical, re-inserts it into the hash-cons and merges its
-  // class with a congruent node's; classes it changed go to `touched`.
+  // class with a congruent node's; the class it changed goes to `touched`
+  // unless it is logged already in this epoch (so touched lists each class
+  // changed by a rebuild once, up to merges).
   void Repair(NodeIdx p, std::vector<Id>& touched);
   // Drops dead nodes from c's node list and sorts it; with `with_parents`
   // also drops dead and repeated entries from its parent list.
