@@ -202,21 +202,30 @@ class EGraph {
 
   ENodeView Node(NodeIdx n) const {
     const NodeRec& r = store_->nodes[n];
-    return ENodeView{r.op, r.payload, absl::Span<const Id>(store_->Children(r), r.arity)};
+    return ENodeView{r.Op(), r.payload, absl::Span<const Id>(store_->Children(r), r.Arity())};
   }
-  Symbol NodeOp(NodeIdx n) const { return store_->nodes[n].op; }
-  // Hints the processor to load node n's record (op, payload, operands).
-  void PrefetchNode(NodeIdx n) const { __builtin_prefetch(&store_->nodes[n]); }
-  // Hints the processor to load node n's operands. Reads n's record: call it
-  // some time after PrefetchNode(n).
-  void PrefetchOperands(NodeIdx n) const { __builtin_prefetch(store_->Children(store_->nodes[n])); }
+  Symbol NodeOp(NodeIdx n) const { return store_->nodes[n].Op(); }
+  // Hints the processor to load node n's record (op, payload, stamps and, for
+  // arity up to 2, operands): both ends, since a record may straddle two
+  // cache lines.
+  void PrefetchNode(NodeIdx n) const {
+    const NodeRec* r = &store_->nodes[n];
+    __builtin_prefetch(r);
+    __builtin_prefetch(reinterpret_cast<const char*>(r + 1) - 1);
+  }
+  // Hints the processor to load node n's operands when they are outside its
+  // record. Reads n's record: call it some time after PrefetchNode(n).
+  void PrefetchOperands(NodeIdx n) const {
+    const NodeRec& r = store_->nodes[n];
+    if (!r.Inline()) __builtin_prefetch(store_->Children(r));
+  }
   // The canonical class of node n.
   Id NodeClass(NodeIdx n) const { return Find(node_class_[n]); }
   // False for nodes that became duplicates during a rebuild.
-  bool IsLive(NodeIdx n) const { return !(store_->nodes[n].flags & kDead); }
+  bool IsLive(NodeIdx n) const { return !(store_->nodes[n].Flags() & kDead); }
   // True for nodes kept out of the hash-cons (volatile, side-effecting, or a
   // congruent node whose merge was refused).
-  bool IsUnhashed(NodeIdx n) const { return store_->nodes[n].flags & kUnhashed; }
+  bool IsUnhashed(NodeIdx n) const { return store_->nodes[n].Flags() & kUnhashed; }
   size_t num_stored_nodes() const { return store_->nodes.size(); }
   // The change epoch: advanced by every Rebuild(). NodeStamp(n) is the epoch
   // in which node n was created, re-canonicalized or moved into another class
@@ -251,24 +260,36 @@ class EGraph {
 
  private:
   enum : uint8_t { kDead = 1, kUnhashed = 2 };
-  // The stamps live in the record, which e-matching reads anyway, so that
-  // the semi-naive filter costs no further cache miss per matched node.
+  // Symbol ids fit 28 bits: the record keeps the flags and the arity beside
+  // the op in one word.
+  static constexpr uint32_t kOpBits = 28;
+  static constexpr uint32_t kOpMask = (uint32_t{1} << kOpBits) - 1;
+  // An e-node's record. The operands of a node of arity 0-2 (nearly all of
+  // them) live in the record itself, so that e-matching reads one record
+  // and no operand array; a node of more operands keeps them in
+  // Store::more. The stamps live in the record too, so that the semi-naive
+  // filter costs no further cache miss per matched node.
   struct NodeRec {
-    Symbol op;
+    // op id | flags << kOpBits | arity code << 30 (0-2: the arity, 3: more).
+    uint32_t head;
     Payload payload;
-    uint32_t child_begin;
-    uint16_t arity;
-    uint8_t flags;
-    uint8_t unused = 0;
     uint32_t stamp;          // NodeStamp
     uint32_t content_stamp;  // NodeContentStamp
+    // Arity 0-2: the operands. More: ch[0] indexes Store::more, ch[1] is the
+    // arity.
+    Id ch[2];
+    Symbol Op() const { return Symbol::FromId(head & kOpMask); }
+    uint32_t Flags() const { return (head >> kOpBits) & 3; }
+    void SetFlag(uint32_t f) { head |= f << kOpBits; }
+    bool Inline() const { return (head >> 30) != 3; }
+    uint32_t Arity() const { return Inline() ? head >> 30 : ch[1]; }
   };
   static_assert(sizeof(NodeRec) == 24);
   struct Store {
     std::vector<NodeRec> nodes;
-    std::vector<Id> children;
-    const Id* Children(const NodeRec& r) const { return children.data() + r.child_begin; }
-    Id* Children(NodeRec& r) { return children.data() + r.child_begin; }
+    std::vector<Id> more;  // operands of the nodes of more than two
+    const Id* Children(const NodeRec& r) const { return r.Inline() ? r.ch : more.data() + r.ch[0]; }
+    Id* Children(NodeRec& r) { return r.Inline() ? r.ch : more.data() + r.ch[0]; }
   };
   // Per class id: its node and parent lists. The scalar class data lives in
   // dense arrays (class_type_, class_constant_, logged_epoch_) so that the
