@@ -311,7 +311,20 @@ absl::StatusOr<Id> EGraph::Existing(Id hit, TypeId type) {
   return c;
 }
 
+void EGraph::ReserveClassIds() {
+  // Half again as many (a doubling would leave up to half of these arrays,
+  // 52 bytes per class id, unused).
+  const size_t n = classes_.size() + classes_.size() / 2 + 16;
+  classes_.reserve(n);
+  class_type_.reserve(n);
+  class_constant_.reserve(n);
+  class_op_.reserve(n);
+  logged_epoch_.reserve(n);
+  uf_.Reserve(n);
+}
+
 Id EGraph::NewClass(const ENodeView& node, absl::Span<const Id> ch, bool unhashed, TypeId type) {
+  if (classes_.size() == classes_.capacity()) ReserveClassIds();
   Id c = uf_.MakeSet();
   classes_.emplace_back().nodes.push_back(static_cast<NodeIdx>(store_->nodes.size()));
   class_type_.push_back(type);
@@ -474,7 +487,7 @@ void EGraph::Repair(NodeIdx p, std::vector<Id>& touched) {
   }
 }
 
-void EGraph::SortByContent(std::vector<NodeIdx>& nodes) const {
+void EGraph::SortByContent(absl::Span<NodeIdx> nodes) const {
   if (nodes.size() < 2) return;
   const NodeRec* recs = store_->nodes.data();
   const NodeRec& first = recs[nodes.front()];
@@ -505,9 +518,9 @@ void EGraph::SortByContent(std::vector<NodeIdx>& nodes) const {
 void EGraph::CleanClass(Id c, bool with_parents) {
   const NodeRec* recs = store_->nodes.data();
   auto dead = [&](NodeIdx n) { return (recs[n].Flags() & kDead) != 0; };
-  std::vector<NodeIdx>& nodes = classes_[c].nodes;
-  nodes.erase(std::remove_if(nodes.begin(), nodes.end(), dead), nodes.end());
-  SortByContent(nodes);
+  IdList& nodes = classes_[c].nodes;
+  nodes.Truncate(std::remove_if(nodes.begin(), nodes.end(), dead));
+  SortByContent(nodes.mutable_span());
   const uint32_t op = nodes.empty() ? kMixed : recs[nodes.front()].Op().id();
   if (op < kMixed && recs[nodes.back()].Op().id() == op) {
     class_op_[c] = op;
@@ -517,10 +530,10 @@ void EGraph::CleanClass(Id c, bool with_parents) {
     class_op_[c] = mask;
   }
   if (!with_parents) return;
-  std::vector<NodeIdx>& parents = classes_[c].parents;
-  parents.erase(std::remove_if(parents.begin(), parents.end(), dead), parents.end());
+  IdList& parents = classes_[c].parents;
+  parents.Truncate(std::remove_if(parents.begin(), parents.end(), dead));
   std::sort(parents.begin(), parents.end());
-  parents.erase(std::unique(parents.begin(), parents.end()), parents.end());
+  parents.Truncate(std::unique(parents.begin(), parents.end()));
 }
 
 size_t EGraph::Rebuild() {
@@ -565,12 +578,12 @@ size_t EGraph::Rebuild() {
       // parents of r are unaffected by this merge.
       if (op_index_built_) ForEachOp(l, [&](Symbol s) { op_index_.NoteRemoved(s, l); });
       for (NodeIdx n : lc.nodes) store_->nodes[n].stamp = static_cast<uint32_t>(epoch_);
-      rc.nodes.insert(rc.nodes.end(), lc.nodes.begin(), lc.nodes.end());
+      rc.nodes.Append(lc.nodes.span());
       const uint32_t begin = static_cast<uint32_t>(rc.parents.size());
-      rc.parents.insert(rc.parents.end(), lc.parents.begin(), lc.parents.end());
+      rc.parents.Append(lc.parents.span());
       repair.push_back(Appended{r, begin, static_cast<uint32_t>(rc.parents.size())});
-      std::vector<NodeIdx>().swap(lc.nodes);
-      std::vector<NodeIdx>().swap(lc.parents);
+      lc.nodes.Release();
+      lc.parents.Release();
       if (LogChange(r)) touched.push_back(r);
       merged.push_back(r);
     }
@@ -647,11 +660,10 @@ absl::Span<const NodeIdx> EGraph::ClassNodesWithOp(Id c, Symbol op) const {
   // Either way the class's node list is not read to answer "none".
   const uint32_t info = class_op_[c];
   if (!(info & kMixed)) {
-    return info == op.id() ? absl::Span<const NodeIdx>(classes_[c].nodes)
-                           : absl::Span<const NodeIdx>();
+    return info == op.id() ? classes_[c].nodes.span() : absl::Span<const NodeIdx>();
   }
   if (!(info & OpBit(op.id()))) return {};
-  const std::vector<NodeIdx>& nodes = classes_[c].nodes;
+  const IdList& nodes = classes_[c].nodes;
   const NodeRec* recs = store_->nodes.data();
   if (nodes.size() <= 8) {
     size_t b = 0;

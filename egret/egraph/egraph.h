@@ -48,6 +48,7 @@
 #include "egret/egraph/derivation_log.h"
 #include "egret/egraph/enode.h"
 #include "egret/egraph/id.h"
+#include "egret/egraph/id_list.h"
 #include "egret/egraph/op_index.h"
 #include "egret/egraph/op_traits.h"
 #include "egret/egraph/payload_pools.h"
@@ -193,12 +194,12 @@ class EGraph {
   // Whether the class holds a "$Const" node (ConstantOf(c) != nullptr).
   bool HasConstant(Id c) const { return class_constant_[c] != kNoPayload; }
   // The class's nodes, sorted by (op, payload, operands) after a rebuild.
-  absl::Span<const NodeIdx> ClassNodes(Id c) const { return classes_[c].nodes; }
+  absl::Span<const NodeIdx> ClassNodes(Id c) const { return classes_[c].nodes.span(); }
   // The contiguous range of ClassNodes(c) with op `op`.
   absl::Span<const NodeIdx> ClassNodesWithOp(Id c, Symbol op) const;
   // Nodes that use the class (may contain stale, dead or repeated entries
   // before a rebuild).
-  absl::Span<const NodeIdx> ClassParents(Id c) const { return classes_[c].parents; }
+  absl::Span<const NodeIdx> ClassParents(Id c) const { return classes_[c].parents.span(); }
 
   ENodeView Node(NodeIdx n) const {
     const NodeRec& r = store_->nodes[n];
@@ -295,9 +296,10 @@ class EGraph {
   // dense arrays (class_type_, class_constant_, logged_epoch_) so that the
   // hot paths (type checks of hash-cons hits) touch 4 bytes, not a record.
   struct ClassRec {
-    std::vector<NodeIdx> nodes;
-    std::vector<NodeIdx> parents;
+    IdList nodes;
+    IdList parents;
   };
+  static_assert(sizeof(ClassRec) == 32);
   struct Hashcons;
 
   bool IsUnhashedOp(Symbol op) {
@@ -317,6 +319,8 @@ class EGraph {
   // An add of type `type` that found the stored node's class `hit`: that
   // class (canonical), or the conflict when its type is another.
   absl::StatusOr<Id> Existing(Id hit, TypeId type);
+  // Grows the per-class-id arrays by half.
+  void ReserveClassIds();
   // A new class of type `type` holding only `node` (canonical operands `ch`).
   Id NewClass(const ENodeView& node, absl::Span<const Id> ch, bool unhashed, TypeId type);
   // The class of the stored node op(ch[0], ch[1]) (canonical operands and
@@ -341,7 +345,7 @@ class EGraph {
   void CleanClass(Id c, bool with_parents);
   bool NodeLess(NodeIdx a, NodeIdx b) const;
   // Sorts `nodes` by NodeLess.
-  void SortByContent(std::vector<NodeIdx>& nodes) const;
+  void SortByContent(absl::Span<NodeIdx> nodes) const;
 
   OpTable ops_;
   TypeTable types_;
