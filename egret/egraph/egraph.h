@@ -1,8 +1,8 @@
 // The e-graph: hash-consed e-nodes grouped into e-classes, with union-find,
 // deferred rebuilding (as in egg) and a tensor analysis.
 //
-// Layout. E-nodes live in one store: a 16-byte record (op, payload, offset and
-// arity of the operands) plus their operand class ids in one shared array, so
+// Layout. E-nodes live in one store of 24-byte records (op, payload, stamps and
+// up to two operands; the operands of larger nodes go to one shared array), so
 // adding a node allocates nothing per node. The hash-cons keeps binary nodes
 // in one PairTable per (op, payload), keyed by the two operand ids held in the
 // slot (pair_table.h), and other nodes in a flat hash set of node indices
