@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <utility>
 
+#include "absl/base/internal/raw_logging.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/container/inlined_vector.h"
 #include "absl/status/status.h"
@@ -51,7 +52,7 @@ struct EGraph::Hashcons {
     const Store* s;
     size_t operator()(const Slot& slot) const {
       const NodeRec& r = s->nodes[slot.node];
-      return HashContent(r.op, r.payload, s->Children(r), r.arity);
+      return HashContent(r.Op(), r.payload, s->Children(r), r.Arity());
     }
     size_t operator()(const Key& k) const {
       return HashContent(k.op, k.payload, k.children.data(), k.children.size());
@@ -62,7 +63,7 @@ struct EGraph::Hashcons {
     const Store* s;
     bool Same(NodeIdx n, Symbol op, Payload payload, const Id* ch, size_t arity) const {
       const NodeRec& r = s->nodes[n];
-      if (r.op != op || r.payload != payload || r.arity != arity) return false;
+      if (r.Op() != op || r.payload != payload || r.Arity() != arity) return false;
       const Id* mine = s->Children(r);
       for (size_t i = 0; i < arity; ++i) {
         if (mine[i] != ch[i]) return false;
@@ -71,7 +72,7 @@ struct EGraph::Hashcons {
     }
     bool operator()(const Slot& a, const Slot& b) const {
       const NodeRec& r = s->nodes[b.node];
-      return Same(a.node, r.op, r.payload, s->Children(r), r.arity);
+      return Same(a.node, r.Op(), r.payload, s->Children(r), r.Arity());
     }
     bool operator()(const Slot& a, const Key& k) const {
       return Same(a.node, k.op, k.payload, k.children.data(), k.children.size());
@@ -185,11 +186,12 @@ bool EGraph::ClassifyOp(Symbol op) {
   return v == 2;
 }
 
-void EGraph::LogChange(Id c) {
+bool EGraph::LogChange(Id c) {
   const uint32_t e = static_cast<uint32_t>(epoch_);
-  if (logged_epoch_[c] == e) return;
+  if (logged_epoch_[c] == e) return false;
   logged_epoch_[c] = e;
   change_log_.push_back(c);
+  return true;
 }
 
 template <typename F>
@@ -203,7 +205,7 @@ void EGraph::ForEachOp(Id c, F f) const {
   Symbol last;
   bool first = true;
   for (NodeIdx n : classes_[c].nodes) {
-    const Symbol s = store_->nodes[n].op;
+    const Symbol s = store_->nodes[n].Op();
     if (first || s != last) f(s);
     first = false;
     last = s;
@@ -233,11 +235,21 @@ absl::Status EGraph::CheckArity(const ENodeView& node) {
 NodeIdx EGraph::StoreNode(const ENodeView& node, absl::Span<const Id> ch, bool unhashed, Id cls) {
   Store& st = *store_;
   NodeIdx n = static_cast<NodeIdx>(st.nodes.size());
-  st.nodes.push_back(NodeRec{node.op, node.payload, static_cast<uint32_t>(st.children.size()),
-                             static_cast<uint16_t>(ch.size()),
-                             static_cast<uint8_t>(unhashed ? kUnhashed : 0), 0,
-                             static_cast<uint32_t>(epoch_), static_cast<uint32_t>(epoch_)});
-  st.children.insert(st.children.end(), ch.begin(), ch.end());
+  ABSL_RAW_CHECK(node.op.id() <= kOpMask, "more than 2^28 op symbols");
+  const uint32_t code = ch.size() <= 2 ? static_cast<uint32_t>(ch.size()) : 3;
+  NodeRec rec{node.op.id() | ((unhashed ? uint32_t{kUnhashed} : 0u) << kOpBits) | (code << 30),
+              node.payload,
+              static_cast<uint32_t>(epoch_),
+              static_cast<uint32_t>(epoch_),
+              {0, 0}};
+  if (code == 3) {
+    rec.ch[0] = static_cast<Id>(st.more.size());
+    rec.ch[1] = static_cast<Id>(ch.size());
+    st.more.insert(st.more.end(), ch.begin(), ch.end());
+  } else {
+    for (size_t i = 0; i < ch.size(); ++i) rec.ch[i] = ch[i];
+  }
+  st.nodes.push_back(rec);
   node_class_.push_back(cls);
   derivations_.OnNodeStored();
   for (size_t i = 0; i < ch.size(); ++i) {
@@ -299,7 +311,20 @@ absl::StatusOr<Id> EGraph::Existing(Id hit, TypeId type) {
   return c;
 }
 
+void EGraph::ReserveClassIds() {
+  // Half again as many (a doubling would leave up to half of these arrays,
+  // 52 bytes per class id, unused).
+  const size_t n = classes_.size() + classes_.size() / 2 + 16;
+  classes_.reserve(n);
+  class_type_.reserve(n);
+  class_constant_.reserve(n);
+  class_op_.reserve(n);
+  logged_epoch_.reserve(n);
+  uf_.Reserve(n);
+}
+
 Id EGraph::NewClass(const ENodeView& node, absl::Span<const Id> ch, bool unhashed, TypeId type) {
+  if (classes_.size() == classes_.capacity()) ReserveClassIds();
   Id c = uf_.MakeSet();
   classes_.emplace_back().nodes.push_back(static_cast<NodeIdx>(store_->nodes.size()));
   class_type_.push_back(type);
@@ -416,12 +441,13 @@ absl::StatusOr<bool> EGraph::Union(Id a, Id b) {
 bool EGraph::NodeLess(NodeIdx a, NodeIdx b) const {
   const NodeRec& x = store_->nodes[a];
   const NodeRec& y = store_->nodes[b];
-  if (x.op != y.op) return x.op < y.op;
+  if (x.Op() != y.Op()) return x.Op() < y.Op();
   if (x.payload != y.payload) return x.payload < y.payload;
-  if (x.arity != y.arity) return x.arity < y.arity;
+  const uint32_t arity = x.Arity();
+  if (arity != y.Arity()) return arity < y.Arity();
   const Id* cx = store_->Children(x);
   const Id* cy = store_->Children(y);
-  for (uint16_t i = 0; i < x.arity; ++i) {
+  for (uint32_t i = 0; i < arity; ++i) {
     if (cx[i] != cy[i]) return cx[i] < cy[i];
   }
   return a < b;
@@ -430,45 +456,45 @@ bool EGraph::NodeLess(NodeIdx a, NodeIdx b) const {
 void EGraph::Repair(NodeIdx p, std::vector<Id>& touched) {
   Store& st = *store_;
   NodeRec& rec = st.nodes[p];
-  if (rec.flags & kDead) return;
+  if (rec.Flags() & kDead) return;
   Id* ch = st.Children(rec);
+  const uint32_t arity = rec.Arity();
   bool stale = false;
-  for (uint16_t k = 0; k < rec.arity; ++k) stale |= !uf_.IsRoot(ch[k]);
+  for (uint32_t k = 0; k < arity; ++k) stale |= !uf_.IsRoot(ch[k]);
   if (!stale) return;  // already repaired (a parent of several merged classes)
-  const bool hashed = !(rec.flags & kUnhashed);
-  const absl::Span<const Id> content(ch, rec.arity);
-  if (hashed) hashcons_->Erase(p, rec.op, rec.payload, content);
-  for (uint16_t k = 0; k < rec.arity; ++k) ch[k] = Find(ch[k]);
+  const bool hashed = !(rec.Flags() & kUnhashed);
+  const absl::Span<const Id> content(ch, arity);
+  if (hashed) hashcons_->Erase(p, rec.Op(), rec.payload, content);
+  for (uint32_t k = 0; k < arity; ++k) ch[k] = Find(ch[k]);
   rec.stamp = rec.content_stamp = static_cast<uint32_t>(epoch_);
   Id pc = Find(node_class_[p]);
-  touched.push_back(pc);
-  LogChange(pc);
+  if (LogChange(pc)) touched.push_back(pc);
   if (!hashed) return;
-  const Id found = hashcons_->Insert(p, rec.op, rec.payload, content, node_class_[p]);
+  const Id found = hashcons_->Insert(p, rec.Op(), rec.payload, content, node_class_[p]);
   if (found == kNoId) return;
   Id qc = Find(found);
   if (qc == pc) {
-    rec.flags |= kDead;
+    rec.SetFlag(kDead);
     --live_nodes_;
     return;
   }
   if (Union(pc, qc).ok()) {
-    rec.flags |= kDead;
+    rec.SetFlag(kDead);
     --live_nodes_;
   } else {
     // A refused congruence (recorded): keep p, outside the hash-cons.
-    rec.flags |= kUnhashed;
+    rec.SetFlag(kUnhashed);
   }
 }
 
-void EGraph::SortByContent(std::vector<NodeIdx>& nodes) const {
+void EGraph::SortByContent(absl::Span<NodeIdx> nodes) const {
   if (nodes.size() < 2) return;
   const NodeRec* recs = store_->nodes.data();
   const NodeRec& first = recs[nodes.front()];
   bool uniform = true;
   for (NodeIdx n : nodes) {
     const NodeRec& r = recs[n];
-    if (r.op != first.op || r.payload != first.payload || r.arity != 2) {
+    if (r.Op() != first.Op() || r.payload != first.payload || r.Arity() != 2) {
       uniform = false;
       break;
     }
@@ -491,23 +517,23 @@ void EGraph::SortByContent(std::vector<NodeIdx>& nodes) const {
 
 void EGraph::CleanClass(Id c, bool with_parents) {
   const NodeRec* recs = store_->nodes.data();
-  auto dead = [&](NodeIdx n) { return (recs[n].flags & kDead) != 0; };
-  std::vector<NodeIdx>& nodes = classes_[c].nodes;
-  nodes.erase(std::remove_if(nodes.begin(), nodes.end(), dead), nodes.end());
-  SortByContent(nodes);
-  const uint32_t op = nodes.empty() ? kMixed : recs[nodes.front()].op.id();
-  if (op < kMixed && recs[nodes.back()].op.id() == op) {
+  auto dead = [&](NodeIdx n) { return (recs[n].Flags() & kDead) != 0; };
+  IdList& nodes = classes_[c].nodes;
+  nodes.Truncate(std::remove_if(nodes.begin(), nodes.end(), dead));
+  SortByContent(nodes.mutable_span());
+  const uint32_t op = nodes.empty() ? kMixed : recs[nodes.front()].Op().id();
+  if (op < kMixed && recs[nodes.back()].Op().id() == op) {
     class_op_[c] = op;
   } else {
     uint32_t mask = kMixed;
-    for (NodeIdx n : nodes) mask |= OpBit(recs[n].op.id());
+    for (NodeIdx n : nodes) mask |= OpBit(recs[n].Op().id());
     class_op_[c] = mask;
   }
   if (!with_parents) return;
-  std::vector<NodeIdx>& parents = classes_[c].parents;
-  parents.erase(std::remove_if(parents.begin(), parents.end(), dead), parents.end());
+  IdList& parents = classes_[c].parents;
+  parents.Truncate(std::remove_if(parents.begin(), parents.end(), dead));
   std::sort(parents.begin(), parents.end());
-  parents.erase(std::unique(parents.begin(), parents.end()), parents.end());
+  parents.Truncate(std::unique(parents.begin(), parents.end()));
 }
 
 size_t EGraph::Rebuild() {
@@ -518,16 +544,25 @@ size_t EGraph::Rebuild() {
   // A new epoch, so that classes logged before (e.g. when created) are logged
   // again when they change here.
   ++epoch_;
-  std::vector<Id> touched;  // classes whose node lists changed
-  std::vector<Id> merged;   // classes that received another class's lists
-  std::vector<NodeIdx> repair;
+  // Classes whose node lists changed, once each (every class is logged at
+  // most once per epoch, and only a rebuild logs in this one).
+  std::vector<Id> touched;
+  std::vector<Id> merged;  // classes that received another class's lists
+  // The parents to repair: the range [begin, end) of class r's parent list
+  // that a merge appended (indices stay valid when the list grows; no list
+  // changes while they are repaired).
+  struct Appended {
+    Id r;
+    uint32_t begin;
+    uint32_t end;
+  };
+  std::vector<Appended> repair;
   // Nodes added to existing classes join their lists now.
   for (NodeIdx n : pending_members_) {
     Id r = Find(node_class_[n]);
     classes_[r].nodes.push_back(n);
     store_->nodes[n].stamp = static_cast<uint32_t>(epoch_);
-    touched.push_back(r);
-    LogChange(r);
+    if (LogChange(r)) touched.push_back(r);
   }
   pending_members_.clear();
   while (!pending_.empty()) {
@@ -543,16 +578,18 @@ size_t EGraph::Rebuild() {
       // parents of r are unaffected by this merge.
       if (op_index_built_) ForEachOp(l, [&](Symbol s) { op_index_.NoteRemoved(s, l); });
       for (NodeIdx n : lc.nodes) store_->nodes[n].stamp = static_cast<uint32_t>(epoch_);
-      rc.nodes.insert(rc.nodes.end(), lc.nodes.begin(), lc.nodes.end());
-      rc.parents.insert(rc.parents.end(), lc.parents.begin(), lc.parents.end());
-      repair.insert(repair.end(), lc.parents.begin(), lc.parents.end());
-      std::vector<NodeIdx>().swap(lc.nodes);
-      std::vector<NodeIdx>().swap(lc.parents);
-      touched.push_back(r);
+      rc.nodes.Append(lc.nodes.span());
+      const uint32_t begin = static_cast<uint32_t>(rc.parents.size());
+      rc.parents.Append(lc.parents.span());
+      repair.push_back(Appended{r, begin, static_cast<uint32_t>(rc.parents.size())});
+      lc.nodes.Release();
+      lc.parents.Release();
+      if (LogChange(r)) touched.push_back(r);
       merged.push_back(r);
-      LogChange(r);
     }
-    for (NodeIdx p : repair) Repair(p, touched);
+    for (const Appended& a : repair) {
+      for (uint32_t i = a.begin; i < a.end; ++i) Repair(classes_[a.r].parents[i], touched);
+    }
   }
   for (std::vector<Id>* list : {&touched, &merged}) {
     for (Id& c : *list) c = Find(c);
@@ -623,23 +660,22 @@ absl::Span<const NodeIdx> EGraph::ClassNodesWithOp(Id c, Symbol op) const {
   // Either way the class's node list is not read to answer "none".
   const uint32_t info = class_op_[c];
   if (!(info & kMixed)) {
-    return info == op.id() ? absl::Span<const NodeIdx>(classes_[c].nodes)
-                           : absl::Span<const NodeIdx>();
+    return info == op.id() ? classes_[c].nodes.span() : absl::Span<const NodeIdx>();
   }
   if (!(info & OpBit(op.id()))) return {};
-  const std::vector<NodeIdx>& nodes = classes_[c].nodes;
+  const IdList& nodes = classes_[c].nodes;
   const NodeRec* recs = store_->nodes.data();
   if (nodes.size() <= 8) {
     size_t b = 0;
-    while (b < nodes.size() && recs[nodes[b]].op < op) ++b;
+    while (b < nodes.size() && recs[nodes[b]].Op() < op) ++b;
     size_t e = b;
-    while (e < nodes.size() && recs[nodes[e]].op == op) ++e;
+    while (e < nodes.size() && recs[nodes[e]].Op() == op) ++e;
     return absl::Span<const NodeIdx>(nodes.data() + b, e - b);
   }
   auto lo = std::lower_bound(nodes.begin(), nodes.end(), op,
-                             [&](NodeIdx n, Symbol s) { return recs[n].op < s; });
+                             [&](NodeIdx n, Symbol s) { return recs[n].Op() < s; });
   auto hi =
-      std::upper_bound(lo, nodes.end(), op, [&](Symbol s, NodeIdx n) { return s < recs[n].op; });
+      std::upper_bound(lo, nodes.end(), op, [&](Symbol s, NodeIdx n) { return s < recs[n].Op(); });
   return absl::Span<const NodeIdx>(nodes.data() + (lo - nodes.begin()), hi - lo);
 }
 
@@ -648,7 +684,7 @@ size_t EGraph::hashcons_size() const { return hashcons_->size(); }
 size_t EGraph::ApproxMemoryBytes() const {
   size_t bytes =
       sizeof(*this) + store_->nodes.capacity() * sizeof(NodeRec) +
-      store_->children.capacity() * sizeof(Id) + node_class_.capacity() * sizeof(Id) +
+      store_->more.capacity() * sizeof(Id) + node_class_.capacity() * sizeof(Id) +
       hashcons_->ApproxBytes() + classes_.capacity() * sizeof(ClassRec) +
       class_type_.capacity() * (sizeof(TypeId) + sizeof(Payload) + 2 * sizeof(uint32_t)) +
       list_entries_ * sizeof(NodeIdx) + uf_.ApproxBytes() + change_log_.capacity() * sizeof(Id) +

@@ -1,8 +1,8 @@
 // The e-graph: hash-consed e-nodes grouped into e-classes, with union-find,
 // deferred rebuilding (as in egg) and a tensor analysis.
 //
-// Layout. E-nodes live in one store: a 16-byte record (op, payload, offset and
-// arity of the operands) plus their operand class ids in one shared array, so
+// Layout. E-nodes live in one store of 24-byte records (op, payload, stamps and
+// up to two operands; the operands of larger nodes go to one shared array), so
 // adding a node allocates nothing per node. The hash-cons keeps binary nodes
 // in one PairTable per (op, payload), keyed by the two operand ids held in the
 // slot (pair_table.h), and other nodes in a flat hash set of node indices
@@ -48,6 +48,7 @@
 #include "egret/egraph/derivation_log.h"
 #include "egret/egraph/enode.h"
 #include "egret/egraph/id.h"
+#include "egret/egraph/id_list.h"
 #include "egret/egraph/op_index.h"
 #include "egret/egraph/op_traits.h"
 #include "egret/egraph/payload_pools.h"
@@ -193,30 +194,39 @@ class EGraph {
   // Whether the class holds a "$Const" node (ConstantOf(c) != nullptr).
   bool HasConstant(Id c) const { return class_constant_[c] != kNoPayload; }
   // The class's nodes, sorted by (op, payload, operands) after a rebuild.
-  absl::Span<const NodeIdx> ClassNodes(Id c) const { return classes_[c].nodes; }
+  absl::Span<const NodeIdx> ClassNodes(Id c) const { return classes_[c].nodes.span(); }
   // The contiguous range of ClassNodes(c) with op `op`.
   absl::Span<const NodeIdx> ClassNodesWithOp(Id c, Symbol op) const;
   // Nodes that use the class (may contain stale, dead or repeated entries
   // before a rebuild).
-  absl::Span<const NodeIdx> ClassParents(Id c) const { return classes_[c].parents; }
+  absl::Span<const NodeIdx> ClassParents(Id c) const { return classes_[c].parents.span(); }
 
   ENodeView Node(NodeIdx n) const {
     const NodeRec& r = store_->nodes[n];
-    return ENodeView{r.op, r.payload, absl::Span<const Id>(store_->Children(r), r.arity)};
+    return ENodeView{r.Op(), r.payload, absl::Span<const Id>(store_->Children(r), r.Arity())};
   }
-  Symbol NodeOp(NodeIdx n) const { return store_->nodes[n].op; }
-  // Hints the processor to load node n's record (op, payload, operands).
-  void PrefetchNode(NodeIdx n) const { __builtin_prefetch(&store_->nodes[n]); }
-  // Hints the processor to load node n's operands. Reads n's record: call it
-  // some time after PrefetchNode(n).
-  void PrefetchOperands(NodeIdx n) const { __builtin_prefetch(store_->Children(store_->nodes[n])); }
+  Symbol NodeOp(NodeIdx n) const { return store_->nodes[n].Op(); }
+  // Hints the processor to load node n's record (op, payload, stamps and, for
+  // arity up to 2, operands): both ends, since a record may straddle two
+  // cache lines.
+  void PrefetchNode(NodeIdx n) const {
+    const NodeRec* r = &store_->nodes[n];
+    __builtin_prefetch(r);
+    __builtin_prefetch(reinterpret_cast<const char*>(r + 1) - 1);
+  }
+  // Hints the processor to load node n's operands when they are outside its
+  // record. Reads n's record: call it some time after PrefetchNode(n).
+  void PrefetchOperands(NodeIdx n) const {
+    const NodeRec& r = store_->nodes[n];
+    if (!r.Inline()) __builtin_prefetch(store_->Children(r));
+  }
   // The canonical class of node n.
   Id NodeClass(NodeIdx n) const { return Find(node_class_[n]); }
   // False for nodes that became duplicates during a rebuild.
-  bool IsLive(NodeIdx n) const { return !(store_->nodes[n].flags & kDead); }
+  bool IsLive(NodeIdx n) const { return !(store_->nodes[n].Flags() & kDead); }
   // True for nodes kept out of the hash-cons (volatile, side-effecting, or a
   // congruent node whose merge was refused).
-  bool IsUnhashed(NodeIdx n) const { return store_->nodes[n].flags & kUnhashed; }
+  bool IsUnhashed(NodeIdx n) const { return store_->nodes[n].Flags() & kUnhashed; }
   size_t num_stored_nodes() const { return store_->nodes.size(); }
   // The change epoch: advanced by every Rebuild(). NodeStamp(n) is the epoch
   // in which node n was created, re-canonicalized or moved into another class
@@ -251,32 +261,45 @@ class EGraph {
 
  private:
   enum : uint8_t { kDead = 1, kUnhashed = 2 };
-  // The stamps live in the record, which e-matching reads anyway, so that
-  // the semi-naive filter costs no further cache miss per matched node.
+  // Symbol ids fit 28 bits: the record keeps the flags and the arity beside
+  // the op in one word.
+  static constexpr uint32_t kOpBits = 28;
+  static constexpr uint32_t kOpMask = (uint32_t{1} << kOpBits) - 1;
+  // An e-node's record. The operands of a node of arity 0-2 (nearly all of
+  // them) live in the record itself, so that e-matching reads one record
+  // and no operand array; a node of more operands keeps them in
+  // Store::more. The stamps live in the record too, so that the semi-naive
+  // filter costs no further cache miss per matched node.
   struct NodeRec {
-    Symbol op;
+    // op id | flags << kOpBits | arity code << 30 (0-2: the arity, 3: more).
+    uint32_t head;
     Payload payload;
-    uint32_t child_begin;
-    uint16_t arity;
-    uint8_t flags;
-    uint8_t unused = 0;
     uint32_t stamp;          // NodeStamp
     uint32_t content_stamp;  // NodeContentStamp
+    // Arity 0-2: the operands. More: ch[0] indexes Store::more, ch[1] is the
+    // arity.
+    Id ch[2];
+    Symbol Op() const { return Symbol::FromId(head & kOpMask); }
+    uint32_t Flags() const { return (head >> kOpBits) & 3; }
+    void SetFlag(uint32_t f) { head |= f << kOpBits; }
+    bool Inline() const { return (head >> 30) != 3; }
+    uint32_t Arity() const { return Inline() ? head >> 30 : ch[1]; }
   };
   static_assert(sizeof(NodeRec) == 24);
   struct Store {
     std::vector<NodeRec> nodes;
-    std::vector<Id> children;
-    const Id* Children(const NodeRec& r) const { return children.data() + r.child_begin; }
-    Id* Children(NodeRec& r) { return children.data() + r.child_begin; }
+    std::vector<Id> more;  // operands of the nodes of more than two
+    const Id* Children(const NodeRec& r) const { return r.Inline() ? r.ch : more.data() + r.ch[0]; }
+    Id* Children(NodeRec& r) { return r.Inline() ? r.ch : more.data() + r.ch[0]; }
   };
   // Per class id: its node and parent lists. The scalar class data lives in
   // dense arrays (class_type_, class_constant_, logged_epoch_) so that the
   // hot paths (type checks of hash-cons hits) touch 4 bytes, not a record.
   struct ClassRec {
-    std::vector<NodeIdx> nodes;
-    std::vector<NodeIdx> parents;
+    IdList nodes;
+    IdList parents;
   };
+  static_assert(sizeof(ClassRec) == 32);
   struct Hashcons;
 
   bool IsUnhashedOp(Symbol op) {
@@ -296,6 +319,8 @@ class EGraph {
   // An add of type `type` that found the stored node's class `hit`: that
   // class (canonical), or the conflict when its type is another.
   absl::StatusOr<Id> Existing(Id hit, TypeId type);
+  // Grows the per-class-id arrays by half.
+  void ReserveClassIds();
   // A new class of type `type` holding only `node` (canonical operands `ch`).
   Id NewClass(const ENodeView& node, absl::Span<const Id> ch, bool unhashed, TypeId type);
   // The class of the stored node op(ch[0], ch[1]) (canonical operands and
@@ -306,17 +331,21 @@ class EGraph {
   // operands and, unless `unhashed`, to the hash-cons.
   NodeIdx StoreNode(const ENodeView& node, absl::Span<const Id> ch, bool unhashed, Id cls);
   absl::Status Conflict(Id a, Id b, TypeId type_b, bool constants);
-  void LogChange(Id c);
+  // Appends c to the change log unless it is there for this epoch; returns
+  // whether it appended.
+  bool LogChange(Id c);
   // Re-canonicalizes node p (a parent of a merged class) unless it is dead
   // or already canonical, re-inserts it into the hash-cons and merges its
-  // class with a congruent node's; classes it changed go to `touched`.
+  // class with a congruent node's; the class it changed goes to `touched`
+  // unless it is logged already in this epoch (so touched lists each class
+  // changed by a rebuild once, up to merges).
   void Repair(NodeIdx p, std::vector<Id>& touched);
   // Drops dead nodes from c's node list and sorts it; with `with_parents`
   // also drops dead and repeated entries from its parent list.
   void CleanClass(Id c, bool with_parents);
   bool NodeLess(NodeIdx a, NodeIdx b) const;
   // Sorts `nodes` by NodeLess.
-  void SortByContent(std::vector<NodeIdx>& nodes) const;
+  void SortByContent(absl::Span<NodeIdx> nodes) const;
 
   OpTable ops_;
   TypeTable types_;

@@ -1,5 +1,7 @@
 #include "egret/egraph/matcher.h"
 
+#include <algorithm>
+
 namespace egret {
 namespace {
 
@@ -44,6 +46,10 @@ bool Matcher::Run(size_t pc) {
   const bool content = in.slot == 0 && !pattern_.root_is_var();
   const bool last = pc + 1 == prog.size();
   absl::Span<const NodeIdx> candidates = g_->ClassNodesWithOp(regs_[in.in], in.op);
+  // The loop prefetches 2 * kPrefetchAhead candidates ahead: the first ones
+  // are prefetched here, all at once.
+  const size_t head = std::min(candidates.size(), 2 * kPrefetchAhead);
+  for (size_t i = 0; i < head; ++i) g_->PrefetchNode(candidates[i]);
   for (size_t i = 0; i < candidates.size(); ++i) {
     // Node records are read in list order, scattered over the store.
     if (i + 2 * kPrefetchAhead < candidates.size()) {

@@ -6,22 +6,35 @@ namespace egret {
 
 Id PairTable::Insert(Id a, Id b, Id value) {
   if (!wide_ && (a >= kNarrowLimit || b >= kNarrowLimit || value >= kNarrowLimit)) Widen();
-  if ((size_ + 1) * 4 > capacity() * 3) Grow();
-  return wide_ ? InsertIn(wide_slots_, a, b, value) : InsertIn(narrow_slots_, a, b, value);
+  const uint64_t k = Hash(a, b);
+  size_t s = ShardOf(k);
+  if ((shards_[s].size + 1) * 4 > shards_[s].cap * 3) {
+    if (wide_) {
+      Grow(s, &Shard::wide);
+    } else {
+      Grow(s, &Shard::narrow);
+    }
+    s = ShardOf(k);  // a split moves it
+  }
+  Shard& sh = shards_[s];
+  return wide_ ? InsertIn(sh, sh.wide, k, a, b, value) : InsertIn(sh, sh.narrow, k, a, b, value);
 }
 
 bool PairTable::Erase(Id a, Id b) {
-  if (wide_) return EraseIn(wide_slots_, a, b);
+  const uint64_t k = Hash(a, b);
+  Shard& sh = shards_[ShardOf(k)];
+  if (wide_) return EraseIn(sh, sh.wide, k, a, b);
   if (a >= kNarrowLimit || b >= kNarrowLimit) return false;
-  return EraseIn(narrow_slots_, a, b);
+  return EraseIn(sh, sh.narrow, k, a, b);
 }
 
 template <typename S>
-Id PairTable::InsertIn(std::vector<S>& slots, Id a, Id b, Id value) {
-  for (size_t i = Home(a, b);; i = (i + 1) & mask_) {
+Id PairTable::InsertIn(Shard& sh, std::vector<S>& slots, uint64_t k, Id a, Id b, Id value) {
+  for (size_t i = Home(sh, k);; i = (i + 1) & sh.mask) {
     S& s = slots[i];
     if (s.empty()) {
       s = S::Make(a, b, value);
+      ++sh.size;
       ++size_;
       return kNoId;
     }
@@ -30,10 +43,10 @@ Id PairTable::InsertIn(std::vector<S>& slots, Id a, Id b, Id value) {
 }
 
 template <typename S>
-bool PairTable::EraseIn(std::vector<S>& slots, Id a, Id b) {
+bool PairTable::EraseIn(Shard& sh, std::vector<S>& slots, uint64_t k, Id a, Id b) {
   if (slots.empty()) return false;
-  size_t i = Home(a, b);
-  for (;; i = (i + 1) & mask_) {
+  size_t i = Home(sh, k);
+  for (;; i = (i + 1) & sh.mask) {
     const S& s = slots[i];
     if (s.empty()) return false;
     if (s.Is(a, b)) break;
@@ -41,47 +54,68 @@ bool PairTable::EraseIn(std::vector<S>& slots, Id a, Id b) {
   // Backward-shift deletion: move each later entry of the run into the hole
   // when the hole lies on its probe path (between its home and its slot).
   size_t hole = i;
-  for (size_t j = (i + 1) & mask_;; j = (j + 1) & mask_) {
+  for (size_t j = (i + 1) & sh.mask;; j = (j + 1) & sh.mask) {
     S& s = slots[j];
     if (s.empty()) break;
-    const size_t home = Home(s.A(), s.B());
-    if (((j - home) & mask_) >= ((j - hole) & mask_)) {
+    const size_t home = Home(sh, Hash(s.A(), s.B()));
+    if (((j - home) & sh.mask) >= ((j - hole) & sh.mask)) {
       slots[hole] = s;
       hole = j;
     }
   }
   slots[hole] = S::Empty();
+  --sh.size;
   --size_;
   return true;
 }
 
+template <typename T>
+void PairTable::Reset(Shard& sh, std::vector<T>& slots, size_t cap) {
+  capacity_ += cap - sh.cap;
+  slots.assign(cap, T::Empty());
+  sh.size = 0;
+  sh.cap = cap;
+  sh.mask = cap - 1;
+  sh.shift = 64 - __builtin_ctzll(cap);
+}
+
 template <typename S, typename T>
-void PairTable::Rehash(std::vector<S>& from, std::vector<T>& to, size_t cap) {
-  std::vector<S> old = std::move(from);
-  from = std::vector<S>();
-  to.assign(cap, T::Empty());
-  mask_ = cap - 1;
-  shift_ = 64 - __builtin_ctzll(cap);
-  for (const S& s : old) {
+void PairTable::Reinsert(const std::vector<S>& from, std::vector<T> Shard::*to) {
+  for (const S& s : from) {
     if (s.empty()) continue;
-    size_t i = Home(s.A(), s.B());
-    while (!to[i].empty()) i = (i + 1) & mask_;
-    to[i] = T::Make(s.A(), s.B(), s.value());
+    const uint64_t k = Hash(s.A(), s.B());
+    Shard& sh = shards_[ShardOf(k)];
+    std::vector<T>& slots = sh.*to;
+    size_t i = Home(sh, k);
+    while (!slots[i].empty()) i = (i + 1) & sh.mask;
+    slots[i] = T::Make(s.A(), s.B(), s.value());
+    ++sh.size;
   }
 }
 
-void PairTable::Grow() {
-  const size_t cap = capacity() == 0 ? 16 : capacity() * 2;
-  if (wide_) {
-    Rehash(wide_slots_, wide_slots_, cap);
+template <typename S>
+void PairTable::Grow(size_t s, std::vector<S> Shard::*slots) {
+  const size_t cap = shards_[s].cap == 0 ? 16 : shards_[s].cap * 2;
+  std::vector<S> old = std::move(shards_[s].*slots);
+  if (shard_bits_ == 0 && cap > kSplitSlots) {
+    // Split: the top kShardBits of the hash now choose the shard.
+    shard_bits_ = kShardBits;
+    capacity_ = 0;
+    shards_.assign(kShards, Shard());
+    for (Shard& sh : shards_) Reset(sh, sh.*slots, cap / kShards);
   } else {
-    Rehash(narrow_slots_, narrow_slots_, cap);
+    Reset(shards_[s], shards_[s].*slots, cap);
   }
+  Reinsert(old, slots);
 }
 
 void PairTable::Widen() {
-  const size_t cap = capacity() == 0 ? 16 : capacity();
-  Rehash(narrow_slots_, wide_slots_, cap);
+  for (Shard& sh : shards_) {
+    std::vector<NarrowSlot> old = std::move(sh.narrow);
+    sh.narrow = std::vector<NarrowSlot>();
+    Reset(sh, sh.wide, sh.cap == 0 ? 16 : sh.cap);
+    Reinsert(old, &Shard::wide);
+  }
   wide_ = true;
 }
 

@@ -19,6 +19,8 @@ class UnionFind {
     return id;
   }
   size_t size() const { return parent_.size(); }
+  // Makes room for n sets in all (no reallocation until then).
+  void Reserve(size_t n) { parent_.reserve(n); }
 
   // The root of `id`'s set, halving the path on the way (logically const).
   Id Find(Id id) const {

@@ -65,6 +65,39 @@ TEST(EGraphTest, UnionAndRebuildRestoreCongruence) {
   EXPECT_TRUE(CheckInvariants(g).ok()) << CheckInvariants(g);
 }
 
+// Nodes of arity 0-2 keep their operands in their record, larger ones
+// outside it: both read back, hash-cons and repair alike.
+TEST(EGraphTest, OperandsOfEveryArityReadBackAndRepair) {
+  EGraph g;
+  Id a = Leaf(g, "a"), b = Leaf(g, "b"), c = Leaf(g, "c"), d = Leaf(g, "d");
+  Id u1 = AddOp(g, "Relu", {c});
+  Id u2 = AddOp(g, "Relu", {d});
+  Id p1 = AddOp(g, "ElementWiseAdd", {a, c});
+  Id p2 = AddOp(g, "ElementWiseAdd", {a, d});
+  Id t1 = AddOp(g, "Concat", {a, b, c});
+  Id t2 = AddOp(g, "Concat", {a, b, d});
+  Id q1 = AddOp(g, "Concat", {c, a, b, c, b});
+  Id q2 = AddOp(g, "Concat", {d, a, b, c, b});
+  EXPECT_EQ(AddOp(g, "Concat", {a, b, c}), t1);  // hash-cons hit
+  for (Id x : {u1, u2, p1, p2, t1, t2, q1, q2}) EXPECT_EQ(g.ClassNodes(x).size(), 1u);
+  const ENodeView v = g.Node(g.ClassNodes(q1)[0]);
+  EXPECT_EQ(std::vector<Id>(v.children.begin(), v.children.end()),
+            (std::vector<Id>{c, a, b, c, b}));
+  EXPECT_EQ(g.Node(g.ClassNodes(u1)[0]).children.size(), 1u);
+  EXPECT_EQ(g.Node(g.ClassNodes(a)[0]).children.size(), 0u);
+  EXPECT_TRUE(Merge(g, c, d));
+  EXPECT_EQ(g.Rebuild(), 4u);  // Relu, Add, both Concats
+  for (auto [x, y] : {std::pair{u1, u2}, {p1, p2}, {t1, t2}, {q1, q2}}) {
+    EXPECT_EQ(g.Find(x), g.Find(y));
+  }
+  const ENodeView w = g.Node(g.ClassNodes(g.Find(q1))[0]);
+  const Id cd = g.Find(c);
+  EXPECT_EQ(std::vector<Id>(w.children.begin(), w.children.end()),
+            (std::vector<Id>{cd, a, b, cd, b}));
+  EXPECT_EQ(g.num_nodes(), 8u);  // 4 leaves (c = d), one node of each other op
+  EXPECT_TRUE(CheckInvariants(g).ok()) << CheckInvariants(g);
+}
+
 TEST(EGraphTest, UnionRefusesDifferentTypes) {
   EGraph g;
   Id a = Leaf(g, "a", F32({2}));
