@@ -8,7 +8,7 @@
 //           [--strategies eqsat-dag,greedy] [--time-limit SECONDS]
 //           [--enode-factor F] [--verify-max-nodes N] [--seed N]
 //           [--chain-blocks N] [--name NAME] [--clock wall|cpu]
-//           [--csv FILE] [--markdown FILE] [--svg-dir DIR]
+//           [--csv FILE] [--markdown FILE] [--svg-dir DIR] [--trace]
 //
 // --chain-blocks N splits the blocks into parallel chains of at most N blocks
 // (SyntheticOptions::chain_blocks; default 0, one chain). The charts are
@@ -16,6 +16,8 @@
 // --clock cpu puts eqsat-dag's stage times in process CPU time
 // (StrategyResult::stage_cpu_ms) in the tables, charts and fits: on a machine
 // shared with other jobs, wall time measures the load. The CSV has both.
+// --trace prints the saturation's progress lines (one per iteration) and each
+// phase's rules that matched, with their matches and applications, on stderr.
 
 //
 // Each run is a forked child (bench/child_run.h): its peak RSS is its own and
@@ -77,6 +79,7 @@ struct Config {
   int chain_blocks = 0;
   std::string name = "scaling";
   bool cpu_clock = false;  // --clock cpu
+  bool trace = false;      // --trace
   std::string csv, markdown, svg_dir;
   std::string command;  // as run, for the Markdown
 };
@@ -102,6 +105,20 @@ std::string StName(Strategy s) { return StrategyName(s); }
 
 bool Finished(const Row& r) { return r.status == "ok" || r.status.rfind("limit", 0) == 0; }
 
+// --trace: each phase's rules that matched, on stderr.
+void PrintRuleActivity(const std::vector<PhaseSummary>& phases) {
+  for (const PhaseSummary& p : phases) {
+    std::fprintf(stderr, "phase %s: %s, %zu iterations, %zu e-nodes, %.1f ms\n", p.pass.c_str(),
+                 std::string(StopReasonName(p.stop_reason)).c_str(), p.iterations, p.enodes,
+                 p.time_ms);
+    for (const RuleActivity& a : p.rules) {
+      if (a.matches == 0) continue;
+      std::fprintf(stderr, "  %10zu matches %10zu applied  %s\n", a.matches, a.applications,
+                   a.rule.c_str());
+    }
+  }
+}
+
 // The child: generate, optimize, read the peak RSS, then verify.
 std::string RunOne(const Config& cfg, SyntheticFamily family, int blocks, Strategy strategy,
                    const rules::RuleSet& lib) {
@@ -117,9 +134,15 @@ std::string RunOne(const Config& cfg, SyntheticFamily family, int blocks, Strate
   o.optimize.limits.seconds = cfg.time_limit;
   o.optimize.limits.nodes = static_cast<size_t>(cfg.enode_factor * g->num_nodes());
   o.verify_result = false;
+  if (cfg.trace) {
+    o.optimize.progress = [](const std::string& line) {
+      std::fprintf(stderr, "%s\n", line.c_str());
+    };
+  }
   DiagnosticList diags;
   absl::StatusOr<StrategyResult> r = RunStrategy(strategy, *g, lib, o, &diags);
   if (!r.ok()) return Json{{"error", std::string(r.status().message())}}.dump();
+  if (cfg.trace) PrintRuleActivity(r->phases);
   j["peak_rss_bytes"] = PeakRssBytes();
   j["nodes_out"] = r->nodes;
   j["cost_in"] = cost::GraphCost(*g, cost::MakeCostModel(lib.ops, {}, g->options()), nullptr);
@@ -386,6 +409,10 @@ int Main(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) absl::StrAppend(&cfg.command, " ", argv[i]);
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
+    if (a == "--trace") {
+      cfg.trace = true;
+      continue;
+    }
     if (i + 1 >= argc) return Fail(absl::StrCat("unknown argument or missing value: '", a, "'"));
     const std::string v = argv[++i];
     if (a == "--families") {

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <optional>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "egret/egraph/builtin_apply.h"
@@ -112,6 +113,9 @@ class RunState {
   // reached it: the phase ends and the run goes on with the next one.
   size_t phase_node_cap_ = std::numeric_limits<size_t>::max();
   bool phase_full_ = false;
+  // Each rule's state after its last phase, for a later phase with the same
+  // rule (by address) on the same e-graph.
+  absl::flat_hash_map<const Rewrite*, RuleState> carried_;
 };
 
 const std::vector<Id>& RunState::Candidates(const RuleState& st, size_t pos, int levels) {
@@ -297,9 +301,14 @@ RunReport RunState::Run(absl::Span<const Phase> phases) {
     phase_full_ = false;
     std::vector<bool> can_ban;
     for (const Rewrite* r : phase.rules) can_ban.push_back(r->backoff);
-    BackoffScheduler sched(o_.scheduler, o_.backoff, can_ban);
-    std::vector<RuleState> states(phase.rules.size());
     if (!g_.clean()) g_.Rebuild();
+    BackoffScheduler sched(o_.scheduler, o_.backoff, can_ban, g_.num_classes());
+    // A rule of an earlier phase (the built-in equivalences are in every
+    // phase) goes on from its last complete search there.
+    std::vector<RuleState> states(phase.rules.size());
+    for (size_t r = 0; r < phase.rules.size(); ++r) {
+      if (auto c = carried_.find(phase.rules[r]); c != carried_.end()) states[r] = c->second;
+    }
     for (size_t iter = 0;; ++iter) {
       if (iter >= o_.limits.iterations) {
         pr.stop_reason = StopReason::kIterationLimit;
@@ -363,6 +372,9 @@ RunReport RunState::Run(absl::Span<const Phase> phases) {
     }
     if (stop_) pr.stop_reason = *stop_;
     if (!g_.clean()) g_.Rebuild();
+    for (size_t r = 0; r < phase.rules.size(); ++r) {
+      if (states[r].searched) carried_[phase.rules[r]] = states[r];
+    }
     pr.nodes = g_.num_nodes();
     pr.classes = g_.num_classes();
     pr.conflicts = g_.num_conflicts() - conflicts_base;
@@ -371,7 +383,11 @@ RunReport RunState::Run(absl::Span<const Phase> phases) {
     report_.phases.push_back(pr);
     if (o_.on_phase_end) {
       const Clock::time_point h0 = Clock::now();
+      const uint64_t version = g_.version();
       absl::Status s = o_.on_phase_end(report_.phases.back(), p + 1 < phases.size() && !stop_);
+      // Searches of the e-graph before the hook say nothing about one the
+      // hook changed or replaced.
+      if (!o_.phase_hook_keeps_egraph || g_.version() != version) carried_.clear();
       report_.hook_seconds += std::chrono::duration<double>(Clock::now() - h0).count();
       if (!s.ok()) {
         report_.hook_error = std::move(s);

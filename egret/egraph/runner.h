@@ -8,7 +8,9 @@
 // rule set saturated in turn: the runner saturates phase 1, then phase 2 on
 // the resulting e-graph, and so on. Between phases a hook
 // (RunnerOptions::on_phase_end) may change the e-graph, e.g. replace it with a
-// fresh one seeded from the best graph extracted so far.
+// fresh one seeded from the best graph extracted so far. A rule in several
+// phases goes on from its last complete search in the earlier one, unless the
+// hook may have changed the e-graph (RunnerOptions::phase_hook_keeps_egraph).
 //
 // Limits: iterations (per phase; reaching it ends that phase and the run goes
 // on with the next one), e-nodes, e-classes, wall time and memory (for the
@@ -91,6 +93,16 @@ struct RunnerOptions {
   // time limit. A non-OK status ends the run there (no further phase is
   // reported) and is returned as RunReport::hook_error.
   std::function<absl::Status(const PhaseReport& phase, bool more)> on_phase_end;
+  // The hook leaves the e-graph as it found it (it only reports, say). A rule
+  // in several phases (the same Rewrite object, e.g. the built-in
+  // equivalences) goes on in a later phase from its last complete search in
+  // an earlier one: an incremental rule searches only what changed since
+  // (Rewrite::incremental) instead of the whole e-graph again, and a
+  // semi-naive one skips the matches it found then. So it does without a
+  // hook; with a hook only when this is set and the hook did not change the
+  // e-graph after all (EGraph::version() did not move). Otherwise every
+  // phase searches its rules afresh.
+  bool phase_hook_keeps_egraph = false;
 };
 
 struct RuleStats {

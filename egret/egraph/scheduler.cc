@@ -1,12 +1,16 @@
 #include "egret/egraph/scheduler.h"
 
+#include <algorithm>
 #include <limits>
 
 namespace egret {
 
 BackoffScheduler::BackoffScheduler(SchedulerKind kind, BackoffOptions options,
-                                   std::vector<bool> can_ban)
+                                   std::vector<bool> can_ban, size_t classes)
     : kind_(kind), options_(options), rules_(can_ban.size()) {
+  if (options_.classes_per_match != 0) {
+    options_.match_limit = std::max(options_.match_limit, classes / options_.classes_per_match);
+  }
   for (size_t i = 0; i < can_ban.size(); ++i) rules_[i].can_ban = can_ban[i];
 }
 

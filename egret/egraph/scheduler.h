@@ -19,6 +19,15 @@ enum class SchedulerKind { kSimple, kBackoff };
 struct BackoffOptions {
   size_t match_limit = 1000;  // initial per-iteration match limit
   size_t ban_length = 5;      // initial ban length in iterations
+  // Scale-aware limit: on an e-graph of C classes when the scheduler is made
+  // (a phase's start), the initial limit is max(match_limit, C /
+  // classes_per_match); 0 keeps match_limit. A rule that matches a few times
+  // per block of a large network (a fusion, commutativity) is not exploding;
+  // with the fixed limit of 1000 it was banned and its matches discarded
+  // log2(matches / 1000) times, each ban an iteration that searched again
+  // (a 1M-node transformer ran into the iteration limit this way, its
+  // fusions not all applied). Below 16 x 1000 classes nothing changes.
+  size_t classes_per_match = 16;
   // A rule searched semi-naively (incremental, lookahead 0) finds each match
   // once. Over its limit, by default it applies nothing and is banned, as in
   // egg, and finds those matches again later; with this set it applies what
@@ -33,8 +42,10 @@ struct BackoffOptions {
 
 class BackoffScheduler {
  public:
-  // `can_ban[i]` tells whether rule i may be banned.
-  BackoffScheduler(SchedulerKind kind, BackoffOptions options, std::vector<bool> can_ban);
+  // `can_ban[i]` tells whether rule i may be banned; `classes` is the
+  // e-graph's class count (BackoffOptions::classes_per_match).
+  BackoffScheduler(SchedulerKind kind, BackoffOptions options, std::vector<bool> can_ban,
+                   size_t classes = 0);
 
   // Whether rule i is banned in `iteration`.
   bool IsBanned(size_t rule, size_t iteration) const {

@@ -117,6 +117,8 @@ absl::StatusOr<Saturated> Saturate(Seeded& s, const SaturateRequest& request) {
     return absl::OkStatus();
   };
 
+  // Only re-seeding changes the e-graph between phases.
+  ro.phase_hook_keeps_egraph = options.phase_mode != PhaseMode::kReseed;
   SaturationSummary& sum = out.summary;
   sum.phase_mode = options.phase_mode;
   sum.peak_enodes = s.eg.num_nodes();

@@ -308,6 +308,7 @@ absl::StatusOr<StrategyResult> RunStrategy(Strategy strategy, const Graph& input
     for (const PhaseSummary& p : opt->saturation.phases) r.rewrites += p.applications;
     r.stop_reason = std::string(StopReasonName(opt->saturation.stop_reason));
     r.limit_hit = opt->saturation.stop_reason != StopReason::kSaturated;
+    r.phases = opt->saturation.phases;
     for (const auto& [stage, ms] : opt->time.Named()) r.stage_ms[std::string(stage)] = ms;
     for (const auto& [stage, ms] : opt->cpu_time.Named()) r.stage_cpu_ms[std::string(stage)] = ms;
   }

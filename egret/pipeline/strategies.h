@@ -102,6 +102,9 @@ struct StrategyResult {
   // Eqsat: Optimize()'s stop reason ("Saturated", "IterationLimit",
   // "NodeLimit", "TimeLimit", ...); greedy: "Fixpoint" or "SweepLimit"; cse: "".
   std::string stop_reason;
+  // Eqsat only: the saturation phases (per-rule matches and applications,
+  // iterations, stop reason), as Optimize() reports them; empty otherwise.
+  std::vector<PhaseSummary> phases;
   // Every output compared and within tolerance of the input's
   // (verdict == kOk).
   bool verified = false;
