@@ -6,7 +6,11 @@
 #ifndef EGRET_CLI_COMMANDS_H_
 #define EGRET_CLI_COMMANDS_H_
 
+#include <iostream>
+
 #include "CLI/CLI.hpp"
+#include "absl/status/status.h"
+#include "egret/support/diagnostic.h"
 
 namespace egret::cli {
 
@@ -18,6 +22,13 @@ void RegisterOptimizeCommand(CLI::App& app, int* exit_code);  // optimize
 void RegisterCompareCommand(CLI::App& app, int* exit_code);   // compare
 void RegisterOpsCommand(CLI::App& app, int* exit_code);       // ops
 void RegisterCostCommands(CLI::App& app, int* exit_code);     // cost, calibrate
+
+// Prints a failed status's message as one line on stderr and returns its
+// exit code (ExitCodeFor: 2 bad input, 1 a failed check).
+inline int ReportError(const absl::Status& status) {
+  std::cerr << status.message() << "\n";
+  return ExitCodeFor(status);
+}
 
 // The help of --onnx-external-data (convert, optimize).
 inline constexpr char kOnnxExternalDataHelp[] =

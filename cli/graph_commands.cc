@@ -32,11 +32,6 @@
 namespace egret::cli {
 namespace {
 
-int Report(const absl::Status& status) {
-  std::cerr << status.message() << "\n";
-  return ExitCodeFor(status);
-}
-
 std::string OptionText(const OptionValue& v) {
   struct Visitor {
     std::string operator()(bool b) const { return b ? "true" : "false"; }
@@ -136,12 +131,12 @@ bool PrintOnnxSignature(const std::vector<OnnxInputSignature>& inputs, std::ostr
 // note saying so, or, when the model cannot be imported so, says why.
 int RunInfo(const std::string& path, const GraphInputFlags& input) {
   absl::StatusOr<std::optional<GraphFormat>> format = DetectGraphFormat(path);
-  if (!format.ok()) return Report(format.status());
+  if (!format.ok()) return ReportError(format.status());
   const bool onnx = *format == GraphFormat::kOnnx;
   bool unsized = false;
   if (onnx) {
     absl::StatusOr<std::vector<OnnxInputSignature>> sig = ReadOnnxInputSignature(path);
-    if (!sig.ok()) return Report(sig.status());
+    if (!sig.ok()) return ReportError(sig.status());
     unsized = PrintOnnxSignature(*sig, std::cout);
   }
   absl::StatusOr<Graph> g = input.Load(path);
@@ -155,7 +150,7 @@ int RunInfo(const std::string& path, const GraphInputFlags& input) {
     std::cout << "note: below, input dims without a size are taken as 1 (give them with --dim "
                  "NAME=N, --default-dim N or --input-shape INPUT=AxB)\n";
   }
-  if (!g.ok()) return Report(g.status());
+  if (!g.ok()) return ReportError(g.status());
   PrintSummary(*g, std::cout);
   return kExitOk;
 }
@@ -165,9 +160,9 @@ int RunConvert(const std::string& in, const std::string& out, const std::string&
   std::optional<GraphFormat> fmt;
   if (!format.empty()) fmt = ParseGraphFormat(format);  // checked by CLI11
   absl::StatusOr<Graph> g = input.Load(in);
-  if (!g.ok()) return Report(g.status());
+  if (!g.ok()) return ReportError(g.status());
   absl::Status s = SaveGraph(*g, out, fmt, onnx);
-  if (!s.ok()) return Report(s);
+  if (!s.ok()) return ReportError(s);
   return kExitOk;
 }
 

@@ -48,11 +48,6 @@ constexpr const char* kMemoryLimitHelp =
     "Most bytes of computed values alive at once, with K/M/G/T suffix (default 75% of physical "
     "memory; 'none'); over it the run fails";
 
-int Report(const absl::Status& status) {
-  std::cerr << status.message() << "\n";
-  return ExitCodeFor(status);
-}
-
 // A failed run of the executor: going over --memory-limit (kResourceExhausted,
 // the only limit the executor has) is a limit hit, exit 1, not bad input;
 // anything else maps as ExitCodeFor.
@@ -156,11 +151,11 @@ int RunCommand(const std::string& path, const std::string& inputs_dir, uint64_t 
   limited.memory_limit_bytes = static_cast<int64_t>(*memory);
   auto g = limited.Load(path);
   const double read_ms = MsSince(read_start);
-  if (!g.ok()) return Report(g.status());
+  if (!g.ok()) return ReportError(g.status());
   auto inputs = Inputs(*g, path, inputs_dir, seed, *memory);
   if (!inputs.ok()) return ReportRunFailure(inputs.status());
   if (!save_inputs.empty()) {
-    if (absl::Status s = SaveInputs(*g, *inputs, save_inputs); !s.ok()) return Report(s);
+    if (absl::Status s = SaveInputs(*g, *inputs, save_inputs); !s.ok()) return ReportError(s);
   }
   ExecuteStats stats;
   ExecuteCache cache;  // later runs reuse the filters the first one laid out
@@ -189,7 +184,7 @@ int RunCommand(const std::string& path, const std::string& inputs_dir, uint64_t 
                      absl::StrFormat("%s: error: %s", path, outputs.status().message())));
   }
   if (!out_dir.empty()) {
-    if (absl::Status s = MakeDirectory(out_dir); !s.ok()) return Report(s);
+    if (absl::Status s = MakeDirectory(out_dir); !s.ok()) return ReportError(s);
   }
   for (size_t k = 0; k < outputs->size(); ++k) {
     const Tensor& t = (*outputs)[k];
@@ -210,7 +205,7 @@ int RunCommand(const std::string& path, const std::string& inputs_dir, uint64_t 
     if (!out_dir.empty()) {
       std::string file =
           std::filesystem::path(out_dir) / (FileStem(g->outputs()[k].name, "output", k) + ".npy");
-      if (absl::Status s = WriteFileAtomically(file, EncodeNpy(t)); !s.ok()) return Report(s);
+      if (absl::Status s = WriteFileAtomically(file, EncodeNpy(t)); !s.ok()) return ReportError(s);
     }
   }
   std::cout << absl::StrFormat("nodes run: %d, peak live bytes: %s\n", stats.nodes_run,
@@ -243,9 +238,9 @@ int VerifyCommand(const std::string& a_path, const std::string& b_path,
   GraphInputFlags limited = input;
   limited.memory_limit_bytes = static_cast<int64_t>(*memory);
   auto a = limited.Load(a_path);
-  if (!a.ok()) return Report(a.status());
+  if (!a.ok()) return ReportError(a.status());
   auto b = limited.Load(b_path);
-  if (!b.ok()) return Report(b.status());
+  if (!b.ok()) return ReportError(b.status());
   auto inputs = Inputs(*a, a_path, inputs_dir, seed, *memory);
   if (!inputs.ok()) return ReportRunFailure(inputs.status());
   auto report = VerifyGraphs(*a, a_path, *b, b_path, *inputs, tolerance);

@@ -122,11 +122,20 @@ function(egret_test_pch_target out)
 endfunction()
 
 # What every test target (and the tests' PCH) compiles with besides the
-# warnings: the paths the tests read, and -O1 outside Debug builds. Test code
-# is assertions around library calls; -O2 made it a third slower to compile
-# and the tests no faster.
+# warnings: the paths the tests read, and the test code's optimization level:
+# EGRET_TEST_OPTIMIZE when set, else -O1 outside Debug builds (the build
+# type's own flags in Debug). Test code is assertions around library calls;
+# -O2 made it a third slower to compile and the tests no faster. CI's
+# sanitizer build sets -O0: under ASan, -O1 took 2-2.5x the CPU time of -O0 to
+# compile a test file (docs/development.md, "CI").
+set(EGRET_TEST_OPTIMIZE "" CACHE STRING
+    "Optimization flag of the test code (e.g. -O0); empty: -O1 outside Debug builds")
 function(egret_test_flags target)
-  target_compile_options(${target} PRIVATE $<$<NOT:$<CONFIG:Debug>>:-O1>)
+  if(EGRET_TEST_OPTIMIZE)
+    target_compile_options(${target} PRIVATE ${EGRET_TEST_OPTIMIZE})
+  else()
+    target_compile_options(${target} PRIVATE $<$<NOT:$<CONFIG:Debug>>:-O1>)
+  endif()
   target_compile_definitions(${target} PRIVATE
     EGRET_SOURCE_DIR="${PROJECT_SOURCE_DIR}"
     EGRET_SHARED_DIR="${PROJECT_SOURCE_DIR}/../shared"
@@ -136,6 +145,9 @@ endfunction()
 function(egret_test name)
   cmake_parse_arguments(ARG "" "" "SOURCES;STAGES;LIBS;LABELS" ${ARGN})
   add_executable(${name} ${ARG_SOURCES})
+  # Never a unity build (CMAKE_UNITY_BUILD, which CI's Release proof sets):
+  # most tests are one file, and their files' local helpers share names.
+  set_target_properties(${name} PROPERTIES UNITY_BUILD OFF)
   egret_apply_warnings(${name})
   egret_test_pch_target(pch)
   if(pch)

@@ -101,7 +101,7 @@ Type TypeExternalConstraint(Checker& c, Expr& e, bool) {
 
 // --- rows ----------------------------------------------------------------------------
 
-constexpr FormRow kRows[] = {
+constexpr FormRow kConstraintRows[] = {
     // Literals.
     {ExprKind::kBoolConst, "bool", kConstraint, nullptr, nullptr, Returns(Type::kBool)},
     {ExprKind::kIntConst, "int", kConstraint, nullptr, nullptr, Returns(Type::kInt)},
@@ -218,6 +218,6 @@ constexpr FormRow kRows[] = {
 
 }  // namespace
 
-absl::Span<const FormRow> ConstraintFormRows() { return kRows; }
+absl::Span<const FormRow> ConstraintFormRows() { return kConstraintRows; }
 
 }  // namespace egret::rules

@@ -176,7 +176,7 @@ constexpr MacroRow DimRow(std::string_view spelling, int dim) {
   return {spelling, "e", ExpandDim, DType::kUnknown, dim};
 }
 
-constexpr MacroRow kRows[] = {
+constexpr MacroRow kMacroRows[] = {
     IsDTypeRow("IS_QUINT8", DType::kQUInt8),
     IsDTypeRow("IS_QINT8", DType::kQInt8),
     IsDTypeRow("IS_QUINT16", DType::kQUInt16),
@@ -208,6 +208,6 @@ constexpr MacroRow kRows[] = {
 
 }  // namespace
 
-absl::Span<const MacroRow> MacroRows() { return kRows; }
+absl::Span<const MacroRow> MacroRows() { return kMacroRows; }
 
 }  // namespace egret::rules

@@ -127,7 +127,7 @@ Type TypeExternalReplace(Checker& c, Expr& e, bool at_root) {
 
 // --- rows ----------------------------------------------------------------------------
 
-constexpr FormRow kRows[] = {
+constexpr FormRow kReplacementRows[] = {
     {ExprKind::kOp, "Op", kReplacement, "se*", nullptr, Returns(Type::kOp, {R::kValue})},
     {ExprKind::kWrapOp, "WrapOp", kReplacement, "se", nullptr, Returns(Type::kOp, {R::kValue})},
     {ExprKind::kWrapOpAlways, "WrapOpAlways", kReplacement, "se", nullptr,
@@ -179,6 +179,6 @@ constexpr FormRow kRows[] = {
 
 }  // namespace
 
-absl::Span<const FormRow> ReplacementFormRows() { return kRows; }
+absl::Span<const FormRow> ReplacementFormRows() { return kReplacementRows; }
 
 }  // namespace egret::rules

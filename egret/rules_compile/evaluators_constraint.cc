@@ -566,7 +566,7 @@ absl::StatusOr<ScalarFn> ExternalConstraint(ExprCompiler& c, const Expr& e) {
 
 // --- rows ----------------------------------------------------------------------------
 
-constexpr GuardEvaluator kRows[] = {
+constexpr GuardEvaluator kGuardEvaluators[] = {
     {ExprKind::kBoolConst, BoolConst},
     {ExprKind::kIntConst, IntConst},
     {ExprKind::kSizeConst, SizeConst},
@@ -645,12 +645,12 @@ constexpr GuardEvaluator kRows[] = {
 const GuardEvaluator* GuardEvaluatorOf(ExprKind kind) {
   static const std::array<const GuardEvaluator*, kNumExprKinds> kByKind = [] {
     std::array<const GuardEvaluator*, kNumExprKinds> a{};
-    for (const GuardEvaluator& r : kRows) a[static_cast<size_t>(r.kind)] = &r;
+    for (const GuardEvaluator& r : kGuardEvaluators) a[static_cast<size_t>(r.kind)] = &r;
     return a;
   }();
   return kByKind[static_cast<size_t>(kind)];
 }
 
-absl::Span<const GuardEvaluator> AllGuardEvaluators() { return kRows; }
+absl::Span<const GuardEvaluator> AllGuardEvaluators() { return kGuardEvaluators; }
 
 }  // namespace egret::rules

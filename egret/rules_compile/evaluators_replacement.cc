@@ -493,7 +493,7 @@ absl::StatusOr<BuildFn> ExternalReplace(ReplCompiler& c, const Expr& e) {
 
 // --- rows ----------------------------------------------------------------------------
 
-constexpr FormBuilder kRows[] = {
+constexpr FormBuilder kFormBuilders[] = {
     // Existing operands (form_table.h: kReference) and SELECT.
     {ExprKind::kTag, Reference},
     {ExprKind::kInputOf, Reference},
@@ -531,12 +531,12 @@ constexpr FormBuilder kRows[] = {
 Builder BuilderOf(ExprKind kind) {
   static const std::array<Builder, kNumExprKinds> kByKind = [] {
     std::array<Builder, kNumExprKinds> a{};
-    for (const FormBuilder& r : kRows) a[static_cast<size_t>(r.kind)] = r.build;
+    for (const FormBuilder& r : kFormBuilders) a[static_cast<size_t>(r.kind)] = r.build;
     return a;
   }();
   return kByKind[static_cast<size_t>(kind)];
 }
 
-absl::Span<const FormBuilder> AllFormBuilders() { return kRows; }
+absl::Span<const FormBuilder> AllFormBuilders() { return kFormBuilders; }
 
 }  // namespace egret::rules

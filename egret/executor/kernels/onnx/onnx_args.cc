@@ -86,6 +86,17 @@ std::optional<std::vector<int64_t>> OnnxArgs::Ints(std::string_view name) const 
   return std::nullopt;
 }
 
+absl::StatusOr<std::vector<int64_t>> OnnxArgs::IntsOfLength(std::string_view name, size_t length,
+                                                            int64_t def) const {
+  std::optional<std::vector<int64_t>> v = Ints(name);
+  if (!v) return std::vector<int64_t>(length, def);
+  if (v->size() != length) {
+    return KernelError(c_,
+                       absl::StrFormat("%s has %d values, expected %d", name, v->size(), length));
+  }
+  return *std::move(v);
+}
+
 std::optional<std::vector<double>> OnnxArgs::Floats(std::string_view name) const {
   const AttrValue* v = Find(c_, name);
   if (v == nullptr) return std::nullopt;

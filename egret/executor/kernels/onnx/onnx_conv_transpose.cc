@@ -25,16 +25,6 @@ namespace {
 using Result = absl::StatusOr<std::vector<Tensor>>;
 using Ints = std::vector<int64_t>;
 
-absl::StatusOr<Ints> IntsAttr(const KernelContext& c, const OnnxArgs& a, const char* name,
-                              size_t rank, int64_t def) {
-  std::optional<Ints> v = a.Ints(name);
-  if (!v) return Ints(rank, def);
-  if (v->size() != rank) {
-    return KernelError(c, absl::StrFormat("%s has %d values, expected %d", name, v->size(), rank));
-  }
-  return *v;
-}
-
 // floor(v / 2), also for negative v.
 int64_t FloorDiv2(int64_t v) { return v >= 0 ? v / 2 : -((-v + 1) / 2); }
 
@@ -59,9 +49,9 @@ Result ConvTranspose(const KernelContext& c) {
   if (std::optional<Ints> k = a.Ints("kernel_shape"); k && *k != kernel) {
     return KernelError(c, "kernel_shape does not match W");
   }
-  EGRET_ASSIGN_OR_RETURN(const Ints strides, IntsAttr(c, a, "strides", rank, 1));
-  EGRET_ASSIGN_OR_RETURN(const Ints dilations, IntsAttr(c, a, "dilations", rank, 1));
-  EGRET_ASSIGN_OR_RETURN(const Ints out_pad, IntsAttr(c, a, "output_padding", rank, 0));
+  EGRET_ASSIGN_OR_RETURN(const Ints strides, a.IntsOfLength("strides", rank, 1));
+  EGRET_ASSIGN_OR_RETURN(const Ints dilations, a.IntsOfLength("dilations", rank, 1));
+  EGRET_ASSIGN_OR_RETURN(const Ints out_pad, a.IntsOfLength("output_padding", rank, 0));
   const std::string auto_pad = a.Str("auto_pad", "NOTSET");
   if (auto_pad != "NOTSET" && auto_pad != "VALID" && auto_pad != "SAME_UPPER" &&
       auto_pad != "SAME_LOWER") {

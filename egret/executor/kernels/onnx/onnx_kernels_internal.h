@@ -41,6 +41,11 @@ class OnnxArgs {
   double Float(std::string_view name, double def) const;
   std::string Str(std::string_view name, std::string def) const;
   std::optional<std::vector<int64_t>> Ints(std::string_view name) const;
+  // An INTS attribute that must hold `length` values (a per-spatial-axis
+  // list such as strides): `length` copies of `def` when absent, an error
+  // naming the op and the attribute when it has another length.
+  absl::StatusOr<std::vector<int64_t>> IntsOfLength(std::string_view name, size_t length,
+                                                    int64_t def) const;
   std::optional<std::vector<double>> Floats(std::string_view name) const;
   // A STRINGS attribute, as the importer keeps it (graph/string_list.h).
   std::optional<std::vector<std::string>> Strings(std::string_view name) const;

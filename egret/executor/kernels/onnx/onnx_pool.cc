@@ -46,17 +46,6 @@ void ForEachIndex(const Ints& extent, F f) {
   }
 }
 
-// An ints attribute of `rank` values, `def` for each when absent.
-absl::StatusOr<Ints> IntsAttr(const KernelContext& c, const OnnxArgs& a, const char* name,
-                              size_t rank, int64_t def) {
-  std::optional<Ints> v = a.Ints(name);
-  if (!v) return Ints(rank, def);
-  if (v->size() != rank) {
-    return KernelError(c, absl::StrFormat("%s has %d values, expected %d", name, v->size(), rank));
-  }
-  return *v;
-}
-
 // The windows of a pool over the spatial dims of X.
 struct Geometry {
   Ints in, out, kernel, strides, dilations, pad_begin, pad_end;
@@ -76,9 +65,9 @@ absl::StatusOr<Geometry> PoolGeometry(const KernelContext& c, const OnnxArgs& a,
     return KernelError(c, absl::StrFormat("kernel_shape must have %d values", rank));
   }
   g.kernel = *kernel;
-  EGRET_ASSIGN_OR_RETURN(g.strides, IntsAttr(c, a, "strides", rank, 1));
-  EGRET_ASSIGN_OR_RETURN(g.dilations, IntsAttr(c, a, "dilations", rank, 1));
-  EGRET_ASSIGN_OR_RETURN(const Ints pads, IntsAttr(c, a, "pads", 2 * rank, 0));
+  EGRET_ASSIGN_OR_RETURN(g.strides, a.IntsOfLength("strides", rank, 1));
+  EGRET_ASSIGN_OR_RETURN(g.dilations, a.IntsOfLength("dilations", rank, 1));
+  EGRET_ASSIGN_OR_RETURN(const Ints pads, a.IntsOfLength("pads", 2 * rank, 0));
   const std::string auto_pad = a.Str("auto_pad", "NOTSET");
   const bool ceil_mode = a.Int("ceil_mode", 0) != 0;
   const Dims& declared = c.outputs.empty() ? x_dims : c.outputs[0].dims;
@@ -239,8 +228,8 @@ Result MaxUnpool(const KernelContext& c) {
   if (!kernel || kernel->size() != rank) {
     return KernelError(c, absl::StrFormat("kernel_shape must have %d values", rank));
   }
-  EGRET_ASSIGN_OR_RETURN(const Ints strides, IntsAttr(c, a, "strides", rank, 1));
-  EGRET_ASSIGN_OR_RETURN(const Ints pads, IntsAttr(c, a, "pads", 2 * rank, 0));
+  EGRET_ASSIGN_OR_RETURN(const Ints strides, a.IntsOfLength("strides", rank, 1));
+  EGRET_ASSIGN_OR_RETURN(const Ints pads, a.IntsOfLength("pads", 2 * rank, 0));
   Dims unpooled{x_dims[0], x_dims[1]};
   for (size_t i = 0; i < rank; ++i) {
     unpooled.push_back((x_dims[2 + i] - 1) * strides[i] - pads[i] - pads[rank + i] + (*kernel)[i]);
