@@ -148,9 +148,13 @@ SolveOutcome SolveByDeadline(Cbc_Model* model, int32_t num_columns, Clock::time_
 absl::StatusOr<IlpResult> IlpBuilder::Run(Choice warm, Clock::time_point deadline,
                                           int64_t memory_budget_bytes, bool neighbourhoods) {
   const size_t nc = p_.num_classes();
-  Prune();
+  // Dominance by necessary classes on the whole program only: the
+  // neighbourhood search's sub-problems (TENSAT bert's path) stay as they
+  // were measured.
+  Prune(/*necessary_dominance=*/neighbourhoods);
   Collapse();
   IlpResult result;
+  result.necessary_dominated = necessary_dominated_;
   result.choice = warm;
   result.cost = DagCost(p_, warm);
   result.bound = -kInf;

@@ -81,6 +81,10 @@ struct IlpResult {
   double cost = 0;   // its DAG cost
   double bound = 0;  // proven lower bound on the DAG cost (-inf if none)
   bool optimal = false;
+  // Nodes pruned as dominated by necessary classes (a node of the same
+  // class, no costlier, whose child classes the pruned node's children
+  // compute anyway; see ilp_dominance.cc).
+  int64_t necessary_dominated = 0;
   // What the pruning left for the solver.
   int64_t model_columns = 0;
   int64_t model_rows = 0;  // with the cycle cuts

@@ -3,6 +3,7 @@
 //   - ilp_model.cc: pruning, collapsing, the columns and rows of the 0-1
 //     program (roots, children, negative costs, necessary classes) and the
 //     CBC model made of them;
+//   - ilp_dominance.cc: dominance by necessary classes (pruning);
 //   - ilp_branching_rows.cc: the branching rows (a class whose terms all
 //     need m classes has chosen nodes combining m branches below it);
 //   - ilp_lp_loop.cc: the LP relaxation in Clp, adding the branching rows
@@ -41,6 +42,9 @@ constexpr double kMaxShortCycleWork = 2e6;
 // operations.
 constexpr size_t kMaxNecessaryClasses = 8192;
 constexpr double kMaxNecessaryWork = 2e8;
+// Dominance by necessary classes (ilp_dominance.cc) compares the nodes of
+// classes of at most this many kept nodes.
+constexpr size_t kMaxDominanceClassNodes = 512;
 
 // The LP loop (ilp_lp_loop.cc) runs on programs of at most
 // kNeighbourhoodColumns columns, for at most this share of the time left.
@@ -143,7 +147,17 @@ class IlpBuilder {
                                 int64_t memory_budget_bytes, bool neighbourhoods = true);
 
  private:
-  void Prune();
+  // Prunes unreachable classes, nodes without an acyclic term and dominated
+  // nodes (by subsets of child classes; with `necessary_dominance`, also by
+  // necessary classes: ilp_dominance.cc).
+  void Prune(bool necessary_dominance);
+  // ilp_dominance.cc: marks not kept every node b dominated by a node a of
+  // its class with cost(a) <= cost(b) whose child classes every acyclic
+  // choice of b computes anyway (b's child classes and the classes
+  // necessary for them), and sets dominator_[b] = a; only with non-negative
+  // costs and at most kMaxNecessaryClasses `reach` classes. Returns how
+  // many.
+  int64_t PruneByNecessaryDominance(const std::vector<char>& reach);
   void Collapse();
   // See Run: the model's classes, columns and rows (roots, children,
   // negative costs, necessary classes, 2-cycles); sets in_model_, the
@@ -229,6 +243,7 @@ class IlpBuilder {
   int32_t num_binaries_ = 0;
   int64_t necessary_rows_ = 0;
   int64_t branching_rows_ = 0;
+  int64_t necessary_dominated_ = 0;
 };
 
 struct NeighbourhoodStats {

@@ -41,7 +41,7 @@ std::vector<char> Reach(const ExtractionProblem& p, const std::vector<char>& kee
   return seen;
 }
 
-void IlpBuilder::Prune() {
+void IlpBuilder::Prune(bool necessary_dominance) {
   const size_t nn = p_.num_nodes(), nc = p_.num_classes();
   keep_.assign(nn, 0);
   dominator_.assign(nn, kNoENode);
@@ -105,6 +105,7 @@ void IlpBuilder::Prune() {
   for (ENodeId n = 0; n < nn; ++n) {
     if (dominator_[n] != kNoENode) keep_[n] = 0;
   }
+  if (necessary_dominance) necessary_dominated_ = PruneByNecessaryDominance(reach);
   live_ = Reach(p_, keep_);
   for (ENodeId n = 0; n < nn; ++n) {
     if (!live_[p_.node_class(n)]) keep_[n] = 0;
