@@ -17,6 +17,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -174,6 +175,15 @@ absl::StatusOr<IlpResult> IlpBuilder::Run(Choice warm, Clock::time_point deadlin
     result.bound = result.cost;
     result.optimal = true;
     return result;
+  }
+
+  // A max-cut e-graph: the eigenvalue bound, which the relaxation and CBC
+  // cannot reach in time (ilp_maxcut_bound.cc). When it meets the warm
+  // start's cost, no solver runs.
+  if (neighbourhoods) {
+    if (std::optional<double> cut_bound = MaxCutLowerBound(p_); cut_bound.has_value()) {
+      result.bound = std::max(result.bound, std::min(*cut_bound, result.cost));
+    }
   }
 
   // Per-class child rows on the programs of at most kNeighbourhoodColumns

@@ -4,6 +4,7 @@
 //     program (roots, children, negative costs, necessary classes) and the
 //     CBC model made of them;
 //   - ilp_dominance.cc: dominance by necessary classes (pruning);
+//   - ilp_maxcut_bound.cc: the eigenvalue bound of max-cut e-graphs;
 //   - ilp_branching_rows.cc: the branching rows (a class whose terms all
 //     need m classes has chosen nodes combining m branches below it);
 //   - ilp_lp_loop.cc: the LP relaxation in Clp, adding the branching rows
@@ -21,6 +22,7 @@
 #include <chrono>
 #include <cstdint>
 #include <limits>
+#include <optional>
 #include <vector>
 
 #include "Cbc_C_Interface.h"
@@ -45,6 +47,11 @@ constexpr double kMaxNecessaryWork = 2e8;
 // Dominance by necessary classes (ilp_dominance.cc) compares the nodes of
 // classes of at most this many kept nodes.
 constexpr size_t kMaxDominanceClassNodes = 512;
+
+// The max-cut eigenvalue bound (ilp_maxcut_bound.cc) is computed for at
+// most this many variables (a dense Jacobi eigenvalue solve, O(n^3) per
+// sweep).
+constexpr size_t kMaxCutBoundVariables = 400;
 
 // The LP loop (ilp_lp_loop.cc) runs on programs of at most
 // kNeighbourhoodColumns columns, for at most this share of the time left.
@@ -245,6 +252,13 @@ class IlpBuilder {
   int64_t branching_rows_ = 0;
   int64_t necessary_dominated_ = 0;
 };
+
+// ilp_maxcut_bound.cc: when `p` encodes a weighted maximum cut (a root
+// node over variable classes of two cost-0 nodes, and per pair of
+// variables one clause class of cost w <= 0 per side, used by that side of
+// both), a lower bound on its DAG cost from the largest eigenvalue of the
+// cut's Laplacian; otherwise nullopt.
+std::optional<double> MaxCutLowerBound(const ExtractionProblem& p);
 
 struct NeighbourhoodStats {
   int solved = 0;    // sub-problems handed to the solver

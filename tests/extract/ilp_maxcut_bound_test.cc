@@ -1,0 +1,90 @@
+// The ILP extractor's eigenvalue bound for max-cut e-graphs
+// (ilp_maxcut_bound.cc): the relaxation satisfies every clause at x = 1/2,
+// the bound n lambda_max(L) / 4 on the cut does not.
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "egret/extract/ilp_extractor.h"
+#include "egret/extract/ilp_extractor_internal.h"
+#include "egret/extract/problem.h"
+#include "egret/extract/validate.h"
+#include "gtest/gtest.h"
+
+namespace egret::extract {
+namespace {
+
+// The maxsat encoding of a graph on `n` vertices: root -> variables, each
+// with nodes p and n (cost 0); per edge {i, j} one clause class used by p_i
+// and p_j, one used by n_i and n_j, both of cost -w. With `mixed`, the
+// first edge's second clause is used by p_i and n_j instead.
+ExtractionProblem MaxCut(int n, const std::vector<std::pair<int, int>>& edges, double w,
+                         bool mixed = false) {
+  ExtractionProblemBuilder b;
+  const ClassId root = b.AddClass("root");
+  std::vector<ClassId> vars;
+  for (int i = 0; i < n; ++i) vars.push_back(b.AddClass("v" + std::to_string(i)));
+  std::vector<std::vector<ClassId>> pos(n), neg(n);
+  for (size_t e = 0; e < edges.size(); ++e) {
+    const auto [i, j] = edges[e];
+    const ClassId cp = b.AddClass("p" + std::to_string(e)),
+                  cn = b.AddClass("n" + std::to_string(e));
+    b.AddNode(cp, "clause", -w, std::vector<ClassId>{});
+    b.AddNode(cn, "clause", -w, std::vector<ClassId>{});
+    pos[i].push_back(cp);
+    pos[j].push_back(cp);
+    neg[i].push_back(cn);
+    (mixed && e == 0 ? pos : neg)[j].push_back(cn);
+  }
+  b.AddNode(root, "root", 0, vars);
+  for (int i = 0; i < n; ++i) {
+    b.AddNode(vars[i], "p", 0, pos[i]);
+    b.AddNode(vars[i], "n", 0, neg[i]);
+  }
+  b.AddRoot(root);
+  absl::StatusOr<ExtractionProblem> built = std::move(b).Build();
+  EXPECT_TRUE(built.ok()) << built.status();
+  return *std::move(built);
+}
+
+// A 4-cycle: lambda_max(L) = 4, so the cut is at most 4 * 4 / 4 = 4, which
+// the bipartition reaches: DAG cost -(4 + 4) * w.
+TEST(IlpMaxCutBoundTest, TheEigenvalueBoundProvesABipartiteCutWithoutASolver) {
+  const ExtractionProblem problem = MaxCut(4, {{0, 1}, {1, 2}, {2, 3}, {3, 0}}, 1.5);
+  const std::optional<double> bound = ilp_internal::MaxCutLowerBound(problem);
+  ASSERT_TRUE(bound.has_value());
+  EXPECT_NEAR(*bound, -12, 1e-6);
+  EXPECT_LE(*bound, -12);
+  IlpOptions options;
+  options.time_limit_seconds = 60;
+  absl::StatusOr<IlpResult> result = ExtractIlp(problem, options);
+  ASSERT_TRUE(result.ok()) << result.status();
+  ASSERT_TRUE(ValidateChoice(problem, result->choice).ok());
+  EXPECT_DOUBLE_EQ(result->cost, -12);
+  EXPECT_TRUE(result->optimal);
+  EXPECT_EQ(result->rounds, 0);  // CBC never ran
+}
+
+// A triangle: lambda_max(L) = 3, bound 3 * 3 / 4 = 2.25 on a cut of 2: a
+// bound, not the optimum, which CBC then proves.
+TEST(IlpMaxCutBoundTest, AnOddCycleIsBoundedBelowItsOptimumAndSolved) {
+  const ExtractionProblem problem = MaxCut(3, {{0, 1}, {1, 2}, {2, 0}}, 1);
+  const std::optional<double> bound = ilp_internal::MaxCutLowerBound(problem);
+  ASSERT_TRUE(bound.has_value());
+  EXPECT_NEAR(*bound, -5.25, 1e-6);
+  IlpOptions options;
+  options.time_limit_seconds = 60;
+  absl::StatusOr<IlpResult> result = ExtractIlp(problem, options);
+  ASSERT_TRUE(result.ok()) << result.status();
+  EXPECT_DOUBLE_EQ(result->cost, -5);
+  EXPECT_TRUE(result->optimal);
+}
+
+TEST(IlpMaxCutBoundTest, AClauseOfMixedSidesIsNotAMaxCut) {
+  const ExtractionProblem problem = MaxCut(4, {{0, 1}, {1, 2}, {2, 3}, {3, 0}}, 1, /*mixed=*/true);
+  EXPECT_FALSE(ilp_internal::MaxCutLowerBound(problem).has_value());
+}
+
+}  // namespace
+}  // namespace egret::extract
