@@ -27,9 +27,12 @@
 // Before solving, what cannot matter is pruned: classes unreachable from the
 // roots, nodes without an acyclic term, nodes dominated by a node of the same
 // class with the same (or, costs being non-negative, a subset of the) child
-// classes and no higher cost, and cycle-free parts where every class has a
-// single user, which are solved exactly bottom-up and enter the program as one
-// variable. CBC is warm-started from the DAG heuristic; its console output is
+// classes and no higher cost, nodes dominated by a node of the same class,
+// no costlier, whose child classes the dominated node's choice computes
+// anyway (non-negative costs; ilp_dominance.cc), and cycle-free parts where
+// every class has a single user, which are solved exactly bottom-up and
+// enter the program as one variable. An e-graph that encodes a maximum cut
+// gets an eigenvalue bound (ilp_maxcut_bound.cc). CBC is warm-started from the DAG heuristic; its console output is
 // silenced. A program of more than 12,000 columns (where CBC's root alone
 // can outlast the limit) first gets most of the time for a fix-and-optimize
 // search: sub-problems in which only the classes around one class of the
@@ -40,7 +43,8 @@
 // is solved first in Clp (in this process): on smaller programs with the
 // branching rows it violates, added in rounds, on larger ones plain. Its
 // optimum is a bound, and when it reaches the warm start's cost the result
-// is optimal without CBC (or the search).
+// is optimal without CBC (or the search). Clp's limit is in wall-clock
+// seconds, like the call's.
 //
 // The time limit covers the whole call: tree costs, the warm start, pruning
 // and building the model are paid from it, and CBC gets what is left. CBC
