@@ -23,6 +23,20 @@ bool BuiltinGuard(const BuiltinRule& rule, const EGraph& g, const MatchView& m);
 // not fire (or a merge was refused: recorded in g.conflicts()).
 std::optional<Id> BuiltinApply(const BuiltinRule& rule, EGraph& g, const MatchView& m);
 
+// Software pipelining of BuiltinApply over a buffer of matches. An
+// application probes the pair table of rule.op once (commutativity) or twice
+// (associativity: the inner node, then the outer one, whose key holds the
+// inner node's class); each probe is a likely cache miss. The caller calls
+//   BuiltinPrefetch(..., m_{i + 2d}, 0) and BuiltinPrefetch(..., m_{i + d}, 1)
+// before BuiltinApply(..., m_i): stage 0 hints the first probe's slot, stage 1
+// (that slot now loaded) looks the inner node up and, when it is stored,
+// hints the outer probe's slot. Only hints: the e-graph and what every call
+// returns are unchanged, whatever the applications in between do.
+void BuiltinPrefetch(const BuiltinRule& rule, EGraph& g, const MatchView& m, int stage);
+
+// The distance d above, in matches.
+inline constexpr size_t kBuiltinPrefetchDistance = 4;
+
 }  // namespace egret
 
 #endif  // EGRET_EGRAPH_BUILTIN_APPLY_H_

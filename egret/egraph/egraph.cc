@@ -366,6 +366,18 @@ Id EGraph::FindPair(Symbol op, Payload payload, const Id (&ch)[2]) {
   return t == nullptr ? kNoId : t->Find(ch[0], ch[1]);
 }
 
+void EGraph::PrefetchPair(Symbol op, Payload payload, Id a, Id b) {
+  const PairTable* t = hashcons_->Pairs(op, payload, false);
+  if (t != nullptr) t->Prefetch(Find(a), Find(b));
+}
+
+Id EGraph::PeekPair(Symbol op, Payload payload, Id a, Id b) {
+  if (IsUnhashedOp(op)) return kNoId;
+  const Id ch[2] = {Find(a), Find(b)};
+  const Id hit = FindPair(op, payload, ch);
+  return hit == kNoId ? kNoId : Find(hit);
+}
+
 absl::StatusOr<Id> EGraph::AddPair(Symbol op, Payload payload, Id a, Id b, TypeId type) {
   const Id ch[2] = {Find(a), Find(b)};
   const ENodeView node{op, payload, ch};
