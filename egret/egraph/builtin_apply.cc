@@ -98,25 +98,14 @@ bool BuiltinGuard(const BuiltinRule& rule, const EGraph& g, const MatchView& m) 
   return rule.kind == BuiltinRule::kComm || AssocGuard(rule, g, m);
 }
 
-void BuiltinPrefetch(const BuiltinRule& rule, EGraph& g, const MatchView& m, int stage) {
+void BuiltinPrefetch(const BuiltinRule& rule, EGraph& g, const MatchView& m) {
   const Payload payload = g.Node(m.nodes[0]).payload;
   if (rule.kind == BuiltinRule::kComm) {
-    if (stage == 0) g.PrefetchPair(rule.op, payload, m[1], m[0]);
-    return;
-  }
-  // AssocApply: the inner node op(m[1], m[2]) (reverse) or op(m[0], m[1]),
-  // then the outer op(m[0], inner) or op(inner, m[2]).
-  const Id x = rule.reverse ? m[1] : m[0], y = rule.reverse ? m[2] : m[1];
-  if (stage == 0) {
-    g.PrefetchPair(rule.op, payload, x, y);
-    return;
-  }
-  const Id inner = g.PeekPair(rule.op, payload, x, y);
-  if (inner == kNoId) return;
-  if (rule.reverse) {
-    g.PrefetchPair(rule.op, payload, m[0], inner);
+    g.PrefetchPair(rule.op, payload, m[1], m[0]);
+  } else if (rule.reverse) {
+    g.PrefetchPair(rule.op, payload, m[1], m[2]);  // AssocApply's inner node
   } else {
-    g.PrefetchPair(rule.op, payload, inner, m[2]);
+    g.PrefetchPair(rule.op, payload, m[0], m[1]);
   }
 }
 

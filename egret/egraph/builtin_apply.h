@@ -23,18 +23,19 @@ bool BuiltinGuard(const BuiltinRule& rule, const EGraph& g, const MatchView& m);
 // not fire (or a merge was refused: recorded in g.conflicts()).
 std::optional<Id> BuiltinApply(const BuiltinRule& rule, EGraph& g, const MatchView& m);
 
-// Software pipelining of BuiltinApply over a buffer of matches. An
-// application probes the pair table of rule.op once (commutativity) or twice
-// (associativity: the inner node, then the outer one, whose key holds the
-// inner node's class); each probe is a likely cache miss. The caller calls
-//   BuiltinPrefetch(..., m_{i + 2d}, 0) and BuiltinPrefetch(..., m_{i + d}, 1)
-// before BuiltinApply(..., m_i): stage 0 hints the first probe's slot, stage 1
-// (that slot now loaded) looks the inner node up and, when it is stored,
-// hints the outer probe's slot. Only hints: the e-graph and what every call
-// returns are unchanged, whatever the applications in between do.
-void BuiltinPrefetch(const BuiltinRule& rule, EGraph& g, const MatchView& m, int stage);
+// Software pipelining of BuiltinApply over a buffer of matches: the caller
+// calls BuiltinPrefetch(rule, g, m_{i + kBuiltinPrefetchDistance}) before
+// BuiltinApply(rule, g, m_i), so that the cache misses of the applications'
+// first pair-table probes overlap. An application probes the pair table of
+// rule.op once (commutativity: the swapped node) or twice (associativity: the
+// new inner node, then the outer node, whose key holds the inner node's
+// class); only the first probe is hinted. Hinting the second too would need
+// the first's answer ahead of time: a second lookup per application, which
+// cost more than it saved (docs/performance.md, round 6). A hint only: the
+// e-graph and what every call returns are unchanged, whatever the
+// applications in between do.
+void BuiltinPrefetch(const BuiltinRule& rule, EGraph& g, const MatchView& m);
 
-// The distance d above, in matches.
 inline constexpr size_t kBuiltinPrefetchDistance = 4;
 
 }  // namespace egret

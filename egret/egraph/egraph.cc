@@ -371,13 +371,6 @@ void EGraph::PrefetchPair(Symbol op, Payload payload, Id a, Id b) {
   if (t != nullptr) t->Prefetch(Find(a), Find(b));
 }
 
-Id EGraph::PeekPair(Symbol op, Payload payload, Id a, Id b) {
-  if (IsUnhashedOp(op)) return kNoId;
-  const Id ch[2] = {Find(a), Find(b)};
-  const Id hit = FindPair(op, payload, ch);
-  return hit == kNoId ? kNoId : Find(hit);
-}
-
 absl::StatusOr<Id> EGraph::AddPair(Symbol op, Payload payload, Id a, Id b, TypeId type) {
   const Id ch[2] = {Find(a), Find(b)};
   const ENodeView node{op, payload, ch};

@@ -212,15 +212,11 @@ void RunState::SearchAndApply(const Rewrite& rw, size_t rule, RuleState& st,
     // Builtin rules: the pair-table probes of the applications ahead are
     // prefetched so that their cache misses overlap (BuiltinPrefetch).
     const size_t ahead = kBuiltinPrefetchDistance * stride;
-    for (size_t off = 0; builtin && off < std::min(buffer_.size(), 2 * ahead); off += stride) {
-      BuiltinPrefetch(rw.builtin, g_, at(off), 0);
+    for (size_t off = 0; builtin && off < std::min(buffer_.size(), ahead); off += stride) {
+      BuiltinPrefetch(rw.builtin, g_, at(off));
     }
     for (size_t off = 0; off < buffer_.size(); off += stride) {
-      if (builtin && off + ahead < buffer_.size()) {
-        if (off + 2 * ahead < buffer_.size())
-          BuiltinPrefetch(rw.builtin, g_, at(off + 2 * ahead), 0);
-        BuiltinPrefetch(rw.builtin, g_, at(off + ahead), 1);
-      }
+      if (builtin && off + ahead < buffer_.size()) BuiltinPrefetch(rw.builtin, g_, at(off + ahead));
       const MatchView m = at(off);
       const uint64_t version = g_.version();
       g_.SetMatchContext(m.nodes);
