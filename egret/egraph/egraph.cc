@@ -367,8 +367,7 @@ Id EGraph::FindPair(Symbol op, Payload payload, const Id (&ch)[2]) {
 }
 
 void EGraph::PrefetchPair(Symbol op, Payload payload, Id a, Id b) {
-  const PairTable* t = hashcons_->Pairs(op, payload, false);
-  if (t != nullptr) t->Prefetch(Find(a), Find(b));
+  if (const PairTable* t = hashcons_->Pairs(op, payload, false)) t->Prefetch(Find(a), Find(b));
 }
 
 absl::StatusOr<Id> EGraph::AddPair(Symbol op, Payload payload, Id a, Id b, TypeId type) {
