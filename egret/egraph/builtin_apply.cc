@@ -98,6 +98,17 @@ bool BuiltinGuard(const BuiltinRule& rule, const EGraph& g, const MatchView& m) 
   return rule.kind == BuiltinRule::kComm || AssocGuard(rule, g, m);
 }
 
+void BuiltinPrefetch(const BuiltinRule& rule, EGraph& g, const MatchView& m) {
+  const Payload payload = g.Node(m.nodes[0]).payload;
+  if (rule.kind == BuiltinRule::kComm) {
+    g.PrefetchPair(rule.op, payload, m[1], m[0]);
+  } else if (rule.reverse) {
+    g.PrefetchPair(rule.op, payload, m[1], m[2]);  // AssocApply's inner node
+  } else {
+    g.PrefetchPair(rule.op, payload, m[0], m[1]);
+  }
+}
+
 std::optional<Id> BuiltinApply(const BuiltinRule& rule, EGraph& g, const MatchView& m) {
   if (rule.kind == BuiltinRule::kAssoc) return AssocApply(rule, g, m);
   if (m[0] == m[1]) return std::nullopt;

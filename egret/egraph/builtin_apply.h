@@ -23,6 +23,21 @@ bool BuiltinGuard(const BuiltinRule& rule, const EGraph& g, const MatchView& m);
 // not fire (or a merge was refused: recorded in g.conflicts()).
 std::optional<Id> BuiltinApply(const BuiltinRule& rule, EGraph& g, const MatchView& m);
 
+// Software pipelining of BuiltinApply over a buffer of matches: the caller
+// calls BuiltinPrefetch(rule, g, m_{i + kBuiltinPrefetchDistance}) before
+// BuiltinApply(rule, g, m_i), so that the cache misses of the applications'
+// first pair-table probes overlap. An application probes the pair table of
+// rule.op once (commutativity: the swapped node) or twice (associativity: the
+// new inner node, then the outer node, whose key holds the inner node's
+// class); only the first probe is hinted. Hinting the second too would need
+// the first's answer ahead of time: a second lookup per application, which
+// cost more than it saved (docs/performance.md, round 6). A hint only: the
+// e-graph and what every call returns are unchanged, whatever the
+// applications in between do.
+void BuiltinPrefetch(const BuiltinRule& rule, EGraph& g, const MatchView& m);
+
+inline constexpr size_t kBuiltinPrefetchDistance = 4;
+
 }  // namespace egret
 
 #endif  // EGRET_EGRAPH_BUILTIN_APPLY_H_

@@ -366,6 +366,10 @@ Id EGraph::FindPair(Symbol op, Payload payload, const Id (&ch)[2]) {
   return t == nullptr ? kNoId : t->Find(ch[0], ch[1]);
 }
 
+void EGraph::PrefetchPair(Symbol op, Payload payload, Id a, Id b) {
+  if (const PairTable* t = hashcons_->Pairs(op, payload, false)) t->Prefetch(Find(a), Find(b));
+}
+
 absl::StatusOr<Id> EGraph::AddPair(Symbol op, Payload payload, Id a, Id b, TypeId type) {
   const Id ch[2] = {Find(a), Find(b)};
   const ENodeView node{op, payload, ch};

@@ -220,6 +220,11 @@ class EGraph {
     const NodeRec& r = store_->nodes[n];
     if (!r.Inline()) __builtin_prefetch(store_->Children(r));
   }
+  // Hints the processor to load the pair-table slot where the binary node
+  // op(Find(a), Find(b)) with stored payload `payload` would be found (for
+  // software pipelining: builtin_apply.h BuiltinPrefetch). Changes nothing
+  // the e-graph holds or returns (Find's path halving aside).
+  void PrefetchPair(Symbol op, Payload payload, Id a, Id b);
   // The canonical class of node n.
   Id NodeClass(NodeIdx n) const { return Find(node_class_[n]); }
   // False for nodes that became duplicates during a rebuild.

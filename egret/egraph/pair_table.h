@@ -29,6 +29,7 @@
 #include <vector>
 
 #include "egret/egraph/id.h"
+#include "egret/egraph/prefetch.h"
 
 namespace egret {
 
@@ -62,9 +63,9 @@ class PairTable {
     const uint64_t k = Hash(a, b);
     const Shard& s = shards_[ShardOf(k)];
     if (wide_) {
-      if (!s.wide.empty()) __builtin_prefetch(&s.wide[Home(s, k)]);
+      if (!s.wide.empty()) PrefetchForRead(&s.wide[Home(s, k)]);
     } else if (!s.narrow.empty()) {
-      __builtin_prefetch(&s.narrow[Home(s, k)]);
+      PrefetchForRead(&s.narrow[Home(s, k)]);
     }
   }
 

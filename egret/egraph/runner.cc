@@ -205,9 +205,19 @@ void RunState::SearchAndApply(const Rewrite& rw, size_t rule, RuleState& st,
   auto flush = [&] {
     Clock::time_point a0 = Clock::now();
     g_.set_rule_context(rw.name);
+    auto at = [&](size_t off) {
+      return MatchView{buffer_[off], absl::Span<const Id>(buffer_.data() + off + 1, nvars),
+                       absl::Span<const NodeIdx>(buffer_.data() + off + 1 + nvars, nnodes)};
+    };
+    // Builtin rules: the pair-table probes of the applications ahead are
+    // prefetched so that their cache misses overlap (BuiltinPrefetch).
+    const size_t ahead = kBuiltinPrefetchDistance * stride;
+    for (size_t off = 0; builtin && off < std::min(buffer_.size(), ahead); off += stride) {
+      BuiltinPrefetch(rw.builtin, g_, at(off));
+    }
     for (size_t off = 0; off < buffer_.size(); off += stride) {
-      MatchView m{buffer_[off], absl::Span<const Id>(buffer_.data() + off + 1, nvars),
-                  absl::Span<const NodeIdx>(buffer_.data() + off + 1 + nvars, nnodes)};
+      if (builtin && off + ahead < buffer_.size()) BuiltinPrefetch(rw.builtin, g_, at(off + ahead));
+      const MatchView m = at(off);
       const uint64_t version = g_.version();
       g_.SetMatchContext(m.nodes);
       std::optional<Id> result = builtin ? BuiltinApply(rw.builtin, g_, m) : rw.applier(g_, m);

@@ -1,7 +1,7 @@
 // PairTable (egraph/pair_table.h) against std::map under random inserts and
 // erases, including runs that wrap around the end of the table, in both slot
 // forms (narrow 21-bit ids, and wide after a large id), in one array and
-// split into shards.
+// split into shards; Prefetch, a hint, interleaved with them all.
 #include "egret/egraph/pair_table.h"
 
 #include <map>
@@ -25,6 +25,8 @@ void RunAgainstAMap(Id key_base, int large_from, Id keys = 64, int insert_weight
     const Id a = key_base + rng() % keys, b = key_base + rng() % keys;
     const int r = static_cast<int>(rng() % (insert_weight + 2));
     const int op = r < insert_weight ? 0 : r - insert_weight + 1;
+    // A hint, in every slot form and shard layout: it must change nothing.
+    t.Prefetch(a, b);
     auto it = m.find({a, b});
     if (op == 0) {
       const Id v = static_cast<Id>(step) + (step >= large_from ? PairTable::kNarrowLimit : 0);
@@ -46,6 +48,21 @@ void RunAgainstAMap(Id key_base, int large_from, Id keys = 64, int insert_weight
   for (const auto& [k, v] : m) EXPECT_EQ(t.Find(k.first, k.second), v);
   EXPECT_EQ(t.wide(), key_base + keys > PairTable::kNarrowLimit || large_from < 200000);
   EXPECT_EQ(t.sharded(), keys > 64);  // 64 x 64 keys stay below kSplitSlots
+}
+
+TEST(PairTableTest, PrefetchChangesNothing) {
+  PairTable t;
+  t.Prefetch(1, 2);  // no slots yet
+  t.Prefetch(PairTable::kNarrowLimit + 5, 3);
+  EXPECT_EQ(t.size(), 0u);
+  EXPECT_EQ(t.capacity(), 0u);
+  EXPECT_EQ(t.Insert(1, 2, 7), kNoId);
+  t.Prefetch(1, 2);
+  t.Prefetch(PairTable::kNarrowLimit + 5, 3);  // past the narrow form
+  EXPECT_FALSE(t.wide());
+  EXPECT_EQ(t.size(), 1u);
+  EXPECT_EQ(t.Find(1, 2), 7u);
+  EXPECT_EQ(t.Find(2, 1), kNoId);
 }
 
 TEST(PairTableTest, FindInsertEraseMatchAMap) { RunAgainstAMap(0, 200000); }
