@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <functional>
-#include <memory>
 #include <queue>
 #include <span>
 #include <utility>
@@ -16,11 +15,16 @@ constexpr uint32_t kNoSet = std::numeric_limits<uint32_t>::max();
 
 // The persistent sets. Set r is the list head(r) ++ set base(r) ++ extras(r)
 // (no base: head ++ extras); by unrolling the bases, head(r), head(b1), ...,
-// head(bk), extras(bk), ..., extras(b1), extras(r). Sets are reference
-// counted (one count per class holding it and per set built on it) and their
-// slots reused once free; freeing walks down the bases iteratively.
+// head(bk), extras(bk), ..., extras(b1), extras(r). A record keeps its
+// head's class and cost (most entries of a chain's sets are heads, read
+// without a lookup in the problem); the extras of every set are back to back
+// in one pool, never reclaimed (a few entries a set). Sets are reference
+// counted (one count per class holding it and per set built on it) and
+// their records reused once free; freeing walks down the bases iteratively.
 class SetStore {
  public:
+  explicit SetStore(const ExtractionProblem& p) : p_(p) {}
+
   // A new set (no reference yet) with base `base` (kNoSet: none, else a live
   // set, which gains a reference).
   uint32_t Make(ENodeId head, uint32_t base, std::span<const ENodeId> extras) {
@@ -34,56 +38,57 @@ class SetStore {
     }
     Rec& x = recs_[r];
     x.head = head;
+    x.head_class = p_.node_class(head);
+    x.head_cost = p_.cost(head);
     x.base = base;
     x.refs = 0;
     x.stamp = 0;
     x.size = 1 + static_cast<uint32_t>(extras.size());
     x.num_extras = static_cast<uint32_t>(extras.size());
-    x.extras.reset();
-    if (!extras.empty()) {
-      x.extras = std::make_unique<ENodeId[]>(extras.size());
-      std::copy(extras.begin(), extras.end(), x.extras.get());
-    }
+    x.extras_begin = pool_.size();
+    pool_.insert(pool_.end(), extras.begin(), extras.end());
     if (base != kNoSet) {
       ++recs_[base].refs;
       x.size += recs_[base].size;
     }
-    live_bytes_ += static_cast<int64_t>(sizeof(Rec) + extras.size() * sizeof(ENodeId));
+    ++live_;
     return r;
   }
   void Ref(uint32_t r) { ++recs_[r].refs; }
   void Unref(uint32_t r) {
     while (r != kNoSet && --recs_[r].refs == 0) {
-      Rec& x = recs_[r];
-      live_bytes_ -= static_cast<int64_t>(sizeof(Rec) + x.num_extras * sizeof(ENodeId));
-      x.extras.reset();
+      --live_;
       free_.push_back(r);
-      r = x.base;
+      r = recs_[r].base;
     }
   }
   uint32_t size(uint32_t r) const { return recs_[r].size; }
-  // Bytes held by live sets (their records and entries).
-  int64_t live_bytes() const { return live_bytes_; }
+  // Bytes held: the live records and every set's extras (the pool).
+  int64_t bytes() const {
+    return static_cast<int64_t>(live_ * sizeof(Rec) + pool_.size() * sizeof(ENodeId));
+  }
   void ClearStamps() {
     for (Rec& x : recs_) x.stamp = 0;
   }
 
-  // Calls visit(e) on the entries of set r in list order, except that it does
-  // not descend into a set already stamped `s` (all of whose entries a walk
-  // with stamp s has visited) and stamps the others. Stops, returning false,
-  // when visit does.
+  // Calls visit(class, cost, node) on the entries of set r in list order,
+  // except that it does not descend into a set already stamped `s` (all of
+  // whose entries a walk with stamp s has visited) and stamps the others.
+  // Stops, returning false, when visit does.
   template <typename Visit>
   bool Walk(uint32_t r, uint32_t s, Visit&& visit) {
     path_.clear();
     for (uint32_t x = r; x != kNoSet && recs_[x].stamp != s; x = recs_[x].base) {
-      recs_[x].stamp = s;
+      Rec& rec = recs_[x];
+      rec.stamp = s;
       path_.push_back(x);
-      if (!visit(recs_[x].head)) return false;
+      if (!visit(rec.head_class, rec.head_cost, rec.head)) return false;
     }
     for (auto it = path_.rbegin(); it != path_.rend(); ++it) {
-      const Rec& x = recs_[*it];
-      for (uint32_t i = 0; i < x.num_extras; ++i) {
-        if (!visit(x.extras[i])) return false;
+      const Rec& rec = recs_[*it];
+      const ENodeId* e = pool_.data() + rec.extras_begin;
+      for (uint32_t i = 0; i < rec.num_extras; ++i) {
+        if (!visit(p_.node_class(e[i]), p_.cost(e[i]), e[i])) return false;
       }
     }
     return true;
@@ -91,18 +96,22 @@ class SetStore {
 
  private:
   struct Rec {
+    double head_cost = 0;
     ENodeId head = kNoENode;
+    ClassId head_class = 0;
     uint32_t base = kNoSet;
     uint32_t refs = 0;
     uint32_t stamp = 0;
     uint32_t size = 0;  // entries of the whole list
+    uint64_t extras_begin = 0;
     uint32_t num_extras = 0;
-    std::unique_ptr<ENodeId[]> extras;
   };
+  const ExtractionProblem& p_;
   std::vector<Rec> recs_;
   std::vector<uint32_t> free_;
+  std::vector<ENodeId> pool_;   // every set's extras
   std::vector<uint32_t> path_;  // Walk's bases, reused
-  int64_t live_bytes_ = 0;
+  size_t live_ = 0;             // live records
 };
 
 }  // namespace
@@ -171,7 +180,7 @@ std::optional<Choice> GreedyCostSets(const ExtractionProblem& p, const CostSetLi
     return give_up(false, false);
   }
   const size_t nc = p.num_classes(), nn = p.num_nodes();
-  SetStore store;
+  SetStore store(p);
   std::vector<uint32_t> set(nc, kNoSet);
   std::vector<ENodeId> extras;  // the entries the set being priced adds to its first child's
   std::vector<double> total(nc, kInf);
@@ -235,11 +244,10 @@ std::optional<Choice> GreedyCostSets(const ExtractionProblem& p, const CostSetLi
     // set, then what the others add to it (collected in `extras`).
     extras.clear();
     bool collect = false;
-    auto visit = [&](ENodeId e) {
-      const ClassId d = p.node_class(e);
+    auto visit = [&](ClassId d, double cost, ENodeId e) {
       if (stamp[d] == s) return d != c;  // seen, or c itself: a cycle
       stamp[d] = s;
-      value += p.cost(e);
+      value += cost;
       if (collect) extras.push_back(e);
       return true;
     };
@@ -256,7 +264,7 @@ std::optional<Choice> GreedyCostSets(const ExtractionProblem& p, const CostSetLi
     store.Ref(made);
     if (set[c] != kNoSet) store.Unref(set[c]);
     set[c] = made;
-    if (limits.max_bytes > 0 && store.live_bytes() > limits.max_bytes) {
+    if (limits.max_bytes > 0 && store.bytes() > limits.max_bytes) {
       return give_up(true, false);
     }
     total[c] = value;

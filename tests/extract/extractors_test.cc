@@ -487,7 +487,7 @@ TEST(ExtractorsTest, DeepResidualChainWhoseTreeCostOverflows) {
 
 TEST(ExtractorsTest, DagCostSetsGiveUpAtTheMemoryBudgetAndSayWhy) {
   // 300 blocks: well inside the work bound, so only the memory budget can
-  // stop the cost sets; persistent, they hold ~600 records (~20 KB).
+  // stop the cost sets; persistent, they hold ~600 records (~30 KB).
   ExtractionProblem p = ResidualChain(300);
   DagOptions o;
   DagOptions::Report unbounded;
