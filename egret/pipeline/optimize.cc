@@ -152,8 +152,9 @@ absl::StatusOr<double> Reseed(Seeded& s, const cost::HvxCostModel& model,
 // The memory plans of the output graph (result->memory) and of the input.
 absl::Status PlanMemories(const Graph& input, OptimizeResult* result) {
   EGRET_ASSIGN_OR_RETURN(result->memory, PlanMemory(result->graph));
-  EGRET_ASSIGN_OR_RETURN(const MemoryPlan input_plan, PlanMemory(input));
-  result->input_memory = {input_plan.peak_bytes, input_plan.naive_peak_bytes};
+  // Only the input's peaks are reported: its buffers are not placed.
+  EGRET_ASSIGN_OR_RETURN(const MemoryPeaks input_peaks, PlanMemoryPeaks(input));
+  result->input_memory = {input_peaks.peak_bytes, input_peaks.naive_peak_bytes};
   return absl::OkStatus();
 }
 
