@@ -246,6 +246,11 @@ absl::StatusOr<OptimizeResult> Optimize(const Graph& input, const rules::RuleSet
 
   EGRET_ASSIGN_OR_RETURN(Extracted ex,
                          ExtractGraph(s, prep.model, options, /*annotate=*/true, deadline));
+  // Nothing below reads the e-graph or the seeding's names and sources: freed
+  // here (its time counted in extract+lower) so the memory plans and the
+  // summaries do not run on top of it (the heap peak of a large graph was
+  // there, massif).
+  { const Seeded released = std::move(s); }
   result.graph = std::move(ex.graph);
   result.extraction = {std::string(options.extractor->name), ex.dag_cost, ex.tree_cost};
   // Past the deadline, the extractor returned its best so far (or saturation
