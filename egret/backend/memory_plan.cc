@@ -8,7 +8,6 @@
 #include <utility>
 
 #include "absl/container/btree_set.h"
-#include "absl/container/flat_hash_map.h"
 #include "absl/numeric/int128.h"
 #include "absl/strings/str_format.h"
 #include "egret/graph/checked_math.h"
@@ -37,14 +36,24 @@ struct ValueInfo {
 // What the scheduler, the lifetimes and the validator share about a graph.
 struct Analysis {
   std::vector<ValueInfo> values;  // in (node, output) order
-  absl::flat_hash_map<ValueRef, size_t> index;
+  // Output k of node id is counted value slot[slot_begin[id] + k], or kNone.
+  static constexpr size_t kNone = std::numeric_limits<size_t>::max();
+  std::vector<size_t> slot_begin;
+  std::vector<size_t> slot;
   std::vector<NodeId> computing;               // in id order
   std::vector<std::vector<size_t>> reads;      // per node: counted values it reads, distinct
   std::vector<std::vector<NodeId>> producers;  // per node: computing producers, distinct
   std::vector<int64_t> written;                // per node: bytes of its counted outputs
 
   explicit Analysis(const Graph& g)
-      : reads(g.num_nodes()), producers(g.num_nodes()), written(g.num_nodes(), 0) {
+      : slot_begin(g.num_nodes() + 1, 0),
+        reads(g.num_nodes()),
+        producers(g.num_nodes()),
+        written(g.num_nodes(), 0) {
+    for (NodeId id = 0; id < g.num_nodes(); ++id) {
+      slot_begin[id + 1] = slot_begin[id] + g.node(id).outputs.size();
+    }
+    slot.assign(slot_begin.back(), kNone);
     for (NodeId id = 0; id < g.num_nodes(); ++id) {
       const Node& n = g.node(id);
       if (IsComputing(n)) computing.push_back(id);
@@ -53,14 +62,14 @@ struct Analysis {
         int64_t bytes = n.outputs[k].byte_size();
         if (bytes <= 0) continue;
         ValueRef v{id, k};
-        index[v] = values.size();
+        slot[slot_begin[id] + k] = values.size();
         values.push_back(ValueInfo{v, bytes, n.op == kInputOp, false, {}});
         written[id] = SaturatingAdd(written[id], bytes);
       }
     }
     for (const GraphOutput& o : g.outputs()) {
-      auto it = index.find(o.value);
-      if (it != index.end()) values[it->second].is_output = true;
+      const size_t v = Find(o.value);
+      if (v != kNone) values[v].is_output = true;
     }
     for (NodeId id : computing) {
       for (const ValueRef& in : g.node(id).inputs) {
@@ -68,14 +77,21 @@ struct Analysis {
             std::find(producers[id].begin(), producers[id].end(), in.node) == producers[id].end()) {
           producers[id].push_back(in.node);
         }
-        auto it = index.find(in);
-        if (it == index.end()) continue;
+        const size_t v = Find(in);
+        if (v == kNone) continue;
         std::vector<size_t>& r = reads[id];
-        if (std::find(r.begin(), r.end(), it->second) != r.end()) continue;
-        r.push_back(it->second);
-        values[it->second].readers.push_back(id);
+        if (std::find(r.begin(), r.end(), v) != r.end()) continue;
+        r.push_back(v);
+        values[v].readers.push_back(id);
       }
     }
+  }
+
+  // The counted value of `v`, or kNone (not counted, or no such output).
+  size_t Find(ValueRef v) const {
+    if (v.node + size_t{1} >= slot_begin.size()) return kNone;
+    const size_t at = slot_begin[v.node] + v.output;
+    return at < slot_begin[v.node + 1] ? slot[at] : kNone;
   }
 };
 
@@ -377,23 +393,16 @@ void AssignOffsets(std::vector<PlannedBuffer>& buffers) {
   }
 }
 
-}  // namespace
-
-absl::StatusOr<int64_t> PeakLiveBytes(const Graph& g, absl::Span<const NodeId> schedule) {
-  if (absl::Status s = g.Validate(); !s.ok()) return s;
-  return PeakOf(g, Analysis(g), schedule);
-}
-
-absl::StatusOr<MemoryPlan> PlanMemory(const Graph& g) {
-  if (absl::Status s = g.Validate(); !s.ok()) return s;
-  const Analysis a(g);
+// Fills plan.schedule (the greedy list schedule when its peak is below the
+// naive order's, else the naive order), plan.peak_bytes and
+// plan.naive_peak_bytes.
+absl::Status ScheduleInto(const Graph& g, const Analysis& a, MemoryPlan& plan) {
   absl::StatusOr<std::vector<NodeId>> topo = g.TopologicalOrder();
   if (!topo.ok()) return topo.status();
   std::vector<NodeId> naive;
   for (NodeId id : *topo) {
     if (IsComputing(g.node(id))) naive.push_back(id);
   }
-  MemoryPlan plan;
   absl::StatusOr<int64_t> naive_peak = PeakOf(g, a, naive);
   if (!naive_peak.ok()) return naive_peak.status();
   plan.naive_peak_bytes = *naive_peak;
@@ -402,6 +411,28 @@ absl::StatusOr<MemoryPlan> PlanMemory(const Graph& g) {
   if (!greedy_peak.ok()) return greedy_peak.status();
   plan.schedule = *greedy_peak < *naive_peak ? std::move(greedy) : std::move(naive);
   plan.peak_bytes = std::min(*greedy_peak, *naive_peak);
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<int64_t> PeakLiveBytes(const Graph& g, absl::Span<const NodeId> schedule) {
+  if (absl::Status s = g.Validate(); !s.ok()) return s;
+  return PeakOf(g, Analysis(g), schedule);
+}
+
+absl::StatusOr<MemoryPeaks> PlanMemoryPeaks(const Graph& g) {
+  if (absl::Status s = g.Validate(); !s.ok()) return s;
+  MemoryPlan plan;
+  if (absl::Status s = ScheduleInto(g, Analysis(g), plan); !s.ok()) return s;
+  return MemoryPeaks{plan.peak_bytes, plan.naive_peak_bytes};
+}
+
+absl::StatusOr<MemoryPlan> PlanMemory(const Graph& g) {
+  if (absl::Status s = g.Validate(); !s.ok()) return s;
+  const Analysis a(g);
+  MemoryPlan plan;
+  if (absl::Status s = ScheduleInto(g, a, plan); !s.ok()) return s;
 
   absl::StatusOr<std::vector<int64_t>> pos = Positions(g, a, plan.schedule);
   if (!pos.ok()) return pos.status();

@@ -52,12 +52,23 @@ struct MemoryPlan {
   int64_t lower_bound_bytes = 0;
 };
 
+// PlanMemory's peak_bytes and naive_peak_bytes, without the offsets (the
+// schedules and their peaks only): what a caller comparing peaks needs.
+struct MemoryPeaks {
+  int64_t peak_bytes = 0;
+  int64_t naive_peak_bytes = 0;
+};
+
 // Plans `g`: a greedy list schedule (among ready nodes, run the one that frees
 // the most bytes net of what it allocates; ties to the smallest node id), kept
 // only when its peak is below the naive order's; then offsets greedy by size
 // with best fit among the buffers whose lifetimes overlap. Deterministic.
 // Fails (kInvalidArgument) when `g` does not validate.
 absl::StatusOr<MemoryPlan> PlanMemory(const Graph& g);
+
+// The peaks PlanMemory(g) reports (same schedules), without placing the
+// buffers. Fails like PlanMemory.
+absl::StatusOr<MemoryPeaks> PlanMemoryPeaks(const Graph& g);
 
 // The most bytes live at one step when the computing nodes of `g` run in
 // `schedule` order, which must be topological (kInvalidArgument otherwise).

@@ -2,16 +2,15 @@
 
 #include <chrono>
 #include <cmath>
-#include <functional>
 #include <limits>
 #include <optional>
-#include <queue>
 #include <span>
 #include <utility>
 #include <vector>
 
 #include "absl/status/status.h"
 #include "egret/extract/class_sccs.h"
+#include "egret/extract/dag_extractor_cost_sets.h"
 #include "egret/extract/tree_extractor.h"
 #include "egret/extract/validate.h"
 
@@ -19,196 +18,6 @@ namespace egret::extract {
 namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
-
-// Step 1: cost sets. set[c] lists the node chosen, when the set was made, for
-// every class of c's best known sub-DAG, c included (4 bytes an entry: the
-// class and cost are read from the problem); total[c] is their sum. A node is
-// priced by walking its children's sets once with a stamp array (no
-// allocation); the set is only materialised when the node becomes its class's
-// best.
-//
-// Sets grow with the depth of the DAG, so on a long chain the pass is
-// quadratic in time and memory. The limits bound the set entries read and
-// written, the bytes the sets hold and the time; past one the pass gives up
-// (nullopt) and says which in `report`.
-struct CostSetLimits {
-  int64_t max_work = std::numeric_limits<int64_t>::max();
-  int64_t max_bytes = 0;  // 0: none
-  std::optional<std::chrono::steady_clock::time_point> deadline;
-};
-
-// A lower bound on the work GreedyCostSets does when it runs to the end: the
-// sum, over every node it prices (every node whose children are all
-// computable and none is its own class), of its children's minimal heights.
-// A child's set is always a whole sub-DAG below it, so it holds at least the
-// classes of one path down to a leaf, and no path is shorter than the
-// class's minimal height (1 + the smallest, over its nodes, of the largest
-// child height; 1 for a leaf). O(nodes + edges): classes settle by height,
-// breadth first.
-double CostSetWorkLowerBound(const ExtractionProblem& p) {
-  const size_t nc = p.num_classes(), nn = p.num_nodes();
-  std::vector<uint32_t> height(nc, 0);  // 0: not settled
-  std::vector<uint32_t> pending(nn);    // child occurrences not yet settled
-  std::vector<ClassId> order;           // settled classes, by height
-  order.reserve(nc);
-  for (ENodeId n = 0; n < nn; ++n) {
-    pending[n] = static_cast<uint32_t>(p.children(n).size());
-    const ClassId c = p.node_class(n);
-    if (pending[n] == 0 && height[c] == 0) {
-      height[c] = 1;
-      order.push_back(c);
-    }
-  }
-  for (size_t i = 0; i < order.size(); ++i) {
-    const ClassId ch = order[i];
-    for (ENodeId parent : p.parents(ch)) {
-      if (--pending[parent] != 0) continue;
-      // ch is the parent's last child to settle, so the highest.
-      const ClassId c = p.node_class(parent);
-      if (height[c] == 0) {
-        height[c] = height[ch] + 1;
-        order.push_back(c);
-      }
-    }
-  }
-  double bound = 0;
-  for (ENodeId n = 0; n < nn; ++n) {
-    if (pending[n] != 0) continue;
-    const ClassId c = p.node_class(n);
-    uint64_t sum = 0;
-    bool own = false;
-    for (ClassId ch : p.children(n)) {
-      own |= ch == c;
-      sum += height[ch];
-    }
-    if (!own) bound += static_cast<double>(sum);
-  }
-  return bound;
-}
-
-std::optional<Choice> GreedyCostSets(const ExtractionProblem& p, const CostSetLimits& limits = {},
-                                     DagOptions::Report* report = nullptr) {
-  using Entry = ENodeId;
-  int64_t work = 0;
-  int64_t set_bytes = 0;  // capacity of every set, in bytes
-  int64_t evaluated = 0;  // nodes priced
-  uint32_t ticks = 0;
-  auto give_up = [&](bool memory, bool time) -> std::optional<Choice> {
-    if (report != nullptr) {
-      report->cost_sets_gave_up = true;
-      report->memory_limit_hit |= memory;
-      report->time_limit_hit |= time;
-    }
-    return std::nullopt;
-  };
-  // Known to pass the work bound (deep DAGs: a chain's sets grow with its
-  // depth): give up before holding any set. Same result as giving up at the
-  // bound.
-  if (limits.max_work < std::numeric_limits<int64_t>::max() &&
-      CostSetWorkLowerBound(p) > static_cast<double>(limits.max_work)) {
-    return give_up(false, false);
-  }
-  const size_t nc = p.num_classes(), nn = p.num_nodes();
-  std::vector<std::vector<Entry>> set(nc);
-  std::vector<Entry> merged;  // the set being made, reused
-  std::vector<double> total(nc, kInf);
-  Choice choice(nc);
-  std::vector<uint32_t> stamp(nc, 0);
-  uint32_t now = 0;
-  // Nodes are evaluated cheapest-first (keyed by the total of the class that
-  // last changed under them), which settles most classes once, like
-  // Dijkstra; a FIFO order can re-price long chains quadratically often.
-  using Keyed = std::pair<double, ENodeId>;
-  std::priority_queue<Keyed, std::vector<Keyed>, std::greater<Keyed>> queue;
-  std::vector<double> queued_key(nn, kInf);
-  for (ENodeId n = 0; n < nn; ++n) {
-    if (p.children(n).empty()) {
-      queued_key[n] = p.cost(n);
-      queue.push({p.cost(n), n});
-    }
-  }
-  auto next_stamp = [&] {
-    if (++now == 0) {
-      std::fill(stamp.begin(), stamp.end(), 0);
-      now = 1;
-    }
-    return now;
-  };
-  while (!queue.empty()) {
-    auto [key, n] = queue.top();
-    queue.pop();
-    if (key != queued_key[n]) continue;  // stale duplicate
-    queued_key[n] = kInf;
-    if (limits.deadline && (++ticks & 1023) == 0 &&
-        std::chrono::steady_clock::now() >= *limits.deadline) {
-      return give_up(/*memory=*/false, /*time=*/true);
-    }
-    const ClassId c = p.node_class(n);
-    bool ok = true;
-    for (ClassId ch : p.children(n)) {
-      if (ch == c || total[ch] == kInf) {
-        ok = false;
-        break;
-      }
-    }
-    if (!ok) continue;
-    const uint32_t s = next_stamp();
-    stamp[c] = s;  // a child set containing c means a cycle
-    double value = p.cost(n);
-    for (ClassId ch : p.children(n)) work += static_cast<int64_t>(set[ch].size());
-    // Projected: once a sixteenth as many nodes as the problem has are
-    // priced, the work so far scaled to all of them passes the bound (every
-    // node whose children are computable is priced at least once, and sets
-    // grow with depth): give up now rather than at the bound.
-    ++evaluated;
-    if ((evaluated & 1023) == 0 && evaluated * 16 >= static_cast<int64_t>(nn) &&
-        static_cast<double>(work) * static_cast<double>(nn) >
-            static_cast<double>(limits.max_work) * static_cast<double>(evaluated)) {
-      return give_up(false, false);
-    }
-    for (ClassId ch : p.children(n)) {
-      for (const ENodeId e : set[ch]) {
-        const ClassId d = p.node_class(e);
-        if (stamp[d] == s) {
-          if (d == c) ok = false;
-          continue;
-        }
-        stamp[d] = s;
-        value += p.cost(e);
-      }
-      if (!ok) break;
-    }
-    if (!ok || !(value < total[c])) continue;
-    // Materialise the new set.
-    const uint32_t s2 = next_stamp();
-    merged.clear();
-    merged.push_back(n);
-    stamp[c] = s2;
-    for (ClassId ch : p.children(n)) {
-      for (const ENodeId e : set[ch]) {
-        const ClassId d = p.node_class(e);
-        if (stamp[d] != s2) {
-          stamp[d] = s2;
-          merged.push_back(e);
-        }
-      }
-    }
-    work += static_cast<int64_t>(merged.size());
-    set_bytes += (static_cast<int64_t>(merged.size()) - static_cast<int64_t>(set[c].capacity())) *
-                 static_cast<int64_t>(sizeof(Entry));
-    if (limits.max_bytes > 0 && set_bytes > limits.max_bytes) return give_up(true, false);
-    set[c] = std::vector<Entry>(merged.begin(), merged.end());  // exact size
-    total[c] = value;
-    choice.node[c] = n;
-    for (ENodeId parent : p.parents(c)) {
-      if (value < queued_key[parent]) {
-        queued_key[parent] = value;
-        queue.push({value, parent});
-      }
-    }
-  }
-  return choice;
-}
 
 // Step 3: local search over a full choice (one node for every class that has
 // an acyclic term), kept acyclic everywhere. refs[c] counts the uses of c by

@@ -9,8 +9,10 @@
 // cost drops (reference-counted, so a switch costs only the part of the DAG
 // it changes). The better result is returned, so the DAG cost is never worse
 // than the tree extractor's. Cost sets grow with the DAG's depth (quadratic
-// work on a long chain of blocks): step 1 gives up past a work bound, a memory
-// budget or the deadline, leaving the tree choice and the local search. It
+// work on a long chain of blocks; persistent, so their memory grows only with
+// what each set adds to its first child's, dag_extractor_cost_sets.h): step 1
+// gives up past a work bound, a memory budget or the deadline, leaving the
+// tree choice and the local search. It
 // does not start when a lower bound on its work (from each class's minimal
 // height, O(nodes + edges)) already passes the work bound: the same result as
 // giving up at the bound, without the work or the sets' memory.
@@ -42,9 +44,10 @@ struct DagOptions {
   // (keeping what it has improved so far).
   std::optional<std::chrono::steady_clock::time_point> deadline;
   // Bytes step 1's cost sets may hold at once (0: no bound); past it step 1
-  // gives up. The sets are the heuristic's only allocation that can grow
-  // faster than the problem (quadratically on a long chain); everything else
-  // is a few arrays of one entry per class or node.
+  // gives up. The sets are persistent (a set shares its first child's), so
+  // they hold about what each set adds: a few entries a class on a chain,
+  // more where a node joins large disjoint sub-DAGs; everything else is a few
+  // arrays of one entry per class or node.
   int64_t memory_budget_bytes = 0;
   // When set, filled in: which limit, if any, cut a step short.
   struct Report {

@@ -34,7 +34,7 @@ ClassId ExtractionProblemBuilder::AddClass(std::string name) {
 
 void ExtractionProblemBuilder::AddNode(ClassId c, std::string_view op, double cost,
                                        std::span<const ClassId> children, std::string_view name) {
-  uint32_t begin = static_cast<uint32_t>(children_.size());
+  child_begin_.push_back(static_cast<uint32_t>(children_.size()));
   children_.insert(children_.end(), children.begin(), children.end());
   // (Debian's absl::string_view is not std::string_view.)
   auto it = op_index_.find(absl::string_view(op.data(), op.size()));
@@ -42,28 +42,44 @@ void ExtractionProblemBuilder::AddNode(ClassId c, std::string_view op, double co
     it = op_index_.emplace(std::string(op), static_cast<uint32_t>(op_names_.size())).first;
     op_names_.emplace_back(op);
   }
-  const uint64_t name_begin = names_.size();
+  name_begin_.push_back(names_.size());
   names_ += name;
-  nodes_.push_back(PendingNode{c, it->second, cost, begin, static_cast<uint32_t>(children_.size()),
-                               name_begin, static_cast<uint32_t>(name.size())});
+  node_class_.push_back(c);
+  op_of_.push_back(it->second);
+  costs_.push_back(cost);
 }
 
 void ExtractionProblemBuilder::AddRoot(ClassId c) { roots_.push_back(c); }
 
+namespace {
+
+// Moves `from` into `to` without its spare capacity.
+template <typename T>
+void MoveTight(T& from, T& to) {
+  from.shrink_to_fit();
+  to = std::move(from);
+  from = T();
+}
+
+}  // namespace
+
 absl::StatusOr<ExtractionProblem> ExtractionProblemBuilder::Build() && {
-  const size_t nc = class_ids_.size();
-  for (const PendingNode& n : nodes_) {
-    if (n.cls >= nc) {
+  const size_t nc = class_ids_.size(), nn = node_class_.size();
+  bool grouped = true;  // nodes already in class order
+  for (size_t n = 0; n < nn; ++n) {
+    const ClassId c = node_class_[n];
+    if (c >= nc) {
       return absl::InvalidArgumentError(absl::StrCat("node '", std::string(PendingName(n)),
-                                                     "' names class index ", n.cls,
-                                                     " but there are ", nc, " classes"));
+                                                     "' names class index ", c, " but there are ",
+                                                     nc, " classes"));
     }
-    if (!std::isfinite(n.cost)) {
+    if (!std::isfinite(costs_[n])) {
       return absl::InvalidArgumentError(absl::StrCat("node '", std::string(PendingName(n)),
-                                                     "' in class '", class_ids_[n.cls],
+                                                     "' in class '", class_ids_[c],
                                                      "' has a cost that is not finite"));
     }
-    ++class_node_count_[n.cls];
+    ++class_node_count_[c];
+    grouped = grouped && (n == 0 || node_class_[n - 1] <= c);
   }
   for (ClassId ch : children_) {
     if (ch >= nc)
@@ -80,45 +96,58 @@ absl::StatusOr<ExtractionProblem> ExtractionProblemBuilder::Build() && {
   }
 
   ExtractionProblem p;
-  const size_t nn = nodes_.size();
   p.class_nodes_.assign(nc + 1, 0);
   for (size_t c = 0; c < nc; ++c) p.class_nodes_[c + 1] = p.class_nodes_[c] + class_node_count_[c];
-  // Stable counting sort of the nodes by class.
-  std::vector<ENodeId> slot(nc);
-  for (size_t c = 0; c < nc; ++c) slot[c] = p.class_nodes_[c];
-  std::vector<ENodeId> order(nn);  // order[new index] = pending index
-  for (size_t i = 0; i < nn; ++i) order[slot[nodes_[i].cls]++] = static_cast<ENodeId>(i);
-
-  p.name_begin_.resize(nn + 1);
-  p.op_of_.resize(nn);
-  p.costs_.resize(nn);
-  p.node_class_.resize(nn);
-  p.child_begin_.resize(nn + 1);
-  p.children_.reserve(children_.size());
-  p.node_names_.reserve(names_.size());
-  std::vector<uint32_t> parent_count(nc + 1, 0);
-  for (ENodeId n = 0; n < nn; ++n) {
-    PendingNode& src = nodes_[order[n]];
-    p.node_class_[n] = src.cls;
-    p.costs_[n] = src.cost;
-    if (src.cost < 0) p.has_negative_costs_ = true;
-    p.op_of_[n] = src.op;
-    p.name_begin_[n] = p.node_names_.size();
-    p.node_names_ += PendingName(src);
-    p.child_begin_[n] = static_cast<uint32_t>(p.children_.size());
-    for (uint32_t k = src.child_begin; k < src.child_end; ++k) {
-      p.children_.push_back(children_[k]);
-      ++parent_count[children_[k]];
-    }
-  }
-  p.child_begin_[nn] = static_cast<uint32_t>(p.children_.size());
-  p.name_begin_[nn] = p.node_names_.size();
-  // The pending nodes are copied: free them before the parents are built.
-  std::vector<PendingNode>().swap(nodes_);
-  std::vector<ClassId>().swap(children_);
-  std::string().swap(names_);
+  std::vector<uint32_t> slot(nc);
+  for (ClassId c : children_) ++slot[c];  // parents per class
   p.parent_begin_.assign(nc + 1, 0);
-  for (size_t c = 0; c < nc; ++c) p.parent_begin_[c + 1] = p.parent_begin_[c] + parent_count[c];
+  for (size_t c = 0; c < nc; ++c) p.parent_begin_[c + 1] = p.parent_begin_[c] + slot[c];
+  for (double cost : costs_) p.has_negative_costs_ = p.has_negative_costs_ || cost < 0;
+  child_begin_.push_back(static_cast<uint32_t>(children_.size()));
+  name_begin_.push_back(names_.size());
+  if (grouped) {
+    // Already the problem's layout.
+    MoveTight(node_class_, p.node_class_);
+    MoveTight(op_of_, p.op_of_);
+    MoveTight(costs_, p.costs_);
+    MoveTight(child_begin_, p.child_begin_);
+    MoveTight(children_, p.children_);
+    MoveTight(name_begin_, p.name_begin_);
+    MoveTight(names_, p.node_names_);
+  } else {
+    // Stable counting sort of the nodes by class.
+    for (size_t c = 0; c < nc; ++c) slot[c] = p.class_nodes_[c];
+    std::vector<ENodeId> order(nn);  // order[new index] = pending index
+    for (size_t i = 0; i < nn; ++i) order[slot[node_class_[i]]++] = static_cast<ENodeId>(i);
+    p.name_begin_.resize(nn + 1);
+    p.op_of_.resize(nn);
+    p.costs_.resize(nn);
+    p.node_class_.resize(nn);
+    p.child_begin_.resize(nn + 1);
+    p.children_.reserve(children_.size());
+    p.node_names_.reserve(names_.size());
+    for (ENodeId n = 0; n < nn; ++n) {
+      const ENodeId src = order[n];
+      p.node_class_[n] = node_class_[src];
+      p.costs_[n] = costs_[src];
+      p.op_of_[n] = op_of_[src];
+      p.name_begin_[n] = p.node_names_.size();
+      p.node_names_ += PendingName(src);
+      p.child_begin_[n] = static_cast<uint32_t>(p.children_.size());
+      p.children_.insert(p.children_.end(), children_.begin() + child_begin_[src],
+                         children_.begin() + child_begin_[src + 1]);
+    }
+    p.child_begin_[nn] = static_cast<uint32_t>(p.children_.size());
+    p.name_begin_[nn] = p.node_names_.size();
+    // The pending nodes are copied: free them before the parents are built.
+    node_class_ = {};
+    op_of_ = {};
+    costs_ = {};
+    child_begin_ = {};
+    children_ = {};
+    name_begin_ = {};
+    names_ = {};
+  }
   p.parents_.resize(p.children_.size());
   for (size_t c = 0; c < nc; ++c) slot[c] = p.parent_begin_[c];
   for (ENodeId n = 0; n < nn; ++n) {

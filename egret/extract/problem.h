@@ -112,26 +112,27 @@ class ExtractionProblemBuilder {
   absl::StatusOr<ExtractionProblem> Build() &&;
 
  private:
-  // 40 bytes a node: the op is an index in op_names_ and the name a range
-  // of names_ (millions of nodes on large e-graphs).
-  struct PendingNode {
-    ClassId cls;
-    uint32_t op;
-    double cost;
-    uint32_t child_begin, child_end;
-    uint64_t name_begin;
-    uint32_t name_size;
-  };
-  std::string_view PendingName(const PendingNode& n) const {
-    return std::string_view(names_).substr(n.name_begin, n.name_size);
+  // The nodes as they were added, in the problem's own layout (28 bytes a
+  // node: the op is an index in op_names_, the name a range of names_, the
+  // children a range of children_). Nodes added class by class (the usual
+  // case) are already grouped by class: Build() then moves these arrays into
+  // the problem instead of copying them, so a large problem is never held
+  // twice.
+  std::string_view PendingName(size_t n) const {
+    const uint64_t end = n + 1 < name_begin_.size() ? name_begin_[n + 1] : names_.size();
+    return std::string_view(names_).substr(name_begin_[n], end - name_begin_[n]);
   }
   std::vector<std::string> class_ids_;
   std::vector<std::string> op_names_;
   absl::flat_hash_map<std::string, uint32_t> op_index_;  // op name -> index in op_names_
-  std::string names_;                                    // the explicit node names, back to back
   std::vector<uint32_t> class_node_count_;
-  std::vector<PendingNode> nodes_;
+  std::vector<ClassId> node_class_;
+  std::vector<uint32_t> op_of_;
+  std::vector<double> costs_;
+  std::vector<uint32_t> child_begin_;  // per node (its end: the next node's begin)
   std::vector<ClassId> children_;
+  std::vector<uint64_t> name_begin_;  // per node, likewise
+  std::string names_;                 // the explicit node names, back to back
   std::vector<ClassId> roots_;
 };
 

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <limits>
+#include <string>
 #include <tuple>
 #include <utility>
 #include <vector>
@@ -180,6 +181,33 @@ TEST(MemoryPlanTest, ValidatorCatchesBadSchedulesAndPlacements) {
               HasSubstr("live at steps 0..0, but the schedule needs 0..1"));
 
   EXPECT_FALSE(PeakLiveBytes(g, reversed.schedule).ok());
+}
+
+TEST(MemoryPlanTest, PeaksAloneAreThePlansPeaks) {
+  // The greedy schedule wins on the diamond and the Inception-style example;
+  // the file order is kept on the chain.
+  std::vector<Graph> graphs;
+  graphs.push_back(Chain());
+  graphs.push_back(Diamond());
+  for (const char* file : {"/examples/residual_block.json", "/examples/inception_block.json"}) {
+    absl::StatusOr<Graph> g = LoadGraph(std::string(EGRET_SOURCE_DIR) + file);
+    ASSERT_TRUE(g.ok()) << g.status();
+    graphs.push_back(*std::move(g));
+  }
+  for (const Graph& g : graphs) {
+    absl::StatusOr<MemoryPlan> plan = PlanMemory(g);
+    ASSERT_TRUE(plan.ok()) << plan.status();
+    absl::StatusOr<MemoryPeaks> peaks = PlanMemoryPeaks(g);
+    ASSERT_TRUE(peaks.ok()) << peaks.status();
+    EXPECT_EQ(peaks->peak_bytes, plan->peak_bytes) << g.name();
+    EXPECT_EQ(peaks->naive_peak_bytes, plan->naive_peak_bytes) << g.name();
+  }
+  EXPECT_EQ(PlanMemoryPeaks(Diamond())->peak_bytes, 2 * 4096 + 4);
+  // A graph that does not validate fails as PlanMemory does.
+  Graph bad = Chain();
+  bad.mutable_node(1).inputs.push_back(ValueRef{7, 0});
+  EXPECT_FALSE(PlanMemoryPeaks(bad).ok());
+  EXPECT_FALSE(PlanMemory(bad).ok());
 }
 
 TEST(MemoryPlanTest, BundledExampleIsValidAndNoWorseThanNaive) {

@@ -486,8 +486,8 @@ TEST(ExtractorsTest, DeepResidualChainWhoseTreeCostOverflows) {
 }
 
 TEST(ExtractorsTest, DagCostSetsGiveUpAtTheMemoryBudgetAndSayWhy) {
-  // 300 blocks: the cost sets hold ~180k entries (~2.9 MB), well inside the
-  // work bound, so only the memory budget can stop them.
+  // 300 blocks: well inside the work bound, so only the memory budget can
+  // stop the cost sets; persistent, they hold ~600 records (~30 KB).
   ExtractionProblem p = ResidualChain(300);
   DagOptions o;
   DagOptions::Report unbounded;
@@ -499,7 +499,7 @@ TEST(ExtractorsTest, DagCostSetsGiveUpAtTheMemoryBudgetAndSayWhy) {
 
   DagOptions::Report bounded;
   o.report = &bounded;
-  o.memory_budget_bytes = 64 << 10;
+  o.memory_budget_bytes = 4 << 10;
   c = ExtractDag(p, o);
   ASSERT_TRUE(c.ok()) << c.status();
   EXPECT_TRUE(bounded.cost_sets_gave_up);
@@ -553,7 +553,7 @@ TEST(ExtractorsTest, RegistryRowsReportTheLimitThatStoppedThem) {
   const Extractor* dag = FindExtractor("dag");
   ASSERT_NE(dag, nullptr);
   ExtractOptions o;
-  o.memory_budget_bytes = 64 << 10;
+  o.memory_budget_bytes = 4 << 10;
   absl::StatusOr<ExtractResult> r = Extract(p, *dag, o);
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_TRUE(r->memory_limit_hit);

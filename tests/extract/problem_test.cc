@@ -1,5 +1,6 @@
 #include "egret/extract/problem.h"
 
+#include <algorithm>
 #include <string>
 
 #include "gmock/gmock.h"
@@ -40,6 +41,58 @@ TEST(ProblemTest, NodesKeepTheirOpsAndNamesAfterSortingByClass) {
   EXPECT_EQ(p->cost(3), 2);
   EXPECT_EQ(p->node_class(3), y);
   EXPECT_EQ(p->parents(x).size(), 3u);
+}
+
+// The same nodes added class by class (the layout Build moves instead of
+// sorting) give the same problem, parents included.
+TEST(ProblemTest, NodesAddedClassByClassGiveTheSameProblem) {
+  auto build = [](bool grouped) {
+    ExtractionProblemBuilder b;
+    const ClassId x = b.AddClass("x"), y = b.AddClass("y"), z = b.AddClass("z");
+    const ClassId xs[] = {x}, xy[] = {x, y}, yy[] = {y, y};
+    auto add_x = [&] {
+      b.AddNode(x, "Input", 1, {});
+      b.AddNode(x, "Add", 4, {}, "x-add");
+    };
+    auto add_y = [&] {
+      b.AddNode(y, "Relu", 2, xs, "relu");
+      b.AddNode(y, "Add", 3, xs);
+    };
+    if (grouped) {
+      add_x();
+      add_y();
+      b.AddNode(z, "Mul", 5, xy, "mul");
+      b.AddNode(z, "Add", 6, yy);
+    } else {
+      b.AddNode(z, "Mul", 5, xy, "mul");
+      add_y();
+      b.AddNode(z, "Add", 6, yy);
+      add_x();
+    }
+    b.AddRoot(z);
+    absl::StatusOr<ExtractionProblem> p = std::move(b).Build();
+    EXPECT_TRUE(p.ok()) << p.status();
+    return *std::move(p);
+  };
+  const ExtractionProblem g = build(true), s = build(false);
+  ASSERT_EQ(g.num_nodes(), 6u);
+  ASSERT_EQ(s.num_nodes(), 6u);
+  for (ENodeId n = 0; n < 6; ++n) {
+    EXPECT_EQ(g.op(n), s.op(n)) << n;
+    EXPECT_EQ(g.node_name(n), s.node_name(n)) << n;
+    EXPECT_EQ(g.cost(n), s.cost(n)) << n;
+    EXPECT_EQ(g.node_class(n), s.node_class(n)) << n;
+    EXPECT_TRUE(std::ranges::equal(g.children(n), s.children(n))) << n;
+  }
+  for (ClassId c = 0; c < 3; ++c) {
+    EXPECT_EQ(g.class_begin(c), s.class_begin(c)) << c;
+    EXPECT_TRUE(std::ranges::equal(g.parents(c), s.parents(c))) << c;
+  }
+  EXPECT_EQ(g.node_name(1), "x-add");
+  EXPECT_EQ(g.node_name(3), "y.1");
+  EXPECT_EQ(g.parents(1).size(), 3u);  // y: Mul once, Add twice
+  EXPECT_EQ(g.op(5), "Add");
+  EXPECT_EQ(g.cost(5), 6);
 }
 
 TEST(ProblemTest, BuildErrorsNameTheNode) {
