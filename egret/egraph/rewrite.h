@@ -60,6 +60,20 @@ struct Rewrite {
   // were applied then, and applying them again adds nothing.
   bool incremental = true;
   int lookahead = 0;
+  // What the guard and applier read of the e-graph besides the matched
+  // e-nodes and the types of classes: of the match's classes (its root class
+  // and the classes bound to its pattern variables) kConstants: only whether
+  // they hold a "$Const" or "$Shape" node, and its value; kClassNodes: only
+  // their nodes; kMatch: nothing; kAnything: anything, or classes further
+  // away. Unless kAnything, a match found again that was found at the rule's
+  // last complete search (all its e-nodes are older, and none of its classes
+  // changed since: kConstants, changed and holds a constant) is counted (the
+  // scheduler's match limit sees the same count) but not applied again: the
+  // application then made its result equal to the root, and one now would
+  // build the same nodes. The search itself (its roots, the matches found)
+  // depends only on `incremental` and `lookahead`.
+  enum class Reads : uint8_t { kAnything, kClassNodes, kConstants, kMatch };
+  Reads reads = Reads::kAnything;
   // Set by BuiltinRewrites for comm and assoc rules (kind kNone otherwise).
   // When set, the runner calls BuiltinGuard/BuiltinApply, not `guard` and
   // `applier`: set kind to kNone before replacing those.

@@ -84,6 +84,23 @@ class RunState {
   }
 
   const std::vector<Id>& Candidates(const RuleState& st, size_t pos, int levels);
+  // Records the change log up to `pos` in changed_at_.
+  void ScanChanges(size_t pos);
+  // Whether class c (canonical at the iteration's start) changed since
+  // change-log position `since`; with `constants`, only if it also holds a
+  // "$Const" or "$Shape" node.
+  bool ClassChanged(Id c, size_t since, bool constants) const {
+    if (c >= changed_at_.size() || changed_at_[c] <= since) return false;
+    return !constants || g_.HasConstant(c) || !g_.ClassNodesWithOp(c, shape_op_).empty();
+  }
+  // Whether a match of `rw` found again was found at its last complete search
+  // `st` and need not be applied again (Rewrite::reads).
+  bool FoundBefore(const Rewrite& rw, const RuleState& st, const MatchView& m) const;
+  // Forgets the changes recorded: none before the change log's end counts.
+  void ResetChanges() {
+    changed_at_.clear();
+    scanned_ = g_.change_log_size();
+  }
   void SearchAndApply(const Rewrite& rw, size_t rule, RuleState& st, BackoffScheduler& sched,
                       size_t iter, size_t pos, IterationReport& it);
 
@@ -106,6 +123,12 @@ class RunState {
   std::vector<Id> candidates_;
   std::vector<uint32_t> marks_;
   uint32_t stamp_ = 0;
+  // By class id (canonical when scanned): 1 + the change-log position of its
+  // last change, 0 for none since the run began (or since the phase hook
+  // changed the e-graph); the log is scanned up to scanned_.
+  std::vector<uint32_t> changed_at_;
+  size_t scanned_ = 0;
+  const Symbol shape_op_ = Symbol::Intern("$Shape");
   Id ids_at_start_ = 0;
   // The node budget of the running phase (RunnerLimits::nodes for the last
   // phase; half of the room left for any other, so that a phase whose rules
@@ -150,6 +173,33 @@ const std::vector<Id>& RunState::Candidates(const RuleState& st, size_t pos, int
   }
   cache_.push_back(CacheEntry{st.since, levels, std::move(roots)});
   return cache_.back().roots;
+}
+
+void RunState::ScanChanges(size_t pos) {
+  if (changed_at_.size() < g_.num_ids())
+    changed_at_.resize(g_.num_ids() + g_.num_ids() / 2 + 16, 0);
+  size_t i = scanned_;
+  for (Id c : g_.change_log(scanned_).first(pos - scanned_)) {
+    changed_at_[g_.Find(c)] = static_cast<uint32_t>(++i);
+  }
+  scanned_ = pos;
+}
+
+bool RunState::FoundBefore(const Rewrite& rw, const RuleState& st, const MatchView& m) const {
+  const uint64_t epoch = st.since_epoch;
+  // The root node's class does not matter to the match (as in Matcher).
+  const bool root_op = !rw.pattern.root_is_var();
+  for (size_t k = 0; k < m.nodes.size(); ++k) {
+    const NodeIdx n = m.nodes[k];
+    if ((k == 0 && root_op ? g_.NodeContentStamp(n) : g_.NodeStamp(n)) >= epoch) return false;
+  }
+  if (rw.reads == Rewrite::Reads::kMatch) return true;
+  const bool constants = rw.reads == Rewrite::Reads::kConstants;
+  if (ClassChanged(m.root, st.since, constants)) return false;
+  for (Id c : m.subst) {
+    if (ClassChanged(c, st.since, constants)) return false;
+  }
+  return true;
 }
 
 void RunState::SearchAndApply(const Rewrite& rw, size_t rule, RuleState& st,
@@ -248,6 +298,9 @@ void RunState::SearchAndApply(const Rewrite& rw, size_t rule, RuleState& st,
   // The root node's class does not matter (a match is rooted wherever the
   // node is), so for it only a change of content counts (Matcher::set_min_stamp).
   if (semi_naive) matcher.set_min_stamp(old_epoch);
+  // Matches found again that need no application (Rewrite::reads); they
+  // count as matches all the same.
+  const bool skip_found = st.searched && rw.lookahead > 0 && rw.reads != Rewrite::Reads::kAnything;
   auto on_match = [&](const MatchView& m) {
     if (Tick()) return false;
     if (builtin ? !BuiltinGuard(rw.builtin, g_, m) : (rw.guard && !rw.guard(g_, m))) return true;
@@ -255,6 +308,7 @@ void RunState::SearchAndApply(const Rewrite& rw, size_t rule, RuleState& st,
       over_limit = true;
       if (!finds_once) return false;
     }
+    if (skip_found && FoundBefore(rw, st, m)) return true;
     // Element by element: a match is a few words, too short for memcpy.
     buffer_.push_back(m.root);
     for (Id v : m.subst) buffer_.push_back(v);
@@ -293,6 +347,7 @@ RunReport RunState::Run(absl::Span<const Phase> phases) {
   // Conflicts are counted per phase, since the phase hook may replace the
   // e-graph (and with it its conflict count).
   size_t conflicts_base = g_.num_conflicts();
+  ResetChanges();
   for (size_t p = 0; p < phases.size(); ++p) {
     const Phase& phase = phases[p];
     PhaseReport pr;
@@ -339,6 +394,7 @@ RunReport RunState::Run(absl::Span<const Phase> phases) {
       const uint64_t version = g_.version();
       const size_t pos = g_.change_log_size();
       cache_.clear();
+      ScanChanges(pos);
       ids_at_start_ = static_cast<Id>(g_.num_ids());
       bool incomplete = false;  // some rule was not (fully) searched
       for (size_t r = 0; r < phase.rules.size() && !stop_ && !phase_full_; ++r) {
@@ -397,7 +453,10 @@ RunReport RunState::Run(absl::Span<const Phase> phases) {
       absl::Status s = o_.on_phase_end(report_.phases.back(), p + 1 < phases.size() && !stop_);
       // Searches of the e-graph before the hook say nothing about one the
       // hook changed or replaced.
-      if (!o_.phase_hook_keeps_egraph || g_.version() != version) carried_.clear();
+      if (!o_.phase_hook_keeps_egraph || g_.version() != version) {
+        carried_.clear();
+        ResetChanges();
+      }
       report_.hook_seconds += std::chrono::duration<double>(Clock::now() - h0).count();
       if (!s.ok()) {
         report_.hook_error = std::move(s);

@@ -8,6 +8,7 @@
 #include "absl/strings/str_format.h"
 #include "egret/rules/pass_groups.h"
 #include "egret/rules/rule_flags.h"
+#include "egret/rules_compile/read_scope.h"
 
 namespace egret::rules {
 namespace {
@@ -120,6 +121,24 @@ absl::StatusOr<CompiledRule> CompileRule(const Rule& rule, const CompileOptions&
   int depth = rule.constraint ? NavigationDepth(*rule.constraint) : 0;
   depth = std::max(depth, NavigationDepth(*rule.replacement));
   out.rewrite.lookahead = 1 + depth;
+  // What they read (read_scope.h) says which matches found again need not be
+  // applied again (Rewrite::reads).
+  ReadScope reads = ReplacementReads(*rule.replacement, match->bindings);
+  if (rule.constraint) reads = std::max(reads, ConstraintReads(*rule.constraint, match->bindings));
+  switch (reads) {
+    case ReadScope::kMatch:
+      out.rewrite.reads = Rewrite::Reads::kMatch;
+      break;
+    case ReadScope::kConstants:
+      out.rewrite.reads = Rewrite::Reads::kConstants;
+      break;
+    case ReadScope::kClassNodes:
+      out.rewrite.reads = Rewrite::Reads::kClassNodes;
+      break;
+    case ReadScope::kUnknown:
+      out.rewrite.reads = Rewrite::Reads::kAnything;
+      break;
+  }
   return out;
 }
 
