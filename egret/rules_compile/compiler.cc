@@ -123,21 +123,11 @@ absl::StatusOr<CompiledRule> CompileRule(const Rule& rule, const CompileOptions&
   out.rewrite.lookahead = 1 + depth;
   // What they read (read_scope.h) says which matches found again need not be
   // applied again (Rewrite::reads).
-  ReadScope reads = ReplacementReads(*rule.replacement, match->bindings);
-  if (rule.constraint) reads = std::max(reads, ConstraintReads(*rule.constraint, match->bindings));
-  switch (reads) {
-    case ReadScope::kMatch:
-      out.rewrite.reads = Rewrite::Reads::kMatch;
-      break;
-    case ReadScope::kConstants:
-      out.rewrite.reads = Rewrite::Reads::kConstants;
-      break;
-    case ReadScope::kClassNodes:
-      out.rewrite.reads = Rewrite::Reads::kClassNodes;
-      break;
-    case ReadScope::kUnknown:
-      out.rewrite.reads = Rewrite::Reads::kAnything;
-      break;
+  out.rewrite.reads = ReplacementReads(*rule.replacement, match->bindings);
+  if (rule.constraint) {
+    // The wider of the two: Rewrite::Reads runs from the widest.
+    out.rewrite.reads =
+        std::min(out.rewrite.reads, ConstraintReads(*rule.constraint, match->bindings));
   }
   return out;
 }

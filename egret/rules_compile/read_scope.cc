@@ -5,25 +5,26 @@
 namespace egret::rules {
 namespace {
 
-ReadScope Max(ReadScope a, ReadScope b) { return std::max(a, b); }
+// The wider of two read sets (Rewrite::Reads runs from the widest).
+Reads Max(Reads a, Reads b) { return std::min(a, b); }
 
 // An operand reference: what it reads, and whether it carries the e-node the
 // match bound (the root "*", a LET tag), so that reading its op and inputs
 // reads the match only.
 struct RefReads {
-  ReadScope scope = ReadScope::kUnknown;
+  Reads scope = Reads::kAnything;
   bool has_node = false;
 };
 
-ReadScope ScalarReads(const Expr& e, const Bindings& b);
+Reads ScalarReads(const Expr& e, const Bindings& b);
 
 RefReads Ref(const Expr& e, const Bindings& b) {
   switch (e.kind) {
     case ExprKind::kTag: {
-      if (e.name == "*") return {ReadScope::kMatch, true};
+      if (e.name == "*") return {Reads::kMatch, true};
       auto it = b.find(e.name);
       if (it == b.end()) return {};
-      return {ReadScope::kMatch, it->second.var < 0 || it->second.node >= 0};
+      return {Reads::kMatch, it->second.var < 0 || it->second.node >= 0};
     }
     case ExprKind::kSelect: {
       if (e.args.size() != 3) return {};
@@ -35,22 +36,22 @@ RefReads Ref(const Expr& e, const Bindings& b) {
   }
 }
 
-ReadScope Args(const Expr& e, const Bindings& b, size_t from) {
-  ReadScope s = ReadScope::kMatch;
+Reads Args(const Expr& e, const Bindings& b, size_t from) {
+  Reads s = Reads::kMatch;
   for (size_t i = from; i < e.args.size(); ++i) s = Max(s, ScalarReads(*e.args[i], b));
   return s;
 }
 
 // A property of args[0] (a reference) with scalar operands after it; `node`
 // is what reading it costs when the reference bound no e-node.
-ReadScope Property(const Expr& e, const Bindings& b, ReadScope node) {
-  if (e.args.empty()) return ReadScope::kUnknown;
+Reads Property(const Expr& e, const Bindings& b, Reads node) {
+  if (e.args.empty()) return Reads::kAnything;
   RefReads r = Ref(*e.args[0], b);
-  ReadScope s = Max(r.scope, Args(e, b, 1));
+  Reads s = Max(r.scope, Args(e, b, 1));
   return r.has_node ? s : Max(s, node);
 }
 
-ReadScope ScalarReads(const Expr& e, const Bindings& b) {
+Reads ScalarReads(const Expr& e, const Bindings& b) {
   switch (e.kind) {
     case ExprKind::kBoolConst:
     case ExprKind::kIntConst:
@@ -65,7 +66,7 @@ ReadScope ScalarReads(const Expr& e, const Bindings& b) {
     case ExprKind::kSplitDim:
     case ExprKind::kSplitStart:
     case ExprKind::kSplitSize:
-      return ReadScope::kMatch;
+      return Reads::kMatch;
     case ExprKind::kToUint:
     case ExprKind::kToInt:
     case ExprKind::kToFloat:
@@ -109,41 +110,41 @@ ReadScope ScalarReads(const Expr& e, const Bindings& b) {
     case ExprKind::kDataSize:
     case ExprKind::kIsEmpty:
     case ExprKind::kIsEmptyDim:
-      return Property(e, b, ReadScope::kMatch);
+      return Property(e, b, Reads::kMatch);
     case ExprKind::kSameEncoding:
-      if (e.args.size() != 2) return ReadScope::kUnknown;
+      if (e.args.size() != 2) return Reads::kAnything;
       return Max(Ref(*e.args[0], b).scope, Ref(*e.args[1], b).scope);
     // Whether two classes are one changes when they merge: the root's class
     // may merge without a matched node changing.
     case ExprKind::kSameOp:
-      if (e.args.size() != 2) return ReadScope::kUnknown;
-      return Max(ReadScope::kClassNodes, Max(Ref(*e.args[0], b).scope, Ref(*e.args[1], b).scope));
+      if (e.args.size() != 2) return Reads::kAnything;
+      return Max(Reads::kClassNodes, Max(Ref(*e.args[0], b).scope, Ref(*e.args[1], b).scope));
     // The matched node's op and inputs, else the class's nodes.
     case ExprKind::kInputsOf:
     case ExprKind::kIsOp:
     case ExprKind::kProducerFor:
-      return Property(e, b, ReadScope::kClassNodes);
+      return Property(e, b, Reads::kClassNodes);
     case ExprKind::kConstValInt:
     case ExprKind::kConstValIntValid:
     case ExprKind::kConstValFloat:
     case ExprKind::kConstValFloatValid:
-      return Max(ReadScope::kConstants, Property(e, b, ReadScope::kConstants));
+      return Max(Reads::kConstants, Property(e, b, Reads::kConstants));
     default:  // OUTPUTS_OF (parents), external constraints, C++ names
-      return ReadScope::kUnknown;
+      return Reads::kAnything;
   }
 }
 
-ReadScope BuildReads(const Expr& e, const Bindings& b) {
+Reads BuildReads(const Expr& e, const Bindings& b) {
   auto builds = [&](size_t from, size_t end) {
-    ReadScope s = ReadScope::kMatch;
+    Reads s = Reads::kMatch;
     for (size_t i = from; i < std::min(end, e.args.size()); ++i)
       s = Max(s, BuildReads(*e.args[i], b));
     return s;
   };
   // The last operand is built, the others are scalars (modifiers).
   auto last_built = [&] {
-    if (e.args.empty()) return ReadScope::kUnknown;
-    ReadScope s = BuildReads(*e.args.back(), b);
+    if (e.args.empty()) return Reads::kAnything;
+    Reads s = BuildReads(*e.args.back(), b);
     for (size_t i = 0; i + 1 < e.args.size(); ++i) s = Max(s, ScalarReads(*e.args[i], b));
     return s;
   };
@@ -151,15 +152,15 @@ ReadScope BuildReads(const Expr& e, const Bindings& b) {
     case ExprKind::kTag:
       return Ref(e, b).scope;
     case ExprKind::kSelect:
-      if (e.args.size() != 3) return ReadScope::kUnknown;
+      if (e.args.size() != 3) return Reads::kAnything;
       return Max(ScalarReads(*e.args[0], b), builds(1, 3));
     // A new node: its shape check reads its operands' constants.
     case ExprKind::kOp:
     case ExprKind::kWrapOpAlways:
-      return Max(ReadScope::kConstants, builds(0, e.args.size()));
+      return Max(Reads::kConstants, builds(0, e.args.size()));
     // WrapOp tests the class for a node of the op.
     case ExprKind::kWrapOp:
-      return Max(ReadScope::kClassNodes, builds(0, e.args.size()));
+      return Max(Reads::kClassNodes, builds(0, e.args.size()));
     case ExprKind::kGenShape:
     case ExprKind::kGenConstScalarF32:
     case ExprKind::kGenConstScalarI32:
@@ -171,48 +172,44 @@ ReadScope BuildReads(const Expr& e, const Bindings& b) {
       return builds(0, 1);
     // AUTOSPLIT(dim, chunk, body): pieces joined by a new Concat.
     case ExprKind::kAutoSplit:
-      if (e.args.size() != 3) return ReadScope::kUnknown;
-      return Max(Max(ReadScope::kConstants, ScalarReads(*e.args[0], b)),
+      if (e.args.size() != 3) return Reads::kAnything;
+      return Max(Max(Reads::kConstants, ScalarReads(*e.args[0], b)),
                  Max(ScalarReads(*e.args[1], b), BuildReads(*e.args[2], b)));
     // OP_ITER(init, from, to, body): init is a new op, or an existing class
     // whose node (matched, else its representative) is copied.
     case ExprKind::kOpIter: {
-      if (e.args.size() != 4) return ReadScope::kUnknown;
+      if (e.args.size() != 4) return Reads::kAnything;
       const Expr& init = *e.args[0];
-      ReadScope s = ReadScope::kConstants;
+      Reads s = Reads::kConstants;
       if (init.kind == ExprKind::kOp) {
         for (const ExprPtr& a : init.args) s = Max(s, BuildReads(*a, b));
       } else {
         RefReads r = Ref(init, b);
-        s = Max(s, r.has_node ? r.scope : Max(r.scope, ReadScope::kClassNodes));
+        s = Max(s, r.has_node ? r.scope : Max(r.scope, Reads::kClassNodes));
       }
       s = Max(s, Max(ScalarReads(*e.args[1], b), ScalarReads(*e.args[2], b)));
       return Max(s, BuildReads(*e.args[3], b));
     }
     case ExprKind::kWithSize:
-      if (e.args.size() != 2) return ReadScope::kUnknown;
+      if (e.args.size() != 2) return Reads::kAnything;
       return Max(BuildReads(*e.args[0], b), BuildReads(*e.args[1], b));
     case ExprKind::kWithType:
     case ExprKind::kWithSameOutput:
-      if (e.args.size() != 2) return ReadScope::kUnknown;
+      if (e.args.size() != 2) return Reads::kAnything;
       return Max(Ref(*e.args[0], b).scope, BuildReads(*e.args[1], b));
     case ExprKind::kWithOutputType:
     case ExprKind::kWithMultiOut:
     case ExprKind::kResizeDim:
       return last_built();
     default:  // navigation, provenance, external and shape functions
-      return ReadScope::kUnknown;
+      return Reads::kAnything;
   }
 }
 
 }  // namespace
 
-ReadScope ConstraintReads(const Expr& e, const Bindings& bindings) {
-  return ScalarReads(e, bindings);
-}
+Reads ConstraintReads(const Expr& e, const Bindings& bindings) { return ScalarReads(e, bindings); }
 
-ReadScope ReplacementReads(const Expr& e, const Bindings& bindings) {
-  return BuildReads(e, bindings);
-}
+Reads ReplacementReads(const Expr& e, const Bindings& bindings) { return BuildReads(e, bindings); }
 
 }  // namespace egret::rules

@@ -15,27 +15,26 @@
 //    nodes).
 //  - kClassNodes: also any node of the match's classes (IS_OP, INPUTS_OF of
 //    a tag that bound no node, WrapOp's test, SAME_OP, OP_ITER of a class).
-//  - kUnknown: anything else: classes reached by INPUT_OF / OUTPUT_OF /
+//  - kAnything: anything else: classes reached by INPUT_OF / OUTPUT_OF /
 //    ITER_INPUT_OF, parents (OUTPUTS_OF), external functions, and the rule
 //    log's provenance entries (WITH_SAME_ID, WITH_SPLIT_HISTORY), which every
 //    application appends to.
-// Forms not listed in read_scope.cc count as kUnknown.
+// Forms not listed in read_scope.cc count as kAnything.
 #ifndef EGRET_RULES_COMPILE_READ_SCOPE_H_
 #define EGRET_RULES_COMPILE_READ_SCOPE_H_
 
-#include <cstdint>
-
+#include "egret/egraph/rewrite.h"
 #include "egret/rules/ast.h"
 #include "egret/rules_compile/guard.h"
 
 namespace egret::rules {
 
-enum class ReadScope : uint8_t { kMatch, kConstants, kClassNodes, kUnknown };
+using Reads = Rewrite::Reads;
 
 // What evaluating the constraint `e` reads; `bindings` as for CompileGuard.
-ReadScope ConstraintReads(const Expr& e, const Bindings& bindings);
+Reads ConstraintReads(const Expr& e, const Bindings& bindings);
 // What building the replacement `e` reads (its scalar operands included).
-ReadScope ReplacementReads(const Expr& e, const Bindings& bindings);
+Reads ReplacementReads(const Expr& e, const Bindings& bindings);
 
 }  // namespace egret::rules
 
