@@ -52,12 +52,14 @@ std::optional<TypeId> InnerType(EGraph& g, TypeId root, Id x, Id y, Id other) {
 
 bool AssocGuard(const BuiltinRule& rule, const EGraph& g, const MatchView& m) {
   // Types are per class and never change, so no Find is needed.
-  ENodeView outer = g.Node(m.nodes[0]);
+  const ENodeView outer = g.Node(m.nodes[0]);
   if (g.Node(m.nodes[1]).payload != outer.payload) return false;
   const TypeId t = g.TypeIdOf(m.root);
   const Id classes[4] = {outer.children[rule.reverse ? 0 : 1], m[0], m[1], m[2]};
-  bool same = true;
-  for (Id c : classes) same = same && g.TypeIdOf(c) == t;
+  // One test of all four (the common case: one type throughout), without
+  // a branch per class.
+  const bool same = (g.TypeIdOf(classes[0]) == t) & (g.TypeIdOf(classes[1]) == t) &
+                    (g.TypeIdOf(classes[2]) == t) & (g.TypeIdOf(classes[3]) == t);
   if (same || !rule.broadcast) return same;
   // Across broadcasting: the same dtype and encoding, dims free.
   for (Id c : classes) {

@@ -243,6 +243,12 @@ class EGraph {
   // moves between classes: enough for the root node of a match, whose
   // matches do not depend on the class it is in.
   uint64_t NodeContentStamp(NodeIdx n) const { return store_->nodes[n].content_stamp; }
+  // The epoch of class c's last change (creation, a merge into it, a node
+  // of it re-canonicalized or added to it): no node of ClassNodes(c) has a
+  // NodeStamp (or NodeContentStamp) above it. For canonical c after a
+  // rebuild, unchanged until the next one. Lets semi-naive matching skip a
+  // class none of whose nodes can be fresh without reading their records.
+  uint64_t ClassChangeEpoch(Id c) const { return logged_epoch_[c]; }
   // Number of entries in the hash-cons.
   size_t hashcons_size() const;
 

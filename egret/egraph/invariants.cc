@@ -51,6 +51,10 @@ absl::Status CheckInvariants(const EGraph& g) {
                                       v.op.str(), c, k));
         }
       }
+      if (g.NodeStamp(n) > g.ClassChangeEpoch(c) || g.NodeContentStamp(n) > g.NodeStamp(n)) {
+        return fail(absl::StrFormat("node %d in class %d: stamps %d/%d, class changed in %d", n, c,
+                                    g.NodeContentStamp(n), g.NodeStamp(n), g.ClassChangeEpoch(c)));
+      }
       if (v.op == const_op) has_const = true;
       ++live;
       if (g.IsUnhashed(n)) continue;

@@ -16,7 +16,9 @@ namespace egret {
 //    two live hashed nodes are equal: congruence is closed);
 //  - parents are consistent: every node is listed among its operands' parents;
 //  - num_nodes() and num_classes() match the lists;
-//  - a class holding a "$Const" node records its constant.
+//  - a class holding a "$Const" node records its constant;
+//  - no node is stamped after its class's ClassChangeEpoch, and no node's
+//    content stamp is after its stamp (semi-naive matching relies on both).
 // Returns the first violation found (kInternal) or OK.
 absl::Status CheckInvariants(const EGraph& g);
 

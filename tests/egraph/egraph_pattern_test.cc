@@ -211,6 +211,40 @@ TEST(PatternTest, MinStampReportsExactlyTheMatchesWithAFreshNode) {
   EXPECT_TRUE(MatchesWithNodes(g, assoc, g.epoch()).empty());
 }
 
+// ClassChangeEpoch bounds the stamps of a class's nodes, and it is what lets
+// the semi-naive matcher skip an unchanged class without reading its nodes.
+TEST(PatternTest, ClassChangeEpochBoundsTheStampsOfItsNodes) {
+  EGraph g;
+  Id a = Leaf(g, "a"), b = Leaf(g, "b"), c = Leaf(g, "c"), d = Leaf(g, "d");
+  Id ab = AddOp(g, "Add", {a, b});
+  Id cd = AddOp(g, "Add", {c, d});
+  Id top = AddOp(g, "Add", {ab, cd});
+  g.Rebuild();
+  const uint64_t e1 = g.epoch();
+  AddOp(g, "Add", {d, c});
+  Id dc = AddOp(g, "Add", {d, c});
+  ASSERT_TRUE(Merge(g, cd, dc));
+  g.Rebuild();
+  cd = g.Find(cd);
+  // ab was not touched since e1; cd received Add(d, c).
+  EXPECT_LT(g.ClassChangeEpoch(ab), e1);
+  EXPECT_GE(g.ClassChangeEpoch(cd), e1);
+  for (Id cls : g.Classes()) {
+    for (NodeIdx n : g.ClassNodes(cls)) {
+      EXPECT_LE(g.NodeStamp(n), g.ClassChangeEpoch(cls));
+      EXPECT_LE(g.NodeContentStamp(n), g.NodeStamp(n));
+    }
+  }
+  // Since e1, (Add ?x (Add ?y ?z)) matches only through the changed class
+  // cd: top over Add(d, c) (top's other child ab is old and its nodes too).
+  CompiledPattern assoc = Compile("(Add ?x (Add ?y ?z))");
+  const std::set<std::vector<Id>> fresh = MatchesWithNodes(g, assoc, e1);
+  ASSERT_EQ(fresh.size(), 1u);
+  EXPECT_EQ((*fresh.begin())[0], g.Find(top));
+  EXPECT_EQ((*fresh.begin())[2], g.Find(d));
+  EXPECT_EQ(MatchesWithNodes(g, assoc, std::nullopt).size(), 2u);
+}
+
 TEST(PatternTest, VariablePatternMatchesEveryClass) {
   EGraph g;
   Leaf(g, "a");
