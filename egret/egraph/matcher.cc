@@ -45,10 +45,13 @@ bool Matcher::Run(size_t pc) {
   const bool skip_stale = filter && fresh_ == 0 && pc == last_bind_;
   const bool content = in.slot == 0 && !pattern_.root_is_var();
   const bool last = pc + 1 == prog.size();
+  absl::Span<const NodeIdx> candidates = g_->ClassNodesWithOp(regs_[in.in], in.op);
+  if (candidates.empty()) return true;
   // A stale candidate would be skipped, and every node of a class unchanged
   // since min_stamp_ is stale: skip the class without reading its records.
+  // (Tested after the op: most classes of a large e-graph lack it, and then
+  // the per-class epoch would be one more random load.)
   if (skip_stale && g_->ClassChangeEpoch(regs_[in.in]) < min_stamp_) return true;
-  absl::Span<const NodeIdx> candidates = g_->ClassNodesWithOp(regs_[in.in], in.op);
   // The loop prefetches 2 * kPrefetchAhead candidates ahead: the first ones
   // are prefetched here, all at once.
   const size_t head = std::min(candidates.size(), 2 * kPrefetchAhead);
