@@ -15,7 +15,7 @@ constexpr int kMaxOperands = 8;
 
 // One side of a comparison: a literal or a property of an operand.
 struct Side {
-  ExprKind kind = ExprKind::kIntConst;  // kIntConst: `literal`; else the property
+  ExprKind kind = ExprKind::kIntConst;  // kIntConst: `literal` (of any type); else the property
   int operand = 0;                      // index in FlatConjunction::operands_
   int index = 0;                        // DIM_OF's dim
   Scalar literal;
@@ -197,30 +197,24 @@ class FlatConjunction {
       }
       return ReadProperty(x.kind, x.index, *t);
     };
-    // An integer side; false when its operand is missing (s.failed set).
-    auto int_side = [&](const Side& x, int64_t* v) -> bool {
-      if (x.kind == ExprKind::kIntConst) {
-        *v = x.literal.i;
-        return true;
-      }
+    // An integer side: 0 when its operand is missing (s.failed set), as
+    // Property's rows read it.
+    auto int_side = [&](const Side& x) -> int64_t {
+      if (x.kind == ExprKind::kIntConst) return x.literal.i;
       const TensorType* t = type_of(x.operand);
       if (t == nullptr) {
         s.failed = true;
-        return false;
+        return 0;
       }
-      *v = ReadIntProperty(x.kind, x.index, *t);
-      return true;
+      return ReadIntProperty(x.kind, x.index, *t);
     };
     for (const Conjunct& k : conjuncts_) {
       bool v;
       switch (k.kind) {
         case Conjunct::kCompareInt: {
           // Both sides are evaluated, as Compare does (each may fail).
-          int64_t x = 0, y = 0;
-          bool ok = int_side(k.a, &x);
-          ok = int_side(k.b, &y) && ok;
-          if (!ok) return Scalar::Bool(false);
-          v = CompareInt(k.cmp, x, y);
+          const int64_t x = int_side(k.a);
+          v = CompareInt(k.cmp, x, int_side(k.b));
           break;
         }
         case Conjunct::kSameDims: {
@@ -255,6 +249,8 @@ class FlatConjunction {
         default:
           v = closures_[k.closure](s).AsBool();
       }
+      // A lone comparison's value is Compare's, even when it failed.
+      if (!and_) return Scalar::Bool(v);
       if (s.failed || !v) return Scalar::Bool(false);
     }
     return Scalar::Bool(true);
@@ -263,6 +259,7 @@ class FlatConjunction {
   // Adds `e` as conjuncts (an AND's operands, recursively).
   absl::Status Add(ExprCompiler& c, const Expr& e) {
     if (e.kind == ExprKind::kAnd) {
+      and_ = true;
       for (const ExprPtr& a : e.args) {
         absl::Status st = Add(c, *a);
         if (!st.ok()) return st;
@@ -410,6 +407,7 @@ class FlatConjunction {
     }
   }
 
+  bool and_ = false;  // an AND; else one comparison
   std::vector<Operand> operands_;
   std::vector<Conjunct> conjuncts_;
   std::vector<ScalarFn> closures_;

@@ -9,19 +9,20 @@
 // literal-index closures, two Finds and two type-table lookups. Compiled flat,
 // an AND (its nested ANDs flattened into it) is one closure that runs its
 // conjuncts in order from a small table, resolving each operand (its class,
-// node and type) once per evaluation:
+// node and type) once per evaluation. A conjunct is
 //  - a comparison (EQ, NE, LT, GT, LE, GE) of two sides, each a literal
 //    (bool, int, size, float, dtype) or RANK_OF / DIM_OF(x, literal) /
 //    DTYPE_OF / ZERO_OFFSET_OF / STEPSIZE_OF / QUANT_AXIS_OF /
 //    ELEMENT_SIZE_OF of an operand;
 //  - SAME_ENCODING or SAME_OP of two operands;
-// where an operand is a tag, "*", or INPUT_OF(operand, literal index);
-// comparisons whose sides cannot be floats compare the integers directly,
-// and SAME_DIMS's five (rank and dims 3..0) are fused into one conjunct;
-//  - anything else: its ordinary compiled closure.
-// The result, and whether the evaluation failed (EvalState::failed), are
+//  - anything else: its ordinary compiled closure;
+// where an operand is a tag, "*", or INPUT_OF(operand, literal index).
+// Comparisons whose sides cannot be floats compare the integers directly,
+// and SAME_DIMS's five (rank and dims 3..0) are fused into one conjunct.
+// The value, and whether the evaluation failed (EvalState::failed), are
 // exactly those of the closure tree (guard.h's semantics): conjuncts run in
-// source order, the first false or failed one ends the AND with false.
+// source order, the first false or failed one ends the AND with false; a
+// lone comparison has Compare's value, failed or not.
 #ifndef EGRET_RULES_COMPILE_GUARD_FLAT_H_
 #define EGRET_RULES_COMPILE_GUARD_FLAT_H_
 

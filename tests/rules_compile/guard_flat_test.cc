@@ -129,6 +129,12 @@ TEST_F(GuardFlatTest, NestingAndFailuresAgree) {
   // INPUT_OF("*", 5) does not exist: its conjunct fails, whatever surrounds it.
   const char* missing = "EQ(DIM_OF(INPUT_OF(\"*\", 5), 0), 1)";
   EXPECT_EQ(CountAgreeing(std::string("AND(EQ(RANK_OF(\"x\"), 4), ") + missing + ")"), 0);
+  // Alone, a failed comparison still has a value (0 == 0 holds; the guard is
+  // false all the same), and NOT of it fails too.
+  EXPECT_EQ(CountAgreeing("EQ(DIM_OF(INPUT_OF(\"*\", 5), 0), 0)"), 0);
+  EXPECT_EQ(CountAgreeing("NOT(EQ(DIM_OF(INPUT_OF(\"*\", 5), 0), 0))"), 0);
+  EXPECT_EQ(CountAgreeing("OR(NOT(EQ(DIM_OF(INPUT_OF(\"*\", 5), 0), 1)), true)"), 0);
+  EXPECT_EQ(CountAgreeing("NOT(EQ(STEPSIZE_OF(INPUT_OF(\"*\", 5)), 0.0))"), 0);
   // NOT of a failed AND fails too; where x's rank is not 4 (f3, one, i: 3 x 8
   // matches) the AND is false before it reaches the missing input.
   EXPECT_EQ(CountAgreeing(std::string("NOT(AND(EQ(RANK_OF(\"x\"), 4), ") + missing + "))"), 24);
