@@ -1,10 +1,12 @@
 #include "egret/rules_compile/guard.h"
 
 #include <algorithm>
+#include <optional>
 #include <utility>
 
 #include "absl/strings/str_format.h"
 #include "egret/rules_compile/form_evaluators_internal.h"
+#include "egret/rules_compile/guard_flat.h"
 #include "egret/rules_compile/guard_internal.h"
 #include "egret/support/diagnostic.h"
 
@@ -18,6 +20,12 @@ bool IsSpecialOp(std::string_view op) { return op == kConstOp || op == kShapeOp;
 absl::Status ErrorAt(const Expr& e, std::string_view msg) { return BadInput(e.loc(), msg); }
 
 absl::StatusOr<ScalarFn> ExprCompiler::ScalarOf(const Expr& e) {
+  // ANDs and comparisons of type properties: one flat evaluator (guard_flat.h).
+  if (env_.flat) {
+    absl::StatusOr<std::optional<ScalarFn>> flat = CompileFlat(*this, e);
+    if (!flat.ok()) return flat.status();
+    if (flat->has_value()) return **std::move(flat);
+  }
   const GuardEvaluator* ev = GuardEvaluatorOf(e.kind);
   if (ev == nullptr || ev->scalar == nullptr) {
     return ErrorAt(e, absl::StrFormat("%s is not a scalar expression", ExprKindName(e.kind)));

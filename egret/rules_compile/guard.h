@@ -82,6 +82,10 @@ struct ExprEnv {
   // Split tag -> slot in EvalState::splits (filled by the replacement
   // compiler before it compiles an AUTOSPLIT/OP_ITER body).
   const absl::flat_hash_map<std::string, int>* split_slots = nullptr;
+  // ANDs and comparisons of type properties compiled flat (guard_flat.h);
+  // false compiles every form as its closure (the reference the flat
+  // evaluators are tested against).
+  bool flat = true;
 };
 
 // Compiles a scalar-typed expression (bool, int, size, float, dtype).

@@ -21,13 +21,23 @@ void RuleLog::Note(std::string message) {
 
 namespace {
 
+// IsKnownOp(op.str()), remembered by symbol (per thread: Symbol::str() takes
+// the symbol table's lock, and IsKnownOp searches the op table by name).
+bool IsKnownOpSymbol(Symbol op) {
+  thread_local std::vector<int8_t> known;  // by symbol id: -1 not looked up
+  if (op.id() >= known.size()) known.resize(op.id() + 1, -1);
+  int8_t& k = known[op.id()];
+  if (k < 0) k = IsKnownOp(op.str()) ? 1 : 0;
+  return k == 1;
+}
+
 // Checks a new node of a known op against its shape function.
 absl::Status CheckShape(const EGraph& g, Symbol op, absl::Span<const Id> children,
                         const TensorType& type) {
-  if (type.dtype == DType::kMulti || !IsKnownOp(op.str())) return absl::OkStatus();
+  if (type.dtype == DType::kMulti || !IsKnownOpSymbol(op)) return absl::OkStatus();
   static const Symbol shape_op = Symbol::Intern(kShapeOp);
-  std::vector<OperandInfo> infos(children.size());
-  std::vector<ConstTensorPtr> keep(children.size());
+  absl::InlinedVector<OperandInfo, 4> infos(children.size());
+  absl::InlinedVector<ConstTensorPtr, 4> keep(children.size());
   for (size_t i = 0; i < children.size(); ++i) {
     Id c = g.Find(children[i]);
     const TensorType& t = g.TypeOf(c);
