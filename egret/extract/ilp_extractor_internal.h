@@ -268,12 +268,34 @@ class IlpBuilder {
   int max_nodes_ = -1;
 };
 
-// ilp_maxcut_bound.cc: when `p` encodes a weighted maximum cut (a root
-// node over variable classes of two cost-0 nodes, and per pair of
+// ilp_maxcut_bound.cc: an e-graph that encodes a weighted maximum cut (a
+// root node over variable classes of two cost-0 nodes, and per pair of
 // variables one clause class of cost w <= 0 per side, used by that side of
-// both), a lower bound on its DAG cost from the largest eigenvalue of the
-// cut's Laplacian; otherwise nullopt.
+// both): its DAG cost is constant - (the cut of `weight`, by the sides the
+// variables' nodes choose).
+struct MaxCutShape {
+  ENodeId root_node = kNoENode;
+  std::vector<ClassId> vars;   // variable i's class; side 0 or 1 is its node
+                               // class_begin + 0 or + 1
+  std::vector<double> weight;  // n x n, row-major: the edges' weights >= 0
+  double constant = 0;         // the root's cost + the sum of one side's clauses
+};
+std::optional<MaxCutShape> RecognizeMaxCut(const ExtractionProblem& p);
+
+// A lower bound on the DAG cost of a max-cut e-graph from the largest
+// eigenvalue of the cut's Laplacian; otherwise nullopt.
 std::optional<double> MaxCutLowerBound(const ExtractionProblem& p);
+
+// Restarts of the max-cut local search (below) after the one from the
+// start: 1-flip climbs of at most n^2 steps each.
+constexpr int kMaxCutRestarts = 300;
+
+// For a max-cut e-graph, the best choice found by best-improvement 1-flip
+// climbs from `start`'s sides and from kMaxCutRestarts pseudo-random sides
+// (a fixed seed: deterministic, bounded by work); otherwise nullopt. The DAG
+// heuristic's choice on extraction-gym's maxsat files cuts 460, 840 and 838
+// edges where these climbs find 466, 856 and 863 (docs/extraction.md).
+std::optional<Choice> MaxCutLocalSearch(const ExtractionProblem& p, const Choice& start);
 
 struct NeighbourhoodStats {
   int solved = 0;     // sub-problems handed to the solver
