@@ -41,6 +41,9 @@ struct SolveOutcome {
   bool proven = false;         // it proved its incumbent optimal
   double bound = -kInf;        // its best possible objective
   std::vector<double> best;    // its best solution's first columns (empty: none)
+  // Its work: branch-and-bound nodes and simplex iterations (deterministic,
+  // unlike its time).
+  int64_t nodes = 0, iterations = 0;
 };
 
 // Writes all of `data`; false on error.
@@ -66,6 +69,8 @@ SolveOutcome SolveHere(Cbc_Model* model, int32_t num_columns) {
   if (const double* sol = Cbc_bestSolution(model); sol != nullptr) {
     out.best.assign(sol, sol + num_columns);
   }
+  out.nodes = Cbc_getNodeCount(model);
+  out.iterations = Cbc_getIterationCount(model);
   return out;
 }
 
@@ -92,7 +97,8 @@ SolveOutcome SolveByDeadline(Cbc_Model* model, int32_t num_columns, Clock::time_
   if (pid == 0) {  // child: solve, send, exit without running any exit handler
     close(fds[0]);
     SolveOutcome o = SolveHere(model, num_columns);
-    const double header[3] = {o.proven ? 1.0 : 0.0, o.bound, o.best.empty() ? 0.0 : 1.0};
+    const double header[5] = {o.proven ? 1.0 : 0.0, o.bound, o.best.empty() ? 0.0 : 1.0,
+                              static_cast<double>(o.nodes), static_cast<double>(o.iterations)};
     bool ok = WriteAll(fds[1], header, sizeof(header));
     if (ok && !o.best.empty()) ok = WriteAll(fds[1], o.best.data(), o.best.size() * sizeof(double));
     _exit(ok ? 0 : 1);
@@ -130,15 +136,17 @@ SolveOutcome SolveByDeadline(Cbc_Model* model, int32_t num_columns, Clock::time_
   }
   SolveOutcome out;
   out.memory_killed = memory_killed;
-  const size_t header = 3 * sizeof(double);
+  const size_t header = 5 * sizeof(double);
   if (!eof || !WIFEXITED(status) || WEXITSTATUS(status) != 0 || data.size() < header) return out;
-  double h[3];
+  double h[5];
   std::memcpy(h, data.data(), header);
   const size_t want = h[2] != 0 ? static_cast<size_t>(num_columns) : 0;
   if (data.size() != header + want * sizeof(double)) return out;
   out.finished = true;
   out.proven = h[0] != 0;
   out.bound = h[1];
+  out.nodes = static_cast<int64_t>(h[3]);
+  out.iterations = static_cast<int64_t>(h[4]);
   out.best.resize(want);
   if (want > 0) std::memcpy(out.best.data(), data.data() + header, want * sizeof(double));
   return out;
@@ -181,6 +189,14 @@ absl::StatusOr<IlpResult> IlpBuilder::Run(Choice warm, Clock::time_point deadlin
   // cannot reach in time (ilp_maxcut_bound.cc). When it meets the warm
   // start's cost, no solver runs.
   if (neighbourhoods) {
+    // And a local search for its primal side: the DAG heuristic's cut is
+    // not optimal on three of extraction-gym's four sparser maxsat files.
+    if (std::optional<Choice> cut = MaxCutLocalSearch(p_, result.choice);
+        cut.has_value() && ValidateChoice(p_, *cut).ok() && DagCost(p_, *cut) < result.cost) {
+      result.choice = *std::move(cut);
+      result.cost = DagCost(p_, result.choice);
+      warm = result.choice;
+    }
     if (std::optional<double> cut_bound = MaxCutLowerBound(p_); cut_bound.has_value()) {
       result.bound = std::max(result.bound, std::min(*cut_bound, result.cost));
     }
@@ -303,6 +319,15 @@ absl::StatusOr<IlpResult> IlpBuilder::Run(Choice warm, Clock::time_point deadlin
     // every cut, or probing, clique or zero-half cuts instead, proved fewer
     // files or lost some.
     Cbc_setParameter(model, "gomoryCuts", "off");
+    if (max_nodes_ >= 0) {
+      // A sub-problem of the neighbourhood search: limited in work, not
+      // time, so that the search does not depend on the machine's load;
+      // without CBC's preprocessing, which took about a third of its CPU
+      // time on TENSAT bert's sub-problems and proved no more of them
+      // (docs/extraction.md, "Neighbourhoods sized by work").
+      Cbc_setMaximumNodes(model, max_nodes_);
+      Cbc_setParameter(model, "preprocess", "off");
+    }
     if (!start_values.empty()) {
       std::vector<int> idx(num_binaries);
       for (int32_t j = 0; j < num_binaries; ++j) idx[j] = j;
@@ -312,6 +337,8 @@ absl::StatusOr<IlpResult> IlpBuilder::Run(Choice warm, Clock::time_point deadlin
     Cbc_deleteModel(model);
     result.solver_used = true;
     ++result.rounds;
+    result.cbc_nodes += solved.nodes;
+    result.cbc_iterations += solved.iterations;
     result.memory_limit_hit = solved.memory_killed;
     const bool proven = solved.finished && solved.proven;
     if (std::isfinite(solved.bound) && solved.bound > -1e29) {

@@ -32,16 +32,18 @@
 // anyway (non-negative costs; ilp_dominance.cc), and cycle-free parts where
 // every class has a single user, which are solved exactly bottom-up and
 // enter the program as one variable. An e-graph that encodes a maximum cut
-// gets an eigenvalue bound (ilp_maxcut_bound.cc). CBC is warm-started from the DAG heuristic; its
-// console output is silenced. A program of more than 12,000 columns (where CBC's root alone can
-// outlast the limit) first gets most of the time for a fix-and-optimize search: sub-problems in
-// which only the classes around one class of the incumbent are free, each solved by this same
-// extractor, improve the warm start; the full program is solved afterwards from the result. That
-// search sizes its neighbourhoods by how fast they solve, so its result can depend on the machine's
-// speed and load. With non-negative costs, the LP relaxation is solved first in Clp (in this
-// process): on smaller programs with the branching rows it violates, added in rounds, on larger
-// ones plain. Its optimum is a bound, and when it reaches the warm start's cost the result is
-// optimal without CBC (or the search). Clp's limit is in wall-clock seconds, like the call's.
+// gets an eigenvalue bound and a local search for its cut (ilp_maxcut_bound.cc). CBC is
+// warm-started from the DAG heuristic; its console output is silenced. A program of more than
+// 12,000 columns (where CBC's root alone can outlast the limit) first gets most of the time for a
+// fix-and-optimize search: sub-problems in which only the classes around one class of the incumbent
+// are free, each solved by this same extractor, improve the warm start; the full program is solved
+// afterwards from the result. That search is sized by work (e-graph nodes per neighbourhood, CBC's
+// branch-and-bound nodes per sub-problem), not by time: its sequence of sub-problems is the same
+// under any load, and the time limit only decides how far along it the result is. With non-negative
+// costs, the LP relaxation is solved first in Clp (in this process): on smaller programs with the
+// branching rows it violates, added in rounds, on larger ones plain. Its optimum is a bound, and
+// when it reaches the warm start's cost the result is optimal without CBC (or the search). Clp's
+// limit is in wall-clock seconds, like the call's.
 //
 // The time limit covers the whole call: tree costs, the warm start, pruning
 // and building the model are paid from it, and CBC gets what is left. CBC
@@ -93,6 +95,10 @@ struct IlpResult {
   // cycle cuts added.
   int rounds = 0;
   int64_t cycle_cuts = 0;
+  // CBC's work in those solves (that returned): branch-and-bound nodes and
+  // simplex iterations, summed.
+  int64_t cbc_nodes = 0;
+  int64_t cbc_iterations = 0;
   // Rows sum(d) >= sum(c) for a class d that every term of class c computes
   // (they tighten the LP relaxation; see ilp_model.cc).
   int64_t necessary_rows = 0;

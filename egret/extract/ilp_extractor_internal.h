@@ -79,23 +79,33 @@ constexpr int32_t kBranchingFrequentMinColumns = 200;
 
 // Fix-and-optimize neighbourhoods (ilp_neighbourhood.cc) run first, for
 // this share of the time, on programs of more than this many columns (where
-// CBC's root alone can take longer than the time limit). A neighbourhood
-// starts with classes of this many nodes in all, stays within [min, max] and
-// is solved for at most this many seconds; it grows after this many quick
-// proofs in a row. The same size decides between the LP loop with the
-// branching rows (at most this many columns) and the plain relaxation first
-// (more). At 12,000 rather than 10,000, rover mcm_3_7_21 9 iterations
-// (10,682 columns; its relaxation is its optimum, 1,050) and impress mul512
-// (10,275) take the smaller programs' path: under load (average 10-14) the
-// plain relaxation's 20 % of the time was too short for Clp on mcm 9
-// iterations, which the LP loop's 30 % proves (docs/extraction.md, "Cyclic
-// parts and the size of a large program"); TENSAT bert (20,210) is unchanged.
+// CBC's root alone can take longer than the time limit; 0.9 rather than
+// 0.8: on TENSAT bert the full solve after the search returned nothing in
+// any run, and the search's sub-problems are what improve it). A neighbourhood
+// starts with classes of this many nodes in all and stays within [min,
+// max]; each sub-problem's CBC stops after kNeighbourhoodNodes
+// branch-and-bound nodes. The size grows by 1/4 after this many proofs in a
+// row and shrinks by 1/3 after a sub-problem that its node limit stopped:
+// every decision is by work, none by the clock, so the search is the same
+// sequence of sub-problems on any machine and under any load, and the
+// deadline only decides how far along it the result is. The cap of 10,000
+// nodes keeps TENSAT bert's sub-problems at about 0.5-5 s of CPU each;
+// 12,500 reached the same choice later, 8,000 stopped at a worse one
+// (docs/extraction.md, "Neighbourhoods sized by work"). The same column
+// count decides between the LP loop with the branching rows (at most this
+// many columns) and the plain relaxation first (more). At 12,000 rather
+// than 10,000, rover mcm_3_7_21 9 iterations (10,682 columns; its
+// relaxation is its optimum, 1,050) and impress mul512 (10,275) take the
+// smaller programs' path: under load (average 10-14) the plain
+// relaxation's 20 % of the time was too short for Clp on mcm 9 iterations,
+// which the LP loop's 30 % proves (docs/extraction.md, "Cyclic parts and
+// the size of a large program"); TENSAT bert (20,210) is unchanged.
 constexpr int32_t kNeighbourhoodColumns = 12000;
-constexpr double kNeighbourhoodShare = 0.8;
+constexpr double kNeighbourhoodShare = 0.9;
 constexpr size_t kNeighbourhoodStart = 2000;
 constexpr size_t kNeighbourhoodMin = 50;
-constexpr size_t kNeighbourhoodMax = size_t{1} << 20;
-constexpr double kNeighbourhoodSeconds = 5.0;
+constexpr size_t kNeighbourhoodMax = 10000;
+constexpr int kNeighbourhoodNodes = 20;
 constexpr int kNeighbourhoodQuickSolves = 3;
 
 using Clock = std::chrono::steady_clock;
@@ -152,6 +162,10 @@ class IlpBuilder {
   // ImproveByNeighbourhoods for kNeighbourhoodShare of the time.
   absl::StatusOr<IlpResult> Run(Choice warm, Clock::time_point deadline,
                                 int64_t memory_budget_bytes, bool neighbourhoods = true);
+  // For the neighbourhood search's sub-problems: each CBC solve stops after
+  // `max_nodes` branch-and-bound nodes (a limit in work, not time; -1: none)
+  // and runs without CBC's preprocessing.
+  void set_max_nodes(int max_nodes) { max_nodes_ = max_nodes; }
 
  private:
   // Prunes unreachable classes, nodes without an acyclic term and dominated
@@ -251,26 +265,52 @@ class IlpBuilder {
   int64_t necessary_rows_ = 0;
   int64_t branching_rows_ = 0;
   int64_t necessary_dominated_ = 0;
+  int max_nodes_ = -1;
 };
 
-// ilp_maxcut_bound.cc: when `p` encodes a weighted maximum cut (a root
-// node over variable classes of two cost-0 nodes, and per pair of
+// ilp_maxcut_bound.cc: an e-graph that encodes a weighted maximum cut (a
+// root node over variable classes of two cost-0 nodes, and per pair of
 // variables one clause class of cost w <= 0 per side, used by that side of
-// both), a lower bound on its DAG cost from the largest eigenvalue of the
-// cut's Laplacian; otherwise nullopt.
+// both): its DAG cost is constant - (the cut of `weight`, by the sides the
+// variables' nodes choose).
+struct MaxCutShape {
+  ENodeId root_node = kNoENode;
+  std::vector<ClassId> vars;   // variable i's class; side 0 or 1 is its node
+                               // class_begin + 0 or + 1
+  std::vector<double> weight;  // n x n, row-major: the edges' weights >= 0
+  double constant = 0;         // the root's cost + the sum of one side's clauses
+};
+std::optional<MaxCutShape> RecognizeMaxCut(const ExtractionProblem& p);
+
+// A lower bound on the DAG cost of a max-cut e-graph from the largest
+// eigenvalue of the cut's Laplacian; otherwise nullopt.
 std::optional<double> MaxCutLowerBound(const ExtractionProblem& p);
 
+// Restarts of the max-cut local search (below) after the one from the
+// start: 1-flip climbs of at most n^2 steps each.
+constexpr int kMaxCutRestarts = 300;
+
+// For a max-cut e-graph, the best choice found by best-improvement 1-flip
+// climbs from `start`'s sides and from kMaxCutRestarts pseudo-random sides
+// (a fixed seed: deterministic, bounded by work); otherwise nullopt. The DAG
+// heuristic's choice on extraction-gym's maxsat files cuts 460, 840 and 838
+// edges where these climbs find 466, 856 and 863 (docs/extraction.md).
+std::optional<Choice> MaxCutLocalSearch(const ExtractionProblem& p, const Choice& start);
+
 struct NeighbourhoodStats {
-  int solved = 0;    // sub-problems handed to the solver
-  int improved = 0;  // of them, those that improved the incumbent
+  int solved = 0;     // sub-problems handed to the solver
+  int improved = 0;   // of them, those that improved the incumbent
+  int64_t nodes = 0;  // CBC's branch-and-bound nodes in them
   // A sub-problem's solver went past the memory budget (the search stopped).
   bool memory_limit_hit = false;
 };
 
 // Fix and optimize (ilp_neighbourhood.cc): solves sub-problems in which only
 // the classes around one class of the incumbent are free (the others keep
-// the incumbent's node or none) until `deadline`; returns the best choice
-// found, never worse than `incumbent` (a valid choice).
+// the incumbent's node or none) until no pass over the seeds changes
+// anything or until `deadline`; returns the best choice found, never worse
+// than `incumbent` (a valid choice). The sequence of sub-problems depends
+// on the problem and `incumbent` only; the deadline stops it.
 Choice ImproveByNeighbourhoods(const ExtractionProblem& p, Choice incumbent,
                                Clock::time_point deadline, int64_t memory_budget_bytes,
                                NeighbourhoodStats* stats);

@@ -10,9 +10,12 @@
 // the incumbent. The incumbent is a solution of every sub-problem (the warm
 // start), so a sub-solution is never worse; it replaces the incumbent when
 // it is better. Seeds are taken costliest chosen node first, skipping
-// classes a neighbourhood already covered; the neighbourhood grows when a
-// sub-problem was solved to optimality quickly and shrinks when it ran out of
-// time. Deterministic apart from where the deadline stops it.
+// classes a neighbourhood already covered; the neighbourhood grows after a
+// few sub-problems proven in a row and shrinks after one that CBC's node
+// limit stopped. Sizes and limits are counted in work (nodes of the
+// e-graph, CBC's branch-and-bound nodes), never in time, so the sequence of
+// sub-problems is the same on any machine and under any load; the deadline
+// only decides where it stops.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -110,8 +113,7 @@ Choice ImproveByNeighbourhoods(const ExtractionProblem& p, Choice incumbent,
       return p.cost(incumbent.node[a]) > p.cost(incumbent.node[b]);
     });
     for (ClassId seed : seeds) {
-      const double left = SecondsUntil(deadline);
-      if (left <= 0) break;
+      if (SecondsUntil(deadline) <= 0) break;
       if (covered[seed] || incumbent.node[seed] == kNoENode) continue;
       bool exhausted = false;
       const std::vector<ClassId> w =
@@ -133,28 +135,27 @@ Choice ImproveByNeighbourhoods(const ExtractionProblem& p, Choice incumbent,
         const ClassId c = p.node_class(node_of[k]);
         if (incumbent.node[c] == node_of[k]) warm.node[c] = static_cast<ENodeId>(k);
       }
-      const Clock::time_point start = Clock::now();
-      const Clock::time_point sub_deadline =
-          start + std::chrono::duration_cast<Clock::duration>(
-                      std::chrono::duration<double>(std::min(left, kNeighbourhoodSeconds)));
+      // No time limit of its own: the node limit and the size bound its
+      // work, and a sub-problem the deadline stops is the search's last.
       IlpBuilder builder(*sub, *tree);
+      builder.set_max_nodes(kNeighbourhoodNodes);
       absl::StatusOr<IlpResult> r =
-          builder.Run(warm, sub_deadline, memory_budget_bytes, /*neighbourhoods=*/false);
-      const double spent = std::chrono::duration<double>(Clock::now() - start).count();
+          builder.Run(warm, deadline, memory_budget_bytes, /*neighbourhoods=*/false);
       if (stats != nullptr) ++stats->solved;
       if (!r.ok()) continue;
+      if (stats != nullptr) stats->nodes += r->cbc_nodes;
       if (r->memory_limit_hit) {  // the budget is for the whole extraction: stop
         if (stats != nullptr) stats->memory_limit_hit = true;
         return incumbent;
       }
-      // Grow after kNeighbourhoodQuickSolves quick proofs in a row, shrink
-      // after a solve that ran out of time.
-      if (r->optimal && spent < kNeighbourhoodSeconds / 4) {
+      // Grow after kNeighbourhoodQuickSolves proofs in a row, shrink after a
+      // sub-problem that the node limit stopped.
+      if (r->optimal) {
         if (++quick >= kNeighbourhoodQuickSolves) {
           size = std::min({size * 5 / 4, kNeighbourhoodMax, p.num_nodes()});
           quick = 0;
         }
-      } else if (!r->optimal) {
+      } else {
         size = std::max(size * 2 / 3, kNeighbourhoodMin);
         quick = 0;
       }

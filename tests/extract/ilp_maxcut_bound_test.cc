@@ -84,6 +84,33 @@ TEST(IlpMaxCutBoundTest, AnOddCycleIsBoundedBelowItsOptimumAndSolved) {
 TEST(IlpMaxCutBoundTest, AClauseOfMixedSidesIsNotAMaxCut) {
   const ExtractionProblem problem = MaxCut(4, {{0, 1}, {1, 2}, {2, 3}, {3, 0}}, 1, /*mixed=*/true);
   EXPECT_FALSE(ilp_internal::MaxCutLowerBound(problem).has_value());
+  EXPECT_FALSE(ilp_internal::MaxCutLocalSearch(problem, Choice(problem.num_classes())).has_value());
+}
+
+// Every variable on one side cuts nothing; the local search finds the
+// maximum cut of an even cycle (all of it) and of a 5-wheel's rim.
+TEST(IlpMaxCutBoundTest, TheLocalSearchImprovesAPoorStart) {
+  const ExtractionProblem cycle = MaxCut(6, {{0, 1}, {1, 2}, {2, 3}, {3, 4}, {4, 5}, {5, 0}}, 2);
+  Choice same_side(cycle.num_classes());
+  same_side.node[0] = cycle.class_begin(0);
+  for (ClassId v = 1; v <= 6; ++v) same_side.node[v] = cycle.class_begin(v);
+  for (ClassId c = 7; c < cycle.num_classes(); c += 2) same_side.node[c] = cycle.class_begin(c);
+  ASSERT_TRUE(ValidateChoice(cycle, same_side).ok());
+  EXPECT_DOUBLE_EQ(DagCost(cycle, same_side), -12);  // 6 edges, none cut
+  const std::optional<Choice> found = ilp_internal::MaxCutLocalSearch(cycle, same_side);
+  ASSERT_TRUE(found.has_value());
+  ASSERT_TRUE(ValidateChoice(cycle, *found).ok());
+  EXPECT_DOUBLE_EQ(DagCost(cycle, *found), -24);  // every edge cut
+  // The extractor uses it: from the same poor start, the optimum (proven by
+  // the eigenvalue bound, lambda_max = 4: 6 * 4 / 4 = 6 edges).
+  IlpOptions options;
+  options.time_limit_seconds = 60;
+  options.warm_start = same_side;
+  absl::StatusOr<IlpResult> result = ExtractIlp(cycle, options);
+  ASSERT_TRUE(result.ok()) << result.status();
+  EXPECT_DOUBLE_EQ(result->cost, -24);
+  EXPECT_TRUE(result->optimal);
+  EXPECT_EQ(result->rounds, 0);  // no CBC: the local search and the bound
 }
 
 }  // namespace

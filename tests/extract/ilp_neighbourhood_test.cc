@@ -71,6 +71,84 @@ TEST(IlpNeighbourhoodTest, NeverWorseThanItsStart) {
   EXPECT_EQ(stats.solved, 0);
 }
 
+// The search is sized by work (CBC's nodes, proofs in a row), not by the
+// clock: given more time than it needs, it makes the same sub-problems and
+// returns the same choice whatever its deadline.
+TEST(IlpNeighbourhoodTest, TheSearchDoesNotDependOnItsDeadline) {
+  ExtractionProblem p = Gadgets(600);
+  absl::StatusOr<Choice> tree = ExtractTree(p);
+  ASSERT_TRUE(tree.ok()) << tree.status();
+  ilp_internal::NeighbourhoodStats first, second;
+  const auto now = ilp_internal::Clock::now();
+  Choice a =
+      ilp_internal::ImproveByNeighbourhoods(p, *tree, now + std::chrono::seconds(100), 0, &first);
+  Choice b =
+      ilp_internal::ImproveByNeighbourhoods(p, *tree, now + std::chrono::seconds(400), 0, &second);
+  EXPECT_EQ(a, b);
+  EXPECT_EQ(first.solved, second.solved);
+  EXPECT_EQ(first.improved, second.improved);
+  EXPECT_EQ(first.nodes, second.nodes);
+}
+
+// A max-cut e-graph (root -> variables of two cost-0 sides; per edge one
+// clause of cost -1 per side) of a pseudo-random graph, which CBC proves
+// only by branching.
+ExtractionProblem RandomMaxCut(int n, int m) {
+  ExtractionProblemBuilder b;
+  const ClassId root = b.AddClass("root");
+  std::vector<ClassId> vars;
+  for (int i = 0; i < n; ++i) vars.push_back(b.AddClass(absl::StrCat("v", i)));
+  std::vector<std::vector<ClassId>> pos(n), neg(n);
+  uint32_t state = 12345;
+  auto next = [&] {
+    state = state * 1664525u + 1013904223u;
+    return static_cast<int>((state >> 8) % static_cast<uint32_t>(n));
+  };
+  for (int e = 0; e < m; ++e) {
+    const int i = next();
+    int j = next();
+    if (j == i) j = (i + 1) % n;
+    const ClassId cp = b.AddClass(absl::StrCat("p", e)), cn = b.AddClass(absl::StrCat("n", e));
+    b.AddNode(cp, "clause", -1, std::vector<ClassId>{});
+    b.AddNode(cn, "clause", -1, std::vector<ClassId>{});
+    pos[i].push_back(cp);
+    pos[j].push_back(cp);
+    neg[i].push_back(cn);
+    neg[j].push_back(cn);
+  }
+  b.AddNode(root, "root", 0, vars);
+  for (int i = 0; i < n; ++i) {
+    b.AddNode(vars[i], "p", 0, pos[i]);
+    b.AddNode(vars[i], "n", 0, neg[i]);
+  }
+  b.AddRoot(root);
+  absl::StatusOr<ExtractionProblem> built = std::move(b).Build();
+  EXPECT_TRUE(built.ok()) << built.status();
+  return *std::move(built);
+}
+
+// A sub-problem's solve stops at its node limit (work), not at a time.
+TEST(IlpNeighbourhoodTest, TheNodeLimitBoundsCbcsWork) {
+  ExtractionProblem p = RandomMaxCut(24, 60);
+  absl::StatusOr<TreeCosts> tree = ComputeTreeCosts(p);
+  ASSERT_TRUE(tree.ok()) << tree.status();
+  absl::StatusOr<Choice> start = ExtractTree(p);
+  ASSERT_TRUE(start.ok()) << start.status();
+  const auto deadline = ilp_internal::Clock::now() + std::chrono::seconds(120);
+  ilp_internal::IlpBuilder unlimited(p, *tree);
+  absl::StatusOr<IlpResult> full = unlimited.Run(*start, deadline, 0, /*neighbourhoods=*/false);
+  ASSERT_TRUE(full.ok()) << full.status();
+  EXPECT_TRUE(full->optimal);
+  EXPECT_GT(full->cbc_nodes, 1) << "the proof needs branching";
+  ilp_internal::IlpBuilder limited(p, *tree);
+  limited.set_max_nodes(1);
+  absl::StatusOr<IlpResult> cut = limited.Run(*start, deadline, 0, /*neighbourhoods=*/false);
+  ASSERT_TRUE(cut.ok()) << cut.status();
+  EXPECT_FALSE(cut->optimal);
+  EXPECT_LE(cut->cbc_nodes, cut->rounds);
+  EXPECT_GE(cut->cost, full->cost);
+}
+
 // A program of more than kNeighbourhoodColumns columns gets the search
 // before the full solve, and the full solve still proves the optimum.
 TEST(IlpNeighbourhoodTest, LargeProgramsAreSearchedFirstAndStillProven) {
