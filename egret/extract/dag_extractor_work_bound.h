@@ -1,0 +1,61 @@
+// Lower bounds on the work of the DAG extractor's cost-set pass
+// (dag_extractor_cost_sets.h), so that the pass can tell, exactly and early,
+// that it cannot finish within its work bound. Internal to the extract stage.
+//
+// The pass prices every node whose children all become computable and none
+// of which is its own class (at least once), reading its children's sets;
+// and makes at least one set for every computable class. So its work is at
+// least, over those nodes, the sum of lower bounds on the sizes of their
+// children's sets, plus, over computable classes, a lower bound on the size
+// of their own set.
+//
+// A set of class c holds c and the union of its chosen node's children's
+// sets, and never c again (a union holding c is a cycle, and the node is not
+// taken). A class d is *owned* by c when every node that has d among its
+// children is in c: a set that holds d then holds c, so for an accepted node
+// of c, the classes under an owned child (reached through owned classes
+// only) are in no other child's set. The size bound of class c is therefore
+//   size(c) = 1 + min over c's nodes n of
+//             max over n's children a of size(a) + sum of owned(d) over
+//             the other distinct children d that c owns,
+//   owned(c) = 1 + min over c's nodes n of the sum of owned(d) over n's
+//             distinct children d that c owns,
+// the least solution (Knuth's generalisation of Dijkstra: the bound of a
+// node is at least the largest of its children's). On a chain of blocks
+// whose parameters are private leaves this counts the parameters too, where
+// the minimal height (the bound before) counted only the longest path.
+#ifndef EGRET_EXTRACT_DAG_EXTRACTOR_WORK_BOUND_H_
+#define EGRET_EXTRACT_DAG_EXTRACTOR_WORK_BOUND_H_
+
+#include <cstdint>
+#include <vector>
+
+#include "egret/extract/problem.h"
+
+namespace egret::extract {
+
+struct CostSetWorkBound {
+  // Per class: a lower bound on the size of any set the pass makes for it;
+  // 0 for a class that is not computable (the pass never makes one).
+  std::vector<uint32_t> set_size;
+  // A lower bound on the pass's whole work: the sum, over the nodes it
+  // prices, of NodeWork, plus the sum of set_size.
+  int64_t total = 0;
+
+  // The lower bound a first pricing of node n adds to the work: the sum of
+  // its children's set_size (once per occurrence). Only for nodes the pass
+  // prices (all children computable, none of them n's class).
+  int64_t NodeWork(const ExtractionProblem& p, ENodeId n) const {
+    int64_t w = 0;
+    for (ClassId ch : p.children(n)) w += set_size[ch];
+    return w;
+  }
+};
+
+// The bound above, for every class and in total. O((nodes + edges) log
+// classes) time, a few arrays of one entry per class or node.
+CostSetWorkBound ComputeCostSetWorkBound(const ExtractionProblem& p);
+
+}  // namespace egret::extract
+
+#endif  // EGRET_EXTRACT_DAG_EXTRACTOR_WORK_BOUND_H_
