@@ -5,6 +5,7 @@
 #include <limits>
 #include <queue>
 #include <span>
+#include <utility>
 #include <vector>
 
 namespace egret::extract {
@@ -27,38 +28,144 @@ std::vector<ClassId> Owners(const ExtractionProblem& p) {
   return owner;
 }
 
-// owned(c) of the header, owned classes before their owner (Kahn's order on
-// the ownership forest). A class on a cycle of owners (possible only where no
-// root reaches: such classes have no other parents) keeps the trivial bound 1.
-std::vector<uint32_t> OwnedBounds(const ExtractionProblem& p, const std::vector<ClassId>& owner) {
+// The dominator tree of the class graph (an edge from a class to each child
+// class of its nodes), from a virtual entry with an edge to every class
+// without parents and every root (Cooper, Harvey and Kennedy's iteration
+// over a reverse postorder). Classes the entry does not reach have none.
+struct Dominators {
+  std::vector<ClassId> idom;  // kNoOwner: unreachable, or the entry
+  std::vector<ClassId> rpo;   // reachable classes, reverse postorder
+  // Preorder interval of each class's subtree in the tree (pre == kNoOwner:
+  // unreachable).
+  std::vector<uint32_t> pre, last;
+  // Whether a dominates b (a reflexive relation), both reachable.
+  bool Dominates(ClassId a, ClassId b) const {
+    return pre[a] != kNoOwner && pre[b] != kNoOwner && pre[a] <= pre[b] && pre[b] <= last[a];
+  }
+};
+
+Dominators ComputeDominators(const ExtractionProblem& p) {
+  const size_t nc = p.num_classes();
+  const ClassId entry = static_cast<ClassId>(nc);
+  std::vector<uint8_t> from_entry(nc, 0);
+  for (ClassId c = 0; c < nc; ++c) from_entry[c] = p.parents(c).empty();
+  for (ClassId r : p.roots()) from_entry[r] = 1;
+  // Postorder numbers by an iterative DFS over (class, node, child) cursors.
+  std::vector<uint32_t> post(nc + 1, kNoOwner);
+  std::vector<uint8_t> visited(nc, 0);
+  Dominators d;
+  std::vector<ClassId> order;  // postorder
+  order.reserve(nc);
+  struct Frame {
+    ClassId c;
+    ENodeId n;
+    uint32_t i;
+  };
+  std::vector<Frame> stack;
+  for (ClassId s = 0; s < nc; ++s) {
+    if (!from_entry[s] || visited[s]) continue;
+    visited[s] = 1;
+    stack.push_back({s, p.class_begin(s), 0});
+    while (!stack.empty()) {
+      Frame& f = stack.back();
+      if (f.n == p.class_end(f.c)) {
+        post[f.c] = static_cast<uint32_t>(order.size());
+        order.push_back(f.c);
+        stack.pop_back();
+        continue;
+      }
+      const std::span<const ClassId> children = p.children(f.n);
+      if (f.i == children.size()) {
+        ++f.n;
+        f.i = 0;
+        continue;
+      }
+      const ClassId ch = children[f.i++];
+      if (!visited[ch]) {
+        visited[ch] = 1;
+        stack.push_back({ch, p.class_begin(ch), 0});
+      }
+    }
+  }
+  post[entry] = static_cast<uint32_t>(nc);
+  d.rpo.assign(order.rbegin(), order.rend());
+  std::vector<ClassId> idom(nc + 1, kNoOwner);
+  idom[entry] = entry;
+  auto intersect = [&](ClassId a, ClassId b) {
+    while (a != b) {
+      while (post[a] < post[b]) a = idom[a];
+      while (post[b] < post[a]) b = idom[b];
+    }
+    return a;
+  };
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (ClassId c : d.rpo) {
+      ClassId best = from_entry[c] ? entry : kNoOwner;
+      // Stops at the entry, which dominates everything: a class shared by
+      // many chains (a shape, a constant) would otherwise walk each of its
+      // parents' dominator chains up to it.
+      for (ENodeId n : p.parents(c)) {
+        if (best == entry) break;
+        const ClassId q = p.node_class(n);
+        if (idom[q] == kNoOwner) continue;
+        best = best == kNoOwner ? q : intersect(q, best);
+      }
+      if (idom[c] != best) {
+        idom[c] = best;
+        changed = true;
+      }
+    }
+  }
+  // The tree's preorder intervals: children lists by counting, then a DFS.
+  d.idom.assign(nc, kNoOwner);
+  std::vector<uint32_t> first(nc + 2, 0);
+  for (ClassId c : d.rpo) {
+    if (idom[c] != entry) d.idom[c] = idom[c];
+    ++first[idom[c] + 1];
+  }
+  for (size_t i = 1; i < first.size(); ++i) first[i] += first[i - 1];
+  std::vector<ClassId> kids(d.rpo.size());
+  std::vector<uint32_t> fill(first.begin(), first.end() - 1);
+  for (ClassId c : d.rpo) kids[fill[idom[c]]++] = c;
+  d.pre.assign(nc, kNoOwner);
+  d.last.assign(nc, kNoOwner);
+  uint32_t next = 0;
+  std::vector<std::pair<ClassId, uint32_t>> dfs = {{entry, first[entry]}};
+  while (!dfs.empty()) {
+    auto& [c, i] = dfs.back();
+    if (i == first[c + 1]) {
+      if (c != entry) d.last[c] = next - 1;
+      dfs.pop_back();
+      continue;
+    }
+    const ClassId k = kids[i++];
+    d.pre[k] = next++;
+    dfs.push_back({k, first[k]});
+  }
+  return d;
+}
+
+// owned(c) of the header, over the dominator tree: the classes c dominates
+// that a set of c holds, at least. Children of the tree before their parent
+// (reverse of the reverse postorder); unreachable classes keep 1.
+std::vector<uint32_t> OwnedBounds(const ExtractionProblem& p, const Dominators& dom) {
   const size_t nc = p.num_classes();
   std::vector<uint32_t> owned(nc, 1);
-  std::vector<uint32_t> waiting(nc, 0);  // owned classes not yet bounded
-  for (ClassId d = 0; d < nc; ++d) {
-    if (owner[d] != kNoOwner) ++waiting[owner[d]];
-  }
-  std::vector<ClassId> ready;
-  for (ClassId c = 0; c < nc; ++c) {
-    if (waiting[c] == 0) ready.push_back(c);
-  }
   std::vector<ENodeId> seen(nc, kNoENode);  // seen[d] == n: d counted for node n
-  while (!ready.empty()) {
-    const ClassId c = ready.back();
-    ready.pop_back();
+  for (auto it = dom.rpo.rbegin(); it != dom.rpo.rend(); ++it) {
+    const ClassId c = *it;
     uint64_t best = std::numeric_limits<uint64_t>::max();
     for (ENodeId n = p.class_begin(c); n < p.class_end(c); ++n) {
       uint64_t sum = 0;
-      for (ClassId d : p.children(n)) {
-        if (owner[d] != c || seen[d] == n) continue;
-        seen[d] = n;
-        sum += owned[d];
+      for (ClassId e : p.children(n)) {
+        if (dom.idom[e] != c || seen[e] == n) continue;
+        seen[e] = n;
+        sum += owned[e];
       }
       best = std::min(best, sum);
     }
-    if (best != std::numeric_limits<uint64_t>::max()) {
-      owned[c] = static_cast<uint32_t>(std::min<uint64_t>(1 + best, nc));
-    }
-    if (owner[c] != kNoOwner && --waiting[owner[c]] == 0) ready.push_back(owner[c]);
+    owned[c] = static_cast<uint32_t>(std::min<uint64_t>(1 + best, nc));
   }
   return owned;
 }
@@ -68,7 +175,8 @@ std::vector<uint32_t> OwnedBounds(const ExtractionProblem& p, const std::vector<
 CostSetWorkBound ComputeCostSetWorkBound(const ExtractionProblem& p) {
   const size_t nc = p.num_classes(), nn = p.num_nodes();
   const std::vector<ClassId> owner = Owners(p);
-  const std::vector<uint32_t> owned = OwnedBounds(p, owner);
+  const Dominators dom = ComputeDominators(p);
+  const std::vector<uint32_t> owned = OwnedBounds(p, dom);
   CostSetWorkBound out;
   std::vector<uint32_t>& size = out.set_size;
   size.assign(nc, 0);                 // 0: not settled
@@ -81,18 +189,37 @@ CostSetWorkBound ComputeCostSetWorkBound(const ExtractionProblem& p) {
     if (pending[n] == 0) queue.push((uint64_t{1} << 32) | p.node_class(n));
   }
   // The node's bound, once all its children are settled (no child its own
-  // class: such a node is never taken).
+  // class: such a node is never taken). `own`: over the distinct children
+  // c owns, owned(d) (1 where c is unreachable or d dominates c); `dominated`:
+  // over the other distinct children c immediately dominates, owned(d).
+  // Those parts are in no other child's set, except that the second may be
+  // in the set of a child c dominates.
   auto node_bound = [&](ENodeId n, ClassId c) -> uint64_t {
-    uint64_t sum = 0;  // owned(d) over the distinct children c owns
+    const bool reach = dom.pre[c] != kNoOwner;
+    auto owned_part = [&](ClassId d) -> uint64_t {
+      return reach && !dom.Dominates(d, c) ? owned[d] : 1;
+    };
+    uint64_t own = 0, dominated = 0;
     for (ClassId d : p.children(n)) {
-      if (owner[d] == c && seen[d] != n) {
+      if (seen[d] == n) continue;
+      if (owner[d] == c) {
         seen[d] = n;
-        sum += owned[d];
+        own += owned_part(d);
+      } else if (reach && dom.idom[d] == c) {
+        seen[d] = n;
+        dominated += owned[d];
       }
     }
-    uint64_t best = 0;
+    uint64_t best = own + dominated;
     for (ClassId a : p.children(n)) {
-      const uint64_t others = owner[a] == c ? sum - owned[a] : sum;
+      uint64_t others;
+      if (owner[a] == c) {
+        others = own - owned_part(a);
+      } else if (!reach || dom.Dominates(c, a)) {
+        others = own;
+      } else {
+        others = own + dominated;
+      }
       best = std::max(best, size[a] + others);
     }
     return 1 + best;

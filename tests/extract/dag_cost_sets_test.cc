@@ -233,6 +233,48 @@ TEST(DagCostSetsTest, WorkBoundCountsPrivateLeaves) {
   EXPECT_EQ(bound.total, work);
 }
 
+// R_i = add(R_{i-1}, C_i), C_i = conv(R_{i-1}, W_i) | relu(U_i), U_i =
+// conv(R_{i-1}, W_i) (a fused and an unfused form sharing the weight, as
+// bench/scaling's ResNet has after saturation): W_i is not owned by C_i
+// (U_i reads it too) but C_i dominates it.
+ExtractionProblem FusedChain(int blocks) {
+  ExtractionProblemBuilder b;
+  ClassId prev = b.AddClass("R0");
+  b.AddNode(prev, "in", 1, {});
+  for (int i = 1; i <= blocks; ++i) {
+    const std::string k = std::to_string(i);
+    const ClassId w = b.AddClass("W" + k), u = b.AddClass("U" + k);
+    const ClassId c = b.AddClass("C" + k), r = b.AddClass("R" + k);
+    b.AddNode(w, "const", 1, {});
+    const ClassId conv_children[] = {prev, w};
+    b.AddNode(u, "conv", 3, conv_children);
+    b.AddNode(c, "conv_relu", 3, conv_children);
+    const ClassId relu_children[] = {u};
+    b.AddNode(c, "relu", 1, relu_children);
+    const ClassId add_children[] = {prev, c};
+    b.AddNode(r, "add", 1, add_children);
+    prev = r;
+  }
+  b.AddRoot(prev);
+  absl::StatusOr<ExtractionProblem> p = std::move(b).Build();
+  EXPECT_TRUE(p.ok()) << p.status();
+  return *std::move(p);
+}
+
+// The shared weight counts through dominance: the bound is again each set's
+// exact size (counting by ownership alone would miss one class a block).
+TEST(DagCostSetsTest, WorkBoundCountsDominatedLeaves) {
+  ExtractionProblem p = FusedChain(50);
+  std::vector<size_t> sizes;
+  FlatCostSets(p, nullptr, &sizes);
+  const CostSetWorkBound bound = ComputeCostSetWorkBound(p);
+  for (ClassId c = 0; c < p.num_classes(); ++c) {
+    if (p.class_name(c)[0] == 'U') continue;  // never chosen: no set
+    EXPECT_EQ(bound.set_size[c], sizes[c]) << p.class_name(c);
+  }
+  EXPECT_EQ(sizes[p.roots()[0]], 3u * 50 + 1);
+}
+
 // A deep chain whose bound alone passes the limit gives up before making a
 // set (the memory budget would stop any set made).
 TEST(DagCostSetsTest, ADeepChainGivesUpBeforeMakingASet) {
