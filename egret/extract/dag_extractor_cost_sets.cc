@@ -133,21 +133,29 @@ std::optional<Choice> GreedyCostSets(const ExtractionProblem& p, const CostSetLi
     return std::nullopt;
   };
   // `remaining`: a lower bound on the work still to come
-  // (dag_extractor_work_bound.h),
-  // less each node's share once it is priced and each class's once its
-  // first set is made; work + remaining never decreases and never passes the
-  // whole run's work. Once it passes the bound, the pass gives up: exactly
-  // the runs that would pass the bound stop, most of them before making any
-  // set (deep DAGs: a chain's sets grow with its depth).
+  // (dag_extractor_work_bound.h), less each node's share once it is priced
+  // and each class's once its first set is made; work + remaining never
+  // decreases and never passes the whole run's work. Once it passes the
+  // bound, the pass gives up: exactly the runs that would pass the bound
+  // stop, the deepest before making any set (a chain's sets grow with its
+  // depth). The tight bound is computed only where the cheap one (minimal
+  // heights) is at least a quarter of the limit: elsewhere the pass is far
+  // from it, and `remaining` stays 0 (the test is then work > max_work).
   const bool bounded = limits.max_work < std::numeric_limits<int64_t>::max();
+  bool tight = false;
   CostSetWorkBound bound;
   if (bounded) {
-    bound = ComputeCostSetWorkBound(p);
-    remaining = bound.total;
-    if (remaining > limits.max_work) return give_up(false, false);
+    const int64_t cheap = CostSetWorkHeightBound(p);
+    if (cheap > limits.max_work) return give_up(false, false);
+    if (cheap > limits.max_work / 4) {
+      tight = true;
+      bound = ComputeCostSetWorkBound(p);
+      remaining = bound.total;
+      if (remaining > limits.max_work) return give_up(false, false);
+    }
   }
   const size_t nc = p.num_classes(), nn = p.num_nodes();
-  std::vector<bool> priced(bounded ? nn : 0, false);
+  std::vector<bool> priced(tight ? nn : 0, false);
   SetStore store(p);
   std::vector<uint32_t> set(nc, kNoSet);
   std::vector<ENodeId> extras;  // the entries the set being priced adds to its first child's
@@ -199,7 +207,7 @@ std::optional<Choice> GreedyCostSets(const ExtractionProblem& p, const CostSetLi
     double value = p.cost(n);
     for (ClassId ch : children) work += static_cast<int64_t>(store.size(set[ch]));
     if (bounded) {
-      if (!priced[n]) {
+      if (tight && !priced[n]) {
         priced[n] = true;
         remaining -= bound.NodeWork(p, n);
       }
@@ -239,7 +247,7 @@ std::optional<Choice> GreedyCostSets(const ExtractionProblem& p, const CostSetLi
     const uint32_t made = store.Make(n, children.empty() ? kNoSet : set[children[0]], extras);
     work += static_cast<int64_t>(store.size(made));
     if (bounded) {
-      if (set[c] == kNoSet) remaining -= bound.set_size[c];
+      if (tight && set[c] == kNoSet) remaining -= bound.set_size[c];
       if (work + remaining > limits.max_work) return give_up(false, false);
     }
     store.Ref(made);

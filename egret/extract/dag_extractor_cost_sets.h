@@ -41,10 +41,10 @@ struct CostSetLimits {
 
 // The cost-set choice for every class it can compute, or nullopt when a limit
 // stopped it (said in `report`, which may be null). With a work bound, gives
-// up as soon as the work done plus a lower bound on the work still to come
-// (dag_extractor_work_bound.h) passes it, before making any set when the
-// bound alone does: exactly when the whole run would pass it (and, as
-// before, when the work so far, projected to every node, passes it).
+// up exactly when the whole run would pass it, as soon as the work done plus
+// a lower bound on the work still to come (dag_extractor_work_bound.h)
+// does: before making any set when the bound alone does. (And, as before,
+// when the work so far, projected to every node, passes it.)
 std::optional<Choice> GreedyCostSets(const ExtractionProblem& p, const CostSetLimits& limits = {},
                                      DagOptions::Report* report = nullptr);
 

@@ -172,6 +172,49 @@ std::vector<uint32_t> OwnedBounds(const ExtractionProblem& p, const Dominators& 
 
 }  // namespace
 
+// Classes settle by height, breadth first: a class's minimal height is 1 +
+// the smallest, over its nodes, of the largest child height (1 for a leaf).
+int64_t CostSetWorkHeightBound(const ExtractionProblem& p) {
+  const size_t nc = p.num_classes(), nn = p.num_nodes();
+  std::vector<uint32_t> height(nc, 0);  // 0: not settled
+  std::vector<uint32_t> pending(nn);    // child occurrences not yet settled
+  std::vector<ClassId> order;           // settled classes, by height
+  order.reserve(nc);
+  for (ENodeId n = 0; n < nn; ++n) {
+    pending[n] = static_cast<uint32_t>(p.children(n).size());
+    const ClassId c = p.node_class(n);
+    if (pending[n] == 0 && height[c] == 0) {
+      height[c] = 1;
+      order.push_back(c);
+    }
+  }
+  for (size_t i = 0; i < order.size(); ++i) {
+    const ClassId ch = order[i];
+    for (ENodeId parent : p.parents(ch)) {
+      if (--pending[parent] != 0) continue;
+      // ch is the parent's last child to settle, so the highest.
+      const ClassId c = p.node_class(parent);
+      if (height[c] == 0) {
+        height[c] = height[ch] + 1;
+        order.push_back(c);
+      }
+    }
+  }
+  int64_t bound = 0;
+  for (ENodeId n = 0; n < nn; ++n) {
+    if (pending[n] != 0) continue;
+    const ClassId c = p.node_class(n);
+    uint64_t sum = 0;
+    bool own = false;
+    for (ClassId ch : p.children(n)) {
+      own |= ch == c;
+      sum += height[ch];
+    }
+    if (!own) bound += static_cast<int64_t>(sum);
+  }
+  return bound;
+}
+
 CostSetWorkBound ComputeCostSetWorkBound(const ExtractionProblem& p) {
   const size_t nc = p.num_classes(), nn = p.num_nodes();
   const std::vector<ClassId> owner = Owners(p);

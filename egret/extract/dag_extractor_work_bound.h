@@ -60,6 +60,11 @@ struct CostSetWorkBound {
   }
 };
 
+// A cheaper, looser bound on the pass's whole work: over the nodes it prices,
+// the sum of their children's minimal heights (a set holds at least one path
+// down to a leaf). O(nodes + edges), breadth first.
+int64_t CostSetWorkHeightBound(const ExtractionProblem& p);
+
 // The bound above, for every class and in total. O((nodes + edges) log
 // classes) time but for the dominator tree's iteration (Cooper, Harvey and
 // Kennedy: near linear on these graphs), a few arrays of one entry per class
