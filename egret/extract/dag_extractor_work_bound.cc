@@ -243,18 +243,32 @@ CostSetWorkBound ComputeCostSetWorkBound(const ExtractionProblem& p) {
       return reach && !dom.Dominates(d, c) ? owned[d] : 1;
     };
     uint64_t own = 0, dominated = 0;
+    // The largest set bound among the other children (neither owned nor
+    // immediately dominated), and the class having it; the second largest
+    // of another class.
+    uint64_t top1 = 0, top2 = 0;
+    ClassId top1_class = kNoOwner;
     for (ClassId d : p.children(n)) {
-      if (seen[d] == n) continue;
       if (owner[d] == c) {
+        if (seen[d] != n) own += owned_part(d);
         seen[d] = n;
-        own += owned_part(d);
       } else if (reach && dom.idom[d] == c) {
+        if (seen[d] != n) dominated += owned[d];
         seen[d] = n;
-        dominated += owned[d];
+      } else if (size[d] > top1 && d != top1_class) {
+        top2 = top1;
+        top1 = size[d];
+        top1_class = d;
+      } else if (d != top1_class) {
+        top2 = std::max<uint64_t>(top2, size[d]);
       }
     }
     uint64_t best = own + dominated;
     for (ClassId a : p.children(n)) {
+      // Another such child b at least as large: b is in set(a), which then
+      // holds a set of b and a, or it is not; either way one more class.
+      const uint64_t rival = a == top1_class ? top2 : top1;
+      const uint64_t tie = rival >= size[a] ? 1 : 0;
       uint64_t others;
       if (owner[a] == c) {
         others = own - owned_part(a);
@@ -263,7 +277,7 @@ CostSetWorkBound ComputeCostSetWorkBound(const ExtractionProblem& p) {
       } else {
         others = own + dominated;
       }
-      best = std::max(best, size[a] + others);
+      best = std::max(best, size[a] + others + tie);
     }
     return 1 + best;
   };

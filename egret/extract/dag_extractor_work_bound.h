@@ -26,7 +26,9 @@
 //   size(c) = 1 + min over c's nodes n of the largest, over n's children a,
 //             of size(a) + the owned(d) of n's other distinct children d
 //             that c owns, or immediately dominates when c does not
-//             dominate a,
+//             dominate a, plus 1 when another child of neither kind has a
+//             bound at least size(a)'s (it is outside set(a), or set(a)
+//             holds a set of it and more),
 // the least solution (Knuth's generalisation of Dijkstra: a node's bound is
 // more than any of its children's). On a chain of blocks whose parameters
 // are private to a block this counts the parameters too, where the minimal

@@ -275,6 +275,33 @@ TEST(DagCostSetsTest, WorkBoundCountsDominatedLeaves) {
   EXPECT_EQ(sizes[p.roots()[0]], 3u * 50 + 1);
 }
 
+// X = f(A, B) and Y = g(A, B) share the leaves A and B, which neither owns
+// nor dominates: X's set holds both, one of them outside the other's set
+// (or holding it); the bound counts that one, and is each set's exact size.
+TEST(DagCostSetsTest, WorkBoundCountsAChildAsLargeAsTheLargest) {
+  ExtractionProblemBuilder b;
+  const ClassId a = b.AddClass("A"), bb = b.AddClass("B");
+  const ClassId x = b.AddClass("X"), y = b.AddClass("Y"), r = b.AddClass("R");
+  b.AddNode(a, "a", 1, {});
+  b.AddNode(bb, "b", 1, {});
+  const ClassId leaves[] = {a, bb};
+  b.AddNode(x, "f", 1, leaves);
+  b.AddNode(y, "g", 1, leaves);
+  const ClassId both[] = {x, y};
+  b.AddNode(r, "h", 1, both);
+  b.AddRoot(r);
+  absl::StatusOr<ExtractionProblem> p = std::move(b).Build();
+  ASSERT_TRUE(p.ok()) << p.status();
+  std::vector<size_t> sizes;
+  FlatCostSets(*p, nullptr, &sizes);
+  const CostSetWorkBound bound = ComputeCostSetWorkBound(*p);
+  for (ClassId c = 0; c < p->num_classes(); ++c) {
+    EXPECT_EQ(bound.set_size[c], sizes[c]) << p->class_name(c);
+  }
+  EXPECT_EQ(bound.set_size[x], 3u);
+  EXPECT_EQ(bound.set_size[r], 5u);
+}
+
 // A deep chain whose bound alone passes the limit gives up before making a
 // set (the memory budget would stop any set made).
 TEST(DagCostSetsTest, ADeepChainGivesUpBeforeMakingASet) {
