@@ -13,9 +13,10 @@
 // what each set adds to its first child's, dag_extractor_cost_sets.h): step 1
 // gives up past a work bound, a memory budget or the deadline, leaving the
 // tree choice and the local search. It
-// does not start when a lower bound on its work (from each class's minimal
-// height, O(nodes + edges)) already passes the work bound: the same result as
-// giving up at the bound, without the work or the sets' memory.
+// gives up as soon as its work so far plus a lower bound on the work still to
+// come passes the work bound (dag_extractor_work_bound.h), before making any
+// set when the bound alone does: the same result as giving up at the bound,
+// without the work or the sets' memory.
 #ifndef EGRET_EXTRACT_DAG_EXTRACTOR_H_
 #define EGRET_EXTRACT_DAG_EXTRACTOR_H_
 
@@ -36,9 +37,10 @@ struct DagOptions {
   // multiple of (nodes + child edges). Deterministic (no clock involved).
   int64_t work_factor = 200;
   // Upper bound on step 1's cost-set entries read and written, as a multiple
-  // of (nodes + child edges), plus 2^20. Deterministic. Step 1 is not started
-  // when a lower bound on its work passes the bound, and gives up early when
-  // its work so far, projected to every node, passes it.
+  // of (nodes + child edges), plus 2^20. Deterministic. Step 1 gives up as
+  // soon as its work so far plus a lower bound on the work still to come
+  // passes it (exactly the runs that would pass it), and when its work so
+  // far, projected to every node, does.
   int64_t cost_set_work_factor = 64;
   // When set, step 1 gives up at this time and the local search stops at it
   // (keeping what it has improved so far).

@@ -7,6 +7,8 @@
 #include <utility>
 #include <vector>
 
+#include "egret/extract/dag_extractor_work_bound.h"
+
 namespace egret::extract {
 namespace {
 
@@ -116,52 +118,10 @@ class SetStore {
 
 }  // namespace
 
-// Classes settle by height, breadth first: a class's minimal height is 1 +
-// the smallest, over its nodes, of the largest child height (1 for a leaf).
-double CostSetWorkLowerBound(const ExtractionProblem& p) {
-  const size_t nc = p.num_classes(), nn = p.num_nodes();
-  std::vector<uint32_t> height(nc, 0);  // 0: not settled
-  std::vector<uint32_t> pending(nn);    // child occurrences not yet settled
-  std::vector<ClassId> order;           // settled classes, by height
-  order.reserve(nc);
-  for (ENodeId n = 0; n < nn; ++n) {
-    pending[n] = static_cast<uint32_t>(p.children(n).size());
-    const ClassId c = p.node_class(n);
-    if (pending[n] == 0 && height[c] == 0) {
-      height[c] = 1;
-      order.push_back(c);
-    }
-  }
-  for (size_t i = 0; i < order.size(); ++i) {
-    const ClassId ch = order[i];
-    for (ENodeId parent : p.parents(ch)) {
-      if (--pending[parent] != 0) continue;
-      // ch is the parent's last child to settle, so the highest.
-      const ClassId c = p.node_class(parent);
-      if (height[c] == 0) {
-        height[c] = height[ch] + 1;
-        order.push_back(c);
-      }
-    }
-  }
-  double bound = 0;
-  for (ENodeId n = 0; n < nn; ++n) {
-    if (pending[n] != 0) continue;
-    const ClassId c = p.node_class(n);
-    uint64_t sum = 0;
-    bool own = false;
-    for (ClassId ch : p.children(n)) {
-      own |= ch == c;
-      sum += height[ch];
-    }
-    if (!own) bound += static_cast<double>(sum);
-  }
-  return bound;
-}
-
 std::optional<Choice> GreedyCostSets(const ExtractionProblem& p, const CostSetLimits& limits,
                                      DagOptions::Report* report) {
   int64_t work = 0;
+  int64_t remaining = 0;
   int64_t evaluated = 0;  // nodes priced
   uint32_t ticks = 0;
   auto give_up = [&](bool memory, bool time) -> std::optional<Choice> {
@@ -172,14 +132,30 @@ std::optional<Choice> GreedyCostSets(const ExtractionProblem& p, const CostSetLi
     }
     return std::nullopt;
   };
-  // Known to pass the work bound (deep DAGs: a chain's sets grow with its
-  // depth): give up before making any set. Same result as giving up at the
-  // bound.
-  if (limits.max_work < std::numeric_limits<int64_t>::max() &&
-      CostSetWorkLowerBound(p) > static_cast<double>(limits.max_work)) {
-    return give_up(false, false);
+  // `remaining`: a lower bound on the work still to come
+  // (dag_extractor_work_bound.h), less each node's share once it is priced
+  // and each class's once its first set is made; work + remaining never
+  // decreases and never passes the whole run's work. Once it passes the
+  // bound, the pass gives up: exactly the runs that would pass the bound
+  // stop, the deepest before making any set (a chain's sets grow with its
+  // depth). The tight bound is computed only where the cheap one (minimal
+  // heights) is at least a quarter of the limit: elsewhere the pass is far
+  // from it, and `remaining` stays 0 (the test is then work > max_work).
+  const bool bounded = limits.max_work < std::numeric_limits<int64_t>::max();
+  bool tight = false;
+  CostSetWorkBound bound;
+  if (bounded) {
+    const int64_t cheap = CostSetWorkHeightBound(p);
+    if (cheap > limits.max_work) return give_up(false, false);
+    if (cheap > limits.max_work / 4) {
+      tight = true;
+      bound = ComputeCostSetWorkBound(p);
+      remaining = bound.total;
+      if (remaining > limits.max_work) return give_up(false, false);
+    }
   }
   const size_t nc = p.num_classes(), nn = p.num_nodes();
+  std::vector<bool> priced(tight ? nn : 0, false);
   SetStore store(p);
   std::vector<uint32_t> set(nc, kNoSet);
   std::vector<ENodeId> extras;  // the entries the set being priced adds to its first child's
@@ -230,10 +206,19 @@ std::optional<Choice> GreedyCostSets(const ExtractionProblem& p, const CostSetLi
     stamp[c] = s;  // a child set containing c means a cycle
     double value = p.cost(n);
     for (ClassId ch : children) work += static_cast<int64_t>(store.size(set[ch]));
+    if (bounded) {
+      if (tight && !priced[n]) {
+        priced[n] = true;
+        remaining -= bound.NodeWork(p, n);
+      }
+      if (work + remaining > limits.max_work) return give_up(false, false);
+    }
     // Projected: once a sixteenth as many nodes as the problem has are
     // priced, the work so far scaled to all of them passes the bound (every
     // node whose children are computable is priced at least once, and sets
-    // grow with depth): give up now rather than at the bound.
+    // grow with depth): give up now. A guess (later nodes may be cheaper),
+    // kept so that the pass gives up wherever it did before the exact test
+    // above; that test now stops it first on the deep DAGs it was made for.
     ++evaluated;
     if ((evaluated & 1023) == 0 && evaluated * 16 >= static_cast<int64_t>(nn) &&
         static_cast<double>(work) * static_cast<double>(nn) >
@@ -261,6 +246,10 @@ std::optional<Choice> GreedyCostSets(const ExtractionProblem& p, const CostSetLi
     if (!ok || !(value < total[c])) continue;
     const uint32_t made = store.Make(n, children.empty() ? kNoSet : set[children[0]], extras);
     work += static_cast<int64_t>(store.size(made));
+    if (bounded) {
+      if (tight && set[c] == kNoSet) remaining -= bound.set_size[c];
+      if (work + remaining > limits.max_work) return give_up(false, false);
+    }
     store.Ref(made);
     if (set[c] != kNoSet) store.Unref(set[c]);
     set[c] = made;

@@ -39,14 +39,12 @@ struct CostSetLimits {
   std::optional<std::chrono::steady_clock::time_point> deadline;
 };
 
-// A lower bound on the work GreedyCostSets does when it runs to the end: the
-// sum, over every node it prices, of its children's minimal heights (a
-// child's set holds at least one path down to a leaf). O(nodes + edges).
-double CostSetWorkLowerBound(const ExtractionProblem& p);
-
 // The cost-set choice for every class it can compute, or nullopt when a limit
-// stopped it (said in `report`, which may be null). Not started when
-// CostSetWorkLowerBound passes limits.max_work.
+// stopped it (said in `report`, which may be null). With a work bound, gives
+// up exactly when the whole run would pass it, as soon as the work done plus
+// a lower bound on the work still to come (dag_extractor_work_bound.h)
+// does: before making any set when the bound alone does. (And, as before,
+// when the work so far, projected to every node, passes it.)
 std::optional<Choice> GreedyCostSets(const ExtractionProblem& p, const CostSetLimits& limits = {},
                                      DagOptions::Report* report = nullptr);
 
