@@ -11,47 +11,15 @@
 #include "egret/extract/problem.h"
 #include "egret/extract/validate.h"
 #include "gtest/gtest.h"
+#include "tests/extract/maxcut_problem.h"
 
 namespace egret::extract {
 namespace {
 
-// The maxsat encoding of a graph on `n` vertices: root -> variables, each
-// with nodes p and n (cost 0); per edge {i, j} one clause class used by p_i
-// and p_j, one used by n_i and n_j, both of cost -w. With `mixed`, the
-// first edge's second clause is used by p_i and n_j instead.
-ExtractionProblem MaxCut(int n, const std::vector<std::pair<int, int>>& edges, double w,
-                         bool mixed = false) {
-  ExtractionProblemBuilder b;
-  const ClassId root = b.AddClass("root");
-  std::vector<ClassId> vars;
-  for (int i = 0; i < n; ++i) vars.push_back(b.AddClass("v" + std::to_string(i)));
-  std::vector<std::vector<ClassId>> pos(n), neg(n);
-  for (size_t e = 0; e < edges.size(); ++e) {
-    const auto [i, j] = edges[e];
-    const ClassId cp = b.AddClass("p" + std::to_string(e)),
-                  cn = b.AddClass("n" + std::to_string(e));
-    b.AddNode(cp, "clause", -w, std::vector<ClassId>{});
-    b.AddNode(cn, "clause", -w, std::vector<ClassId>{});
-    pos[i].push_back(cp);
-    pos[j].push_back(cp);
-    neg[i].push_back(cn);
-    (mixed && e == 0 ? pos : neg)[j].push_back(cn);
-  }
-  b.AddNode(root, "root", 0, vars);
-  for (int i = 0; i < n; ++i) {
-    b.AddNode(vars[i], "p", 0, pos[i]);
-    b.AddNode(vars[i], "n", 0, neg[i]);
-  }
-  b.AddRoot(root);
-  absl::StatusOr<ExtractionProblem> built = std::move(b).Build();
-  EXPECT_TRUE(built.ok()) << built.status();
-  return *std::move(built);
-}
-
 // A 4-cycle: lambda_max(L) = 4, so the cut is at most 4 * 4 / 4 = 4, which
 // the bipartition reaches: DAG cost -(4 + 4) * w.
 TEST(IlpMaxCutBoundTest, TheEigenvalueBoundProvesABipartiteCutWithoutASolver) {
-  const ExtractionProblem problem = MaxCut(4, {{0, 1}, {1, 2}, {2, 3}, {3, 0}}, 1.5);
+  const ExtractionProblem problem = MaxCutProblem(4, {{0, 1}, {1, 2}, {2, 3}, {3, 0}}, 1.5);
   const std::optional<double> bound = ilp_internal::MaxCutLowerBound(problem);
   ASSERT_TRUE(bound.has_value());
   EXPECT_NEAR(*bound, -12, 1e-6);
@@ -69,7 +37,7 @@ TEST(IlpMaxCutBoundTest, TheEigenvalueBoundProvesABipartiteCutWithoutASolver) {
 // A triangle: lambda_max(L) = 3, bound 3 * 3 / 4 = 2.25 on a cut of 2: a
 // bound, not the optimum, which CBC then proves.
 TEST(IlpMaxCutBoundTest, AnOddCycleIsBoundedBelowItsOptimumAndSolved) {
-  const ExtractionProblem problem = MaxCut(3, {{0, 1}, {1, 2}, {2, 0}}, 1);
+  const ExtractionProblem problem = MaxCutProblem(3, {{0, 1}, {1, 2}, {2, 0}}, 1);
   const std::optional<double> bound = ilp_internal::MaxCutLowerBound(problem);
   ASSERT_TRUE(bound.has_value());
   EXPECT_NEAR(*bound, -5.25, 1e-6);
@@ -82,7 +50,8 @@ TEST(IlpMaxCutBoundTest, AnOddCycleIsBoundedBelowItsOptimumAndSolved) {
 }
 
 TEST(IlpMaxCutBoundTest, AClauseOfMixedSidesIsNotAMaxCut) {
-  const ExtractionProblem problem = MaxCut(4, {{0, 1}, {1, 2}, {2, 3}, {3, 0}}, 1, /*mixed=*/true);
+  const ExtractionProblem problem =
+      MaxCutProblem(4, {{0, 1}, {1, 2}, {2, 3}, {3, 0}}, 1, /*mixed=*/true);
   EXPECT_FALSE(ilp_internal::MaxCutLowerBound(problem).has_value());
   EXPECT_FALSE(ilp_internal::MaxCutLocalSearch(problem, Choice(problem.num_classes())).has_value());
 }
@@ -90,7 +59,8 @@ TEST(IlpMaxCutBoundTest, AClauseOfMixedSidesIsNotAMaxCut) {
 // Every variable on one side cuts nothing; the local search finds the
 // maximum cut of an even cycle (all of it) and of a 5-wheel's rim.
 TEST(IlpMaxCutBoundTest, TheLocalSearchImprovesAPoorStart) {
-  const ExtractionProblem cycle = MaxCut(6, {{0, 1}, {1, 2}, {2, 3}, {3, 4}, {4, 5}, {5, 0}}, 2);
+  const ExtractionProblem cycle =
+      MaxCutProblem(6, {{0, 1}, {1, 2}, {2, 3}, {3, 4}, {4, 5}, {5, 0}}, 2);
   Choice same_side(cycle.num_classes());
   same_side.node[0] = cycle.class_begin(0);
   for (ClassId v = 1; v <= 6; ++v) same_side.node[v] = cycle.class_begin(v);

@@ -13,6 +13,7 @@
 #include "egret/extract/tree_extractor.h"
 #include "egret/extract/validate.h"
 #include "gtest/gtest.h"
+#include "tests/extract/maxcut_problem.h"
 
 namespace egret::extract {
 namespace {
@@ -94,11 +95,7 @@ TEST(IlpNeighbourhoodTest, TheSearchDoesNotDependOnItsDeadline) {
 // clause of cost -1 per side) of a pseudo-random graph, which CBC proves
 // only by branching.
 ExtractionProblem RandomMaxCut(int n, int m) {
-  ExtractionProblemBuilder b;
-  const ClassId root = b.AddClass("root");
-  std::vector<ClassId> vars;
-  for (int i = 0; i < n; ++i) vars.push_back(b.AddClass(absl::StrCat("v", i)));
-  std::vector<std::vector<ClassId>> pos(n), neg(n);
+  std::vector<std::pair<int, int>> edges;
   uint32_t state = 12345;
   auto next = [&] {
     state = state * 1664525u + 1013904223u;
@@ -108,23 +105,9 @@ ExtractionProblem RandomMaxCut(int n, int m) {
     const int i = next();
     int j = next();
     if (j == i) j = (i + 1) % n;
-    const ClassId cp = b.AddClass(absl::StrCat("p", e)), cn = b.AddClass(absl::StrCat("n", e));
-    b.AddNode(cp, "clause", -1, std::vector<ClassId>{});
-    b.AddNode(cn, "clause", -1, std::vector<ClassId>{});
-    pos[i].push_back(cp);
-    pos[j].push_back(cp);
-    neg[i].push_back(cn);
-    neg[j].push_back(cn);
+    edges.emplace_back(i, j);
   }
-  b.AddNode(root, "root", 0, vars);
-  for (int i = 0; i < n; ++i) {
-    b.AddNode(vars[i], "p", 0, pos[i]);
-    b.AddNode(vars[i], "n", 0, neg[i]);
-  }
-  b.AddRoot(root);
-  absl::StatusOr<ExtractionProblem> built = std::move(b).Build();
-  EXPECT_TRUE(built.ok()) << built.status();
-  return *std::move(built);
+  return MaxCutProblem(n, edges, 1);
 }
 
 // A sub-problem's solve stops at its node limit (work), not at a time.
