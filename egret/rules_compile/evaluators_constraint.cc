@@ -13,6 +13,7 @@
 
 #include "absl/strings/str_format.h"
 #include "egret/rules_compile/form_evaluators_internal.h"
+#include "egret/rules_compile/type_properties_internal.h"
 
 namespace egret::rules {
 namespace {
@@ -271,31 +272,17 @@ bool NoFloat(double&, double) { return false; }
 // --- comparisons ---------------------------------------------------------------------
 
 // Compares as floats when either side is float (NaN: only NE holds), else as
-// integers; `Holds` reads the three-way result.
-template <bool (*Holds)(int order), bool kNanHolds>
+// integers (type_properties_internal.h).
+template <ExprKind kCmp>
 absl::StatusOr<ScalarFn> Compare(ExprCompiler& c, const Expr& e) {
   absl::StatusOr<std::vector<ScalarFn>> args = c.ScalarArgs(e);
   if (!args.ok()) return args.status();
   const bool fl = e.args[0]->type == Type::kFloat || e.args[1]->type == Type::kFloat;
   return ScalarFn([a = (*args)[0], b = (*args)[1], fl](EvalState& s) {
     Scalar x = a(s), y = b(s);
-    int order;
-    if (fl || x.is_float() || y.is_float()) {
-      double p = x.AsFloat(), q = y.AsFloat();
-      if (std::isnan(p) || std::isnan(q)) return Scalar::Bool(kNanHolds);
-      order = p < q ? -1 : (p > q ? 1 : 0);
-    } else {
-      order = x.i < y.i ? -1 : (x.i > y.i ? 1 : 0);
-    }
-    return Scalar::Bool(Holds(order));
+    return Scalar::Bool(ComparisonHolds(kCmp, ScalarOrder(fl, x, y)));
   });
 }
-bool IsEqual(int o) { return o == 0; }
-bool IsNotEqual(int o) { return o != 0; }
-bool IsLess(int o) { return o < 0; }
-bool IsGreater(int o) { return o > 0; }
-bool IsLessOrEqual(int o) { return o <= 0; }
-bool IsGreaterOrEqual(int o) { return o >= 0; }
 
 // --- operand references --------------------------------------------------------------
 
@@ -412,15 +399,11 @@ absl::StatusOr<ScalarFn> Property(ExprCompiler& c, const Expr& e) {
   });
 }
 
-Scalar RankOf(const PropertyInput& p) { return Scalar::Size(p.type.rank()); }
-Scalar DimOf(const PropertyInput& p) { return Scalar::Size(p.type.dim(static_cast<int>(p.extra))); }
-Scalar StepsizeOf(const PropertyInput& p) { return Scalar::Float(p.type.stepsize); }
-Scalar ZeroOffsetOf(const PropertyInput& p) { return Scalar::Int(p.type.zero_offset); }
-Scalar QuantAxisOf(const PropertyInput& p) {
-  return Scalar::Int(p.type.per_axis ? p.type.per_axis->axis : -1);
+// The type properties (type_properties_internal.h).
+template <ExprKind kKind>
+Scalar TypePropertyOf(const PropertyInput& p) {
+  return TypeProperty(kKind, static_cast<int>(p.extra), p.type);
 }
-Scalar DTypeOf(const PropertyInput& p) { return Scalar::OfDType(p.type.dtype); }
-Scalar ElementSizeOf(const PropertyInput& p) { return Scalar::Size(ElementSize(p.type.dtype)); }
 Scalar DataSize(const PropertyInput& p) {
   return Scalar::Size(p.type.num_elements() * ElementSize(p.type.dtype));
 }
@@ -604,21 +587,21 @@ constexpr GuardEvaluator kGuardEvaluators[] = {
     {ExprKind::kDiv, Fold<DivInt, DivFloat>},
     {ExprKind::kRem, Fold<RemInt, RemFloat>},
     {ExprKind::kMod, Fold<ModInt, ModFloat>},
-    {ExprKind::kEq, Compare<IsEqual, false>},
-    {ExprKind::kNe, Compare<IsNotEqual, true>},
-    {ExprKind::kLt, Compare<IsLess, false>},
-    {ExprKind::kGt, Compare<IsGreater, false>},
-    {ExprKind::kLe, Compare<IsLessOrEqual, false>},
-    {ExprKind::kGe, Compare<IsGreaterOrEqual, false>},
+    {ExprKind::kEq, Compare<ExprKind::kEq>},
+    {ExprKind::kNe, Compare<ExprKind::kNe>},
+    {ExprKind::kLt, Compare<ExprKind::kLt>},
+    {ExprKind::kGt, Compare<ExprKind::kGt>},
+    {ExprKind::kLe, Compare<ExprKind::kLe>},
+    {ExprKind::kGe, Compare<ExprKind::kGe>},
     {ExprKind::kInputOf, nullptr, InputOfRef},
     {ExprKind::kOutputOf, nullptr, OutputOfRef},
-    {ExprKind::kRankOf, Property<RankOf>},
-    {ExprKind::kDimOf, Property<DimOf>},
-    {ExprKind::kStepsizeOf, Property<StepsizeOf, true>},
-    {ExprKind::kZeroOffsetOf, Property<ZeroOffsetOf>},
-    {ExprKind::kQuantAxisOf, Property<QuantAxisOf>},
-    {ExprKind::kDTypeOf, Property<DTypeOf>},
-    {ExprKind::kElementSizeOf, Property<ElementSizeOf>},
+    {ExprKind::kRankOf, Property<TypePropertyOf<ExprKind::kRankOf>>},
+    {ExprKind::kDimOf, Property<TypePropertyOf<ExprKind::kDimOf>>},
+    {ExprKind::kStepsizeOf, Property<TypePropertyOf<ExprKind::kStepsizeOf>, true>},
+    {ExprKind::kZeroOffsetOf, Property<TypePropertyOf<ExprKind::kZeroOffsetOf>>},
+    {ExprKind::kQuantAxisOf, Property<TypePropertyOf<ExprKind::kQuantAxisOf>>},
+    {ExprKind::kDTypeOf, Property<TypePropertyOf<ExprKind::kDTypeOf>>},
+    {ExprKind::kElementSizeOf, Property<TypePropertyOf<ExprKind::kElementSizeOf>>},
     {ExprKind::kDataSize, Property<DataSize>},
     {ExprKind::kInputsOf, Property<InputsOf>},
     {ExprKind::kOutputsOf, Property<OutputsOf>},

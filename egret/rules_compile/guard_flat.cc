@@ -1,10 +1,11 @@
 #include "egret/rules_compile/guard_flat.h"
 
 #include <array>
-#include <cmath>
 #include <cstdint>
 #include <utility>
 #include <vector>
+
+#include "egret/rules_compile/type_properties_internal.h"
 
 namespace egret::rules {
 namespace {
@@ -56,89 +57,6 @@ struct Resolved {
 bool IsComparison(ExprKind k) {
   return k == ExprKind::kEq || k == ExprKind::kNe || k == ExprKind::kLt || k == ExprKind::kGt ||
          k == ExprKind::kLe || k == ExprKind::kGe;
-}
-
-// Compare's rule (evaluators_constraint.cc): as floats when either side is
-// float (NaN: only NE holds), else as integers.
-bool Compare(ExprKind k, bool fl, const Scalar& x, const Scalar& y) {
-  int order;
-  if (fl || x.is_float() || y.is_float()) {
-    double p = x.AsFloat(), q = y.AsFloat();
-    if (std::isnan(p) || std::isnan(q)) return k == ExprKind::kNe;
-    order = p < q ? -1 : (p > q ? 1 : 0);
-  } else {
-    order = x.i < y.i ? -1 : (x.i > y.i ? 1 : 0);
-  }
-  switch (k) {
-    case ExprKind::kEq:
-      return order == 0;
-    case ExprKind::kNe:
-      return order != 0;
-    case ExprKind::kLt:
-      return order < 0;
-    case ExprKind::kGt:
-      return order > 0;
-    case ExprKind::kLe:
-      return order <= 0;
-    default:
-      return order >= 0;
-  }
-}
-
-bool CompareInt(ExprKind k, int64_t x, int64_t y) {
-  switch (k) {
-    case ExprKind::kEq:
-      return x == y;
-    case ExprKind::kNe:
-      return x != y;
-    case ExprKind::kLt:
-      return x < y;
-    case ExprKind::kGt:
-      return x > y;
-    case ExprKind::kLe:
-      return x <= y;
-    default:
-      return x >= y;
-  }
-}
-
-// The integer property `kind` (not kStepsizeOf) of a class of type `t`: the
-// `i` of ReadProperty's Scalar.
-int64_t ReadIntProperty(ExprKind kind, int index, const TensorType& t) {
-  switch (kind) {
-    case ExprKind::kRankOf:
-      return t.rank();
-    case ExprKind::kDimOf:
-      return t.dim(index);
-    case ExprKind::kDTypeOf:
-      return static_cast<int64_t>(t.dtype);
-    case ExprKind::kZeroOffsetOf:
-      return t.zero_offset;
-    case ExprKind::kQuantAxisOf:
-      return t.per_axis ? t.per_axis->axis : -1;
-    default:  // kElementSizeOf
-      return ElementSize(t.dtype);
-  }
-}
-
-// The property `kind` of a class of type `t` (Property's rows).
-Scalar ReadProperty(ExprKind kind, int index, const TensorType& t) {
-  switch (kind) {
-    case ExprKind::kRankOf:
-      return Scalar::Size(t.rank());
-    case ExprKind::kDimOf:
-      return Scalar::Size(t.dim(index));
-    case ExprKind::kDTypeOf:
-      return Scalar::OfDType(t.dtype);
-    case ExprKind::kZeroOffsetOf:
-      return Scalar::Int(t.zero_offset);
-    case ExprKind::kStepsizeOf:
-      return Scalar::Float(t.stepsize);
-    case ExprKind::kQuantAxisOf:
-      return Scalar::Int(t.per_axis ? t.per_axis->axis : -1);
-    default:  // kElementSizeOf
-      return Scalar::Size(ElementSize(t.dtype));
-  }
 }
 
 class FlatConjunction {
@@ -195,7 +113,7 @@ class FlatConjunction {
         s.failed = true;
         return x.kind == ExprKind::kStepsizeOf ? Scalar::Float(0) : Scalar::Int(0);
       }
-      return ReadProperty(x.kind, x.index, *t);
+      return TypeProperty(x.kind, x.index, *t);
     };
     // An integer side: 0 when its operand is missing (s.failed set), as
     // Property's rows read it.
@@ -206,15 +124,15 @@ class FlatConjunction {
         s.failed = true;
         return 0;
       }
-      return ReadIntProperty(x.kind, x.index, *t);
+      return TypeProperty(x.kind, x.index, *t).i;
     };
     for (const Conjunct& k : conjuncts_) {
       bool v;
       switch (k.kind) {
         case Conjunct::kCompareInt: {
           // Both sides are evaluated, as Compare does (each may fail).
-          const int64_t x = int_side(k.a);
-          v = CompareInt(k.cmp, x, int_side(k.b));
+          const int64_t x = int_side(k.a), y = int_side(k.b);
+          v = ComparisonHolds(k.cmp, (x > y) - (x < y));
           break;
         }
         case Conjunct::kSameDims: {
@@ -230,7 +148,7 @@ class FlatConjunction {
         }
         case Conjunct::kCompare: {
           Scalar x = side(k.a), y = side(k.b);
-          v = Compare(k.cmp, k.fl, x, y);
+          v = ComparisonHolds(k.cmp, ScalarOrder(k.fl, x, y));
           break;
         }
         case Conjunct::kSameEncoding:
@@ -266,11 +184,7 @@ class FlatConjunction {
       }
       return absl::OkStatus();
     }
-    if (std::optional<Conjunct> k = Flat(c, e)) {
-      conjuncts_.push_back(*k);
-      FuseSameDims();
-      return absl::OkStatus();
-    }
+    if (AddFlat(c, e)) return absl::OkStatus();
     absl::StatusOr<ScalarFn> f = c.ScalarOf(e);
     if (!f.ok()) return f.status();
     Conjunct k;
@@ -280,6 +194,16 @@ class FlatConjunction {
     return absl::OkStatus();
   }
 
+  // Adds `e` as one flat conjunct when it is one (true); else adds nothing.
+  bool AddFlat(ExprCompiler& c, const Expr& e) {
+    std::optional<Conjunct> k = Flat(c, e);
+    if (!k) return false;
+    conjuncts_.push_back(*k);
+    FuseSameDims();
+    return true;
+  }
+
+ private:
   // `e` as one flat conjunct, or nullopt. Operands it would add are kept
   // only when it is flat.
   std::optional<Conjunct> Flat(ExprCompiler& c, const Expr& e) {
@@ -305,7 +229,6 @@ class FlatConjunction {
     return k;
   }
 
- private:
   // Replaces the last five conjuncts by one kSameDims when they are
   // SAME_DIMS's expansion (the same result and failure: the first of them
   // reads both operands, and the others read nothing else).
@@ -384,15 +307,6 @@ class FlatConjunction {
       case ExprKind::kDTypeConst:
         side->literal = Scalar::OfDType(e.dtype);
         return true;
-      case ExprKind::kRankOf:
-      case ExprKind::kDTypeOf:
-      case ExprKind::kZeroOffsetOf:
-      case ExprKind::kStepsizeOf:
-      case ExprKind::kQuantAxisOf:
-      case ExprKind::kElementSizeOf:
-        if (e.args.size() != 1) return false;
-        side->kind = e.kind;
-        return OperandOf(c, *e.args[0], &side->operand);
       case ExprKind::kDimOf: {
         if (e.args.size() != 2) return false;
         const Expr& d = *e.args[1];
@@ -402,8 +316,10 @@ class FlatConjunction {
         side->index = static_cast<int>(d.int_value);
         return OperandOf(c, *e.args[0], &side->operand);
       }
-      default:
-        return false;
+      default:  // the other type properties, of one operand
+        if (!IsTypeProperty(e.kind) || e.args.size() != 1) return false;
+        side->kind = e.kind;
+        return OperandOf(c, *e.args[0], &side->operand);
     }
   }
 
@@ -422,11 +338,7 @@ absl::StatusOr<std::optional<ScalarFn>> CompileFlat(ExprCompiler& c, const Expr&
     if (!st.ok()) return st;
     return std::optional<ScalarFn>(ScalarFn(std::move(flat)));
   }
-  if (!IsComparison(e.kind)) return std::optional<ScalarFn>();
-  std::optional<Conjunct> k = flat.Flat(c, e);
-  if (!k) return std::optional<ScalarFn>();
-  absl::Status st = flat.Add(c, e);
-  if (!st.ok()) return st;
+  if (!IsComparison(e.kind) || !flat.AddFlat(c, e)) return std::optional<ScalarFn>();
   return std::optional<ScalarFn>(ScalarFn(std::move(flat)));
 }
 
