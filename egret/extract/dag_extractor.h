@@ -12,11 +12,11 @@
 // work on a long chain of blocks; persistent, so their memory grows only with
 // what each set adds to its first child's, dag_extractor_cost_sets.h): step 1
 // gives up past a work bound, a memory budget or the deadline, leaving the
-// tree choice and the local search. It
-// gives up as soon as its work so far plus a lower bound on the work still to
-// come passes the work bound (dag_extractor_work_bound.h), before making any
-// set when the bound alone does: the same result as giving up at the bound,
-// without the work or the sets' memory.
+// tree choice and the local search. It gives up as soon as its work so far
+// plus a lower bound on the work still to come passes the work bound
+// (dag_extractor_work_bound.h), before making any set when the bound alone
+// does: the same result as giving up at the bound, without the work or the
+// sets' memory.
 #ifndef EGRET_EXTRACT_DAG_EXTRACTOR_H_
 #define EGRET_EXTRACT_DAG_EXTRACTOR_H_
 
