@@ -58,8 +58,8 @@ bool AssocGuard(const BuiltinRule& rule, const EGraph& g, const MatchView& m) {
   const Id classes[4] = {outer.children[rule.reverse ? 0 : 1], m[0], m[1], m[2]};
   // One test of all four (the common case: one type throughout), without
   // a branch per class.
-  const bool same = (g.TypeIdOf(classes[0]) == t) & (g.TypeIdOf(classes[1]) == t) &
-                    (g.TypeIdOf(classes[2]) == t) & (g.TypeIdOf(classes[3]) == t);
+  const bool same = ((g.TypeIdOf(classes[0]) ^ t) | (g.TypeIdOf(classes[1]) ^ t) |
+                     (g.TypeIdOf(classes[2]) ^ t) | (g.TypeIdOf(classes[3]) ^ t)) == 0;
   if (same || !rule.broadcast) return same;
   // Across broadcasting: the same dtype and encoding, dims free.
   for (Id c : classes) {
