@@ -22,7 +22,8 @@ constexpr double kViolation = 1e-3;
 
 }  // namespace
 
-LpLoopStats IlpBuilder::StrengthenByLp(Clock::time_point until, RowPool& pool) {
+LpLoopStats IlpBuilder::StrengthenByLp(Clock::time_point until, RowPool& pool, bool exclusive_rows,
+                                       double stop_at) {
   LpLoopStats stats;
   const int32_t ncols = static_cast<int32_t>(obj_.size());
   // The LP relaxation in Clp, column-major.
@@ -44,6 +45,7 @@ LpLoopStats IlpBuilder::StrengthenByLp(Clock::time_point until, RowPool& pool) {
   std::vector<double> lbs, ubs, coefs;
   std::vector<CoinBigIndex> row_start;
   std::vector<int> cols;
+  RowPool fresh;  // the exclusive-user rows of a round
   for (bool first = true;; first = false) {
     const double left = std::chrono::duration<double>(until - Clock::now()).count();
     if (left <= 0) break;
@@ -62,6 +64,7 @@ LpLoopStats IlpBuilder::StrengthenByLp(Clock::time_point until, RowPool& pool) {
     if (first) stats.relaxation_before = lp.objectiveValue();
     stats.relaxation_after = lp.objectiveValue();
     ++stats.rounds;
+    if (stats.relaxation_after >= stop_at) break;
     const double* x = lp.getColSolution();
     lbs.clear();
     ubs.clear();
@@ -86,6 +89,26 @@ LpLoopStats IlpBuilder::StrengthenByLp(Clock::time_point until, RowPool& pool) {
       ubs.push_back(big);
       row_start.push_back(static_cast<CoinBigIndex>(cols.size()));
       ++stats.rows_added;
+    }
+    // The exclusive-user rows once the pool has none left to add: the
+    // branching rows alone close egg math_associate_adds in a few rounds.
+    if (exclusive_rows && lbs.empty()) {
+      fresh.start.assign(1, 0);
+      fresh.col.clear();
+      fresh.coef.clear();
+      const int64_t found = SeparateExclusiveRows(x, until, &fresh);
+      for (int64_t r = 0; r < found; ++r) {
+        const int32_t row = AddRow(0, kInf);
+        for (int64_t k = fresh.start[r]; k < fresh.start[r + 1]; ++k) {
+          entries_.push_back({row, fresh.col[k], fresh.coef[k]});
+          cols.push_back(fresh.col[k]);
+          coefs.push_back(fresh.coef[k]);
+        }
+        lbs.push_back(0);
+        ubs.push_back(big);
+        row_start.push_back(static_cast<CoinBigIndex>(cols.size()));
+      }
+      stats.exclusive_rows += found;
     }
     if (lbs.empty()) break;
     lp.addRows(static_cast<int>(lbs.size()), lbs.data(), ubs.data(), row_start.data(), cols.data(),

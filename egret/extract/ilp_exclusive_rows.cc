@@ -1,0 +1,294 @@
+// The ILP extractor's exclusive-user rows (ilp_extractor_internal.h).
+//
+// For a class d, call "t needs d" for a column t when every term through
+// t's node computes d: d is a child class of t or necessary for one (the
+// necessary sets of ilp_model.cc, outside cyclic parts). Two columns t and u
+// are exclusive when no valid choice chooses both: they are nodes of one
+// class, or u's class is not reachable from the roots when t's class is
+// restricted to t (every class of a choice is reachable from the roots
+// through its chosen nodes), or the other way round. For a set K of
+// pairwise exclusive columns that all need d, at most one is chosen and
+// each chosen one makes d computed, so
+//     sum(nodes of d) >= sum over t in K of x_t.
+// With K the nodes of one class c that use d, this is c's child row; the
+// rows here add the nodes of other classes that cannot be chosen together
+// with them.
+//
+// Why: on rover's filters and diospyros' vector kernels the relaxation pays
+// a class shared by many alternatives once at the largest of their
+// fractions, although the alternatives exclude each other (a node of class
+// 15 uses class 192, and so does a node of a class used only by another
+// node of class 15): diospyros vector_2d_conv's relaxation was 6.18 against
+// the optimum 13.51. The rows are separated in the LP loop
+// (ilp_lp_loop.cc): for each class d, the columns needing d with x > 0,
+// heaviest first, are taken greedily into K while they stay exclusive with
+// those taken; the row joins the model when it is violated.
+#include <algorithm>
+#include <bit>
+#include <memory>
+#include <vector>
+
+#include "egret/extract/ilp_extractor_internal.h"
+
+namespace egret::extract::ilp_internal {
+
+namespace {
+
+// A row is violated when its activity is this far below 0 (as the pool's).
+constexpr double kExclusiveViolation = 1e-3;
+// Class visits spent on the lazy reach searches, over the whole loop.
+constexpr double kMaxExclusiveReachWork = 5e7;
+// Classes of single users followed up from a column (ComputeForced).
+constexpr int kMaxForcedSteps = 32;
+
+}  // namespace
+
+bool IlpBuilder::PrepareExclusiveRows() {
+  const size_t nc = p_.num_classes();
+  const int32_t nb = num_binaries_;
+  auto s = std::make_unique<ExclusiveRowState>();
+  s->index.assign(nc, -1);
+  for (ClassId c = 0; c < nc; ++c) {
+    if (!in_model_[c]) continue;
+    s->index[c] = static_cast<int32_t>(s->classes.size());
+    s->classes.push_back(c);
+  }
+  const size_t m = s->classes.size();
+  s->words = (m + 63) / 64;
+  if (m < 2 || static_cast<double>(s->words) * static_cast<double>(m) > kMaxBranchingWords) {
+    return false;
+  }
+  s->child_begin.assign(nb + 1, 0);
+  std::vector<int32_t> users(nc, 0);
+  for (int32_t j = 0; j < nb; ++j) {
+    if (col_node_[j] != kNoENode) {
+      for (ClassId d : ChildSet(p_, col_node_[j])) {
+        if (in_model_[d]) {
+          s->child.push_back(d);
+          ++users[d];
+        }
+      }
+    }
+    s->child_begin[j + 1] = static_cast<int32_t>(s->child.size());
+  }
+  // Leaf classes used by more than a tenth of the columns (bit widths,
+  // shared parameters, as for the branching rows) are computed anyway and
+  // would make every list long.
+  s->skip.assign(nc, 0);
+  for (ClassId c : s->classes) {
+    bool leaf = true;
+    for (int32_t j = class_col_begin_[c]; j < class_col_end_[c] && leaf; ++j)
+      leaf = s->child_begin[j] == s->child_begin[j + 1];
+    s->skip[c] = leaf && nb >= kBranchingFrequentMinColumns && users[c] > nb / 10;
+  }
+  // Necessary classes of the classes outside cyclic parts, children first.
+  const size_t words = s->words;
+  s->need.assign(m * words, 0);
+  std::vector<uint64_t> acc(words);
+  for (const std::vector<ClassId>& comp : sccs_.members) {
+    if (comp.size() != 1) continue;
+    const ClassId c = comp[0];
+    if (s->index[c] < 0 || collapsible_[c]) continue;
+    uint64_t* row = s->need.data() + static_cast<size_t>(s->index[c]) * words;
+    bool first = true;
+    for (int32_t j = class_col_begin_[c]; j < class_col_end_[c]; ++j) {
+      std::fill(acc.begin(), acc.end(), 0);
+      for (int32_t k = s->child_begin[j]; k < s->child_begin[j + 1]; ++k) {
+        const int32_t b = s->index[s->child[k]];
+        acc[b / 64] |= uint64_t{1} << (b % 64);
+        const uint64_t* nd = s->need.data() + static_cast<size_t>(b) * words;
+        for (size_t w = 0; w < words; ++w) acc[w] |= nd[w];
+      }
+      for (size_t w = 0; w < words; ++w) row[w] = first ? acc[w] : (row[w] & acc[w]);
+      first = false;
+    }
+  }
+  s->reach.resize(nb);
+  s->parent_begin.assign(nc + 1, 0);
+  for (ClassId d : s->child) ++s->parent_begin[d + 1];
+  for (size_t c = 0; c < nc; ++c) s->parent_begin[c + 1] += s->parent_begin[c];
+  s->parent.resize(s->child.size());
+  {
+    std::vector<int32_t> fill(s->parent_begin.begin(), s->parent_begin.end() - 1);
+    for (int32_t j = 0; j < nb; ++j) {
+      for (int32_t k = s->child_begin[j]; k < s->child_begin[j + 1]; ++k)
+        s->parent[fill[s->child[k]]++] = j;
+    }
+  }
+  s->forced_begin.assign(nb, -1);
+  s->forced_end.assign(nb, -1);
+  exclusive_ = std::move(s);
+  return true;
+}
+
+// R(t): the model classes reachable from the roots when t's class is
+// restricted to t; nullptr when the work budget is spent.
+static const std::vector<uint64_t>* ReachWith(ExclusiveRowState& s, const ExtractionProblem& p,
+                                              const std::vector<int32_t>& col_begin,
+                                              const std::vector<int32_t>& col_end,
+                                              const std::vector<ClassId>& col_class, int32_t t) {
+  std::vector<uint64_t>& r = s.reach[t];
+  if (!r.empty()) return &r;
+  if (s.work > kMaxExclusiveReachWork) return nullptr;
+  r.assign(s.words, 0);
+  const ClassId own = col_class[t];
+  std::vector<ClassId> stack;
+  auto visit = [&](ClassId c) {
+    const int32_t b = s.index[c];
+    if (b < 0 || (r[b / 64] >> (b % 64) & 1) != 0) return;
+    r[b / 64] |= uint64_t{1} << (b % 64);
+    stack.push_back(c);
+  };
+  for (ClassId root : p.roots()) visit(root);
+  while (!stack.empty()) {
+    const ClassId c = stack.back();
+    stack.pop_back();
+    s.work += 1;
+    const int32_t begin = c == own ? t : col_begin[c], end = c == own ? t + 1 : col_end[c];
+    for (int32_t j = begin; j < end; ++j) {
+      for (int32_t k = s.child_begin[j]; k < s.child_begin[j + 1]; ++k) visit(s.child[k]);
+    }
+  }
+  return &r;
+}
+
+// What choosing column t forces above it (ExclusiveRowState::forced): t's
+// class chooses t; while the class e reached so far is not a root and its
+// users are all columns of one class c, c is active and chooses one of them.
+static void ComputeForced(ExclusiveRowState& s, const ExtractionProblem& p,
+                          const std::vector<ClassId>& col_class, int32_t t) {
+  s.forced_begin[t] = static_cast<int64_t>(s.forced.size());
+  const int64_t first = static_cast<int64_t>(s.forced_cols.size());
+  s.forced_cols.push_back(t);
+  s.forced.push_back({col_class[t], first, first + 1});
+  ClassId e = col_class[t];
+  for (int step = 0; step < kMaxForcedSteps; ++step) {
+    if (std::find(p.roots().begin(), p.roots().end(), e) != p.roots().end()) break;
+    const int32_t pb = s.parent_begin[e], pe = s.parent_begin[e + 1];
+    if (pb == pe) break;
+    const ClassId c = col_class[s.parent[pb]];
+    bool one_class = true;
+    for (int32_t k = pb; k < pe && one_class; ++k) one_class = col_class[s.parent[k]] == c;
+    if (!one_class) break;
+    bool seen = false;  // a cycle of single users
+    for (int64_t f = s.forced_begin[t]; f < static_cast<int64_t>(s.forced.size()); ++f)
+      seen = seen || s.forced[f].cls == c;
+    if (seen) break;
+    const int64_t begin = static_cast<int64_t>(s.forced_cols.size());
+    for (int32_t k = pb; k < pe; ++k) s.forced_cols.push_back(s.parent[k]);
+    std::sort(s.forced_cols.begin() + begin, s.forced_cols.end());
+    s.forced_cols.erase(std::unique(s.forced_cols.begin() + begin, s.forced_cols.end()),
+                        s.forced_cols.end());
+    s.forced.push_back({c, begin, static_cast<int64_t>(s.forced_cols.size())});
+    e = c;
+  }
+  s.forced_end[t] = static_cast<int64_t>(s.forced.size());
+}
+
+// Do t and u force one class to choose from disjoint sets of columns?
+static bool ForcedApart(ExclusiveRowState& s, const ExtractionProblem& p,
+                        const std::vector<ClassId>& col_class, int32_t t, int32_t u) {
+  if (s.forced_begin[t] < 0) ComputeForced(s, p, col_class, t);
+  if (s.forced_begin[u] < 0) ComputeForced(s, p, col_class, u);
+  for (int64_t a = s.forced_begin[t]; a < s.forced_end[t]; ++a) {
+    for (int64_t b = s.forced_begin[u]; b < s.forced_end[u]; ++b) {
+      const ExclusiveRowState::Forced& fa = s.forced[a];
+      const ExclusiveRowState::Forced& fb = s.forced[b];
+      if (fa.cls != fb.cls) continue;
+      int64_t i = fa.first, j = fb.first;
+      bool meet = false;
+      while (i < fa.last && j < fb.last && !meet) {
+        const int32_t x = s.forced_cols[i], y = s.forced_cols[j];
+        meet = x == y;
+        i += x <= y;
+        j += y <= x;
+      }
+      if (!meet) return true;
+    }
+  }
+  return false;
+}
+
+int64_t IlpBuilder::SeparateExclusiveRows(const double* x, Clock::time_point until,
+                                          RowPool* fresh) {
+  if (!exclusive_) return 0;
+  ExclusiveRowState& s = *exclusive_;
+  const size_t words = s.words, m = s.classes.size();
+  const int32_t nb = num_binaries_;
+  // Per class bit, the columns with x > 0 that need it.
+  std::vector<std::vector<int32_t>> needers(m);
+  std::vector<uint64_t> acc(words);
+  for (int32_t t = 0; t < nb; ++t) {
+    if (x[t] <= 1e-6) continue;
+    std::fill(acc.begin(), acc.end(), 0);
+    for (int32_t k = s.child_begin[t]; k < s.child_begin[t + 1]; ++k) {
+      const int32_t b = s.index[s.child[k]];
+      acc[b / 64] |= uint64_t{1} << (b % 64);
+      const uint64_t* nd = s.need.data() + static_cast<size_t>(b) * words;
+      for (size_t w = 0; w < words; ++w) acc[w] |= nd[w];
+    }
+    for (size_t w = 0; w < words; ++w) {
+      for (uint64_t bits = acc[w]; bits != 0; bits &= bits - 1) {
+        needers[w * 64 + static_cast<size_t>(std::countr_zero(bits))].push_back(t);
+      }
+    }
+  }
+  auto in = [](const std::vector<uint64_t>& r, int32_t b) {
+    return (r[b / 64] >> (b % 64) & 1) != 0;
+  };
+  // Are columns t and u exclusive? (false when the budget is spent)
+  auto exclusive = [&](int32_t t, int32_t u) {
+    const ClassId ct = col_class_[t], cu = col_class_[u];
+    if (ct == cu) return true;
+    if (ForcedApart(s, p_, col_class_, t, u)) return true;
+    const std::vector<uint64_t>* rt =
+        ReachWith(s, p_, class_col_begin_, class_col_end_, col_class_, t);
+    if (rt != nullptr && !in(*rt, s.index[cu])) return true;
+    const std::vector<uint64_t>* ru =
+        ReachWith(s, p_, class_col_begin_, class_col_end_, col_class_, u);
+    return ru != nullptr && !in(*ru, s.index[ct]);
+  };
+  int64_t added = 0;
+  std::vector<int32_t> clique;
+  for (size_t b = 0; b < m; ++b) {
+    std::vector<int32_t>& cand = needers[b];
+    const ClassId d = s.classes[b];
+    if (cand.size() < 2 || s.skip[d]) continue;
+    double act = 0, total = 0;
+    for (int32_t j = class_col_begin_[d]; j < class_col_end_[d]; ++j) act += x[j];
+    for (int32_t t : cand) total += x[t];
+    if (total <= act + kExclusiveViolation) continue;
+    if (Clock::now() > until) break;
+    std::stable_sort(cand.begin(), cand.end(), [&](int32_t a, int32_t c) { return x[a] > x[c]; });
+    clique.clear();
+    double sum = 0;
+    for (int32_t t : cand) {
+      bool ok = true;
+      for (int32_t u : clique) {
+        if (!exclusive(t, u)) {
+          ok = false;
+          break;
+        }
+      }
+      if (ok) {
+        clique.push_back(t);
+        sum += x[t];
+      }
+    }
+    if (clique.size() < 2 || sum <= act + kExclusiveViolation) continue;
+    // sum(nodes of d) - sum(K) >= 0
+    for (int32_t j = class_col_begin_[d]; j < class_col_end_[d]; ++j) {
+      fresh->col.push_back(j);
+      fresh->coef.push_back(1.0);
+    }
+    for (int32_t t : clique) {
+      fresh->col.push_back(t);
+      fresh->coef.push_back(-1.0);
+    }
+    fresh->start.push_back(static_cast<int64_t>(fresh->col.size()));
+    ++added;
+  }
+  return added;
+}
+
+}  // namespace egret::extract::ilp_internal
