@@ -4,9 +4,16 @@
 // t's node computes d: d is a child class of t or necessary for one (the
 // necessary sets of ilp_model.cc, outside cyclic parts). Two columns t and u
 // are exclusive when no valid choice chooses both: they are nodes of one
-// class, or u's class is not reachable from the roots when t's class is
+// class; or u's class is not reachable from the roots when t's class is
 // restricted to t (every class of a choice is reachable from the roots
-// through its chosen nodes), or the other way round. For a set K of
+// through its chosen nodes), or the other way round; or choosing t and
+// choosing u force one class to choose among disjoint sets of columns. What
+// a class e forces (ClassFacts): e, if active and not a root, is used by a
+// chosen column j, whose class then chooses j and is active in turn; what
+// holds for every column using e holds for e, a class c that every one of
+// them forces with the union of their column sets (a class used only by
+// node a of class c forces c to choose a; a class used by b and by a class
+// used only by b' forces c to choose b or b'). For a set K of
 // pairwise exclusive columns that all need d, at most one is chosen and
 // each chosen one makes d computed, so
 //     sum(nodes of d) >= sum over t in K of x_t.
@@ -25,6 +32,7 @@
 // those taken; the row joins the model when it is violated.
 #include <algorithm>
 #include <bit>
+#include <iterator>
 #include <memory>
 #include <vector>
 
@@ -38,8 +46,11 @@ namespace {
 constexpr double kExclusiveViolation = 1e-3;
 // Class visits spent on the lazy reach searches, over the whole loop.
 constexpr double kMaxExclusiveReachWork = 5e7;
-// Classes of single users followed up from a column (ComputeForced).
-constexpr int kMaxForcedSteps = 32;
+// Caps of the facts above a class (ClassFacts): classes per class, columns
+// per fact, and the depth of the recursion over users.
+constexpr size_t kMaxForcedFacts = 64;
+constexpr size_t kMaxForcedColumns = 64;
+constexpr int kMaxForcedDepth = 256;
 
 }  // namespace
 
@@ -115,8 +126,8 @@ bool IlpBuilder::PrepareExclusiveRows() {
         s->parent[fill[s->child[k]]++] = j;
     }
   }
-  s->forced_begin.assign(nb, -1);
-  s->forced_end.assign(nb, -1);
+  s->forced_state.assign(nc, 0);
+  s->forced.resize(nc);
   exclusive_ = std::move(s);
   return true;
 }
@@ -152,58 +163,109 @@ static const std::vector<uint64_t>* ReachWith(ExclusiveRowState& s, const Extrac
   return &r;
 }
 
-// What choosing column t forces above it (ExclusiveRowState::forced): t's
-// class chooses t; while the class e reached so far is not a root and its
-// users are all columns of one class c, c is active and chooses one of them.
-static void ComputeForced(ExclusiveRowState& s, const ExtractionProblem& p,
-                          const std::vector<ClassId>& col_class, int32_t t) {
-  s.forced_begin[t] = static_cast<int64_t>(s.forced.size());
-  const int64_t first = static_cast<int64_t>(s.forced_cols.size());
-  s.forced_cols.push_back(t);
-  s.forced.push_back({col_class[t], first, first + 1});
-  ClassId e = col_class[t];
-  for (int step = 0; step < kMaxForcedSteps; ++step) {
-    if (std::find(p.roots().begin(), p.roots().end(), e) != p.roots().end()) break;
-    const int32_t pb = s.parent_begin[e], pe = s.parent_begin[e + 1];
-    if (pb == pe) break;
-    const ClassId c = col_class[s.parent[pb]];
-    bool one_class = true;
-    for (int32_t k = pb; k < pe && one_class; ++k) one_class = col_class[s.parent[k]] == c;
-    if (!one_class) break;
-    bool seen = false;  // a cycle of single users
-    for (int64_t f = s.forced_begin[t]; f < static_cast<int64_t>(s.forced.size()); ++f)
-      seen = seen || s.forced[f].cls == c;
-    if (seen) break;
-    const int64_t begin = static_cast<int64_t>(s.forced_cols.size());
-    for (int32_t k = pb; k < pe; ++k) s.forced_cols.push_back(s.parent[k]);
-    std::sort(s.forced_cols.begin() + begin, s.forced_cols.end());
-    s.forced_cols.erase(std::unique(s.forced_cols.begin() + begin, s.forced_cols.end()),
-                        s.forced_cols.end());
-    s.forced.push_back({c, begin, static_cast<int64_t>(s.forced_cols.size())});
-    e = c;
+// The facts of class e (ExclusiveRowState::forced), from those of the
+// classes of its users. Sound whatever is cut: a fact dropped (past the caps,
+// or through a class still being computed, which reads as none) only weakens
+// the rows.
+static const std::vector<ExclusiveRowState::Fact>& ClassFacts(ExclusiveRowState& s,
+                                                              const ExtractionProblem& p,
+                                                              const std::vector<ClassId>& col_class,
+                                                              ClassId e, int depth) {
+  using Fact = ExclusiveRowState::Fact;
+  std::vector<Fact>& out = s.forced[e];
+  if (s.forced_state[e] != 0) return out;   // done, or being computed: none yet
+  if (depth > kMaxForcedDepth) return out;  // not marked: may be computed later
+  s.forced_state[e] = 1;
+  const int32_t pb = s.parent_begin[e], pe = s.parent_begin[e + 1];
+  const bool root = std::find(p.roots().begin(), p.roots().end(), e) != p.roots().end();
+  std::vector<Fact> acc, mine, next;
+  bool first = true;
+  for (int32_t k = pb; k < pe && !root; ++k) {
+    const int32_t j = s.parent[k];
+    const ClassId c = col_class[j];
+    // The facts above column j: c chooses j, and c's facts.
+    const std::vector<Fact>& above = ClassFacts(s, p, col_class, c, depth + 1);
+    mine.clear();
+    bool placed = false;
+    for (const Fact& f : above) {
+      if (!placed && c < f.cls) {
+        mine.push_back({c, {j}});
+        placed = true;
+      }
+      if (f.cls == c) {  // c on a cycle through e: keep the tighter one
+        mine.push_back({c, {j}});
+        placed = true;
+        continue;
+      }
+      mine.push_back(f);
+    }
+    if (!placed) mine.push_back({c, {j}});
+    if (first) {
+      acc.swap(mine);
+      first = false;
+    } else {  // meet: the classes in both, the union of their columns
+      next.clear();
+      size_t a = 0, b = 0;
+      while (a < acc.size() && b < mine.size()) {
+        if (acc[a].cls < mine[b].cls) {
+          ++a;
+        } else if (mine[b].cls < acc[a].cls) {
+          ++b;
+        } else {
+          Fact f{acc[a].cls, {}};
+          std::set_union(acc[a].cols.begin(), acc[a].cols.end(), mine[b].cols.begin(),
+                         mine[b].cols.end(), std::back_inserter(f.cols));
+          if (f.cols.size() <= kMaxForcedColumns) next.push_back(std::move(f));
+          ++a;
+          ++b;
+        }
+      }
+      acc.swap(next);
+    }
+    if (acc.empty()) break;
   }
-  s.forced_end[t] = static_cast<int64_t>(s.forced.size());
+  if (acc.size() > kMaxForcedFacts) acc.resize(kMaxForcedFacts);
+  out = std::move(acc);
+  s.forced_state[e] = 2;
+  return out;
 }
 
-// Do t and u force one class to choose from disjoint sets of columns?
+// Does every valid choice that chooses t leave u unchosen because some class
+// must choose from disjoint columns for each (t's class chooses t, u's
+// chooses u, and the facts above them)?
 static bool ForcedApart(ExclusiveRowState& s, const ExtractionProblem& p,
                         const std::vector<ClassId>& col_class, int32_t t, int32_t u) {
-  if (s.forced_begin[t] < 0) ComputeForced(s, p, col_class, t);
-  if (s.forced_begin[u] < 0) ComputeForced(s, p, col_class, u);
-  for (int64_t a = s.forced_begin[t]; a < s.forced_end[t]; ++a) {
-    for (int64_t b = s.forced_begin[u]; b < s.forced_end[u]; ++b) {
-      const ExclusiveRowState::Forced& fa = s.forced[a];
-      const ExclusiveRowState::Forced& fb = s.forced[b];
-      if (fa.cls != fb.cls) continue;
-      int64_t i = fa.first, j = fb.first;
-      bool meet = false;
-      while (i < fa.last && j < fb.last && !meet) {
-        const int32_t x = s.forced_cols[i], y = s.forced_cols[j];
-        meet = x == y;
-        i += x <= y;
-        j += y <= x;
+  using Fact = ExclusiveRowState::Fact;
+  const ClassId ct = col_class[t], cu = col_class[u];
+  const std::vector<Fact> own_t = {{ct, {t}}}, own_u = {{cu, {u}}};
+  const std::vector<Fact>* ft[2] = {&own_t, &ClassFacts(s, p, col_class, ct, 0)};
+  const std::vector<Fact>* fu[2] = {&own_u, &ClassFacts(s, p, col_class, cu, 0)};
+  for (const std::vector<Fact>* x : ft) {
+    for (const std::vector<Fact>* y : fu) {
+      size_t a = 0, b = 0;
+      while (a < x->size() && b < y->size()) {
+        const Fact& fa = (*x)[a];
+        const Fact& fb = (*y)[b];
+        if (fa.cls < fb.cls) {
+          ++a;
+        } else if (fb.cls < fa.cls) {
+          ++b;
+        } else {
+          std::vector<int32_t>::const_iterator i = fa.cols.begin(), j = fb.cols.begin();
+          bool meet = false;
+          while (i != fa.cols.end() && j != fb.cols.end() && !meet) {
+            meet = *i == *j;
+            if (*i < *j) {
+              ++i;
+            } else {
+              ++j;
+            }
+          }
+          if (!meet) return true;
+          ++a;
+          ++b;
+        }
       }
-      if (!meet) return true;
     }
   }
   return false;

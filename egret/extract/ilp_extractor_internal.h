@@ -174,17 +174,18 @@ struct ExclusiveRowState {
   // Per class, the columns that use it: parent[parent_begin[c],
   // parent_begin[c + 1]).
   std::vector<int32_t> parent_begin, parent;
-  // Per column, computed when first asked: what choosing it forces above
-  // it, as (class, first, last) entries into forced_cols: while a class's
-  // users are all columns of one other class, that class is active and
-  // chooses one of them. forced_begin[t] < 0 until computed.
-  std::vector<int64_t> forced_begin, forced_end;
-  struct Forced {
+  // Per class e, computed when first asked: facts (class c, columns S)
+  // sorted by c, meaning "when e is active, c is active and chooses a column
+  // of S": the facts that hold above every column using e (its own class
+  // choosing it, and that class's facts), S the union over those columns.
+  // forced_state: 0 not computed, 1 being computed (reads as no facts), 2
+  // done.
+  struct Fact {
     ClassId cls;
-    int64_t first, last;  // into forced_cols, sorted
+    std::vector<int32_t> cols;  // sorted
   };
-  std::vector<Forced> forced;
-  std::vector<int32_t> forced_cols;
+  std::vector<char> forced_state;
+  std::vector<std::vector<Fact>> forced;
 };
 
 class IlpBuilder {
