@@ -1,7 +1,10 @@
 // The ILP extractor's LP loop (ilp_extractor_internal.h): before the first
 // solve, the LP relaxation is solved in Clp (in this process), and the rows
-// of a pool that its solution violates join the model; repeated until none
-// is violated or the time share is spent. With an empty pool (the programs
+// of a pool that its solution violates join the model, and when none does,
+// the exclusive-user rows it violates (ilp_exclusive_rows.cc, separated
+// from the solution); repeated until none is violated, the optimum reaches
+// the warm start's cost or the time share is spent. With an empty pool and
+// no exclusive-user rows (the programs
 // above kNeighbourhoodColumns), one solve: the plain relaxation's optimum. Adding every branching
 // row instead (ilp_branching_rows.cc) made CBC slower where they do not bind (eggcc-bril
 // range_check: 19 rows, none violated, 0.72 -> 1.0 s of CPU), and on rover fir_8_tap_5 CBC gave no
