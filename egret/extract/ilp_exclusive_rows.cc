@@ -5,8 +5,9 @@
 // necessary sets of ilp_model.cc, outside cyclic parts). Two columns t and u
 // are exclusive when no valid choice chooses both: they are nodes of one
 // class; or u's class is not reachable from the roots when t's class is
-// restricted to t (every class of a choice is reachable from the roots
-// through its chosen nodes), or the other way round; or choosing t and
+// restricted to t and each class that t forces (below) to its columns
+// (every class of a choice is reachable from the roots through its chosen
+// nodes), or the other way round; or choosing t and
 // choosing u force one class to choose among disjoint sets of columns. What
 // a class e forces (ClassFacts): e, if active and not a root, is used by a
 // chosen column j, whose class then chooses j and is active in turn; what
@@ -132,8 +133,14 @@ bool IlpBuilder::PrepareExclusiveRows() {
   return true;
 }
 
+static const std::vector<ExclusiveRowState::Fact>& ClassFacts(ExclusiveRowState& s,
+                                                              const ExtractionProblem& p,
+                                                              const std::vector<ClassId>& col_class,
+                                                              ClassId e, int depth);
+
 // R(t): the model classes reachable from the roots when t's class is
-// restricted to t; nullptr when the work budget is spent.
+// restricted to t (and each class t forces, ClassFacts, to its columns); nullptr when the work
+// budget is spent.
 static const std::vector<uint64_t>* ReachWith(ExclusiveRowState& s, const ExtractionProblem& p,
                                               const std::vector<int32_t>& col_begin,
                                               const std::vector<int32_t>& col_end,
@@ -143,6 +150,9 @@ static const std::vector<uint64_t>* ReachWith(ExclusiveRowState& s, const Extrac
   if (s.work > kMaxExclusiveReachWork) return nullptr;
   r.assign(s.words, 0);
   const ClassId own = col_class[t];
+  const std::vector<ExclusiveRowState::Fact>& facts = ClassFacts(s, p, col_class, own, 0);
+  s.restrict.resize(col_begin.size(), -1);
+  for (size_t f = 0; f < facts.size(); ++f) s.restrict[facts[f].cls] = static_cast<int32_t>(f);
   std::vector<ClassId> stack;
   auto visit = [&](ClassId c) {
     const int32_t b = s.index[c];
@@ -155,11 +165,18 @@ static const std::vector<uint64_t>* ReachWith(ExclusiveRowState& s, const Extrac
     const ClassId c = stack.back();
     stack.pop_back();
     s.work += 1;
-    const int32_t begin = c == own ? t : col_begin[c], end = c == own ? t + 1 : col_end[c];
-    for (int32_t j = begin; j < end; ++j) {
+    auto follow = [&](int32_t j) {
       for (int32_t k = s.child_begin[j]; k < s.child_begin[j + 1]; ++k) visit(s.child[k]);
+    };
+    if (c == own) {
+      follow(t);
+    } else if (s.restrict[c] >= 0) {
+      for (int32_t j : facts[s.restrict[c]].cols) follow(j);
+    } else {
+      for (int32_t j = col_begin[c]; j < col_end[c]; ++j) follow(j);
     }
   }
+  for (const ExclusiveRowState::Fact& f : facts) s.restrict[f.cls] = -1;
   return &r;
 }
 

@@ -186,6 +186,7 @@ struct ExclusiveRowState {
   };
   std::vector<char> forced_state;
   std::vector<std::vector<Fact>> forced;
+  std::vector<int32_t> restrict;  // per class, scratch of the reach searches: -1
 };
 
 class IlpBuilder {
