@@ -252,16 +252,22 @@ absl::StatusOr<IlpResult> IlpBuilder::Run(Choice warm, Clock::time_point deadlin
     warm = result.choice;
   }
 
-  // The branching rows (ilp_branching_rows.cc) that the LP relaxation
-  // violates (ilp_lp_loop.cc), on programs Clp solves quickly in this
+  // The branching rows (ilp_branching_rows.cc) and the exclusive-user rows
+  // (ilp_exclusive_rows.cc) that the LP relaxation violates
+  // (ilp_lp_loop.cc), on programs Clp solves quickly in this
   // process; not with negative costs (not measured there), nor in a
   // sub-problem of the neighbourhood search or on the programs large enough
   // for it (TENSAT bert, measured without them).
   if (neighbourhoods && !p_.has_negative_costs() && !large) {
     RowPool pool;
     AddBranchingRows(share_of_time_left(kBranchingShare), &pool);
-    if (pool.start.size() > 1 && lp_fits(pool.col.size())) {
-      const LpLoopStats lp = StrengthenByLp(share_of_time_left(kLpLoopShare), pool);
+    const bool exclusive = PrepareExclusiveRows();
+    if ((pool.start.size() > 1 || exclusive) && lp_fits(pool.col.size())) {
+      // Stopped when the relaxation reaches the warm start's cost: it is
+      // then optimal (see take_relaxation and gap_closed).
+      const double stop_at = result.cost - 1e-6 * std::max(1.0, std::abs(result.cost));
+      const LpLoopStats lp =
+          StrengthenByLp(share_of_time_left(kLpLoopShare), pool, exclusive, stop_at);
       branching_rows_ = lp.rows_added;
       take_relaxation(lp);
     }

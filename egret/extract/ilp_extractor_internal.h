@@ -1,5 +1,5 @@
 // Private to the extract stage: the ILP extractor's model builder, shared by
-// its six files (ilp_extractor.h describes the formulation):
+// its files (ilp_extractor.h describes the formulation):
 //   - ilp_model.cc: pruning, collapsing, the columns and rows of the 0-1
 //     program (roots, children, negative costs, necessary classes) and the
 //     CBC model made of them;
@@ -7,8 +7,10 @@
 //   - ilp_maxcut_bound.cc: the eigenvalue bound of max-cut e-graphs;
 //   - ilp_branching_rows.cc: the branching rows (a class whose terms all
 //     need m classes has chosen nodes combining m branches below it);
-//   - ilp_lp_loop.cc: the LP relaxation in Clp, adding the branching rows
-//     it violates;
+//   - ilp_exclusive_rows.cc: the exclusive-user rows (a class needed by
+//     columns that no choice takes together is paid for all of them);
+//   - ilp_lp_loop.cc: the LP relaxation in Clp, adding the branching and
+//     exclusive-user rows it violates;
 //   - ilp_cycles.cc: acyclicity: the class graph's strongly connected parts,
 //     the 2-cycle rows, which classes a solution computes without a cycle,
 //     and the lazy cuts of the cycles it has;
@@ -22,6 +24,7 @@
 #include <chrono>
 #include <cstdint>
 #include <limits>
+#include <memory>
 #include <optional>
 #include <vector>
 
@@ -148,7 +151,42 @@ struct LpLoopStats {
   int rounds = 0;  // LP solves that ended optimal
   // The relaxation's optimum at the first and the last of them.
   double relaxation_before = -kInf, relaxation_after = -kInf;
-  int64_t rows_added = 0;  // pool rows added to the model
+  int64_t rows_added = 0;      // pool rows added to the model
+  int64_t exclusive_rows = 0;  // exclusive-user rows added to the model
+};
+
+// ilp_exclusive_rows.cc: what the exclusive-user rows' separation keeps
+// between rounds of the LP loop.
+struct ExclusiveRowState {
+  size_t words = 0;              // of a bit set over the model's classes
+  std::vector<int32_t> index;    // per class: its bit, -1 outside the model
+  std::vector<ClassId> classes;  // per bit
+  // Per binary column, its distinct model child classes:
+  // child[child_begin[j], child_begin[j + 1]).
+  std::vector<int32_t> child_begin;
+  std::vector<ClassId> child;
+  std::vector<uint64_t> need;  // per bit: its necessary classes (bits)
+  // Per column, computed when first asked: the classes reachable from the
+  // roots when its class is restricted to it; empty until then.
+  std::vector<std::vector<uint64_t>> reach;
+  double work = 0;         // class visits of those searches
+  std::vector<char> skip;  // per class: a frequent leaf, left out
+  // Per class, the columns that use it: parent[parent_begin[c],
+  // parent_begin[c + 1]).
+  std::vector<int32_t> parent_begin, parent;
+  // Per class e, computed when first asked: facts (class c, columns S)
+  // sorted by c, meaning "when e is active, c is active and chooses a column
+  // of S": the facts that hold above every column using e (its own class
+  // choosing it, and that class's facts), S the union over those columns.
+  // forced_state: 0 not computed, 1 being computed (reads as no facts), 2
+  // done.
+  struct Fact {
+    ClassId cls;
+    std::vector<int32_t> cols;  // sorted
+  };
+  std::vector<char> forced_state;
+  std::vector<std::vector<Fact>> forced;
+  std::vector<int32_t> restrict;  // per class, scratch of the reach searches: -1
 };
 
 class IlpBuilder {
@@ -226,10 +264,21 @@ class IlpBuilder {
   // that combine m branches; made until `until` into `pool`, returns how
   // many.
   int64_t AddBranchingRows(Clock::time_point until, RowPool* pool);
-  // ilp_lp_loop.cc: rounds of the LP relaxation in Clp until `until` (or
-  // until none is violated), each adding to the model the rows of `pool`
-  // its solution violates.
-  LpLoopStats StrengthenByLp(Clock::time_point until, RowPool& pool);
+  // ilp_exclusive_rows.cc: prepares the exclusive-user rows' separation
+  // (necessary classes per class, the columns' child classes) for the model
+  // built; false when the program is too large for it.
+  bool PrepareExclusiveRows();
+  // ilp_exclusive_rows.cc: appends to `fresh` exclusive-user rows (sum(nodes
+  // of d) >= the x of pairwise exclusive columns that each need d) that the
+  // LP solution `x` violates; returns how many. Nothing before
+  // PrepareExclusiveRows.
+  int64_t SeparateExclusiveRows(const double* x, Clock::time_point until, RowPool* fresh);
+  // ilp_lp_loop.cc: rounds of the LP relaxation in Clp until `until`, until
+  // none is violated or until its optimum reaches `stop_at`, each adding to
+  // the model the rows of `pool` its solution violates or, when there are
+  // none and with `exclusive_rows`, the exclusive-user rows it violates.
+  LpLoopStats StrengthenByLp(Clock::time_point until, RowPool& pool, bool exclusive_rows = false,
+                             double stop_at = kInf);
   // A CBC model of the columns, rows and entries so far (the caller deletes it).
   Cbc_Model* NewModel() const;
   // The entries so far in column-major form, as Clp and CBC load them:
@@ -266,6 +315,7 @@ class IlpBuilder {
   int64_t branching_rows_ = 0;
   int64_t necessary_dominated_ = 0;
   int max_nodes_ = -1;
+  std::unique_ptr<ExclusiveRowState> exclusive_;
 };
 
 // ilp_maxcut_bound.cc: an e-graph that encodes a weighted maximum cut (a

@@ -1,7 +1,10 @@
 // The ILP extractor's LP loop (ilp_extractor_internal.h): before the first
 // solve, the LP relaxation is solved in Clp (in this process), and the rows
-// of a pool that its solution violates join the model; repeated until none
-// is violated or the time share is spent. With an empty pool (the programs
+// of a pool that its solution violates join the model, and when none does,
+// the exclusive-user rows it violates (ilp_exclusive_rows.cc, separated
+// from the solution); repeated until none is violated, the optimum reaches
+// the warm start's cost or the time share is spent. With an empty pool and
+// no exclusive-user rows (the programs
 // above kNeighbourhoodColumns), one solve: the plain relaxation's optimum. Adding every branching
 // row instead (ilp_branching_rows.cc) made CBC slower where they do not bind (eggcc-bril
 // range_check: 19 rows, none violated, 0.72 -> 1.0 s of CPU), and on rover fir_8_tap_5 CBC gave no
@@ -22,7 +25,8 @@ constexpr double kViolation = 1e-3;
 
 }  // namespace
 
-LpLoopStats IlpBuilder::StrengthenByLp(Clock::time_point until, RowPool& pool) {
+LpLoopStats IlpBuilder::StrengthenByLp(Clock::time_point until, RowPool& pool, bool exclusive_rows,
+                                       double stop_at) {
   LpLoopStats stats;
   const int32_t ncols = static_cast<int32_t>(obj_.size());
   // The LP relaxation in Clp, column-major.
@@ -44,6 +48,7 @@ LpLoopStats IlpBuilder::StrengthenByLp(Clock::time_point until, RowPool& pool) {
   std::vector<double> lbs, ubs, coefs;
   std::vector<CoinBigIndex> row_start;
   std::vector<int> cols;
+  RowPool fresh;  // the exclusive-user rows of a round
   for (bool first = true;; first = false) {
     const double left = std::chrono::duration<double>(until - Clock::now()).count();
     if (left <= 0) break;
@@ -62,6 +67,7 @@ LpLoopStats IlpBuilder::StrengthenByLp(Clock::time_point until, RowPool& pool) {
     if (first) stats.relaxation_before = lp.objectiveValue();
     stats.relaxation_after = lp.objectiveValue();
     ++stats.rounds;
+    if (stats.relaxation_after >= stop_at) break;
     const double* x = lp.getColSolution();
     lbs.clear();
     ubs.clear();
@@ -86,6 +92,26 @@ LpLoopStats IlpBuilder::StrengthenByLp(Clock::time_point until, RowPool& pool) {
       ubs.push_back(big);
       row_start.push_back(static_cast<CoinBigIndex>(cols.size()));
       ++stats.rows_added;
+    }
+    // The exclusive-user rows once the pool has none left to add: the
+    // branching rows alone close egg math_associate_adds in a few rounds.
+    if (exclusive_rows && lbs.empty()) {
+      fresh.start.assign(1, 0);
+      fresh.col.clear();
+      fresh.coef.clear();
+      const int64_t found = SeparateExclusiveRows(x, until, &fresh);
+      for (int64_t r = 0; r < found; ++r) {
+        const int32_t row = AddRow(0, kInf);
+        for (int64_t k = fresh.start[r]; k < fresh.start[r + 1]; ++k) {
+          entries_.push_back({row, fresh.col[k], fresh.coef[k]});
+          cols.push_back(fresh.col[k]);
+          coefs.push_back(fresh.coef[k]);
+        }
+        lbs.push_back(0);
+        ubs.push_back(big);
+        row_start.push_back(static_cast<CoinBigIndex>(cols.size()));
+      }
+      stats.exclusive_rows += found;
     }
     if (lbs.empty()) break;
     lp.addRows(static_cast<int>(lbs.size()), lbs.data(), ubs.data(), row_start.data(), cols.data(),
