@@ -15,7 +15,9 @@
 // DIR/NAME_time_<family>.svg and DIR/NAME_memory.svg (NAME: "scaling").
 // --clock cpu puts eqsat-dag's stage times in process CPU time
 // (StrategyResult::stage_cpu_ms) in the tables, charts and fits: on a machine
-// shared with other jobs, wall time measures the load. The CSV has both.
+// shared with other jobs, wall time measures the load. The CSV has both,
+// and eqsat-dag's sub-stages of extract+lower and the memory plan in CPU
+// time (OptimizeResult::substage_cpu_ms; columns sub_<key>_cpu_ms).
 // --trace prints the saturation's progress lines (one per iteration) and each
 // phase's rules that matched, with their matches and applications, on stderr.
 
@@ -87,6 +89,10 @@ struct Config {
 // The stages reported, in column order (a strategy fills those it has).
 constexpr const char* kStages[] = {"compile",     "seed",    "saturate", "extract_and_lower",
                                    "memory_plan", "rewrite", "select",   "total"};
+// The sub-stages reported in the CSV (OptimizeResult::substage_cpu_ms).
+constexpr const char* kSubStages[] = {"problem",     "extract",   "lower",   "annotate",
+                                      "provenance",  "validate",  "release", "output_cost",
+                                      "plan_output", "plan_input"};
 // Ops whose count after optimization shows the library recognized a block.
 constexpr const char* kFusedOps[] = {"LayerNorm", "Gelu", "Softmax", "Batchnorm", "Conv2d"};
 
@@ -153,6 +159,7 @@ std::string RunOne(const Config& cfg, SyntheticFamily family, int blocks, Strate
   j["stop_reason"] = r->stop_reason;
   j["stage_ms"] = r->stage_ms;
   j["stage_cpu_ms"] = r->stage_cpu_ms;
+  j["substage_cpu_ms"] = r->substage_cpu_ms;
   j["time_ms"] = r->time_ms;
   Json ops = Json::object();
   for (const Node& n : r->graph.nodes()) {
@@ -190,6 +197,13 @@ double StageMs(const Row& r, const std::string& stage, bool cpu = false) {
   return s.contains(stage) ? s[stage].get<double>() : NAN;
 }
 
+// A sub-stage's CPU time (eqsat only); NaN when not measured.
+double SubStageMs(const Row& r, const std::string& key) {
+  if (!Finished(r) || !r.result.contains("substage_cpu_ms")) return NAN;
+  const Json& s = r.result["substage_cpu_ms"];
+  return s.contains(key) ? s[key].get<double>() : NAN;
+}
+
 double RssMib(const Row& r) {
   if (!Finished(r)) return NAN;
   return r.result["peak_rss_bytes"].get<double>() / (1 << 20);
@@ -213,6 +227,7 @@ std::string Csv(const std::vector<Row>& rows) {
       "egraph_nodes,rewrites,generate_ms";
   for (const char* s : kStages) absl::StrAppend(&out, ",", s, "_ms");
   for (const char* s : kStages) absl::StrAppend(&out, ",", s, "_cpu_ms");
+  for (const char* s : kSubStages) absl::StrAppend(&out, ",sub_", s, "_cpu_ms");
   out += ",peak_rss_mib,start_rss_mib,wall_s,verify,ops_after,arena_bytes\n";
   for (const Row& r : rows) {
     const bool f = Finished(r);
@@ -230,6 +245,7 @@ std::string Csv(const std::vector<Row>& rows) {
     }
     for (const char* s : kStages) absl::StrAppend(&out, ",", Cell(StageMs(r, s)));
     for (const char* s : kStages) absl::StrAppend(&out, ",", Cell(StageMs(r, s, true)));
+    for (const char* s : kSubStages) absl::StrAppend(&out, ",", Cell(SubStageMs(r, s)));
     const double start = f ? r.result["start_rss_bytes"].get<double>() / (1 << 20) : NAN;
     const int64_t arena = f ? r.result.value("arena_bytes", int64_t{-1}) : -1;
     absl::StrAppendFormat(&out, ",%s,%s,%.1f,%s,%s,%s\n", Cell(RssMib(r)), Cell(start), r.wall_s,

@@ -1,5 +1,6 @@
 #include "egret/backend/lower.h"
 
+#include <algorithm>
 #include <utility>
 
 #include "absl/container/flat_hash_set.h"
@@ -8,6 +9,14 @@
 #include "egret/egraph/multi_outputs.h"
 
 namespace egret {
+
+void ENodeNames::Add(NodeIdx n, std::string name) {
+  if (n >= index_.size()) index_.resize(n + 1, kNone);
+  if (index_[n] != kNone) return;
+  index_[n] = static_cast<uint32_t>(names_.size());
+  names_.push_back(std::move(name));
+}
+
 namespace {
 
 class Lowerer {
@@ -18,9 +27,18 @@ class Lowerer {
   absl::StatusOr<Graph> Run() {
     out_.set_name(req_.graph_name);
     out_.mutable_options() = req_.options;
+    // The choice in an array by class id: lowering reads it two or three
+    // times a class.
+    Id end = 0;
+    for (const auto& [c, n] : req_.choice) end = std::max(end, c + 1);
+    for (const auto& [c, name] : req_.inputs) end = std::max(end, g_.Find(c) + 1);
+    chosen_.assign(end, kNotChosen);
+    for (const auto& [c, n] : req_.choice) chosen_[c] = n;
+    value_.assign(end, ValueRef{kNoNode, 0});
+    on_stack_.assign(end, false);
     for (const auto& [cls, name] : req_.inputs) {
       Id c = g_.Find(cls);
-      if (value_.contains(c)) continue;
+      if (HasValue(c)) continue;
       NodeId id = out_.AddInput(UniqueName(name), g_.TypeOf(c));
       value_[c] = ValueRef{id, 0};
       enode_.push_back(LowerTrace::kNoENode);
@@ -30,13 +48,12 @@ class Lowerer {
       if (!s.ok()) return s;
     }
     for (const auto& [cls, name] : req_.outputs) {
-      out_.AddOutput(value_.at(g_.Find(cls)), name);
+      out_.AddOutput(value_[g_.Find(cls)], name);
     }
     if (trace_ != nullptr) {
       trace_->enode = std::move(enode_);
-      trace_->node_of_class.clear();
-      trace_->node_of_class.reserve(value_.size());
-      for (const auto& [c, v] : value_) trace_->node_of_class.emplace(c, v.node);
+      trace_->node_of_class.resize(value_.size());
+      for (size_t c = 0; c < value_.size(); ++c) trace_->node_of_class[c] = value_[c].node;
     }
     return std::move(out_);
   }
@@ -50,13 +67,16 @@ class Lowerer {
     }
   }
 
+  static constexpr NodeIdx kNotChosen = ~NodeIdx{0};
+
+  bool HasValue(Id c) const { return c < value_.size() && value_[c].node != kNoNode; }
+
   absl::StatusOr<NodeIdx> Chosen(Id c) const {
-    auto it = req_.choice.find(c);
-    if (it == req_.choice.end()) {
+    if (c >= chosen_.size() || chosen_[c] == kNotChosen) {
       return absl::InvalidArgumentError(absl::StrFormat(
           "lowering: class %d (%s) has no chosen node", c, g_.TypeOf(c).ToString()));
     }
-    return it->second;
+    return chosen_[c];
   }
 
   absl::Status Visit(Id root) {
@@ -71,20 +91,20 @@ class Lowerer {
     };
     std::vector<Frame> stack;
     auto push = [&](Id c) -> absl::Status {
-      if (value_.contains(c)) return absl::OkStatus();
-      if (on_stack_.contains(c)) {
+      if (HasValue(c)) return absl::OkStatus();
+      absl::StatusOr<NodeIdx> n = Chosen(c);
+      if (!n.ok()) return n.status();
+      if (on_stack_[c]) {
         return absl::InvalidArgumentError(
             absl::StrFormat("lowering: the choice has a cycle through class %d", c));
       }
-      absl::StatusOr<NodeIdx> n = Chosen(c);
-      if (!n.ok()) return n.status();
       ENodeView v = g_.Node(*n);
       uint32_t deps = static_cast<uint32_t>(v.children.size());
       if (v.op == out_op_) {
         if (deps != 2) return absl::InvalidArgumentError("lowering: malformed $Out");
         deps = 1;
       }
-      on_stack_.insert(c);
+      on_stack_[c] = true;
       stack.push_back(Frame{c, *n, deps, 0});
       return absl::OkStatus();
     };
@@ -98,21 +118,21 @@ class Lowerer {
       }
       Id c = f.cls;
       stack.pop_back();
-      on_stack_.erase(c);
+      on_stack_[c] = false;
       if (absl::Status s = Emit(c); !s.ok()) return s;
     }
     return absl::OkStatus();
   }
 
   absl::Status Emit(Id c) {
-    NodeIdx n = *Chosen(c);
+    NodeIdx n = chosen_[c];
     ENodeView v = g_.Node(n);
     const TensorType& type = g_.TypeOf(c);
     if (v.op == out_op_) {
       Id multi = g_.Find(v.children[0]);
       const Dims& sel = g_.TypeOf(g_.Find(v.children[1])).dims;
       if (sel.empty()) return absl::InvalidArgumentError("lowering: $Out without a selector");
-      ValueRef base = value_.at(multi);
+      ValueRef base = value_[multi];
       int64_t k = sel.back();
       if (k < 0 || k >= static_cast<int64_t>(out_.node(base.node).outputs.size())) {
         return absl::InvalidArgumentError(
@@ -127,7 +147,7 @@ class Lowerer {
     static const std::string kNoName;
     const std::string* name = &kNoName;
     if (req_.names != nullptr) {
-      if (auto it = req_.names->find(n); it != req_.names->end()) name = &it->second;
+      if (const std::string* known = req_.names->Find(n); known != nullptr) name = known;
     }
     node.name = UniqueName(*name);
     if (v.op == const_op_) {
@@ -139,7 +159,7 @@ class Lowerer {
       if (v.payload != kNoPayload && IsVolatileOp(node.op) == false) {
         node.attrs = g_.AttributesOf(v.payload);
       }
-      for (Id ch : v.children) node.inputs.push_back(value_.at(g_.Find(ch)));
+      for (Id ch : v.children) node.inputs.push_back(value_[g_.Find(ch)]);
       if (type.dtype == DType::kMulti) {
         absl::StatusOr<std::vector<TensorType>> outs = MultiOutputTypes(g_, c);
         if (!outs.ok()) {
@@ -162,8 +182,12 @@ class Lowerer {
   LowerTrace* trace_;
   Graph out_;
   std::vector<NodeIdx> enode_;  // by NodeId of out_
-  absl::flat_hash_map<Id, ValueRef> value_;
-  absl::flat_hash_set<Id> on_stack_;
+  // By class id, below the largest chosen or input class + 1: the chosen
+  // node (kNotChosen: none), the lowered value (node kNoNode: not yet), and
+  // whether the class is on Visit's stack.
+  std::vector<NodeIdx> chosen_;
+  std::vector<ValueRef> value_;
+  std::vector<bool> on_stack_;
   absl::flat_hash_set<std::string> used_;
   int fresh_ = 0;
   Symbol out_op_ = Symbol::Intern(kOutOp);

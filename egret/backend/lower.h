@@ -10,6 +10,7 @@
 #ifndef EGRET_BACKEND_LOWER_H_
 #define EGRET_BACKEND_LOWER_H_
 
+#include <cstdint>
 #include <string>
 #include <utility>
 #include <vector>
@@ -21,6 +22,25 @@
 
 namespace egret {
 
+// Names of particular e-nodes (e.g. the input graph's node names), in an
+// array by e-node rather than a hash map: lowering asks once per emitted node,
+// and on millions of e-nodes a hash probe is a cache miss.
+class ENodeNames {
+ public:
+  // Names e-node `n` `name` unless it has a name already.
+  void Add(NodeIdx n, std::string name);
+  // The name of `n`, or null.
+  const std::string* Find(NodeIdx n) const {
+    return n < index_.size() && index_[n] != kNone ? &names_[index_[n]] : nullptr;
+  }
+  size_t size() const { return names_.size(); }
+
+ private:
+  static constexpr uint32_t kNone = ~uint32_t{0};
+  std::vector<uint32_t> index_;  // by e-node: index in names_, or kNone
+  std::vector<std::string> names_;
+};
+
 struct LowerRequest {
   // The chosen e-node of each (canonical) class the outputs need.
   absl::flat_hash_map<Id, NodeIdx> choice;
@@ -30,7 +50,7 @@ struct LowerRequest {
   // Names for particular e-nodes (e.g. the input graph's node names); other
   // nodes get fresh names "n<k>". Names stay unique. Not owned; may be null
   // (no names), else must outlive LowerChoice.
-  const absl::flat_hash_map<NodeIdx, std::string>* names = nullptr;
+  const ENodeNames* names = nullptr;
   std::string graph_name;
   Options options;
 };
@@ -41,9 +61,11 @@ struct LowerTrace {
   // By NodeId of the lowered graph: the chosen e-node it was emitted from
   // (kNoENode for graph inputs).
   std::vector<NodeIdx> enode;
-  // Canonical class -> the lowered node computing it ("$Out" classes map to
-  // their multi-output node).
-  absl::flat_hash_map<Id, NodeId> node_of_class;
+  // By canonical class id: the lowered node computing it ("$Out" classes map
+  // to their multi-output node), or kNoNode (no lowered node, or past the
+  // end: the array ends at the largest class chosen or input).
+  std::vector<NodeId> node_of_class;
+  NodeId NodeOfClass(Id c) const { return c < node_of_class.size() ? node_of_class[c] : kNoNode; }
 };
 
 // Fails (kInvalidArgument) on a class without a chosen node or a cycle in the

@@ -7,7 +7,7 @@
 #include <tuple>
 #include <utility>
 
-#include "absl/container/btree_set.h"
+#include "absl/container/btree_map.h"
 #include "absl/numeric/int128.h"
 #include "absl/strings/str_format.h"
 #include "egret/graph/checked_math.h"
@@ -351,7 +351,13 @@ void AssignOffsets(std::vector<PlannedBuffer>& buffers) {
     return std::tuple(-a.bytes, a.first_step, x) < std::tuple(-b.bytes, b.first_step, y);
   });
   using Span = LongPlacedSet::Span;
-  absl::btree_set<std::pair<int64_t, size_t>> short_placed;  // (first step, buffer)
+  // (first step, buffer) -> its last step and span: a query reads the map
+  // alone, not the buffers it names (on a large graph, one cache miss each).
+  struct Placed {
+    int64_t last_step;
+    Span span;
+  };
+  absl::btree_map<std::pair<int64_t, size_t>, Placed> short_placed;
   LongPlacedSet long_placed;
   std::vector<Span> near;  // overlapping short-lived buffers, sorted
   for (size_t k : order) {
@@ -359,11 +365,9 @@ void AssignOffsets(std::vector<PlannedBuffer>& buffers) {
     const int64_t size = AlignUp(b.bytes);
     near.clear();
     for (auto it = short_placed.lower_bound({b.first_step - kShort, 0});
-         it != short_placed.end() && it->first <= b.last_step; ++it) {
-      const PlannedBuffer& o = buffers[it->second];
-      if (o.first_step <= b.last_step && b.first_step <= o.last_step) {
-        near.emplace_back(o.offset, SaturatingAdd(o.offset, AlignUp(o.bytes)));
-      }
+         it != short_placed.end() && it->first.first <= b.last_step; ++it) {
+      const Placed& o = it->second;
+      if (it->first.first <= b.last_step && b.first_step <= o.last_step) near.push_back(o.span);
     }
     std::sort(near.begin(), near.end());
     // The sweep over every overlapping span in (offset, end) order.
@@ -386,7 +390,8 @@ void AssignOffsets(std::vector<PlannedBuffer>& buffers) {
     for (; i < near.size(); ++i) visit(near[i]);
     b.offset = best >= 0 ? best : at;
     if (b.last_step - b.first_step <= kShort) {
-      short_placed.emplace(b.first_step, k);
+      short_placed.try_emplace({b.first_step, k},
+                               Placed{b.last_step, {b.offset, SaturatingAdd(b.offset, size)}});
     } else {
       long_placed.Insert({b.offset, SaturatingAdd(b.offset, size)}, b.first_step, b.last_step);
     }

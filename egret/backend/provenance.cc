@@ -138,17 +138,16 @@ void AttachProvenance(const EGraph& g, absl::Span<const ProvenanceSource> source
   std::vector<NodeId> home(sources.size(), kNowhere);
   for (uint32_t s = 0; s < sources.size(); ++s) {
     if (sources[s].cls == kNoId) continue;
-    auto it = trace.node_of_class.find(g.Find(sources[s].cls));
-    if (it == trace.node_of_class.end() || it->second >= num_out) continue;
-    home[s] = it->second;
-    srcs[it->second].push_back(s);
+    const NodeId at = trace.NodeOfClass(g.Find(sources[s].cls));
+    if (at == kNoNode || at >= num_out) continue;
+    home[s] = at;
+    srcs[at].push_back(s);
     placed[s] = true;
     // The rules that proved the source's value equal to the chosen node's.
-    const NodeIdx e =
-        it->second < trace.enode.size() ? trace.enode[it->second] : LowerTrace::kNoENode;
+    const NodeIdx e = at < trace.enode.size() ? trace.enode[at] : LowerTrace::kNoENode;
     if (e != LowerTrace::kNoENode) {
       for (std::string_view r : g.derivations().MergeRules(sources[s].cls, g.NodeAddedClass(e))) {
-        rules[it->second].push_back(r);
+        rules[at].push_back(r);
       }
     }
   }

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <string_view>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -14,70 +16,104 @@
 
 namespace egret::extract {
 
+namespace {
+
+// What pricing asks of an op, by Symbol id, worked out once per distinct op
+// (the tests compare strings).
+class OpFacts {
+ public:
+  enum : uint8_t { kKnown = 1, kFolds = 2, kMatrix = 4, kElementwise = 8 };
+  uint8_t Of(Symbol op) {
+    if (op.id() >= facts_.size()) facts_.resize(op.id() + 1, 0);
+    uint8_t& f = facts_[op.id()];
+    if (f == 0) {
+      const std::string_view name = op.str();
+      f = kKnown | (cost::FoldsFromConstants(name) ? kFolds : 0) |
+          (cost::IsMatrixOp(name) ? kMatrix : 0) | (cost::IsElementwiseOp(name) ? kElementwise : 0);
+    }
+    return f;
+  }
+
+ private:
+  std::vector<uint8_t> facts_;
+};
+
+}  // namespace
+
 absl::StatusOr<EGraphProblem> BuildProblem(const EGraph& g, const cost::HvxCostModel& model,
                                            const std::vector<Id>& roots,
                                            const std::function<std::string(NodeIdx)>& describe) {
-  // Classes reachable from the roots, through any node; index by class id
-  // (dense: ids are below g.num_ids()).
-  constexpr ClassId kUnseen = ~ClassId{0};
-  std::vector<ClassId> index_of(g.num_ids(), kUnseen);
-  auto index = [&](Id c) { return index_of[g.Find(c)]; };
-  std::vector<Id> order;
-  auto reach = [&](Id c) {
-    c = g.Find(c);
-    if (index_of[c] == kUnseen) {
-      index_of[c] = static_cast<ClassId>(order.size());
-      order.push_back(c);
-    }
-  };
-  for (Id r : roots) reach(r);
-  for (size_t i = 0; i < order.size(); ++i) {
-    for (NodeIdx n : g.ClassNodes(order[i])) {
-      if (!g.IsLive(n)) continue;
-      for (Id ch : g.Node(n).children) reach(ch);
-    }
-  }
-  // Node costs; computable classes by fixpoint. The live nodes of class i are
-  // infos[first[i], first[i + 1]).
-  struct NodeInfo {  // 24 bytes: one per live e-node
-    double cost;
-    double standalone;  // the cost were it no epilogue (EpilogueAssumption)
-    NodeIdx n;
-    bool ok;
-  };
-  std::vector<NodeInfo> infos;
-  std::vector<uint32_t> first(order.size() + 1, 0);
-  auto nodes = [&](size_t i) {
-    return absl::Span<const NodeInfo>(infos.data() + first[i], first[i + 1] - first[i]);
-  };
-  // Why each node that is not ok has no implementation, for the error.
-  absl::flat_hash_map<NodeIdx, cost::NodeCost> uncomputable;
-  std::vector<cost::NodeInput> ins;
   const Symbol shape_op = Symbol::Intern(kShapeOp);
   const Symbol const_op = Symbol::Intern(kConstOp);
   const Symbol dequantize_op = Symbol::Intern("Dequantize");
+  OpFacts facts;
+  // Classes reachable from the roots, through any live node, in the order
+  // first reached: the problem's class indices. index_of is by class id
+  // (dense: ids are below g.num_ids()).
+  constexpr ClassId kUnseen = ~ClassId{0};
+  std::vector<ClassId> index_of(g.num_ids(), kUnseen);
+  std::vector<Id> order;
+  auto reach = [&](Id c) {  // c canonical
+    ClassId& k = index_of[c];
+    if (k == kUnseen) {
+      k = static_cast<ClassId>(order.size());
+      order.push_back(c);
+    }
+    return k;
+  };
+  // The reached part of the e-graph, read once (every later pass reads these
+  // arrays, not the e-graph: on millions of e-nodes each pass over the
+  // e-graph's classes, nodes and union-find was a pass of cache misses). The
+  // live nodes of class i are live[first[i], first[i + 1]), in class order,
+  // with their ops in live_op; live node k's children, as class indices, are
+  // kids[kid_begin[k], kid_begin[k + 1]).
+  enum : uint8_t { kHasShape = 1, kHasConst = 2, kHasMatrix = 4 };  // any node of the class
+  std::vector<uint8_t> has;                                         // per class
+  std::vector<uint32_t> first{0};
+  std::vector<NodeIdx> live;
+  std::vector<Symbol> live_op;
+  std::vector<uint32_t> kid_begin{0};
+  std::vector<ClassId> kids;
+  for (Id r : roots) reach(g.Find(r));
+  for (size_t i = 0; i < order.size(); ++i) {
+    uint8_t h = 0;
+    for (NodeIdx n : g.ClassNodes(order[i])) {
+      const ENodeView v = g.Node(n);
+      if (v.op == shape_op) h |= kHasShape;
+      if (v.op == const_op) h |= kHasConst;
+      if (!g.IsLive(n)) continue;
+      if (facts.Of(v.op) & OpFacts::kMatrix) h |= kHasMatrix;
+      live.push_back(n);
+      live_op.push_back(v.op);
+      for (Id ch : v.children) kids.push_back(reach(g.Find(ch)));
+      kid_begin.push_back(static_cast<uint32_t>(kids.size()));
+    }
+    has.push_back(h);
+    first.push_back(static_cast<uint32_t>(live.size()));
+  }
+  const size_t nc = order.size();
+  auto children = [&](uint32_t k) {
+    return absl::Span<const ClassId>(kids.data() + kid_begin[k], kid_begin[k + 1] - kid_begin[k]);
+  };
   // The classes whose value is a constant: one holding a "$Const", or a node
   // of an op that FoldsFromConstants over constant classes and shape values
   // alone, which the graph's preparation folds into a weight
   // (GraphNodeProfile, graph_cost.h).
   // By sweeps from the leaves' end of the reach order until none changes:
   // children mostly come after their users in it, so two sweeps usually.
-  std::vector<bool> folded(order.size(), false);
+  std::vector<bool> folded(nc, false);
   for (bool changed = true; changed;) {
     changed = false;
-    for (size_t i = order.size(); i-- > 0;) {
+    for (size_t i = nc; i-- > 0;) {
       if (folded[i]) continue;
-      for (NodeIdx n : g.ClassNodes(order[i])) {
-        if (!g.IsLive(n)) continue;
-        const Symbol op = g.NodeOp(n);
-        bool constant = op == const_op;
+      for (uint32_t k = first[i]; k < first[i + 1]; ++k) {
+        bool constant = live_op[k] == const_op;
         if (!constant) {
-          if (!cost::FoldsFromConstants(op.str())) continue;
-          constant = !g.Node(n).children.empty();
-          for (Id ch : g.Node(n).children) {
-            ch = g.Find(ch);
-            if (!g.ClassNodesWithOp(ch, shape_op).empty()) continue;
-            constant = folded[index(ch)];
+          if (!(facts.Of(live_op[k]) & OpFacts::kFolds)) continue;
+          constant = !children(k).empty();
+          for (ClassId ch : children(k)) {
+            if (has[ch] & kHasShape) continue;
+            constant = folded[ch];
             if (!constant) break;
           }
         }
@@ -89,30 +125,24 @@ absl::StatusOr<EGraphProblem> BuildProblem(const EGraph& g, const cost::HvxCostM
       }
     }
   }
-  // NodeInput::matrix_source of class `c` (graph_cost.h), as GraphNodeProfile
+  // NodeInput::matrix_source of class i (graph_cost.h), as GraphNodeProfile
   // finds it in a graph, over the class's nodes: the class itself when one of
   // them is a matrix op, or the class of the matrix op whose output an
   // elementwise node of the class reads alone. Asked once per class, by
   // input_of below.
-  auto is_param = [&](Id c) {
-    return !g.ClassNodesWithOp(c, shape_op).empty() || folded[index(c)];
+  auto is_param = [&](ClassId i) { return (has[i] & kHasShape) || folded[i]; };
+  auto matrix_key = [&](ClassId i) {
+    return (has[i] & kHasMatrix) ? static_cast<uint64_t>(order[i]) + 1 : uint64_t{0};
   };
-  auto has_matrix_op = [&](Id c) {
-    for (NodeIdx n : g.ClassNodes(c)) {
-      if (g.IsLive(n) && cost::IsMatrixOp(g.NodeOp(n).str())) return true;
-    }
-    return false;
-  };
-  auto matrix_source = [&](Id c) -> uint64_t {
-    if (has_matrix_op(c)) return static_cast<uint64_t>(c) + 1;
-    for (NodeIdx n : g.ClassNodes(c)) {
-      if (!g.IsLive(n) || !cost::IsElementwiseOp(g.NodeOp(n).str())) continue;
+  auto matrix_source = [&](ClassId i) -> uint64_t {
+    if (has[i] & kHasMatrix) return matrix_key(i);
+    for (uint32_t k = first[i]; k < first[i + 1]; ++k) {
+      if (!(facts.Of(live_op[k]) & OpFacts::kElementwise)) continue;
       uint64_t source = 0;
       bool alone = true;
-      for (Id ch : g.Node(n).children) {
-        ch = g.Find(ch);
+      for (ClassId ch : children(k)) {
         if (is_param(ch)) continue;
-        const uint64_t s = has_matrix_op(ch) ? static_cast<uint64_t>(ch) + 1 : 0;
+        const uint64_t s = matrix_key(ch);
         if (s == 0 || (source != 0 && s != source)) alone = false;
         source = s;
       }
@@ -123,26 +153,33 @@ absl::StatusOr<EGraphProblem> BuildProblem(const EGraph& g, const cost::HvxCostM
   // The input as pricing sees it: a constant's bytes are read from DDR, and
   // a weight read through a Dequantize of a quantized constant is priced at
   // its stored bytes (graph_cost.h).
-  auto input_of = [&](Id c) {
-    const bool shape = !g.ClassNodesWithOp(c, shape_op).empty();
-    cost::NodeInput in{&g.TypeOf(c), shape, !shape && folded[index(c)]};
-    for (NodeIdx d : g.ClassNodesWithOp(c, dequantize_op)) {
-      if (!g.IsLive(d) || g.Node(d).children.size() != 1) continue;
-      const Id q = g.Find(g.Node(d).children[0]);
-      if (IsQuantized(g.TypeOf(q).dtype) && !g.ClassNodesWithOp(q, const_op).empty()) {
+  auto input_of = [&](ClassId i) {
+    const bool shape = has[i] & kHasShape;
+    cost::NodeInput in{&g.TypeOf(order[i]), shape, !shape && folded[i]};
+    for (uint32_t k = first[i]; k < first[i + 1]; ++k) {
+      if (live_op[k] != dequantize_op || children(k).size() != 1) continue;
+      const ClassId q = children(k)[0];
+      if (IsQuantized(g.TypeOf(order[q]).dtype) && (has[q] & kHasConst)) {
         in.constant = true;
-        in.stored = &g.TypeOf(q);
+        in.stored = &g.TypeOf(order[q]);
         break;
       }
     }
-    in.matrix_source = matrix_source(c);
+    in.matrix_source = matrix_source(i);
     return in;
   };
   // Each class as an input, once.
   std::vector<cost::NodeInput> as_input;
-  as_input.reserve(order.size());
-  for (Id c : order) as_input.push_back(input_of(c));
-  for (size_t i = 0; i < order.size(); ++i) {
+  as_input.reserve(nc);
+  for (size_t i = 0; i < nc; ++i) as_input.push_back(input_of(static_cast<ClassId>(i)));
+  // Node costs, per live node (live[k]'s cost is cost[k]; ok[k]: it has an
+  // implementation).
+  std::vector<double> node_cost(live.size()), standalone_cost(live.size());
+  std::vector<bool> ok(live.size());
+  // Why each node that is not ok has no implementation, for the error.
+  absl::flat_hash_map<NodeIdx, cost::NodeCost> uncomputable;
+  std::vector<cost::NodeInput> ins;
+  for (size_t i = 0; i < nc; ++i) {
     // A multi-output class is priced with every output, as graph pricing
     // prices the node lowering emits for it.
     const TensorType& t = g.TypeOf(order[i]);
@@ -154,29 +191,28 @@ absl::StatusOr<EGraphProblem> BuildProblem(const EGraph& g, const cost::HvxCostM
         outputs = multi_outputs;
       }
     }
-    first[i] = static_cast<uint32_t>(infos.size());
-    for (NodeIdx n : g.ClassNodes(order[i])) {
-      if (!g.IsLive(n)) continue;
+    for (uint32_t k = first[i]; k < first[i + 1]; ++k) {
       ins.clear();
-      for (Id ch : g.Node(n).children) ins.push_back(as_input[index(ch)]);
-      const std::string_view op = g.NodeOp(n).str();
+      for (ClassId ch : children(k)) ins.push_back(as_input[ch]);
+      const std::string_view op = live_op[k].str();
       cost::NodeCost c = cost::NodeCostOf(model, op, outputs, ins);
       double standalone = c.cost;
-      if (c.computable && cost::IsElementwiseOp(op) &&
+      if (c.computable && (facts.Of(live_op[k]) & OpFacts::kElementwise) &&
           std::any_of(ins.begin(), ins.end(),
                       [](const cost::NodeInput& in) { return in.matrix_source != 0; })) {
         for (cost::NodeInput& in : ins) in.matrix_source = 0;
         standalone = cost::NodeCostOf(model, op, outputs, ins).cost;
       }
-      infos.push_back(NodeInfo{c.cost, standalone, n, c.computable});
-      if (!c.computable) uncomputable.emplace(n, std::move(c));
+      node_cost[k] = c.cost;
+      standalone_cost[k] = standalone;
+      ok[k] = c.computable;
+      if (!c.computable) uncomputable.emplace(live[k], std::move(c));
     }
   }
-  first[order.size()] = static_cast<uint32_t>(infos.size());
   std::vector<cost::NodeInput>().swap(as_input);
   // Computable classes by propagation from the leaves (a worklist, so a deep
   // chain costs linear time, not one sweep per level).
-  std::vector<bool> computable(order.size(), false);
+  std::vector<bool> computable(nc, false);
   {
     struct Pending {
       uint32_t cls;
@@ -184,23 +220,22 @@ absl::StatusOr<EGraphProblem> BuildProblem(const EGraph& g, const cost::HvxCostM
     };
     std::vector<Pending> pending;
     // Child class -> pending nodes: users[user_begin[c], user_begin[c + 1]).
-    std::vector<uint32_t> user_begin(order.size() + 1, 0), users;
+    std::vector<uint32_t> user_begin(nc + 1, 0), users;
     std::vector<uint32_t> ready;
-    for (const NodeInfo& ni : infos) {
-      if (!ni.ok) continue;
-      for (Id ch : g.Node(ni.n).children) ++user_begin[index(ch) + 1];
+    for (uint32_t k = 0; k < live.size(); ++k) {
+      if (!ok[k]) continue;
+      for (ClassId ch : children(k)) ++user_begin[ch + 1];
     }
-    for (size_t c = 0; c < order.size(); ++c) user_begin[c + 1] += user_begin[c];
-    users.resize(user_begin[order.size()]);
+    for (size_t c = 0; c < nc; ++c) user_begin[c + 1] += user_begin[c];
+    users.resize(user_begin[nc]);
     std::vector<uint32_t> fill(user_begin.begin(), user_begin.end() - 1);
-    for (size_t i = 0; i < order.size(); ++i) {
-      for (const NodeInfo& ni : nodes(i)) {
-        if (!ni.ok) continue;
-        const uint32_t k = static_cast<uint32_t>(pending.size());
-        absl::Span<const Id> children = g.Node(ni.n).children;
-        pending.push_back({static_cast<uint32_t>(i), static_cast<uint32_t>(children.size())});
-        for (Id ch : children) users[fill[index(ch)]++] = k;
-        if (children.empty() && !computable[i]) {
+    for (size_t i = 0; i < nc; ++i) {
+      for (uint32_t k = first[i]; k < first[i + 1]; ++k) {
+        if (!ok[k]) continue;
+        const uint32_t u = static_cast<uint32_t>(pending.size());
+        pending.push_back({static_cast<uint32_t>(i), static_cast<uint32_t>(children(k).size())});
+        for (ClassId ch : children(k)) users[fill[ch]++] = u;
+        if (children(k).empty() && !computable[i]) {
           computable[i] = true;
           ready.push_back(static_cast<uint32_t>(i));
         }
@@ -210,8 +245,7 @@ absl::StatusOr<EGraphProblem> BuildProblem(const EGraph& g, const cost::HvxCostM
       const uint32_t c = ready.back();
       ready.pop_back();
       for (uint32_t u = user_begin[c]; u < user_begin[c + 1]; ++u) {
-        const uint32_t k = users[u];
-        Pending& pn = pending[k];
+        Pending& pn = pending[users[u]];
         if (--pn.missing == 0 && !computable[pn.cls]) {
           computable[pn.cls] = true;
           ready.push_back(pn.cls);
@@ -220,26 +254,25 @@ absl::StatusOr<EGraphProblem> BuildProblem(const EGraph& g, const cost::HvxCostM
     }
   }
   for (Id r : roots) {
-    size_t ri = index(r);
+    const size_t ri = index_of[g.Find(r)];
     if (computable[ri]) continue;
     // Find an op that blocks it: walk uncomputable classes from the root.
     std::vector<size_t> todo{ri};
-    std::vector<bool> seen(order.size(), false);
+    std::vector<bool> seen(nc, false);
     seen[ri] = true;
     while (!todo.empty()) {
       size_t i = todo.back();
       todo.pop_back();
-      for (const NodeInfo& ni : nodes(i)) {
-        if (!ni.ok) {
-          std::string origin = describe ? describe(ni.n) : "";
+      for (uint32_t k = first[i]; k < first[i + 1]; ++k) {
+        if (!ok[k]) {
+          std::string origin = describe ? describe(live[k]) : "";
           return absl::InvalidArgumentError(absl::StrFormat(
               "output class %d (%s) cannot be computed: op '%s' (class %d, %s%s%s) %s", order[ri],
-              g.TypeOf(order[ri]).ToString(), g.NodeOp(ni.n).str(), order[i],
+              g.TypeOf(order[ri]).ToString(), live_op[k].str(), order[i],
               g.TypeOf(order[i]).ToString(), origin.empty() ? "" : ", ", origin,
-              cost::NoHtpImplementationText(uncomputable.at(ni.n))));
+              cost::NoHtpImplementationText(uncomputable.at(live[k]))));
         }
-        for (Id ch : g.Node(ni.n).children) {
-          size_t ci = index(ch);
+        for (ClassId ci : children(k)) {
           if (!computable[ci] && !seen[ci]) {
             seen[ci] = true;
             todo.push_back(ci);
@@ -252,46 +285,54 @@ absl::StatusOr<EGraphProblem> BuildProblem(const EGraph& g, const cost::HvxCostM
   }
   EGraphProblem out;
   ExtractionProblemBuilder b;
-  for (size_t i = 0; i < order.size(); ++i) b.AddClass(absl::StrCat(order[i]));
-  std::vector<ClassId> kids;
+  for (size_t i = 0; i < nc; ++i) b.AddClass(absl::StrCat(order[i]));
   // The builder numbers nodes by class, in the order added within a class
   // (a stable sort); classes are added in index order, so the e-nodes in
-  // the order added are node_of.
+  // the order added are node_of. Nodes are not named: the problem names
+  // them after their class (ExtractionProblem::node_name), node_of gives
+  // the e-node.
   std::vector<NodeIdx> added;
-  for (size_t i = 0; i < order.size(); ++i) {
+  for (size_t i = 0; i < nc; ++i) {
     if (!computable[i]) continue;
-    for (const NodeInfo& ni : nodes(i)) {
-      if (!ni.ok) continue;
-      kids.clear();
-      bool all = true;
-      for (Id ch : g.Node(ni.n).children) {
-        size_t ci = index(ch);
-        all &= computable[ci];
-        kids.push_back(static_cast<ClassId>(ci));
+    for (uint32_t k = first[i]; k < first[i + 1]; ++k) {
+      if (!ok[k]) continue;
+      const absl::Span<const ClassId> ks = children(k);
+      if (!std::all_of(ks.begin(), ks.end(), [&](ClassId ch) { return computable[ch]; })) {
+        continue;
       }
-      if (!all) continue;
-      b.AddNode(static_cast<ClassId>(i), g.NodeOp(ni.n).str(), ni.cost, kids, absl::StrCat(ni.n));
-      if (ni.standalone > ni.cost) {
+      b.AddNode(static_cast<ClassId>(i), live_op[k].str(), node_cost[k], ks);
+      if (standalone_cost[k] > node_cost[k]) {
         EGraphProblem::EpilogueAssumption a{
-            static_cast<ENodeId>(added.size()), {}, ni.cost, ni.standalone};
-        for (ClassId k : kids) {
-          if (!is_param(order[k]) &&
-              std::find(a.operands.begin(), a.operands.end(), k) == a.operands.end()) {
-            a.operands.push_back(k);
+            static_cast<ENodeId>(added.size()), {}, node_cost[k], standalone_cost[k]};
+        for (ClassId ch : ks) {
+          if (!is_param(ch) &&
+              std::find(a.operands.begin(), a.operands.end(), ch) == a.operands.end()) {
+            a.operands.push_back(ch);
           }
         }
         out.epilogues.push_back(std::move(a));
       }
-      added.push_back(ni.n);
+      added.push_back(live[k]);
     }
   }
-  for (Id r : roots) b.AddRoot(index(r));
+  for (Id r : roots) b.AddRoot(index_of[g.Find(r)]);
+  out.param_class.resize(nc);
+  for (size_t i = 0; i < nc; ++i) out.param_class[i] = is_param(static_cast<ClassId>(i));
+  // The snapshot is not needed to build: freed before the problem is made.
+  {
+    const auto drop = [](auto& v) { std::remove_reference_t<decltype(v)>().swap(v); };
+    drop(index_of);
+    drop(live);
+    drop(live_op);
+    drop(kid_begin);
+    drop(kids);
+    drop(node_cost);
+    drop(standalone_cost);
+  }
   absl::StatusOr<ExtractionProblem> p = std::move(b).Build();
   if (!p.ok()) return p.status();
   out.problem = *std::move(p);
   out.node_of = std::move(added);
-  out.param_class.resize(order.size());
-  for (size_t i = 0; i < order.size(); ++i) out.param_class[i] = is_param(order[i]);
   out.class_of = std::move(order);
   return out;
 }

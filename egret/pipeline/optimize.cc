@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
-#include <ctime>
 #include <utility>
 
 #include "absl/strings/str_format.h"
@@ -28,13 +27,6 @@ namespace egret {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-// This process's CPU time in milliseconds.
-double ProcessCpuMs() {
-  timespec t{};
-  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
-  return static_cast<double>(t.tv_sec) * 1e3 + static_cast<double>(t.tv_nsec) / 1e6;
-}
 
 // Milliseconds since the last Lap (or construction); CpuLap likewise in
 // process CPU time (its own mark, independent of Lap's).
@@ -104,13 +96,16 @@ struct Extracted {
 
 // Extracts the cheapest graph of `s` with options.extractor and lowers it
 // (annotated with implementations and costs when `annotate`); the extractor
-// stops early at `deadline` where it can (extract/extractor.h).
+// stops early at `deadline` where it can (extract/extractor.h). Its
+// sub-stages are timed in `laps`.
 absl::StatusOr<Extracted> ExtractGraph(const Seeded& s, const cost::HvxCostModel& model,
                                        const OptimizeOptions& options, bool annotate,
-                                       std::chrono::steady_clock::time_point deadline) {
+                                       std::chrono::steady_clock::time_point deadline,
+                                       CpuLaps& laps) {
   absl::StatusOr<extract::EGraphProblem> p = extract::BuildProblem(
       s.eg, model, s.Roots(), [&s](NodeIdx n) { return DescribeENode(s, n); });
   if (!p.ok()) return p.status();
+  laps.Lap("problem");
   extract::ExtractOptions eo;
   eo.time_limit_seconds = options.ilp_time_limit_seconds;
   eo.deadline = deadline;
@@ -131,8 +126,9 @@ absl::StatusOr<Extracted> ExtractGraph(const Seeded& s, const cost::HvxCostModel
   // The problem (tens of bytes an e-node) is not needed to lower: freed
   // first, so it and the lowered graph are never held at once.
   *p = extract::EGraphProblem();
+  laps.Lap("extract");
   if (annotate && options.keep_quantized_weights) PreferQuantizedConstants(s.eg, &choice);
-  absl::StatusOr<Graph> g = LowerSeeded(s, std::move(choice), annotate ? &model : nullptr);
+  absl::StatusOr<Graph> g = LowerSeeded(s, std::move(choice), annotate ? &model : nullptr, &laps);
   if (!g.ok()) return g.status();
   out.graph = *std::move(g);
   return out;
@@ -143,17 +139,20 @@ absl::StatusOr<Extracted> ExtractGraph(const Seeded& s, const cost::HvxCostModel
 absl::StatusOr<double> Reseed(Seeded& s, const cost::HvxCostModel& model,
                               const OptimizeOptions& options,
                               std::chrono::steady_clock::time_point deadline) {
+  CpuLaps untimed(nullptr);  // part of saturation's time
   EGRET_ASSIGN_OR_RETURN(Extracted ex,
-                         ExtractGraph(s, model, options, /*annotate=*/false, deadline));
+                         ExtractGraph(s, model, options, /*annotate=*/false, deadline, untimed));
   EGRET_ASSIGN_OR_RETURN(s, Seed(ex.graph));
   return ex.dag_cost;
 }
 
 // The memory plans of the output graph (result->memory) and of the input.
-absl::Status PlanMemories(const Graph& input, OptimizeResult* result) {
+absl::Status PlanMemories(const Graph& input, OptimizeResult* result, CpuLaps& laps) {
   EGRET_ASSIGN_OR_RETURN(result->memory, PlanMemory(result->graph));
+  laps.Lap("plan_output");
   // Only the input's peaks are reported: its buffers are not placed.
   EGRET_ASSIGN_OR_RETURN(const MemoryPeaks input_peaks, PlanMemoryPeaks(input));
+  laps.Lap("plan_input");
   result->input_memory = {input_peaks.peak_bytes, input_peaks.naive_peak_bytes};
   return absl::OkStatus();
 }
@@ -244,13 +243,15 @@ absl::StatusOr<OptimizeResult> Optimize(const Graph& input, const rules::RuleSet
     return absl::CancelledError("optimization cancelled");
   }
 
+  CpuLaps laps(&result.substage_cpu_ms);
   EGRET_ASSIGN_OR_RETURN(Extracted ex,
-                         ExtractGraph(s, prep.model, options, /*annotate=*/true, deadline));
+                         ExtractGraph(s, prep.model, options, /*annotate=*/true, deadline, laps));
   // Nothing below reads the e-graph or the seeding's names and sources: freed
   // here (its time counted in extract+lower) so the memory plans and the
   // summaries do not run on top of it (the heap peak of a large graph was
   // there, massif).
   { const Seeded released = std::move(s); }
+  laps.Lap("release");
   result.graph = std::move(ex.graph);
   result.extraction = {std::string(options.extractor->name), ex.dag_cost, ex.tree_cost};
   // Past the deadline, the extractor returned its best so far (or saturation
@@ -264,7 +265,8 @@ absl::StatusOr<OptimizeResult> Optimize(const Graph& input, const rules::RuleSet
 
   clock.Lap();
   clock.CpuLap();
-  EGRET_RETURN_IF_ERROR(PlanMemories(input, &result));
+  laps.Lap("output_cost");
+  EGRET_RETURN_IF_ERROR(PlanMemories(input, &result, laps));
   time.memory_plan_ms = clock.Lap();
   cpu.memory_plan_ms = clock.CpuLap();
 

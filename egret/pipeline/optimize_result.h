@@ -256,6 +256,14 @@ struct OptimizeResult {
   // The same stages in this process's CPU time (not in the JSON): what a
   // benchmark on a shared machine compares. Saturation includes re-seeding.
   StageTimes cpu_time;
+  // Where extract_and_lower and memory_plan spend it (not in the JSON), in
+  // process CPU ms, in pipeline order: "problem" (the extraction problem's
+  // build), "extract" (the extractor), "lower" (the choice to a graph),
+  // "annotate" (implementations and costs), "provenance", "validate",
+  // "release" (freeing the e-graph), "output_cost" (pricing the result,
+  // between the two stages), "plan_output" and "plan_input" (the two memory
+  // plans). Repeated keys (re-seeding extractions) are summed.
+  std::vector<std::pair<std::string, double>> substage_cpu_ms;
   size_t peak_rss_bytes = 0;            // "peak_rss_bytes": this process's, at the end of Optimize
   std::optional<VerifySummary> verify;  // "verify", when set
 };

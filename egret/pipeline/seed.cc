@@ -1,3 +1,5 @@
+#include <algorithm>
+#include <ctime>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -9,6 +11,21 @@
 #include "egret/pipeline/seed_internal.h"
 
 namespace egret {
+
+double ProcessCpuMs() {
+  timespec t{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+  return static_cast<double>(t.tv_sec) * 1e3 + static_cast<double>(t.tv_nsec) / 1e6;
+}
+
+void CpuLaps::Lap(std::string_view key) {
+  if (out_ == nullptr) return;
+  const double now = ProcessCpuMs();
+  auto it = std::find_if(out_->begin(), out_->end(), [&](const auto& e) { return e.first == key; });
+  if (it == out_->end()) it = out_->insert(out_->end(), {std::string(key), 0.0});
+  it->second += now - last_;
+  last_ = now;
+}
 
 std::vector<Id> Seeded::Roots() const {
   std::vector<Id> r;
@@ -61,7 +78,7 @@ absl::StatusOr<Seeded> Seed(const Graph& input) {
             s.eg.Find(v.children[k]) == s.eg.Find((*classes)[n.inputs[k].node][n.inputs[k].output]);
       }
       if (same) {
-        if (!n.name.empty()) s.names.try_emplace(e, n.name);
+        if (!n.name.empty()) s.names.Add(e, n.name);
         enodes[id] = e;
         break;
       }
@@ -78,7 +95,9 @@ std::string DescribeENode(const Seeded& s, NodeIdx n) {
 }
 
 absl::StatusOr<Graph> LowerSeeded(const Seeded& s, absl::flat_hash_map<Id, NodeIdx> choice,
-                                  const cost::HvxCostModel* model) {
+                                  const cost::HvxCostModel* model, CpuLaps* laps) {
+  CpuLaps none(nullptr);
+  if (laps == nullptr) laps = &none;
   LowerRequest req;
   req.choice = std::move(choice);
   req.inputs = s.inputs;
@@ -90,6 +109,7 @@ absl::StatusOr<Graph> LowerSeeded(const Seeded& s, absl::flat_hash_map<Id, NodeI
   LowerTrace trace;
   absl::StatusOr<Graph> g = LowerChoice(s.eg, req, &trace);
   if (!g.ok()) return g.status();
+  laps->Lap("lower");
   if (model != nullptr) {
     cost::NodeCost blocked;
     if (NodeId bad = cost::AnnotateImplementations(*model, &*g, &blocked); bad != kNoNode) {
@@ -101,10 +121,13 @@ absl::StatusOr<Graph> LowerSeeded(const Seeded& s, absl::flat_hash_map<Id, NodeI
           origin, g->node(bad).op, cost::NoHtpImplementationText(blocked)));
     }
   }
+  laps->Lap("annotate");
   AttachProvenance(s.eg, s.sources, trace, &*g);
+  laps->Lap("provenance");
   if (absl::Status v = g->Validate(); !v.ok()) {
     return absl::InternalError(absl::StrCat("lowered graph is invalid: ", v.message()));
   }
+  laps->Lap("validate");
   return g;
 }
 

@@ -5,11 +5,13 @@
 #define EGRET_PIPELINE_SEED_INTERNAL_H_
 
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
+#include "egret/backend/lower.h"
 #include "egret/backend/provenance.h"
 #include "egret/cost/hvx_cost_model.h"
 #include "egret/egraph/egraph.h"
@@ -23,7 +25,7 @@ struct Seeded {
   EGraph eg;
   std::vector<std::pair<Id, std::string>> inputs;
   std::vector<std::pair<Id, std::string>> outputs;
-  absl::flat_hash_map<NodeIdx, std::string> names;
+  ENodeNames names;  // the input graph's node names, by seeded e-node
   std::string graph_name;
   Options options;
   // The class of output 0 of each graph node, in the graph's topological
@@ -34,6 +36,23 @@ struct Seeded {
 
   // The canonical classes of the graph outputs.
   std::vector<Id> Roots() const;
+};
+
+// This process's CPU time in milliseconds (CLOCK_PROCESS_CPUTIME_ID).
+double ProcessCpuMs();
+
+// Sub-stage CPU laps (OptimizeResult::substage_cpu_ms): Lap(key) adds the
+// process CPU time since the previous Lap (or the construction) to `key`'s
+// entry of `out`, appending it the first time. A null `out` records nothing.
+class CpuLaps {
+ public:
+  explicit CpuLaps(std::vector<std::pair<std::string, double>>* out)
+      : out_(out), last_(out != nullptr ? ProcessCpuMs() : 0) {}
+  void Lap(std::string_view key);
+
+ private:
+  std::vector<std::pair<std::string, double>>* out_;
+  double last_;
 };
 
 // Imports `g` with its integer-list parameters in canonical form
@@ -49,8 +68,10 @@ std::string DescribeENode(const Seeded& s, NodeIdx n);
 // validated graph whose nodes carry their provenance; with `model`, every
 // computing node is annotated with its cheapest implementation and cost (an op
 // without one is an error naming where the node came from).
+// With `laps`, its sub-stages are timed ("lower", "annotate", "provenance",
+// "validate").
 absl::StatusOr<Graph> LowerSeeded(const Seeded& s, absl::flat_hash_map<Id, NodeIdx> choice,
-                                  const cost::HvxCostModel* model);
+                                  const cost::HvxCostModel* model, CpuLaps* laps = nullptr);
 
 // `input`'s options overridden by options.option_overrides: what the rules
 // read (OPTION_*) and what gives the cost model its VTCM capacity.

@@ -311,6 +311,7 @@ absl::StatusOr<StrategyResult> RunStrategy(Strategy strategy, const Graph& input
     r.phases = opt->saturation.phases;
     for (const auto& [stage, ms] : opt->time.Named()) r.stage_ms[std::string(stage)] = ms;
     for (const auto& [stage, ms] : opt->cpu_time.Named()) r.stage_cpu_ms[std::string(stage)] = ms;
+    for (const auto& [stage, ms] : opt->substage_cpu_ms) r.substage_cpu_ms[stage] += ms;
   }
   r.time_ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
   FillCommon(input, model, &r);

@@ -96,6 +96,8 @@ struct StrategyResult {
   std::map<std::string, double> stage_ms;
   // Eqsat only: stage_ms's stages in process CPU time (OptimizeResult::cpu_time).
   std::map<std::string, double> stage_cpu_ms;
+  // Eqsat only: OptimizeResult::substage_cpu_ms.
+  std::map<std::string, double> substage_cpu_ms;
   size_t egraph_nodes = 0;  // peak e-nodes: eqsat only, else 0
   size_t rewrites = 0;      // greedy: rule applications; eqsat: e-graph applications
   bool limit_hit = false;   // greedy: a pass hit max_sweeps; eqsat: stop reason not saturated
