@@ -205,9 +205,6 @@ class EGraph {
   absl::Span<const NodeIdx> ClassNodesWithOp(Id c, Symbol op) const {
     return class_nodes_[c].WithOp(op.id());
   }
-  // Hints the processor to load class c's record (ClassNodesWithOp's first
-  // read). Any id below num_ids(); reads nothing.
-  void PrefetchClass(Id c) const { __builtin_prefetch(&class_nodes_[c]); }
   // Nodes that use the class (may contain stale, dead or repeated entries
   // before a rebuild).
   absl::Span<const NodeIdx> ClassParents(Id c) const { return class_parents_[c].span(); }
