@@ -196,15 +196,17 @@ bool EGraph::LogChange(Id c) {
 
 template <typename F>
 void EGraph::ForEachOp(Id c, F f) const {
-  // class_op_ describes the list as of its last sort (or creation), which is
-  // all an update of the index has seen of it.
-  if (!(class_op_[c] & kMixed)) {
-    f(Symbol::FromId(class_op_[c]));
+  // The summary describes the list as of its last sort (or creation), which
+  // is all an update of the index has seen of it. (The run table is not
+  // read: a rebuild may have appended to the list since.)
+  const NodeList& nodes = class_nodes_[c];
+  if (!(nodes.ops() & kMixed)) {
+    f(Symbol::FromId(nodes.ops()));
     return;
   }
   Symbol last;
   bool first = true;
-  for (NodeIdx n : classes_[c].nodes) {
+  for (NodeIdx n : nodes) {
     const Symbol s = store_->nodes[n].Op();
     if (first || s != last) f(s);
     first = false;
@@ -254,7 +256,7 @@ NodeIdx EGraph::StoreNode(const ENodeView& node, absl::Span<const Id> ch, bool u
   derivations_.OnNodeStored();
   for (size_t i = 0; i < ch.size(); ++i) {
     if (std::find(ch.begin(), ch.begin() + i, ch[i]) != ch.begin() + i) continue;
-    classes_[ch[i]].parents.push_back(n);
+    class_parents_[ch[i]].push_back(n);
     ++list_entries_;
   }
   if (!unhashed) hashcons_->Insert(n, node.op, node.payload, ch, cls);
@@ -314,22 +316,24 @@ absl::StatusOr<Id> EGraph::Existing(Id hit, TypeId type) {
 void EGraph::ReserveClassIds() {
   // Half again as many (a doubling would leave up to half of these arrays,
   // 52 bytes per class id, unused).
-  const size_t n = classes_.size() + classes_.size() / 2 + 16;
-  classes_.reserve(n);
+  const size_t n = class_nodes_.size() + class_nodes_.size() / 2 + 16;
+  class_nodes_.reserve(n);
+  class_parents_.reserve(n);
   class_type_.reserve(n);
   class_constant_.reserve(n);
-  class_op_.reserve(n);
   logged_epoch_.reserve(n);
   uf_.Reserve(n);
 }
 
 Id EGraph::NewClass(const ENodeView& node, absl::Span<const Id> ch, bool unhashed, TypeId type) {
-  if (classes_.size() == classes_.capacity()) ReserveClassIds();
+  if (class_nodes_.size() == class_nodes_.capacity()) ReserveClassIds();
   Id c = uf_.MakeSet();
-  classes_.emplace_back().nodes.push_back(static_cast<NodeIdx>(store_->nodes.size()));
+  NodeList& nodes = class_nodes_.emplace_back();
+  nodes.push_back(static_cast<NodeIdx>(store_->nodes.size()));
+  nodes.SetSingleOp(node.op.id());  // below kMixed (StoreNode checks)
+  class_parents_.emplace_back();
   class_type_.push_back(type);
   class_constant_.push_back(node.op == const_op_ ? node.payload : kNoPayload);
-  class_op_.push_back(node.op.id() < kMixed ? node.op.id() : kMixed | OpBit(node.op.id()));
   logged_epoch_.push_back(~uint32_t{0});
   StoreNode(node, ch, unhashed, c);
   ++live_classes_;
@@ -430,9 +434,10 @@ absl::StatusOr<bool> EGraph::Union(Id a, Id b) {
   const Payload kb = class_constant_[b];
   if (ka != kNoPayload && kb != kNoPayload && ka != kb) return Conflict(a, b, class_type_[b], true);
   // The class with more to repair stays the root.
-  const ClassRec& ra = classes_[a];
-  const ClassRec& rb = classes_[b];
-  if (ra.nodes.size() + ra.parents.size() < rb.nodes.size() + rb.parents.size()) std::swap(a, b);
+  if (class_nodes_[a].size() + class_parents_[a].size() <
+      class_nodes_[b].size() + class_parents_[b].size()) {
+    std::swap(a, b);
+  }
   uf_.Link(b, a);
   derivations_.OnUnion(given_a, given_b, rule_context_);
   if (class_constant_[a] == kNoPayload) class_constant_[a] = class_constant_[b];
@@ -522,19 +527,12 @@ void EGraph::SortByContent(absl::Span<NodeIdx> nodes) const {
 void EGraph::CleanClass(Id c, bool with_parents) {
   const NodeRec* recs = store_->nodes.data();
   auto dead = [&](NodeIdx n) { return (recs[n].Flags() & kDead) != 0; };
-  IdList& nodes = classes_[c].nodes;
+  NodeList& nodes = class_nodes_[c];
   nodes.Truncate(std::remove_if(nodes.begin(), nodes.end(), dead));
   SortByContent(nodes.mutable_span());
-  const uint32_t op = nodes.empty() ? kMixed : recs[nodes.front()].Op().id();
-  if (op < kMixed && recs[nodes.back()].Op().id() == op) {
-    class_op_[c] = op;
-  } else {
-    uint32_t mask = kMixed;
-    for (NodeIdx n : nodes) mask |= OpBit(recs[n].Op().id());
-    class_op_[c] = mask;
-  }
+  nodes.Index([&](NodeIdx n) { return recs[n].Op().id(); });
   if (!with_parents) return;
-  IdList& parents = classes_[c].parents;
+  IdList& parents = class_parents_[c];
   parents.Truncate(std::remove_if(parents.begin(), parents.end(), dead));
   std::sort(parents.begin(), parents.end());
   parents.Truncate(std::unique(parents.begin(), parents.end()));
@@ -564,7 +562,7 @@ size_t EGraph::Rebuild() {
   // Nodes added to existing classes join their lists now.
   for (NodeIdx n : pending_members_) {
     Id r = Find(node_class_[n]);
-    classes_[r].nodes.push_back(n);
+    class_nodes_[r].push_back(n);
     store_->nodes[n].stamp = static_cast<uint32_t>(epoch_);
     if (LogChange(r)) touched.push_back(r);
   }
@@ -575,24 +573,26 @@ size_t EGraph::Rebuild() {
     repair.clear();
     for (Id l : losers) {
       Id r = Find(l);
-      ClassRec& lc = classes_[l];
-      ClassRec& rc = classes_[r];
+      NodeList& ln = class_nodes_[l];
+      NodeList& rn = class_nodes_[r];
+      IdList& lp = class_parents_[l];
+      IdList& rp = class_parents_[r];
       // The loser's nodes join r (new matches through r) and its parents now
       // hold a non-canonical operand: only they need repair, as in egg; the
       // parents of r are unaffected by this merge.
       if (op_index_built_) ForEachOp(l, [&](Symbol s) { op_index_.NoteRemoved(s, l); });
-      for (NodeIdx n : lc.nodes) store_->nodes[n].stamp = static_cast<uint32_t>(epoch_);
-      rc.nodes.Append(lc.nodes.span());
-      const uint32_t begin = static_cast<uint32_t>(rc.parents.size());
-      rc.parents.Append(lc.parents.span());
-      repair.push_back(Appended{r, begin, static_cast<uint32_t>(rc.parents.size())});
-      lc.nodes.Release();
-      lc.parents.Release();
+      for (NodeIdx n : ln) store_->nodes[n].stamp = static_cast<uint32_t>(epoch_);
+      rn.Append(ln.span());
+      const uint32_t begin = static_cast<uint32_t>(rp.size());
+      rp.Append(lp.span());
+      repair.push_back(Appended{r, begin, static_cast<uint32_t>(rp.size())});
+      ln.Release();
+      lp.Release();
       if (LogChange(r)) touched.push_back(r);
       merged.push_back(r);
     }
     for (const Appended& a : repair) {
-      for (uint32_t i = a.begin; i < a.end; ++i) Repair(classes_[a.r].parents[i], touched);
+      for (uint32_t i = a.begin; i < a.end; ++i) Repair(class_parents_[a.r][i], touched);
     }
   }
   for (std::vector<Id>* list : {&touched, &merged}) {
@@ -611,7 +611,7 @@ size_t EGraph::Rebuild() {
 std::vector<Id> EGraph::Classes() const {
   std::vector<Id> out;
   out.reserve(live_classes_);
-  for (Id c = 0; c < classes_.size(); ++c) {
+  for (Id c = 0; c < class_nodes_.size(); ++c) {
     if (uf_.IsRoot(c)) out.push_back(c);
   }
   return out;
@@ -646,10 +646,10 @@ absl::Span<const Id> EGraph::ClassesWithOp(Symbol op) const {
   if (op_index_epoch_ != epoch_) UpdateOpIndex();
   // Classes created since the last call are appended (their ids exceed every
   // listed one).
-  for (Id c = static_cast<Id>(op_index_ids_); c < classes_.size(); ++c) {
+  for (Id c = static_cast<Id>(op_index_ids_); c < class_nodes_.size(); ++c) {
     if (uf_.IsRoot(c)) ForEachOp(c, [&](Symbol s) { op_index_.Append(s, c); });
   }
-  op_index_ids_ = classes_.size();
+  op_index_ids_ = class_nodes_.size();
   return op_index_.Get(op);
 }
 
@@ -659,37 +659,13 @@ const ConstTensorPtr& EGraph::ConstantOf(Id c) const {
   return p == kNoPayload ? kNone : constants_.Get(p);
 }
 
-absl::Span<const NodeIdx> EGraph::ClassNodesWithOp(Id c, Symbol op) const {
-  // Most classes hold nodes of one op; most others lack `op` by their mask.
-  // Either way the class's node list is not read to answer "none".
-  const uint32_t info = class_op_[c];
-  if (!(info & kMixed)) {
-    return info == op.id() ? classes_[c].nodes.span() : absl::Span<const NodeIdx>();
-  }
-  if (!(info & OpBit(op.id()))) return {};
-  const IdList& nodes = classes_[c].nodes;
-  const NodeRec* recs = store_->nodes.data();
-  if (nodes.size() <= 8) {
-    size_t b = 0;
-    while (b < nodes.size() && recs[nodes[b]].Op() < op) ++b;
-    size_t e = b;
-    while (e < nodes.size() && recs[nodes[e]].Op() == op) ++e;
-    return absl::Span<const NodeIdx>(nodes.data() + b, e - b);
-  }
-  auto lo = std::lower_bound(nodes.begin(), nodes.end(), op,
-                             [&](NodeIdx n, Symbol s) { return recs[n].Op() < s; });
-  auto hi =
-      std::upper_bound(lo, nodes.end(), op, [&](Symbol s, NodeIdx n) { return s < recs[n].Op(); });
-  return absl::Span<const NodeIdx>(nodes.data() + (lo - nodes.begin()), hi - lo);
-}
-
 size_t EGraph::hashcons_size() const { return hashcons_->size(); }
 
 size_t EGraph::ApproxMemoryBytes() const {
   size_t bytes =
       sizeof(*this) + store_->nodes.capacity() * sizeof(NodeRec) +
       store_->more.capacity() * sizeof(Id) + node_class_.capacity() * sizeof(Id) +
-      hashcons_->ApproxBytes() + classes_.capacity() * sizeof(ClassRec) +
+      hashcons_->ApproxBytes() + class_nodes_.capacity() * (sizeof(NodeList) + sizeof(IdList)) +
       class_type_.capacity() * (sizeof(TypeId) + sizeof(Payload) + 2 * sizeof(uint32_t)) +
       list_entries_ * sizeof(NodeIdx) + uf_.ApproxBytes() + change_log_.capacity() * sizeof(Id) +
       pending_members_.capacity() * sizeof(NodeIdx) + types_.ApproxBytes() +

@@ -8,7 +8,10 @@
 // slot (pair_table.h), and other nodes in a flat hash set of node indices
 // hashed by node content. A class lists its nodes (sorted by
 // content after each rebuild, so that the nodes with one op are a contiguous
-// range) and its parents (the nodes that use it).
+// range) and its parents (the nodes that use it). The node list keeps a
+// summary of its ops and, when it has several, a table of each op's range
+// (node_list.h), so that ClassNodesWithOp reads one 16-byte class record and
+// the list, and no node record.
 //
 // Deferred rebuilding. Union() only links the two classes in the union-find
 // and records the merge; class contents are merged and congruence is restored
@@ -49,6 +52,7 @@
 #include "egret/egraph/enode.h"
 #include "egret/egraph/id.h"
 #include "egret/egraph/id_list.h"
+#include "egret/egraph/node_list.h"
 #include "egret/egraph/op_index.h"
 #include "egret/egraph/op_traits.h"
 #include "egret/egraph/payload_pools.h"
@@ -175,7 +179,7 @@ class EGraph {
   size_t num_nodes() const { return live_nodes_; }
   size_t num_classes() const { return live_classes_; }
   // Number of class ids ever created (ids are < this).
-  size_t num_ids() const { return classes_.size(); }
+  size_t num_ids() const { return class_nodes_.size(); }
   // Every canonical class id, ascending.
   std::vector<Id> Classes() const;
   // Classes with at least one node of `op`, ascending: those canonical at
@@ -194,12 +198,16 @@ class EGraph {
   // Whether the class holds a "$Const" node (ConstantOf(c) != nullptr).
   bool HasConstant(Id c) const { return class_constant_[c] != kNoPayload; }
   // The class's nodes, sorted by (op, payload, operands) after a rebuild.
-  absl::Span<const NodeIdx> ClassNodes(Id c) const { return classes_[c].nodes.span(); }
-  // The contiguous range of ClassNodes(c) with op `op`.
-  absl::Span<const NodeIdx> ClassNodesWithOp(Id c, Symbol op) const;
+  absl::Span<const NodeIdx> ClassNodes(Id c) const { return class_nodes_[c].span(); }
+  // The contiguous range of ClassNodes(c) with op `op`. Reads c's record
+  // and, when c has nodes of `op` or of several ops, its node list; never a
+  // node's record.
+  absl::Span<const NodeIdx> ClassNodesWithOp(Id c, Symbol op) const {
+    return class_nodes_[c].WithOp(op.id());
+  }
   // Nodes that use the class (may contain stale, dead or repeated entries
   // before a rebuild).
-  absl::Span<const NodeIdx> ClassParents(Id c) const { return classes_[c].parents.span(); }
+  absl::Span<const NodeIdx> ClassParents(Id c) const { return class_parents_[c].span(); }
 
   ENodeView Node(NodeIdx n) const {
     const NodeRec& r = store_->nodes[n];
@@ -303,14 +311,6 @@ class EGraph {
     const Id* Children(const NodeRec& r) const { return r.Inline() ? r.ch : more.data() + r.ch[0]; }
     Id* Children(NodeRec& r) { return r.Inline() ? r.ch : more.data() + r.ch[0]; }
   };
-  // Per class id: its node and parent lists. The scalar class data lives in
-  // dense arrays (class_type_, class_constant_, logged_epoch_) so that the
-  // hot paths (type checks of hash-cons hits) touch 4 bytes, not a record.
-  struct ClassRec {
-    IdList nodes;
-    IdList parents;
-  };
-  static_assert(sizeof(ClassRec) == 32);
   struct Hashcons;
 
   bool IsUnhashedOp(Symbol op) {
@@ -365,18 +365,19 @@ class EGraph {
   std::unique_ptr<Store> store_;
   std::unique_ptr<Hashcons> hashcons_;
   std::vector<Id> node_class_;  // class each node was added to (Find it)
-  std::vector<ClassRec> classes_;
+  // Per class id: its node list with its op summary (class_nodes_[c].ops():
+  // the op of every node when they share one, as of its last rebuild or
+  // creation, else kMixed plus a mask of its ops), all that e-matching reads
+  // of a class in one 16-byte record, and its parent list. The scalar class
+  // data lives in dense arrays (class_type_, class_constant_, logged_epoch_)
+  // so that the hot paths (type checks of hash-cons hits) touch 4 bytes.
+  std::vector<NodeList> class_nodes_;
+  std::vector<IdList> class_parents_;
   // By class id; a class's type never changes (unions of different types are
   // refused), so these need no Find. Constants are valid for roots.
   std::vector<TypeId> class_type_;
   std::vector<Payload> class_constant_;
-  // The op of every node of the class when they share one (as of its last
-  // rebuild, or creation), else kMixed plus a mask with bit OpBit(op) set for
-  // the op of each node: ClassNodesWithOp answers most classes without
-  // reading their node lists.
-  static constexpr uint32_t kMixed = uint32_t{1} << 31;
-  static constexpr uint32_t OpBit(uint32_t op) { return uint32_t{1} << (op % 31); }
-  std::vector<uint32_t> class_op_;
+  static constexpr uint32_t kMixed = NodeList::kMixed;
   std::vector<uint32_t> logged_epoch_;  // epoch of the class's last change-log entry
   UnionFind uf_;
   std::vector<Id> pending_;               // losers of unions not yet merged into their roots

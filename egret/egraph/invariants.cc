@@ -1,5 +1,6 @@
 #include "egret/egraph/invariants.h"
 
+#include <algorithm>
 #include <utility>
 #include <vector>
 
@@ -8,6 +9,13 @@
 #include "absl/strings/str_format.h"
 
 namespace egret {
+namespace {
+
+// The op of a node index, or the op itself (binary search over a node list).
+Symbol OpOf(const EGraph& g, NodeIdx n) { return g.NodeOp(n); }
+Symbol OpOf(const EGraph&, Symbol op) { return op; }
+
+}  // namespace
 
 absl::Status CheckInvariants(const EGraph& g) {
   auto fail = [](std::string msg) { return absl::InternalError("e-graph invariant: " + msg); };
@@ -19,6 +27,14 @@ absl::Status CheckInvariants(const EGraph& g) {
     for (NodeIdx p : g.ClassParents(c)) {
       if (g.IsLive(p)) parent_entries.insert({c, p});
     }
+  }
+  std::vector<Symbol> all_ops;  // every op ever stored, ascending by id
+  {
+    absl::flat_hash_set<Symbol> seen;
+    for (NodeIdx n = 0; n < g.num_stored_nodes(); ++n) {
+      if (seen.insert(g.NodeOp(n)).second) all_ops.push_back(g.NodeOp(n));
+    }
+    std::sort(all_ops.begin(), all_ops.end());
   }
   size_t live = 0, hashed = 0, classes = 0;
   for (Id c = 0; c < g.num_ids(); ++c) {
@@ -63,6 +79,30 @@ absl::Status CheckInvariants(const EGraph& g) {
       if (!found.has_value() || *found != c) {
         return fail(absl::StrFormat("node %d (%s) in class %d: hash-cons gives %s", n, v.op.str(),
                                     c, found ? absl::StrFormat("class %d", *found) : "nothing"));
+      }
+    }
+    // ClassNodesWithOp gives each op's range of the list (from the list's op
+    // summary and run table), and nothing for the ops the class lacks
+    // (every op is asked of a class of several ops; a class of one op
+    // answers other ops from its summary alone).
+    for (size_t b = 0, e = 0; b < nodes.size(); b = e) {
+      const Symbol op = g.NodeOp(nodes[b]);
+      for (e = b + 1; e < nodes.size() && g.NodeOp(nodes[e]) == op;) ++e;
+      absl::Span<const NodeIdx> got = g.ClassNodesWithOp(c, op);
+      if (got.data() != nodes.data() + b || got.size() != e - b) {
+        return fail(absl::StrFormat("class %d: ClassNodesWithOp(%s) gives %d nodes, %d listed", c,
+                                    op.str(), got.size(), e - b));
+      }
+    }
+    if (g.NodeOp(nodes.front()) != g.NodeOp(nodes.back())) {
+      for (Symbol op : all_ops) {
+        const bool listed = std::binary_search(nodes.begin(), nodes.end(), op, [&](auto x, auto y) {
+          return OpOf(g, x) < OpOf(g, y);
+        });
+        if (!listed && !g.ClassNodesWithOp(c, op).empty()) {
+          return fail(absl::StrFormat("class %d: ClassNodesWithOp(%s) gives nodes, none listed", c,
+                                      op.str()));
+        }
       }
     }
     if (has_const && g.ConstantOf(c) == nullptr) {

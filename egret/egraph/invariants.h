@@ -11,6 +11,8 @@ namespace egret {
 // Checks, on a clean e-graph (after Rebuild()):
 //  - only canonical classes list nodes; every listed node is live, belongs to
 //    that class, has canonical operands, and the list is sorted by op;
+//  - ClassNodesWithOp(c, op) is op's range of c's list, empty when c has no
+//    node of op;
 //  - the hash-cons is canonical: every hashed node is found by Lookup() in its
 //    own class, and the hash-cons holds exactly the hashed live nodes (so no
 //    two live hashed nodes are equal: congruence is closed);
