@@ -220,6 +220,21 @@ void RunState::SearchAndApply(const Rewrite& rw, size_t rule, RuleState& st,
   const bool finds_once = o_.backoff.apply_found_when_banned && rw.incremental && rw.lookahead <= 0;
   const bool chunked = limit == std::numeric_limits<size_t>::max() || finds_once;
 
+  // A pattern with an op no class has matches nowhere: its search would find
+  // nothing, so it is complete without visiting a root (the rule's state
+  // moves on as after any complete search; a class that gains the op later
+  // is in the change log from here on). Only work is saved: the matches,
+  // counts and state are those of the search.
+  for (Symbol op : pat.ops()) {
+    if (g_.ClassesWithOp(op).empty()) {
+      stats.absent = true;
+      st.searched = true;
+      st.since = pos;
+      st.since_epoch = g_.epoch();
+      return;
+    }
+  }
+
   // Roots to search.
   candidates_.clear();
   bool full = !rw.incremental || !st.searched;
@@ -246,6 +261,8 @@ void RunState::SearchAndApply(const Rewrite& rw, size_t rule, RuleState& st,
   candidates_.erase(std::remove_if(candidates_.begin(), candidates_.end(),
                                    [&](Id c) { return c >= ids_at_start_; }),
                     candidates_.end());
+  stats.roots = candidates_.size();
+  stats.full = full;
 
   Clock::time_point t0 = Clock::now();
   double apply_seconds = 0;
@@ -308,7 +325,10 @@ void RunState::SearchAndApply(const Rewrite& rw, size_t rule, RuleState& st,
       over_limit = true;
       if (!finds_once) return false;
     }
-    if (skip_found && FoundBefore(rw, st, m)) return true;
+    if (skip_found && FoundBefore(rw, st, m)) {
+      ++stats.found_again;
+      return true;
+    }
     // Element by element: a match is a few words, too short for memcpy.
     buffer_.push_back(m.root);
     for (Id v : m.subst) buffer_.push_back(v);
@@ -337,6 +357,8 @@ void RunState::SearchAndApply(const Rewrite& rw, size_t rule, RuleState& st,
     }
   }
   double total = std::chrono::duration<double>(Clock::now() - t0).count();
+  stats.apply_seconds = apply_seconds;
+  stats.search_seconds = total - apply_seconds;
   it.apply_seconds += apply_seconds;
   it.search_seconds += total - apply_seconds;
 }
