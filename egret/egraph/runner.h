@@ -116,6 +116,7 @@ struct RuleStats {
   size_t found_again = 0;     // matches counted but not applied (Rewrite::reads)
   bool full = false;          // searched the whole e-graph (not incrementally)
   bool absent = false;        // not searched: an op of its pattern is in no class
+  bool narrow = false;        // never matched: looked ahead from read changes only
   double search_seconds = 0;  // searching it, with its guard, without applying
   double apply_seconds = 0;   // applying its matches
 };
