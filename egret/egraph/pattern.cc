@@ -1,5 +1,6 @@
 #include "egret/egraph/pattern.h"
 
+#include <algorithm>
 #include <cctype>
 #include <utility>
 
@@ -244,6 +245,12 @@ absl::StatusOr<CompiledPattern> CompilePattern(const Pattern& pattern) {
   out.root_is_var_ = pattern.is_var();
   out.root_op_ = pattern.is_var() ? Symbol() : pattern.op();
   out.depth_ = c.depth;
+  for (const MatchInstr& in : out.program_) {
+    if (in.kind == MatchInstr::kBind &&
+        std::find(out.ops_.begin(), out.ops_.end(), in.op) == out.ops_.end()) {
+      out.ops_.push_back(in.op);
+    }
+  }
   out.num_nodes_ = c.next_slot;
   out.num_regs_ = c.next_reg;
   out.source_ = pattern.ToString();

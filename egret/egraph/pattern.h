@@ -97,6 +97,10 @@ class CompiledPattern {
   int num_nodes() const { return num_nodes_; }
   int num_regs() const { return num_regs_; }
   const std::vector<MatchInstr>& program() const { return program_; }
+  // The distinct ops of the pattern's op nodes, in program order (the root's
+  // first). A match needs a node of each: when the e-graph has no class with
+  // one of them, the pattern matches nowhere.
+  const std::vector<Symbol>& ops() const { return ops_; }
   // Register of each variable, in vars() order.
   const std::vector<uint16_t>& var_regs() const { return var_regs_; }
   const std::string& source() const { return source_; }
@@ -106,6 +110,7 @@ class CompiledPattern {
   std::vector<std::string> vars_;
   std::vector<uint16_t> var_regs_;
   std::vector<MatchInstr> program_;
+  std::vector<Symbol> ops_;
   Symbol root_op_;
   bool root_is_var_ = false;
   int depth_ = 0;

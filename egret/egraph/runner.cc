@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <limits>
 #include <optional>
 
 #include "absl/container/flat_hash_map.h"
@@ -35,6 +36,9 @@ class RunState {
     bool searched = false;
     size_t since = 0;          // change-log position of the last complete search
     uint64_t since_epoch = 0;  // e-graph epoch of the last complete search
+    // Some match passed the guard since the rule's first search (counted in
+    // RuleStats::matches, complete search or not).
+    bool matched = false;
   };
 
   double Elapsed() const { return std::chrono::duration<double>(Clock::now() - start_).count(); }
@@ -83,7 +87,13 @@ class RunState {
     return CheckTimeMemory((ops_ & 4095) == 0);
   }
 
-  const std::vector<Id>& Candidates(const RuleState& st, size_t pos, int levels);
+  // Roots within `levels` parent steps of a class changed since st.since
+  // (the change log up to `pos`), and, with `read_levels` > levels, within
+  // read_levels steps of one that changed and `reads` says the rule reads
+  // (every changed class for kClassNodes and kAnything, a changed class with
+  // a constant for kConstants, none for kMatch). Cached for the iteration.
+  const std::vector<Id>& Candidates(const RuleState& st, size_t pos, int levels, int read_levels,
+                                    Rewrite::Reads reads);
   // Records the change log up to `pos` in changed_at_.
   void ScanChanges(size_t pos);
   // Whether class c (canonical at the iteration's start) changed since
@@ -117,6 +127,8 @@ class RunState {
   struct CacheEntry {
     size_t since;
     int levels;
+    int read_levels;
+    Rewrite::Reads reads;
     std::vector<Id> roots;
   };
   std::vector<CacheEntry> cache_;
@@ -141,21 +153,52 @@ class RunState {
   absl::flat_hash_map<const Rewrite*, RuleState> carried_;
 };
 
-const std::vector<Id>& RunState::Candidates(const RuleState& st, size_t pos, int levels) {
+const std::vector<Id>& RunState::Candidates(const RuleState& st, size_t pos, int levels,
+                                            int read_levels, Rewrite::Reads reads) {
+  // Reading every changed class's nodes: all of them are seeds to the end.
+  if (reads == Rewrite::Reads::kAnything || reads == Rewrite::Reads::kClassNodes ||
+      read_levels <= levels) {
+    levels = std::max(levels, read_levels);
+    read_levels = levels;
+    reads = Rewrite::Reads::kAnything;
+  }
   for (const CacheEntry& e : cache_) {
-    if (e.since == st.since && e.levels == levels) return e.roots;
+    if (e.since == st.since && e.levels == levels && e.read_levels == read_levels &&
+        e.reads == reads) {
+      return e.roots;
+    }
   }
   if (marks_.size() < g_.num_ids()) marks_.resize(g_.num_ids() + g_.num_ids() / 2 + 16, 0);
-  if (++stamp_ == 0) {
+  // A fresh mark; both walks below take one.
+  auto next_stamp = [&] {
+    if (++stamp_ == 0) {
+      std::fill(marks_.begin(), marks_.end(), 0);
+      stamp_ = 1;
+    }
+    return stamp_;
+  };
+  // Two marks, both before a wrap-around could clear the first.
+  if (stamp_ >= std::numeric_limits<uint32_t>::max() - 2) {
     std::fill(marks_.begin(), marks_.end(), 0);
-    stamp_ = 1;
+    stamp_ = 0;
   }
+  const uint32_t mark = next_stamp();
   std::vector<Id> roots;
   for (Id c : g_.change_log(st.since).first(pos - st.since)) {
     c = g_.Find(c);
-    if (marks_[c] == stamp_) continue;
-    marks_[c] = stamp_;
+    if (marks_[c] == mark) continue;
+    marks_[c] = mark;
     roots.push_back(c);
+  }
+  const size_t changed = roots.size();
+  // Classes of the changed classes' nodes the rule reads (kConstants: those
+  // with a constant or a shape; kMatch: none), before the walk adds parents.
+  std::vector<Id> seeds;
+  if (read_levels > levels && reads == Rewrite::Reads::kConstants) {
+    for (size_t i = 0; i < changed; ++i) {
+      const Id c = roots[i];
+      if (g_.HasConstant(c) || !g_.ClassNodesWithOp(c, shape_op_).empty()) seeds.push_back(c);
+    }
   }
   size_t begin = 0;
   for (int l = 0; l < levels; ++l) {
@@ -164,14 +207,39 @@ const std::vector<Id>& RunState::Candidates(const RuleState& st, size_t pos, int
       for (NodeIdx p : g_.ClassParents(roots[i])) {
         if (!g_.IsLive(p)) continue;
         Id pc = g_.NodeClass(p);
-        if (marks_[pc] == stamp_) continue;
-        marks_[pc] = stamp_;
+        if (marks_[pc] == mark) continue;
+        marks_[pc] = mark;
         roots.push_back(pc);
       }
     }
     begin = end;
   }
-  cache_.push_back(CacheEntry{st.since, levels, std::move(roots)});
+  if (!seeds.empty()) {
+    // The seeds' walk, read_levels steps, with a mark of its own (a class
+    // the first walk reached at a smaller depth is walked on from here too);
+    // what the first walk did not reach (still `mark`) joins the roots.
+    const uint32_t seed_mark = next_stamp();
+    std::vector<Id> frontier;
+    for (Id c : seeds) {
+      marks_[c] = seed_mark;
+      frontier.push_back(c);
+    }
+    for (int l = 0; l < read_levels && !frontier.empty(); ++l) {
+      std::vector<Id> next;
+      for (Id c : frontier) {
+        for (NodeIdx p : g_.ClassParents(c)) {
+          if (!g_.IsLive(p)) continue;
+          Id pc = g_.NodeClass(p);
+          if (marks_[pc] == seed_mark) continue;
+          if (marks_[pc] != mark) roots.push_back(pc);
+          marks_[pc] = seed_mark;
+          next.push_back(pc);
+        }
+      }
+      frontier.swap(next);
+    }
+  }
+  cache_.push_back(CacheEntry{st.since, levels, read_levels, reads, std::move(roots)});
   return cache_.back().roots;
 }
 
@@ -220,14 +288,44 @@ void RunState::SearchAndApply(const Rewrite& rw, size_t rule, RuleState& st,
   const bool finds_once = o_.backoff.apply_found_when_banned && rw.incremental && rw.lookahead <= 0;
   const bool chunked = limit == std::numeric_limits<size_t>::max() || finds_once;
 
+  // A pattern with an op no class has matches nowhere: its search would find
+  // nothing, so it is complete without visiting a root (the rule's state
+  // moves on as after any complete search; a class that gains the op later
+  // is in the change log from here on). Only work is saved: the matches,
+  // counts and state are those of the search.
+  for (Symbol op : pat.ops()) {
+    if (g_.ClassesWithOp(op).empty()) {
+      stats.absent = true;
+      st.searched = true;
+      st.since = pos;
+      st.since_epoch = g_.epoch();
+      return;
+    }
+  }
+
   // Roots to search.
   candidates_.clear();
   bool full = !rw.incremental || !st.searched;
   absl::Span<const Id> with_op;
   if (!pat.root_is_var()) with_op = g_.ClassesWithOp(pat.root_op());
+  // A rule none of whose matches has passed its guard since its first
+  // search, and that reads no more than constants, needs to look only at the
+  // matches that are not found again (FoundBefore): one found again was
+  // found before with what its guard reads as it is now, so it failed then
+  // and would fail now. So it looks ahead only from the changed classes
+  // whose change it reads (Candidates), and with kMatch the matcher drops
+  // the matches whose nodes are all old (the semi-naive filter). Counts,
+  // applications and the rule's state are those of the wider search.
+  const bool narrow =
+      rw.incremental && st.searched && !st.matched && rw.lookahead > 0 &&
+      (rw.reads == Rewrite::Reads::kConstants || rw.reads == Rewrite::Reads::kMatch);
+  stats.narrow = narrow;
   if (!full) {
-    int levels = std::max(pat.depth() - 1, 0) + std::max(rw.lookahead, 0);
-    const std::vector<Id>& inc = Candidates(st, pos, levels);
+    // The pattern's own reach, and the lookahead for what the rule reads.
+    const int levels = std::max(pat.depth() - 1, 0);
+    const int read_levels = levels + std::max(rw.lookahead, 0);
+    const std::vector<Id>& inc = Candidates(st, pos, narrow ? levels : read_levels, read_levels,
+                                            narrow ? rw.reads : Rewrite::Reads::kAnything);
     if (!pat.root_is_var() && inc.size() >= with_op.size()) {
       full = true;
     } else {
@@ -246,6 +344,8 @@ void RunState::SearchAndApply(const Rewrite& rw, size_t rule, RuleState& st,
   candidates_.erase(std::remove_if(candidates_.begin(), candidates_.end(),
                                    [&](Id c) { return c >= ids_at_start_; }),
                     candidates_.end());
+  stats.roots = candidates_.size();
+  stats.full = full;
 
   Clock::time_point t0 = Clock::now();
   double apply_seconds = 0;
@@ -297,7 +397,9 @@ void RunState::SearchAndApply(const Rewrite& rw, size_t rule, RuleState& st,
   Matcher matcher(pat);
   // The root node's class does not matter (a match is rooted wherever the
   // node is), so for it only a change of content counts (Matcher::set_min_stamp).
-  if (semi_naive) matcher.set_min_stamp(old_epoch);
+  if (semi_naive || (narrow && rw.reads == Rewrite::Reads::kMatch)) {
+    matcher.set_min_stamp(old_epoch);
+  }
   // Matches found again that need no application (Rewrite::reads); they
   // count as matches all the same.
   const bool skip_found = st.searched && rw.lookahead > 0 && rw.reads != Rewrite::Reads::kAnything;
@@ -308,7 +410,10 @@ void RunState::SearchAndApply(const Rewrite& rw, size_t rule, RuleState& st,
       over_limit = true;
       if (!finds_once) return false;
     }
-    if (skip_found && FoundBefore(rw, st, m)) return true;
+    if (skip_found && FoundBefore(rw, st, m)) {
+      ++stats.found_again;
+      return true;
+    }
     // Element by element: a match is a few words, too short for memcpy.
     buffer_.push_back(m.root);
     for (Id v : m.subst) buffer_.push_back(v);
@@ -323,6 +428,7 @@ void RunState::SearchAndApply(const Rewrite& rw, size_t rule, RuleState& st,
     if (Tick()) break;
     if (!matcher.MatchClass(g_, root, on_match)) break;
   }
+  if (stats.matches > 0) st.matched = true;
   if (over_limit) {
     sched.Ban(rule, iter);
     stats.banned = true;
@@ -337,6 +443,8 @@ void RunState::SearchAndApply(const Rewrite& rw, size_t rule, RuleState& st,
     }
   }
   double total = std::chrono::duration<double>(Clock::now() - t0).count();
+  stats.apply_seconds = apply_seconds;
+  stats.search_seconds = total - apply_seconds;
   it.apply_seconds += apply_seconds;
   it.search_seconds += total - apply_seconds;
 }

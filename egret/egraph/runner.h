@@ -111,6 +111,14 @@ struct RuleStats {
   size_t applications = 0;  // matches whose result merged two classes
   bool banned = false;      // exceeded its match limit this iteration (scheduler.h)
   bool skipped = false;     // banned in this iteration
+  // Where the work went (for profiling the rules):
+  size_t roots = 0;           // classes searched (the candidate roots matched)
+  size_t found_again = 0;     // matches counted but not applied (Rewrite::reads)
+  bool full = false;          // searched the whole e-graph (not incrementally)
+  bool absent = false;        // not searched: an op of its pattern is in no class
+  bool narrow = false;        // never matched: looked ahead from read changes only
+  double search_seconds = 0;  // searching it, with its guard, without applying
+  double apply_seconds = 0;   // applying its matches
 };
 
 struct IterationReport {

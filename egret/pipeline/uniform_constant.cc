@@ -55,7 +55,10 @@ Rewrite ForOp(const std::string& op, int pos) {
   absl::StatusOr<Rewrite> r =
       MakeRewrite(std::string(kUniformConstantRule),
                   Pattern::Op(op, {Pattern::Var("a"), Pattern::Var("b")}), applier, guard);
-  // The pattern is well formed by construction.
+  // The pattern is well formed by construction. The guard and the applier
+  // read the operands' constants and the classes' types, nothing else
+  // (Rewrite::reads).
+  r->reads = Rewrite::Reads::kConstants;
   return *std::move(r);
 }
 
