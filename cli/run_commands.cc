@@ -13,8 +13,6 @@
 //
 // Input files are DIR/<input name>.npy (DIR/input<k>.npy for an unnamed
 // input); outputs are written as DIR/<output name>.npy (output<k>.npy).
-#include <time.h>
-
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -36,6 +34,7 @@
 #include "egret/io/graph_io.h"
 #include "egret/support/diagnostic.h"
 #include "egret/support/file_io.h"
+#include "egret/support/process_time.h"
 
 namespace egret::cli {
 namespace {
@@ -122,13 +121,6 @@ absl::Status SaveInputs(const Graph& g, const std::vector<Tensor>& inputs, const
   return absl::OkStatus();
 }
 
-// This process's CPU time (all its threads), in milliseconds.
-double CpuMs() {
-  timespec t{};
-  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
-  return static_cast<double>(t.tv_sec) * 1e3 + static_cast<double>(t.tv_nsec) / 1e6;
-}
-
 double Median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   const size_t n = v.size();
@@ -164,19 +156,19 @@ int RunCommand(const std::string& path, const std::string& inputs_dir, uint64_t 
                                .threads = threads,
                                .cache = &cache};
   const auto run_start = std::chrono::steady_clock::now();
-  const double cpu_start = CpuMs();
+  const double cpu_start = ProcessCpuMs();
   auto outputs = Execute(*g, *inputs, options);
   const double run_ms = MsSince(run_start);
-  const double run_cpu_ms = CpuMs() - cpu_start;
+  const double run_cpu_ms = ProcessCpuMs() - cpu_start;
   // Runs after the first: oneDNN's primitives are then compiled and cached,
   // as a runtime's are after its session is made.
   std::vector<double> again_ms, again_cpu_ms;
   for (int r = 1; r < repeat && outputs.ok(); ++r) {
     const auto start = std::chrono::steady_clock::now();
-    const double cpu = CpuMs();
+    const double cpu = ProcessCpuMs();
     outputs = Execute(*g, *inputs, options);
     again_ms.push_back(MsSince(start));
-    again_cpu_ms.push_back(CpuMs() - cpu);
+    again_cpu_ms.push_back(ProcessCpuMs() - cpu);
   }
   if (!outputs.ok()) {
     return ReportRunFailure(

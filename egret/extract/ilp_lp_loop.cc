@@ -49,6 +49,18 @@ LpLoopStats IlpBuilder::StrengthenByLp(Clock::time_point until, RowPool& pool, b
   std::vector<CoinBigIndex> row_start;
   std::vector<int> cols;
   RowPool fresh;  // the exclusive-user rows of a round
+  // Row r (>= 0) of `p` joins the model and this round's batch for Clp.
+  auto add_row = [&](const RowPool& p, int64_t r) {
+    const int32_t row = AddRow(0, kInf);
+    for (int64_t k = p.start[r]; k < p.start[r + 1]; ++k) {
+      entries_.push_back({row, p.col[k], p.coef[k]});
+      cols.push_back(p.col[k]);
+      coefs.push_back(p.coef[k]);
+    }
+    lbs.push_back(0);
+    ubs.push_back(big);
+    row_start.push_back(static_cast<CoinBigIndex>(cols.size()));
+  };
   for (bool first = true;; first = false) {
     const double left = std::chrono::duration<double>(until - Clock::now()).count();
     if (left <= 0) break;
@@ -82,15 +94,7 @@ LpLoopStats IlpBuilder::StrengthenByLp(Clock::time_point until, RowPool& pool, b
       }
       if (activity >= -kViolation) continue;
       pool.used[r] = 1;
-      const int32_t row = AddRow(0, kInf);
-      for (int64_t k = pool.start[r]; k < pool.start[r + 1]; ++k) {
-        entries_.push_back({row, pool.col[k], pool.coef[k]});
-        cols.push_back(pool.col[k]);
-        coefs.push_back(pool.coef[k]);
-      }
-      lbs.push_back(0);
-      ubs.push_back(big);
-      row_start.push_back(static_cast<CoinBigIndex>(cols.size()));
+      add_row(pool, static_cast<int64_t>(r));
       ++stats.rows_added;
     }
     // The exclusive-user rows once the pool has none left to add: the
@@ -100,17 +104,7 @@ LpLoopStats IlpBuilder::StrengthenByLp(Clock::time_point until, RowPool& pool, b
       fresh.col.clear();
       fresh.coef.clear();
       const int64_t found = SeparateExclusiveRows(x, until, &fresh);
-      for (int64_t r = 0; r < found; ++r) {
-        const int32_t row = AddRow(0, kInf);
-        for (int64_t k = fresh.start[r]; k < fresh.start[r + 1]; ++k) {
-          entries_.push_back({row, fresh.col[k], fresh.coef[k]});
-          cols.push_back(fresh.col[k]);
-          coefs.push_back(fresh.coef[k]);
-        }
-        lbs.push_back(0);
-        ubs.push_back(big);
-        row_start.push_back(static_cast<CoinBigIndex>(cols.size()));
-      }
+      for (int64_t r = 0; r < found; ++r) add_row(fresh, r);
       stats.exclusive_rows += found;
     }
     if (lbs.empty()) break;

@@ -21,6 +21,7 @@
 #include "egret/rules/rule_flags.h"
 #include "egret/rules_compile/compiler.h"
 #include "egret/support/process_memory.h"
+#include "egret/support/process_time.h"
 #include "egret/support/status_macros.h"
 
 namespace egret {

@@ -1,5 +1,4 @@
 #include <algorithm>
-#include <ctime>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -11,12 +10,6 @@
 #include "egret/pipeline/seed_internal.h"
 
 namespace egret {
-
-double ProcessCpuMs() {
-  timespec t{};
-  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
-  return static_cast<double>(t.tv_sec) * 1e3 + static_cast<double>(t.tv_nsec) / 1e6;
-}
 
 void CpuLaps::Lap(std::string_view key) {
   if (out_ == nullptr) return;

@@ -18,6 +18,7 @@
 #include "egret/graph/graph.h"
 #include "egret/pipeline/optimize.h"
 #include "egret/rules_compile/compiler.h"
+#include "egret/support/process_time.h"
 
 namespace egret {
 
@@ -37,9 +38,6 @@ struct Seeded {
   // The canonical classes of the graph outputs.
   std::vector<Id> Roots() const;
 };
-
-// This process's CPU time in milliseconds (CLOCK_PROCESS_CPUTIME_ID).
-double ProcessCpuMs();
 
 // Sub-stage CPU laps (OptimizeResult::substage_cpu_ms): Lap(key) adds the
 // process CPU time since the previous Lap (or the construction) to `key`'s
