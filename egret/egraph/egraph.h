@@ -56,6 +56,7 @@
 #include "egret/egraph/op_index.h"
 #include "egret/egraph/op_traits.h"
 #include "egret/egraph/payload_pools.h"
+#include "egret/egraph/prefetch.h"
 #include "egret/egraph/symbol.h"
 #include "egret/egraph/type_table.h"
 #include "egret/egraph/union_find.h"
@@ -222,6 +223,11 @@ class EGraph {
     __builtin_prefetch(r);
     __builtin_prefetch(reinterpret_cast<const char*>(r + 1) - 1);
   }
+  // Hints the processor to load class c's record (what ClassNodesWithOp
+  // reads first), and then, some time later, its node list (which reads the
+  // record): for software pipelining over a list of roots (the runner).
+  void PrefetchClass(Id c) const { PrefetchForRead(&class_nodes_[c]); }
+  void PrefetchClassNodes(Id c) const { PrefetchForRead(class_nodes_[c].data()); }
   // Hints the processor to load node n's operands when they are outside its
   // record. Reads n's record: call it some time after PrefetchNode(n).
   void PrefetchOperands(NodeIdx n) const {

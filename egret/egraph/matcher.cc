@@ -9,6 +9,9 @@ namespace {
 // operands of; it prefetches the records of those twice as far ahead (a
 // record says where the operands are).
 constexpr size_t kPrefetchAhead = 4;
+// How far ahead it prefetches the class record of the operand the next Bind
+// reads (the candidate's operands must have arrived by then).
+constexpr size_t kChildAhead = 2;
 
 }  // namespace
 
@@ -18,8 +21,16 @@ Matcher::Matcher(const CompiledPattern& pattern)
       nodes_(pattern.num_nodes(), 0),
       subst_(pattern.vars().size(), kNoId) {
   const std::vector<MatchInstr>& prog = pattern.program();
+  next_child_.assign(prog.size(), -1);
   for (size_t pc = 0; pc < prog.size(); ++pc) {
-    if (prog[pc].kind == MatchInstr::kBind) last_bind_ = pc;
+    if (prog[pc].kind != MatchInstr::kBind) continue;
+    last_bind_ = pc;
+    size_t next = pc + 1;
+    while (next < prog.size() && prog[next].kind != MatchInstr::kBind) ++next;
+    if (next < prog.size() && prog[next].in >= prog[pc].out &&
+        prog[next].in < prog[pc].out + prog[pc].arity) {
+      next_child_[pc] = static_cast<int16_t>(prog[next].in - prog[pc].out);
+    }
   }
 }
 
@@ -45,6 +56,7 @@ bool Matcher::Run(size_t pc) {
   const bool skip_stale = filter && fresh_ == 0 && pc == last_bind_;
   const bool content = in.slot == 0 && !pattern_.root_is_var();
   const bool last = pc + 1 == prog.size();
+  const int child = next_child_[pc];
   absl::Span<const NodeIdx> candidates = g_->ClassNodesWithOp(regs_[in.in], in.op);
   if (candidates.empty()) return true;
   // A stale candidate would be skipped, and every node of a class unchanged
@@ -63,6 +75,10 @@ bool Matcher::Run(size_t pc) {
     }
     if (i + kPrefetchAhead < candidates.size())
       g_->PrefetchOperands(candidates[i + kPrefetchAhead]);
+    if (child >= 0 && i + kChildAhead < candidates.size()) {
+      ENodeView w = g_->Node(candidates[i + kChildAhead]);
+      if (static_cast<size_t>(child) < w.children.size()) g_->PrefetchClass(w.children[child]);
+    }
     const NodeIdx n = candidates[i];
     ENodeView v = g_->Node(n);
     if (in.variadic ? v.children.size() < in.arity : v.children.size() != in.arity) continue;

@@ -73,7 +73,10 @@ class Matcher {
   bool filter_ = false;
   uint64_t min_stamp_ = 0;
   size_t last_bind_ = 0;  // program index of the last Bind
-  int fresh_ = 0;         // nodes bound now that pass min_stamp_
+  // By program index of a Bind: the operand of its node that the next Bind
+  // reads the class of, or -1 (none, or not an operand of this Bind).
+  std::vector<int16_t> next_child_;
+  int fresh_ = 0;  // nodes bound now that pass min_stamp_
 };
 
 }  // namespace egret

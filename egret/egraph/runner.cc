@@ -23,6 +23,9 @@ using Clock = std::chrono::steady_clock;
 // Matches are applied in chunks of this many while a rule with no match
 // limit is searched, so that match buffers stay small.
 constexpr size_t kApplyChunk = 4096;
+// How many roots ahead of the one searched the search prefetches the node
+// list of; it prefetches the class records twice as far ahead.
+constexpr size_t kRootPrefetchAhead = 8;
 
 class RunState {
  public:
@@ -424,9 +427,18 @@ void RunState::SearchAndApply(const Rewrite& rw, size_t rule, RuleState& st,
     }
     return true;
   };
-  for (Id root : candidates_) {
+  // Roots are scattered over the class arrays (the change log's order, then
+  // the parents'): their records and node lists are prefetched ahead.
+  const size_t num_roots = candidates_.size();
+  for (size_t i = 0; i < num_roots; ++i) {
+    if (i + 2 * kRootPrefetchAhead < num_roots) {
+      g_.PrefetchClass(candidates_[i + 2 * kRootPrefetchAhead]);
+    }
+    if (i + kRootPrefetchAhead < num_roots) {
+      g_.PrefetchClassNodes(candidates_[i + kRootPrefetchAhead]);
+    }
     if (Tick()) break;
-    if (!matcher.MatchClass(g_, root, on_match)) break;
+    if (!matcher.MatchClass(g_, candidates_[i], on_match)) break;
   }
   if (stats.matches > 0) st.matched = true;
   if (over_limit) {
