@@ -1,6 +1,7 @@
 #include "egret/backend/memory_plan.h"
 
 #include <algorithm>
+#include <cstddef>
 #include <limits>
 #include <queue>
 #include <string>
@@ -23,14 +24,35 @@ int64_t AlignUp(int64_t bytes) {
   return SaturatingAdd(bytes, kArenaAlignment - 1) / kArenaAlignment * kArenaAlignment;
 }
 
-// One counted value: its size, its (distinct, computing) readers and whether
-// it must outlive the schedule.
+// One counted value: its size, whether it must outlive the schedule, and
+// where its (distinct, computing) readers are (Analysis::readers).
 struct ValueInfo {
   ValueRef value;
   int64_t bytes = 0;
   bool from_input = false;  // produced by an "*Input" node: live from step 0
   bool is_output = false;   // a graph output: live to the last step
-  std::vector<NodeId> readers;
+};
+
+// Lists by index, in one flat array with offsets (compressed rows): list i is
+// items[begin[i], begin[i + 1]). A million-node graph's per-node lists would
+// otherwise be millions of heap blocks, scattered.
+template <typename T>
+struct FlatLists {
+  std::vector<size_t> begin{0};
+  std::vector<T> items;
+
+  absl::Span<const T> operator[](size_t i) const {
+    return absl::Span<const T>(items.data() + begin[i], begin[i + 1] - begin[i]);
+  }
+  // Ends list begin.size() - 1 (the lists are appended in index order).
+  void Close() { begin.push_back(items.size()); }
+  // Appends x to the open list unless it holds x already.
+  void AddDistinct(T x) {
+    if (std::find(items.begin() + static_cast<std::ptrdiff_t>(begin.back()), items.end(), x) ==
+        items.end()) {
+      items.push_back(x);
+    }
+  }
 };
 
 // What the scheduler, the lifetimes and the validator share about a graph.
@@ -40,16 +62,13 @@ struct Analysis {
   static constexpr size_t kNone = std::numeric_limits<size_t>::max();
   std::vector<size_t> slot_begin;
   std::vector<size_t> slot;
-  std::vector<NodeId> computing;               // in id order
-  std::vector<std::vector<size_t>> reads;      // per node: counted values it reads, distinct
-  std::vector<std::vector<NodeId>> producers;  // per node: computing producers, distinct
-  std::vector<int64_t> written;                // per node: bytes of its counted outputs
+  std::vector<NodeId> computing;  // in id order
+  FlatLists<size_t> reads;        // per node: counted values it reads, distinct
+  FlatLists<NodeId> producers;    // per node: computing producers, distinct
+  FlatLists<NodeId> readers;      // per value: its computing readers, by id
+  std::vector<int64_t> written;   // per node: bytes of its counted outputs
 
-  explicit Analysis(const Graph& g)
-      : slot_begin(g.num_nodes() + 1, 0),
-        reads(g.num_nodes()),
-        producers(g.num_nodes()),
-        written(g.num_nodes(), 0) {
+  explicit Analysis(const Graph& g) : slot_begin(g.num_nodes() + 1, 0), written(g.num_nodes(), 0) {
     for (NodeId id = 0; id < g.num_nodes(); ++id) {
       slot_begin[id + 1] = slot_begin[id] + g.node(id).outputs.size();
     }
@@ -63,7 +82,7 @@ struct Analysis {
         if (bytes <= 0) continue;
         ValueRef v{id, k};
         slot[slot_begin[id] + k] = values.size();
-        values.push_back(ValueInfo{v, bytes, n.op == kInputOp, false, {}});
+        values.push_back(ValueInfo{v, bytes, n.op == kInputOp, false});
         written[id] = SaturatingAdd(written[id], bytes);
       }
     }
@@ -71,19 +90,28 @@ struct Analysis {
       const size_t v = Find(o.value);
       if (v != kNone) values[v].is_output = true;
     }
-    for (NodeId id : computing) {
-      for (const ValueRef& in : g.node(id).inputs) {
-        if (IsComputing(g.node(in.node)) &&
-            std::find(producers[id].begin(), producers[id].end(), in.node) == producers[id].end()) {
-          producers[id].push_back(in.node);
+    reads.begin.reserve(g.num_nodes() + 1);
+    producers.begin.reserve(g.num_nodes() + 1);
+    std::vector<size_t> num_readers(values.size() + 1, 0);
+    for (NodeId id = 0; id < g.num_nodes(); ++id) {
+      if (IsComputing(g.node(id))) {
+        for (const ValueRef& in : g.node(id).inputs) {
+          if (IsComputing(g.node(in.node))) producers.AddDistinct(in.node);
+          if (const size_t v = Find(in); v != kNone) reads.AddDistinct(v);
         }
-        const size_t v = Find(in);
-        if (v == kNone) continue;
-        std::vector<size_t>& r = reads[id];
-        if (std::find(r.begin(), r.end(), v) != r.end()) continue;
-        r.push_back(v);
-        values[v].readers.push_back(id);
+        for (size_t v : absl::Span<const size_t>(reads.items).subspan(reads.begin.back())) {
+          ++num_readers[v + 1];
+        }
       }
+      reads.Close();
+      producers.Close();
+    }
+    // Readers by value: counted above, placed in id order.
+    for (size_t v = 0; v < values.size(); ++v) num_readers[v + 1] += num_readers[v];
+    readers.begin = num_readers;
+    readers.items.resize(num_readers.back());
+    for (NodeId id : computing) {
+      for (size_t v : reads[id]) readers.items[num_readers[v]++] = id;
     }
   }
 
@@ -145,10 +173,11 @@ std::vector<std::pair<int64_t, int64_t>> Lifetimes(const Analysis& a,
   const int64_t end = std::max<int64_t>(static_cast<int64_t>(a.computing.size()) - 1, 0);
   std::vector<std::pair<int64_t, int64_t>> life;
   life.reserve(a.values.size());
-  for (const ValueInfo& v : a.values) {
+  for (size_t k = 0; k < a.values.size(); ++k) {
+    const ValueInfo& v = a.values[k];
     int64_t first = v.from_input ? 0 : pos[v.value.node];
     int64_t last = first;
-    for (NodeId r : v.readers) last = std::max(last, pos[r]);
+    for (NodeId r : a.readers[k]) last = std::max(last, pos[r]);
     if (v.is_output) last = end;
     life.emplace_back(first, last);
   }
@@ -192,14 +221,24 @@ absl::StatusOr<int64_t> PeakOf(const Graph& g, const Analysis& a,
 std::vector<NodeId> GreedySchedule(const Graph& g, const Analysis& a) {
   using Key = std::tuple<int64_t, int64_t, NodeId>;  // larger is better
   std::vector<int64_t> waiting(g.num_nodes(), 0);    // unscheduled computing producers
-  std::vector<std::vector<NodeId>> consumers(g.num_nodes());
+  // Per node: the computing nodes it produces for, by id.
+  FlatLists<NodeId> consumers;
+  consumers.begin.assign(g.num_nodes() + 1, 0);
   for (NodeId id : a.computing) {
     waiting[id] = static_cast<int64_t>(a.producers[id].size());
-    for (NodeId p : a.producers[id]) consumers[p].push_back(id);
+    for (NodeId p : a.producers[id]) ++consumers.begin[p + 1];
+  }
+  for (NodeId id = 0; id < g.num_nodes(); ++id) consumers.begin[id + 1] += consumers.begin[id];
+  consumers.items.resize(consumers.begin.back());
+  {
+    std::vector<size_t> at(consumers.begin.begin(), consumers.begin.end() - 1);
+    for (NodeId id : a.computing) {
+      for (NodeId p : a.producers[id]) consumers.items[at[p]++] = id;
+    }
   }
   std::vector<int64_t> readers_left(a.values.size());
   for (size_t k = 0; k < a.values.size(); ++k) {
-    readers_left[k] = static_cast<int64_t>(a.values[k].readers.size());
+    readers_left[k] = static_cast<int64_t>(a.readers[k].size());
   }
   std::vector<bool> ready(g.num_nodes(), false), done(g.num_nodes(), false);
   auto key_of = [&](NodeId id) {
@@ -233,7 +272,7 @@ std::vector<NodeId> GreedySchedule(const Graph& g, const Analysis& a) {
     schedule.push_back(id);
     for (size_t v : a.reads[id]) {
       if (--readers_left[v] != 1 || a.values[v].is_output) continue;
-      for (NodeId r : a.values[v].readers) {
+      for (NodeId r : a.readers[v]) {
         if (ready[r]) {
           current[r] = key_of(r);
           heap.push(current[r]);
