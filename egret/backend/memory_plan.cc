@@ -55,6 +55,26 @@ struct FlatLists {
   }
 };
 
+// The inverse of lists[r] for the rows r of `rows` (ascending): list t of
+// the result holds, in ascending order, every row whose list holds t
+// (entries below `num_targets`).
+template <typename T>
+FlatLists<NodeId> Inverted(const FlatLists<T>& lists, absl::Span<const NodeId> rows,
+                           size_t num_targets) {
+  FlatLists<NodeId> out;
+  out.begin.assign(num_targets + 1, 0);
+  for (NodeId r : rows) {
+    for (T t : lists[r]) ++out.begin[t + 1];
+  }
+  for (size_t t = 0; t < num_targets; ++t) out.begin[t + 1] += out.begin[t];
+  out.items.resize(out.begin.back());
+  std::vector<size_t> at(out.begin.begin(), out.begin.end() - 1);
+  for (NodeId r : rows) {
+    for (T t : lists[r]) out.items[at[t]++] = r;
+  }
+  return out;
+}
+
 // What the scheduler, the lifetimes and the validator share about a graph.
 struct Analysis {
   std::vector<ValueInfo> values;  // in (node, output) order
@@ -92,27 +112,17 @@ struct Analysis {
     }
     reads.begin.reserve(g.num_nodes() + 1);
     producers.begin.reserve(g.num_nodes() + 1);
-    std::vector<size_t> num_readers(values.size() + 1, 0);
     for (NodeId id = 0; id < g.num_nodes(); ++id) {
       if (IsComputing(g.node(id))) {
         for (const ValueRef& in : g.node(id).inputs) {
           if (IsComputing(g.node(in.node))) producers.AddDistinct(in.node);
           if (const size_t v = Find(in); v != kNone) reads.AddDistinct(v);
         }
-        for (size_t v : absl::Span<const size_t>(reads.items).subspan(reads.begin.back())) {
-          ++num_readers[v + 1];
-        }
       }
       reads.Close();
       producers.Close();
     }
-    // Readers by value: counted above, placed in id order.
-    for (size_t v = 0; v < values.size(); ++v) num_readers[v + 1] += num_readers[v];
-    readers.begin = num_readers;
-    readers.items.resize(num_readers.back());
-    for (NodeId id : computing) {
-      for (size_t v : reads[id]) readers.items[num_readers[v]++] = id;
-    }
+    readers = Inverted(reads, computing, values.size());
   }
 
   // The counted value of `v`, or kNone (not counted, or no such output).
@@ -221,21 +231,9 @@ absl::StatusOr<int64_t> PeakOf(const Graph& g, const Analysis& a,
 std::vector<NodeId> GreedySchedule(const Graph& g, const Analysis& a) {
   using Key = std::tuple<int64_t, int64_t, NodeId>;  // larger is better
   std::vector<int64_t> waiting(g.num_nodes(), 0);    // unscheduled computing producers
+  for (NodeId id : a.computing) waiting[id] = static_cast<int64_t>(a.producers[id].size());
   // Per node: the computing nodes it produces for, by id.
-  FlatLists<NodeId> consumers;
-  consumers.begin.assign(g.num_nodes() + 1, 0);
-  for (NodeId id : a.computing) {
-    waiting[id] = static_cast<int64_t>(a.producers[id].size());
-    for (NodeId p : a.producers[id]) ++consumers.begin[p + 1];
-  }
-  for (NodeId id = 0; id < g.num_nodes(); ++id) consumers.begin[id + 1] += consumers.begin[id];
-  consumers.items.resize(consumers.begin.back());
-  {
-    std::vector<size_t> at(consumers.begin.begin(), consumers.begin.end() - 1);
-    for (NodeId id : a.computing) {
-      for (NodeId p : a.producers[id]) consumers.items[at[p]++] = id;
-    }
-  }
+  const FlatLists<NodeId> consumers = Inverted(a.producers, a.computing, g.num_nodes());
   std::vector<int64_t> readers_left(a.values.size());
   for (size_t k = 0; k < a.values.size(); ++k) {
     readers_left[k] = static_cast<int64_t>(a.readers[k].size());
