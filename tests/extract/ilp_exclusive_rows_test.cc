@@ -2,13 +2,12 @@
 // used by columns that no valid choice takes together is paid for the sum
 // of their values, not the largest of them.
 #include <utility>
-#include <vector>
 
 #include "egret/extract/choice.h"
 #include "egret/extract/ilp_extractor.h"
 #include "egret/extract/problem.h"
-#include "egret/extract/validate.h"
 #include "gtest/gtest.h"
+#include "tests/extract/ilp_test_support.h"
 
 namespace egret::extract {
 namespace {
@@ -23,31 +22,23 @@ ExtractionProblem SharedThroughAnExclusiveUser() {
   ExtractionProblemBuilder b;
   const ClassId r = b.AddClass("R"), c = b.AddClass("C"), d = b.AddClass("D"), e = b.AddClass("E"),
                 x = b.AddClass("X"), f = b.AddClass("F"), g = b.AddClass("G");
-  auto add = [&b](ClassId cls, const char* op, double cost, std::vector<ClassId> children) {
-    b.AddNode(cls, op, cost, children);
-  };
-  add(r, "r", 0, {c});
-  add(c, "a1", 0, {d, e});
-  add(c, "a2", 0, {x});
-  add(c, "a3", 0, {g});
-  add(x, "x", 0, {d, f});
-  add(d, "d", 10, {});
-  add(e, "e", 0, {});
-  add(f, "f", 0, {});
-  add(g, "g", 8, {});
+  AddNode(b, r, "r", 0, {c});
+  AddNode(b, c, "a1", 0, {d, e});
+  AddNode(b, c, "a2", 0, {x});
+  AddNode(b, c, "a3", 0, {g});
+  AddNode(b, x, "x", 0, {d, f});
+  AddNode(b, d, "d", 10, {});
+  AddNode(b, e, "e", 0, {});
+  AddNode(b, f, "f", 0, {});
+  AddNode(b, g, "g", 8, {});
   b.AddRoot(r);
-  absl::StatusOr<ExtractionProblem> built = std::move(b).Build();
-  EXPECT_TRUE(built.ok()) << built.status();
-  return *std::move(built);
+  return BuildOrFail(std::move(b));
 }
 
 TEST(IlpExclusiveRowsTest, TheRelaxationPaysAClassSharedByExclusiveUsersInFull) {
   const ExtractionProblem problem = SharedThroughAnExclusiveUser();
-  IlpOptions options;
-  options.time_limit_seconds = 60;
-  absl::StatusOr<IlpResult> result = ExtractIlp(problem, options);
+  absl::StatusOr<IlpResult> result = ExtractIlpChecked(problem);
   ASSERT_TRUE(result.ok()) << result.status();
-  ASSERT_TRUE(ValidateChoice(problem, result->choice).ok());
   EXPECT_DOUBLE_EQ(result->cost, 8);
   EXPECT_TRUE(result->optimal);
   EXPECT_DOUBLE_EQ(result->bound, 8);
@@ -70,38 +61,30 @@ ExtractionProblem SharedBelowClassesForcedApart() {
   const ClassId r = b.AddClass("R"), c = b.AddClass("C"), y = b.AddClass("Y"), z = b.AddClass("Z"),
                 d = b.AddClass("D"), e = b.AddClass("E"), f = b.AddClass("F"), g = b.AddClass("G"),
                 h = b.AddClass("H"), h2 = b.AddClass("H2"), k = b.AddClass("K");
-  auto add = [&b](ClassId cls, const char* op, double cost, std::vector<ClassId> children) {
-    b.AddNode(cls, op, cost, children);
-  };
-  add(r, "r", 0, {c});
-  add(c, "c1", 0, {y});
-  add(c, "c4", 0, {y, k});
-  add(c, "c2", 0, {z});
-  add(c, "c3", 0, {g});
-  add(y, "y1", 0, {d, e});
-  add(y, "y2", 0, {h});
-  add(z, "z1", 0, {d, f});
-  add(z, "z2", 0, {h2});
-  add(d, "d", 10, {});
-  add(e, "e", 0, {});
-  add(f, "f", 0, {});
-  add(g, "g", 8, {});
-  add(h, "h", 100, {});
-  add(h2, "h2", 100, {});
-  add(k, "k", 0, {});
+  AddNode(b, r, "r", 0, {c});
+  AddNode(b, c, "c1", 0, {y});
+  AddNode(b, c, "c4", 0, {y, k});
+  AddNode(b, c, "c2", 0, {z});
+  AddNode(b, c, "c3", 0, {g});
+  AddNode(b, y, "y1", 0, {d, e});
+  AddNode(b, y, "y2", 0, {h});
+  AddNode(b, z, "z1", 0, {d, f});
+  AddNode(b, z, "z2", 0, {h2});
+  AddNode(b, d, "d", 10, {});
+  AddNode(b, e, "e", 0, {});
+  AddNode(b, f, "f", 0, {});
+  AddNode(b, g, "g", 8, {});
+  AddNode(b, h, "h", 100, {});
+  AddNode(b, h2, "h2", 100, {});
+  AddNode(b, k, "k", 0, {});
   b.AddRoot(r);
-  absl::StatusOr<ExtractionProblem> built = std::move(b).Build();
-  EXPECT_TRUE(built.ok()) << built.status();
-  return *std::move(built);
+  return BuildOrFail(std::move(b));
 }
 
 TEST(IlpExclusiveRowsTest, ColumnsBelowClassesForcedToDifferentChoicesExcludeEachOther) {
   const ExtractionProblem problem = SharedBelowClassesForcedApart();
-  IlpOptions options;
-  options.time_limit_seconds = 60;
-  absl::StatusOr<IlpResult> result = ExtractIlp(problem, options);
+  absl::StatusOr<IlpResult> result = ExtractIlpChecked(problem);
   ASSERT_TRUE(result.ok()) << result.status();
-  ASSERT_TRUE(ValidateChoice(problem, result->choice).ok());
   EXPECT_DOUBLE_EQ(result->cost, 8);
   EXPECT_TRUE(result->optimal);
   EXPECT_DOUBLE_EQ(result->bound, 8);
