@@ -495,6 +495,10 @@ int Main(int argc, char** argv) {
   }
   std::optional<rules::RuleSet> lib = LoadShippedRules("scaling");
   if (!lib) return 1;
+#ifndef EGRET_PROGRAM_ALLOCATOR
+#define EGRET_PROGRAM_ALLOCATOR "glibc malloc"
+#endif
+  std::fprintf(stderr, "scaling: allocator: %s\n", EGRET_PROGRAM_ALLOCATOR);
   std::vector<Row> rows;
   for (SyntheticFamily fam : cfg.families) {
     for (Strategy st : cfg.strategies) {

@@ -10,6 +10,9 @@
 #     build on), registered with ctest.
 #   egret_stage_closure(<out-var> <stage>...)
 #     The stages listed plus everything they build on, in dependency order.
+#   egret_use_program_allocator(<target>)
+#     Links the executable <target> with tcmalloc when EGRET_TCMALLOC found it
+#     (never in the sanitizer build, whose runtime replaces malloc itself).
 #   egret_write_stage_manifest(<file>)
 #     Writes every stage's folder, declared STAGES, their closure and its
 #     SOURCES to <file>, for the layering test (tests/layering/).
@@ -43,6 +46,16 @@ endif()
 function(egret_fuzz_coverage target)
   if(EGRET_FUZZ_IN_TREE)
     target_compile_options(${target} PRIVATE -fsanitize=fuzzer-no-link)
+  endif()
+endfunction()
+
+function(egret_use_program_allocator target)
+  if(TARGET Tcmalloc::Tcmalloc AND NOT EGRET_SANITIZE)
+    # No symbol of tcmalloc is referenced by name: a linker run with
+    # --as-needed (some distributions' default) would drop it.
+    target_link_options(${target} PRIVATE LINKER:--no-as-needed)
+    target_link_libraries(${target} PRIVATE Tcmalloc::Tcmalloc)
+    target_compile_definitions(${target} PRIVATE EGRET_PROGRAM_ALLOCATOR="tcmalloc")
   endif()
 endfunction()
 
