@@ -154,7 +154,10 @@ absl::StatusOr<std::vector<Tensor>> Execute(const Graph& g, absl::Span<const Ten
 // 15 % of its run). Process-wide
 // (it changes malloc for everyone), so a program opts in: the egret command
 // and bench/executor call it at start. Returns false where it has no effect
-// (not glibc, or a setting refused).
+// (not glibc, or a setting refused). Where the program is linked with
+// tcmalloc (the egret command's default, EGRET_TCMALLOC), mallopt is
+// tcmalloc's, changes nothing and reports success (so this returns true):
+// tcmalloc keeps freed memory for reuse by itself.
 bool KeepFreedMemoryForReuse();
 
 // True when the reference executor has a kernel for `op` (dotted
