@@ -228,6 +228,15 @@ class EGraph {
   // record): for software pipelining over a list of roots (the runner).
   void PrefetchClass(Id c) const { PrefetchForRead(&class_nodes_[c]); }
   void PrefetchClassNodes(Id c) const { PrefetchForRead(class_nodes_[c].data()); }
+  // The same two steps for class c's parent list (ClassParents).
+  void PrefetchClassParents(Id c) const { PrefetchForRead(&class_parents_[c]); }
+  void PrefetchClassParentList(Id c) const { PrefetchForRead(class_parents_[c].data()); }
+  // Hints the processor to load what IsLive(n) and NodeClass(n) read first:
+  // n's record and its class entry.
+  void PrefetchNodeClass(NodeIdx n) const {
+    PrefetchNode(n);
+    PrefetchForRead(&node_class_[n]);
+  }
   // Hints the processor to load node n's operands when they are outside its
   // record. Reads n's record: call it some time after PrefetchNode(n).
   void PrefetchOperands(NodeIdx n) const {

@@ -49,30 +49,25 @@ std::optional<std::vector<int64_t>> CanonicalAxes(std::vector<int64_t> axes, int
 
 }  // namespace
 
-int CanonicalizeParams(Graph* g) {
-  absl::flat_hash_map<std::vector<int64_t>, NodeId> shapes;  // value -> "$Shape" node
-  for (NodeId id = 0; id < g->num_nodes(); ++id) {
-    if (g->node(id).op == kShapeOp) shapes.try_emplace(IntsOf(g->node(id)).value(), id);
-  }
-  int rewritten = 0;
-  const size_t n = g->num_nodes();
+std::vector<ParamRewrite> PlanCanonicalParams(const Graph& g) {
+  std::vector<ParamRewrite> plan;
+  const size_t n = g.num_nodes();
   for (NodeId id = 0; id < n; ++id) {
-    const OpDef* def = FindOpDef(g->node(id).op);
+    const Node& node = g.node(id);
+    const OpDef* def = FindOpDef(node.op);
     if (def == nullptr) continue;
-    for (size_t k = 0; k < g->node(id).inputs.size(); ++k) {
+    for (size_t k = 0; k < node.inputs.size(); ++k) {
       const ParamForm form = def->FormOf(static_cast<int>(k));
       if (form == ParamForm::kScalar) continue;
-      const Node& node = g->node(id);
       const ValueRef in = node.inputs[k];
-      if (in.node >= g->num_nodes()) continue;  // Validate reports it
-      const Node& producer = g->node(in.node);
+      if (in.node >= n) continue;  // Validate reports it
+      const Node& producer = g.node(in.node);
       std::optional<std::vector<int64_t>> value = IntsOf(producer);
       if (!value) continue;
       if (form == ParamForm::kAxes) {
-        if (node.inputs.empty() || node.inputs[0].node >= g->num_nodes()) continue;
         const ValueRef x = node.inputs[0];
-        if (x.output >= g->node(x.node).outputs.size()) continue;
-        value = CanonicalAxes(*std::move(value), g->TypeOf(x).rank());
+        if (x.node >= n || x.output >= g.node(x.node).outputs.size()) continue;
+        value = CanonicalAxes(*std::move(value), g.TypeOf(x).rank());
         if (!value) continue;
       }
       if (!CheckShape(*value).ok() || static_cast<int>(value->size()) > kMaxRank) continue;
@@ -80,18 +75,31 @@ int CanonicalizeParams(Graph* g) {
           producer.outputs[0].dims == Dims(value->begin(), value->end())) {
         continue;  // already canonical
       }
-      auto [it, inserted] = shapes.try_emplace(*value, kNoNode);
-      if (inserted) {
-        Node shape;
-        shape.op = std::string(kShapeOp);
-        shape.outputs.push_back(TensorType(DType::kInt32, Dims(value->begin(), value->end())));
-        it->second = g->AddNode(std::move(shape));
-      }
-      g->mutable_node(id).inputs[k] = ValueRef{it->second, 0};
-      ++rewritten;
+      plan.push_back(ParamRewrite{id, static_cast<int>(k), *std::move(value)});
     }
   }
-  return rewritten;
+  return plan;
 }
+
+int ApplyCanonicalParams(const std::vector<ParamRewrite>& plan, Graph* g) {
+  if (plan.empty()) return 0;
+  absl::flat_hash_map<std::vector<int64_t>, NodeId> shapes;  // value -> "$Shape" node
+  for (NodeId id = 0; id < g->num_nodes(); ++id) {
+    if (g->node(id).op == kShapeOp) shapes.try_emplace(IntsOf(g->node(id)).value(), id);
+  }
+  for (const ParamRewrite& r : plan) {
+    auto [it, inserted] = shapes.try_emplace(r.value, kNoNode);
+    if (inserted) {
+      Node shape;
+      shape.op = std::string(kShapeOp);
+      shape.outputs.push_back(TensorType(DType::kInt32, Dims(r.value.begin(), r.value.end())));
+      it->second = g->AddNode(std::move(shape));
+    }
+    g->mutable_node(r.node).inputs[r.operand] = ValueRef{it->second, 0};
+  }
+  return static_cast<int>(plan.size());
+}
+
+int CanonicalizeParams(Graph* g) { return ApplyCanonicalParams(PlanCanonicalParams(*g), g); }
 
 }  // namespace egret

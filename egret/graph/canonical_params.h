@@ -11,6 +11,9 @@
 #ifndef EGRET_GRAPH_CANONICAL_PARAMS_H_
 #define EGRET_GRAPH_CANONICAL_PARAMS_H_
 
+#include <cstdint>
+#include <vector>
+
 #include "egret/graph/graph.h"
 
 namespace egret {
@@ -31,6 +34,20 @@ namespace egret {
 // node ids keep their meaning, and a "$Const" no longer read stays (lowering
 // drops dead nodes). Returns how many operands were rewritten.
 int CanonicalizeParams(Graph* g);
+
+// CanonicalizeParams in two steps, so that a caller holding a const graph
+// copies it only when something is to change (pipeline/seed.cc).
+struct ParamRewrite {
+  NodeId node;
+  int operand;
+  std::vector<int64_t> value;  // of the "$Shape" the operand is to read
+};
+// The operands CanonicalizeParams would rewrite, in its order; empty when
+// every parameter is already in the one form.
+std::vector<ParamRewrite> PlanCanonicalParams(const Graph& g);
+// Applies a plan made on `*g` (unchanged since) and returns its size: the
+// same graph CanonicalizeParams makes.
+int ApplyCanonicalParams(const std::vector<ParamRewrite>& plan, Graph* g);
 
 }  // namespace egret
 

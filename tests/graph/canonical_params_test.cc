@@ -43,6 +43,38 @@ TEST(CanonicalParamsTest, AxesBecomeAscendingNonNegativeShapes) {
   EXPECT_EQ(CanonicalizeParams(&g), 0);  // already canonical
 }
 
+// The plan names what CanonicalizeParams rewrites without touching the
+// graph, and applying it gives the same graph; on a canonical graph it is
+// empty (Seed then reads the input without a copy).
+TEST(CanonicalParamsTest, PlanLeavesTheGraphAndApplyingItCanonicalizes) {
+  GraphBuilder b;
+  ValueRef x = b.InputF32({2, 3, 4});
+  ValueRef kd = b.Ints({1});
+  NodeId mean = b.OpNode("ReduceMean", {x, b.Ints({-1}), kd});
+  NodeId perm = b.OpNode("Transpose", {x, b.Ints({2, 0, 1})});
+  const Graph input = b.graph();
+  Graph planned = input;
+  const std::vector<ParamRewrite> plan = PlanCanonicalParams(planned);
+  ASSERT_EQ(plan.size(), 2u);
+  EXPECT_EQ(plan[0].node, mean);
+  EXPECT_EQ(plan[0].operand, 1);
+  EXPECT_EQ(plan[0].value, (std::vector<int64_t>{2}));
+  EXPECT_EQ(plan[1].node, perm);
+  EXPECT_EQ(planned.num_nodes(), input.num_nodes());  // planning changed nothing
+  EXPECT_EQ(planned.node(mean).inputs, input.node(mean).inputs);
+  EXPECT_EQ(ApplyCanonicalParams(plan, &planned), 2);
+  Graph direct = input;
+  EXPECT_EQ(CanonicalizeParams(&direct), 2);
+  ASSERT_EQ(planned.num_nodes(), direct.num_nodes());
+  for (NodeId id = 0; id < direct.num_nodes(); ++id) {
+    EXPECT_EQ(planned.node(id).op, direct.node(id).op) << id;
+    EXPECT_EQ(planned.node(id).inputs, direct.node(id).inputs) << id;
+    EXPECT_EQ(planned.node(id).outputs, direct.node(id).outputs) << id;
+  }
+  EXPECT_TRUE(PlanCanonicalParams(planned).empty());
+  EXPECT_EQ(ApplyCanonicalParams({}, &planned), 0);
+}
+
 TEST(CanonicalParamsTest, ListsBecomeShapesWhenAShapeCanHoldThem) {
   GraphBuilder b;
   ValueRef x = b.InputF32({2, 3, 4});
