@@ -97,6 +97,13 @@ bool Matcher::Run(size_t pc) {
   return true;
 }
 
+void Matcher::PrefetchRoot(const EGraph& g, Id root) const {
+  const std::vector<MatchInstr>& prog = pattern_.program();
+  if (prog.empty() || prog[0].kind != MatchInstr::kBind) return;
+  absl::Span<const NodeIdx> nodes = g.ClassNodesWithOp(root, prog[0].op);
+  for (size_t i = 0; i < std::min<size_t>(nodes.size(), 2); ++i) g.PrefetchNode(nodes[i]);
+}
+
 bool Matcher::MatchClass(const EGraph& g, Id root, MatchCallback cb) {
   g_ = &g;
   cb_ = &cb;

@@ -47,6 +47,11 @@ class Matcher {
   bool MatchAll(const EGraph& g, MatchCallback cb);
   // Number of matches in the whole e-graph.
   size_t CountAll(const EGraph& g);
+  // Hints the processor to load the records of the first nodes that
+  // MatchClass(g, root) binds at the root (none for a variable pattern).
+  // Reads root's class record and node list: for software pipelining over a
+  // list of roots, some time after EGraph::PrefetchClassNodes(root).
+  void PrefetchRoot(const EGraph& g, Id root) const;
 
   // Semi-naive matching: from now on, report only matches with a node
   // stamped at or after `epoch`: the root node (when the root is an op) by

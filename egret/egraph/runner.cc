@@ -205,31 +205,34 @@ const std::vector<Id>& RunState::Candidates(const RuleState& st, size_t pos, int
       if (g_.HasConstant(c) || !g_.ClassNodesWithOp(c, shape_op_).empty()) seeds.push_back(c);
     }
   }
-  // The walk to parents, a level at a time, in two passes so that the
-  // loads are issued ahead of their use (at a million nodes each is a cache
-  // miss): the level's parent lists are gathered into parents_ (each list
-  // prefetched some classes ahead), then each parent's record and class
-  // entry are prefetched some parents ahead of the test. Same roots, same
-  // order as one nested loop.
-  constexpr size_t kListAhead = 8, kParentAhead = 16;
+  // The walk to parents, a level at a time, in two passes over chunks of
+  // the level so that loads are issued ahead of their use (at a million
+  // nodes each is a cache miss): the parent lists of some roots are gathered
+  // into parents_ (each list prefetched some classes ahead), then each
+  // parent's record and class entry are prefetched some parents ahead of
+  // the test. Same roots, same order as one nested loop; the buffer stays
+  // small.
+  constexpr size_t kListAhead = 8, kParentAhead = 16, kParentChunk = 1024;
   size_t begin = 0;
   for (int l = 0; l < levels; ++l) {
     const size_t end = roots.size();
-    parents_.clear();
-    for (size_t i = begin; i < end; ++i) {
-      if (i + 2 * kListAhead < end) g_.PrefetchClassParents(roots[i + 2 * kListAhead]);
-      if (i + kListAhead < end) g_.PrefetchClassParentList(roots[i + kListAhead]);
-      absl::Span<const NodeIdx> ps = g_.ClassParents(roots[i]);
-      parents_.insert(parents_.end(), ps.begin(), ps.end());
-    }
-    for (size_t i = 0; i < parents_.size(); ++i) {
-      if (i + kParentAhead < parents_.size()) g_.PrefetchNodeClass(parents_[i + kParentAhead]);
-      const NodeIdx p = parents_[i];
-      if (!g_.IsLive(p)) continue;
-      Id pc = g_.NodeClass(p);
-      if (marks_[pc] == mark) continue;
-      marks_[pc] = mark;
-      roots.push_back(pc);
+    for (size_t i = begin; i < end;) {
+      parents_.clear();
+      for (; i < end && parents_.size() < kParentChunk; ++i) {
+        if (i + 2 * kListAhead < end) g_.PrefetchClassParents(roots[i + 2 * kListAhead]);
+        if (i + kListAhead < end) g_.PrefetchClassParentList(roots[i + kListAhead]);
+        absl::Span<const NodeIdx> ps = g_.ClassParents(roots[i]);
+        parents_.insert(parents_.end(), ps.begin(), ps.end());
+      }
+      for (size_t j = 0; j < parents_.size(); ++j) {
+        if (j + kParentAhead < parents_.size()) g_.PrefetchNodeClass(parents_[j + kParentAhead]);
+        const NodeIdx p = parents_[j];
+        if (!g_.IsLive(p)) continue;
+        Id pc = g_.NodeClass(p);
+        if (marks_[pc] == mark) continue;
+        marks_[pc] = mark;
+        roots.push_back(pc);
+      }
     }
     begin = end;
   }
@@ -444,7 +447,8 @@ void RunState::SearchAndApply(const Rewrite& rw, size_t rule, RuleState& st,
     return true;
   };
   // Roots are scattered over the class arrays (the change log's order, then
-  // the parents'): their records and node lists are prefetched ahead.
+  // the parents'): their records, node lists and the records of the nodes
+  // the pattern's root binds are prefetched ahead, in three steps.
   const size_t num_roots = candidates_.size();
   for (size_t i = 0; i < num_roots; ++i) {
     if (i + 2 * kRootPrefetchAhead < num_roots) {
@@ -452,6 +456,9 @@ void RunState::SearchAndApply(const Rewrite& rw, size_t rule, RuleState& st,
     }
     if (i + kRootPrefetchAhead < num_roots) {
       g_.PrefetchClassNodes(candidates_[i + kRootPrefetchAhead]);
+    }
+    if (i + kRootPrefetchAhead / 2 < num_roots) {
+      matcher.PrefetchRoot(g_, candidates_[i + kRootPrefetchAhead / 2]);
     }
     if (Tick()) break;
     if (!matcher.MatchClass(g_, candidates_[i], on_match)) break;
