@@ -65,6 +65,9 @@ std::vector<ParamRewrite> PlanCanonicalParams(const Graph& g) {
       std::optional<std::vector<int64_t>> value = IntsOf(producer);
       if (!value) continue;
       if (form == ParamForm::kAxes) {
+        // Operand 0 is never a list the plan rewrites for an op with an
+        // axes operand (canonical_params_test checks the op table), so its
+        // type is the same before and after.
         const ValueRef x = node.inputs[0];
         if (x.node >= n || x.output >= g.node(x.node).outputs.size()) continue;
         value = CanonicalAxes(*std::move(value), g.TypeOf(x).rank());

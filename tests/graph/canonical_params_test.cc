@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include "egret/graph/op_table.h"
 #include "egret/graph/shape_inference.h"
 #include "tests/graph/graph_builder.h"
 
@@ -73,6 +74,23 @@ TEST(CanonicalParamsTest, PlanLeavesTheGraphAndApplyingItCanonicalizes) {
   }
   EXPECT_TRUE(PlanCanonicalParams(planned).empty());
   EXPECT_EQ(ApplyCanonicalParams({}, &planned), 0);
+}
+
+// PlanCanonicalParams reads operand 0's rank for an axes operand from the
+// graph before any rewrite: that is the rank after too only because no op
+// with an axes operand takes a list parameter as operand 0.
+TEST(CanonicalParamsTest, NoOpWithAxesTakesAListAsOperandZero) {
+  int with_axes = 0;
+  for (const OpDef& def : AllOpDefs()) {
+    bool axes = false;
+    for (int k = 0; k <= static_cast<int>(def.operands.size()); ++k) {
+      axes = axes || def.FormOf(k) == ParamForm::kAxes;
+    }
+    if (!axes) continue;
+    ++with_axes;
+    EXPECT_EQ(def.FormOf(0), ParamForm::kScalar) << def.name;
+  }
+  EXPECT_GT(with_axes, 0);  // the reductions
 }
 
 TEST(CanonicalParamsTest, ListsBecomeShapesWhenAShapeCanHoldThem) {
