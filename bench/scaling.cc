@@ -51,6 +51,7 @@
 #include "bench/power_law.h"
 #include "bench/shipped_rules.h"
 #include "bench/synthetic_graphs.h"
+#include "cli/program_heap.h"
 #include "egret/backend/memory_plan.h"
 #include "egret/cost/graph_cost.h"
 #include "egret/cost/make_cost_model.h"
@@ -495,10 +496,7 @@ int Main(int argc, char** argv) {
   }
   std::optional<rules::RuleSet> lib = LoadShippedRules("scaling");
   if (!lib) return 1;
-#ifndef EGRET_PROGRAM_ALLOCATOR
-#define EGRET_PROGRAM_ALLOCATOR "glibc malloc"
-#endif
-  std::fprintf(stderr, "scaling: allocator: %s\n", EGRET_PROGRAM_ALLOCATOR);
+  std::fprintf(stderr, "scaling: allocator: %s\n", ProgramHeapDescription().c_str());
   std::vector<Row> rows;
   for (SyntheticFamily fam : cfg.families) {
     for (Strategy st : cfg.strategies) {

@@ -12,7 +12,8 @@
 #     The stages listed plus everything they build on, in dependency order.
 #   egret_use_program_allocator(<target>)
 #     Links the executable <target> with tcmalloc when EGRET_TCMALLOC found it
-#     (never in the sanitizer build, whose runtime replaces malloc itself).
+#     (never in the sanitizer build, whose runtime replaces malloc itself),
+#     and with cli/program_heap.cc, the heap's huge-page reservation.
 #   egret_write_stage_manifest(<file>)
 #     Writes every stage's folder, declared STAGES, their closure and its
 #     SOURCES to <file>, for the layering test (tests/layering/).
@@ -50,12 +51,17 @@ function(egret_fuzz_coverage target)
 endfunction()
 
 function(egret_use_program_allocator target)
+  # cli/program_heap.cc: the heap's reservation and its report line.
+  target_sources(${target} PRIVATE ${PROJECT_SOURCE_DIR}/cli/program_heap.cc)
+  target_include_directories(${target} PRIVATE ${EGRET_INCLUDE_ROOT})
+  target_link_libraries(${target} PRIVATE absl::str_format)
   if(TARGET Tcmalloc::Tcmalloc AND NOT EGRET_SANITIZE)
-    # No symbol of tcmalloc is referenced by name: a linker run with
-    # --as-needed (some distributions' default) would drop it.
+    # The only symbols of tcmalloc referenced by name are its extension's,
+    # and a linker run with --as-needed (some distributions' default) could
+    # still drop it if they went: keep it in.
     target_link_options(${target} PRIVATE LINKER:--no-as-needed)
     target_link_libraries(${target} PRIVATE Tcmalloc::Tcmalloc)
-    target_compile_definitions(${target} PRIVATE EGRET_PROGRAM_ALLOCATOR="tcmalloc")
+    target_compile_definitions(${target} PRIVATE EGRET_WITH_TCMALLOC=1)
   endif()
 endfunction()
 
