@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <limits>
 #include <new>
 
 #include "absl/strings/str_format.h"
@@ -29,8 +30,11 @@ uintptr_t AlignUp(uintptr_t x, size_t alignment) { return (x + alignment - 1) & 
 
 AddressReservation::AddressReservation(size_t bytes, size_t alignment) {
   alignment = std::max(alignment, SystemPage());
+  if ((alignment & (alignment - 1)) != 0 || bytes == 0 ||
+      bytes > std::numeric_limits<size_t>::max() - 2 * alignment) {
+    return;
+  }
   const size_t want = AlignUp(bytes, alignment);
-  if (want == 0 || want + alignment < want) return;
   // MAP_NORESERVE and PROT_NONE: address space only, no commit charge.
   void* p = mmap(nullptr, want + alignment, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
                  -1, 0);

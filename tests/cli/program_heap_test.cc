@@ -70,9 +70,14 @@ TEST(AddressReservationTest, ReservingCommitsNoMemory) {
 }
 
 TEST(AddressReservationTest, AnImpossibleReservationIsNotOk) {
-  AddressReservation r(~size_t{0} - kMiB, 2 * kMiB);
-  EXPECT_FALSE(r.ok());
-  EXPECT_EQ(r.Take(1, 1, nullptr), nullptr);
+  for (size_t bytes : {~size_t{0}, ~size_t{0} - kMiB, size_t{1} << 62, size_t{0}}) {
+    AddressReservation r(bytes, 2 * kMiB);
+    EXPECT_FALSE(r.ok()) << bytes;
+    EXPECT_EQ(r.size(), 0u);
+    EXPECT_EQ(r.Take(1, 1, nullptr), nullptr);
+  }
+  AddressReservation odd(kMiB, 3 * Page());  // alignment not a power of two
+  EXPECT_FALSE(odd.ok());
 }
 
 #if EGRET_WITH_TCMALLOC
