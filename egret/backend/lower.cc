@@ -32,6 +32,12 @@ class Lowerer {
     Id end = 0;
     for (const auto& [c, n] : req_.choice) end = std::max(end, c + 1);
     for (const auto& [c, name] : req_.inputs) end = std::max(end, g_.Find(c) + 1);
+    // One node per chosen class at most (a "$Out" class adds none) and per
+    // input: room made up front.
+    const size_t most = req_.choice.size() + req_.inputs.size();
+    out_.ReserveNodes(most);
+    enode_.reserve(most);
+    used_.reserve(most);
     chosen_.assign(end, kNotChosen);
     for (const auto& [c, n] : req_.choice) chosen_[c] = n;
     value_.assign(end, ValueRef{kNoNode, 0});

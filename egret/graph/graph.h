@@ -125,6 +125,10 @@ class Graph {
   // Appends a node and returns its id. Inputs may be checked later by
   // Validate(); AddNode itself does not reject anything.
   NodeId AddNode(Node node);
+  // Makes room for `n` nodes in all, so that adding up to that many moves
+  // none (a builder that knows its size: a million-node graph grown by
+  // doubling moved half a million nodes and held both copies at once).
+  void ReserveNodes(size_t n) { nodes_.reserve(n); }
   // Adds an "*Input" node with one output of `type` and records it as a graph input.
   NodeId AddInput(std::string name, TensorType type);
   // Adds a "$Const" node whose single output has the tensor's type.
