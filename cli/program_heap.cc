@@ -83,9 +83,10 @@ namespace {
 // The program's reservation, never destroyed: the heap in it outlives every
 // static destructor.
 AddressReservation* reservation = nullptr;
-bool huge_pages = false;
 
 #if EGRET_WITH_TCMALLOC
+
+bool huge_pages = false;  // the kernel took the advice
 
 constexpr size_t kHugePage = size_t{2} << 20;
 
