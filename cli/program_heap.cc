@@ -86,7 +86,7 @@ AddressReservation* reservation = nullptr;
 
 #if EGRET_WITH_TCMALLOC
 
-bool huge_pages = false;  // the kernel took the advice
+bool huge_pages = false;  // madvise(MADV_HUGEPAGE) succeeded (THP may still be off)
 
 constexpr size_t kHugePage = size_t{2} << 20;
 
@@ -158,7 +158,7 @@ std::string ProgramHeapDescription() {
   if (reservation == nullptr) return "tcmalloc";
   return absl::StrFormat("tcmalloc, heap in a %.1f GiB reservation%s",
                          static_cast<double>(reservation->size()) / (1 << 30),
-                         huge_pages ? " with huge pages" : "");
+                         huge_pages ? " advised for huge pages" : "");
 #else
   return "system malloc";
 #endif

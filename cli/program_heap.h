@@ -75,8 +75,9 @@ class AddressReservation {
 const AddressReservation* ProgramHeapReservation();
 
 // One line for the programs' reports: which allocator, and the reservation
-// when there is one ("tcmalloc, heap in a 24.0 GiB reservation with huge
-// pages").
+// when there is one ("tcmalloc, heap in a 24.0 GiB reservation advised for
+// huge pages": advised, since a kernel with THP off takes the advice and
+// ignores it).
 std::string ProgramHeapDescription();
 
 }  // namespace egret
