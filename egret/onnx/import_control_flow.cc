@@ -206,7 +206,10 @@ absl::StatusOr<GraphPtr> Importer::ImportBody(const onnx::GraphProto& body,
   }
   OnnxImportOptions opts;
   opts.nhwc = options_.nhwc;
-  opts.dim_params = options_.dim_params;
+  // Not dim_params: they size the outer graph's symbolic input dims, while
+  // every input of the body is typed here from the outer graph (formal,
+  // captured, constant), so none is symbolic; forwarded, they made the body
+  // fail the check that each given name is some input's dim.
   opts.default_dim = options_.default_dim;
   opts.symbolic_dim_hint = options_.symbolic_dim_hint;
   opts.max_file_bytes = options_.max_file_bytes;

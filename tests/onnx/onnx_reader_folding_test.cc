@@ -281,6 +281,43 @@ TEST(OnnxReader, IfWithARuntimeConditionImportsItsBranches) {
   }
 }
 
+// A size given for the outer graph's symbolic dim (--dim batch=2) is the
+// outer graph's: the branches, whose inputs come typed from the outer graph,
+// import as well, and are not rejected for lacking a dim named "batch".
+TEST(OnnxReader, IfBranchesImportWhenTheOuterGraphHasSizedSymbolicDims) {
+  OnnxBuilder then_b, else_b;
+  then_b.Node("Relu", {"x"}, {"t"});
+  then_b.Output("t");
+  else_b.Node("Neg", {"x"}, {"e"});
+  else_b.Output("e");
+  OnnxBuilder b;
+  b.InputSymbolic("x", "batch", 3);
+  b.Input("cond", {}, onnx::TensorProto::BOOL);
+  auto* n = b.Node("If", {"cond"}, {"r"}, "if0");
+  OnnxBuilder::AttrGraph(n, "then_branch", then_b.graph());
+  OnnxBuilder::AttrGraph(n, "else_branch", else_b.graph());
+  b.Output("r");
+  OnnxImportOptions opts;
+  opts.dim_params["batch"] = 2;
+  absl::StatusOr<Graph> g = ParseOnnx(b.Bytes(), "m.onnx", opts);
+  ASSERT_TRUE(g.ok()) << g.status();
+  const NodeId id = FindOp(*g, "onnx.If");
+  ASSERT_NE(id, kNoNode);
+  const Node& node = g->node(id);
+  EXPECT_FALSE(node.attrs.contains("onnx.unmapped"))
+      << std::get<std::string>(node.attrs.at("onnx.unmapped"));
+  ASSERT_TRUE(std::holds_alternative<GraphPtr>(node.attrs.at("then_branch")));
+  ASSERT_TRUE(std::holds_alternative<GraphPtr>(node.attrs.at("else_branch")));
+  EXPECT_EQ(node.outputs[0], TensorType(DType::kFloat32, {2, 3}));
+  const std::vector<double> x = {-2, -1, 0, 1, 2, 3};
+  for (bool cond : {true, false}) {
+    absl::StatusOr<std::vector<Tensor>> out =
+        Execute(*g, {Tensor::FromValues(TensorType(DType::kFloat32, {2, 3}), x), BoolScalar(cond)});
+    ASSERT_TRUE(out.ok()) << out.status();
+    for (int i = 0; i < 6; ++i) EXPECT_EQ((*out)[0].GetReal(i), cond ? std::max(x[i], 0.0) : -x[i]);
+  }
+}
+
 // ONNX's inference cannot type a Reshape to a computed shape; egret's import
 // of both branches (folding the shape) can, and the branches' nodes are dead.
 // Branches of different types leave the If untypeable: an error naming both.
