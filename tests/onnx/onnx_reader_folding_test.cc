@@ -221,13 +221,22 @@ TEST(OnnxReader, IfWithAConstantConditionInlinesTheTakenBranch) {
   }
 }
 
+// Adds `out` = If(`cond`) { Relu(`x`) } else { Neg(`x`) } to `b`; the
+// branches read `x` from the enclosing graph.
+void AddReluOrNegIf(OnnxBuilder& b, const std::string& cond, const std::string& x,
+                    const std::string& out) {
+  OnnxBuilder then_b, else_b;
+  then_b.Node("Relu", {x}, {"t"});
+  then_b.Output("t");
+  else_b.Node("Neg", {x}, {"e"});
+  else_b.Output("e");
+  auto* n = b.Node("If", {cond}, {out});
+  OnnxBuilder::AttrGraph(n, "then_branch", then_b.graph());
+  OnnxBuilder::AttrGraph(n, "else_branch", else_b.graph());
+}
+
 // The condition is constant once the shape arithmetic is folded.
 TEST(OnnxReader, IfConditionFromFoldedShapes) {
-  OnnxBuilder then_b, else_b;
-  then_b.Node("Relu", {"x"}, {"t"});
-  then_b.Output("t");
-  else_b.Node("Neg", {"x"}, {"e"});
-  else_b.Output("e");
   OnnxBuilder b;
   b.Input("x", {2, 3});
   b.Node("Shape", {"x"}, {"s"});
@@ -237,9 +246,7 @@ TEST(OnnxReader, IfConditionFromFoldedShapes) {
   b.Node("Sub", {"d1", "three"}, {"diff"});  // 0
   auto* cast = b.Node("Cast", {"diff"}, {"cond"});
   OnnxBuilder::AttrInt(cast, "to", onnx::TensorProto::BOOL);
-  auto* n = b.Node("If", {"cond"}, {"r"});
-  OnnxBuilder::AttrGraph(n, "then_branch", then_b.graph());
-  OnnxBuilder::AttrGraph(n, "else_branch", else_b.graph());
+  AddReluOrNegIf(b, "cond", "x", "r");
   b.Output("r");
   absl::StatusOr<Graph> g = ParseOnnx(b.Bytes(), "m.onnx");
   ASSERT_TRUE(g.ok()) << g.status();
@@ -285,17 +292,10 @@ TEST(OnnxReader, IfWithARuntimeConditionImportsItsBranches) {
 // outer graph's: the branches, whose inputs come typed from the outer graph,
 // import as well, and are not rejected for lacking a dim named "batch".
 TEST(OnnxReader, IfBranchesImportWhenTheOuterGraphHasSizedSymbolicDims) {
-  OnnxBuilder then_b, else_b;
-  then_b.Node("Relu", {"x"}, {"t"});
-  then_b.Output("t");
-  else_b.Node("Neg", {"x"}, {"e"});
-  else_b.Output("e");
   OnnxBuilder b;
   b.InputSymbolic("x", "batch", 3);
   b.Input("cond", {}, onnx::TensorProto::BOOL);
-  auto* n = b.Node("If", {"cond"}, {"r"}, "if0");
-  OnnxBuilder::AttrGraph(n, "then_branch", then_b.graph());
-  OnnxBuilder::AttrGraph(n, "else_branch", else_b.graph());
+  AddReluOrNegIf(b, "cond", "x", "r");
   b.Output("r");
   OnnxImportOptions opts;
   opts.dim_params["batch"] = 2;
