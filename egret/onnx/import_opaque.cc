@@ -3,6 +3,7 @@
 #include "absl/strings/escaping.h"
 #include "egret/graph/string_list.h"
 #include "egret/onnx/importer_internal.h"
+#include "egret/onnx/kept_graph_internal.h"
 
 namespace egret::onnx_import {
 
@@ -186,6 +187,8 @@ absl::Status Importer::DoOpaque(std::string_view reason, const ControlFlow* cf) 
           n.attrs[a.name()] = cf->bodies.find(a.name())->second;
         } else {
           n.attrs[a.name()] = AttrSummary(a.g());
+          if (cf == nullptr)
+            n.attrs[onnx_internal::KeptGraphKey(a.name())] = onnx_internal::KeepGraph(a.g());
         }
         break;
       case onnx::AttributeProto::TENSOR: {
@@ -206,6 +209,23 @@ absl::Status Importer::DoOpaque(std::string_view reason, const ControlFlow* cf) 
       }
       default:
         n.attrs[a.name()] = std::string("<unsupported attribute>");
+    }
+  }
+  if (onnx_internal::HasKeptGraph(n.attrs)) {
+    // Bodies kept as ONNX (kept_graph_internal.h): what they read from the
+    // enclosing scopes, constants too, becomes inputs of the node.
+    std::vector<std::string> reads = OuterReads(node);
+    for (const std::string& raw : reads) {
+      if (!values_.contains(Resolve(raw))) {
+        return absl::InvalidArgumentError(
+            absl::StrFormat("a subgraph reads '%s', which no enclosing scope defines", raw));
+      }
+      EGRET_ASSIGN_OR_RETURN(ValueRef r, Get(Resolve(raw), kPlain));
+      n.inputs.push_back(r);
+    }
+    if (!reads.empty()) {
+      n.attrs[std::string(kCapturedAttr)] = static_cast<int64_t>(reads.size());
+      n.attrs[std::string(onnx_internal::kKeptReadsAttr)] = EncodeStringList(reads);
     }
   }
   if (cf != nullptr && !cf->captured.empty()) {

@@ -17,6 +17,7 @@
 #include "absl/strings/str_join.h"
 #include "egret/graph/op_table.h"
 #include "egret/onnx/egret_record_internal.h"
+#include "egret/onnx/kept_graph_internal.h"
 #include "egret/onnx/onnx_tensor_internal.h"
 #include "egret/onnx/writer_internal.h"
 #include "egret/support/status_macros.h"
@@ -126,6 +127,16 @@ absl::Status Writer::WriteGraph(onnx::GraphProto* gp) {
   // then every value: its node's name, ":k" for output k > 0. A body's
   // names must not clash with the enclosing scopes' (used_ holds theirs),
   // and its captured inputs are the enclosing values' names.
+  // Names the bodies kept as ONNX define are theirs (kept_graph_internal.h).
+  for (const Node& n : g_.nodes()) {
+    if (!onnx_internal::HasKeptGraph(n.attrs)) continue;
+    for (const auto& [key, value] : n.attrs) {
+      if (key.rfind(onnx_internal::kKeptGraphAttrPrefix, 0) != 0) continue;
+      absl::StatusOr<onnx::GraphProto> kept = onnx_internal::KeptGraph(
+          n.attrs, std::string_view(key).substr(onnx_internal::kKeptGraphAttrPrefix.size()));
+      if (kept.ok()) onnx_internal::AddDefinedNames(*kept, &used_);
+    }
+  }
   for (const GraphOutput& o : g_.outputs()) {
     if (is_body_) {
       out_names_.push_back(Fresh(o.name.empty() ? "output" : o.name));

@@ -10,11 +10,14 @@
 #include <utility>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "egret/executor/runtime_body.h"
 #include "egret/graph/op_table.h"
 #include "egret/graph/string_list.h"
+#include "egret/onnx/kept_graph_internal.h"
 #include "egret/onnx/onnx_tensor_internal.h"
 #include "egret/onnx/writer_internal.h"
 #include "egret/support/status_macros.h"
@@ -182,6 +185,39 @@ absl::Status Writer::EmitOpaque() {
       }
       a->set_name(key);
       a->set_type(onnx::AttributeProto::TENSOR);
+      continue;
+    }
+    // A body kept as ONNX (kept_graph_internal.h): its reads of the
+    // enclosing scopes renamed to the names of the node's captured inputs.
+    if (absl::StatusOr<onnx::GraphProto> kept = onnx_internal::KeptGraph(n.attrs, key);
+        kept.ok() || !absl::IsNotFound(kept.status())) {
+      if (!kept.ok()) return NodeError(kept.status().code(), std::string(kept.status().message()));
+      std::vector<std::string> reads;
+      if (auto it = n.attrs.find(onnx_internal::kKeptReadsAttr); it != n.attrs.end()) {
+        const auto* text = std::get_if<std::string>(&it->second);
+        std::optional<std::vector<std::string>> list =
+            text == nullptr ? std::nullopt : DecodeStringList(*text);
+        if (!list) {
+          return NodeError(absl::StatusCode::kInvalidArgument,
+                           absl::StrCat("attribute ", it->first, " is not a list of strings"));
+        }
+        reads = *std::move(list);
+      }
+      if (static_cast<int64_t>(reads.size()) != captured) {
+        return NodeError(absl::StatusCode::kInvalidArgument,
+                         absl::StrFormat("its kept subgraphs read %d names of the enclosing "
+                                         "scopes, and it captures %d values",
+                                         reads.size(), captured));
+      }
+      absl::flat_hash_map<std::string, std::string> renamed;
+      for (size_t j = 0; j < reads.size(); ++j) {
+        renamed.emplace(reads[j], Name(In(explicit_inputs + static_cast<int>(j))));
+      }
+      onnx_internal::RenameOuterReads(&*kept, renamed);
+      onnx::AttributeProto* a = p->add_attribute();
+      a->set_name(key);
+      a->set_type(onnx::AttributeProto::GRAPH);
+      *a->mutable_g() = *std::move(kept);
       continue;
     }
     // egret's own annotations and the importer's ("onnx.opset", ...).

@@ -1,0 +1,89 @@
+#include <string>
+#include <string_view>
+
+#include "absl/strings/escaping.h"
+#include "absl/strings/str_cat.h"
+#include "egret/onnx/kept_graph_internal.h"
+
+namespace egret::onnx_internal {
+
+std::string KeptGraphKey(std::string_view name) {
+  std::string key(kKeptGraphAttrPrefix);
+  key.append(name);
+  return key;
+}
+
+std::string KeepGraph(const onnx::GraphProto& g) {
+  return absl::Base64Escape(g.SerializeAsString());
+}
+
+absl::StatusOr<onnx::GraphProto> KeptGraph(const Attributes& attrs, std::string_view name) {
+  auto it = attrs.find(KeptGraphKey(name));
+  if (it == attrs.end()) {
+    return absl::NotFoundError(absl::StrCat("no kept body for ", std::string(name)));
+  }
+  const auto* text = std::get_if<std::string>(&it->second);
+  std::string bytes;
+  onnx::GraphProto g;
+  if (text == nullptr || !absl::Base64Unescape(*text, &bytes) || !g.ParseFromString(bytes)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("attribute ", it->first, " is not a serialized ONNX graph"));
+  }
+  return g;
+}
+
+bool HasKeptGraph(const Attributes& attrs) {
+  auto it = attrs.lower_bound(kKeptGraphAttrPrefix);
+  return it != attrs.end() && it->first.rfind(kKeptGraphAttrPrefix, 0) == 0;
+}
+
+namespace {
+
+// The names `g` itself defines (not those of its subgraphs).
+absl::flat_hash_set<std::string> OwnNames(const onnx::GraphProto& g) {
+  absl::flat_hash_set<std::string> defined;
+  for (const auto& in : g.input()) defined.insert(in.name());
+  for (const auto& init : g.initializer()) defined.insert(init.name());
+  for (const auto& n : g.node()) defined.insert(n.output().begin(), n.output().end());
+  return defined;
+}
+
+}  // namespace
+
+void RenameOuterReads(onnx::GraphProto* g,
+                      const absl::flat_hash_map<std::string, std::string>& renamed) {
+  // What `g` defines is its own: those outer names are not read here.
+  const absl::flat_hash_set<std::string> own = OwnNames(*g);
+  absl::flat_hash_map<std::string, std::string> visible;
+  for (const auto& [from, to] : renamed) {
+    if (!own.contains(from)) visible.emplace(from, to);
+  }
+  if (visible.empty()) return;
+  auto rename = [&](std::string* name) {
+    auto it = visible.find(*name);
+    if (it != visible.end()) *name = it->second;
+  };
+  for (auto& n : *g->mutable_node()) {
+    for (std::string& in : *n.mutable_input()) rename(&in);
+    for (auto& a : *n.mutable_attribute()) {
+      if (a.has_g()) RenameOuterReads(a.mutable_g(), visible);
+      for (auto& sub : *a.mutable_graphs()) RenameOuterReads(&sub, visible);
+    }
+  }
+  for (auto& o : *g->mutable_output()) rename(o.mutable_name());
+  for (auto& vi : *g->mutable_value_info()) rename(vi.mutable_name());
+}
+
+void AddDefinedNames(const onnx::GraphProto& g, absl::flat_hash_set<std::string>* names) {
+  for (const auto& in : g.input()) names->insert(in.name());
+  for (const auto& init : g.initializer()) names->insert(init.name());
+  for (const auto& n : g.node()) {
+    names->insert(n.output().begin(), n.output().end());
+    for (const auto& a : n.attribute()) {
+      if (a.has_g()) AddDefinedNames(a.g(), names);
+      for (const auto& sub : a.graphs()) AddDefinedNames(sub, names);
+    }
+  }
+}
+
+}  // namespace egret::onnx_internal
