@@ -4,7 +4,9 @@
 // the GRAPH attribute it was, reading the values it captures under the names
 // the writer gives them, and those values stay alive through optimization.
 // Where ONNX Runtime is installed, the original and the written models run
-// on it and agree.
+// on it and agree. An op of another domain keeps its graph attribute the same
+// way, and a graph whose read value optimization replaced reads the
+// replacement.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -183,6 +185,80 @@ TEST(OnnxKeptGraph, TheBodyIsWrittenBackAndRunsOnOnnxRuntime) {
     EXPECT_EQ(Values(got->tensors[1]), Values(want->tensors[1]));
   }
   fs::remove(original);
+}
+
+// An op of another domain that carries a graph (ONNX Runtime's BeamSearch
+// carries its decoder so) is opaque; its graph is written back as a graph,
+// reading the enclosing tensor it reads under its written name.
+TEST(OnnxKeptGraph, AGraphAttributeOfAnotherDomainsOpIsWrittenBack) {
+  OnnxBuilder dec;
+  dec.Input("ids", {2});
+  dec.Node("Add", {"ids", "bias"}, {"logits"});  // bias: the enclosing graph's
+  dec.Output("logits", {2});
+  OnnxBuilder b;
+  b.Input("x", {2});
+  b.Input("b0", {2});
+  b.Node("Relu", {"b0"}, {"bias"});
+  auto* n = b.DomainNode("com.example", "Search", {"x"}, {"y"});
+  OnnxBuilder::AttrGraph(n, "decoder", dec.graph());
+  b.Output("y", {2});
+  absl::StatusOr<Graph> g = ParseOnnx(b.Bytes(), "search.onnx");
+  ASSERT_TRUE(g.ok()) << g.status();
+  const Node* op = FindOp(*g, "onnx.com.example.Search");
+  ASSERT_NE(op, nullptr);
+  ASSERT_EQ(op->inputs.size(), 2u);  // x, and the Relu the graph reads
+  EXPECT_EQ(g->node(op->inputs[1].node).op, "Relu");
+  absl::StatusOr<std::string> bytes = WriteOnnxBytes(*g, "out.onnx");
+  ASSERT_TRUE(bytes.ok()) << bytes.status();
+  onnx::ModelProto m;
+  ASSERT_TRUE(m.ParseFromString(*bytes));
+  const onnx::NodeProto* search = nullptr;
+  std::string relu_out;
+  for (const auto& node : m.graph().node()) {
+    if (node.op_type() == "Search") search = &node;
+    if (node.op_type() == "Relu") relu_out = node.output(0);
+  }
+  ASSERT_NE(search, nullptr);
+  EXPECT_EQ(search->domain(), "com.example");
+  ASSERT_EQ(search->input_size(), 1);
+  ASSERT_EQ(search->attribute_size(), 1);
+  ASSERT_EQ(search->attribute(0).type(), onnx::AttributeProto::GRAPH);
+  const onnx::GraphProto& written = search->attribute(0).g();
+  ASSERT_EQ(written.node_size(), 1);
+  EXPECT_THAT(written.node(0).input(), ElementsAre("ids", relu_out));
+}
+
+// When optimization replaces the value a kept graph reads (bias = b0 * 1 is
+// b0), the written graph reads the replacement under its name.
+TEST(OnnxKeptGraph, AReadOfAReplacedValueIsRenamed) {
+  OnnxBuilder dec;
+  dec.Input("ids", {2});
+  dec.Node("Add", {"ids", "bias"}, {"logits"});
+  dec.Output("logits", {2});
+  OnnxBuilder b;
+  b.Input("x", {2});
+  b.Input("b0", {2});
+  b.Initializer("one", {2}, {1, 1});
+  b.Node("Mul", {"b0", "one"}, {"bias"});
+  auto* n = b.DomainNode("com.example", "Search", {"x"}, {"y"});
+  OnnxBuilder::AttrGraph(n, "decoder", dec.graph());
+  b.Output("y", {2});
+  absl::StatusOr<Graph> g = ParseOnnx(b.Bytes(), "search.onnx");
+  ASSERT_TRUE(g.ok()) << g.status();
+  DiagnosticList diags;
+  absl::StatusOr<OptimizeResult> opt = Optimize(*g, testing::ShippedLibrary(), {}, &diags);
+  ASSERT_TRUE(opt.ok()) << opt.status();
+  const Node* op = FindOp(opt->graph, "onnx.com.example.Search");
+  ASSERT_NE(op, nullptr);
+  ASSERT_EQ(op->inputs.size(), 2u);
+  ASSERT_EQ(opt->graph.node(op->inputs[1].node).op, kInputOp);  // b0 itself
+  absl::StatusOr<std::string> bytes = WriteOnnxBytes(opt->graph, "out.onnx");
+  ASSERT_TRUE(bytes.ok()) << bytes.status();
+  onnx::ModelProto m;
+  ASSERT_TRUE(m.ParseFromString(*bytes));
+  ASSERT_EQ(m.graph().node_size(), 1);
+  const onnx::GraphProto& written = m.graph().node(0).attribute(0).g();
+  EXPECT_THAT(written.node(0).input(), ElementsAre("ids", "b0"));
 }
 
 // The writer renames a body's reads of the enclosing graph; a name a nested
