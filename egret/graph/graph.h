@@ -83,9 +83,7 @@ inline constexpr std::string_view kCostAttr = "egret.cost";
 // dropped, "onnx.absent_inputs") followed by kCapturedAttr (int64) captured
 // values; every subgraph of the node has, after its own formal inputs, one
 // "*Input" per captured value, in the same order (a body may leave some
-// unread). A node without the attribute captures nothing. A node whose
-// subgraphs were kept as ONNX instead (egret/onnx/kept_graph_internal.h)
-// captures what they read the same way, their names in "onnx.kept_reads".
+// unread). A node without the attribute captures nothing.
 inline constexpr std::string_view kCapturedAttr = "onnx.captured";
 
 // Graph options, read by the rules' OPTION_* constraints.
