@@ -230,8 +230,13 @@ bool HasKernel(const Node& node) {
     auto it = node.attrs.find(name);
     return it != node.attrs.end() && std::holds_alternative<GraphPtr>(it->second);
   };
-  if (node.op == "onnx.If") return has_body("then_branch") && has_body("else_branch");
-  if (node.op == "onnx.Loop" || node.op == "onnx.Scan") return has_body("body");
+  // A kept body (runtime_body.h) is imported when the node runs.
+  auto has_or_keeps = [&](std::string_view name) {
+    return has_body(name) || HasKeptGraph(node.attrs, name);
+  };
+  if (node.op == "onnx.If") return has_or_keeps("then_branch") && has_or_keeps("else_branch");
+  if (node.op == "onnx.Loop") return has_or_keeps("body");
+  if (node.op == "onnx.Scan") return has_body("body");
   if (node.op == "onnx.SequenceMap") return node.attrs.contains(kRuntimeBodyAttr);
   return true;
 }

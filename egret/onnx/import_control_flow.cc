@@ -12,7 +12,9 @@
 // importing both branches as dead code.
 #include "absl/strings/escaping.h"
 #include "egret/executor/runtime_body.h"
+#include "egret/graph/string_list.h"
 #include "egret/onnx/importer_internal.h"
+#include "egret/onnx/kept_graph_internal.h"
 
 namespace egret::onnx_import {
 
@@ -634,26 +636,54 @@ absl::Status Importer::DoSequenceMap() {
   return DoOpaque("", &cf);
 }
 
-namespace {
-
-// A body's serialized GraphProto as kept by DoSequenceMap, or an error.
-absl::StatusOr<onnx::GraphProto> KeptBody(const Attributes& attrs) {
-  auto it = attrs.find(kRuntimeBodyAttr);
-  const std::string* text = it == attrs.end() ? nullptr : std::get_if<std::string>(&it->second);
-  std::string bytes;
-  onnx::GraphProto body;
-  if (text == nullptr || !absl::Base64Unescape(*text, &bytes) || !body.ParseFromString(bytes)) {
-    return absl::InvalidArgumentError(
-        absl::StrFormat("attribute %s does not hold a serialized ONNX graph", kRuntimeBodyAttr));
-  }
-  return body;
-}
-
-}  // namespace
-
-absl::StatusOr<GraphPtr> ImportRuntimeBody(const Attributes& attrs,
+absl::StatusOr<GraphPtr> ImportRuntimeBody(const Attributes& attrs, std::string_view key,
                                            absl::Span<const TensorType> inputs) {
-  EGRET_ASSIGN_OR_RETURN(onnx::GraphProto body, KeptBody(attrs));
+  const bool kept = key != kRuntimeBodyAttr;
+  onnx::GraphProto body;
+  if (kept) {
+    if (key.rfind(kKeptGraphAttrPrefix, 0) != 0) {
+      return absl::InvalidArgumentError(absl::StrFormat("%s is not a kept body's attribute", key));
+    }
+    EGRET_ASSIGN_OR_RETURN(
+        body, onnx_internal::KeptGraph(attrs, key.substr(kKeptGraphAttrPrefix.size())));
+  } else {
+    // DoSequenceMap's body: its captured values are inputs of it already.
+    auto it = attrs.find(kRuntimeBodyAttr);
+    const std::string* text = it == attrs.end() ? nullptr : std::get_if<std::string>(&it->second);
+    std::string bytes;
+    if (text == nullptr || !absl::Base64Unescape(*text, &bytes) || !body.ParseFromString(bytes)) {
+      return absl::InvalidArgumentError(
+          absl::StrFormat("attribute %s does not hold a serialized ONNX graph", kRuntimeBodyAttr));
+    }
+  }
+  if (kept) {
+    // Its reads of the enclosing graph become inputs, after its own, in the
+    // order of the node's captured values; a name the body defines itself is
+    // not the enclosing one there, and takes an input of another name. Types
+    // are the run's: the declared ones of its outputs and values may differ
+    // (a carried value that grows), so the import infers them.
+    std::vector<std::string> reads;
+    if (auto it = attrs.find(kKeptReadsAttr); it != attrs.end()) {
+      const auto* text = std::get_if<std::string>(&it->second);
+      std::optional<std::vector<std::string>> list =
+          text == nullptr ? std::nullopt : DecodeStringList(*text);
+      if (!list) {
+        return absl::InvalidArgumentError(
+            absl::StrFormat("attribute %s is not a list of strings", kKeptReadsAttr));
+      }
+      reads = *std::move(list);
+    }
+    absl::flat_hash_set<std::string> defined;
+    onnx_internal::AddDefinedNames(body, &defined);
+    for (const std::string& raw : reads) {
+      std::string name = raw;
+      for (int k = 1; defined.contains(name); ++k) name = absl::StrCat(raw, "@outer", k);
+      defined.insert(name);
+      body.add_input()->set_name(name);
+    }
+    for (auto& out : *body.mutable_output()) out.clear_type();
+    body.clear_value_info();
+  }
   if (body.input_size() != static_cast<int>(inputs.size())) {
     return absl::InvalidArgumentError(absl::StrFormat("the body has %d inputs, the node gives %d",
                                                       body.input_size(), inputs.size()));

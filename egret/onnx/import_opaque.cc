@@ -211,7 +211,7 @@ absl::Status Importer::DoOpaque(std::string_view reason, const ControlFlow* cf) 
         n.attrs[a.name()] = std::string("<unsupported attribute>");
     }
   }
-  if (onnx_internal::HasKeptGraph(n.attrs)) {
+  if (onnx_internal::KeepsAnyGraph(n.attrs)) {
     // Bodies kept as ONNX (kept_graph_internal.h): what they read from the
     // enclosing scopes, constants too, becomes inputs of the node.
     std::vector<std::string> reads = OuterReads(node);
@@ -225,7 +225,7 @@ absl::Status Importer::DoOpaque(std::string_view reason, const ControlFlow* cf) 
     }
     if (!reads.empty()) {
       n.attrs[std::string(kCapturedAttr)] = static_cast<int64_t>(reads.size());
-      n.attrs[std::string(onnx_internal::kKeptReadsAttr)] = EncodeStringList(reads);
+      n.attrs[std::string(kKeptReadsAttr)] = EncodeStringList(reads);
     }
   }
   if (cf != nullptr && !cf->captured.empty()) {

@@ -597,9 +597,10 @@ absl::Status EmitGather(Importer& im, int axis);
 // Every default-domain handler, by ONNX op type.
 const HandlerTable& Handlers();
 
-// The backend's RuntimeBodyImporter (backend/runtime_body.h): imports a body
-// DoSequenceMap kept, its inputs typed `inputs`.
-absl::StatusOr<GraphPtr> ImportRuntimeBody(const Attributes& attrs,
+// The executor's RuntimeBodyImporter (executor/runtime_body.h): imports the
+// body attribute `key` holds (one DoSequenceMap kept, or a subgraph kept as
+// ONNX), its inputs typed `inputs`.
+absl::StatusOr<GraphPtr> ImportRuntimeBody(const Attributes& attrs, std::string_view key,
                                            absl::Span<const TensorType> inputs);
 
 }  // namespace egret::onnx_import

@@ -32,7 +32,7 @@ absl::StatusOr<onnx::GraphProto> KeptGraph(const Attributes& attrs, std::string_
   return g;
 }
 
-bool HasKeptGraph(const Attributes& attrs) {
+bool KeepsAnyGraph(const Attributes& attrs) {
   auto it = attrs.lower_bound(kKeptGraphAttrPrefix);
   return it != attrs.end() && it->first.rfind(kKeptGraphAttrPrefix, 0) == 0;
 }

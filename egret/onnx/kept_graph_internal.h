@@ -10,7 +10,9 @@
 // constants alike) becomes extra inputs of the node after its own (their
 // count in kCapturedAttr, their ONNX names in kKeptReadsAttr, in the same
 // order), so that those values stay alive through optimization. The writer
-// renames the body's reads to the names it gives those inputs.
+// renames the body's reads to the names it gives those inputs, and the
+// executor's If and Loop kernels import a kept body for the types each run
+// gives it (egret/executor/runtime_body.h, ImportRuntimeBody).
 #ifndef EGRET_ONNX_KEPT_GRAPH_INTERNAL_H_
 #define EGRET_ONNX_KEPT_GRAPH_INTERNAL_H_
 
@@ -20,16 +22,15 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/status/statusor.h"
+#include "egret/executor/runtime_body.h"
 #include "egret/graph/graph.h"
 #include "onnx/onnx_pb.h"
 
 namespace egret::onnx_internal {
 
-inline constexpr std::string_view kKeptGraphAttrPrefix = "onnx.graph.";
-// The enclosing-scope names the kept bodies read, as EncodeStringList.
-inline constexpr std::string_view kKeptReadsAttr = "onnx.kept_reads";
-
-// "onnx.graph.<name>".
+// kKeptGraphAttrPrefix + name (the attribute names are the executor's,
+// egret/executor/runtime_body.h, whose kernels import kept bodies at run
+// time).
 std::string KeptGraphKey(std::string_view name);
 
 // The serialized body of `g`, as kept under KeptGraphKey.
@@ -40,7 +41,7 @@ std::string KeepGraph(const onnx::GraphProto& g);
 absl::StatusOr<onnx::GraphProto> KeptGraph(const Attributes& attrs, std::string_view name);
 
 // Whether any attribute of `attrs` is a kept body.
-bool HasKeptGraph(const Attributes& attrs);
+bool KeepsAnyGraph(const Attributes& attrs);
 
 // Renames, in `g` and the subgraphs of its nodes, every read of a name that
 // no enclosing scope inside `g` defines and that `renamed` maps (a name a

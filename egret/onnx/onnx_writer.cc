@@ -129,11 +129,11 @@ absl::Status Writer::WriteGraph(onnx::GraphProto* gp) {
   // and its captured inputs are the enclosing values' names.
   // Names the bodies kept as ONNX define are theirs (kept_graph_internal.h).
   for (const Node& n : g_.nodes()) {
-    if (!onnx_internal::HasKeptGraph(n.attrs)) continue;
+    if (!onnx_internal::KeepsAnyGraph(n.attrs)) continue;
     for (const auto& [key, value] : n.attrs) {
-      if (key.rfind(onnx_internal::kKeptGraphAttrPrefix, 0) != 0) continue;
+      if (key.rfind(kKeptGraphAttrPrefix, 0) != 0) continue;
       absl::StatusOr<onnx::GraphProto> kept = onnx_internal::KeptGraph(
-          n.attrs, std::string_view(key).substr(onnx_internal::kKeptGraphAttrPrefix.size()));
+          n.attrs, std::string_view(key).substr(kKeptGraphAttrPrefix.size()));
       if (kept.ok()) onnx_internal::AddDefinedNames(*kept, &used_);
     }
   }

@@ -193,7 +193,7 @@ absl::Status Writer::EmitOpaque() {
         kept.ok() || !absl::IsNotFound(kept.status())) {
       if (!kept.ok()) return NodeError(kept.status().code(), std::string(kept.status().message()));
       std::vector<std::string> reads;
-      if (auto it = n.attrs.find(onnx_internal::kKeptReadsAttr); it != n.attrs.end()) {
+      if (auto it = n.attrs.find(kKeptReadsAttr); it != n.attrs.end()) {
         const auto* text = std::get_if<std::string>(&it->second);
         std::optional<std::vector<std::string>> list =
             text == nullptr ? std::nullopt : DecodeStringList(*text);

@@ -9,9 +9,12 @@
 #include <string>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "egret/executor/executor.h"
 #include "egret/executor/kernels/onnx/onnx_kernels_internal.h"
+#include "egret/executor/runtime_body.h"
 #include "egret/support/status_macros.h"
 
 namespace egret::backend_internal {
@@ -40,6 +43,43 @@ int64_t Captured(const KernelContext& c) {
   if (it == c.attrs->end()) return 0;
   const auto* v = std::get_if<int64_t>(&it->second);
   return v == nullptr ? 0 : *v;
+}
+
+// A subgraph the importer kept as ONNX (runtime_body.h), imported for each
+// tuple of input types it is run on (a Loop's carried value may grow each
+// trip), each import kept for the rest of the node's run.
+class KeptBodies {
+ public:
+  KeptBodies(const KernelContext& c, std::string_view name)
+      : c_(c), key_(absl::StrCat(std::string(kKeptGraphAttrPrefix), std::string(name))) {}
+  // The body for `formal` followed by `captured`.
+  absl::StatusOr<const Graph*> For(const std::vector<Tensor>& formal,
+                                   const std::vector<const Tensor*>& captured) {
+    std::vector<TensorType> types;
+    std::string key;
+    for (const Tensor& t : formal) types.push_back(t.type());
+    for (const Tensor* t : captured) types.push_back(t->type());
+    for (const TensorType& t : types) absl::StrAppend(&key, t.ToString(), ";");
+    // Types that grow every trip never repeat: keep a few imports, not one
+    // per trip (a pointer For returned is not used after the next call).
+    if (bodies_.size() >= kKeptImports && !bodies_.contains(key)) bodies_.clear();
+    GraphPtr& body = bodies_[key];
+    if (body == nullptr) {
+      EGRET_ASSIGN_OR_RETURN(body, ImportRuntimeBody(c_.op, *c_.attrs, key_, types));
+    }
+    return body.get();
+  }
+
+ private:
+  static constexpr size_t kKeptImports = 16;
+  const KernelContext& c_;
+  std::string key_;
+  absl::flat_hash_map<std::string, GraphPtr> bodies_;
+};
+
+// Whether the node keeps subgraph `name` as ONNX instead of imported.
+bool Kept(const KernelContext& c, std::string_view name) {
+  return c.attrs != nullptr && HasKeptGraph(*c.attrs, name);
 }
 
 // The node's operand tensors split into its ONNX inputs (by ONNX position,
@@ -119,9 +159,12 @@ Result If(const KernelContext& c) {
   EGRET_ASSIGN_OR_RETURN(Operands ops, SplitOperands(c));
   if (ops.onnx.empty() || ops.onnx[0] == nullptr) return KernelError(c, "needs a condition");
   if (ops.onnx[0]->num_elements() != 1) return KernelError(c, "the condition must be one element");
-  EGRET_ASSIGN_OR_RETURN(const Graph* body,
-                         Body(c, Truth(*ops.onnx[0]) ? "then_branch" : "else_branch"));
-  EGRET_ASSIGN_OR_RETURN(std::vector<Tensor> outs, RunBody(c, *body, {}, ops.captured));
+  const std::string_view branch = Truth(*ops.onnx[0]) ? "then_branch" : "else_branch";
+  absl::StatusOr<const Graph*> body = Body(c, branch);
+  KeptBodies kept(c, branch);
+  if (!body.ok() && Kept(c, branch)) body = kept.For({}, ops.captured);
+  if (!body.ok()) return body.status();
+  EGRET_ASSIGN_OR_RETURN(std::vector<Tensor> outs, RunBody(c, **body, {}, ops.captured));
   if (outs.size() != c.outputs.size()) {
     return KernelError(c, absl::StrFormat("its branch gives %d outputs, the node declares %d",
                                           outs.size(), c.outputs.size()));
@@ -187,13 +230,22 @@ constexpr int64_t kMaxLoopIterations = int64_t{1} << 18;
 
 Result Loop(const KernelContext& c) {
   EGRET_ASSIGN_OR_RETURN(Operands ops, SplitOperands(c));
-  EGRET_ASSIGN_OR_RETURN(const Graph* body, Body(c, "body"));
+  // The imported body, or (kept as ONNX) one imported per tuple of types.
+  absl::StatusOr<const Graph*> fixed = Body(c, "body");
+  if (!fixed.ok() && !Kept(c, "body")) return fixed.status();
+  const Graph* body = fixed.ok() ? *fixed : nullptr;
+  KeptBodies kept(c, "body");
   ops.onnx.resize(std::max<size_t>(ops.onnx.size(), 2), nullptr);
   const int carried = static_cast<int>(ops.onnx.size()) - 2;
   const int outputs = static_cast<int>(c.outputs.size());
-  if (static_cast<int>(body->outputs().size()) != outputs + 1 || outputs < carried) {
-    return KernelError(c, "its body's outputs do not match the node's");
-  }
+  auto check_outputs = [&](const Graph& b) -> absl::Status {
+    if (static_cast<int>(b.outputs().size()) != outputs + 1 || outputs < carried) {
+      return KernelError(c, "its body's outputs do not match the node's");
+    }
+    if (b.inputs().size() < 2) return KernelError(c, "its body has fewer than 2 inputs");
+    return absl::OkStatus();
+  };
+  if (body != nullptr) EGRET_RETURN_IF_ERROR(check_outputs(*body));
   int64_t max_trips = std::numeric_limits<int64_t>::max();
   if (ops.onnx[0] != nullptr) {
     if (ops.onnx[0]->num_elements() != 1) return KernelError(c, "M must be one element");
@@ -218,9 +270,15 @@ Result Loop(const KernelContext& c) {
     const Dims& d = c.outputs[carried + j].dims;
     if (!d.empty()) bound = std::min(bound, d[0]);
   }
-  if (body->inputs().size() < 2) return KernelError(c, "its body has fewer than 2 inputs");
-  const TensorType iter_type = body->node(body->inputs()[0]).outputs[0];
-  const TensorType cond_type = body->node(body->inputs()[1]).outputs[0];
+  // Typed as the body's inputs (the importer's spelling of int64 and bool);
+  // a kept body is imported with these.
+  TensorType iter_type, cond_type;
+  iter_type.dtype = DType::kInt64;
+  cond_type.dtype = DType::kBool;
+  if (body != nullptr) {
+    iter_type = body->node(body->inputs()[0]).outputs[0];
+    cond_type = body->node(body->inputs()[1]).outputs[0];
+  }
   int64_t i = 0;
   for (; i < max_trips && cond; ++i) {
     if (i >= kMaxLoopIterations) {
@@ -236,13 +294,17 @@ Result Loop(const KernelContext& c) {
                                             bound));
     }
     std::vector<Tensor> formal;
-    // Typed as the body's inputs (the importer's spelling of int64 and bool).
     formal.push_back(Scalar(iter_type, static_cast<double>(i)));
     formal.push_back(Scalar(cond_type, cond ? 1 : 0));
     for (Tensor& t : state) formal.push_back(std::move(t));
     state.clear();
+    const Graph* run = body;
+    if (run == nullptr) {
+      EGRET_ASSIGN_OR_RETURN(run, kept.For(formal, ops.captured));
+      EGRET_RETURN_IF_ERROR(check_outputs(*run));
+    }
     EGRET_ASSIGN_OR_RETURN(std::vector<Tensor> outs,
-                           RunBody(c, *body, std::move(formal), ops.captured));
+                           RunBody(c, *run, std::move(formal), ops.captured));
     cond = Truth(outs[0]);
     for (int k = 0; k < carried; ++k) state.push_back(std::move(outs[k + 1]));
     for (int j = 0; j < scans; ++j) rows[j].push_back(std::move(outs[carried + 1 + j]));
@@ -253,7 +315,18 @@ Result Loop(const KernelContext& c) {
     result.push_back(std::move(t));
   }
   for (int j = 0; j < scans; ++j) {
-    const TensorType& part = body->TypeOf(body->outputs()[carried + 1 + j].value);
+    // A row's type: the body's output (imported), else the first row's or,
+    // without rows, the declared output's less its first axis.
+    TensorType part;
+    if (body != nullptr) {
+      part = body->TypeOf(body->outputs()[carried + 1 + j].value);
+    } else if (!rows[j].empty()) {
+      part = rows[j].front().type();
+    } else {
+      part = c.outputs[carried + j];
+      if (part.dims.empty()) return KernelError(c, "a scan output is declared a scalar");
+      part.dims.erase(part.dims.begin());
+    }
     for (const Tensor& r : rows[j]) {
       if (r.type().dims != part.dims) {
         return KernelError(c,

@@ -382,7 +382,7 @@ Result SequenceMap(const KernelContext& c) {
     }
     GraphPtr& body = bodies[key];
     if (body == nullptr) {
-      EGRET_ASSIGN_OR_RETURN(body, ImportRuntimeBody(c.op, *c.attrs, types));
+      EGRET_ASSIGN_OR_RETURN(body, ImportRuntimeBody(c.op, *c.attrs, kRuntimeBodyAttr, types));
     }
     absl::StatusOr<std::vector<Tensor>> r = Execute(*body, formal);
     if (!r.ok()) {
