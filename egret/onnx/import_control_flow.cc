@@ -12,7 +12,6 @@
 // importing both branches as dead code.
 #include "absl/strings/escaping.h"
 #include "egret/executor/runtime_body.h"
-#include "egret/graph/string_list.h"
 #include "egret/onnx/importer_internal.h"
 #include "egret/onnx/kept_graph_internal.h"
 
@@ -662,17 +661,7 @@ absl::StatusOr<GraphPtr> ImportRuntimeBody(const Attributes& attrs, std::string_
     // not the enclosing one there, and takes an input of another name. Types
     // are the run's: the declared ones of its outputs and values may differ
     // (a carried value that grows), so the import infers them.
-    std::vector<std::string> reads;
-    if (auto it = attrs.find(kKeptReadsAttr); it != attrs.end()) {
-      const auto* text = std::get_if<std::string>(&it->second);
-      std::optional<std::vector<std::string>> list =
-          text == nullptr ? std::nullopt : DecodeStringList(*text);
-      if (!list) {
-        return absl::InvalidArgumentError(
-            absl::StrFormat("attribute %s is not a list of strings", kKeptReadsAttr));
-      }
-      reads = *std::move(list);
-    }
+    EGRET_ASSIGN_OR_RETURN(std::vector<std::string> reads, onnx_internal::KeptReads(attrs));
     absl::flat_hash_set<std::string> defined;
     onnx_internal::AddDefinedNames(body, &defined);
     for (const std::string& raw : reads) {

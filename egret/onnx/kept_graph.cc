@@ -1,8 +1,12 @@
+#include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
+#include "egret/graph/string_list.h"
 #include "egret/onnx/kept_graph_internal.h"
 
 namespace egret::onnx_internal {
@@ -30,6 +34,19 @@ absl::StatusOr<onnx::GraphProto> KeptGraph(const Attributes& attrs, std::string_
         absl::StrCat("attribute ", it->first, " is not a serialized ONNX graph"));
   }
   return g;
+}
+
+absl::StatusOr<std::vector<std::string>> KeptReads(const Attributes& attrs) {
+  auto it = attrs.find(kKeptReadsAttr);
+  if (it == attrs.end()) return std::vector<std::string>();
+  const auto* text = std::get_if<std::string>(&it->second);
+  std::optional<std::vector<std::string>> list =
+      text == nullptr ? std::nullopt : DecodeStringList(*text);
+  if (!list) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("attribute ", it->first, " is not a list of strings"));
+  }
+  return *std::move(list);
 }
 
 bool KeepsAnyGraph(const Attributes& attrs) {

@@ -18,6 +18,7 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
@@ -39,6 +40,11 @@ std::string KeepGraph(const onnx::GraphProto& g);
 // The body kept for attribute `name` of a node with `attrs`: nullopt-like
 // NotFound when there is none, InvalidArgument when it is not a GraphProto.
 absl::StatusOr<onnx::GraphProto> KeptGraph(const Attributes& attrs, std::string_view name);
+
+// The names the kept bodies of a node with `attrs` read from the enclosing
+// scopes (kKeptReadsAttr; none when absent), or InvalidArgument when the
+// attribute is not such a list.
+absl::StatusOr<std::vector<std::string>> KeptReads(const Attributes& attrs);
 
 // Whether any attribute of `attrs` is a kept body.
 bool KeepsAnyGraph(const Attributes& attrs);

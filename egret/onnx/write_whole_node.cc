@@ -192,17 +192,11 @@ absl::Status Writer::EmitOpaque() {
     if (absl::StatusOr<onnx::GraphProto> kept = onnx_internal::KeptGraph(n.attrs, key);
         kept.ok() || !absl::IsNotFound(kept.status())) {
       if (!kept.ok()) return NodeError(kept.status().code(), std::string(kept.status().message()));
-      std::vector<std::string> reads;
-      if (auto it = n.attrs.find(kKeptReadsAttr); it != n.attrs.end()) {
-        const auto* text = std::get_if<std::string>(&it->second);
-        std::optional<std::vector<std::string>> list =
-            text == nullptr ? std::nullopt : DecodeStringList(*text);
-        if (!list) {
-          return NodeError(absl::StatusCode::kInvalidArgument,
-                           absl::StrCat("attribute ", it->first, " is not a list of strings"));
-        }
-        reads = *std::move(list);
+      absl::StatusOr<std::vector<std::string>> listed = onnx_internal::KeptReads(n.attrs);
+      if (!listed.ok()) {
+        return NodeError(listed.status().code(), std::string(listed.status().message()));
       }
+      const std::vector<std::string>& reads = *listed;
       if (static_cast<int64_t>(reads.size()) != captured) {
         return NodeError(absl::StatusCode::kInvalidArgument,
                          absl::StrFormat("its kept subgraphs read %d names of the enclosing "
