@@ -123,11 +123,8 @@ absl::StatusOr<onnx::GraphProto> Writer::WriteBodyGraph(std::string_view name) {
 absl::Status Writer::WriteGraph(onnx::GraphProto* gp) {
   gp_ = gp;
   EGRET_ASSIGN_OR_RETURN(std::vector<NodeId> order, g_.TopologicalOrder());
-  // Names: graph output names first (ONNX Runtime feeds and fetches by them),
-  // then every value: its node's name, ":k" for output k > 0. A body's
-  // names must not clash with the enclosing scopes' (used_ holds theirs),
-  // and its captured inputs are the enclosing values' names.
-  // Names the bodies kept as ONNX define are theirs (kept_graph_internal.h).
+  // The names the bodies kept as ONNX define are theirs
+  // (kept_graph_internal.h): no value written here takes one.
   for (const Node& n : g_.nodes()) {
     if (!onnx_internal::KeepsAnyGraph(n.attrs)) continue;
     for (const auto& [key, value] : n.attrs) {
@@ -137,6 +134,10 @@ absl::Status Writer::WriteGraph(onnx::GraphProto* gp) {
       if (kept.ok()) onnx_internal::AddDefinedNames(*kept, &used_);
     }
   }
+  // Names: graph output names first (ONNX Runtime feeds and fetches by them),
+  // then every value: its node's name, ":k" for output k > 0. A body's
+  // names must not clash with the enclosing scopes' (used_ holds theirs),
+  // and its captured inputs are the enclosing values' names.
   for (const GraphOutput& o : g_.outputs()) {
     if (is_body_) {
       out_names_.push_back(Fresh(o.name.empty() ? "output" : o.name));
