@@ -311,6 +311,36 @@ TEST(OnnxKeptGraph, AReadOfAReplacedValueIsRenamed) {
   EXPECT_THAT(written.node(0).input(), ElementsAre("ids", "b0"));
 }
 
+// A kept graph that reads a name no scope defines is a one-line error of the
+// file, and a kept graph attribute that is not a graph is an error of the
+// writer, not a crash.
+TEST(OnnxKeptGraph, BadKeptGraphsAreErrors) {
+  OnnxBuilder dec;
+  dec.Input("ids", {2});
+  dec.Node("Add", {"ids", "nowhere"}, {"logits"});
+  dec.Output("logits", {2});
+  OnnxBuilder b;
+  b.Input("x", {2});
+  auto* n = b.DomainNode("com.example", "Search", {"x"}, {"y"});
+  OnnxBuilder::AttrGraph(n, "decoder", dec.graph());
+  b.Output("y", {2});
+  absl::StatusOr<Graph> bad = ParseOnnx(b.Bytes(), "search.onnx");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_THAT(bad.status().message(),
+              HasSubstr("a subgraph reads 'nowhere', which no enclosing scope defines"));
+  EXPECT_THAT(bad.status().message(), HasSubstr("search.onnx"));
+
+  absl::StatusOr<Graph> g = ParseOnnx(GrowingLoop(), "loop.onnx");
+  ASSERT_TRUE(g.ok()) << g.status();
+  for (NodeId id = 0; id < g->num_nodes(); ++id) {
+    Node& node = g->mutable_node(id);
+    if (node.op == "onnx.Loop") node.attrs[onnx_internal::KeptGraphKey("body")] = "not base64!";
+  }
+  absl::StatusOr<std::string> bytes = WriteOnnxBytes(*g, "out.onnx");
+  ASSERT_FALSE(bytes.ok());
+  EXPECT_THAT(bytes.status().message(), HasSubstr("is not a serialized ONNX graph"));
+}
+
 // The writer renames a body's reads of the enclosing graph; a name a nested
 // scope defines itself is that scope's, and is left alone there.
 TEST(OnnxKeptGraph, RenamingOuterReadsRespectsInnerDefinitions) {
