@@ -14,10 +14,14 @@ std::atomic<RuntimeBodyImporter> g_importer{nullptr};
 
 void SetRuntimeBodyImporter(RuntimeBodyImporter importer) { g_importer.store(importer); }
 
-bool HasKeptGraph(const Attributes& attrs, std::string_view name) {
+std::string KeptGraphKey(std::string_view name) {
   std::string key(kKeptGraphAttrPrefix);
   key.append(name);
-  return attrs.contains(key);
+  return key;
+}
+
+bool HasKeptGraph(const Attributes& attrs, std::string_view name) {
+  return attrs.contains(KeptGraphKey(name));
 }
 
 absl::StatusOr<GraphPtr> ImportRuntimeBody(std::string_view op, const Attributes& attrs,

@@ -9,6 +9,7 @@
 #ifndef EGRET_EXECUTOR_RUNTIME_BODY_H_
 #define EGRET_EXECUTOR_RUNTIME_BODY_H_
 
+#include <string>
 #include <string_view>
 
 #include "absl/status/statusor.h"
@@ -30,6 +31,9 @@ inline constexpr std::string_view kRuntimeBodyCapturedAttr = "onnx.runtime_body_
 // the node's captured values, in the order of those inputs.
 inline constexpr std::string_view kKeptGraphAttrPrefix = "onnx.graph.";
 inline constexpr std::string_view kKeptReadsAttr = "onnx.kept_reads";
+
+// kKeptGraphAttrPrefix + name: where subgraph attribute `name` is kept.
+std::string KeptGraphKey(std::string_view name);
 
 // Whether `attrs` keep subgraph attribute `name` as ONNX.
 bool HasKeptGraph(const Attributes& attrs, std::string_view name);

@@ -10,7 +10,6 @@
 // known at run time), the node stays opaque as before: typed by ONNX's
 // shape inference, by the branches' and body's declared types, or (If) by
 // importing both branches as dead code.
-#include "absl/strings/escaping.h"
 #include "egret/executor/runtime_body.h"
 #include "egret/onnx/importer_internal.h"
 #include "egret/onnx/kept_graph_internal.h"
@@ -22,10 +21,7 @@ namespace {
 // The tensors `g` reads that it does not define, in first-use order.
 void FreeNames(const onnx::GraphProto& g, std::vector<std::string>* out,
                absl::flat_hash_set<std::string>* seen) {
-  absl::flat_hash_set<std::string> defined;
-  for (const auto& in : g.input()) defined.insert(in.name());
-  for (const auto& init : g.initializer()) defined.insert(init.name());
-  for (const auto& n : g.node()) defined.insert(n.output().begin(), n.output().end());
+  const absl::flat_hash_set<std::string> defined = onnx_internal::OwnNames(g);
   auto use = [&](const std::string& name) {
     if (!name.empty() && !defined.contains(name) && seen->insert(name).second) {
       out->push_back(name);
@@ -218,10 +214,7 @@ absl::StatusOr<GraphPtr> Importer::ImportBody(const onnx::GraphProto& body,
   // (bound as values, so that the body's import folds with them).
   // A body defining a name itself (a branch shadowing an outer tensor) does
   // not read the enclosing one: its input for it gets an unused name.
-  absl::flat_hash_set<std::string> defined;
-  for (const auto& in : body.input()) defined.insert(in.name());
-  for (const auto& init : body.initializer()) defined.insert(init.name());
-  for (const auto& n : body.node()) defined.insert(n.output().begin(), n.output().end());
+  absl::flat_hash_set<std::string> defined = onnx_internal::OwnNames(body);
   absl::flat_hash_set<std::string> listed;
   for (const std::string& raw : captured) {
     EGRET_ASSIGN_OR_RETURN(ValueRef r, Get(Resolve(raw), kPlain));
@@ -631,30 +624,16 @@ absl::Status Importer::DoSequenceMap() {
       cf.types[k] = StaticType(*declared_types_.at(Out(k)));
     }
   }
-  cf.attrs[std::string(kRuntimeBodyAttr)] = absl::Base64Escape(kept.SerializeAsString());
+  cf.attrs[std::string(kRuntimeBodyAttr)] = onnx_internal::KeepGraph(kept);
   return DoOpaque("", &cf);
 }
 
 absl::StatusOr<GraphPtr> ImportRuntimeBody(const Attributes& attrs, std::string_view key,
                                            absl::Span<const TensorType> inputs) {
-  const bool kept = key != kRuntimeBodyAttr;
-  onnx::GraphProto body;
-  if (kept) {
-    if (key.rfind(kKeptGraphAttrPrefix, 0) != 0) {
-      return absl::InvalidArgumentError(absl::StrFormat("%s is not a kept body's attribute", key));
-    }
-    EGRET_ASSIGN_OR_RETURN(
-        body, onnx_internal::KeptGraph(attrs, key.substr(kKeptGraphAttrPrefix.size())));
-  } else {
-    // DoSequenceMap's body: its captured values are inputs of it already.
-    auto it = attrs.find(kRuntimeBodyAttr);
-    const std::string* text = it == attrs.end() ? nullptr : std::get_if<std::string>(&it->second);
-    std::string bytes;
-    if (text == nullptr || !absl::Base64Unescape(*text, &bytes) || !body.ParseFromString(bytes)) {
-      return absl::InvalidArgumentError(
-          absl::StrFormat("attribute %s does not hold a serialized ONNX graph", kRuntimeBodyAttr));
-    }
-  }
+  // DoSequenceMap's body has its captured values as inputs already; a kept
+  // graph reads them by name.
+  const bool kept = key.rfind(kKeptGraphAttrPrefix, 0) == 0;
+  EGRET_ASSIGN_OR_RETURN(onnx::GraphProto body, onnx_internal::SerializedGraph(attrs, key));
   if (kept) {
     // Its reads of the enclosing graph become inputs, after its own, in the
     // order of the node's captured values; a name the body defines itself is

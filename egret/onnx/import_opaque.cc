@@ -187,8 +187,7 @@ absl::Status Importer::DoOpaque(std::string_view reason, const ControlFlow* cf) 
           n.attrs[a.name()] = cf->bodies.find(a.name())->second;
         } else {
           n.attrs[a.name()] = AttrSummary(a.g());
-          if (cf == nullptr)
-            n.attrs[onnx_internal::KeptGraphKey(a.name())] = onnx_internal::KeepGraph(a.g());
+          if (cf == nullptr) n.attrs[KeptGraphKey(a.name())] = onnx_internal::KeepGraph(a.g());
         }
         break;
       case onnx::AttributeProto::TENSOR: {

@@ -11,29 +11,28 @@
 
 namespace egret::onnx_internal {
 
-std::string KeptGraphKey(std::string_view name) {
-  std::string key(kKeptGraphAttrPrefix);
-  key.append(name);
-  return key;
-}
-
 std::string KeepGraph(const onnx::GraphProto& g) {
   return absl::Base64Escape(g.SerializeAsString());
 }
 
-absl::StatusOr<onnx::GraphProto> KeptGraph(const Attributes& attrs, std::string_view name) {
-  auto it = attrs.find(KeptGraphKey(name));
-  if (it == attrs.end()) {
-    return absl::NotFoundError(absl::StrCat("no kept body for ", std::string(name)));
-  }
-  const auto* text = std::get_if<std::string>(&it->second);
+absl::StatusOr<onnx::GraphProto> SerializedGraph(const Attributes& attrs, std::string_view key) {
+  auto it = attrs.find(key);
+  const std::string* text = it == attrs.end() ? nullptr : std::get_if<std::string>(&it->second);
   std::string bytes;
   onnx::GraphProto g;
   if (text == nullptr || !absl::Base64Unescape(*text, &bytes) || !g.ParseFromString(bytes)) {
     return absl::InvalidArgumentError(
-        absl::StrCat("attribute ", it->first, " is not a serialized ONNX graph"));
+        absl::StrCat("attribute ", std::string(key), " is not a serialized ONNX graph"));
   }
   return g;
+}
+
+absl::StatusOr<onnx::GraphProto> KeptGraph(const Attributes& attrs, std::string_view name) {
+  const std::string key = KeptGraphKey(name);
+  if (!attrs.contains(key)) {
+    return absl::NotFoundError(absl::StrCat("no kept body for ", std::string(name)));
+  }
+  return SerializedGraph(attrs, key);
 }
 
 absl::StatusOr<std::vector<std::string>> KeptReads(const Attributes& attrs) {
@@ -54,9 +53,6 @@ bool KeepsAnyGraph(const Attributes& attrs) {
   return it != attrs.end() && it->first.rfind(kKeptGraphAttrPrefix, 0) == 0;
 }
 
-namespace {
-
-// The names `g` itself defines (not those of its subgraphs).
 absl::flat_hash_set<std::string> OwnNames(const onnx::GraphProto& g) {
   absl::flat_hash_set<std::string> defined;
   for (const auto& in : g.input()) defined.insert(in.name());
@@ -64,8 +60,6 @@ absl::flat_hash_set<std::string> OwnNames(const onnx::GraphProto& g) {
   for (const auto& n : g.node()) defined.insert(n.output().begin(), n.output().end());
   return defined;
 }
-
-}  // namespace
 
 void RenameOuterReads(onnx::GraphProto* g,
                       const absl::flat_hash_map<std::string, std::string>& renamed) {

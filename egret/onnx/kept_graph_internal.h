@@ -29,17 +29,26 @@
 
 namespace egret::onnx_internal {
 
-// kKeptGraphAttrPrefix + name (the attribute names are the executor's,
+// (The attribute names and KeptGraphKey are the executor's,
 // egret/executor/runtime_body.h, whose kernels import kept bodies at run
-// time).
-std::string KeptGraphKey(std::string_view name);
+// time.)
 
-// The serialized body of `g`, as kept under KeptGraphKey.
+// `g` serialized and base64, as kept under KeptGraphKey (and as
+// SequenceMap's kRuntimeBodyAttr).
 std::string KeepGraph(const onnx::GraphProto& g);
 
-// The body kept for attribute `name` of a node with `attrs`: nullopt-like
-// NotFound when there is none, InvalidArgument when it is not a GraphProto.
+// The GraphProto attribute `key` of `attrs` holds serialized and base64 (a
+// kept graph, or SequenceMap's kRuntimeBodyAttr); InvalidArgument when it
+// is absent or holds no such graph.
+absl::StatusOr<onnx::GraphProto> SerializedGraph(const Attributes& attrs, std::string_view key);
+
+// The body kept for attribute `name` of a node with `attrs`: NotFound when
+// there is none, InvalidArgument when it is not a GraphProto.
 absl::StatusOr<onnx::GraphProto> KeptGraph(const Attributes& attrs, std::string_view name);
+
+// The names `g` itself defines: its inputs, initializers and node outputs,
+// not those of its subgraphs.
+absl::flat_hash_set<std::string> OwnNames(const onnx::GraphProto& g);
 
 // The names the kept bodies of a node with `attrs` read from the enclosing
 // scopes (kKeptReadsAttr; none when absent), or InvalidArgument when the

@@ -126,11 +126,9 @@ absl::Status Writer::WriteGraph(onnx::GraphProto* gp) {
   // The names the bodies kept as ONNX define are theirs
   // (kept_graph_internal.h): no value written here takes one.
   for (const Node& n : g_.nodes()) {
-    if (!onnx_internal::KeepsAnyGraph(n.attrs)) continue;
-    for (const auto& [key, value] : n.attrs) {
-      if (key.rfind(kKeptGraphAttrPrefix, 0) != 0) continue;
-      absl::StatusOr<onnx::GraphProto> kept = onnx_internal::KeptGraph(
-          n.attrs, std::string_view(key).substr(kKeptGraphAttrPrefix.size()));
+    for (auto it = n.attrs.lower_bound(kKeptGraphAttrPrefix);
+         it != n.attrs.end() && it->first.rfind(kKeptGraphAttrPrefix, 0) == 0; ++it) {
+      absl::StatusOr<onnx::GraphProto> kept = onnx_internal::SerializedGraph(n.attrs, it->first);
       if (kept.ok()) onnx_internal::AddDefinedNames(*kept, &used_);
     }
   }

@@ -133,15 +133,12 @@ absl::Status Writer::EmitOpaque() {
   // the model it came from.
   const bool runtime_body = n.attrs.contains(kRuntimeBodyAttr);
   if (runtime_body) {
-    auto it = n.attrs.find(kRuntimeBodyAttr);
-    const auto* text = std::get_if<std::string>(&it->second);
-    std::string bytes;
-    onnx::GraphProto body;
-    if (text == nullptr || !absl::Base64Unescape(*text, &bytes) || !body.ParseFromString(bytes) ||
-        body.input_size() < captured) {
-      return NodeError(
-          absl::StatusCode::kInvalidArgument,
-          absl::StrCat("attribute ", std::string(kRuntimeBodyAttr), " is not an ONNX graph"));
+    absl::StatusOr<onnx::GraphProto> body =
+        onnx_internal::SerializedGraph(n.attrs, kRuntimeBodyAttr);
+    if (!body.ok()) return NodeError(body.status().code(), std::string(body.status().message()));
+    if (body->input_size() < captured) {
+      return NodeError(absl::StatusCode::kInvalidArgument,
+                       "its body has fewer inputs than the node captures");
     }
     if (captured > 0) {
       return NodeError(absl::StatusCode::kUnimplemented,
@@ -151,7 +148,7 @@ absl::Status Writer::EmitOpaque() {
     onnx::AttributeProto* a = p->add_attribute();
     a->set_name("body");
     a->set_type(onnx::AttributeProto::GRAPH);
-    *a->mutable_g() = std::move(body);
+    *a->mutable_g() = *std::move(body);
   }
   for (const auto& [key, value] : n.attrs) {
     if (runtime_body && key == "body") continue;  // the importer's summary of it
@@ -189,8 +186,8 @@ absl::Status Writer::EmitOpaque() {
     }
     // A body kept as ONNX (kept_graph_internal.h): its reads of the
     // enclosing scopes renamed to the names of the node's captured inputs.
-    if (absl::StatusOr<onnx::GraphProto> kept = onnx_internal::KeptGraph(n.attrs, key);
-        kept.ok() || !absl::IsNotFound(kept.status())) {
+    if (const std::string kept_key = KeptGraphKey(key); n.attrs.contains(kept_key)) {
+      absl::StatusOr<onnx::GraphProto> kept = onnx_internal::SerializedGraph(n.attrs, kept_key);
       if (!kept.ok()) return NodeError(kept.status().code(), std::string(kept.status().message()));
       absl::StatusOr<std::vector<std::string>> listed = onnx_internal::KeptReads(n.attrs);
       if (!listed.ok()) {

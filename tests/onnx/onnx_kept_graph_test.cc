@@ -334,7 +334,7 @@ TEST(OnnxKeptGraph, BadKeptGraphsAreErrors) {
   ASSERT_TRUE(g.ok()) << g.status();
   for (NodeId id = 0; id < g->num_nodes(); ++id) {
     Node& node = g->mutable_node(id);
-    if (node.op == "onnx.Loop") node.attrs[onnx_internal::KeptGraphKey("body")] = "not base64!";
+    if (node.op == "onnx.Loop") node.attrs[KeptGraphKey("body")] = "not base64!";
   }
   absl::StatusOr<std::string> bytes = WriteOnnxBytes(*g, "out.onnx");
   ASSERT_FALSE(bytes.ok());

@@ -50,8 +50,7 @@ int64_t Captured(const KernelContext& c) {
 // trip), each import kept for the rest of the node's run.
 class KeptBodies {
  public:
-  KeptBodies(const KernelContext& c, std::string_view name)
-      : c_(c), key_(absl::StrCat(std::string(kKeptGraphAttrPrefix), std::string(name))) {}
+  KeptBodies(const KernelContext& c, std::string_view name) : c_(c), key_(KeptGraphKey(name)) {}
   // The body for `formal` followed by `captured`.
   absl::StatusOr<const Graph*> For(const std::vector<Tensor>& formal,
                                    const std::vector<const Tensor*>& captured) {
