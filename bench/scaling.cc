@@ -19,7 +19,8 @@
 // and eqsat-dag's sub-stages of extract+lower and the memory plan in CPU
 // time (OptimizeResult::substage_cpu_ms; columns sub_<key>_cpu_ms).
 // --trace prints the saturation's progress lines (one per iteration) and each
-// phase's rules that matched, with their matches and applications, on stderr.
+// phase's rules that matched or took 1 ms or more, with their matches,
+// applications, roots searched and search and apply times, on stderr.
 
 //
 // Each run is a forked child (bench/child_run.h): its peak RSS is its own and
@@ -112,16 +113,18 @@ std::string StName(Strategy s) { return StrategyName(s); }
 
 bool Finished(const Row& r) { return r.status == "ok" || r.status.rfind("limit", 0) == 0; }
 
-// --trace: each phase's rules that matched, on stderr.
+// --trace: each phase's rules that matched or took a millisecond or more,
+// with where their time went, on stderr.
 void PrintRuleActivity(const std::vector<PhaseSummary>& phases) {
   for (const PhaseSummary& p : phases) {
     std::fprintf(stderr, "phase %s: %s, %zu iterations, %zu e-nodes, %.1f ms\n", p.pass.c_str(),
                  std::string(StopReasonName(p.stop_reason)).c_str(), p.iterations, p.enodes,
                  p.time_ms);
     for (const RuleActivity& a : p.rules) {
-      if (a.matches == 0) continue;
-      std::fprintf(stderr, "  %10zu matches %10zu applied  %s\n", a.matches, a.applications,
-                   a.rule.c_str());
+      if (a.matches == 0 && a.search_ms + a.apply_ms < 1) continue;
+      std::fprintf(stderr,
+                   "  %10zu matches %10zu applied %10zu roots %9.1f ms search %9.1f ms apply  %s\n",
+                   a.matches, a.applications, a.roots, a.search_ms, a.apply_ms, a.rule.c_str());
     }
   }
 }

@@ -28,7 +28,12 @@ Json PhaseJson(const PhaseSummary& p) {
   }
   Json rules = Json::array();
   for (const RuleActivity& r : p.rules) {
-    rules.push_back({{"rule", r.rule}, {"matches", r.matches}, {"applications", r.applications}});
+    rules.push_back({{"rule", r.rule},
+                     {"matches", r.matches},
+                     {"applications", r.applications},
+                     {"roots", r.roots},
+                     {"search_ms", r.search_ms},
+                     {"apply_ms", r.apply_ms}});
   }
   j["matches"] = p.matches;
   j["applications"] = p.applications;

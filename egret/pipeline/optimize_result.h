@@ -33,6 +33,10 @@ struct RuleActivity {
   std::string rule;         // "rule": its label ("PASS@file:line") or built-in name
   size_t matches = 0;       // "matches": matches that passed the guard
   size_t applications = 0;  // "applications": matches that changed the e-graph
+  // Where the phase's time went, for finding the rules that cost it:
+  size_t roots = 0;      // "roots": candidate root classes searched
+  double search_ms = 0;  // "search_ms": searching, with the guard
+  double apply_ms = 0;   // "apply_ms": building and merging the results
 };
 
 // One saturation phase: the rules of one priority, plus the built-in

@@ -42,6 +42,9 @@ std::vector<RuleActivity> RuleActivityOf(const Phase& phase, size_t p, const Run
       RuleActivity& a = out[index.at(phase.rules[k]->name)];
       a.matches += it.rules[k].matches;
       a.applications += it.rules[k].applications;
+      a.roots += it.rules[k].roots;
+      a.search_ms += it.rules[k].search_seconds * 1e3;
+      a.apply_ms += it.rules[k].apply_seconds * 1e3;
     }
   }
   return out;

@@ -243,6 +243,10 @@ TEST_F(CliTest, OptimizeVerifyPassesOnTheExampleAndSummarizes) {
   EXPECT_THAT(r.out, HasSubstr("peak memory: 8192 bytes before, "));
   EXPECT_THAT(r.out,
               HasSubstr("provenance: 2 nodes rewritten, taking over 5 input nodes; most by "));
+  // The rules that took the saturation's time, the slowest first.
+  EXPECT_THAT(r.out,
+              ::testing::ContainsRegex("rule time: saturation [0-9.]+ ms; most in [^ ]+ \\([0-9.]+ "
+                                       "ms: search [0-9.]+, apply [0-9.]+\\)"));
   ASSERT_TRUE(fs::exists(Path("out.json")));
   nlohmann::json rep = nlohmann::json::parse(*ReadFile(Path("report.json")));
   const nlohmann::json& mem = rep["memory"];

@@ -150,8 +150,37 @@ TEST(OptimizeResultTest, ReportHasTheDocumentedKeys) {
     if (p + 1 < phases.size()) want.insert("dag_cost");
     EXPECT_EQ(KeysOf(phases[p]), want) << p;
     ASSERT_FALSE(phases[p]["rules"].empty());
-    EXPECT_EQ(KeysOf(phases[p]["rules"][0]), (Keys{"rule", "matches", "applications"}));
+    EXPECT_EQ(KeysOf(phases[p]["rules"][0]),
+              (Keys{"rule", "matches", "applications", "roots", "search_ms", "apply_ms"}));
   }
+}
+
+// Each rule's profile (roots, search and apply times) is its share of its
+// phase: a rule that matched searched some root, the rules' times fit in
+// their phase's, and a phase that applied something spent time applying.
+TEST(OptimizeResultTest, RuleProfilesAddUpToTheirPhase) {
+  absl::StatusOr<OptimizeResult> r = OptimizeExample(PhaseMode::kKeep);
+  ASSERT_TRUE(r.ok()) << r.status();
+  size_t applied_phases = 0;
+  for (const PhaseSummary& p : r->saturation.phases) {
+    double search = 0, apply = 0;
+    for (const RuleActivity& a : p.rules) {
+      if (a.matches > 0) {
+        EXPECT_GT(a.roots, 0u) << p.pass << " " << a.rule;
+      }
+      EXPECT_GE(a.search_ms, 0) << a.rule;
+      EXPECT_GE(a.apply_ms, 0) << a.rule;
+      search += a.search_ms;
+      apply += a.apply_ms;
+    }
+    EXPECT_LE(search + apply, p.time_ms + 1e-6) << p.pass;
+    if (p.applications > 0) {
+      ++applied_phases;
+      EXPECT_GT(apply, 0) << p.pass;
+      EXPECT_GT(search, 0) << p.pass;
+    }
+  }
+  EXPECT_GT(applied_phases, 0u);
 }
 
 TEST(OptimizeResultTest, EveryReportKeyIsInTheDocs) {
