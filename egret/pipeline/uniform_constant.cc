@@ -25,20 +25,30 @@ std::optional<double> UniformValue(const EGraph& g, Id c) {
   return v;
 }
 
-// op(a, b) with operand `pos` a uniform constant and the other operand of
-// the root's dims: op with that operand a single-element constant.
-Rewrite ForOp(const std::string& op, int pos) {
+// The operand of op(a, b) (0 or 1) that a uniform constant could stand for
+// as a scalar: the one constant operand, when exactly one is constant (both
+// constant: constant folding computes the result; a scalar form of it would
+// only feed associativity more constant products). -1 when none.
+int ConstantOperand(const EGraph& g, const MatchView& m) {
+  const bool c0 = g.HasConstant(g.Find(m[0]));
+  const bool c1 = g.HasConstant(g.Find(m[1]));
+  return c0 == c1 ? -1 : (c0 ? 0 : 1);
+}
+
+// op(a, b) with one operand a uniform constant and the other of the root's
+// dims: op with that operand a single-element constant. One rewrite for both
+// positions, so that each candidate root is searched once.
+Rewrite ForOp(const std::string& op) {
   const Symbol sym = Symbol::Intern(op);
-  Guard guard = [pos](const EGraph& g, const MatchView& m) {
+  Guard guard = [](const EGraph& g, const MatchView& m) {
     // Most operands hold no constant: ask that first (the cheapest test).
-    if (!g.HasConstant(g.Find(m[pos]))) return false;
-    const Id other = g.Find(m[1 - pos]);
-    // Both operands constant: constant folding computes the result; a
-    // scalar form of it would only feed associativity more constant products.
-    return !g.HasConstant(other) && g.TypeOf(other).dims == g.TypeOf(g.Find(m.root)).dims &&
+    const int pos = ConstantOperand(g, m);
+    return pos >= 0 && g.TypeOf(g.Find(m[1 - pos])).dims == g.TypeOf(g.Find(m.root)).dims &&
            UniformValue(g, m[pos]).has_value();
   };
-  Applier applier = [pos, sym](EGraph& g, const MatchView& m) -> std::optional<Id> {
+  Applier applier = [sym](EGraph& g, const MatchView& m) -> std::optional<Id> {
+    const int pos = ConstantOperand(g, m);
+    if (pos < 0) return std::nullopt;
     const std::optional<double> v = UniformValue(g, m[pos]);
     if (!v) return std::nullopt;
     TensorType t = g.TypeOf(g.Find(m[pos]));
@@ -69,7 +79,7 @@ std::vector<Rewrite> UniformConstantRewrites() {
   for (const char* op :
        {"ElementWiseAdd", "ElementWiseSubtract", "ElementWiseMultiply", "ElementWiseDivide",
         "ElementWiseMaximum", "ElementWiseMinimum", "ElementWisePower"}) {
-    for (int pos : {0, 1}) out.push_back(ForOp(op, pos));
+    out.push_back(ForOp(op));
   }
   return out;
 }

@@ -23,7 +23,7 @@ namespace egret {
 
 inline constexpr std::string_view kUniformConstantRule = "uniform-constant";
 
-// One rewrite per op and operand position, each named kUniformConstantRule.
+// One rewrite per op (for either operand), each named kUniformConstantRule.
 std::vector<Rewrite> UniformConstantRewrites();
 
 }  // namespace egret

@@ -98,8 +98,9 @@ TEST(RuleLibraryTest, LogisticIsSigmoid) {
 // SumExp, SoftmaxThroughStableLogSumExp, GeluTanh*, GeluPhiAsHalfPlusHalfErf).
 
 // A constant tensor of one repeated value is its scalar (pipeline/
-// uniform_constant.h): x * [1, 1, ..., 1] is x, and the division by a full
-// tensor of 4s a multiply by 0.25; a tensor of different values stays.
+// uniform_constant.h): x * [1, 1, ..., 1] is x, the division by a full
+// tensor of 4s a multiply by 0.25, and [0, ..., 0] - x (the constant first)
+// is -x; a tensor of different values stays.
 TEST(RuleLibraryTest, UniformConstantTensorIsItsScalar) {
   GraphBuilder b;
   ValueRef x = b.InputF32({1, 4, 8});
@@ -107,8 +108,10 @@ TEST(RuleLibraryTest, UniformConstantTensorIsItsScalar) {
       b.Op("Relu", {b.Op("ElementWiseMultiply", {x, b.F32({8}, std::vector<double>(8, 1.0))})}));
   b.Output(b.Op("ElementWiseDivide", {x, b.F32({8}, std::vector<double>(8, 4.0))}));
   b.Output(b.Op("ElementWiseMultiply", {x, b.F32({8}, Ramp(8, 1.0, 1.0))}));
+  b.Output(b.Op("ElementWiseSubtract", {b.F32({8}, std::vector<double>(8, 0.0)), x}));
   Graph out = OptimizeAndVerify(b.graph());
   EXPECT_EQ(CountOp(out, "ElementWiseDivide"), 0);
+  EXPECT_EQ(CountOp(out, "ElementWiseSubtract"), 0);
   EXPECT_EQ(CountOp(out, "ElementWiseMultiply"), 2);
 }
 
