@@ -14,6 +14,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "egret/executor/evaluate_op.h"
 #include "egret/executor/folded_values.h"
 #include "egret/executor/kernels/dnnl_support.h"
 #include "egret/executor/kernels/kernels_internal.h"
@@ -623,6 +624,63 @@ absl::StatusOr<std::vector<Tensor>> Execute(const Graph& g, absl::Span<const Ten
   }
   if (options.stats != nullptr) *options.stats = stats;
   return out;
+}
+
+absl::StatusOr<Tensor> EvaluateOp(std::string_view op, const Attributes& attrs,
+                                  absl::Span<const OperandInfo> inputs, const TensorType& output) {
+  const OpDef* def = FindOpDef(op);
+  if (def == nullptr) {
+    return absl::InvalidArgumentError(
+        absl::StrFormat("EvaluateOp: '%s' is not an op of the op table", op));
+  }
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    if (inputs[i].is_shape && !def->IsParam(static_cast<int>(i))) {
+      return absl::InvalidArgumentError(absl::StrFormat(
+          "%s input %d (%s) is a $Shape, which holds no data; only parameters may be", op, i,
+          def->InputName(static_cast<int>(i))));
+    }
+    if (!inputs[i].is_shape && inputs[i].value == nullptr) {
+      return absl::InvalidArgumentError(absl::StrFormat("%s input %d has no value", op, i));
+    }
+  }
+  const std::string_view kernel_name = KernelName(op);
+  auto it = Kernels().find(kernel_name);
+  if (it == Kernels().end() || BaseOpName(op) == kOutOp) {
+    return absl::UnimplementedError(absl::StrFormat("unknown op '%s' (no reference kernel)", op));
+  }
+  const backend_internal::ThreadScope threads(0);
+  InferOptions infer;
+  infer.declared = absl::MakeConstSpan(&output, 1);
+  absl::StatusOr<std::vector<TensorType>> inferred = InferOutputTypes(op, inputs, infer);
+  if (!inferred.ok()) return absl::InvalidArgumentError(inferred.status().message());
+  if (inferred->size() != 1) {
+    return absl::InvalidArgumentError(
+        absl::StrFormat("%s computes %d outputs, the node declares 1", op, inferred->size()));
+  }
+  if ((*inferred)[0].dims != output.dims) {
+    return absl::InvalidArgumentError(
+        absl::StrFormat("%s output 0 is declared %s but its inputs give %s", op, output.ToString(),
+                        (*inferred)[0].ToString()));
+  }
+  if (!backend_internal::TakesStrings(kernel_name)) {
+    bool strings = IsString(output.dtype);
+    for (const OperandInfo& o : inputs) strings = strings || IsString(o.type->dtype);
+    if (strings) {
+      return absl::UnimplementedError(absl::StrFormat("op '%s' does not take String tensors", op));
+    }
+  }
+  KernelContext ctx;
+  ctx.op = kernel_name;
+  ctx.inputs = inputs;
+  ctx.outputs = absl::MakeConstSpan(&output, 1);
+  ctx.attrs = &attrs;
+  absl::StatusOr<std::vector<Tensor>> result = it->second(ctx);
+  if (!result.ok()) return result.status();
+  if (result->size() != 1) {
+    return absl::InternalError(
+        absl::StrFormat("kernel %s returned %d outputs", op, result->size()));
+  }
+  return std::move((*result)[0]);
 }
 
 }  // namespace egret

@@ -4,6 +4,8 @@
 #include <string>
 #include <vector>
 
+#include "absl/container/inlined_vector.h"
+#include "egret/executor/evaluate_op.h"
 #include "egret/executor/executor.h"
 #include "egret/graph/graph.h"
 #include "egret/graph/op_table.h"
@@ -101,6 +103,55 @@ std::optional<NodeIdx> Foldable(const EGraph& g, Id c, const FoldPolicy& policy)
   return std::nullopt;
 }
 
+// The value of node v (of class `root`; its inputs are constants and
+// shapes) by EvaluateOp: an op of the op table.
+absl::StatusOr<Tensor> EvaluateNode(const EGraph& g, const ENodeView& v, Id root) {
+  absl::InlinedVector<OperandInfo, 4> inputs(v.children.size());
+  for (size_t i = 0; i < v.children.size(); ++i) {
+    const Id cc = g.Find(v.children[i]);
+    if (const ConstTensorPtr& t = g.ConstantOf(cc)) {
+      inputs[i].type = &t->type();
+      inputs[i].value = t.get();
+    } else {
+      inputs[i].type = &g.TypeOf(cc);  // a "$Shape": its dims are the value
+      inputs[i].is_shape = true;
+    }
+  }
+  static const Attributes kNoAttributes;
+  const Attributes& attrs = v.payload != kNoPayload ? g.AttributesOf(v.payload) : kNoAttributes;
+  return EvaluateOp(v.op.str(), attrs, inputs, g.TypeOf(root));
+}
+
+// The value of node v as Execute() computes it on a graph of that node
+// alone: the path of ops outside the op table (an opaque "onnx.<Op>" node,
+// whose kernel may need what Execute() sets up, such as its bodies).
+absl::StatusOr<Tensor> ExecuteAlone(const EGraph& g, const ENodeView& v, Id root) {
+  Graph one;
+  Node node;
+  node.op = std::string(v.op.str());
+  if (v.payload != kNoPayload) node.attrs = g.AttributesOf(v.payload);
+  for (Id ch : v.children) {
+    Id cc = g.Find(ch);
+    NodeId in;
+    if (ConstTensorPtr t = g.ConstantOf(cc)) {
+      in = one.AddConstant("", t);
+    } else {
+      Node s;
+      s.op = std::string(kShapeOp);
+      s.outputs.push_back(g.TypeOf(cc));
+      in = one.AddNode(std::move(s));
+    }
+    node.inputs.push_back(ValueRef{in, 0});
+  }
+  node.outputs.push_back(g.TypeOf(root));
+  NodeId id = one.AddNode(std::move(node));
+  one.AddOutput(ValueRef{id, 0}, "out");
+  absl::StatusOr<std::vector<Tensor>> out = Execute(one, {});
+  if (!out.ok()) return out.status();
+  if (out->size() != 1) return absl::InternalError("one output expected");
+  return std::move((*out)[0]);
+}
+
 }  // namespace
 
 absl::StatusOr<Rewrite> ConstantFoldRewrite(int64_t max_elements) {
@@ -117,31 +168,12 @@ absl::StatusOr<Rewrite> ConstantFoldRewrite(FoldPolicy policy) {
   Applier applier = [shared](EGraph& g, const MatchView& m) -> std::optional<Id> {
     std::optional<NodeIdx> n = Foldable(g, m.root, *shared);
     if (!n) return std::nullopt;
-    ENodeView v = g.Node(*n);
-    Graph one;
-    Node node;
-    node.op = std::string(v.op.str());
-    if (v.payload != kNoPayload) node.attrs = g.AttributesOf(v.payload);
-    for (Id ch : v.children) {
-      Id cc = g.Find(ch);
-      NodeId in;
-      if (ConstTensorPtr t = g.ConstantOf(cc)) {
-        in = one.AddConstant("", t);
-      } else {
-        Node s;
-        s.op = std::string(kShapeOp);
-        s.outputs.push_back(g.TypeOf(cc));
-        in = one.AddNode(std::move(s));
-      }
-      node.inputs.push_back(ValueRef{in, 0});
-    }
+    const ENodeView v = g.Node(*n);
     const Id root = g.Find(m.root);
-    node.outputs.push_back(g.TypeOf(root));
-    NodeId id = one.AddNode(std::move(node));
-    one.AddOutput(ValueRef{id, 0}, "out");
-    absl::StatusOr<std::vector<Tensor>> out = Execute(one, {});
-    if (!out.ok() || out->size() != 1) return std::nullopt;
-    return g.AddConstant(std::make_shared<const Tensor>(std::move((*out)[0])));
+    absl::StatusOr<Tensor> out =
+        FindOpDef(v.op.str()) != nullptr ? EvaluateNode(g, v, root) : ExecuteAlone(g, v, root);
+    if (!out.ok()) return std::nullopt;
+    return g.AddConstant(std::make_shared<const Tensor>(*std::move(out)));
   };
   absl::StatusOr<Rewrite> rw =
       MakeRewrite(std::string(kConstantFoldRule), Pattern::Var("x"), applier, guard);
