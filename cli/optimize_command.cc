@@ -214,6 +214,7 @@ std::string StageTimesText(const StageTimes& t) {
 std::string SlowestRulesText(const SaturationSummary& sat) {
   struct Spent {
     double search = 0, apply = 0;
+    double total() const { return search + apply; }
   };
   std::map<std::string, Spent> by_rule;
   for (const PhaseSummary& p : sat.phases) {
@@ -223,15 +224,17 @@ std::string SlowestRulesText(const SaturationSummary& sat) {
       s.apply += a.apply_ms;
     }
   }
-  std::vector<std::pair<double, std::string>> top;
-  for (const auto& [rule, s] : by_rule) top.emplace_back(-(s.search + s.apply), rule);
-  std::sort(top.begin(), top.end());
+  std::vector<std::pair<std::string, Spent>> top(by_rule.begin(), by_rule.end());
+  // The slowest first; ties in name order (the map's).
+  std::stable_sort(top.begin(), top.end(), [](const auto& a, const auto& b) {
+    return a.second.total() > b.second.total();
+  });
   std::string out;
   for (size_t i = 0; i < top.size() && i < 3; ++i) {
-    const Spent& s = by_rule[top[i].second];
+    const auto& [rule, s] = top[i];
     absl::StrAppendFormat(&out, "%s%s (%.2f ms: search %.2f, apply %.2f)",
-                          i == 0 ? "; most in " : ", ", DisplayRuleLabel(top[i].second),
-                          -top[i].first, s.search, s.apply);
+                          i == 0 ? "; most in " : ", ", DisplayRuleLabel(rule), s.total(), s.search,
+                          s.apply);
   }
   return out;
 }

@@ -163,6 +163,48 @@ std::string_view KernelName(std::string_view op) {
   return FindOpDef(op) == nullptr ? op : BaseOpName(op);
 }
 
+// The checks Execute() makes of each node and EvaluateOp() of its op, with
+// messages that do not name the node (Execute() prefixes them).
+
+// Input i of `op` is a "$Shape": the message when `def` says it is data.
+std::string ShapeAsDataError(std::string_view op, const OpDef& def, size_t i) {
+  if (def.IsParam(static_cast<int>(i))) return "";
+  return absl::StrFormat(
+      "%s input %d (%s) is a $Shape, which holds no data; only parameters may be", op, i,
+      def.InputName(static_cast<int>(i)));
+}
+
+// The shape function's output types against the declared ones: the
+// message when their number or dims differ.
+std::string DeclaredTypesError(std::string_view op, absl::Span<const TensorType> inferred,
+                               absl::Span<const TensorType> declared) {
+  if (inferred.size() != declared.size()) {
+    return absl::StrFormat("%s computes %d outputs, the node declares %d", op, inferred.size(),
+                           declared.size());
+  }
+  for (size_t k = 0; k < inferred.size(); ++k) {
+    if (inferred[k].dims != declared[k].dims) {
+      return absl::StrFormat("%s output %d is declared %s but its inputs give %s", op, k,
+                             declared[k].ToString(), inferred[k].ToString());
+    }
+  }
+  return "";
+}
+
+// String tensors hold no bytes: only the kernels made for them read or
+// make them. True when kernel `kernel_name` would have to.
+bool RefusesStrings(std::string_view kernel_name, absl::Span<const OperandInfo> ops,
+                    absl::Span<const TensorType> outputs) {
+  if (backend_internal::TakesStrings(kernel_name)) return false;
+  for (const OperandInfo& o : ops) {
+    if (IsString(o.type->dtype)) return true;
+  }
+  for (const TensorType& t : outputs) {
+    if (IsString(t.dtype)) return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 ExecuteCache::ExecuteCache()
@@ -389,12 +431,10 @@ absl::StatusOr<std::vector<Tensor>> Execute(const Graph& g, absl::Span<const Ten
       if (p.op == kShapeOp) {
         o.type = &p.outputs[0];
         o.is_shape = true;
-        if (def != nullptr && !def->IsParam(static_cast<int>(i))) {
-          return NodeError(
-              g, id,
-              absl::StrFormat(
-                  "%s input %d (%s) is a $Shape, which holds no data; only parameters may be",
-                  node.op, i, def->InputName(static_cast<int>(i))));
+        if (def != nullptr) {
+          if (std::string e = ShapeAsDataError(node.op, *def, i); !e.empty()) {
+            return NodeError(g, id, e);
+          }
         }
       } else if (ps.multi) {
         o.type = &p.outputs[0];
@@ -442,18 +482,8 @@ absl::StatusOr<std::vector<Tensor>> Execute(const Graph& g, absl::Span<const Ten
     }
     const bool multi = node.outputs.size() == 1 && node.outputs[0].dtype == DType::kMulti;
     if (!multi) {
-      if (inferred->size() != node.outputs.size()) {
-        return NodeError(g, id,
-                         absl::StrFormat("%s computes %d outputs, the node declares %d", node.op,
-                                         inferred->size(), node.outputs.size()));
-      }
-      for (size_t k = 0; k < inferred->size(); ++k) {
-        if ((*inferred)[k].dims != node.outputs[k].dims) {
-          return NodeError(
-              g, id,
-              absl::StrFormat("%s output %d is declared %s but its inputs give %s", node.op, k,
-                              node.outputs[k].ToString(), (*inferred)[k].ToString()));
-        }
+      if (std::string e = DeclaredTypesError(node.op, *inferred, node.outputs); !e.empty()) {
+        return NodeError(g, id, e);
       }
     }
     std::vector<TensorType> out_types =
@@ -482,16 +512,9 @@ absl::StatusOr<std::vector<Tensor>> Execute(const Graph& g, absl::Span<const Ten
         return absl::UnimplementedError(absl::StrFormat(
             "node %s: unknown op '%s' (no reference kernel)", g.NodeLabel(id), node.op));
       }
-      // String tensors hold no bytes: only the kernels made for them read
-      // or make them.
-      if (!backend_internal::TakesStrings(kernel_name)) {
-        bool strings = false;
-        for (const OperandInfo& o : ops) strings = strings || IsString(o.type->dtype);
-        for (const TensorType& t : out_types) strings = strings || IsString(t.dtype);
-        if (strings) {
-          return absl::UnimplementedError(absl::StrFormat(
-              "node %s: op '%s' does not take String tensors", g.NodeLabel(id), node.op));
-        }
+      if (RefusesStrings(kernel_name, ops, out_types)) {
+        return absl::UnimplementedError(absl::StrFormat(
+            "node %s: op '%s' does not take String tensors", g.NodeLabel(id), node.op));
       }
       for (size_t i = 0; i < ops.size(); ++i) {
         if (ops[i].value == nullptr && !ops[i].is_shape) {
@@ -634,10 +657,10 @@ absl::StatusOr<Tensor> EvaluateOp(std::string_view op, const Attributes& attrs,
         absl::StrFormat("EvaluateOp: '%s' is not an op of the op table", op));
   }
   for (size_t i = 0; i < inputs.size(); ++i) {
-    if (inputs[i].is_shape && !def->IsParam(static_cast<int>(i))) {
-      return absl::InvalidArgumentError(absl::StrFormat(
-          "%s input %d (%s) is a $Shape, which holds no data; only parameters may be", op, i,
-          def->InputName(static_cast<int>(i))));
+    if (inputs[i].is_shape) {
+      if (std::string e = ShapeAsDataError(op, *def, i); !e.empty()) {
+        return absl::InvalidArgumentError(e);
+      }
     }
     if (!inputs[i].is_shape && inputs[i].value == nullptr) {
       return absl::InvalidArgumentError(absl::StrFormat("%s input %d has no value", op, i));
@@ -653,21 +676,11 @@ absl::StatusOr<Tensor> EvaluateOp(std::string_view op, const Attributes& attrs,
   infer.declared = absl::MakeConstSpan(&output, 1);
   absl::StatusOr<std::vector<TensorType>> inferred = InferOutputTypes(op, inputs, infer);
   if (!inferred.ok()) return absl::InvalidArgumentError(inferred.status().message());
-  if (inferred->size() != 1) {
-    return absl::InvalidArgumentError(
-        absl::StrFormat("%s computes %d outputs, the node declares 1", op, inferred->size()));
+  if (std::string e = DeclaredTypesError(op, *inferred, infer.declared); !e.empty()) {
+    return absl::InvalidArgumentError(e);
   }
-  if ((*inferred)[0].dims != output.dims) {
-    return absl::InvalidArgumentError(
-        absl::StrFormat("%s output 0 is declared %s but its inputs give %s", op, output.ToString(),
-                        (*inferred)[0].ToString()));
-  }
-  if (!backend_internal::TakesStrings(kernel_name)) {
-    bool strings = IsString(output.dtype);
-    for (const OperandInfo& o : inputs) strings = strings || IsString(o.type->dtype);
-    if (strings) {
-      return absl::UnimplementedError(absl::StrFormat("op '%s' does not take String tensors", op));
-    }
+  if (RefusesStrings(kernel_name, inputs, infer.declared)) {
+    return absl::UnimplementedError(absl::StrFormat("op '%s' does not take String tensors", op));
   }
   KernelContext ctx;
   ctx.op = kernel_name;
