@@ -76,7 +76,10 @@ function(egret_stage name)
   foreach(dep IN LISTS ARG_STAGES)
     target_link_libraries(${target} PUBLIC egret_${dep})
   endforeach()
-  target_link_libraries(${target} PUBLIC ${ARG_LIBS})
+  # Abseil, static or shared as the linking executable asks
+  # (cmake/EgretStaticAbseil.cmake).
+  egret_abseil_libs(libs ${ARG_LIBS})
+  target_link_libraries(${target} PUBLIC ${libs})
   set_property(GLOBAL PROPERTY EGRET_STAGE_DEPS_${name} ${ARG_STAGES})
   set_property(GLOBAL APPEND PROPERTY EGRET_STAGES ${name})
   set_property(GLOBAL APPEND PROPERTY EGRET_EXTERNAL_LIBS ${ARG_LIBS})
