@@ -1,8 +1,8 @@
 // Constant folding as an e-graph rewrite: a class computed by a pure op whose
 // inputs are all constants ("$Const" data or "$Shape" values) gets a "$Const"
 // node holding the value, computed by the reference executor's kernel for
-// that op (backend/executor.h). Since "$Const" is free, extraction then
-// prefers the folded value.
+// that op (executor/evaluate_op.h; executor/executor.h for ops outside the
+// op table). Since "$Const" is free, extraction then prefers the folded value.
 //
 // Bounded: results with more than `max_elements` elements are not folded
 // (they would bloat the e-graph and the output), nor are ops reading a
