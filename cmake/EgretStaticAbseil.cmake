@@ -8,8 +8,9 @@
 #   egret_abseil_libs(<out-var> <lib>...)
 #     The list with each absl::<name> replaced by a choice made per linking
 #     executable: egret_absl_static::<name> when the executable has the
-#     property EGRET_STATIC_ABSEIL set, else absl::<name>. The stage
-#     libraries link Abseil through it.
+#     property EGRET_STATIC_ABSEIL set, else absl::<name>. Every Abseil link
+#     of egret's targets goes through it (egret_stage, and the helpers of
+#     cmake/EgretTargets.cmake that link Abseil into a program).
 #   egret_link_abseil_statically(<target>)
 #     Sets EGRET_STATIC_ABSEIL on the executable <target> (when the archives
 #     exist): every stage it links then brings Abseil's archives instead of
@@ -23,6 +24,40 @@
 # a shared object, such as the Python module, cannot), and only the ones
 # that ask do; the installed library keeps linking absl:: targets.
 
+# The static archive of the imported Abseil target <t> in <out>: the shared
+# library's path with .so[.version] replaced by .a, or the target's own file
+# for a static one; empty for an interface target; NOTFOUND when there is no
+# archive.
+function(_egret_abseil_archive t out)
+  get_target_property(type ${t} TYPE)
+  set(archive "")
+  if(type STREQUAL "SHARED_LIBRARY")
+    set(location "")
+    get_target_property(configs ${t} IMPORTED_CONFIGURATIONS)
+    foreach(c IN LISTS configs)
+      get_target_property(location ${t} IMPORTED_LOCATION_${c})
+      if(location)
+        break()
+      endif()
+    endforeach()
+    if(NOT location)
+      get_target_property(location ${t} IMPORTED_LOCATION)
+    endif()
+    string(REGEX REPLACE "\\.so(\\.[0-9.]+)?$" ".a" archive "${location}")
+    if(NOT location OR archive STREQUAL location OR NOT EXISTS "${archive}")
+      set(archive NOTFOUND)
+    endif()
+  elseif(type STREQUAL "STATIC_LIBRARY")
+    get_target_property(archive ${t} LOCATION)
+    if(NOT archive)
+      set(archive NOTFOUND)
+    endif()
+  elseif(NOT type STREQUAL "INTERFACE_LIBRARY")
+    set(archive NOTFOUND)
+  endif()
+  set(${out} "${archive}" PARENT_SCOPE)
+endfunction()
+
 function(egret_define_static_abseil)
   set(EGRET_HAVE_STATIC_ABSEIL OFF PARENT_SCOPE)
   get_directory_property(imported IMPORTED_TARGETS)
@@ -30,47 +65,22 @@ function(egret_define_static_abseil)
   if(NOT imported)
     return()
   endif()
-  set(copies "")
+  # All or none: every archive is checked before any copy is made.
   foreach(t IN LISTS imported)
-    string(REPLACE "absl::" "egret_absl_static::" copy "${t}")
-    get_target_property(type ${t} TYPE)
-    if(type STREQUAL "SHARED_LIBRARY")
-      set(location "")
-      get_target_property(configs ${t} IMPORTED_CONFIGURATIONS)
-      foreach(c IN LISTS configs)
-        get_target_property(location ${t} IMPORTED_LOCATION_${c})
-        if(location)
-          break()
-        endif()
-      endforeach()
-      if(NOT location)
-        get_target_property(location ${t} IMPORTED_LOCATION)
-      endif()
-      string(REGEX REPLACE "\\.so(\\.[0-9.]+)?$" ".a" archive "${location}")
-      if(NOT location OR archive STREQUAL location OR NOT EXISTS "${archive}")
-        message(STATUS "Abseil's static archives: not found (${t}); executables link the shared ones")
-        return()
-      endif()
-      list(APPEND copies "${copy}|STATIC|${archive}|${t}")
-    elseif(type STREQUAL "INTERFACE_LIBRARY")
-      list(APPEND copies "${copy}|INTERFACE||${t}")
-    elseif(type STREQUAL "STATIC_LIBRARY")
-      get_target_property(archive ${t} LOCATION)
-      list(APPEND copies "${copy}|STATIC|${archive}|${t}")
-    else()
-      message(STATUS "Abseil's static archives: ${t} is a ${type}; executables link the shared ones")
+    _egret_abseil_archive(${t} archive)
+    if(archive STREQUAL "NOTFOUND")
+      message(STATUS "Abseil's static archives: none for ${t}; executables link the shared libraries")
       return()
     endif()
   endforeach()
-  foreach(entry IN LISTS copies)
-    string(REPLACE "|" ";" fields "${entry}")
-    list(GET fields 0 copy)
-    list(GET fields 1 kind)
-    list(GET fields 2 archive)
-    list(GET fields 3 t)
-    add_library(${copy} ${kind} IMPORTED GLOBAL)
-    if(kind STREQUAL "STATIC")
+  foreach(t IN LISTS imported)
+    _egret_abseil_archive(${t} archive)
+    string(REPLACE "absl::" "egret_absl_static::" copy "${t}")
+    if(archive)
+      add_library(${copy} STATIC IMPORTED GLOBAL)
       set_target_properties(${copy} PROPERTIES IMPORTED_LOCATION "${archive}")
+    else()
+      add_library(${copy} INTERFACE IMPORTED GLOBAL)
     endif()
     foreach(prop INTERFACE_INCLUDE_DIRECTORIES INTERFACE_SYSTEM_INCLUDE_DIRECTORIES
                  INTERFACE_COMPILE_DEFINITIONS INTERFACE_COMPILE_OPTIONS

@@ -54,7 +54,8 @@ function(egret_use_program_allocator target)
   # cli/program_heap.cc: the heap's reservation and its report line.
   target_sources(${target} PRIVATE ${PROJECT_SOURCE_DIR}/cli/program_heap.cc)
   target_include_directories(${target} PRIVATE ${EGRET_INCLUDE_ROOT})
-  target_link_libraries(${target} PRIVATE absl::str_format)
+  egret_abseil_libs(libs absl::str_format)
+  target_link_libraries(${target} PRIVATE ${libs})
   if(TARGET Tcmalloc::Tcmalloc AND NOT EGRET_SANITIZE)
     # The only symbols of tcmalloc referenced by name are its extension's,
     # and a linker run with --as-needed (some distributions' default) could
