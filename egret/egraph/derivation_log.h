@@ -51,6 +51,7 @@ class DerivationLog {
   // Off: nothing more is recorded (nodes stored from then on have no
   // derivation, unions no edge). On by default.
   void set_enabled(bool on) { enabled_ = on; }
+  bool enabled() const { return enabled_; }
   void Close() { open_ = false; }
   bool is_open() const { return open_; }
 

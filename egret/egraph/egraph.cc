@@ -236,7 +236,10 @@ absl::Status EGraph::CheckArity(const ENodeView& node) {
 
 NodeIdx EGraph::StoreNode(const ENodeView& node, absl::Span<const Id> ch, bool unhashed, Id cls) {
   Store& st = *store_;
-  NodeIdx n = static_cast<NodeIdx>(st.nodes.size());
+  // A dead node's record when one is free (and no derivation can name it),
+  // else a new one.
+  const bool reuse = free_head_ != kNoFree && !derivations_.enabled();
+  NodeIdx n = reuse ? free_head_ : static_cast<NodeIdx>(st.nodes.size());
   ABSL_RAW_CHECK(node.op.id() <= kOpMask, "more than 2^28 op symbols");
   const uint32_t code = ch.size() <= 2 ? static_cast<uint32_t>(ch.size()) : 3;
   NodeRec rec{node.op.id() | ((unhashed ? uint32_t{kUnhashed} : 0u) << kOpBits) | (code << 30),
@@ -251,9 +254,15 @@ NodeIdx EGraph::StoreNode(const ENodeView& node, absl::Span<const Id> ch, bool u
   } else {
     for (size_t i = 0; i < ch.size(); ++i) rec.ch[i] = ch[i];
   }
-  st.nodes.push_back(rec);
-  node_class_.push_back(cls);
-  derivations_.OnNodeStored();
+  if (reuse) {
+    free_head_ = st.nodes[n].content_stamp;
+    st.nodes[n] = rec;
+    node_class_[n] = cls;
+  } else {
+    st.nodes.push_back(rec);
+    node_class_.push_back(cls);
+    derivations_.OnNodeStored();
+  }
   for (size_t i = 0; i < ch.size(); ++i) {
     if (std::find(ch.begin(), ch.begin() + i, ch[i]) != ch.begin() + i) continue;
     class_parents_[ch[i]].push_back(n);
@@ -328,14 +337,14 @@ void EGraph::ReserveClassIds() {
 Id EGraph::NewClass(const ENodeView& node, absl::Span<const Id> ch, bool unhashed, TypeId type) {
   if (class_nodes_.size() == class_nodes_.capacity()) ReserveClassIds();
   Id c = uf_.MakeSet();
-  NodeList& nodes = class_nodes_.emplace_back();
-  nodes.push_back(static_cast<NodeIdx>(store_->nodes.size()));
-  nodes.SetSingleOp(node.op.id());  // below kMixed (StoreNode checks)
+  class_nodes_.emplace_back();
   class_parents_.emplace_back();
   class_type_.push_back(type);
   class_constant_.push_back(node.op == const_op_ ? node.payload : kNoPayload);
   logged_epoch_.push_back(~uint32_t{0});
-  StoreNode(node, ch, unhashed, c);
+  NodeList& nodes = class_nodes_.back();
+  nodes.push_back(StoreNode(node, ch, unhashed, c));
+  nodes.SetSingleOp(node.op.id());  // below kMixed (StoreNode checks)
   ++live_classes_;
   LogChange(c);
   return c;
@@ -482,14 +491,10 @@ void EGraph::Repair(NodeIdx p, std::vector<Id>& touched) {
   const Id found = hashcons_->Insert(p, rec.Op(), rec.payload, content, node_class_[p]);
   if (found == kNoId) return;
   Id qc = Find(found);
-  if (qc == pc) {
+  if (qc == pc || Union(pc, qc).ok()) {
     rec.SetFlag(kDead);
     --live_nodes_;
-    return;
-  }
-  if (Union(pc, qc).ok()) {
-    rec.SetFlag(kDead);
-    --live_nodes_;
+    if (!derivations_.enabled()) Kill(p);
   } else {
     // A refused congruence (recorded): keep p, outside the hash-cons.
     rec.SetFlag(kUnhashed);
@@ -603,9 +608,39 @@ size_t EGraph::Rebuild() {
   for (Id c : touched) {
     CleanClass(c, std::binary_search(merged.begin(), merged.end(), c));
   }
+  FilterKilledParents(touched, merged);
   rule_context_ = context;
   ++epoch_;
   return classes_before - live_classes_;
+}
+
+void EGraph::Kill(NodeIdx p) {
+  NodeRec& rec = store_->nodes[p];
+  const Id* ch = store_->Children(rec);
+  const size_t words = (class_nodes_.size() + 63) / 64;
+  if (unfiltered_.size() < words) unfiltered_.resize(words, 0);
+  for (uint32_t k = 0; k < rec.Arity(); ++k) unfiltered_[ch[k] >> 6] |= uint64_t{1} << (ch[k] & 63);
+  // Nothing reads or writes a dead node's content stamp (Rebuild() does stamp
+  // the dead nodes of a merged list): it links the free records.
+  rec.content_stamp = free_head_;
+  free_head_ = p;
+}
+
+void EGraph::FilterKilledParents(const std::vector<Id>& touched, const std::vector<Id>& merged) {
+  const NodeRec* recs = store_->nodes.data();
+  for (size_t w = 0; w < unfiltered_.size(); ++w) {
+    for (uint64_t bits = unfiltered_[w]; bits != 0; bits &= bits - 1) {
+      const Id c = Find(static_cast<Id>(w * 64 + __builtin_ctzll(bits)));
+      if (std::binary_search(touched.begin(), touched.end(), c) &&
+          std::binary_search(merged.begin(), merged.end(), c)) {
+        continue;  // CleanClass filtered its parents
+      }
+      IdList& parents = class_parents_[c];
+      parents.Truncate(std::remove_if(parents.begin(), parents.end(),
+                                      [&](NodeIdx p) { return (recs[p].Flags() & kDead) != 0; }));
+    }
+    unfiltered_[w] = 0;
+  }
 }
 
 std::vector<Id> EGraph::Classes() const {
@@ -668,8 +703,9 @@ size_t EGraph::ApproxMemoryBytes() const {
       hashcons_->ApproxBytes() + class_nodes_.capacity() * (sizeof(NodeList) + sizeof(IdList)) +
       class_type_.capacity() * (sizeof(TypeId) + sizeof(Payload) + 2 * sizeof(uint32_t)) +
       list_entries_ * sizeof(NodeIdx) + uf_.ApproxBytes() + change_log_.capacity() * sizeof(Id) +
-      pending_members_.capacity() * sizeof(NodeIdx) + types_.ApproxBytes() +
-      unhashed_op_.capacity() + type_quantized_.capacity() + derivations_.ApproxBytes();
+      pending_members_.capacity() * sizeof(NodeIdx) + unfiltered_.capacity() * sizeof(uint64_t) +
+      types_.ApproxBytes() + unhashed_op_.capacity() + type_quantized_.capacity() +
+      derivations_.ApproxBytes();
   return bytes;
 }
 

@@ -24,6 +24,14 @@
 // node lists do not change except for new singleton classes, so e-matching can
 // run (and rules can be applied) against a stable snapshot.
 //
+// Dead records. A node that a rebuild finds congruent to another dies (it
+// stays in the store, flagged). While derivations are off, its record is
+// reused by a later add once the rebuild has dropped it from the parent
+// lists that named it: so with derivations off, a NodeIdx of a node that a
+// Rebuild() killed may name another node after the next add. With
+// derivations on (the default) records are never reused: the log numbers
+// nodes by their store position and names matched nodes that may die.
+//
 // Analysis. Every class has the TensorType of the value it computes (given by
 // whoever adds its first node) and, when it holds a "$Const", the constant.
 // Union() refuses to merge classes whose types differ (or that hold different
@@ -162,7 +170,8 @@ class EGraph {
   void ClearMatchContext() { derivations_.Close(); }
   // Whether derivations and merges are recorded (default true). Off saves
   // their memory (about 60 bytes per e-node under comm+assoc saturation, see
-  // docs/performance.md) when no provenance is wanted.
+  // docs/performance.md) when no provenance is wanted, and lets dead records
+  // be reused (see "Dead records" above). Set it before adding nodes.
   void set_record_derivations(bool on) { derivations_.set_enabled(on); }
   // How node n was built: nullopt for nodes stored outside a match context
   // (graph import, constants of a builder run by hand).
@@ -250,7 +259,8 @@ class EGraph {
   void PrefetchPair(Symbol op, Payload payload, Id a, Id b);
   // The canonical class of node n.
   Id NodeClass(NodeIdx n) const { return Find(node_class_[n]); }
-  // False for nodes that became duplicates during a rebuild.
+  // False for nodes that became duplicates during a rebuild (and whose
+  // records were not reused since: see "Dead records" above).
   bool IsLive(NodeIdx n) const { return !(store_->nodes[n].Flags() & kDead); }
   // True for nodes kept out of the hash-cons (volatile, side-effecting, or a
   // congruent node whose merge was refused).
@@ -360,6 +370,16 @@ class EGraph {
   // Appends c to the change log unless it is there for this epoch; returns
   // whether it appended.
   bool LogChange(Id c);
+  // Reuse of dead records, while derivations are off (the derivation log
+  // numbers nodes by their store position, and names matched nodes that may
+  // die): Repair() Kill()s a node that became a duplicate, which links its
+  // record into the free list and marks its operands' classes; at the end of
+  // Rebuild(), FilterKilledParents drops dead nodes from the marked classes'
+  // parent lists (except those of classes in both `touched` and `merged`,
+  // sorted, which CleanClass filtered), so that no list names a record
+  // StoreNode reuses.
+  void Kill(NodeIdx p);
+  void FilterKilledParents(const std::vector<Id>& touched, const std::vector<Id>& merged);
   // Re-canonicalizes node p (a parent of a merged class) unless it is dead
   // or already canonical, re-inserts it into the hash-cons and merges its
   // class with a congruent node's; the class it changed goes to `touched`
@@ -397,6 +417,12 @@ class EGraph {
   UnionFind uf_;
   std::vector<Id> pending_;               // losers of unions not yet merged into their roots
   std::vector<NodeIdx> pending_members_;  // AddToClass nodes not yet in a node list
+  // The free records (see Kill), linked through their content stamps, last
+  // freed first.
+  static constexpr NodeIdx kNoFree = ~NodeIdx{0};
+  NodeIdx free_head_ = kNoFree;
+  // By class id, one bit: a node killed by the running Rebuild() used it.
+  std::vector<uint64_t> unfiltered_;
   std::vector<Id> change_log_;
   uint64_t epoch_ = 0;
   uint64_t version_ = 0;

@@ -25,7 +25,15 @@ absl::Status CheckInvariants(const EGraph& g) {
   for (Id c = 0; c < g.num_ids(); ++c) {
     if (!g.IsCanonical(c)) continue;
     for (NodeIdx p : g.ClassParents(c)) {
-      if (g.IsLive(p)) parent_entries.insert({c, p});
+      if (!g.IsLive(p)) continue;
+      // No false parent (e.g. a dead node's reused record left in the list).
+      const absl::Span<const Id> uses = g.Node(p).children;
+      if (std::find(uses.begin(), uses.end(), c) == uses.end()) {
+        return fail(
+            absl::StrFormat("class %d lists node %d (%s) as a parent, which does not use it", c, p,
+                            g.NodeOp(p).str()));
+      }
+      parent_entries.insert({c, p});
     }
   }
   std::vector<Symbol> all_ops;  // every op ever stored, ascending by id

@@ -45,6 +45,7 @@ RunnerOptions Unlimited() {
 struct SatCase {
   SchedulerKind scheduler;
   bool incremental;
+  bool derivations = true;  // off: dead records are reused (egraph.h)
 };
 
 class CommAssocTest : public ::testing::TestWithParam<SatCase> {};
@@ -54,6 +55,7 @@ TEST_P(CommAssocTest, SaturationReachesExactCounts) {
   for (Rewrite& r : rules) r.incremental = GetParam().incremental;
   for (int n = 2; n <= 8; ++n) {
     EGraph g;
+    g.set_record_derivations(GetParam().derivations);
     Id root = LeftNestedSum(g, n);
     RunnerOptions o = Unlimited();
     o.scheduler = GetParam().scheduler;
@@ -74,7 +76,30 @@ TEST_P(CommAssocTest, SaturationReachesExactCounts) {
 INSTANTIATE_TEST_SUITE_P(Schedulers, CommAssocTest,
                          ::testing::Values(SatCase{SchedulerKind::kBackoff, true},
                                            SatCase{SchedulerKind::kSimple, true},
-                                           SatCase{SchedulerKind::kSimple, false}));
+                                           SatCase{SchedulerKind::kSimple, false},
+                                           SatCase{SchedulerKind::kBackoff, true, false},
+                                           SatCase{SchedulerKind::kSimple, true, false}));
+
+// Without derivations, the records of nodes that rebuilds killed are reused:
+// the same saturated e-graph (counts, invariants after every rebuild) in
+// fewer stored records; with them, every record is kept (the log names them).
+TEST(RunnerTest, DeadRecordsAreReusedOnlyWithoutDerivations) {
+  size_t stored[2] = {0, 0};
+  for (bool derivations : {true, false}) {
+    EGraph g;
+    g.set_record_derivations(derivations);
+    LeftNestedSum(g, 7);
+    RunReport report = Runner(g, Unlimited()).Run(BuiltinRewrites(OpTable::Default()));
+    ASSERT_EQ(report.stop_reason, StopReason::kSaturated);
+    EXPECT_TRUE(report.invariant_error.ok()) << report.invariant_error;
+    EXPECT_EQ(g.num_classes(), 127u);
+    EXPECT_EQ(g.num_nodes(), 1939u);
+    stored[derivations ? 0 : 1] = g.num_stored_nodes();
+  }
+  EXPECT_GT(stored[0], 1939u);  // live nodes and the dead ones
+  EXPECT_LT(stored[1], stored[0]);
+  EXPECT_GE(stored[1], 1939u);
+}
 
 TEST(RunnerTest, InvariantsHoldAfterEveryRebuild) {
   EGraph g;
