@@ -537,10 +537,16 @@ void EGraph::CleanClass(Id c, bool with_parents) {
   SortByContent(nodes.mutable_span());
   nodes.Index([&](NodeIdx n) { return recs[n].Op().id(); });
   if (!with_parents) return;
+  DropDeadParents(c);
   IdList& parents = class_parents_[c];
-  parents.Truncate(std::remove_if(parents.begin(), parents.end(), dead));
   std::sort(parents.begin(), parents.end());
   parents.Truncate(std::unique(parents.begin(), parents.end()));
+}
+
+void EGraph::DropDeadParents(Id c) {
+  IdList& parents = class_parents_[c];
+  parents.Truncate(
+      std::remove_if(parents.begin(), parents.end(), [&](NodeIdx p) { return !IsLive(p); }));
 }
 
 size_t EGraph::Rebuild() {
@@ -620,14 +626,14 @@ void EGraph::Kill(NodeIdx p) {
   const size_t words = (class_nodes_.size() + 63) / 64;
   if (unfiltered_.size() < words) unfiltered_.resize(words, 0);
   for (uint32_t k = 0; k < rec.Arity(); ++k) unfiltered_[ch[k] >> 6] |= uint64_t{1} << (ch[k] & 63);
-  // Nothing reads or writes a dead node's content stamp (Rebuild() does stamp
-  // the dead nodes of a merged list): it links the free records.
+  // Nothing reads or writes a dead node's content stamp (unlike its stamp,
+  // which Rebuild() writes for every node of a merged list, dead or not): it
+  // links the free records.
   rec.content_stamp = free_head_;
   free_head_ = p;
 }
 
 void EGraph::FilterKilledParents(const std::vector<Id>& touched, const std::vector<Id>& merged) {
-  const NodeRec* recs = store_->nodes.data();
   for (size_t w = 0; w < unfiltered_.size(); ++w) {
     for (uint64_t bits = unfiltered_[w]; bits != 0; bits &= bits - 1) {
       const Id c = Find(static_cast<Id>(w * 64 + __builtin_ctzll(bits)));
@@ -635,9 +641,7 @@ void EGraph::FilterKilledParents(const std::vector<Id>& touched, const std::vect
           std::binary_search(merged.begin(), merged.end(), c)) {
         continue;  // CleanClass filtered its parents
       }
-      IdList& parents = class_parents_[c];
-      parents.Truncate(std::remove_if(parents.begin(), parents.end(),
-                                      [&](NodeIdx p) { return (recs[p].Flags() & kDead) != 0; }));
+      DropDeadParents(c);
     }
     unfiltered_[w] = 0;
   }

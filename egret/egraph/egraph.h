@@ -389,6 +389,8 @@ class EGraph {
   // Drops dead nodes from c's node list and sorts it; with `with_parents`
   // also drops dead and repeated entries from its parent list.
   void CleanClass(Id c, bool with_parents);
+  // Drops dead nodes from c's parent list, keeping the order of the rest.
+  void DropDeadParents(Id c);
   bool NodeLess(NodeIdx a, NodeIdx b) const;
   // Sorts `nodes` by NodeLess.
   void SortByContent(absl::Span<NodeIdx> nodes) const;
