@@ -25,6 +25,7 @@
 #include "Cbc_C_Interface.h"
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "egret/extract/critical_path_bound.h"
 #include "egret/extract/dag_extractor.h"
 #include "egret/extract/ilp_extractor_internal.h"
 #include "egret/extract/validate.h"
@@ -200,6 +201,20 @@ absl::StatusOr<IlpResult> IlpBuilder::Run(Choice warm, Clock::time_point deadlin
     if (std::optional<double> cut_bound = MaxCutLowerBound(p_); cut_bound.has_value()) {
       result.bound = std::max(result.bound, std::min(*cut_bound, result.cost));
     }
+  }
+
+  // The critical-path bound (critical_path_bound.h): when it meets the warm
+  // start's cost, no solver runs. On the whole program only, like the
+  // max-cut bound: the neighbourhood search's sub-problems stay as measured.
+  if (neighbourhoods && critical_path_bound_) {
+    if (std::optional<CriticalPathBound> path = ComputeCriticalPathBound(p_); path.has_value()) {
+      result.bound = std::max(result.bound, std::min(path->bound, result.cost));
+    }
+  }
+  if (const double tol = 1e-6 * std::max(1.0, std::abs(result.cost));
+      result.cost <= result.bound + tol) {
+    result.optimal = true;  // a bound above met the warm start: nothing to solve
+    return result;
   }
 
   // Per-class child rows on the programs of at most kNeighbourhoodColumns
@@ -445,6 +460,7 @@ absl::StatusOr<IlpResult> ExtractIlp(const ExtractionProblem& p, const IlpOption
     warm = *std::move(dag);
   }
   IlpBuilder builder(p, *tree);
+  builder.set_critical_path_bound(options.critical_path_bound);
   absl::StatusOr<IlpResult> result =
       builder.Run(std::move(warm), deadline, options.memory_budget_bytes);
   if (result.ok()) {

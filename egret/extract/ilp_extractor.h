@@ -24,7 +24,10 @@
 // classes than nodes (a tree with m leaves); otherwise the relaxation spreads
 // a sum over all its bracketings and pays a fraction of each addition.
 //
-// Before solving, what cannot matter is pruned: classes unreachable from the
+// Before anything is built, the critical-path bound (critical_path_bound.h:
+// the roots' necessary classes plus the heaviest path) is compared with the
+// warm start's cost; when it meets it, the warm start is optimal and no
+// solver runs. Before solving, what cannot matter is pruned: classes unreachable from the
 // roots, nodes without an acyclic term, nodes dominated by a node of the same
 // class with the same (or, costs being non-negative, a subset of the) child
 // classes and no higher cost, nodes dominated by a node of the same class,
@@ -77,6 +80,10 @@ struct IlpOptions {
   // polled and which is killed past the budget. The
   // result is then the best choice so far, with memory_limit_hit.
   int64_t memory_budget_bytes = 0;
+  // The critical-path bound (critical_path_bound.h) first: when it meets the
+  // warm start's cost, the result is optimal and no program is built. Off
+  // for side-by-side measurements and for tests of the program's rows.
+  bool critical_path_bound = true;
 };
 
 struct IlpResult {

@@ -204,6 +204,8 @@ class IlpBuilder {
   // `max_nodes` branch-and-bound nodes (a limit in work, not time; -1: none)
   // and runs without CBC's preprocessing.
   void set_max_nodes(int max_nodes) { max_nodes_ = max_nodes; }
+  // IlpOptions::critical_path_bound (on the whole program only).
+  void set_critical_path_bound(bool on) { critical_path_bound_ = on; }
 
  private:
   // Prunes unreachable classes, nodes without an acyclic term and dominated
@@ -315,6 +317,7 @@ class IlpBuilder {
   int64_t branching_rows_ = 0;
   int64_t necessary_dominated_ = 0;
   int max_nodes_ = -1;
+  bool critical_path_bound_ = true;
   std::unique_ptr<ExclusiveRowState> exclusive_;
 };
 

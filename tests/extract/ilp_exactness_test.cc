@@ -6,12 +6,14 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "egret/extract/choice.h"
+#include "egret/extract/critical_path_bound.h"
 #include "egret/extract/ilp_extractor.h"
 #include "egret/extract/validate.h"
 #include "gtest/gtest.h"
@@ -139,6 +141,26 @@ void ExpectExact(const Spec& s, const std::string& what, bool poor_start = false
   EXPECT_TRUE(ilp->optimal);
   EXPECT_NEAR(ilp->cost, best, 1e-9);
   EXPECT_LE(ilp->bound, best + 1e-6);
+}
+
+// The critical-path bound (critical_path_bound.h) on its own: never above
+// the exhaustive optimum, and absent only when no choice is valid.
+TEST(IlpExactnessTest, CriticalPathBoundIsBelowTheExhaustiveOptimum) {
+  std::mt19937 rng(20261202);
+  int tight = 0;
+  for (int i = 0; i < 300; ++i) {
+    SCOPED_TRACE(i);
+    const ExtractionProblem p = Build(i % 2 == 0 ? RandomSpec(rng) : RandomSums(rng));
+    const double best = ExhaustiveOptimum(p);
+    const std::optional<CriticalPathBound> bound = ComputeCriticalPathBound(p);
+    ASSERT_EQ(bound.has_value(), !std::isinf(best));
+    if (!bound.has_value()) continue;
+    EXPECT_LE(bound->bound, best + 1e-9);
+    EXPECT_GE(bound->bound, bound->plain_path);
+    tight += bound->bound >= best - 1e-9;
+  }
+  // Not vacuous: on these small e-graphs the bound is often the optimum.
+  EXPECT_GT(tight, 30);
 }
 
 TEST(IlpExactnessTest, RandomEgraphsMatchExhaustiveSearch) {
