@@ -9,6 +9,7 @@
 //           [--enode-factor F] [--verify-max-nodes N] [--seed N]
 //           [--chain-blocks N] [--name NAME] [--clock wall|cpu]
 //           [--csv FILE] [--markdown FILE] [--svg-dir DIR] [--trace]
+//           [--reference]
 //
 // --chain-blocks N splits the blocks into parallel chains of at most N blocks
 // (SyntheticOptions::chain_blocks; default 0, one chain). The charts are
@@ -18,6 +19,10 @@
 // shared with other jobs, wall time measures the load. The CSV has both,
 // and eqsat-dag's sub-stages of extract+lower and the memory plan in CPU
 // time (OptimizeResult::substage_cpu_ms; columns sub_<key>_cpu_ms).
+// --reference times a control in each eqsat child after the run
+// (ReferenceKernelCpuMs: linear work over the run's e-nodes reached in no
+// order), in the CSV (reference_cpu_ms) and the exponent table: what the
+// machine's memory system alone adds to a growth exponent at these sizes.
 // --trace prints the saturation's progress lines (one per iteration) and each
 // phase's rules that matched or took 1 ms or more, with their matches,
 // applications, roots searched and search and apply times, on stderr.
@@ -43,6 +48,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -63,6 +69,7 @@
 #include "egret/pipeline/svg_chart.h"
 #include "egret/rules/rule_set.h"
 #include "egret/support/file_io.h"
+#include "egret/support/process_time.h"
 #include "nlohmann/json.hpp"
 
 namespace egret {
@@ -70,6 +77,9 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 using Json = nlohmann::json;
+
+// Where the reference kernel's result goes, so that it is computed.
+volatile uint64_t benchmark_sink = 0;
 
 struct Config {
   std::vector<SyntheticFamily> families = AllSyntheticFamilies();
@@ -84,6 +94,7 @@ struct Config {
   std::string name = "scaling";
   bool cpu_clock = false;  // --clock cpu
   bool trace = false;      // --trace
+  bool reference = false;  // --reference
   std::string csv, markdown, svg_dir;
   std::string command;  // as run, for the Markdown
 };
@@ -127,6 +138,38 @@ void PrintRuleActivity(const std::vector<PhaseSummary>& phases) {
                    a.matches, a.applications, a.roots, a.search_ms, a.apply_ms, a.rule.c_str());
     }
   }
+}
+
+// A control for the growth exponents: this machine's CPU time, in ms, for
+// linear work over n entries reached in no order (n: the run's e-nodes).
+// An absl::flat_hash_map of n entries built with lookups of three earlier
+// keys per insert (an e-graph's hashcons, roughly), then 4n reads at random
+// places of a table of 64 bytes per entry. Every step is O(1), so whatever
+// its exponent exceeds 1 by is the memory system's (caches, TLB, first
+// touches), not an algorithm's; the stages' exponents are read against it.
+double ReferenceKernelCpuMs(int64_t n) {
+  const double t0 = ProcessCpuMs();
+  uint64_t sum = 0;
+  {
+    absl::flat_hash_map<uint64_t, uint32_t> map;
+    auto key = [](uint64_t i) { return i * 0x9E3779B97F4A7C15ull; };
+    for (int64_t i = 0; i < n; ++i) {
+      map[key(static_cast<uint64_t>(i))] = static_cast<uint32_t>(i);
+      for (int64_t k = 1; k <= 3 && k <= i; ++k) {
+        sum += map.find(key(static_cast<uint64_t>(i - k)))->second;
+      }
+    }
+    std::vector<uint64_t> table(static_cast<size_t>(n) * 8, 1);
+    uint64_t x = 88172645463325252ull;  // xorshift64
+    for (int64_t i = 0; i < 4 * n; ++i) {
+      x ^= x << 13;
+      x ^= x >> 7;
+      x ^= x << 17;
+      sum += table[(x % static_cast<uint64_t>(n)) * 8];
+    }
+  }
+  benchmark_sink = sum;
+  return ProcessCpuMs() - t0;
 }
 
 // The child: generate, optimize, read the peak RSS, then verify.
@@ -176,6 +219,9 @@ std::string RunOne(const Config& cfg, SyntheticFamily family, int blocks, Strate
   // change to the planner shows in the CSV if it moves the arena.
   absl::StatusOr<MemoryPlan> plan = PlanMemory(r->graph);
   j["arena_bytes"] = plan.ok() ? plan->arena_bytes : -1;
+  if (cfg.reference && r->egraph_nodes > 0) {
+    j["reference_cpu_ms"] = ReferenceKernelCpuMs(static_cast<int64_t>(r->egraph_nodes));
+  }
   std::string verify = "not run";
   if (static_cast<int64_t>(g->num_nodes()) <= cfg.verify_max_nodes) {
     absl::StatusOr<std::vector<Tensor>> inputs = MakeRandomInputs(*g, cfg.seed);
@@ -208,6 +254,12 @@ double SubStageMs(const Row& r, const std::string& key) {
   return s.contains(key) ? s[key].get<double>() : NAN;
 }
 
+// The reference kernel's CPU time (--reference); NaN when not measured.
+double ReferenceMs(const Row& r) {
+  if (!Finished(r) || !r.result.contains("reference_cpu_ms")) return NAN;
+  return r.result["reference_cpu_ms"].get<double>();
+}
+
 double RssMib(const Row& r) {
   if (!Finished(r)) return NAN;
   return r.result["peak_rss_bytes"].get<double>() / (1 << 20);
@@ -232,7 +284,7 @@ std::string Csv(const std::vector<Row>& rows) {
   for (const char* s : kStages) absl::StrAppend(&out, ",", s, "_ms");
   for (const char* s : kStages) absl::StrAppend(&out, ",", s, "_cpu_ms");
   for (const char* s : kSubStages) absl::StrAppend(&out, ",sub_", s, "_cpu_ms");
-  out += ",peak_rss_mib,start_rss_mib,wall_s,verify,ops_after,arena_bytes\n";
+  out += ",peak_rss_mib,start_rss_mib,wall_s,verify,ops_after,arena_bytes,reference_cpu_ms\n";
   for (const Row& r : rows) {
     const bool f = Finished(r);
     absl::StrAppendFormat(&out, "%s,%d,%d,%s,%s,%s", FamName(r.family), r.blocks, r.nodes,
@@ -252,9 +304,9 @@ std::string Csv(const std::vector<Row>& rows) {
     for (const char* s : kSubStages) absl::StrAppend(&out, ",", Cell(SubStageMs(r, s)));
     const double start = f ? r.result["start_rss_bytes"].get<double>() / (1 << 20) : NAN;
     const int64_t arena = f ? r.result.value("arena_bytes", int64_t{-1}) : -1;
-    absl::StrAppendFormat(&out, ",%s,%s,%.1f,%s,%s,%s\n", Cell(RssMib(r)), Cell(start), r.wall_s,
+    absl::StrAppendFormat(&out, ",%s,%s,%.1f,%s,%s,%s,%s\n", Cell(RssMib(r)), Cell(start), r.wall_s,
                           f ? r.result["verify"].get<std::string>() : "", OpsCell(r),
-                          arena >= 0 ? absl::StrCat(arena) : "");
+                          arena >= 0 ? absl::StrCat(arena) : "", Cell(ReferenceMs(r)));
   }
   return out;
 }
@@ -349,6 +401,11 @@ std::string Markdown(const Config& cfg, const std::vector<Row>& rows, const std:
       auto pts = Points(rows, fam, st, RssMib);
       absl::StrAppendFormat(&md, "| %s | %s | peak RSS | %s | %s |\n", FamName(fam), StName(st),
                             FitCell(pts, 0), FitCell(pts, 10000));
+      if (cfg.reference && st != Strategy::kGreedy) {
+        auto ref = Points(rows, fam, st, ReferenceMs);
+        absl::StrAppendFormat(&md, "| %s | %s | reference kernel CPU time (control) | %s | %s |\n",
+                              FamName(fam), StName(st), FitCell(ref, 0), FitCell(ref, 10000));
+      }
     }
   }
   absl::StrAppendFormat(
@@ -431,6 +488,10 @@ int Main(int argc, char** argv) {
     const std::string a = argv[i];
     if (a == "--trace") {
       cfg.trace = true;
+      continue;
+    }
+    if (a == "--reference") {
+      cfg.reference = true;
       continue;
     }
     if (i + 1 >= argc) return Fail(absl::StrCat("unknown argument or missing value: '", a, "'"));

@@ -80,10 +80,14 @@ TEST_F(CliTest, ExtractPrintsCostsAndJson) {
   Write("e.json", kSharedEgraph);
   Result r = Run({"extract", Path("e.json"), "--extractor", "tree"});
   EXPECT_EQ(r.code, 0) << r.err;
-  EXPECT_THAT(r.out, StartsWith("tree cost: 8\ndag cost: 8\ntime: "));
+  // The critical-path bound: r costs at least min(h, g + s) = 6, which the
+  // DAG choice meets (proven optimal) and the tree choice does not.
+  EXPECT_THAT(r.out,
+              StartsWith("tree cost: 8\ndag cost: 8\nlower bound: 6 (critical path)\ntime: "));
   r = Run({"extract", Path("e.json")});  // dag by default
   EXPECT_EQ(r.code, 0) << r.err;
-  EXPECT_THAT(r.out, StartsWith("tree cost: 11\ndag cost: 6\ntime: "));
+  EXPECT_THAT(r.out,
+              StartsWith("tree cost: 11\ndag cost: 6\nlower bound: 6 (critical path)\ntime: "));
 
   for (const char* kind : {"tree", "dag", "ilp"}) {
     SCOPED_TRACE(kind);
@@ -101,6 +105,10 @@ TEST_F(CliTest, ExtractPrintsCostsAndJson) {
     EXPECT_GE(j["time_ms"].get<double>(), 0.0);
     EXPECT_EQ(j.contains("optimal"), std::string(kind) == "ilp");
     EXPECT_EQ(j.contains("bound"), std::string(kind) == "ilp");
+    EXPECT_EQ(j.contains("lower_bound"), std::string(kind) != "ilp");
+    if (j.contains("lower_bound")) {
+      EXPECT_EQ(j["lower_bound"], 6.0);
+    }
     if (j.contains("optimal")) {
       EXPECT_EQ(j["optimal"], true);
       EXPECT_EQ(j["bound"], 6.0);
