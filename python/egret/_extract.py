@@ -12,7 +12,9 @@ from egret import _egret
 class ExtractResult:
     """The extracted term: its tree and DAG cost, the chosen node of each
     reachable class (class id -> node id), the time, and for an extractor
-    that proves optimality (ilp) whether it did and its lower bound."""
+    that proves optimality (ilp) whether it did and its lower bound; for the
+    others, the critical-path lower bound (None with negative costs): when it
+    equals dag_cost, the choice is optimal."""
 
     extractor: str
     tree_cost: float
@@ -21,6 +23,7 @@ class ExtractResult:
     time_ms: float
     optimal: Optional[bool] = None
     bound: Optional[float] = None
+    lower_bound: Optional[float] = None
 
 
 def extract(egraph_json, *, extractor="dag", time_limit=10.0):

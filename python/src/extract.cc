@@ -1,7 +1,8 @@
 // extract: `egret extract EGRAPH.json --json` (cli/extract_command.cc) on an
 // egraph-serialize e-graph given as text: the extracted term's tree and DAG
 // cost, the chosen node of each class and, for an extractor that proves
-// optimality (ilp), whether it did and its bound.
+// optimality (ilp), whether it did and its bound; for the others, the
+// critical-path lower bound (extract/critical_path_bound.h), as the CLI.
 #include <pybind11/stl.h>
 
 #include <chrono>
@@ -10,6 +11,7 @@
 #include <string>
 #include <utility>
 
+#include "egret/extract/critical_path_bound.h"
 #include "egret/extract/egraph_serialize.h"
 #include "egret/extract/extractor.h"
 #include "egret/extract/extractor_registry.h"
@@ -51,6 +53,11 @@ void RegisterExtract(py::module_& m) {
                    .count();
         }
         extract::ExtractResult r = ValueOrThrow(std::move(result));
+        std::optional<extract::CriticalPathBound> lower;
+        if (!extractor->proves_optimality) {
+          py::gil_scoped_release release;
+          lower = extract::ComputeCriticalPathBound(*problem);
+        }
         py::dict choices;
         for (extract::ClassId c = 0; c < problem->num_classes(); ++c) {
           const extract::ENodeId n = r.choice[c];
@@ -66,6 +73,9 @@ void RegisterExtract(py::module_& m) {
         if (extractor->proves_optimality) {
           out["optimal"] = r.optimal;
           out["bound"] = std::isfinite(r.bound) ? py::object(py::float_(r.bound)) : py::none();
+        } else {
+          out["lower_bound"] =
+              lower.has_value() ? py::object(py::float_(lower->bound)) : py::none();
         }
         return out;
       },

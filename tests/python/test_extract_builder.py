@@ -28,6 +28,10 @@ class Extract(unittest.TestCase):
         r = egret.extract(EGRAPH)
         self.assertEqual(r.choices, {"top": "f1", "cx": "x2"})
         self.assertEqual((r.dag_cost, r.tree_cost), (3, 4))
+        # The critical-path bound, as the CLI prints it: top costs at least
+        # min(2 + 1, 10) = 3, so the DAG choice is optimal.
+        self.assertIsNone(r.bound)
+        self.assertEqual(r.lower_bound, 3)
         with tempfile.TemporaryDirectory() as tmp:
             path = os.path.join(tmp, "g.json")
             with open(path, "w") as f:
@@ -36,6 +40,7 @@ class Extract(unittest.TestCase):
             cli = json.loads(support.run_cli("extract", path, "--extractor", "tree", "--json"))
         self.assertEqual(from_file.choices, cli["choices"])
         self.assertEqual((from_file.tree_cost, from_file.dag_cost), (cli["tree_cost"], cli["dag_cost"]))
+        self.assertEqual(from_file.lower_bound, cli["lower_bound"])
 
     def test_malformed_json_has_its_location(self):
         with self.assertRaises(egret.InvalidArgumentError) as e:
