@@ -15,12 +15,14 @@
 namespace egret::extract {
 namespace {
 
-constexpr double kInf = std::numeric_limits<double>::infinity();
+// +inf: a class with no acyclic term (yet). Named apart from the other
+// files' constants: the unity builds put this file beside them.
+constexpr double kNoPath = std::numeric_limits<double>::infinity();
 
 // L(c) for every class (+inf: no acyclic term), with node costs `cost`.
 std::vector<double> HeaviestPaths(const ExtractionProblem& p, const std::vector<double>& cost) {
   const size_t nc = p.num_classes(), nn = p.num_nodes();
-  std::vector<double> l(nc, kInf);
+  std::vector<double> l(nc, kNoPath);
   std::vector<uint32_t> pending(nn);
   std::vector<double> below(nn, 0);  // max L over the children settled so far
   using Entry = std::pair<double, ClassId>;
@@ -32,11 +34,11 @@ std::vector<double> HeaviestPaths(const ExtractionProblem& p, const std::vector<
   while (!queue.empty()) {
     const auto [value, c] = queue.top();
     queue.pop();
-    if (l[c] != kInf) continue;  // settled by a cheaper node
+    if (l[c] != kNoPath) continue;  // settled by a cheaper node
     l[c] = value;
     for (ENodeId n : p.parents(c)) {  // once per occurrence, like pending
       below[n] = std::max(below[n], value);
-      if (--pending[n] == 0 && l[p.node_class(n)] == kInf) {
+      if (--pending[n] == 0 && l[p.node_class(n)] == kNoPath) {
         queue.push({cost[n] + below[n], p.node_class(n)});
       }
     }
@@ -120,7 +122,7 @@ std::optional<CriticalPathBound> ComputeCriticalPathBound(const ExtractionProble
 
   // Nodes with an acyclic term: all their child classes have one.
   std::vector<char> ok(nn, 0);
-  std::vector<double> cheapest(nc, kInf);
+  std::vector<double> cheapest(nc, kNoPath);
   for (ENodeId n = 0; n < nn; ++n) {
     bool all = true;
     for (ClassId d : p.children(n)) all = all && std::isfinite(l[d]);
