@@ -12,7 +12,7 @@
 namespace egret::extract {
 namespace {
 
-constexpr double kInf = std::numeric_limits<double>::infinity();
+constexpr double kUnreachable = std::numeric_limits<double>::infinity();
 constexpr uint32_t kNoSet = std::numeric_limits<uint32_t>::max();
 
 // The persistent sets. Set r is the list head(r) ++ set base(r) ++ extras(r)
@@ -159,7 +159,7 @@ std::optional<Choice> GreedyCostSets(const ExtractionProblem& p, const CostSetLi
   SetStore store(p);
   std::vector<uint32_t> set(nc, kNoSet);
   std::vector<ENodeId> extras;  // the entries the set being priced adds to its first child's
-  std::vector<double> total(nc, kInf);
+  std::vector<double> total(nc, kUnreachable);
   Choice choice(nc);
   std::vector<uint32_t> stamp(nc, 0);
   uint32_t now = 0;
@@ -168,7 +168,7 @@ std::optional<Choice> GreedyCostSets(const ExtractionProblem& p, const CostSetLi
   // Dijkstra; a FIFO order can re-price long chains quadratically often.
   using Keyed = std::pair<double, ENodeId>;
   std::priority_queue<Keyed, std::vector<Keyed>, std::greater<Keyed>> queue;
-  std::vector<double> queued_key(nn, kInf);
+  std::vector<double> queued_key(nn, kUnreachable);
   for (ENodeId n = 0; n < nn; ++n) {
     if (p.children(n).empty()) {
       queued_key[n] = p.cost(n);
@@ -187,7 +187,7 @@ std::optional<Choice> GreedyCostSets(const ExtractionProblem& p, const CostSetLi
     auto [key, n] = queue.top();
     queue.pop();
     if (key != queued_key[n]) continue;  // stale duplicate
-    queued_key[n] = kInf;
+    queued_key[n] = kUnreachable;
     if (limits.deadline && (++ticks & 1023) == 0 &&
         std::chrono::steady_clock::now() >= *limits.deadline) {
       return give_up(/*memory=*/false, /*time=*/true);
@@ -196,7 +196,7 @@ std::optional<Choice> GreedyCostSets(const ExtractionProblem& p, const CostSetLi
     const std::span<const ClassId> children = p.children(n);
     bool ok = true;
     for (ClassId ch : children) {
-      if (ch == c || total[ch] == kInf) {
+      if (ch == c || total[ch] == kUnreachable) {
         ok = false;
         break;
       }
