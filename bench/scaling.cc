@@ -23,6 +23,11 @@
 // (ReferenceKernelCpuMs: linear work over the run's e-nodes reached in no
 // order), in the CSV (reference_cpu_ms) and the exponent table: what the
 // machine's memory system alone adds to a growth exponent at these sizes.
+// Every eqsat run also records the user and kernel CPU time and the minor
+// page faults of its optimization (CSV run_user_ms, run_kernel_ms,
+// run_minor_faults; their exponents in the table), and --reference adds a
+// second control: the kernel time of touching as many fresh pages
+// (reference_touch_kernel_ms).
 // --trace prints the saturation's progress lines (one per iteration) and each
 // phase's rules that matched or took 1 ms or more, with their matches,
 // applications, roots searched and search and apply times, on stderr.
@@ -36,6 +41,8 @@
 // --verify-max-nodes input nodes (after the peak RSS is read). The Markdown
 // file keeps the text from a "## Findings" heading on (hand-written) when it
 // is rewritten.
+#include <sys/mman.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -43,6 +50,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -172,6 +180,41 @@ double ReferenceKernelCpuMs(int64_t n) {
   return ProcessCpuMs() - t0;
 }
 
+// This process's user and kernel CPU time (getrusage: the kernel's clock
+// splits the process's time between the two at its tick, 4 ms here, so a
+// split of a short span is rough) and its minor page faults so far.
+struct Usage {
+  double user_ms = 0;
+  double kernel_ms = 0;
+  int64_t minor_faults = 0;
+};
+Usage UsageNow() {
+  rusage r{};
+  getrusage(RUSAGE_SELF, &r);
+  auto ms = [](const timeval& t) {
+    return static_cast<double>(t.tv_sec) * 1e3 + static_cast<double>(t.tv_usec) / 1e3;
+  };
+  return {ms(r.ru_utime), ms(r.ru_stime), static_cast<int64_t>(r.ru_minflt)};
+}
+
+// A second control: the kernel CPU time, in ms, of touching `bytes` of fresh
+// anonymous memory once per page (what a run pays the kernel to zero and map
+// the pages it grows into; on a virtual machine its cost per page can grow
+// with the footprint). NaN when the mapping fails.
+double FirstTouchKernelMs(int64_t bytes) {
+  const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+  const size_t n = static_cast<size_t>(std::max<int64_t>(bytes, 0)) / page * page;
+  if (n == 0) return 0;
+  void* p = mmap(nullptr, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (p == MAP_FAILED) return NAN;
+  const Usage u0 = UsageNow();
+  volatile char* c = static_cast<char*>(p);
+  for (size_t i = 0; i < n; i += page) c[i] = 1;
+  const Usage u1 = UsageNow();
+  munmap(p, n);
+  return u1.kernel_ms - u0.kernel_ms;
+}
+
 // The child: generate, optimize, read the peak RSS, then verify.
 std::string RunOne(const Config& cfg, SyntheticFamily family, int blocks, Strategy strategy,
                    const rules::RuleSet& lib) {
@@ -193,10 +236,15 @@ std::string RunOne(const Config& cfg, SyntheticFamily family, int blocks, Strate
     };
   }
   DiagnosticList diags;
+  const Usage before = UsageNow();
   absl::StatusOr<StrategyResult> r = RunStrategy(strategy, *g, lib, o, &diags);
+  const Usage after = UsageNow();
   if (!r.ok()) return Json{{"error", std::string(r.status().message())}}.dump();
   if (cfg.trace) PrintRuleActivity(r->phases);
   j["peak_rss_bytes"] = PeakRssBytes();
+  j["run_user_ms"] = after.user_ms - before.user_ms;
+  j["run_kernel_ms"] = after.kernel_ms - before.kernel_ms;
+  j["run_minor_faults"] = after.minor_faults - before.minor_faults;
   j["nodes_out"] = r->nodes;
   j["cost_in"] = cost::GraphCost(*g, cost::MakeCostModel(lib.ops, {}, g->options()), nullptr);
   j["cost_out"] = r->cost;
@@ -221,6 +269,9 @@ std::string RunOne(const Config& cfg, SyntheticFamily family, int blocks, Strate
   j["arena_bytes"] = plan.ok() ? plan->arena_bytes : -1;
   if (cfg.reference && r->egraph_nodes > 0) {
     j["reference_cpu_ms"] = ReferenceKernelCpuMs(static_cast<int64_t>(r->egraph_nodes));
+    // As many pages as the run faulted in.
+    j["reference_touch_kernel_ms"] =
+        FirstTouchKernelMs((after.minor_faults - before.minor_faults) * sysconf(_SC_PAGESIZE));
   }
   std::string verify = "not run";
   if (static_cast<int64_t>(g->num_nodes()) <= cfg.verify_max_nodes) {
@@ -254,11 +305,13 @@ double SubStageMs(const Row& r, const std::string& key) {
   return s.contains(key) ? s[key].get<double>() : NAN;
 }
 
-// The reference kernel's CPU time (--reference); NaN when not measured.
-double ReferenceMs(const Row& r) {
-  if (!Finished(r) || !r.result.contains("reference_cpu_ms")) return NAN;
-  return r.result["reference_cpu_ms"].get<double>();
+// A number of the child's result, or NaN when it has none.
+double ResultValue(const Row& r, const char* key) {
+  if (!Finished(r) || !r.result.contains(key) || r.result[key].is_null()) return NAN;
+  return r.result[key].get<double>();
 }
+// The reference kernel's CPU time (--reference); NaN when not measured.
+double ReferenceMs(const Row& r) { return ResultValue(r, "reference_cpu_ms"); }
 
 double RssMib(const Row& r) {
   if (!Finished(r)) return NAN;
@@ -284,7 +337,9 @@ std::string Csv(const std::vector<Row>& rows) {
   for (const char* s : kStages) absl::StrAppend(&out, ",", s, "_ms");
   for (const char* s : kStages) absl::StrAppend(&out, ",", s, "_cpu_ms");
   for (const char* s : kSubStages) absl::StrAppend(&out, ",sub_", s, "_cpu_ms");
-  out += ",peak_rss_mib,start_rss_mib,wall_s,verify,ops_after,arena_bytes,reference_cpu_ms\n";
+  out +=
+      ",peak_rss_mib,start_rss_mib,wall_s,verify,ops_after,arena_bytes,reference_cpu_ms,"
+      "run_user_ms,run_kernel_ms,run_minor_faults,reference_touch_kernel_ms\n";
   for (const Row& r : rows) {
     const bool f = Finished(r);
     absl::StrAppendFormat(&out, "%s,%d,%d,%s,%s,%s", FamName(r.family), r.blocks, r.nodes,
@@ -304,9 +359,14 @@ std::string Csv(const std::vector<Row>& rows) {
     for (const char* s : kSubStages) absl::StrAppend(&out, ",", Cell(SubStageMs(r, s)));
     const double start = f ? r.result["start_rss_bytes"].get<double>() / (1 << 20) : NAN;
     const int64_t arena = f ? r.result.value("arena_bytes", int64_t{-1}) : -1;
-    absl::StrAppendFormat(&out, ",%s,%s,%.1f,%s,%s,%s,%s\n", Cell(RssMib(r)), Cell(start), r.wall_s,
+    absl::StrAppendFormat(&out, ",%s,%s,%.1f,%s,%s,%s,%s", Cell(RssMib(r)), Cell(start), r.wall_s,
                           f ? r.result["verify"].get<std::string>() : "", OpsCell(r),
                           arena >= 0 ? absl::StrCat(arena) : "", Cell(ReferenceMs(r)));
+    const double faults = ResultValue(r, "run_minor_faults");
+    absl::StrAppendFormat(&out, ",%s,%s,%s,%s\n", Cell(ResultValue(r, "run_user_ms")),
+                          Cell(ResultValue(r, "run_kernel_ms")),
+                          std::isfinite(faults) ? absl::StrCat(static_cast<int64_t>(faults)) : "",
+                          Cell(ResultValue(r, "reference_touch_kernel_ms")));
   }
   return out;
 }
@@ -401,10 +461,22 @@ std::string Markdown(const Config& cfg, const std::vector<Row>& rows, const std:
       auto pts = Points(rows, fam, st, RssMib);
       absl::StrAppendFormat(&md, "| %s | %s | peak RSS | %s | %s |\n", FamName(fam), StName(st),
                             FitCell(pts, 0), FitCell(pts, 10000));
+      // The run's CPU time split between user and kernel (getrusage), its
+      // page faults, and with --reference the two controls.
+      std::vector<std::pair<std::string, std::function<double(const Row&)>>> more = {
+          {"run's user CPU time", [](const Row& r) { return ResultValue(r, "run_user_ms"); }},
+          {"run's kernel CPU time", [](const Row& r) { return ResultValue(r, "run_kernel_ms"); }},
+          {"run's minor page faults",
+           [](const Row& r) { return ResultValue(r, "run_minor_faults"); }}};
       if (cfg.reference && st != Strategy::kGreedy) {
-        auto ref = Points(rows, fam, st, ReferenceMs);
-        absl::StrAppendFormat(&md, "| %s | %s | reference kernel CPU time (control) | %s | %s |\n",
-                              FamName(fam), StName(st), FitCell(ref, 0), FitCell(ref, 10000));
+        more.push_back({"reference kernel CPU time (control)", ReferenceMs});
+        more.push_back({"first touch of as many pages, kernel time (control)",
+                        [](const Row& r) { return ResultValue(r, "reference_touch_kernel_ms"); }});
+      }
+      for (const auto& [quantity, value] : more) {
+        auto q = Points(rows, fam, st, value);
+        absl::StrAppendFormat(&md, "| %s | %s | %s | %s | %s |\n", FamName(fam), StName(st),
+                              quantity, FitCell(q, 0), FitCell(q, 10000));
       }
     }
   }

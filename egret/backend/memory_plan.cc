@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <cstdint>
 #include <limits>
 #include <queue>
 #include <string>
@@ -83,19 +84,28 @@ struct Analysis {
   std::vector<size_t> slot_begin;
   std::vector<size_t> slot;
   std::vector<NodeId> computing;  // in id order
-  FlatLists<size_t> reads;        // per node: counted values it reads, distinct
-  FlatLists<NodeId> producers;    // per node: computing producers, distinct
-  FlatLists<NodeId> readers;      // per value: its computing readers, by id
-  std::vector<int64_t> written;   // per node: bytes of its counted outputs
+  // Per node: whether it is computing (IsComputing), one byte, so that the
+  // passes below and the scheduler do not read the nodes again for it.
+  std::vector<uint8_t> is_computing;
+  FlatLists<size_t> reads;       // per node: counted values it reads, distinct
+  FlatLists<NodeId> producers;   // per node: computing producers, distinct
+  FlatLists<NodeId> readers;     // per value: its computing readers, by id
+  std::vector<int64_t> written;  // per node: bytes of its counted outputs
 
-  explicit Analysis(const Graph& g) : slot_begin(g.num_nodes() + 1, 0), written(g.num_nodes(), 0) {
-    for (NodeId id = 0; id < g.num_nodes(); ++id) {
-      slot_begin[id + 1] = slot_begin[id] + g.node(id).outputs.size();
-    }
-    slot.assign(slot_begin.back(), kNone);
+  explicit Analysis(const Graph& g)
+      : slot_begin(g.num_nodes() + 1, 0),
+        is_computing(g.num_nodes(), 0),
+        written(g.num_nodes(), 0) {
+    // One pass over the nodes for what each says of itself (a node record
+    // is a few hundred bytes: a million-node graph's do not stay in cache
+    // between passes).
+    slot.reserve(g.num_nodes());
     for (NodeId id = 0; id < g.num_nodes(); ++id) {
       const Node& n = g.node(id);
-      if (IsComputing(n)) computing.push_back(id);
+      slot_begin[id + 1] = slot_begin[id] + n.outputs.size();
+      slot.resize(slot_begin[id + 1], kNone);
+      is_computing[id] = IsComputing(n);
+      if (is_computing[id]) computing.push_back(id);
       if (n.op == kConstOp || n.op == kShapeOp) continue;
       for (uint32_t k = 0; k < n.outputs.size(); ++k) {
         int64_t bytes = n.outputs[k].byte_size();
@@ -113,9 +123,11 @@ struct Analysis {
     reads.begin.reserve(g.num_nodes() + 1);
     producers.begin.reserve(g.num_nodes() + 1);
     for (NodeId id = 0; id < g.num_nodes(); ++id) {
-      if (IsComputing(g.node(id))) {
+      if (is_computing[id]) {
         for (const ValueRef& in : g.node(id).inputs) {
-          if (IsComputing(g.node(in.node))) producers.AddDistinct(in.node);
+          if (in.node < is_computing.size() && is_computing[in.node]) {
+            producers.AddDistinct(in.node);
+          }
           if (const size_t v = Find(in); v != kNone) reads.AddDistinct(v);
         }
       }
@@ -148,7 +160,7 @@ absl::StatusOr<std::vector<int64_t>> Positions(const Graph& g, const Analysis& a
       return absl::InvalidArgumentError(
           absl::StrFormat("memory plan: step %d names missing node #%d", s, id));
     }
-    if (!IsComputing(g.node(id))) {
+    if (!a.is_computing[id]) {
       return absl::InvalidArgumentError(absl::StrFormat(
           "memory plan: step %d schedules node '%s' (#%d), a '%s' that is never run", s,
           g.NodeLabel(id), id, g.node(id).op));
@@ -443,7 +455,7 @@ absl::Status ScheduleInto(const Graph& g, const Analysis& a, MemoryPlan& plan) {
   if (!topo.ok()) return topo.status();
   std::vector<NodeId> naive;
   for (NodeId id : *topo) {
-    if (IsComputing(g.node(id))) naive.push_back(id);
+    if (a.is_computing[id]) naive.push_back(id);
   }
   absl::StatusOr<int64_t> naive_peak = PeakOf(g, a, naive);
   if (!naive_peak.ok()) return naive_peak.status();

@@ -3,9 +3,9 @@
 #include <algorithm>
 #include <queue>
 
-#include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "egret/graph/checked_math.h"
+#include "egret/graph/repeated_names.h"
 
 namespace egret {
 
@@ -58,14 +58,15 @@ absl::Status Graph::Validate(NodeId* culprit) const {
     return absl::InvalidArgumentError(
         absl::StrCat("node ", NodeLabel(id), ": ", std::string(what)));
   };
-  absl::flat_hash_map<std::string_view, NodeId> names;
-  names.reserve(nodes_.size());
+  // The first node whose name an earlier node has: reported where the
+  // checks of the nodes in id order reach it.
+  const std::optional<NameRepeat> repeat = FirstRepeatedName(
+      nodes_.size(), [this](size_t i) { return std::string_view(nodes_[i].name); });
   for (NodeId id = 0; id < nodes_.size(); ++id) {
     const Node& n = nodes_[id];
     if (n.op.empty()) return fail(id, "empty op");
-    if (!n.name.empty()) {
-      auto [it, inserted] = names.emplace(n.name, id);
-      if (!inserted) return fail(id, absl::StrCat("name also used by node #", it->second));
+    if (repeat && repeat->index == id) {
+      return fail(id, absl::StrCat("name also used by node #", repeat->first));
     }
     if (n.outputs.empty()) return fail(id, "has no outputs");
     for (size_t k = 0; k < n.outputs.size(); ++k) {

@@ -135,6 +135,31 @@ TEST(Graph, CycleErrorNamesANodeOnTheCycleNotOneDownstream) {
   EXPECT_EQ(culprit, self);
 }
 
+TEST(Graph, RepeatedNameIsRejectedAtItsSecondNode) {
+  Graph g = SmallGraph();  // x #0, y #1, add #2
+  Node relu;
+  relu.op = "Relu";
+  relu.name = "x";
+  relu.inputs = {{2, 0}};
+  relu.outputs = {TensorType(DType::kFloat32, {1, 2, 2, 3})};
+  g.AddNode(relu);  // #3, named as #0
+  relu.name = "add";
+  g.AddNode(relu);  // #4, named as #2: a later repeat
+  NodeId culprit = kNoNode;
+  absl::Status s = g.Validate(&culprit);
+  EXPECT_EQ(s.message(), "node 'x' (#3): name also used by node #0");
+  EXPECT_EQ(culprit, 3u);
+  // The checks go node by node: an earlier node's other fault comes first.
+  g.mutable_node(2).op.clear();
+  EXPECT_EQ(g.Validate().message(), "node 'add' (#2): empty op");
+  // Unnamed nodes never clash.
+  g.mutable_node(2).op = "ElementWiseAdd";
+  g.mutable_node(3).name.clear();
+  g.mutable_node(4).name.clear();
+  g.mutable_node(1).name.clear();
+  EXPECT_TRUE(g.Validate().ok()) << g.Validate();
+}
+
 TEST(Graph, ValidateReportsTheCulprit) {
   Graph g = SmallGraph();
   g.mutable_node(1).outputs[0].dims[0] = -1;
