@@ -258,9 +258,11 @@ NodeIdx EGraph::StoreNode(const ENodeView& node, absl::Span<const Id> ch, bool u
     free_head_ = st.nodes[n].content_stamp;
     st.nodes[n] = rec;
     node_class_[n] = cls;
+    dead_bits_[n >> 6] &= ~(uint64_t{1} << (n & 63));
   } else {
     st.nodes.push_back(rec);
     node_class_.push_back(cls);
+    if ((n & 63) == 0) dead_bits_.push_back(0);
     derivations_.OnNodeStored();
   }
   for (size_t i = 0; i < ch.size(); ++i) {
@@ -493,6 +495,7 @@ void EGraph::Repair(NodeIdx p, std::vector<Id>& touched) {
   Id qc = Find(found);
   if (qc == pc || Union(pc, qc).ok()) {
     rec.SetFlag(kDead);
+    dead_bits_[p >> 6] |= uint64_t{1} << (p & 63);
     --live_nodes_;
     if (!derivations_.enabled()) Kill(p);
   } else {
@@ -704,7 +707,8 @@ size_t EGraph::ApproxMemoryBytes() const {
   size_t bytes =
       sizeof(*this) + store_->nodes.capacity() * sizeof(NodeRec) +
       store_->more.capacity() * sizeof(Id) + node_class_.capacity() * sizeof(Id) +
-      hashcons_->ApproxBytes() + class_nodes_.capacity() * (sizeof(NodeList) + sizeof(IdList)) +
+      dead_bits_.capacity() * sizeof(uint64_t) + hashcons_->ApproxBytes() +
+      class_nodes_.capacity() * (sizeof(NodeList) + sizeof(IdList)) +
       class_type_.capacity() * (sizeof(TypeId) + sizeof(Payload) + 2 * sizeof(uint32_t)) +
       list_entries_ * sizeof(NodeIdx) + uf_.ApproxBytes() + change_log_.capacity() * sizeof(Id) +
       pending_members_.capacity() * sizeof(NodeIdx) + unfiltered_.capacity() * sizeof(uint64_t) +
