@@ -50,7 +50,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
-#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -462,19 +461,19 @@ std::string Markdown(const Config& cfg, const std::vector<Row>& rows, const std:
       absl::StrAppendFormat(&md, "| %s | %s | peak RSS | %s | %s |\n", FamName(fam), StName(st),
                             FitCell(pts, 0), FitCell(pts, 10000));
       // The run's CPU time split between user and kernel (getrusage), its
-      // page faults, and with --reference the two controls.
-      std::vector<std::pair<std::string, std::function<double(const Row&)>>> more = {
-          {"run's user CPU time", [](const Row& r) { return ResultValue(r, "run_user_ms"); }},
-          {"run's kernel CPU time", [](const Row& r) { return ResultValue(r, "run_kernel_ms"); }},
-          {"run's minor page faults",
-           [](const Row& r) { return ResultValue(r, "run_minor_faults"); }}};
+      // page faults, and with --reference the two controls: (label, key of
+      // the child's result).
+      std::vector<std::pair<const char*, const char*>> more = {
+          {"run's user CPU time", "run_user_ms"},
+          {"run's kernel CPU time", "run_kernel_ms"},
+          {"run's minor page faults", "run_minor_faults"}};
       if (cfg.reference && st != Strategy::kGreedy) {
-        more.push_back({"reference kernel CPU time (control)", ReferenceMs});
-        more.push_back({"first touch of as many pages, kernel time (control)",
-                        [](const Row& r) { return ResultValue(r, "reference_touch_kernel_ms"); }});
+        more.push_back({"reference kernel CPU time (control)", "reference_cpu_ms"});
+        more.push_back(
+            {"first touch of as many pages, kernel time (control)", "reference_touch_kernel_ms"});
       }
-      for (const auto& [quantity, value] : more) {
-        auto q = Points(rows, fam, st, value);
+      for (const auto& [quantity, key] : more) {
+        auto q = Points(rows, fam, st, [key = key](const Row& r) { return ResultValue(r, key); });
         absl::StrAppendFormat(&md, "| %s | %s | %s | %s | %s |\n", FamName(fam), StName(st),
                               quantity, FitCell(q, 0), FitCell(q, 10000));
       }

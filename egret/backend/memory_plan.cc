@@ -125,9 +125,7 @@ struct Analysis {
     for (NodeId id = 0; id < g.num_nodes(); ++id) {
       if (is_computing[id]) {
         for (const ValueRef& in : g.node(id).inputs) {
-          if (in.node < is_computing.size() && is_computing[in.node]) {
-            producers.AddDistinct(in.node);
-          }
+          if (is_computing[in.node]) producers.AddDistinct(in.node);
           if (const size_t v = Find(in); v != kNone) reads.AddDistinct(v);
         }
       }

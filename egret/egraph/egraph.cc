@@ -476,7 +476,7 @@ bool EGraph::NodeLess(NodeIdx a, NodeIdx b) const {
 void EGraph::Repair(NodeIdx p, std::vector<Id>& touched) {
   Store& st = *store_;
   NodeRec& rec = st.nodes[p];
-  if (rec.Flags() & kDead) return;
+  if (!IsLive(p)) return;
   Id* ch = st.Children(rec);
   const uint32_t arity = rec.Arity();
   bool stale = false;
@@ -494,7 +494,6 @@ void EGraph::Repair(NodeIdx p, std::vector<Id>& touched) {
   if (found == kNoId) return;
   Id qc = Find(found);
   if (qc == pc || Union(pc, qc).ok()) {
-    rec.SetFlag(kDead);
     dead_bits_[p >> 6] |= uint64_t{1} << (p & 63);
     --live_nodes_;
     if (!derivations_.enabled()) Kill(p);
@@ -534,7 +533,7 @@ void EGraph::SortByContent(absl::Span<NodeIdx> nodes) const {
 
 void EGraph::CleanClass(Id c, bool with_parents) {
   const NodeRec* recs = store_->nodes.data();
-  auto dead = [&](NodeIdx n) { return (recs[n].Flags() & kDead) != 0; };
+  auto dead = [&](NodeIdx n) { return !IsLive(n); };
   NodeList& nodes = class_nodes_[c];
   nodes.Truncate(std::remove_if(nodes.begin(), nodes.end(), dead));
   SortByContent(nodes.mutable_span());

@@ -25,7 +25,7 @@
 // run (and rules can be applied) against a stable snapshot.
 //
 // Dead records. A node that a rebuild finds congruent to another dies (it
-// stays in the store, flagged). While derivations are off, its record is
+// stays in the store, marked dead: IsLive). While derivations are off, its record is
 // reused by a later add once the rebuild has dropped it from the parent
 // lists that named it: so with derivations off, a NodeIdx of a node that a
 // Rebuild() killed may name another node after the next add. With
@@ -302,7 +302,7 @@ class EGraph {
   size_t ApproxMemoryBytes() const;
 
  private:
-  enum : uint8_t { kDead = 1, kUnhashed = 2 };
+  enum : uint8_t { kUnhashed = 1 };
   // Symbol ids fit 28 bits: the record keeps the flags and the arity beside
   // the op in one word.
   static constexpr uint32_t kOpBits = 28;
@@ -400,8 +400,8 @@ class EGraph {
   std::unique_ptr<Store> store_;
   std::unique_ptr<Hashcons> hashcons_;
   std::vector<Id> node_class_;  // class each node was added to (Find it)
-  // A bit per stored node, set while it is dead (the kDead flag of its
-  // record, kept apart so that IsLive reads 1/192 of the bytes).
+  // A bit per stored node, set while it is dead (IsLive): apart from the
+  // 24-byte records, so that a liveness test reads 1/192 of the bytes.
   std::vector<uint64_t> dead_bits_;
   // Per class id: its node list with its op summary (class_nodes_[c].ops():
   // the op of every node when they share one, as of its last rebuild or
