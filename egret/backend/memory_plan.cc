@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <limits>
 #include <queue>
 #include <string>
@@ -10,8 +11,10 @@
 #include <utility>
 
 #include "absl/container/btree_map.h"
+#include "absl/container/flat_hash_map.h"
 #include "absl/numeric/int128.h"
 #include "absl/strings/str_format.h"
+#include "egret/backend/step_span_unions.h"
 #include "egret/graph/checked_math.h"
 
 namespace egret {
@@ -92,20 +95,31 @@ struct Analysis {
   FlatLists<NodeId> readers;     // per value: its computing readers, by id
   std::vector<int64_t> written;  // per node: bytes of its counted outputs
 
+  // Every node reads only nodes of smaller ids (how graphs are built and
+  // read): Graph::TopologicalOrder() is then the ids in order.
+  bool ascending = true;
+
   explicit Analysis(const Graph& g)
       : slot_begin(g.num_nodes() + 1, 0),
         is_computing(g.num_nodes(), 0),
         written(g.num_nodes(), 0) {
-    // One pass over the nodes for what each says of itself (a node record
-    // is a few hundred bytes: a million-node graph's do not stay in cache
-    // between passes).
+    // One pass over the nodes (a node record is a few hundred bytes: a
+    // million-node graph's do not stay in cache between passes), which keeps
+    // what the second needs of them: the computing nodes' inputs.
     slot.reserve(g.num_nodes());
+    FlatLists<ValueRef> inputs;
+    inputs.begin.reserve(g.num_nodes() + 1);
     for (NodeId id = 0; id < g.num_nodes(); ++id) {
       const Node& n = g.node(id);
       slot_begin[id + 1] = slot_begin[id] + n.outputs.size();
       slot.resize(slot_begin[id + 1], kNone);
       is_computing[id] = IsComputing(n);
-      if (is_computing[id]) computing.push_back(id);
+      for (const ValueRef& in : n.inputs) ascending = ascending && in.node < id;
+      if (is_computing[id]) {
+        computing.push_back(id);
+        inputs.items.insert(inputs.items.end(), n.inputs.begin(), n.inputs.end());
+        inputs.Close();
+      }
       if (n.op == kConstOp || n.op == kShapeOp) continue;
       for (uint32_t k = 0; k < n.outputs.size(); ++k) {
         int64_t bytes = n.outputs[k].byte_size();
@@ -122,9 +136,10 @@ struct Analysis {
     }
     reads.begin.reserve(g.num_nodes() + 1);
     producers.begin.reserve(g.num_nodes() + 1);
+    size_t next = 0;  // computing[next]: the next node with an inputs list
     for (NodeId id = 0; id < g.num_nodes(); ++id) {
       if (is_computing[id]) {
-        for (const ValueRef& in : g.node(id).inputs) {
+        for (const ValueRef& in : inputs[next++]) {
           if (is_computing[in.node]) producers.AddDistinct(in.node);
           if (const size_t v = Find(in); v != kNone) reads.AddDistinct(v);
         }
@@ -221,11 +236,22 @@ int64_t Peak(const Analysis& a, const std::vector<std::pair<int64_t, int64_t>>& 
                                                     : static_cast<int64_t>(peak);
 }
 
-absl::StatusOr<int64_t> PeakOf(const Graph& g, const Analysis& a,
-                               absl::Span<const NodeId> schedule) {
+using LifetimeList = std::vector<std::pair<int64_t, int64_t>>;
+
+// The lifetimes of the values of `a` when `schedule` runs, after checking it
+// (Positions).
+absl::StatusOr<LifetimeList> LifetimesOf(const Graph& g, const Analysis& a,
+                                         absl::Span<const NodeId> schedule) {
   absl::StatusOr<std::vector<int64_t>> pos = Positions(g, a, schedule);
   if (!pos.ok()) return pos.status();
-  return Peak(a, Lifetimes(a, *pos));
+  return Lifetimes(a, *pos);
+}
+
+absl::StatusOr<int64_t> PeakOf(const Graph& g, const Analysis& a,
+                               absl::Span<const NodeId> schedule) {
+  absl::StatusOr<LifetimeList> life = LifetimesOf(g, a, schedule);
+  if (!life.ok()) return life.status();
+  return Peak(a, *life);
 }
 
 // Greedy list scheduling: among the ready nodes, the one whose run frees the
@@ -378,6 +404,38 @@ class LongPlacedSet {
   std::vector<Block> blocks_;   // blocks_[k]: entries_[k * kBlock, (k + 1) * kBlock)
 };
 
+// The order the offsets are assigned in: the largest buffer first, then the
+// earliest first step, then the smallest index. Two stable counting passes
+// (by first step, then by the rank of the size among the distinct sizes)
+// instead of a comparison sort of indices that reads the buffers at random:
+// for a million buffers, sequential sweeps and a table of the few sizes.
+std::vector<size_t> PlacementOrder(const std::vector<PlannedBuffer>& buffers, int64_t num_steps) {
+  const size_t n = buffers.size();
+  std::vector<size_t> at(static_cast<size_t>(num_steps) + 1, 0);
+  for (const PlannedBuffer& b : buffers) ++at[static_cast<size_t>(b.first_step) + 1];
+  for (size_t s = 1; s < at.size(); ++s) at[s] += at[s - 1];
+  std::vector<size_t> by_step(n);
+  for (size_t k = 0; k < n; ++k) by_step[at[static_cast<size_t>(buffers[k].first_step)]++] = k;
+
+  absl::flat_hash_map<int64_t, size_t> rank;  // size -> its rank, largest first
+  for (const PlannedBuffer& b : buffers) rank.try_emplace(b.bytes, 0);
+  std::vector<int64_t> sizes;
+  sizes.reserve(rank.size());
+  for (const auto& [bytes, r] : rank) sizes.push_back(bytes);
+  std::sort(sizes.begin(), sizes.end(), std::greater<>());
+  for (size_t r = 0; r < sizes.size(); ++r) rank[sizes[r]] = r;
+  std::vector<size_t> begin(sizes.size() + 1, 0);
+  std::vector<size_t> rank_of(n);
+  for (size_t k = 0; k < n; ++k) {
+    rank_of[k] = rank[buffers[k].bytes];
+    ++begin[rank_of[k] + 1];
+  }
+  for (size_t r = 1; r < begin.size(); ++r) begin[r] += begin[r - 1];
+  std::vector<size_t> order(n);
+  for (size_t k : by_step) order[begin[rank_of[k]]++] = k;
+  return order;
+}
+
 // Greedy by size with best fit: the largest buffer first, each at the lowest
 // offset of the smallest gap left by the placed buffers whose lifetimes
 // overlap its own, or after them all.
@@ -390,13 +448,9 @@ class LongPlacedSet {
 // the sorted short ones instead of sorting them again for every buffer.
 void AssignOffsets(std::vector<PlannedBuffer>& buffers) {
   constexpr int64_t kShort = 64;
-  std::vector<size_t> order(buffers.size());
-  for (size_t k = 0; k < order.size(); ++k) order[k] = k;
-  std::sort(order.begin(), order.end(), [&](size_t x, size_t y) {
-    const PlannedBuffer& a = buffers[x];
-    const PlannedBuffer& b = buffers[y];
-    return std::tuple(-a.bytes, a.first_step, x) < std::tuple(-b.bytes, b.first_step, y);
-  });
+  int64_t num_steps = 1;
+  for (const PlannedBuffer& b : buffers) num_steps = std::max(num_steps, b.last_step + 1);
+  const std::vector<size_t> order = PlacementOrder(buffers, num_steps);
   using Span = LongPlacedSet::Span;
   // (first step, buffer) -> its last step and span: a query reads the map
   // alone, not the buffers it names (on a large graph, one cache miss each).
@@ -405,16 +459,36 @@ void AssignOffsets(std::vector<PlannedBuffer>& buffers) {
     Span span;
   };
   absl::btree_map<std::pair<int64_t, size_t>, Placed> short_placed;
+  // The same spans by blocks of kShort first steps, as unions: a buffer
+  // live across many blocks overlaps every short-lived buffer that starts
+  // inside them, and takes those blocks' unions instead of each span (a
+  // chain's output, live to the last step, overlaps most of the graph).
+  StepSpanUnions short_unions(num_steps, kShort);
   LongPlacedSet long_placed;
   std::vector<Span> near;  // overlapping short-lived buffers, sorted
+  // Appends the spans of the short-lived buffers with a first step in
+  // [from, to] that are live at some step of [first, last].
+  auto scan = [&](int64_t from, int64_t to, int64_t first, int64_t last) {
+    for (auto it = short_placed.lower_bound({from, 0});
+         it != short_placed.end() && it->first.first <= to; ++it) {
+      const Placed& o = it->second;
+      if (it->first.first <= last && first <= o.last_step) near.push_back(o.span);
+    }
+  };
   for (size_t k : order) {
     PlannedBuffer& b = buffers[k];
     const int64_t size = AlignUp(b.bytes);
     near.clear();
-    for (auto it = short_placed.lower_bound({b.first_step - kShort, 0});
-         it != short_placed.end() && it->first.first <= b.last_step; ++it) {
-      const Placed& o = it->second;
-      if (it->first.first <= b.last_step && b.first_step <= o.last_step) near.push_back(o.span);
+    // The whole blocks inside [first step, last step]: every short-lived
+    // buffer starting there is live at one of b's steps.
+    const int64_t first_block = (b.first_step + kShort - 1) / kShort;
+    const int64_t end_block = (b.last_step + 1) / kShort;
+    if (end_block - first_block >= 2) {
+      scan(b.first_step - kShort, first_block * kShort - 1, b.first_step, b.last_step);
+      short_unions.AppendUnion(first_block, end_block, near);
+      scan(end_block * kShort, b.last_step, b.first_step, b.last_step);
+    } else {
+      scan(b.first_step - kShort, b.last_step, b.first_step, b.last_step);
     }
     std::sort(near.begin(), near.end());
     // The sweep over every overlapping span in (offset, end) order.
@@ -437,8 +511,9 @@ void AssignOffsets(std::vector<PlannedBuffer>& buffers) {
     for (; i < near.size(); ++i) visit(near[i]);
     b.offset = best >= 0 ? best : at;
     if (b.last_step - b.first_step <= kShort) {
-      short_placed.try_emplace({b.first_step, k},
-                               Placed{b.last_step, {b.offset, SaturatingAdd(b.offset, size)}});
+      const Span span{b.offset, SaturatingAdd(b.offset, size)};
+      short_placed.try_emplace({b.first_step, k}, Placed{b.last_step, span});
+      short_unions.Add(b.first_step, span);
     } else {
       long_placed.Insert({b.offset, SaturatingAdd(b.offset, size)}, b.first_step, b.last_step);
     }
@@ -447,22 +522,30 @@ void AssignOffsets(std::vector<PlannedBuffer>& buffers) {
 
 // Fills plan.schedule (the greedy list schedule when its peak is below the
 // naive order's, else the naive order), plan.peak_bytes and
-// plan.naive_peak_bytes.
-absl::Status ScheduleInto(const Graph& g, const Analysis& a, MemoryPlan& plan) {
-  absl::StatusOr<std::vector<NodeId>> topo = g.TopologicalOrder();
-  if (!topo.ok()) return topo.status();
+// plan.naive_peak_bytes; and `life` with the lifetimes under plan.schedule.
+absl::Status ScheduleInto(const Graph& g, const Analysis& a, MemoryPlan& plan, LifetimeList& life) {
   std::vector<NodeId> naive;
-  for (NodeId id : *topo) {
-    if (a.is_computing[id]) naive.push_back(id);
+  if (a.ascending) {
+    naive = a.computing;  // the topological order is the ids
+  } else {
+    absl::StatusOr<std::vector<NodeId>> topo = g.TopologicalOrder();
+    if (!topo.ok()) return topo.status();
+    for (NodeId id : *topo) {
+      if (a.is_computing[id]) naive.push_back(id);
+    }
   }
-  absl::StatusOr<int64_t> naive_peak = PeakOf(g, a, naive);
-  if (!naive_peak.ok()) return naive_peak.status();
-  plan.naive_peak_bytes = *naive_peak;
+  absl::StatusOr<LifetimeList> naive_life = LifetimesOf(g, a, naive);
+  if (!naive_life.ok()) return naive_life.status();
+  const int64_t naive_peak = Peak(a, *naive_life);
+  plan.naive_peak_bytes = naive_peak;
   std::vector<NodeId> greedy = GreedySchedule(g, a);
-  absl::StatusOr<int64_t> greedy_peak = PeakOf(g, a, greedy);
-  if (!greedy_peak.ok()) return greedy_peak.status();
-  plan.schedule = *greedy_peak < *naive_peak ? std::move(greedy) : std::move(naive);
-  plan.peak_bytes = std::min(*greedy_peak, *naive_peak);
+  absl::StatusOr<LifetimeList> greedy_life = LifetimesOf(g, a, greedy);
+  if (!greedy_life.ok()) return greedy_life.status();
+  const int64_t greedy_peak = Peak(a, *greedy_life);
+  const bool take_greedy = greedy_peak < naive_peak;
+  plan.schedule = take_greedy ? std::move(greedy) : std::move(naive);
+  life = take_greedy ? *std::move(greedy_life) : *std::move(naive_life);
+  plan.peak_bytes = std::min(greedy_peak, naive_peak);
   return absl::OkStatus();
 }
 
@@ -476,7 +559,8 @@ absl::StatusOr<int64_t> PeakLiveBytes(const Graph& g, absl::Span<const NodeId> s
 absl::StatusOr<MemoryPeaks> PlanMemoryPeaks(const Graph& g) {
   if (absl::Status s = g.Validate(); !s.ok()) return s;
   MemoryPlan plan;
-  if (absl::Status s = ScheduleInto(g, Analysis(g), plan); !s.ok()) return s;
+  LifetimeList life;
+  if (absl::Status s = ScheduleInto(g, Analysis(g), plan, life); !s.ok()) return s;
   return MemoryPeaks{plan.peak_bytes, plan.naive_peak_bytes};
 }
 
@@ -484,11 +568,9 @@ absl::StatusOr<MemoryPlan> PlanMemory(const Graph& g) {
   if (absl::Status s = g.Validate(); !s.ok()) return s;
   const Analysis a(g);
   MemoryPlan plan;
-  if (absl::Status s = ScheduleInto(g, a, plan); !s.ok()) return s;
-
-  absl::StatusOr<std::vector<int64_t>> pos = Positions(g, a, plan.schedule);
-  if (!pos.ok()) return pos.status();
-  std::vector<std::pair<int64_t, int64_t>> life = Lifetimes(a, *pos);
+  LifetimeList life;
+  if (absl::Status s = ScheduleInto(g, a, plan, life); !s.ok()) return s;
+  plan.buffers.reserve(a.values.size());
   for (size_t k = 0; k < a.values.size(); ++k) {
     plan.buffers.push_back(
         PlannedBuffer{a.values[k].value, a.values[k].bytes, 0, life[k].first, life[k].second});

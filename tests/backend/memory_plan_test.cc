@@ -328,5 +328,36 @@ TEST(MemoryPlanTest, ManyLongLivedBuffersGetTheBestFitOffsets) {
   EXPECT_GT(long_lived, 100);
 }
 
+TEST(MemoryPlanTest, OutputsLiveAcrossThousandsOfStepsGetTheBestFitOffsets) {
+  // 64 chains of 110 nodes from four inputs of four sizes, each chain's
+  // output live to the last of about 7,000 steps: the outputs' offsets are
+  // searched among the unions of whole blocks and groups of blocks of
+  // short-lived buffers (StepSpanUnions), which must give what every span
+  // would; the larger chains' short-lived buffers are placed before the
+  // smaller chains' outputs.
+  GraphBuilder b;
+  std::vector<ValueRef> inputs;
+  for (int64_t w : {64, 192, 128, 256}) inputs.push_back(b.InputF32({1, w}));
+  for (int c = 0; c < 64; ++c) {
+    ValueRef prev = inputs[c % 4];
+    for (int i = 1; i < 110; ++i) {
+      prev = b.Op("Relu", {prev});
+      if (i % 50 == 0 && c % 5 == 0) b.Output(prev);
+    }
+    b.Output(prev);
+  }
+  Graph g = std::move(b.graph());
+  absl::StatusOr<MemoryPlan> plan = PlanMemory(g);
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  ExpectValid(g, *plan);
+  const std::vector<int64_t> want = ReferenceOffsets(plan->buffers);
+  int spanning = 0;
+  for (size_t k = 0; k < want.size(); ++k) {
+    EXPECT_EQ(plan->buffers[k].offset, want[k]) << "buffer " << k;
+    spanning += plan->buffers[k].last_step - plan->buffers[k].first_step > 64 * 64;
+  }
+  EXPECT_GT(spanning, 20);
+}
+
 }  // namespace
 }  // namespace egret
