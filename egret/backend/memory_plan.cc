@@ -10,7 +10,6 @@
 #include <tuple>
 #include <utility>
 
-#include "absl/container/btree_map.h"
 #include "absl/container/flat_hash_map.h"
 #include "absl/numeric/int128.h"
 #include "absl/strings/str_format.h"
@@ -452,13 +451,22 @@ void AssignOffsets(std::vector<PlannedBuffer>& buffers) {
   for (const PlannedBuffer& b : buffers) num_steps = std::max(num_steps, b.last_step + 1);
   const std::vector<size_t> order = PlacementOrder(buffers, num_steps);
   using Span = LongPlacedSet::Span;
-  // (first step, buffer) -> its last step and span: a query reads the map
-  // alone, not the buffers it names (on a large graph, one cache miss each).
+  // The placed short-lived buffers by first step, in one array with a
+  // stretch per step sized up front (each step's buffers are known): a query
+  // reads the stretches of [first - kShort, last] in order, and only them,
+  // not the buffers they name (on a large graph, one cache miss each).
   struct Placed {
     int64_t last_step;
     Span span;
   };
-  absl::btree_map<std::pair<int64_t, size_t>, Placed> short_placed;
+  const auto is_short = [](const PlannedBuffer& b) { return b.last_step - b.first_step <= kShort; };
+  std::vector<size_t> step_begin(static_cast<size_t>(num_steps) + 1, 0);
+  for (const PlannedBuffer& b : buffers) {
+    if (is_short(b)) ++step_begin[static_cast<size_t>(b.first_step) + 1];
+  }
+  for (size_t t = 1; t < step_begin.size(); ++t) step_begin[t] += step_begin[t - 1];
+  std::vector<size_t> step_end(step_begin.begin(), step_begin.end() - 1);  // placed so far
+  std::vector<Placed> short_placed(step_begin.back());
   // The same spans by blocks of kShort first steps, as unions: a buffer
   // live across many blocks overlaps every short-lived buffer that starts
   // inside them, and takes those blocks' unions instead of each span (a
@@ -469,10 +477,11 @@ void AssignOffsets(std::vector<PlannedBuffer>& buffers) {
   // Appends the spans of the short-lived buffers with a first step in
   // [from, to] that are live at some step of [first, last].
   auto scan = [&](int64_t from, int64_t to, int64_t first, int64_t last) {
-    for (auto it = short_placed.lower_bound({from, 0});
-         it != short_placed.end() && it->first.first <= to; ++it) {
-      const Placed& o = it->second;
-      if (it->first.first <= last && first <= o.last_step) near.push_back(o.span);
+    for (int64_t t = std::max<int64_t>(from, 0); t <= std::min(to, last); ++t) {
+      const size_t step = static_cast<size_t>(t);
+      for (size_t i = step_begin[step]; i < step_end[step]; ++i) {
+        if (first <= short_placed[i].last_step) near.push_back(short_placed[i].span);
+      }
     }
   };
   for (size_t k : order) {
@@ -510,9 +519,9 @@ void AssignOffsets(std::vector<PlannedBuffer>& buffers) {
         visit);
     for (; i < near.size(); ++i) visit(near[i]);
     b.offset = best >= 0 ? best : at;
-    if (b.last_step - b.first_step <= kShort) {
+    if (is_short(b)) {
       const Span span{b.offset, SaturatingAdd(b.offset, size)};
-      short_placed.try_emplace({b.first_step, k}, Placed{b.last_step, span});
+      short_placed[step_end[static_cast<size_t>(b.first_step)]++] = Placed{b.last_step, span};
       short_unions.Add(b.first_step, span);
     } else {
       long_placed.Insert({b.offset, SaturatingAdd(b.offset, size)}, b.first_step, b.last_step);
