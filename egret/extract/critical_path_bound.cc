@@ -7,6 +7,7 @@
 #include <functional>
 #include <limits>
 #include <queue>
+#include <span>
 #include <utility>
 #include <vector>
 
@@ -19,8 +20,10 @@ namespace {
 // files' constants: the unity builds put this file beside them.
 constexpr double kNoPath = std::numeric_limits<double>::infinity();
 
-// L(c) for every class (+inf: no acyclic term), with node costs `cost`.
-std::vector<double> HeaviestPaths(const ExtractionProblem& p, const std::vector<double>& cost) {
+// L(c) for every class (+inf: no acyclic term), with node costs `cost`,
+// over the nodes n with allowed[n] (or all of them when `allowed` is empty).
+std::vector<double> HeaviestPaths(const ExtractionProblem& p, const std::vector<double>& cost,
+                                  std::span<const char> allowed) {
   const size_t nc = p.num_classes(), nn = p.num_nodes();
   std::vector<double> l(nc, kNoPath);
   std::vector<uint32_t> pending(nn);
@@ -28,7 +31,9 @@ std::vector<double> HeaviestPaths(const ExtractionProblem& p, const std::vector<
   using Entry = std::pair<double, ClassId>;
   std::priority_queue<Entry, std::vector<Entry>, std::greater<>> queue;
   for (ENodeId n = 0; n < nn; ++n) {
-    pending[n] = static_cast<uint32_t>(p.children(n).size());
+    // A node taken out waits for more children than it has: never ready.
+    const bool in = allowed.empty() || allowed[n];
+    pending[n] = static_cast<uint32_t>(p.children(n).size()) + (in ? 0 : 1);
     if (pending[n] == 0) queue.push({cost[n], p.node_class(n)});
   }
   while (!queue.empty()) {
@@ -107,42 +112,50 @@ std::vector<char> RootsNecessaryClasses(const ExtractionProblem& p, const std::v
 
 }  // namespace
 
-std::optional<CriticalPathBound> ComputeCriticalPathBound(const ExtractionProblem& p) {
+std::optional<CriticalPathDetail> ComputeCriticalPathDetail(const ExtractionProblem& p,
+                                                            std::span<const char> allowed) {
   if (p.has_negative_costs() || p.roots().empty()) return std::nullopt;
   const size_t nc = p.num_classes(), nn = p.num_nodes();
   std::vector<double> cost(nn);
   for (ENodeId n = 0; n < nn; ++n) cost[n] = p.cost(n);
-  const std::vector<double> l = HeaviestPaths(p, cost);
-  CriticalPathBound out;
+  const std::vector<double> l = HeaviestPaths(p, cost, allowed);
+  CriticalPathDetail out;
+  CriticalPathBound& bound = out.bound;
   for (ClassId r : p.roots()) {
     if (!std::isfinite(l[r])) return std::nullopt;
-    out.plain_path = std::max(out.plain_path, l[r]);
+    bound.plain_path = std::max(bound.plain_path, l[r]);
   }
-  out.bound = out.plain_path;
+  bound.bound = bound.plain_path;
 
   // Nodes with an acyclic term: all their child classes have one.
-  std::vector<char> ok(nn, 0);
+  out.acyclic.assign(nn, 0);
   std::vector<double> cheapest(nc, kNoPath);
   for (ENodeId n = 0; n < nn; ++n) {
-    bool all = true;
+    bool all = allowed.empty() || allowed[n];
     for (ClassId d : p.children(n)) all = all && std::isfinite(l[d]);
-    ok[n] = all;
+    out.acyclic[n] = all;
     if (all) cheapest[p.node_class(n)] = std::min(cheapest[p.node_class(n)], cost[n]);
   }
-  const std::vector<char> necessary = RootsNecessaryClasses(p, ok);
-  if (necessary.empty()) return out;
+  out.necessary = RootsNecessaryClasses(p, out.acyclic);
+  if (out.necessary.empty()) return out;
   for (ClassId c = 0; c < nc; ++c) {
-    if (!necessary[c]) continue;
-    ++out.necessary_classes;
-    out.necessary_cost += cheapest[c];
+    if (!out.necessary[c]) continue;
+    ++bound.necessary_classes;
+    bound.necessary_cost += cheapest[c];
   }
   for (ENodeId n = 0; n < nn; ++n) {
-    if (necessary[p.node_class(n)] && ok[n]) cost[n] -= cheapest[p.node_class(n)];
+    if (out.necessary[p.node_class(n)] && out.acyclic[n]) cost[n] -= cheapest[p.node_class(n)];
   }
-  const std::vector<double> reduced = HeaviestPaths(p, cost);
-  for (ClassId r : p.roots()) out.path = std::max(out.path, reduced[r]);
-  out.bound = std::max(out.bound, out.necessary_cost + out.path);
+  const std::vector<double> reduced = HeaviestPaths(p, cost, out.acyclic);
+  for (ClassId r : p.roots()) bound.path = std::max(bound.path, reduced[r]);
+  bound.bound = std::max(bound.bound, bound.necessary_cost + bound.path);
   return out;
+}
+
+std::optional<CriticalPathBound> ComputeCriticalPathBound(const ExtractionProblem& p) {
+  std::optional<CriticalPathDetail> d = ComputeCriticalPathDetail(p, {});
+  if (!d.has_value()) return std::nullopt;
+  return d->bound;
 }
 
 }  // namespace egret::extract

@@ -32,6 +32,8 @@
 
 #include <cstddef>
 #include <optional>
+#include <span>
+#include <vector>
 
 #include "egret/extract/problem.h"
 
@@ -57,6 +59,21 @@ inline constexpr double kCriticalPathMaxNecessaryWork = 2e8;
 // nullopt with negative costs (a path then bounds nothing) or when a root
 // has no acyclic term.
 std::optional<CriticalPathBound> ComputeCriticalPathBound(const ExtractionProblem& p);
+
+// The bound over the nodes n with allowed[n] only (the others taken out of
+// the e-graph; empty: every node), and what a search over choices needs of
+// it (critical_path_search.h). Fails like ComputeCriticalPathBound, and when
+// no valid choice uses only allowed nodes.
+struct CriticalPathDetail {
+  CriticalPathBound bound;
+  // Per class: computed by every valid choice of allowed nodes (empty when
+  // the necessary classes were not computed, as above).
+  std::vector<char> necessary;
+  // Per node: allowed, and each of its child classes has an acyclic term.
+  std::vector<char> acyclic;
+};
+std::optional<CriticalPathDetail> ComputeCriticalPathDetail(const ExtractionProblem& p,
+                                                            std::span<const char> allowed);
 
 }  // namespace egret::extract
 

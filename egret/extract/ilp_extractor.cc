@@ -26,6 +26,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "egret/extract/critical_path_bound.h"
+#include "egret/extract/critical_path_search.h"
 #include "egret/extract/dag_extractor.h"
 #include "egret/extract/ilp_extractor_internal.h"
 #include "egret/extract/validate.h"
@@ -206,15 +207,38 @@ absl::StatusOr<IlpResult> IlpBuilder::Run(Choice warm, Clock::time_point deadlin
   // The critical-path bound (critical_path_bound.h): when it meets the warm
   // start's cost, no solver runs. On the whole program only, like the
   // max-cut bound: the neighbourhood search's sub-problems stay as measured.
+  std::optional<CriticalPathBound> path;
   if (neighbourhoods && critical_path_bound_) {
-    if (std::optional<CriticalPathBound> path = ComputeCriticalPathBound(p_); path.has_value()) {
-      result.bound = std::max(result.bound, std::min(path->bound, result.cost));
-    }
+    path = ComputeCriticalPathBound(p_);
+    if (path.has_value()) result.bound = std::max(result.bound, std::min(path->bound, result.cost));
   }
-  if (const double tol = 1e-6 * std::max(1.0, std::abs(result.cost));
-      result.cost <= result.bound + tol) {
+  if (result.cost <= result.bound + 1e-6 * std::max(1.0, std::abs(result.cost))) {
     result.optimal = true;  // a bound above met the warm start: nothing to solve
     return result;
+  }
+  // Close to it (and its necessary classes computed: an e-graph of at most
+  // kCriticalPathMaxNecessaryClasses classes): the branch and bound on that
+  // bound (critical_path_search.h) before any program is built.
+  if (path.has_value() && path->necessary_classes > 0 &&
+      result.cost - path->bound <= kPathSearchGap * result.cost) {
+    CriticalPathSearchOptions so;
+    so.deadline =
+        Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(
+                           std::max(0.0, kPathSearchShare * SecondsUntil(deadline))));
+    so.max_bounds = kPathSearchMaxBounds;
+    CriticalPathSearchResult found = SearchByCriticalPath(p_, &result.choice, result.cost, so);
+    result.path_search_bounds = found.bounds;
+    if (!found.choice.node.empty() && ValidateChoice(p_, found.choice).ok() &&
+        found.cost < result.cost) {
+      result.choice = std::move(found.choice);
+      result.cost = found.cost;
+      warm = result.choice;
+    }
+    if (found.complete) {
+      result.bound = result.cost;
+      result.optimal = true;
+      return result;
+    }
   }
 
   // Per-class child rows on the programs of at most kNeighbourhoodColumns

@@ -27,8 +27,10 @@
 // Before anything is built, the critical-path bound (critical_path_bound.h:
 // the roots' necessary classes plus the heaviest path) is compared with the
 // warm start's cost; when it meets it, the warm start is optimal and no
-// solver runs. Before solving, what cannot matter is pruned: classes unreachable from the
-// roots, nodes without an acyclic term, nodes dominated by a node of the same
+// solver runs; when it is within 1 % of it, a branch and bound on that
+// bound (critical_path_search.h) runs first, for at most 30 % of the time,
+// and returns the optimum when it finishes. Before solving, what cannot matter is pruned: classes
+// unreachable from the roots, nodes without an acyclic term, nodes dominated by a node of the same
 // class with the same (or, costs being non-negative, a subset of the) child
 // classes and no higher cost, nodes dominated by a node of the same class,
 // no costlier, whose child classes the dominated node's choice computes
@@ -95,6 +97,8 @@ struct IlpResult {
   // class, no costlier, whose child classes the pruned node's children
   // compute anyway; see ilp_dominance.cc).
   int64_t necessary_dominated = 0;
+  // Bounds evaluated by the critical-path search (0: it did not run).
+  int64_t path_search_bounds = 0;
   // What the pruning left for the solver.
   int64_t model_columns = 0;
   int64_t model_rows = 0;  // with the cycle cuts

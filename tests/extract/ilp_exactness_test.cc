@@ -14,6 +14,7 @@
 #include "absl/strings/str_cat.h"
 #include "egret/extract/choice.h"
 #include "egret/extract/critical_path_bound.h"
+#include "egret/extract/critical_path_search.h"
 #include "egret/extract/ilp_extractor.h"
 #include "egret/extract/validate.h"
 #include "gtest/gtest.h"
@@ -161,6 +162,45 @@ TEST(IlpExactnessTest, CriticalPathBoundIsBelowTheExhaustiveOptimum) {
   }
   // Not vacuous: on these small e-graphs the bound is often the optimum.
   EXPECT_GT(tight, 30);
+}
+
+// The branch and bound on the critical-path bound (critical_path_search.h),
+// unlimited: it finishes, and its choice is valid and costs the exhaustive
+// optimum; started from that optimum, it finishes and finds nothing
+// cheaper; stopped after one bound where it must branch, it says so.
+TEST(IlpExactnessTest, CriticalPathSearchFindsTheExhaustiveOptimum) {
+  std::mt19937 rng(20261203);
+  int branched = 0;
+  for (int i = 0; i < 300; ++i) {
+    SCOPED_TRACE(i);
+    const ExtractionProblem p = Build(i % 2 == 0 ? RandomSpec(rng) : RandomSums(rng));
+    const double best = ExhaustiveOptimum(p);
+    const CriticalPathSearchResult r =
+        SearchByCriticalPath(p, nullptr, std::numeric_limits<double>::infinity(), {});
+    ASSERT_TRUE(r.complete);
+    if (std::isinf(best)) {
+      EXPECT_TRUE(r.choice.node.empty());
+      continue;
+    }
+    ASSERT_FALSE(r.choice.node.empty());
+    EXPECT_TRUE(ValidateChoice(p, r.choice).ok());
+    EXPECT_NEAR(r.cost, best, 1e-9 * std::max(1.0, best));
+    EXPECT_NEAR(DagCost(p, r.choice), r.cost, 1e-12);
+    const CriticalPathSearchResult again = SearchByCriticalPath(p, &r.choice, best, {});
+    EXPECT_TRUE(again.complete);
+    EXPECT_TRUE(again.choice.node.empty());
+    if (r.bounds > 1) {
+      ++branched;
+      CriticalPathSearchOptions one;
+      one.max_bounds = 1;
+      const CriticalPathSearchResult stopped =
+          SearchByCriticalPath(p, nullptr, std::numeric_limits<double>::infinity(), one);
+      EXPECT_FALSE(stopped.complete);
+      EXPECT_EQ(stopped.bounds, 1);
+    }
+  }
+  // Not vacuous: many of these e-graphs need a search, not one bound.
+  EXPECT_GT(branched, 50);
 }
 
 TEST(IlpExactnessTest, RandomEgraphsMatchExhaustiveSearch) {
