@@ -440,11 +440,11 @@ std::vector<size_t> PlacementOrder(const std::vector<PlannedBuffer>& buffers, in
 // overlap its own, or after them all.
 //
 // Finding the overlapping placed buffers: buffers live for at most kShort
-// steps are kept ordered by first step, so a query reads the first steps
-// [first - kShort, last] only, and only those holding a placed buffer;
-// longer-lived ones (graph inputs and outputs, skip connections) are fewer
-// and kept in offset order (LongPlacedSet), so the gap sweep merges them with
-// the sorted short ones instead of sorting them again for every buffer.
+// steps are kept by first step, so a query reads the first steps
+// [first - kShort, last] only, and of the whole blocks of kShort steps inside
+// [first, last] only their unions (StepSpanUnions); longer-lived ones (graph inputs and outputs,
+// skip connections) are fewer and kept in offset order (LongPlacedSet), so the gap sweep merges
+// them with the sorted short ones instead of sorting them again for every buffer.
 void AssignOffsets(std::vector<PlannedBuffer>& buffers) {
   constexpr int64_t kShort = 64;
   int64_t num_steps = 1;

@@ -9,8 +9,8 @@
 // cut into blocks of `block_steps`, and blocks into groups of kFanOut at each
 // level above, up to one group; every unit (block or group) keeps the union
 // of the spans filed in it as sorted, disjoint, non-touching intervals. Add
-// merges a span into one unit per level; Union of a range of whole blocks
-// reads at most 2 * (kFanOut - 1) units per level. With L levels (log base
+// merges a span into one unit per level; AppendUnion of a range of whole
+// blocks reads at most 2 * (kFanOut - 1) units per level. With L levels (log base
 // kFanOut of the blocks: 3 for a million steps in blocks of 64), a query costs
 // O(L * kFanOut * U) for unions of U intervals, however many buffers the range
 // holds.
