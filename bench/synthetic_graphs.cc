@@ -260,4 +260,27 @@ int BlocksForNodes(SyntheticFamily family, int64_t target_nodes) {
   return static_cast<int>(std::max<int64_t>(blocks, 1));
 }
 
+const Graph& CachedSyntheticGraph(SyntheticFamily family, int64_t target_nodes, int chain_blocks) {
+  struct Entry {
+    SyntheticFamily family;
+    int64_t target_nodes;
+    int chain_blocks;
+    Graph graph;
+  };
+  static auto* cache = new std::vector<std::unique_ptr<Entry>>();
+  for (const auto& e : *cache) {
+    if (e->family == family && e->target_nodes == target_nodes && e->chain_blocks == chain_blocks) {
+      return e->graph;
+    }
+  }
+  SyntheticOptions o;
+  o.blocks = BlocksForNodes(family, target_nodes);
+  o.chain_blocks = chain_blocks;
+  absl::StatusOr<Graph> g = MakeSyntheticGraph(family, o);
+  if (!g.ok()) std::abort();
+  cache->push_back(
+      std::make_unique<Entry>(Entry{family, target_nodes, chain_blocks, *std::move(g)}));
+  return cache->back()->graph;
+}
+
 }  // namespace egret

@@ -69,6 +69,13 @@ int64_t SyntheticNodeCount(SyntheticFamily family, int blocks);
 // (it is the same for every block).
 int BlocksForNodes(SyntheticFamily family, int64_t target_nodes);
 
+// The graph of BlocksForNodes(family, target_nodes) blocks in chains of at
+// most `chain_blocks` (seed 0), built on the first call for these arguments
+// and kept for the process: for benchmarks that time a stage on it, not its
+// construction. Aborts when it cannot be built (it always can for
+// target_nodes >= 1 and chain_blocks >= 0).
+const Graph& CachedSyntheticGraph(SyntheticFamily family, int64_t target_nodes, int chain_blocks);
+
 }  // namespace egret
 
 #endif  // EGRET_BENCH_SYNTHETIC_GRAPHS_H_

@@ -324,6 +324,21 @@ absl::StatusOr<Id> EGraph::Existing(Id hit, TypeId type) {
   return c;
 }
 
+void EGraph::Reserve(size_t nodes, size_t non_binary) {
+  const size_t stored = store_->nodes.size() + nodes;
+  store_->nodes.reserve(stored);
+  node_class_.reserve(stored);
+  dead_bits_.reserve(stored / 64 + 1);
+  const size_t ids = class_nodes_.size() + nodes;
+  class_nodes_.reserve(ids);
+  class_parents_.reserve(ids);
+  class_type_.reserve(ids);
+  class_constant_.reserve(ids);
+  logged_epoch_.reserve(ids);
+  uf_.Reserve(ids);
+  hashcons_->set.reserve(hashcons_->set.size() + non_binary);
+}
+
 void EGraph::ReserveClassIds() {
   // Half again as many (a doubling would leave up to half of these arrays,
   // 52 bytes per class id, unused).

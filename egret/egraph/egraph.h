@@ -105,6 +105,13 @@ class EGraph {
   const ConstTensorPtr& ConstantOfPayload(Payload p) const { return constants_.Get(p); }
 
   // --- Building -------------------------------------------------------------
+  // Makes room for `nodes` more e-nodes in as many new classes, `non_binary`
+  // of them with other than two operands (the hash-cons keeps those in a
+  // table of its own), so that adding them grows no array and rehashes no
+  // table: for a caller that knows its size (AddGraph). A rehash reads every
+  // stored node's content again, in hash order; for a million nodes that is
+  // most of a seed's growth beyond linear.
+  void Reserve(size_t nodes, size_t non_binary);
   // Adds `node` (operands need not be canonical), whose value has type `type`,
   // and returns its canonical class: an existing class when an equal node is
   // already present (hash-cons hit), else a new class. A hit whose class has

@@ -12,15 +12,35 @@ absl::Status Prefixed(const absl::Status& s, const std::string& prefix) {
 }  // namespace
 
 absl::StatusOr<GraphClasses> AddGraph(EGraph& g, const Graph& graph) {
-  absl::StatusOr<std::vector<NodeId>> order = graph.TopologicalOrder();
-  if (!order.ok()) return order.status();
+  // One pass for the room every node needs (a node of k > 1 outputs adds k
+  // "$Out" nodes too) and whether the ids are a topological order already
+  // (every input from a smaller id: how graphs are built and read).
+  size_t nodes = 0, non_binary = 0;
+  bool ascending = true;
+  for (NodeId id = 0; id < graph.num_nodes(); ++id) {
+    const Node& node = graph.node(id);
+    const size_t outs = node.outputs.size() > 1 ? node.outputs.size() : 0;
+    nodes += 1 + outs;
+    non_binary += (node.inputs.size() != 2 ? 1 : 0) + outs;
+    for (const ValueRef& in : node.inputs) ascending = ascending && in.node < id;
+  }
+  std::vector<NodeId> order;
+  if (ascending) {
+    order.resize(graph.num_nodes());
+    for (NodeId id = 0; id < graph.num_nodes(); ++id) order[id] = id;
+  } else {
+    absl::StatusOr<std::vector<NodeId>> sorted = graph.TopologicalOrder();
+    if (!sorted.ok()) return sorted.status();
+    order = *std::move(sorted);
+  }
+  g.Reserve(nodes, non_binary);
   GraphClasses classes(graph.num_nodes());
   const Symbol shape_op = Symbol::Intern(kShapeOp);
   absl::InlinedVector<Id, 8> children;
   TensorType multi;
   multi.dtype = DType::kMulti;
   const TypeId multi_type = g.InternType(multi);
-  for (NodeId id : *order) {
+  for (NodeId id : order) {
     const Node& node = graph.node(id);
     auto where = [&] { return absl::StrCat("node ", graph.NodeLabel(id), " (", node.op, "): "); };
     if (node.outputs.empty()) return absl::InvalidArgumentError(where() + "has no output");

@@ -9,12 +9,6 @@
 namespace egret {
 namespace {
 
-size_t ContentHash(const Tensor& t) {
-  absl::Span<const uint8_t> b = t.bytes();
-  return absl::HashOf(t.type(),
-                      absl::string_view(reinterpret_cast<const char*>(b.data()), b.size()));
-}
-
 // An unambiguous text form of one attribute value (type tag + content).
 void AppendValue(std::string& out, const AttrValue& v) {
   struct Visitor {
@@ -45,17 +39,28 @@ void AppendValue(std::string& out, const AttrValue& v) {
 
 }  // namespace
 
+size_t ConstantPool::ContentHash(const Tensor& t) {
+  absl::Span<const uint8_t> b = t.bytes();
+  return absl::HashOf(t.type(),
+                      absl::string_view(reinterpret_cast<const char*>(b.data()), b.size()));
+}
+
 Payload ConstantPool::Intern(ConstTensorPtr value) {
-  size_t h = ContentHash(*value);
-  std::vector<Payload>& bucket = by_hash_[h];
-  for (Payload p : bucket) {
-    const ConstTensorPtr& other = values_[p - 1];
-    if (other == value || *other == *value) return p;
+  const size_t h = hash_(*value);
+  const Payload fresh = static_cast<Payload>(values_.size() + 1);
+  auto [it, inserted] = first_.try_emplace(h, fresh);
+  if (!inserted) {
+    Payload last = 0;
+    for (Payload p = it->second; p != 0; p = next_[p - 1]) {
+      const ConstTensorPtr& other = values_[p - 1];
+      if (other == value || *other == *value) return p;
+      last = p;
+    }
+    next_[last - 1] = fresh;  // a new constant whose hash another has
   }
   values_.push_back(std::move(value));
-  Payload p = static_cast<Payload>(values_.size());
-  bucket.push_back(p);
-  return p;
+  next_.push_back(0);
+  return fresh;
 }
 
 Payload AttributePool::Intern(const Attributes& attrs) {

@@ -17,6 +17,14 @@ namespace egret {
 
 class ConstantPool {
  public:
+  // The content hash: the type and every byte of the data.
+  static size_t ContentHash(const Tensor& t);
+  using HashFn = size_t (*)(const Tensor&);
+
+  ConstantPool() = default;
+  // With another hash (tests: one that makes distinct constants collide).
+  explicit ConstantPool(HashFn hash) : hash_(hash) {}
+
   // A payload >= 1 for `value` (not null); equal content gives equal payloads.
   Payload Intern(ConstTensorPtr value);
   // The constant of a payload returned by Intern.
@@ -24,9 +32,14 @@ class ConstantPool {
   size_t size() const { return values_.size(); }
 
  private:
+  HashFn hash_ = &ContentHash;
   std::vector<ConstTensorPtr> values_;
-  // content hash -> payloads with that hash
-  absl::flat_hash_map<size_t, std::vector<Payload>> by_hash_;
+  // Content hash -> the first payload with that hash; next_[p - 1] is the
+  // next payload with the same hash as p (0: none). Distinct constants
+  // nearly always hash apart, so a constant costs one map slot and no list
+  // of its own (a million-node network has a weight per layer).
+  absl::flat_hash_map<size_t, Payload> first_;
+  std::vector<Payload> next_;
 };
 
 class AttributePool {

@@ -1,9 +1,12 @@
-// The memory plan (backend/memory_plan.h) on the scaling study's synthetic
-// networks (bench/synthetic_graphs.h, chains of 100 blocks as bench/scaling
-// runs them), at 100k and 1M nodes: the whole plan, and the graph's own
-// validation that the plan starts with. docs/memory-plan.md has the figures.
+// The stages that read a whole graph once each, on the scaling study's
+// synthetic networks (bench/synthetic_graphs.h, chains of 100 blocks as
+// bench/scaling runs them) at 100k and 1M nodes: Graph::Validate, the seed
+// (the graph into an e-graph, pipeline/seed_internal.h) and the memory plan
+// (backend/memory_plan.h). With one process per stage and size, a profile at
+// 100k and one at 1M compare function by function. docs/memory-plan.md has
+// the figures.
 //
-//   memory_plan_bench [--benchmark_filter=...]
+//   graph_stages_bench [--benchmark_filter=...]
 //
 // Arguments: family (0 resnet, 1 transformer), target node count.
 #include <cstdint>
@@ -13,27 +16,15 @@
 #include "benchmark/benchmark.h"
 #include "egret/backend/memory_plan.h"
 #include "egret/graph/graph.h"
+#include "egret/pipeline/seed_internal.h"
 
 namespace egret {
 namespace {
 
 const Graph& GraphFor(const benchmark::State& state) {
-  const auto family =
-      state.range(0) == 0 ? SyntheticFamily::kResNet : SyntheticFamily::kTransformer;
-  const int64_t nodes = state.range(1);
-  // One graph per argument pair, built once (generating a 1M-node graph takes
-  // about a second and is not what is measured).
-  static auto* cache = new std::vector<std::pair<std::pair<int64_t, int64_t>, Graph>>();
-  for (const auto& [key, g] : *cache) {
-    if (key == std::pair(state.range(0), nodes)) return g;
-  }
-  SyntheticOptions o;
-  o.blocks = BlocksForNodes(family, nodes);
-  o.chain_blocks = 100;
-  absl::StatusOr<Graph> g = MakeSyntheticGraph(family, o);
-  if (!g.ok()) std::abort();
-  cache->emplace_back(std::pair(state.range(0), nodes), *std::move(g));
-  return cache->back().second;
+  return CachedSyntheticGraph(
+      state.range(0) == 0 ? SyntheticFamily::kResNet : SyntheticFamily::kTransformer,
+      state.range(1), /*chain_blocks=*/100);
 }
 
 void SetCounters(benchmark::State& state, const Graph& g) {
@@ -71,6 +62,22 @@ void BM_Validate(benchmark::State& state) {
   SetCounters(state, g);
 }
 
+void BM_Seed(benchmark::State& state) {
+  const Graph& g = GraphFor(state);
+  size_t enodes = 0;
+  for (auto _ : state) {
+    absl::StatusOr<Seeded> s = Seed(g);
+    if (!s.ok()) {
+      state.SkipWithError(s.status().ToString().c_str());
+      return;
+    }
+    enodes = s->eg.num_nodes();
+    benchmark::DoNotOptimize(enodes);
+  }
+  SetCounters(state, g);
+  state.counters["enodes"] = static_cast<double>(enodes);
+}
+
 void Sizes(benchmark::internal::Benchmark* b) {
   for (int64_t family : {0, 1}) {
     for (int64_t nodes : {100'000, 1'000'000}) b->Args({family, nodes});
@@ -80,6 +87,7 @@ void Sizes(benchmark::internal::Benchmark* b) {
 
 BENCHMARK(BM_PlanMemory)->Apply(Sizes);
 BENCHMARK(BM_Validate)->Apply(Sizes);
+BENCHMARK(BM_Seed)->Apply(Sizes);
 
 }  // namespace
 }  // namespace egret
