@@ -228,13 +228,17 @@ absl::StatusOr<IlpResult> IlpBuilder::Run(Choice warm, Clock::time_point deadlin
     so.max_bounds = kPathSearchMaxBounds;
     CriticalPathSearchResult found = SearchByCriticalPath(p_, &result.choice, result.cost, so);
     result.path_search_bounds = found.bounds;
-    if (!found.choice.node.empty() && ValidateChoice(p_, found.choice).ok() &&
-        found.cost < result.cost) {
+    // Its proof prunes against what it found: trusted only with a choice
+    // that validates and costs what it says (or none found).
+    const bool found_one = !found.choice.node.empty();
+    const bool trusted = !found_one || (ValidateChoice(p_, found.choice).ok() &&
+                                        DagCost(p_, found.choice) == found.cost);
+    if (found_one && trusted && found.cost < result.cost) {
       result.choice = std::move(found.choice);
       result.cost = found.cost;
       warm = result.choice;
     }
-    if (found.complete) {
+    if (found.complete && trusted) {
       result.bound = result.cost;
       result.optimal = true;
       return result;
