@@ -329,20 +329,11 @@ void EGraph::Reserve(size_t nodes, size_t non_binary) {
   store_->nodes.reserve(stored);
   node_class_.reserve(stored);
   dead_bits_.reserve(stored / 64 + 1);
-  const size_t ids = class_nodes_.size() + nodes;
-  class_nodes_.reserve(ids);
-  class_parents_.reserve(ids);
-  class_type_.reserve(ids);
-  class_constant_.reserve(ids);
-  logged_epoch_.reserve(ids);
-  uf_.Reserve(ids);
+  ReserveClassIds(class_nodes_.size() + nodes);
   hashcons_->set.reserve(hashcons_->set.size() + non_binary);
 }
 
-void EGraph::ReserveClassIds() {
-  // Half again as many (a doubling would leave up to half of these arrays,
-  // 52 bytes per class id, unused).
-  const size_t n = class_nodes_.size() + class_nodes_.size() / 2 + 16;
+void EGraph::ReserveClassIds(size_t n) {
   class_nodes_.reserve(n);
   class_parents_.reserve(n);
   class_type_.reserve(n);
@@ -352,7 +343,11 @@ void EGraph::ReserveClassIds() {
 }
 
 Id EGraph::NewClass(const ENodeView& node, absl::Span<const Id> ch, bool unhashed, TypeId type) {
-  if (class_nodes_.size() == class_nodes_.capacity()) ReserveClassIds();
+  if (class_nodes_.size() == class_nodes_.capacity()) {
+    // Half again as many (a doubling would leave up to half of these arrays,
+    // 52 bytes per class id, unused).
+    ReserveClassIds(class_nodes_.size() + class_nodes_.size() / 2 + 16);
+  }
   Id c = uf_.MakeSet();
   class_nodes_.emplace_back();
   class_parents_.emplace_back();

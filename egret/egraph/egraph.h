@@ -360,8 +360,8 @@ class EGraph {
   // An add of type `type` that found the stored node's class `hit`: that
   // class (canonical), or the conflict when its type is another.
   absl::StatusOr<Id> Existing(Id hit, TypeId type);
-  // Grows the per-class-id arrays by half.
-  void ReserveClassIds();
+  // Makes room for n class ids in every per-class-id array.
+  void ReserveClassIds(size_t n);
   // A new class of type `type` holding only `node` (canonical operands `ch`).
   Id NewClass(const ENodeView& node, absl::Span<const Id> ch, bool unhashed, TypeId type);
   // The class of the stored node op(ch[0], ch[1]) (canonical operands and
