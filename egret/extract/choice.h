@@ -3,6 +3,8 @@
 #ifndef EGRET_EXTRACT_CHOICE_H_
 #define EGRET_EXTRACT_CHOICE_H_
 
+#include <algorithm>
+#include <cmath>
 #include <vector>
 
 #include "egret/extract/problem.h"
@@ -31,6 +33,11 @@ double DagCost(const ExtractionProblem& p, const Choice& choice);
 // Sum over the roots of the cost of the term each denotes, a class being paid
 // at every use (children counted with multiplicity). Assumes an acyclic choice.
 double TreeCost(const ExtractionProblem& p, const Choice& choice);
+
+// How far a DAG cost may lie above a lower bound near `cost` and still count
+// as meeting it, for a proof of optimality (1e-6 relative, 1e-6 absolute
+// below 1): the ILP extractor and the critical-path search use this one.
+inline double CostTolerance(double cost) { return 1e-6 * std::max(1.0, std::abs(cost)); }
 
 // The same choice with every class unreachable from the roots set to kNoENode.
 Choice RestrictToReachable(const ExtractionProblem& p, const Choice& choice);

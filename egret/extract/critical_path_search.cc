@@ -24,9 +24,7 @@ class Search {
 
  private:
   // The ILP's tolerance around the best cost known (none while there is none).
-  double Tolerance() const {
-    return std::isfinite(best_) ? 1e-6 * std::max(1.0, std::abs(best_)) : 0.0;
-  }
+  double Tolerance() const { return std::isfinite(best_) ? CostTolerance(best_) : 0.0; }
 
   // Searches below the current allowed set; false when stopped by a limit.
   bool Visit() {

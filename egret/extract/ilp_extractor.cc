@@ -212,7 +212,12 @@ absl::StatusOr<IlpResult> IlpBuilder::Run(Choice warm, Clock::time_point deadlin
     path = ComputeCriticalPathBound(p_);
     if (path.has_value()) result.bound = std::max(result.bound, std::min(path->bound, result.cost));
   }
-  if (result.cost <= result.bound + 1e-6 * std::max(1.0, std::abs(result.cost))) {
+  auto share_of_time_left = [&](double share) {
+    return Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(
+                              std::max(0.0, share * SecondsUntil(deadline))));
+  };
+  auto gap_closed = [&] { return result.cost <= result.bound + CostTolerance(result.cost); };
+  if (gap_closed()) {
     result.optimal = true;  // a bound above met the warm start: nothing to solve
     return result;
   }
@@ -222,9 +227,7 @@ absl::StatusOr<IlpResult> IlpBuilder::Run(Choice warm, Clock::time_point deadlin
   if (path.has_value() && path->necessary_classes > 0 &&
       result.cost - path->bound <= kPathSearchGap * result.cost) {
     CriticalPathSearchOptions so;
-    so.deadline =
-        Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(
-                           std::max(0.0, kPathSearchShare * SecondsUntil(deadline))));
+    so.deadline = share_of_time_left(kPathSearchShare);
     so.max_bounds = kPathSearchMaxBounds;
     CriticalPathSearchResult found = SearchByCriticalPath(p_, &result.choice, result.cost, so);
     result.path_search_bounds = found.bounds;
@@ -250,13 +253,6 @@ absl::StatusOr<IlpResult> IlpBuilder::Run(Choice warm, Clock::time_point deadlin
   // ilp_model.cc).
   BuildModel(/*per_class_child_rows=*/neighbourhoods);
   const int32_t num_binaries = num_binaries_;
-  auto share_of_time_left = [&](double share) {
-    return Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(
-                              std::max(0.0, share * SecondsUntil(deadline))));
-  };
-  auto gap_closed = [&] {
-    return result.cost <= result.bound + 1e-6 * std::max(1.0, std::abs(result.cost));
-  };
   const bool large = neighbourhoods && num_binaries > kNeighbourhoodColumns;
   // Clp runs in this process, so with a memory budget only when a generous
   // estimate of its memory fits the budget (the budget is polled only for
@@ -308,7 +304,7 @@ absl::StatusOr<IlpResult> IlpBuilder::Run(Choice warm, Clock::time_point deadlin
     if ((pool.start.size() > 1 || exclusive) && lp_fits(pool.col.size())) {
       // Stopped when the relaxation reaches the warm start's cost: it is
       // then optimal (see take_relaxation and gap_closed).
-      const double stop_at = result.cost - 1e-6 * std::max(1.0, std::abs(result.cost));
+      const double stop_at = result.cost - CostTolerance(result.cost);
       const LpLoopStats lp =
           StrengthenByLp(share_of_time_left(kLpLoopShare), pool, exclusive, stop_at);
       branching_rows_ = lp.rows_added;
@@ -437,7 +433,7 @@ absl::StatusOr<IlpResult> IlpBuilder::Run(Choice warm, Clock::time_point deadlin
       if (proven) {
         // An acyclic choice within the optimum of a relaxation: optimal (up
         // to rounding; with negative costs it may drop a chosen node).
-        const double tol = 1e-6 * std::max(1.0, std::abs(result.cost));
+        const double tol = CostTolerance(result.cost);
         result.bound = std::min(result.cost, std::max(result.bound, objective));
         result.optimal = result.cost <= objective + tol;
         if (result.optimal) result.bound = std::max(result.bound, result.cost - tol);
@@ -454,7 +450,7 @@ absl::StatusOr<IlpResult> IlpBuilder::Run(Choice warm, Clock::time_point deadlin
   result.branching_rows = branching_rows_;
   // Without a proof, the result is the best acyclic choice found, at most
   // its cost above the bound.
-  const double tol = 1e-6 * std::max(1.0, std::abs(result.cost));
+  const double tol = CostTolerance(result.cost);
   if (!result.optimal && result.cost <= result.bound + tol) result.optimal = true;
   result.time_limit_hit = !result.optimal && !result.memory_limit_hit;
   return result;
