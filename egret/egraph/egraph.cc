@@ -420,10 +420,17 @@ absl::StatusOr<Id> EGraph::AddPairToClass(Symbol op, Payload payload, Id a, Id b
 }
 
 Id EGraph::AddConstant(ConstTensorPtr value) {
-  TypeId type = InternType(value->type());
-  Payload p = constants_.Intern(std::move(value));
+  return AddInternedConstant(constants_.Intern(std::move(value)));
+}
+
+Id EGraph::AddInternedConstant(Payload p) {
+  const TypeId type = InternType(constants_.Get(p)->type());
   // Equal payloads mean equal data, hence equal types: this cannot conflict.
   return *Add(ENodeView{const_op_, p, {}}, type);
+}
+
+void EGraph::PrefetchInternedConstant(Payload p) const {
+  PrefetchLookup(hashcons_->set, Hashcons::Key{const_op_, p, {}});
 }
 
 Id EGraph::AddShape(const Dims& dims) {

@@ -139,6 +139,17 @@ class EGraph {
   absl::StatusOr<Id> AddPairToClass(Symbol op, Payload payload, Id a, Id b, Id cls);
   // A "$Const" node holding `value` (not null); equal data gives one class.
   Id AddConstant(ConstTensorPtr value);
+  // AddConstant in two steps, for a caller with many constants (AddGraph):
+  // InternConstants gives the payloads AddConstant would give each value in
+  // turn (ConstantPool::InternAll), then AddInternedConstant(p) adds each
+  // "$Const" node, after PrefetchInternedConstant(p) some constants ahead
+  // has issued the load of its hash-cons slot. The same classes, in the same
+  // order, as AddConstant on each value.
+  std::vector<Payload> InternConstants(absl::Span<const ConstTensorPtr> values) {
+    return constants_.InternAll(values);
+  }
+  Id AddInternedConstant(Payload p);
+  void PrefetchInternedConstant(Payload p) const;
   // A "$Shape" node whose Int32 output type has dims `dims` (its value).
   Id AddShape(const Dims& dims);
   // Output `index` of the multi-output node of class `multi` (type Multi):

@@ -5,6 +5,7 @@
 
 #include "absl/hash/hash.h"
 #include "absl/strings/str_cat.h"
+#include "egret/egraph/prefetch.h"
 
 namespace egret {
 namespace {
@@ -47,6 +48,26 @@ size_t ConstantPool::ContentHash(const Tensor& t) {
 
 Payload ConstantPool::Intern(ConstTensorPtr value) {
   const size_t h = hash_(*value);
+  return InternHashed(std::move(value), h);
+}
+
+std::vector<Payload> ConstantPool::InternAll(absl::Span<const ConstTensorPtr> values) {
+  // How many values ahead a probe is issued: enough to cover a miss with the
+  // work of interning the values in between (a map probe each, hits mostly).
+  constexpr size_t kAhead = 8;
+  std::vector<size_t> hashes(values.size());
+  for (size_t i = 0; i < values.size(); ++i) hashes[i] = hash_(*values[i]);
+  // No rehash midway, which would also move the slots already prefetched.
+  first_.reserve(first_.size() + values.size());
+  std::vector<Payload> payloads(values.size());
+  for (size_t i = 0; i < values.size(); ++i) {
+    if (i + kAhead < values.size()) PrefetchLookup(first_, hashes[i + kAhead]);
+    payloads[i] = InternHashed(values[i], hashes[i]);
+  }
+  return payloads;
+}
+
+Payload ConstantPool::InternHashed(ConstTensorPtr value, size_t h) {
   const Payload fresh = static_cast<Payload>(values_.size() + 1);
   auto [it, inserted] = first_.try_emplace(h, fresh);
   if (!inserted) {

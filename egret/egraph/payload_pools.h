@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/types/span.h"
 #include "egret/egraph/enode.h"
 #include "egret/graph/graph.h"
 #include "egret/graph/tensor.h"
@@ -27,11 +28,19 @@ class ConstantPool {
 
   // A payload >= 1 for `value` (not null); equal content gives equal payloads.
   Payload Intern(ConstTensorPtr value);
+  // Intern(values[i]) for each i in order, with the same payloads, but with
+  // every content hash computed first and each map probe issued some values
+  // ahead of its use. For a caller with many constants at once (graph import:
+  // at a million nodes each probe is a cache miss, one after the other).
+  std::vector<Payload> InternAll(absl::Span<const ConstTensorPtr> values);
   // The constant of a payload returned by Intern.
   const ConstTensorPtr& Get(Payload p) const { return values_[p - 1]; }
   size_t size() const { return values_.size(); }
 
  private:
+  // Intern, given value's content hash h.
+  Payload InternHashed(ConstTensorPtr value, size_t h);
+
   HashFn hash_ = &ContentHash;
   std::vector<ConstTensorPtr> values_;
   // Content hash -> the first payload with that hash; next_[p - 1] is the

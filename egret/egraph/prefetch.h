@@ -18,6 +18,19 @@ namespace egret {
   asm volatile("" : : "r"(p));
 }
 
+// set.prefetch(key) for an Abseil hash set or map: hints the loads that a
+// lookup of `key` makes first (its control group and slot). Abseil's
+// prefetch is a function whose only effect is the hint, which GCC 12 deletes
+// as above unless it was inlined early (AddGraph's and ConstantPool's calls
+// emitted nothing): `flatten` inlines it and what it calls here, and
+// `always_inline` puts this into the caller; the volatile asm keeps a caller
+// whose only work is this call from being classed `const` in turn.
+template <typename Set, typename Key>
+[[gnu::flatten]] inline void PrefetchLookup(const Set& set, const Key& key) {
+  set.prefetch(key);
+  asm volatile("");
+}
+
 }  // namespace egret
 
 #endif  // EGRET_EGRAPH_PREFETCH_H_

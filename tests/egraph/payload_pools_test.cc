@@ -1,5 +1,6 @@
 // The constant pool: equal content gives one payload, different content
-// different ones, also when their hashes collide.
+// different ones, also when their hashes collide; InternAll gives what
+// Intern gives one value at a time.
 #include "egret/egraph/payload_pools.h"
 
 #include <gtest/gtest.h>
@@ -45,6 +46,38 @@ TEST(ConstantPoolTest, CollidingHashesStayApart) {
   // Three hashes for every constant: chains of about a hundred.
   ConstantPool pool([](const Tensor& t) { return ConstantPool::ContentHash(t) % 3; });
   ExpectInterning(pool);
+}
+
+// InternAll against Intern one value at a time, on two pools with the same
+// history: batches with repeats inside a batch, across batches and of
+// constants interned one by one before, and an empty batch.
+void ExpectInternAllAsIntern(ConstantPool::HashFn hash) {
+  ConstantPool batched(hash), single(hash);
+  for (int i = 0; i < 20; ++i) {
+    EXPECT_EQ(batched.Intern(Floats({1.0 * i})), single.Intern(Floats({1.0 * i})));
+  }
+  for (int batch = 0; batch < 4; ++batch) {
+    std::vector<ConstTensorPtr> values;
+    // Values 0-19 exist already; 17 * i % 64 repeats within the batch;
+    // each batch reaches 16 values further.
+    for (int i = 0; i < 150; ++i) values.push_back(Floats({1.0 * ((17 * i) % (64 + 16 * batch))}));
+    std::vector<Payload> got = batched.InternAll(values);
+    ASSERT_EQ(got.size(), values.size());
+    for (size_t i = 0; i < values.size(); ++i) {
+      EXPECT_EQ(got[i], single.Intern(std::make_shared<const Tensor>(*values[i])))
+          << batch << " " << i;
+    }
+    EXPECT_EQ(batched.size(), single.size()) << batch;
+  }
+  EXPECT_TRUE(batched.InternAll({}).empty());
+}
+
+TEST(ConstantPoolTest, InternAllGivesInternsPayloads) {
+  ExpectInternAllAsIntern(&ConstantPool::ContentHash);
+}
+
+TEST(ConstantPoolTest, InternAllGivesInternsPayloadsWhenHashesCollide) {
+  ExpectInternAllAsIntern([](const Tensor& t) { return ConstantPool::ContentHash(t) % 3; });
 }
 
 }  // namespace
