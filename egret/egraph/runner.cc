@@ -98,6 +98,28 @@ class RunState {
   // a constant for kConstants, none for kMatch). Cached for the iteration.
   const std::vector<Id>& Candidates(const RuleState& st, size_t pos, int levels, int read_levels,
                                     Rewrite::Reads reads);
+  // The walk to parents that Candidates' lists begin with (the same for
+  // every rule and depth with one `since`): the classes changed in the
+  // change log [since, pos), then, level by level, the classes of their
+  // parents not reached yet, each once. A list for `levels` is its prefix
+  // roots[0, level_end[levels]), as a walk of that depth alone would give.
+  // The walk is kept while the e-graph's version is the one it was made at
+  // (every new node and union changes the version, and with it the parent
+  // lists and classes the walk reads), and taken deeper when asked.
+  struct Walk {
+    size_t since = 0;
+    size_t pos = 0;
+    uint64_t version = 0;
+    std::vector<Id> roots;
+    std::vector<size_t> level_end;  // level k is roots[level_end[k - 1], level_end[k])
+  };
+  const Walk& WalkTo(size_t since, size_t pos, int levels);
+  // Whether the current walk reached class c within `levels` steps.
+  bool Reached(Id c, int levels) const {
+    const uint32_t m = marks_[c];
+    return (m >> kDepthBits) == walk_stamp_ &&
+           (m & kMaxDepth) <= static_cast<uint32_t>(std::min(levels, static_cast<int>(kMaxDepth)));
+  }
   // Records the change log up to `pos` in changed_at_.
   void ScanChanges(size_t pos);
   // Whether class c (canonical at the iteration's start) changed since
@@ -137,9 +159,19 @@ class RunState {
   };
   std::vector<CacheEntry> cache_;
   std::vector<Id> candidates_;
+  Walk walk_;
+  // By class id: walk_stamp_ << kDepthBits | the depth (capped at kMaxDepth)
+  // at which the current walk reached the class; any other stamp: not
+  // reached. A wrap-around of the stamp clears the marks.
+  static constexpr uint32_t kDepthBits = 8, kMaxDepth = (1u << kDepthBits) - 1;
+  static constexpr uint32_t kMaxWalkStamp = 1u << (32 - kDepthBits);
   std::vector<uint32_t> marks_;
-  std::vector<NodeIdx> parents_;  // one level of the roots' walk to parents
-  uint32_t stamp_ = 0;
+  uint32_t walk_stamp_ = 0;
+  // By class id: seed_stamp_ when the seeds' walk of the list being made
+  // (Candidates, kConstants) reached the class.
+  std::vector<uint32_t> seed_marks_;
+  uint32_t seed_stamp_ = 0;
+  std::vector<NodeIdx> parents_;  // one level of the walk to parents
   // By class id (canonical when scanned): 1 + the change-log position of its
   // last change, 0 for none since the run began (or since the phase hook
   // changed the e-graph); the log is scanned up to scanned_.
@@ -173,37 +205,69 @@ const std::vector<Id>& RunState::Candidates(const RuleState& st, size_t pos, int
       return e.roots;
     }
   }
-  if (marks_.size() < g_.num_ids()) marks_.resize(g_.num_ids() + g_.num_ids() / 2 + 16, 0);
-  // A fresh mark; both walks below take one.
-  auto next_stamp = [&] {
-    if (++stamp_ == 0) {
-      std::fill(marks_.begin(), marks_.end(), 0);
-      stamp_ = 1;
-    }
-    return stamp_;
-  };
-  // Two marks, both before a wrap-around could clear the first.
-  if (stamp_ >= std::numeric_limits<uint32_t>::max() - 2) {
-    std::fill(marks_.begin(), marks_.end(), 0);
-    stamp_ = 0;
-  }
-  const uint32_t mark = next_stamp();
-  std::vector<Id> roots;
-  for (Id c : g_.change_log(st.since).first(pos - st.since)) {
-    c = g_.Find(c);
-    if (marks_[c] == mark) continue;
-    marks_[c] = mark;
-    roots.push_back(c);
-  }
-  const size_t changed = roots.size();
+  const Walk& walk = WalkTo(st.since, pos, levels);
+  std::vector<Id> roots(walk.roots.begin(), walk.roots.begin() + walk.level_end[levels]);
   // Classes of the changed classes' nodes the rule reads (kConstants: those
-  // with a constant or a shape; kMatch: none), before the walk adds parents.
-  std::vector<Id> seeds;
+  // with a constant or a shape; kMatch: none), walked read_levels steps with
+  // marks of their own; what the walk above did not reach within `levels`
+  // joins the roots.
   if (read_levels > levels && reads == Rewrite::Reads::kConstants) {
-    for (size_t i = 0; i < changed; ++i) {
+    std::vector<Id> frontier;
+    for (size_t i = 0; i < walk.level_end[0]; ++i) {
       const Id c = roots[i];
-      if (g_.HasConstant(c) || !g_.ClassNodesWithOp(c, shape_op_).empty()) seeds.push_back(c);
+      if (g_.HasConstant(c) || !g_.ClassNodesWithOp(c, shape_op_).empty()) frontier.push_back(c);
     }
+    if (!frontier.empty()) {
+      if (seed_marks_.size() < g_.num_ids()) {
+        seed_marks_.resize(g_.num_ids() + g_.num_ids() / 2 + 16, 0);
+      }
+      if (++seed_stamp_ == 0) {
+        std::fill(seed_marks_.begin(), seed_marks_.end(), 0);
+        seed_stamp_ = 1;
+      }
+      for (Id c : frontier) seed_marks_[c] = seed_stamp_;
+      for (int l = 0; l < read_levels && !frontier.empty(); ++l) {
+        std::vector<Id> next;
+        for (Id c : frontier) {
+          for (NodeIdx p : g_.ClassParents(c)) {
+            if (!g_.IsLive(p)) continue;
+            Id pc = g_.NodeClass(p);
+            if (seed_marks_[pc] == seed_stamp_) continue;
+            if (!Reached(pc, levels)) roots.push_back(pc);
+            seed_marks_[pc] = seed_stamp_;
+            next.push_back(pc);
+          }
+        }
+        frontier.swap(next);
+      }
+    }
+  }
+  cache_.push_back(CacheEntry{st.since, levels, read_levels, reads, std::move(roots)});
+  return cache_.back().roots;
+}
+
+const RunState::Walk& RunState::WalkTo(size_t since, size_t pos, int levels) {
+  if (!(walk_.since == since && walk_.pos == pos && walk_.version == g_.version() &&
+        !walk_.level_end.empty())) {
+    // A new walk: level 0 is the log's classes, canonical, each once.
+    if (marks_.size() < g_.num_ids()) marks_.resize(g_.num_ids() + g_.num_ids() / 2 + 16, 0);
+    if (++walk_stamp_ == kMaxWalkStamp) {
+      std::fill(marks_.begin(), marks_.end(), 0);
+      walk_stamp_ = 1;
+    }
+    walk_.since = since;
+    walk_.pos = pos;
+    walk_.version = g_.version();
+    walk_.roots.clear();
+    walk_.level_end.clear();
+    const uint32_t mark = walk_stamp_ << kDepthBits;
+    for (Id c : g_.change_log(since).first(pos - since)) {
+      c = g_.Find(c);
+      if ((marks_[c] >> kDepthBits) == walk_stamp_) continue;
+      marks_[c] = mark;
+      walk_.roots.push_back(c);
+    }
+    walk_.level_end.push_back(walk_.roots.size());
   }
   // The walk to parents, a level at a time, in two passes over chunks of
   // the level so that loads are issued ahead of their use (at a million
@@ -213,9 +277,11 @@ const std::vector<Id>& RunState::Candidates(const RuleState& st, size_t pos, int
   // the test. Same roots, same order as one nested loop; the buffer stays
   // small.
   constexpr size_t kListAhead = 8, kParentAhead = 16, kParentChunk = 1024;
-  size_t begin = 0;
-  for (int l = 0; l < levels; ++l) {
-    const size_t end = roots.size();
+  std::vector<Id>& roots = walk_.roots;
+  while (walk_.level_end.size() <= static_cast<size_t>(levels)) {
+    const size_t depth = walk_.level_end.size();
+    const size_t begin = depth >= 2 ? walk_.level_end[depth - 2] : 0, end = walk_.level_end.back();
+    const uint32_t mark = (walk_stamp_ << kDepthBits) | std::min<uint32_t>(depth, kMaxDepth);
     for (size_t i = begin; i < end;) {
       parents_.clear();
       for (; i < end && parents_.size() < kParentChunk; ++i) {
@@ -229,40 +295,14 @@ const std::vector<Id>& RunState::Candidates(const RuleState& st, size_t pos, int
         const NodeIdx p = parents_[j];
         if (!g_.IsLive(p)) continue;
         Id pc = g_.NodeClass(p);
-        if (marks_[pc] == mark) continue;
+        if ((marks_[pc] >> kDepthBits) == walk_stamp_) continue;
         marks_[pc] = mark;
         roots.push_back(pc);
       }
     }
-    begin = end;
+    walk_.level_end.push_back(roots.size());
   }
-  if (!seeds.empty()) {
-    // The seeds' walk, read_levels steps, with a mark of its own (a class
-    // the first walk reached at a smaller depth is walked on from here too);
-    // what the first walk did not reach (still `mark`) joins the roots.
-    const uint32_t seed_mark = next_stamp();
-    std::vector<Id> frontier;
-    for (Id c : seeds) {
-      marks_[c] = seed_mark;
-      frontier.push_back(c);
-    }
-    for (int l = 0; l < read_levels && !frontier.empty(); ++l) {
-      std::vector<Id> next;
-      for (Id c : frontier) {
-        for (NodeIdx p : g_.ClassParents(c)) {
-          if (!g_.IsLive(p)) continue;
-          Id pc = g_.NodeClass(p);
-          if (marks_[pc] == seed_mark) continue;
-          if (marks_[pc] != mark) roots.push_back(pc);
-          marks_[pc] = seed_mark;
-          next.push_back(pc);
-        }
-      }
-      frontier.swap(next);
-    }
-  }
-  cache_.push_back(CacheEntry{st.since, levels, read_levels, reads, std::move(roots)});
-  return cache_.back().roots;
+  return walk_;
 }
 
 void RunState::ScanChanges(size_t pos) {
@@ -342,10 +382,12 @@ void RunState::SearchAndApply(const Rewrite& rw, size_t rule, RuleState& st,
       rw.incremental && st.searched && !st.matched && rw.lookahead > 0 &&
       (rw.reads == Rewrite::Reads::kConstants || rw.reads == Rewrite::Reads::kMatch);
   stats.narrow = narrow;
+  // The pattern's own reach, and the lookahead for what the rule reads; a
+  // walk deeper than its marks can tell (kMaxDepth) searches everywhere.
+  const int levels = std::max(pat.depth() - 1, 0);
+  const int read_levels = levels + std::max(rw.lookahead, 0);
+  if (read_levels >= static_cast<int>(kMaxDepth)) full = true;
   if (!full) {
-    // The pattern's own reach, and the lookahead for what the rule reads.
-    const int levels = std::max(pat.depth() - 1, 0);
-    const int read_levels = levels + std::max(rw.lookahead, 0);
     const std::vector<Id>& inc = Candidates(st, pos, narrow ? levels : read_levels, read_levels,
                                             narrow ? rw.reads : Rewrite::Reads::kAnything);
     if (!pat.root_is_var() && inc.size() >= with_op.size()) {
