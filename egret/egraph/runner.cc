@@ -51,7 +51,7 @@ class RunState {
       return last_rss_;
     }
     return g_.ApproxMemoryBytes() + buffer_.capacity() * sizeof(uint32_t) +
-           candidates_.capacity() * sizeof(Id) + marks_.capacity() * sizeof(uint32_t) +
+           candidates_.capacity() * sizeof(Id) + WalkBytes(walk_) + WalkBytes(seed_walk_) +
            parents_.capacity() * sizeof(NodeIdx);
   }
   // Time and memory; sets stop_ and returns true when a limit is exceeded.
@@ -98,28 +98,51 @@ class RunState {
   // a constant for kConstants, none for kMatch). Cached for the iteration.
   const std::vector<Id>& Candidates(const RuleState& st, size_t pos, int levels, int read_levels,
                                     Rewrite::Reads reads);
-  // The walk to parents that Candidates' lists begin with (the same for
-  // every rule and depth with one `since`): the classes changed in the
-  // change log [since, pos), then, level by level, the classes of their
-  // parents not reached yet, each once. A list for `levels` is its prefix
-  // roots[0, level_end[levels]), as a walk of that depth alone would give.
-  // The walk is kept while the e-graph's version is the one it was made at
-  // (every new node and union changes the version, and with it the parent
-  // lists and classes the walk reads), and taken deeper when asked.
+  // A walk to parents, level by level from a set of classes (level 0): the
+  // classes of the parents of level k not reached before make level k + 1,
+  // each once, in the order their parents are listed. A walk of depth L is
+  // the first L + 1 levels of any deeper walk from the same classes, so one
+  // walk serves every depth. It reads the e-graph's classes, parent lists
+  // and union-find, which every new node and union changes, and so is kept
+  // only while the e-graph's version is the one it was begun at.
   struct Walk {
     size_t since = 0;
     size_t pos = 0;
     uint64_t version = 0;
-    std::vector<Id> roots;
+    std::vector<Id> roots;          // level by level
     std::vector<size_t> level_end;  // level k is roots[level_end[k - 1], level_end[k])
+    // By class id: stamp << kDepthBits | the depth (capped at kMaxDepth) at
+    // which this walk reached the class; another stamp: not reached. A
+    // wrap-around of the stamp clears the marks.
+    std::vector<uint32_t> marks;
+    uint32_t stamp = 0;
+    bool Seen(Id c) const { return (marks[c] >> kDepthBits) == stamp; }
+    // Whether the walk reached class c within `levels` steps.
+    bool Reached(Id c, int levels) const {
+      return Seen(c) && (marks[c] & kMaxDepth) <=
+                            static_cast<uint32_t>(std::min(levels, static_cast<int>(kMaxDepth)));
+    }
   };
-  const Walk& WalkTo(size_t since, size_t pos, int levels);
-  // Whether the current walk reached class c within `levels` steps.
-  bool Reached(Id c, int levels) const {
-    const uint32_t m = marks_[c];
-    return (m >> kDepthBits) == walk_stamp_ &&
-           (m & kMaxDepth) <= static_cast<uint32_t>(std::min(levels, static_cast<int>(kMaxDepth)));
+  static size_t WalkBytes(const Walk& w) {
+    return w.marks.capacity() * sizeof(uint32_t) + w.roots.capacity() * sizeof(Id) +
+           w.level_end.capacity() * sizeof(size_t);
   }
+  // Whether w is a walk of the change log [since, pos) begun at this version.
+  bool Current(const Walk& w, size_t since, size_t pos) const {
+    return w.since == since && w.pos == pos && w.version == g_.version() && !w.level_end.empty();
+  }
+  // Empties w for a walk of [since, pos) at this version, with a new stamp;
+  // level 0 is then to be added (Reach, depth 0) and closed (level_end).
+  void Restart(Walk& w, size_t since, size_t pos);
+  // Takes w to depth `levels`, a level at a time.
+  void Deepen(Walk& w, int levels);
+  // Candidates' lists begin with walk_ (from the classes changed in the log
+  // [since, pos), canonical): a list for `levels` is its prefix
+  // roots[0, level_end[levels]). A kConstants list adds what seed_walk_ (from
+  // the changed classes holding a constant or a shape) reaches within
+  // read_levels and walk_ not within levels.
+  const Walk& MainWalk(size_t since, size_t pos, int levels);
+  const Walk& SeedWalk(size_t since, size_t pos, int read_levels);
   // Records the change log up to `pos` in changed_at_.
   void ScanChanges(size_t pos);
   // Whether class c (canonical at the iteration's start) changed since
@@ -159,19 +182,10 @@ class RunState {
   };
   std::vector<CacheEntry> cache_;
   std::vector<Id> candidates_;
-  Walk walk_;
-  // By class id: walk_stamp_ << kDepthBits | the depth (capped at kMaxDepth)
-  // at which the current walk reached the class; any other stamp: not
-  // reached. A wrap-around of the stamp clears the marks.
   static constexpr uint32_t kDepthBits = 8, kMaxDepth = (1u << kDepthBits) - 1;
   static constexpr uint32_t kMaxWalkStamp = 1u << (32 - kDepthBits);
-  std::vector<uint32_t> marks_;
-  uint32_t walk_stamp_ = 0;
-  // By class id: seed_stamp_ when the seeds' walk of the list being made
-  // (Candidates, kConstants) reached the class.
-  std::vector<uint32_t> seed_marks_;
-  uint32_t seed_stamp_ = 0;
-  std::vector<NodeIdx> parents_;  // one level of the walk to parents
+  Walk walk_, seed_walk_;
+  std::vector<NodeIdx> parents_;  // part of one level of a walk's parents
   // By class id (canonical when scanned): 1 + the change-log position of its
   // last change, 0 for none since the run began (or since the phase hook
   // changed the e-graph); the log is scanned up to scanned_.
@@ -205,83 +219,78 @@ const std::vector<Id>& RunState::Candidates(const RuleState& st, size_t pos, int
       return e.roots;
     }
   }
-  const Walk& walk = WalkTo(st.since, pos, levels);
+  const Walk& walk = MainWalk(st.since, pos, levels);
   std::vector<Id> roots(walk.roots.begin(), walk.roots.begin() + walk.level_end[levels]);
-  // Classes of the changed classes' nodes the rule reads (kConstants: those
-  // with a constant or a shape; kMatch: none), walked read_levels steps with
-  // marks of their own; what the walk above did not reach within `levels`
-  // joins the roots.
   if (read_levels > levels && reads == Rewrite::Reads::kConstants) {
-    std::vector<Id> frontier;
-    for (size_t i = 0; i < walk.level_end[0]; ++i) {
-      const Id c = roots[i];
-      if (g_.HasConstant(c) || !g_.ClassNodesWithOp(c, shape_op_).empty()) frontier.push_back(c);
-    }
-    if (!frontier.empty()) {
-      if (seed_marks_.size() < g_.num_ids()) {
-        seed_marks_.resize(g_.num_ids() + g_.num_ids() / 2 + 16, 0);
-      }
-      if (++seed_stamp_ == 0) {
-        std::fill(seed_marks_.begin(), seed_marks_.end(), 0);
-        seed_stamp_ = 1;
-      }
-      for (Id c : frontier) seed_marks_[c] = seed_stamp_;
-      for (int l = 0; l < read_levels && !frontier.empty(); ++l) {
-        std::vector<Id> next;
-        for (Id c : frontier) {
-          for (NodeIdx p : g_.ClassParents(c)) {
-            if (!g_.IsLive(p)) continue;
-            Id pc = g_.NodeClass(p);
-            if (seed_marks_[pc] == seed_stamp_) continue;
-            if (!Reached(pc, levels)) roots.push_back(pc);
-            seed_marks_[pc] = seed_stamp_;
-            next.push_back(pc);
-          }
-        }
-        frontier.swap(next);
-      }
+    const Walk& seeds = SeedWalk(st.since, pos, read_levels);
+    for (size_t i = seeds.level_end[0]; i < seeds.level_end[read_levels]; ++i) {
+      if (!walk.Reached(seeds.roots[i], levels)) roots.push_back(seeds.roots[i]);
     }
   }
   cache_.push_back(CacheEntry{st.since, levels, read_levels, reads, std::move(roots)});
   return cache_.back().roots;
 }
 
-const RunState::Walk& RunState::WalkTo(size_t since, size_t pos, int levels) {
-  if (!(walk_.since == since && walk_.pos == pos && walk_.version == g_.version() &&
-        !walk_.level_end.empty())) {
-    // A new walk: level 0 is the log's classes, canonical, each once.
-    if (marks_.size() < g_.num_ids()) marks_.resize(g_.num_ids() + g_.num_ids() / 2 + 16, 0);
-    if (++walk_stamp_ == kMaxWalkStamp) {
-      std::fill(marks_.begin(), marks_.end(), 0);
-      walk_stamp_ = 1;
-    }
-    walk_.since = since;
-    walk_.pos = pos;
-    walk_.version = g_.version();
-    walk_.roots.clear();
-    walk_.level_end.clear();
-    const uint32_t mark = walk_stamp_ << kDepthBits;
+void RunState::Restart(Walk& w, size_t since, size_t pos) {
+  if (w.marks.size() < g_.num_ids()) w.marks.resize(g_.num_ids() + g_.num_ids() / 2 + 16, 0);
+  if (++w.stamp == kMaxWalkStamp) {
+    std::fill(w.marks.begin(), w.marks.end(), 0);
+    w.stamp = 1;
+  }
+  w.since = since;
+  w.pos = pos;
+  w.version = g_.version();
+  w.roots.clear();
+  w.level_end.clear();
+}
+
+const RunState::Walk& RunState::MainWalk(size_t since, size_t pos, int levels) {
+  if (!Current(walk_, since, pos)) {
+    Restart(walk_, since, pos);
+    const uint32_t mark = walk_.stamp << kDepthBits;
     for (Id c : g_.change_log(since).first(pos - since)) {
       c = g_.Find(c);
-      if ((marks_[c] >> kDepthBits) == walk_stamp_) continue;
-      marks_[c] = mark;
+      if (walk_.Seen(c)) continue;
+      walk_.marks[c] = mark;
       walk_.roots.push_back(c);
     }
     walk_.level_end.push_back(walk_.roots.size());
   }
-  // The walk to parents, a level at a time, in two passes over chunks of
-  // the level so that loads are issued ahead of their use (at a million
-  // nodes each is a cache miss): the parent lists of some roots are gathered
-  // into parents_ (each list prefetched some classes ahead), then each
-  // parent's record and class entry are prefetched some parents ahead of
-  // the test. Same roots, same order as one nested loop; the buffer stays
-  // small.
+  Deepen(walk_, levels);
+  return walk_;
+}
+
+const RunState::Walk& RunState::SeedWalk(size_t since, size_t pos, int read_levels) {
+  if (!Current(seed_walk_, since, pos)) {
+    const Walk& changed = MainWalk(since, pos, 0);
+    Restart(seed_walk_, since, pos);
+    const uint32_t mark = seed_walk_.stamp << kDepthBits;
+    for (size_t i = 0; i < changed.level_end[0]; ++i) {
+      const Id c = changed.roots[i];
+      if (g_.HasConstant(c) || !g_.ClassNodesWithOp(c, shape_op_).empty()) {
+        seed_walk_.marks[c] = mark;
+        seed_walk_.roots.push_back(c);
+      }
+    }
+    seed_walk_.level_end.push_back(seed_walk_.roots.size());
+  }
+  Deepen(seed_walk_, read_levels);
+  return seed_walk_;
+}
+
+void RunState::Deepen(Walk& w, int levels) {
+  // Each level in two passes over chunks of it, so that loads are issued
+  // ahead of their use (at a million nodes each is a cache miss): the
+  // parent lists of some classes are gathered into parents_ (each list
+  // prefetched some classes ahead), then each parent's class entry is
+  // prefetched some parents ahead of the test. The same classes in the same
+  // order as one nested loop; the buffer stays small.
   constexpr size_t kListAhead = 8, kParentAhead = 16, kParentChunk = 1024;
-  std::vector<Id>& roots = walk_.roots;
-  while (walk_.level_end.size() <= static_cast<size_t>(levels)) {
-    const size_t depth = walk_.level_end.size();
-    const size_t begin = depth >= 2 ? walk_.level_end[depth - 2] : 0, end = walk_.level_end.back();
-    const uint32_t mark = (walk_stamp_ << kDepthBits) | std::min<uint32_t>(depth, kMaxDepth);
+  std::vector<Id>& roots = w.roots;
+  while (w.level_end.size() <= static_cast<size_t>(levels)) {
+    const size_t depth = w.level_end.size();
+    const size_t begin = depth >= 2 ? w.level_end[depth - 2] : 0, end = w.level_end.back();
+    const uint32_t mark = (w.stamp << kDepthBits) | std::min<uint32_t>(depth, kMaxDepth);
     for (size_t i = begin; i < end;) {
       parents_.clear();
       for (; i < end && parents_.size() < kParentChunk; ++i) {
@@ -294,15 +303,14 @@ const RunState::Walk& RunState::WalkTo(size_t since, size_t pos, int levels) {
         if (j + kParentAhead < parents_.size()) g_.PrefetchNodeClass(parents_[j + kParentAhead]);
         const NodeIdx p = parents_[j];
         if (!g_.IsLive(p)) continue;
-        Id pc = g_.NodeClass(p);
-        if ((marks_[pc] >> kDepthBits) == walk_stamp_) continue;
-        marks_[pc] = mark;
+        const Id pc = g_.NodeClass(p);
+        if (w.Seen(pc)) continue;
+        w.marks[pc] = mark;
         roots.push_back(pc);
       }
     }
-    walk_.level_end.push_back(roots.size());
+    w.level_end.push_back(roots.size());
   }
-  return walk_;
 }
 
 void RunState::ScanChanges(size_t pos) {
