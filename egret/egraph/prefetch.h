@@ -22,9 +22,9 @@ namespace egret {
 // lookup of `key` makes first (its control group and slot). Abseil's
 // prefetch is a function whose only effect is the hint, which GCC 12 deletes
 // as above unless it was inlined early (AddGraph's and ConstantPool's calls
-// emitted nothing): `flatten` inlines it and what it calls here, and
-// `always_inline` puts this into the caller; the volatile asm keeps a caller
-// whose only work is this call from being classed `const` in turn.
+// emitted nothing): `flatten` inlines it, and what it calls, into this
+// function, whose volatile asm keeps it (and a caller whose only work is
+// this call) from being classed `const` in turn.
 template <typename Set, typename Key>
 [[gnu::flatten]] inline void PrefetchLookup(const Set& set, const Key& key) {
   set.prefetch(key);

@@ -132,7 +132,8 @@ class RunState {
     return w.since == since && w.pos == pos && w.version == g_.version() && !w.level_end.empty();
   }
   // Empties w for a walk of [since, pos) at this version, with a new stamp;
-  // level 0 is then to be added (Reach, depth 0) and closed (level_end).
+  // the caller then adds level 0 (marked at depth 0) and closes it in
+  // level_end.
   void Restart(Walk& w, size_t since, size_t pos);
   // Takes w to depth `levels`, a level at a time.
   void Deepen(Walk& w, int levels);
