@@ -25,47 +25,36 @@ namespace {
 using ::egret::testing::AddOp;
 using ::egret::testing::F32;
 using ::egret::testing::Leaf;
+using ::egret::testing::MakeRule;
 
 ConstTensorPtr Scalar(double v) {
   return std::make_shared<const Tensor>(Tensor::FromValues(F32(), {v, v, v, v}));
 }
 
-Rewrite Make(std::string name, std::string_view lhs, Applier applier, Guard guard = nullptr) {
-  absl::StatusOr<Pattern> p = ParsePattern(lhs);
-  EXPECT_TRUE(p.ok()) << p.status();
-  absl::StatusOr<Rewrite> r = MakeRewrite(std::move(name), *p, std::move(applier), guard);
-  EXPECT_TRUE(r.ok()) << r.status();
-  return *std::move(r);
-}
-
-Id Op(EGraph& g, std::string_view op, std::vector<Id> children) {
-  return *g.Add(ENodeView{Symbol::Intern(op), kNoPayload, children}, F32());
-}
-
 std::vector<Rewrite> Rules() {
   std::vector<Rewrite> rules;
   // Depth 2: F(F(x)) = H(x).
-  rules.push_back(Make("ff-h", "(F (F ?x))", [](EGraph& g, const MatchView& m) {
-    return std::optional<Id>(Op(g, "H", {m.subst[0]}));
+  rules.push_back(MakeRule("ff-h", "(F (F ?x))", [](EGraph& g, const MatchView& m) {
+    return std::optional<Id>(AddOp(g, "H", {m.subst[0]}));
   }));
   // Depth 3, both operands: G(H(x), F(y)) = G(x, y).
-  rules.push_back(Make("g-strip", "(G (H ?x) (F ?y))", [](EGraph& g, const MatchView& m) {
-    return std::optional<Id>(Op(g, "G", {m.subst[0], m.subst[1]}));
+  rules.push_back(MakeRule("g-strip", "(G (H ?x) (F ?y))", [](EGraph& g, const MatchView& m) {
+    return std::optional<Id>(AddOp(g, "G", {m.subst[0], m.subst[1]}));
   }));
   // Depth 4: F(H(G(x, H(y)))) = G(y, x).
-  rules.push_back(Make("deep", "(F (H (G ?x (H ?y))))", [](EGraph& g, const MatchView& m) {
-    return std::optional<Id>(Op(g, "G", {m.subst[1], m.subst[0]}));
+  rules.push_back(MakeRule("deep", "(F (H (G ?x (H ?y))))", [](EGraph& g, const MatchView& m) {
+    return std::optional<Id>(AddOp(g, "G", {m.subst[1], m.subst[0]}));
   }));
   // Guarded on a constant operand: G(x, c) = F(x) when c holds a constant.
-  Rewrite by_constant = Make(
+  Rewrite by_constant = MakeRule(
       "g-const", "(G ?x ?c)",
-      [](EGraph& g, const MatchView& m) { return std::optional<Id>(Op(g, "F", {m.subst[0]})); },
+      [](EGraph& g, const MatchView& m) { return std::optional<Id>(AddOp(g, "F", {m.subst[0]})); },
       [](const EGraph& g, const MatchView& m) { return g.HasConstant(g.Find(m.subst[1])); });
   by_constant.reads = Rewrite::Reads::kConstants;
   rules.push_back(std::move(by_constant));
   // Constants appear mid-run: F of a constant is the constant 100 (one value
   // for all, so that a class that holds F of itself stays consistent).
-  Rewrite fold = Make(
+  Rewrite fold = MakeRule(
       "f-fold", "(F ?c)",
       [](EGraph& g, const MatchView&) { return std::optional<Id>(g.AddConstant(Scalar(100))); },
       [](const EGraph& g, const MatchView& m) { return g.HasConstant(g.Find(m.subst[0])); });

@@ -22,14 +22,7 @@ namespace {
 using ::egret::testing::AddOp;
 using ::egret::testing::F32;
 using ::egret::testing::Leaf;
-
-Rewrite Make(std::string name, std::string_view lhs, Applier applier) {
-  absl::StatusOr<Pattern> p = ParsePattern(lhs);
-  EXPECT_TRUE(p.ok()) << p.status();
-  absl::StatusOr<Rewrite> r = MakeRewrite(std::move(name), *p, std::move(applier));
-  EXPECT_TRUE(r.ok()) << r.status();
-  return *std::move(r);
-}
+using ::egret::testing::MakeRule;
 
 TEST(CompiledPatternOps, DistinctOpsRootFirst) {
   absl::StatusOr<Pattern> p = ParsePattern("(F (H ?y) (G (H ?z)))");
@@ -55,11 +48,11 @@ TEST_P(AbsentOpTest, SkippedWhileAbsentThenFound) {
   const Id z = Leaf(g, "Z");
   g.Rebuild();
   std::vector<Rewrite> rules;
-  rules.push_back(Make("f-of-h", "(F (H ?y))", [](EGraph& eg, const MatchView& m) {
+  rules.push_back(MakeRule("f-of-h", "(F (H ?y))", [](EGraph& eg, const MatchView& m) {
     return std::optional<Id>(*eg.Add(ENodeView{Symbol::Intern("K"), kNoPayload, {m[0]}}, F32()));
   }));
   rules.back().lookahead = GetParam();
-  rules.push_back(Make("x-h", "X", [z](EGraph& eg, const MatchView&) {
+  rules.push_back(MakeRule("x-h", "X", [z](EGraph& eg, const MatchView&) {
     return std::optional<Id>(*eg.Add(ENodeView{Symbol::Intern("H"), kNoPayload, {z}}, F32()));
   }));
   RunnerOptions o;
@@ -101,7 +94,7 @@ TEST(NarrowSearch, NeverMatchedLooksAheadOnlyFromConstants) {
   for (int i = 0; i < 6; ++i) AddOp(g, "U" + std::to_string(i), {a});
   g.Rebuild();
   std::vector<Rewrite> rules;
-  rules.push_back(Make("needs-const", "(F ?x)", [](EGraph& eg, const MatchView& m) {
+  rules.push_back(MakeRule("needs-const", "(F ?x)", [](EGraph& eg, const MatchView& m) {
     return std::optional<Id>(*eg.Add(ENodeView{Symbol::Intern("G"), kNoPayload, {m[0]}}, F32()));
   }));
   rules.back().guard = [](const EGraph& eg, const MatchView& m) {
@@ -109,10 +102,10 @@ TEST(NarrowSearch, NeverMatchedLooksAheadOnlyFromConstants) {
   };
   rules.back().lookahead = 1;
   rules.back().reads = Rewrite::Reads::kConstants;
-  rules.push_back(Make("p-q", "(P ?z)", [](EGraph& eg, const MatchView& m) {
+  rules.push_back(MakeRule("p-q", "(P ?z)", [](EGraph& eg, const MatchView& m) {
     return std::optional<Id>(*eg.Add(ENodeView{Symbol::Intern("Q"), kNoPayload, {m[0]}}, F32()));
   }));
-  rules.push_back(Make("q-const", "(Q ?z)", [](EGraph& eg, const MatchView&) {
+  rules.push_back(MakeRule("q-const", "(Q ?z)", [](EGraph& eg, const MatchView&) {
     return std::optional<Id>(
         eg.AddConstant(std::make_shared<const Tensor>(Tensor::FromValues(F32(), {1, 2, 3, 4}))));
   }));

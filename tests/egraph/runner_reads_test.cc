@@ -17,6 +17,7 @@ namespace {
 using ::egret::testing::AddOp;
 using ::egret::testing::F32;
 using ::egret::testing::Leaf;
+using ::egret::testing::MakeRule;
 
 // a = P(b) has many parents (so that it stays the root of every merge and
 // F(a) is never re-canonicalized) and gains a node in each of the first
@@ -31,31 +32,24 @@ struct Fixture {
     f = AddOp(g, "F", {a});
     for (int i = 0; i < 6; ++i) AddOp(g, "U" + std::to_string(i), {a});
     g.Rebuild();
-    rules.push_back(Make("count", "(F ?x)", [this](EGraph& eg, const MatchView& m) {
+    rules.push_back(MakeRule("count", "(F ?x)", [this](EGraph& eg, const MatchView& m) {
       ++calls;
       return std::optional<Id>(
           *eg.Add(ENodeView{Symbol::Intern("G"), kNoPayload, {m.subst[0]}}, F32()));
     }));
     rules.front().lookahead = 1;
     rules.front().reads = reads;
-    rules.push_back(Make("p-q", "(P ?z)", [](EGraph& eg, const MatchView& m) -> std::optional<Id> {
-      return *eg.Add(ENodeView{Symbol::Intern("Q"), kNoPayload, {m.subst[0]}}, F32());
-    }));
     rules.push_back(
-        Make("q-const", "(Q ?z)", [](EGraph& eg, const MatchView&) -> std::optional<Id> {
+        MakeRule("p-q", "(P ?z)", [](EGraph& eg, const MatchView& m) -> std::optional<Id> {
+          return *eg.Add(ENodeView{Symbol::Intern("Q"), kNoPayload, {m.subst[0]}}, F32());
+        }));
+    rules.push_back(
+        MakeRule("q-const", "(Q ?z)", [](EGraph& eg, const MatchView&) -> std::optional<Id> {
           return eg.AddConstant(
               std::make_shared<const Tensor>(Tensor::FromValues(F32(), {1, 2, 3, 4})));
         }));
   }
   Fixture(const Fixture&) = delete;  // the applier points into it
-
-  static Rewrite Make(std::string name, std::string_view lhs, Applier applier) {
-    absl::StatusOr<Pattern> p = ParsePattern(lhs);
-    EXPECT_TRUE(p.ok()) << p.status();
-    absl::StatusOr<Rewrite> r = MakeRewrite(std::move(name), *p, std::move(applier));
-    EXPECT_TRUE(r.ok()) << r.status();
-    return *std::move(r);
-  }
 
   RunReport Run() {
     RunnerOptions o;
@@ -127,8 +121,8 @@ TEST(RunnerReadsTest, ANewNodeInTheMatchIsApplied) {
   Fixture t(Rewrite::Reads::kMatch);
   Id c = Leaf(t.g, "c");
   for (int i = 0; i < 20; ++i) AddOp(t.g, "V" + std::to_string(i), {c});
-  t.rules[1] = Fixture::Make("p-c", "(P ?z)",
-                             [c](EGraph&, const MatchView&) { return std::optional<Id>(c); });
+  t.rules[1] =
+      MakeRule("p-c", "(P ?z)", [c](EGraph&, const MatchView&) { return std::optional<Id>(c); });
   t.g.Rebuild();
   RunReport r = t.Run();
   EXPECT_TRUE(r.invariant_error.ok()) << r.invariant_error;

@@ -2,10 +2,14 @@
 #ifndef EGRET_TESTS_EGRAPH_TEST_UTIL_H_
 #define EGRET_TESTS_EGRAPH_TEST_UTIL_H_
 
+#include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "egret/egraph/egraph.h"
+#include "egret/egraph/pattern.h"
+#include "egret/egraph/rewrite.h"
 #include "gtest/gtest.h"
 
 namespace egret::testing {
@@ -28,6 +32,18 @@ inline Id AddOp(EGraph& g, std::string_view op, std::vector<Id> children,
 
 inline Id Leaf(EGraph& g, std::string_view name, const TensorType& type = F32()) {
   return AddOp(g, name, {}, type);
+}
+
+// The rule `name` rewriting matches of `lhs` (pattern syntax) by `applier`,
+// with an optional guard; fails the test when lhs does not parse.
+inline Rewrite MakeRule(std::string name, std::string_view lhs, Applier applier,
+                        Guard guard = nullptr) {
+  absl::StatusOr<Pattern> p = ParsePattern(lhs);
+  EXPECT_TRUE(p.ok()) << p.status();
+  absl::StatusOr<Rewrite> r =
+      MakeRewrite(std::move(name), *p, std::move(applier), std::move(guard));
+  EXPECT_TRUE(r.ok()) << r.status();
+  return *std::move(r);
 }
 
 inline bool Merge(EGraph& g, Id a, Id b) {
