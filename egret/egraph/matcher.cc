@@ -12,6 +12,10 @@ constexpr size_t kPrefetchAhead = 4;
 // How far ahead it prefetches the class record of the operand the next Bind
 // reads (the candidate's operands must have arrived by then).
 constexpr size_t kChildAhead = 2;
+// How many of a root's nodes PrefetchRoot and PrefetchRootOperand hint: the
+// first ones Run binds, before its own prefetches reach ahead. Two covers
+// both nodes of a commuted binary op.
+constexpr size_t kRootNodes = 2;
 
 }  // namespace
 
@@ -101,7 +105,20 @@ void Matcher::PrefetchRoot(const EGraph& g, Id root) const {
   const std::vector<MatchInstr>& prog = pattern_.program();
   if (prog.empty() || prog[0].kind != MatchInstr::kBind) return;
   absl::Span<const NodeIdx> nodes = g.ClassNodesWithOp(root, prog[0].op);
-  for (size_t i = 0; i < std::min<size_t>(nodes.size(), 2); ++i) g.PrefetchNode(nodes[i]);
+  for (size_t i = 0; i < std::min<size_t>(nodes.size(), kRootNodes); ++i) g.PrefetchNode(nodes[i]);
+}
+
+void Matcher::PrefetchRootOperand(const EGraph& g, Id root) const {
+  const std::vector<MatchInstr>& prog = pattern_.program();
+  if (prog.empty() || prog[0].kind != MatchInstr::kBind || next_child_[0] < 0) return;
+  const size_t child = static_cast<size_t>(next_child_[0]);
+  // The nodes PrefetchRoot hinted; Run prefetches the operands of the rest
+  // itself, some candidates ahead.
+  absl::Span<const NodeIdx> nodes = g.ClassNodesWithOp(root, prog[0].op);
+  for (size_t i = 0; i < std::min<size_t>(nodes.size(), kRootNodes); ++i) {
+    const ENodeView v = g.Node(nodes[i]);
+    if (child < v.children.size()) g.PrefetchClass(v.children[child]);
+  }
 }
 
 bool Matcher::MatchClass(const EGraph& g, Id root, MatchCallback cb) {

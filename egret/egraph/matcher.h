@@ -52,6 +52,12 @@ class Matcher {
   // Reads root's class record and node list: for software pipelining over a
   // list of roots, some time after EGraph::PrefetchClassNodes(root).
   void PrefetchRoot(const EGraph& g, Id root) const;
+  // The pipeline's next step: hints the processor to load the class record
+  // of the operand that the pattern's second Bind reads (what its
+  // ClassNodesWithOp reads first), for the nodes PrefetchRoot hinted. Reads
+  // their records: call it some time after PrefetchRoot(g, root). Nothing
+  // for a pattern whose second Bind reads no operand of the root's node.
+  void PrefetchRootOperand(const EGraph& g, Id root) const;
 
   // Semi-naive matching: from now on, report only matches with a node
   // stamped at or after `epoch`: the root node (when the root is an op) by

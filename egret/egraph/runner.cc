@@ -498,8 +498,9 @@ void RunState::SearchAndApply(const Rewrite& rw, size_t rule, RuleState& st,
     return true;
   };
   // Roots are scattered over the class arrays (the change log's order, then
-  // the parents'): their records, node lists and the records of the nodes
-  // the pattern's root binds are prefetched ahead, in three steps.
+  // the parents'): their records, node lists, the records of the nodes the
+  // pattern's root binds and the class records of those nodes' operands that
+  // the next Bind reads are prefetched ahead, in four steps.
   const size_t num_roots = candidates_.size();
   for (size_t i = 0; i < num_roots; ++i) {
     if (i + 2 * kRootPrefetchAhead < num_roots) {
@@ -510,6 +511,9 @@ void RunState::SearchAndApply(const Rewrite& rw, size_t rule, RuleState& st,
     }
     if (i + kRootPrefetchAhead / 2 < num_roots) {
       matcher.PrefetchRoot(g_, candidates_[i + kRootPrefetchAhead / 2]);
+    }
+    if (i + kRootPrefetchAhead / 4 < num_roots) {
+      matcher.PrefetchRootOperand(g_, candidates_[i + kRootPrefetchAhead / 4]);
     }
     if (Tick()) break;
     if (!matcher.MatchClass(g_, candidates_[i], on_match)) break;
