@@ -10,7 +10,7 @@
 // page is one fault where 4 KiB pages are 512, and one TLB entry for tables
 // read in no order the TLB can follow: side by side, the 1M transformer ran
 // 6-21 % faster in seven pairs out of seven, most of it in first touches
-// (docs/scaling_chains.md, twelfth round). The range is reserved, not
+// (docs/history/million-node-graphs.md, twelfth round). The range is reserved, not
 // committed: PROT_NONE until tcmalloc takes a piece of it, so neither the
 // resident set nor the kernel's commit charge grows with its size.
 //

@@ -19,10 +19,11 @@
 # Why: a program linked with the shared libraries maps all of each library
 # it loads and counts the pages it touches in its resident set, about 1 MiB
 # for Abseil; egraph_bench's peak RSS is compared with egg's, a Rust program
-# whose dependencies are linked statically (docs/performance.md). Only
-# executables can take the archives (they are not position-independent code:
-# a shared object, such as the Python module, cannot), and only the ones
-# that ask do; the installed library keeps linking absl:: targets.
+# whose dependencies are linked statically (docs/history/engine-vs-egg.md,
+# round 15). Only executables can take the archives (they are not
+# position-independent code: a shared object, such as the Python module,
+# cannot), and only the ones that ask do; the installed library keeps
+# linking absl:: targets.
 
 # The static archive of the imported Abseil target <t> in <out>: the shared
 # library's path with .so[.version] replaced by .a, or the target's own file

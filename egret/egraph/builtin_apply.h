@@ -31,7 +31,7 @@ std::optional<Id> BuiltinApply(const BuiltinRule& rule, EGraph& g, const MatchVi
 // new inner node, then the outer node, whose key holds the inner node's
 // class); only the first probe is hinted. Hinting the second too would need
 // the first's answer ahead of time: a second lookup per application, which
-// cost more than it saved (docs/performance.md, round 6). A hint only: the
+// cost more than it saved (docs/history/engine-vs-egg.md, round 6). A hint only: the
 // e-graph and what every call returns are unchanged, whatever the
 // applications in between do.
 void BuiltinPrefetch(const BuiltinRule& rule, EGraph& g, const MatchView& m);

@@ -188,7 +188,7 @@ class EGraph {
   void ClearMatchContext() { derivations_.Close(); }
   // Whether derivations and merges are recorded (default true). Off saves
   // their memory (about 60 bytes per e-node under comm+assoc saturation, see
-  // docs/performance.md) when no provenance is wanted, and lets dead records
+  // docs/history/engine-vs-egg.md) when no provenance is wanted, and lets dead records
   // be reused (see "Dead records" above). Set it before adding nodes.
   void set_record_derivations(bool on) { derivations_.set_enabled(on); }
   // How node n was built: nullopt for nodes stored outside a match context
