@@ -25,7 +25,7 @@
 // and the LP relaxation of the ILP (ilp_extractor.h) spreads a cyclic
 // e-graph's activity over many alternatives, paying a fraction of each:
 // on TENSAT vgg its bound after CBC's cuts was 1.424 against the optimum
-// 4.851, which this bound reaches exactly (docs/extraction.md, "The
+// 4.851, which this bound reaches exactly (docs/history/extraction-rounds.md, "The
 // critical-path bound").
 #ifndef EGRET_EXTRACT_CRITICAL_PATH_BOUND_H_
 #define EGRET_EXTRACT_CRITICAL_PATH_BOUND_H_

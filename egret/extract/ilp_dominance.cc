@@ -22,7 +22,7 @@
 // another bracketing's operands is cheaper and needs nothing new, and
 // subset dominance cannot see it because the child classes differ: on
 // diospyros vector_2d_conv this prunes 873 of 1,795 nodes in classes of
-// two or more nodes against 137 by subsets (docs/extraction.md,
+// two or more nodes against 137 by subsets (docs/history/extraction-rounds.md,
 // "Dominance by necessary classes").
 #include <algorithm>
 #include <bit>

@@ -359,7 +359,7 @@ absl::StatusOr<IlpResult> IlpBuilder::Run(Choice warm, Clock::time_point deadlin
     Cbc_setAllowableGap(model, 1e-7);
     Cbc_setAllowableFractionGap(model, 0.0);
     // No Gomory cuts: measured on the 99 extraction-gym files at 10 s
-    // (docs/extraction.md, "CBC's cut generators"), 76 are proven without
+    // (docs/history/extraction-rounds.md, "CBC's cut generators"), 76 are proven without
     // them instead of 73, none is lost and no cost changes. Turning off
     // every cut, or probing, clique or zero-half cuts instead, proved fewer
     // files or lost some.
@@ -369,7 +369,7 @@ absl::StatusOr<IlpResult> IlpBuilder::Run(Choice warm, Clock::time_point deadlin
       // time, so that the search does not depend on the machine's load;
       // without CBC's preprocessing, which took about a third of its CPU
       // time on TENSAT bert's sub-problems and proved no more of them
-      // (docs/extraction.md, "Neighbourhoods sized by work").
+      // (docs/history/extraction-rounds.md, "Neighbourhoods sized by work").
       Cbc_setMaximumNodes(model, max_nodes_);
       Cbc_setParameter(model, "preprocess", "off");
     }

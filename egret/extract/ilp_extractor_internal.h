@@ -61,7 +61,7 @@ constexpr size_t kMaxCutBoundVariables = 400;
 // start's cost (and the bound computed its necessary classes), for at most
 // this share of the time left and this many bounds (TENSAT resnet50: gap
 // 0.23 %, 2,656 classes, optimal after 2,400 bounds in 2.8 s without a hint;
-// docs/extraction.md, "Branch and bound on the critical-path bound").
+// docs/history/extraction-rounds.md, "Branch and bound on the critical-path bound").
 constexpr double kPathSearchGap = 0.01;
 constexpr double kPathSearchShare = 0.3;
 constexpr int64_t kPathSearchMaxBounds = 20000;
@@ -104,14 +104,14 @@ constexpr int32_t kBranchingFrequentMinColumns = 200;
 // deadline only decides how far along it the result is. The cap of 10,000
 // nodes keeps TENSAT bert's sub-problems at about 0.5-5 s of CPU each;
 // 12,500 reached the same choice later, 8,000 stopped at a worse one
-// (docs/extraction.md, "Neighbourhoods sized by work"). The same column
+// (docs/history/extraction-rounds.md, "Neighbourhoods sized by work"). The same column
 // count decides between the LP loop with the branching rows (at most this
 // many columns) and the plain relaxation first (more). At 12,000 rather
 // than 10,000, rover mcm_3_7_21 9 iterations (10,682 columns; its
 // relaxation is its optimum, 1,050) and impress mul512 (10,275) take the
 // smaller programs' path: under load (average 10-14) the plain
 // relaxation's 20 % of the time was too short for Clp on mcm 9 iterations,
-// which the LP loop's 30 % proves (docs/extraction.md, "Cyclic parts and
+// which the LP loop's 30 % proves (docs/history/extraction-rounds.md, "Cyclic parts and
 // the size of a large program"); TENSAT bert (20,210) is unchanged.
 constexpr int32_t kNeighbourhoodColumns = 12000;
 constexpr double kNeighbourhoodShare = 0.9;
@@ -357,7 +357,7 @@ constexpr int kMaxCutRestarts = 300;
 // climbs from `start`'s sides and from kMaxCutRestarts pseudo-random sides
 // (a fixed seed: deterministic, bounded by work); otherwise nullopt. The DAG
 // heuristic's choice on extraction-gym's maxsat files cuts 460, 840 and 838
-// edges where these climbs find 466, 856 and 863 (docs/extraction.md).
+// edges where these climbs find 466, 856 and 863 (docs/history/extraction-rounds.md).
 std::optional<Choice> MaxCutLocalSearch(const ExtractionProblem& p, const Choice& start);
 
 struct NeighbourhoodStats {

@@ -67,7 +67,7 @@ LpLoopStats IlpBuilder::StrengthenByLp(Clock::time_point until, RowPool& pool, b
     // Wall-clock seconds: Clp's maximumSeconds counts this process's CPU
     // time, which under load is a fraction of the wall time the limit is
     // about (TENSAT bert took 20 s at --time-limit 10 at load 10; see
-    // docs/extraction.md, "Dominance by necessary classes").
+    // docs/history/extraction-rounds.md, "Dominance by necessary classes").
     lp.setMaximumSeconds(-1.0);
     lp.setMaximumWallSeconds(left);
     if (first) {

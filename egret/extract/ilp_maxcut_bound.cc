@@ -22,10 +22,10 @@
 // Why: the ILP's relaxation satisfies every clause at x = 1/2 and CBC does
 // not close the gap in 10 s; on hamming6-2 and johnson8-4-4 this bound is
 // the DAG heuristic's cost, which is then proven optimal without a solver
-// (docs/extraction.md, "An eigenvalue bound for max-cut e-graphs"). On
+// (docs/history/extraction-rounds.md, "An eigenvalue bound for max-cut e-graphs"). On
 // the sparser files the bound is far (a Goemans-Williamson SDP bound would
 // still be 6-8 % away), and the DAG heuristic's cut is not optimal: 1-flip
-// local search from many starts improves three of them (docs/extraction.md,
+// local search from many starts improves three of them (docs/history/extraction-rounds.md,
 // "Neighbourhoods sized by work").
 #include <algorithm>
 #include <cmath>

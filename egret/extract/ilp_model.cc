@@ -198,7 +198,7 @@ void IlpBuilder::BuildModel(bool per_class_child_rows) {
   // node per class, so the row holds for it; summed over c's nodes, it is
   // stronger in the relaxation than a row per node (x_n <= sum(nodes of d)),
   // where alternatives of c at a fraction each needed d at the largest of
-  // their fractions only. Side by side at 10 s (docs/extraction.md, "Child
+  // their fractions only. Side by side at 10 s (docs/history/extraction-rounds.md, "Child
   // rows per class"): rover box_filter_3's relaxation 608 -> 727 and CBC's
   // bound 660 -> 982, box_filter_5's 680 -> 863 and 939 -> 1158, with about
   // half as many rows. On the programs above kNeighbourhoodColumns (TENSAT
