@@ -551,12 +551,26 @@ int Fail(const std::string& msg) {
   return 2;
 }
 
+constexpr char kUsage[] =
+    "usage: scaling [--families resnet,transformer] [--sizes 1000,2000,...]\n"
+    "               [--strategies eqsat-dag,greedy] [--time-limit SECONDS]\n"
+    "               [--enode-factor F] [--verify-max-nodes N] [--seed N]\n"
+    "               [--chain-blocks N] [--name NAME] [--clock wall|cpu]\n"
+    "               [--csv FILE] [--markdown FILE] [--svg-dir DIR] [--trace]\n"
+    "               [--reference]\n"
+    "The scaling study of docs/scaling.md; what each option does is at the top\n"
+    "of bench/scaling.cc.\n";
+
 int Main(int argc, char** argv) {
   Config cfg;
   cfg.command = "scaling";
   for (int i = 1; i < argc; ++i) absl::StrAppend(&cfg.command, " ", argv[i]);
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
+    if (a == "--help" || a == "-h") {
+      std::fputs(kUsage, stdout);
+      return 0;
+    }
     if (a == "--trace") {
       cfg.trace = true;
       continue;
