@@ -62,8 +62,24 @@ int main(int argc, char** argv) {
                     [](std::string* out, const Extractor& e) { out->append(e.name); });
   std::string filter;
   double ilp_limit = 10;
-  for (int i = 1; i + 1 < argc; i += 2) {
-    std::string flag = argv[i], value = argv[i + 1];
+  for (int i = 1; i < argc; i += 2) {
+    std::string flag = argv[i];
+    if (flag == "--help" || flag == "-h") {
+      std::fputs(
+          "usage: extract_bench [--dir DIR] [--csv OUT.csv] [--ilp-time-limit S]\n"
+          "                     [--extractors NAME,...] [--filter SUBSTRING]\n"
+          "Every extractor on every e-graph under DIR (default: the extraction-gym\n"
+          "sample); docs/extraction.md. What each option does is at the top of\n"
+          "bench/extract_bench.cc.\n",
+          stdout);
+      return 0;
+    }
+    if (i + 1 >= argc) {
+      std::fprintf(stderr, "extract_bench: %s needs a value (--help lists the flags)\n",
+                   flag.c_str());
+      return 2;
+    }
+    std::string value = argv[i + 1];
     if (flag == "--dir")
       dir = value;
     else if (flag == "--csv")
