@@ -36,11 +36,14 @@ def prose_lines(path):
         for i, line in enumerate(f.read().split("\n"), start=1):
             m = FENCE.match(line)
             if m:
+                # A block closes at a fence of its own character, at least as
+                # long as the one that opened it, with nothing after it.
                 if fence is None:
-                    fence = m.group(1)[0] * 3
-                elif m.group(1).startswith(fence):
+                    fence = m.group(1)
+                    continue
+                if m.group(1).startswith(fence) and not line[m.end():].strip():
                     fence = None
-                continue
+                    continue
             if fence is None:
                 out.append((i, line))
     return out
