@@ -51,12 +51,25 @@ void ExtractionProblemBuilder::AddNode(ClassId c, std::string_view op, double co
 
 void ExtractionProblemBuilder::AddRoot(ClassId c) { roots_.push_back(c); }
 
+void ExtractionProblemBuilder::Reserve(size_t classes, size_t nodes, size_t children) {
+  class_ids_.reserve(classes);
+  class_node_count_.reserve(classes);
+  child_begin_.reserve(nodes);
+  name_begin_.reserve(nodes);
+  node_class_.reserve(nodes);
+  op_of_.reserve(nodes);
+  costs_.reserve(nodes);
+  children_.reserve(children);
+}
+
 namespace {
 
-// Moves `from` into `to` without its spare capacity.
+// Moves `from` into `to` without much spare capacity: shrinking copies the
+// whole array, which pays only when more than a sixteenth of it is spare
+// (not after a Reserve that was about right).
 template <typename T>
 void MoveTight(T& from, T& to) {
-  from.shrink_to_fit();
+  if (from.capacity() - from.size() > from.capacity() / 16) from.shrink_to_fit();
   to = std::move(from);
   from = T();
 }

@@ -105,6 +105,10 @@ class ExtractionProblemBuilder {
   void AddNode(ClassId c, std::string_view op, double cost, std::span<const ClassId> children,
                std::string_view name = "");
   void AddRoot(ClassId c);
+  // Room for this many classes, nodes and child entries in all, so that a
+  // caller that knows them fills the arrays without regrowing them (on
+  // millions of nodes each regrowth copies and first-touches them again).
+  void Reserve(size_t classes, size_t nodes, size_t children);
   size_t num_classes() const { return class_ids_.size(); }
 
   // Fails (kInvalidArgument) on a child or root index that names no class, a

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <optional>
+#include <string>
 #include <string_view>
 #include <type_traits>
 #include <utility>
@@ -37,6 +39,47 @@ class OpFacts {
  private:
   std::vector<uint8_t> facts_;
 };
+
+// What a node's cost reads of one of its inputs (cost::NodeInput), by
+// interned type: its type, the stored type of a dequantized weight, whether
+// it is a shape value or a constant, and its matrix source.
+constexpr TypeId kNoStored = ~TypeId{0};
+struct InputFacts {
+  uint64_t matrix_source;
+  TypeId type;
+  TypeId stored;  // kNoStored when none
+  uint8_t flags;  // 1: shape value, 2: constant
+};
+
+// Writes to `key` everything cost::NodeCostOf reads of a node (with one
+// output) of `op` with output type `out` and operand classes `kids`: the op,
+// the types and, per operand, its InputFacts with, instead of its matrix
+// source, which operand is the first with the same one (what decides an
+// epilogue, NodeProfile::epilogue). Types are interned, so equal ids are
+// equal types.
+void CostKey(Symbol op, TypeId out, absl::Span<const ClassId> kids,
+             const std::vector<InputFacts>& inputs, std::string& key) {
+  key.clear();
+  auto put = [&](uint32_t v) { key.append(reinterpret_cast<const char*>(&v), sizeof v); };
+  put(op.id());
+  put(out);
+  for (size_t j = 0; j < kids.size(); ++j) {
+    const InputFacts& in = inputs[kids[j]];
+    // 0: no matrix source; 1 + the first operand with this one's.
+    uint32_t same = 0;
+    if (in.matrix_source != 0) {
+      for (size_t e = 0; e <= j; ++e) {
+        if (inputs[kids[e]].matrix_source == in.matrix_source) {
+          same = static_cast<uint32_t>(e + 1);
+          break;
+        }
+      }
+    }
+    put(in.type);
+    put(in.stored);
+    put(static_cast<uint32_t>(in.flags) | same << 8);
+  }
+}
 
 }  // namespace
 
@@ -160,26 +203,29 @@ absl::StatusOr<EGraphProblem> BuildProblem(const EGraph& g, const cost::HvxCostM
     }
     return uint64_t{0};
   };
-  // The input as pricing sees it: a constant's bytes are read from DDR, and
-  // a weight read through a Dequantize of a quantized constant is priced at
-  // its stored bytes (graph_cost.h).
+  // The input as pricing sees it (cost::NodeInput, InputFacts): a constant's
+  // bytes are read from DDR, and a weight read through a Dequantize of a
+  // quantized constant is priced at its stored bytes (graph_cost.h). Each
+  // class as an input, once.
   auto input_of = [&](ClassId i) {
     const bool shape = has[i] & kHasShape;
-    cost::NodeInput in{&g.TypeOf(order[i]), shape, !shape && folded[i]};
+    InputFacts in{0, g.TypeIdOf(order[i]), kNoStored,
+                  static_cast<uint8_t>(shape                 ? 1
+                                       : !shape && folded[i] ? 2
+                                                             : 0)};
     for (uint32_t k = first[i]; k < first[i + 1]; ++k) {
       if (live_op[k] != dequantize_op || children(k).size() != 1) continue;
       const ClassId q = children(k)[0];
       if (IsQuantized(g.TypeOf(order[q]).dtype) && (has[q] & kHasConst)) {
-        in.constant = true;
-        in.stored = &g.TypeOf(order[q]);
+        in.flags |= 2;
+        in.stored = g.TypeIdOf(order[q]);
         break;
       }
     }
     in.matrix_source = matrix_source(i);
     return in;
   };
-  // Each class as an input, once.
-  std::vector<cost::NodeInput> as_input;
+  std::vector<InputFacts> as_input;
   as_input.reserve(nc);
   for (size_t i = 0; i < nc; ++i) as_input.push_back(input_of(static_cast<ClassId>(i)));
   // Node costs, per live node (live[k]'s cost is cost[k]; ok[k]: it has an
@@ -189,37 +235,71 @@ absl::StatusOr<EGraphProblem> BuildProblem(const EGraph& g, const cost::HvxCostM
   // Why each node that is not ok has no implementation, for the error.
   absl::flat_hash_map<NodeIdx, cost::NodeCost> uncomputable;
   std::vector<cost::NodeInput> ins;
+  // A node's costs depend only on its op, its output type and its inputs
+  // as pricing sees them (CostKey), so nodes alike are priced once: a
+  // network of repeated blocks has a few hundred kinds of e-node among
+  // millions.
+  struct Priced {
+    double cost = 0, standalone = 0;
+    std::optional<cost::NodeCost> uncomputable;  // when not computable
+  };
+  std::vector<Priced> priced;
+  absl::flat_hash_map<std::string, uint32_t> priced_index;
+  std::string key;
+  auto price = [&](uint32_t k, absl::Span<const TensorType> outputs) {
+    ins.clear();
+    for (ClassId ch : children(k)) {
+      const InputFacts& in = as_input[ch];
+      ins.push_back(cost::NodeInput{&g.Type(in.type), (in.flags & 1) != 0, (in.flags & 2) != 0,
+                                    in.stored == kNoStored ? nullptr : &g.Type(in.stored),
+                                    in.matrix_source});
+    }
+    const std::string_view op = live_op[k].str();
+    Priced out;
+    cost::NodeCost c = cost::NodeCostOf(model, op, outputs, ins);
+    out.cost = out.standalone = c.cost;
+    if (c.computable && (facts.Of(live_op[k]) & OpFacts::kElementwise) &&
+        std::any_of(ins.begin(), ins.end(),
+                    [](const cost::NodeInput& in) { return in.matrix_source != 0; })) {
+      for (cost::NodeInput& in : ins) in.matrix_source = 0;
+      out.standalone = cost::NodeCostOf(model, op, outputs, ins).cost;
+    }
+    if (!c.computable) out.uncomputable = std::move(c);
+    return out;
+  };
   for (size_t i = 0; i < nc; ++i) {
     // A multi-output class is priced with every output, as graph pricing
-    // prices the node lowering emits for it.
+    // prices the node lowering emits for it (and not remembered: its key
+    // would need every output's type).
     const TensorType& t = g.TypeOf(order[i]);
     absl::Span<const TensorType> outputs(&t, 1);
     std::vector<TensorType> multi_outputs;
-    if (t.dtype == DType::kMulti) {
+    const bool multi = t.dtype == DType::kMulti;
+    if (multi) {
       if (absl::StatusOr<std::vector<TensorType>> m = MultiOutputTypes(g, order[i]); m.ok()) {
         multi_outputs = *std::move(m);
         outputs = multi_outputs;
       }
     }
     for (uint32_t k = first[i]; k < first[i + 1]; ++k) {
-      ins.clear();
-      for (ClassId ch : children(k)) ins.push_back(as_input[ch]);
-      const std::string_view op = live_op[k].str();
-      cost::NodeCost c = cost::NodeCostOf(model, op, outputs, ins);
-      double standalone = c.cost;
-      if (c.computable && (facts.Of(live_op[k]) & OpFacts::kElementwise) &&
-          std::any_of(ins.begin(), ins.end(),
-                      [](const cost::NodeInput& in) { return in.matrix_source != 0; })) {
-        for (cost::NodeInput& in : ins) in.matrix_source = 0;
-        standalone = cost::NodeCostOf(model, op, outputs, ins).cost;
+      const Priced* p = nullptr;
+      Priced once;
+      if (multi) {
+        once = price(k, outputs);
+        p = &once;
+      } else {
+        CostKey(live_op[k], g.TypeIdOf(order[i]), children(k), as_input, key);
+        auto [it, inserted] = priced_index.try_emplace(key, static_cast<uint32_t>(priced.size()));
+        if (inserted) priced.push_back(price(k, outputs));
+        p = &priced[it->second];
       }
-      node_cost[k] = c.cost;
-      standalone_cost[k] = standalone;
-      ok[k] = c.computable;
-      if (!c.computable) uncomputable.emplace(live[k], std::move(c));
+      node_cost[k] = p->cost;
+      standalone_cost[k] = p->standalone;
+      ok[k] = !p->uncomputable.has_value();
+      if (!ok[k]) uncomputable.emplace(live[k], *p->uncomputable);
     }
   }
-  std::vector<cost::NodeInput>().swap(as_input);
+  std::vector<InputFacts>().swap(as_input);
   // Computable classes by propagation from the leaves (a worklist, so a deep
   // chain costs linear time, not one sweep per level).
   std::vector<bool> computable(nc, false);
@@ -295,6 +375,7 @@ absl::StatusOr<EGraphProblem> BuildProblem(const EGraph& g, const cost::HvxCostM
   }
   EGraphProblem out;
   ExtractionProblemBuilder b;
+  b.Reserve(nc, live.size(), kids.size());
   for (size_t i = 0; i < nc; ++i) b.AddClass(absl::StrCat(order[i]));
   // The builder numbers nodes by class, in the order added within a class
   // (a stable sort); classes are added in index order, so the e-nodes in

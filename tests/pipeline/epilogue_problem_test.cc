@@ -61,5 +61,50 @@ TEST(EpilogueProblemTest, ActivationsOfAConvolutionCostNothingAndAResidualCostsI
   EXPECT_EQ(seen.size(), 4u);
 }
 
+// Nodes alike are priced once (BuildProblem remembers a cost by what it
+// reads): x + x of one convolution's output is its epilogue, x + y of two
+// convolutions' outputs of the same type is not, and the two must not share
+// a price although their op and types are the same.
+TEST(EpilogueProblemTest, NodesOfOneOpAndTypesArePricedByTheirMatrixSources) {
+  const TensorType act(DType::kFloat32, {1, 8, 8, 16});
+  EGraph g;
+  const Id x = AddOp(g, "*Input", {}, act);
+  auto conv = [&](double weight) {
+    const TensorType wt(DType::kFloat32, {1, 1, 16, 16});
+    const std::vector<double> values(static_cast<size_t>(wt.num_elements()), weight);
+    const Id w = g.AddConstant(std::make_shared<const Tensor>(Tensor::FromValues(wt, values)));
+    const TensorType bt(DType::kFloat32, {16});
+    const Id b = g.AddConstant(std::make_shared<const Tensor>(
+        Tensor::FromValues(bt, std::vector<double>(16, weight))));
+    return AddOp(g, "Conv2d", {x, w, b, g.AddShape({1, 1, 1, 1}), g.AddShape({0, 0, 0, 0})}, act);
+  };
+  const Id c1 = conv(0.5), c2 = conv(0.25);
+  const Id same1 = AddOp(g, "ElementWiseAdd", {c1, c1}, act);
+  const Id mixed = AddOp(g, "ElementWiseAdd", {c1, c2}, act);
+  const Id same2 = AddOp(g, "ElementWiseAdd", {c2, c2}, act);
+  g.Rebuild();
+
+  cost::CostTable t;
+  t.ops["ElementWiseAdd"] = {{"ew", 2, /*hvx=*/true}};
+  t.ops["Conv2d"] = {{"conv", 16, /*hvx=*/true}};
+  cost::HvxCostModel model(t);
+  model.set_device(std::make_shared<cost::DeviceParams>(cost::PublicPrior("test", "Test")));
+  absl::StatusOr<extract::EGraphProblem> p = extract::BuildProblem(g, model, {same1, mixed, same2});
+  ASSERT_TRUE(p.ok()) << p.status();
+  int adds = 0;
+  for (size_t i = 0; i < p->node_of.size(); ++i) {
+    const NodeIdx n = p->node_of[i];
+    if (g.NodeOp(n).str() != "ElementWiseAdd") continue;
+    ++adds;
+    const double c = p->problem.cost(static_cast<extract::ENodeId>(i));
+    if (g.NodeClass(n) == g.Find(mixed)) {
+      EXPECT_GT(c, 1) << "x + y of two convolutions";
+    } else {
+      EXPECT_LT(c, 1e-6) << "x + x of one convolution";
+    }
+  }
+  EXPECT_EQ(adds, 3);
+}
+
 }  // namespace
 }  // namespace egret
