@@ -45,10 +45,11 @@ class OpFacts {
 // it is a shape value or a constant, and its matrix source.
 constexpr TypeId kNoStored = ~TypeId{0};
 struct InputFacts {
+  enum : uint8_t { kShapeValue = 1, kConstant = 2 };
   uint64_t matrix_source;
   TypeId type;
   TypeId stored;  // kNoStored when none
-  uint8_t flags;  // 1: shape value, 2: constant
+  uint8_t flags;  // kShapeValue, kConstant
 };
 
 // Writes to `key` everything cost::NodeCostOf reads of a node (with one
@@ -209,15 +210,13 @@ absl::StatusOr<EGraphProblem> BuildProblem(const EGraph& g, const cost::HvxCostM
   // class as an input, once.
   auto input_of = [&](ClassId i) {
     const bool shape = has[i] & kHasShape;
-    InputFacts in{0, g.TypeIdOf(order[i]), kNoStored,
-                  static_cast<uint8_t>(shape                 ? 1
-                                       : !shape && folded[i] ? 2
-                                                             : 0)};
+    const uint8_t flags = shape ? InputFacts::kShapeValue : folded[i] ? InputFacts::kConstant : 0;
+    InputFacts in{0, g.TypeIdOf(order[i]), kNoStored, flags};
     for (uint32_t k = first[i]; k < first[i + 1]; ++k) {
       if (live_op[k] != dequantize_op || children(k).size() != 1) continue;
       const ClassId q = children(k)[0];
       if (IsQuantized(g.TypeOf(order[q]).dtype) && (has[q] & kHasConst)) {
-        in.flags |= 2;
+        in.flags |= InputFacts::kConstant;
         in.stored = g.TypeIdOf(order[q]);
         break;
       }
@@ -250,7 +249,8 @@ absl::StatusOr<EGraphProblem> BuildProblem(const EGraph& g, const cost::HvxCostM
     ins.clear();
     for (ClassId ch : children(k)) {
       const InputFacts& in = as_input[ch];
-      ins.push_back(cost::NodeInput{&g.Type(in.type), (in.flags & 1) != 0, (in.flags & 2) != 0,
+      ins.push_back(cost::NodeInput{&g.Type(in.type), (in.flags & InputFacts::kShapeValue) != 0,
+                                    (in.flags & InputFacts::kConstant) != 0,
                                     in.stored == kNoStored ? nullptr : &g.Type(in.stored),
                                     in.matrix_source});
     }

@@ -74,8 +74,8 @@ TEST(EpilogueProblemTest, NodesOfOneOpAndTypesArePricedByTheirMatrixSources) {
     const std::vector<double> values(static_cast<size_t>(wt.num_elements()), weight);
     const Id w = g.AddConstant(std::make_shared<const Tensor>(Tensor::FromValues(wt, values)));
     const TensorType bt(DType::kFloat32, {16});
-    const Id b = g.AddConstant(std::make_shared<const Tensor>(
-        Tensor::FromValues(bt, std::vector<double>(16, weight))));
+    const Id b = g.AddConstant(
+        std::make_shared<const Tensor>(Tensor::FromValues(bt, std::vector<double>(16, weight))));
     return AddOp(g, "Conv2d", {x, w, b, g.AddShape({1, 1, 1, 1}), g.AddShape({0, 0, 0, 0})}, act);
   };
   const Id c1 = conv(0.5), c2 = conv(0.25);
