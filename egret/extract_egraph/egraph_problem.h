@@ -49,8 +49,8 @@ struct EGraphProblem {
 // types of its child classes as inputs, except classes holding a "$Shape").
 // Nodes alike (one op, output type and inputs as pricing sees them) are
 // priced by one call: a network of repeated blocks has a few hundred kinds
-// of e-node among millions. Nodes whose op has no implementation, and nodes that need a class that
-// cannot be computed, are left out. When a root cannot be computed at all,
+// of e-node among millions. Nodes whose op has no implementation, and nodes
+// that need a class that cannot be computed, are left out. When a root cannot be computed at all,
 // fails with kInvalidArgument naming the root class and an op that blocks it,
 // and with `describe` (given that op's e-node), where that node came from.
 absl::StatusOr<EGraphProblem> BuildProblem(

@@ -19,20 +19,22 @@ namespace {
 
 using ::egret::testing::AddOp;
 
+// A "$Const" of type t with every element v.
+Id Constant(EGraph& g, const TensorType& t, double v) {
+  const std::vector<double> values(static_cast<size_t>(t.num_elements()), v);
+  return g.AddConstant(std::make_shared<const Tensor>(Tensor::FromValues(t, values)));
+}
+
 TEST(EpilogueProblemTest, ActivationsOfAConvolutionCostNothingAndAResidualCostsItsTime) {
   const TensorType act(DType::kFloat32, {1, 8, 8, 16});
   EGraph g;
   const Id x = AddOp(g, "*Input", {}, act);
-  auto constant = [&g](TensorType t, double v) {
-    const std::vector<double> values(static_cast<size_t>(t.num_elements()), v);
-    return g.AddConstant(std::make_shared<const Tensor>(Tensor::FromValues(t, values)));
-  };
-  const Id w = constant(TensorType(DType::kFloat32, {1, 1, 16, 16}), 0.5);
-  const Id bias = constant(TensorType(DType::kFloat32, {16}), 0);
+  const Id w = Constant(g, TensorType(DType::kFloat32, {1, 1, 16, 16}), 0.5);
+  const Id bias = Constant(g, TensorType(DType::kFloat32, {16}), 0);
   const Id conv =
       AddOp(g, "Conv2d", {x, w, bias, g.AddShape({1, 1, 1, 1}), g.AddShape({0, 0, 0, 0})}, act);
-  const Id scaled =
-      AddOp(g, "ElementWiseMultiply", {conv, constant(TensorType(DType::kFloat32, {}), 0.1)}, act);
+  const Id scaled = AddOp(g, "ElementWiseMultiply",
+                          {conv, Constant(g, TensorType(DType::kFloat32, {}), 0.1)}, act);
   const Id leaky = AddOp(g, "ElementWiseMaximum", {conv, scaled}, act);
   const Id residual = AddOp(g, "ElementWiseAdd", {leaky, x}, act);
   g.Rebuild();
@@ -70,12 +72,8 @@ TEST(EpilogueProblemTest, NodesOfOneOpAndTypesArePricedByTheirMatrixSources) {
   EGraph g;
   const Id x = AddOp(g, "*Input", {}, act);
   auto conv = [&](double weight) {
-    const TensorType wt(DType::kFloat32, {1, 1, 16, 16});
-    const std::vector<double> values(static_cast<size_t>(wt.num_elements()), weight);
-    const Id w = g.AddConstant(std::make_shared<const Tensor>(Tensor::FromValues(wt, values)));
-    const TensorType bt(DType::kFloat32, {16});
-    const Id b = g.AddConstant(
-        std::make_shared<const Tensor>(Tensor::FromValues(bt, std::vector<double>(16, weight))));
+    const Id w = Constant(g, TensorType(DType::kFloat32, {1, 1, 16, 16}), weight);
+    const Id b = Constant(g, TensorType(DType::kFloat32, {16}), weight);
     return AddOp(g, "Conv2d", {x, w, b, g.AddShape({1, 1, 1, 1}), g.AddShape({0, 0, 0, 0})}, act);
   };
   const Id c1 = conv(0.5), c2 = conv(0.25);
