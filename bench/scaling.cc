@@ -110,9 +110,10 @@ struct Config {
 constexpr const char* kStages[] = {"compile",     "seed",    "saturate", "extract_and_lower",
                                    "memory_plan", "rewrite", "select",   "total"};
 // The sub-stages reported in the CSV (OptimizeResult::substage_cpu_ms).
-constexpr const char* kSubStages[] = {"problem",     "extract",   "lower",   "annotate",
-                                      "provenance",  "validate",  "release", "output_cost",
-                                      "plan_output", "plan_input"};
+constexpr const char* kSubStages[] = {"input_cost", "seed_params",  "seed_import", "seed_rebuild",
+                                      "seed_names", "seed_sources", "problem",     "extract",
+                                      "lower",      "annotate",     "provenance",  "validate",
+                                      "release",    "output_cost",  "plan_output", "plan_input"};
 // Ops whose count after optimization shows the library recognized a block.
 constexpr const char* kFusedOps[] = {"LayerNorm", "Gelu", "Softmax", "Batchnorm", "Conv2d"};
 

@@ -395,6 +395,20 @@ void EGraph::PrefetchPair(Symbol op, Payload payload, Id a, Id b) {
   if (const PairTable* t = hashcons_->Pairs(op, payload, false)) t->Prefetch(Find(a), Find(b));
 }
 
+void EGraph::PrefetchAdd(const ENodeView& in, TypeId type) {
+  if (IsUnhashedOp(in.op)) return;
+  const Payload payload = PayloadFor(in, type);
+  if (in.children.size() == 2) {
+    // Not through Pairs(): its one-entry cache serves the adds in between.
+    auto it = hashcons_->pair_index.find((uint64_t{in.op.id()} << 32) | payload);
+    if (it != hashcons_->pair_index.end()) {
+      hashcons_->pairs[it->second].Prefetch(in.children[0], in.children[1]);
+    }
+    return;
+  }
+  PrefetchLookup(hashcons_->set, Hashcons::Key{in.op, payload, in.children});
+}
+
 absl::StatusOr<Id> EGraph::AddPair(Symbol op, Payload payload, Id a, Id b, TypeId type) {
   const Id ch[2] = {Find(a), Find(b)};
   const ENodeView node{op, payload, ch};
@@ -427,10 +441,6 @@ Id EGraph::AddInternedConstant(Payload p) {
   const TypeId type = InternType(constants_.Get(p)->type());
   // Equal payloads mean equal data, hence equal types: this cannot conflict.
   return *Add(ENodeView{const_op_, p, {}}, type);
-}
-
-void EGraph::PrefetchInternedConstant(Payload p) const {
-  PrefetchLookup(hashcons_->set, Hashcons::Key{const_op_, p, {}});
 }
 
 Id EGraph::AddShape(const Dims& dims) {

@@ -142,14 +142,12 @@ class EGraph {
   // AddConstant in two steps, for a caller with many constants (AddGraph):
   // InternConstants gives the payloads AddConstant would give each value in
   // turn (ConstantPool::InternAll), then AddInternedConstant(p) adds each
-  // "$Const" node, after PrefetchInternedConstant(p) some constants ahead
-  // has issued the load of its hash-cons slot. The same classes, in the same
-  // order, as AddConstant on each value.
+  // "$Const" node (PrefetchAdd can hint its hash-cons slot ahead). The same
+  // classes, in the same order, as AddConstant on each value.
   std::vector<Payload> InternConstants(absl::Span<const ConstTensorPtr> values) {
     return constants_.InternAll(values);
   }
   Id AddInternedConstant(Payload p);
-  void PrefetchInternedConstant(Payload p) const;
   // A "$Shape" node whose Int32 output type has dims `dims` (its value).
   Id AddShape(const Dims& dims);
   // Output `index` of the multi-output node of class `multi` (type Multi):
@@ -273,6 +271,12 @@ class EGraph {
   // software pipelining: builtin_apply.h BuiltinPrefetch). Changes nothing
   // the e-graph holds or returns (Find's path halving aside).
   void PrefetchPair(Symbol op, Payload payload, Id a, Id b);
+  // Hints the processor to load the hash-cons slot where Add(node, type)
+  // would look `node` up, taking its operands as given (canonical, as Add
+  // would make them; an id not made yet is allowed: nothing is read at it).
+  // For software pipelining over nodes whose operands' classes are known or
+  // predicted ahead (AddGraph). Changes nothing the e-graph holds or returns.
+  void PrefetchAdd(const ENodeView& node, TypeId type);
   // The canonical class of node n.
   Id NodeClass(NodeIdx n) const { return Find(node_class_[n]); }
   // False for nodes that became duplicates during a rebuild (and whose

@@ -1,6 +1,7 @@
 #include "egret/egraph/graph_import.h"
 
 #include <algorithm>
+#include <array>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -39,9 +40,7 @@ absl::StatusOr<GraphClasses> AddGraph(EGraph& g, const Graph& graph) {
   g.Reserve(nodes, non_binary);
   // The constants' payloads, interned in the order the nodes are added (so
   // the same payloads as one AddConstant each) but all at once, their pool
-  // probes issued ahead; then each "$Const" node's hash-cons slot is
-  // prefetched kConstAhead constants before it is added. At a million nodes,
-  // where most nodes of a CNN are weights, both lookups miss the cache.
+  // probes issued ahead.
   std::vector<ConstTensorPtr> tensors;
   for (NodeId id : order) {
     const Node& node = graph.node(id);
@@ -49,26 +48,95 @@ absl::StatusOr<GraphClasses> AddGraph(EGraph& g, const Graph& graph) {
   }
   const std::vector<Payload> payloads = g.InternConstants(tensors);
   tensors = {};
-  constexpr size_t kConstAhead = 8;
-  for (size_t i = 0; i < std::min(kConstAhead, payloads.size()); ++i) {
-    g.PrefetchInternedConstant(payloads[i]);
-  }
-  size_t next_const = 0;
   GraphClasses classes(graph.num_nodes());
+  const Symbol const_op = Symbol::Intern(kConstOp);
   const Symbol shape_op = Symbol::Intern(kShapeOp);
-  absl::InlinedVector<Id, 8> children;
   TensorType multi;
   multi.dtype = DType::kMulti;
   const TypeId multi_type = g.InternType(multi);
-  for (NodeId id : order) {
+
+  // Each node's hash-cons slot is prefetched kAhead nodes before it is
+  // added: at a million nodes the hash-cons outgrows the caches and its
+  // probe was the import's largest stall. The key needs the node's op,
+  // payload and type, made here for each node in the order it is added (the
+  // same interning order as adding alone, so the same ids), and its operands'
+  // classes: those of nodes added already, else predicted. The import of a
+  // fresh graph makes a class per new node in turn, so a node's class is
+  // predicted as the classes made so far plus those the nodes before it in
+  // the window will make; a CSE hit (or an output whose "$Shape" exists)
+  // makes fewer, and a wrong guess only wastes the hint.
+  constexpr size_t kAhead = 8;
+  struct Ready {
+    Symbol op;
+    Payload payload = kNoPayload;
+    TypeId type = 0;
+    size_t made = 0;  // classes the node makes when all are new
+  };
+  std::array<Ready, kAhead + 1> ring;
+  std::vector<Id> predicted(graph.num_nodes(), kNoId);
+  size_t window_made = 0;  // classes the nodes in the ring make when new
+  size_t ahead_const = 0;
+  absl::InlinedVector<Id, 8> operands;
+  auto prepare = [&](size_t pos) {
+    Ready& r = ring[pos % ring.size()];
+    r = Ready{};
+    if (pos >= order.size()) return;
+    const NodeId id = order[pos];
+    const Node& node = graph.node(id);
+    if (node.outputs.empty() || (node.op == kConstOp && node.constant == nullptr)) return;
+    if (node.op == kConstOp) {
+      r.op = const_op;
+      r.payload = payloads[ahead_const++];
+      r.type = g.InternType(g.ConstantOfPayload(r.payload)->type());
+    } else {
+      r.op = Symbol::Intern(node.op);
+      if (node.op != kShapeOp) r.payload = g.InternAttributes(node.attrs);
+      if (node.op == kShapeOp) {
+        r.type = g.InternType(node.outputs[0]);
+        r.payload = r.type;
+      } else if (node.outputs.size() == 1) {
+        r.type = g.InternType(node.outputs[0]);
+      } else {
+        // AddOut's types, in its order: the "$Shape" of the index, the output.
+        const int n = static_cast<int>(node.outputs.size());
+        for (int i = 0; i < n; ++i) {
+          g.InternType(TensorType(DType::kInt32, Dims{0, 0, n, i}));
+          g.InternType(node.outputs[i]);
+        }
+        r.type = multi_type;
+      }
+    }
+    r.made = node.outputs.size() == 1 ? 1 : 1 + 2 * node.outputs.size();
+    if (node.outputs.size() == 1) predicted[id] = static_cast<Id>(g.num_ids() + window_made);
+    window_made += r.made;
+    operands.clear();
+    for (const ValueRef& in : node.inputs) {
+      if (in.node >= graph.num_nodes()) return;
+      const auto& known = classes[in.node];
+      if (in.output < known.size()) {
+        operands.push_back(known[in.output]);
+      } else if (in.output == 0 && predicted[in.node] != kNoId) {
+        operands.push_back(predicted[in.node]);
+      } else {
+        return;  // an output of a multi-output node in the window
+      }
+    }
+    g.PrefetchAdd(ENodeView{r.op, r.payload, operands}, r.type);
+  };
+  for (size_t pos = 0; pos < kAhead; ++pos) prepare(pos);
+
+  size_t next_const = 0;
+  absl::InlinedVector<Id, 8> children;
+  for (size_t pos = 0; pos < order.size(); ++pos) {
+    prepare(pos + kAhead);
+    const Ready ready = ring[pos % ring.size()];
+    window_made -= ready.made;
+    const NodeId id = order[pos];
     const Node& node = graph.node(id);
     auto where = [&] { return absl::StrCat("node ", graph.NodeLabel(id), " (", node.op, "): "); };
     if (node.outputs.empty()) return absl::InvalidArgumentError(where() + "has no output");
     if (node.op == kConstOp) {
       if (node.constant == nullptr) return absl::InvalidArgumentError(where() + "no constant data");
-      if (next_const + kConstAhead < payloads.size()) {
-        g.PrefetchInternedConstant(payloads[next_const + kConstAhead]);
-      }
       classes[id].push_back(g.AddInternedConstant(payloads[next_const++]));
       continue;
     }
@@ -79,26 +147,24 @@ absl::StatusOr<GraphClasses> AddGraph(EGraph& g, const Graph& graph) {
       }
       children.push_back(classes[in.node][in.output]);
     }
-    const Symbol op = Symbol::Intern(node.op);
     if (node.op == kShapeOp) {
-      TypeId t = g.InternType(node.outputs[0]);
-      absl::StatusOr<Id> c = g.Add(ENodeView{shape_op, t, children}, t);
+      absl::StatusOr<Id> c = g.Add(ENodeView{shape_op, ready.type, children}, ready.type);
       if (!c.ok()) return Prefixed(c.status(), where());
       classes[id].push_back(*c);
       continue;
     }
-    const Payload payload = g.InternAttributes(node.attrs);
+    const ENodeView view{ready.op, ready.payload, children};
     if (node.outputs.size() == 1) {
-      absl::StatusOr<Id> c = g.Add(ENodeView{op, payload, children}, node.outputs[0]);
+      absl::StatusOr<Id> c = g.Add(view, ready.type);
       if (!c.ok()) return Prefixed(c.status(), where());
       classes[id].push_back(*c);
       continue;
     }
-    absl::StatusOr<Id> multi = g.Add(ENodeView{op, payload, children}, multi_type);
-    if (!multi.ok()) return Prefixed(multi.status(), where());
+    absl::StatusOr<Id> multi_class = g.Add(view, multi_type);
+    if (!multi_class.ok()) return Prefixed(multi_class.status(), where());
     const int n = static_cast<int>(node.outputs.size());
     for (int i = 0; i < n; ++i) {
-      absl::StatusOr<Id> out = g.AddOut(*multi, n, i, node.outputs[i]);
+      absl::StatusOr<Id> out = g.AddOut(*multi_class, n, i, node.outputs[i]);
       if (!out.ok()) return Prefixed(out.status(), where());
       classes[id].push_back(*out);
     }

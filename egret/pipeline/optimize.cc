@@ -220,11 +220,13 @@ absl::StatusOr<OptimizeResult> Optimize(const Graph& input, const rules::RuleSet
   cpu.compile_ms = clock.CpuLap();
 
   result.input_nodes = input.num_nodes();
+  CpuLaps seed_laps(&result.substage_cpu_ms);
   cost::UncomputableNode missing;
   result.input_cost = cost::GraphCost(input, prep.model, &missing);
   result.input_cost_missing_op = std::move(missing.op);
   result.input_cost_missing_reason = std::move(missing.reason);
-  EGRET_ASSIGN_OR_RETURN(Seeded s, Seed(input));
+  seed_laps.Lap("input_cost");
+  EGRET_ASSIGN_OR_RETURN(Seeded s, Seed(input, &seed_laps));
   time.seed_ms = clock.Lap();
   cpu.seed_ms = clock.CpuLap();
 

@@ -260,9 +260,12 @@ struct OptimizeResult {
   // The same stages in this process's CPU time (not in the JSON): what a
   // benchmark on a shared machine compares. Saturation includes re-seeding.
   StageTimes cpu_time;
-  // Where extract_and_lower and memory_plan spend it (not in the JSON), in
-  // process CPU ms, in pipeline order: "problem" (the extraction problem's
-  // build), "extract" (the extractor), "lower" (the choice to a graph),
+  // Where seed, extract_and_lower and memory_plan spend it (not in the
+  // JSON), in process CPU ms, in pipeline order: "input_cost" (pricing the
+  // input), "seed_params" (canonical parameters), "seed_import" (the graph
+  // into the e-graph), "seed_rebuild", "seed_names" (input node names by
+  // e-node), "seed_sources" (provenance sources), "problem" (the extraction
+  // problem's build), "extract" (the extractor), "lower" (the choice to a graph),
   // "annotate" (implementations and costs), "provenance", "validate",
   // "release" (freeing the e-graph), "output_cost" (pricing the result,
   // between the two stages), "plan_output" and "plan_input" (the two memory

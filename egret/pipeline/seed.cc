@@ -27,7 +27,9 @@ std::vector<Id> Seeded::Roots() const {
   return r;
 }
 
-absl::StatusOr<Seeded> Seed(const Graph& input) {
+absl::StatusOr<Seeded> Seed(const Graph& input, CpuLaps* laps) {
+  CpuLaps none(nullptr);
+  if (laps == nullptr) laps = &none;
   // Integer-list parameters as the rules bind them (graph/canonical_params.h),
   // in a copy only when one is to change (the copy of a million-node graph
   // was 40 % of the seed's time). The copy shares the constants' data;
@@ -40,10 +42,13 @@ absl::StatusOr<Seeded> Seed(const Graph& input) {
     ApplyCanonicalParams(params, &*canonical);
   }
   const Graph& g = canonical ? *canonical : input;
+  laps->Lap("seed_params");
   Seeded s;
   absl::StatusOr<GraphClasses> classes = AddGraph(s.eg, g);
   if (!classes.ok()) return classes.status();
+  laps->Lap("seed_import");
   s.eg.Rebuild();
+  laps->Lap("seed_rebuild");
   for (NodeId id : g.inputs()) s.inputs.emplace_back((*classes)[id][0], g.node(id).name);
   for (const GraphOutput& o : g.outputs()) {
     s.outputs.emplace_back((*classes)[o.value.node][o.value.output], o.name);
@@ -84,7 +89,9 @@ absl::StatusOr<Seeded> Seed(const Graph& input) {
       }
     }
   }
+  laps->Lap("seed_names");
   s.sources = ProvenanceSources(g, first_class, enodes);
+  laps->Lap("seed_sources");
   s.graph_name = g.name();
   s.options = g.options();
   return s;

@@ -55,8 +55,9 @@ class CpuLaps {
 
 // Imports `g` with its integer-list parameters in canonical form
 // (graph/canonical_params.h; syntactic CSE: identical pure nodes merge) and
-// rebuilds.
-absl::StatusOr<Seeded> Seed(const Graph& g);
+// rebuilds. With `laps`, its sub-stages are timed ("seed_params",
+// "seed_import", "seed_rebuild", "seed_names", "seed_sources").
+absl::StatusOr<Seeded> Seed(const Graph& g, CpuLaps* laps = nullptr);
 
 // Says where e-node n of `s` came from: "from input node 'a' by rule 'r'"
 // (backend/provenance.h), or "".
