@@ -85,9 +85,17 @@ struct EGraph::Hashcons {
   // none and `create` is false). The last one found is cached: rules tend to
   // look up many nodes of one op in a row.
   PairTable* Pairs(Symbol op, Payload payload, bool create) {
-    const uint64_t key = (uint64_t{op.id()} << 32) | payload;
+    const uint64_t key = PairKey(op, payload);
     if (key == last_key) return &pairs[last];
     return PairsSlow(key, create);
+  }
+  // The same table without reading or moving the cache (null when none).
+  const PairTable* FindPairs(Symbol op, Payload payload) const {
+    auto it = pair_index.find(PairKey(op, payload));
+    return it == pair_index.end() ? nullptr : &pairs[it->second];
+  }
+  static uint64_t PairKey(Symbol op, Payload payload) {
+    return (uint64_t{op.id()} << 32) | payload;
   }
   PairTable* PairsSlow(uint64_t key, bool create) {
     auto it = pair_index.find(key);
@@ -400,10 +408,8 @@ void EGraph::PrefetchAdd(const ENodeView& in, TypeId type) {
   const Payload payload = PayloadFor(in, type);
   if (in.children.size() == 2) {
     // Not through Pairs(): its one-entry cache serves the adds in between.
-    auto it = hashcons_->pair_index.find((uint64_t{in.op.id()} << 32) | payload);
-    if (it != hashcons_->pair_index.end()) {
-      hashcons_->pairs[it->second].Prefetch(in.children[0], in.children[1]);
-    }
+    const PairTable* t = hashcons_->FindPairs(in.op, payload);
+    if (t != nullptr) t->Prefetch(in.children[0], in.children[1]);
     return;
   }
   PrefetchLookup(hashcons_->set, Hashcons::Key{in.op, payload, in.children});

@@ -13,6 +13,20 @@ absl::Status Prefixed(const absl::Status& s, const std::string& prefix) {
   return absl::Status(s.code(), absl::StrCat(prefix, s.message()));
 }
 
+// Whether the node is one e-node of one class: a node of one output, or a
+// "$Shape" (whatever its outputs say). Others add "$Out" nodes too.
+bool OneClass(const Node& node) { return node.op == kShapeOp || node.outputs.size() == 1; }
+
+// Interns the types AddOut will give a multi-output node's "$Out" nodes, in
+// its order (the "$Shape" of the index, then the output).
+void InternOutTypes(EGraph& g, const Node& node) {
+  const int n = static_cast<int>(node.outputs.size());
+  for (int i = 0; i < n; ++i) {
+    g.InternType(TensorType(DType::kInt32, Dims{0, 0, n, i}));
+    g.InternType(node.outputs[i]);
+  }
+}
+
 }  // namespace
 
 absl::StatusOr<GraphClasses> AddGraph(EGraph& g, const Graph& graph) {
@@ -50,7 +64,6 @@ absl::StatusOr<GraphClasses> AddGraph(EGraph& g, const Graph& graph) {
   tensors = {};
   GraphClasses classes(graph.num_nodes());
   const Symbol const_op = Symbol::Intern(kConstOp);
-  const Symbol shape_op = Symbol::Intern(kShapeOp);
   TensorType multi;
   multi.dtype = DType::kMulti;
   const TypeId multi_type = g.InternType(multi);
@@ -90,24 +103,21 @@ absl::StatusOr<GraphClasses> AddGraph(EGraph& g, const Graph& graph) {
       r.type = g.InternType(g.ConstantOfPayload(r.payload)->type());
     } else {
       r.op = Symbol::Intern(node.op);
-      if (node.op != kShapeOp) r.payload = g.InternAttributes(node.attrs);
       if (node.op == kShapeOp) {
         r.type = g.InternType(node.outputs[0]);
-        r.payload = r.type;
-      } else if (node.outputs.size() == 1) {
-        r.type = g.InternType(node.outputs[0]);
+        r.payload = r.type;  // a "$Shape" node's payload is its type
       } else {
-        // AddOut's types, in its order: the "$Shape" of the index, the output.
-        const int n = static_cast<int>(node.outputs.size());
-        for (int i = 0; i < n; ++i) {
-          g.InternType(TensorType(DType::kInt32, Dims{0, 0, n, i}));
-          g.InternType(node.outputs[i]);
+        r.payload = g.InternAttributes(node.attrs);
+        if (OneClass(node)) {
+          r.type = g.InternType(node.outputs[0]);
+        } else {
+          InternOutTypes(g, node);
+          r.type = multi_type;
         }
-        r.type = multi_type;
       }
     }
-    r.made = node.outputs.size() == 1 ? 1 : 1 + 2 * node.outputs.size();
-    if (node.outputs.size() == 1) predicted[id] = static_cast<Id>(g.num_ids() + window_made);
+    r.made = OneClass(node) ? 1 : 1 + 2 * node.outputs.size();
+    if (OneClass(node)) predicted[id] = static_cast<Id>(g.num_ids() + window_made);
     window_made += r.made;
     operands.clear();
     for (const ValueRef& in : node.inputs) {
@@ -147,14 +157,8 @@ absl::StatusOr<GraphClasses> AddGraph(EGraph& g, const Graph& graph) {
       }
       children.push_back(classes[in.node][in.output]);
     }
-    if (node.op == kShapeOp) {
-      absl::StatusOr<Id> c = g.Add(ENodeView{shape_op, ready.type, children}, ready.type);
-      if (!c.ok()) return Prefixed(c.status(), where());
-      classes[id].push_back(*c);
-      continue;
-    }
     const ENodeView view{ready.op, ready.payload, children};
-    if (node.outputs.size() == 1) {
+    if (OneClass(node)) {
       absl::StatusOr<Id> c = g.Add(view, ready.type);
       if (!c.ok()) return Prefixed(c.status(), where());
       classes[id].push_back(*c);
