@@ -1,6 +1,7 @@
 #include "bench/power_law.h"
 
 #include <cmath>
+#include <map>
 
 namespace egret {
 
@@ -28,6 +29,16 @@ std::optional<PowerLawFit> FitPowerLaw(const std::vector<std::pair<double, doubl
   fit.r2 = syy > 0 ? (sxy * sxy) / (sxx * syy) : 1.0;
   fit.points = static_cast<int>(logs.size());
   return fit;
+}
+
+std::vector<std::pair<double, double>> LeastPerX(
+    const std::vector<std::pair<double, double>>& points) {
+  std::map<double, double> least;
+  for (const auto& [x, y] : points) {
+    auto [it, added] = least.emplace(x, y);
+    if (!added && (std::isnan(it->second) || y < it->second)) it->second = y;
+  }
+  return {least.begin(), least.end()};
 }
 
 }  // namespace egret

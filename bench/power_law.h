@@ -20,6 +20,14 @@ struct PowerLawFit {
 // two usable points with distinct x; otherwise nullopt.
 std::optional<PowerLawFit> FitPowerLaw(const std::vector<std::pair<double, double>>& points);
 
+// Repeated measurements (x, y) reduced to one point per x, the least y of
+// those that are numbers (NaN, not measured, gives way to any number; an x
+// with none keeps NaN), in increasing x. On a machine shared with other work,
+// interference only adds time: the fastest of repeated runs is the best
+// estimate of the work's own cost.
+std::vector<std::pair<double, double>> LeastPerX(
+    const std::vector<std::pair<double, double>>& points);
+
 }  // namespace egret
 
 #endif  // EGRET_BENCH_POWER_LAW_H_

@@ -9,7 +9,7 @@
 //           [--enode-factor F] [--verify-max-nodes N] [--seed N]
 //           [--chain-blocks N] [--name NAME] [--clock wall|cpu]
 //           [--csv FILE] [--markdown FILE] [--svg-dir DIR] [--trace]
-//           [--reference]
+//           [--reference] [--repeat K]
 //
 // --chain-blocks N splits the blocks into parallel chains of at most N blocks
 // (SyntheticOptions::chain_blocks; default 0, one chain). The charts are
@@ -28,6 +28,13 @@
 // run_minor_faults; their exponents in the table), and --reference adds a
 // second control: the kernel time of touching as many fresh pages
 // (reference_touch_kernel_ms).
+// --repeat K runs every family, strategy and size K times, the sizes in turn
+// within each repeat (100k, 1M, 100k, 1M, ...: both ends of a fit sample the
+// same stretches of a machine whose speed drifts). The CSV and the Markdown
+// list every run (CSV column `run`); the fits and charts take, per size and
+// quantity, the least value of its finished runs: interference from other
+// work only adds time, so the fastest run is the best estimate of the
+// work's own cost (as timeit's minimum of repeats).
 // --trace prints the saturation's progress lines (one per iteration) and each
 // phase's rules that matched or took 1 ms or more, with their matches,
 // applications, roots searched and search and apply times, on stderr.
@@ -45,11 +52,13 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <limits>
 #include <map>
 #include <optional>
 #include <string>
@@ -102,6 +111,7 @@ struct Config {
   bool cpu_clock = false;  // --clock cpu
   bool trace = false;      // --trace
   bool reference = false;  // --reference
+  int repeat = 1;          // --repeat
   std::string csv, markdown, svg_dir;
   std::string command;  // as run, for the Markdown
 };
@@ -122,6 +132,7 @@ struct Row {
   Strategy strategy = Strategy::kGreedy;
   int blocks = 0;
   int64_t nodes = 0;
+  int run = 0;         // which of --repeat's runs (0-based)
   std::string status;  // "ok", "limit: <reason>", "killed", "crashed", "error: ...", "skipped"
   Json result;         // the child's report (empty unless the child finished)
   double wall_s = 0;
@@ -339,7 +350,7 @@ std::string Csv(const std::vector<Row>& rows) {
   for (const char* s : kSubStages) absl::StrAppend(&out, ",sub_", s, "_cpu_ms");
   out +=
       ",peak_rss_mib,start_rss_mib,wall_s,verify,ops_after,arena_bytes,reference_cpu_ms,"
-      "run_user_ms,run_kernel_ms,run_minor_faults,reference_touch_kernel_ms\n";
+      "run_user_ms,run_kernel_ms,run_minor_faults,reference_touch_kernel_ms,run\n";
   for (const Row& r : rows) {
     const bool f = Finished(r);
     absl::StrAppendFormat(&out, "%s,%d,%d,%s,%s,%s", FamName(r.family), r.blocks, r.nodes,
@@ -363,15 +374,16 @@ std::string Csv(const std::vector<Row>& rows) {
                           f ? r.result["verify"].get<std::string>() : "", OpsCell(r),
                           arena >= 0 ? absl::StrCat(arena) : "", Cell(ReferenceMs(r)));
     const double faults = ResultValue(r, "run_minor_faults");
-    absl::StrAppendFormat(&out, ",%s,%s,%s,%s\n", Cell(ResultValue(r, "run_user_ms")),
+    absl::StrAppendFormat(&out, ",%s,%s,%s,%s,%d\n", Cell(ResultValue(r, "run_user_ms")),
                           Cell(ResultValue(r, "run_kernel_ms")),
                           std::isfinite(faults) ? absl::StrCat(static_cast<int64_t>(faults)) : "",
-                          Cell(ResultValue(r, "reference_touch_kernel_ms")));
+                          Cell(ResultValue(r, "reference_touch_kernel_ms")), r.run);
   }
   return out;
 }
 
-// The (nodes, value) points of one family and strategy, finished runs only.
+// The (nodes, value) points of one family and strategy, finished runs only,
+// one per size: the least value of its runs (--repeat; LeastPerX).
 template <typename F>
 std::vector<std::pair<double, double>> Points(const std::vector<Row>& rows, SyntheticFamily fam,
                                               Strategy st, F value) {
@@ -381,7 +393,7 @@ std::vector<std::pair<double, double>> Points(const std::vector<Row>& rows, Synt
       p.emplace_back(static_cast<double>(r.nodes), value(r));
     }
   }
-  return p;
+  return LeastPerX(p);
 }
 
 std::vector<std::string> StagesOf(Strategy st) {
@@ -425,7 +437,7 @@ std::string Markdown(const Config& cfg, const std::vector<Row>& rows, const std:
       "the input's nodes, 30 iterations per phase. Results are verified on the reference "
       "executor for inputs up to %d nodes. A run that hits a limit is listed with it and "
       "left out of the fits; after a killed run, the larger sizes of that family and strategy "
-      "are not run.\n\n"
+      "are not run.%s\n\n"
       "Produced on a %d-core machine (shared with other jobs, so times are indicative) by\n\n"
       "```\n%s\n```\n\n",
       cfg.chain_blocks == 0 ? ""
@@ -435,6 +447,10 @@ std::string Markdown(const Config& cfg, const std::vector<Row>& rows, const std:
           : absl::StrFormat("in parallel chains of at most %d blocks that all start at the input",
                             cfg.chain_blocks),
       cfg.time_limit, cfg.enode_factor, cfg.verify_max_nodes,
+      cfg.repeat == 1 ? ""
+                      : absl::StrFormat(" Every size ran %d times; the curves and fits take each "
+                                        "size's least value of its runs, per quantity.",
+                                        cfg.repeat),
       static_cast<int>(sysconf(_SC_NPROCESSORS_ONLN)), cfg.command);
   md += "## Curves\n\n";
   for (SyntheticFamily fam : cfg.families) {
@@ -558,7 +574,7 @@ constexpr char kUsage[] =
     "               [--enode-factor F] [--verify-max-nodes N] [--seed N]\n"
     "               [--chain-blocks N] [--name NAME] [--clock wall|cpu]\n"
     "               [--csv FILE] [--markdown FILE] [--svg-dir DIR] [--trace]\n"
-    "               [--reference]\n"
+    "               [--reference] [--repeat K]\n"
     "The scaling study of docs/scaling.md; what each option does is at the top\n"
     "of bench/scaling.cc.\n";
 
@@ -634,6 +650,10 @@ int Main(int argc, char** argv) {
     } else if (a == "--clock") {
       if (v != "wall" && v != "cpu") return Fail("--clock must be 'wall' or 'cpu'");
       cfg.cpu_clock = v == "cpu";
+    } else if (a == "--repeat") {
+      if (!absl::SimpleAtoi(v, &cfg.repeat) || cfg.repeat < 1) {
+        return Fail("--repeat must be a positive integer");
+      }
     } else if (a == "--csv") {
       cfg.csv = v;
     } else if (a == "--markdown") {
@@ -650,43 +670,51 @@ int Main(int argc, char** argv) {
   std::vector<Row> rows;
   for (SyntheticFamily fam : cfg.families) {
     for (Strategy st : cfg.strategies) {
-      bool stop = false;
-      for (int64_t size : cfg.sizes) {
-        Row r;
-        r.family = fam;
-        r.strategy = st;
-        r.blocks = BlocksForNodes(fam, size);
-        // Counted, not built: a graph built here would stay in this process's
-        // heap and in every later child's RSS.
-        r.nodes = SyntheticNodeCount(fam, r.blocks);
-        if (stop) {
-          r.status = "skipped";
-          rows.push_back(std::move(r));
-          continue;
-        }
-        std::fprintf(stderr, "scaling: %s x%d (%d nodes) %s ...", FamName(fam).c_str(), r.blocks,
-                     static_cast<int>(r.nodes), StName(st).c_str());
-        const ChildRun run = RunInChild([&] { return RunOne(cfg, fam, r.blocks, st, *lib); },
-                                        2 * cfg.time_limit + 60);
-        r.wall_s = run.seconds;
-        if (run.timed_out) {
-          r.status = "killed";
-          stop = true;
-        } else if (!run.exited_ok) {
-          r.status = "crashed";
-          stop = true;
-        } else {
-          r.result = Json::parse(run.output);
-          if (r.result.contains("error")) {
-            r.status = absl::StrCat("error: ", r.result["error"].get<std::string>());
-          } else if (r.result["limit_hit"].get<bool>()) {
-            r.status = absl::StrCat("limit: ", r.result["stop_reason"].get<std::string>());
-          } else {
-            r.status = "ok";
+      // A size whose run was killed or crashed, and every larger one, is
+      // not run again (in this repeat or a later one).
+      int64_t stop_at = std::numeric_limits<int64_t>::max();
+      for (int run_index = 0; run_index < cfg.repeat; ++run_index) {
+        for (int64_t size : cfg.sizes) {
+          Row r;
+          r.family = fam;
+          r.strategy = st;
+          r.run = run_index;
+          r.blocks = BlocksForNodes(fam, size);
+          // Counted, not built: a graph built here would stay in this process's
+          // heap and in every later child's RSS.
+          r.nodes = SyntheticNodeCount(fam, r.blocks);
+          if (size >= stop_at) {
+            r.status = "skipped";
+            rows.push_back(std::move(r));
+            continue;
           }
+          std::fprintf(stderr, "scaling: %s x%d (%d nodes) %s%s ...", FamName(fam).c_str(),
+                       r.blocks, static_cast<int>(r.nodes), StName(st).c_str(),
+                       cfg.repeat > 1
+                           ? absl::StrFormat(", run %d of %d", run_index + 1, cfg.repeat).c_str()
+                           : "");
+          const ChildRun run = RunInChild([&] { return RunOne(cfg, fam, r.blocks, st, *lib); },
+                                          2 * cfg.time_limit + 60);
+          r.wall_s = run.seconds;
+          if (run.timed_out) {
+            r.status = "killed";
+            stop_at = std::min(stop_at, size);
+          } else if (!run.exited_ok) {
+            r.status = "crashed";
+            stop_at = std::min(stop_at, size);
+          } else {
+            r.result = Json::parse(run.output);
+            if (r.result.contains("error")) {
+              r.status = absl::StrCat("error: ", r.result["error"].get<std::string>());
+            } else if (r.result["limit_hit"].get<bool>()) {
+              r.status = absl::StrCat("limit: ", r.result["stop_reason"].get<std::string>());
+            } else {
+              r.status = "ok";
+            }
+          }
+          std::fprintf(stderr, " %s, %.1f s, %.0f MiB\n", r.status.c_str(), r.wall_s, RssMib(r));
+          rows.push_back(std::move(r));
         }
-        std::fprintf(stderr, " %s, %.1f s, %.0f MiB\n", r.status.c_str(), r.wall_s, RssMib(r));
-        rows.push_back(std::move(r));
       }
     }
   }

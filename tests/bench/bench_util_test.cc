@@ -1,5 +1,5 @@
-// The scaling study's helpers: the power-law fit (bench/power_law.h) and runs
-// in a forked child (bench/child_run.h).
+// The scaling study's helpers: the power-law fit and the least of repeated
+// runs (bench/power_law.h), and runs in a forked child (bench/child_run.h).
 #include <unistd.h>
 
 #include <cmath>
@@ -39,6 +39,24 @@ TEST(PowerLawTest, NeedsTwoDistinctPositivePoints) {
   EXPECT_FALSE(FitPowerLaw({{10, 1}}).has_value());
   EXPECT_FALSE(FitPowerLaw({{10, 1}, {10, 2}}).has_value());
   EXPECT_FALSE(FitPowerLaw({{10, 1}, {0, 2}, {20, -1}}).has_value());
+}
+
+TEST(PowerLawTest, LeastPerXKeepsEachSizesFastestRun) {
+  // Runs of two sizes, interleaved; one run of the larger one measured
+  // nothing (NaN), one size measured nothing at all.
+  const std::vector<std::pair<double, double>> runs = {{1000, 12}, {100, 3}, {1000, NAN}, {100, 2},
+                                                       {1000, 9},  {100, 4}, {10, NAN}};
+  const std::vector<std::pair<double, double>> least = LeastPerX(runs);
+  ASSERT_EQ(least.size(), 3u);
+  EXPECT_EQ(least[0].first, 10);
+  EXPECT_TRUE(std::isnan(least[0].second));
+  EXPECT_EQ(least[1], (std::pair<double, double>{100, 2}));
+  EXPECT_EQ(least[2], (std::pair<double, double>{1000, 9}));
+  // The fit of the least values: 2 -> 9 over a decade.
+  std::optional<PowerLawFit> f = FitPowerLaw(least);
+  ASSERT_TRUE(f.has_value());
+  EXPECT_NEAR(f->exponent, std::log10(9.0 / 2.0), 1e-9);
+  EXPECT_EQ(f->points, 2);
 }
 
 TEST(ChildRunTest, PassesTheOutputBack) {
