@@ -24,14 +24,14 @@ void SortUnique(std::vector<T>& v) {
 // Follows derivations back from e-nodes to sources.
 class Tracer {
  public:
-  Tracer(const EGraph& g, absl::Span<const ProvenanceSource> sources) : g_(g) {
+  Tracer(const EGraph& g, const ProvenanceSources& sources) : g_(g) {
     NodeIdx end = 0;
-    for (const ProvenanceSource& s : sources) {
-      if (s.enode != LowerTrace::kNoENode) end = std::max(end, s.enode + 1);
+    for (uint32_t s = 0; s < sources.size(); ++s) {
+      if (sources.enode(s) != LowerTrace::kNoENode) end = std::max(end, sources.enode(s) + 1);
     }
     source_of_.assign(end, kNoSource);
     for (uint32_t s = 0; s < sources.size(); ++s) {
-      const NodeIdx e = sources[s].enode;
+      const NodeIdx e = sources.enode(s);
       if (e != LowerTrace::kNoENode && source_of_[e] == kNoSource) source_of_[e] = s;
     }
   }
@@ -70,17 +70,14 @@ class Tracer {
 };
 
 // The provenance made of sources `srcs` and rules `rules`.
-Provenance Combine(absl::Span<const ProvenanceSource> sources, std::vector<uint32_t> srcs,
+Provenance Combine(const ProvenanceSources& sources, std::vector<uint32_t> srcs,
                    const std::vector<std::string_view>& rules) {
   SortUnique(srcs);
   Provenance p;
   for (std::string_view r : rules) p.rules.emplace_back(r);
   for (uint32_t s : srcs) {
-    const ProvenanceSource& src = sources[s];
-    if (src.computing) {
-      p.from.insert(p.from.end(), src.provenance.from.begin(), src.provenance.from.end());
-    }
-    p.rules.insert(p.rules.end(), src.provenance.rules.begin(), src.provenance.rules.end());
+    if (sources.computing(s)) sources.AppendFrom(s, &p.from);
+    sources.AppendRules(s, &p.rules);
   }
   SortUnique(p.from);
   SortUnique(p.rules);
@@ -89,30 +86,79 @@ Provenance Combine(absl::Span<const ProvenanceSource> sources, std::vector<uint3
 
 }  // namespace
 
-std::vector<ProvenanceSource> ProvenanceSources(const Graph& graph, absl::Span<const Id> classes,
-                                                absl::Span<const NodeIdx> enodes) {
-  std::vector<ProvenanceSource> sources(graph.num_nodes());
-  for (NodeId id = 0; id < graph.num_nodes(); ++id) {
-    const Node& n = graph.node(id);
-    ProvenanceSource& s = sources[id];
-    s.cls = id < classes.size() ? classes[id] : kNoId;
-    s.enode = id < enodes.size() ? enodes[id] : LowerTrace::kNoENode;
-    s.computing = n.op != kInputOp && n.op != kConstOp && n.op != kShapeOp;
-    if (!n.provenance.empty()) {
-      s.provenance = n.provenance;
-    } else if (!n.name.empty()) {
-      s.provenance.from.push_back(n.name);
-    }
-    for (const ValueRef& in : n.inputs) {
-      if (in.node < sources.size()) sources[in.node].consumers.push_back(id);
+ProvenanceSources::ProvenanceSources(const Graph& graph, absl::Span<const Id> classes,
+                                     absl::Span<const NodeIdx> enodes) {
+  const NodeId n = graph.num_nodes();
+  entries_.resize(static_cast<size_t>(n) + 1);
+  // Consumers in place by counting: each node's readers in id order, so
+  // ascending; a reader of two of its outputs is kept once.
+  for (NodeId id = 0; id < n; ++id) {
+    for (const ValueRef& in : graph.node(id).inputs) {
+      if (in.node < n) ++entries_[in.node + 1].consumers_begin;
     }
   }
-  for (ProvenanceSource& s : sources) SortUnique(s.consumers);
-  return sources;
+  for (NodeId id = 0; id < n; ++id)
+    entries_[id + 1].consumers_begin += entries_[id].consumers_begin;
+  consumers_.resize(entries_[n].consumers_begin);
+  std::vector<uint32_t> fill(n);
+  for (NodeId id = 0; id < n; ++id) fill[id] = entries_[id].consumers_begin;
+  for (NodeId id = 0; id < n; ++id) {
+    for (const ValueRef& in : graph.node(id).inputs) {
+      if (in.node >= n) continue;
+      uint32_t& at = fill[in.node];
+      if (at == entries_[in.node].consumers_begin || consumers_[at - 1] != id)
+        consumers_[at++] = id;
+    }
+  }
+  // Close the gaps the repeats left.
+  uint32_t out = 0;
+  for (NodeId id = 0; id < n; ++id) {
+    const uint32_t begin = entries_[id].consumers_begin;
+    entries_[id].consumers_begin = out;
+    for (uint32_t k = begin; k < fill[id]; ++k) consumers_[out++] = consumers_[k];
+  }
+  entries_[n].consumers_begin = out;
+  consumers_.resize(out);
+  consumers_.shrink_to_fit();
+
+  for (NodeId id = 0; id < n; ++id) {
+    const Node& node = graph.node(id);
+    Entry& e = entries_[id];
+    e.cls = id < classes.size() ? classes[id] : kNoId;
+    e.enode = id < enodes.size() ? enodes[id] : LowerTrace::kNoENode;
+    e.computing = node.op != kInputOp && node.op != kConstOp && node.op != kShapeOp;
+    e.from_begin = static_cast<uint32_t>(string_end_.size());
+    if (!node.provenance.empty()) {
+      for (const std::string& f : node.provenance.from) AddString(f);
+      e.rules_begin = static_cast<uint32_t>(string_end_.size());
+      for (const std::string& r : node.provenance.rules) AddString(r);
+    } else {
+      if (!node.name.empty()) AddString(node.name);
+      e.rules_begin = static_cast<uint32_t>(string_end_.size());
+    }
+  }
+  entries_[n].from_begin = static_cast<uint32_t>(string_end_.size());
 }
 
-Provenance DerivationProvenance(const EGraph& g, absl::Span<const ProvenanceSource> sources,
-                                NodeIdx enode) {
+void ProvenanceSources::AddString(std::string_view text) {
+  text_.append(text);
+  string_end_.push_back(static_cast<uint32_t>(text_.size()));
+}
+
+void ProvenanceSources::AppendStrings(uint32_t begin, uint32_t end,
+                                      std::vector<std::string>* out) const {
+  for (uint32_t k = begin; k < end; ++k) out->emplace_back(String(k));
+}
+
+void ProvenanceSources::AppendFrom(uint32_t s, std::vector<std::string>* out) const {
+  AppendStrings(entries_[s].from_begin, entries_[s].rules_begin, out);
+}
+
+void ProvenanceSources::AppendRules(uint32_t s, std::vector<std::string>* out) const {
+  AppendStrings(entries_[s].rules_begin, entries_[s + 1].from_begin, out);
+}
+
+Provenance DerivationProvenance(const EGraph& g, const ProvenanceSources& sources, NodeIdx enode) {
   Tracer tracer(g, sources);
   std::vector<uint32_t> srcs;
   std::vector<std::string_view> rules;
@@ -120,8 +166,8 @@ Provenance DerivationProvenance(const EGraph& g, absl::Span<const ProvenanceSour
   return Combine(sources, std::move(srcs), rules);
 }
 
-void AttachProvenance(const EGraph& g, absl::Span<const ProvenanceSource> sources,
-                      const LowerTrace& trace, Graph* lowered) {
+void AttachProvenance(const EGraph& g, const ProvenanceSources& sources, const LowerTrace& trace,
+                      Graph* lowered) {
   const size_t num_out = lowered->num_nodes();
   std::vector<std::vector<uint32_t>> srcs(num_out);
   std::vector<std::vector<std::string_view>> rules(num_out);
@@ -137,8 +183,8 @@ void AttachProvenance(const EGraph& g, absl::Span<const ProvenanceSource> source
   constexpr NodeId kNowhere = ~NodeId{0};
   std::vector<NodeId> home(sources.size(), kNowhere);
   for (uint32_t s = 0; s < sources.size(); ++s) {
-    if (sources[s].cls == kNoId) continue;
-    const NodeId at = trace.NodeOfClass(g.Find(sources[s].cls));
+    if (sources.cls(s) == kNoId) continue;
+    const NodeId at = trace.NodeOfClass(g.Find(sources.cls(s)));
     if (at == kNoNode || at >= num_out) continue;
     home[s] = at;
     srcs[at].push_back(s);
@@ -146,7 +192,7 @@ void AttachProvenance(const EGraph& g, absl::Span<const ProvenanceSource> source
     // The rules that proved the source's value equal to the chosen node's.
     const NodeIdx e = at < trace.enode.size() ? trace.enode[at] : LowerTrace::kNoENode;
     if (e != LowerTrace::kNoENode) {
-      for (std::string_view r : g.derivations().MergeRules(sources[s].cls, g.NodeAddedClass(e))) {
+      for (std::string_view r : g.derivations().MergeRules(sources.cls(s), g.NodeAddedClass(e))) {
         rules[at].push_back(r);
       }
     }
@@ -155,9 +201,10 @@ void AttachProvenance(const EGraph& g, absl::Span<const ProvenanceSource> source
   std::vector<uint32_t> frontier;
   absl::flat_hash_set<uint32_t> seen;
   for (uint32_t s = 0; s < sources.size(); ++s) {
-    if (placed[s] || !sources[s].computing) continue;
+    if (placed[s] || !sources.computing(s)) continue;
     seen.clear();
-    frontier.assign(sources[s].consumers.begin(), sources[s].consumers.end());
+    const absl::Span<const uint32_t> readers = sources.consumers(s);
+    frontier.assign(readers.begin(), readers.end());
     while (!frontier.empty() && seen.size() < kMaxTraced) {
       const uint32_t t = frontier.back();
       frontier.pop_back();
@@ -166,7 +213,8 @@ void AttachProvenance(const EGraph& g, absl::Span<const ProvenanceSource> source
         srcs[home[t]].push_back(s);
         continue;
       }
-      frontier.insert(frontier.end(), sources[t].consumers.begin(), sources[t].consumers.end());
+      const absl::Span<const uint32_t> next = sources.consumers(t);
+      frontier.insert(frontier.end(), next.begin(), next.end());
     }
   }
   for (NodeId id = 0; id < num_out; ++id) {

@@ -33,7 +33,7 @@ struct Seeded {
   // order (kNoId for a node without outputs).
   std::vector<Id> topo_classes;
   // The graph's nodes as provenance sources (backend/provenance.h), by NodeId.
-  std::vector<ProvenanceSource> sources;
+  ProvenanceSources sources;
 
   // The canonical classes of the graph outputs.
   std::vector<Id> Roots() const;
