@@ -10,11 +10,12 @@
 
 namespace egret {
 
-void ENodeNames::Add(NodeIdx n, std::string name) {
+void ENodeNames::Add(NodeIdx n, std::string_view name) {
   if (n >= index_.size()) index_.resize(n + 1, kNone);
   if (index_[n] != kNone) return;
-  index_[n] = static_cast<uint32_t>(names_.size());
-  names_.push_back(std::move(name));
+  index_[n] = static_cast<uint32_t>(end_.size());
+  text_.append(name);
+  end_.push_back(text_.size());
 }
 
 namespace {
@@ -65,10 +66,10 @@ class Lowerer {
   }
 
  private:
-  std::string UniqueName(const std::string& want) {
-    if (!want.empty() && used_.insert(want).second) return want;
+  std::string UniqueName(std::string_view want) {
+    if (std::string w(want); !w.empty() && used_.insert(w).second) return w;
     for (;;) {
-      std::string n = absl::StrCat(want.empty() ? "n" : want + "_", fresh_++);
+      std::string n = absl::StrCat(want.empty() ? "n" : std::string(want) + "_", fresh_++);
       if (used_.insert(n).second) return n;
     }
   }
@@ -150,12 +151,9 @@ class Lowerer {
     }
     Node node;
     node.op = std::string(v.op.str());
-    static const std::string kNoName;
-    const std::string* name = &kNoName;
-    if (req_.names != nullptr) {
-      if (const std::string* known = req_.names->Find(n); known != nullptr) name = known;
-    }
-    node.name = UniqueName(*name);
+    std::string_view name;
+    if (req_.names != nullptr) name = req_.names->Find(n).value_or(std::string_view());
+    node.name = UniqueName(name);
     if (v.op == const_op_) {
       node.constant = g_.ConstantOfPayload(v.payload);
       node.outputs.push_back(type);

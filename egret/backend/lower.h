@@ -11,7 +11,9 @@
 #define EGRET_BACKEND_LOWER_H_
 
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -28,17 +30,23 @@ namespace egret {
 class ENodeNames {
  public:
   // Names e-node `n` `name` unless it has a name already.
-  void Add(NodeIdx n, std::string name);
-  // The name of `n`, or null.
-  const std::string* Find(NodeIdx n) const {
-    return n < index_.size() && index_[n] != kNone ? &names_[index_[n]] : nullptr;
+  void Add(NodeIdx n, std::string_view name);
+  // The name of `n`, or nullopt.
+  std::optional<std::string_view> Find(NodeIdx n) const {
+    if (n >= index_.size() || index_[n] == kNone) return std::nullopt;
+    const uint32_t k = index_[n];
+    const size_t begin = k == 0 ? 0 : end_[k - 1];
+    return std::string_view(text_).substr(begin, end_[k] - begin);
   }
-  size_t size() const { return names_.size(); }
+  size_t size() const { return end_.size(); }
 
  private:
   static constexpr uint32_t kNone = ~uint32_t{0};
-  std::vector<uint32_t> index_;  // by e-node: index in names_, or kNone
-  std::vector<std::string> names_;
+  std::vector<uint32_t> index_;  // by e-node: which name, or kNone
+  // The names one after another (a million-node graph's names were a
+  // million strings), and where each ends.
+  std::string text_;
+  std::vector<size_t> end_;
 };
 
 struct LowerRequest {

@@ -142,7 +142,7 @@ ProvenanceSources::ProvenanceSources(const Graph& graph, absl::Span<const Id> cl
 
 void ProvenanceSources::AddString(std::string_view text) {
   text_.append(text);
-  string_end_.push_back(static_cast<uint32_t>(text_.size()));
+  string_end_.push_back(text_.size());
 }
 
 void ProvenanceSources::AppendStrings(uint32_t begin, uint32_t end,

@@ -75,7 +75,7 @@ class ProvenanceSources {
     bool computing = false;
   };
   std::string_view String(uint32_t k) const {
-    const uint32_t begin = k == 0 ? 0 : string_end_[k - 1];
+    const size_t begin = k == 0 ? 0 : string_end_[k - 1];
     return std::string_view(text_).substr(begin, string_end_[k] - begin);
   }
   void AppendStrings(uint32_t begin, uint32_t end, std::vector<std::string>* out) const;
@@ -83,8 +83,8 @@ class ProvenanceSources {
 
   std::vector<Entry> entries_;  // one per source, then a sentinel
   std::vector<uint32_t> consumers_;
-  std::string text_;                  // every string, one after another
-  std::vector<uint32_t> string_end_;  // where each string of text_ ends
+  std::string text_;                // every string, one after another
+  std::vector<size_t> string_end_;  // where each string of text_ ends
 };
 
 // Sets Node::provenance of every computing node of `lowered` (lowered from

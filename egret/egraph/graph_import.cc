@@ -29,7 +29,7 @@ void InternOutTypes(EGraph& g, const Node& node) {
 
 }  // namespace
 
-absl::StatusOr<GraphClasses> AddGraph(EGraph& g, const Graph& graph) {
+absl::StatusOr<GraphClasses> AddGraph(EGraph& g, const Graph& graph, std::vector<NodeIdx>* added) {
   // One pass for the room every node needs (a node of k > 1 outputs adds k
   // "$Out" nodes too) and whether the ids are a topological order already
   // (every input from a smaller id: how graphs are built and read).
@@ -63,6 +63,12 @@ absl::StatusOr<GraphClasses> AddGraph(EGraph& g, const Graph& graph) {
   const std::vector<Payload> payloads = g.InternConstants(tensors);
   tensors = {};
   GraphClasses classes(graph.num_nodes());
+  if (added != nullptr) added->assign(graph.num_nodes(), kNoNodeIdx);
+  // A class id not seen before is the class of a node just stored, its only
+  // member yet.
+  auto record = [&](NodeId id, Id cls, size_t ids_before) {
+    if (added != nullptr && cls >= ids_before) (*added)[id] = g.ClassNodes(cls).front();
+  };
   const Symbol const_op = Symbol::Intern(kConstOp);
   TensorType multi;
   multi.dtype = DType::kMulti;
@@ -147,7 +153,9 @@ absl::StatusOr<GraphClasses> AddGraph(EGraph& g, const Graph& graph) {
     if (node.outputs.empty()) return absl::InvalidArgumentError(where() + "has no output");
     if (node.op == kConstOp) {
       if (node.constant == nullptr) return absl::InvalidArgumentError(where() + "no constant data");
+      const size_t before = g.num_ids();
       classes[id].push_back(g.AddInternedConstant(payloads[next_const++]));
+      record(id, classes[id].back(), before);
       continue;
     }
     children.clear();
@@ -158,14 +166,17 @@ absl::StatusOr<GraphClasses> AddGraph(EGraph& g, const Graph& graph) {
       children.push_back(classes[in.node][in.output]);
     }
     const ENodeView view{ready.op, ready.payload, children};
+    const size_t before = g.num_ids();
     if (OneClass(node)) {
       absl::StatusOr<Id> c = g.Add(view, ready.type);
       if (!c.ok()) return Prefixed(c.status(), where());
       classes[id].push_back(*c);
+      record(id, *c, before);
       continue;
     }
     absl::StatusOr<Id> multi_class = g.Add(view, multi_type);
     if (!multi_class.ok()) return Prefixed(multi_class.status(), where());
+    record(id, *multi_class, before);
     const int n = static_cast<int>(node.outputs.size());
     for (int i = 0; i < n; ++i) {
       absl::StatusOr<Id> out = g.AddOut(*multi_class, n, i, node.outputs[i]);

@@ -21,7 +21,11 @@ using GraphClasses = std::vector<absl::InlinedVector<Id, 1>>;
 // different attributes never merge. A node with k > 1 outputs becomes an
 // e-node of type Multi read by k "$Out" nodes (see EGraph::AddOut). Volatile
 // ops ("*Input") each get their own class. Identical pure subgraphs merge (CSE).
-absl::StatusOr<GraphClasses> AddGraph(EGraph& g, const Graph& graph);
+// With `added`, also per graph node the e-node stored for it (for a node of
+// several outputs, the one its "$Out" nodes read): kNoNodeIdx when an equal
+// e-node was there already, as for a node CSE merged.
+absl::StatusOr<GraphClasses> AddGraph(EGraph& g, const Graph& graph,
+                                      std::vector<NodeIdx>* added = nullptr);
 
 }  // namespace egret
 

@@ -15,6 +15,7 @@ inline constexpr Id kNoId = ~Id{0};
 // freed; an e-node that became a duplicate of another is "dead" and is no
 // longer listed in any class.
 using NodeIdx = uint32_t;
+inline constexpr NodeIdx kNoNodeIdx = ~NodeIdx{0};
 
 // An interned TensorType (see TypeTable).
 using TypeId = uint32_t;

@@ -27,6 +27,33 @@ std::vector<Id> Seeded::Roots() const {
   return r;
 }
 
+namespace {
+
+// The e-node of graph node `id` (imported with `classes`): in its class (for
+// a node of several outputs, the class its "$Out" nodes read), of its op and
+// with its operands' classes; kNoNodeIdx when there is none.
+NodeIdx FindImported(const EGraph& eg, const Graph& g, const GraphClasses& classes, NodeId id) {
+  const Node& n = g.node(id);
+  Id c = eg.Find(classes[id][0]);
+  if (n.outputs.size() > 1) {  // the multi-output class that "$Out" reads
+    auto outs = eg.ClassNodesWithOp(c, Symbol::Intern(kOutOp));
+    if (outs.empty()) return kNoNodeIdx;
+    c = eg.Find(eg.Node(outs.front()).children[0]);
+  }
+  for (NodeIdx e : eg.ClassNodesWithOp(c, Symbol::Intern(n.op))) {
+    ENodeView v = eg.Node(e);
+    if (v.children.size() != n.inputs.size()) continue;
+    bool same = true;
+    for (size_t k = 0; k < n.inputs.size() && same; ++k) {
+      same = eg.Find(v.children[k]) == eg.Find(classes[n.inputs[k].node][n.inputs[k].output]);
+    }
+    if (same) return e;
+  }
+  return kNoNodeIdx;
+}
+
+}  // namespace
+
 absl::StatusOr<Seeded> Seed(const Graph& input, CpuLaps* laps) {
   CpuLaps none(nullptr);
   if (laps == nullptr) laps = &none;
@@ -44,7 +71,8 @@ absl::StatusOr<Seeded> Seed(const Graph& input, CpuLaps* laps) {
   const Graph& g = canonical ? *canonical : input;
   laps->Lap("seed_params");
   Seeded s;
-  absl::StatusOr<GraphClasses> classes = AddGraph(s.eg, g);
+  std::vector<NodeIdx> added;
+  absl::StatusOr<GraphClasses> classes = AddGraph(s.eg, g, &added);
   if (!classes.ok()) return classes.status();
   laps->Lap("seed_import");
   s.eg.Rebuild();
@@ -58,7 +86,9 @@ absl::StatusOr<Seeded> Seed(const Graph& input, CpuLaps* laps) {
   for (NodeId id : *order) {
     s.topo_classes.push_back((*classes)[id].empty() ? kNoId : (*classes)[id][0]);
   }
-  // Name each imported e-node after its graph node.
+  // Name each imported e-node after its graph node: the e-node the import
+  // stored for it (live: nothing was merged since), else the equal one it
+  // found there.
   std::vector<Id> first_class(g.num_nodes(), kNoId);
   std::vector<NodeIdx> enodes(g.num_nodes(), LowerTrace::kNoENode);
   for (NodeId id = 0; id < g.num_nodes(); ++id) {
@@ -67,27 +97,11 @@ absl::StatusOr<Seeded> Seed(const Graph& input, CpuLaps* laps) {
   for (NodeId id = 0; id < g.num_nodes(); ++id) {
     const Node& n = g.node(id);
     if (n.op == kInputOp || (*classes)[id].empty()) continue;
-    Id c = s.eg.Find((*classes)[id][0]);
-    if (n.outputs.size() > 1) {  // the multi-output class that "$Out" reads
-      auto outs = s.eg.ClassNodesWithOp(c, Symbol::Intern(kOutOp));
-      if (outs.empty()) continue;
-      c = s.eg.Find(s.eg.Node(outs.front()).children[0]);
-    }
-    Symbol op = Symbol::Intern(n.op);
-    for (NodeIdx e : s.eg.ClassNodesWithOp(c, op)) {
-      ENodeView v = s.eg.Node(e);
-      if (v.children.size() != n.inputs.size()) continue;
-      bool same = true;
-      for (size_t k = 0; k < n.inputs.size() && same; ++k) {
-        same =
-            s.eg.Find(v.children[k]) == s.eg.Find((*classes)[n.inputs[k].node][n.inputs[k].output]);
-      }
-      if (same) {
-        if (!n.name.empty()) s.names.Add(e, n.name);
-        enodes[id] = e;
-        break;
-      }
-    }
+    NodeIdx e = added[id];
+    if (e == kNoNodeIdx || !s.eg.IsLive(e)) e = FindImported(s.eg, g, *classes, id);
+    if (e == kNoNodeIdx) continue;
+    if (!n.name.empty()) s.names.Add(e, n.name);
+    enodes[id] = e;
   }
   laps->Lap("seed_names");
   s.sources = ProvenanceSources(g, first_class, enodes);

@@ -134,6 +134,21 @@ TEST(GraphImportTest, CseConstantsAttributesAndMultiOutput) {
   ASSERT_NE(g.ConstantOf(c[c1][0]), nullptr);
   EXPECT_EQ(*g.ConstantOf(c[c1][0]), *data);
   EXPECT_TRUE(CheckInvariants(g).ok());
+
+  // The e-node stored per graph node: none for a node CSE merged; for the
+  // Split, the node its "$Out" nodes read.
+  EGraph again;
+  std::vector<NodeIdx> added;
+  ASSERT_TRUE(AddGraph(again, graph, &added).ok());
+  ASSERT_EQ(added.size(), graph.num_nodes());
+  for (NodeId id : {in1, in2, c1, s1, s3, o1, o2, sp, sh}) {
+    ASSERT_NE(added[id], kNoNodeIdx) << graph.node(id).name;
+    EXPECT_EQ(again.NodeOp(added[id]).str(), graph.node(id).op) << graph.node(id).name;
+    // The import is deterministic: `again`'s classes are `g`'s.
+    const Id want = id == sp ? again.Node(again.ClassNodes(c[sp][0])[0]).children[0] : c[id][0];
+    EXPECT_EQ(again.NodeClass(added[id]), again.Find(want)) << graph.node(id).name;
+  }
+  for (NodeId id : {c2, s2, o3}) EXPECT_EQ(added[id], kNoNodeIdx) << graph.node(id).name;
 }
 
 TEST(GraphImportTest, RejectsCycles) {
