@@ -450,12 +450,12 @@ Id EGraph::AddInternedConstant(Payload p) {
 }
 
 Id EGraph::AddShape(const Dims& dims) {
-  TypeId type = InternType(TensorType(DType::kInt32, dims));
+  TypeId type = InternType(ShapeType(dims));
   return *Add(ENodeView{shape_op_, type, {}}, type);
 }
 
 absl::StatusOr<Id> EGraph::AddOut(Id multi, int num_outputs, int index, const TensorType& type) {
-  Id shape = AddShape(Dims{0, 0, num_outputs, index});
+  Id shape = AddShape(OutIndexType(num_outputs, index).dims);
   Id ch[2] = {multi, shape};
   return Add(ENodeView{out_op_, kNoPayload, ch}, type);
 }

@@ -148,10 +148,17 @@ class EGraph {
     return constants_.InternAll(values);
   }
   Id AddInternedConstant(Payload p);
-  // A "$Shape" node whose Int32 output type has dims `dims` (its value).
+  // A "$Shape" node whose Int32 output type has dims `dims` (its value): of
+  // type ShapeType(dims).
   Id AddShape(const Dims& dims);
+  static TensorType ShapeType(const Dims& dims) { return TensorType(DType::kInt32, dims); }
+  // The type of the "$Shape" index AddOut gives output `index` of
+  // `num_outputs` (for a caller that interns types ahead, as AddGraph does).
+  static TensorType OutIndexType(int num_outputs, int index) {
+    return ShapeType(Dims{0, 0, num_outputs, index});
+  }
   // Output `index` of the multi-output node of class `multi` (type Multi):
-  // "$Out"(multi, $Shape[0, 0, num_outputs, index]), of type `type`.
+  // "$Out"(multi, $Shape of OutIndexType(num_outputs, index)), of type `type`.
   absl::StatusOr<Id> AddOut(Id multi, int num_outputs, int index, const TensorType& type);
 
   // The canonical class of a node equal to `node`, if present (exact only on a

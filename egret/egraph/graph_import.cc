@@ -22,7 +22,7 @@ bool OneClass(const Node& node) { return node.op == kShapeOp || node.outputs.siz
 void InternOutTypes(EGraph& g, const Node& node) {
   const int n = static_cast<int>(node.outputs.size());
   for (int i = 0; i < n; ++i) {
-    g.InternType(TensorType(DType::kInt32, Dims{0, 0, n, i}));
+    g.InternType(EGraph::OutIndexType(n, i));
     g.InternType(node.outputs[i]);
   }
 }

@@ -243,6 +243,8 @@ TEST(EGraphTest, MultiOutputThroughOut) {
   ASSERT_EQ(out.children.size(), 2u);
   EXPECT_EQ(out.children[0], split);
   EXPECT_EQ(g.TypeOf(out.children[1]), TensorType(DType::kInt32, {0, 0, 2, 1}));
+  // The type a caller interns ahead (AddGraph) is the one AddOut builds.
+  EXPECT_EQ(g.TypeOf(out.children[1]), EGraph::OutIndexType(2, 1));
 }
 
 TEST(EGraphTest, ClassNodesSortedAndIndexedByOp) {
