@@ -1,8 +1,9 @@
 // The stages that read a whole graph once each, on the scaling study's
 // synthetic networks (bench/synthetic_graphs.h, chains of 100 blocks as
 // bench/scaling runs them) at 100k and 1M nodes: Graph::Validate, the seed
-// (the graph into an e-graph, pipeline/seed_internal.h) and the memory plan
-// (backend/memory_plan.h). With one process per stage and size, a profile at
+// (the graph into an e-graph, pipeline/seed_internal.h), the graph's price
+// (cost::GraphCost, the pipeline's input_cost and output_cost) and the memory
+// plan (backend/memory_plan.h). With one process per stage and size, a profile at
 // 100k and one at 1M compare function by function. docs/memory-plan.md has
 // the figures.
 //
@@ -11,14 +12,19 @@
 // Arguments: family (0 resnet, 1 transformer), target node count.
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "bench/shipped_rules.h"
 #include "bench/synthetic_graphs.h"
 #include "benchmark/benchmark.h"
 #include "egret/backend/memory_plan.h"
+#include "egret/cost/graph_cost.h"
+#include "egret/cost/make_cost_model.h"
 #include "egret/graph/graph.h"
 #include "egret/pipeline/seed_internal.h"
+#include "egret/rules/rule_set.h"
 
 namespace egret {
 namespace {
@@ -83,6 +89,23 @@ void BM_Seed(benchmark::State& state) {
   state.counters["enodes"] = static_cast<double>(enodes);
 }
 
+// Every node priced with the shipped rule library's cost model, as
+// Optimize() prices its input (its report's `input_cost` lap).
+void BM_GraphCost(benchmark::State& state) {
+  static const std::optional<rules::RuleSet> lib = LoadShippedRules("graph_stages_bench");
+  if (!lib) {
+    state.SkipWithError("the rule library does not load");
+    return;
+  }
+  const cost::HvxCostModel model = cost::MakeCostModel(lib->ops, {}, GraphFor(state).options());
+  double total = 0;
+  TimeStage(state, [&](const Graph& g) {
+    total = cost::GraphCost(g, model, nullptr);
+    return absl::OkStatus();
+  });
+  state.counters["cost"] = total;
+}
+
 void Sizes(benchmark::internal::Benchmark* b) {
   for (int64_t family : {0, 1}) {
     for (int64_t nodes : {100'000, 1'000'000}) b->Args({family, nodes});
@@ -93,6 +116,7 @@ void Sizes(benchmark::internal::Benchmark* b) {
 BENCHMARK(BM_PlanMemory)->Apply(Sizes);
 BENCHMARK(BM_Validate)->Apply(Sizes);
 BENCHMARK(BM_Seed)->Apply(Sizes);
+BENCHMARK(BM_GraphCost)->Apply(Sizes);
 
 }  // namespace
 }  // namespace egret
