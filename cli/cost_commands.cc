@@ -251,7 +251,7 @@ void AppendNodeRows(const Row& r, const Graph& g, const cost::HvxCostModel& rule
   for (NodeId id = 0; id < g.num_nodes(); ++id) {
     const Node& n = g.node(id);
     if (n.op == kConstOp || n.op == kShapeOp || n.op == kInputOp) continue;
-    const cost::NodeProfile p = profiler.Profile(n);
+    const cost::NodeProfile p = profiler.Profile(id);
     const cost::NodeCost c = rules.Cost(n.op, p);
     const cost::NodeWork& w = work[next++];
     std::vector<std::string> outs, ins;

@@ -29,10 +29,9 @@ double Blocked(int64_t n) {
 // Fills p.macs and p.matrix_macs for the op table's convolution and matrix
 // ops (docs/cost-model.md, "The latency model"); leaves them 0 for any other
 // op or when a shape it needs is unknown.
-void FillMatrixWork(std::string_view op, absl::Span<const TensorType> outputs,
+void FillMatrixWork(std::string_view base, absl::Span<const TensorType> outputs,
                     absl::Span<const NodeInput> inputs, NodeProfile* p) {
   if (outputs.empty() || inputs.size() < 2) return;
-  const std::string_view base = BaseOpName(op);
   const TensorType& out = outputs[0];
   const TensorType& in = *inputs[0].type;
   const TensorType& w = *inputs[1].type;
@@ -67,23 +66,35 @@ void FillMatrixWork(std::string_view op, absl::Span<const TensorType> outputs,
   }
 }
 
-bool InGroup(std::string_view op, OpGroup group) {
-  const OpDef* def = FindOpDef(op);
-  return def != nullptr && def->group == group;
-}
+bool InGroup(const OpDef* def, OpGroup group) { return def != nullptr && def->group == group; }
+bool InGroup(std::string_view op, OpGroup group) { return InGroup(FindOpDef(op), group); }
+// FoldsFromConstants of an op whose row is `def`.
+bool Folds(const OpDef* def) { return def != nullptr && def->group != OpGroup::kSpecial; }
+
+// ProfileOf for an op whose row (FindOpDef(op)) the caller has looked up.
+NodeProfile ProfileWithDef(std::string_view op, const OpDef* def,
+                           absl::Span<const TensorType> outputs,
+                           absl::Span<const NodeInput> inputs);
 
 }  // namespace
 
 bool IsMatrixOp(std::string_view op) { return InGroup(op, OpGroup::kConvolution); }
 bool IsElementwiseOp(std::string_view op) { return InGroup(op, OpGroup::kElementwise); }
 
-bool FoldsFromConstants(std::string_view op) {
-  const OpDef* def = FindOpDef(op);
-  return def != nullptr && def->group != OpGroup::kSpecial;
-}
+bool FoldsFromConstants(std::string_view op) { return Folds(FindOpDef(op)); }
 
 NodeProfile ProfileOf(std::string_view op, absl::Span<const TensorType> outputs,
                       absl::Span<const NodeInput> inputs) {
+  return ProfileWithDef(op, FindOpDef(op), outputs, inputs);
+}
+
+namespace {
+
+NodeProfile ProfileWithDef(std::string_view op, const OpDef* def,
+                           absl::Span<const TensorType> outputs,
+                           absl::Span<const NodeInput> inputs) {
+  // The row's name is the op's base name (FindOpDef looks it up by that).
+  const std::string_view base = def != nullptr ? def->name : BaseOpName(op);
   NodeProfile p;
   p.dtype = outputs.empty() ? DType::kUnknown : outputs[0].dtype;
   p.multi_output = outputs.size() > 1;
@@ -92,14 +103,13 @@ NodeProfile ProfileOf(std::string_view op, absl::Span<const TensorType> outputs,
     p.output_activation_bytes.push_back(t.byte_size());
     p.max_rank = std::max(p.max_rank, t.rank());
   }
-  const OpDef* def = FindOpDef(op);
   // The one matrix op every data operand is computed from (0: none yet; a
   // data operand from none, or a second one, ends the epilogue).
   uint64_t source = 0;
   bool epilogue = def != nullptr && def->group == OpGroup::kElementwise;
   // A gather reads the slices it takes of its data, at most its output's
   // bytes, not the whole table (an embedding's rows for a few tokens).
-  const bool gather = BaseOpName(op) == "Gather";
+  const bool gather = base == "Gather";
   for (size_t i = 0; i < inputs.size(); ++i) {
     const TensorType& t = *inputs[i].type;
     if (inputs[i].shape_value) continue;
@@ -131,9 +141,11 @@ NodeProfile ProfileOf(std::string_view op, absl::Span<const TensorType> outputs,
   }
   p.constant_inputs = !inputs.empty() && p.input_activation_bytes.empty();
   p.epilogue = epilogue && source != 0;
-  FillMatrixWork(op, outputs, inputs, &p);
+  FillMatrixWork(base, outputs, inputs, &p);
   return p;
 }
+
+}  // namespace
 
 NodeCost NodeCostOf(const HvxCostModel& model, std::string_view op,
                     absl::Span<const TensorType> outputs, absl::Span<const NodeInput> inputs) {
@@ -148,10 +160,17 @@ namespace {
 // more is taken as not constant.
 constexpr int kConstantSearchBudget = 64;
 
-// IsConstantValue's answers for the nodes of one graph, by node id (-1: not
-// asked yet), when a caller prices many of its nodes: every value is asked
-// about by each of its readers and by the readers of those.
-using ConstantMemo = std::vector<int8_t>;
+// What a GraphProfiler keeps about the nodes of its graph, by node id, when
+// a caller prices many of them: every value is asked about by each of its
+// readers and by the readers of those. Null members when pricing one node.
+struct Memo {
+  const std::vector<const OpDef*>* defs = nullptr;  // FindOpDef of each op
+  std::vector<int8_t>* constant = nullptr;          // IsConstantValue: -1 not asked yet, 0, 1
+};
+
+const OpDef* DefOf(const Graph& g, NodeId id, const Memo& memo) {
+  return memo.defs != nullptr ? (*memo.defs)[id] : FindOpDef(g.node(id).op);
+}
 
 // True when node `id` of `g` is a "$Const" or "$Shape", or an op that
 // FoldsFromConstants computing from such nodes alone (transitively): the
@@ -160,22 +179,22 @@ using ConstantMemo = std::vector<int8_t>;
 // already knows is not constant with the full budget is not constant with
 // any smaller one (the walk visits the same nodes in the same order), and
 // false ends the whole walk: it answers at once.
-bool ComputedFromConstants(const Graph& g, NodeId id, int* budget, const ConstantMemo* memo) {
+bool ComputedFromConstants(const Graph& g, NodeId id, int* budget, const Memo& memo) {
   const Node& n = g.node(id);
   if (n.op == kConstOp || n.op == kShapeOp) return true;
-  if (memo != nullptr && (*memo)[id] == 0) return false;
-  if (n.inputs.empty() || --*budget < 0 || !FoldsFromConstants(n.op)) return false;
+  if (memo.constant != nullptr && (*memo.constant)[id] == 0) return false;
+  if (n.inputs.empty() || --*budget < 0 || !Folds(DefOf(g, id, memo))) return false;
   for (const ValueRef& in : n.inputs) {
     if (!ComputedFromConstants(g, in.node, budget, memo)) return false;
   }
   return true;
 }
 
-bool IsConstantValue(const Graph& g, NodeId id, ConstantMemo* memo) {
-  if (memo != nullptr && (*memo)[id] >= 0) return (*memo)[id] != 0;
+bool IsConstantValue(const Graph& g, NodeId id, const Memo& memo) {
+  if (memo.constant != nullptr && (*memo.constant)[id] >= 0) return (*memo.constant)[id] != 0;
   int budget = kConstantSearchBudget;
   const bool constant = ComputedFromConstants(g, id, &budget, memo);
-  if (memo != nullptr) (*memo)[id] = constant ? 1 : 0;
+  if (memo.constant != nullptr) (*memo.constant)[id] = constant ? 1 : 0;
   return constant;
 }
 
@@ -183,15 +202,14 @@ bool IsConstantValue(const Graph& g, NodeId id, ConstantMemo* memo) {
 // when that is a matrix op; for an elementwise producer, the matrix op all
 // of its data operands are outputs of (constants, values computed from
 // constants alone and "$Shape" values aside).
-uint64_t MatrixSource(const Graph& g, const ValueRef& v, ConstantMemo* memo) {
-  const Node& producer = g.node(v.node);
-  if (IsMatrixOp(producer.op)) return static_cast<uint64_t>(v.node) + 1;
-  if (!IsElementwiseOp(producer.op)) return 0;
+uint64_t MatrixSource(const Graph& g, const ValueRef& v, const Memo& memo) {
+  const OpDef* def = DefOf(g, v.node, memo);
+  if (InGroup(def, OpGroup::kConvolution)) return static_cast<uint64_t>(v.node) + 1;
+  if (!InGroup(def, OpGroup::kElementwise)) return 0;
   uint64_t source = 0;
-  for (const ValueRef& in : producer.inputs) {
-    const Node& p = g.node(in.node);
-    if (p.op == kShapeOp || IsConstantValue(g, in.node, memo)) continue;
-    if (!IsMatrixOp(p.op)) return 0;
+  for (const ValueRef& in : g.node(v.node).inputs) {
+    if (g.node(in.node).op == kShapeOp || IsConstantValue(g, in.node, memo)) continue;
+    if (!InGroup(DefOf(g, in.node, memo), OpGroup::kConvolution)) return 0;
     const uint64_t s = static_cast<uint64_t>(in.node) + 1;
     if (source != 0 && s != source) return 0;
     source = s;
@@ -207,7 +225,8 @@ const TensorType* StoredWeight(const Graph& g, const Node& producer) {
   return &g.TypeOf(q);
 }
 
-NodeProfile ProfileInGraph(const Graph& g, const Node& n, ConstantMemo* memo) {
+// The profile of `n` (whose row is `def`) in `g`.
+NodeProfile ProfileInGraph(const Graph& g, const Node& n, const OpDef* def, const Memo& memo) {
   absl::InlinedVector<NodeInput, 8> ins;
   for (const ValueRef& v : n.inputs) {
     const Node& producer = g.node(v.node);
@@ -217,26 +236,34 @@ NodeProfile ProfileInGraph(const Graph& g, const Node& n, ConstantMemo* memo) {
     in.stored = StoredWeight(g, producer);
     ins.push_back(in);
   }
-  return ProfileOf(n.op, n.outputs, ins);
+  return ProfileWithDef(n.op, def, n.outputs, ins);
 }
 
 }  // namespace
 
 NodeProfile GraphNodeProfile(const Graph& g, const Node& n) {
-  return ProfileInGraph(g, n, nullptr);
+  return ProfileInGraph(g, n, FindOpDef(n.op), Memo{});
 }
 
 NodeCost GraphNodeCost(const HvxCostModel& model, const Graph& g, const Node& n) {
   return model.Cost(n.op, GraphNodeProfile(g, n));
 }
 
-NodeProfile GraphProfiler::Profile(const Node& n) { return ProfileInGraph(g_, n, &memo_); }
+GraphProfiler::GraphProfiler(const Graph& g) : g_(g), constant_(g.num_nodes(), -1) {
+  defs_.reserve(g.num_nodes());
+  for (const Node& n : g.nodes()) defs_.push_back(FindOpDef(n.op));
+}
+
+NodeProfile GraphProfiler::Profile(NodeId id) {
+  return ProfileInGraph(g_, g_.node(id), defs_[id], Memo{&defs_, &constant_});
+}
 
 double GraphCost(const Graph& g, const HvxCostModel& model, UncomputableNode* missing) {
   double total = 0;
   GraphProfiler profiler(g);
-  for (const Node& n : g.nodes()) {
-    NodeCost c = model.Cost(n.op, profiler.Profile(n));
+  for (NodeId id = 0; id < g.num_nodes(); ++id) {
+    const Node& n = g.node(id);
+    NodeCost c = model.Cost(n.op, profiler.Profile(id));
     if (!c.computable) {
       if (missing != nullptr) *missing = UncomputableNode{n.op, std::move(c.reason)};
       return std::numeric_limits<double>::infinity();
@@ -252,7 +279,7 @@ NodeId AnnotateImplementations(const HvxCostModel& model, Graph* g, NodeCost* bl
   for (NodeId id = 0; id < g->num_nodes(); ++id) {
     const Node& n = g->node(id);
     if (n.op == kConstOp || n.op == kShapeOp || n.op == kInputOp) continue;
-    NodeCost c = model.Cost(n.op, profiler.Profile(n));
+    NodeCost c = model.Cost(n.op, profiler.Profile(id));
     if (!c.computable) {
       if (blocked != nullptr) *blocked = std::move(c);
       return id;

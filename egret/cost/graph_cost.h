@@ -14,6 +14,7 @@
 #include "absl/types/span.h"
 #include "egret/cost/hvx_cost_model.h"
 #include "egret/graph/graph.h"
+#include "egret/graph/op_table.h"
 
 namespace egret::cost {
 
@@ -81,17 +82,20 @@ NodeCost GraphNodeCost(const HvxCostModel& model, const Graph& g, const Node& n)
 
 // GraphNodeProfile for many nodes of one graph (pricing a whole graph): each
 // value's constant test, a walk up its producers that every reader and the
-// readers of those would repeat, is made once. The graph's nodes and edges
+// readers of those would repeat, is made once, and so is each node's op
+// table lookup (by name) that every reader would repeat. The graph's nodes and edges
 // must not change while it is used (attributes may).
 class GraphProfiler {
  public:
-  explicit GraphProfiler(const Graph& g) : g_(g), memo_(g.num_nodes(), -1) {}
-  // GraphNodeProfile(g, n) for a node n of g.
-  NodeProfile Profile(const Node& n);
+  // Looks up the op table's row of every node's op (once, here).
+  explicit GraphProfiler(const Graph& g);
+  // GraphNodeProfile(g, g.node(id)).
+  NodeProfile Profile(NodeId id);
 
  private:
   const Graph& g_;
-  std::vector<int8_t> memo_;  // by node id: -1 not asked, 0 not constant, 1 constant
+  std::vector<const OpDef*> defs_;  // by node id: FindOpDef of its op
+  std::vector<int8_t> constant_;    // by node id: -1 not asked, 0 not constant, 1 constant
 };
 
 // The first node of a graph that no HTP implementation can compute (with the

@@ -105,7 +105,7 @@ GraphWork GraphWorkOf(const Graph& g, const HvxCostModel& rules, int64_t vtcm_by
     const Node& n = g.node(id);
     if (n.op == kConstOp || n.op == kShapeOp || n.op == kInputOp) continue;
     out.ops.push_back(n.op);
-    NodeWork w = NodeWorkOf(rules, n.op, profiler.Profile(n), vtcm_bytes);
+    NodeWork w = NodeWorkOf(rules, n.op, profiler.Profile(id), vtcm_bytes);
     if (io[id] == IoPricing::kOffGraph) {
       NodeWork off;
       off.rule_cost = w.rule_cost;
