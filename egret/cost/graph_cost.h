@@ -83,8 +83,8 @@ NodeCost GraphNodeCost(const HvxCostModel& model, const Graph& g, const Node& n)
 // GraphNodeProfile for many nodes of one graph (pricing a whole graph): each
 // value's constant test, a walk up its producers that every reader and the
 // readers of those would repeat, is made once, and so is each node's op
-// table lookup (by name) that every reader would repeat. The graph's nodes and edges
-// must not change while it is used (attributes may).
+// table lookup by name, which every reader would repeat too. The graph's
+// nodes and edges must not change while it is used (attributes may).
 class GraphProfiler {
  public:
   // Looks up the op table's row of every node's op (once, here).

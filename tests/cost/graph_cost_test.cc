@@ -202,6 +202,71 @@ TEST(GraphCostTest, PricingAGraphPricesEachNodeAsAlone) {
   }
 }
 
+// GraphProfiler keeps each node's op-table row and each value's constant
+// test for the whole graph; every profile must still be the node's profile
+// alone (GraphNodeProfile), for matrix ops and their epilogues, weights
+// computed from constants, a QDQ weight, a gather, an op with an
+// implementation suffix and an op egret does not know.
+TEST(GraphCostTest, GraphProfilerProfilesEachNodeAsAlone) {
+  Graph g;
+  const TensorType act(DType::kFloat32, {1, 8, 8, 16});
+  const TensorType filter(DType::kFloat32, {3, 3, 16, 16});
+  auto constant = [&](const TensorType& t) {
+    Node c;
+    c.op = std::string(kConstOp);
+    c.constant = std::make_shared<const Tensor>(t);
+    c.outputs.push_back(t);
+    return g.AddNode(std::move(c));
+  };
+  const NodeId x = g.AddInput("x", act);
+  const NodeId w = constant(filter);
+  const NodeId w2 = AddOp(g, "Reshape", {constant(TensorType(DType::kFloat32, {144, 16}))}, filter);
+  const NodeId conv = AddOp(g, "Conv2d", {x, w}, act);
+  const NodeId scale = constant(TensorType(DType::kFloat32, {1}));
+  const NodeId scaled = AddOp(g, "ElementWiseMultiply", {conv, scale}, act);
+  const NodeId relu = AddOp(g, "Relu.fp16", {scaled}, act);
+  const NodeId conv2 = AddOp(g, "Conv2d", {relu, w2}, act);
+  const NodeId sum = AddOp(g, "ElementWiseAdd", {conv2, relu}, act);
+  const TensorType q(DType::kQUInt8, {16, 16}, /*zero=*/3, /*step=*/0.5f);
+  const NodeId dq = AddOp(g, "Dequantize", {constant(q)}, TensorType(DType::kFloat32, {16, 16}));
+  const NodeId fc = AddOp(g, "FullyConnected", {sum, dq}, act);
+  const NodeId table = constant(TensorType(DType::kFloat32, {1000, 16}));
+  const NodeId ids = g.AddInput("ids", TensorType(DType::kInt32, {4}));
+  const NodeId rows = AddOp(g, "Gather", {table, ids}, TensorType(DType::kFloat32, {4, 16}));
+  const NodeId mystery = AddOp(g, "onnx.Mystery", {fc, rows}, act);
+  g.AddOutput(ValueRef{mystery, 0});
+
+  GraphProfiler profiler(g);
+  for (NodeId id = 0; id < g.num_nodes(); ++id) {
+    SCOPED_TRACE(g.NodeLabel(id));
+    const NodeProfile a = profiler.Profile(id);
+    const NodeProfile b = GraphNodeProfile(g, g.node(id));
+    EXPECT_EQ(a.dtype, b.dtype);
+    EXPECT_EQ(a.output_bytes, b.output_bytes);
+    EXPECT_EQ(a.input_bytes, b.input_bytes);
+    EXPECT_EQ(a.data_dtypes, b.data_dtypes);
+    EXPECT_EQ(a.max_rank, b.max_rank);
+    EXPECT_EQ(a.macs, b.macs);
+    EXPECT_EQ(a.matrix_macs, b.matrix_macs);
+    EXPECT_EQ(a.const_bytes, b.const_bytes);
+    EXPECT_EQ(a.stored_weight_bytes, b.stored_weight_bytes);
+    EXPECT_EQ(a.constant_inputs, b.constant_inputs);
+    EXPECT_EQ(a.epilogue, b.epilogue);
+    EXPECT_EQ(a.input_activation_bytes, b.input_activation_bytes);
+  }
+  // The test can tell: the scale and the Relu are the first convolution's
+  // epilogue, the sum reads two matrix sources and is not; the reshaped
+  // weight is a constant, the QDQ weight is read at its stored bytes, and
+  // the gather reads only the rows it takes.
+  EXPECT_TRUE(profiler.Profile(scaled).epilogue);
+  EXPECT_TRUE(profiler.Profile(relu).epilogue);
+  EXPECT_FALSE(profiler.Profile(sum).epilogue);
+  EXPECT_GT(profiler.Profile(conv).macs, 0);
+  EXPECT_EQ(profiler.Profile(conv2).const_bytes, filter.byte_size());
+  EXPECT_EQ(profiler.Profile(fc).stored_weight_bytes, 16 * 16);
+  EXPECT_EQ(profiler.Profile(rows).input_bytes, 4 * 16 * 4 + 4 * 4);
+}
+
 // The input costs `egret optimize` reported for the bundled examples before
 // the cost stage existed (report "input_cost").
 TEST(GraphCostTest, BundledExamplesCostWhatTheyCost) {
