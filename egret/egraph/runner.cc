@@ -42,6 +42,9 @@ class RunState {
     // Some match passed the guard since the rule's first search (counted in
     // RuleStats::matches, complete search or not).
     bool matched = false;
+    // Its last search was of the whole e-graph: a guess that the next one
+    // is too (which rules SearchAndApply searches ahead for; never a result).
+    bool was_full = false;
   };
 
   double Elapsed() const { return std::chrono::duration<double>(Clock::now() - start_).count(); }
@@ -52,7 +55,7 @@ class RunState {
     }
     return g_.ApproxMemoryBytes() + buffer_.capacity() * sizeof(uint32_t) +
            candidates_.capacity() * sizeof(Id) + WalkBytes(walk_) + WalkBytes(seed_walk_) +
-           parents_.capacity() * sizeof(NodeIdx);
+           parents_.capacity() * sizeof(NodeIdx) + AheadBytes();
   }
   // Time and memory; sets stop_ and returns true when a limit is exceeded.
   bool CheckTimeMemory(bool allow_rss = true) {
@@ -161,8 +164,52 @@ class RunState {
     changed_at_.clear();
     scanned_ = g_.change_log_size();
   }
-  void SearchAndApply(const Rewrite& rw, size_t rule, RuleState& st, BackoffScheduler& sched,
-                      size_t iter, size_t pos, IterationReport& it);
+  void SearchAndApply(const Phase& phase, size_t rule, std::vector<RuleState>& states,
+                      BackoffScheduler& sched, size_t iter, size_t pos, IterationReport& it);
+  // A search's decisions that depend on the rule's state only: whether it
+  // looks ahead from read changes only (`narrow`), and whether its matcher
+  // drops matches whose nodes are all old (Matcher::set_min_stamp).
+  struct SearchMode {
+    bool narrow = false;
+    bool semi_naive = false;
+    bool filters = false;
+  };
+  static SearchMode ModeOf(const Rewrite& rw, const RuleState& st);
+  // How many parent steps from a changed class a rule's incremental search
+  // reaches: its pattern's reach and the lookahead for what it reads.
+  static int ReadLevels(const Rewrite& rw) {
+    return std::max(rw.pattern.depth() - 1, 0) + std::max(rw.lookahead, 0);
+  }
+
+  // Search ahead. A full search of a rule rooted at an op visits the classes
+  // with the op that existed at the iteration's start, and what the matcher
+  // finds there is the e-graph of the last rebuild's (matcher.h), however
+  // many rules have been applied since. So while one rule is searched that
+  // way, the later rules of the iteration rooted at the same op that will
+  // likely be searched the same way (RuleState::was_full) are matched at each
+  // root too, while its class records are in cache, and their raw matches
+  // (before any guard) kept. At its turn, such a rule whose own decisions
+  // give a full search over the same roots, unfiltered, takes the kept
+  // matches instead of matching again, and runs each through its guard,
+  // limit and applier in the order its search would have found it: the same
+  // matches, counts and applications. Otherwise (a guess that failed) it
+  // searches as usual and the kept matches are dropped.
+  struct Ahead {
+    size_t rule;   // in the phase
+    size_t roots;  // into ahead_roots_
+    Matcher matcher;
+    std::vector<uint32_t> raw;  // root, subst, nodes: 1 + vars + nodes words a match
+    bool complete;              // every root was matched (within kMaxAheadWords)
+  };
+  static constexpr size_t kMaxAheadWords = size_t{1} << 22;
+  size_t AheadBytes() const {
+    size_t bytes = 0;
+    for (const Ahead& a : ahead_) bytes += a.raw.capacity() * sizeof(uint32_t);
+    for (const std::vector<Id>& r : ahead_roots_) bytes += r.capacity() * sizeof(Id);
+    return bytes;
+  }
+  std::vector<Ahead> ahead_;                  // this iteration's
+  std::vector<std::vector<Id>> ahead_roots_;  // the roots each group was matched at
 
   EGraph& g_;
   const RunnerOptions& o_;
@@ -341,9 +388,31 @@ bool RunState::FoundBefore(const Rewrite& rw, const RuleState& st, const MatchVi
   return true;
 }
 
-void RunState::SearchAndApply(const Rewrite& rw, size_t rule, RuleState& st,
+RunState::SearchMode RunState::ModeOf(const Rewrite& rw, const RuleState& st) {
+  SearchMode m;
+  // A rule none of whose matches has passed its guard since its first
+  // search, and that reads no more than constants, needs to look only at the
+  // matches that are not found again (FoundBefore): one found again was
+  // found before with what its guard reads as it is now, so it failed then
+  // and would fail now. So it looks ahead only from the changed classes
+  // whose change it reads (Candidates), and with kMatch the matcher drops
+  // the matches whose nodes are all old (the semi-naive filter). Counts,
+  // applications and the rule's state are those of the wider search.
+  m.narrow = rw.incremental && st.searched && !st.matched && rw.lookahead > 0 &&
+             (rw.reads == Rewrite::Reads::kConstants || rw.reads == Rewrite::Reads::kMatch);
+  // Semi-naive: after a complete search, a match whose nodes are all older
+  // than that search was found (and applied) then. Only for rules whose guard
+  // and applier read no more than the matched nodes and bound types.
+  m.semi_naive = st.searched && rw.incremental && rw.lookahead <= 0;
+  m.filters = m.semi_naive || (m.narrow && rw.reads == Rewrite::Reads::kMatch);
+  return m;
+}
+
+void RunState::SearchAndApply(const Phase& phase, size_t rule, std::vector<RuleState>& states,
                               BackoffScheduler& sched, size_t iter, size_t pos,
                               IterationReport& it) {
+  const Rewrite& rw = *phase.rules[rule];
+  RuleState& st = states[rule];
   RuleStats& stats = it.rules[rule];
   const CompiledPattern& pat = rw.pattern;
   const size_t nvars = pat.vars().size();
@@ -379,28 +448,24 @@ void RunState::SearchAndApply(const Rewrite& rw, size_t rule, RuleState& st,
   bool full = !rw.incremental || !st.searched;
   absl::Span<const Id> with_op;
   if (!pat.root_is_var()) with_op = g_.ClassesWithOp(pat.root_op());
-  // A rule none of whose matches has passed its guard since its first
-  // search, and that reads no more than constants, needs to look only at the
-  // matches that are not found again (FoundBefore): one found again was
-  // found before with what its guard reads as it is now, so it failed then
-  // and would fail now. So it looks ahead only from the changed classes
-  // whose change it reads (Candidates), and with kMatch the matcher drops
-  // the matches whose nodes are all old (the semi-naive filter). Counts,
-  // applications and the rule's state are those of the wider search.
-  const bool narrow =
-      rw.incremental && st.searched && !st.matched && rw.lookahead > 0 &&
-      (rw.reads == Rewrite::Reads::kConstants || rw.reads == Rewrite::Reads::kMatch);
+  const SearchMode mode = ModeOf(rw, st);
+  const bool narrow = mode.narrow;
   stats.narrow = narrow;
   // The pattern's own reach, and the lookahead for what the rule reads; a
   // walk deeper than its marks can tell (kMaxDepth) searches everywhere.
   const int levels = std::max(pat.depth() - 1, 0);
-  const int read_levels = levels + std::max(rw.lookahead, 0);
+  const int read_levels = ReadLevels(rw);
   if (read_levels >= static_cast<int>(kMaxDepth)) full = true;
+  // Full because the classes within reach of its changes are as many as the
+  // roots: a later rule with the same changes and as deep a reach likely is
+  // too (search ahead's guess).
+  bool full_by_reach = false;
   if (!full) {
     const std::vector<Id>& inc = Candidates(st, pos, narrow ? levels : read_levels, read_levels,
                                             narrow ? rw.reads : Rewrite::Reads::kAnything);
     if (!pat.root_is_var() && inc.size() >= with_op.size()) {
       full = true;
+      full_by_reach = !narrow;
     } else {
       candidates_.assign(inc.begin(), inc.end());
     }
@@ -461,18 +526,12 @@ void RunState::SearchAndApply(const Rewrite& rw, size_t rule, RuleState& st,
   };
 
   bool over_limit = false;
-  // Semi-naive: after a complete search, a match whose nodes are all older
-  // than that search was found (and applied) then. Only for rules whose guard
-  // and applier read no more than the matched nodes and bound types.
-  const bool semi_naive = st.searched && rw.incremental && rw.lookahead <= 0;
   const uint64_t old_epoch = st.since_epoch;
   const uint64_t epoch = g_.epoch();
   Matcher matcher(pat);
   // The root node's class does not matter (a match is rooted wherever the
   // node is), so for it only a change of content counts (Matcher::set_min_stamp).
-  if (semi_naive || (narrow && rw.reads == Rewrite::Reads::kMatch)) {
-    matcher.set_min_stamp(old_epoch);
-  }
+  if (mode.filters) matcher.set_min_stamp(old_epoch);
   // Matches found again that need no application (Rewrite::reads); they
   // count as matches all the same.
   const bool skip_found = st.searched && rw.lookahead > 0 && rw.reads != Rewrite::Reads::kAnything;
@@ -497,12 +556,61 @@ void RunState::SearchAndApply(const Rewrite& rw, size_t rule, RuleState& st,
     }
     return true;
   };
+  // This rule's matches kept by an earlier rule's search (search ahead, in
+  // the class comment), when its own search would be that one.
+  Ahead* kept = nullptr;
+  const bool over_op = o_.search_ahead && full && !pat.root_is_var() && !mode.filters;
+  for (Ahead& a : ahead_) {
+    if (a.rule != rule) continue;
+    if (a.complete && over_op && ahead_roots_[a.roots] == candidates_) {
+      kept = &a;
+    } else {
+      a.raw = {};
+    }
+  }
+  // Or the later rules whose matches this search keeps.
+  const size_t first_ahead = ahead_.size();
+  if (kept == nullptr && over_op) {
+    for (size_t r = rule + 1; r < phase.rules.size(); ++r) {
+      const Rewrite& other = *phase.rules[r];
+      const RuleState& ost = states[r];
+      if (sched.IsBanned(r, iter) || other.pattern.root_is_var() ||
+          other.pattern.root_op() != pat.root_op()) {
+        continue;
+      }
+      const SearchMode other_mode = ModeOf(other, ost);
+      const bool likely_full = !other.incremental || !ost.searched || ost.was_full ||
+                               (full_by_reach && !other_mode.narrow && ost.since == st.since &&
+                                ReadLevels(other) >= read_levels);
+      if (other_mode.filters || !likely_full) continue;
+      const absl::Span<const Symbol> ops = other.pattern.ops();
+      if (std::any_of(ops.begin(), ops.end(),
+                      [&](Symbol op) { return g_.ClassesWithOp(op).empty(); }) ||
+          std::any_of(ahead_.begin(), ahead_.end(), [&](const Ahead& a) { return a.rule == r; })) {
+        continue;
+      }
+      if (ahead_.size() == first_ahead) ahead_roots_.push_back(candidates_);
+      ahead_.push_back(Ahead{r, ahead_roots_.size() - 1, Matcher(other.pattern), {}, true});
+    }
+  }
+  stats.kept = kept != nullptr;
+  const absl::Span<Ahead> followers = absl::MakeSpan(ahead_).subspan(first_ahead);
+
   // Roots are scattered over the class arrays (the change log's order, then
   // the parents'): their records, node lists, the records of the nodes the
   // pattern's root binds and the class records of those nodes' operands that
   // the next Bind reads are prefetched ahead, in four steps.
-  const size_t num_roots = candidates_.size();
-  for (size_t i = 0; i < num_roots; ++i) {
+  const size_t num_roots = kept != nullptr ? 0 : candidates_.size();
+  if (kept != nullptr) {
+    for (size_t off = 0; off < kept->raw.size(); off += stride) {
+      const uint32_t* w = kept->raw.data() + off;
+      const MatchView m{w[0], absl::Span<const Id>(w + 1, nvars),
+                        absl::Span<const NodeIdx>(w + 1 + nvars, nnodes)};
+      if (!on_match(m)) break;
+    }
+  }
+  size_t i = 0;
+  for (; i < num_roots; ++i) {
     if (i + 2 * kRootPrefetchAhead < num_roots) {
       g_.PrefetchClass(candidates_[i + 2 * kRootPrefetchAhead]);
     }
@@ -517,7 +625,27 @@ void RunState::SearchAndApply(const Rewrite& rw, size_t rule, RuleState& st,
     }
     if (Tick()) break;
     if (!matcher.MatchClass(g_, candidates_[i], on_match)) break;
+    for (Ahead& a : followers) {
+      if (!a.complete) continue;
+      a.matcher.MatchClass(g_, candidates_[i], [&a](const MatchView& m) {
+        a.raw.push_back(m.root);
+        a.raw.insert(a.raw.end(), m.subst.begin(), m.subst.end());
+        a.raw.insert(a.raw.end(), m.nodes.begin(), m.nodes.end());
+        if (a.raw.size() <= kMaxAheadWords) return true;
+        a.complete = false;
+        return false;
+      });
+    }
   }
+  // A search stopped early leaves the followers' matches incomplete.
+  for (Ahead& a : followers) {
+    if (i != num_roots || !a.complete) {
+      a.complete = false;
+      a.raw = {};
+    }
+  }
+  if (kept != nullptr) kept->raw = {};
+  st.was_full = full;
   if (stats.matches > 0) st.matched = true;
   if (over_limit) {
     sched.Ban(rule, iter);
@@ -592,6 +720,8 @@ RunReport RunState::Run(absl::Span<const Phase> phases) {
       const uint64_t version = g_.version();
       const size_t pos = g_.change_log_size();
       cache_.clear();
+      ahead_.clear();
+      ahead_roots_.clear();
       ScanChanges(pos);
       ids_at_start_ = static_cast<Id>(g_.num_ids());
       bool incomplete = false;  // some rule was not (fully) searched
@@ -602,7 +732,7 @@ RunReport RunState::Run(absl::Span<const Phase> phases) {
           incomplete = true;
           continue;
         }
-        SearchAndApply(*phase.rules[r], r, states[r], sched, iter, pos, it);
+        SearchAndApply(phase, r, states, sched, iter, pos, it);
         if (it.rules[r].banned) incomplete = true;
       }
       Clock::time_point r0 = Clock::now();

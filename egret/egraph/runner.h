@@ -103,6 +103,12 @@ struct RunnerOptions {
   // e-graph after all (EGraph::version() did not move). Otherwise every
   // phase searches its rules afresh.
   bool phase_hook_keeps_egraph = false;
+  // While a rule is searched over every class with its root op, match the
+  // later rules of the iteration rooted at the same op at each root too, and
+  // keep their matches for their turn (RuleStats::kept). Only work is saved:
+  // matches, applications and the e-graph are the same either way (off: for
+  // tests and measurements that compare).
+  bool search_ahead = true;
 };
 
 struct RuleStats {
@@ -112,13 +118,19 @@ struct RuleStats {
   bool banned = false;      // exceeded its match limit this iteration (scheduler.h)
   bool skipped = false;     // banned in this iteration
   // Where the work went (for profiling the rules):
-  size_t roots = 0;           // classes searched (the candidate roots matched)
-  size_t found_again = 0;     // matches counted but not applied (Rewrite::reads)
-  bool full = false;          // searched the whole e-graph (not incrementally)
-  bool absent = false;        // not searched: an op of its pattern is in no class
-  bool narrow = false;        // never matched: looked ahead from read changes only
-  double search_seconds = 0;  // searching it, with its guard, without applying
-  double apply_seconds = 0;   // applying its matches
+  size_t roots = 0;        // classes searched (the candidate roots matched)
+  size_t found_again = 0;  // matches counted but not applied (Rewrite::reads)
+  bool full = false;       // searched the whole e-graph (not incrementally)
+  bool absent = false;     // not searched: an op of its pattern is in no class
+  bool narrow = false;     // never matched: looked ahead from read changes only
+  // Its matches were found in an earlier rule's search of the same roots
+  // (search ahead: the same matches as its own search's), whose
+  // search_seconds holds that time.
+  bool kept = false;
+  // Searching it, with its guard, without applying; with the matching of
+  // later rules whose matches it kept (search ahead).
+  double search_seconds = 0;
+  double apply_seconds = 0;  // applying its matches
 };
 
 struct IterationReport {

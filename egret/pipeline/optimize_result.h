@@ -34,9 +34,12 @@ struct RuleActivity {
   size_t matches = 0;       // "matches": matches that passed the guard
   size_t applications = 0;  // "applications": matches that changed the e-graph
   // Where the phase's time went, for finding the rules that cost it:
-  size_t roots = 0;      // "roots": candidate root classes searched
-  double search_ms = 0;  // "search_ms": searching, with the guard
-  double apply_ms = 0;   // "apply_ms": building and merging the results
+  size_t roots = 0;  // "roots": candidate root classes searched
+  // "search_ms": searching, with the guard. A rule searched over every class
+  // with its root op also matches the later rules of the iteration with that
+  // root op there, and holds that time (RunnerOptions::search_ahead).
+  double search_ms = 0;
+  double apply_ms = 0;  // "apply_ms": building and merging the results
 };
 
 // One saturation phase: the rules of one priority, plus the built-in
