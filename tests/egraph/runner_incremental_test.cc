@@ -23,13 +23,9 @@ namespace egret {
 namespace {
 
 using ::egret::testing::AddOp;
-using ::egret::testing::F32;
+using ::egret::testing::Filled;
 using ::egret::testing::Leaf;
 using ::egret::testing::MakeRule;
-
-ConstTensorPtr Scalar(double v) {
-  return std::make_shared<const Tensor>(Tensor::FromValues(F32(), {v, v, v, v}));
-}
 
 std::vector<Rewrite> Rules() {
   std::vector<Rewrite> rules;
@@ -56,7 +52,7 @@ std::vector<Rewrite> Rules() {
   // for all, so that a class that holds F of itself stays consistent).
   Rewrite fold = MakeRule(
       "f-fold", "(F ?c)",
-      [](EGraph& g, const MatchView&) { return std::optional<Id>(g.AddConstant(Scalar(100))); },
+      [](EGraph& g, const MatchView&) { return std::optional<Id>(g.AddConstant(Filled(100))); },
       [](const EGraph& g, const MatchView& m) { return g.HasConstant(g.Find(m.subst[0])); });
   fold.reads = Rewrite::Reads::kConstants;
   rules.push_back(std::move(fold));
@@ -67,8 +63,8 @@ std::vector<Rewrite> Rules() {
 // terms' classes in the order made.
 std::vector<Id> RandomTerms(EGraph& g, uint32_t seed, int size) {
   std::mt19937 rng(seed);
-  std::vector<Id> terms = {Leaf(g, "a"), Leaf(g, "b"), Leaf(g, "c"), g.AddConstant(Scalar(0)),
-                           g.AddConstant(Scalar(10))};
+  std::vector<Id> terms = {Leaf(g, "a"), Leaf(g, "b"), Leaf(g, "c"), g.AddConstant(Filled(0)),
+                           g.AddConstant(Filled(10))};
   auto pick = [&] { return terms[rng() % terms.size()]; };
   while (static_cast<int>(terms.size()) < size) {
     switch (rng() % 3) {

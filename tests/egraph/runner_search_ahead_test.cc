@@ -24,13 +24,9 @@ namespace egret {
 namespace {
 
 using ::egret::testing::AddOp;
-using ::egret::testing::F32;
+using ::egret::testing::Filled;
 using ::egret::testing::Leaf;
 using ::egret::testing::MakeRule;
-
-ConstTensorPtr Scalar(double v) {
-  return std::make_shared<const Tensor>(Tensor::FromValues(F32(), {v, v, v, v}));
-}
 
 bool HasConst(const EGraph& g, Id c) { return g.HasConstant(g.Find(c)); }
 
@@ -43,7 +39,7 @@ std::vector<Rewrite> Rules(bool full_every_iteration) {
   std::vector<Rewrite> rules;
   rules.push_back(MakeRule(
       "g-fold-f", "(G ?x (F ?c))",
-      [](EGraph& g, const MatchView&) { return std::optional<Id>(g.AddConstant(Scalar(100))); },
+      [](EGraph& g, const MatchView&) { return std::optional<Id>(g.AddConstant(Filled(100))); },
       [](const EGraph& g, const MatchView& m) { return HasConst(g, m.subst[1]); }));
   rules.back().reads = Rewrite::Reads::kConstants;
   rules.push_back(MakeRule("g-swap-f", "(G (F ?x) ?y)", [](EGraph& g, const MatchView& m) {
@@ -70,8 +66,8 @@ std::vector<Rewrite> Rules(bool full_every_iteration) {
 
 std::vector<Id> RandomTerms(EGraph& g, uint32_t seed, int size) {
   std::mt19937 rng(seed);
-  std::vector<Id> terms = {Leaf(g, "a"), Leaf(g, "b"), g.AddConstant(Scalar(0)),
-                           g.AddConstant(Scalar(10))};
+  std::vector<Id> terms = {Leaf(g, "a"), Leaf(g, "b"), g.AddConstant(Filled(0)),
+                           g.AddConstant(Filled(10))};
   auto pick = [&] { return terms[rng() % terms.size()]; };
   while (static_cast<int>(terms.size()) < size) {
     const uint32_t k = rng() % 4;

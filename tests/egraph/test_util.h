@@ -2,6 +2,7 @@
 #ifndef EGRET_TESTS_EGRAPH_TEST_UTIL_H_
 #define EGRET_TESTS_EGRAPH_TEST_UTIL_H_
 
+#include <memory>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -28,6 +29,11 @@ inline Id AddOp(EGraph& g, std::string_view op, std::vector<Id> children,
   absl::StatusOr<Id> id = g.Add(ENodeView{Symbol::Intern(op), payload, children}, type);
   EXPECT_TRUE(id.ok()) << id.status();
   return id.ok() ? *id : kNoId;
+}
+
+// A constant of type F32() whose every element is v.
+inline ConstTensorPtr Filled(double v) {
+  return std::make_shared<const Tensor>(Tensor::FromValues(F32(), {v, v, v, v}));
 }
 
 inline Id Leaf(EGraph& g, std::string_view name, const TensorType& type = F32()) {
