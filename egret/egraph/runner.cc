@@ -27,6 +27,19 @@ constexpr size_t kApplyChunk = 4096;
 // list of; it prefetches the class records twice as far ahead.
 constexpr size_t kRootPrefetchAhead = 8;
 
+// Match buffers hold each match as 1 + vars + nodes words: the root, the
+// substitution and the matched nodes.
+void AppendMatch(std::vector<uint32_t>& words, const MatchView& m) {
+  // Element by element: a match is a few words, too short for memcpy.
+  words.push_back(m.root);
+  for (Id v : m.subst) words.push_back(v);
+  for (NodeIdx n : m.nodes) words.push_back(n);
+}
+MatchView MatchAt(const std::vector<uint32_t>& words, size_t off, size_t nvars, size_t nnodes) {
+  return MatchView{words[off], absl::Span<const Id>(words.data() + off + 1, nvars),
+                   absl::Span<const NodeIdx>(words.data() + off + 1 + nvars, nnodes)};
+}
+
 class RunState {
  public:
   RunState(EGraph& g, const RunnerOptions& o, RunReport& report)
@@ -171,10 +184,14 @@ class RunState {
   // drops matches whose nodes are all old (Matcher::set_min_stamp).
   struct SearchMode {
     bool narrow = false;
-    bool semi_naive = false;
     bool filters = false;
   };
   static SearchMode ModeOf(const Rewrite& rw, const RuleState& st);
+  // Whether an op of the pattern is in no class (so it matches nowhere).
+  bool AnyOpAbsent(const CompiledPattern& pat) const {
+    return std::any_of(pat.ops().begin(), pat.ops().end(),
+                       [&](Symbol op) { return g_.ClassesWithOp(op).empty(); });
+  }
   // How many parent steps from a changed class a rule's incremental search
   // reaches: its pattern's reach and the lookahead for what it reads.
   static int ReadLevels(const Rewrite& rw) {
@@ -403,8 +420,8 @@ RunState::SearchMode RunState::ModeOf(const Rewrite& rw, const RuleState& st) {
   // Semi-naive: after a complete search, a match whose nodes are all older
   // than that search was found (and applied) then. Only for rules whose guard
   // and applier read no more than the matched nodes and bound types.
-  m.semi_naive = st.searched && rw.incremental && rw.lookahead <= 0;
-  m.filters = m.semi_naive || (m.narrow && rw.reads == Rewrite::Reads::kMatch);
+  const bool semi_naive = st.searched && rw.incremental && rw.lookahead <= 0;
+  m.filters = semi_naive || (m.narrow && rw.reads == Rewrite::Reads::kMatch);
   return m;
 }
 
@@ -433,14 +450,12 @@ void RunState::SearchAndApply(const Phase& phase, size_t rule, std::vector<RuleS
   // moves on as after any complete search; a class that gains the op later
   // is in the change log from here on). Only work is saved: the matches,
   // counts and state are those of the search.
-  for (Symbol op : pat.ops()) {
-    if (g_.ClassesWithOp(op).empty()) {
-      stats.absent = true;
-      st.searched = true;
-      st.since = pos;
-      st.since_epoch = g_.epoch();
-      return;
-    }
+  if (AnyOpAbsent(pat)) {
+    stats.absent = true;
+    st.searched = true;
+    st.since = pos;
+    st.since_epoch = g_.epoch();
+    return;
   }
 
   // Roots to search.
@@ -493,10 +508,7 @@ void RunState::SearchAndApply(const Phase& phase, size_t rule, std::vector<RuleS
   auto flush = [&] {
     Clock::time_point a0 = Clock::now();
     g_.set_rule_context(rw.name);
-    auto at = [&](size_t off) {
-      return MatchView{buffer_[off], absl::Span<const Id>(buffer_.data() + off + 1, nvars),
-                       absl::Span<const NodeIdx>(buffer_.data() + off + 1 + nvars, nnodes)};
-    };
+    auto at = [&](size_t off) { return MatchAt(buffer_, off, nvars, nnodes); };
     // Builtin rules: the pair-table probes of the applications ahead are
     // prefetched so that their cache misses overlap (BuiltinPrefetch).
     const size_t ahead = kBuiltinPrefetchDistance * stride;
@@ -546,10 +558,7 @@ void RunState::SearchAndApply(const Phase& phase, size_t rule, std::vector<RuleS
       ++stats.found_again;
       return true;
     }
-    // Element by element: a match is a few words, too short for memcpy.
-    buffer_.push_back(m.root);
-    for (Id v : m.subst) buffer_.push_back(v);
-    for (NodeIdx n : m.nodes) buffer_.push_back(n);
+    AppendMatch(buffer_, m);
     if (chunked && buffer_.size() >= kApplyChunk * stride) {
       flush();
       if (stop_) return false;
@@ -583,9 +592,7 @@ void RunState::SearchAndApply(const Phase& phase, size_t rule, std::vector<RuleS
                                (full_by_reach && !other_mode.narrow && ost.since == st.since &&
                                 ReadLevels(other) >= read_levels);
       if (other_mode.filters || !likely_full) continue;
-      const absl::Span<const Symbol> ops = other.pattern.ops();
-      if (std::any_of(ops.begin(), ops.end(),
-                      [&](Symbol op) { return g_.ClassesWithOp(op).empty(); }) ||
+      if (AnyOpAbsent(other.pattern) ||
           std::any_of(ahead_.begin(), ahead_.end(), [&](const Ahead& a) { return a.rule == r; })) {
         continue;
       }
@@ -603,10 +610,7 @@ void RunState::SearchAndApply(const Phase& phase, size_t rule, std::vector<RuleS
   const size_t num_roots = kept != nullptr ? 0 : candidates_.size();
   if (kept != nullptr) {
     for (size_t off = 0; off < kept->raw.size(); off += stride) {
-      const uint32_t* w = kept->raw.data() + off;
-      const MatchView m{w[0], absl::Span<const Id>(w + 1, nvars),
-                        absl::Span<const NodeIdx>(w + 1 + nvars, nnodes)};
-      if (!on_match(m)) break;
+      if (!on_match(MatchAt(kept->raw, off, nvars, nnodes))) break;
     }
   }
   size_t i = 0;
@@ -628,9 +632,7 @@ void RunState::SearchAndApply(const Phase& phase, size_t rule, std::vector<RuleS
     for (Ahead& a : followers) {
       if (!a.complete) continue;
       a.matcher.MatchClass(g_, candidates_[i], [&a](const MatchView& m) {
-        a.raw.push_back(m.root);
-        a.raw.insert(a.raw.end(), m.subst.begin(), m.subst.end());
-        a.raw.insert(a.raw.end(), m.nodes.begin(), m.nodes.end());
+        AppendMatch(a.raw, m);
         if (a.raw.size() <= kMaxAheadWords) return true;
         a.complete = false;
         return false;
