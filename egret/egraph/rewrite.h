@@ -67,11 +67,12 @@ struct Rewrite {
   // their nodes; kMatch: nothing; kAnything: anything, or classes further
   // away. Unless kAnything, a match found again that was found at the rule's
   // last complete search (all its e-nodes are older, and none of its classes
-  // changed since: kConstants, changed and holds a constant) is counted (the
-  // scheduler's match limit sees the same count) but not applied again: the
-  // application then made its result equal to the root, and one now would
-  // build the same nodes. The search itself (its roots, the matches found)
-  // depends only on `incremental` and `lookahead`.
+  // changed since: kConstants, changed and holds a constant) is counted but
+  // not applied again: the application then made its result equal to the
+  // root, and one now would build the same nodes. With kConstants or kMatch,
+  // a search after the first looks only where a change it reads can make a
+  // new match (the runner's narrow search), so it finds (and counts) a match
+  // found again only there.
   enum class Reads : uint8_t { kAnything, kClassNodes, kConstants, kMatch };
   Reads reads = Reads::kAnything;
   // Set by BuiltinRewrites for comm and assoc rules (kind kNone otherwise).

@@ -12,6 +12,7 @@
 #include "egret/egraph/builtin_apply.h"
 #include "egret/egraph/invariants.h"
 #include "egret/egraph/matcher.h"
+#include "egret/egraph/pattern_paths.h"
 #include "egret/support/enum_names.h"
 #include "egret/support/process_memory.h"
 
@@ -52,9 +53,6 @@ class RunState {
     bool searched = false;
     size_t since = 0;          // change-log position of the last complete search
     uint64_t since_epoch = 0;  // e-graph epoch of the last complete search
-    // Some match passed the guard since the rule's first search (counted in
-    // RuleStats::matches, complete search or not).
-    bool matched = false;
     // Its last search was of the whole e-graph: a guess that the next one
     // is too (which rules SearchAndApply searches ahead for; never a result).
     bool was_full = false;
@@ -68,7 +66,8 @@ class RunState {
     }
     return g_.ApproxMemoryBytes() + buffer_.capacity() * sizeof(uint32_t) +
            candidates_.capacity() * sizeof(Id) + WalkBytes(walk_) + WalkBytes(seed_walk_) +
-           parents_.capacity() * sizeof(NodeIdx) + AheadBytes();
+           parents_.capacity() * sizeof(NodeIdx) + AheadBytes() + walker_.MemoryBytes() +
+           ChangedBytes();
   }
   // Time and memory; sets stop_ and returns true when a limit is exceeded.
   bool CheckTimeMemory(bool allow_rss = true) {
@@ -107,6 +106,31 @@ class RunState {
     return CheckTimeMemory((ops_ & 4095) == 0);
   }
 
+  // Keeps of `roots` (in their order) those that a change since st.since
+  // (the change log up to `pos`) reaches along rule `rule`'s pattern paths
+  // (pattern_paths.h): from each changed class holding an op of the
+  // pattern, along that op's path, and with `vars`, from each changed class
+  // holding a constant along each variable's path. Returns whether it
+  // walked (it does not when every root is a changed class with the root op).
+  bool KeepPathRoots(size_t rule, const RuleState& st, size_t pos, bool vars,
+                     std::vector<Id>& roots);
+  // The classes changed since `since` (the change log up to `pos`,
+  // canonical) by each op of the phase's paths that they hold, and those that
+  // hold a constant or a shape. Cached for the iteration.
+  struct Changed {
+    size_t since;
+    absl::flat_hash_map<Symbol, std::vector<Id>> by_op;
+    std::vector<Id> constants;
+  };
+  const Changed& ChangedSince(size_t since, size_t pos);
+  size_t ChangedBytes() const {
+    size_t bytes = 0;
+    for (const Changed& c : changed_) {
+      for (const auto& [op, ids] : c.by_op) bytes += ids.capacity() * sizeof(Id);
+      bytes += c.constants.capacity() * sizeof(Id);
+    }
+    return bytes;
+  }
   // Roots within `levels` parent steps of a class changed since st.since
   // (the change log up to `pos`), and, with `read_levels` > levels, within
   // read_levels steps of one that changed and `reads` says the rule reads
@@ -246,6 +270,12 @@ class RunState {
     std::vector<Id> roots;
   };
   std::vector<CacheEntry> cache_;
+  // KeepPathRoots': each rule's paths, by rule of the running phase; the
+  // ops they start from; this iteration's changes by op.
+  std::vector<std::vector<PatternPath>> paths_;
+  std::vector<Symbol> path_ops_;
+  std::vector<Changed> changed_;
+  PathWalker walker_;
   std::vector<Id> candidates_;
   static constexpr uint32_t kDepthBits = 8, kMaxDepth = (1u << kDepthBits) - 1;
   static constexpr uint32_t kMaxWalkStamp = 1u << (32 - kDepthBits);
@@ -294,6 +324,51 @@ const std::vector<Id>& RunState::Candidates(const RuleState& st, size_t pos, int
   }
   cache_.push_back(CacheEntry{st.since, levels, read_levels, reads, std::move(roots)});
   return cache_.back().roots;
+}
+
+const RunState::Changed& RunState::ChangedSince(size_t since, size_t pos) {
+  for (const Changed& c : changed_) {
+    if (c.since == since) return c;
+  }
+  Changed out{since, {}, {}};
+  const Walk& walk = MainWalk(since, pos, 0);
+  const absl::Span<const Id> changed(walk.roots.data(), walk.level_end[0]);
+  constexpr size_t kAhead = 8;
+  for (size_t i = 0; i < changed.size(); ++i) {
+    if (i + kAhead < changed.size()) g_.PrefetchClass(changed[i + kAhead]);
+    const Id c = changed[i];
+    for (Symbol op : path_ops_) {
+      if (!g_.ClassNodesWithOp(c, op).empty()) out.by_op[op].push_back(c);
+    }
+    if (g_.HasConstant(c) || !g_.ClassNodesWithOp(c, shape_op_).empty()) out.constants.push_back(c);
+  }
+  changed_.push_back(std::move(out));
+  return changed_.back();
+}
+
+bool RunState::KeepPathRoots(size_t rule, const RuleState& st, size_t pos, bool vars,
+                             std::vector<Id>& roots) {
+  const std::vector<PatternPath>& paths = paths_[rule];
+  if (paths.empty()) return false;  // a variable root
+  const Changed& changed = ChangedSince(st.since, pos);
+  // The root's own path (the first) keeps every changed class with its op.
+  if (auto it = changed.by_op.find(paths[0].op);
+      it != changed.by_op.end() && it->second.size() >= roots.size()) {
+    return false;
+  }
+  walker_.Begin(g_.num_ids());
+  for (const PatternPath& path : paths) {
+    if (path.var) {
+      if (vars) walker_.Walk(g_, path, changed.constants);
+      continue;
+    }
+    if (auto it = changed.by_op.find(path.op); it != changed.by_op.end()) {
+      walker_.Walk(g_, path, it->second);
+    }
+  }
+  roots.erase(std::remove_if(roots.begin(), roots.end(), [&](Id c) { return !walker_.Reached(c); }),
+              roots.end());
+  return true;
 }
 
 void RunState::Restart(Walk& w, size_t since, size_t pos) {
@@ -407,15 +482,17 @@ bool RunState::FoundBefore(const Rewrite& rw, const RuleState& st, const MatchVi
 
 RunState::SearchMode RunState::ModeOf(const Rewrite& rw, const RuleState& st) {
   SearchMode m;
-  // A rule none of whose matches has passed its guard since its first
-  // search, and that reads no more than constants, needs to look only at the
+  // A rule that reads no more than constants needs to look only at the
   // matches that are not found again (FoundBefore): one found again was
-  // found before with what its guard reads as it is now, so it failed then
-  // and would fail now. So it looks ahead only from the changed classes
-  // whose change it reads (Candidates), and with kMatch the matcher drops
-  // the matches whose nodes are all old (the semi-naive filter). Counts,
-  // applications and the rule's state are those of the wider search.
-  m.narrow = rw.incremental && st.searched && !st.matched && rw.lookahead > 0 &&
+  // found at its last complete search with what its guard reads as it is
+  // now, so it failed then and would fail now, or it passed and was applied
+  // then, and an application now would build what is there. So it looks
+  // ahead only from the changed classes whose change it reads (Candidates,
+  // KeepPathRoots), and with kMatch the matcher drops the matches whose
+  // nodes are all old (the semi-naive filter). Its applications are those of
+  // the wider search; its matches count those found again only where it
+  // looks (RuleStats::matches).
+  m.narrow = rw.incremental && st.searched && rw.lookahead > 0 &&
              (rw.reads == Rewrite::Reads::kConstants || rw.reads == Rewrite::Reads::kMatch);
   // Semi-naive: after a complete search, a match whose nodes are all older
   // than that search was found (and applied) then. Only for rules whose guard
@@ -497,6 +574,15 @@ void RunState::SearchAndApply(const Phase& phase, size_t rule, std::vector<RuleS
   candidates_.erase(std::remove_if(candidates_.begin(), candidates_.end(),
                                    [&](Id c) { return c >= ids_at_start_; }),
                     candidates_.end());
+  // A search that needs only the matches a change makes (semi-naive or
+  // narrow, after a first search) visits, of those roots and in their
+  // order, only those the changes reach along the pattern's paths: the
+  // others have none of those matches.
+  if (o_.follow_pattern_paths && st.searched && (mode.filters || narrow) &&
+      KeepPathRoots(rule, st, pos, narrow && rw.reads == Rewrite::Reads::kConstants, candidates_)) {
+    stats.by_paths = true;
+    full = false;
+  }
   stats.roots = candidates_.size();
   stats.full = full;
 
@@ -648,7 +734,6 @@ void RunState::SearchAndApply(const Phase& phase, size_t rule, std::vector<RuleS
   }
   if (kept != nullptr) kept->raw = {};
   st.was_full = full;
-  if (stats.matches > 0) st.matched = true;
   if (over_limit) {
     sched.Ban(rule, iter);
     stats.banned = true;
@@ -694,6 +779,15 @@ RunReport RunState::Run(absl::Span<const Phase> phases) {
     phase_full_ = false;
     std::vector<bool> can_ban;
     for (const Rewrite* r : phase.rules) can_ban.push_back(r->backoff);
+    paths_.clear();
+    path_ops_.clear();
+    for (const Rewrite* r : phase.rules) {
+      paths_.push_back(PatternPaths(r->pattern));
+      for (const PatternPath& path : paths_.back()) {
+        if (!path.var && std::find(path_ops_.begin(), path_ops_.end(), path.op) == path_ops_.end())
+          path_ops_.push_back(path.op);
+      }
+    }
     if (!g_.clean()) g_.Rebuild();
     BackoffScheduler sched(o_.scheduler, o_.backoff, can_ban, g_.num_classes());
     // A rule of an earlier phase (the built-in equivalences are in every
@@ -722,6 +816,7 @@ RunReport RunState::Run(absl::Span<const Phase> phases) {
       const uint64_t version = g_.version();
       const size_t pos = g_.change_log_size();
       cache_.clear();
+      changed_.clear();
       ahead_.clear();
       ahead_roots_.clear();
       ScanChanges(pos);

@@ -109,11 +109,21 @@ struct RunnerOptions {
   // matches, applications and the e-graph are the same either way (off: for
   // tests and measurements that compare).
   bool search_ahead = true;
+  // Incremental searches that need only the matches a change makes (a
+  // semi-naive rule's, or a narrow one's: RuleStats::narrow) visit, of the
+  // roots within their reach, only those a change reaches along the
+  // pattern's paths (pattern_paths.h). Only work is saved: the applications
+  // and the e-graph are the same either way, and so are the matches counted,
+  // but for those a narrow rule finds again (which it counts only where it
+  // looks). Off: for tests and measurements that compare.
+  bool follow_pattern_paths = true;
 };
 
 struct RuleStats {
   std::string name;
-  size_t matches = 0;       // matches that passed the guard
+  // Matches that passed the guard. An incremental search counts those found
+  // again only at the roots it visits (a semi-naive one none of them).
+  size_t matches = 0;
   size_t applications = 0;  // matches whose result merged two classes
   bool banned = false;      // exceeded its match limit this iteration (scheduler.h)
   bool skipped = false;     // banned in this iteration
@@ -122,7 +132,11 @@ struct RuleStats {
   size_t found_again = 0;  // matches counted but not applied (Rewrite::reads)
   bool full = false;       // searched the whole e-graph (not incrementally)
   bool absent = false;     // not searched: an op of its pattern is in no class
-  bool narrow = false;     // never matched: looked ahead from read changes only
+  // Reads no more than constants: looked ahead from read changes only.
+  bool narrow = false;
+  // Searched incrementally at the roots its changes reach along its
+  // pattern's paths (RunnerOptions::follow_pattern_paths).
+  bool by_paths = false;
   // Its matches were found in an earlier rule's search of the same roots
   // (search ahead: the same matches as its own search's), whose
   // search_seconds holds that time.

@@ -79,12 +79,16 @@ INSTANTIATE_TEST_SUITE_P(Lookahead, AbsentOpTest, ::testing::Values(0, 1));
 // search is narrower than all F classes). "needs-const" rewrites F(?x) to
 // G(?x) when ?x holds a constant; it reads only constants. Iteration 0: its
 // first search finds F(a) and the guard fails; "p-q" adds Q(b) to a's class
-// (a changes, no constant). Iteration 1: it has never matched, so it looks
-// ahead from no changed class (none holds a constant): its only root is a's
-// class itself; "q-const" adds a constant to a's class. Iteration 2: a
-// changed and holds a constant, so F(a)'s class is searched and the guard
-// passes.
-TEST(NarrowSearch, NeverMatchedLooksAheadOnlyFromConstants) {
+// (a changes, no constant). Iteration 1: it looks ahead from no changed
+// class (none holds a constant): its only root is a's class itself, and
+// following the pattern's paths not even that (a's class has no F);
+// "q-const" adds a constant to a's class. Iteration 2: a changed and holds a
+// constant, so F(a)'s class is searched and the guard passes. Having matched,
+// it goes on looking only where a change it reads can make a new match.
+class NarrowSearch : public ::testing::TestWithParam<bool> {};
+
+TEST_P(NarrowSearch, LooksAheadOnlyFromConstants) {
+  const bool paths = GetParam();
   EGraph g;
   const Id b = Leaf(g, "B");
   const Id a = AddOp(g, "P", {b});
@@ -111,14 +115,17 @@ TEST(NarrowSearch, NeverMatchedLooksAheadOnlyFromConstants) {
   }));
   RunnerOptions o;
   o.scheduler = SchedulerKind::kSimple;
+  o.follow_pattern_paths = paths;
   const RunReport rep = Runner(g, o).Run(rules);
   ASSERT_EQ(rep.stop_reason, StopReason::kSaturated) << rep.ToString();
-  ASSERT_GE(rep.iterations.size(), 3u) << rep.ToString();
+  ASSERT_GE(rep.iterations.size(), 4u) << rep.ToString();
   EXPECT_EQ(rep.iterations[0].rules[0].matches, 0u);
   EXPECT_FALSE(rep.iterations[0].rules[0].narrow);  // the first search is full
   const RuleStats& one = rep.iterations[1].rules[0];
   EXPECT_TRUE(one.narrow);
-  EXPECT_EQ(one.roots, 1u);  // a's class; not F(a)'s, a parent of a change without a constant
+  EXPECT_EQ(one.by_paths, paths);
+  // a's class; not F(a)'s, a parent of a change without a constant.
+  EXPECT_EQ(one.roots, paths ? 0u : 1u);
   EXPECT_EQ(one.matches, 0u);
   EXPECT_EQ(rep.iterations[1].rules[2].applications, 1u);
   const RuleStats& two = rep.iterations[2].rules[0];
@@ -126,11 +133,16 @@ TEST(NarrowSearch, NeverMatchedLooksAheadOnlyFromConstants) {
   EXPECT_EQ(two.matches, 1u);
   EXPECT_EQ(two.applications, 1u);
   EXPECT_FALSE(g.ClassNodesWithOp(g.Find(f), Symbol::Intern("G")).empty());
-  // Having matched, it searches as wide as its lookahead says.
-  if (rep.iterations.size() > 3) {
-    EXPECT_FALSE(rep.iterations[3].rules[0].narrow);
-  }
+  // Having matched, it stays narrow: F(a) changed (it gained G(a)), so it is
+  // found again, counted and not applied again.
+  const RuleStats& three = rep.iterations[3].rules[0];
+  EXPECT_TRUE(three.narrow);
+  EXPECT_EQ(three.matches, 1u);
+  EXPECT_EQ(three.found_again, 1u);
+  EXPECT_EQ(three.applications, 0u);
 }
+
+INSTANTIATE_TEST_SUITE_P(FollowingPaths, NarrowSearch, ::testing::Bool());
 
 }  // namespace
 }  // namespace egret
