@@ -26,6 +26,7 @@ using ::egret::testing::AddOp;
 using ::egret::testing::Filled;
 using ::egret::testing::Leaf;
 using ::egret::testing::MakeRule;
+using ::egret::testing::Partition;
 
 std::vector<Rewrite> Rules() {
   std::vector<Rewrite> rules;
@@ -86,7 +87,7 @@ struct Fixpoint {
   StopReason stop;
   size_t classes;
   size_t nodes;
-  std::vector<Id> partition;  // per start term: the index of the first term equal to it
+  std::vector<size_t> partition;  // per start term: the index of the first term equal to it
 };
 
 Fixpoint Saturate(uint32_t seed, bool incremental) {
@@ -101,18 +102,7 @@ Fixpoint Saturate(uint32_t seed, bool incremental) {
   o.check_invariants = true;
   RunReport r = Runner(g, o).Run(rules);
   EXPECT_TRUE(r.invariant_error.ok()) << r.invariant_error;
-  Fixpoint f{r.stop_reason, g.num_classes(), g.num_nodes(), {}};
-  for (size_t i = 0; i < terms.size(); ++i) {
-    size_t first = i;
-    for (size_t j = 0; j < i; ++j) {
-      if (g.Find(terms[j]) == g.Find(terms[i])) {
-        first = j;
-        break;
-      }
-    }
-    f.partition.push_back(static_cast<Id>(first));
-  }
-  return f;
+  return Fixpoint{r.stop_reason, g.num_classes(), g.num_nodes(), Partition(g, terms)};
 }
 
 TEST(RunnerIncrementalTest, ReachesTheFullSearchsFixpoint) {

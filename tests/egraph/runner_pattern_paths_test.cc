@@ -9,7 +9,6 @@
 // it applies are the same. The runs that follow the paths do visit fewer
 // roots, so the comparison is not of two identical code paths.
 #include <optional>
-#include <random>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -24,11 +23,12 @@ namespace egret {
 namespace {
 
 using ::egret::testing::AddOp;
+using ::egret::testing::BanningOptions;
 using ::egret::testing::Filled;
-using ::egret::testing::Leaf;
+using ::egret::testing::HasConst;
 using ::egret::testing::MakeRule;
-
-bool HasConst(const EGraph& g, Id c) { return g.HasConstant(g.Find(c)); }
+using ::egret::testing::Partition;
+using ::egret::testing::RandomTerms;
 
 std::optional<Id> Op(EGraph& g, std::string_view op, std::vector<Id> ch) {
   return std::optional<Id>(AddOp(g, op, std::move(ch)));
@@ -71,21 +71,6 @@ std::vector<Rewrite> Rules() {
   return rules;
 }
 
-std::vector<Id> RandomTerms(EGraph& g, uint32_t seed, int size) {
-  std::mt19937 rng(seed);
-  std::vector<Id> terms = {Leaf(g, "a"), Leaf(g, "b"), g.AddConstant(Filled(0)),
-                           g.AddConstant(Filled(10))};
-  auto pick = [&] { return terms[rng() % terms.size()]; };
-  while (static_cast<int>(terms.size()) < size) {
-    const uint32_t k = rng() % 4;
-    terms.push_back(k == 0   ? AddOp(g, "F", {pick()})
-                    : k == 1 ? AddOp(g, "H", {pick()})
-                             : AddOp(g, "G", {pick(), pick()}));
-  }
-  g.Rebuild();
-  return terms;
-}
-
 // Per rule and iteration: name, matches not found again, applications,
 // banned, skipped, absent.
 using RuleRow = std::tuple<std::string, size_t, size_t, bool, bool, bool>;
@@ -103,13 +88,7 @@ Outcome RunOnce(uint32_t seed, bool follow_paths) {
   EGraph g;
   const std::vector<Id> terms = RandomTerms(g, seed, 40);
   const std::vector<Rewrite> rules = Rules();
-  RunnerOptions o;
-  o.limits.iterations = 10;
-  o.limits.nodes = 5000;
-  o.limits.seconds = 600;
-  o.backoff.match_limit = 80;
-  o.backoff.ban_length = 2;
-  o.check_invariants = true;
+  RunnerOptions o = BanningOptions(10, 5000, 80);
   o.follow_pattern_paths = follow_paths;
   const RunReport r = Runner(g, o).Run(rules);
   EXPECT_TRUE(r.invariant_error.ok()) << r.invariant_error;
@@ -125,11 +104,7 @@ Outcome RunOnce(uint32_t seed, bool follow_paths) {
   }
   out.nodes = g.num_nodes();
   out.classes = g.num_classes();
-  for (size_t i = 0; i < terms.size(); ++i) {
-    size_t first = 0;
-    while (g.Find(terms[first]) != g.Find(terms[i])) ++first;
-    out.partition.push_back(first);
-  }
+  out.partition = Partition(g, terms);
   return out;
 }
 

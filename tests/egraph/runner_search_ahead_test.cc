@@ -9,7 +9,6 @@
 // comparison is not of two identical code paths.
 #include <memory>
 #include <optional>
-#include <random>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -24,11 +23,12 @@ namespace egret {
 namespace {
 
 using ::egret::testing::AddOp;
+using ::egret::testing::BanningOptions;
 using ::egret::testing::Filled;
-using ::egret::testing::Leaf;
+using ::egret::testing::HasConst;
 using ::egret::testing::MakeRule;
-
-bool HasConst(const EGraph& g, Id c) { return g.HasConstant(g.Find(c)); }
+using ::egret::testing::Partition;
+using ::egret::testing::RandomTerms;
 
 // Rules rooted at G, in the order run. "g-fold-f" makes the class of F(c) a
 // constant's when c is one, so that "g-const" (whose guard asks whether its
@@ -64,25 +64,6 @@ std::vector<Rewrite> Rules(bool full_every_iteration) {
   return rules;
 }
 
-std::vector<Id> RandomTerms(EGraph& g, uint32_t seed, int size) {
-  std::mt19937 rng(seed);
-  std::vector<Id> terms = {Leaf(g, "a"), Leaf(g, "b"), g.AddConstant(Filled(0)),
-                           g.AddConstant(Filled(10))};
-  auto pick = [&] { return terms[rng() % terms.size()]; };
-  while (static_cast<int>(terms.size()) < size) {
-    const uint32_t k = rng() % 4;
-    if (k == 0) {
-      terms.push_back(AddOp(g, "F", {pick()}));
-    } else if (k == 1) {
-      terms.push_back(AddOp(g, "H", {pick()}));
-    } else {
-      terms.push_back(AddOp(g, "G", {pick(), pick()}));
-    }
-  }
-  g.Rebuild();
-  return terms;
-}
-
 // What a run did, rule by rule and iteration by iteration, and what it left.
 using RuleRow = std::tuple<std::string, size_t, size_t, size_t, size_t, bool, bool, bool, bool>;
 struct Outcome {
@@ -98,13 +79,7 @@ Outcome RunOnce(uint32_t seed, bool full_every_iteration, bool search_ahead) {
   EGraph g;
   const std::vector<Id> terms = RandomTerms(g, seed, 30);
   const std::vector<Rewrite> rules = Rules(full_every_iteration);
-  RunnerOptions o;
-  o.limits.iterations = 12;
-  o.limits.nodes = 4000;
-  o.limits.seconds = 600;
-  o.backoff.match_limit = 60;
-  o.backoff.ban_length = 2;
-  o.check_invariants = true;
+  RunnerOptions o = BanningOptions(12, 4000, 60);
   o.search_ahead = search_ahead;
   const RunReport r = Runner(g, o).Run(rules);
   EXPECT_TRUE(r.invariant_error.ok()) << r.invariant_error;
@@ -119,11 +94,7 @@ Outcome RunOnce(uint32_t seed, bool full_every_iteration, bool search_ahead) {
   }
   out.nodes = g.num_nodes();
   out.classes = g.num_classes();
-  for (size_t i = 0; i < terms.size(); ++i) {
-    size_t first = 0;
-    while (g.Find(terms[first]) != g.Find(terms[i])) ++first;
-    out.partition.push_back(first);
-  }
+  out.partition = Partition(g, terms);
   return out;
 }
 

@@ -2,7 +2,9 @@
 #ifndef EGRET_TESTS_EGRAPH_TEST_UTIL_H_
 #define EGRET_TESTS_EGRAPH_TEST_UTIL_H_
 
+#include <cstdint>
 #include <memory>
+#include <random>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -11,6 +13,7 @@
 #include "egret/egraph/egraph.h"
 #include "egret/egraph/pattern.h"
 #include "egret/egraph/rewrite.h"
+#include "egret/egraph/runner.h"
 #include "gtest/gtest.h"
 
 namespace egret::testing {
@@ -56,6 +59,51 @@ inline bool Merge(EGraph& g, Id a, Id b) {
   absl::StatusOr<bool> r = g.Union(a, b);
   EXPECT_TRUE(r.ok()) << r.status();
   return r.ok() && *r;
+}
+
+// Runner options for tests that compare two runs: `iterations` per phase,
+// `nodes`, a match limit of `match_limit` that bans rules for two
+// iterations (doubling, scheduler.h), invariants checked after each rebuild.
+inline RunnerOptions BanningOptions(size_t iterations, size_t nodes, size_t match_limit) {
+  RunnerOptions o;
+  o.limits.iterations = iterations;
+  o.limits.nodes = nodes;
+  o.limits.seconds = 600;
+  o.backoff.match_limit = match_limit;
+  o.backoff.ban_length = 2;
+  o.check_invariants = true;
+  return o;
+}
+
+// Whether class c (any of its ids) holds a constant.
+inline bool HasConst(const EGraph& g, Id c) { return g.HasConstant(g.Find(c)); }
+
+// `size` random terms, rebuilt: the leaves a and b, the constants 0 and 10,
+// then F(t) and H(t) (a quarter each) and G(t, u) (half) of earlier terms.
+inline std::vector<Id> RandomTerms(EGraph& g, uint32_t seed, int size) {
+  std::mt19937 rng(seed);
+  std::vector<Id> terms = {Leaf(g, "a"), Leaf(g, "b"), g.AddConstant(Filled(0)),
+                           g.AddConstant(Filled(10))};
+  auto pick = [&] { return terms[rng() % terms.size()]; };
+  while (static_cast<int>(terms.size()) < size) {
+    const uint32_t k = rng() % 4;
+    terms.push_back(k == 0   ? AddOp(g, "F", {pick()})
+                    : k == 1 ? AddOp(g, "H", {pick()})
+                             : AddOp(g, "G", {pick(), pick()}));
+  }
+  g.Rebuild();
+  return terms;
+}
+
+// For each of `terms`, the index of the first term in its class.
+inline std::vector<size_t> Partition(const EGraph& g, const std::vector<Id>& terms) {
+  std::vector<size_t> out;
+  for (size_t i = 0; i < terms.size(); ++i) {
+    size_t first = 0;
+    while (g.Find(terms[first]) != g.Find(terms[i])) ++first;
+    out.push_back(first);
+  }
+  return out;
 }
 
 }  // namespace egret::testing
