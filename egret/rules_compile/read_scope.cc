@@ -10,10 +10,13 @@ Reads Max(Reads a, Reads b) { return std::min(a, b); }
 
 // An operand reference: what it reads, and whether it carries the e-node the
 // match bound (the root "*", a LET tag), so that reading its op and inputs
-// reads the match only.
+// reads the match only. `type_only`: a class beyond the match of which only
+// the type (which never changes) may be read within `scope`; reading more of
+// it reads anything.
 struct RefReads {
   Reads scope = Reads::kAnything;
   bool has_node = false;
+  bool type_only = false;
 };
 
 Reads ScalarReads(const Expr& e, const Bindings& b);
@@ -29,9 +32,18 @@ RefReads Ref(const Expr& e, const Bindings& b) {
     case ExprKind::kSelect: {
       if (e.args.size() != 3) return {};
       RefReads x = Ref(*e.args[1], b), y = Ref(*e.args[2], b);
-      return {Max(ScalarReads(*e.args[0], b), Max(x.scope, y.scope)), x.has_node && y.has_node};
+      return {Max(ScalarReads(*e.args[0], b), Max(x.scope, y.scope)), x.has_node && y.has_node,
+              x.type_only || y.type_only};
     }
-    default:  // INPUT_OF, OUTPUT_OF, ITER_INPUT_OF: classes beyond the match
+    // An input of an e-node the match bound: the node is the match's, and so
+    // is the class of each of its inputs, whose type is fixed.
+    case ExprKind::kInputOf: {
+      if (e.args.size() != 2) return {};
+      const RefReads base = Ref(*e.args[0], b);
+      if (!base.has_node || base.type_only) return {};
+      return {Max(base.scope, ScalarReads(*e.args[1], b)), false, true};
+    }
+    default:  // OUTPUT_OF, ITER_INPUT_OF: classes beyond the match
       return {};
   }
 }
@@ -47,6 +59,7 @@ Reads Args(const Expr& e, const Bindings& b, size_t from) {
 Reads Property(const Expr& e, const Bindings& b, Reads node) {
   if (e.args.empty()) return Reads::kAnything;
   RefReads r = Ref(*e.args[0], b);
+  if (r.type_only && node != Reads::kMatch) return Reads::kAnything;
   Reads s = Max(r.scope, Args(e, b, 1));
   return r.has_node ? s : Max(s, node);
 }
@@ -116,9 +129,12 @@ Reads ScalarReads(const Expr& e, const Bindings& b) {
       return Max(Ref(*e.args[0], b).scope, Ref(*e.args[1], b).scope);
     // Whether two classes are one changes when they merge: the root's class
     // may merge without a matched node changing.
-    case ExprKind::kSameOp:
+    case ExprKind::kSameOp: {
       if (e.args.size() != 2) return Reads::kAnything;
-      return Max(Reads::kClassNodes, Max(Ref(*e.args[0], b).scope, Ref(*e.args[1], b).scope));
+      const RefReads x = Ref(*e.args[0], b), y = Ref(*e.args[1], b);
+      if (x.type_only || y.type_only) return Reads::kAnything;
+      return Max(Reads::kClassNodes, Max(x.scope, y.scope));
+    }
     // The matched node's op and inputs, else the class's nodes.
     case ExprKind::kInputsOf:
     case ExprKind::kIsOp:
@@ -185,6 +201,7 @@ Reads BuildReads(const Expr& e, const Bindings& b) {
         for (const ExprPtr& a : init.args) s = Max(s, BuildReads(*a, b));
       } else {
         RefReads r = Ref(init, b);
+        if (r.type_only) return Reads::kAnything;
         s = Max(s, r.has_node ? r.scope : Max(r.scope, Reads::kClassNodes));
       }
       s = Max(s, Max(ScalarReads(*e.args[1], b), ScalarReads(*e.args[2], b)));

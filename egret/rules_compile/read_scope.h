@@ -5,7 +5,8 @@
 //
 // The scopes, from the narrowest:
 //  - kMatch: the matched e-nodes (their ops, payloads and operand classes),
-//    the types of classes (a class's type never changes), class identity of
+//    the types of classes (a class's type never changes: also that of
+//    INPUT_OF a matched e-node, e.g. INPUT_OF("*", 0)), class identity of
 //    the match's own classes, options and literals. Such a rule is
 //    semi-naive (lookahead 0).
 //  - kConstants: also whether the match's classes (its root class and the
@@ -15,10 +16,10 @@
 //    nodes).
 //  - kClassNodes: also any node of the match's classes (IS_OP, INPUTS_OF of
 //    a tag that bound no node, WrapOp's test, SAME_OP, OP_ITER of a class).
-//  - kAnything: anything else: classes reached by INPUT_OF / OUTPUT_OF /
-//    ITER_INPUT_OF, parents (OUTPUTS_OF), external functions, and the rule
-//    log's provenance entries (WITH_SAME_ID, WITH_SPLIT_HISTORY), which every
-//    application appends to.
+//  - kAnything: anything else: classes reached by INPUT_OF (but for their
+//    types, above) / OUTPUT_OF / ITER_INPUT_OF, parents (OUTPUTS_OF),
+//    external functions, and the rule log's provenance entries
+//    (WITH_SAME_ID, WITH_SPLIT_HISTORY), which every application appends to.
 // Forms not listed in read_scope.cc count as kAnything.
 #ifndef EGRET_RULES_COMPILE_READ_SCOPE_H_
 #define EGRET_RULES_COMPILE_READ_SCOPE_H_

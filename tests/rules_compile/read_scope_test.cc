@@ -58,8 +58,37 @@ TEST(ReadScopeTest, TheNodesOfABoundClass) {
   EXPECT_EQ(ReadsOf("OK", "WrapOpAlways(\"Relu\", \"x\")"), Rewrite::Reads::kConstants);
 }
 
+TEST(ReadScopeTest, TheTypeOfAMatchedNodesInputReadsTheMatchOnly) {
+  // The class of an input of a matched e-node ("*", a LET tag) has a type
+  // that never changes, and the node's inputs are the match's.
+  int lookahead = 0;
+  EXPECT_EQ(ReadsOf("EQ(RANK_OF(INPUT_OF(\"r\", 0)), 4)", "\"x\"", &lookahead),
+            Rewrite::Reads::kMatch);
+  EXPECT_EQ(lookahead, 2);  // unchanged: one level for the navigation
+  EXPECT_EQ(ReadsOf("AND(EQ(RANK_OF(\"*\"), RANK_OF(INPUT_OF(\"*\", 0))), "
+                    "EQ(DIM_OF(INPUT_OF(\"*\", 1), 0), 2))",
+                    "\"x\""),
+            Rewrite::Reads::kMatch);
+  // A new node's shape check reads its operands' constants; the output type
+  // it takes reads the match only.
+  EXPECT_EQ(ReadsOf("OK", "WITH_SAME_OUTPUT(INPUT_OF(\"*\", 0), Op(\"Bar\", \"x\"))"),
+            Rewrite::Reads::kConstants);
+  EXPECT_EQ(ReadsOf("SAME_ENCODING(INPUT_OF(\"*\", 1), \"x\")", "\"x\""), Rewrite::Reads::kMatch);
+  // Anything else of that class (its constant, its nodes) is beyond the
+  // match.
+  EXPECT_EQ(ReadsOf("EQ(CONSTVAL_INT(INPUT_OF(\"*\", 1), 0), 1)", "\"x\""),
+            Rewrite::Reads::kAnything);
+  EXPECT_EQ(ReadsOf("IS_OP(INPUT_OF(\"*\", 0), \"Relu\")", "\"x\""), Rewrite::Reads::kAnything);
+  EXPECT_EQ(ReadsOf("NOT(SAME_OP(INPUT_OF(\"*\", 0), \"x\"))", "\"x\""), Rewrite::Reads::kAnything);
+  EXPECT_EQ(ReadsOf("EQ(INPUTS_OF(INPUT_OF(\"*\", 0)), 1)", "\"x\""), Rewrite::Reads::kAnything);
+  // That class bound no e-node: an input of it is some node's of the class.
+  EXPECT_EQ(ReadsOf("EQ(DIM_OF(INPUT_OF(INPUT_OF(\"*\", 0), 0), 0), 2)", "\"x\""),
+            Rewrite::Reads::kAnything);
+}
+
 TEST(ReadScopeTest, NavigationReadsAnything) {
   int lookahead = 0;
+  // An input of a class that bound no e-node: of some node of the class.
   EXPECT_EQ(ReadsOf("EQ(RANK_OF(INPUT_OF(\"x\", 0)), 4)", "\"x\"", &lookahead),
             Rewrite::Reads::kAnything);
   EXPECT_EQ(lookahead, 2);  // unchanged: one level for the navigation
