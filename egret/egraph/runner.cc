@@ -186,12 +186,17 @@ class RunState {
   const Walk& SeedWalk(size_t since, size_t pos, int read_levels);
   // Records the change log up to `pos` in changed_at_.
   void ScanChanges(size_t pos);
+  // Whether class c holds a "$Const" or "$Shape" node: what a rule that
+  // reads constants (Rewrite::Reads::kConstants) reads of a class.
+  bool HoldsConstant(Id c) const {
+    return g_.HasConstant(c) || !g_.ClassNodesWithOp(c, shape_op_).empty();
+  }
   // Whether class c (canonical at the iteration's start) changed since
   // change-log position `since`; with `constants`, only if it also holds a
   // "$Const" or "$Shape" node.
   bool ClassChanged(Id c, size_t since, bool constants) const {
     if (c >= changed_at_.size() || changed_at_[c] <= since) return false;
-    return !constants || g_.HasConstant(c) || !g_.ClassNodesWithOp(c, shape_op_).empty();
+    return !constants || HoldsConstant(c);
   }
   // Whether a match of `rw` found again was found at its last complete search
   // `st` and need not be applied again (Rewrite::reads).
@@ -340,7 +345,7 @@ const RunState::Changed& RunState::ChangedSince(size_t since, size_t pos) {
     for (Symbol op : path_ops_) {
       if (!g_.ClassNodesWithOp(c, op).empty()) out.by_op[op].push_back(c);
     }
-    if (g_.HasConstant(c) || !g_.ClassNodesWithOp(c, shape_op_).empty()) out.constants.push_back(c);
+    if (HoldsConstant(c)) out.constants.push_back(c);
   }
   changed_.push_back(std::move(out));
   return changed_.back();
@@ -407,7 +412,7 @@ const RunState::Walk& RunState::SeedWalk(size_t since, size_t pos, int read_leve
     const uint32_t mark = seed_walk_.stamp << kDepthBits;
     for (size_t i = 0; i < changed.level_end[0]; ++i) {
       const Id c = changed.roots[i];
-      if (g_.HasConstant(c) || !g_.ClassNodesWithOp(c, shape_op_).empty()) {
+      if (HoldsConstant(c)) {
         seed_walk_.marks[c] = mark;
         seed_walk_.roots.push_back(c);
       }
