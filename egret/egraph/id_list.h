@@ -3,12 +3,14 @@
 // keeps two per class id ever made (the class's nodes and parents), most of
 // them empty once their class is merged away, so the record size counts.
 //
-// Growth doubles the capacity (at least 4), as std::vector does; the
-// contents are moved with realloc. Not copyable; moving leaves the source
+// Growth doubles the capacity (powers of two, at least 2), as std::vector
+// does; the contents are moved with realloc. Not copyable; moving leaves the source
 // empty.
 #ifndef EGRET_EGRAPH_ID_LIST_H_
 #define EGRET_EGRAPH_ID_LIST_H_
 
+#include <algorithm>
+#include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -80,8 +82,9 @@ class IdList {
  private:
   void Reserve(size_t need) {
     if (need <= cap_) return;
-    size_t cap = cap_ < 2 ? 4 : size_t{cap_} * 2;
-    if (cap < need) cap = need;
+    // A power of two entries, at least 2 (8 bytes: most classes have one
+    // parent, and allocators' size classes are powers of two).
+    const size_t cap = std::bit_ceil(std::max({need, size_t{cap_} * 2, size_t{2}}));
     void* p = std::realloc(data_, cap * sizeof(uint32_t));
     if (p == nullptr) throw std::bad_alloc();
     data_ = static_cast<uint32_t*>(p);

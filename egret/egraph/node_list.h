@@ -14,13 +14,17 @@
 //
 // The allocation is one block: the capacity, then the ids, then (for a list
 // of several ops) the run table; data() points past the capacity. Growth
-// doubles the capacity (at least 4), as std::vector does; the contents move
-// with realloc. Any change to the list (push_back, Append, Truncate)
-// invalidates the run table until the next Index(); ops() keeps describing
-// the list as last indexed. Not copyable; moving leaves the source empty.
+// about doubles the capacity, keeping the block a power of two bytes (1, 3,
+// 7, 15, ... entries: 8, 16, 32, 64 bytes, each an allocator's size class);
+// the contents move with realloc. Any change to the list (push_back, Append,
+// Truncate) invalidates the run table until the next Index(); ops() keeps
+// describing the list as last indexed. Not copyable; moving leaves the
+// source empty.
 #ifndef EGRET_EGRAPH_NODE_LIST_H_
 #define EGRET_EGRAPH_NODE_LIST_H_
 
+#include <algorithm>
+#include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -160,8 +164,10 @@ class NodeList {
   void Reserve(size_t need) {
     const size_t cap_now = capacity();
     if (need <= cap_now) return;
-    size_t cap = cap_now < 2 ? 4 : cap_now * 2;
-    if (cap < need) cap = need;
+    // The block (the capacity word and the entries) is a power of two bytes,
+    // at least 8: allocators' size classes (a 20-byte block takes 32 in
+    // tcmalloc's). Most lists hold one node, in 8 bytes.
+    const size_t cap = std::bit_ceil(std::max(need, 2 * cap_now + 1) + 1) - 1;
     uint32_t* block = data_ == nullptr ? nullptr : data_ - 1;
     void* p = std::realloc(block, (cap + 1) * sizeof(uint32_t));
     if (p == nullptr) throw std::bad_alloc();

@@ -3,6 +3,7 @@
 #include "egret/egraph/id_list.h"
 
 #include <algorithm>
+#include <bit>
 #include <random>
 #include <utility>
 #include <vector>
@@ -16,6 +17,11 @@ void ExpectSame(const IdList& l, const std::vector<uint32_t>& v) {
   ASSERT_EQ(l.size(), v.size());
   EXPECT_EQ(l.empty(), v.empty());
   EXPECT_GE(l.capacity(), l.size());
+  // A power of two entries, at least 2, whenever there is a block.
+  if (l.capacity() != 0) {
+    EXPECT_TRUE(std::has_single_bit(l.capacity())) << l.capacity();
+    EXPECT_GE(l.capacity(), 2u);
+  }
   EXPECT_TRUE(std::equal(l.begin(), l.end(), v.begin(), v.end()));
   EXPECT_EQ(l.span(), absl::Span<const uint32_t>(v));
 }
@@ -46,6 +52,18 @@ TEST(IdListTest, RandomOperationsMatchAVector) {
     }
     ExpectSame(l, v);
   }
+}
+
+TEST(IdListTest, OneIdTakesEightBytes) {
+  IdList l;
+  l.push_back(3);
+  EXPECT_EQ(l.capacity(), 2u);
+  l.push_back(4);
+  l.push_back(5);
+  EXPECT_EQ(l.capacity(), 4u);
+  std::vector<uint32_t> many(37, 1);
+  l.Append(many);
+  EXPECT_EQ(l.capacity(), 64u);
 }
 
 TEST(IdListTest, SortAndUniqueThroughPointers) {

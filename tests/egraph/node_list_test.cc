@@ -5,6 +5,7 @@
 #include "egret/egraph/node_list.h"
 
 #include <algorithm>
+#include <bit>
 #include <random>
 #include <utility>
 #include <vector>
@@ -18,6 +19,10 @@ void ExpectSame(const NodeList& l, const std::vector<uint32_t>& v) {
   ASSERT_EQ(l.size(), v.size());
   EXPECT_EQ(l.empty(), v.empty());
   EXPECT_GE(l.capacity(), l.size());
+  // The block (capacity word and entries) is a power of two bytes.
+  if (l.capacity() != 0) {
+    EXPECT_TRUE(std::has_single_bit(l.capacity() + 1)) << l.capacity();
+  }
   EXPECT_TRUE(std::equal(l.begin(), l.end(), v.begin(), v.end()));
   EXPECT_EQ(l.span(), absl::Span<const uint32_t>(v));
 }
@@ -48,6 +53,21 @@ TEST(NodeListTest, RandomOperationsMatchAVector) {
     }
     ExpectSame(l, v);
   }
+}
+
+TEST(NodeListTest, BlocksFollowPowerOfTwoSizes) {
+  NodeList l;
+  std::vector<size_t> caps;
+  for (uint32_t i = 0; i < 20; ++i) {
+    l.push_back(i);
+    if (caps.empty() || caps.back() != l.capacity()) caps.push_back(l.capacity());
+  }
+  // One node in 8 bytes, then 16, 32, 64: each block a size class.
+  EXPECT_EQ(caps, (std::vector<size_t>{1, 3, 7, 15, 31}));
+  NodeList big;
+  std::vector<uint32_t> many(40, 9);
+  big.Append(many);
+  EXPECT_EQ(big.capacity(), 63u);
 }
 
 // Node index n has op id op_of[n]; the list holds node indices sorted by op.
