@@ -4,8 +4,8 @@
 // them empty once their class is merged away, so the record size counts.
 //
 // Growth doubles the capacity (powers of two, at least 2), as std::vector
-// does; the contents are moved with realloc. Not copyable; moving leaves the source
-// empty.
+// does; the contents are moved with realloc. Not copyable; moving leaves
+// the source empty.
 #ifndef EGRET_EGRAPH_ID_LIST_H_
 #define EGRET_EGRAPH_ID_LIST_H_
 
