@@ -1,7 +1,8 @@
 // A growable array of 32-bit ids (class ids or node indices) in 16 bytes: a
 // pointer and 32-bit size and capacity, where std::vector takes 24. EGraph
-// keeps two per class id ever made (the class's nodes and parents), most of
-// them empty once their class is merged away, so the record size counts.
+// keeps one per class id ever made (the class's parents; its nodes are a
+// NodeList), most of them empty once their class is merged away, so the
+// record size counts.
 //
 // Growth doubles the capacity (powers of two, at least 2), as std::vector
 // does; the contents are moved with realloc. Not copyable; moving leaves
