@@ -8,6 +8,7 @@
 #include "absl/container/inlined_vector.h"
 #include "absl/status/status.h"
 #include "absl/strings/str_format.h"
+#include "egret/egraph/id_sort.h"
 #include "egret/egraph/pair_table.h"
 
 namespace egret {
@@ -643,8 +644,7 @@ size_t EGraph::Rebuild() {
   }
   for (std::vector<Id>* list : {&touched, &merged}) {
     for (Id& c : *list) c = Find(c);
-    std::sort(list->begin(), list->end());
-    list->erase(std::unique(list->begin(), list->end()), list->end());
+    SortUniqueIds(*list, class_nodes_.size(), sort_bits_);
   }
   for (Id c : touched) {
     CleanClass(c, std::binary_search(merged.begin(), merged.end(), c));
@@ -710,8 +710,7 @@ void EGraph::UpdateOpIndex() const {
     if (r < op_index_ids_) grown.push_back(r);
   }
   op_index_log_ = change_log_.size();
-  std::sort(grown.begin(), grown.end());
-  grown.erase(std::unique(grown.begin(), grown.end()), grown.end());
+  SortUniqueIds(grown, op_index_ids_, sort_bits_);
   for (Id r : grown) ForEachOp(r, [&](Symbol s) { op_index_.NoteAdded(s, r); });
   op_index_.Update();
 }
@@ -744,8 +743,8 @@ size_t EGraph::ApproxMemoryBytes() const {
       class_type_.capacity() * (sizeof(TypeId) + sizeof(Payload) + 2 * sizeof(uint32_t)) +
       list_entries_ * sizeof(NodeIdx) + uf_.ApproxBytes() + change_log_.capacity() * sizeof(Id) +
       pending_members_.capacity() * sizeof(NodeIdx) + unfiltered_.capacity() * sizeof(uint64_t) +
-      types_.ApproxBytes() + unhashed_op_.capacity() + type_quantized_.capacity() +
-      derivations_.ApproxBytes();
+      sort_bits_.capacity() * sizeof(uint64_t) + types_.ApproxBytes() + unhashed_op_.capacity() +
+      type_quantized_.capacity() + derivations_.ApproxBytes();
   return bytes;
 }
 

@@ -455,6 +455,9 @@ class EGraph {
   NodeIdx free_head_ = kNoFree;
   // By class id, one bit: a node killed by the running Rebuild() used it.
   std::vector<uint64_t> unfiltered_;
+  // SortUniqueIds's scratch bitmap (all zero between calls), for Rebuild()
+  // and UpdateOpIndex().
+  mutable std::vector<uint64_t> sort_bits_;
   std::vector<Id> change_log_;
   uint64_t epoch_ = 0;
   uint64_t version_ = 0;

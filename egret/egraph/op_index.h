@@ -31,24 +31,37 @@ class OpIndex {
   absl::Span<const Id> Get(Symbol op) const {
     auto it = lists_.find(op);
     if (it == lists_.end()) return {};
-    return it->second;
+    return it->second.ids;
   }
   // Appends class c to op's list; c must exceed every class listed for op.
-  void Append(Symbol op, Id c) { lists_[op].push_back(c); }
+  void Append(Symbol op, Id c) { lists_[op].ids.push_back(c); }
   // Notes that class c may hold a node of `op` now (listed at the next
-  // Update() unless it is already).
-  void NoteAdded(Symbol op, Id c) { added_.emplace_back(op.id(), c); }
+  // Update() unless it is already). Update() is fastest when the classes
+  // are noted in ascending order, as the e-graph does.
+  void NoteAdded(Symbol op, Id c) { Notes(op).added.push_back(c); }
   // Notes that class c, whose nodes may have had op `op`, is no longer a
   // class (dropped from op's list at the next Update()). A class noted here
   // must not be noted as added in the same update.
-  void NoteRemoved(Symbol op, Id c) { removed_.emplace_back(op.id(), c); }
+  void NoteRemoved(Symbol op, Id c) { Notes(op).removed.push_back(c); }
   // Applies the notes taken since the last update.
   void Update();
 
  private:
-  absl::flat_hash_map<Symbol, std::vector<Id>> lists_;
-  std::vector<std::pair<uint32_t, Id>> added_;    // (symbol id, class)
-  std::vector<std::pair<uint32_t, Id>> removed_;  // (symbol id, class)
+  struct List {
+    std::vector<Id> ids;
+    // The notes since the last update.
+    std::vector<Id> added;
+    std::vector<Id> removed;
+  };
+  List& Notes(Symbol op) {
+    List& list = lists_[op];
+    if (list.added.empty() && list.removed.empty()) noted_.push_back(op);
+    return list;
+  }
+  // One entry per op (rather than one sorted (op, class) table) keeps each
+  // op's notes apart without a sort by op.
+  absl::flat_hash_map<Symbol, List> lists_;
+  std::vector<Symbol> noted_;  // the ops with notes
   std::vector<Id> scratch_;
 };
 
