@@ -2,10 +2,10 @@
 // synthetic networks (bench/synthetic_graphs.h, chains of 100 blocks as
 // bench/scaling runs them) at 100k and 1M nodes: Graph::Validate, the seed
 // (the graph into an e-graph, pipeline/seed_internal.h), the graph's price
-// (cost::GraphCost, the pipeline's input_cost and output_cost) and the memory
-// plan (backend/memory_plan.h). With one process per stage and size, a profile at
-// 100k and one at 1M compare function by function. docs/memory-plan.md has
-// the figures.
+// (cost::GraphCost, the pipeline's input_cost and output_cost), the memory
+// plan (backend/memory_plan.h) and lowering (backend/lower.h). With one process per stage and size,
+// a profile at 100k and one at 1M compare function by function. docs/memory-plan.md has the
+// figures.
 //
 //   graph_stages_bench [--benchmark_filter=...]
 //
@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <optional>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "bench/shipped_rules.h"
@@ -89,6 +90,28 @@ void BM_Seed(benchmark::State& state) {
   state.counters["enodes"] = static_cast<double>(enodes);
 }
 
+// Lowering (LowerSeeded: the choice to a graph, with names) of the seeded
+// graph with every class's first node chosen: the input back, the lowering
+// the pipeline's "lower" lap times after extraction. The seed is made once,
+// outside the loop.
+void BM_Lower(benchmark::State& state) {
+  absl::StatusOr<Seeded> s = Seed(GraphFor(state));
+  if (!s.ok()) {
+    state.SkipWithError(s.status().ToString().c_str());
+    return;
+  }
+  absl::flat_hash_map<Id, NodeIdx> choice;
+  for (Id c : s->eg.Classes()) choice[c] = s->eg.ClassNodes(c)[0];
+  size_t nodes = 0;
+  TimeStage(state, [&](const Graph&) -> absl::Status {
+    absl::StatusOr<Graph> g = LowerSeeded(*s, choice, nullptr, nullptr);
+    if (!g.ok()) return g.status();
+    nodes = g->num_nodes();
+    return absl::OkStatus();
+  });
+  state.counters["lowered"] = static_cast<double>(nodes);
+}
+
 // Every node priced with the shipped rule library's cost model, as
 // Optimize() prices its input (its report's `input_cost` lap).
 void BM_GraphCost(benchmark::State& state) {
@@ -117,6 +140,7 @@ BENCHMARK(BM_PlanMemory)->Apply(Sizes);
 BENCHMARK(BM_Validate)->Apply(Sizes);
 BENCHMARK(BM_Seed)->Apply(Sizes);
 BENCHMARK(BM_GraphCost)->Apply(Sizes);
+BENCHMARK(BM_Lower)->Apply(Sizes);
 
 }  // namespace
 }  // namespace egret

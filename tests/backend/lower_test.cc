@@ -80,6 +80,36 @@ TEST(LowerChoiceTest, NamesByENodeStayUniqueAndTheTraceMapsClassesToNodes) {
   EXPECT_EQ(trace.enode[2], c.second_node);
 }
 
+// Fresh names skip the names taken, given or fresh: an unnamed node's "n<k>"
+// and a repeated name's "<name>_<k>" both step past a taken k.
+TEST(LowerChoiceTest, FreshNamesStepPastTakenOnes) {
+  Chain c = MakeChain();
+  ENodeNames names;
+  names.Add(c.first_node, "n0");  // the name the second node would get first
+  LowerRequest req;
+  req.choice = {{c.first, c.first_node}, {c.second, c.second_node}};
+  req.inputs = {{c.x, "x"}};
+  req.outputs = {{c.second, "y"}};
+  req.names = &names;
+  absl::StatusOr<Graph> g = LowerChoice(c.eg, req);
+  ASSERT_TRUE(g.ok()) << g.status();
+  ASSERT_EQ(g->num_nodes(), 3u);
+  EXPECT_EQ(g->node(1).name, "n0");
+  EXPECT_EQ(g->node(2).name, "n1");
+
+  ENodeNames repeated;
+  repeated.Add(c.first_node, "r");
+  repeated.Add(c.second_node, "r");
+  req.inputs = {{c.x, "r_0"}};  // the input holds the first fresh "r_0"
+  req.names = &repeated;
+  g = LowerChoice(c.eg, req);
+  ASSERT_TRUE(g.ok()) << g.status();
+  ASSERT_EQ(g->num_nodes(), 3u);
+  EXPECT_EQ(g->node(0).name, "r_0");
+  EXPECT_EQ(g->node(1).name, "r");
+  EXPECT_EQ(g->node(2).name, "r_1");
+}
+
 TEST(LowerChoiceTest, AClassWithoutAChoiceIsAnError) {
   Chain c = MakeChain();
   LowerRequest req;
