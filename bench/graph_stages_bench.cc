@@ -3,9 +3,10 @@
 // bench/scaling runs them) at 100k and 1M nodes: Graph::Validate, the seed
 // (the graph into an e-graph, pipeline/seed_internal.h), the graph's price
 // (cost::GraphCost, the pipeline's input_cost and output_cost), the memory
-// plan (backend/memory_plan.h) and lowering (backend/lower.h). With one process per stage and size,
-// a profile at 100k and one at 1M compare function by function. docs/memory-plan.md has the
-// figures.
+// plan (backend/memory_plan.h) and lowering (backend/lower.h). With one
+// process per stage and size, a profile at 100k and one at 1M compare
+// function by function. docs/memory-plan.md has the figures; lowering's are
+// in docs/history/million-node-graphs.md (round 32).
 //
 //   graph_stages_bench [--benchmark_filter=...]
 //
