@@ -254,6 +254,7 @@ absl::StatusOr<Choice> ExtractDag(const ExtractionProblem& p, const DagOptions& 
 
   Choice best;
   double best_cost = kInf;
+  size_t best_size = 0;
   std::vector<int32_t> rank;  // ComputeClassSccs(p).id, made for the first search
   for (Choice& cand : candidates) {
     Choice result = cand;
@@ -264,9 +265,23 @@ absl::StatusOr<Choice> ExtractDag(const ExtractionProblem& p, const DagOptions& 
       if (search.deadline_hit() && options.report != nullptr) options.report->time_limit_hit = true;
       result = RestrictToReachable(p, search.choice());
     }
-    double cost = DagCost(p, result);
-    if (cost < best_cost) {
+    // The cheaper candidate, or of two that cost the same (to within
+    // LocalSearch's margin: the sums run in the order each choice is walked,
+    // so equal costs can differ in the last bits) the one of fewer classes,
+    // then the first. Which of two equal choices the cost sets or the tree
+    // pass finds depends on how the problem is numbered; fewer classes does
+    // not (a recognized op that needs two more constants at the same cost
+    // is not taken).
+    const std::vector<ClassId> used = ReachableClasses(p, result);
+    double cost = 0;
+    for (ClassId c : used) {
+      if (result.node[c] != kNoENode) cost += p.cost(result.node[c]);
+    }
+    const double margin = 1e-9 * std::max(1.0, std::abs(best_cost));
+    if (std::isinf(best_cost) || cost < best_cost - margin ||
+        (cost <= best_cost + margin && used.size() < best_size)) {
       best_cost = cost;
+      best_size = used.size();
       best = std::move(result);
     }
   }

@@ -1,5 +1,6 @@
 #include "egret/extract/tree_extractor.h"
 
+#include <algorithm>
 #include <cmath>
 #include <deque>
 #include <limits>
@@ -17,16 +18,11 @@ absl::StatusOr<TreeCosts> ComputeTreeCosts(const ExtractionProblem& p) {
   std::vector<uint32_t> height(nc, 0);
   std::vector<char> queued(nn, 0);
   std::deque<ENodeId> queue;
-  for (ENodeId n = 0; n < nn; ++n) {
-    if (p.children(n).empty()) {
-      queue.push_back(n);
-      queued[n] = 1;
-    }
-  }
-  while (!queue.empty()) {
-    ENodeId n = queue.front();
-    queue.pop_front();
-    queued[n] = 0;
+  // Prices node n from its children's costs so far. When that lowers its
+  // class's cost, the class's parents are queued, except those below
+  // `swept_to` (the sweep below prices them later anyway). False when the
+  // class's height passes the number of classes: a cycle of negative cost.
+  auto relax = [&](ENodeId n, ENodeId swept_to) {
     double value = p.cost(n);
     uint32_t h = 0;
     bool computable = true;
@@ -39,23 +35,49 @@ absl::StatusOr<TreeCosts> ComputeTreeCosts(const ExtractionProblem& p) {
     // blocks doubles it per block): saturate, so that "infinite" keeps
     // meaning "not computable".
     if (computable && std::isinf(value)) value = std::numeric_limits<double>::max();
-    ClassId c = p.node_class(n);
-    if (!(value < out.cost[c])) continue;  // also skips NaN/inf
+    const ClassId c = p.node_class(n);
+    if (!(value < out.cost[c])) return true;  // also skips NaN/inf
     out.cost[c] = value;
     out.choice.node[c] = n;
     height[c] = h + 1;
-    if (height[c] > nc) {
-      return WithErrorClass(
-          absl::InvalidArgumentError(absl::StrCat(
-              "class '", p.class_name(c), "' is on a cycle of negative cost; no tree cost exists")),
-          c);
-    }
+    if (height[c] > nc) return false;
     for (ENodeId parent : p.parents(c)) {
-      if (!queued[parent]) {
+      if (parent >= swept_to && !queued[parent]) {
         queued[parent] = 1;
         queue.push_back(parent);
       }
     }
+    return true;
+  };
+  auto cycle_error = [&](ENodeId n) {
+    const ClassId c = p.node_class(n);
+    return WithErrorClass(
+        absl::InvalidArgumentError(absl::StrCat(
+            "class '", p.class_name(c), "' is on a cycle of negative cost; no tree cost exists")),
+        c);
+  };
+  // One sweep from the last class to the first, then a worklist until no
+  // cost drops (a fixpoint over parents, which handles cycles). Children
+  // mostly come after their users in a problem's numbering (BuildProblem
+  // numbers classes depth-first), so the sweep prices most nodes once, with
+  // their children final; the worklist is left with the users that come
+  // after a child they read. A class's nodes are swept in order and a node
+  // must be strictly cheaper to replace the choice, so of nodes priced equal
+  // the first is kept: the input's own node, where a rewrite found another
+  // of the same cost. (A worklist seeded with the leaves priced a class's
+  // nodes in the order their children were reached, and kept whichever of
+  // two equal nodes that order put first: on the bundled example, a
+  // ReluMinMax with two more constants for the input's Relu.)
+  for (ClassId c = static_cast<ClassId>(nc); c-- > 0;) {
+    for (ENodeId n = p.class_begin(c); n < p.class_end(c); ++n) {
+      if (!relax(n, p.class_begin(c))) return cycle_error(n);
+    }
+  }
+  while (!queue.empty()) {
+    const ENodeId n = queue.front();
+    queue.pop_front();
+    queued[n] = 0;
+    if (!relax(n, 0)) return cycle_error(n);
   }
   return out;
 }

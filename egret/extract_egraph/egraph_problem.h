@@ -53,6 +53,10 @@ struct EGraphProblem {
 // that need a class that cannot be computed, are left out. When a root cannot be computed at all,
 // fails with kInvalidArgument naming the root class and an op that blocks it,
 // and with `describe` (given that op's e-node), where that node came from.
+// The problem's classes are numbered in depth-first preorder from the roots
+// (each class's nodes, and their children, in order), so that the
+// extractors' walks from the roots read the problem in the order it lies in
+// memory; a class's nodes keep the e-graph's order.
 absl::StatusOr<EGraphProblem> BuildProblem(
     const EGraph& g, const cost::HvxCostModel& model, const std::vector<Id>& roots,
     const std::function<std::string(NodeIdx)>& describe = nullptr);
