@@ -1,5 +1,6 @@
 #include "egret/extract/dag_extractor.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <limits>
@@ -271,17 +272,16 @@ absl::StatusOr<Choice> ExtractDag(const ExtractionProblem& p, const DagOptions& 
     // then the first. Which of two equal choices the cost sets or the tree
     // pass finds depends on how the problem is numbered; fewer classes does
     // not (a recognized op that needs two more constants at the same cost
-    // is not taken).
-    const std::vector<ClassId> used = ReachableClasses(p, result);
-    double cost = 0;
-    for (ClassId c : used) {
-      if (result.node[c] != kNoENode) cost += p.cost(result.node[c]);
-    }
+    // is not taken). Every candidate is restricted to what the roots reach,
+    // so its chosen classes are its classes.
+    const double cost = DagCost(p, result);
+    const size_t size = static_cast<size_t>(std::count_if(result.node.begin(), result.node.end(),
+                                                          [](ENodeId n) { return n != kNoENode; }));
     const double margin = 1e-9 * std::max(1.0, std::abs(best_cost));
     if (std::isinf(best_cost) || cost < best_cost - margin ||
-        (cost <= best_cost + margin && used.size() < best_size)) {
+        (cost <= best_cost + margin && size < best_size)) {
       best_cost = cost;
-      best_size = used.size();
+      best_size = size;
       best = std::move(result);
     }
   }

@@ -386,8 +386,9 @@ absl::StatusOr<EGraphProblem> BuildProblem(const EGraph& g, const cost::HvxCostM
       }
     }
   }
-  for (Id r : roots) {
-    const size_t ri = index_of[g.Find(r)];
+  std::vector<ClassId> root_index;  // the roots as snapshot indices
+  for (Id r : roots) root_index.push_back(index_of[g.Find(r)]);
+  for (const size_t ri : root_index) {
     if (computable[ri]) continue;
     // Find an op that blocks it: walk uncomputable classes from the root.
     std::vector<size_t> todo{ri};
@@ -417,8 +418,6 @@ absl::StatusOr<EGraphProblem> BuildProblem(const EGraph& g, const cost::HvxCostM
                                                       order[ri], g.TypeOf(order[ri]).ToString()));
   }
   EGraphProblem out;
-  std::vector<ClassId> root_index;
-  for (Id r : roots) root_index.push_back(index_of[g.Find(r)]);
   std::vector<ClassId> rank;  // snapshot index -> problem index
   const std::vector<ClassId> perm = DepthFirstOrder(root_index, first, kid_begin, kids, &rank);
   ExtractionProblemBuilder b;
