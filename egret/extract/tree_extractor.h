@@ -1,5 +1,6 @@
 // Bottom-up extraction that is optimal for tree cost (a class paid at every
-// use): a worklist fixpoint over parents that handles cyclic e-graphs.
+// use): one depth-first post-order pass, then a worklist fixpoint over
+// parents for the classes on cycles.
 #ifndef EGRET_EXTRACT_TREE_EXTRACTOR_H_
 #define EGRET_EXTRACT_TREE_EXTRACTOR_H_
 

@@ -1,7 +1,7 @@
 // ComputeTreeCosts against a plain fixpoint on random problems, numbered so
-// that children come after their users (BuildProblem's depth-first order,
-// which its sweep prices), before them (left to its worklist) or anywhere,
-// with cycles; and of a class's nodes that cost the same, the first kept.
+// that children come after their users (BuildProblem's depth-first order),
+// before them or anywhere, with cycles (left to its worklist); and of a
+// class's nodes that cost the same, the first kept.
 #include <algorithm>
 #include <limits>
 #include <random>
