@@ -166,7 +166,13 @@ bool Tidier::FoldTranspose(onnx::NodeProto& n) {
   // Out dim d of T(T0(x)) is dim p[d] of T0(x), which is dim p0[p[d]] of x.
   Perm c(p->size());
   for (size_t d = 0; d < c.size(); ++d) c[d] = (*p0)[(*p)[d]];
-  n.set_input(0, t0->input(0));
+  // n now reads x: one more reader of x, one fewer of T0's output; and when
+  // T0 is left without readers (it goes as dead), one fewer of x again.
+  // HoistAboveReshape rewrites x's producer in place only for a sole reader.
+  const std::string x = t0->input(0), was = n.input(0);
+  ++readers_[x];
+  if (--readers_[was] <= 0 && !pinned_.contains(was)) --readers_[x];
+  n.set_input(0, x);
   onnx::AttributeProto* a = FindAttr(&n, "perm");
   a->clear_ints();
   for (int d : c) a->add_ints(d);
