@@ -8,6 +8,7 @@
 // graph_json_reader.cc.
 #include <algorithm>
 #include <bit>
+#include <charconv>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -302,19 +303,31 @@ absl::Status Reader::ReadElement(const Json& j, const std::string& ptr, DType dt
   if (IsFloat(dtype)) {
     double v = 0;
     EGRET_RETURN_IF_ERROR(GetDouble(j, ptr, &v));
-    // The largest magnitude that rounds to a finite value of the dtype.
-    double max = std::numeric_limits<float>::max();
-    if (dtype == DType::kFloat16) max = 65519.0;
+    // The largest magnitude that rounds to a finite value of the dtype: just
+    // below the midpoint between its largest finite value and the next
+    // power of two (the midpoint itself rounds to even, which is infinity).
+    // The writer prints the shortest decimal that reads back as the same
+    // value, and for Float32's largest that is above it (3.4028235e+38).
+    double max = std::nextafter(0x1p128 - 0x1p103, 0.0);
+    if (dtype == DType::kFloat16) max = std::nextafter(65520.0, 0.0);
     if (dtype == DType::kBFloat16) max = std::bit_cast<float>(uint32_t{0x7f7f7fffu});
     if (dtype == DType::kFloat64) max = std::numeric_limits<double>::max();
     if (std::isfinite(v) && std::abs(v) > max) {
-      return Fail(ptr, absl::StrCat("value ", v, " is out of the range of ",
-                                    std::string(DTypeName(dtype))));
+      // The shortest decimal that reads back as v (StrCat's six digits
+      // would print -3.40282e+38, which looks in range).
+      char text[32];
+      const std::to_chars_result printed = std::to_chars(text, text + sizeof text, v);
+      return Fail(ptr, absl::StrCat("value ", std::string(text, printed.ptr),
+                                    " is out of the range of ", std::string(DTypeName(dtype))));
     }
     if (dtype == DType::kFloat64) {
       std::memcpy(dst, &v, 8);
       return absl::OkStatus();
     }
+    // Between float's largest and the midpoint: that largest (a conversion
+    // of a double out of float's range is undefined).
+    constexpr double kFloatMax = std::numeric_limits<float>::max();
+    if (std::isfinite(v) && std::abs(v) > kFloatMax) v = std::copysign(kFloatMax, v);
     float f = static_cast<float>(v);
     if (dtype == DType::kFloat16 || dtype == DType::kBFloat16) {
       uint16_t h = dtype == DType::kFloat16 ? FloatToHalf(f) : FloatToBFloat16(f);

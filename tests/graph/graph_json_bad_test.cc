@@ -160,6 +160,14 @@ std::vector<BadCase> BadCases() {
        WithNodes(
            R"({"name": "c", "op": "$Const", "outputs": [{"dtype": "QUInt8", "shape": [2]}], "data": [1, 300]})"),
        "300", "at /nodes/0/data/1: value 300 is out of the range of QUInt8 [0, 255]"},
+      {"Float32OutOfRange",
+       WithNodes(
+           R"({"name": "c", "op": "$Const", "outputs": [{"dtype": "Float32", "shape": [2]}], "data": [1, -3.4028236e+38]})"),
+       "-3.4028236e+38", "at /nodes/0/data/1: value -3.4028236e+38 is out of the range of Float32"},
+      {"Float16OutOfRange",
+       WithNodes(
+           R"({"name": "c", "op": "$Const", "outputs": [{"dtype": "Float16", "shape": [1]}], "data": [65520]})"),
+       "65520", "at /nodes/0/data/0: value 65520 is out of the range of Float16"},
       {"DataValueNotInteger",
        WithNodes(
            R"({"name": "c", "op": "$Const", "outputs": [{"dtype": "Int32", "shape": [2]}], "data": [1, 2.5]})"),

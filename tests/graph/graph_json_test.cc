@@ -134,6 +134,30 @@ TEST(GraphJson, NanSurvives) {
   EXPECT_TRUE(std::isnan(back->node(0).constant->GetValue(0)));
 }
 
+// The largest finite value of each float type reads back as itself: the
+// writer prints Float32's as 3.4028235e+38, which as a double is above it
+// (the reader took that for out of range, and egret optimize could not read
+// its own output of a model with a -FLT_MAX mask).
+TEST(GraphJson, TheLargestFloatsSurvive) {
+  const double f32 = std::numeric_limits<float>::max();
+  Graph g;
+  g.AddConstant("f32", MakeConst(TensorType(DType::kFloat32, {4}),
+                                 {f32, -f32, std::numeric_limits<float>::denorm_min(), 0}));
+  g.AddConstant("f16", MakeConst(TensorType(DType::kFloat16, {2}), {65504, -65504}));
+  absl::StatusOr<std::string> text = GraphToJsonString(g);
+  ASSERT_TRUE(text.ok()) << text.status();
+  EXPECT_THAT(*text, testing::HasSubstr("3.4028235e+38"));
+  absl::StatusOr<Graph> back = ParseGraphJson(*text, "m.json", "");
+  ASSERT_TRUE(back.ok()) << back.status();
+  const Tensor& a = *back->node(back->FindNode("f32")).constant;
+  EXPECT_EQ(a.GetValue(0), f32);
+  EXPECT_EQ(a.GetValue(1), -f32);
+  EXPECT_EQ(a.GetValue(2), std::numeric_limits<float>::denorm_min());
+  const Tensor& h = *back->node(back->FindNode("f16")).constant;
+  EXPECT_EQ(h.GetValue(0), 65504);
+  EXPECT_EQ(h.GetValue(1), -65504);
+}
+
 TEST(GraphJson, GeneratedNamesAvoidTakenOnesAndAmbiguousReferencesStayExact) {
   Graph g;
   NodeId x = g.AddInput("x", TensorType(DType::kFloat32, {2}));
