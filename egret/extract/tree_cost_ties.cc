@@ -12,14 +12,14 @@ namespace egret::extract {
 namespace {
 
 constexpr double kUnit = 0x1p-53;  // a double's unit roundoff
-// A pair needs as many steps as the classes between it and the input their
-// trees share (about ten on bench/scaling's attention); a pair that shares
-// nothing would expand both whole trees.
+// A pair needs about as many steps as there are classes between it and the
+// classes its two trees share; a pair that shares nothing would expand both
+// whole trees.
 constexpr int kMaxSteps = 64;
 constexpr size_t kMaxTerms = 256;
 // All the Compares of one TreeCostTies together: at most this many term
-// visits per node of the problem (on bench/scaling's 1M-node transformer
-// they take about 2), so that the tree pass stays linear on any input.
+// visits per node of the problem, so that the tree pass stays linear on any
+// input.
 constexpr int64_t kBudgetPerNode = 16;
 constexpr int64_t kBudgetBase = 1 << 16;
 
