@@ -1,7 +1,6 @@
 #include "egret/extract/tree_cost_ties.h"
 
 #include <algorithm>
-#include <array>
 #include <cmath>
 #include <cstddef>
 #include <cstdlib>
@@ -59,12 +58,11 @@ TreeCostTies::Order TreeCostTies::Compare(ENodeId a, ENodeId b) {
   // same children in another order.
   const std::span<const ClassId> ka = p_.children(a), kb = p_.children(b);
   if (p_.cost(a) == p_.cost(b) && ka.size() == kb.size() && ka.size() <= 4) {
-    std::array<ClassId, 4> sa{}, sb{};
-    std::copy(ka.begin(), ka.end(), sa.begin());
-    std::copy(kb.begin(), kb.end(), sb.begin());
-    std::sort(sa.begin(), sa.begin() + ka.size());
-    std::sort(sb.begin(), sb.begin() + kb.size());
-    if (sa == sb) return Order::kEqual;
+    bool same = true;  // every child of a as often among b's
+    for (size_t i = 0; i < ka.size() && same; ++i) {
+      same = std::count(ka.begin(), ka.end(), ka[i]) == std::count(kb.begin(), kb.end(), ka[i]);
+    }
+    if (same) return Order::kEqual;
   }
   // tree(a) - tree(b) = fixed + sum of times * cost[c] over terms_.
   double fixed = p_.cost(a) - p_.cost(b);
