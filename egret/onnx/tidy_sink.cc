@@ -166,12 +166,12 @@ bool Tidier::FoldTranspose(onnx::NodeProto& n) {
   // Out dim d of T(T0(x)) is dim p[d] of T0(x), which is dim p0[p[d]] of x.
   Perm c(p->size());
   for (size_t d = 0; d < c.size(); ++d) c[d] = (*p0)[(*p)[d]];
-  // n now reads x: one more reader of x, one fewer of T0's output; and when
-  // T0 is left without readers (it goes as dead), one fewer of x again.
-  // HoistAboveReshape rewrites x's producer in place only for a sole reader.
-  const std::string x = t0->input(0), was = n.input(0);
-  ++readers_[x];
-  if (--readers_[was] <= 0 && !pinned_.contains(was)) --readers_[x];
+  // n now reads x. When T0 has other readers it stays, and x has two: count
+  // n, so that HoistAboveReshape does not rewrite x's producer in place as
+  // if n were its sole reader (it would leave T0 reading a tensor no node
+  // makes). When n was T0's only reader, T0 goes and the count is right.
+  const std::string& x = t0->input(0);
+  if (auto r = readers_.find(n.input(0)); r != readers_.end() && r->second > 1) ++readers_[x];
   n.set_input(0, x);
   onnx::AttributeProto* a = FindAttr(&n, "perm");
   a->clear_ints();

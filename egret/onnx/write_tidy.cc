@@ -273,9 +273,6 @@ bool Tidier::Compute() {
     if (n.op_type() == "Identity" && n.domain().empty() && n.input_size() == 1 &&
         n.output_size() == 1 && !pinned_.contains(n.output(0))) {
       alias_[n.output(0)] = n.input(0);
-      // Its readers read the input now (counted once more for the Identity
-      // itself: a count too high only keeps a rewrite from happening).
-      readers_[n.input(0)] += readers_[n.output(0)];
       continue;
     }
     if (!Sink(n)) Emit(std::move(n));
