@@ -51,6 +51,15 @@ absl::StatusOr<TreeCosts> ComputeTreeCosts(const ExtractionProblem& p) {
     if (!computable) v.tree = kInf;
     return v;
   };
+  // Queues the nodes that read class c (once each until popped).
+  auto queue_parents = [&](ClassId c) {
+    for (ENodeId parent : p.parents(c)) {
+      if (!queued[parent]) {
+        queued[parent] = 1;
+        queue.push_back(parent);
+      }
+    }
+  };
   // Makes n class c's choice at price v. When `queue_users`, the class's
   // parents are queued. False when the class's height passes the number of
   // classes: a cycle of negative cost.
@@ -60,13 +69,7 @@ absl::StatusOr<TreeCosts> ComputeTreeCosts(const ExtractionProblem& p) {
     rounds[c] = v.rounds;
     height[c] = v.height + 1;
     if (height[c] > nc) return false;
-    if (!queue_users) return true;
-    for (ENodeId parent : p.parents(c)) {
-      if (!queued[parent]) {
-        queued[parent] = 1;
-        queue.push_back(parent);
-      }
-    }
+    if (queue_users) queue_parents(c);
     return true;
   };
   auto cycle_error = [&](ENodeId n) {
@@ -152,13 +155,7 @@ absl::StatusOr<TreeCosts> ComputeTreeCosts(const ExtractionProblem& p) {
     }
   }
   for (ClassId c = 0; c < nc; ++c) {
-    if (!late[c]) continue;
-    for (ENodeId parent : p.parents(c)) {
-      if (!queued[parent]) {
-        queued[parent] = 1;
-        queue.push_back(parent);
-      }
-    }
+    if (late[c]) queue_parents(c);
   }
   // The worklist takes a node only when strictly cheaper (so that the
   // fixpoint ends).
