@@ -1,14 +1,13 @@
 #include "egret/backend/lower.h"
 
 #include <algorithm>
-#include <deque>
 #include <string>
 #include <string_view>
 #include <utility>
 
-#include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "egret/backend/unique_names.h"
 #include "egret/egraph/multi_outputs.h"
 
 namespace egret {
@@ -41,7 +40,7 @@ class Lowerer {
     const size_t most = req_.choice.size() + req_.inputs.size();
     out_.ReserveNodes(most);
     enode_.reserve(most);
-    used_.reserve(most);
+    want_.reserve(most);
     chosen_.assign(end, kNotChosen);
     for (const auto& [c, n] : req_.choice) chosen_[c] = n;
     value_.assign(end, ValueRef{kNoNode, 0});
@@ -49,9 +48,10 @@ class Lowerer {
     for (const auto& [cls, name] : req_.inputs) {
       Id c = g_.Find(cls);
       if (HasValue(c)) continue;
-      NodeId id = out_.AddInput(std::string(UniqueName(name)), g_.TypeOf(c));
+      NodeId id = out_.AddInput(std::string(), g_.TypeOf(c));
       value_[c] = ValueRef{id, 0};
       enode_.push_back(LowerTrace::kNoENode);
+      want_.push_back(name);
     }
     for (const auto& [cls, name] : req_.outputs) {
       absl::Status s = Visit(g_.Find(cls));
@@ -60,6 +60,10 @@ class Lowerer {
     for (const auto& [cls, name] : req_.outputs) {
       out_.AddOutput(value_[g_.Find(cls)], name);
     }
+    // The names, made unique in the order of the nodes (the first of equal
+    // names keeps it) once all are known.
+    std::vector<std::string> names = UniqueNames(want_);
+    for (NodeId id = 0; id < names.size(); ++id) out_.mutable_node(id).name = std::move(names[id]);
     if (trace_ != nullptr) {
       trace_->enode = std::move(enode_);
       trace_->node_of_class.resize(value_.size());
@@ -69,22 +73,6 @@ class Lowerer {
   }
 
  private:
-  // `want`, or a fresh name made from it when it is empty or taken. `want`
-  // must outlive the Lowerer (it is the request's: an input's name or one of
-  // req_.names), as must the result.
-  std::string_view UniqueName(std::string_view want) {
-    if (!want.empty() && used_.insert(want).second) return want;
-    for (;;) {
-      std::string n(want.empty() ? "n" : want);
-      if (!want.empty()) n += '_';
-      absl::StrAppend(&n, fresh_++);
-      if (used_.contains(n)) continue;
-      generated_.push_back(std::move(n));
-      used_.insert(generated_.back());
-      return generated_.back();
-    }
-  }
-
   static constexpr NodeIdx kNotChosen = ~NodeIdx{0};
 
   bool HasValue(Id c) const { return c < value_.size() && value_[c].node != kNoNode; }
@@ -164,7 +152,6 @@ class Lowerer {
     node.op = std::string(v.op.str());
     std::string_view name;
     if (req_.names != nullptr) name = req_.names->Find(n).value_or(std::string_view());
-    node.name = std::string(UniqueName(name));
     if (v.op == const_op_) {
       node.constant = g_.ConstantOfPayload(v.payload);
       node.outputs.push_back(type);
@@ -189,6 +176,7 @@ class Lowerer {
     if (out_.node(id).op == kInputOp) out_.mutable_inputs().push_back(id);
     value_[c] = ValueRef{id, 0};
     enode_.push_back(n);
+    want_.push_back(name);
     return absl::OkStatus();
   }
 
@@ -203,13 +191,9 @@ class Lowerer {
   std::vector<NodeIdx> chosen_;
   std::vector<ValueRef> value_;
   std::vector<bool> on_stack_;
-  // The names taken, as views of the request's names and of generated_. (A
-  // set of strings copied each name into a slot twice the size, and most
-  // names are too long for a string's inline buffer: on a million nodes its
-  // inserts were 60 % of lowering, bench/graph_stages_bench BM_Lower.)
-  absl::flat_hash_set<std::string_view> used_;
-  std::deque<std::string> generated_;  // the fresh names (a deque: views stay valid)
-  int fresh_ = 0;
+  // By NodeId of out_: the name asked for (a view of the request's names;
+  // empty: none), made unique when all are known (UniqueNames).
+  std::vector<std::string_view> want_;
   Symbol out_op_ = Symbol::Intern(kOutOp);
   Symbol const_op_ = Symbol::Intern(kConstOp);
   Symbol shape_op_ = Symbol::Intern(kShapeOp);
