@@ -9,15 +9,19 @@
 namespace egret::extract {
 
 int64_t ExtractionProblem::FindClass(std::string_view name) const {
-  for (size_t c = 0; c < class_ids_.size(); ++c) {
-    if (class_ids_[c] == name) return static_cast<int64_t>(c);
+  for (size_t c = 0; c < num_classes(); ++c) {
+    if (std::string_view(class_names_)
+            .substr(class_name_begin_[c], class_name_begin_[c + 1] - class_name_begin_[c]) ==
+        name) {
+      return static_cast<int64_t>(c);
+    }
   }
   return -1;
 }
 
 std::string ExtractionProblem::node_name(ENodeId n) const {
   if (name_begin_[n] == name_begin_[n + 1]) {
-    return absl::StrCat(class_ids_[node_class_[n]], ".", n - class_nodes_[node_class_[n]]);
+    return absl::StrCat(class_name(node_class_[n]), ".", n - class_nodes_[node_class_[n]]);
   }
   return node_names_.substr(name_begin_[n], name_begin_[n + 1] - name_begin_[n]);
 }
@@ -26,10 +30,11 @@ void ExtractionProblem::RaiseCost(ENodeId n, double cost) {
   if (std::isfinite(cost) && cost > costs_[n]) costs_[n] = cost;
 }
 
-ClassId ExtractionProblemBuilder::AddClass(std::string name) {
-  class_ids_.push_back(std::move(name));
+ClassId ExtractionProblemBuilder::AddClass(std::string_view name) {
+  class_name_begin_.push_back(class_names_.size());
+  class_names_ += name;
   class_node_count_.push_back(0);
-  return static_cast<ClassId>(class_ids_.size() - 1);
+  return static_cast<ClassId>(class_name_begin_.size() - 1);
 }
 
 void ExtractionProblemBuilder::AddNode(ClassId c, std::string_view op, double cost,
@@ -52,7 +57,7 @@ void ExtractionProblemBuilder::AddNode(ClassId c, std::string_view op, double co
 void ExtractionProblemBuilder::AddRoot(ClassId c) { roots_.push_back(c); }
 
 void ExtractionProblemBuilder::Reserve(size_t classes, size_t nodes, size_t children) {
-  class_ids_.reserve(classes);
+  class_name_begin_.reserve(classes + 1);
   class_node_count_.reserve(classes);
   child_begin_.reserve(nodes);
   name_begin_.reserve(nodes);
@@ -77,7 +82,7 @@ void MoveTight(T& from, T& to) {
 }  // namespace
 
 absl::StatusOr<ExtractionProblem> ExtractionProblemBuilder::Build() && {
-  const size_t nc = class_ids_.size(), nn = node_class_.size();
+  const size_t nc = class_name_begin_.size(), nn = node_class_.size();
   bool grouped = true;  // nodes already in class order
   for (size_t n = 0; n < nn; ++n) {
     const ClassId c = node_class_[n];
@@ -87,9 +92,9 @@ absl::StatusOr<ExtractionProblem> ExtractionProblemBuilder::Build() && {
                                                      nc, " classes"));
     }
     if (!std::isfinite(costs_[n])) {
-      return absl::InvalidArgumentError(absl::StrCat("node '", std::string(PendingName(n)),
-                                                     "' in class '", class_ids_[c],
-                                                     "' has a cost that is not finite"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("node '", std::string(PendingName(n)), "' in class '",
+                       std::string(PendingClassName(c)), "' has a cost that is not finite"));
     }
     ++class_node_count_[c];
     grouped = grouped && (n == 0 || node_class_[n - 1] <= c);
@@ -104,7 +109,7 @@ absl::StatusOr<ExtractionProblem> ExtractionProblemBuilder::Build() && {
       return absl::InvalidArgumentError(absl::StrCat("root class index ", r, " out of range"));
     if (class_node_count_[r] == 0) {
       return absl::InvalidArgumentError(
-          absl::StrCat("root class '", class_ids_[r], "' has no nodes"));
+          absl::StrCat("root class '", std::string(PendingClassName(r)), "' has no nodes"));
     }
   }
 
@@ -166,7 +171,9 @@ absl::StatusOr<ExtractionProblem> ExtractionProblemBuilder::Build() && {
   for (ENodeId n = 0; n < nn; ++n) {
     for (ClassId ch : p.children(n)) p.parents_[slot[ch]++] = n;
   }
-  p.class_ids_ = std::move(class_ids_);
+  class_name_begin_.push_back(class_names_.size());
+  MoveTight(class_name_begin_, p.class_name_begin_);
+  MoveTight(class_names_, p.class_names_);
   p.op_names_ = std::move(op_names_);
   p.roots_ = std::move(roots_);
   return p;

@@ -29,14 +29,17 @@ inline constexpr ENodeId kNoENode = std::numeric_limits<ENodeId>::max();
 // equally good choices are broken by the smaller node index everywhere.
 class ExtractionProblem {
  public:
-  size_t num_classes() const { return class_ids_.size(); }
+  size_t num_classes() const { return class_nodes_.empty() ? 0 : class_nodes_.size() - 1; }
   size_t num_nodes() const { return node_class_.size(); }
 
   // The user's name of a class / node (e.g. the JSON ids), kept for output.
   // A node added without a name is "<class name>.<k>" for the k-th node of
   // its class, made when asked (names are only read for output and errors,
-  // so they are kept in one pool rather than a string per node).
-  const std::string& class_name(ClassId c) const { return class_ids_[c]; }
+  // so they are kept in pools rather than a string per class and node).
+  std::string class_name(ClassId c) const {
+    return class_names_.substr(class_name_begin_[c],
+                               class_name_begin_[c + 1] - class_name_begin_[c]);
+  }
   std::string node_name(ENodeId n) const;
 
   ENodeId class_begin(ClassId c) const { return class_nodes_[c]; }
@@ -68,8 +71,10 @@ class ExtractionProblem {
 
  private:
   friend class ExtractionProblemBuilder;
-  std::vector<std::string> class_ids_;
-  std::vector<ENodeId> class_nodes_;  // size num_classes + 1
+  // Class c's name is class_names_[class_name_begin_[c], class_name_begin_[c + 1]).
+  std::string class_names_;
+  std::vector<uint64_t> class_name_begin_;  // size num_classes + 1
+  std::vector<ENodeId> class_nodes_;        // size num_classes + 1
   // Node n's explicit name is node_names_[name_begin_[n], name_begin_[n + 1]);
   // empty: the default name.
   std::string node_names_;
@@ -99,7 +104,7 @@ class ExtractionProblemBuilder {
  public:
   // Adds a class named `name` (names need not be unique, but FindClass and
   // output use them) and returns its index (0, 1, 2, ... in call order).
-  ClassId AddClass(std::string name);
+  ClassId AddClass(std::string_view name);
   // Adds a node to class c. `name` defaults to "<class name>.<k>" for the
   // k-th node of the class. Children are class indices (may be added later).
   void AddNode(ClassId c, std::string_view op, double cost, std::span<const ClassId> children,
@@ -109,7 +114,7 @@ class ExtractionProblemBuilder {
   // caller that knows them fills the arrays without regrowing them (on
   // millions of nodes each regrowth copies and first-touches them again).
   void Reserve(size_t classes, size_t nodes, size_t children);
-  size_t num_classes() const { return class_ids_.size(); }
+  size_t num_classes() const { return class_name_begin_.size(); }
 
   // Fails (kInvalidArgument) on a child or root index that names no class, a
   // cost that is not finite, a root class without nodes, or no roots.
@@ -126,7 +131,15 @@ class ExtractionProblemBuilder {
     const uint64_t end = n + 1 < name_begin_.size() ? name_begin_[n + 1] : names_.size();
     return std::string_view(names_).substr(name_begin_[n], end - name_begin_[n]);
   }
-  std::vector<std::string> class_ids_;
+  std::string_view PendingClassName(size_t c) const {
+    const uint64_t end =
+        c + 1 < class_name_begin_.size() ? class_name_begin_[c + 1] : class_names_.size();
+    return std::string_view(class_names_).substr(class_name_begin_[c], end - class_name_begin_[c]);
+  }
+  // The class names back to back (a string per class was 32 bytes of a
+  // million-class problem's each), and where each begins.
+  std::string class_names_;
+  std::vector<uint64_t> class_name_begin_;
   std::vector<std::string> op_names_;
   absl::flat_hash_map<std::string, uint32_t> op_index_;  // op name -> index in op_names_
   std::vector<uint32_t> class_node_count_;

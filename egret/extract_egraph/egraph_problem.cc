@@ -422,7 +422,10 @@ absl::StatusOr<EGraphProblem> BuildProblem(const EGraph& g, const cost::HvxCostM
   const std::vector<ClassId> perm = DepthFirstOrder(root_index, first, kid_begin, kids, &rank);
   ExtractionProblemBuilder b;
   b.Reserve(nc, live.size(), kids.size());
-  for (size_t j = 0; j < nc; ++j) b.AddClass(absl::StrCat(order[perm[j]]));
+  for (size_t j = 0; j < nc; ++j) {
+    const absl::AlphaNum name(order[perm[j]]);  // the class id, in decimal
+    b.AddClass(std::string_view(name.data(), name.size()));
+  }
   // The builder numbers nodes by class, in the order added within a class
   // (a stable sort); classes are added in index order, so the e-nodes in
   // the order added are node_of. Nodes are not named: the problem names
