@@ -4,6 +4,7 @@
 #include <array>
 #include <vector>
 
+#include "absl/container/inlined_vector.h"
 #include "absl/strings/str_cat.h"
 
 namespace egret {
@@ -42,11 +43,11 @@ absl::StatusOr<GraphClasses> AddGraph(EGraph& g, const Graph& graph, std::vector
     non_binary += (node.inputs.size() != 2 ? 1 : 0) + outs;
     for (const ValueRef& in : node.inputs) ascending = ascending && in.node < id;
   }
+  // The order of addition (empty: the ids themselves).
   std::vector<NodeId> order;
-  if (ascending) {
-    order.resize(graph.num_nodes());
-    for (NodeId id = 0; id < graph.num_nodes(); ++id) order[id] = id;
-  } else {
+  const size_t count = graph.num_nodes();
+  auto node_at = [&](size_t pos) { return order.empty() ? static_cast<NodeId>(pos) : order[pos]; };
+  if (!ascending) {
     absl::StatusOr<std::vector<NodeId>> sorted = graph.TopologicalOrder();
     if (!sorted.ok()) return sorted.status();
     order = *std::move(sorted);
@@ -56,8 +57,8 @@ absl::StatusOr<GraphClasses> AddGraph(EGraph& g, const Graph& graph, std::vector
   // the same payloads as one AddConstant each) but all at once, their pool
   // probes issued ahead.
   std::vector<ConstTensorPtr> tensors;
-  for (NodeId id : order) {
-    const Node& node = graph.node(id);
+  for (size_t pos = 0; pos < count; ++pos) {
+    const Node& node = graph.node(node_at(pos));
     if (node.op == kConstOp && node.constant != nullptr) tensors.push_back(node.constant);
   }
   const std::vector<Payload> payloads = g.InternConstants(tensors);
@@ -99,8 +100,8 @@ absl::StatusOr<GraphClasses> AddGraph(EGraph& g, const Graph& graph, std::vector
   auto prepare = [&](size_t pos) {
     Ready& r = ring[pos % ring.size()];
     r = Ready{};
-    if (pos >= order.size()) return;
-    const NodeId id = order[pos];
+    if (pos >= count) return;
+    const NodeId id = node_at(pos);
     const Node& node = graph.node(id);
     if (node.outputs.empty() || (node.op == kConstOp && node.constant == nullptr)) return;
     if (node.op == kConstOp) {
@@ -128,7 +129,7 @@ absl::StatusOr<GraphClasses> AddGraph(EGraph& g, const Graph& graph, std::vector
     operands.clear();
     for (const ValueRef& in : node.inputs) {
       if (in.node >= graph.num_nodes()) return;
-      const auto& known = classes[in.node];
+      const absl::Span<const Id> known = classes[in.node];
       if (in.output < known.size()) {
         operands.push_back(known[in.output]);
       } else if (in.output == 0 && predicted[in.node] != kNoId) {
@@ -143,19 +144,21 @@ absl::StatusOr<GraphClasses> AddGraph(EGraph& g, const Graph& graph, std::vector
 
   size_t next_const = 0;
   absl::InlinedVector<Id, 8> children;
-  for (size_t pos = 0; pos < order.size(); ++pos) {
+  absl::InlinedVector<Id, 8> outs;
+  for (size_t pos = 0; pos < count; ++pos) {
     prepare(pos + kAhead);
     const Ready ready = ring[pos % ring.size()];
     window_made -= ready.made;
-    const NodeId id = order[pos];
+    const NodeId id = node_at(pos);
     const Node& node = graph.node(id);
     auto where = [&] { return absl::StrCat("node ", graph.NodeLabel(id), " (", node.op, "): "); };
     if (node.outputs.empty()) return absl::InvalidArgumentError(where() + "has no output");
     if (node.op == kConstOp) {
       if (node.constant == nullptr) return absl::InvalidArgumentError(where() + "no constant data");
       const size_t before = g.num_ids();
-      classes[id].push_back(g.AddInternedConstant(payloads[next_const++]));
-      record(id, classes[id].back(), before);
+      const Id c = g.AddInternedConstant(payloads[next_const++]);
+      classes.Set(id, {c});
+      record(id, c, before);
       continue;
     }
     children.clear();
@@ -170,7 +173,7 @@ absl::StatusOr<GraphClasses> AddGraph(EGraph& g, const Graph& graph, std::vector
     if (OneClass(node)) {
       absl::StatusOr<Id> c = g.Add(view, ready.type);
       if (!c.ok()) return Prefixed(c.status(), where());
-      classes[id].push_back(*c);
+      classes.Set(id, {*c});
       record(id, *c, before);
       continue;
     }
@@ -178,11 +181,13 @@ absl::StatusOr<GraphClasses> AddGraph(EGraph& g, const Graph& graph, std::vector
     if (!multi_class.ok()) return Prefixed(multi_class.status(), where());
     record(id, *multi_class, before);
     const int n = static_cast<int>(node.outputs.size());
+    outs.clear();
     for (int i = 0; i < n; ++i) {
       absl::StatusOr<Id> out = g.AddOut(*multi_class, n, i, node.outputs[i]);
       if (!out.ok()) return Prefixed(out.status(), where());
-      classes[id].push_back(*out);
+      outs.push_back(*out);
     }
+    classes.Set(id, outs);
   }
   return classes;
 }

@@ -151,6 +151,19 @@ TEST(GraphImportTest, CseConstantsAttributesAndMultiOutput) {
   for (NodeId id : {c2, s2, o3}) EXPECT_EQ(added[id], kNoNodeIdx) << graph.node(id).name;
 }
 
+TEST(GraphImportTest, GraphClassesHoldAnyClassIdAndAnyNumberOfOutputs) {
+  GraphClasses c(4);
+  EXPECT_EQ(c.size(), 4u);
+  EXPECT_TRUE(c[0].empty());
+  c.Set(0, {7});
+  c.Set(1, {Id{1} << 31});  // an id with the bit that marks several outputs
+  c.Set(2, {3, 4, 5});
+  EXPECT_THAT(c[0], ::testing::ElementsAre(7u));
+  EXPECT_THAT(c[1], ::testing::ElementsAre(Id{1} << 31));
+  EXPECT_THAT(c[2], ::testing::ElementsAre(3u, 4u, 5u));
+  EXPECT_TRUE(c[3].empty());
+}
+
 TEST(GraphImportTest, RejectsCycles) {
   Graph graph;
   TensorType t(DType::kFloat32, {4});

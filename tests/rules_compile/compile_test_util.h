@@ -69,7 +69,9 @@ inline Imported Import(const Graph& g) {
   absl::StatusOr<GraphClasses> c = AddGraph(im.eg, g);
   EXPECT_TRUE(c.ok()) << c.status();
   if (c.ok()) {
-    for (const auto& v : *c) im.cls.push_back(v.empty() ? kNoId : v[0]);
+    for (NodeId id = 0; id < c->size(); ++id) {
+      im.cls.push_back((*c)[id].empty() ? kNoId : (*c)[id][0]);
+    }
   }
   im.eg.Rebuild();
   return im;
