@@ -148,31 +148,34 @@ class Lowerer {
       value_[c] = ValueRef{base.node, static_cast<uint32_t>(k)};
       return absl::OkStatus();
     }
-    Node node;
-    node.op = std::string(v.op.str());
+    const bool computed = v.op != const_op_ && v.op != shape_op_;
+    std::vector<TensorType> multi;
+    if (computed && type.dtype == DType::kMulti) {
+      absl::StatusOr<std::vector<TensorType>> outs = MultiOutputTypes(g_, c);
+      if (!outs.ok()) {
+        return absl::InvalidArgumentError(absl::StrCat("lowering: ", outs.status().message()));
+      }
+      multi = *std::move(outs);
+    }
     std::string_view name;
     if (req_.names != nullptr) name = req_.names->Find(n).value_or(std::string_view());
-    if (v.op == const_op_) {
-      node.constant = g_.ConstantOfPayload(v.payload);
-      node.outputs.push_back(type);
-    } else if (v.op == shape_op_) {
-      node.outputs.push_back(type);
-    } else {
+    // Built in place: a node built aside and moved in copies its inline
+    // arrays (its inputs, its output type's dims) a second time.
+    const NodeId id = out_.AddNode(Node());
+    Node& node = out_.mutable_node(id);
+    node.op = v.op.str();
+    if (v.op == const_op_) node.constant = g_.ConstantOfPayload(v.payload);
+    if (computed) {
       if (v.payload != kNoPayload && IsVolatileOp(node.op) == false) {
         node.attrs = g_.AttributesOf(v.payload);
       }
       for (Id ch : v.children) node.inputs.push_back(value_[g_.Find(ch)]);
-      if (type.dtype == DType::kMulti) {
-        absl::StatusOr<std::vector<TensorType>> outs = MultiOutputTypes(g_, c);
-        if (!outs.ok()) {
-          return absl::InvalidArgumentError(absl::StrCat("lowering: ", outs.status().message()));
-        }
-        for (TensorType& t : *outs) node.outputs.push_back(std::move(t));
-      } else {
-        node.outputs.push_back(type);
-      }
     }
-    NodeId id = out_.AddNode(std::move(node));
+    if (type.dtype == DType::kMulti && computed) {
+      for (TensorType& t : multi) node.outputs.push_back(std::move(t));
+    } else {
+      node.outputs.push_back(type);
+    }
     if (out_.node(id).op == kInputOp) out_.mutable_inputs().push_back(id);
     value_[c] = ValueRef{id, 0};
     enode_.push_back(n);
