@@ -10,11 +10,7 @@ namespace egret::extract {
 
 int64_t ExtractionProblem::FindClass(std::string_view name) const {
   for (size_t c = 0; c < num_classes(); ++c) {
-    if (std::string_view(class_names_)
-            .substr(class_name_begin_[c], class_name_begin_[c + 1] - class_name_begin_[c]) ==
-        name) {
-      return static_cast<int64_t>(c);
-    }
+    if (ClassNameView(static_cast<ClassId>(c)) == name) return static_cast<int64_t>(c);
   }
   return -1;
 }

@@ -36,10 +36,7 @@ class ExtractionProblem {
   // A node added without a name is "<class name>.<k>" for the k-th node of
   // its class, made when asked (names are only read for output and errors,
   // so they are kept in pools rather than a string per class and node).
-  std::string class_name(ClassId c) const {
-    return class_names_.substr(class_name_begin_[c],
-                               class_name_begin_[c + 1] - class_name_begin_[c]);
-  }
+  std::string class_name(ClassId c) const { return std::string(ClassNameView(c)); }
   std::string node_name(ENodeId n) const;
 
   ENodeId class_begin(ClassId c) const { return class_nodes_[c]; }
@@ -71,6 +68,10 @@ class ExtractionProblem {
 
  private:
   friend class ExtractionProblemBuilder;
+  std::string_view ClassNameView(ClassId c) const {
+    return std::string_view(class_names_)
+        .substr(class_name_begin_[c], class_name_begin_[c + 1] - class_name_begin_[c]);
+  }
   // Class c's name is class_names_[class_name_begin_[c], class_name_begin_[c + 1]).
   std::string class_names_;
   std::vector<uint64_t> class_name_begin_;  // size num_classes + 1
