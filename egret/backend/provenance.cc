@@ -90,11 +90,28 @@ ProvenanceSources::ProvenanceSources(const Graph& graph, absl::Span<const Id> cl
                                      absl::Span<const NodeIdx> enodes) {
   const NodeId n = graph.num_nodes();
   entries_.resize(static_cast<size_t>(n) + 1);
-  // Consumers in place by counting: each node's readers in id order, so
-  // ascending; a reader of two of its outputs is kept once.
+  // One pass over the nodes for what each source is and for counting its
+  // readers (a million-node graph's nodes are hundreds of megabytes: every
+  // pass over them comes from memory), then the readers in place: each
+  // node's readers in id order, so ascending; a reader of two of its
+  // outputs is kept once.
   for (NodeId id = 0; id < n; ++id) {
-    for (const ValueRef& in : graph.node(id).inputs) {
+    const Node& node = graph.node(id);
+    for (const ValueRef& in : node.inputs) {
       if (in.node < n) ++entries_[in.node + 1].consumers_begin;
+    }
+    Entry& e = entries_[id];
+    e.cls = id < classes.size() ? classes[id] : kNoId;
+    e.enode = id < enodes.size() ? enodes[id] : LowerTrace::kNoENode;
+    e.computing = node.op != kInputOp && node.op != kConstOp && node.op != kShapeOp;
+    e.from_begin = static_cast<uint32_t>(string_end_.size());
+    if (!node.provenance.empty()) {
+      for (const std::string& f : node.provenance.from) AddString(f);
+      e.rules_begin = static_cast<uint32_t>(string_end_.size());
+      for (const std::string& r : node.provenance.rules) AddString(r);
+    } else {
+      if (!node.name.empty()) AddString(node.name);
+      e.rules_begin = static_cast<uint32_t>(string_end_.size());
     }
   }
   for (NodeId id = 0; id < n; ++id)
@@ -121,22 +138,6 @@ ProvenanceSources::ProvenanceSources(const Graph& graph, absl::Span<const Id> cl
   consumers_.resize(out);
   consumers_.shrink_to_fit();
 
-  for (NodeId id = 0; id < n; ++id) {
-    const Node& node = graph.node(id);
-    Entry& e = entries_[id];
-    e.cls = id < classes.size() ? classes[id] : kNoId;
-    e.enode = id < enodes.size() ? enodes[id] : LowerTrace::kNoENode;
-    e.computing = node.op != kInputOp && node.op != kConstOp && node.op != kShapeOp;
-    e.from_begin = static_cast<uint32_t>(string_end_.size());
-    if (!node.provenance.empty()) {
-      for (const std::string& f : node.provenance.from) AddString(f);
-      e.rules_begin = static_cast<uint32_t>(string_end_.size());
-      for (const std::string& r : node.provenance.rules) AddString(r);
-    } else {
-      if (!node.name.empty()) AddString(node.name);
-      e.rules_begin = static_cast<uint32_t>(string_end_.size());
-    }
-  }
   entries_[n].from_begin = static_cast<uint32_t>(string_end_.size());
 }
 

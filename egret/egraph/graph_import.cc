@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <numeric>
 #include <vector>
 
 #include "absl/container/inlined_vector.h"
@@ -30,18 +31,23 @@ void InternOutTypes(EGraph& g, const Node& node) {
 
 }  // namespace
 
-absl::StatusOr<GraphClasses> AddGraph(EGraph& g, const Graph& graph, std::vector<NodeIdx>* added) {
+absl::StatusOr<GraphClasses> AddGraph(EGraph& g, const Graph& graph, std::vector<NodeIdx>* added,
+                                      std::vector<NodeId>* order_out) {
   // One pass for the room every node needs (a node of k > 1 outputs adds k
-  // "$Out" nodes too) and whether the ids are a topological order already
-  // (every input from a smaller id: how graphs are built and read).
+  // "$Out" nodes too), whether the ids are a topological order already
+  // (every input from a smaller id: how graphs are built and read), and the
+  // constants in id order. Every pass over a million-node graph's nodes
+  // (hundreds of megabytes) comes from memory.
   size_t nodes = 0, non_binary = 0;
   bool ascending = true;
+  std::vector<ConstTensorPtr> tensors;
   for (NodeId id = 0; id < graph.num_nodes(); ++id) {
     const Node& node = graph.node(id);
     const size_t outs = node.outputs.size() > 1 ? node.outputs.size() : 0;
     nodes += 1 + outs;
     non_binary += (node.inputs.size() != 2 ? 1 : 0) + outs;
     for (const ValueRef& in : node.inputs) ascending = ascending && in.node < id;
+    if (node.op == kConstOp && node.constant != nullptr) tensors.push_back(node.constant);
   }
   // The order of addition (empty: the ids themselves).
   std::vector<NodeId> order;
@@ -51,16 +57,17 @@ absl::StatusOr<GraphClasses> AddGraph(EGraph& g, const Graph& graph, std::vector
     absl::StatusOr<std::vector<NodeId>> sorted = graph.TopologicalOrder();
     if (!sorted.ok()) return sorted.status();
     order = *std::move(sorted);
+    // The constants in the order the nodes are added, instead.
+    tensors.clear();
+    for (size_t pos = 0; pos < count; ++pos) {
+      const Node& node = graph.node(node_at(pos));
+      if (node.op == kConstOp && node.constant != nullptr) tensors.push_back(node.constant);
+    }
   }
   g.Reserve(nodes, non_binary);
   // The constants' payloads, interned in the order the nodes are added (so
   // the same payloads as one AddConstant each) but all at once, their pool
   // probes issued ahead.
-  std::vector<ConstTensorPtr> tensors;
-  for (size_t pos = 0; pos < count; ++pos) {
-    const Node& node = graph.node(node_at(pos));
-    if (node.op == kConstOp && node.constant != nullptr) tensors.push_back(node.constant);
-  }
   const std::vector<Payload> payloads = g.InternConstants(tensors);
   tensors = {};
   GraphClasses classes(graph.num_nodes());
@@ -188,6 +195,13 @@ absl::StatusOr<GraphClasses> AddGraph(EGraph& g, const Graph& graph, std::vector
       outs.push_back(*out);
     }
     classes.Set(id, outs);
+  }
+  if (order_out != nullptr) {
+    if (order.empty()) {
+      order.resize(count);
+      std::iota(order.begin(), order.end(), NodeId{0});
+    }
+    *order_out = std::move(order);
   }
   return classes;
 }

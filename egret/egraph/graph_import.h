@@ -59,9 +59,12 @@ class GraphClasses {
 // ops ("*Input") each get their own class. Identical pure subgraphs merge (CSE).
 // With `added`, also per graph node the e-node stored for it (for a node of
 // several outputs, the one its "$Out" nodes read): kNoNodeIdx when an equal
-// e-node was there already, as for a node CSE merged.
+// e-node was there already, as for a node CSE merged. With `order`, also the
+// order the nodes were added in: Graph::TopologicalOrder()'s, without
+// another pass over the graph's nodes.
 absl::StatusOr<GraphClasses> AddGraph(EGraph& g, const Graph& graph,
-                                      std::vector<NodeIdx>* added = nullptr);
+                                      std::vector<NodeIdx>* added = nullptr,
+                                      std::vector<NodeId>* order = nullptr);
 
 }  // namespace egret
 

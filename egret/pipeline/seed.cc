@@ -72,7 +72,8 @@ absl::StatusOr<Seeded> Seed(const Graph& input, CpuLaps* laps) {
   laps->Lap("seed_params");
   Seeded s;
   std::vector<NodeIdx> added;
-  absl::StatusOr<GraphClasses> classes = AddGraph(s.eg, g, &added);
+  std::vector<NodeId> order;
+  absl::StatusOr<GraphClasses> classes = AddGraph(s.eg, g, &added, &order);
   if (!classes.ok()) return classes.status();
   laps->Lap("seed_import");
   s.eg.Rebuild();
@@ -81,9 +82,8 @@ absl::StatusOr<Seeded> Seed(const Graph& input, CpuLaps* laps) {
   for (const GraphOutput& o : g.outputs()) {
     s.outputs.emplace_back((*classes)[o.value.node][o.value.output], o.name);
   }
-  absl::StatusOr<std::vector<NodeId>> order = g.TopologicalOrder();
-  if (!order.ok()) return order.status();
-  for (NodeId id : *order) {
+  s.topo_classes.reserve(order.size());
+  for (NodeId id : order) {
     s.topo_classes.push_back((*classes)[id].empty() ? kNoId : (*classes)[id][0]);
   }
   // Name each imported e-node after its graph node: the e-node the import

@@ -1,5 +1,6 @@
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "egret/egraph/builtin_rewrites.h"
 #include "egret/egraph/egraph.h"
@@ -162,6 +163,44 @@ TEST(GraphImportTest, GraphClassesHoldAnyClassIdAndAnyNumberOfOutputs) {
   EXPECT_THAT(c[1], ::testing::ElementsAre(Id{1} << 31));
   EXPECT_THAT(c[2], ::testing::ElementsAre(3u, 4u, 5u));
   EXPECT_TRUE(c[3].empty());
+}
+
+TEST(GraphImportTest, ReportsTheOrderItAddedTheNodesIn) {
+  // Ids out of topological order: node 0 reads node 2, which reads 3 and 1.
+  Graph graph;
+  const TensorType t(DType::kFloat32, {4});
+  Node relu;
+  relu.op = "Relu";
+  relu.inputs = {{2, 0}};
+  relu.outputs = {t};
+  graph.AddNode(relu);
+  graph.AddConstant("w", std::make_shared<Tensor>(Tensor::FromValues(t, {1, 2, 3, 4})));
+  Node add;
+  add.op = "ElementWiseAdd";
+  add.inputs = {{3, 0}, {1, 0}};
+  add.outputs = {t};
+  graph.AddNode(add);
+  graph.AddInput("x", t);
+  graph.AddOutput({0, 0});
+  ASSERT_TRUE(graph.Validate().ok()) << graph.Validate();
+  const absl::StatusOr<std::vector<NodeId>> topo = graph.TopologicalOrder();
+  ASSERT_TRUE(topo.ok());
+  EGraph g;
+  std::vector<NodeId> order;
+  ASSERT_TRUE(AddGraph(g, graph, nullptr, &order).ok());
+  EXPECT_EQ(order, *topo);
+  EXPECT_THAT(order, ::testing::ElementsAre(1u, 3u, 2u, 0u));
+
+  // Ids in topological order already: the ids themselves.
+  Graph ascending;
+  const NodeId x = ascending.AddInput("x", t);
+  Node r = relu;
+  r.inputs = {{x, 0}};
+  ascending.AddNode(r);
+  ascending.AddOutput({1, 0});
+  EGraph h;
+  ASSERT_TRUE(AddGraph(h, ascending, nullptr, &order).ok());
+  EXPECT_THAT(order, ::testing::ElementsAre(0u, 1u));
 }
 
 TEST(GraphImportTest, RejectsCycles) {
