@@ -41,13 +41,16 @@ absl::StatusOr<GraphClasses> AddGraph(EGraph& g, const Graph& graph, std::vector
   size_t nodes = 0, non_binary = 0;
   bool ascending = true;
   std::vector<ConstTensorPtr> tensors;
+  auto take_constant = [&tensors](const Node& node) {
+    if (node.op == kConstOp && node.constant != nullptr) tensors.push_back(node.constant);
+  };
   for (NodeId id = 0; id < graph.num_nodes(); ++id) {
     const Node& node = graph.node(id);
     const size_t outs = node.outputs.size() > 1 ? node.outputs.size() : 0;
     nodes += 1 + outs;
     non_binary += (node.inputs.size() != 2 ? 1 : 0) + outs;
     for (const ValueRef& in : node.inputs) ascending = ascending && in.node < id;
-    if (node.op == kConstOp && node.constant != nullptr) tensors.push_back(node.constant);
+    take_constant(node);
   }
   // The order of addition (empty: the ids themselves).
   std::vector<NodeId> order;
@@ -59,10 +62,7 @@ absl::StatusOr<GraphClasses> AddGraph(EGraph& g, const Graph& graph, std::vector
     order = *std::move(sorted);
     // The constants in the order the nodes are added, instead.
     tensors.clear();
-    for (size_t pos = 0; pos < count; ++pos) {
-      const Node& node = graph.node(node_at(pos));
-      if (node.op == kConstOp && node.constant != nullptr) tensors.push_back(node.constant);
-    }
+    for (NodeId id : order) take_constant(graph.node(id));
   }
   g.Reserve(nodes, non_binary);
   // The constants' payloads, interned in the order the nodes are added (so
