@@ -16,7 +16,7 @@ int64_t ExtractionProblem::FindClass(std::string_view name) const {
 }
 
 std::string ExtractionProblem::node_name(ENodeId n) const {
-  if (name_begin_[n] == name_begin_[n + 1]) {
+  if (name_begin_.empty() || name_begin_[n] == name_begin_[n + 1]) {
     return absl::StrCat(class_name(node_class_[n]), ".", n - class_nodes_[node_class_[n]]);
   }
   return node_names_.substr(name_begin_[n], name_begin_[n + 1] - name_begin_[n]);
@@ -43,7 +43,12 @@ void ExtractionProblemBuilder::AddNode(ClassId c, std::string_view op, double co
     it = op_index_.emplace(std::string(op), static_cast<uint32_t>(op_names_.size())).first;
     op_names_.emplace_back(op);
   }
-  name_begin_.push_back(names_.size());
+  // The first explicit name gives every node before it an empty one.
+  if (!name.empty() && !named_) {
+    name_begin_.assign(node_class_.size(), 0);
+    named_ = true;
+  }
+  if (named_) name_begin_.push_back(names_.size());
   names_ += name;
   node_class_.push_back(c);
   op_of_.push_back(it->second);
@@ -56,7 +61,6 @@ void ExtractionProblemBuilder::Reserve(size_t classes, size_t nodes, size_t chil
   class_name_begin_.reserve(classes + 1);
   class_node_count_.reserve(classes);
   child_begin_.reserve(nodes);
-  name_begin_.reserve(nodes);
   node_class_.reserve(nodes);
   op_of_.reserve(nodes);
   costs_.reserve(nodes);
@@ -118,7 +122,7 @@ absl::StatusOr<ExtractionProblem> ExtractionProblemBuilder::Build() && {
   for (size_t c = 0; c < nc; ++c) p.parent_begin_[c + 1] = p.parent_begin_[c] + slot[c];
   for (double cost : costs_) p.has_negative_costs_ = p.has_negative_costs_ || cost < 0;
   child_begin_.push_back(static_cast<uint32_t>(children_.size()));
-  name_begin_.push_back(names_.size());
+  if (named_) name_begin_.push_back(names_.size());
   if (grouped) {
     // Already the problem's layout.
     MoveTight(node_class_, p.node_class_);
@@ -133,7 +137,7 @@ absl::StatusOr<ExtractionProblem> ExtractionProblemBuilder::Build() && {
     for (size_t c = 0; c < nc; ++c) slot[c] = p.class_nodes_[c];
     std::vector<ENodeId> order(nn);  // order[new index] = pending index
     for (size_t i = 0; i < nn; ++i) order[slot[node_class_[i]]++] = static_cast<ENodeId>(i);
-    p.name_begin_.resize(nn + 1);
+    if (named_) p.name_begin_.resize(nn + 1);
     p.op_of_.resize(nn);
     p.costs_.resize(nn);
     p.node_class_.resize(nn);
@@ -145,14 +149,16 @@ absl::StatusOr<ExtractionProblem> ExtractionProblemBuilder::Build() && {
       p.node_class_[n] = node_class_[src];
       p.costs_[n] = costs_[src];
       p.op_of_[n] = op_of_[src];
-      p.name_begin_[n] = p.node_names_.size();
-      p.node_names_ += PendingName(src);
+      if (named_) {
+        p.name_begin_[n] = p.node_names_.size();
+        p.node_names_ += PendingName(src);
+      }
       p.child_begin_[n] = static_cast<uint32_t>(p.children_.size());
       p.children_.insert(p.children_.end(), children_.begin() + child_begin_[src],
                          children_.begin() + child_begin_[src + 1]);
     }
     p.child_begin_[nn] = static_cast<uint32_t>(p.children_.size());
-    p.name_begin_[nn] = p.node_names_.size();
+    if (named_) p.name_begin_[nn] = p.node_names_.size();
     // The pending nodes are copied: free them before the parents are built.
     node_class_ = {};
     op_of_ = {};

@@ -77,9 +77,10 @@ class ExtractionProblem {
   std::vector<uint64_t> class_name_begin_;  // size num_classes + 1
   std::vector<ENodeId> class_nodes_;        // size num_classes + 1
   // Node n's explicit name is node_names_[name_begin_[n], name_begin_[n + 1]);
-  // empty: the default name.
+  // empty: the default name. name_begin_ is empty when no node has one (an
+  // e-graph's problem: 8 bytes a node of a multi-million-node problem).
   std::string node_names_;
-  std::vector<uint64_t> name_begin_;   // size num_nodes + 1
+  std::vector<uint64_t> name_begin_;   // size num_nodes + 1, or empty
   std::vector<std::string> op_names_;  // distinct ops, in order of first use
   std::vector<uint32_t> op_of_;        // per node: index in op_names_
   std::vector<double> costs_;
@@ -122,13 +123,15 @@ class ExtractionProblemBuilder {
   absl::StatusOr<ExtractionProblem> Build() &&;
 
  private:
-  // The nodes as they were added, in the problem's own layout (28 bytes a
-  // node: the op is an index in op_names_, the name a range of names_, the
-  // children a range of children_). Nodes added class by class (the usual
+  // The nodes as they were added, in the problem's own layout (20 bytes a
+  // node, 28 once a node has an explicit name: the op is an index in
+  // op_names_, the name a range of names_, the children a range of
+  // children_). Nodes added class by class (the usual
   // case) are already grouped by class: Build() then moves these arrays into
   // the problem instead of copying them, so a large problem is never held
   // twice.
   std::string_view PendingName(size_t n) const {
+    if (!named_) return {};
     const uint64_t end = n + 1 < name_begin_.size() ? name_begin_[n + 1] : names_.size();
     return std::string_view(names_).substr(name_begin_[n], end - name_begin_[n]);
   }
@@ -149,8 +152,11 @@ class ExtractionProblemBuilder {
   std::vector<double> costs_;
   std::vector<uint32_t> child_begin_;  // per node (its end: the next node's begin)
   std::vector<ClassId> children_;
-  std::vector<uint64_t> name_begin_;  // per node, likewise
-  std::string names_;                 // the explicit node names, back to back
+  // Per node, likewise, once a node has an explicit name (named_); empty
+  // while every node added has the default name.
+  bool named_ = false;
+  std::vector<uint64_t> name_begin_;
+  std::string names_;  // the explicit node names, back to back
   std::vector<ClassId> roots_;
 };
 

@@ -95,6 +95,34 @@ TEST(ProblemTest, NodesAddedClassByClassGiveTheSameProblem) {
   EXPECT_EQ(g.cost(5), 6);
 }
 
+// A problem whose nodes have no explicit names keeps no name table (an
+// e-graph's problem), and one whose first explicit name comes after unnamed
+// nodes gives those their default names; both in either layout.
+TEST(ProblemTest, NodesBeforeTheFirstExplicitNameKeepTheirDefaultNames) {
+  for (const bool grouped : {true, false}) {
+    for (const bool named : {true, false}) {
+      ExtractionProblemBuilder b;
+      const ClassId x = b.AddClass("x"), y = b.AddClass("y");
+      const ClassId xs[] = {x};
+      if (grouped) b.AddNode(x, "Input", 1, {});
+      b.AddNode(y, "Relu", 2, xs);
+      b.AddNode(y, "Exp", 3, xs, named ? "exp" : "");
+      if (!grouped) b.AddNode(x, "Input", 1, {});
+      b.AddNode(y, "Neg", 4, xs);
+      b.AddRoot(y);
+      absl::StatusOr<ExtractionProblem> p = std::move(b).Build();
+      ASSERT_TRUE(p.ok()) << p.status();
+      ASSERT_EQ(p->num_nodes(), 4u);
+      EXPECT_EQ(p->node_name(0), "x.0") << grouped << named;
+      EXPECT_EQ(p->node_name(1), "y.0") << grouped << named;
+      EXPECT_EQ(p->node_name(2), named ? "exp" : "y.1") << grouped << named;
+      EXPECT_EQ(p->node_name(3), "y.2") << grouped << named;
+      EXPECT_EQ(p->op(2), "Exp");
+      EXPECT_EQ(p->cost(3), 4);
+    }
+  }
+}
+
 TEST(ProblemTest, BuildErrorsNameTheNode) {
   ExtractionProblemBuilder b;
   const ClassId x = b.AddClass("x");
