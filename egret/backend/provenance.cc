@@ -73,15 +73,14 @@ class Tracer {
 Provenance Combine(const ProvenanceSources& sources, std::vector<uint32_t> srcs,
                    const std::vector<std::string_view>& rules) {
   SortUnique(srcs);
-  Provenance p;
-  for (std::string_view r : rules) p.rules.emplace_back(r);
+  std::vector<std::string> from, all_rules(rules.begin(), rules.end());
   for (uint32_t s : srcs) {
-    if (sources.computing(s)) sources.AppendFrom(s, &p.from);
-    sources.AppendRules(s, &p.rules);
+    if (sources.computing(s)) sources.AppendFrom(s, &from);
+    sources.AppendRules(s, &all_rules);
   }
-  SortUnique(p.from);
-  SortUnique(p.rules);
-  return p;
+  SortUnique(from);
+  SortUnique(all_rules);
+  return Provenance(std::move(from), std::move(all_rules));
 }
 
 }  // namespace
@@ -106,9 +105,9 @@ ProvenanceSources::ProvenanceSources(const Graph& graph, absl::Span<const Id> cl
     e.computing = node.op != kInputOp && node.op != kConstOp && node.op != kShapeOp;
     e.from_begin = static_cast<uint32_t>(string_end_.size());
     if (!node.provenance.empty()) {
-      for (const std::string& f : node.provenance.from) AddString(f);
+      for (const std::string& f : node.provenance.from()) AddString(f);
       e.rules_begin = static_cast<uint32_t>(string_end_.size());
-      for (const std::string& r : node.provenance.rules) AddString(r);
+      for (const std::string& r : node.provenance.rules()) AddString(r);
     } else {
       if (!node.name.empty()) AddString(node.name);
       e.rules_begin = static_cast<uint32_t>(string_end_.size());
@@ -236,12 +235,12 @@ std::string DescribeProvenance(const Provenance& p) {
     return absl::StrJoin(quoted, ", ");
   };
   std::string out;
-  if (!p.from.empty()) {
-    absl::StrAppend(&out, "from input node", p.from.size() == 1 ? " " : "s ", list(p.from));
+  if (!p.from().empty()) {
+    absl::StrAppend(&out, "from input node", p.from().size() == 1 ? " " : "s ", list(p.from()));
   }
-  if (!p.rules.empty()) {
-    absl::StrAppend(&out, out.empty() ? "" : " ", "by rule", p.rules.size() == 1 ? " " : "s ",
-                    list(p.rules));
+  if (!p.rules().empty()) {
+    absl::StrAppend(&out, out.empty() ? "" : " ", "by rule", p.rules().size() == 1 ? " " : "s ",
+                    list(p.rules()));
   }
   return out;
 }

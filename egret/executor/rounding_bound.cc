@@ -339,7 +339,7 @@ std::vector<RoundingBound> DeriveRoundingBounds(const Graph& reference, const Gr
     // The reference nodes this node took over that compute from the inputs,
     // in the reference's order; the sinks are those none of the others read.
     std::vector<NodeId> region;
-    for (const std::string& name : n.provenance.from) {
+    for (const std::string& name : n.provenance.from()) {
       auto it = ref_ids.find(name);
       if (it != ref_ids.end() && ref_live[it->second]) region.push_back(it->second);
     }

@@ -283,7 +283,8 @@ absl::StatusOr<EGraphProblem> BuildProblem(const EGraph& g, const cost::HvxCostM
   std::vector<Priced> priced;
   std::vector<cost::NodeCost> why_not;  // why a kind has no implementation
   std::vector<uint32_t> kind(live.size());
-  std::vector<bool> ok(live.size());  // live[k] has an implementation
+  // Whether live node k has an implementation.
+  const auto ok = [&](uint32_t k) { return priced[kind[k]].uncomputable < 0; };
   std::vector<cost::NodeInput> ins;
   absl::flat_hash_map<std::string, uint32_t> priced_index;
   std::string key;
@@ -336,7 +337,6 @@ absl::StatusOr<EGraphProblem> BuildProblem(const EGraph& g, const cost::HvxCostM
         if (inserted) priced.push_back(price(k, outputs));
         kind[k] = it->second;
       }
-      ok[k] = priced[kind[k]].uncomputable < 0;
     }
   }
   std::vector<InputFacts>().swap(as_input);
@@ -353,7 +353,7 @@ absl::StatusOr<EGraphProblem> BuildProblem(const EGraph& g, const cost::HvxCostM
     std::vector<uint32_t> user_begin(nc + 1, 0), users;
     std::vector<uint32_t> ready;
     for (uint32_t k = 0; k < live.size(); ++k) {
-      if (!ok[k]) continue;
+      if (!ok(k)) continue;
       for (ClassId ch : children(k)) ++user_begin[ch + 1];
     }
     for (size_t c = 0; c < nc; ++c) user_begin[c + 1] += user_begin[c];
@@ -361,7 +361,7 @@ absl::StatusOr<EGraphProblem> BuildProblem(const EGraph& g, const cost::HvxCostM
     std::vector<uint32_t> fill(user_begin.begin(), user_begin.end() - 1);
     for (size_t i = 0; i < nc; ++i) {
       for (uint32_t k = first[i]; k < first[i + 1]; ++k) {
-        if (!ok[k]) continue;
+        if (!ok(k)) continue;
         const uint32_t u = static_cast<uint32_t>(pending.size());
         pending.push_back({static_cast<uint32_t>(i), static_cast<uint32_t>(children(k).size())});
         for (ClassId ch : children(k)) users[fill[ch]++] = u;
@@ -395,7 +395,7 @@ absl::StatusOr<EGraphProblem> BuildProblem(const EGraph& g, const cost::HvxCostM
       size_t i = todo.back();
       todo.pop_back();
       for (uint32_t k = first[i]; k < first[i + 1]; ++k) {
-        if (!ok[k]) {
+        if (!ok(k)) {
           std::string origin = describe ? describe(live[k]) : "";
           return absl::InvalidArgumentError(absl::StrFormat(
               "output class %d (%s) cannot be computed: op '%s' (class %d, %s%s%s) %s", order[ri],
@@ -434,7 +434,7 @@ absl::StatusOr<EGraphProblem> BuildProblem(const EGraph& g, const cost::HvxCostM
     const ClassId i = perm[j];
     if (!computable[i]) continue;
     for (uint32_t k = first[i]; k < first[i + 1]; ++k) {
-      if (!ok[k]) continue;
+      if (!ok(k)) continue;
       const absl::Span<const ClassId> kk = children(k);
       if (!std::all_of(kk.begin(), kk.end(), [&](ClassId ch) { return computable[ch]; })) {
         continue;

@@ -9,6 +9,42 @@
 
 namespace egret {
 
+Provenance::Provenance(std::vector<std::string> from, std::vector<std::string> rules) {
+  if (!from.empty() || !rules.empty()) {
+    lists_ = std::make_unique<Both>(Both{std::move(from), std::move(rules)});
+  }
+}
+
+Provenance::Provenance(const Provenance& other) {
+  if (!other.empty()) lists_ = std::make_unique<Both>(*other.lists_);
+}
+
+Provenance& Provenance::operator=(const Provenance& other) {
+  if (this != &other) lists_ = other.empty() ? nullptr : std::make_unique<Both>(*other.lists_);
+  return *this;
+}
+
+namespace {
+// What an empty provenance's lists read as.
+const std::vector<std::string>& NoStrings() {
+  static const auto* const kNone = new std::vector<std::string>();
+  return *kNone;
+}
+}  // namespace
+
+const std::vector<std::string>& Provenance::from() const {
+  return lists_ ? lists_->from : NoStrings();
+}
+
+const std::vector<std::string>& Provenance::rules() const {
+  return lists_ ? lists_->rules : NoStrings();
+}
+
+Provenance::Both& Provenance::Lists() {
+  if (!lists_) lists_ = std::make_unique<Both>();
+  return *lists_;
+}
+
 NodeId Graph::AddNode(Node node) {
   nodes_.push_back(std::move(node));
   return static_cast<NodeId>(nodes_.size() - 1);

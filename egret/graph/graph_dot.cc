@@ -67,7 +67,8 @@ bool IsParameter(const Node& n) { return n.op == kConstOp || n.op == kShapeOp; }
 // other than itself.
 bool Rewritten(const Node& n) {
   const Provenance& p = n.provenance;
-  return !p.rules.empty() || p.from.size() > 1 || (p.from.size() == 1 && p.from[0] != n.name);
+  return !p.rules().empty() || p.from().size() > 1 ||
+         (p.from().size() == 1 && p.from()[0] != n.name);
 }
 
 // "op\nname", the implementation and cost lowering chose, its folded
@@ -99,8 +100,8 @@ std::string NodeLabel(const Graph& graph, NodeId id, const std::vector<bool>& fo
         param.op == kConstOp && !param.name.empty() ? absl::StrCat(param.name, ": ") : "",
         ValueText(param));
   }
-  AppendList(&label, "from", n.provenance.from);
-  AppendList(&label, "rules", n.provenance.rules);
+  AppendList(&label, "from", n.provenance.from());
+  AppendList(&label, "rules", n.provenance.rules());
   if (IsParameter(n)) absl::StrAppend(&label, "\n", ValueText(n));
   return label;
 }

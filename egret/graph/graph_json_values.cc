@@ -195,7 +195,8 @@ absl::Status Reader::ReadPerAxis(const Json& j, const std::string& ptr, TensorTy
 absl::Status Reader::ReadProvenance(const Json& j, const std::string& ptr, Provenance* out) const {
   EGRET_RETURN_IF_ERROR(Expect(j, ptr, j.is_object(), "an object"));
   EGRET_RETURN_IF_ERROR(CheckMembers(j, ptr, {"from", "rules"}));
-  for (auto [key, list] : {std::pair{"from", &out->from}, std::pair{"rules", &out->rules}}) {
+  std::vector<std::string> from, rules;
+  for (auto [key, list] : {std::pair{"from", &from}, std::pair{"rules", &rules}}) {
     auto it = j.find(key);
     if (it == j.end()) continue;
     const std::string lptr = Child(ptr, key);
@@ -205,6 +206,7 @@ absl::Status Reader::ReadProvenance(const Json& j, const std::string& ptr, Prove
       EGRET_RETURN_IF_ERROR(GetString((*it)[i], Child(lptr, i), &(*list)[i]));
     }
   }
+  *out = Provenance(std::move(from), std::move(rules));
   return absl::OkStatus();
 }
 

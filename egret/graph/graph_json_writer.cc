@@ -381,8 +381,8 @@ Json GraphJson(const Graph& graph, const GraphWriteOptions& options, std::string
     }
     if (!node.provenance.empty()) {
       Json pv = Json::object();
-      if (!node.provenance.from.empty()) pv["from"] = node.provenance.from;
-      if (!node.provenance.rules.empty()) pv["rules"] = node.provenance.rules;
+      if (!node.provenance.from().empty()) pv["from"] = node.provenance.from();
+      if (!node.provenance.rules().empty()) pv["rules"] = node.provenance.rules();
       j["provenance"] = std::move(pv);
     }
     if (node.constant) {

@@ -62,11 +62,11 @@ std::string DocString(const Node& n) {
     if (const auto* d = std::get_if<double>(&it->second))
       absl::StrAppendFormat(&doc, "; cost %g", *d);
   }
-  if (!n.provenance.from.empty()) {
-    absl::StrAppend(&doc, "; from ", absl::StrJoin(n.provenance.from, ","));
+  if (!n.provenance.from().empty()) {
+    absl::StrAppend(&doc, "; from ", absl::StrJoin(n.provenance.from(), ","));
   }
-  if (!n.provenance.rules.empty()) {
-    absl::StrAppend(&doc, "; rules ", absl::StrJoin(n.provenance.rules, ","));
+  if (!n.provenance.rules().empty()) {
+    absl::StrAppend(&doc, "; rules ", absl::StrJoin(n.provenance.rules(), ","));
   }
   return doc;
 }

@@ -31,8 +31,8 @@ TEST(ProvenanceSourcesTest, ReadersOnceEachAndWhatEachStandsFor) {
   fused.op = "Sigmoid";
   fused.inputs.push_back(ValueRef{unnamed, 0});
   fused.outputs.push_back(TensorType(DType::kFloat32, Dims{4}));
-  fused.provenance.from = {"p", "q"};
-  fused.provenance.rules = {"fuse"};
+  fused.provenance.mutable_from() = {"p", "q"};
+  fused.provenance.mutable_rules() = {"fuse"};
   const NodeId f = g.AddNode(std::move(fused));
 
   const std::vector<Id> classes = {10, 11, 12, 13, kNoId};

@@ -50,7 +50,7 @@ Graph Block(const Variant& v) {
   Graph& g = b.graph();
   auto name = [&](ValueRef r, const std::string& n, std::vector<std::string> from = {}) {
     g.mutable_node(r.node).name = n;
-    if (!from.empty()) g.mutable_node(r.node).provenance.from = std::move(from);
+    if (!from.empty()) g.mutable_node(r.node).provenance.mutable_from() = std::move(from);
     return r;
   };
   ValueRef x = b.InputF32(dims);
@@ -148,7 +148,7 @@ TEST(RoundingBoundTest, UnknownOpsMakeTheBoundInfinite) {
     }
     ValueRef y = b.Op(tail, {t});
     g.mutable_node(y.node).name = "tail";
-    if (fused) g.mutable_node(y.node).provenance.from = {"d1", "q1", "tail"};
+    if (fused) g.mutable_node(y.node).provenance.mutable_from() = {"d1", "q1", "tail"};
     g.AddOutput(y, "y");
     return std::move(g);
   };

@@ -84,8 +84,8 @@ TEST(GraphDot, ConstantOutputsAreDrawnAndRewrittenNodesHighlighted) {
   relu.name = "r";
   relu.inputs = {{x, 0}};
   relu.outputs = {t};
-  relu.provenance.from = {"r", "r2"};
-  relu.provenance.rules = {"GRAPH_CLEANUP@relu.rules:2"};
+  relu.provenance.mutable_from() = {"r", "r2"};
+  relu.provenance.mutable_rules() = {"GRAPH_CLEANUP@relu.rules:2"};
   NodeId r = g.AddNode(relu);
   Node neg = relu;
   neg.op = "Neg";

@@ -2,6 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <string>
+#include <utility>
+#include <vector>
+
 namespace egret {
 namespace {
 
@@ -166,6 +170,40 @@ TEST(Graph, ValidateReportsTheCulprit) {
   NodeId culprit = kNoNode;
   EXPECT_FALSE(g.Validate(&culprit).ok());
   EXPECT_EQ(culprit, 1u);
+}
+
+TEST(Provenance, EmptyReadsAsTwoEmptyListsAndEqualsOneMadeEmpty) {
+  Provenance none;
+  EXPECT_TRUE(none.empty());
+  EXPECT_TRUE(none.from().empty());
+  EXPECT_TRUE(none.rules().empty());
+  EXPECT_EQ(none, Provenance({}, {}));
+  // Lists made and left empty are still empty, and equal to none.
+  Provenance made;
+  made.mutable_rules();
+  EXPECT_TRUE(made.empty());
+  EXPECT_EQ(made, none);
+}
+
+TEST(Provenance, CopiesAreDeepAndMovesTakeTheLists) {
+  Provenance a({"x", "y"}, {"fuse"});
+  Provenance b = a;
+  b.mutable_from().push_back("z");
+  EXPECT_EQ(a.from(), (std::vector<std::string>{"x", "y"}));
+  EXPECT_EQ(b.from(), (std::vector<std::string>{"x", "y", "z"}));
+  EXPECT_NE(a, b);
+  b = a;
+  EXPECT_EQ(a, b);
+  b = Provenance();  // assigning an empty one empties
+  EXPECT_TRUE(b.empty());
+  Provenance c = std::move(a);
+  EXPECT_EQ(c.rules(), (std::vector<std::string>{"fuse"}));
+  Node n;
+  n.provenance = c;
+  Node copy = n;  // a node's copy carries its own lists
+  copy.provenance.mutable_rules().clear();
+  EXPECT_EQ(n.provenance.rules(), (std::vector<std::string>{"fuse"}));
+  EXPECT_FALSE(copy.provenance.empty());  // from is still {"x", "y"}
 }
 
 }  // namespace

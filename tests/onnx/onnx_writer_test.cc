@@ -118,7 +118,7 @@ Graph PadGraph(int64_t mode) {
   pad.outputs.push_back(TensorType(DType::kFloat32, {1, 6, 6, 2}));
   pad.attrs[std::string(kImplAttr)] = std::string("Pad.ref");
   pad.attrs[std::string(kCostAttr)] = 12.5;
-  pad.provenance.from = {"p0"};
+  pad.provenance.mutable_from() = {"p0"};
   NodeId n = g.AddNode(pad);
   g.AddOutput({n, 0}, "out");
   return g;
