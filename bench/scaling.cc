@@ -25,7 +25,9 @@
 // machine's memory system alone adds to a growth exponent at these sizes.
 // Every eqsat run also records the user and kernel CPU time and the minor
 // page faults of its optimization (CSV run_user_ms, run_kernel_ms,
-// run_minor_faults; their exponents in the table), and --reference adds a
+// run_minor_faults; their exponents in the table) and the peak RSS once its
+// input graph is generated, before the optimizer sees it (graph_rss_mib,
+// beside start_rss_mib and peak_rss_mib), and --reference adds a
 // second control: the kernel time of touching as many fresh pages
 // (reference_touch_kernel_ms).
 // --repeat K runs every family, strategy and size K times, the sizes in turn
@@ -236,6 +238,7 @@ std::string RunOne(const Config& cfg, SyntheticFamily family, int blocks, Strate
   absl::StatusOr<Graph> g = MakeSyntheticGraph(
       family, {.blocks = blocks, .chain_blocks = cfg.chain_blocks, .seed = cfg.seed});
   if (!g.ok()) return Json{{"error", std::string(g.status().message())}}.dump();
+  j["graph_rss_bytes"] = PeakRssBytes();  // the generated input graph's high-water mark
   j["generate_ms"] = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
   StrategyOptions o;
   o.optimize.limits.seconds = cfg.time_limit;
@@ -349,7 +352,8 @@ std::string Csv(const std::vector<Row>& rows) {
   for (const char* s : kStages) absl::StrAppend(&out, ",", s, "_cpu_ms");
   for (const char* s : kSubStages) absl::StrAppend(&out, ",sub_", s, "_cpu_ms");
   out +=
-      ",peak_rss_mib,start_rss_mib,wall_s,verify,ops_after,arena_bytes,reference_cpu_ms,"
+      ",peak_rss_mib,start_rss_mib,graph_rss_mib,wall_s,verify,ops_after,arena_bytes,reference_cpu_"
+      "ms,"
       "run_user_ms,run_kernel_ms,run_minor_faults,reference_touch_kernel_ms,run\n";
   for (const Row& r : rows) {
     const bool f = Finished(r);
@@ -370,9 +374,10 @@ std::string Csv(const std::vector<Row>& rows) {
     for (const char* s : kSubStages) absl::StrAppend(&out, ",", Cell(SubStageMs(r, s)));
     const double start = f ? r.result["start_rss_bytes"].get<double>() / (1 << 20) : NAN;
     const int64_t arena = f ? r.result.value("arena_bytes", int64_t{-1}) : -1;
-    absl::StrAppendFormat(&out, ",%s,%s,%.1f,%s,%s,%s,%s", Cell(RssMib(r)), Cell(start), r.wall_s,
-                          f ? r.result["verify"].get<std::string>() : "", OpsCell(r),
-                          arena >= 0 ? absl::StrCat(arena) : "", Cell(ReferenceMs(r)));
+    const double graph = f ? r.result["graph_rss_bytes"].get<double>() / (1 << 20) : NAN;
+    absl::StrAppendFormat(&out, ",%s,%s,%s,%.1f,%s,%s,%s,%s", Cell(RssMib(r)), Cell(start),
+                          Cell(graph), r.wall_s, f ? r.result["verify"].get<std::string>() : "",
+                          OpsCell(r), arena >= 0 ? absl::StrCat(arena) : "", Cell(ReferenceMs(r)));
     const double faults = ResultValue(r, "run_minor_faults");
     absl::StrAppendFormat(&out, ",%s,%s,%s,%s,%d\n", Cell(ResultValue(r, "run_user_ms")),
                           Cell(ResultValue(r, "run_kernel_ms")),
