@@ -352,9 +352,9 @@ std::string Csv(const std::vector<Row>& rows) {
   for (const char* s : kStages) absl::StrAppend(&out, ",", s, "_cpu_ms");
   for (const char* s : kSubStages) absl::StrAppend(&out, ",sub_", s, "_cpu_ms");
   out +=
-      ",peak_rss_mib,start_rss_mib,graph_rss_mib,wall_s,verify,ops_after,arena_bytes,reference_cpu_"
-      "ms,"
-      "run_user_ms,run_kernel_ms,run_minor_faults,reference_touch_kernel_ms,run\n";
+      ",peak_rss_mib,start_rss_mib,graph_rss_mib,wall_s,verify,ops_after,arena_bytes,"
+      "reference_cpu_ms,run_user_ms,run_kernel_ms,run_minor_faults,reference_touch_kernel_ms,"
+      "run\n";
   for (const Row& r : rows) {
     const bool f = Finished(r);
     absl::StrAppendFormat(&out, "%s,%d,%d,%s,%s,%s", FamName(r.family), r.blocks, r.nodes,
@@ -372,9 +372,9 @@ std::string Csv(const std::vector<Row>& rows) {
     for (const char* s : kStages) absl::StrAppend(&out, ",", Cell(StageMs(r, s)));
     for (const char* s : kStages) absl::StrAppend(&out, ",", Cell(StageMs(r, s, true)));
     for (const char* s : kSubStages) absl::StrAppend(&out, ",", Cell(SubStageMs(r, s)));
-    const double start = f ? r.result["start_rss_bytes"].get<double>() / (1 << 20) : NAN;
+    const double start = ResultValue(r, "start_rss_bytes") / (1 << 20);
+    const double graph = ResultValue(r, "graph_rss_bytes") / (1 << 20);
     const int64_t arena = f ? r.result.value("arena_bytes", int64_t{-1}) : -1;
-    const double graph = f ? r.result["graph_rss_bytes"].get<double>() / (1 << 20) : NAN;
     absl::StrAppendFormat(&out, ",%s,%s,%s,%.1f,%s,%s,%s,%s", Cell(RssMib(r)), Cell(start),
                           Cell(graph), r.wall_s, f ? r.result["verify"].get<std::string>() : "",
                           OpsCell(r), arena >= 0 ? absl::StrCat(arena) : "", Cell(ReferenceMs(r)));
