@@ -45,6 +45,12 @@ Provenance::Both& Provenance::Lists() {
   return *lists_;
 }
 
+bool IsRewritten(const Node& n) {
+  const std::vector<std::string>& from = n.provenance.from();
+  return !n.provenance.rules().empty() || from.size() > 1 ||
+         (from.size() == 1 && from[0] != n.name);
+}
+
 NodeId Graph::AddNode(Node node) {
   nodes_.push_back(std::move(node));
   return static_cast<NodeId>(nodes_.size() - 1);

@@ -63,14 +63,6 @@ std::string ValueText(const Node& n) {
 
 bool IsParameter(const Node& n) { return n.op == kConstOp || n.op == kShapeOp; }
 
-// Whether rules rewrote the node: its provenance names rules, or input nodes
-// other than itself.
-bool Rewritten(const Node& n) {
-  const Provenance& p = n.provenance;
-  return !p.rules().empty() || p.from().size() > 1 ||
-         (p.from().size() == 1 && p.from()[0] != n.name);
-}
-
 // "op\nname", the implementation and cost lowering chose, its folded
 // parameters (`folded`: the inputs drawn in the label), and for a
 // parameter drawn on its own its value.
@@ -136,7 +128,7 @@ std::string GraphToDot(const Graph& graph) {
       style = ", shape=ellipse";
     } else if (IsParameter(n)) {
       style = ", style=filled, fillcolor=\"#eeeeee\", fontsize=8";
-    } else if (Rewritten(n)) {
+    } else if (IsRewritten(n)) {
       style = ", style=filled, fillcolor=\"#fde2b8\"";
     }
     absl::StrAppend(&out, "  n", id, " [label=\"", Escape(NodeLabel(graph, id, folded)), "\"",

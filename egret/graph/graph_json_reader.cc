@@ -358,6 +358,7 @@ absl::Status Reader::ReadBody(const Json& root, const std::string& base, Graph* 
   }
 
   by_name_.clear();  // views into nodes_, which move into the graph
+  graph.ReserveNodes(graph.num_nodes() + nodes_.size());
   for (Node& n : nodes_) graph.AddNode(std::move(n));
   graph.mutable_inputs() = std::move(inputs);
   NodeId culprit = kNoNode;

@@ -2,6 +2,7 @@
 // to its handler, compacting the result) and the public entry points.
 #include "egret/onnx/onnx_reader.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <limits>
 #include <new>
@@ -509,6 +510,7 @@ Graph Compact(Graph& g) {
   std::vector<NodeId> remap(n, kNoNode);
   Graph out;
   out.set_name(g.name());
+  out.ReserveNodes(static_cast<size_t>(std::count(live.begin(), live.end(), true)));
   for (NodeId id = 0; id < n; ++id) {
     if (!live[id]) continue;
     Node node = std::move(g.mutable_node(id));

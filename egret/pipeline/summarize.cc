@@ -14,9 +14,8 @@ ProvenanceSummary SummarizeProvenance(const Graph& g) {
   ProvenanceSummary out;
   for (NodeId id = 0; id < g.num_nodes(); ++id) {
     const Node& n = g.node(id);
+    if (!IsRewritten(n)) continue;
     const Provenance& p = n.provenance;
-    const bool identity = p.rules().empty() && p.from().size() == 1 && p.from()[0] == n.name;
-    if (p.empty() || identity) continue;
     for (const std::string& r : p.rules()) ++out.by_rule[r];
     if (p.from().size() > 1) out.merged_input_nodes += static_cast<int64_t>(p.from().size());
     out.nodes.push_back(RewrittenNode{n.name, n.op, p.from(), p.rules()});

@@ -3,7 +3,9 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <string_view>
 #include <utility>
+#include <variant>
 #include <vector>
 
 namespace egret {
@@ -204,6 +206,41 @@ TEST(Provenance, CopiesAreDeepAndMovesTakeTheLists) {
   copy.provenance.mutable_rules().clear();
   EXPECT_EQ(n.provenance.rules(), (std::vector<std::string>{"fuse"}));
   EXPECT_FALSE(copy.provenance.empty());  // from is still {"x", "y"}
+}
+
+TEST(Provenance, RewrittenMeansRulesOrInputNodesOtherThanItself) {
+  Node n;
+  n.name = "conv";
+  EXPECT_FALSE(IsRewritten(n));  // an input graph's node
+  n.provenance = Provenance({"conv"}, {});
+  EXPECT_FALSE(IsRewritten(n));  // lowered unchanged
+  n.provenance = Provenance({"relu"}, {});
+  EXPECT_TRUE(IsRewritten(n));  // took another node's place
+  n.provenance = Provenance({"conv", "relu"}, {});
+  EXPECT_TRUE(IsRewritten(n));  // merged two
+  n.provenance = Provenance({"conv"}, {"fold_bias"});
+  EXPECT_TRUE(IsRewritten(n));  // a rule rebuilt it
+  n.provenance = Provenance({}, {"fold_bias"});
+  EXPECT_TRUE(IsRewritten(n));
+}
+
+TEST(Attributes, IterateInKeyOrderAndFindByView) {
+  Attributes a;
+  a["stride"] = int64_t{2};
+  a["axes"] = std::vector<int64_t>{0, 1};
+  a["mode"] = std::string("nearest");
+  std::vector<std::string> keys;
+  for (const auto& [k, v] : a) keys.push_back(k);
+  EXPECT_EQ(keys, (std::vector<std::string>{"axes", "mode", "stride"}));
+  auto it = a.find(std::string_view("mode"));  // heterogeneous: no string is built
+  ASSERT_NE(it, a.end());
+  EXPECT_EQ(std::get<std::string>(it->second), "nearest");
+  a.erase("axes");
+  EXPECT_FALSE(a.contains("axes"));
+  Attributes b = a;
+  EXPECT_EQ(a, b);
+  b["stride"] = int64_t{1};
+  EXPECT_NE(a, b);
 }
 
 }  // namespace
