@@ -497,6 +497,7 @@ namespace {
 Graph Compact(Graph& g) {
   const size_t n = g.num_nodes();
   std::vector<bool> live(n, false);
+  size_t kept = 0;
   std::vector<NodeId> stack;
   for (const GraphOutput& o : g.outputs()) stack.push_back(o.value.node);
   for (NodeId id : g.inputs()) stack.push_back(id);
@@ -505,12 +506,13 @@ Graph Compact(Graph& g) {
     stack.pop_back();
     if (live[id]) continue;
     live[id] = true;
+    ++kept;
     for (const ValueRef& in : g.node(id).inputs) stack.push_back(in.node);
   }
   std::vector<NodeId> remap(n, kNoNode);
   Graph out;
   out.set_name(g.name());
-  out.ReserveNodes(static_cast<size_t>(std::count(live.begin(), live.end(), true)));
+  out.ReserveNodes(kept);
   for (NodeId id = 0; id < n; ++id) {
     if (!live[id]) continue;
     Node node = std::move(g.mutable_node(id));
